@@ -1,0 +1,60 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { createBuildingLoaders } from './domains/buildings/buildings.loaders';
+import type { BuildingLoaders } from './domains/buildings/buildings.loaders';
+import { createFactoryLoaders } from './domains/factories/factories.loaders';
+import type { FactoryLoaders } from './domains/factories/factories.loaders';
+import { createMarketLoaders } from './domains/market/market.loaders';
+import type { MarketLoaders } from './domains/market/market.loaders';
+import type { UpstreamClient } from './upstream/client';
+import { UpstreamSession } from './upstream/session';
+
+/** Every per-operation loader, by domain. */
+export interface Loaders {
+  factories: FactoryLoaders;
+  buildings: BuildingLoaders;
+  market: MarketLoaders;
+}
+
+/** What every resolver receives: the caller's credentials, its upstream session and loaders. */
+export interface GatewayContext {
+  /** The bearer key of the request, or null (introspection works without one). */
+  apiKey: string | null;
+  /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
+  apiSecretHeader: string | null;
+  /** The operation's upstream session (the key bound to the shared client). */
+  session: UpstreamSession;
+  /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
+  loaders: Loaders;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or null. */
+export function bearerToken(header: string | undefined): string | null {
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match?.[1] ?? null;
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Builds a fresh context for one operation from its HTTP headers. Loaders are created
+ * here and nowhere else, so no cached value outlives the operation or crosses keys.
+ */
+export function createContext(client: UpstreamClient, headers: IncomingHttpHeaders | Map<string, string>): GatewayContext {
+  const get = (name: string): string | undefined =>
+    headers instanceof Map ? headers.get(name) : singleHeader(headers[name]);
+  const apiKey = bearerToken(get('authorization'));
+  const secret = get('x-api-secret')?.trim();
+  const session = new UpstreamSession(client, apiKey);
+  return {
+    apiKey,
+    apiSecretHeader: secret ? secret : null,
+    session,
+    loaders: {
+      factories: createFactoryLoaders(session),
+      buildings: createBuildingLoaders(session),
+      market: createMarketLoaders(session),
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { GatewayContext } from '../../context';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
+
+/** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
+@Resolver(() => Building)
+export class BuildingResolver {
+  @Query(() => [Building], {
+    nullable: true,
+    description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
+  })
+  buildings(@Ctx() ctx: GatewayContext): Promise<Building[]> {
+    return ctx.loaders.buildings.list.load('all');
+  }
+
+  @Query(() => Building, {
+    nullable: true,
+    description: `One owned building, or null when the character does not own it. Read from the building list: ${describeSource(ENDPOINTS.buildingList)}`,
+  })
+  async building(
+    @Arg('id', () => ID, { description: 'Building identifier.' }) id: string,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<Building | null> {
+    const all = await ctx.loaders.buildings.list.load('all');
+    return all.find((building) => building.id === id) ?? null;
+  }
+
+  @FieldResolver(() => BuildingDetails, {
+    nullable: true,
+    description: `Master data and current occupancy. ${describeSource(ENDPOINTS.buildingDetails)}`,
+  })
+  details(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingDetails> {
+    return ctx.loaders.buildings.details.load(building.id);
+  }
+
+  @FieldResolver(() => [Room], {
+    nullable: true,
+    description: `The building's rooms. ${describeSource(ENDPOINTS.buildingRooms)}`,
+  })
+  rooms(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Room[]> {
+    return ctx.loaders.buildings.rooms.load(building.id);
+  }
+
+  @FieldResolver(() => [Tenant], {
+    nullable: true,
+    description: `The building's tenants; lastPayDate needs scope building.tenants.activity. ${describeSource(ENDPOINTS.buildingTenants)} Without premium: FORBIDDEN with premium: true.`,
+  })
+  tenants(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Tenant[]> {
+    return ctx.loaders.buildings.tenants.load(building.id);
+  }
+
+  @FieldResolver(() => [BuildingBankAccount], {
+    nullable: true,
+    description: `The building's bank accounts. ${describeSource(ENDPOINTS.buildingBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
+  })
+  bankAccounts(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingBankAccount[]> {
+    return ctx.loaders.buildings.bankAccounts.load(building.id);
+  }
+}

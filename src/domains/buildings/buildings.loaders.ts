@@ -1,0 +1,31 @@
+import type DataLoader from 'dataloader';
+import type { UpstreamSession } from '../../upstream/session';
+import type { TransactionPage } from '../shared/bank-account.type';
+import { createFetchLoader, pageKey } from '../shared/loader';
+import type { PageKey } from '../shared/loader';
+import * as api from './buildings.api';
+import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
+
+/** The building loaders of one operation, one per endpoint. */
+export interface BuildingLoaders {
+  /** `GET /building/list`; the only key is `'all'`. */
+  list: DataLoader<'all', Building[], string>;
+  details: DataLoader<string, BuildingDetails, string>;
+  rooms: DataLoader<string, Room[], string>;
+  tenants: DataLoader<string, Tenant[], string>;
+  bankAccounts: DataLoader<string, BuildingBankAccount[], string>;
+  /** Keyed by account id, limit and skip. */
+  transactions: DataLoader<PageKey, TransactionPage, string>;
+}
+
+/** Creates the building loaders for one operation (context factory only). */
+export function createBuildingLoaders(session: UpstreamSession): BuildingLoaders {
+  return {
+    list: createFetchLoader(() => api.fetchBuildingList(session)),
+    details: createFetchLoader((id) => api.fetchBuildingDetails(session, id)),
+    rooms: createFetchLoader((id) => api.fetchRooms(session, id)),
+    tenants: createFetchLoader((id) => api.fetchTenants(session, id)),
+    bankAccounts: createFetchLoader((id) => api.fetchBuildingBankAccounts(session, id)),
+    transactions: createFetchLoader((key) => api.fetchBuildingTransactions(session, key), pageKey),
+  };
+}

@@ -1,0 +1,27 @@
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { GatewayContext } from '../../context';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { Building, Room, Tenant } from './building.type';
+
+/** The joins the REST API lacks: `Room.building` and `Room.tenant`. */
+@Resolver(() => Room)
+export class RoomResolver {
+  @FieldResolver(() => Building, {
+    nullable: true,
+    description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
+  })
+  async building(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Building | null> {
+    const all = await ctx.loaders.buildings.list.load('all');
+    return all.find((building) => building.id === room.buildingId) ?? null;
+  }
+
+  @FieldResolver(() => Tenant, {
+    nullable: true,
+    description: `The room's tenant, joined from the building's tenant list by roomId; null when vacant (no request is made for a vacant room). ${describeSource(ENDPOINTS.buildingTenants)}`,
+  })
+  async tenant(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Tenant | null> {
+    if (!room.occupied) return null;
+    const tenants = await ctx.loaders.buildings.tenants.load(room.buildingId);
+    return tenants.find((tenant) => tenant.roomId === room.id) ?? null;
+  }
+}

@@ -1,0 +1,17 @@
+import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
+import type { GatewayContext } from '../../context';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { Room, Tenant } from './building.type';
+
+/** The join the REST API lacks: `Tenant.room`. */
+@Resolver(() => Tenant)
+export class TenantResolver {
+  @FieldResolver(() => Room, {
+    nullable: true,
+    description: `The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). ${describeSource(ENDPOINTS.buildingRooms)}`,
+  })
+  async room(@Root() tenant: Tenant, @Ctx() ctx: GatewayContext): Promise<Room | null> {
+    const rooms = await ctx.loaders.buildings.rooms.load(tenant.buildingId);
+    return rooms.find((room) => room.id === tenant.roomId) ?? null;
+  }
+}

@@ -1,0 +1,51 @@
+import type DataLoader from 'dataloader';
+import type { UpstreamSession } from '../../upstream/session';
+import type { TransactionPage } from '../shared/bank-account.type';
+import { createFetchLoader, pageKey } from '../shared/loader';
+import type { PageKey } from '../shared/loader';
+import * as api from './factories.api';
+import type { BuyLogEntry } from './buy-log-entry.type';
+import type { Counter } from './counter.type';
+import type { FactoryBankAccount } from './factory-bank-account.type';
+import type { FactoryOption } from './factory-option.type';
+import type { Factory } from './factory.type';
+import type { Inventory } from './inventory.type';
+import type { Production } from './production.type';
+import type { Vehicle } from './vehicle.type';
+
+/** The company loaders of one operation, one per endpoint, keyed by the request's parameters. */
+export interface FactoryLoaders {
+  /** `GET /factory/list/`; the only key is `'all'`. */
+  list: DataLoader<'all', Factory[], string>;
+  inventory: DataLoader<string, Inventory, string>;
+  machineInventory: DataLoader<string, Inventory, string>;
+  counter: DataLoader<string, Counter, string>;
+  productions: DataLoader<string, Production[], string>;
+  bankAccounts: DataLoader<string, FactoryBankAccount[], string>;
+  /** Keyed by account id, limit and skip. */
+  transactions: DataLoader<PageKey, TransactionPage, string>;
+  vehicles: DataLoader<string, Vehicle[], string>;
+  /** Keyed by company id, limit and skip. */
+  buyLog: DataLoader<PageKey, BuyLogEntry[], string>;
+  /** Keyed by company id and slot; null for an unset slot. */
+  option: DataLoader<{ id: string; slot: number }, FactoryOption | null, string>;
+}
+
+/**
+ * Creates the company loaders for one operation. Call it from the context factory
+ * only: loaders cache for their whole life, so they must not outlive the operation.
+ */
+export function createFactoryLoaders(session: UpstreamSession): FactoryLoaders {
+  return {
+    list: createFetchLoader(() => api.fetchFactoryList(session)),
+    inventory: createFetchLoader((id) => api.fetchInventory(session, id)),
+    machineInventory: createFetchLoader((id) => api.fetchMachineInventory(session, id)),
+    counter: createFetchLoader((id) => api.fetchCounter(session, id)),
+    productions: createFetchLoader((id) => api.fetchProductions(session, id)),
+    bankAccounts: createFetchLoader((id) => api.fetchFactoryBankAccounts(session, id)),
+    transactions: createFetchLoader((key) => api.fetchFactoryTransactions(session, key), pageKey),
+    vehicles: createFetchLoader((id) => api.fetchVehicles(session, id)),
+    buyLog: createFetchLoader((key) => api.fetchBuyLog(session, key), pageKey),
+    option: createFetchLoader((key) => api.fetchOption(session, key), (key) => `${key.id}/${key.slot}`),
+  };
+}

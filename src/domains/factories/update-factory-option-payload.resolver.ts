@@ -1,0 +1,54 @@
+import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import type { GatewayContext } from '../../context';
+import { badInputError, missingKeyError } from '../../errors/gateway-error';
+import { BOUNDS } from '../../graph/bounds';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { updateOption } from './factories.api';
+import { FactoryOption, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
+
+/**
+ * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,
+ * which reads the slot back only when a client selects it.
+ */
+@Resolver(() => UpdateFactoryOptionPayload)
+export class UpdateFactoryOptionPayloadResolver {
+  /**
+   * Writes one option slot. Bounds (slot, title, data) are checked before execution;
+   * the secret comes from `input.apiSecret` or the `X-Api-Secret` header.
+   *
+   * @throws GatewayError `UNAUTHENTICATED` without a key, `BAD_USER_INPUT` without a
+   *   secret, and the upstream's errors (e.g. `FORBIDDEN` for a wrong secret).
+   */
+  @Mutation(() => UpdateFactoryOptionPayload, {
+    description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot ${BOUNDS.slot.min}..${BOUNDS.slot.max}, title at most ${BOUNDS.titleLength.max} characters, data at most ${BOUNDS.dataLength.max}; checked before any upstream request.`,
+  })
+  async updateFactoryOption(
+    @Arg('input', () => UpdateFactoryOptionInput, { description: 'Which slot of which company, the new title and data, and optionally the API secret.' })
+    input: UpdateFactoryOptionInput,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<UpdateFactoryOptionPayload> {
+    if (!ctx.apiKey) throw missingKeyError();
+    const apiSecret = input.apiSecret?.trim() || ctx.apiSecretHeader;
+    if (!apiSecret) {
+      throw badInputError('updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.', 'input.apiSecret');
+    }
+    const message = await updateOption(ctx.session, {
+      apiSecret,
+      factoryId: input.factoryId,
+      slot: input.slot,
+      title: input.title,
+      data: input.data,
+    });
+    // A read of this slot earlier in the operation must not hide the new value.
+    ctx.loaders.factories.option.clear({ id: input.factoryId, slot: input.slot });
+    return { message, factoryId: input.factoryId, slot: input.slot };
+  }
+
+  @FieldResolver(() => FactoryOption, {
+    nullable: true,
+    description: `The slot as it reads after the update; fetched only when selected. ${describeSource(ENDPOINTS.factoryOption)}`,
+  })
+  option(@Root() payload: UpdateFactoryOptionPayload, @Ctx() ctx: GatewayContext): Promise<FactoryOption | null> {
+    return ctx.loaders.factories.option.load({ id: payload.factoryId, slot: payload.slot });
+  }
+}

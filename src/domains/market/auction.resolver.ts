@@ -1,0 +1,40 @@
+import { Ctx, Query, Resolver } from 'type-graphql';
+import type { GatewayContext } from '../../context';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
+
+/** The four auction lists of `Query`; each is one upstream request per operation. */
+@Resolver(() => Auction)
+export class AuctionResolver {
+  @Query(() => [MyImportAuction], {
+    nullable: true,
+    description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
+  })
+  myImportAuctions(@Ctx() ctx: GatewayContext): Promise<MyImportAuction[]> {
+    return ctx.loaders.market.myImportAuctions.load('all');
+  }
+
+  @Query(() => [MyExportAuction], {
+    nullable: true,
+    description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
+  })
+  myExportAuctions(@Ctx() ctx: GatewayContext): Promise<MyExportAuction[]> {
+    return ctx.loaders.market.myExportAuctions.load('all');
+  }
+
+  @Query(() => [ImportAuction], {
+    nullable: true,
+    description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
+  })
+  importAuctions(@Ctx() ctx: GatewayContext): Promise<ImportAuction[]> {
+    return ctx.loaders.market.importAuctions.load('all');
+  }
+
+  @Query(() => [ExportAuction], {
+    nullable: true,
+    description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,
+  })
+  exportAuctions(@Ctx() ctx: GatewayContext): Promise<ExportAuction[]> {
+    return ctx.loaders.market.exportAuctions.load('all');
+  }
+}

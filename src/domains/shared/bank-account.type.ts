@@ -1,0 +1,75 @@
+import { Arg, Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
+import { BOUNDS, rangeText } from '../../graph/bounds';
+
+/** One bank transaction of a company or building account. */
+@ObjectType({ description: 'One bank transaction. Source: the transactions endpoints of companies and buildings.' })
+export class BankTransaction {
+  /** VBAN of the sending account; null for system bookings. */
+  @Field(() => String, { nullable: true, description: 'VBAN of the sending account, or null (e.g. system bookings).' })
+  senderVban!: string | null;
+
+  /** VBAN of the receiving account. */
+  @Field(() => String, { nullable: true, description: 'VBAN of the receiving account, or null.' })
+  receiverVban!: string | null;
+
+  /** Free-text reference. */
+  @Field(() => String, { nullable: true, description: 'Free-text reference of the booking, or null.' })
+  reference!: string | null;
+
+  /** Amount; sign as the upstream sends it. */
+  @Field(() => Float, { description: 'Amount of money (currency unit not documented upstream).' })
+  amount!: number;
+
+  /** When it was booked. */
+  @Field(() => Date, { description: 'When the transaction was booked (ISO 8601).' })
+  timestamp!: Date;
+}
+
+/** One page of an account's transactions. */
+@ObjectType({ description: 'One page of an account\'s transactions, as selected by limit and skip.' })
+export class TransactionPage {
+  /** All transactions of the account, not only this page. */
+  @Field(() => Int, { description: 'Number of transactions of the account in total (not only on this page).' })
+  totalTransactions!: number;
+
+  /** This page. */
+  @Field(() => [BankTransaction], { description: 'The transactions of this page (ordering as the upstream returns it).' })
+  transactions!: BankTransaction[];
+}
+
+/** Description of the `limit` argument of every `transactions` field. */
+export const TRANSACTIONS_LIMIT_DESCRIPTION = `Page size; ${rangeText('limit', BOUNDS.transactionsLimit)}, default 10. Out of bounds: BAD_USER_INPUT before any upstream request.`;
+/** Description of the `skip` argument of every `transactions` field. */
+export const TRANSACTIONS_SKIP_DESCRIPTION = `Transactions to skip (the upstream's offset); ${rangeText('skip', BOUNDS.transactionsSkip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`;
+
+/** A bank account of a company or a building. */
+@InterfaceType({ description: 'A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount).' })
+export abstract class BankAccount {
+  /** Opaque account id, used for the transactions endpoints. */
+  @Field(() => ID, { description: 'Opaque bank account identifier.' })
+  id!: string;
+
+  /** The account's VBAN; always a string here even when the upstream sends a number. */
+  @Field(() => String, { description: 'The account\'s VBAN, always as a string (the upstream sometimes sends a number).' })
+  vban!: string;
+
+  /** Current balance. */
+  @Field(() => Float, { description: 'Current balance (currency unit not documented upstream).' })
+  balance!: number;
+
+  /** The owner's note on the account. */
+  @Field(() => String, { nullable: true, description: 'The owner\'s note on the account, or null.' })
+  note!: string | null;
+
+  /** Declared here for the interface; each implementation resolves it from its own endpoint. */
+  @Field(() => TransactionPage, {
+    nullable: true,
+    description: `A page of the account's transactions. Premium only; ${rangeText('limit', BOUNDS.transactionsLimit)}, ${rangeText('skip', BOUNDS.transactionsSkip)}.`,
+  })
+  transactions(
+    @Arg('limit', () => Int, { defaultValue: 10, description: TRANSACTIONS_LIMIT_DESCRIPTION }) _limit: number,
+    @Arg('skip', () => Int, { defaultValue: 0, description: TRANSACTIONS_SKIP_DESCRIPTION }) _skip: number,
+  ): TransactionPage | null {
+    throw new Error('BankAccount.transactions is resolved by the implementing type');
+  }
+}

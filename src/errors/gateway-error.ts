@@ -1,0 +1,120 @@
+import { GraphQLError } from 'graphql';
+import type { Endpoint } from '../upstream/endpoints';
+
+/** Every `extensions.code` the gateway itself produces (see BEHAVIOUR.md, "Errors"). */
+export type GatewayErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'BAD_USER_INPUT'
+  | 'UPSTREAM_BAD_REQUEST'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_TIMEOUT'
+  | 'QUERY_TOO_EXPENSIVE'
+  | 'INTERNAL_SERVER_ERROR';
+
+/** What the gateway tells about a failed upstream request: never a key or secret. */
+export interface UpstreamErrorInfo {
+  /** HTTP status, or null when no response arrived (connection error, timeout). */
+  status: number | null;
+  /** The route pattern, e.g. `GET /factory/inventory/{id}`. */
+  endpoint: string;
+  /** The upstream's message, or a description of the transport failure. */
+  message: string;
+}
+
+/** Extensions every gateway error carries; `code` is literal-typed. */
+export type GatewayErrorExtensions<C extends GatewayErrorCode> = { code: C } & Record<string, unknown>;
+
+/**
+ * Base of every error the gateway reports on purpose. `formatError` passes these
+ * through unchanged and masks any other error as `INTERNAL_SERVER_ERROR`.
+ *
+ * Use it (or {@link UpstreamError}) whenever a client should see the reason; throw
+ * plain `Error` only for programming errors, which clients then see masked.
+ */
+export class GatewayError<C extends GatewayErrorCode = GatewayErrorCode> extends GraphQLError {
+  declare readonly extensions: GatewayErrorExtensions<C>;
+
+  /**
+   * @param code - the `extensions.code`
+   * @param message - a sentence a client developer can act on
+   * @param extensions - further extensions (e.g. `retryAfterSeconds`)
+   * @param httpStatus - HTTP status when the error ends the whole operation before execution
+   */
+  constructor(code: C, message: string, extensions: Record<string, unknown> = {}, httpStatus?: number) {
+    super(message, {
+      extensions: { ...extensions, code, ...(httpStatus ? { http: { status: httpStatus } } : {}) },
+    });
+    this.name = 'GatewayError';
+  }
+
+  /** The literal code, e.g. `NOT_FOUND`. */
+  get code(): C {
+    return this.extensions.code;
+  }
+}
+
+/** True for any error the gateway raised on purpose. */
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}
+
+/** Codes of errors caused by an upstream request. */
+export type UpstreamErrorCode = Extract<
+  GatewayErrorCode,
+  'UPSTREAM_BAD_REQUEST' | 'FORBIDDEN' | 'NOT_FOUND' | 'RATE_LIMITED' | 'UPSTREAM_ERROR' | 'UPSTREAM_TIMEOUT'
+>;
+
+/**
+ * An upstream request failed. `extensions.upstream = {status, endpoint, message}`;
+ * `UPSTREAM_BAD_REQUEST` and `FORBIDDEN` add `requiredScopes`, `FORBIDDEN` adds
+ * `premium: true` on premium-only endpoints, `RATE_LIMITED` adds `retryAfterSeconds`.
+ */
+export class UpstreamError extends GatewayError<UpstreamErrorCode> {
+  /** The endpoint that failed. */
+  readonly endpoint: Endpoint;
+  /** Status and message, as in `extensions.upstream`. */
+  readonly upstream: UpstreamErrorInfo;
+
+  constructor(code: UpstreamErrorCode, endpoint: Endpoint, upstream: UpstreamErrorInfo, extra: Record<string, unknown> = {}) {
+    super(code, upstreamMessage(code, endpoint, upstream), { upstream, ...extra });
+    this.name = 'UpstreamError';
+    this.endpoint = endpoint;
+    this.upstream = upstream;
+  }
+}
+
+function upstreamMessage(code: UpstreamErrorCode, endpoint: Endpoint, upstream: UpstreamErrorInfo): string {
+  const scopes = endpoint.scopes.join(', ');
+  switch (code) {
+    case 'UPSTREAM_BAD_REQUEST':
+      return `The StateV API refused ${endpoint.route} (400: ${upstream.message}). It needs the scopes ${scopes}.`;
+    case 'FORBIDDEN':
+      return endpoint.premium
+        ? `The StateV API denied ${endpoint.route} (401: ${upstream.message}). It is premium-only and needs the scopes ${scopes}.`
+        : `The StateV API denied ${endpoint.route} (401: ${upstream.message}). The key may be invalid; the endpoint needs the scopes ${scopes}.`;
+    case 'NOT_FOUND':
+      return `The StateV API found nothing at ${endpoint.route} (404: ${upstream.message}).`;
+    case 'RATE_LIMITED':
+      return `The StateV API rate limit for this key is reached (${endpoint.route}).`;
+    case 'UPSTREAM_TIMEOUT':
+      return `The StateV API did not answer ${endpoint.route} in time (${upstream.message}).`;
+    case 'UPSTREAM_ERROR':
+      return `The StateV API failed on ${endpoint.route} (${upstream.status ?? 'no response'}: ${upstream.message}).`;
+  }
+}
+
+/** No bearer key on a request that needs the upstream. */
+export function missingKeyError(): GatewayError<'UNAUTHENTICATED'> {
+  return new GatewayError(
+    'UNAUTHENTICATED',
+    'This field needs a StateV API key: send the header "Authorization: Bearer <API key>".',
+  );
+}
+
+/** An argument outside its bounds; reported before any upstream request. */
+export function badInputError(message: string, argument: string): GatewayError<'BAD_USER_INPUT'> {
+  return new GatewayError('BAD_USER_INPUT', message, { argument }, 400);
+}

@@ -1,0 +1,39 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
+import { BuildingBankAccountResolver } from '../domains/buildings/building-bank-account.resolver';
+import { BuildingResolver } from '../domains/buildings/building.resolver';
+import { RoomResolver } from '../domains/buildings/room.resolver';
+import { TenantResolver } from '../domains/buildings/tenant.resolver';
+import { FactoryBankAccountResolver } from '../domains/factories/factory-bank-account.resolver';
+import { FactoryResolver } from '../domains/factories/factory.resolver';
+import { UpdateFactoryOptionPayloadResolver } from '../domains/factories/update-factory-option-payload.resolver';
+import { AuctionResolver } from '../domains/market/auction.resolver';
+
+/** Every resolver class, one per GraphQL object type that has resolvers. */
+export const RESOLVERS = [
+  FactoryResolver,
+  FactoryBankAccountResolver,
+  UpdateFactoryOptionPayloadResolver,
+  AuctionResolver,
+  BuildingResolver,
+  BuildingBankAccountResolver,
+  RoomResolver,
+  TenantResolver,
+] as const;
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/**
+ * Builds the executable schema from the TypeGraphQL classes, once per process (the
+ * classes never change at run time). Validation by class-validator is off: the
+ * bounds are checked before execution by the bounds plugin.
+ */
+export function buildGatewaySchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false });
+  return built;
+}
+
+/** Writes the schema as SDL, exactly as the committed `schema.graphql` holds it. */
+export async function emitGatewaySchema(path: string): Promise<void> {
+  await emitSchemaDefinitionFile(path, await buildGatewaySchema());
+}

@@ -1,0 +1,192 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import type { HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GatewayConfig } from './config';
+import { createContext } from './context';
+import type { GatewayContext } from './context';
+import { formatError } from './errors/format-error';
+import { boundsPlugin } from './graph/bounds.plugin';
+import { buildGatewaySchema } from './graph/schema';
+import { UpstreamClient } from './upstream/client';
+import type { Dispatcher } from 'undici';
+
+/** A running gateway. */
+export interface Gateway {
+  /** `http://host:port` it listens on. */
+  readonly url: string;
+  /** The HTTP server. */
+  readonly httpServer: Server;
+  /** The Apollo server (tests call `executeOperation` on it). */
+  readonly apollo: ApolloServer<GatewayContext>;
+  /** The shared upstream client. */
+  readonly upstream: UpstreamClient;
+  /** Stops accepting requests, drains Apollo and closes upstream connections. */
+  stop(): Promise<void>;
+}
+
+/** Options for tests and embedding. */
+export interface GatewayOptions {
+  /** An undici dispatcher for the upstream (tests pass a `MockAgent`). */
+  dispatcher?: Dispatcher;
+}
+
+/**
+ * Creates the Apollo server and the upstream client without listening: what
+ * resolver tests use with `executeOperation`, and what {@link startGateway} serves.
+ */
+export async function createApollo(
+  config: GatewayConfig,
+  options: GatewayOptions = {},
+): Promise<{ apollo: ApolloServer<GatewayContext>; upstream: UpstreamClient }> {
+  const upstream = new UpstreamClient({
+    baseUrl: config.upstreamBaseUrl,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+    dispatcher: options.dispatcher,
+  });
+  const apollo = new ApolloServer<GatewayContext>({
+    schema: await buildGatewaySchema(),
+    introspection: config.introspection,
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: config.nodeEnv === 'development',
+    formatError,
+    plugins: [boundsPlugin(), ApolloServerPluginLandingPageDisabled()],
+  });
+  return { apollo, upstream };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw new BodyTooLarge();
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function handleGraphQL(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  apollo: ApolloServer<GatewayContext>,
+  upstream: UpstreamClient,
+  config: GatewayConfig,
+): Promise<void> {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  let body: unknown = undefined;
+  if (req.method === 'POST') {
+    const text = await readBody(req, config.maxBodyBytes);
+    const contentType = headers.get('content-type') ?? '';
+    if (/application\/(graphql-response\+)?json/i.test(contentType) && text !== '') {
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch {
+        sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+        return;
+      }
+    } else {
+      body = text;
+    }
+  }
+  const httpGraphQLRequest: HTTPGraphQLRequest = {
+    method: req.method ?? 'GET',
+    headers,
+    search: url.search,
+    body,
+  };
+  const response = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest,
+    context: async () => createContext(upstream, req.headers),
+  });
+  const outHeaders: Record<string, string> = {};
+  for (const [name, value] of response.headers) outHeaders[name] = value;
+  res.writeHead(response.status ?? 200, outHeaders);
+  if (response.body.kind === 'complete') {
+    res.end(response.body.string);
+    return;
+  }
+  for await (const chunk of response.body.asyncIterator) res.write(chunk);
+  res.end();
+}
+
+/**
+ * Starts the gateway: `POST`/`GET /graphql` and `GET /healthz` on `config.host:config.port`.
+ * Resolves once the server accepts requests.
+ */
+export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+  const { apollo, upstream } = await createApollo(config, options);
+  await apollo.start();
+
+  const httpServer = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    const route = async (): Promise<void> => {
+      if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+        sendJson(res, 200, { status: 'ok' });
+        return;
+      }
+      if (url.pathname === '/graphql') {
+        if (req.method !== 'GET' && req.method !== 'POST') {
+          res.writeHead(405, { allow: 'GET, POST' });
+          res.end();
+          return;
+        }
+        await handleGraphQL(req, res, url, apollo, upstream, config);
+        return;
+      }
+      sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
+    };
+    route().catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyTooLarge) {
+        sendJson(res, 413, { errors: [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } }] });
+        return;
+      }
+      sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(config.port, config.host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const address = httpServer.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    httpServer,
+    apollo,
+    upstream,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+      await apollo.stop();
+      await upstream.close();
+    },
+  };
+}
