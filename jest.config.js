@@ -5,7 +5,7 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   setupFiles: ['reflect-metadata'],
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
   },
   testTimeout: 20000,
 };

@@ -29,8 +29,20 @@ let built: Promise<GraphQLSchema> | undefined;
  * bounds are checked before execution by the bounds plugin.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false });
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false }).then(describeRootTypes);
   return built;
+}
+
+/** TypeGraphQL has no option for root type descriptions; they are set once here. */
+function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
+  const query = schema.getQueryType();
+  if (query) {
+    query.description =
+      'Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field.';
+  }
+  const mutation = schema.getMutationType();
+  if (mutation) mutation.description = 'The one write of the StateV API: updating a company\'s free-text option slot.';
+  return schema;
 }
 
 /** Writes the schema as SDL, exactly as the committed `schema.graphql` holds it. */

@@ -1,0 +1,23 @@
+/**
+ * Public entry of the StateV REST API simulator: start it with {@link startSimulator}, read
+ * the fixtures through {@link DEMO_KEYS} and {@link FIXTURE_IDS}.
+ */
+export { startSimulator } from './simulator';
+export type { RateLimit, Simulator, SimulatorOptions, SimulatedRequest } from './simulator';
+export {
+  ALL_SCOPES,
+  BASIC_SCOPES,
+  DEMO_KEYS,
+  FIXTURE_CHARACTERS,
+  FIXTURE_IDS,
+  FIXTURE_KEYS,
+  FIXTURE_NOW,
+  GENERATED_KEY_PATTERN,
+  STATIC_URL,
+  createFixtureState,
+  generatedKey,
+} from './fixtures';
+export type { FixtureState, KeyPair, Scope, SimulatedApiKey } from './fixtures';
+export { SIMULATOR_ROUTES, UNKNOWN_ROUTE, dispatchApiRequest } from './routes';
+export type { ApiEnvironment, ApiRequest, ApiResult, SimulatedRouteInfo } from './routes';
+export type * from './upstream.types';

@@ -1,0 +1,263 @@
+/**
+ * HTTP server of the StateV REST API simulator (`node:http` only).
+ *
+ * - `/req/...`: the simulated API (see `routes.ts`), with optional latency and per-key rate limit;
+ *   every request is logged (never with its key).
+ * - `GET /__sim/requests`: the request log as `{count, requests}` (optional `?route=` / `?keyLabel=` filters).
+ * - `POST /__sim/reset`: clears the request log.
+ */
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FIXTURE_KEYS, GENERATED_KEY_PATTERN, createFixtureState, generatedKey } from './fixtures';
+import type { FixtureState, SimulatedApiKey } from './fixtures';
+import { dispatchApiRequest, errorBody } from './routes';
+
+/** A rate limit: at most `requests` requests per key within `windowSeconds` seconds. */
+export interface RateLimit {
+  /** Allowed requests per window (≥ 1). */
+  requests: number;
+  /** Window length in seconds (> 0). */
+  windowSeconds: number;
+}
+
+/** Options of {@link startSimulator}. */
+export interface SimulatorOptions {
+  /** TCP port; default 0 (an ephemeral port). */
+  port?: number;
+  /** Interface to bind; default `'127.0.0.1'`. */
+  host?: string;
+  /** Latency in ms added to every `/req` request before it is answered; default 0. */
+  latencyMs?: number;
+  /** Per-key fixed-window limit; over it the answer is 429 with `Retry-After` (whole seconds ≥ 1). Default: off. */
+  rateLimit?: RateLimit;
+  /** Accept keys matching `/^sim-key-\d+$/` as premium keys with every scope for character 1 (label `'generated'`, secret `<key>-secret`). Default true. */
+  allowGeneratedKeys?: boolean;
+  /**
+   * Extension for tests: additional keys (e.g. premium without an optional scope). Their `label`
+   * appears in the request log. A key string equal to a built-in key replaces it.
+   */
+  extraKeys?: readonly SimulatedApiKey[];
+}
+
+/** One entry of the request log. */
+export interface SimulatedRequest {
+  /** HTTP method, e.g. `'GET'`. */
+  method: string;
+  /** Path after `/req` including path parameters, without query, e.g. `'/factory/inventory/64f1…'`. */
+  path: string;
+  /** Route pattern, e.g. `'GET /factory/inventory/{id}'`, or `'UNKNOWN'` when no route matched. */
+  route: string;
+  /** `'premium' | 'basic' | 'other' | 'generated' | 'invalid' | 'none'` (or an extra key's label); never the key itself. */
+  keyLabel: string;
+  /** Status code of the answer. */
+  status: number;
+  /** Arrival time, `Date.now()` in ms. */
+  at: number;
+  /** Latency in ms applied to this request (extension of the spec, lets tests assert the latency without timing). */
+  latencyMs: number;
+}
+
+/** A running simulator. */
+export interface Simulator {
+  /** `'http://HOST:PORT'`. */
+  readonly origin: string;
+  /** `origin + '/req'`: the base URL of the simulated API. */
+  readonly baseUrl: string;
+  /** Copy of the log of every `/req` request, in arrival order. */
+  readonly requests: readonly SimulatedRequest[];
+  /** Clears the request log. */
+  resetRequests(): void;
+  /** Number of logged requests matching all given filter fields (all when no filter). */
+  countRequests(filter?: { route?: string; keyLabel?: string }): number;
+  /** Sets the latency in ms for subsequent requests (≥ 0). */
+  setLatency(ms: number): void;
+  /** Sets or (with undefined) removes the per-key rate limit; clears the current windows. */
+  setRateLimit(limit: RateLimit | undefined): void;
+  /** Restores the fixtures (undoes option writes) and clears the log and the rate-limit windows. */
+  reset(): void;
+  /** Stops the server, closing open (keep-alive) connections. */
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+function validLatency(ms: number): number {
+  if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency must be a finite number ≥ 0, got ${ms}`);
+  return ms;
+}
+
+function validRateLimit(limit: RateLimit | undefined): RateLimit | undefined {
+  if (limit === undefined) return undefined;
+  if (!Number.isInteger(limit.requests) || limit.requests < 1) throw new RangeError(`rateLimit.requests must be an integer ≥ 1, got ${limit.requests}`);
+  if (!Number.isFinite(limit.windowSeconds) || limit.windowSeconds <= 0) throw new RangeError(`rateLimit.windowSeconds must be > 0, got ${limit.windowSeconds}`);
+  return { requests: limit.requests, windowSeconds: limit.windowSeconds };
+}
+
+function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8'), tooLarge }));
+    req.on('error', () => resolve({ text: '', tooLarge }));
+  });
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  if (res.writableEnded || res.destroyed) return;
+  const payload = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(payload)),
+    ...headers,
+  });
+  res.end(payload);
+}
+
+/**
+ * Starts the simulator and resolves once it listens.
+ *
+ * @param options See {@link SimulatorOptions}.
+ * @returns The running {@link Simulator}.
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  const allowGenerated = options.allowGeneratedKeys ?? true;
+  const keys = new Map<string, SimulatedApiKey>();
+  for (const key of [...FIXTURE_KEYS, ...(options.extraKeys ?? [])]) keys.set(key.key, key);
+
+  let state: FixtureState = createFixtureState();
+  let latencyMs = validLatency(options.latencyMs ?? 0);
+  let rateLimit = validRateLimit(options.rateLimit);
+  let log: SimulatedRequest[] = [];
+  let windows = new Map<string, { start: number; count: number }>();
+  const pending = new Set<NodeJS.Timeout>();
+
+  const resolveKey = (token: string): SimulatedApiKey | undefined => {
+    const known = keys.get(token);
+    if (known !== undefined) return known;
+    return allowGenerated && GENERATED_KEY_PATTERN.test(token) ? generatedKey(token) : undefined;
+  };
+
+  /** Fixed window per key, starting with the key's first request in it. */
+  const checkRateLimit = (key: SimulatedApiKey, now: number): number | undefined => {
+    if (rateLimit === undefined) return undefined;
+    const windowMs = rateLimit.windowSeconds * 1000;
+    let window = windows.get(key.key);
+    if (window === undefined || now - window.start >= windowMs || now < window.start) {
+      window = { start: now, count: 0 };
+      windows.set(key.key, window);
+    }
+    if (window.count >= rateLimit.requests) return Math.max(1, Math.ceil((window.start + windowMs - now) / 1000));
+    window.count += 1;
+    return undefined;
+  };
+
+  const handleApi = (req: IncomingMessage, res: ServerResponse, path: string, body: string, at: number): void => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const result = dispatchApiRequest(
+      { method, path, authorization: req.headers.authorization, body, now: at },
+      { state, resolveKey, rateLimit: checkRateLimit },
+    );
+    const delay = latencyMs;
+    log.push({ method, path, route: result.route, keyLabel: result.keyLabel, status: result.status, at, latencyMs: delay });
+    if (delay <= 0) {
+      send(res, result.status, result.body, result.headers);
+      return;
+    }
+    const timer = setTimeout(() => {
+      pending.delete(timer);
+      send(res, result.status, result.body, result.headers);
+    }, delay);
+    pending.add(timer);
+  };
+
+  const handleAdmin = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'GET' && url.pathname === '/__sim/requests') {
+      const route = url.searchParams.get('route');
+      const keyLabel = url.searchParams.get('keyLabel');
+      const requests = log.filter((r) => (route === null || r.route === route) && (keyLabel === null || r.keyLabel === keyLabel));
+      send(res, 200, { count: requests.length, requests });
+      return;
+    }
+    if (method === 'POST' && url.pathname === '/__sim/reset') {
+      const cleared = log.length;
+      log = [];
+      send(res, 200, { ok: true, cleared });
+      return;
+    }
+    send(res, 404, errorBody(404, `Cannot ${method} ${url.pathname}`));
+  };
+
+  const server: Server = createServer((req, res) => {
+    const at = Date.now();
+    void readBody(req).then(({ text, tooLarge }) => {
+      const url = new URL(req.url ?? '/', 'http://simulator.invalid');
+      const pathname = url.pathname;
+      if (pathname === '/req' || pathname.startsWith('/req/')) {
+        if (tooLarge) {
+          send(res, 413, errorBody(413, 'request entity too large'));
+          return;
+        }
+        handleApi(req, res, pathname.slice('/req'.length) || '/', text, at);
+      } else if (pathname.startsWith('/__sim/')) {
+        handleAdmin(req, res, url);
+      } else {
+        send(res, 404, errorBody(404, `Cannot ${(req.method ?? 'GET').toUpperCase()} ${pathname}`));
+      }
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+  let closed: Promise<void> | undefined;
+
+  return {
+    origin,
+    baseUrl: `${origin}/req`,
+    get requests(): readonly SimulatedRequest[] {
+      return log.slice();
+    },
+    resetRequests(): void {
+      log = [];
+    },
+    countRequests(filter: { route?: string; keyLabel?: string } = {}): number {
+      return log.filter((r) => (filter.route === undefined || r.route === filter.route) && (filter.keyLabel === undefined || r.keyLabel === filter.keyLabel)).length;
+    },
+    setLatency(ms: number): void {
+      latencyMs = validLatency(ms);
+    },
+    setRateLimit(limit: RateLimit | undefined): void {
+      rateLimit = validRateLimit(limit);
+      windows = new Map();
+    },
+    reset(): void {
+      state = createFixtureState();
+      log = [];
+      windows = new Map();
+    },
+    close(): Promise<void> {
+      closed ??= new Promise<void>((resolve) => {
+        for (const timer of pending) clearTimeout(timer);
+        pending.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
