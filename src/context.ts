@@ -1,11 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { GatewayConfig } from './config';
 import { createBuildingLoaders } from './domains/buildings/buildings.loaders';
 import type { BuildingLoaders } from './domains/buildings/buildings.loaders';
 import { createFactoryLoaders } from './domains/factories/factories.loaders';
 import type { FactoryLoaders } from './domains/factories/factories.loaders';
 import { createMarketLoaders } from './domains/market/market.loaders';
 import type { MarketLoaders } from './domains/market/market.loaders';
-import type { UpstreamClient } from './upstream/client';
+import { keyId } from './economy/key-id';
+import type { UpstreamEconomy } from './economy/upstream-economy';
 import { UpstreamSession } from './upstream/session';
 
 /** Every per-operation loader, by domain. */
@@ -21,10 +23,16 @@ export interface GatewayContext {
   apiKey: string | null;
   /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
   apiSecretHeader: string | null;
-  /** The operation's upstream session (the key bound to the shared client). */
+  /** The operation's upstream session (the key bound to the shared economy, with accounting). */
   session: UpstreamSession;
   /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
   loaders: Loaders;
+}
+
+/** The process-wide parts a context is built from. */
+export interface GatewayServices {
+  economy: UpstreamEconomy;
+  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'>;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
@@ -34,27 +42,37 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** True when the request asks for fresh data (`Cache-Control: no-cache` or `Pragma: no-cache`). */
+export function wantsNoCache(cacheControl: string | undefined, pragma: string | undefined): boolean {
+  return /(^|,)\s*no-cache\s*(,|$)/i.test(cacheControl ?? '') || /no-cache/i.test(pragma ?? '');
 }
 
 /**
  * Builds a fresh context for one operation from its HTTP headers. Loaders are created
- * here and nowhere else, so no cached value outlives the operation or crosses keys.
+ * here and nowhere else, so no per-operation value outlives the operation or crosses keys.
  */
-export function createContext(client: UpstreamClient, headers: IncomingHttpHeaders | Map<string, string>): GatewayContext {
-  const get = (name: string): string | undefined =>
-    headers instanceof Map ? headers.get(name) : singleHeader(headers[name]);
+export function createContext(services: GatewayServices, headers: IncomingHttpHeaders | Map<string, string>): GatewayContext {
+  const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
   const apiKey = bearerToken(get('authorization'));
   const secret = get('x-api-secret')?.trim();
-  const session = new UpstreamSession(client, apiKey);
+  const session = new UpstreamSession(
+    services.economy,
+    apiKey,
+    apiKey ? keyId(apiKey, services.config.keyHashSecret) : null,
+    wantsNoCache(get('cache-control'), get('pragma')),
+  );
+  const loaderOptions = { cache: services.config.loadersEnabled };
   return {
     apiKey,
     apiSecretHeader: secret ? secret : null,
     session,
     loaders: {
-      factories: createFactoryLoaders(session),
-      buildings: createBuildingLoaders(session),
-      market: createMarketLoaders(session),
+      factories: createFactoryLoaders(session, loaderOptions),
+      buildings: createBuildingLoaders(session, loaderOptions),
+      market: createMarketLoaders(session, loaderOptions),
     },
   };
 }

@@ -4,25 +4,43 @@ import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { DestinationStream, Logger } from 'pino';
 import type { GatewayConfig } from './config';
 import { createContext } from './context';
-import type { GatewayContext } from './context';
+import type { GatewayContext, GatewayServices } from './context';
+import { UpstreamEconomy } from './economy/upstream-economy';
+import { costPlugin } from './graph/cost.plugin';
+import { createLogger } from './observability/logger';
+import { GatewayMetrics } from './observability/metrics';
+import { operationPlugin } from './observability/operation.plugin';
 import { formatError } from './errors/format-error';
 import { boundsPlugin } from './graph/bounds.plugin';
 import { buildGatewaySchema } from './graph/schema';
 import { UpstreamClient } from './upstream/client';
 import type { Dispatcher } from 'undici';
 
+/** The gateway's process-wide parts, created once and shared by every operation. */
+export interface GatewayRuntime {
+  /** The Apollo server (tests call `executeOperation` on it with a context from {@link createContext}). */
+  readonly apollo: ApolloServer<GatewayContext>;
+  /** The shared upstream client (the only HTTP client to the StateV API). */
+  readonly upstream: UpstreamClient;
+  /** Cache, coalescing and per-key limits. */
+  readonly economy: UpstreamEconomy;
+  /** Prometheus metrics. */
+  readonly metrics: GatewayMetrics;
+  /** Structured logger. */
+  readonly logger: Logger;
+  /** What {@link createContext} needs. */
+  readonly services: GatewayServices;
+}
+
 /** A running gateway. */
-export interface Gateway {
+export interface Gateway extends GatewayRuntime {
   /** `http://host:port` it listens on. */
   readonly url: string;
   /** The HTTP server. */
   readonly httpServer: Server;
-  /** The Apollo server (tests call `executeOperation` on it). */
-  readonly apollo: ApolloServer<GatewayContext>;
-  /** The shared upstream client. */
-  readonly upstream: UpstreamClient;
   /** Stops accepting requests, drains Apollo and closes upstream connections. */
   stop(): Promise<void>;
 }
@@ -31,31 +49,60 @@ export interface Gateway {
 export interface GatewayOptions {
   /** An undici dispatcher for the upstream (tests pass a `MockAgent`). */
   dispatcher?: Dispatcher;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream;
+  /** Clock for cache ages and limits (default `Date.now`). */
+  now?: () => number;
+  /** Randomness for retry jitter (default `Math.random`). */
+  random?: () => number;
 }
 
 /**
- * Creates the Apollo server and the upstream client without listening: what
- * resolver tests use with `executeOperation`, and what {@link startGateway} serves.
+ * Creates everything but the HTTP listener: what resolver tests use with
+ * `executeOperation`, and what {@link startGateway} serves.
  */
-export async function createApollo(
-  config: GatewayConfig,
-  options: GatewayOptions = {},
-): Promise<{ apollo: ApolloServer<GatewayContext>; upstream: UpstreamClient }> {
+export async function createApollo(config: GatewayConfig, options: GatewayOptions = {}): Promise<GatewayRuntime> {
+  const metrics = new GatewayMetrics();
+  const logger = createLogger(config.logLevel, options.logDestination);
   const upstream = new UpstreamClient({
     baseUrl: config.upstreamBaseUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
     dispatcher: options.dispatcher,
   });
+  upstream.observe((observation) => metrics.upstream(observation));
+  const economy = new UpstreamEconomy(
+    upstream,
+    {
+      cacheEnabled: config.cacheEnabled,
+      cacheMaxBytes: config.cacheMaxBytes,
+      ttlSeconds: config.cacheTtlSeconds,
+      staleMaxAgeSeconds: config.staleMaxAgeSeconds,
+      defaultBackoffSeconds: config.rateLimitBackoffSeconds,
+      retryDelayMs: config.upstreamRetryDelayMs,
+      ratePerMinute: config.upstreamRatePerMinute,
+      burst: Math.max(1, config.upstreamRateBurst),
+      concurrencyPerKey: config.upstreamConcurrencyPerKey,
+      queueTimeoutMs: config.upstreamQueueTimeoutMs,
+      now: options.now,
+      random: options.random,
+    },
+    metrics.economyEvents(),
+  );
   const apollo = new ApolloServer<GatewayContext>({
     schema: await buildGatewaySchema(),
     introspection: config.introspection,
     csrfPrevention: true,
     includeStacktraceInErrorResponses: config.nodeEnv === 'development',
     formatError,
-    plugins: [boundsPlugin(), ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, maxDepth: config.maxDepth, assumptions: config.costAssumptions }),
+      boundsPlugin(),
+      operationPlugin(metrics, logger),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
   });
-  return { apollo, upstream };
+  return { apollo, upstream, economy, metrics, logger, services: { economy, config } };
 }
 
 class BodyTooLarge extends Error {}
@@ -82,8 +129,7 @@ async function handleGraphQL(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  apollo: ApolloServer<GatewayContext>,
-  upstream: UpstreamClient,
+  runtime: GatewayRuntime,
   config: GatewayConfig,
 ): Promise<void> {
   const headers = new HeaderMap();
@@ -111,9 +157,9 @@ async function handleGraphQL(
     search: url.search,
     body,
   };
-  const response = await apollo.executeHTTPGraphQLRequest({
+  const response = await runtime.apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest,
-    context: async () => createContext(upstream, req.headers),
+    context: async () => createContext(runtime.services, req.headers),
   });
   const outHeaders: Record<string, string> = {};
   for (const [name, value] of response.headers) outHeaders[name] = value;
@@ -131,7 +177,8 @@ async function handleGraphQL(
  * Resolves once the server accepts requests.
  */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const { apollo, upstream } = await createApollo(config, options);
+  const runtime = await createApollo(config, options);
+  const { apollo, upstream, economy, metrics } = runtime;
   await apollo.start();
 
   const httpServer = createServer((req, res) => {
@@ -141,13 +188,21 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         sendJson(res, 200, { status: 'ok' });
         return;
       }
+      if (url.pathname === '/metrics' && req.method === 'GET') {
+        metrics.cacheEntries.set(economy.cache.size);
+        metrics.cacheBytes.set(economy.cache.bytes);
+        const text = await metrics.registry.metrics();
+        res.writeHead(200, { 'content-type': metrics.registry.contentType });
+        res.end(text);
+        return;
+      }
       if (url.pathname === '/graphql') {
         if (req.method !== 'GET' && req.method !== 'POST') {
           res.writeHead(405, { allow: 'GET, POST' });
           res.end();
           return;
         }
-        await handleGraphQL(req, res, url, apollo, upstream, config);
+        await handleGraphQL(req, res, url, runtime, config);
         return;
       }
       sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
@@ -158,6 +213,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         return;
       }
       if (error instanceof BodyTooLarge) {
+        // The rest of the upload is not read: close the connection after answering.
+        res.setHeader('connection', 'close');
         sendJson(res, 413, { errors: [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } }] });
         return;
       }
@@ -176,10 +233,9 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
+    ...runtime,
     url: `http://${host}:${address.port}`,
     httpServer,
-    apollo,
-    upstream,
     async stop() {
       await new Promise<void>((resolve) => {
         httpServer.close(() => resolve());

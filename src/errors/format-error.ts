@@ -14,8 +14,12 @@ import { isGatewayError } from './gateway-error';
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isGatewayError(original)) return formatted;
-  // A GraphQLError that wraps nothing was raised by graphql-js or Apollo about the request.
-  if (original instanceof GraphQLError && !original.originalError) return formatted;
+  // graphql-js and Apollo raise GraphQLErrors about the request itself (syntax,
+  // validation, variables), sometimes wrapping another GraphQLError; those are meant
+  // for the client. A GraphQLError wrapping any other error hides an unexpected failure.
+  if (original instanceof GraphQLError && (!original.originalError || original.originalError instanceof GraphQLError)) {
+    return formatted;
+  }
   const stacktrace = formatted.extensions?.stacktrace;
   return {
     message: 'Internal server error',

@@ -23,10 +23,22 @@ export interface UpstreamCall {
   endpoint: Endpoint;
   /** Values of the endpoint's placeholders. */
   params?: PathParams;
+  /** The path, when the caller has already built it from `params`. */
+  path?: string;
   /** The caller's API key, forwarded as `Authorization: Bearer <key>`. */
   apiKey: string;
   /** JSON request body (POST only). */
   body?: unknown;
+}
+
+/** A successful upstream answer. */
+export interface UpstreamResponse {
+  /** HTTP status (2xx). */
+  status: number;
+  /** Parsed JSON when the upstream says JSON, else the text. */
+  body: unknown;
+  /** Size of the body as received, in bytes. */
+  bytes: number;
 }
 
 /** What the client observed of one finished request, for metrics and accounting. */
@@ -91,8 +103,16 @@ export class UpstreamClient {
    *   connection error `UPSTREAM_ERROR`, a timeout `UPSTREAM_TIMEOUT`.
    */
   async call(call: UpstreamCall): Promise<unknown> {
+    return (await this.send(call)).body;
+  }
+
+  /**
+   * Like {@link call}, and also tells the size of the body in bytes (the cache's
+   * memory accounting uses it).
+   */
+  async send(call: UpstreamCall): Promise<UpstreamResponse> {
     const { endpoint, apiKey } = call;
-    const url = this.baseUrl + buildPath(endpoint, call.params);
+    const url = this.baseUrl + (call.path ?? buildPath(endpoint, call.params));
     const headers: Record<string, string> = {
       authorization: `Bearer ${apiKey}`,
       accept: 'application/json',
@@ -137,7 +157,7 @@ export class UpstreamClient {
     if (statusCode >= 200 && statusCode < 300) {
       if (parsed.ok) {
         finish(statusCode);
-        return parsed.value;
+        return { status: statusCode, body: parsed.value, bytes: Buffer.byteLength(text) };
       }
       const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, {
         status: statusCode,

@@ -1,40 +1,70 @@
+import { OperationAccounting } from '../economy/accounting';
+import type { StaleInfo } from '../economy/accounting';
+import type { UpstreamEconomy, UpstreamReply } from '../economy/upstream-economy';
 import { missingKeyError } from '../errors/gateway-error';
-import type { UpstreamClient } from './client';
 import type { Endpoint, PathParams } from './endpoints';
 
 /**
- * One GraphQL operation's view of the upstream: the caller's key bound to the shared
- * {@link UpstreamClient}. Every upstream request of an operation goes through here.
+ * One GraphQL operation's view of the upstream: the caller's key (and its hash)
+ * bound to the shared {@link UpstreamEconomy}, the operation's accounting, and which
+ * results were served stale. Every upstream request of an operation goes through here.
  *
  * When to use: create one per operation in the context; the domain `*.api.ts`
- * functions take it. Loaders above it make each distinct request at most once.
+ * functions take it. Loaders above it make each distinct request at most once per
+ * operation; the economy below it shares answers across operations of the same key.
  *
  * @throws GatewayError `UNAUTHENTICATED` from {@link get}/{@link post} when the
  *   operation came without a bearer key, before any request is sent.
  */
 export class UpstreamSession {
-  /** Upstream requests this operation sent (for accounting and tests). */
-  requests = 0;
+  /** What this operation cost upstream. */
+  readonly accounting = new OperationAccounting();
+  /** Results that came from stale data, so the stale plugin can name their paths. */
+  private readonly staleResults = new WeakMap<object, StaleInfo>();
 
   constructor(
-    private readonly client: UpstreamClient,
+    private readonly economy: UpstreamEconomy,
     /** The caller's API key, or null when the request had no bearer key. */
     readonly apiKey: string | null,
+    /** The hashed key (see `keyId`), or null without a key. */
+    readonly keyId: string | null,
+    /** `Cache-Control: no-cache` on the request: fetch fresh data and refresh the cache. */
+    readonly noCache = false,
   ) {}
 
-  /** GET an endpoint; resolves to the parsed body. */
-  get(endpoint: Endpoint, params?: PathParams): Promise<unknown> {
-    return this.send(endpoint, params, undefined);
+  /** GET an endpoint through the economy. */
+  get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    return this.economy.get(this.caller(), endpoint, params);
   }
 
-  /** POST a JSON body to an endpoint; resolves to the parsed body or text. */
+  /** POST a JSON body through the economy; resolves to the parsed body or text. */
   post(endpoint: Endpoint, body: unknown): Promise<unknown> {
-    return this.send(endpoint, undefined, body);
+    return this.economy.post(this.caller(), endpoint, body);
   }
 
-  private async send(endpoint: Endpoint, params: PathParams | undefined, body: unknown): Promise<unknown> {
-    if (!this.apiKey) throw missingKeyError();
-    this.requests += 1;
-    return this.client.call({ endpoint, params, apiKey: this.apiKey, body });
+  /**
+   * Remembers that `result` (and, for a list, each element) was built from stale
+   * data, so that a field resolving to it is reported in `extensions.stale`.
+   */
+  markStale<T>(result: T, stale: StaleInfo | null): T {
+    if (stale && result !== null && typeof result === 'object') {
+      this.staleResults.set(result, stale);
+      if (Array.isArray(result)) {
+        for (const element of result as unknown[]) {
+          if (element !== null && typeof element === 'object') this.staleResults.set(element, stale);
+        }
+      }
+    }
+    return result;
+  }
+
+  /** The stale info of a field's result, if it was built from stale data. */
+  staleInfo(result: unknown): StaleInfo | undefined {
+    return result !== null && typeof result === 'object' ? this.staleResults.get(result) : undefined;
+  }
+
+  private caller(): { keyId: string; apiKey: string; noCache: boolean; accounting: OperationAccounting } {
+    if (!this.apiKey || !this.keyId) throw missingKeyError();
+    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, accounting: this.accounting };
   }
 }

@@ -11,7 +11,8 @@ import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import type { GatewayContext } from '../../src/context';
 import { createApollo, startGateway } from '../../src/server';
-import type { Gateway } from '../../src/server';
+import type { Gateway, GatewayRuntime } from '../../src/server';
+import type { DestinationStream } from 'pino';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatorOptions } from '../../src/simulator';
 import type { UpstreamClient } from '../../src/upstream/client';
@@ -32,6 +33,8 @@ export interface ExecuteOptions {
 /** Simulator + Apollo server, for resolver tests with `executeOperation`. */
 export interface ResolverStack {
   simulator: Simulator;
+  /** Apollo, client, economy, metrics, logger and the services contexts are built from. */
+  runtime: GatewayRuntime;
   apollo: ApolloServer<GatewayContext>;
   upstream: UpstreamClient;
   /** Runs one operation as a request with the given key and headers would. */
@@ -53,20 +56,22 @@ function headerMap(options: ExecuteOptions): Map<string, string> {
 
 /** Starts a simulator and an (unstarted-HTTP) Apollo server pointed at it. */
 export async function startResolverStack(
-  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig> } = {},
+  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
 ): Promise<ResolverStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, ...options.config });
-  const { apollo, upstream } = await createApollo(config);
+  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', ...options.config });
+  const runtime = await createApollo(config, { logDestination: options.logDestination });
+  const { apollo, upstream } = runtime;
   await apollo.start();
   return {
     simulator,
+    runtime,
     apollo,
     upstream,
     async execute(document, variables, execOptions = {}) {
       const response = await apollo.executeOperation(
         { query: document, variables },
-        { contextValue: createContext(upstream, headerMap(execOptions)) },
+        { contextValue: createContext(runtime.services, headerMap(execOptions)) },
       );
       if (response.body.kind !== 'single') throw new Error('expected a single result');
       return response.body.singleResult as Result<never>;
@@ -92,11 +97,11 @@ export interface HttpStack {
 
 /** Starts a simulator and the whole gateway over HTTP. */
 export async function startHttpStack(
-  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig> } = {},
+  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
 ): Promise<HttpStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, ...options.config });
-  const gateway = await startGateway(config);
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', ...options.config });
+  const gateway = await startGateway(config, { logDestination: options.logDestination });
   const endpoint = `${gateway.url}/graphql`;
   return {
     simulator,

@@ -3,38 +3,37 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../upstream/session';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
-import { mapResponse } from '../shared/narrow';
+import { fetchMapped } from '../shared/fetch-mapped';
 import type { PageKey } from '../shared/loader';
 import { mapBuildingBankAccounts, mapBuildingDetails, mapBuildingList, mapRooms, mapTenants } from './building.mapper';
 import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
 
 /** `GET /building/list`: the buildings the character owns directly. */
-export async function fetchBuildingList(session: UpstreamSession): Promise<Building[]> {
-  return mapResponse(ENDPOINTS.buildingList, await session.get(ENDPOINTS.buildingList), mapBuildingList);
+export function fetchBuildingList(session: UpstreamSession): Promise<Building[]> {
+  return fetchMapped(session, ENDPOINTS.buildingList, undefined, mapBuildingList);
 }
 
 /** `GET /building/details/{id}`. */
-export async function fetchBuildingDetails(session: UpstreamSession, id: string): Promise<BuildingDetails> {
-  return mapResponse(ENDPOINTS.buildingDetails, await session.get(ENDPOINTS.buildingDetails, { id }), mapBuildingDetails);
+export function fetchBuildingDetails(session: UpstreamSession, id: string): Promise<BuildingDetails> {
+  return fetchMapped(session, ENDPOINTS.buildingDetails, { id }, mapBuildingDetails);
 }
 
 /** `GET /building/rooms/{id}`. */
-export async function fetchRooms(session: UpstreamSession, id: string): Promise<Room[]> {
-  return mapResponse(ENDPOINTS.buildingRooms, await session.get(ENDPOINTS.buildingRooms, { id }), (body) => mapRooms(body, id));
+export function fetchRooms(session: UpstreamSession, id: string): Promise<Room[]> {
+  return fetchMapped(session, ENDPOINTS.buildingRooms, { id }, (body) => mapRooms(body, id));
 }
 
 /** `GET /building/tenants/{id}` (premium only). */
-export async function fetchTenants(session: UpstreamSession, id: string): Promise<Tenant[]> {
-  return mapResponse(ENDPOINTS.buildingTenants, await session.get(ENDPOINTS.buildingTenants, { id }), (body) => mapTenants(body, id));
+export function fetchTenants(session: UpstreamSession, id: string): Promise<Tenant[]> {
+  return fetchMapped(session, ENDPOINTS.buildingTenants, { id }, (body) => mapTenants(body, id));
 }
 
 /** `GET /building/bankaccounts/{id}` (premium only). */
-export async function fetchBuildingBankAccounts(session: UpstreamSession, id: string): Promise<BuildingBankAccount[]> {
-  return mapResponse(ENDPOINTS.buildingBankAccounts, await session.get(ENDPOINTS.buildingBankAccounts, { id }), mapBuildingBankAccounts);
+export function fetchBuildingBankAccounts(session: UpstreamSession, id: string): Promise<BuildingBankAccount[]> {
+  return fetchMapped(session, ENDPOINTS.buildingBankAccounts, { id }, mapBuildingBankAccounts);
 }
 
 /** `GET /building/transactions/{bankId}/{limit}/{skip}` (premium only); `key.id` is the account id. */
-export async function fetchBuildingTransactions(session: UpstreamSession, key: PageKey): Promise<TransactionPage> {
-  const endpoint = ENDPOINTS.buildingTransactions;
-  return mapResponse(endpoint, await session.get(endpoint, { bankId: key.id, limit: key.limit, skip: key.skip }), mapTransactionPage);
+export function fetchBuildingTransactions(session: UpstreamSession, key: PageKey): Promise<TransactionPage> {
+  return fetchMapped(session, ENDPOINTS.buildingTransactions, { bankId: key.id, limit: key.limit, skip: key.skip }, mapTransactionPage);
 }

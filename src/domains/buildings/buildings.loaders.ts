@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../upstream/session';
 import type { TransactionPage } from '../shared/bank-account.type';
+import type { LoaderOptions } from '../shared/loader';
 import { createFetchLoader, pageKey } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './buildings.api';
@@ -19,13 +20,13 @@ export interface BuildingLoaders {
 }
 
 /** Creates the building loaders for one operation (context factory only). */
-export function createBuildingLoaders(session: UpstreamSession): BuildingLoaders {
+export function createBuildingLoaders(session: UpstreamSession, options: LoaderOptions): BuildingLoaders {
   return {
-    list: createFetchLoader(() => api.fetchBuildingList(session)),
-    details: createFetchLoader((id) => api.fetchBuildingDetails(session, id)),
-    rooms: createFetchLoader((id) => api.fetchRooms(session, id)),
-    tenants: createFetchLoader((id) => api.fetchTenants(session, id)),
-    bankAccounts: createFetchLoader((id) => api.fetchBuildingBankAccounts(session, id)),
-    transactions: createFetchLoader((key) => api.fetchBuildingTransactions(session, key), pageKey),
+    list: createFetchLoader(() => api.fetchBuildingList(session), options),
+    details: createFetchLoader((id) => api.fetchBuildingDetails(session, id), options),
+    rooms: createFetchLoader((id) => api.fetchRooms(session, id), options),
+    tenants: createFetchLoader((id) => api.fetchTenants(session, id), options),
+    bankAccounts: createFetchLoader((id) => api.fetchBuildingBankAccounts(session, id), options),
+    transactions: createFetchLoader((key) => api.fetchBuildingTransactions(session, key), options, pageKey),
   };
 }

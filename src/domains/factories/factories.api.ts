@@ -9,6 +9,7 @@ import type { UpstreamSession } from '../../upstream/session';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { PageKey } from '../shared/loader';
+import { fetchMapped } from '../shared/fetch-mapped';
 import { mapResponse } from '../shared/narrow';
 import { isEmptyStoreError, isNotFoundError } from '../shared/upstream-errors';
 import type { BuyLogEntry } from './buy-log-entry.type';
@@ -34,76 +35,64 @@ import type { Vehicle } from './vehicle.type';
 
 
 /** `GET /factory/list/`: all companies of the character. */
-export async function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
-  return mapResponse(ENDPOINTS.factoryList, await session.get(ENDPOINTS.factoryList), mapFactoryList);
+export function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
+  return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
 }
 
-async function fetchStore(session: UpstreamSession, endpoint: typeof ENDPOINTS.factoryInventory, id: string): Promise<Inventory> {
-  try {
-    return mapResponse(endpoint, await session.get(endpoint, { id }), mapInventory);
-  } catch (error) {
-    if (isEmptyStoreError(error)) return emptyInventory();
-    throw error;
-  }
-}
+const emptyStore = (error: unknown): Inventory | undefined => (isEmptyStoreError(error) ? emptyInventory() : undefined);
 
 /** `GET /factory/inventory/{id}`: the normal store; empty when the upstream says so. */
 export function fetchInventory(session: UpstreamSession, id: string): Promise<Inventory> {
-  return fetchStore(session, ENDPOINTS.factoryInventory, id);
+  return fetchMapped(session, ENDPOINTS.factoryInventory, { id }, mapInventory, emptyStore);
 }
 
 /** `GET /factory/machine/{id}`: all machine stores; empty when the upstream says so. */
 export function fetchMachineInventory(session: UpstreamSession, id: string): Promise<Inventory> {
-  return fetchStore(session, ENDPOINTS.factoryMachine, id);
+  return fetchMapped(session, ENDPOINTS.factoryMachine, { id }, mapInventory, emptyStore);
 }
 
 /** `GET /factory/counter/{id}`: the shop shelf; empty when the upstream says "Counter is empty". */
-export async function fetchCounter(session: UpstreamSession, id: string): Promise<Counter> {
-  try {
-    return mapResponse(ENDPOINTS.factoryCounter, await session.get(ENDPOINTS.factoryCounter, { id }), mapCounter);
-  } catch (error) {
-    if (isEmptyStoreError(error)) return { totalWeight: 0, items: [] };
-    throw error;
-  }
+export function fetchCounter(session: UpstreamSession, id: string): Promise<Counter> {
+  return fetchMapped(session, ENDPOINTS.factoryCounter, { id }, mapCounter, (error) =>
+    isEmptyStoreError(error) ? { totalWeight: 0, items: [] } : undefined,
+  );
 }
 
 /** `GET /factory/productions/{id}` (premium only). */
-export async function fetchProductions(session: UpstreamSession, id: string): Promise<Production[]> {
-  return mapResponse(ENDPOINTS.factoryProductions, await session.get(ENDPOINTS.factoryProductions, { id }), mapProductions);
+export function fetchProductions(session: UpstreamSession, id: string): Promise<Production[]> {
+  return fetchMapped(session, ENDPOINTS.factoryProductions, { id }, mapProductions);
 }
 
 /** `GET /factory/bankaccounts/{id}` (premium only). */
-export async function fetchFactoryBankAccounts(session: UpstreamSession, id: string): Promise<FactoryBankAccount[]> {
-  return mapResponse(ENDPOINTS.factoryBankAccounts, await session.get(ENDPOINTS.factoryBankAccounts, { id }), mapFactoryBankAccounts);
+export function fetchFactoryBankAccounts(session: UpstreamSession, id: string): Promise<FactoryBankAccount[]> {
+  return fetchMapped(session, ENDPOINTS.factoryBankAccounts, { id }, mapFactoryBankAccounts);
 }
 
 /** `GET /factory/transactions/{bankId}/{limit}/{skip}` (premium only); `key.id` is the account id. */
-export async function fetchFactoryTransactions(session: UpstreamSession, key: PageKey): Promise<TransactionPage> {
-  const endpoint = ENDPOINTS.factoryTransactions;
-  return mapResponse(endpoint, await session.get(endpoint, { bankId: key.id, limit: key.limit, skip: key.skip }), mapTransactionPage);
+export function fetchFactoryTransactions(session: UpstreamSession, key: PageKey): Promise<TransactionPage> {
+  return fetchMapped(session, ENDPOINTS.factoryTransactions, { bankId: key.id, limit: key.limit, skip: key.skip }, mapTransactionPage);
 }
 
 /** `GET /factory/vehicles/{id}`: vehicles of a dealership; empty for other companies. */
-export async function fetchVehicles(session: UpstreamSession, id: string): Promise<Vehicle[]> {
-  return mapResponse(ENDPOINTS.factoryVehicles, await session.get(ENDPOINTS.factoryVehicles, { id }), mapVehicles);
+export function fetchVehicles(session: UpstreamSession, id: string): Promise<Vehicle[]> {
+  return fetchMapped(session, ENDPOINTS.factoryVehicles, { id }, mapVehicles);
 }
 
 /** `GET /factory/buyLog/{id}/{limit}/{skip}`. */
-export async function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<BuyLogEntry[]> {
-  const endpoint = ENDPOINTS.factoryBuyLog;
-  return mapResponse(endpoint, await session.get(endpoint, { id: key.id, limit: key.limit, skip: key.skip }), mapBuyLog);
+export function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<BuyLogEntry[]> {
+  return fetchMapped(session, ENDPOINTS.factoryBuyLog, { id: key.id, limit: key.limit, skip: key.skip }, mapBuyLog);
 }
 
 /** `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404). */
-export async function fetchOption(session: UpstreamSession, key: { id: string; slot: number }): Promise<FactoryOption | null> {
-  const endpoint = ENDPOINTS.factoryOption;
-  try {
-    return mapResponse(endpoint, await session.get(endpoint, { id: key.id, slot: key.slot }), (body) => mapOption(body, key.slot));
-  } catch (error) {
-    // The company is known to be owned when this runs, so a 404 means the slot is unset.
-    if (isNotFoundError(error)) return null;
-    throw error;
-  }
+export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }): Promise<FactoryOption | null> {
+  // The company is known to be owned when this runs, so a 404 means the slot is unset.
+  return fetchMapped<FactoryOption | null>(
+    session,
+    ENDPOINTS.factoryOption,
+    { id: key.id, slot: key.slot },
+    (body) => mapOption(body, key.slot),
+    (error) => (isNotFoundError(error) ? null : undefined),
+  );
 }
 
 /** What `POST /factory/options` needs; `apiSecret` is never logged or echoed. */

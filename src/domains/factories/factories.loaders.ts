@@ -1,6 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../upstream/session';
 import type { TransactionPage } from '../shared/bank-account.type';
+import type { LoaderOptions } from '../shared/loader';
 import { createFetchLoader, pageKey } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './factories.api';
@@ -35,17 +36,17 @@ export interface FactoryLoaders {
  * Creates the company loaders for one operation. Call it from the context factory
  * only: loaders cache for their whole life, so they must not outlive the operation.
  */
-export function createFactoryLoaders(session: UpstreamSession): FactoryLoaders {
+export function createFactoryLoaders(session: UpstreamSession, options: LoaderOptions): FactoryLoaders {
   return {
-    list: createFetchLoader(() => api.fetchFactoryList(session)),
-    inventory: createFetchLoader((id) => api.fetchInventory(session, id)),
-    machineInventory: createFetchLoader((id) => api.fetchMachineInventory(session, id)),
-    counter: createFetchLoader((id) => api.fetchCounter(session, id)),
-    productions: createFetchLoader((id) => api.fetchProductions(session, id)),
-    bankAccounts: createFetchLoader((id) => api.fetchFactoryBankAccounts(session, id)),
-    transactions: createFetchLoader((key) => api.fetchFactoryTransactions(session, key), pageKey),
-    vehicles: createFetchLoader((id) => api.fetchVehicles(session, id)),
-    buyLog: createFetchLoader((key) => api.fetchBuyLog(session, key), pageKey),
-    option: createFetchLoader((key) => api.fetchOption(session, key), (key) => `${key.id}/${key.slot}`),
+    list: createFetchLoader(() => api.fetchFactoryList(session), options),
+    inventory: createFetchLoader((id) => api.fetchInventory(session, id), options),
+    machineInventory: createFetchLoader((id) => api.fetchMachineInventory(session, id), options),
+    counter: createFetchLoader((id) => api.fetchCounter(session, id), options),
+    productions: createFetchLoader((id) => api.fetchProductions(session, id), options),
+    bankAccounts: createFetchLoader((id) => api.fetchFactoryBankAccounts(session, id), options),
+    transactions: createFetchLoader((key) => api.fetchFactoryTransactions(session, key), options, pageKey),
+    vehicles: createFetchLoader((id) => api.fetchVehicles(session, id), options),
+    buyLog: createFetchLoader((key) => api.fetchBuyLog(session, key), options, pageKey),
+    option: createFetchLoader((key) => api.fetchOption(session, key), options, (key) => `${key.id}/${key.slot}`),
   };
 }

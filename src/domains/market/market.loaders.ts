@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../upstream/session';
+import type { LoaderOptions } from '../shared/loader';
 import { createFetchLoader } from '../shared/loader';
 import * as api from './market.api';
 import type { ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
@@ -16,13 +17,13 @@ export interface MarketLoaders {
 }
 
 /** Creates the market loaders for one operation (context factory only). */
-export function createMarketLoaders(session: UpstreamSession): MarketLoaders {
+export function createMarketLoaders(session: UpstreamSession, options: LoaderOptions): MarketLoaders {
   return {
-    sellOffers: createFetchLoader((id) => api.fetchSellOffers(session, id)),
-    buyOffers: createFetchLoader((id) => api.fetchBuyOffers(session, id)),
-    myImportAuctions: createFetchLoader(() => api.fetchMyImportAuctions(session)),
-    myExportAuctions: createFetchLoader(() => api.fetchMyExportAuctions(session)),
-    importAuctions: createFetchLoader(() => api.fetchImportAuctions(session)),
-    exportAuctions: createFetchLoader(() => api.fetchExportAuctions(session)),
+    sellOffers: createFetchLoader((id) => api.fetchSellOffers(session, id), options),
+    buyOffers: createFetchLoader((id) => api.fetchBuyOffers(session, id), options),
+    myImportAuctions: createFetchLoader(() => api.fetchMyImportAuctions(session), options),
+    myExportAuctions: createFetchLoader(() => api.fetchMyExportAuctions(session), options),
+    importAuctions: createFetchLoader(() => api.fetchImportAuctions(session), options),
+    exportAuctions: createFetchLoader(() => api.fetchExportAuctions(session), options),
   };
 }

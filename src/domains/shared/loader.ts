@@ -10,6 +10,11 @@ export interface PageKey {
 /** The cache identity of a page request. */
 export const pageKey = (key: PageKey): string => `${key.id}/${key.limit}/${key.skip}`;
 
+/** Loader settings: `cache: false` makes every load a request (benchmark baseline only). */
+export interface LoaderOptions {
+  cache: boolean;
+}
+
 /**
  * A per-operation DataLoader over a single-key fetch. The upstream has no batch
  * endpoints, so the batch function runs one fetch per distinct key in parallel; what
@@ -21,10 +26,12 @@ export const pageKey = (key: PageKey): string => `${key.id}/${key.limit}/${key.s
  * never at module scope, or data would leak between operations and keys.
  *
  * @param fetch - loads one key
+ * @param options - `{cache: false}` turns deduplication off (the benchmark's naive baseline)
  * @param cacheKey - a string identity for composite keys (default: `String(key)`)
  */
 export function createFetchLoader<K, V>(
   fetch: (key: K) => Promise<V>,
+  options: LoaderOptions,
   cacheKey: (key: K) => string = (key) => String(key),
 ): DataLoader<K, V, string> {
   return new DataLoader<K, V, string>(
@@ -37,6 +44,6 @@ export function createFetchLoader<K, V>(
           ),
         ),
       ),
-    { cacheKeyFn: cacheKey },
+    { cacheKeyFn: cacheKey, cache: options.cache },
   );
 }

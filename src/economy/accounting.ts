@@ -1,0 +1,54 @@
+/**
+ * What one GraphQL operation cost upstream, reported in the response as
+ * `extensions.upstream = {requests, cacheHits, coalesced, stale}` and, when any field
+ * was answered from stale data, `extensions.stale = [{path, endpoint, ageSeconds, reason}]`.
+ */
+
+/** Why a stale value was served instead of fresh data. */
+export type StaleReason = 'UPSTREAM_ERROR' | 'UPSTREAM_TIMEOUT' | 'RATE_LIMITED';
+
+/** How a stale value was served: which endpoint, how old, why. */
+export interface StaleInfo {
+  /** Route pattern, e.g. `GET /factory/counter/{id}`. */
+  endpoint: string;
+  /** Age of the served value, whole seconds. */
+  ageSeconds: number;
+  /** Why fresh data was not available. */
+  reason: StaleReason;
+}
+
+/** One `extensions.stale` entry: a response path answered from stale data. */
+export interface StaleField extends StaleInfo {
+  /** The GraphQL response path, e.g. `["factories", 0, "counter"]`. */
+  path: ReadonlyArray<string | number>;
+}
+
+/** The response-level `extensions.upstream`. */
+export interface UpstreamAccounting {
+  /** Upstream requests this operation sent (retries included). */
+  requests: number;
+  /** Upstream answers served from the cross-request cache. */
+  cacheHits: number;
+  /** Upstream answers shared with a concurrent operation's in-flight request. */
+  coalesced: number;
+  /** Upstream answers served stale because fresh data failed. */
+  stale: number;
+}
+
+/**
+ * The counters of one operation. Mutable on purpose: the economy increments them as
+ * requests happen; the accounting plugin reads them once when the response is sent.
+ */
+export class OperationAccounting implements UpstreamAccounting {
+  requests = 0;
+  cacheHits = 0;
+  coalesced = 0;
+  stale = 0;
+  /** Paths answered from stale data (filled by the stale-tracking plugin). */
+  readonly staleFields: StaleField[] = [];
+
+  /** The numbers for `extensions.upstream`. */
+  toJSON(): UpstreamAccounting {
+    return { requests: this.requests, cacheHits: this.cacheHits, coalesced: this.coalesced, stale: this.stale };
+  }
+}

@@ -1,0 +1,253 @@
+import { UpstreamError } from '../errors/gateway-error';
+import type { UpstreamClient } from '../upstream/client';
+import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
+import type { OperationAccounting, StaleInfo, StaleReason } from './accounting';
+import { KeyLimiter, LimitExceeded } from './key-limiter';
+import { ResponseCache } from './response-cache';
+import type { CacheEntry } from './response-cache';
+
+/** Settings of {@link UpstreamEconomy}. */
+export interface EconomyOptions {
+  /** Cross-request cache on or off (off only for the benchmark's naive baseline). */
+  cacheEnabled: boolean;
+  /** Upper bound of the cache, bytes. */
+  cacheMaxBytes: number;
+  /** Freshness per endpoint kind, seconds. */
+  ttlSeconds: Readonly<Record<CacheKind, number>>;
+  /** How old a cached value may be and still be served when the upstream fails, seconds. */
+  staleMaxAgeSeconds: number;
+  /** Cooldown after a 429 without `Retry-After`, seconds. */
+  defaultBackoffSeconds: number;
+  /** Base delay before the one retry of a GET, ms (the actual delay is 50–150 % of it). */
+  retryDelayMs: number;
+  /** Per-key budget (0 = off), burst, concurrency and queue timeout. */
+  ratePerMinute: number;
+  burst: number;
+  concurrencyPerKey: number;
+  queueTimeoutMs: number;
+  /** Clock and randomness, replaceable in tests. */
+  now?: () => number;
+  random?: () => number;
+}
+
+/** Things the economy tells metrics about. */
+export interface EconomyEvents {
+  cache?(outcome: 'hit' | 'miss' | 'stale'): void;
+  coalesced?(): void;
+  rateLimited?(source: 'upstream' | 'cooldown' | 'budget'): void;
+}
+
+/** A GET answer as the economy hands it to a mapper. */
+export interface UpstreamReply {
+  /** Parsed body. */
+  body: unknown;
+  /** Set when the body is a stale cached value served because fresh data failed. */
+  stale: StaleInfo | null;
+}
+
+/** Who is asking: the hashed key for state, the key itself only for the header. */
+export interface EconomyCaller {
+  keyId: string;
+  apiKey: string;
+  /** `Cache-Control: no-cache`: skip fresh cache hits, refresh the cache. */
+  noCache: boolean;
+  accounting: OperationAccounting;
+}
+
+const RETRY_STATUSES = new Set([502, 503, 504]);
+const DEFINITIVE_STATUSES = new Set([400, 401, 403, 404]);
+
+/**
+ * The upstream economy: every GET goes cache → in-flight coalescing → per-key limiter
+ * → upstream (one retry for connection errors and 502/503/504), and falls back to
+ * stale data when the upstream fails or the key is rate-limited. Writes go through the
+ * limiter too and invalidate what they change.
+ *
+ * When to use: one per process; each operation reaches it through its
+ * `UpstreamSession`. Every state here is keyed by the hashed API key, so no two keys
+ * ever share an entry, a flight or a limit.
+ */
+export class UpstreamEconomy {
+  readonly cache: ResponseCache;
+  readonly limiter: KeyLimiter;
+  private readonly inflight = new Map<string, Promise<CacheEntry>>();
+  private readonly now: () => number;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly options: EconomyOptions,
+    private readonly events: EconomyEvents = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.random = options.random ?? Math.random;
+    this.cache = new ResponseCache({ maxBytes: options.cacheMaxBytes, now: this.now });
+    this.limiter = new KeyLimiter({
+      ratePerMinute: options.ratePerMinute,
+      burst: options.burst,
+      concurrency: options.concurrencyPerKey,
+      queueTimeoutMs: options.queueTimeoutMs,
+      now: this.now,
+    });
+  }
+
+  /**
+   * One GET, as cheaply as the rules allow.
+   *
+   * @throws UpstreamError as the client classifies it, or `RATE_LIMITED` with
+   *   `retryAfterSeconds` during a cooldown or when the budget is spent, whenever no
+   *   stale value can stand in.
+   */
+  async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    const path = buildPath(endpoint, params);
+    const key = `${caller.keyId}|${path}`;
+    const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
+    if (cached && !caller.noCache && this.ageMs(cached) < this.options.ttlSeconds[endpoint.cacheKind] * 1000) {
+      caller.accounting.cacheHits += 1;
+      this.events.cache?.('hit');
+      return reply(cached, null);
+    }
+    this.events.cache?.('miss');
+
+    let flight = this.inflight.get(key);
+    if (flight) {
+      caller.accounting.coalesced += 1;
+      this.events.coalesced?.();
+    } else {
+      flight = this.fetch(caller, endpoint, path, key);
+      this.inflight.set(key, flight);
+      const started = flight;
+      const forget = (): void => {
+        if (this.inflight.get(key) === started) this.inflight.delete(key);
+      };
+      started.then(forget, forget);
+    }
+
+    try {
+      return reply(await flight, null);
+    } catch (error) {
+      const reason = staleReason(error);
+      const fallback = this.options.cacheEnabled ? this.cache.get(key) : undefined;
+      if (reason && fallback && this.ageMs(fallback) <= this.options.staleMaxAgeSeconds * 1000) {
+        caller.accounting.stale += 1;
+        this.events.cache?.('stale');
+        return reply(fallback, { endpoint: endpoint.route, ageSeconds: Math.floor(this.ageMs(fallback) / 1000), reason });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * A write (POST). Obeys the cooldown and budget, is never retried, and on success
+   * invalidates what it changed (for the option edit: that company's option reads).
+   */
+  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
+    const release = await this.acquire(caller, endpoint);
+    try {
+      caller.accounting.requests += 1;
+      const response = await this.client.send({ endpoint, apiKey: caller.apiKey, body });
+      if (endpoint === ENDPOINTS.factoryOptionUpdate) this.invalidateOptions(caller.keyId, body);
+      return response.body;
+    } catch (error) {
+      this.noteRateLimit(caller.keyId, error);
+      throw error;
+    } finally {
+      release();
+    }
+  }
+
+  private invalidateOptions(keyId: string, body: unknown): void {
+    const factoryId = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
+    if (typeof factoryId !== 'string') return;
+    for (let slot = 1; slot <= 10; slot += 1) {
+      const key = `${keyId}|${buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot })}`;
+      this.cache.delete(key);
+      this.inflight.delete(key);
+    }
+  }
+
+  private ageMs(entry: CacheEntry): number {
+    return Math.max(0, this.now() - entry.storedAt);
+  }
+
+  private async acquire(caller: EconomyCaller, endpoint: Endpoint): Promise<() => void> {
+    try {
+      return await this.limiter.acquire(caller.keyId);
+    } catch (error) {
+      if (error instanceof LimitExceeded) {
+        this.events.rateLimited?.(error.reason);
+        throw rateLimited(endpoint, error.retryAfterSeconds, error.reason);
+      }
+      throw error;
+    }
+  }
+
+  private noteRateLimit(keyId: string, error: unknown): void {
+    if (error instanceof UpstreamError && error.code === 'RATE_LIMITED' && error.upstream.status === 429) {
+      const retryAfter = error.extensions.retryAfterSeconds;
+      const seconds = typeof retryAfter === 'number' ? retryAfter : this.options.defaultBackoffSeconds;
+      this.limiter.coolDown(keyId, seconds);
+      this.events.rateLimited?.('upstream');
+      if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
+    }
+  }
+
+  /** Sends the GET (with at most one retry) and stores what is worth storing. */
+  private async fetch(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
+    for (let attempt = 0; ; attempt += 1) {
+      const release = await this.acquire(caller, endpoint);
+      let entry: CacheEntry;
+      try {
+        caller.accounting.requests += 1;
+        const response = await this.client.send({ endpoint, apiKey: caller.apiKey, path });
+        entry = { kind: 'body', body: response.body, storedAt: this.now(), bytes: response.bytes + key.length };
+      } catch (error) {
+        this.noteRateLimit(caller.keyId, error);
+        if (!(error instanceof UpstreamError)) throw error;
+        const status = error.upstream.status;
+        if (status !== null && DEFINITIVE_STATUSES.has(status)) {
+          entry = { kind: 'error', error, storedAt: this.now(), bytes: 256 + key.length };
+        } else if (attempt === 0 && isRetryable(error)) {
+          release();
+          await new Promise<void>((resolve) => setTimeout(resolve, this.options.retryDelayMs * (0.5 + this.random())));
+          continue;
+        } else {
+          throw error;
+        }
+      } finally {
+        release();
+      }
+      if (this.options.cacheEnabled) {
+        const lifetime = Math.max(this.options.ttlSeconds[endpoint.cacheKind], this.options.staleMaxAgeSeconds) * 1000;
+        this.cache.set(key, entry, lifetime);
+      }
+      return entry;
+    }
+  }
+}
+
+function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {
+  if (entry.kind === 'error') throw entry.error;
+  return { body: entry.body, stale };
+}
+
+function isRetryable(error: UpstreamError): boolean {
+  const status = error.upstream.status;
+  return status === null ? error.code === 'UPSTREAM_ERROR' : RETRY_STATUSES.has(status);
+}
+
+function staleReason(error: unknown): StaleReason | null {
+  if (!(error instanceof UpstreamError)) return null;
+  if (error.code === 'UPSTREAM_ERROR' || error.code === 'UPSTREAM_TIMEOUT' || error.code === 'RATE_LIMITED') return error.code;
+  return null;
+}
+
+/** `RATE_LIMITED` raised by the gateway itself (cooldown or budget), before any request. */
+function rateLimited(endpoint: Endpoint, retryAfterSeconds: number, reason: 'cooldown' | 'budget'): UpstreamError {
+  const message =
+    reason === 'cooldown'
+      ? 'the upstream rate-limited this key; the gateway sends nothing for it until Retry-After has passed'
+      : 'the per-key upstream budget of the gateway is spent';
+  return new UpstreamError('RATE_LIMITED', endpoint, { status: null, endpoint: endpoint.route, message }, { retryAfterSeconds });
+}

@@ -1,0 +1,93 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { EconomyEvents } from '../economy/upstream-economy';
+import type { UpstreamObservation } from '../upstream/client';
+
+/**
+ * The gateway's Prometheus metrics (`GET /metrics`), on a registry of its own so
+ * several gateways in one process (tests) do not collide. Labels are route patterns,
+ * statuses, outcomes and error codes: never a key, a secret or a concrete path.
+ */
+export class GatewayMetrics {
+  readonly registry = new Registry();
+  private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
+  private readonly upstreamLatency: Histogram<'endpoint'>;
+  private readonly cacheEvents: Counter<'outcome'>;
+  private readonly coalescedTotal: Counter;
+  private readonly rateLimitedTotal: Counter<'source'>;
+  private readonly operations: Counter<'outcome'>;
+  private readonly operationLatency: Histogram<'outcome'>;
+  /** Entries and bytes of the response cache, read at scrape time. */
+  readonly cacheEntries: Gauge;
+  readonly cacheBytes: Gauge;
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: this.registry });
+    this.upstreamRequests = new Counter({
+      name: 'statev_upstream_requests_total',
+      help: 'Upstream requests by endpoint pattern and HTTP status ("none" when no response arrived).',
+      labelNames: ['endpoint', 'status'],
+      registers,
+    });
+    this.upstreamLatency = new Histogram({
+      name: 'statev_upstream_request_duration_seconds',
+      help: 'Upstream request latency by endpoint pattern, seconds.',
+      labelNames: ['endpoint'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    this.cacheEvents = new Counter({
+      name: 'statev_cache_events_total',
+      help: 'Response cache lookups: hit, miss, or stale (a stale value served because fresh data failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.coalescedTotal = new Counter({
+      name: 'statev_upstream_coalesced_total',
+      help: 'Upstream answers shared with an in-flight request of the same key instead of sending another.',
+      registers,
+    });
+    this.rateLimitedTotal = new Counter({
+      name: 'statev_rate_limited_total',
+      help: 'Rate limiting: upstream 429s, and requests refused by the gateway during a cooldown or over the per-key budget.',
+      labelNames: ['source'],
+      registers,
+    });
+    this.operations = new Counter({
+      name: 'statev_graphql_operations_total',
+      help: 'GraphQL operations by outcome: success, partial (data and errors), error, rejected (before execution).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.operationLatency = new Histogram({
+      name: 'statev_graphql_operation_duration_seconds',
+      help: 'GraphQL operation latency by outcome, seconds.',
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
+    this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the response cache.', registers });
+    this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the response cache.', registers });
+  }
+
+  /** Records one finished upstream request (wired to `UpstreamClient.observe`). */
+  upstream(observation: UpstreamObservation): void {
+    this.upstreamRequests.inc({ endpoint: observation.route, status: observation.status === null ? 'none' : String(observation.status) });
+    this.upstreamLatency.observe({ endpoint: observation.route }, observation.durationMs / 1000);
+  }
+
+  /** The callbacks the economy calls. */
+  economyEvents(): EconomyEvents {
+    return {
+      cache: (outcome) => this.cacheEvents.inc({ outcome }),
+      coalesced: () => this.coalescedTotal.inc(),
+      rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
+    };
+  }
+
+  /** Records one GraphQL operation. */
+  operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
+    this.operations.inc({ outcome });
+    this.operationLatency.observe({ outcome }, durationMs / 1000);
+  }
+}
