@@ -60,6 +60,17 @@ export interface GatewayConfig {
   loadersEnabled: boolean;
   /** pino log level (`LOG_LEVEL`, default info; `silent` turns logs off). */
   logLevel: string;
+
+  /** Public-site mode: the server-held API key used for trusted documents sent without a key (`STATEV_API_KEY`, default none). */
+  serverApiKey: string | null;
+  /** The API secret of that key, only when public-site writes are wanted (`STATEV_API_SECRET`, default none). */
+  serverApiSecret: string | null;
+  /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
+  trustedDocumentsPath: string | null;
+  /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
+  serveExamples: boolean;
+  /** Port of the built-in simulator started by `npm run demo` (`SIMULATOR_PORT`, default 4010). */
+  simulatorPort: number;
 }
 
 /** List sizes assumed by the cost estimate, per parent. */
@@ -101,6 +112,11 @@ export const DEFAULT_CONFIG = Object.freeze({
   costAssumptions: Object.freeze({ factories: 10, buildings: 10, bankAccounts: 5, rooms: 10 }),
   loadersEnabled: true,
   logLevel: 'info',
+  serverApiKey: null,
+  serverApiSecret: null,
+  trustedDocumentsPath: null,
+  serveExamples: false,
+  simulatorPort: 4010,
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -186,6 +202,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     },
     loadersEnabled: boolSetting(env, 'LOADERS_ENABLED', DEFAULT_CONFIG.loadersEnabled),
     logLevel: env.LOG_LEVEL?.trim() || DEFAULT_CONFIG.logLevel,
+    serverApiKey: env.STATEV_API_KEY?.trim() || null,
+    serverApiSecret: env.STATEV_API_SECRET?.trim() || null,
+    trustedDocumentsPath: env.TRUSTED_DOCUMENTS?.trim() || null,
+    serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
+    simulatorPort: intSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort, 0),
   };
   return { ...config, ...overrides };
 }

@@ -51,13 +51,20 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
 }
 
 /**
- * Builds a fresh context for one operation from its HTTP headers. Loaders are created
+ * Builds a fresh context for one operation from its HTTP headers (or, in public-site
+ * mode, from the server's credentials). Loaders are created
  * here and nowhere else, so no per-operation value outlives the operation or crosses keys.
  */
-export function createContext(services: GatewayServices, headers: IncomingHttpHeaders | Map<string, string>): GatewayContext {
+export function createContext(
+  services: GatewayServices,
+  headers: IncomingHttpHeaders | Map<string, string>,
+  serverCredentials: { apiKey: string; apiSecret: string | null } | null = null,
+): GatewayContext {
   const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
-  const apiKey = bearerToken(get('authorization'));
-  const secret = get('x-api-secret')?.trim();
+  // Public-site mode: a trusted document sent without a key runs with the server's key
+  // and secret, never with a secret header from the browser.
+  const apiKey = serverCredentials ? serverCredentials.apiKey : bearerToken(get('authorization'));
+  const secret = serverCredentials ? (serverCredentials.apiSecret ?? undefined) : get('x-api-secret')?.trim();
   const session = new UpstreamSession(
     services.economy,
     apiKey,

@@ -2,20 +2,34 @@
  * `npm run demo`: starts the built-in upstream simulator with sample data and the
  * gateway pointed at it, then prints the playground URL, the demo keys and a ready
  * `curl` command. `PORT`/`HOST` choose the gateway's address as for `npm start`;
- * `SIMULATOR_PORT` (default 4010) the simulator's.
+ * `SIMULATOR_PORT` (default 4010) the simulator's. The gateway runs in public-site mode
+ * with the premium demo key as server key and serves the example company website.
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { startGateway } from './server';
-import { DEMO_KEYS, startSimulator } from './simulator';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from './project-root';
+import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from './simulator';
 
 /** The nested query the demo prints as a curl command. */
 export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } vehicles { name numberPlate } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
 async function main(): Promise<void> {
-  const simulatorPort = Number(process.env.SIMULATOR_PORT ?? 4010);
-  const simulator = await startSimulator({ port: simulatorPort, host: '127.0.0.1' });
-  const config = loadConfig(process.env, { upstreamBaseUrl: simulator.baseUrl });
+  const settings = loadConfig();
+  const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1' });
+  const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
+  const publicMode = existsSync(manifest);
+  const config = {
+    ...settings,
+    upstreamBaseUrl: simulator.baseUrl,
+    // Public-site mode for the example website: keyless requests may run its trusted
+    // documents with the premium demo key, held by the server.
+    serverApiKey: settings.serverApiKey ?? DEMO_KEYS.premium.key,
+    trustedDocumentsPath: publicMode ? manifest : settings.trustedDocumentsPath,
+    serveExamples: true,
+  };
   const gateway = await startGateway(config);
   const endpoint = `${gateway.url}/graphql`;
   const body = JSON.stringify({ query: DEMO_QUERY });
@@ -25,7 +39,10 @@ async function main(): Promise<void> {
       'StateV GraphQL gateway demo',
       `  simulator (upstream): ${simulator.baseUrl}`,
       `  GraphQL endpoint:     ${endpoint}`,
-      `  playground:           ${endpoint} (open in a browser)`,
+      `  playground:           ${endpoint} (open in a browser; put a key in the Headers tab)`,
+      ...(publicMode
+        ? [`  example company site: ${gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop} (public-site mode, no key in the browser)`]
+        : []),
       '',
       'Demo API keys (Authorization: Bearer <key>):',
       `  premium, every scope:   ${DEMO_KEYS.premium.key}   (secret ${DEMO_KEYS.premium.secret})`,

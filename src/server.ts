@@ -1,4 +1,5 @@
 import { createServer } from 'node:http';
+import { join } from 'node:path';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
@@ -6,17 +7,23 @@ import type { HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { DestinationStream, Logger } from 'pino';
 import type { GatewayConfig } from './config';
-import { createContext } from './context';
+import { bearerToken, createContext } from './context';
 import type { GatewayContext, GatewayServices } from './context';
 import { UpstreamEconomy } from './economy/upstream-economy';
 import { costPlugin } from './graph/cost.plugin';
 import { createLogger } from './observability/logger';
+import { projectRoot } from './project-root';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { formatError } from './errors/format-error';
 import { boundsPlugin } from './graph/bounds.plugin';
 import { buildGatewaySchema } from './graph/schema';
 import { UpstreamClient } from './upstream/client';
+import { createCors } from './web/cors';
+import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './web/playground';
+import { PublicSite } from './web/public-site';
+import type { GraphQLRequestInput, ServerCredentials } from './web/public-site';
+import { sendStaticFile } from './web/static-files';
 import type { Dispatcher } from 'undici';
 
 /** The gateway's process-wide parts, created once and shared by every operation. */
@@ -107,6 +114,7 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
 
 class BodyTooLarge extends Error {}
 
+
 async function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -131,6 +139,7 @@ async function handleGraphQL(
   url: URL,
   runtime: GatewayRuntime,
   config: GatewayConfig,
+  publicSite: PublicSite,
 ): Promise<void> {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {
@@ -151,15 +160,32 @@ async function handleGraphQL(
       body = text;
     }
   }
+  // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.
+  const params = new URLSearchParams(url.search);
+  const input: GraphQLRequestInput | null =
+    req.method === 'POST'
+      ? body && typeof body === 'object' && !Array.isArray(body)
+        ? { kind: 'post', body: body as Record<string, unknown> }
+        : null
+      : { kind: 'get', params };
+  let credentials: ServerCredentials | null = null;
+  if (input) {
+    const decision = publicSite.decide(input, bearerToken(headers.get('authorization')) !== null);
+    if (decision.kind === 'refuse') {
+      sendJson(res, 400, { errors: [{ message: decision.message, extensions: { code: decision.code } }] });
+      return;
+    }
+    credentials = decision.credentials;
+  }
   const httpGraphQLRequest: HTTPGraphQLRequest = {
     method: req.method ?? 'GET',
     headers,
-    search: url.search,
+    search: input?.kind === 'get' ? `?${params.toString()}` : url.search,
     body,
   };
   const response = await runtime.apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest,
-    context: async () => createContext(runtime.services, req.headers),
+    context: async () => createContext(runtime.services, req.headers, credentials),
   });
   const outHeaders: Record<string, string> = {};
   for (const [name, value] of response.headers) outHeaders[name] = value;
@@ -173,22 +199,32 @@ async function handleGraphQL(
 }
 
 /**
- * Starts the gateway: `POST`/`GET /graphql` and `GET /healthz` on `config.host:config.port`.
+ * Starts the gateway on `config.host:config.port`: `POST`/`GET /graphql` (and the
+ * playground for browsers), `GET /healthz`, `GET /metrics`, CORS for `CORS_ORIGINS`,
+ * public-site mode when configured, and `/examples/` with `SERVE_EXAMPLES`.
  * Resolves once the server accepts requests.
+ *
+ * @throws Error when the trusted-documents manifest cannot be loaded, or the port is taken.
  */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const runtime = await createApollo(config, options);
   const { apollo, upstream, economy, metrics } = runtime;
   await apollo.start();
 
+  const publicSite = PublicSite.fromConfig(config);
+  const applyCors = createCors(config.corsOrigins);
+  const examplesRoot = join(projectRoot(), 'examples');
+
   const httpServer = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
     const route = async (): Promise<void> => {
-      if (url.pathname === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      if (await applyCors(req, res)) return; // a CORS preflight, answered
+      const path = url.pathname;
+      if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
         sendJson(res, 200, { status: 'ok' });
         return;
       }
-      if (url.pathname === '/metrics' && req.method === 'GET') {
+      if (path === '/metrics' && req.method === 'GET') {
         metrics.cacheEntries.set(economy.cache.size);
         metrics.cacheBytes.set(economy.cache.bytes);
         const text = await metrics.registry.metrics();
@@ -196,15 +232,26 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         res.end(text);
         return;
       }
-      if (url.pathname === '/graphql') {
+      if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+        res.writeHead(302, { location: '/graphql' });
+        res.end();
+        return;
+      }
+      if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
+      if (path === '/graphql') {
         if (req.method !== 'GET' && req.method !== 'POST') {
           res.writeHead(405, { allow: 'GET, POST' });
           res.end();
           return;
         }
-        await handleGraphQL(req, res, url, runtime, config);
+        if (wantsPlayground(req.method, req.headers.accept)) {
+          sendPlaygroundPage(res);
+          return;
+        }
+        await handleGraphQL(req, res, url, runtime, config, publicSite);
         return;
       }
+      if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;
       sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
     };
     route().catch((error: unknown) => {

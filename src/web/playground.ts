@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The GraphiQL playground, served entirely from installed npm packages (graphiql 3's
+ * UMD build with React 18's UMD builds): the page makes no request to any host but
+ * the gateway, so it works with no internet access.
+ */
+
+function packageFile(pkg: string, file: string): string {
+  return join(dirname(require.resolve(`${pkg}/package.json`)), file);
+}
+
+/** The playground's assets under `/playground/`, by file name. */
+const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: string; type: string }>> = {
+  'react.production.min.js': { path: packageFile('react', 'umd/react.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'react-dom.production.min.js': { path: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.js': { path: packageFile('graphiql', 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
+  'graphiql.min.css': { path: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
+  'playground.js': {
+    type: 'text/javascript; charset=utf-8',
+    text: `(function () {
+  var params = new URLSearchParams(window.location.search);
+  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql' });
+  var defaultQuery = [
+    '# StateV GraphQL gateway. Put your API key in the Headers tab below:',
+    '#   {"Authorization": "Bearer <your StateV API key>"}',
+    '# The schema docs (book icon) name the upstream endpoint, scopes and bounds of every field.',
+    '{',
+    '  factories {',
+    '    name',
+    '    isOpen',
+    '    counter { items { item price amount } }',
+    '  }',
+    '}',
+    ''
+  ].join('\\n');
+  var root = ReactDOM.createRoot(document.getElementById('graphiql'));
+  root.render(React.createElement(GraphiQL, {
+    fetcher: fetcher,
+    defaultQuery: defaultQuery,
+    query: params.get('query') || undefined,
+    defaultHeaders: JSON.stringify({ Authorization: 'Bearer <your StateV API key>' }, null, 2),
+    shouldPersistHeaders: true,
+    defaultEditorToolsVisibility: 'headers',
+    isHeadersEditorEnabled: true
+  }));
+})();
+`,
+  },
+};
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>StateV GraphQL playground</title>
+  <link rel="stylesheet" href="/playground/graphiql.min.css">
+  <style>html, body, #graphiql { height: 100%; margin: 0; }</style>
+</head>
+<body>
+  <div id="graphiql">Loading the playground…</div>
+  <script src="/playground/react.production.min.js"></script>
+  <script src="/playground/react-dom.production.min.js"></script>
+  <script src="/playground/graphiql.min.js"></script>
+  <script src="/playground/playground.js"></script>
+</body>
+</html>
+`;
+
+/**
+ * True when a GET comes from a browser navigating to the endpoint (`Accept: text/html`):
+ * it gets the playground, with `?query=` as its initial query. GraphQL clients ask for
+ * JSON and get a GraphQL response.
+ */
+export function wantsPlayground(method: string | undefined, accept: string | undefined): boolean {
+  return method === 'GET' && /\btext\/html\b/i.test(accept ?? '');
+}
+
+/** Writes the playground page. */
+export function sendPlaygroundPage(res: ServerResponse): void {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(PAGE) });
+  res.end(PAGE);
+}
+
+/**
+ * Writes one playground asset (`/playground/<name>`); false when there is no such asset.
+ * Assets are read from the installed packages on first use and kept in memory.
+ */
+const loaded = new Map<string, Buffer>();
+export async function sendPlaygroundAsset(name: string, res: ServerResponse): Promise<boolean> {
+  const asset = ASSETS[name];
+  if (!asset) return false;
+  let body = loaded.get(name);
+  if (!body) {
+    body = 'text' in asset ? Buffer.from(asset.text) : await readFile(asset.path);
+    loaded.set(name, body);
+  }
+  res.writeHead(200, { 'content-type': asset.type, 'content-length': body.length, 'cache-control': 'public, max-age=3600' });
+  res.end(body);
+  return true;
+}

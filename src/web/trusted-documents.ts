@@ -1,0 +1,75 @@
+import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { Kind, OperationTypeNode, parse } from 'graphql';
+import type { DocumentNode, SelectionSetNode } from 'graphql';
+
+/** One trusted document of the manifest. */
+interface TrustedDocument {
+  /** The document text, as GraphQL Code Generator wrote it. */
+  text: string;
+  /** True when it contains a mutation. */
+  hasMutation: boolean;
+}
+
+/**
+ * The trusted-documents manifest of public-site mode: `{ "<sha256 hex>": "<document>" }`,
+ * the persisted-documents format of GraphQL Code Generator's client preset. A request
+ * without its own API key may run only these documents, referenced by hash.
+ */
+export class TrustedDocuments {
+  private readonly byHash = new Map<string, TrustedDocument>();
+
+  /**
+   * @throws Error naming the file when it cannot be read, is not `{hash: document}`, or
+   *   a document does not parse or does not match its hash: better at start than later.
+   */
+  static load(path: string): TrustedDocuments {
+    const manifest: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
+      throw new Error(`TRUSTED_DOCUMENTS ${path}: expected a JSON object {hash: document}`);
+    }
+    const documents = new TrustedDocuments();
+    for (const [hash, text] of Object.entries(manifest as Record<string, unknown>)) {
+      if (typeof text !== 'string') throw new Error(`TRUSTED_DOCUMENTS ${path}: the document of ${hash} is not a string`);
+      if (createHash('sha256').update(text).digest('hex') !== hash.toLowerCase()) {
+        throw new Error(`TRUSTED_DOCUMENTS ${path}: ${hash} is not the sha256 of its document`);
+      }
+      const parsed = parse(text);
+      const hasMutation = parsed.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION);
+      documents.byHash.set(hash.toLowerCase(), { text, hasMutation });
+    }
+    return documents;
+  }
+
+  /** Number of documents. */
+  get size(): number {
+    return this.byHash.size;
+  }
+
+  /** The document of a hash (`<hex>` or `sha256:<hex>`), or undefined. */
+  get(hash: string): TrustedDocument | undefined {
+    return this.byHash.get(hash.replace(/^sha256:/i, '').toLowerCase());
+  }
+}
+
+/**
+ * True when a document asks only for introspection (`__schema`, `__type`,
+ * `__typename`): it never reaches the upstream, so it needs no key and no manifest.
+ */
+export function isIntrospectionOnly(document: DocumentNode): boolean {
+  const fragments = new Map<string, SelectionSetNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
+  }
+  const onlyMeta = (selectionSet: SelectionSetNode, seen: Set<string>): boolean =>
+    selectionSet.selections.every((selection) => {
+      if (selection.kind === Kind.FIELD) return selection.name.value.startsWith('__');
+      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyMeta(selection.selectionSet, seen);
+      const name = selection.name.value;
+      const fragment = fragments.get(name);
+      if (!fragment || seen.has(name)) return true;
+      seen.add(name);
+      return onlyMeta(fragment, seen);
+    });
+  return document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || onlyMeta(definition.selectionSet, new Set()));
+}
