@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated/**', 'test/artifacts/**', 'bench/results/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated/**', 'test/artifacts/**', 'bench/results/**', 'examples/**/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

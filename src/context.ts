@@ -23,6 +23,8 @@ export interface GatewayContext {
   apiKey: string | null;
   /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
   apiSecretHeader: string | null;
+  /** True when the operation runs with the server's key (public-site mode): only the server's secret may be used. */
+  serverCredentials: boolean;
   /** The operation's upstream session (the key bound to the shared economy, with accounting). */
   session: UpstreamSession;
   /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
@@ -75,6 +77,7 @@ export function createContext(
   return {
     apiKey,
     apiSecretHeader: secret ? secret : null,
+    serverCredentials: serverCredentials !== null,
     session,
     loaders: {
       factories: createFactoryLoaders(session, loaderOptions),

@@ -93,8 +93,8 @@ function upstreamMessage(code: UpstreamErrorCode, endpoint: Endpoint, upstream: 
       return `The StateV API refused ${endpoint.route} (400: ${upstream.message}). It needs the scopes ${scopes}.`;
     case 'FORBIDDEN':
       return endpoint.premium
-        ? `The StateV API denied ${endpoint.route} (401: ${upstream.message}). It is premium-only and needs the scopes ${scopes}.`
-        : `The StateV API denied ${endpoint.route} (401: ${upstream.message}). The key may be invalid; the endpoint needs the scopes ${scopes}.`;
+        ? `The StateV API denied ${endpoint.route} (${upstream.status ?? 401}: ${upstream.message}). It is premium-only and needs the scopes ${scopes}.`
+        : `The StateV API denied ${endpoint.route} (${upstream.status ?? 401}: ${upstream.message}). The key may be invalid; the endpoint needs the scopes ${scopes}.`;
     case 'NOT_FOUND':
       return `The StateV API found nothing at ${endpoint.route} (404: ${upstream.message}).`;
     case 'RATE_LIMITED':

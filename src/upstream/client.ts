@@ -127,7 +127,13 @@ export class UpstreamClient {
     const finish = (status: number | null, errorCode?: UpstreamErrorCode): void => {
       const observation: UpstreamObservation = { route: endpoint.route, status, durationMs: performance.now() - started };
       if (errorCode) observation.errorCode = errorCode;
-      for (const observer of this.observers) observer(observation);
+      for (const observer of this.observers) {
+        try {
+          observer(observation);
+        } catch {
+          // An observer (metrics) must never change the outcome of a request.
+        }
+      }
     };
 
     let statusCode: number;
@@ -195,13 +201,26 @@ function redact(message: string, apiKey: string): string {
   return apiKey.length >= 4 ? message.split(apiKey).join('[redacted]') : message;
 }
 
+/** {@link redact} applied to a text body or to the strings of a JSON error body. */
+function redactDeep(body: unknown, apiKey: string): unknown {
+  if (typeof body === 'string') return redact(body, apiKey);
+  if (Array.isArray(body)) return body.map((element: unknown) => redactDeep(element, apiKey));
+  if (body && typeof body === 'object') {
+    return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([name, value]) => [name, redactDeep(value, apiKey)]));
+  }
+  return body;
+}
+
 /** The `message` of the upstream's error body `{statusCode, message, error}`, or the raw text. */
 export function upstreamMessage(body: unknown): string {
   if (typeof body === 'string') return body.slice(0, 500);
   if (body && typeof body === 'object') {
     const message: unknown = (body as Record<string, unknown>).message;
-    if (typeof message === 'string') return message;
-    if (Array.isArray(message)) return message.filter((m): m is string => typeof m === 'string').join('; ');
+    if (typeof message === 'string') return message.slice(0, 500);
+    if (Array.isArray(message)) {
+      const joined = message.filter((m): m is string => typeof m === 'string').join('; ');
+      if (joined) return joined.slice(0, 500);
+    }
     const error: unknown = (body as Record<string, unknown>).error;
     if (typeof error === 'string') return error;
   }
@@ -217,6 +236,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   if (raw === undefined || raw.trim() === '') return null;
   const trimmed = raw.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  // Only an HTTP date (e.g. "Wed, 21 Oct 2015 07:28:00 GMT"); Date.parse alone accepts "1.5" or "-1".
+  if (!/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*,?\s/.test(trimmed)) return null;
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
   return Math.max(0, Math.ceil((date - now) / 1000));
@@ -232,7 +253,8 @@ function statusFailure(
   const upstream: UpstreamErrorInfo = {
     status,
     endpoint: endpoint.route,
-    message: redact(upstreamMessage(body), apiKey) || `HTTP ${status}`,
+    // Redact before upstreamMessage shortens the text, so no part of a key survives the cut.
+    message: upstreamMessage(redactDeep(body, apiKey)) || `HTTP ${status}`,
   };
   const scopes = { requiredScopes: [...endpoint.scopes] };
   if (status === 400) return new UpstreamError('UPSTREAM_BAD_REQUEST', endpoint, upstream, scopes);

@@ -28,7 +28,8 @@ export class UpdateFactoryOptionPayloadResolver {
     @Ctx() ctx: GatewayContext,
   ): Promise<UpdateFactoryOptionPayload> {
     if (!ctx.apiKey) throw missingKeyError();
-    const apiSecret = input.apiSecret?.trim() || ctx.apiSecretHeader;
+    // With the server's key (public-site mode) only the server's secret is used.
+    const apiSecret = ctx.serverCredentials ? ctx.apiSecretHeader : input.apiSecret?.trim() || ctx.apiSecretHeader;
     if (!apiSecret) {
       throw badInputError('updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.', 'input.apiSecret');
     }

@@ -1,0 +1,577 @@
+/* eslint-disable */
+import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-node/core';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: Maybe<T[SubKey]> };
+export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
+export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /** A date-time string at UTC, such as 2007-12-03T10:15:30Z, compliant with the `date-time` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.This scalar is serialized to a string in ISO 8601 format and parsed from a string in ISO 8601 format. */
+  DateTimeISO: { input: string; output: string; }
+};
+
+/** An import or export auction, released for the company types of the key's character. */
+export type Auction = {
+  /** When the auction ends (ISO 8601). */
+  auctionEnd: Scalars['DateTimeISO']['output'];
+  /** Current bid amount. */
+  bidAmount: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Opaque auction identifier. */
+  id: Scalars['ID']['output'];
+  /** Item auctioned. */
+  item: Scalars['String']['output'];
+};
+
+/** A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount). */
+export type BankAccount = {
+  /** Current balance (currency unit not documented upstream). */
+  balance: Scalars['Float']['output'];
+  /** Opaque bank account identifier. */
+  id: Scalars['ID']['output'];
+  /** The owner's note on the account, or null. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** A page of the account's transactions. Premium only; limit 1..25, skip 0..200. */
+  transactions?: Maybe<TransactionPage>;
+  /** The account's VBAN, always as a string (the upstream sometimes sends a number). */
+  vban: Scalars['String']['output'];
+};
+
+
+/** A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount). */
+export type BankAccountTransactionsArgs = {
+  limit?: Scalars['Int']['input'];
+  skip?: Scalars['Int']['input'];
+};
+
+/** One bank transaction. Source: the transactions endpoints of companies and buildings. */
+export type BankTransaction = {
+  __typename?: 'BankTransaction';
+  /** Amount of money (currency unit not documented upstream). */
+  amount: Scalars['Float']['output'];
+  /** VBAN of the receiving account, or null. */
+  receiverVban?: Maybe<Scalars['String']['output']>;
+  /** Free-text reference of the booking, or null. */
+  reference?: Maybe<Scalars['String']['output']>;
+  /** VBAN of the sending account, or null (e.g. system bookings). */
+  senderVban?: Maybe<Scalars['String']['output']>;
+  /** When the transaction was booked (ISO 8601). */
+  timestamp: Scalars['DateTimeISO']['output'];
+};
+
+/** A building owned directly by the key's character (not a rented flat, not employment). The scalar fields come from GET /building/list (scope building); every other field needs its own upstream request and is null when that request fails. */
+export type Building = {
+  __typename?: 'Building';
+  /** Address of the building. */
+  address: Scalars['String']['output'];
+  /** The building's bank accounts. Source: GET /building/bankaccounts/{id}. Scopes: building, building.bankaccount. Premium only. Without premium: FORBIDDEN with premium: true. */
+  bankAccounts?: Maybe<Array<BuildingBankAccount>>;
+  /** Master data and current occupancy. Source: GET /building/details/{id}. Scopes: building, building.details. Not premium-only. */
+  details?: Maybe<BuildingDetails>;
+  /** Building hash. */
+  hash: Scalars['String']['output'];
+  /** Opaque building identifier. */
+  id: Scalars['ID']['output'];
+  /** Label of the building. */
+  label: Scalars['String']['output'];
+  /** The building's rooms. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. */
+  rooms?: Maybe<Array<Room>>;
+  /** The building's tenants; lastPayDate needs scope building.tenants.activity. Source: GET /building/tenants/{id}. Scopes: building, building.tenants (optional: building.tenants.activity). Premium only. Without premium: FORBIDDEN with premium: true. */
+  tenants?: Maybe<Array<Tenant>>;
+};
+
+/** A bank account of a building. Source: GET /building/bankaccounts/{id} (premium only). */
+export type BuildingBankAccount = BankAccount & {
+  __typename?: 'BuildingBankAccount';
+  /** Current balance (currency unit not documented upstream). */
+  balance: Scalars['Float']['output'];
+  /** Opaque bank account identifier. */
+  id: Scalars['ID']['output'];
+  /** Whether this is the building's main account. */
+  main: Scalars['Boolean']['output'];
+  /** The owner's note on the account, or null. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** A page of the account's transactions. Source: GET /building/transactions/{bankId}/{limit}/{skip}. Scopes: building, building.bankaccount. Premium only. Bounds: limit 1..25, skip 0..200. */
+  transactions?: Maybe<TransactionPage>;
+  /** The account's VBAN, always as a string (the upstream sometimes sends a number). */
+  vban: Scalars['String']['output'];
+};
+
+
+/** A bank account of a building. Source: GET /building/bankaccounts/{id} (premium only). */
+export type BuildingBankAccountTransactionsArgs = {
+  limit?: Scalars['Int']['input'];
+  skip?: Scalars['Int']['input'];
+};
+
+/** Master data and current occupancy of a building. Source: GET /building/details/{id}. */
+export type BuildingDetails = {
+  __typename?: 'BuildingDetails';
+  /** Area (as the upstream describes it). */
+  area: Scalars['String']['output'];
+  /** Number of free rooms. */
+  freeRooms: Scalars['Int']['output'];
+  /** Number of garage slots. */
+  garageSlots: Scalars['Int']['output'];
+  /** Number of occupied rooms. */
+  occupiedRooms: Scalars['Int']['output'];
+  /** Price of the building. */
+  price: Scalars['Float']['output'];
+  /** Number of rooms. */
+  totalRooms: Scalars['Int']['output'];
+};
+
+/** One purchase recorded in the company's buy log (meant for workshops at present). */
+export type BuyLogEntry = {
+  __typename?: 'BuyLogEntry';
+  /** The buyer. */
+  buyer: Scalars['String']['output'];
+  /** When the purchase happened (ISO 8601). */
+  createdAt: Scalars['DateTimeISO']['output'];
+  /** Discount granted, or null. */
+  discount?: Maybe<Scalars['Float']['output']>;
+  /** The items bought. */
+  items: Array<ItemAmount>;
+  /** Price paid. */
+  price: Scalars['Float']['output'];
+  /** The seller. */
+  seller: Scalars['String']['output'];
+};
+
+/** The counter (shop shelf) of an end-consumer shop (24/7 shops, restaurants, clothing shops, gas stations). An empty counter is returned as totalWeight 0 and no items (the upstream answers 404 "Counter is empty"). */
+export type Counter = {
+  __typename?: 'Counter';
+  /** The items on the counter. */
+  items: Array<CounterItem>;
+  /** Total weight of the counter's contents. */
+  totalWeight: Scalars['Float']['output'];
+};
+
+/** One item on the counter (shop shelf), with its sale price. */
+export type CounterItem = {
+  __typename?: 'CounterItem';
+  /** How many units are on the counter. */
+  amount: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Item name. */
+  item: Scalars['String']['output'];
+  /** Sale price per unit (currency unit not documented upstream). */
+  price: Scalars['Float']['output'];
+  /** Weight of one unit. */
+  singleWeight: Scalars['Float']['output'];
+  /** Weight of all units of this item. */
+  totalWeight: Scalars['Float']['output'];
+};
+
+/** An available export auction. Source: GET /market/export (premium only). */
+export type ExportAuction = Auction & {
+  __typename?: 'ExportAuction';
+  /** Units auctioned. */
+  amount: Scalars['Float']['output'];
+  /** When the auction ends (ISO 8601). */
+  auctionEnd: Scalars['DateTimeISO']['output'];
+  /** Current bid amount. */
+  bidAmount: Scalars['Float']['output'];
+  /** Duration of the auction (unit not documented upstream). */
+  duration: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Opaque auction identifier. */
+  id: Scalars['ID']['output'];
+  /** Item auctioned. */
+  item: Scalars['String']['output'];
+  /** Weight of the lot (unit not documented upstream). */
+  weight: Scalars['Float']['output'];
+};
+
+/** A company (the upstream calls it factory) owned by the key's character. The scalar fields come from GET /factory/list/ (scope factory); every other field needs its own upstream request and is null when that request fails. */
+export type Factory = {
+  __typename?: 'Factory';
+  /** Advertising line; null when absent. */
+  adLine?: Maybe<Scalars['String']['output']>;
+  /** Address of the company. Filled only with scope factory.details, else null. */
+  address?: Maybe<Scalars['String']['output']>;
+  /** The company's bank accounts. Source: GET /factory/bankaccounts/{id}. Scopes: factory, factory.bankaccount. Premium only. Without premium: FORBIDDEN with premium: true. */
+  bankAccounts?: Maybe<Array<FactoryBankAccount>>;
+  /** One page of the company's buy log (meant for workshops). Source: GET /factory/buyLog/{id}/{limit}/{skip}. Scopes: factory, factory.buylog. Not premium-only. Bounds: limit 1..50, skip 0..1000. */
+  buyLog?: Maybe<Array<BuyLogEntry>>;
+  /** The company's buy offers on the market. Source: GET /factory/marketoffers/buy/{id}. Scopes: factory, market. Not premium-only. */
+  buyOffers?: Maybe<Array<MarketOfferBuy>>;
+  /** The counter (shop shelf) with prices, for end-consumer shops; an empty counter has no items. Source: GET /factory/counter/{id}. Scopes: factory, factory.counter. Not premium-only. */
+  counter?: Maybe<Counter>;
+  /** Company hash as the upstream sends it; null when absent. */
+  hash?: Maybe<Scalars['String']['output']>;
+  /** Opaque company identifier (the upstream's firmenId / factoryId). */
+  id: Scalars['ID']['output'];
+  /** The normal store, without machine stores and counter; an empty store has no items. Source: GET /factory/inventory/{id}. Scopes: factory, factory.inventory. Not premium-only. */
+  inventory?: Maybe<Inventory>;
+  /** Whether the company is open. Filled only with scope factory.details, else null. */
+  isOpen?: Maybe<Scalars['Boolean']['output']>;
+  /** The items of all machine stores together; empty when there are none. Source: GET /factory/machine/{id}. Scopes: factory, factory.inventory. Not premium-only. */
+  machineInventory?: Maybe<Inventory>;
+  /** Company name. */
+  name: Scalars['String']['output'];
+  /** One free-text option slot; null when the slot was never set. Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Bounds: slot 1..10. */
+  option?: Maybe<FactoryOption>;
+  /** All set option slots, 1..10, in slot order; unset slots are left out. Ten requests: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. */
+  options?: Maybe<Array<FactoryOption>>;
+  /** The company's productions (recipes). Source: GET /factory/productions/{id}. Scopes: factory, factory.productions. Premium only. Without premium: FORBIDDEN with premium: true. */
+  productions?: Maybe<Array<Production>>;
+  /** The company's sell offers on the market. Source: GET /factory/marketoffers/sell/{id}. Scopes: factory, market. Not premium-only. */
+  sellOffers?: Maybe<Array<MarketOfferSell>>;
+  /** Company type (e.g. a shop type). Filled only with scope factory.details, else null. */
+  type?: Maybe<Scalars['String']['output']>;
+  /** Vehicles whose dealership (carShop) is this company; empty for other companies. Source: GET /factory/vehicles/{id}. Scopes: factory, factory.vehicles. Not premium-only. */
+  vehicles?: Maybe<Array<Vehicle>>;
+};
+
+
+/** A company (the upstream calls it factory) owned by the key's character. The scalar fields come from GET /factory/list/ (scope factory); every other field needs its own upstream request and is null when that request fails. */
+export type FactoryBuyLogArgs = {
+  limit?: Scalars['Int']['input'];
+  skip?: Scalars['Int']['input'];
+};
+
+
+/** A company (the upstream calls it factory) owned by the key's character. The scalar fields come from GET /factory/list/ (scope factory); every other field needs its own upstream request and is null when that request fails. */
+export type FactoryOptionArgs = {
+  slot: Scalars['Int']['input'];
+};
+
+/** A bank account of a company. Source: GET /factory/bankaccounts/{id} (premium only). */
+export type FactoryBankAccount = BankAccount & {
+  __typename?: 'FactoryBankAccount';
+  /** Current balance (currency unit not documented upstream). */
+  balance: Scalars['Float']['output'];
+  /** Opaque bank account identifier. */
+  id: Scalars['ID']['output'];
+  /** The owner's note on the account, or null. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** A page of the account's transactions. Source: GET /factory/transactions/{bankId}/{limit}/{skip}. Scopes: factory, factory.bankaccount. Premium only. Bounds: limit 1..25, skip 0..200. */
+  transactions?: Maybe<TransactionPage>;
+  /** The account's VBAN, always as a string (the upstream sometimes sends a number). */
+  vban: Scalars['String']['output'];
+};
+
+
+/** A bank account of a company. Source: GET /factory/bankaccounts/{id} (premium only). */
+export type FactoryBankAccountTransactionsArgs = {
+  limit?: Scalars['Int']['input'];
+  skip?: Scalars['Int']['input'];
+};
+
+/** One free-text option slot of a company (ten per company). Option data has no effect on the game; it is meant for external company websites. */
+export type FactoryOption = {
+  __typename?: 'FactoryOption';
+  /** Data, at most 2400 characters. */
+  data: Scalars['String']['output'];
+  /** When the slot was last written (the upstream field lastUpdated; records that say lastUpdate are read too). */
+  lastUpdated?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** Slot number, slot 1..10 (the upstream calls it option). */
+  slot: Scalars['Int']['output'];
+  /** Title, at most 64 characters. */
+  title: Scalars['String']['output'];
+};
+
+/** An available import auction. Source: GET /market/import (premium only). */
+export type ImportAuction = Auction & {
+  __typename?: 'ImportAuction';
+  /** When the auction ends (ISO 8601). */
+  auctionEnd: Scalars['DateTimeISO']['output'];
+  /** Current bid amount. */
+  bidAmount: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Opaque auction identifier. */
+  id: Scalars['ID']['output'];
+  /** Item auctioned. */
+  item: Scalars['String']['output'];
+};
+
+/** The contents of a company store or of all its machine stores. An empty store is returned as totalWeight 0 and no items (the upstream answers 404 "… is empty"). */
+export type Inventory = {
+  __typename?: 'Inventory';
+  /** The stored items. */
+  items: Array<InventoryItem>;
+  /** Total weight of the store's contents. */
+  totalWeight: Scalars['Float']['output'];
+};
+
+/** One kind of item in a company store or machine store. */
+export type InventoryItem = {
+  __typename?: 'InventoryItem';
+  /** How many units are stored. */
+  amount: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Item name. */
+  item: Scalars['String']['output'];
+  /** Weight of one unit (unit not documented upstream). */
+  singleWeight: Scalars['Float']['output'];
+  /** Weight of all units of this item. */
+  totalWeight: Scalars['Float']['output'];
+};
+
+/** A named quantity of an item: a production ingredient or a line of a buy log entry. */
+export type ItemAmount = {
+  __typename?: 'ItemAmount';
+  /** How many of the item (units are not documented upstream). */
+  amount: Scalars['Float']['output'];
+  /** Item name, as the game spells it. */
+  name: Scalars['String']['output'];
+};
+
+/** A buy offer of the company on the market. */
+export type MarketOfferBuy = {
+  __typename?: 'MarketOfferBuy';
+  /** Units still available. */
+  availableAmount: Scalars['Float']['output'];
+  /** When the offer was created (ISO 8601). */
+  createdAt: Scalars['DateTimeISO']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Item name. */
+  item: Scalars['String']['output'];
+  /** The item's list price. */
+  listPrice: Scalars['Float']['output'];
+  /** Price per unit. */
+  pricePerUnit: Scalars['Float']['output'];
+  /** Price of the whole offer. */
+  totalPrice: Scalars['Float']['output'];
+};
+
+/** A sell offer of the company on the market. */
+export type MarketOfferSell = {
+  __typename?: 'MarketOfferSell';
+  /** Units still available. */
+  availableAmount: Scalars['Float']['output'];
+  /** When the offer was created (ISO 8601). */
+  createdAt: Scalars['DateTimeISO']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Item name. */
+  item: Scalars['String']['output'];
+  /** Price per unit. */
+  pricePerUnit: Scalars['Float']['output'];
+  /** Price of the whole offer. */
+  totalPrice: Scalars['Float']['output'];
+};
+
+/** The one write of the StateV API: updating a company's free-text option slot. */
+export type Mutation = {
+  __typename?: 'Mutation';
+  /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400; checked before any upstream request. */
+  updateFactoryOption: UpdateFactoryOptionPayload;
+};
+
+
+/** The one write of the StateV API: updating a company's free-text option slot. */
+export type MutationUpdateFactoryOptionArgs = {
+  input: UpdateFactoryOptionInput;
+};
+
+/** An export auction of the character. Source: GET /market/my/auctions/export. */
+export type MyExportAuction = Auction & {
+  __typename?: 'MyExportAuction';
+  /** Units auctioned. */
+  amount: Scalars['Float']['output'];
+  /** When the auction ends (ISO 8601). */
+  auctionEnd: Scalars['DateTimeISO']['output'];
+  /** Current bid amount. */
+  bidAmount: Scalars['Float']['output'];
+  /** Duration of the auction (unit not documented upstream), or null. */
+  duration?: Maybe<Scalars['Float']['output']>;
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Opaque auction identifier. */
+  id: Scalars['ID']['output'];
+  /** Whether the character placed the last bid. */
+  isLastBidderMe: Scalars['Boolean']['output'];
+  /** Item auctioned. */
+  item: Scalars['String']['output'];
+  /** Weight of one unit. */
+  singleWeight: Scalars['Float']['output'];
+  /** Weight of all units. */
+  totalWeight: Scalars['Float']['output'];
+};
+
+/** An import auction of the character. Source: GET /market/my/auctions/import. */
+export type MyImportAuction = Auction & {
+  __typename?: 'MyImportAuction';
+  /** When the auction ends (ISO 8601). */
+  auctionEnd: Scalars['DateTimeISO']['output'];
+  /** Current bid amount. */
+  bidAmount: Scalars['Float']['output'];
+  /** Icon URL; a URL only with premium access, else null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Opaque auction identifier. */
+  id: Scalars['ID']['output'];
+  /** Whether the character placed the last bid. */
+  isLastBidderMe: Scalars['Boolean']['output'];
+  /** Item auctioned. */
+  item: Scalars['String']['output'];
+};
+
+/** A production (recipe) of the company: the item made and the items it needs. */
+export type Production = {
+  __typename?: 'Production';
+  /** Icon URL of the produced item, or null. */
+  icon?: Maybe<Scalars['String']['output']>;
+  /** Name of the produced item. */
+  itemName: Scalars['String']['output'];
+  /** The items one production run needs. */
+  neededItems: Array<ItemAmount>;
+};
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type Query = {
+  __typename?: 'Query';
+  /** One owned building, or null when the character does not own it. Read from the building list: Source: GET /building/list. Scopes: building. Not premium-only. */
+  building?: Maybe<Building>;
+  /** Buildings owned directly by the key's character. Source: GET /building/list. Scopes: building. Not premium-only. */
+  buildings?: Maybe<Array<Building>>;
+  /** Available export auctions for the character's company types. Source: GET /market/export. Scopes: market. Premium only. Without premium: FORBIDDEN with premium: true. */
+  exportAuctions?: Maybe<Array<ExportAuction>>;
+  /** Companies owned by the key's character (not those it is only employed at). Source: GET /factory/list/. Scopes: factory (optional: factory.details). Not premium-only. isOpen, type and address need factory.details. */
+  factories?: Maybe<Array<Factory>>;
+  /** One owned company, or null when the character does not own it. Read from the company list: Source: GET /factory/list/. Scopes: factory (optional: factory.details). Not premium-only. */
+  factory?: Maybe<Factory>;
+  /** Available import auctions for the character's company types. Source: GET /market/import. Scopes: market. Premium only. Without premium: FORBIDDEN with premium: true. */
+  importAuctions?: Maybe<Array<ImportAuction>>;
+  /** The character's export auctions, released for its company types. Source: GET /market/my/auctions/export. Scopes: factory, market. Not premium-only. */
+  myExportAuctions?: Maybe<Array<MyExportAuction>>;
+  /** The character's import auctions, released for its company types. Source: GET /market/my/auctions/import. Scopes: factory, market. Not premium-only. */
+  myImportAuctions?: Maybe<Array<MyImportAuction>>;
+};
+
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type QueryBuildingArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type QueryFactoryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+/** A room of a building. Source: GET /building/rooms/{id}. The upstream never names the tenant in a room; Room.tenant joins it from the tenant list. */
+export type Room = {
+  __typename?: 'Room';
+  /** The building the room belongs to, from the building list (shared with Query.buildings in one operation). Source: GET /building/list. Scopes: building. Not premium-only. */
+  building?: Maybe<Building>;
+  /** Room hash. */
+  hash: Scalars['String']['output'];
+  /** Opaque room identifier. */
+  id: Scalars['ID']['output'];
+  /** Interior description. */
+  interior: Scalars['String']['output'];
+  /** Capacities of the room's storage furniture. */
+  interiorDetails: RoomInteriorDetails;
+  /** Interior image URL; a URL only with premium access, else null. */
+  interiorImage?: Maybe<Scalars['String']['output']>;
+  /** Room name. */
+  name: Scalars['String']['output'];
+  /** Whether the room is rented. */
+  occupied: Scalars['Boolean']['output'];
+  /** Rent of the room. */
+  rent: Scalars['Float']['output'];
+  /** The room's tenant, joined from the building's tenant list by roomId; null when vacant (no request is made for a vacant room). Source: GET /building/tenants/{id}. Scopes: building, building.tenants (optional: building.tenants.activity). Premium only. */
+  tenant?: Maybe<Tenant>;
+};
+
+/** Capacities of a room's storage furniture. */
+export type RoomInteriorDetails = {
+  __typename?: 'RoomInteriorDetails';
+  /** Inventory capacity. */
+  inventoryCapacity: Scalars['Float']['output'];
+  /** Kitchen capacity. */
+  kitchenCapacity: Scalars['Float']['output'];
+  /** Wardrobe capacity. */
+  wardrobeCapacity: Scalars['Float']['output'];
+};
+
+/** A tenant of a building. Source: GET /building/tenants/{id} (premium only). */
+export type Tenant = {
+  __typename?: 'Tenant';
+  /** Last rent payment (ISO 8601). Only with scope building.tenants.activity, else null. */
+  lastPayDate?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. */
+  room?: Maybe<Room>;
+  /** Hash of the rented room. */
+  roomHash: Scalars['String']['output'];
+  /** Identifier of the rented room. */
+  roomId: Scalars['ID']['output'];
+  /** Name of the rented room. */
+  roomName: Scalars['String']['output'];
+  /** Name of the tenant. */
+  tenantName: Scalars['String']['output'];
+};
+
+/** One page of an account's transactions, as selected by limit and skip. */
+export type TransactionPage = {
+  __typename?: 'TransactionPage';
+  /** Number of transactions of the account in total (not only on this page). */
+  totalTransactions: Scalars['Int']['output'];
+  /** The transactions of this page (ordering as the upstream returns it). */
+  transactions: Array<BankTransaction>;
+};
+
+/** Input of updateFactoryOption. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. Bounds are checked before any upstream request. */
+export type UpdateFactoryOptionInput = {
+  /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
+  apiSecret?: InputMaybe<Scalars['String']['input']>;
+  /** Data, at most 2400 characters. */
+  data: Scalars['String']['input'];
+  /** The company (factoryId) whose slot is written; must be owned by the key's character. */
+  factoryId: Scalars['ID']['input'];
+  /** Slot number, 1 to 10. */
+  slot: Scalars['Int']['input'];
+  /** Title, at most 64 characters. */
+  title: Scalars['String']['input'];
+};
+
+/** Result of updateFactoryOption. */
+export type UpdateFactoryOptionPayload = {
+  __typename?: 'UpdateFactoryOptionPayload';
+  /** The upstream's message, e.g. 'option was updated' (plain text or a JSON string, without quotes). */
+  message: Scalars['String']['output'];
+  /** The slot as it reads after the update; fetched only when selected. Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. */
+  option?: Maybe<FactoryOption>;
+};
+
+/** A vehicle whose dealership (carShop) is the company. */
+export type Vehicle = {
+  __typename?: 'Vehicle';
+  /** Distance driven, in whole metres. */
+  distance: Scalars['Int']['output'];
+  /** Engine description. */
+  engine: Scalars['String']['output'];
+  /** Image URL; a URL only with premium access, else null. */
+  image?: Maybe<Scalars['String']['output']>;
+  /** Vehicle model name. */
+  name: Scalars['String']['output'];
+  /** Number plate. */
+  numberPlate: Scalars['String']['output'];
+};
+
+export type CompanyPageQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type CompanyPageQuery = { __typename?: 'Query', factory?: { __typename?: 'Factory', id: string, name: string, isOpen?: boolean | null, type?: string | null, inventory?: { __typename?: 'Inventory', totalWeight: number, items: Array<{ __typename?: 'InventoryItem', item: string, amount: number }> } | null, counter?: { __typename?: 'Counter', items: Array<{ __typename?: 'CounterItem', item: string, price: number, amount: number }> } | null, sellOffers?: Array<{ __typename?: 'MarketOfferSell', item: string, pricePerUnit: number, availableAmount: number }> | null, buyOffers?: Array<{ __typename?: 'MarketOfferBuy', item: string, pricePerUnit: number, listPrice: number }> | null, vehicles?: Array<{ __typename?: 'Vehicle', name: string, numberPlate: string, distance: number, engine: string }> | null } | null };
+
+
+export const CompanyPageDocument = {"__meta__":{"hash":"1553895f127a9108c0affed11a6a21d99b0a10f7089500d36cecf80a12005823"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CompanyPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"factory"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"isOpen"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"inventory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalWeight"}},{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"counter"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"sellOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"availableAmount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"buyOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"listPrice"}}]}},{"kind":"Field","name":{"kind":"Name","value":"vehicles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"numberPlate"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"engine"}}]}}]}}]}}]} as unknown as DocumentNode<CompanyPageQuery, CompanyPageQueryVariables>;

@@ -1,0 +1,194 @@
+/**
+ * The two web clients in a real browser (Debian's Chromium driven by playwright-core):
+ * (a) the GraphiQL playground loads and runs a nested query with a key typed into its
+ *     Headers editor, without a single request to any host but the gateway;
+ * (b) the example company site renders a company from ONE keyless POST by hash
+ *     (public-site mode).
+ * Screenshots go to test/artifacts/ (copied to docs/ for the README).
+ *
+ * Without /usr/bin/chromium the tests are skipped with a warning, or fail when CI or
+ * REQUIRE_BROWSER is set. No browser is ever downloaded.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { startHttpStack } from '../support/stack';
+import type { HttpStack } from '../support/stack';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '../artifacts');
+const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
+const VIEWPORT = { width: 1100, height: 700 };
+
+/** From the fixtures: character 1's 24/7 shop and two items of its counter (Wasser at 4.50). */
+const SHOP_NAME = 'Max 24/7 Vinewood';
+const COUNTER_ITEM = 'Sandwich';
+const COUNTER_PRICE = '4.50';
+
+const browserAvailable = existsSync(CHROMIUM);
+const browserRequired = Boolean(process.env.CI || process.env.REQUIRE_BROWSER);
+
+jest.setTimeout(60_000);
+
+if (!browserAvailable && browserRequired) {
+  it('needs Chromium', () => {
+    throw new Error(`${CHROMIUM} is missing, and CI/REQUIRE_BROWSER asks for the browser tests: install it with apt-get install -y chromium`);
+  });
+} else if (!browserAvailable) {
+  console.warn(`Browser tests skipped: ${CHROMIUM} is missing. Install Debian's Chromium with: apt-get install -y chromium`);
+}
+
+const describeWithBrowser = browserAvailable ? describe : describe.skip;
+
+/**
+ * Aborts every request to a host other than the gateway's and records it. Only http(s)
+ * and ws(s) requests count; browser-internal schemes (data:, blob:, chrome:, …) are not
+ * network requests to another host.
+ */
+async function confineToGateway(context: BrowserContext, gatewayUrl: string): Promise<string[]> {
+  const gatewayHost = new URL(gatewayUrl).host;
+  const foreign: string[] = [];
+  const isForeign = (url: string): boolean => {
+    const parsed = new URL(url);
+    return ['http:', 'https:', 'ws:', 'wss:'].includes(parsed.protocol) && parsed.host !== gatewayHost;
+  };
+  await context.route('**/*', async (route) => {
+    const url = route.request().url();
+    if (isForeign(url)) {
+      foreign.push(url);
+      await route.abort();
+      return;
+    }
+    await route.continue();
+  });
+  context.on('page', (page) => {
+    page.on('websocket', (socket) => {
+      if (isForeign(socket.url())) foreign.push(socket.url());
+    });
+  });
+  return foreign;
+}
+
+describeWithBrowser('in Chromium', () => {
+  let browser: Browser;
+  let context: BrowserContext | undefined;
+  let stack: HttpStack | undefined;
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    await stack?.close();
+    stack = undefined;
+  });
+
+  async function newPage(gatewayUrl: string): Promise<{ page: Page; foreign: string[] }> {
+    context = await browser.newContext({ viewport: VIEWPORT });
+    context.setDefaultTimeout(15_000);
+    const foreign = await confineToGateway(context, gatewayUrl);
+    return { page: await context.newPage(), foreign };
+  }
+
+  it('the playground runs a nested query with a key from its Headers editor, loading nothing from other hosts', async () => {
+    stack = await startHttpStack();
+    const { page, foreign } = await newPage(stack.gateway.url);
+
+    const query = '{\n  factories {\n    name\n    counter { items { item price } }\n  }\n}\n';
+    const response = await page.goto(`${stack.gateway.url}/graphql?query=${encodeURIComponent(query)}`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-type']).toMatch(/text\/html/);
+
+    // The Headers tab of the editor tools; its CodeMirror editor becomes the visible one.
+    await page.getByRole('button', { name: 'Headers' }).click();
+    const headersEditor = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror');
+    await headersEditor.click();
+    await page.keyboard.press('ControlOrMeta+A');
+    // insertText, not type(): CodeMirror would auto-close the typed braces and quotes.
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${DEMO_KEYS.premium.key}` }));
+
+    const answer = page.waitForResponse(
+      (r) => r.url().startsWith(stack?.endpoint ?? '-') && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('factories'),
+    );
+    await page.locator('.graphiql-execute-button').click();
+    const graphqlResponse = await answer;
+    expect(graphqlResponse.request().headers()['authorization']).toBe(`Bearer ${DEMO_KEYS.premium.key}`);
+    const body = (await graphqlResponse.json()) as { data?: { factories?: { name: string }[] }; errors?: unknown[] };
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.factories?.map((f) => f.name)).toContain(SHOP_NAME);
+
+    await page.locator('.graphiql-response', { hasText: COUNTER_ITEM }).waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), scale: 'css' });
+
+    // shouldPersistHeaders: the key is entered once; a new visit (same browser profile) has it.
+    await page.waitForFunction(`(localStorage.getItem('graphiql:headers') || '').includes(${JSON.stringify(DEMO_KEYS.premium.key)})`);
+    const again = await page.context().newPage();
+    await again.goto(`${stack.gateway.url}/graphql`);
+    await again.getByRole('button', { name: 'Headers' }).click();
+    await again.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)', { hasText: DEMO_KEYS.premium.key }).waitFor();
+
+    expect(foreign).toEqual([]);
+  });
+
+  it('the company site renders a company from one keyless POST by hash', async () => {
+    stack = await startHttpStack({
+      config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
+    });
+    const { page, foreign } = await newPage(stack.gateway.url);
+    const graphqlPosts: Request[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') graphqlPosts.push(request);
+    });
+    const pageErrors: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+
+    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && r.request().method() === 'POST');
+    await page.goto(`${stack.gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop}`);
+    await answer;
+
+    await page.locator('#company-name', { hasText: SHOP_NAME }).waitFor();
+    await page.locator('#counter td', { hasText: COUNTER_PRICE }).first().waitFor();
+    await page.locator('#counter td', { hasText: COUNTER_ITEM }).waitFor();
+    expect(await page.locator('#company-state').textContent()).toBe('Open');
+    expect(await page.locator('#message').isHidden()).toBe(true);
+
+    expect(graphqlPosts).toHaveLength(1);
+    const post = graphqlPosts[0];
+    const headers = await post?.allHeaders();
+    expect(headers?.['authorization']).toBeUndefined();
+    const sent = JSON.parse(post?.postData() ?? 'null') as { documentId?: string; query?: string; variables?: unknown };
+    expect(sent.query).toBeUndefined();
+    expect(sent.documentId).toMatch(/^[0-9a-f]{64}$/);
+    expect(sent.variables).toEqual({ id: FIXTURE_IDS.shop });
+    expect(stack.simulator.requests.map((r) => r.keyLabel).every((label) => label === 'premium')).toBe(true);
+
+    expect(pageErrors).toEqual([]);
+    expect(foreign).toEqual([]);
+    await page.screenshot({ path: join(ARTIFACTS, 'company-site.png'), scale: 'css', fullPage: true });
+  });
+
+  it('the company site shows a clear message for an unknown company', async () => {
+    stack = await startHttpStack({
+      config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
+    });
+    const { page } = await newPage(stack.gateway.url);
+    await page.goto(`${stack.gateway.url}/examples/company-site/?id=${'0'.repeat(24)}`);
+    await page.locator('#message.message--error').waitFor();
+    expect(await page.locator('#company-name').textContent()).toBe('Company unavailable');
+    expect(await page.locator('#company-state').isHidden()).toBe(true);
+    expect(await page.locator('section.card:visible').count()).toBe(0);
+    expect(await page.locator('#message').textContent()).toMatch(/no company with this id|could not be loaded/i);
+  });
+});
