@@ -32,6 +32,10 @@ export interface GatewayConfig {
   cacheEnabled: boolean;
   /** Memory bound of the cache, bytes of cached JSON (`CACHE_MAX_BYTES`, default 67108864 = 64 MiB). */
   cacheMaxBytes: number;
+  /** Per-key whole-response cache on or off (`RESPONSE_CACHE_ENABLED`, default true; needs `CACHE_ENABLED`). */
+  responseCacheEnabled: boolean;
+  /** Memory bound of the response cache, bytes (`RESPONSE_CACHE_MAX_BYTES`, default 33554432 = 32 MiB). */
+  responseCacheMaxBytes: number;
   /** Freshness per endpoint kind, seconds (`CACHE_TTL_<KIND>_SECONDS`). */
   cacheTtlSeconds: Record<CacheKind, number>;
   /** Oldest cached value served when the upstream fails or rate-limits, seconds (`STALE_MAX_AGE_SECONDS`, default 3600). */
@@ -98,6 +102,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   maxBodyBytes: 1_048_576,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
+  responseCacheEnabled: true,
+  responseCacheMaxBytes: 32 * 1024 * 1024,
   cacheTtlSeconds: Object.freeze({ lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 }),
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,
@@ -181,6 +187,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
     cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
     cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
+    responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),
+    responseCacheMaxBytes: intSetting(env, 'RESPONSE_CACHE_MAX_BYTES', DEFAULT_CONFIG.responseCacheMaxBytes, 1024),
     cacheTtlSeconds: Object.fromEntries(
       (Object.keys(TTL_SETTINGS) as CacheKind[]).map((kind) => [kind, intSetting(env, TTL_SETTINGS[kind], DEFAULT_CONFIG.cacheTtlSeconds[kind], 0)]),
     ) as Record<CacheKind, number>,

@@ -4,7 +4,11 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ApolloServer, HeaderMap } from '@apollo/server';
 import type { HTTPGraphQLRequest } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DestinationStream, Logger } from 'pino';
 import type { GatewayConfig } from './config';
 import { bearerToken, createContext } from './context';
@@ -106,10 +110,29 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
       costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, maxDepth: config.maxDepth, assumptions: config.costAssumptions }),
       boundsPlugin(),
       operationPlugin(metrics, logger),
+      // Cache hints only feed the response cache: no Cache-Control headers for browsers.
+      ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
   return { apollo, upstream, economy, metrics, logger, services: { economy, config } };
+}
+
+/**
+ * The per-key whole-operation response cache (`@apollo/server-plugin-response-cache`):
+ * sessions are hashed keys, entries live no longer than the freshest-expiring upstream
+ * answer they were built from, a key's writes invalidate all its entries (its
+ * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
+ */
+function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
+  return ApolloServerPluginResponseCache<GatewayContext>({
+    cache: new InMemoryLRUCache<string>({ maxSize: maxBytes }),
+    sessionId: async ({ contextValue }) => contextValue.session.keyId,
+    extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
+    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache,
+    shouldWriteToCache: async ({ contextValue }) => contextValue.session.accounting.stale === 0,
+  });
 }
 
 class BodyTooLarge extends Error {}

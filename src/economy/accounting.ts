@@ -44,11 +44,29 @@ export class OperationAccounting implements UpstreamAccounting {
   cacheHits = 0;
   coalesced = 0;
   stale = 0;
+  /** True when the whole response came from the per-key response cache (no resolver ran). */
+  responseCacheHit = false;
   /** Paths answered from stale data (filled by the stale-tracking plugin). */
   readonly staleFields: StaleField[] = [];
+  /**
+   * How long every upstream answer this operation used stays fresh, ms (the least of
+   * them); null when it used none. A whole-response cache must not keep the response longer.
+   */
+  freshForMs: number | null = null;
+
+  /** Records that an answer used by the operation stays fresh for `ms` more. */
+  noteFreshness(ms: number): void {
+    const value = Math.max(0, ms);
+    this.freshForMs = this.freshForMs === null ? value : Math.min(this.freshForMs, value);
+  }
 
   /** The numbers for `extensions.upstream`. */
   toJSON(): UpstreamAccounting {
-    return { requests: this.requests, cacheHits: this.cacheHits, coalesced: this.coalesced, stale: this.stale };
+    return {
+      requests: this.requests,
+      cacheHits: this.cacheHits,
+      coalesced: this.coalesced,
+      stale: this.stale,
+    };
   }
 }

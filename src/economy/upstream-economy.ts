@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
 import { buildPath, ENDPOINTS } from '../upstream/endpoints';
@@ -72,6 +73,7 @@ export class UpstreamEconomy {
   readonly cache: ResponseCache;
   readonly limiter: KeyLimiter;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
+  private readonly generations = new LRUCache<string, number>({ max: 100_000 });
   private readonly now: () => number;
   private readonly random: () => number;
 
@@ -102,9 +104,11 @@ export class UpstreamEconomy {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = `${caller.keyId}|${path}`;
+    const ttlMs = this.options.ttlSeconds[endpoint.cacheKind] * 1000;
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
-    if (cached && !caller.noCache && this.ageMs(cached) < this.options.ttlSeconds[endpoint.cacheKind] * 1000) {
+    if (cached && !caller.noCache && this.ageMs(cached) < ttlMs) {
       caller.accounting.cacheHits += 1;
+      caller.accounting.noteFreshness(ttlMs - this.ageMs(cached));
       this.events.cache?.('hit');
       return reply(cached, null);
     }
@@ -124,18 +128,30 @@ export class UpstreamEconomy {
       started.then(forget, forget);
     }
 
+    let entry: CacheEntry;
     try {
-      return reply(await flight, null);
+      entry = await flight;
     } catch (error) {
       const reason = staleReason(error);
       const fallback = this.options.cacheEnabled ? this.cache.get(key) : undefined;
       if (reason && fallback && this.ageMs(fallback) <= this.options.staleMaxAgeSeconds * 1000) {
         caller.accounting.stale += 1;
+        caller.accounting.noteFreshness(0);
         this.events.cache?.('stale');
         return reply(fallback, { endpoint: endpoint.route, ageSeconds: Math.floor(this.ageMs(fallback) / 1000), reason });
       }
       throw error;
     }
+    caller.accounting.noteFreshness(ttlMs - this.ageMs(entry));
+    return reply(entry, null);
+  }
+
+  /**
+   * A number that changes whenever a write of this key may have changed what its
+   * operations answer; whole-response caches put it in their keys.
+   */
+  generation(keyId: string): number {
+    return this.generations.get(keyId) ?? 0;
   }
 
   /**
@@ -159,6 +175,7 @@ export class UpstreamEconomy {
 
   private invalidateOptions(keyId: string, body: unknown): void {
     const factoryId = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
+    this.generations.set(keyId, this.generation(keyId) + 1);
     if (typeof factoryId !== 'string') return;
     for (let slot = 1; slot <= 10; slot += 1) {
       const key = `${keyId}|${buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot })}`;

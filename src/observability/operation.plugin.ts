@@ -9,7 +9,9 @@ type Outcome = 'success' | 'partial' | 'error' | 'rejected';
 /**
  * Apollo plugin that, for every operation:
  * - notes each field whose result was built from stale data (`extensions.stale`);
- * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale}`;
+ * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale}`, and
+ *   `extensions.responseCache = {hit: true, ageSeconds}` when the whole response came
+ *   from the per-key response cache;
  * - counts the operation in the metrics by outcome and latency;
  * - logs one line: operation name, duration, outcome, upstream accounting, error codes
  *   and the first characters of the hashed key (never the key or secret).
@@ -20,9 +22,20 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
       const started = performance.now();
       let executed = false;
       return {
-        async executionDidStart() {
+        async executionDidStart(requestContext) {
           executed = true;
           return {
+            async executionDidEnd() {
+              // A whole-response cache may keep this response only as long as every
+              // upstream answer it used stays fresh, only for this key, and never when
+              // stale data went into it.
+              const accounting = requestContext.contextValue.session.accounting;
+              const freshFor = accounting.stale > 0 ? 0 : accounting.freshForMs;
+              requestContext.overallCachePolicy.restrict({
+                scope: 'PRIVATE',
+                ...(freshFor !== null ? { maxAge: Math.floor(freshFor / 1000) } : {}),
+              });
+            },
             willResolveField({ info, contextValue }) {
               // Only object and list results can come from the upstream; leaves never do.
               if (isLeafType(getNamedType(info.returnType))) return undefined;
@@ -33,19 +46,21 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
             },
           };
         },
-        async willSendResponse({ response, contextValue, operationName, errors }) {
+        async willSendResponse({ response, contextValue, operationName, errors, metrics: requestMetrics }) {
           const accounting = contextValue.session.accounting;
+          accounting.responseCacheHit = requestMetrics.responseCacheHit === true;
           if (response.body.kind === 'single') {
             const result = response.body.singleResult;
             result.extensions = {
               ...result.extensions,
               upstream: accounting.toJSON(),
               ...(accounting.staleFields.length > 0 ? { stale: accounting.staleFields } : {}),
+              ...(accounting.responseCacheHit ? { responseCache: { hit: true, ageSeconds: Number(response.http.headers.get('age') ?? 0) } } : {}),
             };
           }
           const hasErrors = (errors?.length ?? 0) > 0;
           const hasData = response.body.kind === 'single' && response.body.singleResult.data != null;
-          const outcome: Outcome = !executed ? 'rejected' : !hasErrors ? 'success' : hasData ? 'partial' : 'error';
+          const outcome: Outcome = accounting.responseCacheHit ? 'success' : !executed ? 'rejected' : !hasErrors ? 'success' : hasData ? 'partial' : 'error';
           const durationMs = performance.now() - started;
           metrics.operation(outcome, durationMs);
           logger.info(

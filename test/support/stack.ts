@@ -54,12 +54,16 @@ function headerMap(options: ExecuteOptions): Map<string, string> {
   return headers;
 }
 
-/** Starts a simulator and an (unstarted-HTTP) Apollo server pointed at it. */
+/**
+ * Starts a simulator and an (unstarted-HTTP) Apollo server pointed at it. The
+ * whole-response cache is off unless `config.responseCacheEnabled` turns it on, so tests
+ * see the upstream cache and coalescing underneath it; its own tests turn it on.
+ */
 export async function startResolverStack(
   options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
 ): Promise<ResolverStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', ...options.config });
+  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
   const runtime = await createApollo(config, { logDestination: options.logDestination });
   const { apollo, upstream } = runtime;
   await apollo.start();
@@ -95,12 +99,12 @@ export interface HttpStack {
   close(): Promise<void>;
 }
 
-/** Starts a simulator and the whole gateway over HTTP. */
+/** Starts a simulator and the whole gateway over HTTP (response cache off unless `config` turns it on). */
 export async function startHttpStack(
   options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
 ): Promise<HttpStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', ...options.config });
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
   const gateway = await startGateway(config, { logDestination: options.logDestination });
   const endpoint = `${gateway.url}/graphql`;
   return {

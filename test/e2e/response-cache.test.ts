@@ -1,0 +1,82 @@
+import { print } from 'graphql';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
+import { startHttpStack } from '../support/stack';
+import type { HttpStack, Result } from '../support/stack';
+
+// The per-key whole-operation response cache (@apollo/server-plugin-response-cache), on top
+// of the upstream cache: a repeated operation runs no resolver at all.
+let stack: HttpStack;
+beforeAll(async () => {
+  stack = await startHttpStack({ config: { responseCacheEnabled: true } });
+});
+afterAll(async () => {
+  await stack.close();
+});
+beforeEach(() => {
+  stack.simulator.reset();
+});
+
+const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
+const responseCache = (body: Result<unknown>): unknown => body.extensions?.responseCache;
+const upstream = (body: Result<unknown>): unknown => body.extensions?.upstream;
+
+it('answers a repeated operation of the same key from the response cache, still reporting its upstream cost', async () => {
+  const key = 'sim-key-9001';
+  const first = await stack.post(page, { key });
+  expect(first.body.errors).toBeUndefined();
+  expect(responseCache(first.body)).toBeUndefined();
+  const sent = stack.simulator.requests.length;
+  expect(sent).toBeGreaterThan(0);
+
+  const second = await stack.post(page, { key });
+  expect(second.body.data).toEqual(first.body.data);
+  expect(responseCache(second.body)).toEqual({ hit: true, ageSeconds: expect.any(Number) as unknown });
+  expect(upstream(second.body)).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0 });
+  expect(stack.simulator.requests).toHaveLength(sent);
+});
+
+it('never answers one key from another key\'s cached response', async () => {
+  await stack.post(page, { key: 'sim-key-9002' });
+  const other = await stack.post(page, { key: 'sim-key-9003' });
+  expect(responseCache(other.body)).toBeUndefined();
+  // The other character does not own the shop: its own answer, not the cached one.
+  const foreign = await stack.post(page, { key: DEMO_KEYS.other.key });
+  expect(responseCache(foreign.body)).toBeUndefined();
+  expect(foreign.body.data).toEqual({ factory: null });
+});
+
+it('is bypassed by Cache-Control: no-cache', async () => {
+  const key = 'sim-key-9004';
+  await stack.post(page, { key });
+  const before = stack.simulator.requests.length;
+  const fresh = await stack.post(page, { key, headers: { 'cache-control': 'no-cache' } });
+  expect(responseCache(fresh.body)).toBeUndefined();
+  expect(stack.simulator.requests.length).toBeGreaterThan(before);
+});
+
+it('is invalidated for the key by its successful updateFactoryOption', async () => {
+  const key = DEMO_KEYS.premium.key;
+  const options = { query: print(FactoryOptionsDocument), variables: { id: FIXTURE_IDS.shop, slot: 3 } };
+  const before = await stack.post(options, { key });
+  expect(before.body.data).toMatchObject({ factory: { option: null } });
+  expect(responseCache((await stack.post(options, { key })).body)).toMatchObject({ hit: true });
+
+  const write = await stack.post(
+    { query: print(UpdateFactoryOptionMessageOnlyDocument), variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neu', data: 'frisch' } } },
+    { key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
+  );
+  expect(write.body.errors).toBeUndefined();
+
+  const after = await stack.post(options, { key });
+  expect(responseCache(after.body)).toBeUndefined();
+  expect(after.body.data).toMatchObject({ factory: { option: { slot: 3, title: 'Neu', data: 'frisch' } } });
+});
+
+it('does not store responses with errors', async () => {
+  const counter = { query: '{ factories { id counter { totalWeight } } }' };
+  const first = await stack.post(counter, { key: DEMO_KEYS.basic.key }); // no factory.counter scope
+  expect(first.body.errors?.length).toBeGreaterThan(0);
+  const second = await stack.post(counter, { key: DEMO_KEYS.basic.key });
+  expect(responseCache(second.body)).toBeUndefined();
+});
