@@ -2,8 +2,7 @@ import { createServer } from 'node:http';
 import { join } from 'node:path';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ApolloServer, HeaderMap } from '@apollo/server';
-import type { HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -28,6 +27,7 @@ import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './web/
 import { PublicSite } from './web/public-site';
 import type { GraphQLRequestInput, ServerCredentials } from './web/public-site';
 import { sendStaticFile } from './web/static-files';
+import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendJson } from './web/apollo-http';
 import type { Dispatcher } from 'undici';
 
 /** The gateway's process-wide parts, created once and shared by every operation. */
@@ -135,27 +135,6 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
   });
 }
 
-class BodyTooLarge extends Error {}
-
-
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw new BodyTooLarge();
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
 async function handleGraphQL(
   req: IncomingMessage,
   res: ServerResponse,
@@ -164,27 +143,14 @@ async function handleGraphQL(
   config: GatewayConfig,
   publicSite: PublicSite,
 ): Promise<void> {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  let body: unknown = undefined;
-  if (req.method === 'POST') {
-    const text = await readBody(req, config.maxBodyBytes);
-    const contentType = headers.get('content-type') ?? '';
-    if (/application\/(graphql-response\+)?json/i.test(contentType) && text !== '') {
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
-        return;
-      }
-    } else {
-      body = text;
-    }
+  const request = await readGraphQLRequest(req, config.maxBodyBytes);
+  if (request === 'invalid-json') {
+    sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+    return;
   }
   // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.
   const params = new URLSearchParams(url.search);
+  const body = request.body;
   const input: GraphQLRequestInput | null =
     req.method === 'POST'
       ? body && typeof body === 'object' && !Array.isArray(body)
@@ -193,32 +159,19 @@ async function handleGraphQL(
       : { kind: 'get', params };
   let credentials: ServerCredentials | null = null;
   if (input) {
-    const decision = publicSite.decide(input, bearerToken(headers.get('authorization')) !== null);
+    const decision = publicSite.decide(input, bearerToken(request.headers.get('authorization')) !== null);
     if (decision.kind === 'refuse') {
       sendJson(res, 400, { errors: [{ message: decision.message, extensions: { code: decision.code } }] });
       return;
     }
     credentials = decision.credentials;
   }
-  const httpGraphQLRequest: HTTPGraphQLRequest = {
-    method: req.method ?? 'GET',
-    headers,
-    search: input?.kind === 'get' ? `?${params.toString()}` : url.search,
+  await executeOnApollo(runtime.apollo, req, res, {
+    headers: request.headers,
     body,
-  };
-  const response = await runtime.apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest,
+    search: input?.kind === 'get' ? `?${params.toString()}` : url.search,
     context: async () => createContext(runtime.services, req.headers, credentials),
   });
-  const outHeaders: Record<string, string> = {};
-  for (const [name, value] of response.headers) outHeaders[name] = value;
-  res.writeHead(response.status ?? 200, outHeaders);
-  if (response.body.kind === 'complete') {
-    res.end(response.body.string);
-    return;
-  }
-  for await (const chunk of response.body.asyncIterator) res.write(chunk);
-  res.end();
 }
 
 /**
@@ -282,7 +235,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
         res.destroy();
         return;
       }
-      if (error instanceof BodyTooLarge) {
+      if (error instanceof BodyTooLargeError) {
         // The rest of the upload is not read: close the connection after answering.
         res.setHeader('connection', 'close');
         sendJson(res, 413, { errors: [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } }] });
