@@ -75,6 +75,12 @@ export interface GatewayConfig {
   serveExamples: boolean;
   /** Port of the built-in simulator started by `npm run demo` (`SIMULATOR_PORT`, default 4010). */
   simulatorPort: number;
+  /** Redis shared by replicas for cache, cooldowns, budget and locks (`REDIS_URL`, default none: process memory only). */
+  redisUrl: string | null;
+  /** Longest wait for one Redis command before the gateway goes on without it, ms (`REDIS_TIMEOUT_MS`, default 100). */
+  redisTimeoutMs: number;
+  /** Prefix of every Redis key (`REDIS_PREFIX`, default `statev:`). */
+  redisPrefix: string;
 }
 
 /** List sizes assumed by the cost estimate, per parent. */
@@ -123,6 +129,9 @@ export const DEFAULT_CONFIG = Object.freeze({
   trustedDocumentsPath: null,
   serveExamples: false,
   simulatorPort: 4010,
+  redisUrl: null,
+  redisTimeoutMs: 100,
+  redisPrefix: 'statev:',
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -215,6 +224,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     trustedDocumentsPath: env.TRUSTED_DOCUMENTS?.trim() || null,
     serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
     simulatorPort: intSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort, 0),
+    redisUrl: env.REDIS_URL?.trim() || null,
+    redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
+    redisPrefix: env.REDIS_PREFIX?.trim() || DEFAULT_CONFIG.redisPrefix,
   };
   return { ...config, ...overrides };
 }

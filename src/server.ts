@@ -12,6 +12,7 @@ import type { DestinationStream, Logger } from 'pino';
 import type { GatewayConfig } from './config';
 import { bearerToken, createContext } from './context';
 import type { GatewayContext, GatewayServices } from './context';
+import { RedisSharedState } from './economy/redis-state';
 import { UpstreamEconomy } from './economy/upstream-economy';
 import { costPlugin } from './graph/cost.plugin';
 import { createLogger } from './observability/logger';
@@ -42,6 +43,8 @@ export interface GatewayRuntime {
   readonly metrics: GatewayMetrics;
   /** Structured logger. */
   readonly logger: Logger;
+  /** Redis shared by replicas, when `REDIS_URL` is set. */
+  readonly shared: RedisSharedState | undefined;
   /** What {@link createContext} needs. */
   readonly services: GatewayServices;
 }
@@ -82,6 +85,17 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
+  const shared = config.redisUrl
+    ? new RedisSharedState({
+        url: config.redisUrl,
+        commandTimeoutMs: config.redisTimeoutMs,
+        ratePerMinute: config.upstreamRatePerMinute,
+        prefix: config.redisPrefix,
+        logger,
+        onError: () => metrics.redisErrors.inc(),
+        onState: (up) => metrics.redisUp.set(up ? 1 : 0),
+      })
+    : undefined;
   const economy = new UpstreamEconomy(
     upstream,
     {
@@ -97,6 +111,8 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
       queueTimeoutMs: config.upstreamQueueTimeoutMs,
       now: options.now,
       random: options.random,
+      shared,
+      sharedLockMs: config.upstreamTimeoutMs + 1000,
     },
     metrics.economyEvents(),
   );
@@ -116,7 +132,7 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, services: { economy, config } };
+  return { apollo, upstream, economy, metrics, logger, shared, services: { economy, config } };
 }
 
 /**
@@ -266,6 +282,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       });
       await apollo.stop();
       await upstream.close();
+      await runtime.shared?.close();
     },
   };
 }

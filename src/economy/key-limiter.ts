@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { SharedState } from './shared-state';
 
 /** Settings of {@link KeyLimiter}; all times in ms unless named otherwise. */
 export interface KeyLimiterOptions {
@@ -12,6 +13,8 @@ export interface KeyLimiterOptions {
   queueTimeoutMs: number;
   /** Clock (tests use fake timers, which drive `Date.now`). */
   now?: () => number;
+  /** State shared with other replicas (cooldowns and budget), when there is any. */
+  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'consumeBudget'>;
 }
 
 /** Why a request may not go upstream now, and for how long. */
@@ -72,10 +75,11 @@ export class KeyLimiter {
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
-  /** Records an upstream 429: nothing more is sent for the key for `seconds`. */
+  /** Records an upstream 429: nothing more is sent for the key for `seconds`, by any replica. */
   coolDown(id: string, seconds: number): void {
     const state = this.state(id);
     state.cooldownUntil = Math.max(state.cooldownUntil, this.now() + seconds * 1000);
+    void this.options.shared?.setCooldown(id, state.cooldownUntil);
   }
 
   /**
@@ -87,8 +91,12 @@ export class KeyLimiter {
   async acquire(id: string): Promise<() => void> {
     const state = this.state(id);
     const deadline = this.now() + this.options.queueTimeoutMs;
+    const shared = this.options.shared;
+    if (shared) state.cooldownUntil = Math.max(state.cooldownUntil, await shared.cooldownUntil(id));
     this.checkCooldown(state);
-    if (this.options.ratePerMinute > 0) await this.takeToken(state);
+    if (this.options.ratePerMinute > 0) {
+      if (!(shared && (await this.takeSharedBudget(shared, id, deadline)))) await this.takeToken(state);
+    }
     if (state.active >= this.options.concurrency) await this.waitForSlot(state, deadline);
     this.checkCooldown(state);
     state.active += 1;
@@ -104,6 +112,22 @@ export class KeyLimiter {
   private checkCooldown(state: KeyState): void {
     const left = state.cooldownUntil - this.now();
     if (left > 0) throw new LimitExceeded(Math.ceil(left / 1000), 'cooldown');
+  }
+
+  /**
+   * Takes one request from the budget all replicas share, waiting for it within the
+   * deadline. False when the shared store is unavailable (the local bucket decides).
+   *
+   * @throws LimitExceeded when no request is free before the deadline.
+   */
+  private async takeSharedBudget(shared: NonNullable<KeyLimiterOptions['shared']>, id: string, deadline: number): Promise<boolean> {
+    for (;;) {
+      const waitMs = await shared.consumeBudget(id);
+      if (waitMs === null) return false;
+      if (waitMs === 0) return true;
+      if (this.now() + waitMs > deadline) throw new LimitExceeded(Math.max(1, Math.ceil(waitMs / 1000)), 'budget');
+      await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+    }
   }
 
   private async takeToken(state: KeyState): Promise<void> {

@@ -7,6 +7,7 @@ import type { OperationAccounting, StaleInfo, StaleReason } from './accounting';
 import { KeyLimiter, LimitExceeded } from './key-limiter';
 import { ResponseCache } from './response-cache';
 import type { CacheEntry } from './response-cache';
+import type { SharedState } from './shared-state';
 
 /** Settings of {@link UpstreamEconomy}. */
 export interface EconomyOptions {
@@ -30,6 +31,10 @@ export interface EconomyOptions {
   /** Clock and randomness, replaceable in tests. */
   now?: () => number;
   random?: () => number;
+  /** State shared with other replicas (Redis), if any. */
+  shared?: SharedState;
+  /** How long one replica may hold the cross-replica fetch lock of a request, ms. */
+  sharedLockMs?: number;
 }
 
 /** Things the economy tells metrics about. */
@@ -76,6 +81,7 @@ export class UpstreamEconomy {
   private readonly generations = new LRUCache<string, number>({ max: 100_000 });
   private readonly now: () => number;
   private readonly random: () => number;
+  private readonly shared: SharedState | undefined;
 
   constructor(
     private readonly client: UpstreamClient,
@@ -91,7 +97,10 @@ export class UpstreamEconomy {
       concurrency: options.concurrencyPerKey,
       queueTimeoutMs: options.queueTimeoutMs,
       now: this.now,
+      shared: options.shared,
     });
+    this.shared = options.shared;
+    this.shared?.onInvalidation((keyId, factoryId) => this.invalidateLocally(keyId, factoryId));
   }
 
   /**
@@ -112,14 +121,13 @@ export class UpstreamEconomy {
       this.events.cache?.('hit');
       return reply(cached, null);
     }
-    this.events.cache?.('miss');
 
     let flight = this.inflight.get(key);
     if (flight) {
       caller.accounting.coalesced += 1;
       this.events.coalesced?.();
     } else {
-      flight = this.fetch(caller, endpoint, path, key);
+      flight = this.load(caller, endpoint, path, key);
       this.inflight.set(key, flight);
       const started = flight;
       const forget = (): void => {
@@ -133,7 +141,7 @@ export class UpstreamEconomy {
       entry = await flight;
     } catch (error) {
       const reason = staleReason(error);
-      const fallback = this.options.cacheEnabled ? this.cache.get(key) : undefined;
+      const fallback = this.options.cacheEnabled ? (this.cache.get(key) ?? (reason ? await this.shared?.getEntry(key) : undefined)) : undefined;
       if (reason && fallback && this.ageMs(fallback) <= this.options.staleMaxAgeSeconds * 1000) {
         caller.accounting.stale += 1;
         caller.accounting.noteFreshness(0);
@@ -163,7 +171,7 @@ export class UpstreamEconomy {
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, body });
-      if (endpoint === ENDPOINTS.factoryOptionUpdate) this.invalidateOptions(caller.keyId, body);
+      if (endpoint === ENDPOINTS.factoryOptionUpdate) await this.invalidateOptions(caller.keyId, body);
       return response.body;
     } catch (error) {
       this.noteRateLimit(caller.keyId, error);
@@ -173,12 +181,22 @@ export class UpstreamEconomy {
     }
   }
 
-  private invalidateOptions(keyId: string, body: unknown): void {
-    const factoryId = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
+  /** After a successful option write: forget that company's option reads here, in Redis, and on every replica. */
+  private async invalidateOptions(keyId: string, body: unknown): Promise<void> {
+    const value = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
+    const factoryId = typeof value === 'string' ? value : null;
+    // Locally first: the same operation may read the slot back right away.
+    this.invalidateLocally(keyId, factoryId);
+    if (this.shared) {
+      await this.shared.deleteEntries(factoryId ? optionKeys(keyId, factoryId) : []);
+      await this.shared.publishInvalidation(keyId, factoryId);
+    }
+  }
+
+  private invalidateLocally(keyId: string, factoryId: string | null): void {
     this.generations.set(keyId, this.generation(keyId) + 1);
-    if (typeof factoryId !== 'string') return;
-    for (let slot = 1; slot <= 10; slot += 1) {
-      const key = `${keyId}|${buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot })}`;
+    if (!factoryId) return;
+    for (const key of optionKeys(keyId, factoryId)) {
       this.cache.delete(key);
       this.inflight.delete(key);
     }
@@ -210,8 +228,55 @@ export class UpstreamEconomy {
     }
   }
 
+  /**
+   * What a cache miss does: with shared state, first the shared cache, then the
+   * cross-replica lock (one replica fetches, the others wait for its answer in the
+   * shared cache), else straight to the upstream.
+   */
+  private async load(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
+    const shared = this.shared;
+    if (!shared || !this.options.cacheEnabled) return this.fetch(caller, endpoint, path, key);
+    const ttlMs = this.options.ttlSeconds[endpoint.cacheKind] * 1000;
+    const startedAt = this.now();
+    const usable = (entry: CacheEntry | undefined): entry is CacheEntry =>
+      entry !== undefined && this.ageMs(entry) < ttlMs && (!caller.noCache || entry.storedAt >= startedAt);
+
+    const remote = await shared.getEntry(key);
+    if (usable(remote)) return this.adopt(caller, endpoint, key, remote);
+
+    const lockMs = this.options.sharedLockMs ?? 10_000;
+    const deadline = startedAt + lockMs;
+    while (!(await shared.tryLock(key, lockMs))) {
+      // Another replica is fetching this request: wait for its answer in the shared cache.
+      if (this.now() >= deadline) break;
+      await new Promise<void>((resolve) => setTimeout(resolve, 25));
+      const fetched = await shared.getEntry(key);
+      if (usable(fetched)) {
+        caller.accounting.coalesced += 1;
+        this.events.coalesced?.();
+        return this.adopt(caller, endpoint, key, fetched, false);
+      }
+    }
+    try {
+      return await this.fetch(caller, endpoint, path, key);
+    } finally {
+      await shared.unlock(key);
+    }
+  }
+
+  /** Takes an answer from the shared cache into the process cache. */
+  private adopt(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry, countHit = true): CacheEntry {
+    if (countHit) {
+      caller.accounting.cacheHits += 1;
+      this.events.cache?.('hit');
+    }
+    this.cache.set(key, entry, Math.max(this.options.ttlSeconds[endpoint.cacheKind], this.options.staleMaxAgeSeconds) * 1000 - this.ageMs(entry));
+    return entry;
+  }
+
   /** Sends the GET (with at most one retry) and stores what is worth storing. */
   private async fetch(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
+    this.events.cache?.('miss');
     for (let attempt = 0; ; attempt += 1) {
       const release = await this.acquire(caller, endpoint);
       let entry: CacheEntry;
@@ -238,14 +303,36 @@ export class UpstreamEconomy {
       if (this.options.cacheEnabled) {
         const lifetime = Math.max(this.options.ttlSeconds[endpoint.cacheKind], this.options.staleMaxAgeSeconds) * 1000;
         this.cache.set(key, entry, lifetime);
+        await this.shared?.setEntry(key, entry, lifetime);
       }
       return entry;
     }
   }
 }
 
+/** Cache keys of every option slot of one company for one key. */
+function optionKeys(keyId: string, factoryId: string): string[] {
+  return Array.from({ length: 10 }, (_, i) => `${keyId}|${buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })}`);
+}
+
+/**
+ * A cached upstream error (e.g. 404 "Counter is empty") served as a stale value: the
+ * same error, plus how stale it is, so a mapper that turns it into a result (an empty
+ * counter) can report that result in `extensions.stale`.
+ */
+export class StaleUpstreamError extends UpstreamError {
+  constructor(
+    original: UpstreamError,
+    /** Which endpoint, how old, why. */
+    readonly stale: StaleInfo,
+  ) {
+    const { code: _code, upstream: _upstream, ...extra } = original.extensions;
+    super(original.code, original.endpoint, original.upstream, extra);
+  }
+}
+
 function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {
-  if (entry.kind === 'error') throw entry.error;
+  if (entry.kind === 'error') throw stale ? new StaleUpstreamError(entry.error, stale) : entry.error;
   return { body: entry.body, stale };
 }
 

@@ -16,6 +16,10 @@ export class GatewayMetrics {
   private readonly rateLimitedTotal: Counter<'source'>;
   private readonly operations: Counter<'outcome'>;
   private readonly operationLatency: Histogram<'outcome'>;
+  /** Failed Redis operations and connection errors. */
+  readonly redisErrors: Counter;
+  /** 1 while Redis answers, 0 while the gateway runs without it. */
+  readonly redisUp: Gauge;
   /** Entries and bytes of the response cache, read at scrape time. */
   readonly cacheEntries: Gauge;
   readonly cacheBytes: Gauge;
@@ -66,6 +70,12 @@ export class GatewayMetrics {
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers,
     });
+    this.redisErrors = new Counter({
+      name: 'statev_redis_errors_total',
+      help: 'Redis failures (connection errors, timed-out commands); the gateway goes on from process memory.',
+      registers,
+    });
+    this.redisUp = new Gauge({ name: 'statev_redis_up', help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).', registers });
     this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the response cache.', registers });
     this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the response cache.', registers });
   }

@@ -118,6 +118,9 @@ export class UpstreamClient {
       accept: 'application/json',
       'user-agent': USER_AGENT,
     };
+    // What must never be echoed back to a client: the key, and a secret sent in the body.
+    const bodySecret = call.body && typeof call.body === 'object' ? (call.body as { apiSecret?: unknown }).apiSecret : undefined;
+    const secrets = typeof bodySecret === 'string' ? [apiKey, bodySecret] : [apiKey];
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);
@@ -153,7 +156,7 @@ export class UpstreamClient {
       // Always consume the body, also on errors, so the connection returns to the pool.
       text = await response.body.text();
     } catch (error) {
-      const failure = transportFailure(endpoint, error, apiKey);
+      const failure = transportFailure(endpoint, error, secrets);
       finish(null, failure.code);
       throw failure;
     }
@@ -173,7 +176,7 @@ export class UpstreamClient {
       finish(statusCode, failure.code);
       throw failure;
     }
-    const failure = statusFailure(endpoint, statusCode, parsed.ok ? parsed.value : text, responseHeaders, apiKey);
+    const failure = statusFailure(endpoint, statusCode, parsed.ok ? parsed.value : text, responseHeaders, secrets);
     finish(statusCode, failure.code);
     throw failure;
   }
@@ -196,17 +199,19 @@ function parseBody(text: string, contentType: string): Parsed {
   }
 }
 
-/** Removes the key from anything the upstream echoes back, so it never reaches a client. */
-function redact(message: string, apiKey: string): string {
-  return apiKey.length >= 4 ? message.split(apiKey).join('[redacted]') : message;
+/** Removes the key and secret from anything the upstream echoes back, so they never reach a client. */
+function redact(message: string, secrets: readonly string[]): string {
+  let text = message;
+  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join('[redacted]');
+  return text;
 }
 
 /** {@link redact} applied to a text body or to the strings of a JSON error body. */
-function redactDeep(body: unknown, apiKey: string): unknown {
-  if (typeof body === 'string') return redact(body, apiKey);
-  if (Array.isArray(body)) return body.map((element: unknown) => redactDeep(element, apiKey));
+function redactDeep(body: unknown, secrets: readonly string[]): unknown {
+  if (typeof body === 'string') return redact(body, secrets);
+  if (Array.isArray(body)) return body.map((element: unknown) => redactDeep(element, secrets));
   if (body && typeof body === 'object') {
-    return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([name, value]) => [name, redactDeep(value, apiKey)]));
+    return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([name, value]) => [name, redactDeep(value, secrets)]));
   }
   return body;
 }
@@ -248,13 +253,13 @@ function statusFailure(
   status: number,
   body: unknown,
   headers: Record<string, string | string[] | undefined>,
-  apiKey: string,
+  secrets: readonly string[],
 ): UpstreamError {
   const upstream: UpstreamErrorInfo = {
     status,
     endpoint: endpoint.route,
     // Redact before upstreamMessage shortens the text, so no part of a key survives the cut.
-    message: upstreamMessage(redactDeep(body, apiKey)) || `HTTP ${status}`,
+    message: upstreamMessage(redactDeep(body, secrets)) || `HTTP ${status}`,
   };
   const scopes = { requiredScopes: [...endpoint.scopes] };
   if (status === 400) return new UpstreamError('UPSTREAM_BAD_REQUEST', endpoint, upstream, scopes);
@@ -271,9 +276,9 @@ function statusFailure(
   return new UpstreamError('UPSTREAM_ERROR', endpoint, upstream);
 }
 
-function transportFailure(endpoint: Endpoint, error: unknown, apiKey: string): UpstreamError {
+function transportFailure(endpoint: Endpoint, error: unknown, secrets: readonly string[]): UpstreamError {
   const code = errorCode(error);
-  const detail = error instanceof Error ? redact(error.message, apiKey) : 'request failed';
+  const detail = error instanceof Error ? redact(error.message, secrets) : 'request failed';
   const upstream: UpstreamErrorInfo = { status: null, endpoint: endpoint.route, message: code ? `${code}: ${detail}` : detail };
   return new UpstreamError(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, upstream);
 }

@@ -83,6 +83,7 @@ export async function startResolverStack(
     async close() {
       await apollo.stop();
       await upstream.close();
+      await runtime.shared?.close();
       await simulator.close();
     },
   };

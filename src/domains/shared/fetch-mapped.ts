@@ -1,5 +1,6 @@
 import type { Endpoint, PathParams } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../upstream/session';
+import { StaleUpstreamError } from '../../economy/upstream-economy';
 import type { UpstreamReply } from '../../economy/upstream-economy';
 import { mapResponse } from './narrow';
 
@@ -24,7 +25,7 @@ export async function fetchMapped<T>(
     reply = await session.get(endpoint, params);
   } catch (error) {
     const recovered = recover?.(error);
-    if (recovered !== undefined) return recovered;
+    if (recovered !== undefined) return session.markStale(recovered, error instanceof StaleUpstreamError ? error.stale : null);
     throw error;
   }
   return session.markStale(mapResponse(endpoint, reply.body, map), reply.stale);

@@ -1,0 +1,267 @@
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { UpstreamError } from '../errors/gateway-error';
+import type { UpstreamErrorCode, UpstreamErrorInfo } from '../errors/gateway-error';
+import { ENDPOINTS } from '../upstream/endpoints';
+import type { Endpoint } from '../upstream/endpoints';
+import type { CacheEntry } from './response-cache';
+import type { SharedState } from './shared-state';
+
+/** Settings of {@link RedisSharedState}. */
+export interface RedisStateOptions {
+  /** `REDIS_URL`, e.g. `redis://127.0.0.1:6379/0`. */
+  url: string;
+  /** Longest wait for one Redis command before it counts as failed, ms (`REDIS_TIMEOUT_MS`). */
+  commandTimeoutMs: number;
+  /** Per-key budget per minute (0 = off) shared by all replicas. */
+  ratePerMinute: number;
+  /** Prefix of every Redis key (`REDIS_PREFIX`). */
+  prefix: string;
+  /** Logs one line per Redis incident and one when it is back. */
+  logger: Logger;
+  /** Counts failed Redis operations (metrics). */
+  onError?: () => void;
+  /** Reports the connection state (metrics). */
+  onState?: (up: boolean) => void;
+}
+
+const ROUTES = new Map<string, Endpoint>(Object.values(ENDPOINTS).map((endpoint) => [endpoint.route, endpoint]));
+
+interface StoredError {
+  kind: 'error';
+  route: string;
+  code: UpstreamErrorCode;
+  upstream: UpstreamErrorInfo;
+  extensions: Record<string, unknown>;
+  storedAt: number;
+  bytes: number;
+}
+
+function serialize(entry: CacheEntry): string {
+  if (entry.kind === 'body') return JSON.stringify(entry);
+  const { code: _code, upstream: _upstream, ...extensions } = entry.error.extensions;
+  const stored: StoredError = {
+    kind: 'error',
+    route: entry.error.endpoint.route,
+    code: entry.error.code,
+    upstream: entry.error.upstream,
+    extensions,
+    storedAt: entry.storedAt,
+    bytes: entry.bytes,
+  };
+  return JSON.stringify(stored);
+}
+
+function deserialize(text: string): CacheEntry | undefined {
+  const value: unknown = JSON.parse(text);
+  if (!value || typeof value !== 'object') return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.kind === 'body' && typeof record.storedAt === 'number' && typeof record.bytes === 'number') {
+    return { kind: 'body', body: record.body, storedAt: record.storedAt, bytes: record.bytes };
+  }
+  if (record.kind === 'error') {
+    const stored = record as unknown as StoredError;
+    const endpoint = ROUTES.get(stored.route);
+    if (!endpoint) return undefined;
+    return { kind: 'error', error: new UpstreamError(stored.code, endpoint, stored.upstream, stored.extensions), storedAt: stored.storedAt, bytes: stored.bytes };
+  }
+  return undefined;
+}
+
+/**
+ * {@link SharedState} in Redis through `ioredis`, with `rate-limiter-flexible` for the
+ * shared budget. Commands never queue while Redis is away (`enableOfflineQueue: false`)
+ * and time out after `commandTimeoutMs`, so a dead or slow Redis costs each operation
+ * at most that long once, then nothing until it is back; ioredis reconnects by itself.
+ * Every Redis key starts with the prefix and holds only hashed API keys; every value
+ * carries its TTL in Redis.
+ */
+export class RedisSharedState implements SharedState {
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly budget: RateLimiterRedis | null;
+  private readonly channel: string;
+  private up = false;
+  private incidentOpen = false;
+  private probe: NodeJS.Timeout | undefined;
+  private handlers: Array<(keyId: string, factoryId: string | null) => void> = [];
+
+  constructor(private readonly options: RedisStateOptions) {
+    const common = {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: options.commandTimeoutMs,
+      connectTimeout: Math.max(1000, options.commandTimeoutMs * 10),
+      retryStrategy: (times: number) => Math.min(100 * times, 2000),
+      lazyConnect: false,
+    };
+    this.redis = new Redis(options.url, common);
+    this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, commandTimeout: undefined });
+    this.channel = `${options.prefix}invalidate`;
+    this.redis.on('ready', () => this.markUp());
+    this.redis.on('error', (error: Error) => this.markDown(error));
+    this.redis.on('end', () => this.markDown(new Error('connection closed')));
+    this.subscriber.on('error', () => undefined); // reported through the main connection
+    this.subscriber.on('ready', () => {
+      this.subscriber.subscribe(this.channel).catch(() => undefined);
+    });
+    this.subscriber.on('message', (_channel: string, message: string) => this.dispatch(message));
+    this.budget =
+      options.ratePerMinute > 0
+        ? new RateLimiterRedis({
+            storeClient: this.redis,
+            keyPrefix: `${options.prefix}budget`,
+            points: options.ratePerMinute,
+            duration: 60,
+            rejectIfRedisNotReady: true,
+            insuranceLimiter: new RateLimiterMemory({ points: options.ratePerMinute, duration: 60 }),
+          })
+        : null;
+  }
+
+  private waiters: Array<() => void> = [];
+
+  /** Whether the last Redis command or connection event succeeded. */
+  get healthy(): boolean {
+    return this.up;
+  }
+
+  /** Resolves when Redis answers (at once when it does now); for start-up and tests. */
+  whenUp(): Promise<void> {
+    if (this.up) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private markUp(): void {
+    if (this.probe) clearInterval(this.probe);
+    this.probe = undefined;
+    this.up = true;
+    this.options.onState?.(true);
+    for (const resolve of this.waiters.splice(0)) resolve();
+    if (this.incidentOpen) {
+      this.incidentOpen = false;
+      this.options.logger.info({ redis: 'up' }, 'redis is back; shared cache and limits resume');
+    }
+  }
+
+  private markDown(error: Error): void {
+    this.up = false;
+    // A slow Redis keeps its connection, so no 'ready' will come: probe until it answers.
+    this.probe ??= setInterval(() => {
+      this.redis.ping().then(
+        () => {
+          if (this.probe) clearInterval(this.probe);
+          this.probe = undefined;
+          this.markUp();
+        },
+        () => undefined,
+      );
+    }, 1000);
+    this.probe.unref();
+    this.options.onState?.(false);
+    this.options.onError?.();
+    if (!this.incidentOpen) {
+      this.incidentOpen = true;
+      this.options.logger.warn({ redis: 'down', err: error.message }, 'redis unavailable; answering from process memory and the upstream until it is back');
+    }
+  }
+
+  /** Runs one Redis command; on failure reports the incident and returns `fallback`. */
+  private async guard<T>(command: () => Promise<T>, fallback: T): Promise<T> {
+    if (!this.up) return fallback;
+    try {
+      return await command();
+    } catch (error) {
+      this.markDown(error instanceof Error ? error : new Error(String(error)));
+      return fallback;
+    }
+  }
+
+  private key(kind: string, name: string): string {
+    return `${this.options.prefix}${kind}:${name}`;
+  }
+
+  async getEntry(key: string): Promise<CacheEntry | undefined> {
+    const text = await this.guard(() => this.redis.get(this.key('c', key)), null);
+    if (text === null) return undefined;
+    try {
+      return deserialize(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  async setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void> {
+    await this.guard(() => this.redis.set(this.key('c', key), serialize(entry), 'PX', Math.max(1, Math.round(lifetimeMs))), null);
+  }
+
+  async deleteEntries(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    await this.guard(() => this.redis.del(...keys.map((key) => this.key('c', key))), 0);
+  }
+
+  async cooldownUntil(keyId: string): Promise<number> {
+    const text = await this.guard(() => this.redis.get(this.key('cd', keyId)), null);
+    const until = Number(text ?? 0);
+    return Number.isFinite(until) ? until : 0;
+  }
+
+  async setCooldown(keyId: string, untilMs: number): Promise<void> {
+    const ttl = Math.max(1, Math.round(untilMs - Date.now()));
+    await this.guard(() => this.redis.set(this.key('cd', keyId), String(untilMs), 'PX', ttl), null);
+  }
+
+  async consumeBudget(keyId: string): Promise<number | null> {
+    const budget = this.budget;
+    if (!budget) return 0;
+    try {
+      await budget.consume(keyId);
+      return 0;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return Math.max(1, rejection.msBeforeNext);
+      return null;
+    }
+  }
+
+  async tryLock(key: string, ttlMs: number): Promise<boolean> {
+    const result = await this.guard(() => this.redis.set(this.key('lk', key), '1', 'PX', Math.max(1, ttlMs), 'NX'), 'OK');
+    return result === 'OK';
+  }
+
+  async unlock(key: string): Promise<void> {
+    await this.guard(() => this.redis.del(this.key('lk', key)), 0);
+  }
+
+  async publishInvalidation(keyId: string, factoryId: string | null): Promise<void> {
+    const published = await this.guard(async () => {
+      await this.redis.publish(this.channel, JSON.stringify({ keyId, factoryId }));
+      return true;
+    }, false);
+    // Without Redis the message cannot travel; this replica still applies it.
+    if (!published) for (const handler of this.handlers) handler(keyId, factoryId);
+  }
+
+  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
+    this.handlers.push(handler);
+  }
+
+  private dispatch(message: string): void {
+    try {
+      const value = JSON.parse(message) as { keyId?: unknown; factoryId?: unknown };
+      if (typeof value.keyId !== 'string') return;
+      const factoryId = typeof value.factoryId === 'string' ? value.factoryId : null;
+      for (const handler of this.handlers) handler(value.keyId, factoryId);
+    } catch {
+      // not ours
+    }
+  }
+
+  async close(): Promise<void> {
+    this.handlers = [];
+    if (this.probe) clearInterval(this.probe);
+    this.probe = undefined;
+    this.redis.disconnect();
+    this.subscriber.disconnect();
+  }
+}

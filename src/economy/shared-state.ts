@@ -1,0 +1,35 @@
+import type { CacheEntry } from './response-cache';
+
+/**
+ * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):
+ * a second cache level, the per-key 429 cooldowns, the per-key budget, short locks
+ * for coalescing across replicas, and invalidation messages.
+ *
+ * Every method degrades instead of failing: when the store is unavailable or slow it
+ * answers "nothing shared" (a miss, no cooldown, `null` budget, a granted lock), so
+ * the gateway goes on from process memory and the upstream.
+ */
+export interface SharedState {
+  /** A cached answer, or undefined (also when the store is unavailable). */
+  getEntry(key: string): Promise<CacheEntry | undefined>;
+  /** Stores an answer for `lifetimeMs` (the store expires it by itself). */
+  setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void>;
+  /** Forgets answers. */
+  deleteEntries(keys: readonly string[]): Promise<void>;
+  /** Epoch ms until which the key is cooling down after a 429 (0 = none, or unknown). */
+  cooldownUntil(keyId: string): Promise<number>;
+  /** Records a cooldown for every replica. */
+  setCooldown(keyId: string, untilMs: number): Promise<void>;
+  /** Takes one request from the key's shared budget: 0 = go now, >0 = ms until one is free, null = store unavailable. */
+  consumeBudget(keyId: string): Promise<number | null>;
+  /** Tries to become the one replica fetching `key`; true also when the store is unavailable. */
+  tryLock(key: string, ttlMs: number): Promise<boolean>;
+  /** Releases a lock taken with {@link tryLock}. */
+  unlock(key: string): Promise<void>;
+  /** Tells every replica (this one included) that a key's write changed a company's options. */
+  publishInvalidation(keyId: string, factoryId: string | null): Promise<void>;
+  /** Registers the handler of invalidation messages (from any replica). */
+  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void;
+  /** Closes connections. */
+  close(): Promise<void>;
+}
