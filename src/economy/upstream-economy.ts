@@ -79,6 +79,7 @@ export class UpstreamEconomy {
   readonly limiter: KeyLimiter;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private readonly generations = new LRUCache<string, number>({ max: 100_000 });
+  private readonly invalidationListeners = new Set<(keyId: string, factoryId: string | null) => void>();
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly shared: SharedState | undefined;
@@ -193,7 +194,17 @@ export class UpstreamEconomy {
     }
   }
 
+  /**
+   * Registers a callback told each time this process applies an invalidation (its own
+   * write, or another replica's message): for tests and diagnostics.
+   */
+  onInvalidated(listener: (keyId: string, factoryId: string | null) => void): () => void {
+    this.invalidationListeners.add(listener);
+    return () => this.invalidationListeners.delete(listener);
+  }
+
   private invalidateLocally(keyId: string, factoryId: string | null): void {
+    for (const listener of this.invalidationListeners) listener(keyId, factoryId);
     this.generations.set(keyId, this.generation(keyId) + 1);
     if (!factoryId) return;
     for (const key of optionKeys(keyId, factoryId)) {
