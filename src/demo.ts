@@ -7,6 +7,7 @@
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
+import { runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +17,7 @@ import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from './simulator';
 /** The nested query the demo prints as a curl command. */
 export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } vehicles { name numberPlate } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<unknown>> {
   const settings = loadConfig();
   const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1' });
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
@@ -55,17 +56,7 @@ async function main(): Promise<void> {
       'Ctrl+C stops both.',
     ].join('\n'),
   );
-  const shutdown = (): void => {
-    Promise.all([gateway.stop(), simulator.close()]).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  return () => Promise.all([gateway.stop(), simulator.close()]);
 }
 
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runUntilSignal(main);

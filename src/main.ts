@@ -4,23 +4,12 @@
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
+import { runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
 
-async function main(): Promise<void> {
+runUntilSignal(async () => {
   const config = loadConfig();
   const gateway = await startGateway(config);
   console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
-  const shutdown = (): void => {
-    gateway.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
-}
-
-main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+  return () => gateway.stop();
 });
