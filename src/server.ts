@@ -9,6 +9,7 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DestinationStream, Logger } from 'pino';
+import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import { bearerToken, createContext } from './context';
 import type { GatewayContext, GatewayServices } from './context';
@@ -85,6 +86,9 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
+  if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
+    logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
+  }
   const shared = config.redisUrl
     ? new RedisSharedState({
         url: config.redisUrl,

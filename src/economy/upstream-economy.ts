@@ -114,11 +114,10 @@ export class UpstreamEconomy {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = `${caller.keyId}|${path}`;
-    const ttlMs = this.options.ttlSeconds[endpoint.cacheKind] * 1000;
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
-    if (cached && !caller.noCache && this.ageMs(cached) < ttlMs) {
+    if (cached && !caller.noCache && this.ageMs(cached) < this.freshMs(endpoint, cached)) {
       caller.accounting.cacheHits += 1;
-      caller.accounting.noteFreshness(ttlMs - this.ageMs(cached));
+      caller.accounting.noteFreshness(this.freshMs(endpoint, cached) - this.ageMs(cached));
       this.events.cache?.('hit');
       return reply(cached, null);
     }
@@ -151,8 +150,17 @@ export class UpstreamEconomy {
       }
       throw error;
     }
-    caller.accounting.noteFreshness(ttlMs - this.ageMs(entry));
+    caller.accounting.noteFreshness(this.freshMs(endpoint, entry) - this.ageMs(entry));
     return reply(entry, null);
+  }
+
+  /**
+   * How long an entry is fresh: its endpoint's TTL, for a body and for a cached 4xx
+   * alike (an unset option slot's 404 is as stable as a set one; a key that just gained
+   * a scope can send `Cache-Control: no-cache`).
+   */
+  private freshMs(endpoint: Endpoint, _entry: CacheEntry): number {
+    return this.options.ttlSeconds[endpoint.cacheKind] * 1000;
   }
 
   /**
@@ -247,10 +255,9 @@ export class UpstreamEconomy {
   private async load(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
     const shared = this.shared;
     if (!shared || !this.options.cacheEnabled) return this.fetch(caller, endpoint, path, key);
-    const ttlMs = this.options.ttlSeconds[endpoint.cacheKind] * 1000;
     const startedAt = this.now();
     const usable = (entry: CacheEntry | undefined): entry is CacheEntry =>
-      entry !== undefined && this.ageMs(entry) < ttlMs && (!caller.noCache || entry.storedAt >= startedAt);
+      entry !== undefined && this.ageMs(entry) < this.freshMs(endpoint, entry) && (!caller.noCache || entry.storedAt >= startedAt);
 
     const remote = await shared.getEntry(key);
     if (usable(remote)) return this.adopt(caller, endpoint, key, remote);

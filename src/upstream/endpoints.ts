@@ -46,7 +46,7 @@ function endpoint(
   });
 }
 
-/** Every endpoint of the upstream REST API (25 GETs and the one POST). */
+/** Every endpoint of the upstream REST API (22 GETs and the one POST). */
 export const ENDPOINTS = Object.freeze({
   factoryList: endpoint('GET', '/factory/list/', ['factory'], 'lists', { optionalScopes: ['factory.details'] }),
   factoryInventory: endpoint('GET', '/factory/inventory/{id}', ['factory', 'factory.inventory'], 'stock'),
