@@ -17,7 +17,7 @@ export interface GatewayConfig {
   upstreamBaseUrl: string;
   /** Per upstream request: connect, headers and body timeouts, in ms (`UPSTREAM_TIMEOUT_MS`, default 10000). */
   upstreamTimeoutMs: number;
-  /** Most open connections to the upstream (`UPSTREAM_CONNECTIONS`, default 32). */
+  /** Most open connections to the upstream, for all keys together (`UPSTREAM_CONNECTIONS`, default 256). */
   upstreamConnections: number;
   /** Allowed CORS origins (`CORS_ORIGINS`, comma-separated, `*` allowed, default none). */
   corsOrigins: string[];
@@ -101,7 +101,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   host: '127.0.0.1',
   upstreamBaseUrl: 'https://api.statev.de/req',
   upstreamTimeoutMs: 10_000,
-  upstreamConnections: 32,
+  upstreamConnections: 256,
   corsOrigins: [],
   introspection: true,
   nodeEnv: 'production',

@@ -129,10 +129,11 @@ export async function createApollo(config: GatewayConfig, options: GatewayOption
     plugins: [
       costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, maxDepth: config.maxDepth, assumptions: config.costAssumptions }),
       boundsPlugin(),
-      operationPlugin(metrics, logger),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
+      operationPlugin(metrics, logger),
       ApolloServerPluginLandingPageDisabled(),
     ],
   });

@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GatewayContext } from '../context';
 import { checkOperationBounds } from './bounds';
+import { OperationMemo } from './operation-memo';
 
 /**
  * Apollo plugin that rejects an operation with `BAD_USER_INPUT` (HTTP 400) when any
@@ -8,12 +9,14 @@ import { checkOperationBounds } from './bounds';
  * upstream request is made for an operation with bad input.
  */
 export function boundsPlugin(): ApolloServerPlugin<GatewayContext> {
+  // Only "within bounds" is remembered: a violation is built afresh for every request.
+  const memo = new OperationMemo<ReturnType<typeof checkOperationBounds>>();
   return {
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, operation, request }) {
           if (!operation) return;
-          const error = checkOperationBounds(schema, document, operation, request.variables);
+          const error = memo.get(document, request.operationName, request.variables, () => checkOperationBounds(schema, document, operation, request.variables), (result) => result === null);
           if (error) throw error;
         },
       };

@@ -84,7 +84,7 @@ export class UpstreamClient {
         connect: { timeout: options.timeoutMs },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-        connections: options.connections ?? 32,
+        connections: options.connections ?? 256,
         keepAliveTimeout: 10_000,
       });
   }

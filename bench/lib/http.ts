@@ -1,0 +1,101 @@
+/**
+ * Small HTTP helpers of the benchmark: GraphQL requests, the simulator's admin API and
+ * the gateway's operation counter, all with timeouts.
+ */
+
+/** A GraphQL response as JSON. */
+export interface GraphQLReply {
+  status: number;
+  text: string;
+  json: { data?: unknown; errors?: unknown[]; extensions?: Record<string, unknown> };
+}
+
+/** Headers of one benchmark GraphQL request. */
+export function graphqlHeaders(apiKey: string | null, noCache: boolean): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+    ...(noCache ? { 'cache-control': 'no-cache' } : {}),
+  };
+}
+
+/** POSTs one operation and parses the answer. */
+export async function postGraphQL(url: string, body: string, headers: Record<string, string>, timeoutMs = 30_000): Promise<GraphQLReply> {
+  const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
+  const text = await response.text();
+  let json: GraphQLReply['json'];
+  try {
+    json = JSON.parse(text) as GraphQLReply['json'];
+  } catch {
+    throw new Error(`${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 300)}`);
+  }
+  return { status: response.status, text, json };
+}
+
+/**
+ * Checks that a reply is a complete success (HTTP 200, data, no errors).
+ *
+ * @throws Error quoting the first error otherwise.
+ */
+export function assertSuccess(reply: GraphQLReply, what: string): void {
+  if (reply.status !== 200 || reply.json.errors !== undefined || reply.json.data === undefined || reply.json.data === null) {
+    throw new Error(`${what}: expected a successful GraphQL response, got HTTP ${reply.status}: ${reply.text.slice(0, 500)}`);
+  }
+}
+
+/** One entry of the simulator's request log (the fields the benchmark reads). */
+export interface SimRequest {
+  method: string;
+  path: string;
+  route: string;
+  keyLabel: string;
+  status: number;
+  at: number;
+}
+
+/** `GET /__sim/requests` of the simulator. */
+export async function simRequests(simOrigin: string): Promise<{ count: number; requests: SimRequest[] }> {
+  const response = await fetch(`${simOrigin}/__sim/requests`, { signal: AbortSignal.timeout(30_000) });
+  if (!response.ok) throw new Error(`GET ${simOrigin}/__sim/requests answered ${response.status}`);
+  return (await response.json()) as { count: number; requests: SimRequest[] };
+}
+
+/** `POST /__sim/reset`: clears the simulator's request log. */
+export async function simReset(simOrigin: string): Promise<void> {
+  const response = await fetch(`${simOrigin}/__sim/reset`, { method: 'POST', signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`POST ${simOrigin}/__sim/reset answered ${response.status}`);
+  await response.arrayBuffer();
+}
+
+/** The gateway's `statev_graphql_operations_total` by outcome, from `/metrics`. */
+export async function gatewayOperations(gatewayOrigin: string): Promise<Record<string, number>> {
+  const response = await fetch(`${gatewayOrigin}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`GET ${gatewayOrigin}/metrics answered ${response.status}`);
+  const text = await response.text();
+  const outcomes: Record<string, number> = {};
+  for (const match of text.matchAll(/^statev_graphql_operations_total\{outcome="(\w+)"\} (\d+(?:\.\d+)?)$/gm)) {
+    const outcome = match[1];
+    if (outcome !== undefined) outcomes[outcome] = Number(match[2]);
+  }
+  return outcomes;
+}
+
+/** Sum of the values of an outcome map. */
+export function total(outcomes: Readonly<Record<string, number>>): number {
+  return Object.values(outcomes).reduce((sum, value) => sum + value, 0);
+}
+
+/** `after - before` per outcome (outcomes that did not change are left out). */
+export function difference(after: Readonly<Record<string, number>>, before: Readonly<Record<string, number>>): Record<string, number> {
+  const result: Record<string, number> = {};
+  for (const [outcome, value] of Object.entries(after)) {
+    const delta = value - (before[outcome] ?? 0);
+    if (delta !== 0) result[outcome] = delta;
+  }
+  return result;
+}
+
+/** Waits `ms` milliseconds. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
