@@ -1,11 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import { UpstreamError } from '../errors/gateway-error';
-import type { UpstreamErrorCode, UpstreamErrorInfo } from '../errors/gateway-error';
-import { ENDPOINTS } from '../upstream/endpoints';
-import type { Endpoint } from '../upstream/endpoints';
-import type { CacheEntry } from './response-cache';
+import type { CacheEntry, UpstreamFailure } from './response-cache';
 import type { SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
@@ -26,45 +22,19 @@ export interface RedisStateOptions {
   onState?: (up: boolean) => void;
 }
 
-const ROUTES = new Map<string, Endpoint>(Object.values(ENDPOINTS).map((endpoint) => [endpoint.route, endpoint]));
-
-interface StoredError {
-  kind: 'error';
-  route: string;
-  code: UpstreamErrorCode;
-  upstream: UpstreamErrorInfo;
-  extensions: Record<string, unknown>;
-  storedAt: number;
-  bytes: number;
-}
-
 function serialize(entry: CacheEntry): string {
-  if (entry.kind === 'body') return JSON.stringify(entry);
-  const { code: _code, upstream: _upstream, ...extensions } = entry.error.extensions;
-  const stored: StoredError = {
-    kind: 'error',
-    route: entry.error.endpoint.route,
-    code: entry.error.code,
-    upstream: entry.error.upstream,
-    extensions,
-    storedAt: entry.storedAt,
-    bytes: entry.bytes,
-  };
-  return JSON.stringify(stored);
+  return JSON.stringify(entry);
 }
 
 function deserialize(text: string): CacheEntry | undefined {
   const value: unknown = JSON.parse(text);
   if (!value || typeof value !== 'object') return undefined;
   const record = value as Record<string, unknown>;
-  if (record.kind === 'body' && typeof record.storedAt === 'number' && typeof record.bytes === 'number') {
-    return { kind: 'body', body: record.body, storedAt: record.storedAt, bytes: record.bytes };
-  }
-  if (record.kind === 'error') {
-    const stored = record as unknown as StoredError;
-    const endpoint = ROUTES.get(stored.route);
-    if (!endpoint) return undefined;
-    return { kind: 'error', error: new UpstreamError(stored.code, endpoint, stored.upstream, stored.extensions), storedAt: stored.storedAt, bytes: stored.bytes };
+  if (typeof record.storedAt !== 'number' || typeof record.bytes !== 'number') return undefined;
+  if (record.kind === 'body') return { kind: 'body', body: record.body, storedAt: record.storedAt, bytes: record.bytes };
+  const failure = record.failure as UpstreamFailure | undefined;
+  if (record.kind === 'failure' && failure && typeof failure.code === 'string' && failure.upstream) {
+    return { kind: 'failure', failure, storedAt: record.storedAt, bytes: record.bytes };
   }
   return undefined;
 }

@@ -6,7 +6,8 @@ import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo, StaleReason } from './accounting';
 import { KeyLimiter, LimitExceeded } from './key-limiter';
 import { ResponseCache } from './response-cache';
-import type { CacheEntry } from './response-cache';
+import { failureOf } from './response-cache';
+import type { CacheEntry, UpstreamFailure } from './response-cache';
 import type { SharedState } from './shared-state';
 
 /** Settings of {@link UpstreamEconomy}. */
@@ -44,13 +45,15 @@ export interface EconomyEvents {
   rateLimited?(source: 'upstream' | 'cooldown' | 'budget'): void;
 }
 
-/** A GET answer as the economy hands it to a mapper. */
-export interface UpstreamReply {
-  /** Parsed body. */
-  body: unknown;
-  /** Set when the body is a stale cached value served because fresh data failed. */
+/**
+ * A GET answer as the economy hands it to a mapper: a body, or a definitive 4xx as a
+ * failure record (the mapper may turn it into a result, e.g. "Counter is empty" into
+ * an empty counter, or into an error for its field).
+ */
+export type UpstreamReply = ({ body: unknown; failure?: undefined } | { body?: undefined; failure: UpstreamFailure }) & {
+  /** Set when the answer is a stale cached value served because fresh data failed. */
   stale: StaleInfo | null;
-}
+};
 
 /** Who is asking: the hashed key for state, the key itself only for the header. */
 export interface EconomyCaller {
@@ -107,9 +110,11 @@ export class UpstreamEconomy {
   /**
    * One GET, as cheaply as the rules allow.
    *
-   * @throws UpstreamError as the client classifies it, or `RATE_LIMITED` with
-   *   `retryAfterSeconds` during a cooldown or when the budget is spent, whenever no
-   *   stale value can stand in.
+   * Definitive 4xx answers come back as `failure` records, not errors.
+   *
+   * @throws UpstreamError for a 5xx, timeout, connection error or 429, or
+   *   `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is
+   *   spent, whenever no stale value can stand in.
    */
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
@@ -307,7 +312,7 @@ export class UpstreamEconomy {
         if (!(error instanceof UpstreamError)) throw error;
         const status = error.upstream.status;
         if (status !== null && DEFINITIVE_STATUSES.has(status)) {
-          entry = { kind: 'error', error, storedAt: this.now(), bytes: 256 + key.length };
+          entry = { kind: 'failure', failure: failureOf(error), storedAt: this.now(), bytes: 256 + key.length };
         } else if (attempt === 0 && isRetryable(error)) {
           release();
           await new Promise<void>((resolve) => setTimeout(resolve, this.options.retryDelayMs * (0.5 + this.random())));
@@ -333,25 +338,8 @@ function optionKeys(keyId: string, factoryId: string): string[] {
   return Array.from({ length: 10 }, (_, i) => `${keyId}|${buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })}`);
 }
 
-/**
- * A cached upstream error (e.g. 404 "Counter is empty") served as a stale value: the
- * same error, plus how stale it is, so a mapper that turns it into a result (an empty
- * counter) can report that result in `extensions.stale`.
- */
-export class StaleUpstreamError extends UpstreamError {
-  constructor(
-    original: UpstreamError,
-    /** Which endpoint, how old, why. */
-    readonly stale: StaleInfo,
-  ) {
-    const { code: _code, upstream: _upstream, ...extra } = original.extensions;
-    super(original.code, original.endpoint, original.upstream, extra);
-  }
-}
-
 function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {
-  if (entry.kind === 'error') throw stale ? new StaleUpstreamError(entry.error, stale) : entry.error;
-  return { body: entry.body, stale };
+  return entry.kind === 'failure' ? { failure: entry.failure, stale } : { body: entry.body, stale };
 }
 
 function isRetryable(error: UpstreamError): boolean {

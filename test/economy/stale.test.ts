@@ -149,8 +149,8 @@ describe('stale fallback', () => {
     expect(upstreamOf(result)).toEqual({ requests: 3, cacheHits: 0, coalesced: 0, stale: 0 });
   });
 
-  // A cached definitive 4xx served stale is rethrown with its stale info
-  // (StaleUpstreamError), so the empty counter recovered from it is named in extensions.stale.
+  // A cached definitive 4xx served stale comes back as a failure record with its stale
+  // info, so the empty counter recovered from it is named in extensions.stale.
   it('names the field in extensions.stale also when the stale value is a cached "Counter is empty" answer', async () => {
     // The car dealership's counter is empty: the upstream's 404 "Counter is empty" is cached
     // (a definitive 4xx) and answered as an empty counter.

@@ -53,7 +53,7 @@ describe('mappers: the upstream quirks', () => {
     expect(isEmptyStoreError(empty)).toBe(true);
     expect(isEmptyStoreError(emptyStore)).toBe(true);
     expect(isEmptyStoreError(missing)).toBe(false);
-    expect(isEmptyStoreError(new Error('Counter is empty'))).toBe(false);
+    expect(isEmptyStoreError({ code: 'UPSTREAM_BAD_REQUEST', upstream: { message: 'Counter is empty' } })).toBe(false);
   });
 
   it('leaves factory.details fields null when the list comes without them', () => {

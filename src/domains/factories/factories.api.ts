@@ -9,6 +9,7 @@ import type { UpstreamSession } from '../../upstream/session';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { PageKey } from '../shared/loader';
+import type { UpstreamFailure } from '../../economy/response-cache';
 import { fetchMapped } from '../shared/fetch-mapped';
 import { mapResponse } from '../shared/narrow';
 import { isEmptyStoreError, isNotFoundError } from '../shared/upstream-errors';
@@ -39,7 +40,7 @@ export function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
   return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
 }
 
-const emptyStore = (error: unknown): Inventory | undefined => (isEmptyStoreError(error) ? emptyInventory() : undefined);
+const emptyStore = (failure: UpstreamFailure): Inventory | undefined => (isEmptyStoreError(failure) ? emptyInventory() : undefined);
 
 /** `GET /factory/inventory/{id}`: the normal store; empty when the upstream says so. */
 export function fetchInventory(session: UpstreamSession, id: string): Promise<Inventory> {
@@ -53,8 +54,8 @@ export function fetchMachineInventory(session: UpstreamSession, id: string): Pro
 
 /** `GET /factory/counter/{id}`: the shop shelf; empty when the upstream says "Counter is empty". */
 export function fetchCounter(session: UpstreamSession, id: string): Promise<Counter> {
-  return fetchMapped(session, ENDPOINTS.factoryCounter, { id }, mapCounter, (error) =>
-    isEmptyStoreError(error) ? { totalWeight: 0, items: [] } : undefined,
+  return fetchMapped(session, ENDPOINTS.factoryCounter, { id }, mapCounter, (failure) =>
+    isEmptyStoreError(failure) ? { totalWeight: 0, items: [] } : undefined,
   );
 }
 
@@ -91,7 +92,7 @@ export function fetchOption(session: UpstreamSession, key: { id: string; slot: n
     ENDPOINTS.factoryOption,
     { id: key.id, slot: key.slot },
     (body) => mapOption(body, key.slot),
-    (error) => (isNotFoundError(error) ? null : undefined),
+    (failure) => (isNotFoundError(failure) ? null : undefined),
   );
 }
 

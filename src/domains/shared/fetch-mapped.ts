@@ -1,7 +1,7 @@
 import type { Endpoint, PathParams } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../upstream/session';
-import { StaleUpstreamError } from '../../economy/upstream-economy';
-import type { UpstreamReply } from '../../economy/upstream-economy';
+import { errorOf } from '../../economy/response-cache';
+import type { UpstreamFailure } from '../../economy/response-cache';
 import { mapResponse } from './narrow';
 
 /**
@@ -9,24 +9,23 @@ import { mapResponse } from './narrow';
  * domain `*.api.ts` function is made of. A result built from stale data is marked so
  * the response can say so in `extensions.stale`.
  *
- * @param recover - turns a known error into a result (e.g. "Counter is empty" into an
- *   empty counter); return `undefined` to let the error through.
- * @throws UpstreamError from the session, or `UPSTREAM_ERROR` when the body has the wrong shape.
+ * @param recover - turns a known definitive 4xx into a result (e.g. "Counter is empty"
+ *   into an empty counter); return `undefined` to make it the field's error.
+ * @throws UpstreamError from the session or for an unrecovered 4xx, or `UPSTREAM_ERROR`
+ *   when the body has the wrong shape.
  */
 export async function fetchMapped<T>(
   session: UpstreamSession,
   endpoint: Endpoint,
   params: PathParams | undefined,
   map: (body: unknown) => T,
-  recover?: (error: unknown) => T | undefined,
+  recover?: (failure: UpstreamFailure) => T | undefined,
 ): Promise<T> {
-  let reply: UpstreamReply;
-  try {
-    reply = await session.get(endpoint, params);
-  } catch (error) {
-    const recovered = recover?.(error);
-    if (recovered !== undefined) return session.markStale(recovered, error instanceof StaleUpstreamError ? error.stale : null);
-    throw error;
+  const reply = await session.get(endpoint, params);
+  if (reply.failure) {
+    const recovered = recover?.(reply.failure);
+    if (recovered === undefined) throw errorOf(endpoint, reply.failure);
+    return session.markStale(recovered, reply.stale);
   }
   return session.markStale(mapResponse(endpoint, reply.body, map), reply.stale);
 }
