@@ -2,24 +2,29 @@
  * `npm run bench`: the gateway's benchmark (see bench/README.md).
  *
  * Starts the StateV simulator (fixed added latency per upstream request) and the
- * gateway as separate processes, drives them with autocannon, and prints ONE JSON
+ * gateway as separate processes (for the replicas group: two gateway pairs, the second
+ * sharing a redis-server of its own), drives them with autocannon, and prints ONE JSON
  * summary on stdout (progress goes to stderr), also written to bench/results/latest.json.
  * Every child process is stopped on exit, on errors and on Ctrl-C.
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../src/project-root';
 import { parseArgs, SCENARIO_NAMES, USAGE } from './lib/args';
 import type { BenchArgs, ScenarioName } from './lib/args';
-import { assertSuccess, difference, gatewayOperations, graphqlHeaders, postGraphQL, simRequests, simReset, sleep, total } from './lib/http';
-import { runLoad, stopActiveLoad } from './lib/load';
-import type { LoadResult } from './lib/load';
+import { assertSuccess, difference, gatewayCounters, gatewayOperations, graphqlHeaders, postGraphQL, simRequests, simReset, sleep, total } from './lib/http';
+import type { GatewayCounters, GraphQLReply } from './lib/http';
+import { runLoad, stopActiveLoad, summarizeLatencies } from './lib/load';
+import type { LoadOptions, LoadResult } from './lib/load';
 import { assertPortFree, freePort, HOST, killAllNow, startService, stopAll, stopService } from './lib/processes';
 import type { Service } from './lib/processes';
 import { summarizeProfile } from './lib/profile';
 import type { ProfileSummary } from './lib/profile';
+import { findRedisServer, redisServerVersion, redisStats, startRedis } from './lib/redis';
+import type { RedisStats } from './lib/redis';
 import { currentRssMb, RssSampler } from './lib/rss';
 
 const ROOT = projectRoot();
@@ -33,6 +38,10 @@ const PEER = { name: 'GraphQL Mesh served by Hive Gateway, per-key response cach
 const coldKey = (connection: number): string => `sim-key-${900_001 + connection}`;
 /** Keys of the many-keys scenario. */
 const manyKey = (index: number): string => `sim-key-${index + 1}`;
+/** Keys of the replicas scenarios: fresh, used by no other scenario (the same K keys in both halves). */
+const replicaKey = (index: number): string => `sim-key-${800_001 + index}`;
+/** Connections of each replica's autocannon during the replicas load phase. */
+const REPLICA_CONNECTIONS = 25;
 
 /** What the summary says about one scenario. */
 interface ScenarioResult {
@@ -63,6 +72,99 @@ interface ScenarioResult {
   fill?: { keys: number; seconds: number; operationsPerSecond: number; upstreamRequests: number; upstreamPerKey: number; rssAfterFillMb: number | null };
 }
 
+/** The two halves of the replicas group, as named in the summary's `scenarios`. */
+type ReplicaScenario = 'replicas-no-redis' | 'replicas-redis';
+
+/** One value per replica: A answers each key's first view first, B second. */
+interface ReplicaPair<T> {
+  a: T;
+  b: T;
+}
+
+/** Latency of single requests, ms. */
+interface Percentiles {
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** What the summary says about one half of the replicas group. */
+interface ReplicasResult {
+  description: string;
+  servers: ReplicaPair<string>;
+  /** Environment both replicas share beyond the defaults (the secret is not printed). */
+  settings: Record<string, string>;
+  query: 'dashboard';
+  keys: string;
+  /** Phase 1: each key's dashboard once on A, then once on B. */
+  firstViews: {
+    keys: number;
+    /** Keys viewed at once (`--fill-concurrency`). */
+    concurrency: number;
+    seconds: number;
+    operations: number;
+    /** Upstream requests the simulator logged during phase 1. */
+    upstreamRequests: number;
+    upstreamPerOp: number | null;
+    /** Upstream requests each replica sent (its own `statev_upstream_requests_total`). */
+    upstreamByReplica: ReplicaPair<number>;
+    latencyMs: ReplicaPair<Percentiles>;
+    /** Keys whose `data` on B is not byte-for-byte the `data` A answered. */
+    answersDifferFromA: number;
+    failures: number;
+    firstFailure: string | null;
+    outcomes: Record<string, number>;
+  };
+  /** Phase 2: autocannon on both replicas at once, the same keys rotating per request. */
+  connections: number;
+  connectionsPerReplica: number;
+  durationSeconds: number;
+  requests: number;
+  /** Both replicas together. */
+  rps: number;
+  /** Of all responses of both replicas. */
+  latencyMs: LoadResult['latencyMs'];
+  perReplica: ReplicaPair<{ requests: number; rps: number; latencyMs: LoadResult['latencyMs'] }>;
+  /** Upstream requests the simulator logged during the measured load. */
+  upstreamRequests: number;
+  operations: number;
+  upstreamPerOp: number | null;
+  upstreamByReplica: ReplicaPair<number>;
+  /** Each replica over both phases (first views, warm-up, load). */
+  peakRssMb: ReplicaPair<number | null>;
+  /** `statev_redis_errors_total` of each replica at the end (null without Redis). */
+  redisErrors: ReplicaPair<number> | null;
+  redis: {
+    server: string;
+    version: string | null;
+    prefix: string;
+    keysAfterFirstViews: number;
+    usedMemoryMbAfterFirstViews: number;
+    /** Commands Redis processed during phase 1 (the bench's own INFO/DBSIZE left out). */
+    commandsFirstViews: number;
+    commandsPerOpFirstViews: number | null;
+    commandsDuringLoad: number;
+    peakRssMb: number | null;
+  } | null;
+  outcomes: Record<string, number>;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** True when every first view and every load response succeeded. */
+  ok: boolean;
+}
+
+/** A half of the replicas group that could not run here (e.g. no redis-server). */
+interface SkippedReplicas {
+  description: string;
+  skipped: string;
+  note: string;
+}
+
+function ranReplicas(result: ReplicasResult | SkippedReplicas | undefined): result is ReplicasResult {
+  return result !== undefined && !('skipped' in result);
+}
+
 /** One ratio with its target. */
 interface Ratio {
   value: number | null;
@@ -77,6 +179,7 @@ interface RunContext {
   dashboard: string;
   small: string;
   scenarios: Partial<Record<ScenarioName, ScenarioResult>>;
+  replicas: Partial<Record<ReplicaScenario, ReplicasResult | SkippedReplicas>>;
   profiles: ProfileSummary[];
   ports: PortAllocator;
 }
@@ -114,9 +217,17 @@ function profileFlags(context: RunContext, scenarios: readonly ScenarioName[]): 
   return ['--cpu-prof', '--cpu-prof-dir', RESULTS, '--cpu-prof-name', `${target}.cpuprofile`];
 }
 
+/** How a scenario's own settings relate to `--gateway-env`. */
+interface GatewayEnvOptions {
+  /** The scenario's settings win over `--gateway-env` (what the scenario measures depends on them). */
+  pinned?: boolean;
+  /** Variables the process must not get, whatever `--gateway-env` says (e.g. REDIS_URL of a no-Redis replica). */
+  omit?: readonly string[];
+}
+
 /** The environment of a gateway process: only what the benchmark sets (plus PATH/HOME). */
-function gatewayEnvironment(context: RunContext, port: number, settings: Record<string, string>): NodeJS.ProcessEnv {
-  return {
+function gatewayEnvironment(context: RunContext, port: number, settings: Record<string, string>, options: GatewayEnvOptions = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '',
     HOME: process.env.HOME ?? '',
     NODE_ENV: 'production',
@@ -126,19 +237,29 @@ function gatewayEnvironment(context: RunContext, port: number, settings: Record<
     LOG_LEVEL: 'silent',
     ...settings,
     ...context.args.gatewayEnv,
+    ...(options.pinned ? settings : {}),
   };
+  for (const name of options.omit ?? []) delete env[name];
+  return env;
 }
 
-async function startGatewayProcess(context: RunContext, name: string, settings: Record<string, string>, scenarios: readonly ScenarioName[]): Promise<Service> {
+async function startGatewayProcess(
+  context: RunContext,
+  name: string,
+  settings: Record<string, string>,
+  scenarios: readonly ScenarioName[],
+  envOptions: GatewayEnvOptions = {},
+): Promise<Service> {
   const port = await context.ports.allocate(name);
   const root = context.args.gatewayRoot === null ? ROOT : resolve(context.args.gatewayRoot);
   const main = join(root, 'dist', 'src', 'main.js');
   if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build${context.args.gatewayRoot === null ? '' : ` in ${root}`}`);
-  log(`starting ${name} on port ${port}${Object.keys(settings).length > 0 ? ` (${Object.entries(settings).map(([k, v]) => `${k}=${v}`).join(' ')})` : ''}`);
+  const shown = Object.entries(settings).map(([k, v]) => `${k}=${/SECRET/.test(k) ? '<random, same on every replica>' : v}`);
+  log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
   const service = await startService({
     name,
     args: ['--enable-source-maps', ...profileFlags(context, scenarios), main],
-    env: gatewayEnvironment(context, port, settings),
+    env: gatewayEnvironment(context, port, settings, envOptions),
     cwd: root,
     port,
     ready: /StateV GraphQL gateway on /,
@@ -169,10 +290,15 @@ async function stopServer(context: RunContext, service: Service, scenarios: read
 
 /** Waits until the gateway has finished what was in flight: upstream log and operation count stop changing. */
 async function settle(context: RunContext, gateway: Service | null): Promise<void> {
+  await settleAll(context, gateway ? [gateway] : []);
+}
+
+/** {@link settle} for several gateways on the same simulator. */
+async function settleAll(context: RunContext, gateways: readonly Service[]): Promise<void> {
   let last = '';
   for (let i = 0; i < 60; i += 1) {
-    const [upstream, operations] = await Promise.all([simRequests(context.sim.origin), gateway ? gatewayOperations(gateway.origin) : Promise.resolve({})]);
-    const now = `${upstream.count}|${total(operations)}`;
+    const [upstream, operations] = await Promise.all([simRequests(context.sim.origin), Promise.all(gateways.map((gateway) => gatewayOperations(gateway.origin)))]);
+    const now = `${upstream.count}|${operations.map(total).join(',')}`;
     if (now === last) return;
     last = now;
     await sleep(250);
@@ -316,6 +442,277 @@ async function analyseDashboard(context: RunContext, gateway: Service): Promise<
   return { distinct, total: upstream.count, responseBytes: Buffer.byteLength(warm.text), data: warm.json.data };
 }
 
+/** Counters of both replicas at one moment. */
+async function pairCounters(pair: ReplicaPair<Service>): Promise<ReplicaPair<GatewayCounters>> {
+  const [a, b] = await Promise.all([gatewayCounters(pair.a.origin), gatewayCounters(pair.b.origin)]);
+  return { a, b };
+}
+
+/** Operations by outcome that both replicas finished between two readings. */
+function pairOutcomes(before: ReplicaPair<GatewayCounters>, after: ReplicaPair<GatewayCounters>): Record<string, number> {
+  const outcomes = difference(after.a.operations, before.a.operations);
+  for (const [outcome, count] of Object.entries(difference(after.b.operations, before.b.operations))) outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
+  return outcomes;
+}
+
+function percentiles(values: readonly number[]): Percentiles {
+  const summary = summarizeLatencies(Float64Array.from(values));
+  return { p50: summary.p50, p99: summary.p99, max: summary.max };
+}
+
+/** Redis commands between two {@link redisStats} readings, without the bench's own 3 (INFO stats, DBSIZE, INFO memory). */
+function redisCommandsBetween(before: RedisStats, after: RedisStats): number {
+  return Math.max(0, after.commandsProcessed - before.commandsProcessed - 3);
+}
+
+/** Resolves once every gateway reports `statev_redis_up 1`. */
+async function waitForRedisUp(name: string, gateways: readonly Service[], timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const counters = await Promise.all(gateways.map((gateway) => gatewayCounters(gateway.origin)));
+    const down = gateways.filter((_, index) => counters[index]?.redisUp !== 1).map((gateway) => gateway.name);
+    if (down.length === 0) return;
+    if (Date.now() >= deadline) throw new Error(`${name}: ${down.join(' and ')} did not connect to Redis within ${timeoutMs / 1000} s (statev_redis_up stayed 0)`);
+    await sleep(100);
+  }
+}
+
+/** The shared Redis of the replicas-redis half. */
+interface PairRedis {
+  service: Service;
+  binary: string;
+  version: string | null;
+  url: string;
+  prefix: string;
+  secret: string;
+}
+
+/**
+ * Phase 1 of a replicas half: for each key, the dashboard once on A and then once on B
+ * (`--fill-concurrency` keys at a time). Upstream requests per operation come from the
+ * simulator's log; per replica from each gateway's own upstream counter.
+ */
+async function replicaFirstViews(context: RunContext, pair: ReplicaPair<Service>, keys: readonly string[], redisPort: number | null): Promise<{ result: ReplicasResult['firstViews']; redis: { stats: RedisStats; commands: number } | null }> {
+  await settleAll(context, [pair.a, pair.b]);
+  await simReset(context.sim.origin);
+  const before = await pairCounters(pair);
+  const redisBefore = redisPort === null ? null : await redisStats(redisPort);
+  const latencies: ReplicaPair<number[]> = { a: [], b: [] };
+  const failures: string[] = [];
+  let differ = 0;
+  let next = 0;
+  const view = async (which: 'a' | 'b', key: string): Promise<GraphQLReply | null> => {
+    const gateway = pair[which];
+    const started = performance.now();
+    try {
+      const reply = await postGraphQL(`${gateway.origin}/graphql`, context.dashboard, graphqlHeaders(key, false), 60_000);
+      latencies[which].push(performance.now() - started);
+      if (reply.status === 200 && reply.json.errors === undefined && reply.json.data !== undefined && reply.json.data !== null) return reply;
+      failures.push(`${gateway.name} ${key}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+    } catch (error) {
+      failures.push(`${gateway.name} ${key}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return null;
+  };
+  const started = performance.now();
+  const worker = async (): Promise<void> => {
+    while (next < keys.length) {
+      const key = keys[next] ?? '';
+      next += 1;
+      const first = await view('a', key);
+      const second = await view('b', key);
+      if (first && second && JSON.stringify(first.json.data) !== JSON.stringify(second.json.data)) differ += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(context.args.fillConcurrency, keys.length) }, () => worker()));
+  const seconds = (performance.now() - started) / 1000;
+  await settleAll(context, [pair.a, pair.b]);
+  const upstreamRequests = (await simRequests(context.sim.origin)).count;
+  const after = await pairCounters(pair);
+  const redisAfter = redisPort === null ? null : await redisStats(redisPort);
+  const outcomes = pairOutcomes(before, after);
+  const operations = total(outcomes);
+  return {
+    result: {
+      keys: keys.length,
+      concurrency: Math.min(context.args.fillConcurrency, keys.length),
+      seconds: round(seconds, 1),
+      operations,
+      upstreamRequests,
+      upstreamPerOp: operations > 0 ? round(upstreamRequests / operations, 2) : null,
+      upstreamByReplica: { a: after.a.upstreamRequests - before.a.upstreamRequests, b: after.b.upstreamRequests - before.b.upstreamRequests },
+      latencyMs: { a: percentiles(latencies.a), b: percentiles(latencies.b) },
+      answersDifferFromA: differ,
+      failures: failures.length,
+      firstFailure: failures[0] ?? null,
+      outcomes,
+    },
+    redis: redisBefore && redisAfter ? { stats: redisAfter, commands: redisCommandsBetween(redisBefore, redisAfter) } : null,
+  };
+}
+
+/**
+ * One half of the replicas group: two fresh gateway processes (A, B) on the same
+ * simulator, with the defaults (response cache on) and, for replicas-redis, the same
+ * REDIS_URL, REDIS_PREFIX and KEY_HASH_SECRET. Phase 1: first views (see
+ * {@link replicaFirstViews}). Phase 2: autocannon on both at once, 25 connections each,
+ * the same keys rotating per request, after the usual warm-up.
+ */
+async function runReplicaPair(context: RunContext, name: ReplicaScenario, redis: PairRedis | null): Promise<ReplicasResult> {
+  const { args } = context;
+  const keys = Array.from({ length: args.replicaKeys }, (_, index) => replicaKey(index));
+  const settings: Record<string, string> = {
+    RESPONSE_CACHE_ENABLED: 'true',
+    ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, KEY_HASH_SECRET: redis.secret } : {}),
+  };
+  // Pinned: a REDIS_URL from --gateway-env must not turn the no-Redis half into a Redis one (or the reverse).
+  const envOptions: GatewayEnvOptions = { pinned: true, omit: redis ? [] : ['REDIS_URL', 'REDIS_PREFIX'] };
+  const description = redis
+    ? `two gateways sharing one Redis (same REDIS_URL, REDIS_PREFIX, KEY_HASH_SECRET), one simulator; ${keys.length} fresh keys: each key's first dashboard on A then on B, then both under load (${REPLICA_CONNECTIONS} connections each, keys rotating)`
+    : `two gateways without Redis, one simulator; ${keys.length} fresh keys: each key's first dashboard on A then on B, then both under load (${REPLICA_CONNECTIONS} connections each, keys rotating)`;
+  log(`${name}: ${description}`);
+  const a = await startGatewayProcess(context, `${name}-a`, settings, [], envOptions);
+  const b = await startGatewayProcess(context, `${name}-b`, settings, [], envOptions);
+  const pair: ReplicaPair<Service> = { a, b };
+  const rss: ReplicaPair<RssSampler> = { a: new RssSampler(a.pid), b: new RssSampler(b.pid) };
+  const redisRss = redis ? new RssSampler(redis.service.pid) : null;
+  try {
+    if (redis) await waitForRedisUp(name, [a, b]);
+    const first = await replicaFirstViews(context, pair, keys, redis ? redis.service.port : null);
+    const fv = first.result;
+    log(
+      `${name}: first views: ${fv.operations} operations, ${fv.upstreamRequests} upstream requests (A ${fv.upstreamByReplica.a}, B ${fv.upstreamByReplica.b}), ` +
+        `${fv.upstreamPerOp ?? '-'} per operation; p50 A ${fv.latencyMs.a.p50} ms, B ${fv.latencyMs.b.p50} ms; ${fv.seconds} s` +
+        `${fv.failures > 0 ? `; ${fv.failures} FAILED, e.g. ${fv.firstFailure ?? ''}` : ''}`,
+    );
+
+    const loadOf = (gateway: Service): Omit<LoadOptions, 'durationSeconds'> => ({
+      url: `${gateway.origin}/graphql`,
+      connections: REPLICA_CONNECTIONS,
+      body: context.dashboard,
+      headers: graphqlHeaders(null, false),
+      rotateKeys: keys,
+    });
+    if (args.warmupSeconds > 0) await Promise.all([runLoad({ ...loadOf(a), durationSeconds: args.warmupSeconds }), runLoad({ ...loadOf(b), durationSeconds: args.warmupSeconds })]);
+    await settleAll(context, [a, b]);
+    await simReset(context.sim.origin);
+    const before = await pairCounters(pair);
+    const redisBefore = redis ? await redisStats(redis.service.port) : null;
+    const [loadA, loadB] = await Promise.all([runLoad({ ...loadOf(a), durationSeconds: args.durationSeconds }), runLoad({ ...loadOf(b), durationSeconds: args.durationSeconds })]);
+    await settleAll(context, [a, b]);
+    const upstreamRequests = (await simRequests(context.sim.origin)).count;
+    const after = await pairCounters(pair);
+    const redisAfter = redis ? await redisStats(redis.service.port) : null;
+    const peakRssMb = { a: rss.a.stop(), b: rss.b.stop() };
+    const redisPeakRssMb = redisRss?.stop() ?? null;
+    const outcomes = pairOutcomes(before, after);
+    const operations = total(outcomes);
+    const samples = new Float64Array(loadA.samples.length + loadB.samples.length);
+    samples.set(loadA.samples);
+    samples.set(loadB.samples, loadA.samples.length);
+    const requests = loadA.requests + loadB.requests;
+    const non2xx = loadA.non2xx + loadB.non2xx;
+    const errors = loadA.errors + loadB.errors;
+    const firstViewsFailed = fv.failures + (fv.operations - (fv.outcomes.success ?? 0));
+    const result: ReplicasResult = {
+      description,
+      servers: { a: `gateway A (${redis ? 'REDIS_URL' : 'no Redis'}, defaults)`, b: `gateway B (${redis ? 'the same REDIS_URL' : 'no Redis'}, defaults)` },
+      settings: redis ? { RESPONSE_CACHE_ENABLED: 'true', REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, KEY_HASH_SECRET: '<random, same on both>' } : { RESPONSE_CACHE_ENABLED: 'true' },
+      query: 'dashboard',
+      keys: `${replicaKey(0)}..${replicaKey(keys.length - 1)}`,
+      firstViews: fv,
+      connections: 2 * REPLICA_CONNECTIONS,
+      connectionsPerReplica: REPLICA_CONNECTIONS,
+      durationSeconds: Math.max(loadA.durationSeconds, loadB.durationSeconds),
+      requests,
+      rps: round(loadA.rps + loadB.rps, 1),
+      latencyMs: summarizeLatencies(samples),
+      perReplica: {
+        a: { requests: loadA.requests, rps: loadA.rps, latencyMs: loadA.latencyMs },
+        b: { requests: loadB.requests, rps: loadB.rps, latencyMs: loadB.latencyMs },
+      },
+      upstreamRequests,
+      operations,
+      upstreamPerOp: operations > 0 ? round(upstreamRequests / operations, 3) : null,
+      upstreamByReplica: { a: after.a.upstreamRequests - before.a.upstreamRequests, b: after.b.upstreamRequests - before.b.upstreamRequests },
+      peakRssMb,
+      redisErrors: redis ? { a: after.a.redisErrors, b: after.b.redisErrors } : null,
+      redis:
+        redis && first.redis && redisBefore && redisAfter
+          ? {
+              server: redis.binary,
+              version: redis.version,
+              prefix: redis.prefix,
+              keysAfterFirstViews: first.redis.stats.keys,
+              usedMemoryMbAfterFirstViews: round(first.redis.stats.usedMemoryBytes / 1024 / 1024, 1),
+              commandsFirstViews: first.redis.commands,
+              commandsPerOpFirstViews: fv.operations > 0 ? round(first.redis.commands / fv.operations, 1) : null,
+              commandsDuringLoad: redisCommandsBetween(redisBefore, redisAfter),
+              peakRssMb: redisPeakRssMb,
+            }
+          : null,
+      outcomes,
+      non2xx,
+      errors,
+      timeouts: loadA.timeouts + loadB.timeouts,
+      ok: firstViewsFailed === 0 && non2xx === 0 && errors === 0 && operations - (outcomes.success ?? 0) === 0 && requests > 0,
+    };
+    log(
+      `${name}: load: ${result.rps} rps (A ${loadA.rps}, B ${loadB.rps}), p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ` +
+        `upstream/op ${result.upstreamPerOp ?? '-'}, peak RSS A ${peakRssMb.a ?? '-'} MB, B ${peakRssMb.b ?? '-'} MB` +
+        `${result.redisErrors ? `, Redis errors A ${result.redisErrors.a}, B ${result.redisErrors.b}` : ''}${result.ok ? '' : ' (NOT OK: errors, see summary)'}`,
+    );
+    return result;
+  } finally {
+    rss.a.stop();
+    rss.b.stop();
+    redisRss?.stop();
+    await stopService(a, 15_000);
+    await stopService(b, 15_000);
+  }
+}
+
+/**
+ * The replicas group: replicas-no-redis, then replicas-redis on a redis-server of our
+ * own (a free port on 127.0.0.1, no persistence), stopped at the end. Without a
+ * redis-server the Redis half is skipped with a note; the bench goes on.
+ */
+async function runReplicas(context: RunContext): Promise<void> {
+  context.replicas['replicas-no-redis'] = await runReplicaPair(context, 'replicas-no-redis', null);
+  const description = 'two gateways sharing one Redis: first-view upstream requests per operation and load';
+  const binary = findRedisServer(context.args.redisServer);
+  if (binary === null) {
+    const where = context.args.redisServer === null ? 'no redis-server on PATH' : `${context.args.redisServer} is not an executable`;
+    const note = `${where}: the Redis half of the replicas group did not run (install redis-server, e.g. apt-get install redis-server, or pass --redis-server PATH)`;
+    log(`replicas-redis: skipped: ${note}`);
+    context.replicas['replicas-redis'] = { description, skipped: 'redis-server not found', note };
+    return;
+  }
+  const port = await context.ports.allocate('redis');
+  let service: Service;
+  try {
+    service = await startRedis(binary, port);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`replicas-redis: skipped: ${message}`);
+    context.replicas['replicas-redis'] = { description, skipped: 'redis-server failed to start', note: message.slice(0, 1000) };
+    return;
+  }
+  log(`redis-server on port ${port} (${binary})`);
+  try {
+    context.replicas['replicas-redis'] = await runReplicaPair(context, 'replicas-redis', {
+      service,
+      binary,
+      version: redisServerVersion(binary),
+      url: `redis://${HOST}:${port}`,
+      prefix: `bench-replicas-${process.pid}:`,
+      secret: randomBytes(16).toString('hex'),
+    });
+  } finally {
+    await stopService(service);
+  }
+}
+
 function machine(): Record<string, unknown> {
   const cpuList = cpus();
   let commit: string | null = null;
@@ -339,6 +736,10 @@ function machine(): Record<string, unknown> {
 
 function ratio(value: number | null, target: string, pass: (v: number) => boolean, how: string): Ratio {
   return { value: value === null || !Number.isFinite(value) ? null : round(value, 2), target, pass: value === null || !Number.isFinite(value) ? null : pass(round(value, 2)), how };
+}
+
+function firstViewUpstreamPerOp(result: ReplicasResult | SkippedReplicas | undefined): number | null {
+  return ranReplicas(result) ? result.firstViews.upstreamPerOp : null;
 }
 
 function ratios(context: RunContext, distinct: number | null): Record<string, Ratio> {
@@ -367,6 +768,12 @@ function ratios(context: RunContext, distinct: number | null): Record<string, Ra
       `cold p50 / (${CRITICAL_PATH_ROUND_TRIPS} dependent upstream round trips x ${latency} ms added latency)`,
     ),
     manyKeysPeakRssMb: ratio(s['many-keys']?.peakRssMb ?? null, '<= 200', (v) => v <= 200, 'peak RSS of the fresh many-keys gateway process (fill + warm-up + measurement), MB'),
+    replicasRedisVsNoRedisUpstream: ratio(
+      div(firstViewUpstreamPerOp(context.replicas['replicas-redis']), firstViewUpstreamPerOp(context.replicas['replicas-no-redis'])),
+      '<= 0.55 (about half: replica B reads what A fetched)',
+      (v) => v <= 0.55,
+      'replicas-redis first-view upstream requests per operation / replicas-no-redis (two replicas, each key viewed on A then on B)',
+    ),
   };
 }
 
@@ -403,6 +810,7 @@ async function run(args: BenchArgs): Promise<void> {
     dashboard: operationBody('dashboard.graphql', 'BenchDashboard'),
     small: operationBody('small.graphql', 'BenchSmall'),
     scenarios: {},
+    replicas: {},
     profiles: [],
     ports,
   };
@@ -535,6 +943,9 @@ async function run(args: BenchArgs): Promise<void> {
     if (want('floor-10c')) await runScenario(context, { ...base, name: 'floor-10c', description: 'the captured dashboard response from static resolvers, 10 connections', connections: 10 });
     await stopServer(context, floor, floorScenarios);
   }
+
+  // 6. replicas: two gateway processes on one simulator, without and with a shared Redis.
+  if (want('replicas')) await runReplicas(context);
   await stopService(sim);
 
   const summaryRatios = ratios(context, dashboardInfo?.distinct ?? null);
@@ -556,6 +967,8 @@ async function run(args: BenchArgs): Promise<void> {
       durationSeconds: args.durationSeconds,
       warmupSeconds: args.warmupSeconds,
       manyKeys: args.manyKeys,
+      replicaKeys: args.replicaKeys,
+      fillConcurrency: args.fillConcurrency,
       gatewayEnv: args.gatewayEnv,
       gatewayRoot: args.gatewayRoot,
       scenarios: selected,
@@ -567,10 +980,11 @@ async function run(args: BenchArgs): Promise<void> {
       criticalPathRoundTrips: CRITICAL_PATH_ROUND_TRIPS,
       responseBytes: dashboardInfo.responseBytes,
     },
-    scenarios: context.scenarios,
+    scenarios: { ...context.scenarios, ...context.replicas },
     ratios: summaryRatios,
     peer,
-    allScenariosOk: Object.values(context.scenarios).every((scenario) => scenario.ok),
+    // A skipped half (no redis-server) is not a failure.
+    allScenariosOk: [...Object.values(context.scenarios), ...Object.values(context.replicas).filter(ranReplicas)].every((scenario) => scenario.ok),
     allTargetsMet: judged.length > 0 && judged.every((r) => r.pass === true),
     ...(context.profiles.length > 0 ? { profiles: context.profiles } : {}),
   };
@@ -607,7 +1021,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   // Bound the whole run: a few minutes normally, less with --quick.
-  const limitSeconds = 120 + (args.durationSeconds + args.warmupSeconds + 15) * SCENARIO_NAMES.length + args.manyKeys * 0.5;
+  // replicas runs two halves (the list counts it once), each with its first views.
+  const limitSeconds = 120 + (args.durationSeconds + args.warmupSeconds + 15) * (SCENARIO_NAMES.length + 1) + args.manyKeys * 0.5 + args.replicaKeys * 1.5;
   const watchdog = setTimeout(() => {
     process.stderr.write(`[bench] the run exceeded ${Math.round(limitSeconds)} s; stopping\n`);
     stopActiveLoad();

@@ -207,6 +207,13 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const runtime = await createApollo(config, options);
   const { apollo, upstream, economy, metrics } = runtime;
   await apollo.start();
+  if (runtime.shared) {
+    // Take requests only once Redis answers (else a new replica would fetch what the others
+    // already have); a Redis that is down at start delays the start by at most 2 s.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([runtime.shared.whenUp(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
+  }
 
   const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);

@@ -15,6 +15,7 @@ export const SCENARIO_NAMES = [
   'naive',
   'floor',
   'floor-10c',
+  'replicas',
 ] as const;
 
 /** One scenario name. */
@@ -32,8 +33,12 @@ export interface BenchArgs {
   warmupSeconds: number;
   /** Keys of the many-keys scenario (`--keys`; default 500, quick 50). */
   manyKeys: number;
-  /** Keys many-keys fills at once, each with its first (cold) dashboard (`--fill-concurrency`, default 5). */
+  /** Keys many-keys fills at once, each with its first (cold) dashboard (`--fill-concurrency`, default 5); also the replicas' first views. */
   fillConcurrency: number;
+  /** Distinct keys of the replicas scenarios (`--replica-keys`; default 50, quick 10). */
+  replicaKeys: number;
+  /** The `redis-server` binary of the replicas scenarios (`--redis-server`; default: found on PATH). */
+  redisServer: string | null;
   /** Scenarios to run (`--only a,b`; default all). */
   only: ScenarioName[] | null;
   /** Scenario whose server process runs with `--cpu-prof` (`--profile NAME`; runs only that scenario). */
@@ -54,11 +59,15 @@ export interface BenchArgs {
 export const USAGE = `Usage: npm run bench -- [flags]
 
   --latency MS          added latency per simulated upstream request (default 20)
-  --quick               short run for CI: 2 s per scenario, 50 keys (< 2 minutes)
+  --quick               short run for CI: 2 s per scenario, 50 keys, 10 replica keys (< 2 minutes)
   --duration S          measured seconds per scenario (default 10, --quick 2)
   --warmup S            untimed warm-up seconds before each measurement (default 2, --quick 0.5)
   --keys N              distinct keys of the many-keys scenario (default 500, --quick 50)
-  --fill-concurrency N  keys many-keys fills at once before measuring (default 5)
+  --fill-concurrency N  keys many-keys fills at once before measuring, and keys the
+                        replicas scenarios view at once (default 5)
+  --replica-keys N      distinct keys of the replicas scenarios (default 50, --quick 10)
+  --redis-server PATH   redis-server binary for replicas-redis (default: redis-server
+                        on PATH; when missing, that half is skipped)
   --only A,B            run only these scenarios (${SCENARIO_NAMES.join(', ')})
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
@@ -123,6 +132,8 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
       case '--warmup':
       case '--keys':
       case '--fill-concurrency':
+      case '--replica-keys':
+      case '--redis-server':
       case '--only':
       case '--profile':
       case '--gateway-root':
@@ -140,6 +151,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   for (const name of onlyNames ?? []) if (!isScenario(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${SCENARIO_NAMES.join(', ')})`);
   const profile = get('--profile');
   if (profile !== undefined && !isScenario(profile)) throw new Error(`Unknown scenario '${profile}' for --profile (known: ${SCENARIO_NAMES.join(', ')})`);
+  if (profile === 'replicas') throw new Error('--profile replicas is not supported: it runs four gateway processes (profile one of the single-gateway scenarios)');
   const raw = (flag: string): string | undefined => get(flag);
   const latency = raw('--latency');
   const duration = raw('--duration');
@@ -147,6 +159,8 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
   const keys = raw('--keys');
   const basePort = raw('--base-port');
   const fill = raw('--fill-concurrency');
+  const replicaKeys = raw('--replica-keys');
+  const redisServer = raw('--redis-server');
   const parsed: BenchArgs = {
     latencyMs: latency === undefined ? 20 : number('--latency', latency, 0, true),
     quick,
@@ -154,6 +168,8 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     warmupSeconds: warmup === undefined ? (quick ? 0.5 : 2) : number('--warmup', warmup, 0, false),
     manyKeys: keys === undefined ? (quick ? 50 : 500) : number('--keys', keys, 1, true),
     fillConcurrency: fill === undefined ? 5 : number('--fill-concurrency', fill, 1, true),
+    replicaKeys: replicaKeys === undefined ? (quick ? 10 : 50) : number('--replica-keys', replicaKeys, 1, true),
+    redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
     only: onlyNames === null ? null : (onlyNames as ScenarioName[]),
     profile: profile === undefined ? null : (profile as ScenarioName),
     gatewayEnv,
@@ -162,6 +178,7 @@ export function parseArgs(argv: readonly string[]): BenchArgs {
     out: raw('--out') ?? null,
     help,
   };
-  if (parsed.basePort !== null && parsed.basePort + 8 > 65535) throw new Error('--base-port must leave room for 8 ports below 65536');
+  // simulator, gateway, many-keys, no-response-cache, naive, floor, 2 + 2 replicas, redis
+  if (parsed.basePort !== null && parsed.basePort + 11 > 65535) throw new Error('--base-port must leave room for 11 ports below 65536');
   return parsed;
 }

@@ -80,6 +80,35 @@ export async function gatewayOperations(gatewayOrigin: string): Promise<Record<s
   return outcomes;
 }
 
+/** What the replicas scenario reads from one gateway's `/metrics`. */
+export interface GatewayCounters {
+  /** `statev_graphql_operations_total` by outcome. */
+  operations: Record<string, number>;
+  /** `statev_upstream_requests_total`, all endpoints and statuses: the upstream requests this process sent. */
+  upstreamRequests: number;
+  /** `statev_redis_errors_total` (0 without Redis). */
+  redisErrors: number;
+  /** `statev_redis_up` (0 without Redis or while it is away). */
+  redisUp: number;
+}
+
+/** Operation, upstream and Redis counters of a gateway, from `/metrics`. */
+export async function gatewayCounters(gatewayOrigin: string): Promise<GatewayCounters> {
+  const response = await fetch(`${gatewayOrigin}/metrics`, { signal: AbortSignal.timeout(10_000) });
+  if (!response.ok) throw new Error(`GET ${gatewayOrigin}/metrics answered ${response.status}`);
+  const text = await response.text();
+  const operations: Record<string, number> = {};
+  for (const match of text.matchAll(/^statev_graphql_operations_total\{outcome="(\w+)"\} (\d+(?:\.\d+)?)$/gm)) {
+    const outcome = match[1];
+    if (outcome !== undefined) operations[outcome] = Number(match[2]);
+  }
+  let upstreamRequests = 0;
+  // Label values hold route patterns with braces (`{id}`): match up to the last `} `.
+  for (const match of text.matchAll(/^statev_upstream_requests_total\{.*\} (\d+(?:\.\d+)?)$/gm)) upstreamRequests += Number(match[1]);
+  const single = (name: string): number => Number(new RegExp(`^${name} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text)?.[1] ?? 0);
+  return { operations, upstreamRequests, redisErrors: single('statev_redis_errors_total'), redisUp: single('statev_redis_up') };
+}
+
 /** Sum of the values of an outcome map. */
 export function total(outcomes: Readonly<Record<string, number>>): number {
   return Object.values(outcomes).reduce((sum, value) => sum + value, 0);

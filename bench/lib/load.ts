@@ -40,13 +40,15 @@ export interface LoadResult {
   /** Connection errors (timeouts included). */
   errors: number;
   timeouts: number;
+  /** Every response's latency, ms, in completion order (to merge concurrent runs; not for the summary). */
+  samples: Float64Array;
 }
 
-let active: Instance | null = null;
+const active = new Set<Instance>();
 
-/** Stops the load run in progress, if any (SIGINT). */
+/** Stops the load runs in progress, if any (SIGINT, watchdog). */
 export function stopActiveLoad(): void {
-  active?.stop();
+  for (const instance of active) instance.stop();
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -58,6 +60,20 @@ function percentile(sorted: Float64Array, p: number): number {
 function round(value: number, digits = 2): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
+}
+
+/** p50/p90/p99, mean and max of latencies in ms (e.g. of two runs that went on at once). */
+export function summarizeLatencies(samples: Float64Array): LoadResult['latencyMs'] {
+  const sorted = Float64Array.from(samples).sort();
+  let sum = 0;
+  for (const value of sorted) sum += value;
+  return {
+    p50: round(percentile(sorted, 50)),
+    p90: round(percentile(sorted, 90)),
+    p99: round(percentile(sorted, 99)),
+    mean: round(sorted.length > 0 ? sum / sorted.length : 0),
+    max: round(sorted[sorted.length - 1] ?? 0),
+  };
 }
 
 /** Runs autocannon once and summarizes it. */
@@ -87,7 +103,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   };
 
   const result = await new Promise<Result>((resolve, reject) => {
-    const instance = autocannon(
+    let instance: Instance | null = null;
+    instance = autocannon(
       {
         url: options.url,
         connections: options.connections,
@@ -104,12 +121,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
           : {}),
       },
       (error: unknown, finished: Result) => {
-        active = null;
+        if (instance !== null) active.delete(instance);
         if (error) reject(error instanceof Error ? error : new Error(String(error)));
         else resolve(finished);
       },
     );
-    active = instance;
+    active.add(instance);
     instance.on('response', (_client: Client, statusCode: number, _bytes: number, responseTime: number) => {
       if (count === latencies.length) {
         const grown = new Float64Array(latencies.length * 2);
@@ -122,23 +139,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     });
   });
 
-  const sorted = latencies.slice(0, count).sort();
-  let sum = 0;
-  for (const value of sorted) sum += value;
+  const samples = latencies.slice(0, count);
   const durationSeconds = result.duration > 0 ? result.duration : options.durationSeconds;
   return {
     requests: count,
     durationSeconds,
     rps: round(count / durationSeconds, 1),
-    latencyMs: {
-      p50: round(percentile(sorted, 50)),
-      p90: round(percentile(sorted, 90)),
-      p99: round(percentile(sorted, 99)),
-      mean: round(count > 0 ? sum / count : 0),
-      max: round(sorted[sorted.length - 1] ?? 0),
-    },
+    latencyMs: summarizeLatencies(samples),
     non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    samples,
   };
 }

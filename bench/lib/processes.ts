@@ -73,7 +73,9 @@ export async function assertPortFree(port: number, purpose: string): Promise<voi
 /** How to start one service. */
 export interface StartOptions {
   name: string;
-  /** Arguments of `node` (script first, or flags then script). */
+  /** Executable to run (default: this `node`). */
+  command?: string;
+  /** Arguments of the command; for `node`: script first, or flags then script. */
   args: string[];
   env: NodeJS.ProcessEnv;
   cwd: string;
@@ -84,12 +86,12 @@ export interface StartOptions {
 }
 
 /**
- * Spawns `node ARGS` in its own process group and resolves once `ready` appears on its
+ * Spawns `node ARGS` (or `command ARGS`) in its own process group and resolves once `ready` appears on its
  * stdout. Fails with the child's last output when it exits first or is too slow; a
  * taken port is named as such.
  */
 export async function startService(options: StartOptions): Promise<Service> {
-  const child = spawn(process.execPath, options.args, {
+  const child = spawn(options.command ?? process.execPath, options.args, {
     cwd: options.cwd,
     env: options.env,
     detached: true, // own process group: stop() kills the group

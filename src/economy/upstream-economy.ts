@@ -281,6 +281,13 @@ export class UpstreamEconomy {
       }
     }
     try {
+      // The replica that held the lock may have stored its answer just before we took it.
+      const stored = await shared.getEntry(key);
+      if (usable(stored)) {
+        caller.accounting.coalesced += 1;
+        this.events.coalesced?.();
+        return this.adopt(caller, endpoint, key, stored, false);
+      }
       return await this.fetch(caller, endpoint, path, key);
     } finally {
       await shared.unlock(key);
