@@ -1,4 +1,4 @@
-import type { CacheEntry } from './response-cache';
+import type { CacheEntry } from './upstream-cache';
 
 /**
  * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):

@@ -5,9 +5,9 @@ import { buildPath, ENDPOINTS } from '../upstream/endpoints';
 import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo, StaleReason } from './accounting';
 import { KeyLimiter, LimitExceeded } from './key-limiter';
-import { ResponseCache } from './response-cache';
-import { failureOf } from './response-cache';
-import type { CacheEntry, UpstreamFailure } from './response-cache';
+import { UpstreamCache } from './upstream-cache';
+import { failureOf } from './upstream-cache';
+import type { CacheEntry, UpstreamFailure } from './upstream-cache';
 import type { SharedState } from './shared-state';
 
 /** Settings of {@link UpstreamEconomy}. */
@@ -78,7 +78,7 @@ const DEFINITIVE_STATUSES = new Set([400, 401, 403, 404]);
  * ever share an entry, a flight or a limit.
  */
 export class UpstreamEconomy {
-  readonly cache: ResponseCache;
+  readonly cache: UpstreamCache;
   readonly limiter: KeyLimiter;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private readonly generations = new LRUCache<string, number>({ max: 100_000 });
@@ -94,7 +94,7 @@ export class UpstreamEconomy {
   ) {
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
-    this.cache = new ResponseCache({ maxBytes: options.cacheMaxBytes, now: this.now });
+    this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now: this.now });
     this.limiter = new KeyLimiter({
       ratePerMinute: options.ratePerMinute,
       burst: options.burst,

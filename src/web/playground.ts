@@ -85,11 +85,13 @@ export function sendPlaygroundPage(res: ServerResponse): void {
   res.end(PAGE);
 }
 
+/** Assets already read, by name. */
+const loaded = new Map<string, Buffer>();
+
 /**
  * Writes one playground asset (`/playground/<name>`); false when there is no such asset.
  * Assets are read from the installed packages on first use and kept in memory.
  */
-const loaded = new Map<string, Buffer>();
 export async function sendPlaygroundAsset(name: string, res: ServerResponse): Promise<boolean> {
   const asset = ASSETS[name];
   if (!asset) return false;

@@ -9,7 +9,7 @@ import type { UpstreamSession } from '../../upstream/session';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { PageKey } from '../shared/loader';
-import type { UpstreamFailure } from '../../economy/response-cache';
+import type { UpstreamFailure } from '../../economy/upstream-cache';
 import { fetchMapped } from '../shared/fetch-mapped';
 import { mapResponse } from '../shared/narrow';
 import { isEmptyStoreError, isNotFoundError } from '../shared/upstream-errors';

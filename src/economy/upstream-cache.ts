@@ -36,8 +36,8 @@ export type CacheEntry =
   | { kind: 'body'; body: unknown; storedAt: number; bytes: number }
   | { kind: 'failure'; failure: UpstreamFailure; storedAt: number; bytes: number };
 
-/** Settings of {@link ResponseCache}. */
-export interface ResponseCacheOptions {
+/** Settings of {@link UpstreamCache}. */
+export interface UpstreamCacheOptions {
   /** Upper bound of the cached bodies' size, in bytes (of their JSON text). */
   maxBytes: number;
   /** Clock, epoch ms. */
@@ -50,11 +50,11 @@ export interface ResponseCacheOptions {
  * shared between keys. An entry lives as long as the longer of its freshness and the
  * stale window; freshness is decided by the caller, which knows the endpoint's TTL.
  */
-export class ResponseCache {
+export class UpstreamCache {
   private readonly lru: LRUCache<string, CacheEntry>;
   private readonly now: () => number;
 
-  constructor(options: ResponseCacheOptions) {
+  constructor(options: UpstreamCacheOptions) {
     this.now = options.now ?? Date.now;
     this.lru = new LRUCache<string, CacheEntry>({
       maxSize: options.maxBytes,

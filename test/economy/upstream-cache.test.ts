@@ -3,14 +3,14 @@
  * bytes with LRU eviction, entry lifetime, deletion. The clock is jest's fake `Date`,
  * advanced with `jest.advanceTimersByTime` (which also fires lru-cache's own timers).
  */
-import { ResponseCache } from '../../src/economy/response-cache';
-import type { CacheEntry } from '../../src/economy/response-cache';
+import { UpstreamCache } from '../../src/economy/upstream-cache';
+import type { CacheEntry } from '../../src/economy/upstream-cache';
 
 function body(bytes: number, value: string = 'v'): CacheEntry {
   return { kind: 'body', body: { value }, storedAt: Date.now(), bytes };
 }
 
-describe('ResponseCache', () => {
+describe('UpstreamCache', () => {
   beforeEach(() => {
     jest.useFakeTimers({ now: Date.UTC(2025, 0, 1) });
   });
@@ -20,7 +20,7 @@ describe('ResponseCache', () => {
   });
 
   it('holds at most maxBytes and evicts the least recently used entries first', () => {
-    const cache = new ResponseCache({ maxBytes: 100, now: () => Date.now() });
+    const cache = new UpstreamCache({ maxBytes: 100, now: () => Date.now() });
     cache.set('a', body(40, 'a'), 60_000);
     cache.set('b', body(40, 'b'), 60_000);
     expect(cache.bytes).toBe(80);
@@ -35,7 +35,7 @@ describe('ResponseCache', () => {
   });
 
   it('does not store an entry larger than the whole cache (and keeps what it has)', () => {
-    const cache = new ResponseCache({ maxBytes: 100, now: () => Date.now() });
+    const cache = new UpstreamCache({ maxBytes: 100, now: () => Date.now() });
     cache.set('small', body(30), 60_000);
     cache.set('huge', body(101), 60_000);
     expect(cache.get('huge')).toBeUndefined();
@@ -44,14 +44,14 @@ describe('ResponseCache', () => {
   });
 
   it('counts error entries by their size too', () => {
-    const cache = new ResponseCache({ maxBytes: 1000, now: () => Date.now() });
+    const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
     const entry: CacheEntry = { kind: 'body', body: null, storedAt: Date.now(), bytes: 0 };
     cache.set('zero', entry, 1000);
     expect(cache.bytes).toBe(1); // never 0: every entry costs something
   });
 
   it('forgets an entry after its lifetime, not before', () => {
-    const cache = new ResponseCache({ maxBytes: 1000, now: () => Date.now() });
+    const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
     cache.set('k', body(10), 5_000);
     jest.advanceTimersByTime(5_000);
     expect(cache.get('k')).toBeDefined();
@@ -60,7 +60,7 @@ describe('ResponseCache', () => {
   });
 
   it('deletes one entry and releases its bytes', () => {
-    const cache = new ResponseCache({ maxBytes: 1000, now: () => Date.now() });
+    const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
     cache.set('x', body(10), 5_000);
     cache.set('y', body(20), 5_000);
     cache.delete('x');
