@@ -14,9 +14,9 @@ export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-sec
  */
 export function createCors(origins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   if (origins.length === 0) return async () => false;
-  const any = origins.includes('*');
+  const allowAll = origins.includes('*');
   const middleware = cors({
-    origin: any ? '*' : [...origins],
+    origin: allowAll ? '*' : [...origins],
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: ['retry-after'],
