@@ -8,6 +8,7 @@ import { createMarketLoaders } from './domains/market/market.loaders';
 import type { MarketLoaders } from './domains/market/market.loaders';
 import { keyId } from './economy/key-id';
 import type { UpstreamEconomy } from './economy/upstream-economy';
+import type { LoaderOptions } from './domains/shared/loader';
 import { UpstreamSession } from './upstream/session';
 
 /** Every per-operation loader, by domain. */
@@ -73,16 +74,33 @@ export function createContext(
     apiKey ? keyId(apiKey, services.config.keyHashSecret) : null,
     wantsNoCache(get('cache-control'), get('pragma')),
   );
-  const loaderOptions = { cache: services.config.loadersEnabled };
   return {
     apiKey,
     apiSecretHeader: secret ? secret : null,
     serverCredentials: serverCredentials !== null,
     session,
-    loaders: {
-      factories: createFactoryLoaders(session, loaderOptions),
-      buildings: createBuildingLoaders(session, loaderOptions),
-      market: createMarketLoaders(session, loaderOptions),
+    loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
+  };
+}
+
+/**
+ * The operation's loaders, each domain's created on first use: an operation answered
+ * from the response cache, or one that touches only companies, builds none (or only
+ * those) of the others.
+ */
+function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
+  let factories: FactoryLoaders | undefined;
+  let buildings: BuildingLoaders | undefined;
+  let market: MarketLoaders | undefined;
+  return {
+    get factories() {
+      return (factories ??= createFactoryLoaders(session, options));
+    },
+    get buildings() {
+      return (buildings ??= createBuildingLoaders(session, options));
+    },
+    get market() {
+      return (market ??= createMarketLoaders(session, options));
     },
   };
 }

@@ -119,10 +119,11 @@ export class UpstreamEconomy {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = `${caller.keyId}|${path}`;
+    const ttlMs = this.ttlMs(endpoint);
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
-    if (cached && !caller.noCache && this.ageMs(cached) < this.freshMs(endpoint, cached)) {
+    if (cached && !caller.noCache && this.ageMs(cached) < ttlMs) {
       caller.accounting.cacheHits += 1;
-      caller.accounting.noteFreshness(this.freshMs(endpoint, cached) - this.ageMs(cached));
+      caller.accounting.noteFreshness(ttlMs - this.ageMs(cached));
       this.events.cache?.('hit');
       return reply(cached, null);
     }
@@ -155,16 +156,16 @@ export class UpstreamEconomy {
       }
       throw error;
     }
-    caller.accounting.noteFreshness(this.freshMs(endpoint, entry) - this.ageMs(entry));
+    caller.accounting.noteFreshness(ttlMs - this.ageMs(entry));
     return reply(entry, null);
   }
 
   /**
-   * How long an entry is fresh: its endpoint's TTL, for a body and for a cached 4xx
-   * alike (an unset option slot's 404 is as stable as a set one; a key that just gained
-   * a scope can send `Cache-Control: no-cache`).
+   * How long an answer of this endpoint is fresh: its kind's TTL, for a body and for a
+   * cached 4xx alike (an unset option slot's 404 is as stable as a set one; a key that
+   * just gained a scope can send `Cache-Control: no-cache`).
    */
-  private freshMs(endpoint: Endpoint, _entry: CacheEntry): number {
+  private ttlMs(endpoint: Endpoint): number {
     return this.options.ttlSeconds[endpoint.cacheKind] * 1000;
   }
 
@@ -261,8 +262,9 @@ export class UpstreamEconomy {
     const shared = this.shared;
     if (!shared || !this.options.cacheEnabled) return this.fetch(caller, endpoint, path, key);
     const startedAt = this.now();
+    const ttlMs = this.ttlMs(endpoint);
     const usable = (entry: CacheEntry | undefined): entry is CacheEntry =>
-      entry !== undefined && this.ageMs(entry) < this.freshMs(endpoint, entry) && (!caller.noCache || entry.storedAt >= startedAt);
+      entry !== undefined && this.ageMs(entry) < ttlMs && (!caller.noCache || entry.storedAt >= startedAt);
 
     const remote = await shared.getEntry(key);
     if (usable(remote)) return this.adopt(caller, endpoint, key, remote);
@@ -300,7 +302,7 @@ export class UpstreamEconomy {
       caller.accounting.cacheHits += 1;
       this.events.cache?.('hit');
     }
-    this.cache.set(key, entry, Math.max(this.options.ttlSeconds[endpoint.cacheKind], this.options.staleMaxAgeSeconds) * 1000 - this.ageMs(entry));
+    this.cache.set(key, entry, Math.max(this.ttlMs(endpoint), this.options.staleMaxAgeSeconds * 1000) - this.ageMs(entry));
     return entry;
   }
 
@@ -331,7 +333,7 @@ export class UpstreamEconomy {
         release();
       }
       if (this.options.cacheEnabled) {
-        const lifetime = Math.max(this.options.ttlSeconds[endpoint.cacheKind], this.options.staleMaxAgeSeconds) * 1000;
+        const lifetime = Math.max(this.ttlMs(endpoint), this.options.staleMaxAgeSeconds * 1000);
         this.cache.set(key, entry, lifetime);
         await this.shared?.setEntry(key, entry, lifetime);
       }

@@ -212,13 +212,21 @@ function factoryBankAccounts(ctx: HandlerContext): WireCompanyBankAccount[] {
   return company(ctx).bankAccounts.map((a) => ({ id: a.id, vban: a.vban, balance: a.balance, note: a.note }));
 }
 
-function factoryTransactions(ctx: HandlerContext): WireTransactionsResponse {
+/** One page of the transactions of an account owned by one of `owners` (companies or buildings). */
+function ownedAccountTransactions(
+  ctx: HandlerContext,
+  owners: ReadonlyArray<{ bankAccounts: ReadonlyArray<{ id: string; transactions: Parameters<typeof page>[0] }> }>,
+): WireTransactionsResponse {
   const { limit, skip } = transactionPaging(ctx);
-  for (const c of ctx.character.companies) {
-    const account = c.bankAccounts.find((a) => a.id === ctx.params.bankId);
+  for (const owner of owners) {
+    const account = owner.bankAccounts.find((a) => a.id === ctx.params.bankId);
     if (account !== undefined) return page(account.transactions, limit, skip);
   }
   throw new ApiError(404, 'Bank account not found');
+}
+
+function factoryTransactions(ctx: HandlerContext): WireTransactionsResponse {
+  return ownedAccountTransactions(ctx, ctx.character.companies);
 }
 
 function vehicles(ctx: HandlerContext): WireVehicle[] {
@@ -366,12 +374,7 @@ function buildingBankAccounts(ctx: HandlerContext): WireBuildingBankAccount[] {
 }
 
 function buildingTransactions(ctx: HandlerContext): WireTransactionsResponse {
-  const { limit, skip } = transactionPaging(ctx);
-  for (const b of ctx.character.buildings) {
-    const account = b.bankAccounts.find((a) => a.id === ctx.params.bankId);
-    if (account !== undefined) return page(account.transactions, limit, skip);
-  }
-  throw new ApiError(404, 'Bank account not found');
+  return ownedAccountTransactions(ctx, ctx.character.buildings);
 }
 
 // ---------------------------------------------------------------------------------------------
