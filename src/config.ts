@@ -3,7 +3,7 @@
  *
  * This module is the only reader of `process.env`: everything else receives a
  * {@link GatewayConfig}. Every setting has a default, and each one is listed in
- * the README's configuration table.
+ * docs/configuration.md.
  */
 import type { CacheKind } from './upstream/endpoints';
 
@@ -95,7 +95,7 @@ export interface CostAssumptions {
   rooms: number;
 }
 
-/** The defaults, as the README's configuration table lists them. */
+/** The defaults, as docs/configuration.md lists them. */
 export const DEFAULT_CONFIG = Object.freeze({
   port: 4000,
   host: '127.0.0.1',

@@ -1,5 +1,5 @@
 /**
- * `npm start`: runs the gateway with the settings from the environment (see README).
+ * `npm start`: runs the gateway with the settings from the environment (see README.md and docs/configuration.md).
  * Stops cleanly on SIGINT/SIGTERM.
  */
 import 'reflect-metadata';

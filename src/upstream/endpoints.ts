@@ -7,7 +7,7 @@
  * derived from these entries, so the documentation and the behaviour cannot drift.
  */
 
-/** Groups of endpoints that share a cache lifetime (see the README's cache table). */
+/** Groups of endpoints that share a cache lifetime (see docs/configuration.md and docs/fields-to-endpoints.md). */
 export type CacheKind = 'lists' | 'details' | 'options' | 'bankAccounts' | 'stock' | 'activity';
 
 /** One upstream endpoint. */

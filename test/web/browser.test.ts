@@ -4,7 +4,7 @@
  *     Headers editor, without a single request to any host but the gateway;
  * (b) the example company site renders a company from ONE keyless POST by hash
  *     (public-site mode).
- * Screenshots go to test/artifacts/ (copied to docs/ for the README).
+ * Screenshots go to test/artifacts/ (copied to docs/ for the docs pages).
  *
  * Without /usr/bin/chromium the tests are skipped with a warning, or fail when CI or
  * REQUIRE_BROWSER is set. No browser is ever downloaded.
