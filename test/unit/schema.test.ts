@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,15 @@ import { buildSchema as buildSdlSchema, findBreakingChanges, findDangerousChange
 import { emitGatewaySchema, buildGatewaySchema } from '../../src/graph/schema';
 
 const root = join(__dirname, '..', '..');
+
+/**
+ * The shared public contract lives beside the repository (../shared), not in it: a plain
+ * clone has no such file, so the comparison is skipped there (and reported as skipped).
+ * CI always checks the contract with `node ../shared/tools/check-contract.mjs` in `.ci/run`.
+ */
+const contractPath = join(root, '..', 'shared', 'contract', 'schema.graphql');
+const hasContract = existsSync(contractPath);
+if (!hasContract) console.warn(`skipping the public-contract comparison: ${contractPath} does not exist (CI checks it with ../shared/tools/check-contract.mjs)`);
 
 describe('schema.graphql', () => {
   it('is exactly what the TypeGraphQL classes emit (run `npm run codegen` after changing a class)', async () => {
@@ -19,8 +29,8 @@ describe('schema.graphql', () => {
     }
   });
 
-  it('is a compatible superset of the public contract', async () => {
-    const contract = buildSdlSchema(await readFile(join(root, '..', 'shared', 'contract', 'schema.graphql'), 'utf8'));
+  (hasContract ? it : it.skip)('is a compatible superset of the public contract (../shared/contract/schema.graphql, when present)', async () => {
+    const contract = buildSdlSchema(await readFile(contractPath, 'utf8'));
     const project = buildSdlSchema(await readFile(join(root, 'schema.graphql'), 'utf8'));
     expect(findBreakingChanges(contract, project)).toEqual([]);
     expect(findDangerousChanges(contract, project)).toEqual([]);
