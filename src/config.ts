@@ -27,6 +27,8 @@ export interface GatewayConfig {
   nodeEnv: string;
   /** Largest request body accepted, in bytes (`MAX_BODY_BYTES`, default 1048576). */
   maxBodyBytes: number;
+  /** How long a stop lets requests in flight finish before closing their connections, ms (`SHUTDOWN_GRACE_PERIOD_MS`, default 10000). */
+  shutdownGracePeriodMs: number;
 
   /** Cross-request cache of upstream GETs on or off (`CACHE_ENABLED`, default true; off only for benchmarks). */
   cacheEnabled: boolean;
@@ -106,6 +108,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   introspection: true,
   nodeEnv: 'production',
   maxBodyBytes: 1_048_576,
+  shutdownGracePeriodMs: 10_000,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
   responseCacheEnabled: true,
@@ -194,6 +197,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     introspection: boolSetting(env, 'INTROSPECTION', DEFAULT_CONFIG.introspection),
     nodeEnv: env.NODE_ENV?.trim() || DEFAULT_CONFIG.nodeEnv,
     maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
+    shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
     cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
     cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
     responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),

@@ -8,6 +8,7 @@
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { runUntilSignal } from './process-lifecycle';
+import type { Started } from './process-lifecycle';
 import { startGateway } from './server';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from './simulator';
 /** The nested query the demo prints as a curl command. */
 export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } vehicles { name numberPlate } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
-async function main(): Promise<() => Promise<unknown>> {
+async function main(): Promise<Started> {
   const settings = loadConfig();
   const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1' });
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
@@ -56,7 +57,13 @@ async function main(): Promise<() => Promise<unknown>> {
       'Ctrl+C stops both.',
     ].join('\n'),
   );
-  return () => Promise.all([gateway.stop(), simulator.close()]);
+  return {
+    stop: async () => {
+      await gateway.stop(); // drains first: requests in flight still reach the simulator
+      await simulator.close();
+    },
+    gracePeriodMs: config.shutdownGracePeriodMs,
+  };
 }
 
-runUntilSignal(main);
+void runUntilSignal(main);

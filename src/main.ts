@@ -1,15 +1,15 @@
 /**
  * `npm start`: runs the gateway with the settings from the environment (see README.md and docs/configuration.md).
- * Stops cleanly on SIGINT/SIGTERM.
+ * On SIGINT/SIGTERM it drains requests in flight (up to `SHUTDOWN_GRACE_PERIOD_MS`) and stops.
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
 import { runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
 
-runUntilSignal(async () => {
+void runUntilSignal(async () => {
   const config = loadConfig();
   const gateway = await startGateway(config);
   console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
-  return () => gateway.stop();
+  return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownGracePeriodMs };
 });

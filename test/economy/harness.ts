@@ -1,6 +1,6 @@
 /**
  * The economy tests' own stack: the built-in simulator over real HTTP on 127.0.0.1, and
- * the gateway built with `createApollo` (or `startGateway` for HTTP tests) with
+ * the gateway built with `createGatewayRuntime` (or `startGateway` for HTTP tests) with
  *
  * - a clock that reads the global `Date` on every call, so `jest.setSystemTime` moves
  *   the gateway (cache ages, cooldowns, budget) and the simulator (rate-limit windows)
@@ -19,7 +19,7 @@ import type { Interceptable } from 'undici';
 import { loadConfig } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
-import { createApollo, startGateway } from '../../src/server';
+import { createGatewayRuntime, startGateway } from '../../src/server';
 import type { Gateway, GatewayRuntime } from '../../src/server';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatorOptions } from '../../src/simulator';
@@ -128,7 +128,7 @@ export async function startEconomyStack(options: EconomyStackOptions = {}): Prom
     gateway = await startGateway(config, gatewayOptions);
     runtime = gateway;
   } else {
-    runtime = await createApollo(config, gatewayOptions);
+    runtime = await createGatewayRuntime(config, gatewayOptions);
     await runtime.apollo.start();
   }
   const attempts: UpstreamObservation[] = [];

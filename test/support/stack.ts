@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import type { GatewayContext } from '../../src/context';
-import { createApollo, startGateway } from '../../src/server';
+import { createGatewayRuntime, startGateway } from '../../src/server';
 import type { Gateway, GatewayRuntime } from '../../src/server';
 import type { DestinationStream } from 'pino';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
@@ -64,7 +64,7 @@ export async function startResolverStack(
 ): Promise<ResolverStack> {
   const simulator = await startSimulator(options.simulator);
   const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
-  const runtime = await createApollo(config, { logDestination: options.logDestination });
+  const runtime = await createGatewayRuntime(config, { logDestination: options.logDestination });
   const { apollo, upstream } = runtime;
   await apollo.start();
   return {

@@ -1,0 +1,150 @@
+import type { Server } from 'node:http';
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { DestinationStream, Logger } from 'pino';
+import type { Dispatcher } from 'undici';
+import { DEFAULT_CONFIG } from './config';
+import type { GatewayConfig } from './config';
+import type { GatewayContext, GatewayServices } from './context';
+import { RedisSharedState } from './economy/redis-state';
+import { UpstreamEconomy } from './economy/upstream-economy';
+import { formatError } from './errors/format-error';
+import { boundsPlugin } from './graph/bounds.plugin';
+import { costPlugin } from './graph/cost.plugin';
+import { buildGatewaySchema } from './graph/schema';
+import { createLogger } from './observability/logger';
+import { GatewayMetrics } from './observability/metrics';
+import { operationPlugin } from './observability/operation.plugin';
+import { UpstreamClient } from './upstream/client';
+
+/** The gateway's process-wide parts, created once and shared by every operation. */
+export interface GatewayRuntime {
+  /** The Apollo server (tests call `executeOperation` on it with a context from `createContext`). */
+  readonly apollo: ApolloServer<GatewayContext>;
+  /** The shared upstream client (the only HTTP client to the StateV API). */
+  readonly upstream: UpstreamClient;
+  /** Cache, coalescing and per-key limits. */
+  readonly economy: UpstreamEconomy;
+  /** Prometheus metrics. */
+  readonly metrics: GatewayMetrics;
+  /** Structured logger. */
+  readonly logger: Logger;
+  /** Redis shared by replicas, when `REDIS_URL` is set. */
+  readonly shared: RedisSharedState | undefined;
+  /** What `createContext` needs. */
+  readonly services: GatewayServices;
+}
+
+/** Options for tests and embedding. */
+export interface GatewayOptions {
+  /** An undici dispatcher for the upstream (tests pass a `MockAgent`). */
+  dispatcher?: Dispatcher;
+  /** Where log lines go (default stdout). */
+  logDestination?: DestinationStream;
+  /** Clock for cache ages and limits (default `Date.now`). */
+  now?: () => number;
+  /** Randomness for retry jitter (default `Math.random`). */
+  random?: () => number;
+}
+
+/** What {@link createGatewayRuntime} needs beyond {@link GatewayOptions} when it serves HTTP. */
+export interface RuntimeOptions extends GatewayOptions {
+  /**
+   * The HTTP server that serves this runtime. `apollo.stop()` then drains it (Apollo's
+   * drain plugin): it stops accepting connections, closes idle ones, lets requests in
+   * flight finish for up to `config.shutdownGracePeriodMs`, then closes the rest.
+   */
+  httpServer?: Server;
+}
+
+/**
+ * Builds the gateway's runtime: logger, metrics, the upstream client, the upstream
+ * economy (with Redis when `config.redisUrl` is set) and the Apollo server with its
+ * plugins. Nothing listens yet: resolver tests call `apollo.start()` and
+ * `executeOperation`; `startGateway` (src/server.ts) serves it over HTTP.
+ */
+export async function createGatewayRuntime(config: GatewayConfig, options: RuntimeOptions = {}): Promise<GatewayRuntime> {
+  const metrics = new GatewayMetrics();
+  const logger = createLogger(config.logLevel, options.logDestination);
+  const upstream = new UpstreamClient({
+    baseUrl: config.upstreamBaseUrl,
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+    dispatcher: options.dispatcher,
+  });
+  upstream.observe((observation) => metrics.upstream(observation));
+  if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
+    logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
+  }
+  const shared = config.redisUrl
+    ? new RedisSharedState({
+        url: config.redisUrl,
+        commandTimeoutMs: config.redisTimeoutMs,
+        ratePerMinute: config.upstreamRatePerMinute,
+        prefix: config.redisPrefix,
+        logger,
+        onError: () => metrics.redisErrors.inc(),
+        onState: (up) => metrics.redisUp.set(up ? 1 : 0),
+      })
+    : undefined;
+  const economy = new UpstreamEconomy(
+    upstream,
+    {
+      cacheEnabled: config.cacheEnabled,
+      cacheMaxBytes: config.cacheMaxBytes,
+      ttlSeconds: config.cacheTtlSeconds,
+      staleMaxAgeSeconds: config.staleMaxAgeSeconds,
+      defaultBackoffSeconds: config.rateLimitBackoffSeconds,
+      retryDelayMs: config.upstreamRetryDelayMs,
+      ratePerMinute: config.upstreamRatePerMinute,
+      burst: Math.max(1, config.upstreamRateBurst),
+      concurrencyPerKey: config.upstreamConcurrencyPerKey,
+      queueTimeoutMs: config.upstreamQueueTimeoutMs,
+      now: options.now,
+      random: options.random,
+      shared,
+      sharedLockMs: config.upstreamTimeoutMs + 1000,
+    },
+    metrics.economyEvents(),
+  );
+  const apollo = new ApolloServer<GatewayContext>({
+    schema: await buildGatewaySchema(),
+    introspection: config.introspection,
+    csrfPrevention: true,
+    includeStacktraceInErrorResponses: config.nodeEnv === 'development',
+    formatError,
+    plugins: [
+      ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
+      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, maxDepth: config.maxDepth, assumptions: config.costAssumptions }),
+      boundsPlugin(),
+      // Cache hints only feed the response cache: no Cache-Control headers for browsers.
+      ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
+      ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
+      operationPlugin(metrics, logger),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
+  });
+  return { apollo, upstream, economy, metrics, logger, shared, services: { economy, config } };
+}
+
+/**
+ * The per-key whole-operation response cache (`@apollo/server-plugin-response-cache`):
+ * sessions are hashed keys, entries live no longer than the freshest-expiring upstream
+ * answer they were built from, a key's writes invalidate all its entries (its
+ * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
+ */
+function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
+  return ApolloServerPluginResponseCache<GatewayContext>({
+    cache: new InMemoryLRUCache<string>({ maxSize: maxBytes }),
+    sessionId: async ({ contextValue }) => contextValue.session.keyId,
+    extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
+    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache,
+    shouldWriteToCache: async ({ contextValue }) => contextValue.session.accounting.stale === 0,
+  });
+}

@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { GatewayConfig } from '../config';
+import { bearerToken, createContext } from '../context';
+import type { GatewayRuntime } from '../runtime';
+import { executeOnApollo, readGraphQLRequest, sendJson } from './apollo-http';
+import type { PublicSite } from './public-site';
+import type { GraphQLRequestInput, ServerCredentials } from './public-site';
+
+/**
+ * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
+ * malformed JSON; `BodyTooLargeError` past `config.maxBodyBytes`, which the router
+ * answers with 413), applies public-site mode (trusted documents by hash and whose key
+ * runs them; 400 when it refuses), then runs the operation on Apollo with a fresh
+ * per-request context and writes Apollo's response.
+ */
+export async function handleGraphQLRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  runtime: GatewayRuntime,
+  config: GatewayConfig,
+  publicSite: PublicSite,
+): Promise<void> {
+  const request = await readGraphQLRequest(req, config.maxBodyBytes);
+  if (request === 'invalid-json') {
+    sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+    return;
+  }
+  // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.
+  const params = new URLSearchParams(url.search);
+  const body = request.body;
+  const input: GraphQLRequestInput | null =
+    req.method === 'POST'
+      ? body && typeof body === 'object' && !Array.isArray(body)
+        ? { kind: 'post', body: body as Record<string, unknown> }
+        : null
+      : { kind: 'get', params };
+  let credentials: ServerCredentials | null = null;
+  if (input) {
+    const decision = publicSite.decide(input, bearerToken(request.headers.get('authorization')) !== null);
+    if (decision.kind === 'refuse') {
+      sendJson(res, 400, { errors: [{ message: decision.message, extensions: { code: decision.code } }] });
+      return;
+    }
+    credentials = decision.credentials;
+  }
+  await executeOnApollo(runtime.apollo, req, res, {
+    headers: request.headers,
+    body,
+    search: input?.kind === 'get' ? `?${params.toString()}` : url.search,
+    context: async () => createContext(runtime.services, req.headers, credentials),
+  });
+}

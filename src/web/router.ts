@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { GatewayConfig } from '../config';
+import { projectRoot } from '../project-root';
+import type { GatewayRuntime } from '../runtime';
+import { BodyTooLargeError, sendJson } from './apollo-http';
+import { createCors } from './cors';
+import { handleGraphQLRequest } from './graphql-request';
+import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
+import { PublicSite } from './public-site';
+import { sendStaticFile } from './static-files';
+
+/** A `node:http` request listener. */
+export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * The gateway's HTTP routes, as one `node:http` request listener:
+ *
+ * - CORS for `config.corsOrigins` on every route (preflights answered here);
+ * - `GET|HEAD /healthz` → `{"status":"ok"}`; `GET /metrics` → Prometheus text;
+ * - `GET|HEAD /` → 302 to `/graphql`;
+ * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
+ * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`);
+ * - `GET /examples/*` with `config.serveExamples`; anything else → 404 JSON.
+ *
+ * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
+ * failure before the response started gets a masked 500.
+ *
+ * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
+ */
+export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): RequestListener {
+  const { economy, metrics } = runtime;
+  const publicSite = PublicSite.fromConfig(config);
+  const applyCors = createCors(config.corsOrigins);
+  const examplesRoot = join(projectRoot(), 'examples');
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    if (await applyCors(req, res)) return; // a CORS preflight, answered
+    const path = url.pathname;
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      sendJson(res, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      metrics.cacheEntries.set(economy.cache.size);
+      metrics.cacheBytes.set(economy.cache.bytes);
+      const text = await metrics.registry.metrics();
+      res.writeHead(200, { 'content-type': metrics.registry.contentType });
+      res.end(text);
+      return;
+    }
+    if (path === '/' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(302, { location: '/graphql' });
+      res.end();
+      return;
+    }
+    if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
+    if (path === '/graphql') {
+      if (req.method !== 'GET' && req.method !== 'POST') {
+        res.writeHead(405, { allow: 'GET, POST' });
+        res.end();
+        return;
+      }
+      if (wantsPlayground(req.method, req.headers.accept)) {
+        sendPlaygroundPage(res);
+        return;
+      }
+      await handleGraphQLRequest(req, res, url, runtime, config, publicSite);
+      return;
+    }
+    if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;
+    sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
+  };
+
+  return (req, res) => {
+    route(req, res).catch((error: unknown) => {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof BodyTooLargeError) {
+        // The rest of the upload is not read: close the connection after answering.
+        res.setHeader('connection', 'close');
+        sendJson(res, 413, { errors: [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } }] });
+        return;
+      }
+      sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+    });
+  };
+}
