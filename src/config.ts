@@ -5,6 +5,8 @@
  * {@link GatewayConfig}. Every setting has a default, and each one is listed in
  * docs/configuration.md.
  */
+import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { CacheKind } from './upstream/endpoints';
 
 /** Every setting of the gateway, with units in the names or the docs. */
@@ -147,55 +149,163 @@ export const TTL_SETTINGS: Readonly<Record<CacheKind, string>> = Object.freeze({
   activity: 'CACHE_TTL_ACTIVITY_SECONDS',
 });
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The environment a configuration is read from (`process.env` by default). */
+export type Env = Readonly<Record<string, string | undefined>>;
 
-function intSetting(env: Env, name: string, fallback: number, min: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) {
-    throw new Error(`Setting ${name} must be an integer >= ${min}, got "${raw}"`);
+/**
+ * A setting with a bad value. The message names the setting, the value and what is
+ * expected, e.g. `Setting PORT="70000" is invalid: expected an integer from 0 to 65535.`;
+ * `npm start` and `npm run demo` print it and exit with code 1.
+ */
+export class ConfigError extends Error {
+  constructor(
+    /** The environment variable, e.g. `PORT`. */
+    readonly setting: string,
+    /** The value as given. */
+    readonly value: string,
+    /** What would have been accepted, e.g. `an integer from 0 to 65535`. */
+    readonly expected: string,
+  ) {
+    super(`Setting ${setting}="${value}" is invalid: expected ${expected}.`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * The raw value of a setting, trimmed; `undefined` when unset or blank (the default applies).
+ * Use it for settings that accept any text; the helpers below build on it.
+ */
+export function rawSetting(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** A whole number from `min` to `max` (decimal digits only: `1e3`, `0x10` and `12.5` are refused). */
+export function intSetting(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, raw, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
   }
   return value;
 }
 
-function boolSetting(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new Error(`Setting ${name} must be true or false, got "${raw}"`);
+/** A TCP port, 0 to 65535 (0 picks a free port). */
+export function portSetting(env: Env, name: string, fallback: number): number {
+  return intSetting(env, name, fallback, 0, 65535);
 }
 
-function urlSetting(env: Env, name: string, fallback: string): string {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const url = new URL(raw); // throws on a malformed URL: better at start than at the first request
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`Setting ${name} must be an http(s) URL, got "${raw}"`);
+/** `true/false`, `1/0`, `yes/no` or `on/off`, in any case. */
+export function boolSetting(env: Env, name: string, fallback: boolean): boolean {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  const lower = raw.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
+  if (['0', 'false', 'no', 'off'].includes(lower)) return false;
+  throw new ConfigError(name, raw, 'true or false (also 1/0, yes/no, on/off)');
+}
+
+/** One of a fixed list of words (compared as given). */
+export function enumSetting<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, raw, `one of ${allowed.join(', ')}`);
+  return raw as T;
+}
+
+/** An absolute URL with one of the given schemes (e.g. `['http:', 'https:']`); trailing slashes are removed. */
+export function urlSetting(env: Env, name: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): string {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  const expected = `an absolute ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URL`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, raw, expected);
   }
+  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, raw, expected);
   return raw.replace(/\/+$/, '');
 }
+
+/** A host name (RFC 1123 labels) or an IPv4/IPv6 address without brackets, to listen on or connect to. */
+export function hostSetting(env: Env, name: string, fallback: string): string {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
+  if (isIP(raw) === 0 && !(raw.length <= 253 && raw.split('.').every((part) => label.test(part)))) {
+    throw new ConfigError(name, raw, 'a host name or an IP address, e.g. 127.0.0.1, 0.0.0.0, :: or localhost');
+  }
+  return raw;
+}
+
+/** The path of an existing, readable file (relative paths are taken from the working directory). */
+export function fileSetting(env: Env, name: string): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return null;
+  try {
+    if (!statSync(raw).isFile()) throw new Error('not a file');
+    accessSync(raw, fsConstants.R_OK);
+  } catch {
+    throw new ConfigError(name, raw, 'the path of an existing, readable file');
+  }
+  return raw;
+}
+
+/**
+ * A comma-separated list of origins a browser may send in `Origin`: each a bare
+ * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
+ */
+export function originsSetting(env: Env, name: string): string[] {
+  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    if (entry === '*') continue;
+    const reason = originProblem(entry);
+    if (reason) throw new ConfigError(name, entry, `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`);
+  }
+  return entries;
+}
+
+/** Why an origin entry can never equal a browser's `Origin` header, or null when it can. */
+function originProblem(entry: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return 'not a URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the scheme must be http or https';
+  if (url.username || url.password) return 'it has credentials';
+  if (url.search || entry.includes('?')) return 'it has a query';
+  if (url.hash || entry.includes('#')) return 'it has a fragment';
+  if (entry.endsWith('/')) return 'it has a trailing slash';
+  if (url.pathname !== '/') return 'it has a path';
+  if (url.origin !== entry) return `it is not written as browsers send it (${url.origin})`;
+  return null;
+}
+
+/** The pino log levels `LOG_LEVEL` accepts. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
  * Reads the settings from an environment (default `process.env`) and applies `overrides` last.
  *
- * @throws Error naming the setting when a value is malformed, so a bad deployment fails at start.
+ * Every setting is validated here, with the helpers above (use them for new settings).
+ *
+ * @throws ConfigError naming the setting, the value and what is expected, so a bad deployment fails at start.
  */
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const ratePerMinute = intSetting(env, 'UPSTREAM_RATE_PER_MINUTE', DEFAULT_CONFIG.upstreamRatePerMinute, 0);
   const config: GatewayConfig = {
-    port: intSetting(env, 'PORT', DEFAULT_CONFIG.port, 0),
-    host: env.HOST?.trim() || DEFAULT_CONFIG.host,
+    port: portSetting(env, 'PORT', DEFAULT_CONFIG.port),
+    host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
     upstreamBaseUrl: urlSetting(env, 'STATEV_BASE_URL', DEFAULT_CONFIG.upstreamBaseUrl),
     upstreamTimeoutMs: intSetting(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_CONFIG.upstreamTimeoutMs, 1),
     upstreamConnections: intSetting(env, 'UPSTREAM_CONNECTIONS', DEFAULT_CONFIG.upstreamConnections, 1),
-    corsOrigins: (env.CORS_ORIGINS ?? '')
-      .split(',')
-      .map((origin) => origin.trim())
-      .filter((origin) => origin !== ''),
+    corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
     introspection: boolSetting(env, 'INTROSPECTION', DEFAULT_CONFIG.introspection),
-    nodeEnv: env.NODE_ENV?.trim() || DEFAULT_CONFIG.nodeEnv,
+    nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,
     maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
     shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
     cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
@@ -212,7 +322,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     upstreamConcurrencyPerKey: intSetting(env, 'UPSTREAM_CONCURRENCY_PER_KEY', DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1),
     upstreamQueueTimeoutMs: intSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', DEFAULT_CONFIG.upstreamQueueTimeoutMs, 0),
     upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
-    keyHashSecret: env.KEY_HASH_SECRET?.trim() || DEFAULT_CONFIG.keyHashSecret,
+    keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
     maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
     maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
     costAssumptions: {
@@ -222,15 +332,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
       rooms: intSetting(env, 'COST_ASSUMED_ROOMS', DEFAULT_CONFIG.costAssumptions.rooms, 1),
     },
     loadersEnabled: boolSetting(env, 'LOADERS_ENABLED', DEFAULT_CONFIG.loadersEnabled),
-    logLevel: env.LOG_LEVEL?.trim() || DEFAULT_CONFIG.logLevel,
-    serverApiKey: env.STATEV_API_KEY?.trim() || null,
-    serverApiSecret: env.STATEV_API_SECRET?.trim() || null,
-    trustedDocumentsPath: env.TRUSTED_DOCUMENTS?.trim() || null,
+    logLevel: enumSetting(env, 'LOG_LEVEL', DEFAULT_CONFIG.logLevel, LOG_LEVELS),
+    serverApiKey: rawSetting(env, 'STATEV_API_KEY') ?? null,
+    serverApiSecret: rawSetting(env, 'STATEV_API_SECRET') ?? null,
+    trustedDocumentsPath: fileSetting(env, 'TRUSTED_DOCUMENTS'),
     serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
-    simulatorPort: intSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort, 0),
-    redisUrl: env.REDIS_URL?.trim() || null,
+    simulatorPort: portSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort),
+    redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
     redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
-    redisPrefix: env.REDIS_PREFIX?.trim() || DEFAULT_CONFIG.redisPrefix,
+    redisPrefix: rawSetting(env, 'REDIS_PREFIX') ?? DEFAULT_CONFIG.redisPrefix,
   };
   return { ...config, ...overrides };
 }

@@ -24,7 +24,12 @@ export class TrustedDocuments {
    *   a document does not parse or does not match its hash: better at start than later.
    */
   static load(path: string): TrustedDocuments {
-    const manifest: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(readFileSync(path, 'utf8'));
+    } catch (error) {
+      throw new Error(`TRUSTED_DOCUMENTS ${path}: expected a readable JSON file {hash: document} (${error instanceof Error ? error.message : String(error)})`);
+    }
     if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
       throw new Error(`TRUSTED_DOCUMENTS ${path}: expected a JSON object {hash: document}`);
     }
@@ -34,7 +39,12 @@ export class TrustedDocuments {
       if (createHash('sha256').update(text).digest('hex') !== hash.toLowerCase()) {
         throw new Error(`TRUSTED_DOCUMENTS ${path}: ${hash} is not the sha256 of its document`);
       }
-      const parsed = parse(text);
+      let parsed: DocumentNode;
+      try {
+        parsed = parse(text);
+      } catch (error) {
+        throw new Error(`TRUSTED_DOCUMENTS ${path}: the document of ${hash} does not parse (${error instanceof Error ? error.message : String(error)})`);
+      }
       const hasMutation = parsed.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION);
       documents.byHash.set(hash.toLowerCase(), { text, hasMutation });
     }
