@@ -6,6 +6,7 @@
  * Prints the base URL (`http://HOST:PORT/req`) as the first stdout line, key hints on stderr,
  * and stops cleanly on SIGINT/SIGTERM.
  */
+import { parseArgs } from 'node:util';
 import { DEMO_KEYS } from './fixtures';
 import { startSimulator } from './simulator';
 import type { SimulatorOptions } from './simulator';
@@ -13,56 +14,57 @@ import type { SimulatorOptions } from './simulator';
 /** Usage text printed for `--help` and on argument errors. */
 export const USAGE = 'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS]';
 
+/** The simulator's flags, as `node:util` `parseArgs` reads them. */
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  latency: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function nonNegativeInt(flag: string, raw: string): number {
+  if (!/^\d+$/.test(raw)) throw new Error(`${flag} must be a non-negative integer, got '${raw}'`);
+  return Number(raw);
+}
+
+/** `node:util` `parseArgs` with this CLI's wording for its two errors. */
+function readFlags(argv: readonly string[]): { port?: string; host?: string; latency?: string; 'rate-limit'?: string; help?: boolean } {
+  try {
+    return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const flag = /'(-[^' ]+)/.exec(error instanceof Error ? error.message : '')?.[1] ?? '';
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new Error(`${flag} needs a value`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new Error(`Unknown argument '${flag || argv.join(' ')}'`);
+    throw error;
+  }
+}
+
 /**
- * Parses the CLI arguments (without `node` and the script path) into {@link SimulatorOptions}.
- * Accepts `--flag value` and `--flag=value`.
+ * Parses the CLI arguments (without `node` and the script path) into {@link SimulatorOptions},
+ * with `node:util` `parseArgs`: `--flag value` and `--flag=value`.
  *
  * @throws Error with a readable message on unknown flags or invalid values.
  */
 export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
+  const values = readFlags(argv);
   const options: SimulatorOptions = {};
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? '';
-    const eq = arg.indexOf('=');
-    const flag = eq >= 0 ? arg.slice(0, eq) : arg;
-    const inline = eq >= 0 ? arg.slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      i += 1;
-      const next = argv[i];
-      if (next === undefined) throw new Error(`${flag} needs a value`);
-      return next;
-    };
-    const nonNegativeInt = (raw: string): number => {
-      if (!/^\d+$/.test(raw)) throw new Error(`${flag} must be a non-negative integer, got '${raw}'`);
-      return Number(raw);
-    };
-    switch (flag) {
-      case '--port': {
-        const port = nonNegativeInt(value());
-        if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
-        options.port = port;
-        break;
-      }
-      case '--host':
-        options.host = value();
-        break;
-      case '--latency':
-        options.latencyMs = nonNegativeInt(value());
-        break;
-      case '--rate-limit': {
-        const raw = value();
-        const parts = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(raw);
-        if (parts === null) throw new Error(`--rate-limit must look like N/SECONDS, got '${raw}'`);
-        const requests = Number(parts[1]);
-        const windowSeconds = Number(parts[2]);
-        if (requests < 1 || windowSeconds <= 0) throw new Error(`--rate-limit needs N ≥ 1 and SECONDS > 0, got '${raw}'`);
-        options.rateLimit = { requests, windowSeconds };
-        break;
-      }
-      default:
-        throw new Error(`Unknown argument '${arg}'`);
-    }
+  if (values.port !== undefined) {
+    const port = nonNegativeInt('--port', values.port);
+    if (port > 65535) throw new Error(`--port must be at most 65535, got ${port}`);
+    options.port = port;
+  }
+  if (values.host !== undefined) options.host = values.host;
+  if (values.latency !== undefined) options.latencyMs = nonNegativeInt('--latency', values.latency);
+  const rateLimit = values['rate-limit'];
+  if (rateLimit !== undefined) {
+    const parts = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(rateLimit);
+    if (parts === null) throw new Error(`--rate-limit must look like N/SECONDS, got '${rateLimit}'`);
+    const requests = Number(parts[1]);
+    const windowSeconds = Number(parts[2]);
+    if (requests < 1 || windowSeconds <= 0) throw new Error(`--rate-limit needs N ≥ 1 and SECONDS > 0, got '${rateLimit}'`);
+    options.rateLimit = { requests, windowSeconds };
   }
   return options;
 }
