@@ -17,10 +17,15 @@ export interface GatewayConfig {
   host: string;
   /** Upstream base URL including `/req` (`STATEV_BASE_URL`, default `https://api.statev.de/req`). */
   upstreamBaseUrl: string;
-  /** Per upstream request: connect, headers and body timeouts, in ms (`UPSTREAM_TIMEOUT_MS`, default 10000). */
+  /** Deadline of each upstream request, connect, headers and whole body together, in ms (`UPSTREAM_TIMEOUT_MS`, default 10000). */
   upstreamTimeoutMs: number;
-  /** Most open connections to the upstream, for all keys together (`UPSTREAM_CONNECTIONS`, default 256). */
+  /**
+   * Most open connections to the upstream for all keys together; 0 = no shared cap, so one key's hung
+   * requests cannot starve another key (`UPSTREAM_CONNECTIONS`, default 0). Per key, `UPSTREAM_CONCURRENCY_PER_KEY` bounds them.
+   */
   upstreamConnections: number;
+  /** Largest upstream response body, enforced while streaming, in bytes (`UPSTREAM_MAX_BODY_BYTES`, default 5242880 = 5 MiB). */
+  upstreamMaxBodyBytes: number;
   /** Allowed CORS origins (`CORS_ORIGINS`, comma-separated, `*` allowed, default none). */
   corsOrigins: string[];
   /** Whether introspection is answered (`INTROSPECTION`, default true). */
@@ -50,7 +55,7 @@ export interface GatewayConfig {
   upstreamRatePerMinute: number;
   /** Burst of that budget (`UPSTREAM_RATE_BURST`, default: the per-minute rate). */
   upstreamRateBurst: number;
-  /** Upstream requests in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`, default 6). */
+  /** Upstream requests (and connections) in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`, default 6). */
   upstreamConcurrencyPerKey: number;
   /** Longest wait for budget or a slot before `RATE_LIMITED`, ms (`UPSTREAM_QUEUE_TIMEOUT_MS`, default 2000). */
   upstreamQueueTimeoutMs: number;
@@ -105,7 +110,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   host: '127.0.0.1',
   upstreamBaseUrl: 'https://api.statev.de/req',
   upstreamTimeoutMs: 10_000,
-  upstreamConnections: 256,
+  upstreamConnections: 0,
+  upstreamMaxBodyBytes: 5 * 1024 * 1024,
   corsOrigins: [],
   introspection: true,
   nodeEnv: 'production',
@@ -302,7 +308,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
     upstreamBaseUrl: urlSetting(env, 'STATEV_BASE_URL', DEFAULT_CONFIG.upstreamBaseUrl),
     upstreamTimeoutMs: intSetting(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_CONFIG.upstreamTimeoutMs, 1),
-    upstreamConnections: intSetting(env, 'UPSTREAM_CONNECTIONS', DEFAULT_CONFIG.upstreamConnections, 1),
+    upstreamConnections: intSetting(env, 'UPSTREAM_CONNECTIONS', DEFAULT_CONFIG.upstreamConnections, 0),
+    upstreamMaxBodyBytes: intSetting(env, 'UPSTREAM_MAX_BODY_BYTES', DEFAULT_CONFIG.upstreamMaxBodyBytes, 1024),
     corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
     introspection: boolSetting(env, 'INTROSPECTION', DEFAULT_CONFIG.introspection),
     nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,

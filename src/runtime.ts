@@ -75,6 +75,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     baseUrl: config.upstreamBaseUrl,
     timeoutMs: config.upstreamTimeoutMs,
     connections: config.upstreamConnections,
+    connectionsPerKey: config.upstreamConcurrencyPerKey,
+    maxBodyBytes: config.upstreamMaxBodyBytes,
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));

@@ -1,18 +1,28 @@
+import { createHash } from 'node:crypto';
 import { Agent, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamErrorCode, UpstreamErrorInfo } from '../errors/gateway-error';
 import { buildPath } from './endpoints';
 import type { Endpoint, PathParams } from './endpoints';
+import { KeyConnectionGate } from './key-connections';
+import { Redactor } from './redact';
 
 /** Options of {@link UpstreamClient}. */
 export interface UpstreamClientOptions {
   /** Base URL including `/req`, without a trailing slash, e.g. `https://api.statev.de/req`. */
   baseUrl: string;
-  /** Connect, headers and body timeout of each request, in ms. */
+  /**
+   * Deadline of each request, in ms: waiting for a connection, connect, headers and
+   * the whole body together (a body that drips slowly fails at the deadline).
+   */
   timeoutMs: number;
-  /** Most open connections to the upstream origin. */
+  /** Most open connections to the upstream origin for all keys together; 0 or absent: no shared cap. */
   connections?: number;
+  /** Most requests in use per key at once (default 6); see {@link KeyConnectionGate}. */
+  connectionsPerKey?: number;
+  /** Largest response body accepted, in bytes (default 5 MiB); enforced while streaming. */
+  maxBodyBytes?: number;
   /** A dispatcher to use instead of the client's own Agent (tests pass undici's `MockAgent`). */
   dispatcher?: Dispatcher;
 }
@@ -27,6 +37,11 @@ export interface UpstreamCall {
   path?: string;
   /** The caller's API key, forwarded as `Authorization: Bearer <key>`. */
   apiKey: string;
+  /**
+   * The hashed key (see `keyId`) that the per-key connection limit is counted under;
+   * without it, a hash of the key computed here.
+   */
+  keyId?: string;
   /** JSON request body (POST only). */
   body?: unknown;
 }
@@ -59,6 +74,18 @@ const USER_AGENT = 'statev-graphql-gateway/0.1 (+https://github.com/statev-graph
 /** undici error codes (as its docs advise, classified by `err.code`) that mean "too slow". */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/** Default of {@link UpstreamClientOptions.maxBodyBytes}: 5 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Default of {@link UpstreamClientOptions.connectionsPerKey}. */
+export const DEFAULT_CONNECTIONS_PER_KEY = 6;
+
+/** Why the client abandoned an exchange itself (the abort reason). */
+class Abandoned extends Error {
+  constructor(readonly why: 'deadline' | 'too-large') {
+    super(why);
+  }
+}
+
 /**
  * The only module that talks HTTP to the StateV API: one undici `Agent` with explicit
  * connect/headers/body timeouts, the caller's bearer key forwarded unchanged, every
@@ -72,11 +99,16 @@ export class UpstreamClient {
   private readonly ownsDispatcher: boolean;
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
+  /** Per-key limit on connections in use, so hung keys cannot starve the others. */
+  readonly connectionGate: KeyConnectionGate;
   private readonly observers: Array<(observation: UpstreamObservation) => void> = [];
 
   constructor(options: UpstreamClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.connectionGate = new KeyConnectionGate(Math.max(1, options.connectionsPerKey ?? DEFAULT_CONNECTIONS_PER_KEY));
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -84,7 +116,8 @@ export class UpstreamClient {
         connect: { timeout: options.timeoutMs },
         headersTimeout: options.timeoutMs,
         bodyTimeout: options.timeoutMs,
-        connections: options.connections ?? 256,
+        // No shared cap by default: fairness comes from the per-key gate (see KeyConnectionGate).
+        connections: options.connections ? options.connections : null,
         keepAliveTimeout: 10_000,
       });
   }
@@ -139,26 +172,52 @@ export class UpstreamClient {
       }
     };
 
-    let statusCode: number;
-    let responseHeaders: Record<string, string | string[] | undefined>;
+    // One deadline for the whole exchange: waiting for this key's connection, connect,
+    // headers and the complete body. undici's own timeouts only bound idle time.
+    const controller = new AbortController();
+    const deadline = setTimeout(() => controller.abort(new Abandoned('deadline')), this.timeoutMs);
+    let statusCode: number | null = null;
+    let responseHeaders: Record<string, string | string[] | undefined> = {};
     let text: string;
+    let bytes = 0;
+    let release: (() => void) | undefined;
     try {
+      release = await this.connectionGate.acquire(call.keyId ?? partitionOf(apiKey), controller.signal);
       const response = await request(url, {
         dispatcher: this.dispatcher,
         method: endpoint.method,
         headers,
         body,
+        signal: controller.signal,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
       });
       statusCode = response.statusCode;
       responseHeaders = response.headers;
-      // Always consume the body, also on errors, so the connection returns to the pool.
-      text = await response.body.text();
+      const declared = Number(responseHeaders['content-length']);
+      if (Number.isFinite(declared) && declared > this.maxBodyBytes) controller.abort(new Abandoned('too-large'));
+      // Always consume the body, also on errors, so the connection returns to the pool;
+      // but never more of it than the limit allows.
+      const chunks: Buffer[] = [];
+      for await (const chunk of response.body) {
+        const buffer = chunk as Buffer;
+        bytes += buffer.length;
+        if (bytes > this.maxBodyBytes) {
+          controller.abort(new Abandoned('too-large'));
+          break;
+        }
+        chunks.push(buffer);
+      }
+      if (controller.signal.aborted) throw controller.signal.reason;
+      text = Buffer.concat(chunks, bytes).toString('utf8');
     } catch (error) {
-      const failure = transportFailure(endpoint, error, secrets);
-      finish(null, failure.code);
+      const reason = controller.signal.aborted ? controller.signal.reason : error;
+      const failure = transportFailure(endpoint, reason, statusCode, secrets, this.timeoutMs, this.maxBodyBytes);
+      finish(statusCode, failure.code);
       throw failure;
+    } finally {
+      clearTimeout(deadline);
+      release?.();
     }
 
     const contentType = String(responseHeaders['content-type'] ?? '');
@@ -166,7 +225,7 @@ export class UpstreamClient {
     if (statusCode >= 200 && statusCode < 300) {
       if (parsed.ok) {
         finish(statusCode);
-        return { status: statusCode, body: parsed.value, bytes: Buffer.byteLength(text) };
+        return { status: statusCode, body: parsed.value, bytes };
       }
       const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, {
         status: statusCode,
@@ -199,37 +258,25 @@ function parseBody(text: string, contentType: string): Parsed {
   }
 }
 
-/** Removes the key and secret from anything the upstream echoes back, so they never reach a client. */
-function redact(message: string, secrets: readonly string[]): string {
-  let text = message;
-  for (const secret of secrets) if (secret.length >= 4) text = text.split(secret).join('[redacted]');
-  return text;
-}
+/** Longest upstream message passed on to clients, in characters. */
+const MAX_MESSAGE_LENGTH = 500;
 
-/** {@link redact} applied to a text body or to the strings of a JSON error body. */
-function redactDeep(body: unknown, secrets: readonly string[]): unknown {
-  if (typeof body === 'string') return redact(body, secrets);
-  if (Array.isArray(body)) return body.map((element: unknown) => redactDeep(element, secrets));
-  if (body && typeof body === 'object') {
-    return Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([name, value]) => [name, redactDeep(value, secrets)]));
-  }
-  return body;
+/**
+ * The upstream's message with the key and secret removed in every form (see
+ * {@link Redactor}); when a secret is too short to be recognised, a neutral text
+ * replaces the message. Redacts before cutting, so no piece of a key survives the cut.
+ */
+function safeMessage(message: string, secrets: readonly string[], fallback: string): string {
+  const redactor = new Redactor(secrets);
+  // Enough beyond the cut that an echo crossing it is still seen whole.
+  const redacted = redactor.redact(message.slice(0, MAX_MESSAGE_LENGTH * 2 + 256));
+  if (redacted === null) return `${fallback} (message withheld: it may echo the credentials)`;
+  return redacted.slice(0, MAX_MESSAGE_LENGTH);
 }
 
 /** The `message` of the upstream's error body `{statusCode, message, error}`, or the raw text. */
 export function upstreamMessage(body: unknown): string {
-  if (typeof body === 'string') return body.slice(0, 500);
-  if (body && typeof body === 'object') {
-    const message: unknown = (body as Record<string, unknown>).message;
-    if (typeof message === 'string') return message.slice(0, 500);
-    if (Array.isArray(message)) {
-      const joined = message.filter((m): m is string => typeof m === 'string').join('; ');
-      if (joined) return joined.slice(0, 500);
-    }
-    const error: unknown = (body as Record<string, unknown>).error;
-    if (typeof error === 'string') return error;
-  }
-  return '';
+  return rawMessage(body).slice(0, MAX_MESSAGE_LENGTH);
 }
 
 /**
@@ -258,8 +305,7 @@ function statusFailure(
   const upstream: UpstreamErrorInfo = {
     status,
     endpoint: endpoint.route,
-    // Redact before upstreamMessage shortens the text, so no part of a key survives the cut.
-    message: upstreamMessage(redactDeep(body, secrets)) || `HTTP ${status}`,
+    message: safeMessage(rawMessage(body), secrets, `HTTP ${status}`) || `HTTP ${status}`,
   };
   const scopes = { requiredScopes: [...endpoint.scopes] };
   if (status === 400) return new UpstreamError('UPSTREAM_BAD_REQUEST', endpoint, upstream, scopes);
@@ -276,11 +322,46 @@ function statusFailure(
   return new UpstreamError('UPSTREAM_ERROR', endpoint, upstream);
 }
 
-function transportFailure(endpoint: Endpoint, error: unknown, secrets: readonly string[]): UpstreamError {
+function transportFailure(
+  endpoint: Endpoint,
+  error: unknown,
+  status: number | null,
+  secrets: readonly string[],
+  timeoutMs: number,
+  maxBodyBytes: number,
+): UpstreamError {
+  if (error instanceof Abandoned) {
+    const message =
+      error.why === 'deadline'
+        ? `no complete answer within the ${timeoutMs} ms deadline`
+        : `response body larger than the limit of ${maxBodyBytes} bytes; abandoned`;
+    return new UpstreamError(error.why === 'deadline' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message });
+  }
   const code = errorCode(error);
-  const detail = error instanceof Error ? redact(error.message, secrets) : 'request failed';
-  const upstream: UpstreamErrorInfo = { status: null, endpoint: endpoint.route, message: code ? `${code}: ${detail}` : detail };
+  const detail = safeMessage(error instanceof Error ? error.message : 'request failed', secrets, 'request failed');
+  const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: code ? `${code}: ${detail}` : detail };
   return new UpstreamError(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, upstream);
+}
+
+/** The whole message text of an error body, uncut (cut after redaction). */
+function rawMessage(body: unknown): string {
+  if (typeof body === 'string') return body;
+  if (body && typeof body === 'object') {
+    const message: unknown = (body as Record<string, unknown>).message;
+    if (typeof message === 'string') return message;
+    if (Array.isArray(message)) {
+      const joined = message.filter((m): m is string => typeof m === 'string').join('; ');
+      if (joined) return joined;
+    }
+    const error: unknown = (body as Record<string, unknown>).error;
+    if (typeof error === 'string') return error;
+  }
+  return '';
+}
+
+/** The partition of a key in the connection gate when the caller gave no key id: a hash, never the key. */
+function partitionOf(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
 }
 
 /** undici's `err.code`, or the code of its `cause` (Node's own socket errors). */
