@@ -6,10 +6,10 @@ import { createFactoryLoaders } from './domains/factories/factories.loaders';
 import type { FactoryLoaders } from './domains/factories/factories.loaders';
 import { createMarketLoaders } from './domains/market/market.loaders';
 import type { MarketLoaders } from './domains/market/market.loaders';
-import { keyId } from './economy/key-id';
-import type { UpstreamEconomy } from './economy/upstream-economy';
+import { keyId } from './economy';
+import type { UpstreamEconomy } from './economy';
 import type { LoaderOptions } from './domains/shared/loader';
-import { UpstreamSession } from './upstream/session';
+import { UpstreamSession } from './economy';
 
 /** Every per-operation loader, by domain. */
 export interface Loaders {

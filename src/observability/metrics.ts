@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { EconomyEvents } from '../economy/upstream-economy';
+import type { EconomyEvents } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
 
 /**

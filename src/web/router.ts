@@ -43,8 +43,9 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): Re
       return;
     }
     if (path === '/metrics' && req.method === 'GET') {
-      metrics.cacheEntries.set(economy.cache.size);
-      metrics.cacheBytes.set(economy.cache.bytes);
+      const stats = economy.stats();
+      metrics.cacheEntries.set(stats.cacheEntries);
+      metrics.cacheBytes.set(stats.cacheBytes);
       const text = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);

@@ -316,15 +316,15 @@ describe('cross-request cache memory bound (cacheMaxBytes = 4096)', () => {
     const distinctPaths = new Set(stack.simulator.requests.map((request) => request.path));
     expect(distinctPaths.size).toBeGreaterThan(10);
 
-    expect(stack.runtime.economy.cache.bytes).toBeLessThanOrEqual(MAX_BYTES);
-    expect(stack.runtime.economy.cache.bytes).toBeGreaterThan(0);
-    expect(stack.runtime.economy.cache.size).toBeLessThan(distinctPaths.size);
+    expect(stack.runtime.economy.stats().cacheBytes).toBeLessThanOrEqual(MAX_BYTES);
+    expect(stack.runtime.economy.stats().cacheBytes).toBeGreaterThan(0);
+    expect(stack.runtime.economy.stats().cacheEntries).toBeLessThan(distinctPaths.size);
 
     stack.simulator.resetRequests();
     const second = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key });
     expect(second.data).toEqual(first.data);
     expect(upstreamOf(second).requests).toBeGreaterThan(0);
     expect(upstreamOf(second).requests + upstreamOf(second).cacheHits).toBe(distinctPaths.size);
-    expect(stack.runtime.economy.cache.bytes).toBeLessThanOrEqual(MAX_BYTES);
+    expect(stack.runtime.economy.stats().cacheBytes).toBeLessThanOrEqual(MAX_BYTES);
   });
 });

@@ -3,7 +3,8 @@
  * GraphQL with the simulator as the upstream. Overlap comes from the simulator's latency
  * (`setLatency`), never from sleeping in the test.
  */
-import { keyId } from '../../src/economy/key-id';
+import { keyId } from '../../src/economy';
+import { UpstreamCache } from '../../src/economy/cache/upstream-cache';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/client';
 import { CompanyDashboardDocument, EconomyCounterDocument, EconomyStoresDocument } from '../generated/graphql';
@@ -19,6 +20,9 @@ function requestCounts(stack: EconomyStack): Map<string, number> {
   }
   return counts;
 }
+
+// Spies on prototypes (the economy's parts are private) must not outlive their test.
+afterEach(() => jest.restoreAllMocks());
 
 describe('cross-key isolation', () => {
   let stack: EconomyStack;
@@ -63,8 +67,8 @@ describe('cross-key isolation', () => {
   });
 
   it('keys cache entries by the hashed key, never by the key in clear', async () => {
-    const set = jest.spyOn(stack.runtime.economy.cache, 'set');
-    const get = jest.spyOn(stack.runtime.economy.cache, 'get');
+    const set = jest.spyOn(UpstreamCache.prototype, 'set');
+    const get = jest.spyOn(UpstreamCache.prototype, 'get');
     await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: DEMO_KEYS.premium.key });
     await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: DEMO_KEYS.other.key });
 

@@ -1,10 +1,10 @@
 /**
- * Unit tests of the per-key traffic rules (src/economy/key-limiter.ts): the 429
+ * Unit tests of the per-key traffic rules (src/economy/rate-limit/key-limiter.ts): the 429
  * cooldown, the token-bucket budget with its queue timeout, and the concurrency limit.
  * jest's fake timers drive both the clock (`Date.now`) and the limiter's waits.
  */
-import { KeyLimiter, LimitExceeded } from '../../src/economy/key-limiter';
-import type { KeyLimiterOptions } from '../../src/economy/key-limiter';
+import { KeyLimiter, LimitExceeded } from '../../src/economy/rate-limit/key-limiter';
+import type { KeyLimiterOptions } from '../../src/economy/rate-limit/key-limiter';
 
 const A = 'key-a';
 const B = 'key-b';

@@ -5,6 +5,7 @@
  * `stack.attempts` counts every request the client sent, mocked or real. Strict: every
  * interceptor must be used.
  */
+import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { errorAt, startEconomyStack, upstreamError, upstreamOf } from './harness';
@@ -125,5 +126,40 @@ describe('retries', () => {
     );
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
     expect(stack.attemptsOf(OPTION_WRITE).map((attempt) => attempt.status)).toEqual([null]);
+  });
+});
+
+describe('retry and the rate limit', () => {
+  let stack: EconomyStack;
+
+  beforeAll(async () => {
+    stack = await startEconomyStack({ mock: true });
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+    stack.mockAgent?.assertNoPendingInterceptors();
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('each attempt takes its own slot and gives it back exactly once (the retry never relies on a second release being harmless)', async () => {
+    const acquire = KeyLimiter.prototype.acquire;
+    const releases: number[] = [];
+    jest.spyOn(KeyLimiter.prototype, 'acquire').mockImplementation(async function (this: KeyLimiter, id: string) {
+      const release = await acquire.call(this, id);
+      const index = releases.push(0) - 1;
+      return () => {
+        releases[index] = (releases[index] ?? 0) + 1;
+        release();
+      };
+    });
+    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable'));
+    const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
+    expect(result.errors).toBeUndefined();
+    // list, counter (503), counter retry: three slots, each released once.
+    expect(releases).toEqual([1, 1, 1]);
   });
 });

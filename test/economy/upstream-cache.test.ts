@@ -1,10 +1,10 @@
 /**
- * Unit tests of the cross-request cache (src/economy/response-cache.ts): memory bound by
+ * Unit tests of the cross-request cache (src/economy/cache/upstream-cache.ts): memory bound by
  * bytes with LRU eviction, entry lifetime, deletion. The clock is jest's fake `Date`,
  * advanced with `jest.advanceTimersByTime` (which also fires lru-cache's own timers).
  */
-import { UpstreamCache } from '../../src/economy/upstream-cache';
-import type { CacheEntry } from '../../src/economy/upstream-cache';
+import { UpstreamCache } from '../../src/economy/cache/upstream-cache';
+import type { CacheEntry } from '../../src/economy/cache/cache-entry';
 
 function body(bytes: number, value: string = 'v'): CacheEntry {
   return { kind: 'body', body: { value }, storedAt: Date.now(), bytes };

@@ -8,9 +8,9 @@
  * `jest.advanceTimersByTime`.
  */
 import { MockAgent } from 'undici';
-import { OperationAccounting } from '../../src/economy/accounting';
-import { UpstreamEconomy } from '../../src/economy/upstream-economy';
-import type { EconomyCaller } from '../../src/economy/upstream-economy';
+import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
+import type { EconomyCaller } from '../../src/economy';
+import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
@@ -32,6 +32,9 @@ async function turns(count = 20): Promise<void> {
   for (let i = 0; i < count; i += 1) await turn();
 }
 
+// Spies on prototypes (the economy's parts are private) must not outlive their test.
+afterEach(() => jest.restoreAllMocks());
+
 describe('per-key budget over GraphQL', () => {
   let stack: EconomyStack;
 
@@ -43,7 +46,7 @@ describe('per-key budget over GraphQL', () => {
   it('a request over budget waits for a token and succeeds when it comes within upstreamQueueTimeoutMs', async () => {
     stack = await startEconomyStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 2000 } });
     useFakeTimers();
-    const acquire = jest.spyOn(stack.runtime.economy.limiter, 'acquire');
+    const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
     const pending = stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     // The list took the only token; the counter now waits one second for the next one.

@@ -1,6 +1,6 @@
 /** The building endpoints, one function each: request through the session, then map. */
 import { ENDPOINTS } from '../../upstream/endpoints';
-import type { UpstreamSession } from '../../upstream/session';
+import type { UpstreamSession } from '../../economy';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { fetchMapped } from '../shared/fetch-mapped';

@@ -5,11 +5,11 @@
  * option slot (404) is null.
  */
 import { ENDPOINTS } from '../../upstream/endpoints';
-import type { UpstreamSession } from '../../upstream/session';
+import type { UpstreamSession } from '../../economy';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { PageKey } from '../shared/loader';
-import type { UpstreamFailure } from '../../economy/upstream-cache';
+import type { UpstreamFailure } from '../../economy';
 import { fetchMapped } from '../shared/fetch-mapped';
 import { mapResponse } from '../shared/narrow';
 import { isEmptyStoreError, isNotFoundError } from '../shared/upstream-errors';

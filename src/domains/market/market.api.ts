@@ -1,6 +1,6 @@
 /** The market endpoints: a company's offers and the auction lists, one function each. */
 import { ENDPOINTS } from '../../upstream/endpoints';
-import type { UpstreamSession } from '../../upstream/session';
+import type { UpstreamSession } from '../../economy';
 import { fetchMapped } from '../shared/fetch-mapped';
 import type { ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
 import type { MarketOfferBuy, MarketOfferSell } from './market-offer.type';

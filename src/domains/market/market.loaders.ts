@@ -1,5 +1,5 @@
 import type DataLoader from 'dataloader';
-import type { UpstreamSession } from '../../upstream/session';
+import type { UpstreamSession } from '../../economy';
 import type { LoaderOptions } from '../shared/loader';
 import { createFetchLoader } from '../shared/loader';
 import * as api from './market.api';

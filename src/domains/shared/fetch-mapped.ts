@@ -1,7 +1,7 @@
 import type { Endpoint, PathParams } from '../../upstream/endpoints';
-import type { UpstreamSession } from '../../upstream/session';
-import { errorOf } from '../../economy/upstream-cache';
-import type { UpstreamFailure } from '../../economy/upstream-cache';
+import type { UpstreamSession } from '../../economy';
+import { errorOf } from '../../economy';
+import type { UpstreamFailure } from '../../economy';
 import { mapResponse } from './narrow';
 
 /**

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { CacheEntry, UpstreamFailure } from './upstream-cache';
+import type { CacheEntry, UpstreamFailure } from '../cache/cache-entry';
 import type { SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */

@@ -1,4 +1,4 @@
-import type { CacheEntry } from './upstream-cache';
+import type { CacheEntry } from '../cache/cache-entry';
 
 /**
  * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):

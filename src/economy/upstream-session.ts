@@ -1,8 +1,8 @@
-import { OperationAccounting } from '../economy/accounting';
-import type { StaleInfo } from '../economy/accounting';
-import type { UpstreamEconomy, UpstreamReply } from '../economy/upstream-economy';
+import { OperationAccounting } from './accounting';
+import type { StaleInfo } from './accounting';
+import type { UpstreamEconomy, UpstreamReply } from './upstream-economy';
 import { missingKeyError } from '../errors/gateway-error';
-import type { Endpoint, PathParams } from './endpoints';
+import type { Endpoint, PathParams } from '../upstream/endpoints';
 
 /**
  * One GraphQL operation's view of the upstream: the caller's key (and its hash)

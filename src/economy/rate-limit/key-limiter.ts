@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { SharedState } from './shared-state';
+import type { SharedState } from '../shared-state/shared-state';
 
 /** Settings of {@link KeyLimiter}; all times in ms unless named otherwise. */
 export interface KeyLimiterOptions {
@@ -84,7 +84,7 @@ export class KeyLimiter {
 
   /**
    * Waits until the key may send one request. Resolves to the function that must be
-   * called when the request has finished.
+   * called exactly once when the request has finished.
    *
    * @throws LimitExceeded during a cooldown, or when budget or slot is not free within the queue timeout.
    */
@@ -102,6 +102,7 @@ export class KeyLimiter {
     state.active += 1;
     let released = false;
     return () => {
+      // Defensive only: callers release exactly once (the retry gives each attempt its own slot).
       if (released) return;
       released = true;
       state.active -= 1;

@@ -1,0 +1,48 @@
+import { UpstreamError } from '../../errors/gateway-error';
+import type { UpstreamErrorCode, UpstreamErrorInfo } from '../../errors/gateway-error';
+import type { Endpoint } from '../../upstream/endpoints';
+
+/**
+ * A definitive upstream 4xx as plain data: what an `UpstreamError` is made of. Kept in
+ * caches instead of the error itself (an error object costs about a kilobyte and a
+ * stack capture); most are turned into results by mappers (an empty counter, an unset
+ * option slot) and never become errors at all.
+ */
+export interface UpstreamFailure {
+  code: UpstreamErrorCode;
+  upstream: UpstreamErrorInfo;
+  /** Further extensions (`requiredScopes`, `premium`). */
+  extra: Record<string, unknown>;
+}
+
+/** The failure an error describes. */
+export function failureOf(error: UpstreamError): UpstreamFailure {
+  const { code: _code, upstream: _upstream, ...extra } = error.extensions;
+  return { code: error.code, upstream: error.upstream, extra };
+}
+
+/** The error a failure describes, for the field that cannot do without the answer. */
+export function errorOf(endpoint: Endpoint, failure: UpstreamFailure): UpstreamError {
+  return new UpstreamError(failure.code, endpoint, failure.upstream, failure.extra);
+}
+
+/**
+ * One cached upstream answer: a body, or a definitive 4xx (an empty counter's 404, a
+ * missing scope's 400, a premium endpoint's 401), which is as stable as a body and as
+ * costly to ask again. `storedAt` is epoch ms; `bytes` approximates its JSON size.
+ */
+export type CacheEntry =
+  | { kind: 'body'; body: unknown; storedAt: number; bytes: number }
+  | { kind: 'failure'; failure: UpstreamFailure; storedAt: number; bytes: number };
+
+/**
+ * The key of one upstream GET in every cache level (process, Redis) and in the
+ * in-flight map: `<hashed key>|<path>`. Never the API key in clear, never shared
+ * between keys.
+ *
+ * @param keyId - the hashed API key (see `keyId`)
+ * @param path - the request path with parameters, e.g. `/factory/counter/abc`
+ */
+export function cacheKey(keyId: string, path: string): string {
+  return `${keyId}|${path}`;
+}

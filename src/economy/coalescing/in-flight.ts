@@ -1,0 +1,38 @@
+/**
+ * In-flight coalescing within one process: concurrent callers of the same request
+ * share one promise instead of each sending their own. A flight is forgotten as soon
+ * as it settles (its answer lives on in the cache), or when an invalidation says its
+ * answer is already outdated.
+ *
+ * When to use: one per economy, keyed like the cache (`<hashed key>|<path>`), so
+ * flights are never shared between API keys.
+ */
+export class InFlight<T> {
+  private readonly flights = new Map<string, Promise<T>>();
+
+  /**
+   * The flight of `key`: the running one (`joined: true`), or a new one started with
+   * `start` (`joined: false`).
+   */
+  join(key: string, start: () => Promise<T>): { flight: Promise<T>; joined: boolean } {
+    const running = this.flights.get(key);
+    if (running) return { flight: running, joined: true };
+    const flight = start();
+    this.flights.set(key, flight);
+    const settle = (): void => {
+      if (this.flights.get(key) === flight) this.flights.delete(key);
+    };
+    flight.then(settle, settle);
+    return { flight, joined: false };
+  }
+
+  /** Lets the next caller of `key` start a new flight (callers already waiting keep theirs). */
+  forget(key: string): void {
+    this.flights.delete(key);
+  }
+
+  /** Flights running now (for statistics). */
+  get size(): number {
+    return this.flights.size;
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * The upstream economy: how the gateway spends each key's upstream requests (cache,
+ * coalescing, rate limit, retry, stale fallback, invalidation, state shared by
+ * replicas). Code outside `src/economy/` imports from here only.
+ */
+export { UpstreamEconomy } from './upstream-economy';
+export type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply } from './upstream-economy';
+export { UpstreamSession } from './upstream-session';
+export { OperationAccounting } from './accounting';
+export type { StaleField, StaleInfo, StaleReason, UpstreamAccounting } from './accounting';
+export { keyId } from './key-id';
+export { errorOf } from './cache/cache-entry';
+export type { UpstreamFailure } from './cache/cache-entry';
+export { RedisSharedState } from './shared-state/redis-shared-state';
+export type { SharedState } from './shared-state/shared-state';

@@ -1,0 +1,71 @@
+import { LRUCache } from 'lru-cache';
+import { buildPath, ENDPOINTS } from '../../upstream/endpoints';
+import { cacheKey } from '../cache/cache-entry';
+import type { SharedState } from '../shared-state/shared-state';
+
+/** A write of `keyId` changed what its reads answer; `factoryId` names the company when known. */
+export type InvalidationListener = (keyId: string, factoryId: string | null) => void;
+
+/** Cache keys of every option slot of one company for one key. */
+export function optionKeys(keyId: string, factoryId: string): string[] {
+  return Array.from({ length: 10 }, (_, i) => cacheKey(keyId, buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })));
+}
+
+/** The company an option write names (`factoryId` of its body), or null. */
+export function writtenFactoryId(body: unknown): string | null {
+  const value = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
+  return typeof value === 'string' ? value : null;
+}
+
+/**
+ * Invalidation after writes: forgets what a write changed, in this process, in the
+ * shared cache, and on every replica (through the shared state's messages), and keeps
+ * a per-key generation number that whole-response caches put in their keys.
+ *
+ * When to use: one per economy. `forget` is the economy's way to drop one cache key
+ * from its own levels (cache entry and in-flight request); nothing else here touches them.
+ */
+export class Invalidation {
+  private readonly generations = new LRUCache<string, number>({ max: 100_000 });
+  private readonly listeners = new Set<InvalidationListener>();
+
+  constructor(
+    private readonly forget: (key: string) => void,
+    private readonly shared: SharedState | undefined,
+  ) {
+    shared?.onInvalidation((keyId, factoryId) => this.applyLocally(keyId, factoryId));
+  }
+
+  /**
+   * A number that changes whenever a write of this key may have changed what its
+   * operations answer.
+   */
+  generation(keyId: string): number {
+    return this.generations.get(keyId) ?? 0;
+  }
+
+  /** After a successful option write: forget that company's option reads here, in the shared cache, and on every replica. */
+  async optionsWritten(keyId: string, body: unknown): Promise<void> {
+    const factoryId = writtenFactoryId(body);
+    // Locally first: the same operation may read the slot back right away.
+    this.applyLocally(keyId, factoryId);
+    if (this.shared) {
+      await this.shared.deleteEntries(factoryId ? optionKeys(keyId, factoryId) : []);
+      await this.shared.publishInvalidation(keyId, factoryId);
+    }
+  }
+
+  /** Registers a listener told each time this process applies an invalidation; returns its removal. */
+  onInvalidated(listener: InvalidationListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Applies an invalidation (this process's write, or another replica's message). */
+  applyLocally(keyId: string, factoryId: string | null): void {
+    for (const listener of this.listeners) listener(keyId, factoryId);
+    this.generations.set(keyId, this.generation(keyId) + 1);
+    if (!factoryId) return;
+    for (const key of optionKeys(keyId, factoryId)) this.forget(key);
+  }
+}

@@ -1,0 +1,69 @@
+import { UpstreamError } from '../../errors/gateway-error';
+import type { Endpoint } from '../../upstream/endpoints';
+import { LimitExceeded } from './key-limiter';
+import type { KeyLimiter } from './key-limiter';
+
+/** Where a `RATE_LIMITED` came from: the upstream's 429, its cooldown, or the gateway's own budget. */
+export type RateLimitSource = 'upstream' | 'cooldown' | 'budget';
+
+/** Settings of {@link RateLimitGate}. */
+export interface RateLimitGateOptions {
+  /** Cooldown after a 429 without `Retry-After`, seconds. */
+  defaultBackoffSeconds: number;
+  /** Told of every `RATE_LIMITED` (metrics). */
+  onRateLimited?: (source: RateLimitSource) => void;
+}
+
+/**
+ * The rate-limit rules as the economy sees them: {@link acquire} before each upstream
+ * request (a `RATE_LIMITED` error instead of a request when the key may not send), and
+ * {@link observe} on each failed one (an upstream 429 starts the key's cooldown).
+ */
+export class RateLimitGate {
+  constructor(
+    private readonly limiter: KeyLimiter,
+    private readonly options: RateLimitGateOptions,
+  ) {}
+
+  /**
+   * Waits until the key may send one request to `endpoint`.
+   *
+   * @returns the release function: call it exactly once when the request has finished
+   * @throws UpstreamError `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is spent
+   */
+  async acquire(keyId: string, endpoint: Endpoint): Promise<() => void> {
+    try {
+      return await this.limiter.acquire(keyId);
+    } catch (error) {
+      if (error instanceof LimitExceeded) {
+        this.options.onRateLimited?.(error.reason);
+        throw rateLimited(endpoint, error.retryAfterSeconds, error.reason);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Learns from a failed request: an upstream 429 cools the key down for its
+   * `Retry-After` (or the default backoff, which is then written into the error's
+   * `retryAfterSeconds`).
+   */
+  observe(keyId: string, error: unknown): void {
+    if (error instanceof UpstreamError && error.code === 'RATE_LIMITED' && error.upstream.status === 429) {
+      const retryAfter = error.extensions.retryAfterSeconds;
+      const seconds = typeof retryAfter === 'number' ? retryAfter : this.options.defaultBackoffSeconds;
+      this.limiter.coolDown(keyId, seconds);
+      this.options.onRateLimited?.('upstream');
+      if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
+    }
+  }
+}
+
+/** `RATE_LIMITED` raised by the gateway itself (cooldown or budget), before any request. */
+function rateLimited(endpoint: Endpoint, retryAfterSeconds: number, reason: 'cooldown' | 'budget'): UpstreamError {
+  const message =
+    reason === 'cooldown'
+      ? 'the upstream rate-limited this key; the gateway sends nothing for it until Retry-After has passed'
+      : 'the per-key upstream budget of the gateway is spent';
+  return new UpstreamError('RATE_LIMITED', endpoint, { status: null, endpoint: endpoint.route, message }, { retryAfterSeconds });
+}
