@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { ApolloServer } from '@apollo/server';
 import { buildSchema } from 'graphql';
 import { projectRoot } from '../src/project-root';
-import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendJson } from '../src/web/apollo-http';
+import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendJson, sendRefusal } from '../src/web/apollo-http';
 
 const MAX_BODY_BYTES = 1_048_576;
 
@@ -47,9 +47,9 @@ async function main(): Promise<void> {
         sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
         return;
       }
-      const request = await readGraphQLRequest(req, MAX_BODY_BYTES);
-      if (request === 'invalid-json') {
-        sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.' }] });
+      const request = await readGraphQLRequest(req, { maxBodyBytes: MAX_BODY_BYTES, maxVariablesBytes: MAX_BODY_BYTES });
+      if (request.kind === 'refused') {
+        sendRefusal(res, request);
         return;
       }
       await executeOnApollo(apollo, req, res, { headers: request.headers, body: request.body, search: url.search, context: async () => ({}) });

@@ -36,6 +36,8 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** How long a stop lets requests in flight finish before closing their connections, ms (`SHUTDOWN_GRACE_PERIOD_MS`, default 10000). */
   shutdownGracePeriodMs: number;
+  /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
+  maxVariablesBytes: number;
 
   /** Cross-request cache of upstream GETs on or off (`CACHE_ENABLED`, default true; off only for benchmarks). */
   cacheEnabled: boolean;
@@ -117,6 +119,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   nodeEnv: 'production',
   maxBodyBytes: 1_048_576,
   shutdownGracePeriodMs: 10_000,
+  maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
   responseCacheEnabled: true,
@@ -315,6 +318,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,
     maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
     shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
+    maxVariablesBytes: intSetting(env, 'MAX_VARIABLES_BYTES', DEFAULT_CONFIG.maxVariablesBytes, 1024),
     cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
     cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
     responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),

@@ -16,6 +16,9 @@ import { UpstreamEconomy } from './economy';
 import { formatError } from './errors/format-error';
 import { boundsPlugin } from './graph/bounds.plugin';
 import { costPlugin } from './graph/cost.plugin';
+import { depthLimitRule } from './graph/depth.rule';
+import { MAX_DOCUMENT_TOKENS } from './graph/document-limits';
+import { requestShapePlugin } from './graph/request-shape.plugin';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
@@ -120,9 +123,12 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     csrfPrevention: true,
     includeStacktraceInErrorResponses: config.nodeEnv === 'development',
     formatError,
+    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+    validationRules: [depthLimitRule({ maxDepth: config.maxDepth, maxCost: config.maxUpstreamRequests })],
     plugins: [
+      requestShapePlugin(),
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, maxDepth: config.maxDepth, assumptions: config.costAssumptions }),
+      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions }),
       boundsPlugin(),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),

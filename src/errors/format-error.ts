@@ -14,6 +14,12 @@ import { isGatewayError } from './gateway-error';
 export function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (isGatewayError(original)) return formatted;
+  // A gateway error raised by a validation rule (the depth limit): Apollo wraps it as
+  // GRAPHQL_VALIDATION_FAILED; the client gets the gateway's own code and extensions.
+  if (original instanceof GraphQLError && isGatewayError(original.originalError)) {
+    const { http: _http, ...extensions } = original.originalError.extensions;
+    return { ...formatted, message: original.originalError.message, extensions };
+  }
   // graphql-js and Apollo raise GraphQLErrors about the request itself (syntax,
   // validation, variables), sometimes wrapping another GraphQLError; those are meant
   // for the client. A GraphQLError wrapping any other error hides an unexpected failure.

@@ -12,6 +12,7 @@ export type GatewayErrorCode =
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_TIMEOUT'
   | 'QUERY_TOO_EXPENSIVE'
+  | 'BAD_REQUEST'
   | 'INTERNAL_SERVER_ERROR';
 
 /** What the gateway tells about a failed upstream request: never a key or secret. */

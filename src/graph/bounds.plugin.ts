@@ -14,9 +14,13 @@ export function boundsPlugin(): ApolloServerPlugin<GatewayContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ schema, document, operation, request }) {
+        async didResolveOperation({ schema, document, operation, request, queryHash }) {
           if (!operation) return;
-          const error = memo.get(document, request.operationName, request.variables, () => checkOperationBounds(schema, document, operation, request.variables), (result) => result === null);
+          const error = memo.get(
+            { queryHash, operation, variables: request.variables },
+            () => checkOperationBounds(schema, document, operation, request.variables),
+            (result) => result === null,
+          );
           if (error) throw error;
         },
       };

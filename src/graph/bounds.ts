@@ -3,10 +3,11 @@
  * the GraphQL descriptions quote them and {@link checkOperationBounds} enforces them
  * before any upstream request is made.
  */
-import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, Kind, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { ASTNode, DocumentNode, FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { badInputError } from '../errors/gateway-error';
 import type { GatewayError } from '../errors/gateway-error';
+import { executedDocument } from './operation-fragments';
 
 /** An inclusive integer range. */
 export interface IntRange {
@@ -80,30 +81,6 @@ function checkInput(typeName: string, value: unknown, where: string): GatewayErr
   return null;
 }
 
-/** The operation and the fragments it uses (directly or through other fragments): what will execute. */
-function executedPart(document: DocumentNode, operation: OperationDefinitionNode): DocumentNode {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  const used = new Map<string, FragmentDefinitionNode>();
-  const pending: ASTNode[] = [operation];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (!node) break;
-    visit(node, {
-      FragmentSpread(spread) {
-        const fragment = fragments.get(spread.name.value);
-        if (fragment && !used.has(fragment.name.value)) {
-          used.set(fragment.name.value, fragment);
-          pending.push(fragment);
-        }
-      },
-    });
-  }
-  return { kind: Kind.DOCUMENT, definitions: [operation, ...used.values()] };
-}
-
 /**
  * Checks every bounded argument of the executed operation (inline values and
  * variables, also inside the fragments it uses) and returns the first violation as a `BAD_USER_INPUT` error, or
@@ -121,7 +98,7 @@ export function checkOperationBounds(
   const typeInfo = new TypeInfo(schema);
   let found: GatewayError | null = null;
   visit(
-    executedPart(document, operation),
+    executedDocument(document, operation),
     visitWithTypeInfo(typeInfo, {
       Field(node) {
         if (found) return false;

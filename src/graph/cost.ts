@@ -5,15 +5,27 @@
  * for the deduplication that would happen at run time, which is what stops alias
  * amplification). A field that needs an upstream request costs its requests; a list of
  * companies, buildings, bank accounts or rooms multiplies what is below it by the
- * assumed list size. graphql-query-complexity walks the document; this module only
- * says what each field costs.
+ * assumed list size. The estimator follows graphql-query-complexity's interface;
+ * {@link operationCost} walks the document once.
  */
-import { Kind } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode, SelectionSetNode } from 'graphql';
-import { getComplexity } from 'graphql-query-complexity';
+import {
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  isAbstractType,
+  isCompositeType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+} from 'graphql';
+import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import type { GraphQLSchema } from 'graphql';
 import type { CostAssumptions } from '../config';
+import { operationFragments } from './operation-fragments';
 
 /** What one field costs: its own upstream requests, and the list size its children repeat over. */
 interface FieldCost {
@@ -66,11 +78,94 @@ export function upstreamCostEstimator(assumptions: CostAssumptions): ComplexityE
 }
 
 /**
- * The worst-case number of upstream requests of one operation.
+ * The worst-case number of upstream requests of one operation, with the semantics of
+ * graphql-query-complexity's `getComplexity` (the estimators are called per field with
+ * its child complexity; on an abstract type the most expensive possible type counts;
+ * `@skip`/`@include` honoured), but linear in the document's size: each fragment's
+ * complexity is computed once per call and reused at every spread of it, where the
+ * library expands every spread again (exponential for fragments that spread each
+ * other several times).
  *
- * @throws GraphQLError from graphql-query-complexity when the document has more than
- *   10,000 nodes (treated as too expensive by the caller).
+ * @param variables - the operation's coerced variable values
  */
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>>,
+  estimators: readonly ComplexityEstimator[],
+): number {
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const fragment of operationFragments(document, operation)) fragments.set(fragment.name.value, fragment);
+  const known = new Map<string, number>();
+  const active = new Set<string>();
+
+  const included = (node: SelectionNode): boolean => {
+    for (const directive of node.directives ?? []) {
+      const definition = directive.name.value === 'include' ? GraphQLIncludeDirective : directive.name.value === 'skip' ? GraphQLSkipDirective : null;
+      if (!definition) continue;
+      const condition = getDirectiveValues(definition, node, variables)?.if;
+      if (typeof condition === 'boolean' && condition === (definition === GraphQLSkipDirective)) return false;
+    }
+    return true;
+  };
+  const typeNames = (type: GraphQLCompositeType): string[] => (isAbstractType(type) ? schema.getPossibleTypes(type).map((t) => t.name) : [type.name]);
+  const add = (sums: Map<string, number>, names: readonly string[], value: number): void => {
+    for (const name of names) sums.set(name, (sums.get(name) ?? 0) + value);
+  };
+  const fragmentCost = (name: string): number => {
+    const cached = known.get(name);
+    if (cached !== undefined) return cached;
+    const fragment = fragments.get(name);
+    const type = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
+    if (!fragment || !isCompositeType(type) || active.has(name)) return 0; // unknown or cyclic: validation reports it
+    active.add(name);
+    const cost = selectionCost(fragment.selectionSet, type);
+    active.delete(name);
+    known.set(name, cost);
+    return cost;
+  };
+  function selectionCost(selectionSet: SelectionSetNode, type: GraphQLCompositeType): number {
+    const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
+    const own = typeNames(type);
+    const sums = new Map<string, number>();
+    for (const selection of selectionSet.selections) {
+      if (!included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        const field = fields[selection.name.value];
+        if (!field) continue; // introspection or unknown: no upstream cost
+        const fieldType = getNamedType(field.type);
+        const childComplexity = selection.selectionSet && isCompositeType(fieldType) ? selectionCost(selection.selectionSet, fieldType) : 0;
+        let args: Record<string, unknown> = {};
+        try {
+          args = getArgumentValues(field, selection, variables);
+        } catch {
+          // a bad argument is the executor's to report
+        }
+        for (const estimator of estimators) {
+          const value = estimator({ type, field, node: selection, args, childComplexity, context: undefined });
+          if (typeof value === 'number' && !Number.isNaN(value)) {
+            add(sums, own, value);
+            break;
+          }
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const inner = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        if (isCompositeType(inner)) add(sums, typeNames(inner), selectionCost(selection.selectionSet, inner));
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        const inner = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
+        if (isCompositeType(inner)) add(sums, typeNames(inner), fragmentCost(selection.name.value));
+      }
+    }
+    return Math.max(0, ...sums.values());
+  }
+  return selectionCost(operation.selectionSet, root);
+}
+
+/** {@link operationCost} of a document's operation (by name, or its only one) with default estimators; 0 when there is none. */
 export function estimateCost(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -78,32 +173,8 @@ export function estimateCost(
   variables: Record<string, unknown> | undefined,
   assumptions: CostAssumptions,
 ): number {
-  return getComplexity({ schema, query: document, operationName, variables: variables ?? {}, estimators: [upstreamCostEstimator(assumptions)] });
-}
-
-/** Depth of an operation: the longest chain of nested fields, fragments expanded, introspection left out. */
-export function operationDepth(document: DocumentNode, operation: OperationDefinitionNode): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-  }
-  const depthOf = (selectionSet: SelectionSetNode | undefined, seen: ReadonlySet<string>): number => {
-    let deepest = 0;
-    for (const selection of selectionSet?.selections ?? []) {
-      if (selection.kind === Kind.FIELD) {
-        // Introspection (__schema, __type) never reaches the upstream; GraphiQL's and
-        // codegen's introspection queries are deep by nature.
-        if (selection.name.value.startsWith('__')) continue;
-        deepest = Math.max(deepest, 1 + depthOf(selection.selectionSet, seen));
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        deepest = Math.max(deepest, depthOf(selection.selectionSet, seen));
-      } else {
-        const name = selection.name.value;
-        const fragment = fragments.get(name);
-        if (fragment && !seen.has(name)) deepest = Math.max(deepest, depthOf(fragment.selectionSet, new Set([...seen, name])));
-      }
-    }
-    return deepest;
-  };
-  return depthOf(operation.selectionSet, new Set());
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  return operationCost(schema, document, operation, coerced.coerced ?? {}, [upstreamCostEstimator(assumptions)]);
 }

@@ -1,41 +1,89 @@
-import type { DocumentNode } from 'graphql';
+import { createHash } from 'node:crypto';
+import type { OperationDefinitionNode } from 'graphql';
+import { LRUCache } from 'lru-cache';
 
-/** Most results remembered per document (distinct operation names and variable values). */
-const MAX_PER_DOCUMENT = 64;
+/** Bytes one remembered result is counted as: its hashed key, a small result and the LRU's bookkeeping. */
+const ENTRY_BYTES = 256;
+
+/** Default memory bound of one memo: 2 MiB, about 8,000 results. */
+export const OPERATION_MEMO_MAX_BYTES = 2 * 1024 * 1024;
+
+/** What identifies one request's checks: the document's hash, the operation and the variables it declares. */
+export interface MemoRequest {
+  /** sha256 of the query text (Apollo's `requestContext.queryHash`). */
+  queryHash: string;
+  /** The operation that runs. */
+  operation: OperationDefinitionNode;
+  /** The request's variables; only those the operation declares count. */
+  variables: Readonly<Record<string, unknown>> | undefined;
+}
 
 /**
- * Remembers what a pure function of (document, operation name, variables) returned, so
- * that checks running before every execution (cost, depth, bounds) walk a document only
- * once per distinct request. Apollo's document store hands out the same parsed
- * `DocumentNode` for the same query text, so a `WeakMap` on it forgets a document
- * together with that store; each document keeps at most {@link MAX_PER_DOCUMENT} results.
+ * The variables an operation declares, taken from the request's variables: the others
+ * are ignored without being looked at, as graphql-js and Apollo ignore them.
+ */
+export function declaredVariables(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+  const declared: Record<string, unknown> = {};
+  if (!variables) return declared;
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    if (Object.prototype.hasOwnProperty.call(variables, name)) declared[name] = variables[name];
+  }
+  return declared;
+}
+
+/**
+ * Remembers what a pure function of (document, operation, declared variables) returned,
+ * so that checks running before every execution (cost, bounds) walk a document only once
+ * per distinct request, including response-cache hits.
+ *
+ * Memory is bounded in bytes (an `lru-cache` with `maxSize`), and keys are sha256 hashes
+ * of the query hash, the operation name and the declared variables' JSON: never the
+ * raw text, so a request with large variables costs one fixed-size entry, and variables
+ * the operation does not declare are never serialized.
  *
  * When to use: only for results that depend on nothing else (the schema of a server
  * never changes while it runs).
  */
 export class OperationMemo<T> {
-  private readonly byDocument = new WeakMap<DocumentNode, Map<string, T>>();
+  private readonly results: LRUCache<string, { value: T }>;
+
+  /** @param maxBytes - memory bound of the remembered results, bytes */
+  constructor(maxBytes: number = OPERATION_MEMO_MAX_BYTES) {
+    this.results = new LRUCache<string, { value: T }>({ maxSize: maxBytes, sizeCalculation: () => ENTRY_BYTES });
+  }
+
+  /** Results remembered now. */
+  get size(): number {
+    return this.results.size;
+  }
 
   /** The remembered result for this request, or `compute()` (remembered when `keep` says so). */
-  get(
-    document: DocumentNode,
-    operationName: string | null | undefined,
-    variables: Readonly<Record<string, unknown>> | undefined,
-    compute: () => T,
-    keep: (result: T) => boolean = () => true,
-  ): T {
-    let results = this.byDocument.get(document);
-    const key = `${operationName ?? ''}\n${variables === undefined ? '' : JSON.stringify(variables)}`;
-    const known = results?.get(key);
-    if (known !== undefined) return known;
-    const result = compute();
-    if (!keep(result)) return result;
-    if (!results) {
-      results = new Map();
-      this.byDocument.set(document, results);
-    }
-    if (results.size >= MAX_PER_DOCUMENT) results.clear();
-    results.set(key, result);
-    return result;
+  get(request: MemoRequest, compute: () => T, keep: (result: T) => boolean = () => true): T {
+    const key = memoKey(request);
+    const known = key === null ? undefined : this.results.get(key);
+    if (known) return known.value;
+    const value = compute();
+    if (key !== null && keep(value)) this.results.set(key, { value });
+    return value;
   }
+}
+
+/** sha256 of the request's identity, or null when its variables cannot be serialized (then nothing is remembered). */
+function memoKey(request: MemoRequest): string | null {
+  let variables: string;
+  try {
+    variables = JSON.stringify(declaredVariables(request.operation, request.variables));
+  } catch {
+    return null;
+  }
+  return createHash('sha256')
+    .update(request.queryHash)
+    .update('\0')
+    .update(request.operation.name?.value ?? '')
+    .update('\0')
+    .update(request.operation.loc ? String(request.operation.loc.start) : '')
+    .update('\0')
+    .update(variables)
+    .digest('base64url');
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
+import { MAX_DOCUMENT_NESTING, MAX_VARIABLES_NESTING, measureJson, textNesting } from '../graph/document-limits';
 
 /**
  * The bridge between `node:http` and Apollo Server 5's `executeHTTPGraphQLRequest`:
@@ -18,7 +19,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -27,30 +28,111 @@ async function readBody(req: IncomingMessage, limit: number): Promise<string> {
     if (size > limit) throw new BodyTooLargeError();
     chunks.push(buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Limits applied while reading a request, before anything parses its document. */
+export interface RequestLimits {
+  /** Largest body, bytes (`MAX_BODY_BYTES`); past it {@link BodyTooLargeError}. */
+  maxBodyBytes: number;
+  /** Largest `variables`, bytes of JSON (`MAX_VARIABLES_BYTES`); past it HTTP 413. */
+  maxVariablesBytes: number;
+}
+
+/** A request the gateway answers itself, with an HTTP status and one error, before Apollo sees it. */
+export interface Refusal {
+  kind: 'refused';
+  status: 400 | 413;
+  code: 'BAD_REQUEST' | 'GRAPHQL_PARSE_FAILED';
+  message: string;
+}
+
+/** A GraphQL request as read: headers, and the body (a parsed JSON value or text; none for GET). */
+export interface ReadRequest {
+  kind: 'request';
+  headers: HeaderMap;
+  body: unknown;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function refuse(status: Refusal['status'], code: Refusal['code'], message: string): Refusal {
+  return { kind: 'refused', status, code, message };
+}
+
+/**
+ * Checks the document text and the variables of a request against the limits, without
+ * parsing the document: `variables` over `maxVariablesBytes` (413), nested deeper than
+ * {@link MAX_VARIABLES_NESTING}, or a document nested deeper than
+ * {@link MAX_DOCUMENT_NESTING} (400). The variables are only measured, never serialized.
+ */
+export function checkRequestShape(query: unknown, variables: unknown, limits: RequestLimits): Refusal | null {
+  if (typeof variables === 'string') {
+    if (Buffer.byteLength(variables) > limits.maxVariablesBytes) return variablesTooLarge(limits);
+    if (textNesting(variables, MAX_VARIABLES_NESTING, false) > MAX_VARIABLES_NESTING) return variablesTooDeep();
+  } else if (variables !== undefined && variables !== null) {
+    const measured = measureJson(variables, MAX_VARIABLES_NESTING, limits.maxVariablesBytes);
+    if (measured.bytes > limits.maxVariablesBytes) return variablesTooLarge(limits);
+    if (measured.depth > MAX_VARIABLES_NESTING) return variablesTooDeep();
+  }
+  if (typeof query === 'string' && textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
+    return refuse(400, 'GRAPHQL_PARSE_FAILED', `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.`);
+  }
+  return null;
+}
+
+function variablesTooLarge(limits: RequestLimits): Refusal {
+  return refuse(413, 'BAD_REQUEST', `The variables exceed ${limits.maxVariablesBytes} bytes.`);
+}
+
+function variablesTooDeep(): Refusal {
+  return refuse(400, 'BAD_REQUEST', `The variables are nested deeper than ${MAX_VARIABLES_NESTING} levels.`);
 }
 
 /**
  * Reads a GraphQL request's headers and body: JSON bodies parsed (Apollo expects an
- * object), other bodies as text (Apollo explains what it cannot use).
+ * object), other bodies as text (Apollo explains what it cannot use). Refused with a
+ * client error before Apollo sees it: a body that is not UTF-8, JSON that does not
+ * parse, and what {@link checkRequestShape} refuses (for GET, in the query string).
  *
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
-export async function readGraphQLRequest(req: IncomingMessage, maxBodyBytes: number): Promise<{ headers: HeaderMap; body: unknown } | 'invalid-json'> {
+export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLimits): Promise<ReadRequest | Refusal> {
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
-  if (req.method !== 'POST') return { headers, body: undefined };
-  const text = await readBody(req, maxBodyBytes);
-  if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
-    try {
-      return { headers, body: JSON.parse(text) as unknown };
-    } catch {
-      return 'invalid-json';
-    }
+  if (req.method !== 'POST') {
+    const params = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams;
+    return checkRequestShape(params.get('query'), params.get('variables') ?? undefined, limits) ?? { kind: 'request', headers, body: undefined };
   }
-  return { headers, body: text };
+  let text: string;
+  try {
+    text = utf8.decode(await readBody(req, limits.maxBodyBytes));
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) throw error;
+    return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
+  }
+  if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
+    let body: unknown;
+    try {
+      body = JSON.parse(text) as unknown;
+    } catch {
+      return refuse(400, 'BAD_REQUEST', 'The request body is not valid JSON.');
+    }
+    if (body && typeof body === 'object' && !Array.isArray(body)) {
+      const fields = body as Record<string, unknown>;
+      const refusal = checkRequestShape(fields.query, fields.variables, limits);
+      if (refusal) return refusal;
+    }
+    return { kind: 'request', headers, body };
+  }
+  return { kind: 'request', headers, body: text };
+}
+
+/** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`. */
+export function sendRefusal(res: ServerResponse, refusal: Refusal): void {
+  sendJson(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
 }
 
 /** Runs one HTTP GraphQL request on Apollo and writes its response (single or incremental). */

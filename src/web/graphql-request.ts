@@ -2,13 +2,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config';
 import { bearerToken, createContext } from '../context';
 import type { GatewayRuntime } from '../runtime';
-import { executeOnApollo, readGraphQLRequest, sendJson } from './apollo-http';
+import { executeOnApollo, readGraphQLRequest, sendJson, sendRefusal } from './apollo-http';
 import type { PublicSite } from './public-site';
 import type { GraphQLRequestInput, ServerCredentials } from './public-site';
 
 /**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
- * malformed JSON; `BodyTooLargeError` past `config.maxBodyBytes`, which the router
+ * malformed JSON or UTF-8 and on too deep variables or documents, 413 on variables over
+ * `config.maxVariablesBytes`; `BodyTooLargeError` past `config.maxBodyBytes`, which the router
  * answers with 413), applies public-site mode (trusted documents by hash and whose key
  * runs them; 400 when it refuses), then runs the operation on Apollo with a fresh
  * per-request context and writes Apollo's response.
@@ -21,9 +22,9 @@ export async function handleGraphQLRequest(
   config: GatewayConfig,
   publicSite: PublicSite,
 ): Promise<void> {
-  const request = await readGraphQLRequest(req, config.maxBodyBytes);
-  if (request === 'invalid-json') {
-    sendJson(res, 400, { errors: [{ message: 'The request body is not valid JSON.', extensions: { code: 'BAD_REQUEST' } }] });
+  const request = await readGraphQLRequest(req, config);
+  if (request.kind === 'refused') {
+    sendRefusal(res, request);
     return;
   }
   // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Kind, OperationTypeNode, parse } from 'graphql';
 import type { DocumentNode, SelectionSetNode } from 'graphql';
+import { operationFragments } from '../graph/operation-fragments';
 
 /** One trusted document of the manifest. */
 interface TrustedDocument {
@@ -65,21 +66,23 @@ export class TrustedDocuments {
 /**
  * True when a document asks only for introspection (`__schema`, `__type`,
  * `__typename`): it never reaches the upstream, so it needs no key and no manifest.
+ *
+ * Every operation's top-level selections, and those of the fragments it uses that are
+ * not on an introspection type (`__Schema`, `__Type`, ...: those are only spread inside
+ * introspection fields), must be introspection fields. Each fragment is read once, so
+ * the check is linear in the document's size.
  */
 export function isIntrospectionOnly(document: DocumentNode): boolean {
-  const fragments = new Map<string, SelectionSetNode>();
-  for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition.selectionSet);
-  }
-  const onlyMeta = (selectionSet: SelectionSetNode, seen: Set<string>): boolean =>
+  const onlyMeta = (selectionSet: SelectionSetNode): boolean =>
     selectionSet.selections.every((selection) => {
       if (selection.kind === Kind.FIELD) return selection.name.value.startsWith('__');
-      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyMeta(selection.selectionSet, seen);
-      const name = selection.name.value;
-      const fragment = fragments.get(name);
-      if (!fragment || seen.has(name)) return true;
-      seen.add(name);
-      return onlyMeta(fragment, seen);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return onlyMeta(selection.selectionSet);
+      return true; // a spread: its fragment is checked on its own, once
     });
-  return document.definitions.every((definition) => definition.kind !== Kind.OPERATION_DEFINITION || onlyMeta(definition.selectionSet, new Set()));
+  return document.definitions.every(
+    (definition) =>
+      definition.kind !== Kind.OPERATION_DEFINITION ||
+      (onlyMeta(definition.selectionSet) &&
+        operationFragments(document, definition).every((fragment) => fragment.typeCondition.name.value.startsWith('__') || onlyMeta(fragment.selectionSet))),
+  );
 }

@@ -1,47 +1,60 @@
 /**
- * The per-document memo of the cost, depth and bounds checks (src/graph/operation-memo.ts),
+ * The byte-bounded memo of the cost and bounds checks (src/graph/operation-memo.ts),
  * and that repeated requests still get the verdict of the first one: over HTTP, where
  * Apollo's document store hands the same parsed document to every request with the same text.
  */
-import { parse } from 'graphql';
-import { OperationMemo } from '../../src/graph/operation-memo';
+import { getOperationAST, parse } from 'graphql';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import { declaredVariables, OperationMemo } from '../../src/graph/operation-memo';
 import { codes, startHttpStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 
+/** The operation of a document with one operation. */
+function only(document: DocumentNode): OperationDefinitionNode {
+  const operation = getOperationAST(document);
+  if (!operation) throw new Error('no operation');
+  return operation;
+}
+
 describe('OperationMemo', () => {
-  it('computes once per document, operation name and variables', () => {
+  const document = parse('query A($n: Int) { factories { id } }');
+  const operation = only(document);
+
+  it('computes once per query hash, operation and declared variables', () => {
     const memo = new OperationMemo<number>();
-    const document = parse('query A($n: Int) { factories { id } }');
     let calls = 0;
     const compute = (): number => (calls += 1);
-    expect(memo.get(document, 'A', { n: 1 }, compute)).toBe(1);
-    expect(memo.get(document, 'A', { n: 1 }, compute)).toBe(1);
-    expect(memo.get(document, 'A', { n: 2 }, compute)).toBe(2);
-    expect(memo.get(document, undefined, undefined, compute)).toBe(3);
-    expect(memo.get(parse('query A($n: Int) { factories { id } }'), 'A', { n: 1 }, compute)).toBe(4);
+    expect(memo.get({ queryHash: 'h1', operation, variables: { n: 1 } }, compute)).toBe(1);
+    expect(memo.get({ queryHash: 'h1', operation, variables: { n: 1 } }, compute)).toBe(1);
+    expect(memo.get({ queryHash: 'h1', operation, variables: { n: 2 } }, compute)).toBe(2);
+    expect(memo.get({ queryHash: 'h1', operation, variables: undefined }, compute)).toBe(3);
+    expect(memo.get({ queryHash: 'h2', operation, variables: { n: 1 } }, compute)).toBe(4);
     expect(calls).toBe(4);
+  });
+
+  it('ignores variables the operation does not declare', () => {
+    const memo = new OperationMemo<number>();
+    let calls = 0;
+    const compute = (): number => (calls += 1);
+    memo.get({ queryHash: 'h', operation, variables: { n: 1 } }, compute);
+    memo.get({ queryHash: 'h', operation, variables: { n: 1, junk: 'x'.repeat(100_000) } }, compute);
+    expect(calls).toBe(1);
+    expect(declaredVariables(operation, { n: 1, junk: 2 })).toEqual({ n: 1 });
   });
 
   it('does not remember what `keep` refuses', () => {
     const memo = new OperationMemo<string | null>();
-    const document = parse('{ factories { id } }');
     let calls = 0;
     const compute = (): string => `error ${(calls += 1)}`;
-    expect(memo.get(document, null, {}, compute, (result) => result === null)).toBe('error 1');
-    expect(memo.get(document, null, {}, compute, (result) => result === null)).toBe('error 2');
+    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe('error 1');
+    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe('error 2');
   });
 
-  it('keeps at most 64 results per document', () => {
-    const memo = new OperationMemo<number>();
-    const document = parse('query A($n: Int) { factories { id } }');
-    let calls = 0;
-    const compute = (): number => (calls += 1);
-    for (let n = 0; n < 65; n += 1) memo.get(document, 'A', { n }, compute);
-    expect(calls).toBe(65);
-    memo.get(document, 'A', { n: 64 }, compute); // kept after the clear
-    expect(calls).toBe(65);
-    memo.get(document, 'A', { n: 0 }, compute); // forgotten by the clear
-    expect(calls).toBe(66);
+  it('is bounded in bytes: 100,000 distinct requests keep only what fits', () => {
+    const memo = new OperationMemo<number>(64 * 1024);
+    for (let i = 0; i < 100_000; i += 1) memo.get({ queryHash: `h${i}`, operation, variables: { n: i } }, () => i);
+    expect(memo.size).toBeLessThanOrEqual(256);
+    expect(memo.size).toBeGreaterThan(0);
   });
 });
 

@@ -1,0 +1,87 @@
+/**
+ * Size limits checked on a request's text before anything parses or walks it, so that
+ * no request can make a parser or a walker recurse deeper than the call stack allows
+ * (graphql-js's parser and JSON serialization both recurse per nesting level).
+ */
+
+/** Most tokens a GraphQL document may have (graphql-js `parse` option `maxTokens`); the introspection query has about 350. */
+export const MAX_DOCUMENT_TOKENS = 10_000;
+
+/** Deepest nesting of `{`, `(` and `[` in a GraphQL document's text. */
+export const MAX_DOCUMENT_NESTING = 128;
+
+/** Deepest nesting of objects and arrays in a request's variables; the schema's inputs need 3. */
+export const MAX_VARIABLES_NESTING = 64;
+
+/**
+ * The deepest nesting of brackets (`{`, `(`, `[`) in a GraphQL document or JSON text,
+ * ignoring strings (also GraphQL block strings) and, for GraphQL, `#` comments. Stops
+ * counting once past `limit` (returns `limit + 1`). Linear, no recursion.
+ */
+export function textNesting(text: string, limit: number, graphql: boolean): number {
+  let depth = 0;
+  let deepest = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      if (graphql && text.startsWith('"""', i)) {
+        const end = text.indexOf('"""', i + 3);
+        if (end < 0) return deepest;
+        i = end + 2;
+        continue;
+      }
+      for (i += 1; i < text.length && text.charCodeAt(i) !== 0x22; i += 1) {
+        if (text.charCodeAt(i) === 0x5c /* \ */) i += 1;
+      }
+    } else if (graphql && c === 0x23 /* # */) {
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i += 1;
+    } else if (c === 0x7b || c === 0x28 || c === 0x5b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
+    } else if (c === 0x7d || c === 0x29 || c === 0x5d) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return deepest;
+}
+
+/** How big a parsed JSON value is: its nesting depth and (about) its size in bytes as JSON. */
+export interface JsonMeasure {
+  depth: number;
+  bytes: number;
+}
+
+/**
+ * Measures a parsed JSON value without serializing it (an explicit stack, no recursion),
+ * stopping early once past `maxDepth` or `maxBytes`: the caller then refuses it.
+ */
+export function measureJson(value: unknown, maxDepth: number, maxBytes: number): JsonMeasure {
+  let bytes = 0;
+  let deepest = 0;
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (!item) break;
+    const current = item.value;
+    if (typeof current === 'string') bytes += Buffer.byteLength(current) + 2;
+    else if (typeof current === 'number' || typeof current === 'boolean') bytes += String(current).length;
+    else if (current === null || current === undefined) bytes += 4;
+    else if (typeof current === 'object') {
+      const depth = item.depth + 1;
+      deepest = Math.max(deepest, depth);
+      bytes += 2;
+      if (Array.isArray(current)) {
+        for (const element of current as unknown[]) stack.push({ value: element, depth });
+        bytes += current.length;
+      } else {
+        for (const [key, inner] of Object.entries(current)) {
+          bytes += Buffer.byteLength(key) + 4;
+          stack.push({ value: inner, depth });
+        }
+      }
+    }
+    if (deepest > maxDepth || bytes > maxBytes) break;
+  }
+  return { depth: deepest, bytes };
+}
