@@ -2,7 +2,8 @@
  * Every error code of BEHAVIOUR.md ("Errors") as the resolvers produce it, with its
  * extensions, its path, the partial data around it and the upstream requests it costs.
  */
-import { print } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse, print } from 'graphql';
 import {
   AuctionsDocument,
   BankAccountTransactionsFragmentDocument,
@@ -464,8 +465,9 @@ describe('QUERY_TOO_EXPENSIVE: over the upstream-cost or depth limit, before any
     const result = await strict.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
     expect(result.errors).toBeUndefined();
     strict.simulator.resetRequests();
-    // FactoryEverything alone asks for more than 20 upstream requests in the worst case (options alone are 10).
-    const expensive = await strict.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
+    // Three levels deep (within maxDepth), but 1 + 10 companies × 10 option slots = 101 upstream requests in the worst case.
+    const cheapLooking = parse('query AllOptions { factories { options { title } } }') as TypedDocumentNode<Record<string, unknown>, Record<string, never>>;
+    const expensive = await strict.execute(cheapLooking, {}, { key: freshKey().key });
     expect(expensive.data ?? undefined).toBeUndefined();
     const error = onlyError(expensive);
     expect(error.extensions).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', maxCost: 20 });
