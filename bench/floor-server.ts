@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { ApolloServer } from '@apollo/server';
 import { buildSchema } from 'graphql';
 import { projectRoot } from '../src/project-root';
@@ -19,19 +20,16 @@ import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendJson, sendR
 
 const MAX_BODY_BYTES = 1_048_576;
 
-function argument(name: string): string {
-  const index = process.argv.indexOf(name);
-  const value = index >= 0 ? process.argv[index + 1] : undefined;
-  if (value === undefined) {
-    process.stderr.write(`Usage: floor-server.js --port N --data FILE (missing ${name})\n`);
-    process.exit(2);
-  }
-  return value;
-}
+const USAGE = 'Usage: floor-server.js --port N --data FILE';
 
 async function main(): Promise<void> {
-  const port = Number(argument('--port'));
-  const data = JSON.parse(readFileSync(argument('--data'), 'utf8')) as unknown;
+  const { values } = parseArgs({ options: { port: { type: 'string' }, data: { type: 'string' } }, strict: true });
+  if (values.port === undefined || values.data === undefined) {
+    process.stderr.write(`${USAGE} (missing ${values.port === undefined ? '--port' : '--data'})\n`);
+    process.exit(2);
+  }
+  const port = Number(values.port);
+  const data = JSON.parse(readFileSync(values.data, 'utf8')) as unknown;
   const schema = buildSchema(readFileSync(join(projectRoot(), 'schema.graphql'), 'utf8'));
   const apollo = new ApolloServer({ schema, rootValue: data });
   await apollo.start();

@@ -1,25 +1,7 @@
 /**
- * Command-line flags of `npm run bench` (after `--`).
+ * Command-line flags of `npm run bench` (after `--`), read with `node:util` `parseArgs`.
  */
-
-/** Every scenario and baseline the benchmark knows, in the order it runs them. */
-export const SCENARIO_NAMES = [
-  'warm',
-  'warm-10c',
-  'small',
-  'cold',
-  'cold-1c',
-  'cold-shared-key',
-  'many-keys',
-  'warm-no-response-cache',
-  'naive',
-  'floor',
-  'floor-10c',
-  'replicas',
-] as const;
-
-/** One scenario name. */
-export type ScenarioName = (typeof SCENARIO_NAMES)[number];
+import { parseArgs } from 'node:util';
 
 /** The parsed flags. */
 export interface BenchArgs {
@@ -40,9 +22,9 @@ export interface BenchArgs {
   /** The `redis-server` binary of the replicas scenarios (`--redis-server`; default: found on PATH). */
   redisServer: string | null;
   /** Scenarios to run (`--only a,b`; default all). */
-  only: ScenarioName[] | null;
+  only: string[] | null;
   /** Scenario whose server process runs with `--cpu-prof` (`--profile NAME`; runs only that scenario). */
-  profile: ScenarioName | null;
+  profile: string | null;
   /** Extra environment of every gateway process (`--gateway-env NAME=VALUE`, repeatable). */
   gatewayEnv: Record<string, string>;
   /** Project folder whose `dist/src/main.js` is the gateway (`--gateway-root DIR`; default this project). */
@@ -55,8 +37,17 @@ export interface BenchArgs {
   help: boolean;
 }
 
+/** What the parser needs to know about the registered scenarios. */
+export interface ScenarioNames {
+  /** Every scenario, in the order the runner runs them. */
+  all: readonly string[];
+  /** Those that `--profile` cannot profile. */
+  notProfilable: readonly string[];
+}
+
 /** Usage text for `--help` and argument errors. */
-export const USAGE = `Usage: npm run bench -- [flags]
+export function usage(names: ScenarioNames): string {
+  return `Usage: npm run bench -- [flags]
 
   --latency MS          added latency per simulated upstream request (default 20)
   --quick               short run for CI: 2 s per scenario, 50 keys, 10 replica keys (< 2 minutes)
@@ -68,7 +59,7 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --replica-keys N      distinct keys of the replicas scenarios (default 50, --quick 10)
   --redis-server PATH   redis-server binary for replicas-redis (default: redis-server
                         on PATH; when missing, that half is skipped)
-  --only A,B            run only these scenarios (${SCENARIO_NAMES.join(', ')})
+  --only A,B            run only these scenarios (${names.all.join(', ')})
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
   --gateway-env K=V     extra environment for every gateway process (repeatable)
@@ -77,108 +68,73 @@ export const USAGE = `Usage: npm run bench -- [flags]
   --out FILE            summary JSON path (default bench/results/latest.json, or
                         bench/results/partial.json with --only/--profile)
   --help                this text`;
-
-function isScenario(name: string): name is ScenarioName {
-  return (SCENARIO_NAMES as readonly string[]).includes(name);
 }
 
-function number(flag: string, raw: string, min: number, integer: boolean): number {
+const FLAGS = {
+  latency: { type: 'string' },
+  quick: { type: 'boolean' },
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  keys: { type: 'string' },
+  'fill-concurrency': { type: 'string' },
+  'replica-keys': { type: 'string' },
+  'redis-server': { type: 'string' },
+  only: { type: 'string' },
+  profile: { type: 'string' },
+  'gateway-env': { type: 'string', multiple: true },
+  'gateway-root': { type: 'string' },
+  'base-port': { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function number(flag: string, raw: string | undefined, fallback: number, min: number, integer: boolean): number {
+  if (raw === undefined) return fallback;
   const value = Number(raw);
   if (raw.trim() === '' || !Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new Error(`${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${raw}'`);
+    throw new Error(`--${flag} must be ${integer ? 'an integer' : 'a number'} >= ${min}, got '${raw}'`);
   }
   return value;
 }
 
 /**
- * Parses the flags (without `node` and the script).
+ * Parses the flags (without `node` and the script), checking scenario names against `names`.
  *
  * @throws Error with a readable message on unknown flags or bad values.
  */
-export function parseArgs(argv: readonly string[]): BenchArgs {
-  const seen = new Map<string, string>();
+export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): BenchArgs {
+  const { values } = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false });
+  const known = (name: string): boolean => names.all.includes(name);
+  const only = values.only === undefined ? null : values.only.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  for (const name of only ?? []) if (!known(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${names.all.join(', ')})`);
+  const profile = values.profile ?? null;
+  if (profile !== null && !known(profile)) throw new Error(`Unknown scenario '${profile}' for --profile (known: ${names.all.join(', ')})`);
+  if (profile !== null && names.notProfilable.includes(profile)) throw new Error(`--profile ${profile} is not supported: it runs several gateway processes (profile one of the single-gateway scenarios)`);
   const gatewayEnv: Record<string, string> = {};
-  let quick = false;
-  let help = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i] ?? '';
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    const inline = arg.startsWith('--') && eq > 0 ? arg.slice(eq + 1) : undefined;
-    const value = (): string => {
-      if (inline !== undefined) return inline;
-      i += 1;
-      const next = argv[i];
-      if (next === undefined) throw new Error(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case '--quick':
-        quick = true;
-        break;
-      case '--help':
-      case '-h':
-        help = true;
-        break;
-      case '--gateway-env': {
-        const pair = value();
-        const at = pair.indexOf('=');
-        if (at <= 0) throw new Error(`--gateway-env needs NAME=VALUE, got '${pair}'`);
-        gatewayEnv[pair.slice(0, at)] = pair.slice(at + 1);
-        break;
-      }
-      case '--latency':
-      case '--duration':
-      case '--warmup':
-      case '--keys':
-      case '--fill-concurrency':
-      case '--replica-keys':
-      case '--redis-server':
-      case '--only':
-      case '--profile':
-      case '--gateway-root':
-      case '--base-port':
-      case '--out':
-        seen.set(flag, value());
-        break;
-      default:
-        throw new Error(`Unknown argument '${arg}'`);
-    }
+  for (const pair of values['gateway-env'] ?? []) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`--gateway-env needs NAME=VALUE, got '${pair}'`);
+    gatewayEnv[pair.slice(0, at)] = pair.slice(at + 1);
   }
-  const get = (flag: string): string | undefined => seen.get(flag);
-  const only = get('--only');
-  const onlyNames = only === undefined ? null : only.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  for (const name of onlyNames ?? []) if (!isScenario(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${SCENARIO_NAMES.join(', ')})`);
-  const profile = get('--profile');
-  if (profile !== undefined && !isScenario(profile)) throw new Error(`Unknown scenario '${profile}' for --profile (known: ${SCENARIO_NAMES.join(', ')})`);
-  if (profile === 'replicas') throw new Error('--profile replicas is not supported: it runs four gateway processes (profile one of the single-gateway scenarios)');
-  const raw = (flag: string): string | undefined => get(flag);
-  const latency = raw('--latency');
-  const duration = raw('--duration');
-  const warmup = raw('--warmup');
-  const keys = raw('--keys');
-  const basePort = raw('--base-port');
-  const fill = raw('--fill-concurrency');
-  const replicaKeys = raw('--replica-keys');
-  const redisServer = raw('--redis-server');
+  const quick = values.quick === true;
+  const basePort = values['base-port'] === undefined ? null : number('base-port', values['base-port'], 0, 1, true);
+  const redisServer = values['redis-server'];
   const parsed: BenchArgs = {
-    latencyMs: latency === undefined ? 20 : number('--latency', latency, 0, true),
+    latencyMs: number('latency', values.latency, 20, 0, true),
     quick,
-    durationSeconds: duration === undefined ? (quick ? 2 : 10) : number('--duration', duration, 0.5, false),
-    warmupSeconds: warmup === undefined ? (quick ? 0.5 : 2) : number('--warmup', warmup, 0, false),
-    manyKeys: keys === undefined ? (quick ? 50 : 500) : number('--keys', keys, 1, true),
-    fillConcurrency: fill === undefined ? 5 : number('--fill-concurrency', fill, 1, true),
-    replicaKeys: replicaKeys === undefined ? (quick ? 10 : 50) : number('--replica-keys', replicaKeys, 1, true),
+    durationSeconds: number('duration', values.duration, quick ? 2 : 10, 0.5, false),
+    warmupSeconds: number('warmup', values.warmup, quick ? 0.5 : 2, 0, false),
+    manyKeys: number('keys', values.keys, quick ? 50 : 500, 1, true),
+    fillConcurrency: number('fill-concurrency', values['fill-concurrency'], 5, 1, true),
+    replicaKeys: number('replica-keys', values['replica-keys'], quick ? 10 : 50, 1, true),
     redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
-    only: onlyNames === null ? null : (onlyNames as ScenarioName[]),
-    profile: profile === undefined ? null : (profile as ScenarioName),
+    only,
+    profile,
     gatewayEnv,
-    gatewayRoot: raw('--gateway-root') ?? null,
-    basePort: basePort === undefined ? null : number('--base-port', basePort, 1, true),
-    out: raw('--out') ?? null,
-    help,
+    gatewayRoot: values['gateway-root'] ?? null,
+    basePort,
+    out: values.out ?? null,
+    help: values.help === true,
   };
-  // simulator, gateway, many-keys, no-response-cache, naive, floor, 2 + 2 replicas, redis
-  if (parsed.basePort !== null && parsed.basePort + 11 > 65535) throw new Error('--base-port must leave room for 11 ports below 65536');
   return parsed;
 }

@@ -1,0 +1,146 @@
+/**
+ * The summary `npm run bench` prints: machine, settings, the dashboard's analysis, every
+ * recorded result, the ratios with their targets, the peer comparison, and
+ * `allScenariosOk` (which .ci/run checks).
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import type { LoadScenarioResult } from './measure';
+import type { Bench, ScenarioRecord } from './bench';
+import { ROOT, round } from './bench';
+import type { ReplicasResult } from '../scenarios/replicas';
+import { dashboardAnalysis } from '../scenarios/shared';
+
+/** Dependent upstream round trips on the dashboard's critical path (see bench/queries/dashboard.graphql). */
+const CRITICAL_PATH_ROUND_TRIPS = 3;
+/** The generic peer's warm dashboard throughput at 10 connections (GraphQL Mesh on Hive Gateway, per-key response cache). */
+const PEER = { name: 'GraphQL Mesh served by Hive Gateway, per-key response cache', rpsRange: [2400, 3300] as const, connections: 10 };
+
+/** One ratio with its target. */
+interface Ratio {
+  value: number | null;
+  target: string;
+  pass: boolean | null;
+  how: string;
+}
+
+function ran(result: ScenarioRecord | undefined): result is { readonly ok: boolean } {
+  return result !== undefined && !('skipped' in result);
+}
+
+function loadResult(bench: Bench, name: string): LoadScenarioResult | undefined {
+  const result = bench.results.get(name);
+  return ran(result) && 'rps' in result && 'upstreamPerOp' in result ? (result as LoadScenarioResult) : undefined;
+}
+
+function firstViewUpstreamPerOp(bench: Bench, name: string): number | null {
+  const result = bench.results.get(name);
+  return ran(result) && 'firstViews' in result ? (result as ReplicasResult).firstViews.upstreamPerOp : null;
+}
+
+function ratio(value: number | null, target: string, pass: (v: number) => boolean, how: string): Ratio {
+  return { value: value === null || !Number.isFinite(value) ? null : round(value, 2), target, pass: value === null || !Number.isFinite(value) ? null : pass(round(value, 2)), how };
+}
+
+function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
+  const s = (name: string): LoadScenarioResult | undefined => loadResult(bench, name);
+  const latency = bench.args.latencyMs;
+  const div = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || !b ? null : a / b);
+  return {
+    warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
+    coldUpstreamPerOpVsDistinct: ratio(
+      div(s('cold')?.upstreamPerOp, distinct),
+      '= 1.00',
+      (v) => v === 1,
+      'cold upstream requests per operation / distinct upstream paths of one no-cache dashboard run',
+    ),
+    warmUpstreamPerOp: ratio(s('warm')?.upstreamPerOp ?? null, '= 0', (v) => v === 0, 'upstream requests during warm / operations'),
+    naiveVsGatewayUpstream: ratio(
+      div(s('naive')?.upstreamPerOp, s('cold')?.upstreamPerOp),
+      '>= 1.00 (informational: what loaders and cache save on a cold run)',
+      (v) => v >= 1,
+      'naive upstream requests per operation / cold upstream requests per operation',
+    ),
+    coldP50VsCriticalPath: ratio(
+      latency > 0 ? div(s('cold')?.latencyMs.p50, CRITICAL_PATH_ROUND_TRIPS * latency) : null,
+      '<= 1.3',
+      (v) => v <= 1.3,
+      `cold p50 / (${CRITICAL_PATH_ROUND_TRIPS} dependent upstream round trips x ${latency} ms added latency)`,
+    ),
+    manyKeysPeakRssMb: ratio(s('many-keys')?.peakRssMb ?? null, '<= 200', (v) => v <= 200, 'peak RSS of the fresh many-keys gateway process (fill + warm-up + measurement), MB'),
+    replicasRedisVsNoRedisUpstream: ratio(
+      div(firstViewUpstreamPerOp(bench, 'replicas-redis'), firstViewUpstreamPerOp(bench, 'replicas-no-redis')),
+      '<= 0.55 (about half: replica B reads what A fetched)',
+      (v) => v <= 0.55,
+      'replicas-redis first-view upstream requests per operation / replicas-no-redis (two replicas, each key viewed on A then on B)',
+    ),
+  };
+}
+
+function machine(): Record<string, unknown> {
+  const cpuList = cpus();
+  let commit: string | null = null;
+  let dirty: boolean | null = null;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+  } catch {
+    // not a git checkout
+  }
+  return {
+    cpuModel: cpuList[0]?.model ?? 'unknown',
+    cores: cpuList.length,
+    nodeVersion: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    totalMemoryMb: Math.round(totalmem() / 1024 / 1024),
+    commit,
+    dirty,
+  };
+}
+
+/** The summary of a finished run. */
+export function buildSummary(bench: Bench, startedAt: number): Record<string, unknown> & { allScenariosOk: boolean; totalSeconds: number } {
+  const { args } = bench;
+  const analysis = dashboardAnalysis(bench);
+  const summaryRatios = ratios(bench, analysis?.distinct ?? null);
+  const warm10c = loadResult(bench, 'warm-10c')?.rps ?? null;
+  const peer = {
+    ...PEER,
+    warm10cRps: warm10c,
+    position: warm10c === null ? null : warm10c > PEER.rpsRange[1] ? 'above' : warm10c >= PEER.rpsRange[0] ? 'within' : 'below',
+    beatsPeer: warm10c === null ? null : warm10c > PEER.rpsRange[1],
+  };
+  const judged = Object.values(summaryRatios).filter((r) => r.pass !== null);
+  const results = [...bench.results.values()];
+  return {
+    generatedAt: new Date().toISOString(),
+    totalSeconds: round((Date.now() - startedAt) / 1000, 1),
+    machine: machine(),
+    settings: {
+      latencyMs: args.latencyMs,
+      quick: args.quick,
+      durationSeconds: args.durationSeconds,
+      warmupSeconds: args.warmupSeconds,
+      manyKeys: args.manyKeys,
+      replicaKeys: args.replicaKeys,
+      fillConcurrency: args.fillConcurrency,
+      gatewayEnv: args.gatewayEnv,
+      gatewayRoot: args.gatewayRoot,
+      scenarios: bench.selected.map((scenario) => scenario.name),
+    },
+    dashboard: analysis && {
+      query: 'bench/queries/dashboard.graphql',
+      upstreamRequestsWithoutCache: analysis.total,
+      distinctUpstreamResources: analysis.distinct,
+      criticalPathRoundTrips: CRITICAL_PATH_ROUND_TRIPS,
+      responseBytes: analysis.responseBytes,
+    },
+    scenarios: Object.fromEntries(bench.results),
+    ratios: summaryRatios,
+    peer,
+    // A skipped result (e.g. no redis-server) is not a failure.
+    allScenariosOk: results.filter(ran).every((result) => result.ok),
+    allTargetsMet: judged.length > 0 && judged.every((r) => r.pass === true),
+    ...(bench.profiles.length > 0 ? { profiles: bench.profiles } : {}),
+  };
+}

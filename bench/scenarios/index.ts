@@ -1,0 +1,33 @@
+/**
+ * The scenario registry: every scenario `npm run bench` knows, in the order it runs them.
+ * To add one, write `bench/scenarios/<name>.ts` exporting a `Scenario` and add it here
+ * (see bench/README.md, "Adding a scenario").
+ */
+import type { Scenario } from '../lib/bench';
+import { cold } from './cold';
+import { cold1c } from './cold-1c';
+import { coldSharedKey } from './cold-shared-key';
+import { floor, floor10c } from './floor';
+import { manyKeys } from './many-keys';
+import { naive } from './naive';
+import { replicas } from './replicas';
+import { small } from './small';
+import { warm } from './warm';
+import { warm10c } from './warm-10c';
+import { warmNoResponseCache } from './warm-no-response-cache';
+
+/** Every scenario, in run order. */
+export const SCENARIOS: readonly Scenario[] = [
+  warm,
+  warm10c,
+  small,
+  cold,
+  cold1c,
+  coldSharedKey,
+  manyKeys,
+  warmNoResponseCache,
+  naive,
+  floor,
+  floor10c,
+  replicas,
+];
