@@ -23,6 +23,7 @@ import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
+import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import { UpstreamClient } from './upstream/client';
 
 /** The gateway's process-wide parts, created once and shared by every operation. */
@@ -135,6 +136,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       operationPlugin(metrics, logger),
+      shapeDriftPlugin(metrics, logger),
       ApolloServerPluginLandingPageDisabled(),
     ],
   });

@@ -20,6 +20,8 @@ export class GatewayMetrics {
   readonly redisErrors: Counter;
   /** 1 while Redis answers, 0 while the gateway runs without it. */
   readonly redisUp: Gauge;
+  /** Upstream responses whose shape differed from the reference, by endpoint pattern and field path. */
+  readonly shapeDrift: Counter<'endpoint' | 'field'>;
   /** Entries and bytes of the response cache, read at scrape time. */
   readonly cacheEntries: Gauge;
   readonly cacheBytes: Gauge;
@@ -73,6 +75,12 @@ export class GatewayMetrics {
     this.redisErrors = new Counter({
       name: 'statev_redis_errors_total',
       help: 'Redis failures (connection errors, timed-out commands); the gateway goes on from process memory.',
+      registers,
+    });
+    this.shapeDrift = new Counter({
+      name: 'statev_upstream_shape_drift_total',
+      help: 'Upstream responses that differed from the reference (a field renamed, missing or mistyped; read tolerantly), by endpoint pattern and field path.',
+      labelNames: ['endpoint', 'field'],
       registers,
     });
     this.redisUp = new Gauge({ name: 'statev_redis_up', help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).', registers });

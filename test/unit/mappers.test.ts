@@ -35,8 +35,8 @@ describe('mappers: the upstream quirks', () => {
     expect(mapOption({ title: 'Öffnungszeiten', data: 'Mo-Fr', lastUpdate: '2026-10-01T08:00:00.000Z' }, 2)).toEqual({
       slot: 2, title: 'Öffnungszeiten', data: 'Mo-Fr', lastUpdated: new Date('2026-10-01T08:00:00.000Z'),
     });
-    expect(mapOption({ title: 't', data: 'd', lastUpdated: '2026-10-02T08:00:00.000Z' }, 1).lastUpdated).toEqual(new Date('2026-10-02T08:00:00.000Z'));
-    expect(mapOption({ title: 't', data: 'd' }, 3).lastUpdated).toBeNull();
+    expect(mapOption({ title: 't', data: 'd', lastUpdated: '2026-10-02T08:00:00.000Z' }, 1)?.lastUpdated).toEqual(new Date('2026-10-02T08:00:00.000Z'));
+    expect(mapOption({ title: 't', data: 'd' }, 3)?.lastUpdated).toBeNull();
   });
 
   it('reads the option edit message as plain text or as a JSON string, without quotes', () => {
@@ -82,7 +82,7 @@ describe('mapResponse: a body of the wrong shape', () => {
   it('becomes UPSTREAM_ERROR naming the endpoint and the bad path', () => {
     let caught: unknown;
     try {
-      mapResponse(ENDPOINTS.factoryInventory, { totalWeight: 1, items: [{ item: 'Brot', amount: 'viele' }] }, mapInventory);
+      mapResponse(ENDPOINTS.factoryInventory, { totalWeight: 1, items: ['Brot'] }, mapInventory);
     } catch (error) {
       caught = error;
     }
@@ -92,12 +92,12 @@ describe('mapResponse: a body of the wrong shape', () => {
     expect(error.extensions.upstream).toEqual({
       status: 200,
       endpoint: 'GET /factory/inventory/{id}',
-      message: expect.stringContaining('items[0].amount should be a number') as unknown,
+      message: expect.stringContaining('items[0] should be an object') as unknown,
     });
   });
 
-  it('rejects a non-array list and an invalid date', () => {
+  it('rejects a non-array list and a record without its id', () => {
     expect(() => mapFactoryList({ id: 'x' })).toThrow(/should be an array/);
-    expect(() => mapOption({ title: 't', data: 'd', lastUpdated: 'gestern' }, 1)).toThrow(/ISO 8601/);
+    expect(() => mapFactoryList([{ name: 'x' }])).toThrow(/\[0\]\.id should be a string/);
   });
 });

@@ -1,4 +1,4 @@
-/** Mappers from the building endpoints' JSON (`unknown`) to the GraphQL types. */
+/** Mappers from the building endpoints' JSON (`unknown`) to the GraphQL types; tolerant like every mapper (see `narrow.ts`). */
 import { mapBankAccountFields } from '../shared/bank-account.mapper';
 import { JsonObject, mapArray } from '../shared/narrow';
 import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
@@ -7,7 +7,7 @@ import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } fro
 export function mapBuildingList(body: unknown): Building[] {
   return mapArray(body, (element, path) => {
     const b = JsonObject.of(element, path);
-    return { id: b.stringish('id'), hash: b.string('hash'), label: b.string('label'), address: b.string('address') };
+    return { id: b.stringish('id'), hash: b.text('hash'), label: b.text('label'), address: b.text('address') };
   });
 }
 
@@ -15,12 +15,12 @@ export function mapBuildingList(body: unknown): Building[] {
 export function mapBuildingDetails(body: unknown): BuildingDetails {
   const d = JsonObject.of(body);
   return {
-    area: d.stringish('area'),
-    garageSlots: d.integer('garageSlots'),
-    price: d.number('price'),
-    totalRooms: d.integer('totalRooms'),
-    occupiedRooms: d.integer('occupiedRooms'),
-    freeRooms: d.integer('freeRooms'),
+    area: d.text('area'),
+    garageSlots: d.integerOr('garageSlots'),
+    price: d.numberOr('price'),
+    totalRooms: d.integerOr('totalRooms'),
+    occupiedRooms: d.integerOr('occupiedRooms'),
+    freeRooms: d.integerOr('freeRooms'),
   };
 }
 
@@ -28,19 +28,19 @@ export function mapBuildingDetails(body: unknown): BuildingDetails {
 export function mapRooms(body: unknown, buildingId: string): Room[] {
   return mapArray(body, (element, path) => {
     const r = JsonObject.of(element, path);
-    const interior = r.object('interiorDetails');
+    const interior = r.objectOr('interiorDetails');
     return {
       id: r.stringish('id'),
-      hash: r.string('hash'),
-      name: r.string('name'),
-      rent: r.number('rent'),
-      occupied: r.boolean('occupied'),
-      interior: r.string('interior'),
+      hash: r.text('hash'),
+      name: r.text('name'),
+      rent: r.numberOr('rent'),
+      occupied: r.booleanOr('occupied'),
+      interior: r.text('interior'),
       interiorImage: r.optionalString('interiorImage'),
       interiorDetails: {
-        inventoryCapacity: interior.number('inventoryCapacity'),
-        kitchenCapacity: interior.number('kitchenCapacity'),
-        wardrobeCapacity: interior.number('wardrobeCapacity'),
+        inventoryCapacity: interior.numberOr('inventoryCapacity'),
+        kitchenCapacity: interior.numberOr('kitchenCapacity'),
+        wardrobeCapacity: interior.numberOr('wardrobeCapacity'),
       },
       buildingId,
     };
@@ -53,9 +53,9 @@ export function mapTenants(body: unknown, buildingId: string): Tenant[] {
     const t = JsonObject.of(element, path);
     return {
       roomId: t.stringish('roomId'),
-      roomHash: t.string('roomHash'),
-      roomName: t.string('roomName'),
-      tenantName: t.string('tenantName'),
+      roomHash: t.text('roomHash'),
+      roomName: t.text('roomName'),
+      tenantName: t.text('tenantName'),
       lastPayDate: t.optionalDate('lastPayDate'),
       buildingId,
     };
@@ -66,6 +66,6 @@ export function mapTenants(body: unknown, buildingId: string): Tenant[] {
 export function mapBuildingBankAccounts(body: unknown): BuildingBankAccount[] {
   return mapArray(body, (element, path) => {
     const a = JsonObject.of(element, path);
-    return { ...mapBankAccountFields(a), main: a.boolean('main') } as BuildingBankAccount;
+    return { ...mapBankAccountFields(a), main: a.booleanOr('main') } as BuildingBankAccount;
   });
 }

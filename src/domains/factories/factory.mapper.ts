@@ -1,11 +1,12 @@
 /**
  * Mappers from the company endpoints' JSON (entering as `unknown`) to the GraphQL
- * types. Each one narrows with {@link JsonObject} and throws `ShapeError` on a
- * value of the wrong shape. The upstream's quirks are handled here:
- * numeric VBANs become strings, and an option record that says `lastUpdate`
- * instead of `lastUpdated` still fills `lastUpdated`.
+ * types. Each one narrows with {@link JsonObject}: identifying fields are strict
+ * (`ShapeError`), every other field is read tolerantly (null or a documented default,
+ * counted as drift). The upstream's known drifts are handled here: numeric VBANs
+ * become strings, `item` stands in for a production's `itemName`, `lastUpdate` for an
+ * option's `lastUpdated`, and a slot cleared with "." (title and data) reads as unset.
  */
-import { JsonObject, ShapeError, mapArray } from '../shared/narrow';
+import { JsonObject, ShapeError, mapArray, noteDrift } from '../shared/narrow';
 import { mapBankAccountFields } from '../shared/bank-account.mapper';
 import type { ItemAmount } from '../shared/item-amount.type';
 import type { BuyLogEntry } from './buy-log-entry.type';
@@ -23,7 +24,7 @@ export function mapFactoryList(body: unknown): Factory[] {
     const f = JsonObject.of(element, path);
     return {
       id: f.stringish('id'),
-      name: f.string('name'),
+      name: f.text('name'),
       hash: f.optionalString('hash'),
       adLine: f.optionalString('adLine'),
       isOpen: f.optionalBoolean('isOpen'),
@@ -42,14 +43,14 @@ export function emptyInventory(): Inventory {
 export function mapInventory(body: unknown): Inventory {
   const inv = JsonObject.of(body);
   return {
-    totalWeight: inv.number('totalWeight'),
-    items: inv.array('items', (element, path) => {
+    totalWeight: inv.numberOr('totalWeight'),
+    items: inv.arrayOr('items', (element, path) => {
       const i = JsonObject.of(element, path);
       return {
-        item: i.string('item'),
-        amount: i.number('amount'),
-        singleWeight: i.number('singleWeight'),
-        totalWeight: i.number('totalWeight'),
+        item: i.text('item'),
+        amount: i.numberOr('amount'),
+        singleWeight: i.numberOr('singleWeight'),
+        totalWeight: i.numberOr('totalWeight'),
         icon: i.optionalString('icon'),
       };
     }),
@@ -60,15 +61,15 @@ export function mapInventory(body: unknown): Inventory {
 export function mapCounter(body: unknown): Counter {
   const counter = JsonObject.of(body);
   return {
-    totalWeight: counter.number('totalWeight'),
-    items: counter.array('items', (element, path) => {
+    totalWeight: counter.numberOr('totalWeight'),
+    items: counter.arrayOr('items', (element, path) => {
       const i = JsonObject.of(element, path);
       return {
-        item: i.string('item'),
-        price: i.number('price'),
-        amount: i.number('amount'),
-        singleWeight: i.number('singleWeight'),
-        totalWeight: i.number('totalWeight'),
+        item: i.text('item'),
+        price: i.numberOr('price'),
+        amount: i.numberOr('amount'),
+        singleWeight: i.numberOr('singleWeight'),
+        totalWeight: i.numberOr('totalWeight'),
         icon: i.optionalString('icon'),
       };
     }),
@@ -78,14 +79,22 @@ export function mapCounter(body: unknown): Counter {
 /** `{name, amount}` pairs of recipes and buy logs. */
 export function mapItemAmount(element: unknown, path: string): ItemAmount {
   const i = JsonObject.of(element, path);
-  return { name: i.string('name'), amount: i.number('amount') };
+  return { name: i.text('name'), amount: i.numberOr('amount') };
+}
+
+/** A production's `itemName`, or its `item` where the upstream says so (drift); "" when neither. */
+function productionItemName(p: JsonObject): string {
+  const itemName = p.optionalString('itemName');
+  if (itemName !== null) return itemName;
+  noteDrift(`${p.path}.itemName`);
+  return p.optionalString('item') ?? '';
 }
 
 /** `GET /factory/productions/{id}` → productions. */
 export function mapProductions(body: unknown): Production[] {
   return mapArray(body, (element, path) => {
     const p = JsonObject.of(element, path);
-    return { itemName: p.string('itemName'), icon: p.optionalString('icon'), neededItems: p.array('neededItems', mapItemAmount) };
+    return { itemName: productionItemName(p), icon: p.optionalString('icon'), neededItems: p.arrayOr('neededItems', mapItemAmount) };
   });
 }
 
@@ -99,11 +108,11 @@ export function mapVehicles(body: unknown): Vehicle[] {
   return mapArray(body, (element, path) => {
     const v = JsonObject.of(element, path);
     return {
-      name: v.string('name'),
+      name: v.text('name'),
       image: v.optionalString('image'),
-      numberPlate: v.stringish('numberPlate'),
-      distance: Math.round(v.number('distance')),
-      engine: v.string('engine'),
+      numberPlate: v.text('numberPlate'),
+      distance: Math.round(v.numberOr('distance')),
+      engine: v.text('engine'),
     };
   });
 }
@@ -113,25 +122,38 @@ export function mapBuyLog(body: unknown): BuyLogEntry[] {
   return mapArray(body, (element, path) => {
     const e = JsonObject.of(element, path);
     return {
-      seller: e.string('seller'),
-      buyer: e.string('buyer'),
-      price: e.number('price'),
+      seller: e.text('seller'),
+      buyer: e.text('buyer'),
+      price: e.numberOr('price'),
       discount: e.optionalNumber('discount'),
-      items: e.array('items', mapItemAmount),
-      createdAt: e.date('createdAt'),
+      items: e.arrayOr('items', mapItemAmount),
+      createdAt: e.dateOr('createdAt'),
     };
   });
 }
 
-/** `GET /factory/options/{id}/{slot}` → the slot; reads `lastUpdate` when `lastUpdated` is absent. */
-export function mapOption(body: unknown, slot: number): FactoryOption {
+/** The text clients write into a slot's title and data to clear it. */
+export const CLEARED_SLOT_TEXT = '.';
+
+/**
+ * `GET /factory/options/{id}/{slot}` → the slot, or null when it reads as cleared
+ * (title and data both "."; how clients clear a slot, counted as drift). A null or
+ * missing title or data is "" (drift); `lastUpdate` stands in for `lastUpdated` (drift).
+ */
+export function mapOption(body: unknown, slot: number): FactoryOption | null {
   const o = JsonObject.of(body);
-  return {
-    slot,
-    title: o.string('title'),
-    data: o.string('data'),
-    lastUpdated: o.optionalDate('lastUpdated') ?? o.optionalDate('lastUpdate'),
-  };
+  const title = o.text('title');
+  const data = o.text('data');
+  if (title === CLEARED_SLOT_TEXT && data === CLEARED_SLOT_TEXT) {
+    noteDrift('cleared');
+    return null;
+  }
+  let lastUpdated = o.optionalDate('lastUpdated');
+  if (lastUpdated === null && o.has('lastUpdate')) {
+    noteDrift('lastUpdated');
+    lastUpdated = o.optionalDate('lastUpdate');
+  }
+  return { slot, title, data, lastUpdated };
 }
 
 /**

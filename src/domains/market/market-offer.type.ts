@@ -31,7 +31,7 @@ export class MarketOfferSell {
 /** A company's buy offer on the market. */
 @ObjectType({ description: 'A buy offer of the company on the market.' })
 export class MarketOfferBuy extends MarketOfferSell {
-  /** The list price of the item. */
-  @Field(() => Float, { description: 'The item\'s list price.' })
-  listPrice!: number;
+  /** The list price of the item; null when the upstream leaves it out. */
+  @Field(() => Float, { nullable: true, description: 'The item\'s list price; null when the upstream leaves it out (seen in community clients).' })
+  listPrice!: number | null;
 }

@@ -1,7 +1,7 @@
-import { JsonObject } from './narrow';
+import { JsonObject, noteDrift } from './narrow';
 import type { BankTransaction, TransactionPage } from './bank-account.type';
 
-/** The fields every bank account shares; `vban` is made a string (the upstream sometimes sends a number). */
+/** The fields every bank account shares; `vban` is made a string (the upstream sometimes sends a number: drift). */
 export interface BankAccountFields {
   id: string;
   vban: string;
@@ -9,12 +9,20 @@ export interface BankAccountFields {
   note: string | null;
 }
 
+/** A transaction's reference; `""` (how the upstream says "no reference") is null, counted as drift. */
+function referenceOf(t: JsonObject): string | null {
+  const reference = t.optionalString('reference');
+  if (reference !== '') return reference;
+  noteDrift(`${t.path}.reference`);
+  return null;
+}
+
 /** Reads the shared bank account fields of one account object. */
 export function mapBankAccountFields(account: JsonObject): BankAccountFields {
   return {
     id: account.stringish('id'),
-    vban: account.stringish('vban'),
-    balance: account.number('balance'),
+    vban: account.text('vban'),
+    balance: account.numberOr('balance'),
     note: account.optionalString('note'),
   };
 }
@@ -23,15 +31,15 @@ export function mapBankAccountFields(account: JsonObject): BankAccountFields {
 export function mapTransactionPage(body: unknown): TransactionPage {
   const page = JsonObject.of(body);
   return {
-    totalTransactions: page.integer('totalTransactions'),
-    transactions: page.array('transactions', (element, path): BankTransaction => {
+    totalTransactions: page.integerOr('totalTransactions'),
+    transactions: page.arrayOr('transactions', (element, path): BankTransaction => {
       const t = JsonObject.of(element, path);
       return {
-        senderVban: t.has('senderVban') ? t.stringish('senderVban') : null,
-        receiverVban: t.has('receiverVban') ? t.stringish('receiverVban') : null,
-        reference: t.optionalString('reference'),
-        amount: t.number('amount'),
-        timestamp: t.date('timestamp'),
+        senderVban: t.optionalString('senderVban'),
+        receiverVban: t.optionalString('receiverVban'),
+        reference: referenceOf(t),
+        amount: t.numberOr('amount'),
+        timestamp: t.dateOr('timestamp'),
       };
     }),
   };

@@ -1,12 +1,50 @@
 /**
  * Narrowing helpers for upstream JSON, which enters the gateway as `unknown`.
  *
- * Each helper either returns a value of the promised type or throws a
- * {@link ShapeError} naming the path of the offending value; `mapResponse` turns that
- * into an `UPSTREAM_ERROR` for the endpoint. Mappers use nothing else to read JSON.
+ * A tolerant reader: the real upstream's shapes drift from its reference (see
+ * docs/upstream-traffic.md, "Shape drift"). Strict helpers (`string`, `stringish`,
+ * `number`, ...) are for what identifies a record or holds a document together: they
+ * throw a {@link ShapeError} naming the path, and `mapResponse` turns that into an
+ * `UPSTREAM_ERROR` for the endpoint. Tolerant helpers (`text`, `numberOr`,
+ * `booleanOr`, `dateOr`, `optional*`, `arrayOr`) never throw: a missing or
+ * mistyped value becomes null (nullable fields) or a documented default ("" for
+ * text, 0 for numbers, false for flags, 1970-01-01T00:00:00Z for dates, [] for
+ * lists), and the drift is noted with {@link noteDrift}. Unknown extra fields are
+ * ignored. Mappers use nothing else to read JSON.
  */
 import { UpstreamError } from '../../errors/gateway-error';
 import type { Endpoint } from '../../upstream/endpoints';
+import { emitShapeDrift } from './shape-drift';
+
+/** Drifted fields of the mapping that runs now (mappers are synchronous), or null outside one. */
+let driftSink: Set<string> | null = null;
+
+/**
+ * Notes that the current response differs from the reference at `field` (a path
+ * without list indices, e.g. `neededItems.name`). Outside {@link mapResponse} or
+ * {@link collectDrift} it does nothing.
+ */
+export function noteDrift(field: string): void {
+  driftSink?.add(field.replace(/\[\d+\]/g, '').replace(/^\./, ''));
+}
+
+/**
+ * Runs a mapper and returns its value with the fields it found drifted (each once).
+ * Tests use it; {@link mapResponse} uses it and reports the drift.
+ */
+export function collectDrift<T>(map: () => T): { value: T; drift: string[] } {
+  const outer = driftSink;
+  const sink = new Set<string>();
+  driftSink = sink;
+  try {
+    return { value: map(), drift: [...sink] };
+  } finally {
+    driftSink = outer;
+  }
+}
+
+/** Midnight 1970-01-01 UTC: the documented default of a required date the upstream left out. */
+export const MISSING_DATE_DEFAULT = 0;
 
 /** The upstream answered with a value of an unexpected shape. */
 export class ShapeError extends Error {
@@ -56,9 +94,24 @@ export class JsonObject {
     return v;
   }
 
-  /** A string, or null when missing or null. */
+  /** A string, or null when missing or null; a number or boolean is turned into text, anything else is null (both drift). */
   optionalString(key: string): string | null {
-    return this.has(key) ? this.string(key) : null;
+    if (!this.has(key)) return null;
+    const v = this.value[key];
+    if (typeof v === 'string') return v;
+    noteDrift(this.at(key));
+    return typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
+  }
+
+  /** Required text: a number or boolean is turned into text; missing or other: `fallback` (default ""). Never throws. */
+  text(key: string, fallback = ''): string {
+    return this.optionalString(key) ?? this.drifted(key, fallback);
+  }
+
+  /** Notes the drift of a key and returns the fallback. */
+  private drifted<T>(key: string, fallback: T): T {
+    noteDrift(this.at(key));
+    return fallback;
   }
 
   /** A required string that the upstream sometimes sends as a number (ids, VBANs). */
@@ -75,9 +128,27 @@ export class JsonObject {
     return v;
   }
 
-  /** A number, or null when missing or null. */
+  /** A number, or null when missing or null; a numeric string is read (drift), anything else is null (drift). */
   optionalNumber(key: string): number | null {
-    return this.has(key) ? this.number(key) : null;
+    if (!this.has(key)) return null;
+    const v = this.value[key];
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    noteDrift(this.at(key));
+    if (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v))) return Number(v);
+    return null;
+  }
+
+  /** A required number that falls back to `fallback` (default 0) when missing or mistyped. Never throws. */
+  numberOr(key: string, fallback = 0): number {
+    return this.optionalNumber(key) ?? this.drifted(key, fallback);
+  }
+
+  /** Like {@link numberOr}, rounded to an integer (a fraction is drift). */
+  integerOr(key: string, fallback = 0): number {
+    const v = this.numberOr(key, fallback);
+    if (Number.isInteger(v)) return v;
+    noteDrift(this.at(key));
+    return Math.round(v);
   }
 
   /** A required integer. */
@@ -94,9 +165,20 @@ export class JsonObject {
     return v;
   }
 
-  /** A boolean, or null when missing or null. */
+  /** A boolean, or null when missing or null; `"true"`/`"false"`, 1/0 are read (drift), anything else is null (drift). */
   optionalBoolean(key: string): boolean | null {
-    return this.has(key) ? this.boolean(key) : null;
+    if (!this.has(key)) return null;
+    const v = this.value[key];
+    if (typeof v === 'boolean') return v;
+    noteDrift(this.at(key));
+    if (v === 'true' || v === 1) return true;
+    if (v === 'false' || v === 0) return false;
+    return null;
+  }
+
+  /** A required flag that falls back to `fallback` (default false) when missing or mistyped. Never throws. */
+  booleanOr(key: string, fallback = false): boolean {
+    return this.optionalBoolean(key) ?? this.drifted(key, fallback);
   }
 
   /** A required ISO 8601 date-time string, as a Date. */
@@ -104,9 +186,22 @@ export class JsonObject {
     return toDate(this.string(key), this.at(key));
   }
 
-  /** A date-time, or null when missing or null. */
+  /** A date-time, or null when missing or null; an unreadable value is null (drift). */
   optionalDate(key: string): Date | null {
-    return this.has(key) ? this.date(key) : null;
+    if (!this.has(key)) return null;
+    const v = this.value[key];
+    const date = typeof v === 'string' || typeof v === 'number' ? new Date(v) : null;
+    if (date && !Number.isNaN(date.getTime())) {
+      if (typeof v !== 'string') noteDrift(this.at(key));
+      return date;
+    }
+    noteDrift(this.at(key));
+    return null;
+  }
+
+  /** A required date-time that falls back to 1970-01-01T00:00:00Z when missing or unreadable. Never throws. */
+  dateOr(key: string): Date {
+    return this.optionalDate(key) ?? this.drifted(key, new Date(MISSING_DATE_DEFAULT));
   }
 
   /** A required nested object. */
@@ -117,6 +212,20 @@ export class JsonObject {
   /** A required array, each element mapped with its own path. */
   array<T>(key: string, map: (element: unknown, path: string) => T): T[] {
     return mapArray(this.value[key], map, this.at(key));
+  }
+
+  /** An array, or [] when missing or not an array (drift). */
+  arrayOr<T>(key: string, map: (element: unknown, path: string) => T): T[] {
+    if (!Array.isArray(this.value[key])) return this.drifted(key, []);
+    return this.array(key, map);
+  }
+
+  /** A nested object, or an empty one when missing or not an object (drift): its tolerant reads then fall back. */
+  objectOr(key: string): JsonObject {
+    const v = this.value[key];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v)) return this.object(key);
+    noteDrift(this.at(key));
+    return new JsonObject({}, this.at(key));
   }
 }
 
@@ -134,11 +243,14 @@ function toDate(text: string, path: string): Date {
 
 /**
  * Runs a mapper over an endpoint's body; a {@link ShapeError} becomes an
- * `UPSTREAM_ERROR` naming the endpoint and the path of the bad value.
+ * `UPSTREAM_ERROR` naming the endpoint and the path of the bad value. Each drifted
+ * field is reported once per response to the shape-drift listeners (metrics, log).
  */
 export function mapResponse<T>(endpoint: Endpoint, body: unknown, map: (body: unknown) => T): T {
   try {
-    return map(body);
+    const { value, drift } = collectDrift(() => map(body));
+    for (const field of drift) emitShapeDrift(endpoint.route, field);
+    return value;
   } catch (error) {
     if (error instanceof ShapeError) {
       throw new UpstreamError('UPSTREAM_ERROR', endpoint, {
