@@ -72,7 +72,9 @@ export function createContext(
     services.economy,
     apiKey,
     apiKey ? keyId(apiKey, services.config.keyHashSecret) : null,
-    wantsNoCache(get('cache-control'), get('pragma')),
+    // An anonymous caller running with the server's key never bypasses the cache: else
+    // each `Cache-Control: no-cache` would spend the site's upstream budget.
+    !serverCredentials && wantsNoCache(get('cache-control'), get('pragma')),
   );
   return {
     apiKey,

@@ -4,7 +4,7 @@ import { bearerToken, createContext } from '../context';
 import type { GatewayRuntime } from '../runtime';
 import { executeOnApollo, readGraphQLRequest, sendJson, sendRefusal } from './apollo-http';
 import type { PublicSite } from './public-site';
-import type { GraphQLRequestInput, ServerCredentials } from './public-site';
+import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
 
 /**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
@@ -28,15 +28,15 @@ export async function handleGraphQLRequest(
     return;
   }
   // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.
-  const params = new URLSearchParams(url.search);
   const body = request.body;
   const input: GraphQLRequestInput | null =
     req.method === 'POST'
       ? body && typeof body === 'object' && !Array.isArray(body)
         ? { kind: 'post', body: body as Record<string, unknown> }
         : null
-      : { kind: 'get', params };
+      : { kind: 'get', params: url.searchParams };
   let credentials: ServerCredentials | null = null;
+  let parameters: RequestParameters = { body, search: url.search };
   if (input) {
     const decision = publicSite.decide(input, bearerToken(request.headers.get('authorization')) !== null);
     if (decision.kind === 'refuse') {
@@ -44,11 +44,12 @@ export async function handleGraphQLRequest(
       return;
     }
     credentials = decision.credentials;
+    parameters = decision.parameters;
   }
   await executeOnApollo(runtime.apollo, req, res, {
     headers: request.headers,
-    body,
-    search: input?.kind === 'get' ? `?${params.toString()}` : url.search,
+    body: parameters.body,
+    search: parameters.search,
     context: async () => createContext(runtime.services, req.headers, credentials),
   });
 }

@@ -1,6 +1,8 @@
 import { parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
+import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { isIntrospectionOnly, TrustedDocuments } from './trusted-documents';
+import type { TrustedDocument } from './trusted-documents';
 
 /** The credentials an operation runs with when they are not the caller's own. */
 export interface ServerCredentials {
@@ -8,15 +10,22 @@ export interface ServerCredentials {
   apiSecret: string | null;
 }
 
+/** A GraphQL request as read from HTTP: a POST body object or the GET query string. */
+export type GraphQLRequestInput = { kind: 'post'; body: Readonly<Record<string, unknown>> } | { kind: 'get'; params: URLSearchParams };
+
+/** What Apollo is given: the body (POST) and the query string (GET, with its leading `?`, or empty). */
+export interface RequestParameters {
+  body: unknown;
+  search: string;
+}
+
 /** What to do with one GraphQL request. */
 export type PublicDecision =
-  | { kind: 'run'; credentials: ServerCredentials | null }
+  | { kind: 'run'; credentials: ServerCredentials | null; parameters: RequestParameters }
   | { kind: 'refuse'; code: 'FORBIDDEN_DOCUMENT' | 'PERSISTED_QUERY_NOT_FOUND'; message: string };
 
-/** A GraphQL request as read from HTTP: a POST body object or the GET query string. */
-export type GraphQLRequestInput = { kind: 'post'; body: Record<string, unknown> } | { kind: 'get'; params: URLSearchParams };
-
-function persistedHash(input: GraphQLRequestInput): string | null {
+/** Step 1, extract: the document hash a request names (`documentId`, or APQ's `extensions.persistedQuery.sha256Hash`), or null when it sends query text or names none. */
+export function extractDocumentId(input: GraphQLRequestInput): string | null {
   const read = (documentId: unknown, extensions: unknown): string | null => {
     if (typeof documentId === 'string' && documentId !== '') return documentId;
     let ext = extensions;
@@ -31,31 +40,39 @@ function persistedHash(input: GraphQLRequestInput): string | null {
     const hash = pq && typeof pq === 'object' ? (pq as Record<string, unknown>).sha256Hash : undefined;
     return typeof hash === 'string' && hash !== '' ? hash : null;
   };
-  if (input.kind === 'post') {
-    if (typeof input.body.query === 'string' && input.body.query !== '') return null;
-    return read(input.body.documentId, input.body.extensions);
-  }
-  if (input.params.get('query')) return null;
-  return read(input.params.get('documentId'), input.params.get('extensions'));
-}
-
-/** Puts a trusted document's text in place of its hash, so Apollo runs it as a normal query. */
-function inline(input: GraphQLRequestInput, text: string): void {
-  if (input.kind === 'post') {
-    input.body.query = text;
-    delete input.body.documentId;
-    const extensions = input.body.extensions;
-    if (extensions && typeof extensions === 'object') delete (extensions as Record<string, unknown>).persistedQuery;
-  } else {
-    input.params.set('query', text);
-    input.params.delete('documentId');
-    input.params.delete('extensions');
-  }
+  if (queryText(input) !== null) return null;
+  return input.kind === 'post' ? read(input.body.documentId, input.body.extensions) : read(input.params.get('documentId'), input.params.get('extensions'));
 }
 
 function queryText(input: GraphQLRequestInput): string | null {
   const query = input.kind === 'post' ? input.body.query : input.params.get('query');
   return typeof query === 'string' && query !== '' ? query : null;
+}
+
+/**
+ * Step 4, set parameters: the request's parameters for Apollo, with a trusted document's
+ * text in place of its hash when there is one (so Apollo runs it as a normal query). The
+ * input is never changed: a new body or query string is returned.
+ */
+export function requestParameters(input: GraphQLRequestInput, text: string | null): RequestParameters {
+  if (input.kind === 'post') {
+    if (text === null) return { body: input.body, search: '' };
+    const { documentId: _documentId, extensions, ...rest } = input.body;
+    let body: Record<string, unknown> = { ...rest, query: text };
+    if (extensions && typeof extensions === 'object') {
+      const { persistedQuery: _persistedQuery, ...otherExtensions } = extensions as Record<string, unknown>;
+      body = { ...body, extensions: otherExtensions };
+    }
+    return { body, search: '' };
+  }
+  const params = new URLSearchParams(input.params);
+  if (text !== null) {
+    params.set('query', text);
+    params.delete('documentId');
+    params.delete('extensions');
+  }
+  const search = params.toString();
+  return { body: undefined, search: search === '' ? '' : `?${search}` };
 }
 
 /**
@@ -66,6 +83,10 @@ function queryText(input: GraphQLRequestInput): string | null {
  * the manifest lists them and a server secret is configured. Introspection-only
  * documents stay open (they never reach the upstream). Requests with their own key are
  * unaffected, except that they may use the hashes too.
+ *
+ * {@link PublicSite.decide} is a chain of pure steps, as Yoga's persisted-operations
+ * plugin is: extract the document id → look it up → allow arbitrary text? → set the
+ * parameters; none changes the request, the last returns new parameters.
  */
 export class PublicSite {
   private constructor(
@@ -85,19 +106,20 @@ export class PublicSite {
     return this.documents !== null && this.serverKey !== null;
   }
 
+  /** Step 2, look up: the trusted document of a hash, or undefined. */
+  lookUp(hash: string | null): TrustedDocument | undefined {
+    return hash && this.documents ? this.documents.get(hash) : undefined;
+  }
+
   /**
-   * Decides how a request runs; rewrites `input` in place when it names a trusted
-   * document by hash. Nothing here sends an upstream request.
+   * Decides how a request runs and with which parameters. Nothing here sends an
+   * upstream request or changes `input`.
    */
   decide(input: GraphQLRequestInput, hasOwnKey: boolean): PublicDecision {
-    const hash = persistedHash(input);
-    const trusted = hash && this.documents ? this.documents.get(hash) : undefined;
-    if (trusted) inline(input, trusted.text);
-    if (hasOwnKey || !this.enabled || !this.serverKey) return { kind: 'run', credentials: null };
-
-    if (hash && !trusted) {
-      return { kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND', message: `No trusted document has the hash ${hash.slice(0, 80)}.` };
-    }
+    const hash = extractDocumentId(input);
+    const trusted = this.lookUp(hash);
+    const parameters = requestParameters(input, trusted ? trusted.text : null);
+    if (hasOwnKey || !this.enabled || !this.serverKey) return { kind: 'run', credentials: null, parameters };
     if (trusted) {
       if (trusted.hasMutation && !this.serverSecret) {
         return {
@@ -106,22 +128,33 @@ export class PublicSite {
           message: 'Writes are disabled for requests without an API key: the gateway has no STATEV_API_SECRET configured.',
         };
       }
-      return { kind: 'run', credentials: { apiKey: this.serverKey, apiSecret: trusted.hasMutation ? this.serverSecret : null } };
+      return { kind: 'run', credentials: { apiKey: this.serverKey, apiSecret: trusted.hasMutation ? this.serverSecret : null }, parameters };
     }
-    const text = queryText(input);
-    if (text === null) return { kind: 'run', credentials: null }; // Apollo explains what is missing
-    let document: DocumentNode;
-    try {
-      document = parse(text);
-    } catch {
-      return { kind: 'run', credentials: null }; // Apollo reports the syntax error; no key, no upstream request
-    }
-    if (isIntrospectionOnly(document)) return { kind: 'run', credentials: null };
-    return {
-      kind: 'refuse',
-      code: 'FORBIDDEN_DOCUMENT',
-      message:
-        'Requests without an API key may only run this site\'s trusted documents, by hash (documentId or extensions.persistedQuery.sha256Hash). Send "Authorization: Bearer <API key>" to run your own queries.',
-    };
+    if (hash) return { kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND', message: `No trusted document has the hash ${hash.slice(0, 80)}.` };
+    return allowsArbitrary(input) ? { kind: 'run', credentials: null, parameters } : FORBIDDEN;
   }
+}
+
+const FORBIDDEN: PublicDecision = {
+  kind: 'refuse',
+  code: 'FORBIDDEN_DOCUMENT',
+  message:
+    'Requests without an API key may only run this site\'s trusted documents, by hash (documentId or extensions.persistedQuery.sha256Hash). Send "Authorization: Bearer <API key>" to run your own queries.',
+};
+
+/**
+ * Step 3, allow arbitrary text? Only for keyless requests that cannot reach the upstream:
+ * introspection-only documents, and text Apollo will refuse anyway (missing or not
+ * parsing), which it then explains.
+ */
+function allowsArbitrary(input: GraphQLRequestInput): boolean {
+  const text = queryText(input);
+  if (text === null) return true;
+  let document: DocumentNode;
+  try {
+    document = parse(text, { maxTokens: MAX_DOCUMENT_TOKENS });
+  } catch {
+    return true;
+  }
+  return isIntrospectionOnly(document);
 }

@@ -5,7 +5,7 @@ import type { DocumentNode, SelectionSetNode } from 'graphql';
 import { operationFragments } from '../graph/operation-fragments';
 
 /** One trusted document of the manifest. */
-interface TrustedDocument {
+export interface TrustedDocument {
   /** The document text, as GraphQL Code Generator wrote it. */
   text: string;
   /** True when it contains a mutation. */
