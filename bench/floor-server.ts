@@ -47,7 +47,7 @@ async function main(): Promise<void> {
       }
       const request = await readGraphQLRequest(req, { maxBodyBytes: MAX_BODY_BYTES, maxVariablesBytes: MAX_BODY_BYTES });
       if (request.kind === 'refused') {
-        sendRefusal(res, request);
+        sendRefusal(req, res, request);
         return;
       }
       await executeOnApollo(apollo, req, res, { headers: request.headers, body: request.body, search: url.search, context: async () => ({}) });

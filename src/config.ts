@@ -84,6 +84,8 @@ export interface GatewayConfig {
   trustedDocumentsPath: string | null;
   /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
   serveExamples: boolean;
+  /** The API key the playground's Headers tab starts with; null (the default) leaves it empty. Not an environment setting: `npm run demo` sets it to the premium demo key. */
+  playgroundApiKey: string | null;
   /** Port of the built-in simulator started by `npm run demo` (`SIMULATOR_PORT`, default 4010). */
   simulatorPort: number;
   /** Redis shared by replicas for cache, cooldowns, budget and locks (`REDIS_URL`, default none: process memory only). */
@@ -142,6 +144,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   serverApiSecret: null,
   trustedDocumentsPath: null,
   serveExamples: false,
+  playgroundApiKey: null,
   simulatorPort: 4010,
   redisUrl: null,
   redisTimeoutMs: 100,
@@ -348,6 +351,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     serverApiSecret: rawSetting(env, 'STATEV_API_SECRET') ?? null,
     trustedDocumentsPath: fileSetting(env, 'TRUSTED_DOCUMENTS'),
     serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
+    playgroundApiKey: DEFAULT_CONFIG.playgroundApiKey,
     simulatorPort: portSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort),
     redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
     redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),

@@ -44,6 +44,16 @@ export function bearerToken(header: string | undefined): string | null {
   return match?.[1] ?? null;
 }
 
+/**
+ * True when an `Authorization` header is set but is not `Bearer <token>` (one token, no
+ * spaces), e.g. a bare key or a placeholder like `Bearer <your key>`. Such a request is
+ * refused with `UNAUTHENTICATED` instead of running as if it had no key. An empty
+ * header counts as no key.
+ */
+export function isMalformedAuthorization(header: string | undefined): boolean {
+  return (header ?? '').trim() !== '' && bearerToken(header) === null;
+}
+
 function singleHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -31,6 +31,8 @@ async function main(): Promise<Started> {
     serverApiKey: settings.serverApiKey ?? DEMO_KEYS.premium.key,
     trustedDocumentsPath: publicMode ? manifest : settings.trustedDocumentsPath,
     serveExamples: true,
+    // The playground starts with the premium demo key in its Headers tab.
+    playgroundApiKey: DEMO_KEYS.premium.key,
   };
   const gateway = await startGateway(config);
   const endpoint = `${gateway.url}/graphql`;
@@ -41,7 +43,7 @@ async function main(): Promise<Started> {
       'StateV GraphQL gateway demo',
       `  simulator (upstream): ${simulator.baseUrl}`,
       `  GraphQL endpoint:     ${endpoint}`,
-      `  playground:           ${endpoint} (open in a browser; put a key in the Headers tab)`,
+      `  playground:           ${endpoint} (open in a browser; the demo premium key is preset in its Headers tab)`,
       ...(publicMode
         ? [`  example company site: ${gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop} (public-site mode, no key in the browser)`]
         : []),

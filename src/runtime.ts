@@ -26,6 +26,12 @@ import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import { UpstreamClient } from './upstream/client';
 
+/**
+ * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
+ * a browser sends none of them cross-site without a CORS preflight the gateway controls.
+ */
+export const CSRF_SAFE_HEADERS = ['authorization', 'x-api-secret', 'apollo-require-preflight', 'x-apollo-operation-name'];
+
 /** The gateway's process-wide parts, created once and shared by every operation. */
 export interface GatewayRuntime {
   /** The Apollo server (tests call `executeOperation` on it with a context from `createContext`). */
@@ -121,7 +127,11 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const apollo = new ApolloServer<GatewayContext>({
     schema: await buildGatewaySchema(),
     introspection: config.introspection,
-    csrfPrevention: true,
+    // A request is not a CSRF risk when a browser could only send it cross-site after a
+    // CORS preflight: a non-simple content type (Apollo's own check), or one of these
+    // headers, none of which is CORS-safelisted. So urql's default GET with an
+    // Authorization header passes; a simple GET or form POST without them is refused.
+    csrfPrevention: { requestHeaders: CSRF_SAFE_HEADERS },
     includeStacktraceInErrorResponses: config.nodeEnv === 'development',
     formatError,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
+import Negotiator from 'negotiator';
 import { MAX_DOCUMENT_NESTING, MAX_VARIABLES_NESTING, measureJson, textNesting } from '../graph/document-limits';
 
 /**
@@ -16,6 +17,38 @@ export class BodyTooLargeError extends Error {}
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The media types of a GraphQL response, as Apollo Server writes them. */
+const GRAPHQL_RESPONSE_TYPES = ['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8'];
+
+/**
+ * The content type of a GraphQL error answer, chosen from the request's `Accept` the way
+ * Apollo Server chooses it for its own answers (GraphQL over HTTP):
+ * `application/graphql-response+json` when the client prefers it, otherwise
+ * `application/json` (also when `Accept` is missing, `*` or names neither).
+ */
+export function graphQLResponseType(accept: string | string[] | undefined): string {
+  const header = Array.isArray(accept) ? accept.join(', ') : accept;
+  if (!header) return 'application/json; charset=utf-8';
+  return new Negotiator({ headers: { accept: header } }).mediaType(GRAPHQL_RESPONSE_TYPES) ?? 'application/json; charset=utf-8';
+}
+
+/** One error of a GraphQL error answer: a message and its `extensions.code`. */
+export interface RequestError {
+  message: string;
+  code: string;
+}
+
+/**
+ * Writes a GraphQL-over-HTTP error answer `{"errors": [...]}` for a request the gateway
+ * refuses before execution (limits, malformed JSON, public-site refusal, batch, body too
+ * large, method, malformed Authorization), in the content type the request's `Accept` asks for.
+ */
+export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}): void {
+  const text = JSON.stringify({ errors: errors.map(({ message, code }) => ({ message, extensions: { code } })) });
+  res.writeHead(status, { ...headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -130,9 +163,9 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
   return { kind: 'request', headers, body: text };
 }
 
-/** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`. */
-export function sendRefusal(res: ServerResponse, refusal: Refusal): void {
-  sendJson(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: refusal.code } }] });
+/** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`, in the type `Accept` asks for. */
+export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
+  sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code }]);
 }
 
 /** Runs one HTTP GraphQL request on Apollo and writes its response (single or incremental). */

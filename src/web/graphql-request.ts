@@ -1,16 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GatewayConfig } from '../config';
-import { bearerToken, createContext } from '../context';
+import { bearerToken, createContext, isMalformedAuthorization } from '../context';
 import type { GatewayRuntime } from '../runtime';
-import { executeOnApollo, readGraphQLRequest, sendJson, sendRefusal } from './apollo-http';
+import { executeOnApollo, readGraphQLRequest, sendGraphQLErrors, sendRefusal } from './apollo-http';
 import type { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
+
+/** The answer to an `Authorization` header that is not `Bearer <token>`. */
+export const MALFORMED_AUTHORIZATION =
+  'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.';
+
+/** The answer to a batch (a JSON array of operations): batching is off, see docs/http.md. */
+export const BATCH_REFUSED =
+  'Batched requests (a JSON array of operations) are not supported: send one operation per request (Apollo Client: HttpLink, not BatchHttpLink; graphql-request: request(), not batchRequests()). Over HTTP/1.1 keep-alive or HTTP/2, separate requests cost little, and each gets its own cost and depth limit.';
 
 /**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
  * malformed JSON or UTF-8 and on too deep variables or documents, 413 on variables over
  * `config.maxVariablesBytes`; `BodyTooLargeError` past `config.maxBodyBytes`, which the router
- * answers with 413), applies public-site mode (trusted documents by hash and whose key
+ * answers with 413), refuses a malformed `Authorization` header (401 `UNAUTHENTICATED`)
+ * and batches (400), applies public-site mode (trusted documents by hash and whose key
  * runs them; 400 when it refuses), then runs the operation on Apollo with a fresh
  * per-request context and writes Apollo's response.
  */
@@ -24,7 +33,17 @@ export async function handleGraphQLRequest(
 ): Promise<void> {
   const request = await readGraphQLRequest(req, config);
   if (request.kind === 'refused') {
-    sendRefusal(res, request);
+    sendRefusal(req, res, request);
+    return;
+  }
+  // A header that is set but unusable is a mistake to report, never "no key" (which
+  // would run introspection or, in public-site mode, the server's trusted documents).
+  if (isMalformedAuthorization(request.headers.get('authorization'))) {
+    sendGraphQLErrors(req, res, 401, [{ message: MALFORMED_AUTHORIZATION, code: 'UNAUTHENTICATED' }], { 'www-authenticate': 'Bearer' });
+    return;
+  }
+  if (Array.isArray(request.body)) {
+    sendGraphQLErrors(req, res, 400, [{ message: BATCH_REFUSED, code: 'BAD_REQUEST' }]);
     return;
   }
   // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.
@@ -40,7 +59,7 @@ export async function handleGraphQLRequest(
   if (input) {
     const decision = publicSite.decide(input, bearerToken(request.headers.get('authorization')) !== null);
     if (decision.kind === 'refuse') {
-      sendJson(res, 400, { errors: [{ message: decision.message, extensions: { code: decision.code } }] });
+      sendGraphQLErrors(req, res, 400, [{ message: decision.message, code: decision.code }]);
       return;
     }
     credentials = decision.credentials;

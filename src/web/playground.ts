@@ -20,12 +20,21 @@ const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: s
   'graphiql.min.css': { path: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
   'playground.js': {
     type: 'text/javascript; charset=utf-8',
+    // The page's settings (the preset Authorization value) come from the JSON block
+    // #playground-settings of the page, so this script is the same for every gateway.
     text: `(function () {
   var params = new URLSearchParams(window.location.search);
+  var settings = JSON.parse(document.getElementById('playground-settings').textContent || '{}');
   var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql' });
-  var defaultQuery = [
-    '# StateV GraphQL gateway. Put your API key in the Headers tab below:',
-    '#   {"Authorization": "Bearer <your StateV API key>"}',
+  var keyHelp = settings.authorization
+    ? ['# The Headers tab below already holds the demo premium key.']
+    : [
+        '# Put your StateV API key in the Headers tab below, as',
+        '#   {"Authorization": "Bearer <your key>"}',
+        '# (the word Bearer, one space, then the key itself, without < >).',
+        '# Without a key only introspection works (the docs, the book icon).'
+      ];
+  var defaultQuery = ['# StateV GraphQL gateway.'].concat(keyHelp, [
     '# The schema docs (book icon) name the upstream endpoint, scopes and bounds of every field.',
     '{',
     '  factories {',
@@ -35,13 +44,13 @@ const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: s
     '  }',
     '}',
     ''
-  ].join('\\n');
+  ]).join('\\n');
   var root = ReactDOM.createRoot(document.getElementById('graphiql'));
   root.render(React.createElement(GraphiQL, {
     fetcher: fetcher,
     defaultQuery: defaultQuery,
     query: params.get('query') || undefined,
-    defaultHeaders: JSON.stringify({ Authorization: 'Bearer <your StateV API key>' }, null, 2),
+    defaultHeaders: JSON.stringify({ Authorization: settings.authorization || '' }, null, 2),
     shouldPersistHeaders: true,
     defaultEditorToolsVisibility: 'headers',
     isHeadersEditorEnabled: true
@@ -51,7 +60,20 @@ const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: s
   },
 };
 
-const PAGE = `<!doctype html>
+/** What the playground page presets. */
+export interface PlaygroundSettings {
+  /**
+   * The API key the Headers tab starts with (`npm run demo` presets the premium demo
+   * key); null leaves `Authorization` empty, with a comment in the editor on what to
+   * put there. A header the user saved in the browser wins.
+   */
+  presetApiKey: string | null;
+}
+
+function page(settings: PlaygroundSettings): string {
+  // `<` is escaped so that no value can close the script element.
+  const json = JSON.stringify({ authorization: settings.presetApiKey ? `Bearer ${settings.presetApiKey}` : '' }).replace(/</g, '\\u003c');
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
@@ -62,6 +84,7 @@ const PAGE = `<!doctype html>
 </head>
 <body>
   <div id="graphiql">Loading the playground…</div>
+  <script id="playground-settings" type="application/json">${json}</script>
   <script src="/playground/react.production.min.js"></script>
   <script src="/playground/react-dom.production.min.js"></script>
   <script src="/playground/graphiql.min.js"></script>
@@ -69,6 +92,7 @@ const PAGE = `<!doctype html>
 </body>
 </html>
 `;
+}
 
 /**
  * True when a GET comes from a browser navigating to the endpoint (`Accept: text/html`):
@@ -80,9 +104,10 @@ export function wantsPlayground(method: string | undefined, accept: string | und
 }
 
 /** Writes the playground page. */
-export function sendPlaygroundPage(res: ServerResponse): void {
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(PAGE) });
-  res.end(PAGE);
+export function sendPlaygroundPage(res: ServerResponse, settings: PlaygroundSettings = { presetApiKey: null }): void {
+  const body = page(settings);
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** Assets already read, by name. */

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../config';
 import { projectRoot } from '../project-root';
 import type { GatewayRuntime } from '../runtime';
-import { BodyTooLargeError, sendJson } from './apollo-http';
+import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
 import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
@@ -59,12 +59,11 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): Re
     if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
     if (path === '/graphql') {
       if (req.method !== 'GET' && req.method !== 'POST') {
-        res.writeHead(405, { allow: 'GET, POST' });
-        res.end();
+        sendGraphQLErrors(req, res, 405, [{ message: `The method ${req.method ?? ''} is not allowed on /graphql: use GET or POST.`, code: 'METHOD_NOT_ALLOWED' }], { allow: 'GET, POST' });
         return;
       }
       if (wantsPlayground(req.method, req.headers.accept)) {
-        sendPlaygroundPage(res);
+        sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
       await handleGraphQLRequest(req, res, url, runtime, config, publicSite);
@@ -83,10 +82,10 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): Re
       if (error instanceof BodyTooLargeError) {
         // The rest of the upload is not read: close the connection after answering.
         res.setHeader('connection', 'close');
-        sendJson(res, 413, { errors: [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, extensions: { code: 'BAD_REQUEST' } }] });
+        sendGraphQLErrors(req, res, 413, [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, code: 'BAD_REQUEST' }]);
         return;
       }
-      sendJson(res, 500, { errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
+      sendGraphQLErrors(req, res, 500, [{ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }]);
     });
   };
 }
