@@ -5,6 +5,7 @@
  */
 import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { characterLength } from '../domains/shared/character-length';
 import { badInputError } from '../errors/gateway-error';
 import type { GatewayError } from '../errors/gateway-error';
 import { executedDocument } from './operation-fragments';
@@ -27,9 +28,9 @@ export const BOUNDS = Object.freeze({
   buyLogSkip: { min: 0, max: 1000 },
   /** Option slot number: 1 to 10. */
   slot: { min: 1, max: 10 },
-  /** Option title length in characters: 0 to 64. */
+  /** Option title length in characters (counted as class-validator counts them, see `characterLength`): 0 to 64. */
   titleLength: { min: 0, max: 64 },
-  /** Option data length in characters: 0 to 2400. */
+  /** Option data length in characters (counted as class-validator counts them): 0 to 2400. */
   dataLength: { min: 0, max: 2400 },
 } satisfies Record<string, IntRange>);
 
@@ -65,8 +66,8 @@ function checkValue(rule: ValueRule, value: unknown, where: string): GatewayErro
     if (typeof value !== 'number' || value < rule.range.min || value > rule.range.max) {
       return badInputError(`${where} must be between ${rule.range.min} and ${rule.range.max}, got ${String(value)}.`, where);
     }
-  } else if (typeof value === 'string' && value.length > rule.range.max) {
-    return badInputError(`${where} must be at most ${rule.range.max} characters, got ${value.length}.`, where);
+  } else if (typeof value === 'string' && characterLength(value) > rule.range.max) {
+    return badInputError(`${where} must be at most ${rule.range.max} characters, got ${characterLength(value)}.`, where);
   }
   return null;
 }

@@ -6,6 +6,7 @@
  * body text) into a status, a JSON body and headers. The HTTP server in `simulator.ts` adds
  * latency, the request log and the transport.
  */
+import { characterLength } from '../domains/shared/character-length';
 import { ALL_SCOPES, STATIC_URL, round2, round3, slug } from './fixtures';
 import type { FixtureBuilding, FixtureCharacter, FixtureCompany, FixtureItem, FixtureState, Scope, SimulatedApiKey } from './fixtures';
 import type {
@@ -300,9 +301,9 @@ function writeOption(ctx: HandlerContext): string {
   if (option < 1) throw new ApiError(400, 'option must not be less than 1');
   if (option > 10) throw new ApiError(400, 'option must not be greater than 10');
   if (typeof title !== 'string') throw new ApiError(400, 'title must be a string');
-  if (title.length > 64) throw new ApiError(400, 'title must be shorter than or equal to 64 characters');
+  if (characterLength(title) > 64) throw new ApiError(400, 'title must be shorter than or equal to 64 characters');
   if (typeof data !== 'string') throw new ApiError(400, 'data must be a string');
-  if (data.length > 2400) throw new ApiError(400, 'data must be shorter than or equal to 2400 characters');
+  if (characterLength(data) > 2400) throw new ApiError(400, 'data must be shorter than or equal to 2400 characters');
   if (apiSecret !== ctx.key.secret) throw new ApiError(401, 'Invalid api secret');
   const target = ctx.character.companies.find((c) => c.id === factoryId);
   if (target === undefined) throw new ApiError(404, 'Factory not found');
