@@ -94,6 +94,21 @@ export interface GatewayConfig {
   redisTimeoutMs: number;
   /** Prefix of every Redis key (`REDIS_PREFIX`, default `statev:`). */
   redisPrefix: string;
+
+  /** Open subscriptions per key on one replica; over it `RATE_LIMITED` (`SUBSCRIPTIONS_MAX_PER_KEY`, default 20). */
+  subscriptionsMaxPerKey: number;
+  /** Open subscriptions per WebSocket or SSE connection; over it `RATE_LIMITED` (`SUBSCRIPTIONS_MAX_PER_CONNECTION`, default 10). */
+  subscriptionsMaxPerConnection: number;
+  /** Failed polls in a row after which subscribers get an error event (`SUBSCRIPTION_ERROR_EVENTS_AFTER`, default 3). */
+  subscriptionErrorEventsAfter: number;
+  /** First retry delay after a failed poll, ms; doubles per failure, at most the interval (`SUBSCRIPTION_RETRY_BASE_MS`, default 5000). */
+  subscriptionRetryBaseMs: number;
+  /** Share of a key's upstream budget its polls may use before their intervals are stretched, percent (`SUBSCRIPTION_BUDGET_PERCENT`, default 50). */
+  subscriptionBudgetPercent: number;
+  /** A WebSocket that sends no `connection_init` within this time is closed, ms (`SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS`, default 10000). */
+  subscriptionConnectionInitTimeoutMs: number;
+  /** WebSocket ping and SSE keep-alive interval, ms (`SUBSCRIPTION_KEEP_ALIVE_MS`, default 12000). */
+  subscriptionKeepAliveMs: number;
 }
 
 /** List sizes assumed by the cost estimate, per parent. */
@@ -149,6 +164,13 @@ export const DEFAULT_CONFIG = Object.freeze({
   redisUrl: null,
   redisTimeoutMs: 100,
   redisPrefix: 'statev:',
+  subscriptionsMaxPerKey: 20,
+  subscriptionsMaxPerConnection: 10,
+  subscriptionErrorEventsAfter: 3,
+  subscriptionRetryBaseMs: 5000,
+  subscriptionBudgetPercent: 50,
+  subscriptionConnectionInitTimeoutMs: 10_000,
+  subscriptionKeepAliveMs: 12_000,
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -356,6 +378,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
     redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
     redisPrefix: rawSetting(env, 'REDIS_PREFIX') ?? DEFAULT_CONFIG.redisPrefix,
+    subscriptionsMaxPerKey: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_KEY', DEFAULT_CONFIG.subscriptionsMaxPerKey, 1),
+    subscriptionsMaxPerConnection: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_CONNECTION', DEFAULT_CONFIG.subscriptionsMaxPerConnection, 1),
+    subscriptionErrorEventsAfter: intSetting(env, 'SUBSCRIPTION_ERROR_EVENTS_AFTER', DEFAULT_CONFIG.subscriptionErrorEventsAfter, 1),
+    subscriptionRetryBaseMs: intSetting(env, 'SUBSCRIPTION_RETRY_BASE_MS', DEFAULT_CONFIG.subscriptionRetryBaseMs, 1),
+    subscriptionBudgetPercent: intSetting(env, 'SUBSCRIPTION_BUDGET_PERCENT', DEFAULT_CONFIG.subscriptionBudgetPercent, 1),
+    subscriptionConnectionInitTimeoutMs: intSetting(env, 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1),
+    subscriptionKeepAliveMs: intSetting(env, 'SUBSCRIPTION_KEEP_ALIVE_MS', DEFAULT_CONFIG.subscriptionKeepAliveMs, 1),
   };
   return { ...config, ...overrides };
 }

@@ -24,6 +24,7 @@ import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
+import type { PollClock } from './subscriptions/poll-hub';
 import { UpstreamClient } from './upstream/client';
 
 /**
@@ -60,6 +61,8 @@ export interface GatewayOptions {
   now?: () => number;
   /** Randomness for retry jitter (default `Math.random`). */
   random?: () => number;
+  /** Timers of the subscription pollers (tests pass a manual clock; default the real one). */
+  pollClock?: PollClock;
 }
 
 /** What {@link createGatewayRuntime} needs beyond {@link GatewayOptions} when it serves HTTP. */

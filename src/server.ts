@@ -9,6 +9,10 @@ import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from './config';
 import { createGatewayRuntime } from './runtime';
 import type { GatewayOptions, GatewayRuntime } from './runtime';
+import { createGatewaySubscriptions } from './subscriptions';
+import type { GatewaySubscriptions } from './subscriptions';
+import { buildGatewaySchema } from './graph/schema';
+import { PublicSite } from './web/public-site';
 import { createRouter } from './web/router';
 
 export { createGatewayRuntime } from './runtime';
@@ -27,6 +31,8 @@ export interface Gateway extends GatewayRuntime {
   readonly url: string;
   /** The HTTP server. */
   readonly httpServer: Server;
+  /** Subscriptions: pollers, limits and the WebSocket and SSE transports. */
+  readonly subscriptions: GatewaySubscriptions;
   /**
    * Stops the gateway: stops accepting connections, lets requests in flight finish for up
    * to `config.shutdownGracePeriodMs` (then closes their connections), stops Apollo, and
@@ -46,7 +52,21 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const httpServer = createServer();
   const runtime = await createGatewayRuntime(config, { ...options, httpServer });
   const { apollo, upstream } = runtime;
+  const subscriptions = createGatewaySubscriptions(
+    config,
+    {
+      schema: await buildGatewaySchema(),
+      economy: runtime.economy,
+      services: runtime.services,
+      publicSite: PublicSite.fromConfig(config),
+      registry: runtime.metrics.registry,
+      logger: runtime.logger,
+      onRedisError: () => runtime.metrics.redisErrors.inc(),
+    },
+    options.pollClock,
+  );
   const stop = async (): Promise<void> => {
+    await subscriptions.close(); // WebSockets and SSE streams would otherwise hold the drain
     await apollo.stop(); // drains httpServer first (see createGatewayRuntime's httpServer option)
     await upstream.close();
     await runtime.shared?.close();
@@ -60,7 +80,11 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       await Promise.race([runtime.shared.whenUp(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
       clearTimeout(timer);
     }
-    httpServer.on('request', createRouter(runtime, config));
+    httpServer.on('request', createRouter(runtime, config, subscriptions));
+    // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
+    httpServer.on('upgrade', (req, socket, head) => {
+      if (!subscriptions.handleUpgrade(req, socket, head)) socket.destroy();
+    });
     await new Promise<void>((resolve, reject) => {
       httpServer.once('error', reject);
       httpServer.listen(config.port, config.host, () => {
@@ -79,6 +103,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     ...runtime,
     url: `http://${host}:${address.port}`,
     httpServer,
+    subscriptions,
     stop,
   };
 }

@@ -50,6 +50,7 @@ const ARGUMENT_RULES: Readonly<Record<string, Readonly<Record<string, ValueRule>
   'BankAccount.transactions': TRANSACTIONS_ARGS,
   'FactoryBankAccount.transactions': TRANSACTIONS_ARGS,
   'BuildingBankAccount.transactions': TRANSACTIONS_ARGS,
+  'Subscription.factoryOptionChanged': { slot: { kind: 'int', range: BOUNDS.slot } },
 };
 
 /** Bounds of input object fields, by input type then field name. */
@@ -62,6 +63,7 @@ const INPUT_RULES: Readonly<Record<string, Readonly<Record<string, ValueRule>>>>
 };
 
 function checkValue(rule: ValueRule, value: unknown, where: string): GatewayError | null {
+  if (value === null || value === undefined) return null; // an omitted optional argument (validation refuses null for required ones)
   if (rule.kind === 'int') {
     if (typeof value !== 'number' || value < rule.range.min || value > rule.range.max) {
       return badInputError(`${where} must be between ${rule.range.min} and ${rule.range.max}, got ${String(value)}.`, where);

@@ -1,5 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { getVariableValues } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { CostAssumptions } from '../config';
 import type { GatewayContext } from '../context';
 import { GatewayError } from '../errors/gateway-error';
@@ -28,20 +30,41 @@ export function costPlugin(limits: CostLimits): ApolloServerPlugin<GatewayContex
       return {
         async didResolveOperation({ schema, document, operation, request, queryHash }) {
           if (!operation) return;
-          const cost = memo.get({ queryHash, operation, variables: request.variables }, () => {
-            // Variables that do not coerce are the executor's to report (BAD_USER_INPUT).
-            const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], request.variables ?? {});
-            return coerced.errors ? null : operationCost(schema, document, operation, coerced.coerced, estimators);
-          });
-          if (cost === null || cost <= limits.maxUpstreamRequests) return;
-          throw new GatewayError(
-            'QUERY_TOO_EXPENSIVE',
-            `The operation could cause up to ${Number.isFinite(cost) ? cost : 'too many'} upstream requests; at most ${limits.maxUpstreamRequests} are allowed. Ask for fewer fields or aliases.`,
-            { cost: Number.isFinite(cost) ? cost : null, maxCost: limits.maxUpstreamRequests },
-            400,
-          );
+          const cost = memo.get({ queryHash, operation, variables: request.variables }, () => measureCost(schema, document, operation, request.variables, estimators));
+          const error = costError(cost, limits);
+          if (error) throw error;
         },
       };
     },
   };
+}
+
+/**
+ * The worst-case upstream cost of one operation with its variables, or null when the
+ * variables do not coerce (the executor reports that as `BAD_USER_INPUT`).
+ */
+export function measureCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | null | undefined,
+  estimators: ComplexityEstimator[],
+): number | null {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  return coerced.errors ? null : operationCost(schema, document, operation, coerced.coerced, estimators);
+}
+
+/**
+ * The `QUERY_TOO_EXPENSIVE` error (HTTP 400, extensions `{cost, maxCost}`) of a cost
+ * over the limit, or null. For a subscription the cost is that of executing its
+ * selection once, which happens for each event.
+ */
+export function costError(cost: number | null, limits: CostLimits): GatewayError | null {
+  if (cost === null || cost <= limits.maxUpstreamRequests) return null;
+  return new GatewayError(
+    'QUERY_TOO_EXPENSIVE',
+    `The operation could cause up to ${Number.isFinite(cost) ? cost : 'too many'} upstream requests; at most ${limits.maxUpstreamRequests} are allowed. Ask for fewer fields or aliases.`,
+    { cost: Number.isFinite(cost) ? cost : null, maxCost: limits.maxUpstreamRequests },
+    400,
+  );
 }

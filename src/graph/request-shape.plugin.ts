@@ -20,7 +20,7 @@ export function requestShapePlugin(): ApolloServerPlugin<GatewayContext> {
         async didResolveOperation({ operation, request }) {
           if (!operation) return;
           if (operation.operation === OperationTypeNode.SUBSCRIPTION) {
-            throw new GatewayError('BAD_REQUEST', 'Subscription operations are not served over POST or GET /graphql; send queries and mutations here.', {}, 400);
+            throw new GatewayError('BAD_REQUEST', 'Subscription operations are not served over POST or GET /graphql: subscribe over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream.', {}, 400);
           }
           if (request.variables) request.variables = declaredVariables(operation, request.variables);
         },

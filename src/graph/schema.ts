@@ -8,6 +8,10 @@ import { FactoryBankAccountResolver } from '../domains/factories/factory-bank-ac
 import { FactoryResolver } from '../domains/factories/factory.resolver';
 import { UpdateFactoryOptionPayloadResolver } from '../domains/factories/update-factory-option-payload.resolver';
 import { AuctionResolver } from '../domains/market/auction.resolver';
+import { AuctionSubscriptionResolver } from '../domains/market/auction.subscription';
+import { FactorySubscriptionResolver } from '../domains/factories/factory.subscription';
+import { RoomSubscriptionResolver } from '../domains/buildings/room.subscription';
+import { BankAccountSubscriptionResolver } from '../domains/shared/bank-account.subscription';
 
 /** Every resolver class, one per GraphQL object type that has resolvers. */
 export const RESOLVERS = [
@@ -19,7 +23,24 @@ export const RESOLVERS = [
   BuildingBankAccountResolver,
   RoomResolver,
   TenantResolver,
+  FactorySubscriptionResolver,
+  BankAccountSubscriptionResolver,
+  AuctionSubscriptionResolver,
+  RoomSubscriptionResolver,
 ] as const;
+
+/**
+ * TypeGraphQL insists on a pub/sub as soon as there is a `@Subscription`; every
+ * subscription here brings its own `subscribe` (the pollers), so nothing uses it.
+ */
+const NO_PUBSUB = {
+  publish(): void {
+    throw new Error('Subscriptions are fed by pollers (src/subscriptions/), not by topics');
+  },
+  subscribe(): never {
+    throw new Error('Subscriptions are fed by pollers (src/subscriptions/), not by topics');
+  },
+};
 
 let built: Promise<GraphQLSchema> | undefined;
 
@@ -29,7 +50,7 @@ let built: Promise<GraphQLSchema> | undefined;
  * bounds are checked before execution by the bounds plugin.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false }).then(describeRootTypes);
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: NO_PUBSUB }).then(describeRootTypes);
   return built;
 }
 
@@ -42,6 +63,11 @@ function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
   }
   const mutation = schema.getMutationType();
   if (mutation) mutation.description = 'The one write of the StateV API: updating a company\'s free-text option slot.';
+  const subscription = schema.getSubscriptionType();
+  if (subscription) {
+    subscription.description =
+      'Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key\'s upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md.';
+  }
   return schema;
 }
 

@@ -18,6 +18,8 @@ export {
   generatedKey,
 } from './fixtures';
 export type { FixtureState, KeyPair, Scope, SimulatedApiKey } from './fixtures';
+export { ChangeError, applyChange } from './live';
+export type { LiveOptions, SimulatorChange } from './live';
 export { SIMULATOR_ROUTES, UNKNOWN_ROUTE, dispatchApiRequest } from './routes';
 export type { ApiEnvironment, ApiRequest, ApiResult, SimulatedRouteInfo } from './routes';
 export type * from './upstream.types';

@@ -5,12 +5,15 @@
  *   every request is logged (never with its key).
  * - `GET /__sim/requests`: the request log as `{count, requests}` (optional `?route=` / `?keyLabel=` filters).
  * - `POST /__sim/reset`: clears the request log.
+ * - `POST /__sim/change`: applies one data change (a JSON `SimulatorChange`, see `live.ts`); 400 when it breaks the data's rules.
  */
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FIXTURE_KEYS, GENERATED_KEY_PATTERN, createFixtureState, generatedKey } from './fixtures';
 import type { FixtureState, SimulatedApiKey } from './fixtures';
+import { applyChange, ChangeError, startLive } from './live';
+import type { LiveOptions, SimulatorChange } from './live';
 import { dispatchApiRequest, errorBody } from './routes';
 
 /** A rate limit: at most `requests` requests per key within `windowSeconds` seconds. */
@@ -38,6 +41,8 @@ export interface SimulatorOptions {
    * appears in the request log. A key string equal to a built-in key replaces it.
    */
   extraKeys?: readonly SimulatedApiKey[];
+  /** Live mode (`--live`): a random data change on a schedule, for subscriptions to report. Default off. */
+  live?: LiveOptions | boolean;
 }
 
 /** One entry of the request log. */
@@ -76,6 +81,13 @@ export interface Simulator {
   setRateLimit(limit: RateLimit | undefined): void;
   /** Restores the fixtures (undoes option writes) and clears the log and the rate-limit windows. */
   reset(): void;
+  /**
+   * Applies one data change now (what `POST /__sim/change` does), e.g. a sale from the
+   * store, so tests can change one thing at a time.
+   *
+   * @throws ChangeError when the change names nothing known or breaks the data's rules.
+   */
+  change(change: SimulatorChange): void;
   /** Stops the server, closing open (keep-alive) connections. */
   close(): Promise<void>;
 }
@@ -178,8 +190,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     pending.add(timer);
   };
 
-  const handleAdmin = (req: IncomingMessage, res: ServerResponse, url: URL): void => {
+  const handleAdmin = (req: IncomingMessage, res: ServerResponse, url: URL, body: string): void => {
     const method = (req.method ?? 'GET').toUpperCase();
+    if (method === 'POST' && url.pathname === '/__sim/change') {
+      try {
+        applyChange(state, JSON.parse(body) as SimulatorChange, Date.now());
+        send(res, 200, { ok: true });
+      } catch (error) {
+        send(res, 400, errorBody(400, error instanceof ChangeError || error instanceof SyntaxError ? error.message : 'invalid change'));
+      }
+      return;
+    }
     if (method === 'GET' && url.pathname === '/__sim/requests') {
       const route = url.searchParams.get('route');
       const keyLabel = url.searchParams.get('keyLabel');
@@ -208,7 +229,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         }
         handleApi(req, res, pathname.slice('/req'.length) || '/', text, at);
       } else if (pathname.startsWith('/__sim/')) {
-        handleAdmin(req, res, url);
+        handleAdmin(req, res, url, text);
       } else {
         send(res, 404, errorBody(404, `Cannot ${(req.method ?? 'GET').toUpperCase()} ${pathname}`));
       }
@@ -225,6 +246,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const address = server.address() as AddressInfo;
   const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
   let closed: Promise<void> | undefined;
+  const stopLive = options.live ? startLive(() => state, options.live === true ? {} : options.live) : () => undefined;
 
   return {
     origin,
@@ -245,12 +267,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       rateLimit = validRateLimit(limit);
       windows = new Map();
     },
+    change(change: SimulatorChange): void {
+      applyChange(state, change, Date.now());
+    },
     reset(): void {
       state = createFixtureState();
       log = [];
       windows = new Map();
     },
     close(): Promise<void> {
+      stopLive();
       closed ??= new Promise<void>((resolve) => {
         for (const timer of pending) clearTimeout(timer);
         pending.clear();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../config';
 import { projectRoot } from '../project-root';
 import type { GatewayRuntime } from '../runtime';
+import type { GatewaySubscriptions } from '../subscriptions';
 import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
@@ -20,7 +21,8 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
  * - `GET|HEAD /healthz` → `{"status":"ok"}`; `GET /metrics` → Prometheus text;
  * - `GET|HEAD /` → 302 to `/graphql`;
  * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
- * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`);
+ * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`); WebSocket upgrades there are the server's (graphql-ws);
+ * - `/graphql/stream` → subscriptions over Server-Sent Events (graphql-sse), when `subscriptions` is given;
  * - `GET /examples/*` with `config.serveExamples`; anything else → 404 JSON.
  *
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
@@ -28,7 +30,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
  *
  * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
-export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): RequestListener {
+export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: Pick<GatewaySubscriptions, 'handleSse'>): RequestListener {
   const { economy, metrics } = runtime;
   const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);
@@ -57,6 +59,10 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig): Re
       return;
     }
     if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
+    if (path === '/graphql/stream' && subscriptions) {
+      await subscriptions.handleSse(req, res);
+      return;
+    }
     if (path === '/graphql') {
       if (req.method !== 'GET' && req.method !== 'POST') {
         sendGraphQLErrors(req, res, 405, [{ message: `The method ${req.method ?? ''} is not allowed on /graphql: use GET or POST.`, code: 'METHOD_NOT_ALLOWED' }], { allow: 'GET, POST' });

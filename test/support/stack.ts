@@ -11,7 +11,7 @@ import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime, startGateway } from '../../src/server';
-import type { Gateway, GatewayRuntime } from '../../src/server';
+import type { Gateway, GatewayOptions, GatewayRuntime } from '../../src/server';
 import type { DestinationStream } from 'pino';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatorOptions } from '../../src/simulator';
@@ -102,11 +102,11 @@ export interface HttpStack {
 
 /** Starts a simulator and the whole gateway over HTTP (response cache off unless `config` turns it on). */
 export async function startHttpStack(
-  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
+  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream; gateway?: GatewayOptions } = {},
 ): Promise<HttpStack> {
   const simulator = await startSimulator(options.simulator);
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
-  const gateway = await startGateway(config, { logDestination: options.logDestination });
+  const gateway = await startGateway(config, { logDestination: options.logDestination, ...options.gateway });
   const endpoint = `${gateway.url}/graphql`;
   return {
     simulator,

@@ -32,6 +32,32 @@ export type Auction = {
   item: Scalars['String']['output'];
 };
 
+/** A change of one of the character's import or export auctions. */
+export type AuctionChange = {
+  __typename?: 'AuctionChange';
+  /** the auction as last seen (for ENDED, as it was before it disappeared) */
+  auction: MyAuction;
+  /** What happened. */
+  kind: AuctionChangeKind;
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The bid before the change, for OUTBID, LEADING and BID_CHANGED; else null. */
+  previousBidAmount?: Maybe<Scalars['Float']['output']>;
+};
+
+/** What happened to one of the character's auctions. */
+export type AuctionChangeKind =
+  /** the bid amount changed without a change of leader */
+  | 'BID_CHANGED'
+  /** the auction is gone from the character's list */
+  | 'ENDED'
+  /** the character now holds the highest bid */
+  | 'LEADING'
+  /** an auction of the character that was not there before */
+  | 'NEW'
+  /** someone else now holds the highest bid */
+  | 'OUTBID';
+
 /** A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount). */
 export type BankAccount = {
   /** Current balance (currency unit not documented upstream). */
@@ -156,6 +182,19 @@ export type Counter = {
   totalWeight: Scalars['Float']['output'];
 };
 
+/** A change of a company's counter (shop shelf), found by one poll. */
+export type CounterChange = {
+  __typename?: 'CounterChange';
+  /** The items that appeared, disappeared, or changed amount or price. */
+  changes: Array<CounterItemChange>;
+  /** The counter after the change. */
+  counter: Counter;
+  /** The company. */
+  factoryId: Scalars['ID']['output'];
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+};
+
 /** One item on the counter (shop shelf), with its sale price. */
 export type CounterItem = {
   __typename?: 'CounterItem';
@@ -171,6 +210,21 @@ export type CounterItem = {
   singleWeight: Scalars['Float']['output'];
   /** Weight of all units of this item. */
   totalWeight: Scalars['Float']['output'];
+};
+
+/** One counter item that appeared, disappeared, or changed amount or price. */
+export type CounterItemChange = {
+  __typename?: 'CounterItemChange';
+  /** null when the item is no longer on the counter */
+  amountAfter?: Maybe<Scalars['Float']['output']>;
+  /** null when the item was not on the counter before */
+  amountBefore?: Maybe<Scalars['Float']['output']>;
+  /** Item name. */
+  item: Scalars['String']['output'];
+  /** Price per unit after; null when the item is no longer on the counter. */
+  priceAfter?: Maybe<Scalars['Float']['output']>;
+  /** Price per unit before; null when the item was not on the counter before. */
+  priceBefore?: Maybe<Scalars['Float']['output']>;
 };
 
 /** An available export auction. Source: GET /market/export (premium only). */
@@ -283,6 +337,19 @@ export type FactoryOption = {
   title: Scalars['String']['output'];
 };
 
+/** An option slot of a company was written or cleared. */
+export type FactoryOptionChange = {
+  __typename?: 'FactoryOptionChange';
+  /** The company. */
+  factoryId: Scalars['ID']['output'];
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** null when the slot was cleared or is no longer set */
+  option?: Maybe<FactoryOption>;
+  /** The slot, 1..10. */
+  slot: Scalars['Int']['output'];
+};
+
 /** An available import auction. Source: GET /market/import (premium only). */
 export type ImportAuction = Auction & {
   __typename?: 'ImportAuction';
@@ -307,6 +374,21 @@ export type Inventory = {
   totalWeight: Scalars['Float']['output'];
 };
 
+/** A change of a company store, found by one poll. */
+export type InventoryChange = {
+  __typename?: 'InventoryChange';
+  /** One entry per item whose summed amount changed; before 0 = new item, after 0 = item gone. */
+  changes: Array<ItemAmountChange>;
+  /** The company. */
+  factoryId: Scalars['ID']['output'];
+  /** The store after the change. */
+  inventory: Inventory;
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** Which store changed. */
+  store: InventoryKind;
+};
+
 /** One kind of item in a company store or machine store. */
 export type InventoryItem = {
   __typename?: 'InventoryItem';
@@ -322,6 +404,13 @@ export type InventoryItem = {
   totalWeight: Scalars['Float']['output'];
 };
 
+/** A store of a company: the normal store or all machine stores together. */
+export type InventoryKind =
+  /** GET /factory/machine/{id} */
+  | 'MACHINE'
+  /** GET /factory/inventory/{id} */
+  | 'STORE';
+
 /** A named quantity of an item: a production ingredient or a line of a buy log entry. */
 export type ItemAmount = {
   __typename?: 'ItemAmount';
@@ -329,6 +418,19 @@ export type ItemAmount = {
   amount: Scalars['Float']['output'];
   /** Item name, as the game spells it. */
   name: Scalars['String']['output'];
+};
+
+/** One item of a store whose summed amount (all stacks of the item together) changed. */
+export type ItemAmountChange = {
+  __typename?: 'ItemAmountChange';
+  /** Summed amount after; 0 when the item is gone. */
+  after: Scalars['Float']['output'];
+  /** Summed amount before; 0 for a new item. */
+  before: Scalars['Float']['output'];
+  /** after - before */
+  delta: Scalars['Float']['output'];
+  /** Item name. */
+  item: Scalars['String']['output'];
 };
 
 /** A buy offer of the company on the market. */
@@ -379,6 +481,9 @@ export type Mutation = {
 export type MutationUpdateFactoryOptionArgs = {
   input: UpdateFactoryOptionInput;
 };
+
+/** One of the character's import or export auctions. */
+export type MyAuction = MyExportAuction | MyImportAuction;
 
 /** An export auction of the character. Source: GET /market/my/auctions/export. */
 export type MyExportAuction = Auction & {
@@ -491,6 +596,30 @@ export type Room = {
   tenant?: Maybe<Tenant>;
 };
 
+/** A room of a building that became occupied or free, or whose rent changed. */
+export type RoomChange = {
+  __typename?: 'RoomChange';
+  /** The building. */
+  buildingId: Scalars['ID']['output'];
+  /** What happened. */
+  kind: RoomChangeKind;
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The rent before, for RENT_CHANGED; else null. */
+  previousRent?: Maybe<Scalars['Float']['output']>;
+  /** The room after the change. */
+  room: Room;
+};
+
+/** What happened to a room of a building. */
+export type RoomChangeKind =
+  /** The room was rented and is now free. */
+  | 'FREED'
+  /** The room was free and is now rented. */
+  | 'OCCUPIED'
+  /** The room's rent changed (previousRent holds the old one). */
+  | 'RENT_CHANGED';
+
 /** Capacities of a room's storage furniture. */
 export type RoomInteriorDetails = {
   __typename?: 'RoomInteriorDetails';
@@ -500,6 +629,55 @@ export type RoomInteriorDetails = {
   kitchenCapacity: Scalars['Float']['output'];
   /** Wardrobe capacity. */
   wardrobeCapacity: Scalars['Float']['output'];
+};
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /** Changes of a company's counter: items that appeared, disappeared, or changed amount or price. Source: GET /factory/counter/{id}. Scopes: factory, factory.counter. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_STOCK_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
+  counterChanged: CounterChange;
+  /** A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. */
+  factoryOptionChanged: FactoryOptionChange;
+  /** Changes of a company's store or machine store. Polled within the key's upstream budget; one poll serves every subscriber of the key. Source: GET /factory/inventory/{id}. Scopes: factory, factory.inventory. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_STOCK_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. STORE reads GET /factory/inventory/{id}, MACHINE reads GET /factory/machine/{id} (same scopes and interval). */
+  inventoryChanged: InventoryChange;
+  /** Changes of the character's own import and export auctions (two polls per interval): Source: GET /market/my/auctions/import. Scopes: factory, market. Not premium-only. Source: GET /market/my/auctions/export. Scopes: factory, market. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
+  myAuctionChanged: AuctionChange;
+  /** Rooms of a building that became occupied or free, or whose rent changed; one event per change. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_DETAILS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
+  roomChanged: RoomChange;
+  /** Transactions that appeared on one bank account (a company's or a building's), oldest first, one event each. Polls the newest page (limit 25): Source: GET /factory/transactions/{bankId}/{limit}/{skip}. Scopes: factory, factory.bankaccount. Premium only. Source: GET /building/transactions/{bankId}/{limit}/{skip}. Scopes: building, building.bankaccount. Premium only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The company endpoint is tried first, the building one when it does not know the account. Transactions have no id: the gateway recognises those it saw by content and position and never sends one twice. */
+  transactionAdded: TransactionAdded;
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionCounterChangedArgs = {
+  factoryId: Scalars['ID']['input'];
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionFactoryOptionChangedArgs = {
+  factoryId: Scalars['ID']['input'];
+  slot?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionInventoryChangedArgs = {
+  factoryId: Scalars['ID']['input'];
+  store?: InventoryKind;
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionRoomChangedArgs = {
+  buildingId: Scalars['ID']['input'];
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionTransactionAddedArgs = {
+  bankAccountId: Scalars['ID']['input'];
 };
 
 /** A tenant of a building. Source: GET /building/tenants/{id} (premium only). */
@@ -517,6 +695,17 @@ export type Tenant = {
   roomName: Scalars['String']['output'];
   /** Name of the tenant. */
   tenantName: Scalars['String']['output'];
+};
+
+/** A transaction that appeared on a bank account. */
+export type TransactionAdded = {
+  __typename?: 'TransactionAdded';
+  /** The bank account (of a company or a building). */
+  bankAccountId: Scalars['ID']['output'];
+  /** When the gateway saw the transaction (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The new transaction. */
+  transaction: BankTransaction;
 };
 
 /** One page of an account's transactions, as selected by limit and skip. */

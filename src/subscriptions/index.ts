@@ -1,0 +1,82 @@
+/**
+ * Subscriptions, put together: the pollers ({@link PollHub}), the limits
+ * ({@link SubscriptionService}), the Redis relay when replicas share Redis, and the two
+ * transports. The HTTP server hands it `/graphql/stream` and its upgrade requests.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { GatewayConfig } from '../config';
+import type { GatewayServices } from '../context';
+import type { UpstreamEconomy } from '../economy';
+import type { PublicSite } from '../web/public-site';
+import { PollHub } from './poll-hub';
+import type { PollClock } from './poll-hub';
+import { RedisPollRelay } from './redis-relay';
+import { SubscriptionMetrics } from './subscription-metrics';
+import { SubscriptionService } from './subscription-service';
+import { createSubscriptionTransports } from './transports';
+
+export type { PollClock } from './poll-hub';
+
+/** The subscription side of a running gateway. */
+export interface GatewaySubscriptions {
+  readonly service: SubscriptionService;
+  readonly hub: PollHub;
+  /** Answers `/graphql/stream`. */
+  handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Takes a WebSocket upgrade to `/graphql`; false for any other path. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Ends every subscription and poller and closes the relay. */
+  close(): Promise<void>;
+}
+
+/** Creates the subscription side from the settings and the gateway's shared parts. */
+export function createGatewaySubscriptions(
+  config: GatewayConfig,
+  parts: { schema: GraphQLSchema; economy: UpstreamEconomy; services: GatewayServices; publicSite: PublicSite; registry: Registry; logger: Logger; onRedisError?: () => void },
+  clock?: PollClock,
+): GatewaySubscriptions {
+  const metrics = new SubscriptionMetrics(parts.registry);
+  const relay = config.redisUrl
+    ? new RedisPollRelay({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redisTimeoutMs, logger: parts.logger, onError: parts.onRedisError })
+    : undefined;
+  const hub = new PollHub({
+    economy: parts.economy,
+    // The freshness window: a poll sooner than that would only read the cache again.
+    intervalMs: (feed) => Math.max(1000, config.cacheTtlSeconds[feed.endpoint.cacheKind] * 1000),
+    errorEventsAfter: config.subscriptionErrorEventsAfter,
+    retryBaseMs: config.subscriptionRetryBaseMs,
+    pollBudgetPerMinute: (config.upstreamRatePerMinute * config.subscriptionBudgetPercent) / 100,
+    clock,
+    relay,
+    metrics,
+    logger: parts.logger,
+  });
+  const service = new SubscriptionService(hub, { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection }, metrics);
+  const transports = createSubscriptionTransports({
+    schema: parts.schema,
+    services: parts.services,
+    subscriptions: service,
+    publicSite: parts.publicSite,
+    costLimits: { maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions },
+    maxDepth: config.maxDepth,
+    introspection: config.introspection,
+    connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
+    keepAliveMs: config.subscriptionKeepAliveMs,
+    logger: parts.logger,
+  });
+  return {
+    service,
+    hub,
+    handleSse: (req, res) => transports.handleSse(req, res),
+    handleUpgrade: (req, socket, head) => transports.handleUpgrade(req, socket, head),
+    async close() {
+      await transports.close();
+      hub.close();
+      await relay?.close();
+    },
+  };
+}

@@ -1,0 +1,355 @@
+/**
+ * The pollers behind every subscription: one per (key, upstream resource), shared by
+ * every subscriber of that key, polling through the same economy as queries.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { UpstreamEconomy } from '../economy';
+import { GatewayError } from '../errors/gateway-error';
+import { UpstreamSession } from '../economy';
+import type { Feed, FeedKind } from './feeds';
+import { isDefinitive } from './feeds';
+import type { PollRelay, RelayMessage } from './redis-relay';
+import type { SubscriptionMetrics } from './subscription-metrics';
+
+/** What a subscriber receives: an event, or an error (the last message when `final`). */
+export type FeedMessage<E> = { kind: 'event'; event: E } | { kind: 'error'; error: GatewayError; final: boolean };
+
+/** Timers and time, replaceable in tests (a manual clock polls without waiting). */
+export interface PollClock {
+  now(): number;
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The real clock. */
+export const SYSTEM_CLOCK: PollClock = {
+  now: () => Date.now(),
+  setTimeout: (callback, ms) => {
+    const timer = setTimeout(callback, ms);
+    timer.unref();
+    return timer;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** Settings of {@link PollHub}. */
+export interface PollHubOptions {
+  economy: UpstreamEconomy;
+  /** The polling interval of an endpoint before stretching: its freshness window, ms. */
+  intervalMs(feed: Feed<unknown, unknown>): number;
+  /** Consecutive failed polls after which subscribers get an error event (≥ 1). */
+  errorEventsAfter: number;
+  /** First retry delay after a failed poll, ms; doubled per further failure, capped at the interval. */
+  retryBaseMs: number;
+  /** Upstream requests per minute a key may spend on polling (0 = no budget: never stretched). */
+  pollBudgetPerMinute: number;
+  clock?: PollClock;
+  /** Redis relay, when replicas share one poller per key and resource. */
+  relay?: PollRelay;
+  metrics?: SubscriptionMetrics;
+  logger?: Logger;
+}
+
+/** Who polls: the API key (sent upstream) and its hash (the identity of all state). */
+export interface PollCaller {
+  apiKey: string;
+  keyId: string;
+}
+
+interface Poller {
+  readonly id: string;
+  readonly keyId: string;
+  readonly apiKey: string;
+  readonly feed: Feed<unknown, unknown>;
+  readonly listeners: Set<(message: FeedMessage<unknown>) => void>;
+  /** The last state, once a poll succeeded. */
+  state: { value: unknown } | null;
+  /** Settles when the first poll has answered; rejects when it failed definitively. */
+  ready: Promise<void>;
+  failures: number;
+  timer: unknown;
+  /** True while this replica polls (always without a relay). */
+  leading: boolean;
+  stopped: boolean;
+}
+
+/**
+ * The pollers of one process.
+ *
+ * - One poller per (hashed key, resource) serves every subscriber of the key; a poll
+ *   goes through the economy, so a fresh cached answer counts as the poll's result and
+ *   a poll refreshes the cache for queries.
+ * - The first poll runs when the first subscriber arrives: its definitive failure
+ *   (not owned, missing scope or premium) fails the subscription at once.
+ * - The interval is the resource's freshness window, stretched when the key's polls
+ *   would take more than its polling budget.
+ * - Changes are diffed once per poll; an event goes out only when something changed.
+ * - A failed poll is retried with backoff; after `errorEventsAfter` failures in a row
+ *   subscribers get one error event; a definitive failure ends the subscriptions.
+ * - With a relay (Redis), exactly one replica polls each (key, resource); the others
+ *   get its events and states through the relay and take over when it stops.
+ * - The last subscriber leaving stops the poller.
+ */
+export class PollHub {
+  /**
+   * Emits `polled(kind, outcome)` after every poll (`changed`, `unchanged`, `failed`),
+   * so tests and tools can wait for a poll instead of sleeping.
+   */
+  readonly activity = new EventEmitter();
+  private readonly pollers = new Map<string, Poller>();
+  private readonly clock: PollClock;
+
+  constructor(private readonly options: PollHubOptions) {
+    this.clock = options.clock ?? SYSTEM_CLOCK;
+  }
+
+  /**
+   * Adds a subscriber to the poller of (key, resource), starting it when needed, and
+   * resolves once the first poll has answered.
+   *
+   * @returns the function that removes the subscriber again
+   * @throws GatewayError when the first poll failed definitively (`NOT_FOUND`, `FORBIDDEN`, …)
+   */
+  async subscribe<S, E>(caller: PollCaller, feed: Feed<S, E>, listener: (message: FeedMessage<E>) => void): Promise<() => void> {
+    const id = `${caller.keyId}|${feed.resource}`;
+    let poller = this.pollers.get(id);
+    if (!poller) {
+      poller = this.start(id, caller, feed as Feed<unknown, unknown>);
+    }
+    const typed = listener as (message: FeedMessage<unknown>) => void;
+    poller.listeners.add(typed);
+    const current = poller;
+    try {
+      await current.ready;
+    } catch (error) {
+      this.leave(current, typed);
+      throw error;
+    }
+    return () => this.leave(current, typed);
+  }
+
+  /** Pollers running in this process (for tests and metrics). */
+  get size(): number {
+    return this.pollers.size;
+  }
+
+  /** Pollers this process polls itself (leads), by kind. */
+  leading(kind?: FeedKind): number {
+    let count = 0;
+    for (const poller of this.pollers.values()) if (poller.leading && (!kind || poller.feed.kind === kind)) count += 1;
+    return count;
+  }
+
+  /** The interval the poller of (key, resource) uses now, ms (undefined when none runs). */
+  currentIntervalMs(keyId: string, resource: string): number | undefined {
+    const poller = this.pollers.get(`${keyId}|${resource}`);
+    return poller ? this.intervalMs(poller) : undefined;
+  }
+
+  /** Stops every poller (server shutdown). */
+  close(): void {
+    for (const poller of [...this.pollers.values()]) this.stop(poller);
+  }
+
+  private start(id: string, caller: PollCaller, feed: Feed<unknown, unknown>): Poller {
+    const poller: Poller = {
+      id,
+      keyId: caller.keyId,
+      apiKey: caller.apiKey,
+      feed,
+      listeners: new Set(),
+      state: null,
+      ready: Promise.resolve(),
+      failures: 0,
+      timer: undefined,
+      leading: !this.options.relay,
+      stopped: false,
+    };
+    this.pollers.set(id, poller);
+    poller.ready = this.begin(poller);
+    // Nobody may be waiting when a later subscriber joins; keep an unhandled rejection quiet.
+    poller.ready.catch(() => undefined);
+    return poller;
+  }
+
+  /** The first poll, then the schedule (or, as a follower, the relay). */
+  private async begin(poller: Poller): Promise<void> {
+    const relay = this.options.relay;
+    if (relay) await relay.join(poller.id, (message) => this.fromRelay(poller, message));
+    const outcome = await this.pollOnce(poller, true, true);
+    if (outcome === 'definitive') return;
+    if (relay) {
+      poller.leading = await relay.lead(poller.id, this.leaseMs(poller));
+      this.updatePollerGauges();
+    }
+    this.schedule(poller, outcome === 'ok' ? this.intervalMs(poller) : this.retryDelayMs(poller));
+  }
+
+  private leave(poller: Poller, listener: (message: FeedMessage<unknown>) => void): void {
+    poller.listeners.delete(listener);
+    if (poller.listeners.size === 0) this.stop(poller);
+  }
+
+  private stop(poller: Poller): void {
+    if (poller.stopped) return;
+    poller.stopped = true;
+    this.clock.clearTimeout(poller.timer);
+    if (this.pollers.get(poller.id) === poller) this.pollers.delete(poller.id);
+    const relay = this.options.relay;
+    if (relay) {
+      void relay.leave(poller.id);
+      if (poller.leading) void relay.resign(poller.id);
+    }
+    poller.leading = false;
+    this.updatePollerGauges();
+  }
+
+  private schedule(poller: Poller, delayMs: number): void {
+    if (poller.stopped) return;
+    this.clock.clearTimeout(poller.timer);
+    poller.timer = this.clock.setTimeout(() => void this.tick(poller), delayMs);
+  }
+
+  /** One scheduled turn: poll when leading; a follower tries to take the lead (the leader may be gone). */
+  private async tick(poller: Poller): Promise<void> {
+    if (poller.stopped) return;
+    const relay = this.options.relay;
+    if (relay) {
+      poller.leading = await relay.lead(poller.id, this.leaseMs(poller));
+      this.updatePollerGauges();
+      if (poller.stopped) return;
+      if (!poller.leading) {
+        this.schedule(poller, this.intervalMs(poller));
+        return;
+      }
+    }
+    const outcome = await this.pollOnce(poller, poller.state === null, false);
+    if (outcome === 'definitive') return;
+    this.schedule(poller, outcome === 'ok' ? this.intervalMs(poller) : this.retryDelayMs(poller));
+  }
+
+  /**
+   * Polls once and tells the subscribers what changed.
+   *
+   * @param first - no poll has succeeded yet (the feed checks ownership)
+   * @param starting - the poll that starts the poller: a definitive failure rejects
+   *   instead of being delivered, so the subscription itself fails
+   * @throws GatewayError from the starting poll's definitive failure (through `ready`).
+   */
+  private async pollOnce(poller: Poller, first: boolean, starting: boolean): Promise<'ok' | 'failed' | 'definitive'> {
+    const { feed, keyId, apiKey } = poller;
+    const session = new UpstreamSession(this.options.economy, apiKey, keyId);
+    let value: unknown;
+    try {
+      value = await feed.poll(session, first);
+    } catch (error) {
+      if (poller.stopped) return 'definitive';
+      return this.failed(poller, error, starting);
+    }
+    if (poller.stopped) return 'definitive';
+    const observedAt = new Date(this.clock.now());
+    const previous = poller.state;
+    poller.state = { value };
+    poller.failures = 0;
+    const events = previous ? feed.diff(previous.value, value, observedAt) : [];
+    this.options.metrics?.polled(feed.kind, events.length > 0 ? 'changed' : 'unchanged');
+    this.activity.emit('polled', feed.kind, events.length > 0 ? 'changed' : 'unchanged');
+    if (events.length > 0) {
+      this.options.metrics?.events(feed.kind, events.length);
+      for (const event of events) this.deliver(poller, { kind: 'event', event });
+      void this.options.relay?.publish(poller.id, { events, state: value });
+    }
+    return 'ok';
+  }
+
+  private failed(poller: Poller, error: unknown, starting: boolean): 'failed' | 'definitive' {
+    const known = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'The poll failed unexpectedly.');
+    if (!(error instanceof GatewayError)) this.options.logger?.error({ err: error, resource: poller.feed.kind }, 'subscription poll failed unexpectedly');
+    this.options.metrics?.polled(poller.feed.kind, 'failed');
+    this.activity.emit('polled', poller.feed.kind, 'failed');
+    if (isDefinitive(known)) {
+      this.stop(poller);
+      if (starting) throw known;
+      this.deliver(poller, { kind: 'error', error: known, final: true });
+      void this.options.relay?.publish(poller.id, { error: serializeError(known), final: true });
+      return 'definitive';
+    }
+    poller.failures += 1;
+    if (poller.failures === this.options.errorEventsAfter) {
+      const event = pollFailedError(known, poller.failures);
+      this.deliver(poller, { kind: 'error', error: event, final: false });
+      void this.options.relay?.publish(poller.id, { error: serializeError(event), final: false });
+    }
+    return 'failed';
+  }
+
+  private deliver(poller: Poller, message: FeedMessage<unknown>): void {
+    for (const listener of [...poller.listeners]) listener(message);
+  }
+
+  /** A message of the replica that polls: deliver it, and keep its state for a later takeover. */
+  private fromRelay(poller: Poller, message: RelayMessage): void {
+    if (poller.leading || poller.stopped) return;
+    if ('events' in message) {
+      poller.state = { value: message.state };
+      poller.feed.adopt?.(message.state);
+      for (const event of message.events) this.deliver(poller, { kind: 'event', event });
+      return;
+    }
+    const error = new GatewayError(message.error.code, message.error.message, message.error.extensions);
+    if (message.final) this.stop(poller);
+    this.deliver(poller, { kind: 'error', error, final: message.final });
+  }
+
+  /** Base interval × the key's stretch factor. */
+  private intervalMs(poller: Poller): number {
+    const base = this.options.intervalMs(poller.feed);
+    const interval = Math.round(base * this.stretch(poller.keyId));
+    this.options.metrics?.interval(poller.feed.kind, interval / 1000);
+    return interval;
+  }
+
+  /**
+   * How much the key's intervals are stretched: 1 while its polls per minute fit in its
+   * polling budget, else polls ÷ budget (so together they stay within it).
+   */
+  private stretch(keyId: string): number {
+    const budget = this.options.pollBudgetPerMinute;
+    if (budget <= 0) return 1;
+    let perMinute = 0;
+    for (const poller of this.pollers.values()) {
+      if (poller.keyId === keyId && poller.leading) perMinute += 60_000 / Math.max(1, this.options.intervalMs(poller.feed));
+    }
+    return Math.max(1, perMinute / budget);
+  }
+
+  /** Backoff after `failures` failed polls in a row: base × 2^(n−1), at most the interval. */
+  private retryDelayMs(poller: Poller): number {
+    const interval = this.intervalMs(poller);
+    return Math.min(interval, this.options.retryBaseMs * 2 ** Math.max(0, poller.failures - 1));
+  }
+
+  /** The leader's lease: long enough to survive one slow poll, short enough for a quick takeover. */
+  private leaseMs(poller: Poller): number {
+    return this.intervalMs(poller) * 2 + 5_000;
+  }
+
+  private updatePollerGauges(): void {
+    this.options.metrics?.pollers(this.pollers.size, this.leading());
+  }
+}
+
+/** The error event after repeated failures: the last failure's code and extensions, and how many failed. */
+function pollFailedError(last: GatewayError, failures: number): GatewayError {
+  return new GatewayError(
+    last.code,
+    `Polling the upstream failed ${failures} times in a row (last: ${last.message}). The subscription stays open and polling goes on with backoff.`,
+    { ...last.extensions, consecutiveFailures: failures },
+  );
+}
+
+function serializeError(error: GatewayError): { code: GatewayError['code']; message: string; extensions: Record<string, unknown> } {
+  const { code: _code, ...extensions } = error.extensions;
+  return { code: error.code, message: error.message, extensions };
+}

@@ -1,0 +1,67 @@
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { FeedKind } from './feeds';
+
+/**
+ * The subscription metrics on the gateway's registry. Labels are resource kinds,
+ * transports and outcomes: never a key, an id or a path.
+ */
+export class SubscriptionMetrics {
+  private readonly active: Gauge<'transport'>;
+  private readonly pollerCount: Gauge<'role'>;
+  private readonly intervalSeconds: Gauge<'resource'>;
+  private readonly polls: Counter<'resource' | 'outcome'>;
+  private readonly eventCount: Counter<'resource'>;
+  private readonly rejected: Counter<'code'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.active = new Gauge({ name: 'statev_subscriptions_active', help: 'Open subscriptions by transport (ws, sse).', labelNames: ['transport'], registers });
+    this.pollerCount = new Gauge({
+      name: 'statev_subscription_pollers',
+      help: 'Pollers of this replica: "leading" poll the upstream, "following" receive a leader replica\'s events through Redis.',
+      labelNames: ['role'],
+      registers,
+    });
+    this.intervalSeconds = new Gauge({
+      name: 'statev_subscription_poll_interval_seconds',
+      help: 'The polling interval last scheduled for a resource kind, seconds: its freshness window, stretched when a key\'s polling budget is short.',
+      labelNames: ['resource'],
+      registers,
+    });
+    this.polls = new Counter({
+      name: 'statev_subscription_polls_total',
+      help: 'Polls by resource kind and outcome (changed, unchanged, failed); a fresh cached answer counts as a poll.',
+      labelNames: ['resource', 'outcome'],
+      registers,
+    });
+    this.eventCount = new Counter({ name: 'statev_subscription_events_total', help: 'Change events found by polls, by resource kind (before fan-out to subscribers).', labelNames: ['resource'], registers });
+    this.rejected = new Counter({ name: 'statev_subscriptions_rejected_total', help: 'Subscriptions refused before they started, by error code.', labelNames: ['code'], registers });
+  }
+
+  /** A subscription opened (+1) or closed (−1). */
+  opened(transport: string, delta: 1 | -1): void {
+    this.active.inc({ transport }, delta);
+  }
+
+  pollers(total: number, leading: number): void {
+    this.pollerCount.set({ role: 'leading' }, leading);
+    this.pollerCount.set({ role: 'following' }, total - leading);
+  }
+
+  interval(kind: FeedKind, seconds: number): void {
+    this.intervalSeconds.set({ resource: kind }, seconds);
+  }
+
+  polled(kind: FeedKind, outcome: 'changed' | 'unchanged' | 'failed'): void {
+    this.polls.inc({ resource: kind, outcome });
+  }
+
+  events(kind: FeedKind, count: number): void {
+    this.eventCount.inc({ resource: kind }, count);
+  }
+
+  refused(code: string): void {
+    this.rejected.inc({ code });
+  }
+}

@@ -1,0 +1,202 @@
+import type { GatewayContext } from '../context';
+import { GatewayError, missingKeyError } from '../errors/gateway-error';
+import type { Feed } from './feeds';
+import type { FeedMessage, PollHub } from './poll-hub';
+import type { SubscriptionMetrics } from './subscription-metrics';
+
+/** One client connection: a WebSocket, or one SSE connection (or reservation). */
+export class SubscriptionConnection {
+  /** Subscriptions open on it. */
+  active = 0;
+
+  constructor(readonly transport: 'ws' | 'sse') {}
+}
+
+/** What a subscription's context carries besides the usual {@link GatewayContext}. */
+export interface SubscriptionScope {
+  readonly service: SubscriptionService;
+  readonly connection: SubscriptionConnection;
+  /**
+   * Gives the context a new session and new loaders. Called before each event is
+   * executed, so fields below an event (e.g. `room { tenant }`) are read afresh and an
+   * event never reuses data an earlier event loaded.
+   */
+  refresh(): void;
+}
+
+/** The context of an operation; `subscription` is set for subscriptions (WebSocket or SSE). */
+export type SubscriptionContext = GatewayContext & { subscription?: SubscriptionScope };
+
+/** Limits of {@link SubscriptionService}. */
+export interface SubscriptionLimits {
+  /** Open subscriptions per key on this replica (`SUBSCRIPTIONS_MAX_PER_KEY`). */
+  maxPerKey: number;
+  /** Open subscriptions per connection (`SUBSCRIPTIONS_MAX_PER_CONNECTION`). */
+  maxPerConnection: number;
+}
+
+/**
+ * A subscription's events, in order. `return()` (the client unsubscribed or went
+ * away) ends it at once and runs its cleanup exactly once, also when no event was
+ * ever asked for; a final message is delivered before the stream ends.
+ */
+class EventStream<T> implements AsyncIterableIterator<T> {
+  private readonly buffer: T[] = [];
+  private readonly waiting: Array<(result: IteratorResult<T>) => void> = [];
+  private ended = false;
+
+  constructor(private readonly cleanup: () => void) {}
+
+  push(value: T): void {
+    if (this.ended) return;
+    const waiter = this.waiting.shift();
+    if (waiter) waiter({ value, done: false });
+    else this.buffer.push(value);
+  }
+
+  /** Ends the stream after what is buffered. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.cleanup();
+    for (const waiter of this.waiting.splice(0)) waiter({ value: undefined, done: true });
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    const value = this.buffer.shift();
+    if (value !== undefined) return Promise.resolve({ value, done: false });
+    if (this.ended) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.buffer.length = 0;
+    this.end();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<T> {
+    return this;
+  }
+}
+
+/**
+ * Opens subscriptions: checks the key and the limits, adds the subscriber to the
+ * pollers of its feeds, and turns their messages into the event stream graphql-js
+ * executes the selection over.
+ *
+ * When to use: one per process; the `@Subscription` resolvers call {@link open}.
+ */
+export class SubscriptionService {
+  private readonly perKey = new Map<string, number>();
+
+  constructor(
+    readonly hub: PollHub,
+    private readonly limits: SubscriptionLimits,
+    private readonly metrics?: SubscriptionMetrics,
+  ) {}
+
+  /** Open subscriptions of a hashed key on this replica. */
+  openFor(keyId: string): number {
+    return this.perKey.get(keyId) ?? 0;
+  }
+
+  /**
+   * Starts a subscription over one or more feeds (`myAuctionChanged` has two, an
+   * all-slots `factoryOptionChanged` ten) and resolves once their first polls answered.
+   *
+   * @throws GatewayError `UNAUTHENTICATED` without a key, `RATE_LIMITED` over a limit,
+   *   and the first poll's definitive error (`NOT_FOUND`, `FORBIDDEN`, `UPSTREAM_BAD_REQUEST`).
+   */
+  async open<E>(ctx: SubscriptionContext, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>> {
+    const scope = ctx.subscription;
+    if (!scope) throw noTransportError();
+    const { apiKey } = ctx;
+    const keyId = ctx.session.keyId;
+    if (!apiKey || !keyId) throw this.refuse(missingKeyError());
+    if (this.openFor(keyId) >= this.limits.maxPerKey) {
+      throw this.refuse(
+        new GatewayError(
+          'RATE_LIMITED',
+          `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
+          { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
+        ),
+      );
+    }
+    const connection = scope.connection;
+    if (connection.active >= this.limits.maxPerConnection) {
+      throw this.refuse(
+        new GatewayError(
+          'RATE_LIMITED',
+          `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
+          { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
+        ),
+      );
+    }
+    // Counted before the first poll, so subscriptions that start together count too.
+    this.perKey.set(keyId, this.openFor(keyId) + 1);
+    connection.active += 1;
+    this.metrics?.opened(connection.transport, 1);
+    let released = false;
+    const leaves: Array<() => void> = [];
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      for (const leave of leaves.splice(0)) leave();
+      const left = this.openFor(keyId) - 1;
+      if (left > 0) this.perKey.set(keyId, left);
+      else this.perKey.delete(keyId);
+      connection.active -= 1;
+      this.metrics?.opened(connection.transport, -1);
+    };
+    const stream = new EventStream<FeedMessage<E>>(release);
+    const listener = (message: FeedMessage<E>): void => {
+      stream.push(message);
+      if (message.kind === 'error' && message.final) stream.end();
+    };
+    try {
+      for (const feed of feeds) leaves.push(await this.hub.subscribe({ apiKey, keyId }, feed, listener));
+    } catch (error) {
+      release();
+      if (error instanceof GatewayError) this.metrics?.refused(error.code);
+      throw error;
+    }
+    return stream;
+  }
+
+  private refuse(error: GatewayError): GatewayError {
+    this.metrics?.refused(error.code);
+    return error;
+  }
+}
+
+function noTransportError(): GatewayError {
+  return new GatewayError(
+    'BAD_USER_INPUT',
+    'Subscriptions are served over WebSocket (graphql-transport-ws) at /graphql and over Server-Sent Events at /graphql/stream, not over plain HTTP.',
+  );
+}
+
+/**
+ * What a `@Subscription`'s `subscribe` returns: the stream of the feeds' messages for
+ * the subscription's context.
+ *
+ * @throws GatewayError as {@link SubscriptionService.open}; `BAD_USER_INPUT` when the
+ *   operation did not come over a subscription transport.
+ */
+export function openFeeds<E>(context: unknown, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>> {
+  const ctx = context as SubscriptionContext;
+  const service = ctx.subscription?.service;
+  if (!service) throw noTransportError();
+  return service.open(ctx, feeds);
+}
+
+/**
+ * The value of one event for the subscription field: the event, or the error the
+ * message carries (the event then has that error and `data: null`).
+ */
+export function eventOf<E>(message: FeedMessage<E>, ctx: SubscriptionContext): E {
+  ctx.subscription?.refresh();
+  if (message.kind === 'error') throw message.error;
+  return message.event;
+}

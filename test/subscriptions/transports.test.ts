@@ -1,0 +1,120 @@
+/**
+ * Subscriptions end to end: the simulator over real HTTP as the upstream, the gateway
+ * on port 0, real graphql-ws and graphql-sse clients. The pollers run on a manual
+ * clock, so "one interval later" is `clock.advance(interval)`, never a sleep.
+ */
+import { once } from 'node:events';
+import { createClient as createSseClient } from 'graphql-sse';
+import { createClient as createWsClient } from 'graphql-ws';
+import type { Client as WsClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { ManualClock } from '../support/poll-clock';
+import { startHttpStack } from '../support/stack';
+import type { HttpStack } from '../support/stack';
+
+const STOCK_INTERVAL_MS = 60_000;
+
+interface Received {
+  data?: Record<string, unknown> | null;
+  errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>;
+}
+
+/** Subscribes and collects what arrives; `next()` resolves with the next message. */
+function collect(subscribe: (sink: { next(value: Received): void; error(error: unknown): void; complete(): void }) => () => void): {
+  next(): Promise<Received>;
+  ended: Promise<unknown>;
+  stop(): void;
+} {
+  const queue: Received[] = [];
+  const waiting: Array<(value: Received) => void> = [];
+  let finish: (value: unknown) => void = () => undefined;
+  const ended = new Promise<unknown>((resolve) => (finish = resolve));
+  const stop = subscribe({
+    next(value) {
+      const waiter = waiting.shift();
+      if (waiter) waiter(value);
+      else queue.push(value);
+    },
+    error: (error) => finish(error),
+    complete: () => finish('complete'),
+  });
+  return {
+    next: () => {
+      const value = queue.shift();
+      return value ? Promise.resolve(value) : new Promise((resolve) => waiting.push(resolve));
+    },
+    ended,
+    stop,
+  };
+}
+
+describe('subscriptions over WebSocket and SSE', () => {
+  let stack: HttpStack;
+  let clock: ManualClock;
+  let ws: WsClient;
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
+    ws = createWsClient({
+      url: stack.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      retryAttempts: 0,
+    });
+  });
+
+  afterEach(async () => {
+    await ws.dispose();
+    await stack.close();
+  });
+
+  const INVENTORY = `subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId store observedAt changes { item before after delta } inventory { items { item amount } } } }`;
+
+  it('delivers a store change over WebSocket within one interval', async () => {
+    const hub = stack.gateway.subscriptions.hub;
+    const firstPoll = once(hub.activity, 'polled');
+    const events = collect((sink) => ws.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
+    await firstPoll;
+    stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -3 });
+    clock.advance(STOCK_INTERVAL_MS);
+    const event = await events.next();
+    expect(event.errors).toBeUndefined();
+    const change = event.data?.inventoryChanged as { store: string; changes: Array<{ item: string; delta: number }> };
+    expect(change.store).toBe('STORE');
+    expect(change.changes).toEqual([expect.objectContaining({ item: 'Wasser', delta: -3 })]);
+    events.stop();
+  });
+
+  it('delivers a store change over SSE within one interval', async () => {
+    const hub = stack.gateway.subscriptions.hub;
+    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const firstPoll = once(hub.activity, 'polled');
+    const events = collect((sink) => sse.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
+    await firstPoll;
+    stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: 7 });
+    clock.advance(STOCK_INTERVAL_MS);
+    const event = await events.next();
+    expect(event.data?.inventoryChanged).toMatchObject({ changes: [{ item: 'Wasser', delta: 7 }] });
+    events.stop();
+    sse.dispose();
+  });
+
+  it('refuses a subscription without a key with UNAUTHENTICATED', async () => {
+    const keyless = createWsClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0 });
+    const events = collect((sink) => keyless.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
+    const refusal = await events.next();
+    expect(refusal.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(await events.ended).toBe('complete');
+    await keyless.dispose();
+  });
+
+  it('ends a subscription to a company the key does not own with NOT_FOUND', async () => {
+    const events = collect((sink) => ws.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.otherFactory } }, sink));
+    const refusal = await events.next();
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { status: 404 } });
+    expect(await events.ended).toBe('complete');
+    expect(stack.gateway.subscriptions.hub.size).toBe(0);
+  });
+});
