@@ -80,9 +80,10 @@ export function prepareOperation(
   if (credential.kind === 'malformed') {
     return { errors: [new GatewayError('UNAUTHENTICATED', 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).')] };
   }
-  const body: Record<string, unknown> = { ...request };
-  const decision = options.publicSite.decide({ kind: 'post', body }, credential.kind === 'key');
+  const decision = options.publicSite.decide({ kind: 'post', body: { ...request } }, credential.kind === 'key');
   if (decision.kind === 'refuse') return { errors: [new GraphQLError(decision.message, { extensions: { code: decision.code } })] };
+  // A trusted document named by hash comes back with its text in place of the hash.
+  const body = decision.parameters.body as Record<string, unknown>;
   const apiKey = decision.credentials?.apiKey ?? (credential.kind === 'key' ? credential.apiKey : null);
 
   if (typeof body.query !== 'string' || body.query === '') {
