@@ -94,7 +94,9 @@ interface Poller {
 export class PollHub {
   /**
    * Emits `polled(kind, outcome)` after every poll (`changed`, `unchanged`, `failed`),
-   * so tests and tools can wait for a poll instead of sleeping.
+   * `joined(kind)` when a subscriber's first poll has answered and `stopped(kind)` when
+   * a poller stops, so tests and tools can wait for them
+   * instead of sleeping.
    */
   readonly activity = new EventEmitter();
   private readonly pollers = new Map<string, Poller>();
@@ -126,6 +128,7 @@ export class PollHub {
       this.leave(current, typed);
       throw error;
     }
+    this.activity.emit('joined', feed.kind);
     return () => this.leave(current, typed);
   }
 
@@ -203,6 +206,7 @@ export class PollHub {
     }
     poller.leading = false;
     this.updatePollerGauges();
+    this.activity.emit('stopped', poller.feed.kind);
   }
 
   private schedule(poller: Poller, delayMs: number): void {

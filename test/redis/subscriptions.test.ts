@@ -1,0 +1,97 @@
+/**
+ * Subscriptions on two replicas sharing a real Redis (test/support/redis.ts): exactly
+ * one replica polls each key and resource, both deliver its events, and the other one
+ * takes over when the polling replica's last subscriber leaves. Both replicas run their
+ * pollers on one manual clock.
+ */
+import { once } from 'node:events';
+import type { Client } from 'graphql-ws';
+import { loadConfig } from '../../src/config';
+import { startGateway } from '../../src/server';
+import type { Gateway } from '../../src/server';
+import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import type { Simulator } from '../../src/simulator';
+import { ManualClock } from '../support/poll-clock';
+import { startTestRedis } from '../support/redis';
+import type { TestRedis } from '../support/redis';
+import { subscribeWs, wsClient } from '../subscriptions/clients';
+
+const INTERVAL_MS = 60_000;
+const COUNTER_ROUTE = 'GET /factory/counter/{id}';
+const COUNTER = `subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item amountAfter } } }`;
+
+let redis: TestRedis | null;
+let simulator: Simulator;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  simulator = await startSimulator();
+});
+afterAll(async () => {
+  await simulator?.close();
+  await redis?.stop();
+});
+
+describe('subscriptions on two replicas sharing Redis', () => {
+  let a: Gateway;
+  let b: Gateway;
+  let clock: ManualClock;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    if (!redis) return;
+    clock = new ManualClock();
+    const prefix = `statev-subs-${process.pid}-${Date.now()}:`;
+    const make = (): Promise<Gateway> =>
+      startGateway(
+        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: 500, responseCacheEnabled: false, logLevel: 'silent' }),
+        { now: clock.now, pollClock: clock },
+      );
+    a = await make();
+    b = await make();
+    await a.shared?.whenUp();
+    await b.shared?.whenUp();
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((each) => each.dispose()));
+    await a?.stop();
+    await b?.stop();
+  });
+
+  it('has one poller for a key and resource, both replicas deliver, and the other takes over', async () => {
+    if (!redis) return;
+    const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);
+    const onB = wsClient(`${b.url}/graphql`, DEMO_KEYS.premium.key);
+    clients.push(onA, onB);
+    const joinedA = once(a.subscriptions.hub.activity, 'joined');
+    const fromA = subscribeWs(onA, COUNTER, { id: FIXTURE_IDS.shop });
+    await joinedA;
+    const joinedB = once(b.subscriptions.hub.activity, 'joined');
+    const fromB = subscribeWs(onB, COUNTER, { id: FIXTURE_IDS.shop });
+    await joinedB;
+    expect(a.subscriptions.hub.leading() + b.subscriptions.hub.leading()).toBe(1);
+    const [leader, follower] = a.subscriptions.hub.leading() === 1 ? [a, b] : [b, a];
+    const [leaderEvents, followerEvents] = leader === a ? [fromA, fromB] : [fromB, fromA];
+
+    simulator.resetRequests();
+    simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', amount: 3 });
+    const polled = once(leader.subscriptions.hub.activity, 'polled');
+    clock.advance(INTERVAL_MS);
+    expect(await polled).toEqual(['counter', 'changed']);
+    expect((await leaderEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 3 }] });
+    expect((await followerEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 3 }] });
+    expect(simulator.countRequests({ route: COUNTER_ROUTE })).toBe(1);
+
+    // The polling replica's last subscriber leaves: the other replica takes over at its next turn.
+    const stopped = once(leader.subscriptions.hub.activity, 'stopped');
+    leaderEvents.stop();
+    await stopped;
+    simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', amount: 4 });
+    const takenOver = once(follower.subscriptions.hub.activity, 'polled');
+    clock.advance(INTERVAL_MS);
+    expect(await takenOver).toEqual(['counter', 'changed']);
+    expect(follower.subscriptions.hub.leading()).toBe(1);
+    expect((await followerEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 4 }] });
+  });
+});
