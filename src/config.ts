@@ -7,6 +7,7 @@
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { MAX_OPTION_SLOTS } from './upstream/endpoints';
 import type { CacheKind } from './upstream/endpoints';
 
 /** Every setting of the gateway, with units in the names or the docs. */
@@ -65,6 +66,8 @@ export interface GatewayConfig {
   upstreamRetryDelayMs: number;
   /** Secret for hashing API keys into cache keys, logs and metrics (`KEY_HASH_SECRET`). */
   keyHashSecret: string;
+  /** Option slots `Factory.options` reads, 1 to 20 (`OPTION_SLOTS`, default 10; premium keys may have 20). */
+  optionSlots: number;
   /** Largest worst-case upstream cost of one operation (`MAX_UPSTREAM_REQUESTS`, default 1000). */
   maxUpstreamRequests: number;
   /** Deepest operation accepted (`MAX_DEPTH`, default 12). */
@@ -151,6 +154,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   upstreamRetryDelayMs: 200,
   keyHashSecret: 'statev-gateway-key-hash',
   maxUpstreamRequests: 1000,
+  optionSlots: 10,
   maxDepth: 12,
   costAssumptions: Object.freeze({ factories: 10, buildings: 10, bankAccounts: 5, rooms: 10 }),
   loadersEnabled: true,
@@ -360,6 +364,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
     keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
     maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
+    optionSlots: intSetting(env, 'OPTION_SLOTS', DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS),
     maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
     costAssumptions: {
       factories: intSetting(env, 'COST_ASSUMED_FACTORIES', DEFAULT_CONFIG.costAssumptions.factories, 1),

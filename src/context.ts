@@ -1,5 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
+import { ListItemErrors } from './domains/shared/list-item-errors';
 import { createBuildingLoaders } from './domains/buildings/buildings.loaders';
 import type { BuildingLoaders } from './domains/buildings/buildings.loaders';
 import { createFactoryLoaders } from './domains/factories/factories.loaders';
@@ -30,12 +32,16 @@ export interface GatewayContext {
   session: UpstreamSession;
   /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
   loaders: Loaders;
+  /** Errors of single list items a fan-out field answered without (see `ListItemErrors`). */
+  itemErrors: ListItemErrors;
+  /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
+  optionSlots: number;
 }
 
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
   economy: UpstreamEconomy;
-  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'>;
+  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> & Partial<Pick<GatewayConfig, 'optionSlots'>>;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
@@ -92,6 +98,8 @@ export function createContext(
     serverCredentials: serverCredentials !== null,
     session,
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
+    itemErrors: new ListItemErrors(),
+    optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
   };
 }
 

@@ -25,6 +25,7 @@ import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { PollClock } from './subscriptions/poll-hub';
+import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { UpstreamClient } from './upstream/client';
 
 /**
@@ -146,6 +147,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       boundsPlugin(),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      // Before the response cache, which must see these errors and not store the response.
+      listItemErrorsPlugin(formatError),
       // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       operationPlugin(metrics, logger),

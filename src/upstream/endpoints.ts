@@ -7,6 +7,13 @@
  * derived from these entries, so the documentation and the behaviour cannot drift.
  */
 
+/**
+ * Most option slots a company can have: 10 by the reference, 20 for premium keys by one
+ * client's notes. `OPTION_SLOTS` (at most this) says how many `Factory.options` reads;
+ * invalidation after a write always covers all of them.
+ */
+export const MAX_OPTION_SLOTS = 20;
+
 /** Groups of endpoints that share a cache lifetime (see docs/configuration.md and docs/fields-to-endpoints.md). */
 export type CacheKind = 'lists' | 'details' | 'options' | 'bankAccounts' | 'stock' | 'activity';
 

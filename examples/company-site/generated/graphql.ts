@@ -277,7 +277,7 @@ export type Factory = {
   name: Scalars['String']['output'];
   /** One free-text option slot; null when the slot was never set. Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Bounds: slot 1..10. */
   option?: Maybe<FactoryOption>;
-  /** All set option slots, 1..10, in slot order; unset slots are left out. Ten requests: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. */
+  /** All set option slots, 1..OPTION_SLOTS (default 10, at most 20), in slot order; unset and cleared slots are left out. One request per slot: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path. */
   options?: Maybe<Array<FactoryOption>>;
   /** The company's productions (recipes). Source: GET /factory/productions/{id}. Scopes: factory, factory.productions. Premium only. Without premium: FORBIDDEN with premium: true. */
   productions?: Maybe<Array<Production>>;

@@ -1,7 +1,8 @@
-import { Arg, Ctx, FieldResolver, ID, Int, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { BOUNDS, rangeText } from '../../graph/bounds';
-import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
 import { MarketOfferBuy, MarketOfferSell } from '../market/market-offer.type';
 import { BuyLogEntry } from './buy-log-entry.type';
 import { Counter } from './counter.type';
@@ -12,8 +13,6 @@ import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
 
-/** All ten option slots, in order. */
-const ALL_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
 
 /**
  * Resolves `Query.factories`, `Query.factory(id)` and every upstream-backed field of
@@ -135,12 +134,19 @@ export class FactoryResolver {
 
   @FieldResolver(() => [FactoryOption], {
     nullable: true,
-    description: `All set option slots, 1..10, in slot order; unset slots are left out. Ten requests: ${describeSource(ENDPOINTS.factoryOption)}`,
+    description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
   })
-  async options(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<FactoryOption[]> {
-    const slots = await ctx.loaders.factories.option.loadMany(ALL_SLOTS.map((slot) => ({ id: factory.id, slot })));
-    const failure = slots.find((slot): slot is Error => slot instanceof Error);
-    if (failure) throw failure;
-    return slots.filter((slot): slot is FactoryOption => slot !== null && !(slot instanceof Error));
+  async options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<FactoryOption[]> {
+    const slotNumbers = Array.from({ length: ctx.optionSlots }, (_, i) => i + 1);
+    const slots = await ctx.loaders.factories.option.loadMany(slotNumbers.map((slot) => ({ id: factory.id, slot })));
+    const failures = slots.filter((slot): slot is Error => slot instanceof Error);
+    // Nothing to show: the field fails as a whole, with one error (e.g. the missing scope).
+    if (failures.length === slots.length && failures[0]) throw failures[0];
+    const answered: FactoryOption[] = [];
+    slots.forEach((slot, index) => {
+      if (slot instanceof Error) ctx.itemErrors.report(info, index, slot, { slot: index + 1 });
+      else if (slot !== null) answered.push(slot);
+    });
+    return answered;
   }
 }

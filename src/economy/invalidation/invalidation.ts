@@ -1,14 +1,14 @@
 import { LRUCache } from 'lru-cache';
-import { buildPath, ENDPOINTS } from '../../upstream/endpoints';
+import { buildPath, ENDPOINTS, MAX_OPTION_SLOTS } from '../../upstream/endpoints';
 import { cacheKey } from '../cache/cache-entry';
 import type { SharedState } from '../shared-state/shared-state';
 
 /** A write of `keyId` changed what its reads answer; `factoryId` names the company when known. */
 export type InvalidationListener = (keyId: string, factoryId: string | null) => void;
 
-/** Cache keys of every option slot of one company for one key. */
+/** Cache keys of every option slot of one company for one key (all that any `OPTION_SLOTS` setting reads). */
 export function optionKeys(keyId: string, factoryId: string): string[] {
-  return Array.from({ length: 10 }, (_, i) => cacheKey(keyId, buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })));
+  return Array.from({ length: MAX_OPTION_SLOTS }, (_, i) => cacheKey(keyId, buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })));
 }
 
 /** The company an option write names (`factoryId` of its body), or null. */
