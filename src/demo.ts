@@ -15,12 +15,16 @@ import { join } from 'node:path';
 import { projectRoot } from './project-root';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from './simulator';
 
+/** The subscription the demo prints as a curl command (Server-Sent Events). */
+export const DEMO_SUBSCRIPTION = 'subscription { myAuctionChanged { kind observedAt previousBidAmount auction { ... on MyImportAuction { item bidAmount isLastBidderMe } ... on MyExportAuction { item bidAmount isLastBidderMe } } } }';
+
 /** The nested query the demo prints as a curl command. */
 export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } vehicles { name numberPlate } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
 async function main(): Promise<Started> {
   const settings = loadConfig();
-  const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1' });
+  // Live mode: the data changes every few seconds, so subscriptions have something to report.
+  const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1', live: { intervalMs: 5000 } });
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
   const publicMode = existsSync(manifest);
   const config = {
@@ -41,7 +45,7 @@ async function main(): Promise<Started> {
     [
       '',
       'StateV GraphQL gateway demo',
-      `  simulator (upstream): ${simulator.baseUrl}`,
+      `  simulator (upstream): ${simulator.baseUrl} (live: a stock, counter, booking, bid or room change every 5 s)`,
       `  GraphQL endpoint:     ${endpoint}`,
       `  playground:           ${endpoint} (open in a browser; the demo premium key is preset in its Headers tab)`,
       ...(publicMode
@@ -55,6 +59,8 @@ async function main(): Promise<Started> {
       '',
       'Try:',
       `  curl -s ${endpoint} -H 'content-type: application/json' -H 'authorization: Bearer ${DEMO_KEYS.premium.key}' --data '${body}'`,
+      'Subscribe (Server-Sent Events; WebSocket at ws://…/graphql, see docs/subscriptions.md):',
+      `  curl -N ${gateway.url}/graphql/stream -H 'accept: text/event-stream' -H 'content-type: application/json' -H 'authorization: Bearer ${DEMO_KEYS.premium.key}' --data '${JSON.stringify({ query: DEMO_SUBSCRIPTION })}'`,
       '',
       'Ctrl+C stops both.',
     ].join('\n'),

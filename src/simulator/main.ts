@@ -1,7 +1,7 @@
 /**
  * CLI of the StateV REST API simulator.
  *
- * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS]`
+ * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS] [--live [--live-interval MS]]`
  *
  * Prints the base URL (`http://HOST:PORT/req`) as the first stdout line, key hints on stderr,
  * and stops cleanly on SIGINT/SIGTERM.
@@ -12,7 +12,7 @@ import { startSimulator } from './simulator';
 import type { SimulatorOptions } from './simulator';
 
 /** Usage text printed for `--help` and on argument errors. */
-export const USAGE = 'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS]';
+export const USAGE = 'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS] [--live [--live-interval MS]]';
 
 /** The simulator's flags, as `node:util` `parseArgs` reads them. */
 const FLAGS = {
@@ -20,6 +20,8 @@ const FLAGS = {
   host: { type: 'string' },
   latency: { type: 'string' },
   'rate-limit': { type: 'string' },
+  live: { type: 'boolean' },
+  'live-interval': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -29,7 +31,7 @@ function nonNegativeInt(flag: string, raw: string): number {
 }
 
 /** `node:util` `parseArgs` with this CLI's wording for its two errors. */
-function readFlags(argv: readonly string[]): { port?: string; host?: string; latency?: string; 'rate-limit'?: string; help?: boolean } {
+function readFlags(argv: readonly string[]): { port?: string; host?: string; latency?: string; 'rate-limit'?: string; live?: boolean; 'live-interval'?: string; help?: boolean } {
   try {
     return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
   } catch (error) {
@@ -66,6 +68,10 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
     if (requests < 1 || windowSeconds <= 0) throw new Error(`--rate-limit needs N ≥ 1 and SECONDS > 0, got '${rateLimit}'`);
     options.rateLimit = { requests, windowSeconds };
   }
+  const liveInterval = values['live-interval'];
+  if (liveInterval !== undefined && !values.live) throw new Error('--live-interval needs --live');
+  // Live mode: a random data change on a schedule (stock, counter, bookings, bids, rooms).
+  if (values.live) options.live = liveInterval === undefined ? true : { intervalMs: Math.max(1, nonNegativeInt('--live-interval', liveInterval)) };
   return options;
 }
 
