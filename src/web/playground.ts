@@ -4,8 +4,8 @@ import type { ServerResponse } from 'node:http';
 
 /**
  * The GraphiQL playground, served entirely from installed npm packages (graphiql 3's
- * UMD build with React 18's UMD builds): the page makes no request to any host but
- * the gateway, so it works with no internet access.
+ * UMD build with React 18's UMD builds, and graphql-ws's UMD build for subscriptions):
+ * the page makes no request to any host but the gateway, so it works with no internet access.
  */
 
 function packageFile(pkg: string, file: string): string {
@@ -18,6 +18,7 @@ const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: s
   'react-dom.production.min.js': { path: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
   'graphiql.min.js': { path: packageFile('graphiql', 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
   'graphiql.min.css': { path: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
+  'graphql-ws.min.js': { path: packageFile('graphql-ws', 'umd/graphql-ws.min.js'), type: 'text/javascript; charset=utf-8' },
   'playground.js': {
     type: 'text/javascript; charset=utf-8',
     // The page's settings (the preset Authorization value) come from the JSON block
@@ -25,7 +26,58 @@ const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: s
     text: `(function () {
   var params = new URLSearchParams(window.location.search);
   var settings = JSON.parse(document.getElementById('playground-settings').textContent || '{}');
-  var fetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql' });
+  var httpFetcher = GraphiQL.createFetcher({ url: window.location.origin + '/graphql' });
+  // Subscriptions run over graphql-ws (graphql-transport-ws) on the same /graphql, with the
+  // Authorization of the Headers tab as connection parameter; one socket per header value.
+  var wsUrl = window.location.origin.replace(/^http/, 'ws') + '/graphql';
+  var wsClient = null;
+  var wsAuthorization = null;
+  function socketFor(headers) {
+    var authorization = (headers && (headers.Authorization || headers.authorization)) || '';
+    if (!wsClient || authorization !== wsAuthorization) {
+      if (wsClient) wsClient.dispose();
+      wsAuthorization = authorization;
+      wsClient = graphqlWs.createClient({ url: wsUrl, connectionParams: authorization ? { authorization: authorization } : {} });
+    }
+    return wsClient;
+  }
+  function isSubscription(params) {
+    var text = String(params.query || '').replace(/#[^\\n]*/g, '');
+    if (params.operationName) return new RegExp('subscription\\\\s+' + params.operationName + '\\\\b').test(text);
+    return /(^|\\})\\s*subscription\\b/.test(text);
+  }
+  function subscribe(params, headers) {
+    var queue = [];
+    var waiting = [];
+    var done = false;
+    function settle(result) {
+      var waiter = waiting.shift();
+      if (waiter) waiter(result); else queue.push(result);
+    }
+    var dispose = socketFor(headers).subscribe(params, {
+      next: function (value) { settle({ value: value, done: false }); },
+      error: function (error) {
+        var message = error && error.message ? error.message : Array.isArray(error) ? error.map(function (e) { return e.message; }).join('; ') : 'the subscription failed';
+        settle({ value: { errors: Array.isArray(error) ? error : [{ message: message }] }, done: false });
+        done = true;
+        settle({ value: undefined, done: true });
+      },
+      complete: function () { done = true; settle({ value: undefined, done: true }); }
+    });
+    var iterator = {
+      next: function () {
+        if (queue.length) return Promise.resolve(queue.shift());
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise(function (resolve) { waiting.push(resolve); });
+      },
+      return: function () { dispose(); done = true; return Promise.resolve({ value: undefined, done: true }); }
+    };
+    iterator[Symbol.asyncIterator] = function () { return iterator; };
+    return iterator;
+  }
+  function fetcher(params, options) {
+    return isSubscription(params) ? subscribe(params, options && options.headers) : httpFetcher(params, options);
+  }
   var keyHelp = settings.authorization
     ? ['# The Headers tab below already holds the demo premium key.']
     : [
@@ -88,6 +140,7 @@ function page(settings: PlaygroundSettings): string {
   <script src="/playground/react.production.min.js"></script>
   <script src="/playground/react-dom.production.min.js"></script>
   <script src="/playground/graphiql.min.js"></script>
+  <script src="/playground/graphql-ws.min.js"></script>
   <script src="/playground/playground.js"></script>
 </body>
 </html>

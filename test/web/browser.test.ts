@@ -2,6 +2,7 @@
  * The two web clients in a real browser (Debian's Chromium driven by playwright-core):
  * (a) the GraphiQL playground loads and runs a nested query with a key typed into its
  *     Headers editor, without a single request to any host but the gateway;
+ * (a') the playground runs a subscription over graphql-ws (its UMD build, served offline);
  * (b) the example company site renders a company from ONE keyless POST by hash
  *     (public-site mode).
  * Screenshots go to test/artifacts/ (copied to docs/ for the docs pages).
@@ -9,11 +10,13 @@
  * Without /usr/bin/chromium the tests are skipped with a warning, or fail when CI or
  * REQUIRE_BROWSER is set. No browser is ever downloaded.
  */
+import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { ManualClock } from '../support/poll-clock';
 import { startHttpStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 
@@ -139,6 +142,26 @@ describeWithBrowser('in Chromium', () => {
     await again.getByRole('button', { name: 'Headers' }).click();
     await again.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)', { hasText: DEMO_KEYS.premium.key }).waitFor();
 
+    expect(foreign).toEqual([]);
+  });
+
+  it('the playground runs a subscription over graphql-ws with the key of its Headers editor', async () => {
+    const clock = new ManualClock();
+    stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
+    const { page, foreign } = await newPage(stack.gateway.url);
+    const subscription = `subscription {\n  inventoryChanged(factoryId: "${FIXTURE_IDS.shop}") {\n    changes { item delta }\n  }\n}\n`;
+    await page.goto(`${stack.gateway.url}/graphql?query=${encodeURIComponent(subscription)}`);
+    await page.getByRole('button', { name: 'Headers' }).click();
+    await page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${DEMO_KEYS.premium.key}` }));
+
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    await page.locator('.graphiql-execute-button').click();
+    await joined;
+    stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -2 });
+    clock.advance(60_000);
+    await page.locator('.graphiql-response', { hasText: '"delta": -2' }).waitFor();
     expect(foreign).toEqual([]);
   });
 
