@@ -5,7 +5,6 @@ import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheContr
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DestinationStream, Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
@@ -13,6 +12,7 @@ import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
 import { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
+import { ResponseCacheStore } from './graph/response-cache-store';
 import { formatError } from './errors/format-error';
 import { boundsPlugin } from './graph/bounds.plugin';
 import { costPlugin } from './graph/cost.plugin';
@@ -167,7 +167,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
  */
 function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
   return ApolloServerPluginResponseCache<GatewayContext>({
-    cache: new InMemoryLRUCache<string>({ maxSize: maxBytes }),
+    cache: new ResponseCacheStore(maxBytes),
     sessionId: async ({ contextValue }) => contextValue.session.keyId,
     extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache,

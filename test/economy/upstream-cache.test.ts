@@ -1,6 +1,7 @@
 /**
  * Unit tests of the cross-request cache (src/economy/cache/upstream-cache.ts): memory bound by
- * bytes with LRU eviction, entry lifetime, deletion. The clock is jest's fake `Date`,
+ * the bytes it really holds, with LRU eviction; bodies kept as text, failures shared;
+ * entry lifetime, deletion. The clock is jest's fake `Date`,
  * advanced with `jest.advanceTimersByTime` (which also fires lru-cache's own timers).
  */
 import { UpstreamCache } from '../../src/economy/cache/upstream-cache';
@@ -19,35 +20,71 @@ describe('UpstreamCache', () => {
     jest.useRealTimers();
   });
 
-  it('holds at most maxBytes and evicts the least recently used entries first', () => {
-    const cache = new UpstreamCache({ maxBytes: 100, now: () => Date.now() });
-    cache.set('a', body(40, 'a'), 60_000);
-    cache.set('b', body(40, 'b'), 60_000);
-    expect(cache.bytes).toBe(80);
-    expect(cache.get('a')).toBeDefined(); // a is now more recently used than b
-    cache.set('c', body(40, 'c'), 60_000);
+  /** What one entry of `cache` costs, measured by storing it alone. */
+  function costOf(key: string, entry: CacheEntry): number {
+    const alone = new UpstreamCache({ maxBytes: 1_000_000, now: () => Date.now() });
+    alone.set(key, entry, 60_000);
+    return alone.bytes;
+  }
 
-    expect(cache.bytes).toBeLessThanOrEqual(100);
+  it('holds at most maxBytes and evicts the least recently used entries first', () => {
+    const one = costOf('a', body(0, 'a'.repeat(300)));
+    const cache = new UpstreamCache({ maxBytes: 2 * one + 10, now: () => Date.now() });
+    cache.set('a', body(0, 'a'.repeat(300)), 60_000);
+    cache.set('b', body(0, 'b'.repeat(300)), 60_000);
+    expect(cache.bytes).toBe(2 * one);
+    expect(cache.get('a')).toBeDefined(); // a is now more recently used than b
+    cache.set('c', body(0, 'c'.repeat(300)), 60_000);
+
+    expect(cache.bytes).toBeLessThanOrEqual(2 * one + 10);
     expect(cache.size).toBe(2);
     expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toMatchObject({ body: { value: 'a' } });
-    expect(cache.get('c')).toMatchObject({ body: { value: 'c' } });
+    expect(cache.get('a')).toMatchObject({ body: { value: 'a'.repeat(300) } });
+    expect(cache.get('c')).toMatchObject({ body: { value: 'c'.repeat(300) } });
+  });
+
+  it('counts what an entry really holds: its UTF-8 text, its key and bookkeeping, not what the caller says', () => {
+    const small = costOf('k', body(1, 'x'));
+    expect(small).toBeGreaterThan(JSON.stringify({ value: 'x' }).length); // key and bookkeeping count too
+    expect(costOf('k', body(1_000_000, 'x'))).toBe(small); // the caller's figure is not trusted
+    expect(costOf('k'.repeat(101), body(1, 'x'))).toBe(small + 100);
+    // 100 en dashes are 300 bytes of UTF-8 (V8 would keep a parsed string with two bytes per character)
+    expect(costOf('k', body(1, '–'.repeat(100)))).toBe(small - 1 + 300);
+    // from 512 bytes on the text lives in a Buffer outside the heap, which costs a fixed overhead more
+    expect(costOf('k', body(1, 'x'.repeat(1000)))).toBeGreaterThan(small + 999);
   });
 
   it('does not store an entry larger than the whole cache (and keeps what it has)', () => {
-    const cache = new UpstreamCache({ maxBytes: 100, now: () => Date.now() });
-    cache.set('small', body(30), 60_000);
-    cache.set('huge', body(101), 60_000);
+    const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
+    cache.set('small', body(0), 60_000);
+    const held = cache.bytes;
+    cache.set('huge', body(0, 'x'.repeat(2000)), 60_000);
     expect(cache.get('huge')).toBeUndefined();
     expect(cache.get('small')).toBeDefined();
-    expect(cache.bytes).toBe(30);
+    expect(cache.bytes).toBe(held);
   });
 
-  it('counts error entries by their size too', () => {
-    const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
-    const entry: CacheEntry = { kind: 'body', body: null, storedAt: Date.now(), bytes: 0 };
-    cache.set('zero', entry, 1000);
-    expect(cache.bytes).toBe(1); // never 0: every entry costs something
+  it('keeps bodies as text: every read parses a new object, equal to what was stored', () => {
+    const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now() });
+    cache.set('k', { kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    const first = cache.get('k');
+    const second = cache.get('k');
+    expect(first).toEqual({ kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: expect.any(Number) });
+    const bodyOf = (entry: CacheEntry | undefined): unknown => (entry?.kind === 'body' ? entry.body : undefined);
+    expect(bodyOf(second)).toEqual(bodyOf(first));
+    expect(bodyOf(second)).not.toBe(bodyOf(first));
+  });
+
+  it('shares one frozen record between entries with the same failure', () => {
+    const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now() });
+    const failure = () => ({ code: 'NOT_FOUND' as const, upstream: { status: 404, endpoint: 'GET /factory/counter/{id}', message: 'Counter is empty' }, extra: {} });
+    cache.set('a', { kind: 'failure', failure: failure(), storedAt: Date.now(), bytes: 0 }, 60_000);
+    cache.set('b', { kind: 'failure', failure: failure(), storedAt: Date.now(), bytes: 0 }, 60_000);
+    const failureOf = (entry: CacheEntry | undefined) => (entry?.kind === 'failure' ? entry.failure : undefined);
+    const a = failureOf(cache.get('a'));
+    expect(a).toEqual(failure());
+    expect(a).toBe(failureOf(cache.get('b')));
+    expect(Object.isFrozen(a?.upstream)).toBe(true);
   });
 
   it('forgets an entry after its lifetime, not before', () => {
@@ -62,11 +99,11 @@ describe('UpstreamCache', () => {
   it('deletes one entry and releases its bytes', () => {
     const cache = new UpstreamCache({ maxBytes: 1000, now: () => Date.now() });
     cache.set('x', body(10), 5_000);
-    cache.set('y', body(20), 5_000);
+    cache.set('y', body(20, 'yy'), 5_000);
     cache.delete('x');
     expect(cache.get('x')).toBeUndefined();
     expect(cache.get('y')).toBeDefined();
-    expect(cache.bytes).toBe(20);
+    expect(cache.bytes).toBe(costOf('y', body(20, 'yy')));
     expect(cache.size).toBe(1);
   });
 });

@@ -1,43 +1,80 @@
 import { LRUCache } from 'lru-cache';
-import type { CacheEntry } from './cache-entry';
+import { compactBytes, compactJson, keyBytes, parseCompactJson } from './compact-json';
+import type { CompactJson } from './compact-json';
+import type { CacheEntry, UpstreamFailure } from './cache-entry';
 
 /** Settings of {@link UpstreamCache}. */
 export interface UpstreamCacheOptions {
-  /** Upper bound of the cached bodies' size, in bytes (of their JSON text). */
+  /** Upper bound of what the cache holds in memory, bytes (texts, keys and bookkeeping). */
   maxBytes: number;
   /** Clock, epoch ms. */
   now?: () => number;
 }
 
 /**
- * The cross-request cache of upstream GET answers, bounded in memory with
- * `lru-cache`. Keys are `<hashed key>|<path>`: never the API key in clear, and never
+ * An entry as the cache keeps it: a body as compact JSON text (parsed on use), or a
+ * failure as a shared frozen record (the same 404 text recurs for every key).
+ */
+export type StoredEntry = { storedAt: number; json: CompactJson; failure?: undefined } | { storedAt: number; json?: undefined; failure: UpstreamFailure };
+
+/** One entry of {@link UpstreamCache.records}: what a cache file keeps of it. */
+export interface CacheRecord {
+  key: string;
+  entry: StoredEntry;
+  /** Epoch ms (on the cache's clock) after which the entry is dropped. */
+  expiresAt: number;
+}
+
+/** Bookkeeping per entry: the record object, lru-cache's index slots and TTL record, bytes. */
+const ENTRY_OVERHEAD_BYTES = 96;
+/** Most distinct failure records shared between entries. */
+const FAILURE_RECORDS = 1024;
+
+/**
+ * The cross-request cache of upstream GET answers, bounded with `lru-cache` by the bytes
+ * it really holds. Keys are `<hashed key>|<path>`: never the API key in clear, and never
  * shared between keys. An entry lives as long as the longer of its freshness and the
  * stale window; freshness is decided by the caller, which knows the endpoint's TTL.
+ *
+ * Bodies are kept as their JSON text (see `compact-json.ts`) and parsed on each
+ * {@link get}: a parsed answer costs several times its text on the V8 heap. Callers
+ * get a fresh object each time, so they may not share it by mistake either.
  */
 export class UpstreamCache {
-  private readonly lru: LRUCache<string, CacheEntry>;
+  private readonly lru: LRUCache<string, StoredEntry>;
+  private readonly failures = new LRUCache<string, UpstreamFailure>({ max: FAILURE_RECORDS });
   private readonly now: () => number;
 
   constructor(options: UpstreamCacheOptions) {
     this.now = options.now ?? Date.now;
-    this.lru = new LRUCache<string, CacheEntry>({
+    this.lru = new LRUCache<string, StoredEntry>({
       maxSize: options.maxBytes,
-      sizeCalculation: (entry) => Math.max(1, entry.bytes),
+      sizeCalculation: (entry, key) => storedBytes(key, entry),
       ttlAutopurge: false,
       perf: { now: () => this.now() },
     });
   }
 
-  /** The entry, fresh or not, or undefined. */
+  /** The entry, fresh or not, or undefined (also when a body read from a cache file is not JSON). */
   get(key: string): CacheEntry | undefined {
-    return this.lru.get(key);
+    const stored = this.lru.get(key);
+    if (stored === undefined) return undefined;
+    if (stored.failure) return { kind: 'failure', failure: stored.failure, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    let body: unknown;
+    try {
+      body = parseCompactJson(stored.json);
+    } catch {
+      this.lru.delete(key);
+      return undefined;
+    }
+    return { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
   }
 
   /** Stores an entry for `lifetimeMs` (its TTL or the stale window, whichever is longer). */
   set(key: string, entry: CacheEntry, lifetimeMs: number): void {
-    if (entry.bytes > this.lru.maxSize) return; // larger than the whole cache: not worth evicting everything
-    this.lru.set(key, entry, { ttl: Math.max(1, lifetimeMs) });
+    const stored: StoredEntry =
+      entry.kind === 'body' ? { storedAt: entry.storedAt, json: compactJson(entry.body) } : { storedAt: entry.storedAt, failure: this.shared(entry.failure) };
+    this.store(key, stored, lifetimeMs);
   }
 
   /** Forgets one entry. */
@@ -54,4 +91,44 @@ export class UpstreamCache {
   get bytes(): number {
     return this.lru.calculatedSize;
   }
+
+  /** Every live entry with its expiry, least recently used first (for a cache file). */
+  records(): CacheRecord[] {
+    const now = this.now();
+    const records: CacheRecord[] = [];
+    // lru-cache's dump() lists entries most recent first; its `start` is wall-clock based,
+    // so the remaining lifetime is ttl - (Date.now() - start) whatever clock this cache uses.
+    for (const [key, item] of this.lru.dump()) {
+      const remaining = item.ttl !== undefined && item.start !== undefined ? item.ttl - (Date.now() - item.start) : Infinity;
+      if (remaining > 0) records.unshift({ key, entry: item.value, expiresAt: now + remaining });
+    }
+    return records;
+  }
+
+  /** Takes an entry read from a cache file (its failure record shared again). */
+  restore(record: CacheRecord): void {
+    const { entry } = record;
+    this.store(record.key, entry.failure ? { storedAt: entry.storedAt, failure: this.shared(entry.failure) } : entry, record.expiresAt - this.now());
+  }
+
+  private store(key: string, stored: StoredEntry, lifetimeMs: number): void {
+    if (lifetimeMs <= 0) return;
+    if (storedBytes(key, stored) > this.lru.maxSize) return; // larger than the whole cache: not worth evicting everything
+    this.lru.set(key, stored, { ttl: Math.max(1, lifetimeMs) });
+  }
+
+  /** One frozen record per distinct failure, shared by every entry that has it. */
+  private shared(failure: UpstreamFailure): UpstreamFailure {
+    const id = JSON.stringify(failure);
+    const known = this.failures.get(id);
+    if (known) return known;
+    const record = Object.freeze({ code: failure.code, upstream: Object.freeze({ ...failure.upstream }), extra: Object.freeze({ ...failure.extra }) });
+    this.failures.set(id, record);
+    return record;
+  }
+}
+
+/** What an entry costs in memory: its text (or a share of a failure record), its key and bookkeeping, bytes. */
+function storedBytes(key: string, entry: StoredEntry): number {
+  return keyBytes(key) + ENTRY_OVERHEAD_BYTES + (entry.json === undefined ? 0 : compactBytes(entry.json));
 }

@@ -1,0 +1,63 @@
+import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
+import { LRUCache } from 'lru-cache';
+import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy/cache/compact-json';
+import type { CompactJson } from '../economy/cache/compact-json';
+
+/** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record), bytes. */
+const ENTRY_OVERHEAD_BYTES = 64;
+
+/**
+ * The store of Apollo's whole-response cache (`@apollo/server-plugin-response-cache`),
+ * bounded by the bytes it really holds.
+ *
+ * Apollo's own `InMemoryLRUCache` counts a string by its length, which is half of what
+ * it costs as soon as one character is outside Latin-1 (V8 then keeps the whole string
+ * with two bytes per character), and it does not count keys. This store keeps each
+ * response as UTF-8 bytes (see `compact-json.ts`: larger ones outside the V8 heap) and
+ * counts value, key and bookkeeping.
+ *
+ * When to use: one per process, as the response-cache plugin's `cache`.
+ */
+export class ResponseCacheStore implements KeyValueCache<string> {
+  private readonly lru: LRUCache<string, CompactJson>;
+
+  /**
+   * @param maxBytes - `RESPONSE_CACHE_MAX_BYTES`: the most bytes held, keys and bookkeeping included.
+   * @param now - clock of the TTLs, ms (tests pass a fake one)
+   */
+  constructor(maxBytes: number, now: () => number = () => performance.now()) {
+    this.lru = new LRUCache<string, CompactJson>({
+      maxSize: maxBytes,
+      perf: { now },
+      sizeCalculation: (value, key) => compactBytes(value) + keyBytes(key) + ENTRY_OVERHEAD_BYTES,
+    });
+  }
+
+  /** The cached text, or undefined. */
+  async get(key: string): Promise<string | undefined> {
+    const value = this.lru.get(key);
+    return value === undefined ? undefined : compactUtf8(value).toString('utf8');
+  }
+
+  /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
+  async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
+    const stored = compactText(Buffer.from(value));
+    const ttl = options?.ttl ? options.ttl * 1000 : undefined;
+    this.lru.set(key, stored, ttl ? { ttl } : {});
+  }
+
+  /** Forgets one entry. */
+  async delete(key: string): Promise<boolean> {
+    return this.lru.delete(key);
+  }
+
+  /** Bytes held, as counted against the bound (metrics, tests). */
+  get bytes(): number {
+    return this.lru.calculatedSize;
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.lru.size;
+  }
+}
