@@ -112,6 +112,12 @@ export interface GatewayConfig {
   subscriptionConnectionInitTimeoutMs: number;
   /** WebSocket ping and SSE keep-alive interval, ms (`SUBSCRIPTION_KEEP_ALIVE_MS`, default 12000). */
   subscriptionKeepAliveMs: number;
+  /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
+  cacheFile: string | null;
+  /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
+  cacheSnapshotSeconds: number;
+  /** V8 heap growth past the live data before the next full collection, percent; 0 = V8's own (`HEAP_GROWING_PERCENT`, default 50; `npm start` and the demo only). */
+  heapGrowingPercent: number;
 }
 
 /** List sizes assumed by the cost estimate, per parent. */
@@ -175,6 +181,9 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionBudgetPercent: 50,
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
+  cacheFile: '.data/upstream-cache',
+  cacheSnapshotSeconds: 60,
+  heapGrowingPercent: 50,
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -291,6 +300,15 @@ export function fileSetting(env: Env, name: string): string | null {
   return raw;
 }
 
+/** A path for a file the gateway writes (its folder is created), or `off` / `false` / `none` for none. */
+export function cacheFileSetting(env: Env, name: string, fallback: string | null): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  if (['off', 'false', 'none', '0'].includes(raw.toLowerCase())) return null;
+  if (raw.endsWith('/')) throw new ConfigError(name, raw, 'a file path (not a folder), or off');
+  return raw;
+}
+
 /**
  * A comma-separated list of origins a browser may send in `Origin`: each a bare
  * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
@@ -390,6 +408,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     subscriptionBudgetPercent: intSetting(env, 'SUBSCRIPTION_BUDGET_PERCENT', DEFAULT_CONFIG.subscriptionBudgetPercent, 1),
     subscriptionConnectionInitTimeoutMs: intSetting(env, 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1),
     subscriptionKeepAliveMs: intSetting(env, 'SUBSCRIPTION_KEEP_ALIVE_MS', DEFAULT_CONFIG.subscriptionKeepAliveMs, 1),
+    cacheFile: cacheFileSetting(env, 'CACHE_FILE', DEFAULT_CONFIG.cacheFile),
+    cacheSnapshotSeconds: intSetting(env, 'CACHE_SNAPSHOT_SECONDS', DEFAULT_CONFIG.cacheSnapshotSeconds, 0),
+    heapGrowingPercent: intSetting(env, 'HEAP_GROWING_PERCENT', DEFAULT_CONFIG.heapGrowingPercent, 0, 300),
   };
   return { ...config, ...overrides };
 }

@@ -7,6 +7,7 @@
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
+import { applyHeapGrowth } from './heap-growth';
 import { runUntilSignal } from './process-lifecycle';
 import type { Started } from './process-lifecycle';
 import { startGateway } from './server';
@@ -23,6 +24,7 @@ export const DEMO_QUERY = `{ factories { id name type counter { items { item pri
 
 async function main(): Promise<Started> {
   const settings = loadConfig();
+  applyHeapGrowth(settings.heapGrowingPercent);
   // Live mode: the data changes every few seconds, so subscriptions have something to report.
   const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1', live: { intervalMs: 5000 } });
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');

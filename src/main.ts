@@ -4,11 +4,13 @@
  */
 import 'reflect-metadata';
 import { loadConfig } from './config';
+import { applyHeapGrowth } from './heap-growth';
 import { runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
 
 void runUntilSignal(async () => {
   const config = loadConfig();
+  applyHeapGrowth(config.heapGrowingPercent);
   const gateway = await startGateway(config);
   console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
   return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownGracePeriodMs };

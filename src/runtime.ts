@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
-import { RedisSharedState } from './economy';
+import { CacheFile, CacheSnapshots, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore } from './graph/response-cache-store';
 import { formatError } from './errors/format-error';
@@ -48,6 +48,11 @@ export interface GatewayRuntime {
   readonly logger: Logger;
   /** Redis shared by replicas, when `REDIS_URL` is set. */
   readonly shared: RedisSharedState | undefined;
+  /**
+   * The cache file (`CACHE_FILE`), without Redis: `startGateway` loads it before it
+   * listens, and writes it periodically and after the last request at shutdown.
+   */
+  readonly persistence: CacheSnapshots | undefined;
   /** What `createContext` needs. */
   readonly services: GatewayServices;
 }
@@ -128,6 +133,16 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     },
     metrics.economyEvents(),
   );
+  // With Redis, Redis is the persistent level (see docs/upstream-traffic.md).
+  const persistence =
+    config.cacheEnabled && config.cacheFile && !shared
+      ? new CacheSnapshots(
+          new CacheFile({ path: config.cacheFile, keyHashSecret: config.keyHashSecret, logger, now: options.now }),
+          economy.persistable(),
+          config.cacheSnapshotSeconds * 1000,
+          logger,
+        )
+      : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     schema: await buildGatewaySchema(),
     introspection: config.introspection,
@@ -137,6 +152,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     // Authorization header passes; a simple GET or form POST without them is refused.
     csrfPrevention: { requestHeaders: CSRF_SAFE_HEADERS },
     includeStacktraceInErrorResponses: config.nodeEnv === 'development',
+    // Signals are the entry point's (runUntilSignal): Apollo's own handler would stop Apollo
+    // and re-raise SIGTERM, ending the process before the cache file and connections close.
+    stopOnTerminationSignals: false,
     formatError,
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     validationRules: [depthLimitRule({ maxDepth: config.maxDepth, maxCost: config.maxUpstreamRequests })],
@@ -156,7 +174,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, services: { economy, config } };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config } };
 }
 
 /**

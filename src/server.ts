@@ -35,8 +35,8 @@ export interface Gateway extends GatewayRuntime {
   readonly subscriptions: GatewaySubscriptions;
   /**
    * Stops the gateway: stops accepting connections, lets requests in flight finish for up
-   * to `config.shutdownGracePeriodMs` (then closes their connections), stops Apollo, and
-   * closes the upstream connections and Redis.
+   * to `config.shutdownGracePeriodMs` (then closes their connections), stops Apollo, writes
+   * the cache file (`CACHE_FILE`), and closes the upstream connections and Redis.
    */
   stop(): Promise<void>;
 }
@@ -68,6 +68,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const stop = async (): Promise<void> => {
     await subscriptions.close(); // WebSockets and SSE streams would otherwise hold the drain
     await apollo.stop(); // drains httpServer first (see createGatewayRuntime's httpServer option)
+    await runtime.persistence?.close(); // the last snapshot, with everything the drained requests fetched
     await upstream.close();
     await runtime.shared?.close();
   };
@@ -80,6 +81,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       await Promise.race([runtime.shared.whenUp(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
       clearTimeout(timer);
     }
+    await runtime.persistence?.load(); // before the first request: what was fresh at the last stop is served without upstream requests
+    runtime.persistence?.start();
     httpServer.on('request', createRouter(runtime, config, subscriptions));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {

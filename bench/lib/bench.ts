@@ -3,7 +3,8 @@
  * ports, processes (gateways with their settings, shared servers), the measurement
  * helpers and the place to record its result. See bench/README.md, "Adding a scenario".
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { projectRoot } from '../../src/project-root';
 import type { BenchArgs } from './args';
@@ -12,6 +13,14 @@ import { assertPortFree, freePort, HOST, startService, stopService } from './pro
 import type { Service } from './processes';
 import { summarizeProfile } from './profile';
 import type { ProfileSummary } from './profile';
+
+/**
+ * Folder of the gateways' cache files (`CACHE_FILE`) during this run: each gateway process
+ * gets a file of its own there, so persistence is on as by default but no scenario starts
+ * with what an earlier one (or an earlier run) fetched. Removed when the run ends.
+ */
+export const CACHE_FILES = mkdtempSync(join(tmpdir(), 'statev-bench-cache-'));
+process.once('exit', () => rmSync(CACHE_FILES, { recursive: true, force: true }));
 
 /** The project folder. */
 export const ROOT = projectRoot();
@@ -171,6 +180,7 @@ export class Bench {
       PORT: String(port),
       STATEV_BASE_URL: this.sim.origin + '/req',
       LOG_LEVEL: 'silent',
+      CACHE_FILE: join(CACHE_FILES, `gateway-${port}`),
       ...settings,
       ...this.args.gatewayEnv,
       ...(options.pinned ? settings : {}),

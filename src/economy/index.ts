@@ -9,6 +9,8 @@ export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export type { StaleField, StaleInfo, StaleReason, UpstreamAccounting } from './accounting';
 export { keyId } from './key-id';
+export { CacheFile, CacheSnapshots } from './cache/cache-file';
+export type { CacheFileLoad, PersistableCache } from './cache/cache-file';
 export { errorOf } from './cache/cache-entry';
 export type { UpstreamFailure } from './cache/cache-entry';
 export { RedisSharedState } from './shared-state/redis-shared-state';

@@ -7,6 +7,7 @@ import { cacheKey, failureOf } from './cache/cache-entry';
 import type { CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import { Freshness } from './cache/freshness';
 import { UpstreamCache } from './cache/upstream-cache';
+import type { PersistableCache } from './cache/cache-file';
 import { InFlight } from './coalescing/in-flight';
 import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import { Invalidation } from './invalidation/invalidation';
@@ -219,6 +220,11 @@ export class UpstreamEconomy {
   /** The economy's statistics now (see {@link EconomyStats}). */
   stats(): EconomyStats {
     return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size };
+  }
+
+  /** The process cache as a cache file writes and reads it (see `cache/cache-file.ts`). */
+  persistable(): PersistableCache {
+    return this.cache;
   }
 
   private noteFreshness(caller: EconomyCaller, endpoint: Endpoint, entry: CacheEntry): void {

@@ -113,6 +113,8 @@ export async function startEconomyStack(options: EconomyStackOptions = {}): Prom
       logLevel: 'silent',
       // The whole-response cache (on by default) sits above the layer these tests prove.
       responseCacheEnabled: false,
+      // No cache file: tests run in parallel and must not share (or leave) one.
+      cacheFile: null,
       ...options.config,
     },
   );

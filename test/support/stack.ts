@@ -63,7 +63,7 @@ export async function startResolverStack(
   options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {},
 ): Promise<ResolverStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
+  const config = loadConfig({}, { upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, cacheFile: null, ...options.config });
   const runtime = await createGatewayRuntime(config, { logDestination: options.logDestination });
   const { apollo, upstream } = runtime;
   await apollo.start();
@@ -105,7 +105,7 @@ export async function startHttpStack(
   options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream; gateway?: GatewayOptions } = {},
 ): Promise<HttpStack> {
   const simulator = await startSimulator(options.simulator);
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, ...options.config });
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, upstreamTimeoutMs: 5000, logLevel: 'silent', responseCacheEnabled: false, cacheFile: null, ...options.config });
   const gateway = await startGateway(config, { logDestination: options.logDestination, ...options.gateway });
   const endpoint = `${gateway.url}/graphql`;
   return {

@@ -44,6 +44,7 @@ export class UpstreamCache {
   private readonly lru: LRUCache<string, StoredEntry>;
   private readonly failures = new LRUCache<string, UpstreamFailure>({ max: FAILURE_RECORDS });
   private readonly now: () => number;
+  private changeCount = 0;
 
   constructor(options: UpstreamCacheOptions) {
     this.now = options.now ?? Date.now;
@@ -79,7 +80,12 @@ export class UpstreamCache {
 
   /** Forgets one entry. */
   delete(key: string): void {
-    this.lru.delete(key);
+    if (this.lru.delete(key)) this.changeCount += 1;
+  }
+
+  /** A number that changes with every store and delete (a cache file skips unchanged caches). */
+  get changes(): number {
+    return this.changeCount;
   }
 
   /** Number of entries (for metrics and tests). */
@@ -115,6 +121,7 @@ export class UpstreamCache {
     if (lifetimeMs <= 0) return;
     if (storedBytes(key, stored) > this.lru.maxSize) return; // larger than the whole cache: not worth evicting everything
     this.lru.set(key, stored, { ttl: Math.max(1, lifetimeMs) });
+    this.changeCount += 1;
   }
 
   /** One frozen record per distinct failure, shared by every entry that has it. */

@@ -1,0 +1,105 @@
+/**
+ * The persistent cache across a real restart: `src/main.ts` (as `npm start` runs it) in
+ * a child process with `CACHE_FILE` in a temporary folder, in front of the simulator.
+ * Fill, SIGTERM (graceful stop writes the file), start again: the same data is served
+ * with zero upstream requests (the simulator's request log counts them), and the file
+ * holds neither the API key nor the key hash secret in clear.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { print } from 'graphql';
+import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import type { Simulator } from '../../src/simulator';
+import { CompanyPageDocument } from '../generated/graphql';
+
+const root = join(__dirname, '..', '..');
+const SECRET = 'restart-test-key-hash-secret';
+let simulator: Simulator;
+let folder: string;
+const children = new Set<ChildProcess>();
+
+/** Starts `src/main.ts` in its own Node process and resolves to its URL once it listens. */
+function startGatewayProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    child.once('exit', () => children.delete(child));
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /gateway on (http:\/\/[^\s/]+)\/graphql/.exec(output);
+      if (match?.[1]) resolve({ child, url: match[1] });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output.slice(-800)}`)));
+  });
+}
+
+async function stopGatewayProcess(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  return exited;
+}
+
+beforeAll(async () => {
+  simulator = await startSimulator();
+  folder = mkdtempSync(join(tmpdir(), 'restart-persistence-'));
+});
+
+afterAll(async () => {
+  await Promise.all([...children].map((child) => stopGatewayProcess(child)));
+  await simulator?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+async function post(url: string, body: unknown): Promise<{ data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } }> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as { data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } };
+}
+
+it('serves what it had before a SIGTERM restart with zero upstream requests', async () => {
+  const cacheFile = join(folder, 'data', 'upstream-cache');
+  const env = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    STATEV_BASE_URL: simulator.baseUrl,
+    LOG_LEVEL: 'silent',
+    CACHE_FILE: cacheFile,
+    KEY_HASH_SECRET: SECRET,
+  };
+  const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
+
+  const first = await startGatewayProcess(env);
+  const filled = await post(first.url, page);
+  expect(filled.errors).toBeUndefined();
+  expect(simulator.requests.length).toBeGreaterThan(0);
+  expect(await stopGatewayProcess(first.child)).toBe(0);
+
+  expect(statSync(cacheFile).mode & 0o777).toBe(0o600);
+  expect(statSync(join(folder, 'data')).mode & 0o777).toBe(0o700);
+  const text = readFileSync(cacheFile, 'latin1');
+  expect(text).not.toContain(DEMO_KEYS.premium.key);
+  expect(text).not.toContain(SECRET);
+
+  simulator.resetRequests();
+  const second = await startGatewayProcess(env);
+  const served = await post(second.url, page);
+  expect(served.errors).toBeUndefined();
+  expect(served.data).toEqual(filled.data);
+  expect(served.extensions?.upstream?.requests).toBe(0);
+  expect(simulator.requests).toHaveLength(0);
+  expect(await stopGatewayProcess(second.child)).toBe(0);
+}, 90_000);
