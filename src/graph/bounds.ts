@@ -1,10 +1,13 @@
 /**
- * Argument bounds of the upstream API (section 8 of the reference), in one place:
- * the GraphQL descriptions quote them and {@link checkOperationBounds} enforces them
+ * Argument bounds of the upstream API (section 8 of the reference). The ranges are named
+ * in {@link BOUNDS}; each bounded field declares its rules on itself with
+ * {@link ArgumentBounds} (input object fields with {@link ValueBounds}), its description
+ * quotes the same rules, and {@link checkOperationBounds} enforces them from the schema
  * before any upstream request is made.
  */
 import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { DocumentNode, GraphQLInputField, GraphQLInputObjectType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { Extensions } from 'type-graphql';
 import { characterLength } from '../domains/shared/character-length';
 import { badInputError } from '../errors/gateway-error';
 import type { GatewayError } from '../errors/gateway-error';
@@ -39,28 +42,63 @@ export function rangeText(name: string, range: IntRange): string {
   return `${name} ${range.min}..${range.max}`;
 }
 
-type ValueRule = { kind: 'int'; range: IntRange } | { kind: 'length'; range: IntRange };
+/** A bound on one value: an integer range, or a string's length range (counted by {@link characterLength}). */
+export type ValueRule = { readonly kind: 'int'; readonly range: IntRange } | { readonly kind: 'length'; readonly range: IntRange };
 
-const TRANSACTIONS_ARGS = { limit: { kind: 'int', range: BOUNDS.transactionsLimit }, skip: { kind: 'int', range: BOUNDS.transactionsSkip } } as const;
+/** Bounds of a field's arguments, by argument name. */
+export type ArgumentRules = Readonly<Record<string, ValueRule>>;
 
-/** Bounds of field arguments, by `Type.field` then argument name. */
-const ARGUMENT_RULES: Readonly<Record<string, Readonly<Record<string, ValueRule>>>> = {
-  'Factory.buyLog': { limit: { kind: 'int', range: BOUNDS.buyLogLimit }, skip: { kind: 'int', range: BOUNDS.buyLogSkip } },
-  'Factory.option': { slot: { kind: 'int', range: BOUNDS.slot } },
-  'BankAccount.transactions': TRANSACTIONS_ARGS,
-  'FactoryBankAccount.transactions': TRANSACTIONS_ARGS,
-  'BuildingBankAccount.transactions': TRANSACTIONS_ARGS,
-  'Subscription.factoryOptionChanged': { slot: { kind: 'int', range: BOUNDS.slot } },
-};
+/** An integer argument or input field within `range`. */
+export function intRule(range: IntRange): ValueRule {
+  return { kind: 'int', range };
+}
 
-/** Bounds of input object fields, by input type then field name. */
-const INPUT_RULES: Readonly<Record<string, Readonly<Record<string, ValueRule>>>> = {
-  UpdateFactoryOptionInput: {
-    slot: { kind: 'int', range: BOUNDS.slot },
-    title: { kind: 'length', range: BOUNDS.titleLength },
-    data: { kind: 'length', range: BOUNDS.dataLength },
-  },
-};
+/** A string argument or input field whose length is within `range`. */
+export function lengthRule(range: IntRange): ValueRule {
+  return { kind: 'length', range };
+}
+
+/** `"limit 1..25"` or `"title at most 64 characters"`: how descriptions quote a rule. */
+export function boundsText(name: string, rule: ValueRule): string {
+  return rule.kind === 'int' ? rangeText(name, rule.range) : `${name} at most ${rule.range.max} characters`;
+}
+
+/** `"Bounds: limit 1..25, skip 0..200."`: the sentence a bounded field's description ends with. */
+export function describeBounds(rules: ArgumentRules): string {
+  return `Bounds: ${Object.entries(rules)
+    .map(([name, rule]) => boundsText(name, rule))
+    .join(', ')}.`;
+}
+
+const ARGUMENT_BOUNDS = 'argumentBounds';
+const VALUE_BOUNDS = 'valueBounds';
+
+/**
+ * Declares the bounds of a field's arguments on the field itself (a TypeGraphQL
+ * `@Extensions`, so they travel with the field into the schema): the bounds plugin
+ * enforces them before execution. Quote them in the field's description with
+ * {@link describeBounds} on the same object.
+ */
+export function ArgumentBounds(rules: ArgumentRules): ReturnType<typeof Extensions> {
+  return Extensions({ [ARGUMENT_BOUNDS]: rules });
+}
+
+/** Declares the bound of one input object field on the field itself (see {@link ArgumentBounds}). */
+export function ValueBounds(rule: ValueRule): ReturnType<typeof Extensions> {
+  return Extensions({ [VALUE_BOUNDS]: rule });
+}
+
+/** The argument bounds declared on a field, if any. */
+export function argumentBoundsOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): ArgumentRules | undefined {
+  const rules = field.extensions[ARGUMENT_BOUNDS];
+  return rules && typeof rules === 'object' ? (rules as ArgumentRules) : undefined;
+}
+
+/** The bound declared on an input object field, if any. */
+export function valueBoundsOf(field: GraphQLInputField): ValueRule | undefined {
+  const rule = (field.extensions as Readonly<Record<string, unknown>>)[VALUE_BOUNDS];
+  return rule && typeof rule === 'object' ? (rule as ValueRule) : undefined;
+}
 
 function checkValue(rule: ValueRule, value: unknown, where: string): GatewayError | null {
   if (value === null || value === undefined) return null; // an omitted optional argument (validation refuses null for required ones)
@@ -74,11 +112,11 @@ function checkValue(rule: ValueRule, value: unknown, where: string): GatewayErro
   return null;
 }
 
-function checkInput(typeName: string, value: unknown, where: string): GatewayError | null {
-  const rules = INPUT_RULES[typeName];
-  if (!rules || value === null || typeof value !== 'object') return null;
-  for (const [field, rule] of Object.entries(rules)) {
-    const error = checkValue(rule, (value as Record<string, unknown>)[field], `${where}.${field}`);
+function checkInput(type: GraphQLInputObjectType, value: unknown, where: string): GatewayError | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const field of Object.values(type.getFields())) {
+    const rule = valueBoundsOf(field);
+    const error = rule ? checkValue(rule, (value as Record<string, unknown>)[field.name], `${where}.${field.name}`) : null;
     if (error) return error;
   }
   return null;
@@ -108,7 +146,7 @@ export function checkOperationBounds(
         const parent = typeInfo.getParentType();
         const fieldDef = typeInfo.getFieldDef();
         if (!parent || !fieldDef || fieldDef.args.length === 0) return undefined;
-        const argumentRules = ARGUMENT_RULES[`${parent.name}.${fieldDef.name}`];
+        const argumentRules = argumentBoundsOf(fieldDef);
         let args: Record<string, unknown>;
         try {
           args = getArgumentValues(fieldDef, node, coerced.coerced);
@@ -119,7 +157,8 @@ export function checkOperationBounds(
           const where = `${parent.name}.${fieldDef.name}(${argDef.name})`;
           const rule = argumentRules?.[argDef.name];
           const value = args[argDef.name];
-          found = (rule ? checkValue(rule, value, where) : null) ?? (isInputObjectType(getNamedType(argDef.type)) ? checkInput(getNamedType(argDef.type).name, value, argDef.name) : null);
+          const named = getNamedType(argDef.type);
+          found = (rule ? checkValue(rule, value, where) : null) ?? (isInputObjectType(named) ? checkInput(named, value, argDef.name) : null);
           if (found) return false;
         }
         return undefined;

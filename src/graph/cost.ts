@@ -24,54 +24,38 @@ import {
 } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
+import { Extensions } from 'type-graphql';
 import type { CostAssumptions } from '../config';
 import { operationFragments } from './operation-fragments';
 
 /** What one field costs: its own upstream requests, and the list size its children repeat over. */
-interface FieldCost {
-  requests: number;
-  list?: keyof CostAssumptions;
+export interface FieldCost {
+  readonly requests: number;
+  readonly list?: keyof CostAssumptions;
 }
 
-/** Upstream cost of every field that causes upstream requests, by `Type.field`. */
-export const FIELD_COSTS: Readonly<Record<string, FieldCost>> = {
-  'Query.factories': { requests: 1, list: 'factories' },
-  'Query.factory': { requests: 1 },
-  'Query.buildings': { requests: 1, list: 'buildings' },
-  'Query.building': { requests: 1 },
-  'Query.myImportAuctions': { requests: 1 },
-  'Query.myExportAuctions': { requests: 1 },
-  'Query.importAuctions': { requests: 1 },
-  'Query.exportAuctions': { requests: 1 },
-  'Mutation.updateFactoryOption': { requests: 1 },
-  'UpdateFactoryOptionPayload.option': { requests: 1 },
-  'Factory.inventory': { requests: 1 },
-  'Factory.machineInventory': { requests: 1 },
-  'Factory.counter': { requests: 1 },
-  'Factory.productions': { requests: 1 },
-  'Factory.bankAccounts': { requests: 1, list: 'bankAccounts' },
-  'Factory.vehicles': { requests: 1 },
-  'Factory.sellOffers': { requests: 1 },
-  'Factory.buyOffers': { requests: 1 },
-  'Factory.buyLog': { requests: 1 },
-  'Factory.option': { requests: 1 },
-  'Factory.options': { requests: 10 },
-  'BankAccount.transactions': { requests: 1 },
-  'FactoryBankAccount.transactions': { requests: 1 },
-  'BuildingBankAccount.transactions': { requests: 1 },
-  'Building.details': { requests: 1 },
-  'Building.rooms': { requests: 1, list: 'rooms' },
-  'Building.tenants': { requests: 1, list: 'rooms' },
-  'Building.bankAccounts': { requests: 1, list: 'bankAccounts' },
-  'Room.building': { requests: 1 },
-  'Room.tenant': { requests: 1 },
-  'Tenant.room': { requests: 1 },
-};
+const UPSTREAM_COST = 'upstreamCost';
 
-/** The estimator for graphql-query-complexity: own requests + list size × children. */
+/**
+ * Declares a field's upstream cost on the field itself (a TypeGraphQL `@Extensions`):
+ * the requests resolving it makes, and, for a list of companies, buildings, bank
+ * accounts or rooms, the assumed size its children repeat over. A field without it
+ * costs nothing of its own (it is read from its parent's answer).
+ */
+export function UpstreamCost(cost: FieldCost): ReturnType<typeof Extensions> {
+  return Extensions({ [UPSTREAM_COST]: cost });
+}
+
+/** The upstream cost declared on a field, if any. */
+export function upstreamCostOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): FieldCost | undefined {
+  const cost = field.extensions[UPSTREAM_COST];
+  return cost && typeof cost === 'object' ? (cost as FieldCost) : undefined;
+}
+
+/** A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list size × children. */
 export function upstreamCostEstimator(assumptions: CostAssumptions): ComplexityEstimator {
-  return ({ type, field, childComplexity }) => {
-    const cost = FIELD_COSTS[`${type.name}.${field.name}`];
+  return ({ field, childComplexity }) => {
+    const cost = upstreamCostOf(field);
     if (!cost) return childComplexity;
     return cost.requests + (cost.list ? assumptions[cost.list] : 1) * childComplexity;
   };

@@ -66,7 +66,7 @@ export type BankAccount = {
   id: Scalars['ID']['output'];
   /** The owner's note on the account, or null. */
   note?: Maybe<Scalars['String']['output']>;
-  /** A page of the account's transactions. Premium only; limit 1..25, skip 0..200. */
+  /** A page of the account's transactions. Premium only. Bounds: limit 1..25, skip 0..200. */
   transactions?: Maybe<TransactionPage>;
   /** The account's VBAN, always as a string (the upstream sometimes sends a number). */
   vban: Scalars['String']['output'];
@@ -472,7 +472,7 @@ export type MarketOfferSell = {
 /** The one write of the StateV API: updating a company's free-text option slot. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400; checked before any upstream request. */
+  /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
   updateFactoryOption: UpdateFactoryOptionPayload;
 };
 
@@ -636,7 +636,7 @@ export type Subscription = {
   __typename?: 'Subscription';
   /** Changes of a company's counter: items that appeared, disappeared, or changed amount or price. Source: GET /factory/counter/{id}. Scopes: factory, factory.counter. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_STOCK_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
   counterChanged: CounterChange;
-  /** A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. */
+  /** A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. Bounds: slot 1..10. */
   factoryOptionChanged: FactoryOptionChange;
   /** Changes of a company's store or machine store. Polled within the key's upstream budget; one poll serves every subscriber of the key. Source: GET /factory/inventory/{id}. Scopes: factory, factory.inventory. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_STOCK_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. STORE reads GET /factory/inventory/{id}, MACHINE reads GET /factory/machine/{id} (same scopes and interval). */
   inventoryChanged: InventoryChange;
@@ -721,13 +721,13 @@ export type TransactionPage = {
 export type UpdateFactoryOptionInput = {
   /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
   apiSecret?: InputMaybe<Scalars['String']['input']>;
-  /** Data, at most 2400 characters. */
+  /** Data; data at most 2400 characters (a surrogate pair counts once). */
   data: Scalars['String']['input'];
   /** The company (factoryId) whose slot is written; must be owned by the key's character. */
   factoryId: Scalars['ID']['input'];
-  /** Slot number, 1 to 10. */
+  /** Slot number; slot 1..10. */
   slot: Scalars['Int']['input'];
-  /** Title, at most 64 characters. */
+  /** Title; title at most 64 characters (a surrogate pair, e.g. an emoji, counts once). */
   title: Scalars['String']['input'];
 };
 

@@ -1,20 +1,23 @@
-import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
-import { TRANSACTIONS_LIMIT_DESCRIPTION, TRANSACTIONS_SKIP_DESCRIPTION, TransactionPage } from '../shared/bank-account.type';
+import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '../shared/bank-account.type';
 import { BuildingBankAccount } from './building.type';
+import { ArgumentBounds, describeBounds } from '../../graph/bounds';
+import { UpstreamCost } from '../../graph/cost';
 
 /** Resolves `BuildingBankAccount.transactions` from the building transactions endpoint. */
 @Resolver(() => BuildingBankAccount)
 export class BuildingBankAccountResolver {
+  @UpstreamCost({ requests: 1 })
+  @ArgumentBounds(TRANSACTION_PAGE_BOUNDS)
   @FieldResolver(() => TransactionPage, {
     nullable: true,
-    description: `A page of the account's transactions. ${describeSource(ENDPOINTS.buildingTransactions)} Bounds: limit 1..25, skip 0..200.`,
+    description: `A page of the account's transactions. ${describeSource(ENDPOINTS.buildingTransactions)} ${describeBounds(TRANSACTION_PAGE_BOUNDS)}`,
   })
   transactions(
     @Root() account: BuildingBankAccount,
-    @Arg('limit', () => Int, { defaultValue: 10, description: TRANSACTIONS_LIMIT_DESCRIPTION }) limit: number,
-    @Arg('skip', () => Int, { defaultValue: 0, description: TRANSACTIONS_SKIP_DESCRIPTION }) skip: number,
+    @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<TransactionPage> {
     return ctx.loaders.buildings.transactions.load({ id: account.id, limit, skip });

@@ -2,10 +2,12 @@ import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
+import { UpstreamCost } from '../../graph/cost';
 
 /** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
 @Resolver(() => Building)
 export class BuildingResolver {
+  @UpstreamCost({ requests: 1, list: 'buildings' })
   @Query(() => [Building], {
     nullable: true,
     description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
@@ -14,6 +16,7 @@ export class BuildingResolver {
     return ctx.loaders.buildings.list.load('all');
   }
 
+  @UpstreamCost({ requests: 1 })
   @Query(() => Building, {
     nullable: true,
     description: `One owned building, or null when the character does not own it. Read from the building list: ${describeSource(ENDPOINTS.buildingList)}`,
@@ -26,6 +29,7 @@ export class BuildingResolver {
     return all.find((building) => building.id === id) ?? null;
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => BuildingDetails, {
     nullable: true,
     description: `Master data and current occupancy. ${describeSource(ENDPOINTS.buildingDetails)}`,
@@ -34,6 +38,7 @@ export class BuildingResolver {
     return ctx.loaders.buildings.details.load(building.id);
   }
 
+  @UpstreamCost({ requests: 1, list: 'rooms' })
   @FieldResolver(() => [Room], {
     nullable: true,
     description: `The building's rooms. ${describeSource(ENDPOINTS.buildingRooms)}`,
@@ -42,6 +47,7 @@ export class BuildingResolver {
     return ctx.loaders.buildings.rooms.load(building.id);
   }
 
+  @UpstreamCost({ requests: 1, list: 'rooms' })
   @FieldResolver(() => [Tenant], {
     nullable: true,
     description: `The building's tenants; lastPayDate needs scope building.tenants.activity. ${describeSource(ENDPOINTS.buildingTenants)} Without premium: FORBIDDEN with premium: true.`,
@@ -50,6 +56,7 @@ export class BuildingResolver {
     return ctx.loaders.buildings.tenants.load(building.id);
   }
 
+  @UpstreamCost({ requests: 1, list: 'bankAccounts' })
   @FieldResolver(() => [BuildingBankAccount], {
     nullable: true,
     description: `The building's bank accounts. ${describeSource(ENDPOINTS.buildingBankAccounts)} Without premium: FORBIDDEN with premium: true.`,

@@ -2,10 +2,12 @@ import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, Room, Tenant } from './building.type';
+import { UpstreamCost } from '../../graph/cost';
 
 /** The joins the REST API lacks: `Room.building` and `Room.tenant`. */
 @Resolver(() => Room)
 export class RoomResolver {
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Building, {
     nullable: true,
     description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
@@ -15,6 +17,7 @@ export class RoomResolver {
     return all.find((building) => building.id === room.buildingId) ?? null;
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Tenant, {
     nullable: true,
     description: `The room's tenant, joined from the building's tenant list by roomId; null when vacant (no request is made for a vacant room). ${describeSource(ENDPOINTS.buildingTenants)}`,

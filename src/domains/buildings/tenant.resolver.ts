@@ -2,10 +2,12 @@ import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Room, Tenant } from './building.type';
+import { UpstreamCost } from '../../graph/cost';
 
 /** The join the REST API lacks: `Tenant.room`. */
 @Resolver(() => Tenant)
 export class TenantResolver {
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Room, {
     nullable: true,
     description: `The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). ${describeSource(ENDPOINTS.buildingRooms)}`,

@@ -1,4 +1,5 @@
-import { Field, Float, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Float, Int, ObjectType } from 'type-graphql';
+import { BOUNDS, boundsText, intRule } from '../../graph/bounds';
 import { ItemAmount } from '../shared/item-amount.type';
 
 /** One purchase in a company's buy log. */
@@ -27,4 +28,25 @@ export class BuyLogEntry {
   /** When. */
   @Field(() => Date, { description: 'When the purchase happened (ISO 8601).' })
   createdAt!: Date;
+}
+
+/** Bounds of a buy log page, declared once for `Factory.buyLog`. */
+export const BUY_LOG_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.buyLogLimit), skip: intRule(BOUNDS.buyLogSkip) });
+
+/** The arguments of `Factory.buyLog`: one page of the buy log. */
+@ArgsType()
+export class BuyLogPageArgs {
+  /** Page size. */
+  @Field(() => Int, {
+    defaultValue: 50,
+    description: `Page size; ${boundsText('limit', BUY_LOG_PAGE_BOUNDS.limit)}, default 50. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+  })
+  limit!: number;
+
+  /** Entries to skip. */
+  @Field(() => Int, {
+    defaultValue: 0,
+    description: `Entries to skip; ${boundsText('skip', BUY_LOG_PAGE_BOUNDS.skip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+  })
+  skip!: number;
 }

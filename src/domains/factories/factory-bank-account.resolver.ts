@@ -1,20 +1,23 @@
-import { Arg, Ctx, FieldResolver, Int, Resolver, Root } from 'type-graphql';
+import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
-import { TRANSACTIONS_LIMIT_DESCRIPTION, TRANSACTIONS_SKIP_DESCRIPTION, TransactionPage } from '../shared/bank-account.type';
+import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '../shared/bank-account.type';
 import { FactoryBankAccount } from './factory-bank-account.type';
+import { ArgumentBounds, describeBounds } from '../../graph/bounds';
+import { UpstreamCost } from '../../graph/cost';
 
 /** Resolves `FactoryBankAccount.transactions` from the company transactions endpoint. */
 @Resolver(() => FactoryBankAccount)
 export class FactoryBankAccountResolver {
+  @UpstreamCost({ requests: 1 })
+  @ArgumentBounds(TRANSACTION_PAGE_BOUNDS)
   @FieldResolver(() => TransactionPage, {
     nullable: true,
-    description: `A page of the account's transactions. ${describeSource(ENDPOINTS.factoryTransactions)} Bounds: limit 1..25, skip 0..200.`,
+    description: `A page of the account's transactions. ${describeSource(ENDPOINTS.factoryTransactions)} ${describeBounds(TRANSACTION_PAGE_BOUNDS)}`,
   })
   transactions(
     @Root() account: FactoryBankAccount,
-    @Arg('limit', () => Int, { defaultValue: 10, description: TRANSACTIONS_LIMIT_DESCRIPTION }) limit: number,
-    @Arg('skip', () => Int, { defaultValue: 0, description: TRANSACTIONS_SKIP_DESCRIPTION }) skip: number,
+    @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<TransactionPage> {
     return ctx.loaders.factories.transactions.load({ id: account.id, limit, skip });

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { BOUNDS, rangeText } from '../../graph/bounds';
+import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from '../../graph/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 
 /** One free-text option slot of a company (data for external company websites). */
@@ -22,6 +22,12 @@ export class FactoryOption {
   lastUpdated!: Date | null;
 }
 
+/** Bounds of a `slot` argument (`Factory.option`, `Subscription.factoryOptionChanged`). */
+export const SLOT_BOUNDS = Object.freeze({ slot: intRule(BOUNDS.slot) });
+
+/** Bounds of `updateFactoryOption`'s input fields, declared once: on the fields and in the descriptions. */
+export const UPDATE_OPTION_BOUNDS = Object.freeze({ slot: intRule(BOUNDS.slot), title: lengthRule(BOUNDS.titleLength), data: lengthRule(BOUNDS.dataLength) });
+
 /** Input of `updateFactoryOption`. Bounds are checked before any upstream request. */
 @InputType({ description: `Input of updateFactoryOption. ${describeSource(ENDPOINTS.factoryOptionUpdate)} Bounds are checked before any upstream request.` })
 export class UpdateFactoryOptionInput {
@@ -30,15 +36,18 @@ export class UpdateFactoryOptionInput {
   factoryId!: string;
 
   /** Slot 1..10. */
-  @Field(() => Int, { description: `Slot number, ${BOUNDS.slot.min} to ${BOUNDS.slot.max}.` })
+  @ValueBounds(UPDATE_OPTION_BOUNDS.slot)
+  @Field(() => Int, { description: `Slot number; ${boundsText('slot', UPDATE_OPTION_BOUNDS.slot)}.` })
   slot!: number;
 
   /** At most 64 characters. */
-  @Field(() => String, { description: `Title, at most ${BOUNDS.titleLength.max} characters.` })
+  @ValueBounds(UPDATE_OPTION_BOUNDS.title)
+  @Field(() => String, { description: `Title; ${boundsText('title', UPDATE_OPTION_BOUNDS.title)} (a surrogate pair, e.g. an emoji, counts once).` })
   title!: string;
 
   /** At most 2400 characters. */
-  @Field(() => String, { description: `Data, at most ${BOUNDS.dataLength.max} characters.` })
+  @ValueBounds(UPDATE_OPTION_BOUNDS.data)
+  @Field(() => String, { description: `Data; ${boundsText('data', UPDATE_OPTION_BOUNDS.data)} (a surrogate pair counts once).` })
   data!: string;
 
   /** The key's API secret; else the X-Api-Secret header is used. */

@@ -1,17 +1,18 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
-import { BOUNDS, rangeText } from '../../graph/bounds';
+import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
 import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
 import { MarketOfferBuy, MarketOfferSell } from '../market/market-offer.type';
-import { BuyLogEntry } from './buy-log-entry.type';
+import { BUY_LOG_PAGE_BOUNDS, BuyLogEntry, BuyLogPageArgs } from './buy-log-entry.type';
 import { Counter } from './counter.type';
 import { FactoryBankAccount } from './factory-bank-account.type';
-import { FactoryOption } from './factory-option.type';
+import { FactoryOption, SLOT_BOUNDS } from './factory-option.type';
 import { Factory } from './factory.type';
 import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
+import { UpstreamCost } from '../../graph/cost';
 
 
 /**
@@ -22,6 +23,7 @@ import { Vehicle } from './vehicle.type';
 @Resolver(() => Factory)
 export class FactoryResolver {
   /** All companies of the character. */
+  @UpstreamCost({ requests: 1, list: 'factories' })
   @Query(() => [Factory], {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
@@ -31,6 +33,7 @@ export class FactoryResolver {
   }
 
   /** One company by id, from the same list request; null when not owned. */
+  @UpstreamCost({ requests: 1 })
   @Query(() => Factory, {
     nullable: true,
     description: `One owned company, or null when the character does not own it. Read from the company list: ${describeSource(ENDPOINTS.factoryList)}`,
@@ -43,6 +46,7 @@ export class FactoryResolver {
     return all.find((factory) => factory.id === id) ?? null;
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Inventory, {
     nullable: true,
     description: `The normal store, without machine stores and counter; an empty store has no items. ${describeSource(ENDPOINTS.factoryInventory)}`,
@@ -51,6 +55,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.inventory.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Inventory, {
     nullable: true,
     description: `The items of all machine stores together; empty when there are none. ${describeSource(ENDPOINTS.factoryMachine)}`,
@@ -59,6 +64,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.machineInventory.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Counter, {
     nullable: true,
     description: `The counter (shop shelf) with prices, for end-consumer shops; an empty counter has no items. ${describeSource(ENDPOINTS.factoryCounter)}`,
@@ -67,6 +73,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.counter.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [Production], {
     nullable: true,
     description: `The company's productions (recipes). ${describeSource(ENDPOINTS.factoryProductions)} Without premium: FORBIDDEN with premium: true.`,
@@ -75,6 +82,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.productions.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1, list: 'bankAccounts' })
   @FieldResolver(() => [FactoryBankAccount], {
     nullable: true,
     description: `The company's bank accounts. ${describeSource(ENDPOINTS.factoryBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
@@ -83,6 +91,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.bankAccounts.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [Vehicle], {
     nullable: true,
     description: `Vehicles whose dealership (carShop) is this company; empty for other companies. ${describeSource(ENDPOINTS.factoryVehicles)}`,
@@ -91,6 +100,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.vehicles.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [MarketOfferSell], {
     nullable: true,
     description: `The company's sell offers on the market. ${describeSource(ENDPOINTS.factorySellOffers)}`,
@@ -99,6 +109,7 @@ export class FactoryResolver {
     return ctx.loaders.market.sellOffers.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [MarketOfferBuy], {
     nullable: true,
     description: `The company's buy offers on the market. ${describeSource(ENDPOINTS.factoryBuyOffers)}`,
@@ -107,31 +118,31 @@ export class FactoryResolver {
     return ctx.loaders.market.buyOffers.load(factory.id);
   }
 
+  @UpstreamCost({ requests: 1 })
+  @ArgumentBounds(BUY_LOG_PAGE_BOUNDS)
   @FieldResolver(() => [BuyLogEntry], {
     nullable: true,
-    description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} Bounds: ${rangeText('limit', BOUNDS.buyLogLimit)}, ${rangeText('skip', BOUNDS.buyLogSkip)}.`,
+    description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} ${describeBounds(BUY_LOG_PAGE_BOUNDS)}`,
   })
-  buyLog(
-    @Root() factory: Factory,
-    @Arg('limit', () => Int, { defaultValue: 50, description: `Page size; ${rangeText('limit', BOUNDS.buyLogLimit)}, default 50. Out of bounds: BAD_USER_INPUT before any upstream request.` }) limit: number,
-    @Arg('skip', () => Int, { defaultValue: 0, description: `Entries to skip; ${rangeText('skip', BOUNDS.buyLogSkip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.` }) skip: number,
-    @Ctx() ctx: GatewayContext,
-  ): Promise<BuyLogEntry[]> {
+  buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): Promise<BuyLogEntry[]> {
     return ctx.loaders.factories.buyLog.load({ id: factory.id, limit, skip });
   }
 
+  @UpstreamCost({ requests: 1 })
+  @ArgumentBounds(SLOT_BOUNDS)
   @FieldResolver(() => FactoryOption, {
     nullable: true,
-    description: `One free-text option slot; null when the slot was never set. ${describeSource(ENDPOINTS.factoryOption)} Bounds: ${rangeText('slot', BOUNDS.slot)}.`,
+    description: `One free-text option slot; null when the slot was never set. ${describeSource(ENDPOINTS.factoryOption)} ${describeBounds(SLOT_BOUNDS)}`,
   })
   option(
     @Root() factory: Factory,
-    @Arg('slot', () => Int, { description: `Slot number, ${rangeText('slot', BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
+    @Arg('slot', () => Int, { description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
     @Ctx() ctx: GatewayContext,
   ): Promise<FactoryOption | null> {
     return ctx.loaders.factories.option.load({ id: factory.id, slot });
   }
 
+  @UpstreamCost({ requests: 10 })
   @FieldResolver(() => [FactoryOption], {
     nullable: true,
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,

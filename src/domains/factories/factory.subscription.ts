@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
-import { BOUNDS, rangeText } from '../../graph/bounds';
+import { ArgumentBounds, BOUNDS, boundsText, describeBounds } from '../../graph/bounds';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { describePolling } from '../../subscriptions/describe';
 import { counterFeed, inventoryFeed, optionFeed } from '../../subscriptions/feeds';
@@ -7,6 +7,7 @@ import type { FeedMessage } from '../../subscriptions/poll-hub';
 import { eventOf, openFeeds } from '../../subscriptions/subscription-service';
 import type { SubscriptionContext } from '../../subscriptions/subscription-service';
 import { CounterChange, FactoryOptionChange, InventoryChange, InventoryKind } from './factory-change.type';
+import { SLOT_BOUNDS } from './factory-option.type';
 
 /** All slots, in order (a subscription without `slot` watches each). */
 const ALL_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
@@ -48,8 +49,9 @@ export class FactorySubscriptionResolver {
     return eventOf(message, ctx);
   }
 
+  @ArgumentBounds(SLOT_BOUNDS)
   @Subscription(() => FactoryOptionChange, {
-    description: `A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). ${describePolling(ENDPOINTS.factoryOption)} The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot.`,
+    description: `A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). ${describePolling(ENDPOINTS.factoryOption)} The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. ${describeBounds(SLOT_BOUNDS)}`,
     subscribe: ({ args, context }) => {
       const { factoryId, slot } = args as FactoryArgs;
       const slots = slot === undefined || slot === null ? ALL_SLOTS : [slot];
@@ -62,7 +64,7 @@ export class FactorySubscriptionResolver {
   factoryOptionChanged(
     @Root() message: FeedMessage<FactoryOptionChange>,
     @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
-    @Arg('slot', () => Int, { nullable: true, description: `One slot, ${rangeText('slot', BOUNDS.slot)}; omitted: every slot. Out of bounds: BAD_USER_INPUT before any upstream request.` }) _slot: number | null,
+    @Arg('slot', () => Int, { nullable: true, description: `One slot, ${boundsText('slot', SLOT_BOUNDS.slot)}; omitted: every slot. Out of bounds: BAD_USER_INPUT before any upstream request.` }) _slot: number | null,
     @Ctx() ctx: SubscriptionContext,
   ): FactoryOptionChange {
     return eventOf(message, ctx);

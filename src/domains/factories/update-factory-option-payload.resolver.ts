@@ -1,10 +1,11 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { badInputError, missingKeyError } from '../../errors/gateway-error';
-import { BOUNDS } from '../../graph/bounds';
+import { describeBounds } from '../../graph/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { updateOption } from './factories.api';
-import { FactoryOption, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
+import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
+import { UpstreamCost } from '../../graph/cost';
 
 /**
  * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,
@@ -19,8 +20,9 @@ export class UpdateFactoryOptionPayloadResolver {
    * @throws GatewayError `UNAUTHENTICATED` without a key, `BAD_USER_INPUT` without a
    *   secret, and the upstream's errors (e.g. `FORBIDDEN` for a wrong secret).
    */
+  @UpstreamCost({ requests: 1 })
   @Mutation(() => UpdateFactoryOptionPayload, {
-    description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot ${BOUNDS.slot.min}..${BOUNDS.slot.max}, title at most ${BOUNDS.titleLength.max} characters, data at most ${BOUNDS.dataLength.max}; checked before any upstream request.`,
+    description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). ${describeBounds(UPDATE_OPTION_BOUNDS)} Checked before any upstream request.`,
   })
   async updateFactoryOption(
     @Arg('input', () => UpdateFactoryOptionInput, { description: 'Which slot of which company, the new title and data, and optionally the API secret.' })
@@ -45,6 +47,7 @@ export class UpdateFactoryOptionPayloadResolver {
     return { message, factoryId: input.factoryId, slot: input.slot };
   }
 
+  @UpstreamCost({ requests: 1 })
   @FieldResolver(() => FactoryOption, {
     nullable: true,
     description: `The slot as it reads after the update; fetched only when selected. ${describeSource(ENDPOINTS.factoryOption)}`,

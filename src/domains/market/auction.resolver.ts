@@ -2,10 +2,12 @@ import { Ctx, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
+import { UpstreamCost } from '../../graph/cost';
 
 /** The four auction lists of `Query`; each is one upstream request per operation. */
 @Resolver(() => Auction)
 export class AuctionResolver {
+  @UpstreamCost({ requests: 1 })
   @Query(() => [MyImportAuction], {
     nullable: true,
     description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
@@ -14,6 +16,7 @@ export class AuctionResolver {
     return ctx.loaders.market.myImportAuctions.load('all');
   }
 
+  @UpstreamCost({ requests: 1 })
   @Query(() => [MyExportAuction], {
     nullable: true,
     description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
@@ -22,6 +25,7 @@ export class AuctionResolver {
     return ctx.loaders.market.myExportAuctions.load('all');
   }
 
+  @UpstreamCost({ requests: 1 })
   @Query(() => [ImportAuction], {
     nullable: true,
     description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
@@ -30,6 +34,7 @@ export class AuctionResolver {
     return ctx.loaders.market.importAuctions.load('all');
   }
 
+  @UpstreamCost({ requests: 1 })
   @Query(() => [ExportAuction], {
     nullable: true,
     description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,

@@ -1,5 +1,6 @@
-import { Arg, Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
-import { BOUNDS, rangeText } from '../../graph/bounds';
+import { Args, ArgsType, Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
+import { ArgumentBounds, BOUNDS, boundsText, describeBounds, intRule } from '../../graph/bounds';
+import { UpstreamCost } from '../../graph/cost';
 
 /** One bank transaction of a company or building account. */
 @ObjectType({ description: 'One bank transaction. Source: the transactions endpoints of companies and buildings.' })
@@ -37,10 +38,26 @@ export class TransactionPage {
   transactions!: BankTransaction[];
 }
 
-/** Description of the `limit` argument of every `transactions` field. */
-export const TRANSACTIONS_LIMIT_DESCRIPTION = `Page size; ${rangeText('limit', BOUNDS.transactionsLimit)}, default 10. Out of bounds: BAD_USER_INPUT before any upstream request.`;
-/** Description of the `skip` argument of every `transactions` field. */
-export const TRANSACTIONS_SKIP_DESCRIPTION = `Transactions to skip (the upstream's offset); ${rangeText('skip', BOUNDS.transactionsSkip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`;
+/** Bounds of a transactions page (company and building accounts alike), declared once for every `transactions` field. */
+export const TRANSACTION_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.transactionsLimit), skip: intRule(BOUNDS.transactionsSkip) });
+
+/** The arguments of every `transactions` field: one page of an account's transactions. */
+@ArgsType()
+export class TransactionPageArgs {
+  /** Page size. */
+  @Field(() => Int, {
+    defaultValue: 10,
+    description: `Page size; ${boundsText('limit', TRANSACTION_PAGE_BOUNDS.limit)}, default 10. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+  })
+  limit!: number;
+
+  /** Transactions to skip. */
+  @Field(() => Int, {
+    defaultValue: 0,
+    description: `Transactions to skip (the upstream's offset); ${boundsText('skip', TRANSACTION_PAGE_BOUNDS.skip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+  })
+  skip!: number;
+}
 
 /** A bank account of a company or a building. */
 @InterfaceType({ description: 'A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount).' })
@@ -62,14 +79,13 @@ export abstract class BankAccount {
   note!: string | null;
 
   /** Declared here for the interface; each implementation resolves it from its own endpoint. */
+  @UpstreamCost({ requests: 1 })
+  @ArgumentBounds(TRANSACTION_PAGE_BOUNDS)
   @Field(() => TransactionPage, {
     nullable: true,
-    description: `A page of the account's transactions. Premium only; ${rangeText('limit', BOUNDS.transactionsLimit)}, ${rangeText('skip', BOUNDS.transactionsSkip)}.`,
+    description: `A page of the account's transactions. Premium only. ${describeBounds(TRANSACTION_PAGE_BOUNDS)}`,
   })
-  transactions(
-    @Arg('limit', () => Int, { defaultValue: 10, description: TRANSACTIONS_LIMIT_DESCRIPTION }) _limit: number,
-    @Arg('skip', () => Int, { defaultValue: 0, description: TRANSACTIONS_SKIP_DESCRIPTION }) _skip: number,
-  ): TransactionPage | null {
+  transactions(@Args(() => TransactionPageArgs) _page: TransactionPageArgs): TransactionPage | null {
     throw new Error('BankAccount.transactions is resolved by the implementing type');
   }
 }
