@@ -12,10 +12,22 @@ import { createContext } from '../../src/context';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime, startGateway } from '../../src/server';
 import type { Gateway, GatewayOptions, GatewayRuntime } from '../../src/server';
+import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatorOptions } from '../../src/simulator';
 import type { UpstreamClient } from '../../src/upstream/client';
+
+/**
+ * Settings of public-site mode as the demo runs it: the premium demo key as the server's
+ * key and the example company site's trusted-documents manifest.
+ */
+export function examplePublicSiteConfig(): Partial<GatewayConfig> {
+  return {
+    serverApiKey: DEMO_KEYS.premium.key,
+    trustedDocumentsPath: join(__dirname, '..', '..', 'examples', 'company-site', 'generated', 'persisted-documents.json'),
+  };
+}
 
 /** A GraphQL result with typed data. */
 export interface Result<TData> {

@@ -7,9 +7,8 @@
 import { ApolloClient, HttpLink, InMemoryCache, gql as apolloGql } from '@apollo/client';
 import { Client as UrqlClient, cacheExchange, fetchExchange, gql as urqlGql } from '@urql/core';
 import { GraphQLClient, gql as requestGql } from 'graphql-request';
-import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startHttpStack } from '../support/stack';
+import { examplePublicSiteConfig, startHttpStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 
 const FACTORIES = `{ factories { id name counter { items { item price } } } }`;
@@ -96,12 +95,7 @@ describe('GraphQL clients on their default settings', () => {
 describe('GraphQL clients against public-site mode', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack({
-      config: {
-        serverApiKey: DEMO_KEYS.premium.key,
-        trustedDocumentsPath: join(__dirname, '..', '..', 'examples', 'company-site', 'generated', 'persisted-documents.json'),
-      },
-    });
+    stack = await startHttpStack({ config: examplePublicSiteConfig() });
   });
   afterAll(async () => {
     await stack.close();

@@ -3,9 +3,8 @@
  * requests through, error answers in the content type `Accept` asks for (GraphQL over
  * HTTP), malformed `Authorization` headers, batches, and the playground's preset headers.
  */
-import { join } from 'node:path';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startHttpStack } from '../support/stack';
+import { examplePublicSiteConfig, startHttpStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -27,13 +26,7 @@ async function answer(response: Response): Promise<{ status: number; type: strin
 describe('requests the gateway answers itself', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack({
-      config: {
-        serverApiKey: DEMO_KEYS.premium.key,
-        trustedDocumentsPath: join(__dirname, '..', '..', 'examples', 'company-site', 'generated', 'persisted-documents.json'),
-        maxBodyBytes: 2048,
-      },
-    });
+    stack = await startHttpStack({ config: { ...examplePublicSiteConfig(), maxBodyBytes: 2048 } });
   });
   afterAll(async () => {
     await stack.close();
