@@ -74,7 +74,26 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v <= 0.55,
       'replicas-redis first-view upstream requests per operation / replicas-no-redis (two replicas, each key viewed on A then on B)',
     ),
+    subscriptionsUpstreamVsExpected: ratio(
+      subscriptionsFigure(bench, 'upstreamRatio'),
+      '<= 1.05',
+      (v) => v <= 1.05,
+      'subscriptions: upstream poll requests per minute / (keys x resources / interval)',
+    ),
+    subscriptionsLatencyP99VsInterval: ratio(
+      subscriptionsFigure(bench, 'p99'),
+      '<= 1.2 (informational: a change waits at most one interval for the next poll)',
+      (v) => v <= 1.2,
+      'subscriptions: p99 of change-to-delivery latency / polling interval',
+    ),
   };
+}
+
+/** A figure of the subscriptions scenario's record, or null when it did not run. */
+function subscriptionsFigure(bench: Bench, figure: 'upstreamRatio' | 'p99'): number | null {
+  const record = bench.results.get('subscriptions') as { upstreamRatio?: number; latencyToInterval?: { p99: number | null } } | undefined;
+  if (!record) return null;
+  return figure === 'upstreamRatio' ? (record.upstreamRatio ?? null) : (record.latencyToInterval?.p99 ?? null);
 }
 
 function machine(): Record<string, unknown> {

@@ -12,6 +12,7 @@ import { manyKeys } from './many-keys';
 import { naive } from './naive';
 import { replicas } from './replicas';
 import { small } from './small';
+import { subscriptions } from './subscriptions';
 import { warm } from './warm';
 import { warm10c } from './warm-10c';
 import { warmNoResponseCache } from './warm-no-response-cache';
@@ -30,4 +31,5 @@ export const SCENARIOS: readonly Scenario[] = [
   floor,
   floor10c,
   replicas,
+  subscriptions,
 ];
