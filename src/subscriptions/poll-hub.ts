@@ -101,6 +101,9 @@ export class PollHub {
   readonly activity = new EventEmitter();
   private readonly pollers = new Map<string, Poller>();
   private readonly clock: PollClock;
+  /** Polls in flight, and who waits for there to be none. */
+  private inFlight = 0;
+  private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly options: PollHubOptions) {
     this.clock = options.clock ?? SYSTEM_CLOCK;
@@ -148,6 +151,11 @@ export class PollHub {
   currentIntervalMs(keyId: string, resource: string): number | undefined {
     const poller = this.pollers.get(`${keyId}|${resource}`);
     return poller ? this.intervalMs(poller) : undefined;
+  }
+
+  /** Resolves once no poll is in flight (at once when none is): tests step a manual clock with it. */
+  settled(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Stops every poller (server shutdown). */
@@ -228,9 +236,15 @@ export class PollHub {
         return;
       }
     }
-    const outcome = await this.pollOnce(poller, poller.state === null, false);
-    if (outcome === 'definitive') return;
-    this.schedule(poller, outcome === 'ok' ? this.intervalMs(poller) : this.retryDelayMs(poller));
+    this.inFlight += 1;
+    try {
+      const outcome = await this.pollOnce(poller, poller.state === null, false);
+      if (outcome === 'definitive') return;
+      this.schedule(poller, outcome === 'ok' ? this.intervalMs(poller) : this.retryDelayMs(poller));
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+    }
   }
 
   /**

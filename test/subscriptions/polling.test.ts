@@ -136,6 +136,38 @@ describe('subscription polling', () => {
     await subscribeCounter(client(SECOND_KEY), 1);
   });
 
+  it('stretches a key\'s intervals so that its polls stay within their share of the budget', async () => {
+    // 10 requests per minute per key, half of it for polls: 5 polls per minute.
+    await start({ upstreamRatePerMinute: 10, upstreamRateBurst: 20, subscriptionBudgetPercent: 50 });
+    const hub = stack.gateway.subscriptions.hub;
+    const on = client();
+    const companies = [FIXTURE_IDS.shop, FIXTURE_IDS.carDealer, FIXTURE_IDS.workshop, FIXTURE_IDS.farm];
+    // 4 stores + 4 machine stores + the two auction lists: 10 resources at 60 s = 10 polls per minute.
+    const joined = times(hub.activity, 'joined', 10);
+    for (const id of companies) {
+      subscribeWs(on, `subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }`, { id });
+      subscribeWs(on, `subscription($id: ID!) { inventoryChanged(factoryId: $id, store: MACHINE) { factoryId } }`, { id });
+    }
+    subscribeWs(on, `subscription { myAuctionChanged { kind } }`);
+    await joined;
+    // The first round settles the intervals (pollers that started early saw fewer others).
+    for (let t = 0; t < 240; t += 5) {
+      clock.advance(5000);
+      await hub.settled();
+    }
+    stack.simulator.resetRequests();
+    const minutes = 8;
+    for (let t = 0; t < minutes * 60; t += 5) {
+      clock.advance(5000);
+      await hub.settled();
+    }
+    const polls = stack.simulator.countRequests({ keyLabel: 'premium' });
+    expect(polls).toBeLessThanOrEqual(5 * minutes);
+    expect(polls).toBeGreaterThanOrEqual(5 * minutes - 10);
+    const metrics = await (await fetch(`${stack.gateway.url}/metrics`)).text();
+    expect(metrics).toMatch(/statev_subscription_poll_interval_seconds\{resource="inventory"\} 120/);
+  });
+
   it('keeps a subscription whose polls fail, sends one error event after N failures, and recovers', async () => {
     await start({ staleMaxAgeSeconds: 0, subscriptionErrorEventsAfter: 2, subscriptionRetryBaseMs: 1000 });
     const [subscription] = await subscribeCounter(client(), 1);
