@@ -7,19 +7,14 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { print } from 'graphql';
-import { loadConfig } from '../../src/config';
-import { startGateway } from '../../src/server';
-import type { Gateway } from '../../src/server';
-import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
-import type { Simulator } from '../../src/simulator';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { startTestRedis } from '../support/redis';
-import type { TestRedis } from '../support/redis';
+import { describeWithRedis, startStack, startTestRedis } from '../support';
+import type { HttpStack, TestRedis } from '../support';
 
 const root = join(__dirname, '..', '..');
-let redis: TestRedis | null;
-let simulator: Simulator;
-let a: Gateway;
+let redis: TestRedis | undefined;
+let a: HttpStack | undefined;
 let b: ChildProcess | null = null;
 let bUrl = '';
 const prefix = `statev-process-${process.pid}:`;
@@ -44,35 +39,47 @@ function startProcessReplica(env: Record<string, string>): Promise<{ child: Chil
   });
 }
 
-beforeAll(async () => {
-  redis = await startTestRedis();
-  simulator = await startSimulator();
-  if (!redis) return;
-  a = await startGateway(
-    loadConfig({}, { port: 0, upstreamBaseUrl: simulator.baseUrl, redisUrl: redis.url, redisPrefix: prefix, responseCacheEnabled: false, logLevel: 'silent' }),
-  );
-  const started = await startProcessReplica({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    STATEV_BASE_URL: simulator.baseUrl,
-    REDIS_URL: redis.url,
-    REDIS_PREFIX: prefix,
-    RESPONSE_CACHE_ENABLED: 'false',
-    LOG_LEVEL: 'silent',
-  });
-  b = started.child;
-  bUrl = started.url;
-}, 60_000);
+describeWithRedis('a replica in another process', () => {
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    a = await startStack({ http: true, redis, config: { redisPrefix: prefix } });
+    const started = await startProcessReplica({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      STATEV_BASE_URL: a.simulator.baseUrl,
+      REDIS_URL: redis.url,
+      REDIS_PREFIX: prefix,
+      RESPONSE_CACHE_ENABLED: 'false',
+      LOG_LEVEL: 'silent',
+    });
+    b = started.child;
+    bUrl = started.url;
+  }, 60_000);
 
-afterAll(async () => {
-  if (b && b.exitCode === null) {
-    const exited = new Promise((resolve) => b?.once('exit', resolve));
-    b.kill('SIGTERM');
-    await exited;
-  }
-  await a?.stop();
-  await simulator?.close();
-  await redis?.stop();
+  afterAll(async () => {
+    if (b && b.exitCode === null) {
+      const exited = new Promise((resolve) => b?.once('exit', resolve));
+      b.kill('SIGTERM');
+      await exited;
+    }
+    await a?.close();
+    await redis?.stop();
+  });
+
+  it('what replica A fetched, replica B (another process) serves with zero upstream requests', async () => {
+    if (!a) throw new Error('no stack');
+    const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
+    const first = await post(a.gateway.url, page);
+    expect(first.errors).toBeUndefined();
+    const sent = a.simulator.requests.length;
+    expect(sent).toBeGreaterThan(0);
+
+    const second = await post(bUrl, page);
+    expect(second.errors).toBeUndefined();
+    expect(second.data).toEqual(first.data);
+    expect(second.extensions?.upstream?.requests).toBe(0);
+    expect(a.simulator.requests).toHaveLength(sent);
+  });
 });
 
 async function post(url: string, body: unknown): Promise<{ data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } }> {
@@ -83,18 +90,3 @@ async function post(url: string, body: unknown): Promise<{ data?: unknown; error
   });
   return (await response.json()) as { data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } };
 }
-
-it('what replica A fetched, replica B (another process) serves with zero upstream requests', async () => {
-  if (!redis) return;
-  const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
-  const first = await post(a.url, page);
-  expect(first.errors).toBeUndefined();
-  const sent = simulator.requests.length;
-  expect(sent).toBeGreaterThan(0);
-
-  const second = await post(bUrl, page);
-  expect(second.errors).toBeUndefined();
-  expect(second.data).toEqual(first.data);
-  expect(second.extensions?.upstream?.requests).toBe(0);
-  expect(simulator.requests).toHaveLength(sent);
-});

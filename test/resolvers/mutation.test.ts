@@ -2,7 +2,8 @@
  * Resolver tests of `Mutation.updateFactoryOption`: the message, the secret from the
  * input or the `X-Api-Secret` header, the exact upstream body, the read-back of
  * `option` only when selected, and the mutation's errors. The gateway talks to the
- * simulator through a recording proxy, so the POST body can be checked byte for byte.
+ * simulator through a MockAgent overlay whose call history keeps every request's
+ * method, path, headers and body, so the POST body can be checked byte for byte.
  */
 import {
   FactoryOptionsDocument,
@@ -13,40 +14,37 @@ import {
 } from '../generated/graphql';
 import type { UpdateFactoryOptionInput } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startResolverStack } from '../support/stack';
-import type { ResolverStack, Result } from '../support/stack';
+import { startStack } from '../support';
+import type { Result, Stack } from '../support';
 import { calls, company, expectedOption, freshKey, must, onlyError } from './expected';
-import { startRecordingProxy } from './recording-proxy';
-import type { RecordingProxy } from './recording-proxy';
 
-let proxy: RecordingProxy;
-let stack: ResolverStack;
+let stack: Stack;
 
 beforeAll(async () => {
-  proxy = await startRecordingProxy();
-  stack = await startResolverStack({ config: { upstreamBaseUrl: `${proxy.origin}/req` } });
-  proxy.target = stack.simulator.origin;
+  stack = await startStack({ mock: true });
 });
 
 afterAll(async () => {
   await stack.close();
-  await proxy.close();
 });
 
 beforeEach(() => {
   // Undo the writes of the previous test and clear both logs.
   stack.simulator.reset();
-  proxy.recorded.length = 0;
+  stack.mockAgent?.clearCallHistory();
 });
 
 /** The JSON bodies of the POSTs the gateway sent. */
 function postedBodies(): unknown[] {
-  return proxy.recorded.filter((r) => r.method === 'POST').map((r) => JSON.parse(r.body) as unknown);
+  return stack
+    .upstreamCalls()
+    .filter((call) => call.method === 'POST')
+    .map((call) => JSON.parse(String(call.body)) as unknown);
 }
 
 function expectNoUpstreamRequest(): void {
   expect(stack.simulator.requests).toEqual([]);
-  expect(proxy.recorded).toEqual([]);
+  expect(stack.upstreamCalls()).toEqual([]);
 }
 
 describe('updateFactoryOption: success', () => {
@@ -70,11 +68,12 @@ describe('updateFactoryOption: success', () => {
     const result = await stack.execute(UpdateFactoryOptionMessageOnlyDocument, { input }, { key });
     expect(result.errors).toBeUndefined();
     expect(postedBodies()).toEqual([{ apiSecret: secret, factoryId: FIXTURE_IDS.workshop, option: 4, title: input.title, data: input.data }]);
-    const post = must(proxy.recorded.find((r) => r.method === 'POST'));
-    expect(Object.keys(JSON.parse(post.body) as Record<string, unknown>).sort()).toEqual(['apiSecret', 'data', 'factoryId', 'option', 'title']);
+    const post = must(stack.upstreamCalls().find((call) => call.method === 'POST'));
+    expect(Object.keys(JSON.parse(String(post.body)) as Record<string, unknown>).sort()).toEqual(['apiSecret', 'data', 'factoryId', 'option', 'title']);
     expect(post.path).toBe('/req/factory/options');
-    expect(post.headers.authorization).toBe(`Bearer ${key}`);
-    expect(post.headers['content-type']).toMatch(/^application\/json/);
+    const headers = new Headers(post.headers as Record<string, string>);
+    expect(headers.get('authorization')).toBe(`Bearer ${key}`);
+    expect(headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('makes exactly one upstream request, the POST, when option is not selected', async () => {

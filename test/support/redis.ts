@@ -1,8 +1,10 @@
 /**
  * A real Redis for tests: `REDIS_URL` when given, else a `redis-server` (Debian
  * package, installed by .ci/run) started on a free port of 127.0.0.1 without
- * persistence. Without either, tests fail with a clear message in CI (or with
- * REQUIRE_REDIS set) and are skipped with a warning elsewhere.
+ * persistence. Whether one is available is decided when the test file loads:
+ * {@link describeWithRedis} is `describe` then, else `describe.skip`, so jest reports
+ * the tests as skipped, never as passed; in CI (or with REQUIRE_REDIS set) a missing
+ * Redis fails the file instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -43,18 +45,46 @@ export function redisUnavailableReason(): string | null {
   return 'Redis tests need REDIS_URL or a redis-server on PATH (apt-get install -y redis-server).';
 }
 
-/** Starts (or connects to) a Redis; throws a clear error when impossible and required. */
-export async function startTestRedis(): Promise<TestRedis | null> {
+let unavailable: string | null | undefined;
+
+/** {@link redisUnavailableReason}, asked once per test file. */
+function unavailableReason(): string | null {
+  if (unavailable === undefined) unavailable = redisUnavailableReason();
+  return unavailable;
+}
+
+/**
+ * `describe` when a Redis is available; else `describe.skip`, so jest reports the tests
+ * as skipped. In CI or with REQUIRE_REDIS, a missing Redis is a failing test that says why.
+ * Decided when the test file loads.
+ */
+export function describeWithRedis(name: string, body: () => void): void {
+  const reason = unavailableReason();
+  if (reason === null) {
+    describe(name, body);
+  } else if (required) {
+    describe(name, () => {
+      it('needs Redis', () => {
+        throw new Error(`${reason} (CI/REQUIRE_REDIS asks for the Redis tests)`);
+      });
+    });
+  } else {
+    describe.skip(name, body);
+  }
+}
+
+/**
+ * Starts (or connects to) a Redis. Call it inside {@link describeWithRedis}.
+ *
+ * @throws Error when no Redis is available.
+ */
+export async function startTestRedis(): Promise<TestRedis> {
   const given = process.env.REDIS_URL;
   if (given) {
     return { url: given, owned: false, stop: async () => undefined, start: async () => undefined };
   }
-  const reason = redisUnavailableReason();
-  if (reason) {
-    if (required) throw new Error(reason);
-    console.warn(`skipping Redis tests: ${reason}`);
-    return null;
-  }
+  const reason = unavailableReason();
+  if (reason !== null) throw new Error(reason);
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = (): Promise<void> =>

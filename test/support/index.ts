@@ -1,0 +1,20 @@
+/**
+ * The test harness, in one import: `import { startStack, codes, … } from '../support'`.
+ *
+ * - stack.ts: `startStack(options)` — simulator + gateway (Apollo only, or HTTP on port 0),
+ *   optional MockAgent overlay with call history, fake or real clock, optional Redis;
+ *   `execute`/`executeText` (executeOperation) and `post`/`get` (HTTP) send operations.
+ * - http.ts: raw HTTP requests, typed documents as bodies and query strings, one
+ *   keep-alive connection's exchange, the simulator's log as `METHOD /path` lines.
+ * - results.ts: error codes and paths, `extensions.upstream`/`stale`, MockAgent error replies.
+ * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
+ *   logs.ts: pino lines. redis.ts: a real Redis,
+ *   or the tests reported as skipped.
+ */
+export * from './clock';
+export * from './http';
+export * from './logs';
+export * from './poll-clock';
+export * from './redis';
+export * from './results';
+export * from './stack';
