@@ -5,49 +5,14 @@
  */
 import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
-import { createClient as createWsClient } from 'graphql-ws';
 import type { Client as WsClient } from 'graphql-ws';
-import WebSocket from 'ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock } from '../support/poll-clock';
 import { startHttpStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
+import { collect, wsClient } from './clients';
 
 const STOCK_INTERVAL_MS = 60_000;
-
-interface Received {
-  data?: Record<string, unknown> | null;
-  errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown> }>;
-}
-
-/** Subscribes and collects what arrives; `next()` resolves with the next message. */
-function collect(subscribe: (sink: { next(value: Received): void; error(error: unknown): void; complete(): void }) => () => void): {
-  next(): Promise<Received>;
-  ended: Promise<unknown>;
-  stop(): void;
-} {
-  const queue: Received[] = [];
-  const waiting: Array<(value: Received) => void> = [];
-  let finish: (value: unknown) => void = () => undefined;
-  const ended = new Promise<unknown>((resolve) => (finish = resolve));
-  const stop = subscribe({
-    next(value) {
-      const waiter = waiting.shift();
-      if (waiter) waiter(value);
-      else queue.push(value);
-    },
-    error: (error) => finish(error),
-    complete: () => finish('complete'),
-  });
-  return {
-    next: () => {
-      const value = queue.shift();
-      return value ? Promise.resolve(value) : new Promise((resolve) => waiting.push(resolve));
-    },
-    ended,
-    stop,
-  };
-}
 
 describe('subscriptions over WebSocket and SSE', () => {
   let stack: HttpStack;
@@ -57,12 +22,7 @@ describe('subscriptions over WebSocket and SSE', () => {
   beforeEach(async () => {
     clock = new ManualClock();
     stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
-    ws = createWsClient({
-      url: stack.endpoint.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
-      retryAttempts: 0,
-    });
+    ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
   });
 
   afterEach(async () => {
@@ -102,7 +62,7 @@ describe('subscriptions over WebSocket and SSE', () => {
   });
 
   it('refuses a subscription without a key with UNAUTHENTICATED', async () => {
-    const keyless = createWsClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0 });
+    const keyless = wsClient(stack.endpoint, null);
     const events = collect((sink) => keyless.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
     const refusal = await events.next();
     expect(refusal.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
