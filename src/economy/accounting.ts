@@ -37,7 +37,7 @@ export interface UpstreamAccounting {
 
 /**
  * The counters of one operation. Mutable on purpose: the economy increments them as
- * requests happen; the accounting plugin reads them once when the response is sent.
+ * requests happen; the operation plugin (`operationPlugin`) reads them once when the response is sent.
  */
 export class OperationAccounting implements UpstreamAccounting {
   requests = 0;
@@ -46,7 +46,7 @@ export class OperationAccounting implements UpstreamAccounting {
   stale = 0;
   /** True when the whole response came from the per-key response cache (no resolver ran). */
   responseCacheHit = false;
-  /** Paths answered from stale data (filled by the stale-tracking plugin). */
+  /** Paths answered from stale data (filled by the operation plugin as fields resolve). */
   readonly staleFields: StaleField[] = [];
   /**
    * How long every upstream answer this operation used stays fresh, ms (the least of

@@ -19,7 +19,7 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
 export class UpstreamSession {
   /** What this operation cost upstream. */
   readonly accounting = new OperationAccounting();
-  /** Results that came from stale data, so the stale plugin can name their paths. */
+  /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
 
   constructor(

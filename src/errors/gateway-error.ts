@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { Endpoint } from '../upstream/endpoints';
 
-/** Every `extensions.code` the gateway itself produces (see BEHAVIOUR.md, "Errors"). */
+/** Every `extensions.code` the gateway itself produces (see docs/errors.md). */
 export type GatewayErrorCode =
   | 'UNAUTHENTICATED'
   | 'BAD_USER_INPUT'

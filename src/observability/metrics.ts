@@ -22,7 +22,7 @@ export class GatewayMetrics {
   readonly redisUp: Gauge;
   /** Upstream responses whose shape differed from the reference, by endpoint pattern and field path. */
   readonly shapeDrift: Counter<'endpoint' | 'field'>;
-  /** Entries and bytes of the response cache, read at scrape time. */
+  /** Entries and bytes of the upstream-answer cache (not the whole-response cache), read at scrape time. */
   readonly cacheEntries: Gauge;
   readonly cacheBytes: Gauge;
 
@@ -44,7 +44,7 @@ export class GatewayMetrics {
     });
     this.cacheEvents = new Counter({
       name: 'statev_cache_events_total',
-      help: 'Response cache lookups: hit, miss, or stale (a stale value served because fresh data failed).',
+      help: 'Upstream-answer cache lookups: hit, miss, or stale (a stale value served because fresh data failed).',
       labelNames: ['outcome'],
       registers,
     });
@@ -84,8 +84,8 @@ export class GatewayMetrics {
       registers,
     });
     this.redisUp = new Gauge({ name: 'statev_redis_up', help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).', registers });
-    this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the response cache.', registers });
-    this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the response cache.', registers });
+    this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the upstream-answer cache.', registers });
+    this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the upstream-answer cache.', registers });
   }
 
   /** Records one finished upstream request (wired to `UpstreamClient.observe`). */

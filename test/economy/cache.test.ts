@@ -32,7 +32,7 @@ function freshKey(): string {
   return `sim-key-${keyNumber}`;
 }
 
-/** The TTLs issue 3 asks for, by route: the test's own statement, not read from src. */
+/** The documented TTLs (docs/configuration.md), by route: the test's own statement, not read from src. */
 const EXPECTED_TTL_SECONDS: Readonly<Record<string, number>> = {
   'GET /factory/list/': 600,
   'GET /building/list': 600,

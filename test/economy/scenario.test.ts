@@ -1,10 +1,10 @@
 /**
- * The end-to-end promise of issue 3, over real HTTP: the upstream allows the key 10
+ * The upstream economy's end-to-end promise, over real HTTP: the upstream allows the key 10
  * requests per minute; 300 views of the company page within one (simulated) minute all
  * get complete data, the upstream sees at most 10 requests, and no 429 reaches a client.
  *
  * The clock is a faked `Date` shared by the gateway and the simulator's rate-limit
- * window (harness.ts), moved 200 ms between views: 300 views span 60 s.
+ * window (`fakeDate` of test/support/stack.ts), moved 200 ms between views: 300 views span 60 s.
  */
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';

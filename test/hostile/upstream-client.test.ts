@@ -1,5 +1,5 @@
 /**
- * Hostile upstreams against the upstream client (issue 14, items 4, 6, 7 and 11):
+ * Hostile upstreams against the upstream client:
  * a body that drips, bodies that are too large, keys whose requests hang, and error
  * texts that echo the key in disguise. A real `node:http` server on 127.0.0.1 port 0
  * plays the upstream; timings are bounded, never measured against a baseline.
@@ -53,7 +53,7 @@ describe('hostile upstream over real HTTP', () => {
     return created;
   }
 
-  it('item 4: a body dripping one byte every 20 ms fails with UPSTREAM_TIMEOUT within the deadline + 10 %', async () => {
+  it('a body dripping one byte every 20 ms fails with UPSTREAM_TIMEOUT within the deadline + 10 %', async () => {
     let requests = 0;
     handler = (_req, res) => {
       requests += 1;
@@ -83,7 +83,7 @@ describe('hostile upstream over real HTTP', () => {
     expect(observed.map((o) => o.errorCode)).toEqual(['UPSTREAM_TIMEOUT']);
   });
 
-  it('item 6: a body over UPSTREAM_MAX_BODY_BYTES is abandoned while streaming (UPSTREAM_ERROR), never read to its end', async () => {
+  it('a body over UPSTREAM_MAX_BODY_BYTES is abandoned while streaming (UPSTREAM_ERROR), never read to its end', async () => {
     let written = 0;
     let closed = false;
     handler = (_req, res) => {
@@ -113,7 +113,7 @@ describe('hostile upstream over real HTTP', () => {
     expect(written).toBeLessThan(16 * 1024 * 1024);
   });
 
-  it('item 6: a declared Content-Length over the limit is refused before reading the body', async () => {
+  it('a declared Content-Length over the limit is refused before reading the body', async () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
       res.write('[');
@@ -124,7 +124,7 @@ describe('hostile upstream over real HTTP', () => {
     expect(error.upstream.message).toContain('larger than the limit');
   });
 
-  it('item 7: 60 keys with hung requests (more than the old pool of 256) do not delay another key', async () => {
+  it('60 keys with hung requests (more than the old pool of 256) do not delay another key', async () => {
     const hung: http.ServerResponse[] = [];
     let arrivedHung = 0;
     let notifyHung: () => void = () => undefined;
@@ -164,7 +164,7 @@ describe('hostile upstream over real HTTP', () => {
   });
 });
 
-describe('item 11: redaction of every form of the key and secret', () => {
+describe('redaction of every form of the key and secret', () => {
   const SECRET = 'S3cretValue-XYZ-987654';
   let agent: MockAgent;
   let upstream: UpstreamClient;

@@ -1,5 +1,5 @@
 /**
- * Every error code of BEHAVIOUR.md ("Errors") as the resolvers produce it, with its
+ * Every error code of docs/errors.md as the resolvers produce it, with its
  * extensions, its path, the partial data around it and the upstream requests it costs.
  */
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';

@@ -1,5 +1,5 @@
 /**
- * `Factory.options` fans out into one upstream request per slot (issue 9, item 5): it
+ * `Factory.options` fans out into one upstream request per slot: it
  * returns the slots it has, reports each failed slot as its own error with its own
  * path, leaves unset slots out, and reads `OPTION_SLOTS` slots.
  *

@@ -1,5 +1,5 @@
 /**
- * The tolerant reader (issue 9, item 6): every shape the community clients saw that
+ * The tolerant reader: every shape the community clients saw that
  * differs from the reference is accepted, each drift is noted once per response, and
  * `mapResponse` reports it to the shape-drift listeners (metrics and the log).
  */
