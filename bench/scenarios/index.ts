@@ -13,6 +13,7 @@ import { naive } from './naive';
 import { replicas } from './replicas';
 import { small } from './small';
 import { subscriptions } from './subscriptions';
+import { soak } from './soak';
 import { warm } from './warm';
 import { warm10c } from './warm-10c';
 import { warmNoResponseCache } from './warm-no-response-cache';
@@ -32,4 +33,5 @@ export const SCENARIOS: readonly Scenario[] = [
   floor10c,
   replicas,
   subscriptions,
+  soak,
 ];

@@ -1,0 +1,118 @@
+import type { Scenario } from '../lib/bench';
+import { log, PREMIUM_KEY, round } from '../lib/bench';
+import { graphqlHeaders } from '../lib/http';
+import { currentRssMb } from '../lib/rss';
+
+/** Keys the soak rotates through (generated simulator keys, each a premium key of character 1). */
+const SOAK_KEYS = Array.from({ length: 20 }, (_, index) => `sim-key-${9000 + index}`);
+
+/** A fragment fan-out document: `levels` fragments each spreading the next four times (answered at once). */
+function fanOut(levels: number): string {
+  const parts = ['query SoakFanOut { ...S0 }'];
+  for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment S${i} on Query { ...S${i + 1} ...S${i + 1} ...S${i + 1} ...S${i + 1} }`);
+  parts.push(`fragment S${levels - 1} on Query { __typename }`);
+  return parts.join('\n');
+}
+
+/** Unused variables of about 50 KB (under the default MAX_VARIABLES_BYTES). */
+const BIG_UNUSED = { unused: 'x'.repeat(50_000) };
+
+/** The soak's mix: the n-th request of the run. Distinct documents and variables keep every per-document cache busy. */
+function request(bench: { dashboard: string; small: string }, n: number): { body: string; key: string | null } {
+  const key = SOAK_KEYS[n % SOAK_KEYS.length] ?? PREMIUM_KEY;
+  switch (n % 6) {
+    case 0:
+      return { body: bench.dashboard, key };
+    case 1:
+      // A document seen once: its text differs by an alias.
+      return { body: JSON.stringify({ query: `query Distinct { d${n}: factories { id name } }` }), key };
+    case 2:
+      return { body: JSON.stringify({ query: `query Unused { factories { id } } # ${n}`, variables: BIG_UNUSED }), key };
+    case 3:
+      return { body: JSON.stringify({ query: fanOut(16) }), key: null };
+    case 4:
+      return { body: JSON.stringify({ query: `query Paged($skip: Int!) { factories { bankAccounts { transactions(limit: 5, skip: $skip) { totalTransactions } } } }`, variables: { skip: n % 201 } }), key };
+    default:
+      return { body: bench.small, key };
+  }
+}
+
+/** Least-squares slope of (seconds, MB) samples, in MB per minute. */
+function slopePerMinute(samples: readonly { seconds: number; rssMb: number }[]): number | null {
+  if (samples.length < 2) return null;
+  const meanX = samples.reduce((sum, s) => sum + s.seconds, 0) / samples.length;
+  const meanY = samples.reduce((sum, s) => sum + s.rssMb, 0) / samples.length;
+  let num = 0;
+  let den = 0;
+  for (const s of samples) {
+    num += (s.seconds - meanX) * (s.rssMb - meanY);
+    den += (s.seconds - meanX) ** 2;
+  }
+  return den === 0 ? null : (num / den) * 60;
+}
+
+/**
+ * soak: a fresh gateway under a steady mixed load for minutes (quick: 15 s), with distinct
+ * documents, large unused variables, fragment fan-outs, paging variables and 20 keys. It
+ * reports the RSS slope over the last half of the run (target within ±1 MB/min: memory
+ * flat once the caches are full) and the error rate (target 0: an error is a 5xx, a
+ * failed connection or INTERNAL_SERVER_ERROR).
+ */
+export const soak: Scenario = {
+  name: 'soak',
+  async run(bench) {
+    const seconds = bench.args.quick ? 15 : Math.max(180, bench.args.durationSeconds * 18);
+    const gateway = await bench.startGateway('gateway-soak');
+    try {
+      const url = `${gateway.origin}/graphql`;
+      const started = performance.now();
+      const deadline = started + seconds * 1000;
+      const samples: { seconds: number; rssMb: number }[] = [];
+      const sampler = setInterval(() => {
+        const rss = currentRssMb(gateway.pid);
+        if (rss !== null) samples.push({ seconds: (performance.now() - started) / 1000, rssMb: rss });
+      }, 500);
+      let sent = 0;
+      let errors = 0;
+      const firstErrors: string[] = [];
+      const worker = async (): Promise<void> => {
+        while (performance.now() < deadline) {
+          const n = sent;
+          sent += 1;
+          const { body, key } = request(bench, n);
+          try {
+            const response = await fetch(url, { method: 'POST', headers: graphqlHeaders(key, false), body, signal: AbortSignal.timeout(30_000) });
+            const text = await response.text();
+            if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"')) throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
+          } catch (error) {
+            errors += 1;
+            if (firstErrors.length < 5) firstErrors.push(error instanceof Error ? error.message : String(error));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, () => worker()));
+      clearInterval(sampler);
+      const lastHalf = samples.filter((sample) => sample.seconds >= seconds / 2);
+      const slope = slopePerMinute(lastHalf);
+      const errorRate = sent === 0 ? 0 : errors / sent;
+      const result = {
+        ok: errors === 0,
+        description: `mixed load for ${seconds} s, 16 connections, 20 keys: dashboard, distinct documents, 50 KB unused variables, 16-level fragment fan-outs, paging variables`,
+        seconds,
+        requests: sent,
+        requestsPerSecond: round(sent / seconds, 1),
+        errors,
+        errorRate: round(errorRate, 6),
+        firstErrors,
+        rssStartMb: samples[0] ? round(samples[0].rssMb, 1) : null,
+        rssEndMb: samples.at(-1) ? round(samples.at(-1)?.rssMb ?? 0, 1) : null,
+        rssSlopeLastHalfMbPerMinute: slope === null ? null : round(slope, 2),
+        targets: { rssSlopeWithin1MbPerMinute: slope === null ? null : Math.abs(slope) <= 1, zeroErrors: errors === 0 },
+      };
+      log(`soak: ${sent} requests, ${errors} errors, RSS slope over the last half ${result.rssSlopeLastHalfMbPerMinute} MB/min`);
+      bench.record('soak', result);
+    } finally {
+      await bench.stopServer(gateway);
+    }
+  },
+};
