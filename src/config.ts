@@ -118,6 +118,10 @@ export interface GatewayConfig {
   cacheSnapshotSeconds: number;
   /** V8 heap growth past the live data before the next full collection, percent; 0 = V8's own (`HEAP_GROWING_PERCENT`, default 50; `npm start` and the demo only). */
   heapGrowingPercent: number;
+  /** Most of each key's upstream budget refresh-ahead may use, 0–1; 0 = off (`REFRESH_AHEAD_SHARE`, default 0.7). */
+  refreshAheadShare: number;
+  /** A key nobody has read for this long gets no refresh-ahead, seconds (`REFRESH_AHEAD_IDLE_SECONDS`, default 600). */
+  refreshAheadIdleSeconds: number;
 }
 
 /** List sizes assumed by the cost estimate, per parent. */
@@ -184,6 +188,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 50,
+  refreshAheadShare: 0.7,
+  refreshAheadIdleSeconds: 600,
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -300,6 +306,15 @@ export function fileSetting(env: Env, name: string): string | null {
   return raw;
 }
 
+/** A decimal number from 0 to 1, e.g. `0.7`. */
+export function fractionSetting(env: Env, name: string, fallback: number): number {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(value >= 0 && value <= 1)) throw new ConfigError(name, raw, 'a number from 0 to 1, such as 0.7');
+  return value;
+}
+
 /** A path for a file the gateway writes (its folder is created), or `off` / `false` / `none` for none. */
 export function cacheFileSetting(env: Env, name: string, fallback: string | null): string | null {
   const raw = rawSetting(env, name);
@@ -411,6 +426,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     cacheFile: cacheFileSetting(env, 'CACHE_FILE', DEFAULT_CONFIG.cacheFile),
     cacheSnapshotSeconds: intSetting(env, 'CACHE_SNAPSHOT_SECONDS', DEFAULT_CONFIG.cacheSnapshotSeconds, 0),
     heapGrowingPercent: intSetting(env, 'HEAP_GROWING_PERCENT', DEFAULT_CONFIG.heapGrowingPercent, 0, 300),
+    refreshAheadShare: fractionSetting(env, 'REFRESH_AHEAD_SHARE', DEFAULT_CONFIG.refreshAheadShare),
+    refreshAheadIdleSeconds: intSetting(env, 'REFRESH_AHEAD_IDLE_SECONDS', DEFAULT_CONFIG.refreshAheadIdleSeconds, 1),
   };
   return { ...config, ...overrides };
 }

@@ -130,6 +130,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       random: options.random,
       shared,
       sharedLockMs: config.upstreamTimeoutMs + 1000,
+      refreshAhead: { share: config.refreshAheadShare, idleSeconds: config.refreshAheadIdleSeconds },
     },
     metrics.economyEvents(),
   );

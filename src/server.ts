@@ -68,6 +68,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   const stop = async (): Promise<void> => {
     await subscriptions.close(); // WebSockets and SSE streams would otherwise hold the drain
     await apollo.stop(); // drains httpServer first (see createGatewayRuntime's httpServer option)
+    runtime.economy.close(); // no more refresh-ahead
     await runtime.persistence?.close(); // the last snapshot, with everything the drained requests fetched
     await upstream.close();
     await runtime.shared?.close();

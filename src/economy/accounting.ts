@@ -1,6 +1,6 @@
 /**
  * What one GraphQL operation cost upstream, reported in the response as
- * `extensions.upstream = {requests, cacheHits, coalesced, stale}` and, when any field
+ * `extensions.upstream = {requests, cacheHits, coalesced, stale, maxAgeSeconds}` and, when any field
  * was answered from stale data, `extensions.stale = [{path, endpoint, ageSeconds, reason}]`.
  */
 
@@ -33,6 +33,12 @@ export interface UpstreamAccounting {
   coalesced: number;
   /** Upstream answers served stale because fresh data failed. */
   stale: number;
+  /**
+   * Age of the oldest upstream answer the operation used, whole seconds (0 when it used
+   * none). On a whole-response cache hit: the age of the cached response (the data in it
+   * was fetched at most the least TTL of its parts before that).
+   */
+  maxAgeSeconds: number;
 }
 
 /**
@@ -53,6 +59,18 @@ export class OperationAccounting implements UpstreamAccounting {
    * them); null when it used none. A whole-response cache must not keep the response longer.
    */
   freshForMs: number | null = null;
+  /** Age of the oldest upstream answer used, ms. */
+  maxAgeMs = 0;
+
+  /** Age of the oldest upstream answer used, whole seconds. */
+  get maxAgeSeconds(): number {
+    return Math.floor(this.maxAgeMs / 1000);
+  }
+
+  /** Records the age of an answer the operation used. */
+  noteAge(ms: number): void {
+    if (ms > this.maxAgeMs) this.maxAgeMs = ms;
+  }
 
   /** Records that an answer used by the operation stays fresh for `ms` more. */
   noteFreshness(ms: number): void {
@@ -67,6 +85,7 @@ export class OperationAccounting implements UpstreamAccounting {
       cacheHits: this.cacheHits,
       coalesced: this.coalesced,
       stale: this.stale,
+      maxAgeSeconds: this.maxAgeSeconds,
     };
   }
 }

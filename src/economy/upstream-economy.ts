@@ -2,7 +2,8 @@ import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
 import { buildPath, ENDPOINTS } from '../upstream/endpoints';
 import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
-import type { OperationAccounting, StaleInfo } from './accounting';
+import { OperationAccounting } from './accounting';
+import type { StaleInfo } from './accounting';
 import { cacheKey, failureOf } from './cache/cache-entry';
 import type { CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import { Freshness } from './cache/freshness';
@@ -15,6 +16,8 @@ import type { InvalidationListener } from './invalidation/invalidation';
 import { KeyLimiter } from './rate-limit/key-limiter';
 import { RateLimitGate } from './rate-limit/rate-limit-gate';
 import type { RateLimitSource } from './rate-limit/rate-limit-gate';
+import { RefreshAhead } from './refresh-ahead/refresh-ahead';
+import type { RefreshTask } from './refresh-ahead/refresh-ahead';
 import { withOneRetry } from './retry/retry';
 import type { SharedState } from './shared-state/shared-state';
 import { staleReason, staleStandIn } from './stale-fallback/stale-fallback';
@@ -45,6 +48,12 @@ export interface EconomyOptions {
   shared?: SharedState;
   /** How long one replica may hold the cross-replica fetch lock of a request, ms. */
   sharedLockMs?: number;
+  /**
+   * Refresh-ahead (see `refresh-ahead/`): the share of each key's budget it may use
+   * (`REFRESH_AHEAD_SHARE`, 0 = off) and how long a key may go unread before it gets no
+   * refreshes (`REFRESH_AHEAD_IDLE_SECONDS`). Off when absent.
+   */
+  refreshAhead?: { share: number; idleSeconds: number; tickMs?: number };
 }
 
 /** Things the economy tells metrics about. */
@@ -52,6 +61,10 @@ export interface EconomyEvents {
   cache?(outcome: 'hit' | 'miss' | 'stale'): void;
   coalesced?(): void;
   rateLimited?(source: RateLimitSource): void;
+  /** An upstream answer was served to an operation: its cache kind, how old it was, and whether it was stale. */
+  served?(kind: CacheKind, ageSeconds: number): void;
+  /** A refresh-ahead request finished: `stored` or `failed`. */
+  refreshed?(outcome: 'stored' | 'failed'): void;
 }
 
 /** The economy's own statistics, for `/metrics` and tests; nothing names a key. */
@@ -111,6 +124,8 @@ export class UpstreamEconomy {
   private readonly now: () => number;
   private readonly random: () => number;
   private readonly shared: SharedState | undefined;
+  private readonly refreshAhead: RefreshAhead | undefined;
+  private refreshTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: UpstreamClient,
@@ -134,6 +149,17 @@ export class UpstreamEconomy {
       defaultBackoffSeconds: options.defaultBackoffSeconds,
       onRateLimited: (source) => this.events.rateLimited?.(source),
     });
+    const refresh = options.refreshAhead;
+    this.refreshAhead =
+      refresh && refresh.share > 0 && options.cacheEnabled
+        ? new RefreshAhead({
+            share: refresh.share,
+            idleMs: refresh.idleSeconds * 1000,
+            // Until the sliding-window budget lands, the per-minute budget is the window (none when off).
+            budget: options.ratePerMinute > 0 ? { requests: options.ratePerMinute, windowMs: 60_000 } : null,
+            now: this.now,
+          })
+        : undefined;
     this.invalidation = new Invalidation((key) => {
       this.cache.delete(key);
       this.inflight.forget(key);
@@ -157,6 +183,7 @@ export class UpstreamEconomy {
       caller.accounting.cacheHits += 1;
       this.noteFreshness(caller, endpoint, cached);
       this.events.cache?.('hit');
+      this.noteServed(caller, endpoint, path, key, cached);
       return reply(cached, null);
     }
 
@@ -174,12 +201,63 @@ export class UpstreamEconomy {
         caller.accounting.stale += 1;
         caller.accounting.noteFreshness(0);
         this.events.cache?.('stale');
+        this.noteServed(caller, endpoint, path, key, standIn.entry);
         return reply(standIn.entry, standIn.info);
       }
       throw error;
     }
     this.noteFreshness(caller, endpoint, entry);
+    this.noteServed(caller, endpoint, path, key, entry);
     return reply(entry, null);
+  }
+
+  /**
+   * Bookkeeping of every answer served: its age for `extensions.upstream.maxAgeSeconds`
+   * and the age histogram, and a read for refresh-ahead.
+   */
+  private noteServed(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, entry: CacheEntry): void {
+    const ageMs = this.freshness.ageMs(entry);
+    caller.accounting.noteAge(ageMs);
+    this.events.served?.(endpoint.cacheKind, ageMs / 1000);
+    if (!this.refreshAhead || caller.noCache) return;
+    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, path, storedAt: entry.storedAt, ttlMs: this.freshness.ttlMs(endpoint) });
+    if (!this.refreshTimer) {
+      this.refreshTimer = setInterval(() => this.runRefreshes(), this.options.refreshAhead?.tickMs ?? 1000);
+      this.refreshTimer.unref();
+    }
+  }
+
+  /**
+   * Starts the refreshes refresh-ahead chooses now. Each is a background fetch through
+   * in-flight sharing and the key's limiter, like a viewer's `Cache-Control: no-cache`
+   * read, accounted to nobody.
+   *
+   * Seam: until the rate limit's background queue with priorities lands, refreshes take
+   * the limiter like any request; refresh-ahead's own share (see `RefreshAhead`) keeps the
+   * rest of each key's budget for viewers. Then they go into that queue at its lowest priority.
+   */
+  runRefreshes(): Promise<void> {
+    const tasks = this.refreshAhead?.tick() ?? [];
+    return Promise.all(tasks.map((task) => this.refreshOne(task))).then(() => undefined);
+  }
+
+  private async refreshOne(task: RefreshTask): Promise<void> {
+    const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, accounting: new OperationAccounting() };
+    try {
+      const { flight } = this.inflight.join(task.key, () => this.load(caller, task.endpoint, task.path, task.key));
+      const entry = await flight;
+      this.refreshAhead?.done(task, entry.storedAt);
+      this.events.refreshed?.('stored');
+    } catch {
+      this.refreshAhead?.done(task, null);
+      this.events.refreshed?.('failed');
+    }
+  }
+
+  /** Stops refresh-ahead's timer (at shutdown). */
+  close(): void {
+    clearInterval(this.refreshTimer);
+    this.refreshTimer = undefined;
   }
 
   /**

@@ -12,6 +12,8 @@ export class GatewayMetrics {
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
   private readonly cacheEvents: Counter<'outcome'>;
+  private readonly servedAge: Histogram<'kind'>;
+  private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
   private readonly operations: Counter<'outcome'>;
@@ -45,6 +47,19 @@ export class GatewayMetrics {
     this.cacheEvents = new Counter({
       name: 'statev_cache_events_total',
       help: 'Upstream-answer cache lookups: hit, miss, or stale (a stale value served because fresh data failed).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.servedAge = new Histogram({
+      name: 'statev_served_data_age_seconds',
+      help: 'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
+      labelNames: ['kind'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    });
+    this.refreshAheadTotal = new Counter({
+      name: 'statev_refresh_ahead_total',
+      help: 'Refresh-ahead requests: stored (the answer is fresh again) or failed.',
       labelNames: ['outcome'],
       registers,
     });
@@ -100,7 +115,14 @@ export class GatewayMetrics {
       cache: (outcome) => this.cacheEvents.inc({ outcome }),
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
+      served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),
+      refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
     };
+  }
+
+  /** Records a whole-response cache hit's age in the served-data age histogram. */
+  servedFromResponseCache(ageSeconds: number): void {
+    this.servedAge.observe({ kind: 'response' }, ageSeconds);
   }
 
   /** Records one GraphQL operation. */

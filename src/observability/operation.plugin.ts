@@ -9,7 +9,7 @@ type Outcome = 'success' | 'partial' | 'error' | 'rejected';
 /**
  * Apollo plugin that, for every operation:
  * - notes each field whose result was built from stale data (`extensions.stale`);
- * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale}`, and
+ * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale, maxAgeSeconds}`, and
  *   `extensions.responseCache = {hit: true, ageSeconds}` when the whole response came
  *   from the per-key response cache;
  * - counts the operation in the metrics by outcome and latency;
@@ -49,13 +49,18 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
         async willSendResponse({ response, contextValue, operationName, errors, metrics: requestMetrics }) {
           const accounting = contextValue.session.accounting;
           accounting.responseCacheHit = requestMetrics.responseCacheHit === true;
+          const responseAgeSeconds = accounting.responseCacheHit ? Number(response.http.headers.get('age') ?? 0) : 0;
+          if (accounting.responseCacheHit) {
+            accounting.noteAge(responseAgeSeconds * 1000);
+            metrics.servedFromResponseCache(responseAgeSeconds);
+          }
           if (response.body.kind === 'single') {
             const result = response.body.singleResult;
             result.extensions = {
               ...result.extensions,
               upstream: accounting.toJSON(),
               ...(accounting.staleFields.length > 0 ? { stale: accounting.staleFields } : {}),
-              ...(accounting.responseCacheHit ? { responseCache: { hit: true, ageSeconds: Number(response.http.headers.get('age') ?? 0) } } : {}),
+              ...(accounting.responseCacheHit ? { responseCache: { hit: true, ageSeconds: responseAgeSeconds } } : {}),
             };
           }
           const hasErrors = (errors?.length ?? 0) > 0;

@@ -167,6 +167,7 @@ describe('metrics, logs and secrecy', () => {
           cacheHits: expect.any(Number),
           coalesced: expect.any(Number),
           stale: expect.any(Number),
+          maxAgeSeconds: expect.any(Number),
         });
       }
       expect(lines[0]).toMatchObject({ operationName: 'CompanyPage', outcome: 'success', errorCodes: [], upstream: { requests: 6, cacheHits: 0, coalesced: 0, stale: 0 } });

@@ -175,6 +175,6 @@ describe('retry delay with jitter (UpstreamEconomy with a MockAgent client)', ()
     const reply = await pending;
     expect(reply).toEqual({ body: [], stale: null });
     expect(statuses).toEqual([503, 200]);
-    expect(who.accounting.toJSON()).toEqual({ requests: 2, cacheHits: 0, coalesced: 0, stale: 0 });
+    expect(who.accounting.toJSON()).toEqual({ requests: 2, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: 0 });
   });
 });

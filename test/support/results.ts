@@ -16,11 +16,24 @@ export function codes(result: Result<unknown>): string[] {
   return (result.errors ?? []).map((error) => String(error.extensions?.code));
 }
 
-/** The `extensions.upstream` of a result (fails when missing). */
+/**
+ * The request counts of a result's `extensions.upstream` (fails when it is missing, or
+ * when its `maxAgeSeconds` is not a whole number of seconds: every answer carries one;
+ * {@link maxAgeOf} reads it).
+ */
 export function upstreamOf(result: Result<unknown>): { requests: number; cacheHits: number; coalesced: number; stale: number } {
   const upstream = result.extensions?.upstream;
   if (!upstream || typeof upstream !== 'object') throw new Error(`no extensions.upstream in ${JSON.stringify(result)}`);
-  return upstream as { requests: number; cacheHits: number; coalesced: number; stale: number };
+  const { maxAgeSeconds, ...counts } = upstream as { requests: number; cacheHits: number; coalesced: number; stale: number; maxAgeSeconds?: unknown };
+  if (typeof maxAgeSeconds !== 'number' || !Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) {
+    throw new Error(`extensions.upstream.maxAgeSeconds is not a whole number of seconds in ${JSON.stringify(upstream)}`);
+  }
+  return counts;
+}
+
+/** `extensions.upstream.maxAgeSeconds`: the age of the oldest upstream answer the operation used. */
+export function maxAgeOf(result: Result<unknown>): number {
+  return (result.extensions?.upstream as { maxAgeSeconds: number }).maxAgeSeconds;
 }
 
 /** One `extensions.stale` entry. */

@@ -152,7 +152,7 @@ export function headerMap(options: CallOptions = {}): Map<string, string> {
 
 /**
  * The tests' gateway settings: the defaults, with port 0 on 127.0.0.1, the given
- * upstream, no retry delay, a 30 s wait for a per-key slot, silent logs, no cache file, and the whole-response
+ * upstream, no retry delay, a 30 s wait for a per-key slot, silent logs, no cache file, no refresh-ahead, and the whole-response
  * cache off (it sits above the upstream cache and coalescing most tests prove; its own
  * tests turn it on), then `overrides`.
  */
@@ -171,6 +171,8 @@ export function testConfig(upstreamBaseUrl: string, overrides: Partial<GatewayCo
       responseCacheEnabled: false,
       // No cache file: tests run in parallel and must not share (or leave) one.
       cacheFile: null,
+      // No refresh-ahead: it would add background requests to what tests count (refresh-ahead*.test.ts turn it on).
+      refreshAheadShare: 0,
       ...overrides,
     },
   );

@@ -1,0 +1,207 @@
+import { LRUCache } from 'lru-cache';
+import type { Endpoint } from '../../upstream/endpoints';
+
+/** One read of a cached resource, as the economy reports it. */
+export interface ResourceRead {
+  /** The hashed API key. */
+  keyId: string;
+  /** The API key itself: kept in memory only while the key is active, to send its refreshes. Never persisted or logged. */
+  apiKey: string;
+  /** The cache key (`<hashed key>|<path>`). */
+  key: string;
+  endpoint: Endpoint;
+  /** The request path, e.g. `/factory/counter/abc`. */
+  path: string;
+  /** When the cached answer now served was fetched, epoch ms. */
+  storedAt: number;
+  /** How long it is fresh, ms. */
+  ttlMs: number;
+}
+
+/** One refresh the scheduler asks for: fetch `path` for this key now and store the answer. */
+export interface RefreshTask {
+  keyId: string;
+  apiKey: string;
+  key: string;
+  endpoint: Endpoint;
+  path: string;
+}
+
+/** Settings of {@link RefreshAhead}. */
+export interface RefreshAheadOptions {
+  /** Most of each key's budget refresh-ahead may use, 0–1 (`REFRESH_AHEAD_SHARE`, default 0.7). */
+  share: number;
+  /** A key nobody has read for this long gets no refreshes, ms (`REFRESH_AHEAD_IDLE_SECONDS`). */
+  idleMs: number;
+  /** The per-key budget: `requests` in any rolling `windowMs`; null = no budget (then only `maxPerTick` limits). */
+  budget: { requests: number; windowMs: number } | null;
+  /** A resource becomes a candidate when this share of its freshness is left (default 0.25). */
+  leadFraction?: number;
+  /** Most refreshes started per key and tick when there is no budget (default 4). */
+  maxPerTick?: number;
+  /** Resources tracked per key, the most recently read kept (default 512). */
+  maxResourcesPerKey?: number;
+  /** Keys tracked (default 10,000; the least recently active are forgotten first). */
+  maxKeys?: number;
+  /** Clock, epoch ms. */
+  now?: () => number;
+}
+
+/** Reads remembered per resource (enough to count "at least twice" and a recent rate). */
+const READS_KEPT = 8;
+
+interface TrackedResource {
+  endpoint: Endpoint;
+  path: string;
+  storedAt: number;
+  ttlMs: number;
+  /** Times of the last {@link READS_KEPT} reads, a ring. */
+  reads: Float64Array;
+  next: number;
+  /** True while a refresh of it is running. */
+  refreshing: boolean;
+}
+
+interface TrackedKey {
+  apiKey: string;
+  lastReadAt: number;
+  resources: LRUCache<string, TrackedResource>;
+  /** Start times of this key's refreshes in the current budget window. */
+  refreshes: number[];
+}
+
+/** A resource that may be refreshed now, with its rank. */
+export interface RefreshCandidate {
+  key: string;
+  /** Reads within its freshness window. */
+  recentReads: number;
+  /** Freshness left, seconds (≤ 0 once expired). */
+  remainingSeconds: number;
+  /** Recent reads per second of remaining freshness: higher goes first. */
+  score: number;
+}
+
+/**
+ * Refresh-ahead: keeps what viewers keep reading fresh before it expires, so a steady
+ * stream of views never waits on the upstream, within a share of each key's budget.
+ *
+ * - A resource read at least twice within its freshness window is a candidate once
+ *   `leadFraction` of its freshness is left (or it has expired and is still read).
+ * - Candidates are ranked by recent reads per second of remaining freshness: the most
+ *   read and the soonest to expire first. When the budget cannot keep every candidate
+ *   fresh, the least read ones are refreshed last, so they are the ones that grow old.
+ * - A key uses at most `share` of its budget for refreshes (counted over the budget's
+ *   rolling window), so new needs of its viewers still get through.
+ * - A key nobody has read for `idleMs` gets nothing, and its API key is forgotten.
+ *
+ * It only decides; {@link RefreshAheadOptions} has no I/O. The economy reports reads
+ * ({@link noteRead}), calls {@link tick} on a timer and runs the tasks it returns at its
+ * lowest priority, telling {@link done} when each has finished.
+ */
+export class RefreshAhead {
+  private readonly keys: LRUCache<string, TrackedKey>;
+  private readonly now: () => number;
+  private readonly leadFraction: number;
+
+  constructor(private readonly options: RefreshAheadOptions) {
+    this.now = options.now ?? Date.now;
+    this.leadFraction = options.leadFraction ?? 0.25;
+    this.keys = new LRUCache<string, TrackedKey>({ max: options.maxKeys ?? 10_000 });
+  }
+
+  /** Records a read of a cached resource (fresh or stale). */
+  noteRead(read: ResourceRead): void {
+    const now = this.now();
+    let tracked = this.keys.get(read.keyId);
+    if (!tracked) {
+      tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new LRUCache({ max: this.options.maxResourcesPerKey ?? 512 }), refreshes: [] };
+      this.keys.set(read.keyId, tracked);
+    }
+    tracked.apiKey = read.apiKey;
+    tracked.lastReadAt = now;
+    let resource = tracked.resources.get(read.key);
+    if (!resource) {
+      resource = { endpoint: read.endpoint, path: read.path, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: new Float64Array(READS_KEPT).fill(-Infinity), next: 0, refreshing: false };
+      tracked.resources.set(read.key, resource);
+    }
+    resource.storedAt = Math.max(resource.storedAt, read.storedAt);
+    resource.ttlMs = read.ttlMs;
+    resource.reads[resource.next] = now;
+    resource.next = (resource.next + 1) % READS_KEPT;
+  }
+
+  /** Tells that a resource was stored again (by a refresh or any other fetch): its freshness starts anew. */
+  noteStored(keyId: string, key: string, storedAt: number): void {
+    const resource = this.keys.get(keyId, { updateAgeOnGet: false })?.resources.get(key, { updateAgeOnGet: false });
+    if (resource) resource.storedAt = Math.max(resource.storedAt, storedAt);
+  }
+
+  /** The candidates of one key now, best first (for {@link tick} and tests). */
+  candidates(keyId: string): RefreshCandidate[] {
+    const tracked = this.keys.get(keyId, { updateAgeOnGet: false });
+    if (!tracked) return [];
+    const now = this.now();
+    const list: RefreshCandidate[] = [];
+    for (const [key, resource] of tracked.resources.entries()) {
+      if (resource.refreshing) continue;
+      const remainingMs = resource.storedAt + resource.ttlMs - now;
+      if (remainingMs > resource.ttlMs * this.leadFraction) continue;
+      let recentReads = 0;
+      for (const at of resource.reads) if (at >= now - resource.ttlMs) recentReads += 1;
+      if (recentReads < 2) continue;
+      const remainingSeconds = remainingMs / 1000;
+      list.push({ key, recentReads, remainingSeconds, score: recentReads / Math.max(1, remainingSeconds) });
+    }
+    return list.sort((a, b) => b.score - a.score || a.remainingSeconds - b.remainingSeconds);
+  }
+
+  /** How many refreshes this key may start now within its share of the budget. */
+  allowance(keyId: string): number {
+    const tracked = this.keys.get(keyId, { updateAgeOnGet: false });
+    if (!tracked) return 0;
+    const budget = this.options.budget;
+    if (!budget) return this.options.maxPerTick ?? 4;
+    const now = this.now();
+    tracked.refreshes = tracked.refreshes.filter((at) => at > now - budget.windowMs);
+    return Math.max(0, Math.floor(budget.requests * this.options.share) - tracked.refreshes.length);
+  }
+
+  /**
+   * The refreshes to start now, over every active key: each key's best candidates, as
+   * many as its share allows. Keys idle for `idleMs` are forgotten (API key included).
+   * The returned tasks count against the share at once; call {@link done} after each.
+   */
+  tick(): RefreshTask[] {
+    const now = this.now();
+    const tasks: RefreshTask[] = [];
+    for (const [keyId, tracked] of [...this.keys.entries()]) {
+      if (now - tracked.lastReadAt >= this.options.idleMs) {
+        this.keys.delete(keyId);
+        continue;
+      }
+      const allowance = this.allowance(keyId);
+      if (allowance <= 0) continue;
+      for (const candidate of this.candidates(keyId).slice(0, allowance)) {
+        const resource = tracked.resources.get(candidate.key, { updateAgeOnGet: false });
+        if (!resource) continue;
+        resource.refreshing = true;
+        tracked.refreshes.push(now);
+        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: resource.path });
+      }
+    }
+    return tasks;
+  }
+
+  /** A refresh has finished (stored or failed): the resource may be chosen again. */
+  done(task: RefreshTask, storedAt: number | null): void {
+    const resource = this.keys.get(task.keyId, { updateAgeOnGet: false })?.resources.get(task.key, { updateAgeOnGet: false });
+    if (!resource) return;
+    resource.refreshing = false;
+    if (storedAt !== null) resource.storedAt = Math.max(resource.storedAt, storedAt);
+  }
+
+  /** Keys tracked now (metrics, tests). */
+  get activeKeys(): number {
+    return this.keys.size;
+  }
+}
