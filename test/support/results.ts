@@ -18,8 +18,7 @@ export function codes(result: Result<unknown>): string[] {
 
 /**
  * The request counts of a result's `extensions.upstream` (fails when it is missing, or
- * when its `maxAgeSeconds` is not a whole number of seconds: every answer carries one;
- * {@link maxAgeOf} reads it).
+ * when its `maxAgeSeconds` is not a whole number of seconds: every answer carries one).
  */
 export function upstreamOf(result: Result<unknown>): { requests: number; cacheHits: number; coalesced: number; stale: number } {
   const upstream = result.extensions?.upstream;
@@ -29,11 +28,6 @@ export function upstreamOf(result: Result<unknown>): { requests: number; cacheHi
     throw new Error(`extensions.upstream.maxAgeSeconds is not a whole number of seconds in ${JSON.stringify(upstream)}`);
   }
   return counts;
-}
-
-/** `extensions.upstream.maxAgeSeconds`: the age of the oldest upstream answer the operation used. */
-export function maxAgeOf(result: Result<unknown>): number {
-  return (result.extensions?.upstream as { maxAgeSeconds: number }).maxAgeSeconds;
 }
 
 /** One `extensions.stale` entry. */
