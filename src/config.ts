@@ -52,6 +52,8 @@ export interface GatewayConfig {
   cacheTtlSeconds: Record<CacheKind, number>;
   /** Oldest cached value served when the upstream fails or rate-limits, seconds (`STALE_MAX_AGE_SECONDS`, default 3600). */
   staleMaxAgeSeconds: number;
+  /** Longest cooldown a `Retry-After` can impose, seconds; longer values are cut to it, in memory and in Redis (`RETRY_AFTER_MAX_SECONDS`, default 3600). */
+  retryAfterMaxSeconds: number;
   /** Cooldown after an upstream 429 without `Retry-After`, seconds (`RATE_LIMIT_BACKOFF_SECONDS`, default 60). */
   rateLimitBackoffSeconds: number;
   /** Per-key upstream budget, requests per minute; 0 = off (`UPSTREAM_RATE_PER_MINUTE`, default 0). */
@@ -157,6 +159,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   cacheTtlSeconds: Object.freeze({ lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 }),
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,
+  retryAfterMaxSeconds: 3600,
   upstreamRatePerMinute: 0,
   upstreamRateBurst: 0,
   upstreamConcurrencyPerKey: 6,
@@ -389,6 +392,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
       (Object.keys(TTL_SETTINGS) as CacheKind[]).map((kind) => [kind, intSetting(env, TTL_SETTINGS[kind], DEFAULT_CONFIG.cacheTtlSeconds[kind], 0)]),
     ) as Record<CacheKind, number>,
     staleMaxAgeSeconds: intSetting(env, 'STALE_MAX_AGE_SECONDS', DEFAULT_CONFIG.staleMaxAgeSeconds, 0),
+    retryAfterMaxSeconds: intSetting(env, 'RETRY_AFTER_MAX_SECONDS', DEFAULT_CONFIG.retryAfterMaxSeconds, 1),
     rateLimitBackoffSeconds: intSetting(env, 'RATE_LIMIT_BACKOFF_SECONDS', DEFAULT_CONFIG.rateLimitBackoffSeconds, 1),
     upstreamRatePerMinute: ratePerMinute,
     upstreamRateBurst: intSetting(env, 'UPSTREAM_RATE_BURST', ratePerMinute, 0),

@@ -41,7 +41,7 @@ export interface GatewayContext {
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
   economy: UpstreamEconomy;
-  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> & Partial<Pick<GatewayConfig, 'optionSlots'>>;
+  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> & Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests'>>;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
@@ -92,6 +92,8 @@ export function createContext(
     // each `Cache-Control: no-cache` would spend the site's upstream budget.
     !serverCredentials && wantsNoCache(get('cache-control'), get('pragma')),
   );
+  // The cost estimate bounds the operation before it runs; this bounds what it really sends.
+  if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;
   return {
     apiKey,
     apiSecretHeader: secret ? secret : null,

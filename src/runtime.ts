@@ -96,6 +96,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     connections: config.upstreamConnections,
     connectionsPerKey: config.upstreamConcurrencyPerKey,
     maxBodyBytes: config.upstreamMaxBodyBytes,
+    maxRetryAfterSeconds: config.retryAfterMaxSeconds,
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
@@ -108,6 +109,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
         commandTimeoutMs: config.redisTimeoutMs,
         ratePerMinute: config.upstreamRatePerMinute,
         prefix: config.redisPrefix,
+        maxCooldownMs: config.retryAfterMaxSeconds * 1000,
         logger,
         onError: () => metrics.redisErrors.inc(),
         onState: (up) => metrics.redisUp.set(up ? 1 : 0),
@@ -189,7 +191,7 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
     cache: new ResponseCacheStore(maxBytes),
     sessionId: async ({ contextValue }) => contextValue.session.keyId,
     extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
-    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache,
+    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
     shouldWriteToCache: async ({ contextValue }) => contextValue.session.accounting.stale === 0,
   });
 }

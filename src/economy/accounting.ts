@@ -4,8 +4,11 @@
  * was answered from stale data, `extensions.stale = [{path, endpoint, ageSeconds, reason}]`.
  */
 
+import { GatewayError } from '../errors/gateway-error';
+import type { Endpoint } from '../upstream/endpoints';
+
 /** Why a stale value was served instead of fresh data. */
-export type StaleReason = 'UPSTREAM_ERROR' | 'UPSTREAM_TIMEOUT' | 'RATE_LIMITED';
+export type StaleReason = 'UPSTREAM_ERROR' | 'UPSTREAM_TIMEOUT' | 'RATE_LIMITED' | 'INVALIDATION_PENDING';
 
 /** How a stale value was served: which endpoint, how old, why. */
 export interface StaleInfo {
@@ -50,6 +53,13 @@ export class OperationAccounting implements UpstreamAccounting {
   cacheHits = 0;
   coalesced = 0;
   stale = 0;
+  /**
+   * Most upstream fetches (retries included) this operation may start
+   * (`MAX_UPSTREAM_REQUESTS`); the cost estimate runs before execution, this holds at run time.
+   */
+  requestCap = Number.POSITIVE_INFINITY;
+  /** Upstream fetches started so far (counted when started, so concurrent fields cannot overshoot). */
+  started = 0;
   /** True when the whole response came from the per-key response cache (no resolver ran). */
   responseCacheHit = false;
   /** Paths answered from stale data (filled by the operation plugin as fields resolve). */
@@ -76,6 +86,23 @@ export class OperationAccounting implements UpstreamAccounting {
   noteFreshness(ms: number): void {
     const value = Math.max(0, ms);
     this.freshForMs = this.freshForMs === null ? value : Math.min(this.freshForMs, value);
+  }
+
+  /**
+   * Counts one more upstream fetch of this operation, before it starts.
+   *
+   * @throws GatewayError `QUERY_TOO_EXPENSIVE` (extensions `{maxCost}`) when the operation
+   *   has started `requestCap` fetches already; fields answered before keep their data.
+   */
+  startRequest(endpoint: Endpoint): void {
+    if (this.started >= this.requestCap) {
+      throw new GatewayError(
+        'QUERY_TOO_EXPENSIVE',
+        `The operation reached its limit of ${this.requestCap} upstream requests before ${endpoint.route}; fields answered before keep their data. Ask for fewer fields or aliases.`,
+        { maxCost: this.requestCap, endpoint: endpoint.route },
+      );
+    }
+    this.started += 1;
   }
 
   /** The numbers for `extensions.upstream`. */

@@ -180,6 +180,13 @@ export class UpstreamEconomy {
     const key = cacheKey(caller.keyId, path);
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
     if (cached && !caller.noCache && this.freshness.isFresh(cached, endpoint)) {
+      if (endpoint === ENDPOINTS.factoryOption && this.invalidation.inDoubt()) {
+        // Another replica may have written this slot while Redis was away: never fresh.
+        caller.accounting.stale += 1;
+        caller.accounting.noteFreshness(0);
+        this.events.cache?.('stale');
+        return reply(cached, { endpoint: endpoint.route, ageSeconds: Math.floor(this.freshness.ageMs(cached) / 1000), reason: 'INVALIDATION_PENDING' });
+      }
       caller.accounting.cacheHits += 1;
       this.noteFreshness(caller, endpoint, cached);
       this.events.cache?.('hit');
@@ -187,7 +194,11 @@ export class UpstreamEconomy {
       return reply(cached, null);
     }
 
-    const { flight, joined } = this.inflight.join(key, () => this.load(caller, endpoint, path, key));
+    // Joining a running flight costs nothing; starting one counts against the operation's cap.
+    const { flight, joined } = this.inflight.join(key, () => {
+      caller.accounting.startRequest(endpoint);
+      return this.load(caller, endpoint, path, key);
+    });
     if (joined) this.noteCoalesced(caller);
 
     let entry: CacheEntry;
@@ -265,6 +276,7 @@ export class UpstreamEconomy {
    * invalidates what it changed (for the option edit: that company's option reads).
    */
   async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
+    caller.accounting.startRequest(endpoint);
     const release = await this.gate.acquire(caller.keyId, endpoint);
     try {
       caller.accounting.requests += 1;
@@ -293,6 +305,14 @@ export class UpstreamEconomy {
    */
   onInvalidated(listener: InvalidationListener): () => void {
     return this.invalidation.onInvalidated(listener);
+  }
+
+  /**
+   * True while this replica may have missed other replicas' writes (Redis away, or back
+   * but not caught up); whole-response caches must not answer meanwhile.
+   */
+  invalidationsInDoubt(): boolean {
+    return this.invalidation.inDoubt();
   }
 
   /** The economy's statistics now (see {@link EconomyStats}). */
@@ -345,7 +365,12 @@ export class UpstreamEconomy {
   /** Sends the GET (with at most one retry) and stores what is worth storing in every cache level. */
   private async fetch(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
     this.events.cache?.('miss');
-    const entry = await withOneRetry(() => this.attempt(caller, endpoint, path, key), {
+    let attempts = 0;
+    const entry = await withOneRetry(() => {
+      // The retry is one more upstream request of the operation (the first was counted when the flight started).
+      if (attempts++ > 0) caller.accounting.startRequest(endpoint);
+      return this.attempt(caller, endpoint, path, key);
+    }, {
       delayMs: this.options.retryDelayMs,
       random: this.random,
     });

@@ -23,6 +23,8 @@ export interface UpstreamClientOptions {
   connectionsPerKey?: number;
   /** Largest response body accepted, in bytes (default 5 MiB); enforced while streaming. */
   maxBodyBytes?: number;
+  /** Largest `Retry-After` believed, seconds (default 3600); a longer one is cut to this. */
+  maxRetryAfterSeconds?: number;
   /** A dispatcher to use instead of the client's own Agent (tests pass undici's `MockAgent`). */
   dispatcher?: Dispatcher;
 }
@@ -76,6 +78,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 
 /** Default of {@link UpstreamClientOptions.maxBodyBytes}: 5 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Default of {@link UpstreamClientOptions.maxRetryAfterSeconds}: one hour. */
+export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 3600;
 /** Default of {@link UpstreamClientOptions.connectionsPerKey}. */
 export const DEFAULT_CONNECTIONS_PER_KEY = 6;
 
@@ -100,6 +104,7 @@ export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
+  private readonly maxRetryAfterSeconds: number;
   /** Per-key limit on connections in use, so hung keys cannot starve the others. */
   readonly connectionGate: KeyConnectionGate;
   private readonly observers: Array<(observation: UpstreamObservation) => void> = [];
@@ -108,6 +113,7 @@ export class UpstreamClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
     this.connectionGate = new KeyConnectionGate(Math.max(1, options.connectionsPerKey ?? DEFAULT_CONNECTIONS_PER_KEY));
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
@@ -235,7 +241,7 @@ export class UpstreamClient {
       finish(statusCode, failure.code);
       throw failure;
     }
-    const failure = statusFailure(endpoint, statusCode, parsed.ok ? parsed.value : text, responseHeaders, secrets);
+    const failure = statusFailure(endpoint, statusCode, parsed.ok ? parsed.value : text, responseHeaders, secrets, this.maxRetryAfterSeconds);
     finish(statusCode, failure.code);
     throw failure;
   }
@@ -301,6 +307,7 @@ function statusFailure(
   body: unknown,
   headers: Record<string, string | string[] | undefined>,
   secrets: readonly string[],
+  maxRetryAfterSeconds: number,
 ): UpstreamError {
   const upstream: UpstreamErrorInfo = {
     status,
@@ -314,8 +321,10 @@ function statusFailure(
   }
   if (status === 404) return new UpstreamError('NOT_FOUND', endpoint, upstream);
   if (status === 429) {
+    // A hostile or broken Retry-After (e.g. 99999999999) must not silence a key for years.
+    const retryAfter = parseRetryAfter(headers['retry-after']);
     return new UpstreamError('RATE_LIMITED', endpoint, upstream, {
-      retryAfterSeconds: parseRetryAfter(headers['retry-after']),
+      retryAfterSeconds: retryAfter === null ? null : Math.min(retryAfter, maxRetryAfterSeconds),
     });
   }
   if (status === 408 || status === 504) return new UpstreamError('UPSTREAM_TIMEOUT', endpoint, upstream);
@@ -335,7 +344,10 @@ function transportFailure(
       error.why === 'deadline'
         ? `no complete answer within the ${timeoutMs} ms deadline`
         : `response body larger than the limit of ${maxBodyBytes} bytes; abandoned`;
-    return new UpstreamError(error.why === 'deadline' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message });
+    // A deadline means no complete answer: status null, so the retry rules treat it as the
+    // timeout it is (never retried), whatever status line came before the body stalled.
+    if (error.why === 'deadline') return new UpstreamError('UPSTREAM_TIMEOUT', endpoint, { status: null, endpoint: endpoint.route, message });
+    return new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message });
   }
   const code = errorCode(error);
   const detail = safeMessage(error instanceof Error ? error.message : 'request failed', secrets, 'request failed');

@@ -11,6 +11,9 @@ export function optionKeys(keyId: string, factoryId: string): string[] {
   return Array.from({ length: MAX_OPTION_SLOTS }, (_, i) => cacheKey(keyId, buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })));
 }
 
+/** Most invalidations kept for re-sending while Redis is away. */
+const MAX_PENDING = 10_000;
+
 /** The company an option write names (`factoryId` of its body), or null. */
 export function writtenFactoryId(body: unknown): string | null {
   const value = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
@@ -28,12 +31,32 @@ export function writtenFactoryId(body: unknown): string | null {
 export class Invalidation {
   private readonly generations = new LRUCache<string, number>({ max: 100_000 });
   private readonly listeners = new Set<InvalidationListener>();
+  /**
+   * This replica's invalidations the shared state could not take (Redis was away),
+   * re-sent when it is back. Bounded: past {@link MAX_PENDING} the oldest are dropped
+   * (with a Redis outage that long, their cache entries have long expired).
+   */
+  private readonly pending = new Map<string, { keyId: string; factoryId: string | null }>();
 
   constructor(
     private readonly forget: (key: string) => void,
     private readonly shared: SharedState | undefined,
   ) {
     shared?.onInvalidation((keyId, factoryId) => this.applyLocally(keyId, factoryId));
+    shared?.onReconnect(() => this.resendPending());
+  }
+
+  /** Invalidations waiting for the shared state to be back (for tests and metrics). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * True while other replicas' writes may have been missed (see
+   * `SharedState.invalidationsInDoubt`): what writes invalidate is then served flagged stale.
+   */
+  inDoubt(): boolean {
+    return this.shared?.invalidationsInDoubt() ?? false;
   }
 
   /**
@@ -49,9 +72,29 @@ export class Invalidation {
     const factoryId = writtenFactoryId(body);
     // Locally first: the same operation may read the slot back right away.
     this.applyLocally(keyId, factoryId);
-    if (this.shared) {
-      await this.shared.deleteEntries(factoryId ? optionKeys(keyId, factoryId) : []);
-      await this.shared.publishInvalidation(keyId, factoryId);
+    if (this.shared && !(await this.share(keyId, factoryId))) {
+      this.pending.delete(`${keyId}|${factoryId ?? ''}`);
+      this.pending.set(`${keyId}|${factoryId ?? ''}`, { keyId, factoryId });
+      for (const oldest of this.pending.keys()) {
+        if (this.pending.size <= MAX_PENDING) break;
+        this.pending.delete(oldest);
+      }
+    }
+  }
+
+  /** Deletes the shared entries and tells every replica; false when the shared state is away. */
+  private async share(keyId: string, factoryId: string | null): Promise<boolean> {
+    const shared = this.shared;
+    if (!shared) return true;
+    const deleted = await shared.deleteEntries(factoryId ? optionKeys(keyId, factoryId) : []);
+    return deleted && (await shared.publishInvalidation(keyId, factoryId));
+  }
+
+  /** Re-sends the invalidations Redis missed (also deleting the entries a restarted Redis may have brought back). */
+  private async resendPending(): Promise<void> {
+    for (const [id, { keyId, factoryId }] of [...this.pending]) {
+      if (!(await this.share(keyId, factoryId))) throw new Error('redis went away while re-sending invalidations');
+      this.pending.delete(id);
     }
   }
 

@@ -14,6 +14,8 @@ export interface RedisStateOptions {
   ratePerMinute: number;
   /** Prefix of every Redis key (`REDIS_PREFIX`). */
   prefix: string;
+  /** Longest cooldown stored or believed, ms (`RETRY_AFTER_MAX_SECONDS`); default one hour. */
+  maxCooldownMs?: number;
   /** Logs one line per Redis incident and one when it is back. */
   logger: Logger;
   /** Counts failed Redis operations (metrics). */
@@ -56,6 +58,15 @@ export class RedisSharedState implements SharedState {
   private incidentOpen = false;
   private probe: NodeJS.Timeout | undefined;
   private handlers: Array<(keyId: string, factoryId: string | null) => void> = [];
+  private reconnectHandlers: Array<() => Promise<void>> = [];
+  /** Key of the stream that logs invalidations for replicas that were away. */
+  private readonly log: string;
+  /** False from a disconnection until missed invalidations are caught up. */
+  private inSync = false;
+  /** Local time the current outage began (catch-up reads the log from a little before it). */
+  private outOfSyncSince = Date.now();
+  private resyncing: Promise<void> | null = null;
+  private syncWaiters: Array<() => void> = [];
 
   constructor(private readonly options: RedisStateOptions) {
     const common = {
@@ -69,12 +80,18 @@ export class RedisSharedState implements SharedState {
     this.redis = new Redis(options.url, common);
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, commandTimeout: undefined });
     this.channel = `${options.prefix}invalidate`;
+    this.log = `${options.prefix}invalidations`;
     this.redis.on('ready', () => this.markUp());
     this.redis.on('error', (error: Error) => this.markDown(error));
     this.redis.on('end', () => this.markDown(new Error('connection closed')));
     this.subscriber.on('error', () => undefined); // reported through the main connection
+    // While the subscriber is away, messages are lost: catch up from the log when back.
+    this.subscriber.on('close', () => this.markOutOfSync());
     this.subscriber.on('ready', () => {
-      this.subscriber.subscribe(this.channel).catch(() => undefined);
+      this.subscriber.subscribe(this.channel).then(
+        () => this.resync(),
+        () => undefined,
+      );
     });
     this.subscriber.on('message', (_channel: string, message: string) => this.dispatch(message));
     this.budget =
@@ -103,12 +120,66 @@ export class RedisSharedState implements SharedState {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /**
+   * Resolves when this replica holds every invalidation (connected, pending writes
+   * re-sent, missed messages caught up); for tests and start-up.
+   */
+  whenInSync(): Promise<void> {
+    if (this.inSync) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  invalidationsInDoubt(): boolean {
+    return !this.inSync;
+  }
+
+  onReconnect(handler: () => Promise<void>): void {
+    this.reconnectHandlers.push(handler);
+  }
+
+  private markOutOfSync(): void {
+    if (this.inSync) this.outOfSyncSince = Date.now();
+    this.inSync = false;
+  }
+
+  /**
+   * After an outage: re-send what this replica could not publish (the reconnect
+   * handlers), then apply what other replicas logged meanwhile. Runs once at a time;
+   * a failure leaves the replica out of sync until the next reconnection or probe.
+   */
+  private resync(): Promise<void> {
+    if (this.inSync || !this.up || this.subscriber.status !== 'ready') return Promise.resolve();
+    this.resyncing ??= (async () => {
+      try {
+        const since = this.outOfSyncSince;
+        for (const handler of this.reconnectHandlers) await handler();
+        // Replicas' clocks differ a little; applying an invalidation twice is harmless.
+        const entries = await this.redis.xrange(this.log, String(Math.max(0, since - 5000)), '+');
+        for (const [, fields] of entries) {
+          const record: Record<string, string> = {};
+          for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i] ?? ''] = fields[i + 1] ?? '';
+          if (record.keyId) for (const handler of this.handlers) handler(record.keyId, record.factoryId ? record.factoryId : null);
+        }
+        if (!this.up) return;
+        this.inSync = true;
+        for (const resolve of this.syncWaiters.splice(0)) resolve();
+        this.options.logger.info({ redis: 'in sync', caughtUp: entries.length }, 'invalidations re-sent and caught up after the redis outage');
+      } catch (error) {
+        this.markDown(error instanceof Error ? error : new Error(String(error)));
+      } finally {
+        this.resyncing = null;
+      }
+    })();
+    return this.resyncing;
+  }
+
   private markUp(): void {
     if (this.probe) clearInterval(this.probe);
     this.probe = undefined;
     this.up = true;
     this.options.onState?.(true);
     for (const resolve of this.waiters.splice(0)) resolve();
+    void this.resync();
     if (this.incidentOpen) {
       this.incidentOpen = false;
       this.options.logger.info({ redis: 'up' }, 'redis is back; shared cache and limits resume');
@@ -117,6 +188,8 @@ export class RedisSharedState implements SharedState {
 
   private markDown(error: Error): void {
     this.up = false;
+    // A command failed: this replica's own invalidations may not have gone out either.
+    this.markOutOfSync();
     // A slow Redis keeps its connection, so no 'ready' will come: probe until it answers.
     this.probe ??= setInterval(() => {
       this.redis.ping().then(
@@ -148,6 +221,10 @@ export class RedisSharedState implements SharedState {
     }
   }
 
+  private get maxCooldownMs(): number {
+    return this.options.maxCooldownMs ?? 3_600_000;
+  }
+
   private key(kind: string, name: string): string {
     return `${this.options.prefix}${kind}:${name}`;
   }
@@ -166,20 +243,25 @@ export class RedisSharedState implements SharedState {
     await this.guard(() => this.redis.set(this.key('c', key), serialize(entry), 'PX', Math.max(1, Math.round(lifetimeMs))), null);
   }
 
-  async deleteEntries(keys: readonly string[]): Promise<void> {
-    if (keys.length === 0) return;
-    await this.guard(() => this.redis.del(...keys.map((key) => this.key('c', key))), 0);
+  async deleteEntries(keys: readonly string[]): Promise<boolean> {
+    if (keys.length === 0) return true;
+    return this.guard(async () => {
+      await this.redis.del(...keys.map((key) => this.key('c', key)));
+      return true;
+    }, false);
   }
 
   async cooldownUntil(keyId: string): Promise<number> {
     const text = await this.guard(() => this.redis.get(this.key('cd', keyId)), null);
     const until = Number(text ?? 0);
-    return Number.isFinite(until) ? until : 0;
+    // A cooldown stored by an older replica (or by hand) is believed only up to the maximum.
+    return Number.isFinite(until) ? Math.min(until, Date.now() + this.maxCooldownMs) : 0;
   }
 
   async setCooldown(keyId: string, untilMs: number): Promise<void> {
-    const ttl = Math.max(1, Math.round(untilMs - Date.now()));
-    await this.guard(() => this.redis.set(this.key('cd', keyId), String(untilMs), 'PX', ttl), null);
+    const until = Math.min(untilMs, Date.now() + this.maxCooldownMs);
+    const ttl = Math.max(1, Math.round(until - Date.now()));
+    await this.guard(() => this.redis.set(this.key('cd', keyId), String(until), 'PX', ttl), null);
   }
 
   async consumeBudget(keyId: string): Promise<number | null> {
@@ -203,13 +285,13 @@ export class RedisSharedState implements SharedState {
     await this.guard(() => this.redis.del(this.key('lk', key)), 0);
   }
 
-  async publishInvalidation(keyId: string, factoryId: string | null): Promise<void> {
-    const published = await this.guard(async () => {
+  async publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean> {
+    return this.guard(async () => {
+      // Logged first, so a replica that is away now finds it when it catches up.
+      await this.redis.xadd(this.log, 'MAXLEN', '~', '10000', '*', 'keyId', keyId, 'factoryId', factoryId ?? '');
       await this.redis.publish(this.channel, JSON.stringify({ keyId, factoryId }));
       return true;
     }, false);
-    // Without Redis the message cannot travel; this replica still applies it.
-    if (!published) for (const handler of this.handlers) handler(keyId, factoryId);
   }
 
   onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
@@ -229,6 +311,7 @@ export class RedisSharedState implements SharedState {
 
   async close(): Promise<void> {
     this.handlers = [];
+    this.reconnectHandlers = [];
     if (this.probe) clearInterval(this.probe);
     this.probe = undefined;
     this.redis.disconnect();

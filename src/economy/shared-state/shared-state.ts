@@ -14,8 +14,8 @@ export interface SharedState {
   getEntry(key: string): Promise<CacheEntry | undefined>;
   /** Stores an answer for `lifetimeMs` (the store expires it by itself). */
   setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void>;
-  /** Forgets answers. */
-  deleteEntries(keys: readonly string[]): Promise<void>;
+  /** Forgets answers; false when the store could not be told (it is unavailable). */
+  deleteEntries(keys: readonly string[]): Promise<boolean>;
   /** Epoch ms until which the key is cooling down after a 429 (0 = none, or unknown). */
   cooldownUntil(keyId: string): Promise<number>;
   /** Records a cooldown for every replica. */
@@ -26,10 +26,22 @@ export interface SharedState {
   tryLock(key: string, ttlMs: number): Promise<boolean>;
   /** Releases a lock taken with {@link tryLock}. */
   unlock(key: string): Promise<void>;
-  /** Tells every replica (this one included) that a key's write changed a company's options. */
-  publishInvalidation(keyId: string, factoryId: string | null): Promise<void>;
-  /** Registers the handler of invalidation messages (from any replica). */
+  /**
+   * Tells every replica (this one included) that a key's write changed a company's
+   * options, and logs it for replicas that are disconnected now (they catch up when
+   * back). False when the store is unavailable: the caller keeps it and re-sends it
+   * from {@link onReconnect}.
+   */
+  publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean>;
+  /** Registers the handler of invalidation messages (from any replica, also those caught up after a disconnection). */
   onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void;
+  /** Registers work to do each time the store is back after an outage, before missed invalidations are caught up. */
+  onReconnect(handler: () => Promise<void>): void;
+  /**
+   * True while this replica may have missed other replicas' invalidations (the store is
+   * away, or back but not caught up): data that writes invalidate is then served flagged stale.
+   */
+  invalidationsInDoubt(): boolean;
   /** Closes connections. */
   close(): Promise<void>;
 }
