@@ -67,6 +67,7 @@ export class RedisSharedState implements SharedState {
   private outOfSyncSince = Date.now();
   private resyncing: Promise<void> | null = null;
   private syncWaiters: Array<() => void> = [];
+  private outOfSyncWaiters: Array<() => void> = [];
 
   constructor(private readonly options: RedisStateOptions) {
     const common = {
@@ -129,6 +130,12 @@ export class RedisSharedState implements SharedState {
     return new Promise((resolve) => this.syncWaiters.push(resolve));
   }
 
+  /** Resolves when this replica has noticed that it may miss invalidations (for tests). */
+  whenOutOfSync(): Promise<void> {
+    if (!this.inSync) return Promise.resolve();
+    return new Promise((resolve) => this.outOfSyncWaiters.push(resolve));
+  }
+
   invalidationsInDoubt(): boolean {
     return !this.inSync;
   }
@@ -140,6 +147,7 @@ export class RedisSharedState implements SharedState {
   private markOutOfSync(): void {
     if (this.inSync) this.outOfSyncSince = Date.now();
     this.inSync = false;
+    for (const resolve of this.outOfSyncWaiters.splice(0)) resolve();
   }
 
   /**
