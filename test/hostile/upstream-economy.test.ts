@@ -16,7 +16,6 @@ import { startTestRedis } from '../support/redis';
 import { createLogger } from '../../src/observability/logger';
 
 const FACTORIES = '{ factories { id inventory { totalWeight } } }';
-const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
 
 describe('item 4: a GET that ran into the deadline is not retried', () => {
   it('a dripping 503 body times out once and is never sent again', async () => {
