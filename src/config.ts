@@ -68,6 +68,8 @@ export interface GatewayConfig {
   upstreamRetryDelayMs: number;
   /** Secret for hashing API keys into cache keys, logs and metrics (`KEY_HASH_SECRET`). */
   keyHashSecret: string;
+  /** Largest GraphQL response the gateway sends, bytes; a larger one is replaced by a `QUERY_TOO_EXPENSIVE` error (`MAX_RESPONSE_BYTES`, default 16777216 = 16 MiB). */
+  maxResponseBytes: number;
   /** Option slots `Factory.options` reads, 1 to 20 (`OPTION_SLOTS`, default 10; premium keys may have 20). */
   optionSlots: number;
   /** Largest worst-case upstream cost of one operation (`MAX_UPSTREAM_REQUESTS`, default 1000). */
@@ -168,6 +170,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   keyHashSecret: 'statev-gateway-key-hash',
   maxUpstreamRequests: 1000,
   optionSlots: 10,
+  maxResponseBytes: 16 * 1024 * 1024,
   maxDepth: 12,
   costAssumptions: Object.freeze({ factories: 10, buildings: 10, bankAccounts: 5, rooms: 10 }),
   loadersEnabled: true,
@@ -401,6 +404,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
     keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
     maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
+    maxResponseBytes: intSetting(env, 'MAX_RESPONSE_BYTES', DEFAULT_CONFIG.maxResponseBytes, 1024),
     optionSlots: intSetting(env, 'OPTION_SLOTS', DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS),
     maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
     costAssumptions: {

@@ -168,12 +168,32 @@ export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: 
   sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code }]);
 }
 
-/** Runs one HTTP GraphQL request on Apollo and writes its response (single or incremental). */
+/**
+ * The answer that replaces a response larger than `maxResponseBytes`: no data and one
+ * `QUERY_TOO_EXPENSIVE` error saying so (the client should ask for less at once).
+ */
+export function responseTooLarge(bytes: number, maxResponseBytes: number): string {
+  return JSON.stringify({
+    data: null,
+    errors: [
+      {
+        message: `The response would be ${bytes} bytes, more than the ${maxResponseBytes} bytes allowed (MAX_RESPONSE_BYTES). Ask for fewer fields, companies or pages at once.`,
+        extensions: { code: 'QUERY_TOO_EXPENSIVE', responseBytes: bytes, maxResponseBytes },
+      },
+    ],
+  });
+}
+
+/**
+ * Runs one HTTP GraphQL request on Apollo and writes its response (single or
+ * incremental). A single response over `request.maxResponseBytes` is replaced by
+ * {@link responseTooLarge}.
+ */
 export async function executeOnApollo<TContext extends BaseContext>(
   apollo: ApolloServer<TContext>,
   req: IncomingMessage,
   res: ServerResponse,
-  request: { headers: HeaderMap; body: unknown; search: string; context: () => Promise<TContext> },
+  request: { headers: HeaderMap; body: unknown; search: string; context: () => Promise<TContext>; maxResponseBytes?: number },
 ): Promise<void> {
   const response = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: { method: req.method ?? 'GET', headers: request.headers, search: request.search, body: request.body },
@@ -181,11 +201,20 @@ export async function executeOnApollo<TContext extends BaseContext>(
   });
   const outHeaders: Record<string, string> = {};
   for (const [name, value] of response.headers) outHeaders[name] = value;
-  res.writeHead(response.status ?? 200, outHeaders);
   if (response.body.kind === 'complete') {
-    res.end(response.body.string);
+    let text = response.body.string;
+    const max = request.maxResponseBytes;
+    // A string of n UTF-16 units is at most 3n bytes: measure only when it could be over.
+    if (max !== undefined && text.length * 3 > max) {
+      const bytes = Buffer.byteLength(text);
+      if (bytes > max) text = responseTooLarge(bytes, max);
+    }
+    delete outHeaders['content-length'];
+    res.writeHead(response.status ?? 200, { ...outHeaders, 'content-length': String(Buffer.byteLength(text)) });
+    res.end(text);
     return;
   }
+  res.writeHead(response.status ?? 200, outHeaders);
   for await (const chunk of response.body.asyncIterator) res.write(chunk);
   res.end();
 }

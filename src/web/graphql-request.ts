@@ -70,5 +70,6 @@ export async function handleGraphQLRequest(
     body: parameters.body,
     search: parameters.search,
     context: async () => createContext(runtime.services, req.headers, credentials),
+    maxResponseBytes: config.maxResponseBytes,
   });
 }
