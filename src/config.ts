@@ -95,6 +95,8 @@ export interface GatewayConfig {
   playgroundApiKey: string | null;
   /** Port of the built-in simulator started by `npm run demo` (`SIMULATOR_PORT`, default 4010). */
   simulatorPort: number;
+  /** Per-key limit of the simulator `npm run demo` starts (`SIMULATOR_RATE_LIMIT`, `N/SECONDS` or `off`, default `10/60`); null = off. */
+  simulatorRateLimit: RateSetting | null;
   /** Redis shared by replicas for cache, cooldowns, budget and locks (`REDIS_URL`, default none: process memory only). */
   redisUrl: string | null;
   /** Longest wait for one Redis command before the gateway goes on without it, ms (`REDIS_TIMEOUT_MS`, default 100). */
@@ -181,6 +183,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   serveExamples: false,
   playgroundApiKey: null,
   simulatorPort: 4010,
+  simulatorRateLimit: { requests: 10, windowSeconds: 60 },
   redisUrl: null,
   redisTimeoutMs: 100,
   redisPrefix: 'statev:',
@@ -248,6 +251,28 @@ export function intSetting(env: Env, name: string, fallback: number, min: number
     throw new ConfigError(name, raw, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
   }
   return value;
+}
+
+/** A rate: at most `requests` requests in any `windowSeconds` seconds. */
+export interface RateSetting {
+  /** Requests per window, ≥ 1. */
+  requests: number;
+  /** Window length, seconds, > 0. */
+  windowSeconds: number;
+}
+
+/** A rate written `N/SECONDS` (e.g. `10/60`: 10 requests in any 60 s), or `off` (null). */
+export function rateSetting(env: Env, name: string, fallback: RateSetting | null): RateSetting | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'off') return null;
+  const parts = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(raw);
+  const requests = Number(parts?.[1]);
+  const windowSeconds = Number(parts?.[2]);
+  if (!parts || !Number.isSafeInteger(requests) || requests < 1 || !(windowSeconds > 0)) {
+    throw new ConfigError(name, raw, "'off' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60");
+  }
+  return { requests, windowSeconds };
 }
 
 /** A TCP port, 0 to 65535 (0 picks a free port). */
@@ -421,6 +446,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
     playgroundApiKey: DEFAULT_CONFIG.playgroundApiKey,
     simulatorPort: portSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort),
+    simulatorRateLimit: rateSetting(env, 'SIMULATOR_RATE_LIMIT', DEFAULT_CONFIG.simulatorRateLimit),
     redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
     redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
     redisPrefix: rawSetting(env, 'REDIS_PREFIX') ?? DEFAULT_CONFIG.redisPrefix,

@@ -2,7 +2,8 @@
  * `npm run demo`: starts the built-in upstream simulator with sample data and the
  * gateway pointed at it, then prints the playground URL, the demo keys and a ready
  * `curl` command. `PORT`/`HOST` choose the gateway's address as for `npm start`;
- * `SIMULATOR_PORT` (default 4010) the simulator's. The gateway runs in public-site mode
+ * `SIMULATOR_PORT` (default 4010) the simulator's, `SIMULATOR_RATE_LIMIT` (default `10/60`,
+ * like the real API; `off` turns it off) its per-key limit. The gateway runs in public-site mode
  * with the premium demo key as server key and serves the example company website.
  */
 import 'reflect-metadata';
@@ -14,19 +15,27 @@ import { startGateway } from './server';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root';
-import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from './simulator';
+import { DEMO_KEYS, FIXTURE_IDS, describeRateLimit, startSimulator } from './simulator';
 
 /** The subscription the demo prints as a curl command (Server-Sent Events). */
 export const DEMO_SUBSCRIPTION = 'subscription { myAuctionChanged { kind observedAt previousBidAmount auction { ... on MyImportAuction { item bidAmount isLastBidderMe } ... on MyExportAuction { item bidAmount isLastBidderMe } } } }';
 
-/** The nested query the demo prints as a curl command. */
-export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } vehicles { name numberPlate } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
+/**
+ * The nested query the demo prints as a curl command. It needs 10 upstream requests on the
+ * sample data, so a first run fits the simulator's default limit of 10 per key per minute.
+ */
+export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
 async function main(): Promise<Started> {
   const settings = loadConfig();
   applyHeapGrowth(settings.heapGrowingPercent);
   // Live mode: the data changes every few seconds, so subscriptions have something to report.
-  const simulator = await startSimulator({ port: settings.simulatorPort, host: '127.0.0.1', live: { intervalMs: 5000 } });
+  const simulator = await startSimulator({
+    port: settings.simulatorPort,
+    host: '127.0.0.1',
+    live: { intervalMs: 5000 },
+    rateLimit: settings.simulatorRateLimit ?? 'off',
+  });
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
   const publicMode = existsSync(manifest);
   const config = {
@@ -48,6 +57,7 @@ async function main(): Promise<Started> {
       '',
       'StateV GraphQL gateway demo',
       `  simulator (upstream): ${simulator.baseUrl} (live: a stock, counter, booking, bid or room change every 5 s)`,
+      `  ${describeRateLimit(simulator.rateLimit, 'SIMULATOR_RATE_LIMIT=off npm run demo')}`,
       `  GraphQL endpoint:     ${endpoint}`,
       `  playground:           ${endpoint} (open in a browser; the demo premium key is preset in its Headers tab)`,
       ...(publicMode

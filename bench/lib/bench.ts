@@ -133,7 +133,7 @@ export class Bench {
     const simPort = await ports.allocate('simulator');
     const sim = await startService({
       name: 'simulator',
-      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(args.latencyMs)],
+      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(args.latencyMs), '--rate-limit', 'off'],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port: simPort,

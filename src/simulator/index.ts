@@ -4,6 +4,7 @@
  */
 export { startSimulator } from './simulator';
 export type { RateLimit, Simulator, SimulatorOptions, SimulatedRequest } from './simulator';
+export { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 export {
   ALL_SCOPES,
   BASIC_SCOPES,
@@ -20,6 +21,6 @@ export {
 export type { FixtureState, KeyPair, Scope, SimulatedApiKey } from './fixtures';
 export { ChangeError, applyChange } from './live';
 export type { LiveOptions, SimulatorChange } from './live';
-export { SIMULATOR_ROUTES, UNKNOWN_ROUTE, dispatchApiRequest } from './routes';
+export { PREMIUM_MESSAGE, SIMULATOR_ROUTES, THROTTLER_MESSAGE, UNKNOWN_ROUTE, dispatchApiRequest } from './routes';
 export type { ApiEnvironment, ApiRequest, ApiResult, SimulatedRouteInfo } from './routes';
 export type * from './upstream.types';

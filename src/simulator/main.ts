@@ -1,18 +1,23 @@
 /**
  * CLI of the StateV REST API simulator.
  *
- * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS] [--live [--live-interval MS]]`
+ * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
+ * [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]`
+ *
+ * The rate limit is 10 requests per key per rolling 60 s unless `--rate-limit` says otherwise.
  *
  * Prints the base URL (`http://HOST:PORT/req`) as the first stdout line, key hints on stderr,
  * and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
 import { DEMO_KEYS } from './fixtures';
+import { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 import { startSimulator } from './simulator';
 import type { SimulatorOptions } from './simulator';
 
 /** Usage text printed for `--help` and on argument errors. */
-export const USAGE = 'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit N/SECONDS] [--live [--live-interval MS]]';
+export const USAGE =
+  'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]';
 
 /** The simulator's flags, as `node:util` `parseArgs` reads them. */
 const FLAGS = {
@@ -22,6 +27,8 @@ const FLAGS = {
   'rate-limit': { type: 'string' },
   live: { type: 'boolean' },
   'live-interval': { type: 'string' },
+  'rate-limit-window': { type: 'string' },
+  'no-retry-after': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -31,7 +38,17 @@ function nonNegativeInt(flag: string, raw: string): number {
 }
 
 /** `node:util` `parseArgs` with this CLI's wording for its two errors. */
-function readFlags(argv: readonly string[]): { port?: string; host?: string; latency?: string; 'rate-limit'?: string; live?: boolean; 'live-interval'?: string; help?: boolean } {
+function readFlags(argv: readonly string[]): {
+  port?: string;
+  host?: string;
+  latency?: string;
+  'rate-limit'?: string;
+  'rate-limit-window'?: string;
+  'no-retry-after'?: boolean;
+  live?: boolean;
+  'live-interval'?: string;
+  help?: boolean;
+} {
   try {
     return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
   } catch (error) {
@@ -59,15 +76,16 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
   }
   if (values.host !== undefined) options.host = values.host;
   if (values.latency !== undefined) options.latencyMs = nonNegativeInt('--latency', values.latency);
-  const rateLimit = values['rate-limit'];
-  if (rateLimit !== undefined) {
-    const parts = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(rateLimit);
-    if (parts === null) throw new Error(`--rate-limit must look like N/SECONDS, got '${rateLimit}'`);
-    const requests = Number(parts[1]);
-    const windowSeconds = Number(parts[2]);
-    if (requests < 1 || windowSeconds <= 0) throw new Error(`--rate-limit needs N ≥ 1 and SECONDS > 0, got '${rateLimit}'`);
-    options.rateLimit = { requests, windowSeconds };
+  const window = values['rate-limit-window'];
+  if (window !== undefined && window !== 'rolling' && window !== 'fixed') throw new Error(`--rate-limit-window must be rolling or fixed, got '${window}'`);
+  const rateLimit = values['rate-limit'] === undefined ? undefined : parseRateLimit(values['rate-limit']);
+  if (rateLimit !== undefined) options.rateLimit = rateLimit;
+  if (window !== undefined) {
+    const base = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+    if (base === 'off') throw new Error('--rate-limit-window needs a rate limit, not --rate-limit off');
+    options.rateLimit = { requests: base.requests, windowSeconds: base.windowSeconds, window };
   }
+  if (values['no-retry-after'] === true) options.retryAfterHeader = false;
   const liveInterval = values['live-interval'];
   if (liveInterval !== undefined && !values.live) throw new Error('--live-interval needs --live');
   // Live mode: a random data change on a schedule (stock, counter, bookings, bids, rooms).
@@ -92,7 +110,8 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const simulator = await startSimulator(options);
   process.stdout.write(`${simulator.baseUrl}\n`);
   process.stderr.write(
-    `StateV simulator listening on ${simulator.baseUrl} (keys: ${DEMO_KEYS.premium.key}, ${DEMO_KEYS.basic.key}, ${DEMO_KEYS.other.key}; admin: ${simulator.origin}/__sim/requests)\n`,
+    `StateV simulator listening on ${simulator.baseUrl} (keys: ${DEMO_KEYS.premium.key}, ${DEMO_KEYS.basic.key}, ${DEMO_KEYS.other.key}; admin: ${simulator.origin}/__sim/requests)\n` +
+      `${describeRateLimit(simulator.rateLimit)}\n`,
   );
   const stop = (): void => {
     void simulator.close().then(() => process.exit(0));

@@ -63,8 +63,16 @@ export class ApiError extends Error {
 
 /** Builds the JSON error body `{statusCode, message, error}` for a status and message. */
 export function errorBody(status: number, message: string): WireErrorBody {
+  // NestJS's ThrottlerException, which the real API answers with, carries no `error` phrase.
+  if (status === 429) return { statusCode: status, message };
   return { statusCode: status, message, error: STATUS_PHRASES[status] ?? 'Error' };
 }
+
+/** The message of the real API's 429 (NestJS's throttler). */
+export const THROTTLER_MESSAGE = 'ThrottlerException: Too Many Requests';
+
+/** The message of a premium-only endpoint refused to a key without premium: a 401 containing "Premium", as clients check. */
+export const PREMIUM_MESSAGE = 'Premium required: this endpoint is only available to StateV Premium keys';
 
 /** Everything a route handler may use. */
 interface HandlerContext {
@@ -465,8 +473,11 @@ export interface ApiEnvironment {
   readonly state: FixtureState;
   /** Finds the key definition for a bearer token, undefined when unknown. */
   readonly resolveKey: (token: string) => SimulatedApiKey | undefined;
-  /** Counts one request for a key; returns the Retry-After seconds when the key is over its limit, else undefined. */
-  readonly rateLimit: (key: SimulatedApiKey, now: number) => number | undefined;
+  /**
+   * Counts one request for a key; returns the 429's extra headers (`Retry-After`, or none
+   * when the simulator leaves it out) when the key is over its limit, else undefined.
+   */
+  readonly rateLimit: (key: SimulatedApiKey, now: number) => Readonly<Record<string, string>> | undefined;
 }
 
 /** The outcome of {@link dispatchApiRequest}. */
@@ -515,13 +526,11 @@ export function dispatchApiRequest(request: ApiRequest, env: ApiEnvironment): Ap
   }
   try {
     if (resolved === undefined) throw new ApiError(401, authorization.length === 0 ? 'Missing API key' : 'Invalid API key');
-    const retryAfter = env.rateLimit(resolved, request.now);
-    if (retryAfter !== undefined) {
-      throw new ApiError(429, 'ThrottlerException: Too Many Requests', { 'Retry-After': String(retryAfter) });
-    }
+    const throttled = env.rateLimit(resolved, request.now);
+    if (throttled !== undefined) throw new ApiError(429, THROTTLER_MESSAGE, throttled);
     const missing = route.scopes.filter((s) => !resolved.scopes.includes(s));
     if (missing.length > 0) throw new ApiError(400, `Missing scope: ${missing.join(', ')}`);
-    if (route.premium && !resolved.premium) throw new ApiError(401, 'This endpoint requires premium access');
+    if (route.premium && !resolved.premium) throw new ApiError(401, PREMIUM_MESSAGE);
     const character = env.state.characters.find((c) => c.id === resolved.characterId);
     if (character === undefined) throw new ApiError(401, 'Invalid API key');
     const body = route.handle({ key: resolved, character, params, body: request.body, now: request.now });

@@ -1,7 +1,8 @@
 /**
  * HTTP server of the StateV REST API simulator (`node:http` only).
  *
- * - `/req/...`: the simulated API (see `routes.ts`), with optional latency and per-key rate limit;
+ * - `/req/...`: the simulated API (see `routes.ts`), with optional latency and a per-key rate
+ *   limit (10 per rolling 60 s unless told otherwise, see `rate-limit.ts`);
  *   every request is logged (never with its key).
  * - `GET /__sim/requests`: the request log as `{count, requests}` (optional `?route=` / `?keyLabel=` filters).
  * - `POST /__sim/reset`: clears the request log.
@@ -14,15 +15,11 @@ import { FIXTURE_KEYS, GENERATED_KEY_PATTERN, createFixtureState, generatedKey }
 import type { FixtureState, SimulatedApiKey } from './fixtures';
 import { applyChange, ChangeError, startLive } from './live';
 import type { LiveOptions, SimulatorChange } from './live';
+import { DEFAULT_RATE_LIMIT, RateLimitWindows, validRateLimit } from './rate-limit';
+import type { RateLimit } from './rate-limit';
 import { dispatchApiRequest, errorBody } from './routes';
 
-/** A rate limit: at most `requests` requests per key within `windowSeconds` seconds. */
-export interface RateLimit {
-  /** Allowed requests per window (≥ 1). */
-  requests: number;
-  /** Window length in seconds (> 0). */
-  windowSeconds: number;
-}
+export type { RateLimit } from './rate-limit';
 
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
@@ -32,8 +29,14 @@ export interface SimulatorOptions {
   host?: string;
   /** Latency in ms added to every `/req` request before it is answered; default 0. */
   latencyMs?: number;
-  /** Per-key fixed-window limit; over it the answer is 429 with `Retry-After` (whole seconds ≥ 1). Default: off. */
-  rateLimit?: RateLimit;
+  /**
+   * Per-key limit; over it the answer is 429 `ThrottlerException: Too Many Requests` with
+   * `Retry-After` (whole seconds ≥ 1). Default: 10 requests per rolling 60 s, as the real
+   * API is believed to allow; `'off'` turns it off.
+   */
+  rateLimit?: RateLimit | 'off';
+  /** Send `Retry-After` with a 429. Default true; false leaves it out, as real clients must not rely on it. */
+  retryAfterHeader?: boolean;
   /** Accept keys matching `/^sim-key-\d+$/` as premium keys with every scope for character 1 (label `'generated'`, secret `<key>-secret`). Default true. */
   allowGeneratedKeys?: boolean;
   /**
@@ -77,8 +80,10 @@ export interface Simulator {
   countRequests(filter?: { route?: string; keyLabel?: string }): number;
   /** Sets the latency in ms for subsequent requests (≥ 0). */
   setLatency(ms: number): void;
-  /** Sets or (with undefined) removes the per-key rate limit; clears the current windows. */
-  setRateLimit(limit: RateLimit | undefined): void;
+  /** Sets or (with `'off'` or undefined) removes the per-key rate limit; clears the current windows. */
+  setRateLimit(limit: RateLimit | 'off' | undefined): void;
+  /** The per-key rate limit now, or undefined when off. */
+  readonly rateLimit: RateLimit | undefined;
   /** Restores the fixtures (undoes option writes) and clears the log and the rate-limit windows. */
   reset(): void;
   /**
@@ -97,13 +102,6 @@ const MAX_BODY_BYTES = 1024 * 1024;
 function validLatency(ms: number): number {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency must be a finite number ≥ 0, got ${ms}`);
   return ms;
-}
-
-function validRateLimit(limit: RateLimit | undefined): RateLimit | undefined {
-  if (limit === undefined) return undefined;
-  if (!Number.isInteger(limit.requests) || limit.requests < 1) throw new RangeError(`rateLimit.requests must be an integer ≥ 1, got ${limit.requests}`);
-  if (!Number.isFinite(limit.windowSeconds) || limit.windowSeconds <= 0) throw new RangeError(`rateLimit.windowSeconds must be > 0, got ${limit.windowSeconds}`);
-  return { requests: limit.requests, windowSeconds: limit.windowSeconds };
 }
 
 function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
@@ -146,9 +144,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   let state: FixtureState = createFixtureState();
   let latencyMs = validLatency(options.latencyMs ?? 0);
-  let rateLimit = validRateLimit(options.rateLimit);
+  let rateLimit = validRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT);
+  const retryAfterHeader = options.retryAfterHeader ?? true;
   let log: SimulatedRequest[] = [];
-  let windows = new Map<string, { start: number; count: number }>();
+  let windows = rateLimit && new RateLimitWindows(rateLimit);
   const pending = new Set<NodeJS.Timeout>();
 
   const resolveKey = (token: string): SimulatedApiKey | undefined => {
@@ -157,18 +156,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return allowGenerated && GENERATED_KEY_PATTERN.test(token) ? generatedKey(token) : undefined;
   };
 
-  /** Fixed window per key, starting with the key's first request in it. */
-  const checkRateLimit = (key: SimulatedApiKey, now: number): number | undefined => {
-    if (rateLimit === undefined) return undefined;
-    const windowMs = rateLimit.windowSeconds * 1000;
-    let window = windows.get(key.key);
-    if (window === undefined || now - window.start >= windowMs || now < window.start) {
-      window = { start: now, count: 0 };
-      windows.set(key.key, window);
-    }
-    if (window.count >= rateLimit.requests) return Math.max(1, Math.ceil((window.start + windowMs - now) / 1000));
-    window.count += 1;
-    return undefined;
+  const checkRateLimit = (key: SimulatedApiKey, now: number): Readonly<Record<string, string>> | undefined => {
+    const retryAfter = windows?.take(key.key, now);
+    if (retryAfter === undefined) return undefined;
+    return retryAfterHeader ? { 'Retry-After': String(retryAfter) } : {};
   };
 
   const handleApi = (req: IncomingMessage, res: ServerResponse, path: string, body: string, at: number): void => {
@@ -263,9 +254,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setLatency(ms: number): void {
       latencyMs = validLatency(ms);
     },
-    setRateLimit(limit: RateLimit | undefined): void {
+    setRateLimit(limit: RateLimit | 'off' | undefined): void {
       rateLimit = validRateLimit(limit);
-      windows = new Map();
+      windows = rateLimit && new RateLimitWindows(rateLimit);
+    },
+    get rateLimit(): RateLimit | undefined {
+      return rateLimit;
     },
     change(change: SimulatorChange): void {
       applyChange(state, change, Date.now());
@@ -273,7 +267,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     reset(): void {
       state = createFixtureState();
       log = [];
-      windows = new Map();
+      windows = rateLimit && new RateLimitWindows(rateLimit);
     },
     close(): Promise<void> {
       stopLive();

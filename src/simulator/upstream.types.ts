@@ -325,6 +325,6 @@ export interface WireErrorBody {
   statusCode: number;
   /** Human-readable message. */
   message: string;
-  /** Status phrase, e.g. `'Bad Request'`. */
-  error: string;
+  /** Status phrase, e.g. `'Bad Request'`; absent from the throttler's 429, as on the real API. */
+  error?: string;
 }

@@ -10,6 +10,7 @@ import type { GatewayConfig } from '../../src/config';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { describeWithRedis, LineCollector, startStack, startTestRedis } from '../support';
 import type { Result, TestRedis } from '../support';
@@ -19,7 +20,7 @@ let simulator: Simulator;
 let prefixCounter = 0;
 
 beforeAll(async () => {
-  simulator = await startSimulator();
+  simulator = await startSimulator(UNLIMITED_SIMULATOR);
 });
 afterAll(async () => {
   await simulator?.close();

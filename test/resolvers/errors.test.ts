@@ -27,7 +27,7 @@ import {
 } from '../generated/graphql';
 import type { FactoryEverythingQueryVariables } from '../generated/graphql';
 import * as factoriesApi from '../../src/domains/factories/factories.api';
-import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE } from '../../src/simulator';
 import { startHttpStack, startResolverStack } from '../support/stack';
 import type { ResolverStack, Result } from '../support/stack';
 import {
@@ -265,7 +265,7 @@ describe('FORBIDDEN: upstream 401', () => {
   function premiumForbidden(endpoint: string, scopes: string[]): Record<string, unknown> {
     return {
       code: 'FORBIDDEN',
-      upstream: { status: 401, endpoint, message: 'This endpoint requires premium access' },
+      upstream: { status: 401, endpoint, message: PREMIUM_MESSAGE },
       requiredScopes: scopes,
       premium: true,
     };

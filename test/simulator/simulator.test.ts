@@ -1,4 +1,4 @@
-import { ALL_SCOPES, DEMO_KEYS, FIXTURE_IDS, SIMULATOR_ROUTES, createFixtureState, startSimulator } from '../../src/simulator';
+import { ALL_SCOPES, DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE, SIMULATOR_ROUTES, createFixtureState, describeRateLimit, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatedApiKey } from '../../src/simulator';
 import { parseCliArgs } from '../../src/simulator/main';
 
@@ -24,7 +24,7 @@ afterAll(async () => {
 beforeEach(() => {
   sim.reset();
   sim.setLatency(0);
-  sim.setRateLimit(undefined);
+  sim.setRateLimit('off'); // the rate-limit tests below set their own
 });
 
 interface Answer {
@@ -112,7 +112,7 @@ describe('scopes and premium', () => {
 
   it('answers 401 for premium-only endpoints with a non-premium key that has the scopes', async () => {
     const basicWithScopes: SimulatedApiKey = { key: 'basic-all-scopes', secret: 's', label: 'basic-all', characterId: 'character-1', premium: false, scopes: ALL_SCOPES };
-    const local = await startSimulator({ extraKeys: [basicWithScopes] });
+    const local = await startSimulator({ extraKeys: [basicWithScopes], rateLimit: 'off' });
     try {
       const premiumOnly = [
         `/factory/productions/${FIXTURE_IDS.workshop}`,
@@ -127,7 +127,7 @@ describe('scopes and premium', () => {
       for (const path of premiumOnly) {
         const res = await fetch(`${local.baseUrl}${path}`, { headers: { authorization: 'Bearer basic-all-scopes' } });
         const body = asObject(await res.json());
-        expect([path, res.status, body.message]).toEqual([path, 401, 'This endpoint requires premium access']);
+        expect([path, res.status, body.message]).toEqual([path, 401, PREMIUM_MESSAGE]);
       }
       const open = await fetch(`${local.baseUrl}/factory/counter/${FIXTURE_IDS.shop}`, { headers: { authorization: 'Bearer basic-all-scopes' } });
       expect(open.status).toBe(200);
@@ -138,7 +138,9 @@ describe('scopes and premium', () => {
   });
 
   it('answers 401 premium-only for the basic demo key on /market/import (it has the market scope)', async () => {
-    expectError(await call('/market/import', DEMO_KEYS.basic.key), 401, 'Unauthorized', 'This endpoint requires premium access');
+    expectError(await call('/market/import', DEMO_KEYS.basic.key), 401, 'Unauthorized', PREMIUM_MESSAGE);
+    // Community clients check `status == 401 and "Premium" in message`.
+    expect(PREMIUM_MESSAGE).toContain('Premium');
   });
 
   it('gives icon URLs to premium keys and null to basic keys', async () => {
@@ -528,53 +530,120 @@ describe('request log, latency and admin endpoints', () => {
 
 describe('rate limit', () => {
   const realTimersExceptDate = ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] as const;
+  const T = Date.parse('2024-06-01T10:00:00.000Z');
 
   afterEach(() => {
     jest.useRealTimers();
   });
 
-  it('answers 429 with Retry-After per key and frees the window with time', async () => {
-    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: new Date('2024-06-01T10:00:00.000Z') });
-    sim.setRateLimit({ requests: 3, windowSeconds: 10 });
-    for (let i = 0; i < 3; i += 1) expect((await call('/building/list')).status).toBe(200);
-    const limited = await call('/building/list');
-    expectError(limited, 429, 'Too Many Requests');
-    expect(limited.headers.get('retry-after')).toBe('10');
+  async function withSimulator(options: Parameters<typeof startSimulator>[0], run: (get: (key?: string) => Promise<Answer>) => Promise<void>): Promise<void> {
+    const local = await startSimulator(options);
+    try {
+      await run(async (key = 'sim-key-1') => {
+        const res = await fetch(`${local.baseUrl}/building/list`, { headers: { authorization: `Bearer ${key}` } });
+        const text = await res.text();
+        return { status: res.status, headers: res.headers, text, body: JSON.parse(text) as unknown };
+      });
+    } finally {
+      await local.close();
+    }
+  }
 
-    jest.setSystemTime(new Date('2024-06-01T10:00:04.200Z'));
-    const still = await call('/building/list');
-    expect(still.status).toBe(429);
-    expect(still.headers.get('retry-after')).toBe('6');
-    // another key has its own window
-    expect((await call('/building/list', DEMO_KEYS.basic.key)).status).toBe(200);
+  it('limits each key to 10 requests per rolling 60 s by default, with the real 429 body and Retry-After', async () => {
+    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: T });
+    await withSimulator({}, async (get) => {
+      for (let i = 0; i < 10; i += 1) {
+        jest.setSystemTime(T + i * 1000); // one request a second
+        expect((await get()).status).toBe(200);
+      }
+      jest.setSystemTime(T + 15_000);
+      const limited = await get();
+      expect(limited.status).toBe(429);
+      expect(limited.body).toEqual({ statusCode: 429, message: 'ThrottlerException: Too Many Requests' });
+      expect(limited.headers.get('retry-after')).toBe('45'); // the first request leaves the window at T + 60 s
+      expect((await get('sim-key-2')).status).toBe(200); // another key has its own window
 
-    jest.setSystemTime(new Date('2024-06-01T10:00:10.000Z'));
-    expect((await call('/building/list')).status).toBe(200);
-    expect(sim.countRequests({ keyLabel: 'premium' })).toBe(6);
-    expect(sim.requests.filter((r) => r.status === 429)).toHaveLength(2);
-    expect(sim.requests[0]?.at).toBe(Date.parse('2024-06-01T10:00:00.000Z'));
-
-    sim.setRateLimit(undefined);
-    for (let i = 0; i < 5; i += 1) expect((await call('/building/list')).status).toBe(200);
+      // Rolling: at T + 60 s exactly one request has left the window, so exactly one more is allowed.
+      jest.setSystemTime(T + 60_000);
+      expect((await get()).status).toBe(200);
+      const again = await get();
+      expect(again.status).toBe(429);
+      expect(again.headers.get('retry-after')).toBe('1');
+      jest.setSystemTime(T + 61_000);
+      expect((await get()).status).toBe(200);
+    });
   });
 
-  it('takes the rate limit from the options and never lets Retry-After drop below 1', async () => {
+  it('a refused request does not count: a key that keeps asking is free again when its window has passed', async () => {
+    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: T });
+    await withSimulator({ rateLimit: { requests: 2, windowSeconds: 10 } }, async (get) => {
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(200);
+      for (let i = 1; i < 10; i += 1) {
+        jest.setSystemTime(T + i * 1000);
+        expect((await get()).status).toBe(429);
+      }
+      jest.setSystemTime(T + 10_000);
+      expect((await get()).status).toBe(200);
+    });
+  });
+
+  it('leaves Retry-After out when retryAfterHeader is false', async () => {
+    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: T });
+    await withSimulator({ rateLimit: { requests: 1, windowSeconds: 60 }, retryAfterHeader: false }, async (get) => {
+      expect((await get()).status).toBe(200);
+      const limited = await get();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBeNull();
+      expect(limited.body).toEqual({ statusCode: 429, message: 'ThrottlerException: Too Many Requests' });
+    });
+  });
+
+  it("window 'fixed' counts from a key's first hit, as NestJS's throttler does: a burst at the end of one window and the start of the next passes", async () => {
+    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: T });
+    await withSimulator({ rateLimit: { requests: 3, windowSeconds: 10, window: 'fixed' } }, async (get) => {
+      expect((await get()).status).toBe(200); // the window is T .. T + 10 s
+      jest.setSystemTime(T + 9_000);
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(200);
+      const limited = await get();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('1');
+      jest.setSystemTime(T + 10_000); // a new window: 3 more at once, 5 within 1 s (a rolling window would refuse them)
+      for (let i = 0; i < 3; i += 1) expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(429);
+    });
+  });
+
+  it('setRateLimit changes and turns off the limit, reset clears the windows', async () => {
+    jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: T });
+    sim.setRateLimit({ requests: 1, windowSeconds: 60 });
+    expect(sim.rateLimit).toEqual({ requests: 1, windowSeconds: 60, window: 'rolling' });
+    expect((await call('/building/list')).status).toBe(200);
+    expect((await call('/building/list')).status).toBe(429);
+    sim.reset();
+    expect((await call('/building/list')).status).toBe(200);
+    sim.setRateLimit('off');
+    expect(sim.rateLimit).toBeUndefined();
+    for (let i = 0; i < 12; i += 1) expect((await call('/building/list')).status).toBe(200);
+    expect(() => sim.setRateLimit({ requests: 0, windowSeconds: 60 })).toThrow(RangeError);
+  });
+
+  it('never lets Retry-After drop below 1', async () => {
     jest.useFakeTimers({ doNotFake: [...realTimersExceptDate], now: 1_000_000 });
-    const limited = await startSimulator({ rateLimit: { requests: 1, windowSeconds: 2 } });
-    try {
-      const get = async (): Promise<Response> => {
-        const res = await fetch(`${limited.baseUrl}/building/list`, { headers: { authorization: 'Bearer sim-key-1' } });
-        await res.text();
-        return res;
-      };
+    await withSimulator({ rateLimit: { requests: 1, windowSeconds: 2 } }, async (get) => {
       expect((await get()).status).toBe(200);
       jest.setSystemTime(1_000_000 + 1_999);
       const res = await get();
       expect(res.status).toBe(429);
       expect(res.headers.get('retry-after')).toBe('1');
-    } finally {
-      await limited.close();
-    }
+    });
+  });
+
+  it('describes the limit for banners, with how to turn it off', () => {
+    expect(describeRateLimit({ requests: 10, windowSeconds: 60 })).toMatch(/10 requests per key per rolling 60 s.*--rate-limit off/);
+    expect(describeRateLimit({ requests: 10, windowSeconds: 60 }, 'SIMULATOR_RATE_LIMIT=off npm run demo')).toContain('SIMULATOR_RATE_LIMIT=off');
+    expect(describeRateLimit(undefined)).toMatch(/^Rate limit: off/);
   });
 });
 
@@ -599,6 +668,14 @@ describe('lifecycle and CLI', () => {
       rateLimit: { requests: 100, windowSeconds: 60 },
     });
     expect(() => parseCliArgs(['--rate-limit', '100'])).toThrow(/N\/SECONDS/);
+    expect(parseCliArgs(['--rate-limit', 'off'])).toEqual({ rateLimit: 'off' });
+    expect(parseCliArgs(['--rate-limit-window', 'fixed', '--no-retry-after'])).toEqual({
+      rateLimit: { requests: 10, windowSeconds: 60, window: 'fixed' },
+      retryAfterHeader: false,
+    });
+    expect(parseCliArgs(['--rate-limit', '5/30', '--rate-limit-window=fixed'])).toEqual({ rateLimit: { requests: 5, windowSeconds: 30, window: 'fixed' } });
+    expect(() => parseCliArgs(['--rate-limit', 'off', '--rate-limit-window', 'fixed'])).toThrow(/needs a rate limit/);
+    expect(() => parseCliArgs(['--rate-limit-window', 'sliding'])).toThrow(/rolling or fixed/);
     expect(() => parseCliArgs(['--port'])).toThrow(/needs a value/);
     expect(() => parseCliArgs(['--bogus'])).toThrow(/Unknown argument/);
   });

@@ -39,6 +39,7 @@ import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatorOptions } from '../../src/simulator';
+import { testSimulatorOptions } from './upstream-limit';
 import type { UpstreamObservation } from '../../src/upstream/client';
 import { useFakeDate } from './clock';
 import type { TestRedis } from './redis';
@@ -190,7 +191,7 @@ export async function startStack(options?: StackOptions): Promise<Stack>;
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (options.fakeDate !== undefined) useFakeDate(options.fakeDate);
   const ownSimulator = !isSimulator(options.simulator);
-  const simulator = isSimulator(options.simulator) ? options.simulator : await startSimulator(options.simulator);
+  const simulator = isSimulator(options.simulator) ? options.simulator : await startSimulator(testSimulatorOptions(options.simulator));
   let mockAgent: MockAgent | null = null;
   if (options.mock) {
     mockAgent = new MockAgent({ enableCallHistory: true });
