@@ -11,6 +11,7 @@ import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import { ManualClock } from '../support/poll-clock';
 import { startTestRedis } from '../support/redis';
 import type { TestRedis } from '../support/redis';
@@ -25,7 +26,7 @@ let simulator: Simulator;
 
 beforeAll(async () => {
   redis = await startTestRedis();
-  simulator = await startSimulator();
+  simulator = await startSimulator(UNLIMITED_SIMULATOR);
 });
 afterAll(async () => {
   await simulator?.close();
