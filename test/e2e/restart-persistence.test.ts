@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import { CompanyPageDocument } from '../generated/graphql';
 
 const root = join(__dirname, '..', '..');
@@ -51,7 +52,7 @@ async function stopGatewayProcess(child: ChildProcess): Promise<number | null> {
 }
 
 beforeAll(async () => {
-  simulator = await startSimulator();
+  simulator = await startSimulator(UNLIMITED_SIMULATOR);
   folder = mkdtempSync(join(tmpdir(), 'restart-persistence-'));
 });
 
