@@ -17,6 +17,8 @@
  * - `redis: TestRedis` (see redis.ts): the gateway shares that Redis, under a prefix of
  *   its own unless `config.redisPrefix` sets one; the stack starts once Redis answers.
  * - `simulator`: options for a new simulator, or a running one to share (not closed by the stack).
+ *   A new one has the per-key rate limit off unless the options set `rateLimit` (see
+ *   `upstream-limit.ts`).
  * - `gateway`: further gateway options, e.g. a `ManualClock` (poll-clock.ts) for the
  *   subscription pollers and cache ages.
  *
