@@ -14,6 +14,16 @@ function fanOut(levels: number): string {
   return parts.join('\n');
 }
 
+/** Distinct document texts the soak cycles through: more than fit some caches at the soak's bounds, seen within the first minute. */
+const DISTINCT_DOCUMENTS = 3000;
+
+/**
+ * The soak gateway's cache bounds: smaller than the defaults, so that every cache is full
+ * (and evicting) within the first half of the run, and the last half shows leaks only,
+ * not caches still filling up to their bounds.
+ */
+const SOAK_SETTINGS = { CACHE_MAX_BYTES: String(8 * 1024 * 1024), RESPONSE_CACHE_MAX_BYTES: String(4 * 1024 * 1024) };
+
 /** Unused variables of about 50 KB (under the default MAX_VARIABLES_BYTES). */
 const BIG_UNUSED = { unused: 'x'.repeat(50_000) };
 
@@ -24,10 +34,10 @@ function request(bench: { dashboard: string; small: string }, n: number): { body
     case 0:
       return { body: bench.dashboard, key };
     case 1:
-      // A document seen once: its text differs by an alias.
-      return { body: JSON.stringify({ query: `query Distinct { d${n}: factories { id name } }` }), key };
+      // One of DISTINCT_DOCUMENTS texts (they differ by an alias): every document cache fills and evicts.
+      return { body: JSON.stringify({ query: `query Distinct { d${n % DISTINCT_DOCUMENTS}: factories { id name } }` }), key };
     case 2:
-      return { body: JSON.stringify({ query: `query Unused { factories { id } } # ${n}`, variables: BIG_UNUSED }), key };
+      return { body: JSON.stringify({ query: `query Unused { factories { id } } # ${n % DISTINCT_DOCUMENTS}`, variables: BIG_UNUSED }), key };
     case 3:
       return { body: JSON.stringify({ query: fanOut(16) }), key: null };
     case 4:
@@ -52,8 +62,8 @@ function slopePerMinute(samples: readonly { seconds: number; rssMb: number }[]):
 }
 
 /**
- * soak: a fresh gateway under a steady mixed load for minutes (quick: 15 s), with distinct
- * documents, large unused variables, fragment fan-outs, paging variables and 20 keys. It
+ * soak: a fresh gateway (caches bounded small, see {@link SOAK_SETTINGS}) under a steady
+ * mixed load for minutes (quick: 15 s), with 3,000 distinct documents, large unused variables, fragment fan-outs, paging variables and 20 keys. It
  * reports the RSS slope over the last half of the run (target within ±1 MB/min: memory
  * flat once the caches are full) and the error rate (target 0: an error is a 5xx, a
  * failed connection or INTERNAL_SERVER_ERROR).
@@ -62,7 +72,7 @@ export const soak: Scenario = {
   name: 'soak',
   async run(bench) {
     const seconds = bench.args.quick ? 15 : Math.max(180, bench.args.durationSeconds * 18);
-    const gateway = await bench.startGateway('gateway-soak');
+    const gateway = await bench.startGateway('gateway-soak', SOAK_SETTINGS);
     try {
       const url = `${gateway.origin}/graphql`;
       const started = performance.now();
@@ -97,7 +107,7 @@ export const soak: Scenario = {
       const errorRate = sent === 0 ? 0 : errors / sent;
       const result = {
         ok: errors === 0,
-        description: `mixed load for ${seconds} s, 16 connections, 20 keys: dashboard, distinct documents, 50 KB unused variables, 16-level fragment fan-outs, paging variables`,
+        description: `mixed load for ${seconds} s, 16 connections, 20 keys, CACHE_MAX_BYTES 8 MiB, RESPONSE_CACHE_MAX_BYTES 4 MiB: dashboard, ${DISTINCT_DOCUMENTS} distinct documents, 50 KB unused variables, 16-level fragment fan-outs, paging variables`,
         seconds,
         requests: sent,
         requestsPerSecond: round(sent / seconds, 1),

@@ -137,8 +137,8 @@ function ownAuctions(state: FixtureState): Array<{ id: string; bidAmount: number
   return state.characters.flatMap((character: FixtureCharacter) => [...character.auctions.myImport, ...character.auctions.myExport]);
 }
 
-/** A small deterministic PRNG (mulberry32), so a live run can be replayed from its seed. */
-function prng(seed: number): () => number {
+/** A small deterministic PRNG (mulberry32), so a live run (or a fuzz run) can be replayed from its seed. */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -13,18 +13,7 @@
 import { getNamedType, isEnumType, isInputObjectType, isInterfaceType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType } from 'graphql';
 import type { GraphQLArgument, GraphQLField, GraphQLInputType, GraphQLNamedType, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-
-/** mulberry32: a small, fast, seeded PRNG returning [0, 1). */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../src/simulator/live';
 
 /** One generated request. */
 export interface FuzzRequest {
@@ -45,7 +34,7 @@ export class OperationFuzzer {
     private readonly schema: GraphQLSchema,
     seed: number,
   ) {
-    this.random = seededRandom(seed);
+    this.random = prng(seed);
   }
 
   private pick<T>(items: readonly T[]): T {
