@@ -171,7 +171,8 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const fromParams = params.authorization ?? params.Authorization;
         const credential = credentialOf(fromParams ?? ctx.extra.request.headers.authorization);
         const prepared = prepareOperation(options, payload, credential, connectionOf(ctx));
-        return 'errors' in prepared ? (formatErrors(prepared.errors) as unknown as GraphQLError[]) : prepared.args;
+        // GraphQLErrors here (graphql-ws checks); onError formats them for the client.
+        return 'errors' in prepared ? prepared.errors : prepared.args;
       },
       onNext: (_ctx, _id, _payload, _args, result) => formatResult(result),
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors) as unknown as GraphQLError[],
@@ -197,7 +198,8 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const prepared = prepareOperation(options, params, credentialOf(req.headers.get('authorization')), sseConnectionOf(token));
-      if ('errors' in prepared) return { errors: formatErrors(prepared.errors) as unknown as GraphQLError[] };
+      // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
+      if ('errors' in prepared) return { data: null, errors: prepared.errors };
       return { ...prepared.args, contextValue: prepared.args.contextValue as Record<string, unknown> };
     },
     onNext: (_ctx, _req, result) => formatResult(result as ExecutionResult),

@@ -9,7 +9,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock } from '../support/poll-clock';
-import { startHttpStack } from '../support/stack';
+import { startStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is a plain CommonJS script
@@ -48,7 +48,7 @@ describe('examples/stock-alert', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
   });
 
   afterEach(async () => {

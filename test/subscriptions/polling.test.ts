@@ -11,7 +11,7 @@ import type { Client } from 'graphql-ws';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock } from '../support/poll-clock';
-import { startHttpStack } from '../support/stack';
+import { startStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 import { subscribeWs, wsClient } from './clients';
 import type { Collected } from './clients';
@@ -42,7 +42,7 @@ describe('subscription polling', () => {
 
   async function start(config: Partial<GatewayConfig> = {}): Promise<void> {
     clock = new ManualClock();
-    stack = await startHttpStack({ config, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({ http: true, config, gateway: { now: clock.now, pollClock: clock } });
   }
 
   function client(key: string | null = DEMO_KEYS.premium.key): Client {

@@ -8,7 +8,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock } from '../support/poll-clock';
-import { startHttpStack } from '../support/stack';
+import { startStack } from '../support/stack';
 import type { HttpStack } from '../support/stack';
 import { collect, wsClient } from './clients';
 
@@ -21,7 +21,7 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
     ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
   });
 
