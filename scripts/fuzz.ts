@@ -24,7 +24,7 @@ async function main(): Promise<number> {
       'bound-ms': { type: 'string', default: '10000' },
     },
   });
-  const simulator = await startSimulator(); // no rate limit
+  const simulator = await startSimulator({ rateLimit: 'off' });
   const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, logLevel: 'silent', cacheFile: null });
   const gateway = await startGateway(config);
   try {
