@@ -46,8 +46,11 @@ export interface RequestError {
  * refuses before execution (limits, malformed JSON, public-site refusal, batch, body too
  * large, method, malformed Authorization), in the content type the request's `Accept` asks for.
  */
-export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}): void {
-  const text = JSON.stringify({ errors: errors.map(({ message, code }) => ({ message, extensions: { code } })) });
+export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}, copies?: number): void {
+  const result = { errors: errors.map(({ message, code }) => ({ message, extensions: { code } })) };
+  // `copies`: one result per operation of a refused batch, so batching clients
+  // (Apollo's BatchHttpLink) show the message on each operation.
+  const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));
   res.writeHead(status, { ...headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

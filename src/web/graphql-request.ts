@@ -10,6 +10,9 @@ import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from '
 export const MALFORMED_AUTHORIZATION =
   'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.';
 
+/** Most results in the answer to a refused batch: one per operation up to this many, else one. */
+const MAX_BATCH_ANSWERS = 50;
+
 /** The answer to a batch (a JSON array of operations): batching is off, see docs/http.md. */
 export const BATCH_REFUSED =
   'Batched requests (a JSON array of operations) are not supported: send one operation per request (Apollo Client: HttpLink, not BatchHttpLink; graphql-request: request(), not batchRequests()). Over HTTP/1.1 keep-alive or HTTP/2, separate requests cost little, and each gets its own cost and depth limit.';
@@ -43,7 +46,10 @@ export async function handleGraphQLRequest(
     return;
   }
   if (Array.isArray(request.body)) {
-    sendGraphQLErrors(req, res, 400, [{ message: BATCH_REFUSED, code: 'BAD_REQUEST' }]);
+    // One refusal per operation (so BatchHttpLink shows it on each), up to MAX_BATCH_ANSWERS;
+    // a larger array gets one, so a body of many tiny entries cannot inflate the answer.
+    const count = request.body.length;
+    sendGraphQLErrors(req, res, 400, [{ message: BATCH_REFUSED, code: 'BAD_REQUEST' }], {}, count >= 1 && count <= MAX_BATCH_ANSWERS ? count : undefined);
     return;
   }
   // Public-site mode: resolve trusted documents by hash, and decide whose key runs it.

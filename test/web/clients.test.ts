@@ -5,6 +5,7 @@
  * graphql-request (POST). Queries, the mutation, and the error messages a first user sees.
  */
 import { ApolloClient, HttpLink, InMemoryCache, gql as apolloGql } from '@apollo/client';
+import { BatchHttpLink } from '@apollo/client/link/batch-http';
 import { Client as UrqlClient, cacheExchange, fetchExchange, gql as urqlGql } from '@urql/core';
 import { GraphQLClient, gql as requestGql } from 'graphql-request';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
@@ -39,6 +40,15 @@ describe('GraphQL clients on their default settings', () => {
     it('shows the gateway message of a request error, not just a status code', async () => {
       const apollo = client(premium);
       await expect(apollo.mutate({ mutation: apolloGql(UPDATE), variables: updateInput('no secret') })).rejects.toThrow(/needs the API secret/);
+    });
+
+    it("BatchHttpLink shows on each operation that batching is not supported", async () => {
+      const apollo = new ApolloClient({ link: new BatchHttpLink({ uri: stack.endpoint, headers: premium }), cache: new InMemoryCache() });
+      const results = await Promise.allSettled([apollo.query({ query: apolloGql(FACTORIES) }), apollo.query({ query: apolloGql('{ buildings { id } }') })]);
+      expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as Error).message) : 'answered'))).toEqual([
+        expect.stringMatching(/Batched requests .* not supported/),
+        expect.stringMatching(/Batched requests .* not supported/),
+      ]);
     });
 
     it('shows why a malformed Authorization header is refused', async () => {
