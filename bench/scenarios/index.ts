@@ -11,6 +11,7 @@ import { floor, floor10c } from './floor';
 import { manyKeys } from './many-keys';
 import { naive } from './naive';
 import { replicas } from './replicas';
+import { restart } from './restart';
 import { small } from './small';
 import { subscriptions } from './subscriptions';
 import { soak } from './soak';
@@ -32,6 +33,7 @@ export const SCENARIOS: readonly Scenario[] = [
   floor,
   floor10c,
   replicas,
+  restart,
   subscriptions,
   soak,
 ];
