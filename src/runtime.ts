@@ -164,7 +164,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     plugins: [
       requestShapePlugin(),
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions }),
+      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions, optionSlots: config.optionSlots }),
       boundsPlugin(),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),

@@ -12,6 +12,8 @@ import { OperationMemo } from './operation-memo';
 export interface CostLimits {
   maxUpstreamRequests: number;
   assumptions: CostAssumptions;
+  /** Option slots `Factory.options` reads (`OPTION_SLOTS`; default 10). */
+  optionSlots?: number;
 }
 
 /**
@@ -24,7 +26,7 @@ export function costPlugin(limits: CostLimits): ApolloServerPlugin<GatewayContex
   // The cost depends only on the document, the operation and its variables: each
   // distinct request is walked once, not on every execution or response-cache hit.
   const memo = new OperationMemo<number | null>();
-  const estimators = [upstreamCostEstimator(limits.assumptions)];
+  const estimators = [upstreamCostEstimator(limits.assumptions, limits.optionSlots)];
   return {
     async requestDidStart() {
       return {

@@ -25,12 +25,14 @@ import {
 import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { Extensions } from 'type-graphql';
+import { DEFAULT_CONFIG } from '../config';
 import type { CostAssumptions } from '../config';
 import { operationFragments } from './operation-fragments';
 
 /** What one field costs: its own upstream requests, and the list size its children repeat over. */
 export interface FieldCost {
-  readonly requests: number;
+  /** Its own upstream requests: a number, or `'optionSlots'` for one request per option slot (`OPTION_SLOTS`). */
+  readonly requests: number | 'optionSlots';
   readonly list?: keyof CostAssumptions;
 }
 
@@ -52,12 +54,16 @@ export function upstreamCostOf(field: { readonly extensions: Readonly<Record<str
   return cost && typeof cost === 'object' ? (cost as FieldCost) : undefined;
 }
 
-/** A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list size × children. */
-export function upstreamCostEstimator(assumptions: CostAssumptions): ComplexityEstimator {
+/**
+ * A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list
+ * size × children. `optionSlots` is the configured number of option slots (`OPTION_SLOTS`).
+ */
+export function upstreamCostEstimator(assumptions: CostAssumptions, optionSlots = DEFAULT_CONFIG.optionSlots): ComplexityEstimator {
   return ({ field, childComplexity }) => {
     const cost = upstreamCostOf(field);
     if (!cost) return childComplexity;
-    return cost.requests + (cost.list ? assumptions[cost.list] : 1) * childComplexity;
+    const requests = cost.requests === 'optionSlots' ? optionSlots : cost.requests;
+    return requests + (cost.list ? assumptions[cost.list] : 1) * childComplexity;
   };
 }
 

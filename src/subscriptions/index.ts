@@ -61,7 +61,7 @@ export function createGatewaySubscriptions(
     services: parts.services,
     subscriptions: service,
     publicSite: parts.publicSite,
-    costLimits: { maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions },
+    costLimits: { maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions, optionSlots: config.optionSlots },
     maxDepth: config.maxDepth,
     introspection: config.introspection,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,

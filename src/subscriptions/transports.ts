@@ -108,7 +108,7 @@ export function prepareOperation(
   if (!operation) return { errors: [new GraphQLError('Name the operation to run (operationName).', { extensions: { code: 'BAD_REQUEST' } })] };
   const outOfBounds = checkOperationBounds(options.schema, document, operation, variables);
   if (outOfBounds) return { errors: [outOfBounds] };
-  const tooExpensive = costError(measureCost(options.schema, document, operation, variables, [upstreamCostEstimator(options.costLimits.assumptions)]), options.costLimits);
+  const tooExpensive = costError(measureCost(options.schema, document, operation, variables, [upstreamCostEstimator(options.costLimits.assumptions, options.costLimits.optionSlots)]), options.costLimits);
   if (tooExpensive) return { errors: [tooExpensive] };
 
   const headers = new Map<string, string>(apiKey ? [['authorization', `Bearer ${apiKey}`]] : []);

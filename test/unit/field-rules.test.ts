@@ -6,10 +6,11 @@
  * bounded, the interface field and its implementations agree, and descriptions quote the
  * declared bounds.
  */
-import { isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
+import { getOperationAST, isInputObjectType, isInterfaceType, isObjectType, parse } from 'graphql';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { argumentBoundsOf, boundsText, valueBoundsOf } from '../../src/graph/bounds';
-import { upstreamCostOf } from '../../src/graph/cost';
+import { DEFAULT_CONFIG } from '../../src/config';
+import { operationCost, upstreamCostEstimator, upstreamCostOf } from '../../src/graph/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 
 type AnyField = GraphQLField<unknown, unknown>;
@@ -117,5 +118,14 @@ describe('rules declared on the fields', () => {
     const roots = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.values(type?.getFields() ?? {}));
     expect(roots.length).toBeGreaterThan(0);
     for (const field of roots) expect({ field: field.name, cost: upstreamCostOf(field)?.requests }).toEqual({ field: field.name, cost: 1 });
+  });
+
+  it('Factory.options costs one request per configured option slot (OPTION_SLOTS)', () => {
+    const document = parse('{ factory(id: "x") { options { title } } }');
+    const operation = getOperationAST(document);
+    if (!operation) throw new Error('no operation');
+    const cost = (slots: number): number => operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions, slots)]);
+    expect(cost(10)).toBe(11);
+    expect(cost(20)).toBe(21);
   });
 });

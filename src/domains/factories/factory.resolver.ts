@@ -142,7 +142,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.option.load({ id: factory.id, slot });
   }
 
-  @UpstreamCost({ requests: 10 })
+  @UpstreamCost({ requests: 'optionSlots' })
   @FieldResolver(() => [FactoryOption], {
     nullable: true,
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
