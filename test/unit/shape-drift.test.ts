@@ -121,6 +121,11 @@ describe('tolerant reader: the general rules', () => {
     expect(() => mapResponse(ENDPOINTS.factoryList, [{ name: 'A' }], mapFactoryList)).toThrow(/\[0\]\.id should be a string/);
   });
 
+  it('a shape error never quotes upstream text (it may echo a key)', () => {
+    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).toThrow(/\[0\] should be an object, got a string of 24 characters/);
+    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).not.toThrow(/secret/);
+  });
+
   it('mapResponse reports each drifted field once per response to the listeners, with the endpoint pattern', () => {
     const seen: string[] = [];
     const stop = onShapeDrift((endpoint, field) => seen.push(`${endpoint} ${field}`));

@@ -57,7 +57,8 @@ export class ShapeError extends Error {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'string' ? `"${value.slice(0, 40)}"` : typeof value;
+  // Never the text itself: an upstream may echo a key or secret in any value.
+  return typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;
 }
 
 /** A JSON object, read field by field with a path for error messages. */
