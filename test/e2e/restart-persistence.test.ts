@@ -5,7 +5,6 @@
  * with zero upstream requests (the simulator's request log counts them), and the file
  * holds neither the API key nor the key hash secret in clear.
  */
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,42 +12,22 @@ import { join } from 'node:path';
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
+import { startGatewayProcess as startProcess, stopGatewayProcess } from '../support/gateway-process';
+import type { GatewayProcess } from '../support/gateway-process';
 import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import { CompanyPageDocument } from '../generated/graphql';
 
-const root = join(__dirname, '..', '..');
 const SECRET = 'restart-test-key-hash-secret';
 let simulator: Simulator;
 let folder: string;
 const children = new Set<ChildProcess>();
 
-/** Starts `src/main.ts` in its own Node process and resolves to its URL once it listens. */
-function startGatewayProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    child.once('exit', () => children.delete(child));
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      const match = /gateway on (http:\/\/[^\s/]+)\/graphql/.exec(output);
-      if (match?.[1]) resolve({ child, url: match[1] });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`gateway exited with ${code}: ${output.slice(-800)}`)));
-  });
-}
-
-async function stopGatewayProcess(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  return exited;
+/** Starts the gateway process and remembers it, so `afterAll` stops what a failing test left running. */
+async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+  const started = await startProcess(env);
+  children.add(started.child);
+  started.child.once('exit', () => children.delete(started.child));
+  return started;
 }
 
 beforeAll(async () => {

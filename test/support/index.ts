@@ -7,11 +7,13 @@
  * - http.ts: raw HTTP requests, typed documents as bodies and query strings, one
  *   keep-alive connection's exchange, the simulator's log as `METHOD /path` lines.
  * - results.ts: error codes and paths, `extensions.upstream`/`stale`, MockAgent error replies.
+ * - gateway-process.ts: `src/main.ts` as a child process, stopped with SIGTERM.
  * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
  *   logs.ts: pino lines. redis.ts: a real Redis,
  *   or the tests reported as skipped.
  */
 export * from './clock';
+export * from './gateway-process';
 export * from './http';
 export * from './logs';
 export * from './poll-clock';
