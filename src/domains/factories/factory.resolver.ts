@@ -1,4 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
+import type { StaleInfo } from '../../economy/accounting';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
@@ -154,10 +155,15 @@ export class FactoryResolver {
     // Nothing to show: the field fails as a whole, with one error (e.g. the missing scope).
     if (failures.length === slots.length && failures[0]) throw failures[0];
     const answered: FactoryOption[] = [];
+    let stale: StaleInfo | null = null;
     slots.forEach((slot, index) => {
       if (slot instanceof Error) ctx.itemErrors.report(info, index, slot, { slot: index + 1 });
-      else if (slot !== null) answered.push(slot);
+      else if (slot !== null) {
+        answered.push(slot);
+        stale ??= ctx.session.staleInfo(slot) ?? null;
+      }
     });
-    return answered;
+    // A list with a stale slot is stale: reported at the list's path in extensions.stale.
+    return ctx.session.markStale(answered, stale);
   }
 }
