@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
-import { ArgumentBounds, BOUNDS, boundsText, describeBounds } from '../../graph/bounds';
+import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { describePolling } from '../../subscriptions/describe';
 import { counterFeed, inventoryFeed, optionFeed } from '../../subscriptions/feeds';
@@ -9,8 +9,6 @@ import type { SubscriptionContext } from '../../subscriptions/subscription-servi
 import { CounterChange, FactoryOptionChange, InventoryChange, InventoryKind } from './factory-change.type';
 import { SLOT_BOUNDS } from './factory-option.type';
 
-/** All slots, in order (a subscription without `slot` watches each). */
-const ALL_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
 
 interface FactoryArgs {
   factoryId: string;
@@ -51,10 +49,11 @@ export class FactorySubscriptionResolver {
 
   @ArgumentBounds(SLOT_BOUNDS)
   @Subscription(() => FactoryOptionChange, {
-    description: `A company's option slot was written, or cleared; all slots when slot is omitted (ten polls per interval). ${describePolling(ENDPOINTS.factoryOption)} The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. ${describeBounds(SLOT_BOUNDS)}`,
+    description: `A company's option slot was written, or cleared; every slot (OPTION_SLOTS, default 10: one poll each per interval) when slot is omitted. ${describePolling(ENDPOINTS.factoryOption)} The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. ${describeBounds(SLOT_BOUNDS)}`,
     subscribe: ({ args, context }) => {
       const { factoryId, slot } = args as FactoryArgs;
-      const slots = slot === undefined || slot === null ? ALL_SLOTS : [slot];
+      // Without `slot`: every slot the company has (OPTION_SLOTS, as Factory.options reads them).
+      const slots = slot === undefined || slot === null ? Array.from({ length: (context as SubscriptionContext).optionSlots }, (_, i) => i + 1) : [slot];
       return openFeeds(
         context,
         slots.map((each) => optionFeed(factoryId, each)),
