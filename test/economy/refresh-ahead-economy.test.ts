@@ -12,6 +12,7 @@ import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 
 let simulator: Simulator;
 let client: UpstreamClient;
@@ -19,7 +20,8 @@ let now = Date.UTC(2026, 0, 1);
 const served: Array<{ kind: string; ageSeconds: number }> = [];
 
 beforeAll(async () => {
-  simulator = await startSimulator();
+  // The gateway's own budget is what these tests are about: the simulator does not limit.
+  simulator = await startSimulator(UNLIMITED_SIMULATOR);
   client = new UpstreamClient({ baseUrl: simulator.baseUrl, timeoutMs: 5000 });
 });
 
