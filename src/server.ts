@@ -15,15 +15,7 @@ import { buildGatewaySchema } from './graph/schema';
 import { PublicSite } from './web/public-site';
 import { createRouter } from './web/router';
 
-export { createGatewayRuntime } from './runtime';
-export type { GatewayOptions, GatewayRuntime } from './runtime';
-
-/**
- * Former name of {@link createGatewayRuntime}, kept while other branches move over.
- *
- * @deprecated use {@link createGatewayRuntime}.
- */
-export const createApollo = createGatewayRuntime;
+export type { GatewayOptions } from './runtime';
 
 /** A running gateway. */
 export interface Gateway extends GatewayRuntime {

@@ -102,13 +102,6 @@ export interface ReplicasResult {
   ok: boolean;
 }
 
-/** A half of the replicas group that could not run here (e.g. no redis-server). */
-export interface SkippedReplicas {
-  description: string;
-  skipped: string;
-  note: string;
-}
-
 /** Counters of both replicas at one moment. */
 async function pairCounters(pair: ReplicaPair<Service>): Promise<ReplicaPair<GatewayCounters>> {
   const [a, b] = await Promise.all([gatewayCounters(pair.a.origin), gatewayCounters(pair.b.origin)]);

@@ -4,14 +4,11 @@
  * replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
-export type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply } from './upstream-economy';
+export type { EconomyCaller, EconomyEvents } from './upstream-economy';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
-export type { StaleField, StaleInfo, StaleReason, UpstreamAccounting } from './accounting';
 export { keyId } from './key-id';
 export { CacheFile, CacheSnapshots } from './cache/cache-file';
-export type { CacheFileLoad, PersistableCache } from './cache/cache-file';
 export { errorOf } from './cache/cache-entry';
 export type { UpstreamFailure } from './cache/cache-entry';
 export { RedisSharedState } from './shared-state/redis-shared-state';
-export type { SharedState } from './shared-state/shared-state';

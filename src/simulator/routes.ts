@@ -7,7 +7,7 @@
  * latency, the request log and the transport.
  */
 import { characterLength } from '../domains/shared/character-length';
-import { ALL_SCOPES, STATIC_URL, round2, round3, slug } from './fixtures';
+import { STATIC_URL, round2, round3, slug } from './fixtures';
 import type { FixtureBuilding, FixtureCharacter, FixtureCompany, FixtureItem, FixtureState, Scope, SimulatedApiKey } from './fixtures';
 import type {
   WireBankTransaction,
@@ -539,9 +539,4 @@ export function dispatchApiRequest(request: ApiRequest, env: ApiEnvironment): Ap
     if (error instanceof ApiError) return failure(error, route.route, keyLabel);
     return failure(new ApiError(500, error instanceof Error ? error.message : 'Internal server error'), route.route, keyLabel);
   }
-}
-
-/** True when `scope` is a known scope name. */
-export function isScope(scope: string): scope is Scope {
-  return (ALL_SCOPES as readonly string[]).includes(scope);
 }

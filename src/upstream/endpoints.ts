@@ -83,9 +83,6 @@ export const ENDPOINTS = Object.freeze({
   buildingTransactions: endpoint('GET', '/building/transactions/{bankId}/{limit}/{skip}', ['building', 'building.bankaccount'], 'activity', { premium: true }),
 });
 
-/** The name of one catalog entry, e.g. `factoryInventory`. */
-export type EndpointName = keyof typeof ENDPOINTS;
-
 /** Values for an endpoint's `{name}` placeholders. */
 export type PathParams = Readonly<Record<string, string | number>>;
 

@@ -7,10 +7,8 @@ import { getIntrospectionQuery } from 'graphql';
 import { BuildingsDocument, UpdateFactoryOptionDocument } from '../generated/graphql';
 import type { UpdateFactoryOptionMutationVariables } from '../generated/graphql';
 import { DEMO_KEYS, createFixtureState, FIXTURE_CHARACTERS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startHttpStack } from '../support/stack';
-import type { HttpStack, Result } from '../support/stack';
-import { asObjects, bearer, operationBody, parseResult, send } from './http';
-import type { RawResponse } from './http';
+import { asObjects, bearer, codes, operationBody, parseResult, send, startStack } from '../support';
+import type { HttpStack, RawResponse, Result } from '../support';
 
 /** Premium-only fields (productions, bank accounts, tenants) that the basic key is denied. */
 const PREMIUM_FIELDS_QUERY = `{
@@ -58,7 +56,7 @@ describe('default configuration (production)', () => {
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack();
+    stack = await startStack({ http: true });
   });
 
   afterAll(async () => {
@@ -192,7 +190,7 @@ describe('nodeEnv: development', () => {
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack({ config: { nodeEnv: 'development' } });
+    stack = await startStack({ http: true,  config: { nodeEnv: 'development' } });
   });
 
   afterAll(async () => {
@@ -223,7 +221,7 @@ describe('introspection: false', () => {
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack({ config: { introspection: false } });
+    stack = await startStack({ http: true,  config: { introspection: false } });
   });
 
   afterAll(async () => {

@@ -7,9 +7,8 @@ import { AliasedFactoriesDocument, CompanyDashboardDocument } from '../generated
 import type { CompanyDashboardQuery } from '../generated/graphql';
 import { BOUNDS } from '../../src/graph/bounds';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
-import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, upstreamCalls } from './http';
+import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, startStack, upstreamCalls } from '../support';
+import type { HttpStack } from '../support';
 
 /** Option slots `Factory.options` reads, one request each (1..10). */
 const OPTION_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
@@ -80,7 +79,7 @@ const sorted = (values: readonly string[]): string[] => [...values].sort();
 let stack: HttpStack;
 
 beforeAll(async () => {
-  stack = await startHttpStack();
+  stack = await startStack({ http: true });
 });
 
 afterAll(async () => {

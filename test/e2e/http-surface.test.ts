@@ -4,9 +4,8 @@
  */
 import { BuildingsDocument, BuyLogPageDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
-import { asObjects, bearer, exchangeOnOneConnection, mainCharacter, operationBody, operationSearch, parseResult, send } from './http';
+import { asObjects, bearer, codes, exchangeOnOneConnection, mainCharacter, operationBody, operationSearch, parseResult, send, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 /** A header that satisfies Apollo's CSRF prevention on a GET. */
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
@@ -16,7 +15,7 @@ const MAX_BODY_BYTES = 2048;
 let stack: HttpStack;
 
 beforeAll(async () => {
-  stack = await startHttpStack();
+  stack = await startStack({ http: true });
 });
 
 afterAll(async () => {
@@ -198,7 +197,7 @@ describe('body size limit (maxBodyBytes: 2048)', () => {
   let limited: HttpStack;
 
   beforeAll(async () => {
-    limited = await startHttpStack({ config: { maxBodyBytes: MAX_BODY_BYTES } });
+    limited = await startStack({ http: true,  config: { maxBodyBytes: MAX_BODY_BYTES } });
   });
 
   afterAll(async () => {

@@ -1,14 +1,14 @@
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack, Result } from '../support/stack';
+import { startStack } from '../support';
+import type { HttpStack, Result } from '../support';
 
 // The per-key whole-operation response cache (@apollo/server-plugin-response-cache), on top
 // of the upstream cache: a repeated operation runs no resolver at all.
 let stack: HttpStack;
 beforeAll(async () => {
-  stack = await startHttpStack({ config: { responseCacheEnabled: true } });
+  stack = await startStack({ http: true,  config: { responseCacheEnabled: true } });
 });
 afterAll(async () => {
   await stack.close();

@@ -3,7 +3,7 @@
  * the defaults and an override), the memory bound, `Cache-Control: no-cache`, the
  * invalidation by `updateFactoryOption`, and definitive 4xx answers cached as errors.
  *
- * The clock is a faked `Date` shared by the gateway and the simulator (see harness.ts):
+ * The clock is a faked `Date` shared by the gateway and the simulator (see test/support):
  * "just before expiry" is TTL − 1 ms, "just after" is exactly the TTL. Each test uses
  * its own generated simulator key (`sim-key-<n>`, premium, character 1), so the tests
  * do not see each other's cache entries.
@@ -21,8 +21,8 @@ import {
   FactoryOptionsDocument,
   UpdateFactoryOptionMessageOnlyDocument,
 } from '../generated/graphql';
-import { T0, errorAt, setClock, startEconomyStack, upstreamOf, useFakeDate } from './harness';
-import type { EconomyStack } from './harness';
+import { errorAt, setClock, startStack, T0, upstreamOf, useFakeDate } from '../support';
+import type { Stack } from '../support';
 
 const SECOND = 1000;
 let keyNumber = 100;
@@ -59,11 +59,11 @@ const EXPECTED_TTL_SECONDS: Readonly<Record<string, number>> = {
 };
 
 describe('cross-request cache (default settings)', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack();
+    stack = await startStack();
   });
 
   afterAll(async () => {
@@ -264,11 +264,11 @@ describe('cross-request cache (default settings)', () => {
 });
 
 describe('cross-request cache with a TTL override (cacheTtlSeconds.stock = 5)', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ config: { cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds, stock: 5 } } });
+    stack = await startStack({ config: { cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds, stock: 5 } } });
   });
 
   afterAll(async () => {
@@ -299,10 +299,10 @@ describe('cross-request cache with a TTL override (cacheTtlSeconds.stock = 5)', 
 
 describe('cross-request cache memory bound (cacheMaxBytes = 4096)', () => {
   const MAX_BYTES = 4096;
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ config: { cacheMaxBytes: MAX_BYTES } });
+    stack = await startStack({ config: { cacheMaxBytes: MAX_BYTES } });
   });
 
   afterAll(async () => {

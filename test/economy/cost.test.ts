@@ -11,8 +11,8 @@ import { estimateCost } from '../../src/graph/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyDashboardDocument, EconomyCounterDocument } from '../generated/graphql';
-import { startEconomyStack, upstreamOf } from './harness';
-import type { EconomyStack } from './harness';
+import { startStack, upstreamOf } from '../support';
+import type { Stack } from '../support';
 
 /** `n` aliases of `factories { options { title } }`. */
 function aliasedOptions(n: number): string {
@@ -42,10 +42,10 @@ function roomChain(depth: number): string {
 }
 
 describe('cost and depth limits over HTTP', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ http: true });
+    stack = await startStack({ http: true });
   });
 
   beforeEach(() => {
@@ -120,10 +120,10 @@ describe('cost and depth limits over HTTP', () => {
 });
 
 describe('extensions.upstream on every response', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ http: true });
+    stack = await startStack({ http: true });
   });
 
   afterAll(async () => {

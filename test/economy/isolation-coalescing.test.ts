@@ -8,11 +8,11 @@ import { UpstreamCache } from '../../src/economy/cache/upstream-cache';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/client';
 import { CompanyDashboardDocument, EconomyCounterDocument, EconomyStoresDocument } from '../generated/graphql';
-import { startEconomyStack, upstreamOf } from './harness';
-import type { EconomyStack } from './harness';
+import { startStack, upstreamOf } from '../support';
+import type { Stack } from '../support';
 
 /** `keyLabel path` of every request in the simulator's log, with how often it was made. */
-function requestCounts(stack: EconomyStack): Map<string, number> {
+function requestCounts(stack: Stack): Map<string, number> {
   const counts = new Map<string, number>();
   for (const request of stack.simulator.requests) {
     const id = `${request.keyLabel} ${request.method} ${request.path}`;
@@ -25,10 +25,10 @@ function requestCounts(stack: EconomyStack): Map<string, number> {
 afterEach(() => jest.restoreAllMocks());
 
 describe('cross-key isolation', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeEach(async () => {
-    stack = await startEconomyStack();
+    stack = await startStack();
   });
 
   afterEach(async () => {
@@ -87,10 +87,10 @@ describe('cross-key isolation', () => {
 });
 
 describe('in-flight coalescing', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeEach(async () => {
-    stack = await startEconomyStack({ simulator: { latencyMs: 50 } });
+    stack = await startStack({ simulator: { latencyMs: 50 } });
   });
 
   afterEach(async () => {
@@ -147,7 +147,7 @@ describe('in-flight coalescing', () => {
 
 describe('concurrency limit per key', () => {
   /** Wraps the client's `send` to record the most requests in flight, per key and in total. */
-  function trackInFlight(stack: EconomyStack): { perKey: Map<string, number>; total: () => number } {
+  function trackInFlight(stack: Stack): { perKey: Map<string, number>; total: () => number } {
     const upstream = stack.runtime.upstream;
     const original = upstream.send.bind(upstream);
     const active = new Map<string, number>();
@@ -171,7 +171,7 @@ describe('concurrency limit per key', () => {
   }
 
   it('keeps at most 6 requests of a key in flight by default (and uses all 6)', async () => {
-    const stack = await startEconomyStack({ simulator: { latencyMs: 20 } });
+    const stack = await startStack({ simulator: { latencyMs: 20 } });
     try {
       expect(stack.config.upstreamConcurrencyPerKey).toBe(6);
       const inFlight = trackInFlight(stack);
@@ -185,7 +185,7 @@ describe('concurrency limit per key', () => {
   });
 
   it('applies the limit per key: two keys together have up to twice as many in flight', async () => {
-    const stack = await startEconomyStack({ simulator: { latencyMs: 10 }, config: { upstreamConcurrencyPerKey: 2 } });
+    const stack = await startStack({ simulator: { latencyMs: 10 }, config: { upstreamConcurrencyPerKey: 2 } });
     try {
       const inFlight = trackInFlight(stack);
       const results = await Promise.all([

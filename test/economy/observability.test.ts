@@ -14,8 +14,8 @@ import {
   EconomyInventoryDocument,
   UpdateFactoryOptionMessageOnlyDocument,
 } from '../generated/graphql';
-import { LineCollector, startEconomyStack, upstreamError, upstreamOf } from './harness';
-import type { CallOptions, EconomyStack, HttpAnswer } from './harness';
+import { LineCollector, startStack, upstreamError, upstreamOf } from '../support';
+import type { CallOptions, HttpAnswer, Stack } from '../support';
 
 /** Sum of the samples of a metric whose labels include all of `labels`; null when there is none. */
 function metricValue(text: string, name: string, labels: Record<string, string> = {}): number | null {
@@ -45,7 +45,7 @@ const SECRETS = [
 ];
 
 describe('metrics, logs and secrecy', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
   const logs = new LineCollector();
   const bodies: string[] = [];
   let metrics = '';
@@ -67,7 +67,7 @@ describe('metrics, logs and secrecy', () => {
   });
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ http: true, logDestination: logs, config: { logLevel: 'info' } });
+    stack = await startStack({ http: true, logDestination: logs, config: { logLevel: 'info' } });
 
     // 1. reads with the premium key: a miss, then a hit
     expect((await post(page, premium)).body.errors).toBeUndefined();
@@ -197,7 +197,7 @@ describe('metrics, logs and secrecy', () => {
 describe('secrecy when the upstream echoes the key', () => {
   it('redacts the key from an upstream error message before it reaches the response or the logs', async () => {
     const logs = new LineCollector();
-    const stack = await startEconomyStack({ http: true, mock: true, logDestination: logs, config: { logLevel: 'info' } });
+    const stack = await startStack({ http: true, mock: true, logDestination: logs, config: { logLevel: 'info' } });
     try {
       stack
         .upstream()

@@ -4,13 +4,13 @@
  * the header is missing); meanwhile fields answer RATE_LIMITED with a counting-down
  * `retryAfterSeconds`, or stale data when a cached value exists; other keys go on.
  *
- * The clock is a faked `Date` shared by the gateway and the simulator (harness.ts), so
+ * The clock is a faked `Date` shared by the gateway and the simulator (test/support), so
  * the simulator's rate-limit window and the gateway's cooldown run on the same time.
  */
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, EconomyFactoryIdsDocument, EconomyInventoryDocument } from '../generated/graphql';
-import { T0, errorAt, setClock, staleOf, startEconomyStack, upstreamError, upstreamOf, useFakeDate } from './harness';
-import type { EconomyStack } from './harness';
+import { errorAt, setClock, staleOf, startStack, T0, upstreamError, upstreamOf, useFakeDate } from '../support';
+import type { Stack } from '../support';
 
 const SECOND = 1000;
 const COUNTER = 'GET /factory/counter/{id}';
@@ -19,11 +19,11 @@ const premium = { key: DEMO_KEYS.premium.key };
 const other = { key: DEMO_KEYS.other.key };
 
 describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeEach(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack();
+    stack = await startStack();
   });
 
   afterEach(async () => {
@@ -103,7 +103,7 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
 });
 
 describe('upstream 429 scripted with MockAgent', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   afterEach(async () => {
     jest.useRealTimers();
@@ -116,7 +116,7 @@ describe('upstream 429 scripted with MockAgent', () => {
 
   it('honours Retry-After as an HTTP date', async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
     stack
       .upstream()
       .intercept({ path: COUNTER_PATH, method: 'GET' })
@@ -144,7 +144,7 @@ describe('upstream 429 scripted with MockAgent', () => {
 
   it('cools down for rateLimitBackoffSeconds (default 60) when Retry-After is missing', async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
     expect(stack.config.rateLimitBackoffSeconds).toBe(60);
     stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
 
@@ -169,7 +169,7 @@ describe('upstream 429 scripted with MockAgent', () => {
 
   it('uses a configured rateLimitBackoffSeconds', async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ mock: true, config: { rateLimitBackoffSeconds: 7 } });
+    stack = await startStack({ mock: true, config: { rateLimitBackoffSeconds: 7 } });
     stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
 
     const limited = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);

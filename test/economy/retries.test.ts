@@ -8,8 +8,8 @@
 import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { errorAt, startEconomyStack, upstreamError, upstreamOf } from './harness';
-import type { EconomyStack } from './harness';
+import { errorAt, startStack, upstreamError, upstreamOf } from '../support';
+import type { Stack } from '../support';
 
 const COUNTER = 'GET /factory/counter/{id}';
 const COUNTER_PATH = `/req/factory/counter/${FIXTURE_IDS.shop}`;
@@ -22,10 +22,10 @@ function freshKey(): string {
 }
 
 describe('retries', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
   });
 
   afterEach(() => {
@@ -130,10 +130,10 @@ describe('retries', () => {
 });
 
 describe('retry and the rate limit', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
   });
 
   afterEach(() => {

@@ -9,8 +9,8 @@
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { T0, advanceClock, nullPaths, startEconomyStack, upstreamOf, useFakeDate } from './harness';
-import type { EconomyStack, HttpAnswer } from './harness';
+import { advanceClock, nullPaths, startStack, T0, upstreamOf, useFakeDate } from '../support';
+import type { HttpAnswer, Stack } from '../support';
 
 const VIEWS = 300;
 const LIMIT = { requests: 10, windowSeconds: 60 };
@@ -24,7 +24,7 @@ function expectComplete(answer: HttpAnswer, view: number): void {
 }
 
 /** Sends requests straight to the simulator with the key until it answers 429; returns how many got through. */
-async function remainingInWindow(stack: EconomyStack): Promise<number> {
+async function remainingInWindow(stack: Stack): Promise<number> {
   for (let sent = 0; sent <= LIMIT.requests; sent += 1) {
     const response = await fetch(`${stack.simulator.baseUrl}/factory/list/`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
     await response.arrayBuffer();
@@ -37,11 +37,11 @@ describe.each([
   ['the upstream economy alone (whole-response cache off)', false],
   ['the default configuration (whole-response cache on)', true],
 ])('300 company-page views in one minute against an upstream limit of 10 requests per minute, with %s', (_name, responseCacheEnabled) => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeEach(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ http: true, config: { responseCacheEnabled } });
+    stack = await startStack({ http: true, config: { responseCacheEnabled } });
     stack.simulator.setRateLimit(LIMIT);
   });
 

@@ -5,14 +5,13 @@
  * in whole seconds and the reason. Older than the window: the error instead.
  *
  * Failures are scripted with a MockAgent in front of the simulator; the clock is a
- * faked `Date` (harness.ts). Each test uses its own key, so its cache starts empty.
+ * faked `Date` (test/support). Each test uses its own key, so its cache starts empty.
  */
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, EconomyFactoryIdsDocument } from '../generated/graphql';
 import type { EconomyCounterQuery } from '../generated/graphql';
-import { T0, errorAt, setClock, staleOf, startEconomyStack, upstreamError, upstreamOf, useFakeDate } from './harness';
-import type { EconomyStack } from './harness';
-import type { Result } from '../support/stack';
+import { errorAt, setClock, staleOf, startStack, T0, upstreamError, upstreamOf, useFakeDate } from '../support';
+import type { Result, Stack } from '../support';
 
 const SECOND = 1000;
 const COUNTER = 'GET /factory/counter/{id}';
@@ -26,11 +25,11 @@ function freshKey(): string {
 }
 
 describe('stale fallback', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
   });
 
   afterEach(() => {
@@ -170,11 +169,11 @@ describe('stale fallback', () => {
 });
 
 describe('stale fallback with a configured window and a real timeout', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   beforeAll(async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ config: { staleMaxAgeSeconds: 120, upstreamTimeoutMs: 100 } });
+    stack = await startStack({ config: { staleMaxAgeSeconds: 120, upstreamTimeoutMs: 100 } });
   });
 
   afterEach(() => {

@@ -16,8 +16,8 @@ import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
 import { EconomyCounterDocument, EconomyFactoryIdsDocument } from '../generated/graphql';
-import { T0, errorAt, staleOf, startEconomyStack, turn, until, upstreamError, upstreamOf } from './harness';
-import type { EconomyStack } from './harness';
+import { errorAt, staleOf, startStack, T0, turn, until, upstreamError, upstreamOf } from '../support';
+import type { Stack } from '../support';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';
@@ -36,7 +36,7 @@ async function turns(count = 20): Promise<void> {
 afterEach(() => jest.restoreAllMocks());
 
 describe('per-key budget over GraphQL', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
 
   afterEach(async () => {
     jest.useRealTimers();
@@ -44,7 +44,7 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('a request over budget waits for a token and succeeds when it comes within upstreamQueueTimeoutMs', async () => {
-    stack = await startEconomyStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 2000 } });
+    stack = await startStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 2000 } });
     useFakeTimers();
     const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
@@ -66,7 +66,7 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('fails RATE_LIMITED at once, without a request, when the wait would exceed upstreamQueueTimeoutMs; other keys go on', async () => {
-    stack = await startEconomyStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 500 } });
+    stack = await startStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 500 } });
     useFakeTimers();
 
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
@@ -82,7 +82,7 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('serves a cached value as stale (reason RATE_LIMITED) when the budget is spent', async () => {
-    stack = await startEconomyStack({ config: { upstreamRatePerMinute: 1, upstreamRateBurst: 2, upstreamQueueTimeoutMs: 0 } });
+    stack = await startStack({ config: { upstreamRatePerMinute: 1, upstreamRateBurst: 2, upstreamQueueTimeoutMs: 0 } });
     useFakeTimers();
     const first = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.errors).toBeUndefined();

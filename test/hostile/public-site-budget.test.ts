@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { codes, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const PAGE = 'query SitePage($id: ID!) { factory(id: $id) { id name counter { items { item amount } } bankAccounts { vban balance } } }';
 const PAGE_HASH = createHash('sha256').update(PAGE).digest('hex');
@@ -25,7 +25,7 @@ describe('anonymous requests in public-site mode cannot force upstream traffic',
     const manifest = join(dir, 'trusted.json');
     writeFileSync(manifest, JSON.stringify({ [PAGE_HASH]: PAGE }));
     // The whole-response cache on too, as in production.
-    stack = await startHttpStack({ config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest, responseCacheEnabled: true } });
+    stack = await startStack({ http: true,  config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest, responseCacheEnabled: true } });
   });
 
   afterAll(async () => {

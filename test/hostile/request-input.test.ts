@@ -9,8 +9,8 @@ import { print } from 'graphql';
 import { createContext } from '../../src/context';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
-import { codes, startHttpStack, startResolverStack } from '../support/stack';
-import type { HttpStack, ResolverStack } from '../support/stack';
+import { codes, startStack } from '../support';
+import type { HttpStack, Stack } from '../support';
 
 /** `{"a":{"a":...}}` nested `levels` deep, as JSON text. */
 function nestedJson(levels: number): string {
@@ -39,7 +39,7 @@ describe('hostile request input over HTTP', () => {
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack({ config: { maxVariablesBytes: 4096 } });
+    stack = await startStack({ http: true,  config: { maxVariablesBytes: 4096 } });
   });
 
   beforeEach(() => {
@@ -116,10 +116,10 @@ describe('hostile request input over HTTP', () => {
 });
 
 describe('variables the operation does not declare', () => {
-  let stack: ResolverStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startResolverStack({ config: { responseCacheEnabled: true } });
+    stack = await startStack({ config: { responseCacheEnabled: true } });
   });
 
   afterAll(async () => {

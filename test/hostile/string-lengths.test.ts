@@ -9,8 +9,8 @@ import { characterLength } from '../../src/domains/shared/character-length';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpdateFactoryOptionDocument } from '../generated/graphql';
 import type { UpdateFactoryOptionInput } from '../generated/graphql';
-import { startResolverStack } from '../support/stack';
-import type { ResolverStack } from '../support/stack';
+import { startStack } from '../support';
+import type { Stack } from '../support';
 
 const EMOJI = '\u{1F96A}'; // 🥪, a surrogate pair
 const HEART = '\u2764\uFE0F'; // ❤️, a BMP symbol with an emoji presentation selector
@@ -30,10 +30,10 @@ describe('characterLength counts as class-validator does', () => {
 });
 
 describe('title and data bounds with emoji and combining marks', () => {
-  let stack: ResolverStack;
+  let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startResolverStack();
+    stack = await startStack();
   });
 
   afterAll(async () => {
@@ -44,7 +44,7 @@ describe('title and data bounds with emoji and combining marks', () => {
     stack.simulator.reset();
   });
 
-  const write = (title: string, data: string): ReturnType<ResolverStack['execute']> => {
+  const write = (title: string, data: string): ReturnType<Stack['execute']> => {
     const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.shop, slot: 2, title, data, apiSecret: DEMO_KEYS.premium.secret };
     return stack.execute(UpdateFactoryOptionDocument, { input }, { key: DEMO_KEYS.premium.key });
   };

@@ -5,8 +5,8 @@
  */
 import { BuildingEverythingDocument, BuildingsDocument, RoomTenantsDocument } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startResolverStack } from '../support/stack';
-import type { ResolverStack } from '../support/stack';
+import { startStack } from '../support';
+import type { Stack } from '../support';
 import {
   NON_PREMIUM_KEY,
   NO_OPTIONAL_SCOPES_KEY,
@@ -22,10 +22,10 @@ import {
   repeatedCalls,
 } from './expected';
 
-let stack: ResolverStack;
+let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startResolverStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } });
+  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } });
 });
 
 afterAll(async () => {

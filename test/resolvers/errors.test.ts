@@ -27,9 +27,15 @@ import {
 } from '../generated/graphql';
 import type { FactoryEverythingQueryVariables } from '../generated/graphql';
 import * as factoriesApi from '../../src/domains/factories/factories.api';
+<<<<<<< HEAD
 import { DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE } from '../../src/simulator';
 import { startHttpStack, startResolverStack } from '../support/stack';
 import type { ResolverStack, Result } from '../support/stack';
+=======
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { startStack } from '../support';
+import type { Result, Stack } from '../support';
+>>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 import {
   NON_PREMIUM_KEY,
   building,
@@ -49,10 +55,10 @@ import {
 
 const INVALID_KEY = 'nope-not-a-key-7c1e9b';
 
-let stack: ResolverStack;
+let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startResolverStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
+  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
 });
 
 afterAll(async () => {
@@ -342,7 +348,7 @@ describe('FORBIDDEN: upstream 401', () => {
 describe('NOT_FOUND: upstream 404 on a read', () => {
   it('carries upstream {status 404, endpoint, message} and nothing else', async () => {
     // A gateway whose base URL misses the /req prefix: the simulator answers 404 to every path.
-    const lost = await startResolverStack({ config: { upstreamBaseUrl: stack.simulator.origin } });
+    const lost = await startStack({ config: { upstreamBaseUrl: stack.simulator.origin } });
     try {
       const result = await lost.execute(FactoriesDocument, {}, { key: freshKey().key });
       expect(result.data).toEqual({ factories: null });
@@ -359,10 +365,10 @@ describe('NOT_FOUND: upstream 404 on a read', () => {
 });
 
 describe('RATE_LIMITED: upstream 429', () => {
-  let limited: ResolverStack;
+  let limited: Stack;
 
   beforeAll(async () => {
-    limited = await startResolverStack({ simulator: { rateLimit: { requests: 1, windowSeconds: 30 } } });
+    limited = await startStack({ simulator: { rateLimit: { requests: 1, windowSeconds: 30 } } });
   });
 
   afterAll(async () => {
@@ -405,7 +411,7 @@ describe('RATE_LIMITED: upstream 429', () => {
 
 describe('UPSTREAM_ERROR: connection refused', () => {
   it('carries upstream {status: null, endpoint, message}; each failing root field has its own error', async () => {
-    const refused = await startResolverStack({ config: { upstreamBaseUrl: 'http://127.0.0.1:1/req' } });
+    const refused = await startStack({ config: { upstreamBaseUrl: 'http://127.0.0.1:1/req' } });
     try {
       const { key } = freshKey();
       const result = await refused.execute(FactoriesDocument, {}, { key });
@@ -430,7 +436,7 @@ describe('UPSTREAM_TIMEOUT: the upstream answers later than the timeout', () => 
   // undici checks headers timeouts with a coarse timer (about half-second ticks), so a
   // 50 ms timeout fires within about a second: the simulator's latency is well above that.
   it('carries upstream {status: null, endpoint, message}', async () => {
-    const slow = await startResolverStack({ simulator: { latencyMs: 2500 }, config: { upstreamTimeoutMs: 50 } });
+    const slow = await startStack({ simulator: { latencyMs: 2500 }, config: { upstreamTimeoutMs: 50 } });
     try {
       const result = await slow.execute(BuildingsDocument, {}, { key: freshKey().key });
       expect(result.data).toEqual({ buildings: null });
@@ -447,10 +453,10 @@ describe('UPSTREAM_TIMEOUT: the upstream answers later than the timeout', () => 
 });
 
 describe('QUERY_TOO_EXPENSIVE: over the upstream-cost or depth limit, before any upstream request', () => {
-  let strict: ResolverStack;
+  let strict: Stack;
 
   beforeAll(async () => {
-    strict = await startResolverStack({ config: { maxUpstreamRequests: 20, maxDepth: 3 } });
+    strict = await startStack({ config: { maxUpstreamRequests: 20, maxDepth: 3 } });
   });
 
   afterAll(async () => {
@@ -517,7 +523,7 @@ describe('bounds are checked for the executed operation only', () => {
   // GraphQL executes only the selected operation; an out-of-bounds argument in another
   // operation of the same document must not reject it.
   it('a document with a valid operation selected by operationName and an invalid other operation runs the valid one', async () => {
-    const http = await startHttpStack();
+    const http = await startStack({ http: true });
     try {
       const query = `${print(FactoriesDocument)}\n${print(BuyLogInlineLimit51Document)}`;
       const response = await http.post({ query, operationName: 'Factories' }, { key: freshKey().key });

@@ -19,7 +19,7 @@ import type {
 } from '../../src/simulator/fixtures';
 import type { Simulator } from '../../src/simulator';
 import type { WireBankTransaction } from '../../src/simulator/upstream.types';
-import type { Result } from '../support/stack';
+import type { Result } from '../support';
 
 /** A test key: character 1, every scope, but NOT premium (premium-only endpoints answer 401). */
 export const NON_PREMIUM_KEY: SimulatedApiKey = {

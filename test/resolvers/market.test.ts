@@ -4,14 +4,14 @@
  */
 import { AuctionsDocument } from '../generated/graphql';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startResolverStack } from '../support/stack';
-import type { ResolverStack } from '../support/stack';
+import { startStack } from '../support';
+import type { Stack } from '../support';
 import { NON_PREMIUM_KEY, calls, errorPaths, expectedAuctions, fixtureCharacters, freshKey, must, repeatedCalls } from './expected';
 
-let stack: ResolverStack;
+let stack: Stack;
 
 beforeAll(async () => {
-  stack = await startResolverStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
+  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
 });
 
 afterAll(async () => {

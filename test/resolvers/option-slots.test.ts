@@ -7,22 +7,22 @@
  */
 import { loadConfig } from '../../src/config';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { startEconomyStack } from '../economy/harness';
-import type { EconomyStack } from '../economy/harness';
+import { startStack } from '../support';
+import type { Stack } from '../support';
 
 const QUERY = `query Slots($id: ID!) { factory(id: $id) { id options { slot title } } }`;
 const shop = FIXTURE_IDS.shop;
 const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
 
 describe('Factory.options: per-slot errors', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
   afterEach(async () => {
     stack.mockAgent?.assertNoPendingInterceptors();
     await stack.close();
   });
 
   it('keeps the slots it has and reports each failed slot with its own path and code', async () => {
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
     const upstream = stack.upstream();
     upstream.intercept({ path: `/req/factory/options/${shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS);
     upstream.intercept({ path: `/req/factory/options/${shop}/7`, method: 'GET' }).reply(400, { statusCode: 400, message: 'nope' }, JSON_HEADERS);
@@ -42,7 +42,7 @@ describe('Factory.options: per-slot errors', () => {
   });
 
   it('is null, with one error at the field, only when every slot failed', async () => {
-    stack = await startEconomyStack({ mock: true, config: { optionSlots: 3 } });
+    stack = await startStack({ mock: true, config: { optionSlots: 3 } });
     for (const slot of [1, 2, 3]) {
       stack.upstream().intercept({ path: `/req/factory/options/${shop}/${slot}`, method: 'GET' }).reply(400, { statusCode: 400, message: 'x' }, JSON_HEADERS);
     }
@@ -52,7 +52,7 @@ describe('Factory.options: per-slot errors', () => {
   });
 
   it('reads OPTION_SLOTS slots (12 here): slot 11 set, slot 12 unset', async () => {
-    stack = await startEconomyStack({ mock: true, config: { optionSlots: 12 } });
+    stack = await startStack({ mock: true, config: { optionSlots: 12 } });
     const upstream = stack.upstream();
     upstream
       .intercept({ path: `/req/factory/options/${shop}/11`, method: 'GET' })

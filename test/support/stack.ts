@@ -289,21 +289,3 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
   };
 }
-
-/** @deprecated use `startStack()`; kept while other branches move over. */
-export type ResolverStack = Stack;
-
-/** @deprecated use `startStack()`. */
-export function startResolverStack(options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream } = {}): Promise<Stack> {
-  return startStack(options);
-}
-
-/** @deprecated use `startStack({ http: true })`. */
-export function startHttpStack(
-  options: { simulator?: SimulatorOptions; config?: Partial<GatewayConfig>; logDestination?: DestinationStream; gateway?: GatewayOptions } = {},
-): Promise<HttpStack> {
-  return startStack({ ...options, http: true });
-}
-
-/** @deprecated use {@link CallOptions}. */
-export type ExecuteOptions = CallOptions;

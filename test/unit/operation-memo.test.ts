@@ -6,8 +6,8 @@
 import { getOperationAST, parse } from 'graphql';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { declaredVariables, OperationMemo } from '../../src/graph/operation-memo';
-import { codes, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { codes, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 /** The operation of a document with one operation. */
 function only(document: DocumentNode): OperationDefinitionNode {
@@ -62,7 +62,7 @@ describe('cost and bounds checks on repeated requests', () => {
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack();
+    stack = await startStack({ http: true });
   });
 
   beforeEach(() => {

@@ -16,9 +16,8 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock } from '../support/poll-clock';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { ManualClock, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '../artifacts');
@@ -106,7 +105,7 @@ describeWithBrowser('in Chromium', () => {
   }
 
   it('the playground runs a nested query with a key from its Headers editor, loading nothing from other hosts', async () => {
-    stack = await startHttpStack();
+    stack = await startStack({ http: true });
     const { page, foreign } = await newPage(stack.gateway.url);
 
     const query = '{\n  factories {\n    name\n    counter { items { item price } }\n  }\n}\n';
@@ -147,7 +146,7 @@ describeWithBrowser('in Chromium', () => {
 
   it('the playground runs a subscription over graphql-ws with the key of its Headers editor', async () => {
     const clock = new ManualClock();
-    stack = await startHttpStack({ gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({ http: true,  gateway: { now: clock.now, pollClock: clock } });
     const { page, foreign } = await newPage(stack.gateway.url);
     const subscription = `subscription {\n  inventoryChanged(factoryId: "${FIXTURE_IDS.shop}") {\n    changes { item delta }\n  }\n}\n`;
     await page.goto(`${stack.gateway.url}/graphql?query=${encodeURIComponent(subscription)}`);
@@ -166,7 +165,7 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site renders a company from one keyless POST by hash', async () => {
-    stack = await startHttpStack({
+    stack = await startStack({ http: true, 
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page, foreign } = await newPage(stack.gateway.url);
@@ -203,7 +202,7 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site shows a clear message for an unknown company', async () => {
-    stack = await startHttpStack({
+    stack = await startStack({ http: true, 
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page } = await newPage(stack.gateway.url);

@@ -9,8 +9,8 @@ import { BatchHttpLink } from '@apollo/client/link/batch-http';
 import { Client as UrqlClient, cacheExchange, fetchExchange, gql as urqlGql } from '@urql/core';
 import { GraphQLClient, gql as requestGql } from 'graphql-request';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { examplePublicSiteConfig, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { examplePublicSiteConfig, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const FACTORIES = `{ factories { id name counter { items { item price } } } }`;
 const UPDATE = `mutation Update($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message option { slot title data } } }`;
@@ -20,7 +20,7 @@ const updateInput = (title: string) => ({ input: { factoryId: FIXTURE_IDS.farm, 
 describe('GraphQL clients on their default settings', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack();
+    stack = await startStack({ http: true });
   });
   afterAll(async () => {
     await stack.close();
@@ -105,7 +105,7 @@ describe('GraphQL clients on their default settings', () => {
 describe('GraphQL clients against public-site mode', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack({ config: examplePublicSiteConfig() });
+    stack = await startStack({ http: true,  config: examplePublicSiteConfig() });
   });
   afterAll(async () => {
     await stack.close();

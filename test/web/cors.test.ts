@@ -6,8 +6,8 @@
  */
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const SITE = 'https://firma.example';
 const OTHER_SITE = 'https://evil.example';
@@ -45,7 +45,7 @@ function list(response: Response, name: string): string[] {
 function withStack(config: Partial<GatewayConfig>): () => HttpStack {
   let stack: HttpStack | undefined;
   beforeAll(async () => {
-    stack = await startHttpStack({ config });
+    stack = await startStack({ http: true,  config });
   });
   afterAll(async () => {
     await stack?.close();

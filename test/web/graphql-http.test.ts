@@ -11,8 +11,8 @@ import { serverAudits } from 'graphql-http';
 import type { AuditResult } from 'graphql-http';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
 
@@ -43,7 +43,7 @@ describe.each<[string, Partial<GatewayConfig>, string | null]>([
   let stack: HttpStack;
 
   beforeAll(async () => {
-    stack = await startHttpStack({ config });
+    stack = await startStack({ http: true,  config });
   });
 
   afterAll(async () => {

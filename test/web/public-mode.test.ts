@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { codes, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
 const siteManifest = JSON.parse(readFileSync(SITE_MANIFEST, 'utf8')) as Record<string, string>;
@@ -57,7 +57,7 @@ afterAll(() => {
 function withStack(config: () => Partial<GatewayConfig>): () => HttpStack {
   let stack: HttpStack | undefined;
   beforeAll(async () => {
-    stack = await startHttpStack({ config: { cacheEnabled: false, ...config() } });
+    stack = await startStack({ http: true,  config: { cacheEnabled: false, ...config() } });
   });
   afterAll(async () => {
     await stack?.close();

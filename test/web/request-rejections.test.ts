@@ -4,8 +4,8 @@
  * HTTP), malformed `Authorization` headers, batches, and the playground's preset headers.
  */
 import { DEMO_KEYS } from '../../src/simulator';
-import { examplePublicSiteConfig, startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { examplePublicSiteConfig, startStack } from '../support';
+import type { HttpStack } from '../support';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -56,7 +56,7 @@ async function answer(response: Response): Promise<{ status: number; type: strin
 describe('requests the gateway answers itself', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack({ config: { ...examplePublicSiteConfig(), maxBodyBytes: 2048 } });
+    stack = await startStack({ http: true,  config: { ...examplePublicSiteConfig(), maxBodyBytes: 2048 } });
   });
   afterAll(async () => {
     await stack.close();
@@ -134,7 +134,7 @@ describe('the playground', () => {
   };
 
   it('starts with an empty Authorization value by default', async () => {
-    const stack = await startHttpStack();
+    const stack = await startStack({ http: true });
     try {
       expect(await settingsOf(stack)).toEqual({ authorization: '' });
       const script = await (await fetch(stack.endpoint.replace('/graphql', '/playground/playground.js'))).text();
@@ -145,7 +145,7 @@ describe('the playground', () => {
   });
 
   it('starts with the demo premium key when the demo presets it', async () => {
-    const stack = await startHttpStack({ config: { playgroundApiKey: DEMO_KEYS.premium.key } });
+    const stack = await startStack({ http: true,  config: { playgroundApiKey: DEMO_KEYS.premium.key } });
     try {
       expect(await settingsOf(stack)).toEqual({ authorization: `Bearer ${DEMO_KEYS.premium.key}` });
     } finally {
