@@ -8,14 +8,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-<<<<<<< HEAD
-import { ManualClock } from '../support/poll-clock';
-import { startStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
-=======
 import { ManualClock, startStack } from '../support';
 import type { HttpStack } from '../support';
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is a plain CommonJS script
 const { startStockAlert } = require('../../examples/stock-alert/stock-alert.js') as {
@@ -53,11 +47,7 @@ describe('examples/stock-alert', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-<<<<<<< HEAD
     stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
-=======
-    stack = await startStack({ http: true,  gateway: { now: clock.now, pollClock: clock } });
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
   });
 
   afterEach(async () => {

@@ -6,8 +6,8 @@
  */
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { runFuzz } from '../support/fuzz';
-import { startHttpStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
 
 /** A bound no healthy answer comes near, even on a loaded 2-core machine. */
 const ANSWER_BOUND_MS = 10_000;
@@ -18,7 +18,7 @@ describe('fuzzing with operations built from the schema', () => {
   beforeAll(async () => {
     // A lower cost limit than the default keeps each accepted operation cheap (the run short);
     // the paths taken are the same.
-    stack = await startHttpStack({ config: { responseCacheEnabled: true, maxUpstreamRequests: 100, upstreamConcurrencyPerKey: 64 } });
+    stack = await startStack({ http: true,  config: { responseCacheEnabled: true, maxUpstreamRequests: 100, upstreamConcurrencyPerKey: 64 } });
   });
 
   afterAll(async () => {

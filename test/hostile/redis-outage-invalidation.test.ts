@@ -11,9 +11,8 @@ import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { startTestRedis } from '../support/redis';
-import type { TestRedis } from '../support/redis';
-import type { Result } from '../support/stack';
+import { startTestRedis } from '../support';
+import type { Result, TestRedis } from '../support';
 
 let redis: TestRedis | null;
 let simulator: Simulator;

@@ -2,19 +2,19 @@
  * Issue 14, item 6 (second half): a GraphQL response the gateway builds from many
  * upstream answers is bounded by MAX_RESPONSE_BYTES where the HTTP response is written.
  */
-import { startEconomyStack } from '../economy/harness';
-import type { EconomyStack } from '../economy/harness';
+import { startStack } from '../support';
+import type { Stack } from '../support';
 
 const BIG = '{ factories { id name inventory { items { item amount } } counter { items { item price } } sellOffers { item pricePerUnit } } }';
 
 describe('MAX_RESPONSE_BYTES', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
   afterEach(async () => {
     await stack.close();
   });
 
   it('replaces a response over the limit by one QUERY_TOO_EXPENSIVE error, and leaves smaller ones alone', async () => {
-    stack = await startEconomyStack({ http: true, config: { maxResponseBytes: 1024 } });
+    stack = await startStack({ http: true, config: { maxResponseBytes: 1024 } });
     const big = await stack.post({ query: BIG });
     expect(big.status).toBe(200);
     expect(Buffer.byteLength(big.text)).toBeLessThan(1024);

@@ -8,11 +8,10 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
-import { createGatewayRuntime } from '../../src/server';
+import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, startEconomyStack, T0, useFakeDate } from '../economy/harness';
-import type { EconomyStack } from '../economy/harness';
-import { startTestRedis } from '../support/redis';
+import { advanceClock, startStack, startTestRedis, T0, useFakeDate } from '../support';
+import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
 const FACTORIES = '{ factories { id inventory { totalWeight } } }';
@@ -55,14 +54,14 @@ describe('item 4: a GET that ran into the deadline is not retried', () => {
 });
 
 describe('item 8: MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
   afterEach(async () => {
     await stack.close();
   });
 
   it('an operation estimated under the cap stops at it: further fields fail with QUERY_TOO_EXPENSIVE, answered ones stay', async () => {
     // The estimate assumes one company, so the operation (list + inventories) passes it at 2.
-    stack = await startEconomyStack({ config: { maxUpstreamRequests: 2, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
+    stack = await startStack({ config: { maxUpstreamRequests: 2, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
     const result = await stack.executeText(FACTORIES);
     const factories = (result.data?.factories ?? []) as Array<{ id: string; inventory: unknown }>;
     expect(factories.length).toBeGreaterThan(2);
@@ -75,14 +74,14 @@ describe('item 8: MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
   });
 
   it('without a cap problem the same operation is answered whole', async () => {
-    stack = await startEconomyStack({ config: { maxUpstreamRequests: 100, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
+    stack = await startStack({ config: { maxUpstreamRequests: 100, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
     const result = await stack.executeText(FACTORIES);
     expect(result.errors).toBeUndefined();
   });
 });
 
 describe('item 9: Retry-After is clamped', () => {
-  let stack: EconomyStack;
+  let stack: Stack;
   afterEach(async () => {
     jest.useRealTimers();
     stack.mockAgent?.assertNoPendingInterceptors();
@@ -91,7 +90,7 @@ describe('item 9: Retry-After is clamped', () => {
 
   it('a Retry-After of 99999999999 s cools the key down for RETRY_AFTER_MAX_SECONDS only (default 3600)', async () => {
     useFakeDate(T0);
-    stack = await startEconomyStack({ mock: true });
+    stack = await startStack({ mock: true });
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })
@@ -111,7 +110,7 @@ describe('item 9: Retry-After is clamped', () => {
   });
 
   it('a setting changes the maximum', async () => {
-    stack = await startEconomyStack({ mock: true, config: { retryAfterMaxSeconds: 90 } });
+    stack = await startStack({ mock: true, config: { retryAfterMaxSeconds: 90 } });
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })

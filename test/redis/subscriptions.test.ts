@@ -11,15 +11,9 @@ import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
-<<<<<<< HEAD
 import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
-import { ManualClock } from '../support/poll-clock';
-import { startTestRedis } from '../support/redis';
-import type { TestRedis } from '../support/redis';
-=======
 import { describeWithRedis, ManualClock, startTestRedis } from '../support';
 import type { TestRedis } from '../support';
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 
 const INTERVAL_MS = 60_000;
@@ -29,26 +23,15 @@ const COUNTER = `subscription($id: ID!) { counterChanged(factoryId: $id) { chang
 let redis: TestRedis | undefined;
 let simulator: Simulator;
 
-<<<<<<< HEAD
-beforeAll(async () => {
-  redis = await startTestRedis();
-  simulator = await startSimulator(UNLIMITED_SIMULATOR);
-});
-afterAll(async () => {
-  await simulator?.close();
-  await redis?.stop();
-});
-=======
 describeWithRedis('subscriptions on two replicas sharing Redis', () => {
   beforeAll(async () => {
     redis = await startTestRedis();
-    simulator = await startSimulator();
+    simulator = await startSimulator(UNLIMITED_SIMULATOR);
   });
   afterAll(async () => {
     await simulator?.close();
     await redis?.stop();
   });
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 
   let a: Gateway;
   let b: Gateway;

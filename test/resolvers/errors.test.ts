@@ -27,15 +27,9 @@ import {
 } from '../generated/graphql';
 import type { FactoryEverythingQueryVariables } from '../generated/graphql';
 import * as factoriesApi from '../../src/domains/factories/factories.api';
-<<<<<<< HEAD
 import { DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE } from '../../src/simulator';
-import { startHttpStack, startResolverStack } from '../support/stack';
-import type { ResolverStack, Result } from '../support/stack';
-=======
-import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { startStack } from '../support';
 import type { Result, Stack } from '../support';
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 import {
   NON_PREMIUM_KEY,
   building,

@@ -14,9 +14,8 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock } from '../support/poll-clock';
-import { startStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { ManualClock, startStack } from '../support';
+import type { HttpStack } from '../support';
 import { collect, subscribeWs, wsClient } from './clients';
 
 const COUNTER = `subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item amountAfter } } }`;

@@ -10,14 +10,8 @@ import type { EventEmitter } from 'node:events';
 import type { Client } from 'graphql-ws';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-<<<<<<< HEAD
-import { ManualClock } from '../support/poll-clock';
-import { startStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
-=======
 import { ManualClock, startStack } from '../support';
 import type { HttpStack } from '../support';
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 import { subscribeWs, wsClient } from './clients';
 import type { Collected } from './clients';
 
@@ -47,11 +41,7 @@ describe('subscription polling', () => {
 
   async function start(config: Partial<GatewayConfig> = {}): Promise<void> {
     clock = new ManualClock();
-<<<<<<< HEAD
     stack = await startStack({ http: true, config, gateway: { now: clock.now, pollClock: clock } });
-=======
-    stack = await startStack({ http: true,  config, gateway: { now: clock.now, pollClock: clock } });
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
   }
 
   function client(key: string | null = DEMO_KEYS.premium.key): Client {

@@ -7,14 +7,8 @@ import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-<<<<<<< HEAD
-import { ManualClock } from '../support/poll-clock';
-import { startStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
-=======
 import { ManualClock, startStack } from '../support';
 import type { HttpStack } from '../support';
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
 import { collect, wsClient } from './clients';
 
 const STOCK_INTERVAL_MS = 60_000;
@@ -26,11 +20,7 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-<<<<<<< HEAD
     stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
-=======
-    stack = await startStack({ http: true,  gateway: { now: clock.now, pollClock: clock } });
->>>>>>> d51d0dd (knip (npm run knip, in .ci/run; knip.jsonc with each exception's reason): remove the unused src/errors/index.ts, unused barrel re-exports, isScope and EndpointName; list the codegen client preset and typed-document-node as dev dependencies. Tests use test/support only: the old harness entry points are gone; Redis subscription tests skip as skipped; no upper time bound in the dripping-body test, a looser bound for the fragment walks)
     ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
   });
 

@@ -10,7 +10,7 @@
  * - gateway-process.ts: `src/main.ts` as a child process, stopped with SIGTERM.
  * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
  *   logs.ts: pino lines. redis.ts: a real Redis,
- *   or the tests reported as skipped.
+ *   or the tests reported as skipped. upstream-limit.ts: the simulator's per-key limit off by default.
  */
 export * from './clock';
 export * from './gateway-process';
@@ -20,3 +20,4 @@ export * from './poll-clock';
 export * from './redis';
 export * from './results';
 export * from './stack';
+export * from './upstream-limit';

@@ -16,7 +16,7 @@ const typename = encodeURIComponent('{ __typename }');
 describe('a batch (batching is off)', () => {
   let stack: HttpStack;
   beforeAll(async () => {
-    stack = await startHttpStack();
+    stack = await startStack({ http: true });
   });
   afterAll(async () => {
     await stack.close();
