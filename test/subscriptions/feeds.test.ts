@@ -5,9 +5,8 @@
 import { once } from 'node:events';
 import type { Client } from 'graphql-ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock } from '../support/poll-clock';
-import { startStack } from '../support/stack';
-import type { HttpStack } from '../support/stack';
+import { ManualClock, startStack } from '../support';
+import type { HttpStack } from '../support';
 import { subscribeWs, wsClient } from './clients';
 import type { Collected } from './clients';
 
