@@ -12,6 +12,9 @@ import { CompanyPageDocument } from '../generated/graphql';
 import { advanceClock, nullPaths, startStack, T0, upstreamOf, useFakeDate } from '../support';
 import type { HttpAnswer, Stack } from '../support';
 
+// 300 operations one after another: seconds on a loaded 2-core machine, more than jest's default allows.
+jest.setTimeout(120_000);
+
 const VIEWS = 300;
 const LIMIT = { requests: 10, windowSeconds: 60 };
 const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
