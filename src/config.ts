@@ -56,10 +56,12 @@ export interface GatewayConfig {
   retryAfterMaxSeconds: number;
   /** Cooldown after an upstream 429 without `Retry-After`, seconds (`RATE_LIMIT_BACKOFF_SECONDS`, default 60). */
   rateLimitBackoffSeconds: number;
-  /** Per-key upstream budget, requests per minute; 0 = off (`UPSTREAM_RATE_PER_MINUTE`, default 0). */
-  upstreamRatePerMinute: number;
-  /** Burst of that budget (`UPSTREAM_RATE_BURST`, default: the per-minute rate). */
-  upstreamRateBurst: number;
+  /**
+   * Per-key upstream budget as a sliding-window log: at most `requests` in any `windowSeconds`
+   * (`UPSTREAM_RATE_LIMIT`, `N/SECONDS` or `off`, default `10/60`); null = off. Replaces
+   * `UPSTREAM_RATE_PER_MINUTE` and `UPSTREAM_RATE_BURST`.
+   */
+  upstreamRateLimit: RateSetting | null;
   /** Upstream requests (and connections) in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`, default 6). */
   upstreamConcurrencyPerKey: number;
   /** Longest wait for budget or a slot before `RATE_LIMITED`, ms (`UPSTREAM_QUEUE_TIMEOUT_MS`, default 2000). */
@@ -164,8 +166,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,
   retryAfterMaxSeconds: 3600,
-  upstreamRatePerMinute: 0,
-  upstreamRateBurst: 0,
+  upstreamRateLimit: { requests: 10, windowSeconds: 60 },
   upstreamConcurrencyPerKey: 6,
   upstreamQueueTimeoutMs: 2000,
   upstreamRetryDelayMs: 200,
@@ -398,7 +399,10 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
  * @throws ConfigError naming the setting, the value and what is expected, so a bad deployment fails at start.
  */
 export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  const ratePerMinute = intSetting(env, 'UPSTREAM_RATE_PER_MINUTE', DEFAULT_CONFIG.upstreamRatePerMinute, 0);
+  for (const removed of ['UPSTREAM_RATE_PER_MINUTE', 'UPSTREAM_RATE_BURST']) {
+    const raw = rawSetting(env, removed);
+    if (raw !== undefined) throw new ConfigError(removed, raw, 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)');
+  }
   const config: GatewayConfig = {
     port: portSetting(env, 'PORT', DEFAULT_CONFIG.port),
     host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
@@ -422,8 +426,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     staleMaxAgeSeconds: intSetting(env, 'STALE_MAX_AGE_SECONDS', DEFAULT_CONFIG.staleMaxAgeSeconds, 0),
     retryAfterMaxSeconds: intSetting(env, 'RETRY_AFTER_MAX_SECONDS', DEFAULT_CONFIG.retryAfterMaxSeconds, 1),
     rateLimitBackoffSeconds: intSetting(env, 'RATE_LIMIT_BACKOFF_SECONDS', DEFAULT_CONFIG.rateLimitBackoffSeconds, 1),
-    upstreamRatePerMinute: ratePerMinute,
-    upstreamRateBurst: intSetting(env, 'UPSTREAM_RATE_BURST', ratePerMinute, 0),
+    upstreamRateLimit: rateSetting(env, 'UPSTREAM_RATE_LIMIT', DEFAULT_CONFIG.upstreamRateLimit),
     upstreamConcurrencyPerKey: intSetting(env, 'UPSTREAM_CONCURRENCY_PER_KEY', DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1),
     upstreamQueueTimeoutMs: intSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', DEFAULT_CONFIG.upstreamQueueTimeoutMs, 0),
     upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),

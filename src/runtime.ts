@@ -107,7 +107,6 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     ? new RedisSharedState({
         url: config.redisUrl,
         commandTimeoutMs: config.redisTimeoutMs,
-        ratePerMinute: config.upstreamRatePerMinute,
         prefix: config.redisPrefix,
         maxCooldownMs: config.retryAfterMaxSeconds * 1000,
         logger,
@@ -124,8 +123,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       staleMaxAgeSeconds: config.staleMaxAgeSeconds,
       defaultBackoffSeconds: config.rateLimitBackoffSeconds,
       retryDelayMs: config.upstreamRetryDelayMs,
-      ratePerMinute: config.upstreamRatePerMinute,
-      burst: Math.max(1, config.upstreamRateBurst),
+      rateLimit: config.upstreamRateLimit,
       concurrencyPerKey: config.upstreamConcurrencyPerKey,
       queueTimeoutMs: config.upstreamQueueTimeoutMs,
       now: options.now,

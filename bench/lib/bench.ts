@@ -181,6 +181,9 @@ export class Bench {
       STATEV_BASE_URL: this.sim.origin + '/req',
       LOG_LEVEL: 'silent',
       CACHE_FILE: join(CACHE_FILES, `gateway-${port}`),
+      // The simulator runs without a rate limit here, so the gateway's budget is off too (the
+      // rate-limited group sets both).
+      UPSTREAM_RATE_LIMIT: 'off',
       ...settings,
       ...this.args.gatewayEnv,
       ...(options.pinned ? settings : {}),

@@ -49,7 +49,6 @@ export const subscriptions: Scenario = {
     const windowSeconds = bench.args.quick ? 8 : 30;
     const gateway = await bench.startGateway('gateway-subscriptions', {
       CACHE_TTL_STOCK_SECONDS: String(intervalSeconds),
-      UPSTREAM_RATE_PER_MINUTE: '0',
       UPSTREAM_RATE_LIMIT: 'off',
     });
     const clients: Client[] = [];

@@ -14,6 +14,7 @@ import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import { Invalidation } from './invalidation/invalidation';
 import type { InvalidationListener } from './invalidation/invalidation';
 import { KeyLimiter } from './rate-limit/key-limiter';
+import type { UpstreamPriority } from './rate-limit/priority';
 import { RateLimitGate } from './rate-limit/rate-limit-gate';
 import type { RateLimitSource } from './rate-limit/rate-limit-gate';
 import { RefreshAhead } from './refresh-ahead/refresh-ahead';
@@ -36,9 +37,9 @@ export interface EconomyOptions {
   defaultBackoffSeconds: number;
   /** Base delay before the one retry of a GET, ms (the actual delay is 50–150 % of it). */
   retryDelayMs: number;
-  /** Per-key budget (0 = off), burst, concurrency and queue timeout. */
-  ratePerMinute: number;
-  burst: number;
+  /** Per-key budget: at most `requests` in any `windowSeconds` (a sliding-window log); null = off. */
+  rateLimit: { requests: number; windowSeconds: number } | null;
+  /** Concurrency per key, and the longest an operation's request waits for budget or a slot, ms. */
   concurrencyPerKey: number;
   queueTimeoutMs: number;
   /** Clock and randomness, replaceable in tests. */
@@ -65,6 +66,8 @@ export interface EconomyEvents {
   served?(kind: CacheKind, ageSeconds: number): void;
   /** A refresh-ahead request finished: `stored` or `failed`. */
   refreshed?(outcome: 'stored' | 'failed'): void;
+  /** A request was refused because its key's queue for budget was full. */
+  queueDropped?(priority: UpstreamPriority): void;
 }
 
 /** The economy's own statistics, for `/metrics` and tests; nothing names a key. */
@@ -75,6 +78,12 @@ export interface EconomyStats {
   cacheBytes: number;
   /** Upstream requests in flight that later callers may join. */
   inFlight: number;
+  /** Requests in the current budget windows of all keys (this process's view). */
+  windowRequests: number;
+  /** Keys whose learned allowance is below the limit after an upstream 429. */
+  reducedKeys: number;
+  /** Requests waiting for budget, per priority. */
+  queued: Record<UpstreamPriority, number>;
 }
 
 /**
@@ -93,6 +102,8 @@ export interface EconomyCaller {
   apiKey: string;
   /** `Cache-Control: no-cache`: skip fresh cache hits, refresh the cache. */
   noCache: boolean;
+  /** Who waits for the requests (default `operation`; see `UpstreamPriority`). */
+  priority?: UpstreamPriority;
   accounting: OperationAccounting;
 }
 
@@ -120,6 +131,7 @@ export class UpstreamEconomy {
   private readonly freshness: Freshness;
   private readonly inflight = new InFlight<CacheEntry>();
   private readonly gate: RateLimitGate;
+  private readonly limiter: KeyLimiter;
   private readonly invalidation: Invalidation;
   private readonly now: () => number;
   private readonly random: () => number;
@@ -137,14 +149,15 @@ export class UpstreamEconomy {
     this.shared = options.shared;
     this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now: this.now });
     this.freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now: this.now });
-    const limiter = new KeyLimiter({
-      ratePerMinute: options.ratePerMinute,
-      burst: options.burst,
+    const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
+    const limiter = (this.limiter = new KeyLimiter({
+      limit,
       concurrency: options.concurrencyPerKey,
+      onDropped: (priority) => this.events.queueDropped?.(priority),
       queueTimeoutMs: options.queueTimeoutMs,
       now: this.now,
       shared: options.shared,
-    });
+    }));
     this.gate = new RateLimitGate(limiter, {
       defaultBackoffSeconds: options.defaultBackoffSeconds,
       onRateLimited: (source) => this.events.rateLimited?.(source),
@@ -155,8 +168,7 @@ export class UpstreamEconomy {
         ? new RefreshAhead({
             share: refresh.share,
             idleMs: refresh.idleSeconds * 1000,
-            // Until the sliding-window budget lands, the per-minute budget is the window (none when off).
-            budget: options.ratePerMinute > 0 ? { requests: options.ratePerMinute, windowMs: 60_000 } : null,
+            budget: limit,
             now: this.now,
           })
         : undefined;
@@ -253,7 +265,7 @@ export class UpstreamEconomy {
   }
 
   private async refreshOne(task: RefreshTask): Promise<void> {
-    const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, accounting: new OperationAccounting() };
+    const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, priority: 'background', accounting: new OperationAccounting() };
     try {
       const { flight } = this.inflight.join(task.key, () => this.load(caller, task.endpoint, task.path, task.key));
       const entry = await flight;
@@ -263,6 +275,44 @@ export class UpstreamEconomy {
       this.refreshAhead?.done(task, null);
       this.events.refreshed?.('failed');
     }
+  }
+
+  /**
+   * Background work on the key's budget: one GET through the cache, in-flight sharing
+   * and the key's queue at `priority`, accounted to nobody. While operations (or work of
+   * a higher priority) wait for the key's budget, this waits behind them; it never takes
+   * the key past its budget, and it waits as long as the budget needs (no patience).
+   *
+   * When to use: subscription polls and refresh-ahead. `refresh: true` skips a fresh
+   * cached answer and stores the new one (a poll that must see changes); else a fresh
+   * cached answer is the result at no cost.
+   *
+   * @param request - the key (hashed id and the key itself, for the header) and the endpoint
+   * @param options - `priority`: `missed` or `background` (default); `refresh` (default false)
+   * @returns the answer as `get` gives it (a definitive 4xx as `failure`)
+   * @throws UpstreamError as `get` does (a 5xx, timeout, 429, or `RATE_LIMITED` during a cooldown or when the key's queue is full)
+   */
+  async fetchInBackground(
+    request: { keyId: string; apiKey: string; endpoint: Endpoint; params?: PathParams },
+    options: { priority?: Exclude<UpstreamPriority, 'operation'>; refresh?: boolean } = {},
+  ): Promise<UpstreamReply> {
+    const caller: EconomyCaller = {
+      keyId: request.keyId,
+      apiKey: request.apiKey,
+      noCache: options.refresh ?? false,
+      priority: options.priority ?? 'background',
+      accounting: new OperationAccounting(),
+    };
+    return this.get(caller, request.endpoint, request.params);
+  }
+
+  /**
+   * A key's budget now, for background work that adapts its pace (subscription polls
+   * stretch their interval when it is short): its allowance (the limit, or less after an
+   * upstream 429), the seconds left of a 429 cooldown, and requests waiting for it.
+   */
+  budgetOf(keyId: string): { allowance: number; cooldownSeconds: number } {
+    return { allowance: this.limiter.allowance(keyId), cooldownSeconds: this.limiter.cooldownSeconds(keyId) };
   }
 
   /** Stops refresh-ahead's timer (at shutdown). */
@@ -317,7 +367,7 @@ export class UpstreamEconomy {
 
   /** The economy's statistics now (see {@link EconomyStats}). */
   stats(): EconomyStats {
-    return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size };
+    return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...this.limiter.budgetStats() };
   }
 
   /** The process cache as a cache file writes and reads it (see `cache/cache-file.ts`). */
@@ -388,7 +438,7 @@ export class UpstreamEconomy {
    * definitive 4xx becomes an entry, anything else is thrown.
    */
   private async attempt(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
-    const release = await this.gate.acquire(caller.keyId, endpoint);
+    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, path });

@@ -27,6 +27,11 @@ export class GatewayMetrics {
   /** Entries and bytes of the upstream-answer cache (not the whole-response cache), read at scrape time. */
   readonly cacheEntries: Gauge;
   readonly cacheBytes: Gauge;
+  /** The per-key budget without naming keys: requests in the current windows, keys with a lowered allowance, queued requests. */
+  readonly budgetWindowRequests: Gauge;
+  readonly budgetReducedKeys: Gauge;
+  readonly budgetQueued: Gauge<'priority'>;
+  private readonly budgetDropped: Counter<'priority'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -101,6 +106,10 @@ export class GatewayMetrics {
     this.redisUp = new Gauge({ name: 'statev_redis_up', help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).', registers });
     this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the upstream-answer cache.', registers });
     this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the upstream-answer cache.', registers });
+    this.budgetWindowRequests = new Gauge({ name: 'statev_upstream_budget_window_requests', help: "Upstream requests in the current budget windows of all keys (UPSTREAM_RATE_LIMIT), this process's view.", registers });
+    this.budgetReducedKeys = new Gauge({ name: 'statev_upstream_budget_reduced_keys', help: 'Keys whose learned allowance is below UPSTREAM_RATE_LIMIT after an upstream 429.', registers });
+    this.budgetQueued = new Gauge({ name: 'statev_upstream_budget_queued_requests', help: 'Upstream requests waiting for their key\'s budget, by priority (operation, missed, background).', labelNames: ['priority'], registers });
+    this.budgetDropped = new Counter({ name: 'statev_upstream_budget_dropped_total', help: "Upstream requests refused because their key's queue for budget was full, by priority.", labelNames: ['priority'], registers });
   }
 
   /** Records one finished upstream request (wired to `UpstreamClient.observe`). */
@@ -117,6 +126,7 @@ export class GatewayMetrics {
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
+      queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };
   }
 

@@ -49,7 +49,9 @@ export function createGatewaySubscriptions(
     intervalMs: (feed) => Math.max(1000, config.cacheTtlSeconds[feed.endpoint.cacheKind] * 1000),
     errorEventsAfter: config.subscriptionErrorEventsAfter,
     retryBaseMs: config.subscriptionRetryBaseMs,
-    pollBudgetPerMinute: (config.upstreamRatePerMinute * config.subscriptionBudgetPercent) / 100,
+    pollBudgetPerMinute: config.upstreamRateLimit
+      ? (((config.upstreamRateLimit.requests * 60) / config.upstreamRateLimit.windowSeconds) * config.subscriptionBudgetPercent) / 100
+      : 0,
     clock,
     relay,
     metrics,

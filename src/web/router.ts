@@ -48,6 +48,9 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
       const stats = economy.stats();
       metrics.cacheEntries.set(stats.cacheEntries);
       metrics.cacheBytes.set(stats.cacheBytes);
+      metrics.budgetWindowRequests.set(stats.windowRequests);
+      metrics.budgetReducedKeys.set(stats.reducedKeys);
+      for (const [priority, count] of Object.entries(stats.queued)) metrics.budgetQueued.set({ priority }, count);
       const text = await metrics.registry.metrics();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);

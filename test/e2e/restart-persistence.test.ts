@@ -56,6 +56,7 @@ it('serves what it had before a SIGTERM restart with zero upstream requests', as
     PORT: '0',
     HOST: '127.0.0.1',
     STATEV_BASE_URL: simulator.baseUrl,
+    UPSTREAM_RATE_LIMIT: 'off', // the simulator has no limit either
     LOG_LEVEL: 'silent',
     CACHE_FILE: cacheFile,
     KEY_HASH_SECRET: SECRET,

@@ -1,6 +1,7 @@
 /**
  * Unit tests of the per-key traffic rules (src/economy/rate-limit/key-limiter.ts): the 429
- * cooldown, the token-bucket budget with its queue timeout, and the concurrency limit.
+ * cooldown, the sliding-window-log budget with its queue timeout, rate learning after a
+ * 429, priorities, the queue bound, and the concurrency limit.
  * jest's fake timers drive both the clock (`Date.now`) and the limiter's waits.
  */
 import { KeyLimiter, LimitExceeded } from '../../src/economy/rate-limit/key-limiter';
@@ -10,7 +11,7 @@ const A = 'key-a';
 const B = 'key-b';
 
 function limiter(options: Partial<KeyLimiterOptions> = {}): KeyLimiter {
-  return new KeyLimiter({ ratePerMinute: 0, burst: 1, concurrency: 6, queueTimeoutMs: 2000, now: () => Date.now(), ...options });
+  return new KeyLimiter({ limit: null, concurrency: 6, queueTimeoutMs: 2000, now: () => Date.now(), ...options });
 }
 
 /** Lets pending promise callbacks run (fake timers leave microtasks real). */
@@ -80,56 +81,109 @@ describe('KeyLimiter', () => {
     });
   });
 
-  describe('token-bucket budget', () => {
-    it('lets a burst through at once, then makes the next request wait for a token', async () => {
-      const keys = limiter({ ratePerMinute: 60, burst: 2 }); // one token per second
-      (await keys.acquire(A))();
-      (await keys.acquire(A))();
+  describe('sliding-window-log budget', () => {
+    const MINUTE = 60_000;
 
-      const third = track(keys.acquire(A));
+    it('10 per 60 s: ten go at once, the eleventh waits until the first has left the window (a bucket would send it after 6 s)', async () => {
+      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, queueTimeoutMs: 2 * MINUTE });
+      for (let i = 0; i < 10; i += 1) (await keys.acquire(A))();
+      const eleventh = track(keys.acquire(A));
       await settle();
-      jest.advanceTimersByTime(999);
+      jest.advanceTimersByTime(6_000);
       await settle();
-      expect(third.settled()).toBe(false);
-
+      expect(eleventh.settled()).toBe(false);
+      jest.advanceTimersByTime(MINUTE - 6_000 - 1);
+      await settle();
+      expect(eleventh.settled()).toBe(false);
       jest.advanceTimersByTime(1);
-      (await third.value)();
-      expect(third.settled()).toBe(true);
+      (await eleventh.value)();
     });
 
-    it('queues waiting requests behind each other, one token interval apart', async () => {
-      const keys = limiter({ ratePerMinute: 60, burst: 1, queueTimeoutMs: 5000 });
-      (await keys.acquire(A))();
-      const second = track(keys.acquire(A));
-      const third = track(keys.acquire(A));
-      await settle();
-
-      jest.advanceTimersByTime(1000);
-      (await second.value)();
-      await settle();
-      expect(third.settled()).toBe(false);
-
-      jest.advanceTimersByTime(1000);
-      (await third.value)();
+    it('paces a steady stream: never more than N requests in any window', async () => {
+      const keys = limiter({ limit: { requests: 3, windowMs: 10_000 }, queueTimeoutMs: MINUTE });
+      const sent: number[] = [];
+      const start = Date.now();
+      for (let i = 0; i < 10; i += 1) {
+        const pending = track(keys.acquire(A));
+        while (!pending.settled()) {
+          await settle();
+          if (!pending.settled()) jest.advanceTimersByTime(100);
+        }
+        (await pending.value)();
+        sent.push(Date.now() - start);
+      }
+      for (const at of sent) expect(sent.filter((other) => other > at - 10_000 && other <= at).length).toBeLessThanOrEqual(3);
+      expect(sent.slice(0, 3)).toEqual([0, 0, 0]);
+      expect(sent[3]).toBe(10_000);
     });
 
-    it('fails at once with RATE_LIMITED-style LimitExceeded when the wait would exceed the queue timeout', async () => {
-      const keys = limiter({ ratePerMinute: 60, burst: 1, queueTimeoutMs: 999 });
+    it('fails at once with LimitExceeded (the seconds until the window has room) when the wait would exceed the queue timeout', async () => {
+      const keys = limiter({ limit: { requests: 1, windowMs: 30_000 }, queueTimeoutMs: 999 });
       (await keys.acquire(A))();
+      jest.advanceTimersByTime(10_000);
       const refused = await limitError(keys.acquire(A));
       expect(refused.reason).toBe('budget');
-      expect(refused.retryAfterSeconds).toBe(1);
-
-      // The refused request gave its reservation back: after one second there is a token.
-      jest.advanceTimersByTime(1000);
+      expect(refused.retryAfterSeconds).toBe(20);
+      // The refused request took nothing: when the first has left the window there is room.
+      jest.advanceTimersByTime(20_000);
       (await keys.acquire(A))();
     });
 
     it('keeps one budget per key', async () => {
-      const keys = limiter({ ratePerMinute: 1, burst: 1, queueTimeoutMs: 0 });
+      const keys = limiter({ limit: { requests: 1, windowMs: MINUTE }, queueTimeoutMs: 0 });
       (await keys.acquire(A))();
       await limitError(keys.acquire(A));
       (await keys.acquire(B))();
+    });
+
+    it('learns from a 429: the allowance halves, then grows back by one request per window', async () => {
+      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, queueTimeoutMs: 0 });
+      expect(keys.allowance(A)).toBe(10);
+      keys.coolDown(A, 5);
+      expect(keys.allowance(A)).toBe(5);
+      keys.coolDown(A, 5);
+      expect(keys.allowance(A)).toBe(2);
+      jest.advanceTimersByTime(5_000);
+      (await keys.acquire(A))();
+      (await keys.acquire(A))();
+      await limitError(keys.acquire(A)); // only 2 in this window now
+      expect(keys.budgetStats().reducedKeys).toBe(1);
+      jest.advanceTimersByTime(MINUTE);
+      expect(keys.allowance(A)).toBe(3);
+      jest.advanceTimersByTime(7 * MINUTE);
+      expect(keys.allowance(A)).toBe(10);
+      expect(keys.budgetStats().reducedKeys).toBe(0);
+    });
+
+    it('serves operations before background work while the budget is short', async () => {
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, queueTimeoutMs: MINUTE });
+      (await keys.acquire(A))();
+      const background = track(keys.acquire(A, { priority: 'background' }));
+      await settle();
+      const operation = track(keys.acquire(A));
+      await settle();
+      expect(keys.budgetStats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
+      jest.advanceTimersByTime(10_000);
+      await settle();
+      expect(operation.settled()).toBe(true);
+      expect(background.settled()).toBe(false);
+      (await operation.value)();
+      jest.advanceTimersByTime(10_000);
+      await settle();
+      (await background.value)();
+    });
+
+    it('bounds the queue per key and counts what it refuses', async () => {
+      const dropped: string[] = [];
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, queueTimeoutMs: MINUTE, maxQueuedPerKey: 1, onDropped: (priority) => dropped.push(priority) });
+      (await keys.acquire(A))();
+      const waiting = track(keys.acquire(A, { priority: 'background' }));
+      await settle();
+      const refused = await limitError(keys.acquire(A, { priority: 'background' }));
+      expect(refused.reason).toBe('budget');
+      expect(dropped).toEqual(['background']);
+      jest.advanceTimersByTime(10_000);
+      (await waiting.value)();
     });
   });
 

@@ -9,6 +9,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import type { Simulator } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
@@ -40,8 +41,7 @@ function economy(ratePerMinute: number): UpstreamEconomy {
       staleMaxAgeSeconds: DEFAULT_CONFIG.staleMaxAgeSeconds,
       defaultBackoffSeconds: 60,
       retryDelayMs: 0,
-      ratePerMinute,
-      burst: Math.max(1, ratePerMinute),
+      rateLimit: ratePerMinute > 0 ? { requests: ratePerMinute, windowSeconds: 60 } : null,
       concurrencyPerKey: 6,
       queueTimeoutMs: 2000,
       now: () => now,

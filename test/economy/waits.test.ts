@@ -1,6 +1,6 @@
 /**
  * Everything in the economy that waits, driven by jest's fake timers (no test sleeps):
- * the per-key budget (`upstreamRatePerMinute`, `upstreamRateBurst`) with its queue
+ * the per-key budget (`upstreamRateLimit`, a sliding-window log) with its queue
  * timeout, seen from GraphQL, and the jittered delay before the one GET retry.
  *
  * Sockets keep working: `setImmediate`, `nextTick` and microtasks stay real, so the
@@ -43,13 +43,13 @@ describe('per-key budget over GraphQL', () => {
     await stack.close();
   });
 
-  it('a request over budget waits for a token and succeeds when it comes within upstreamQueueTimeoutMs', async () => {
-    stack = await startStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 2000 } });
+  it('a request over budget waits until the window has room and succeeds when that comes within upstreamQueueTimeoutMs', async () => {
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamQueueTimeoutMs: 2000 } });
     useFakeTimers();
     const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
     const pending = stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
-    // The list took the only token; the counter now waits one second for the next one.
+    // The list took the window's only request; the counter waits until it has left the window, one second later.
     await until(() => acquire.mock.calls.length === 2, 'the counter request to ask for budget');
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
 
@@ -66,7 +66,7 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('fails RATE_LIMITED at once, without a request, when the wait would exceed upstreamQueueTimeoutMs; other keys go on', async () => {
-    stack = await startStack({ config: { upstreamRatePerMinute: 60, upstreamRateBurst: 1, upstreamQueueTimeoutMs: 500 } });
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamQueueTimeoutMs: 500 } });
     useFakeTimers();
 
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
@@ -82,12 +82,12 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('serves a cached value as stale (reason RATE_LIMITED) when the budget is spent', async () => {
-    stack = await startStack({ config: { upstreamRatePerMinute: 1, upstreamRateBurst: 2, upstreamQueueTimeoutMs: 0 } });
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 3, windowSeconds: 120 }, upstreamQueueTimeoutMs: 0 } });
     useFakeTimers();
     const first = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.errors).toBeUndefined();
 
-    // 61 s later one token has come back; a no-cache list read spends it.
+    // 61 s later the window (120 s) still holds the first two requests; a no-cache list read takes the third.
     jest.advanceTimersByTime(61_000);
     const spend = await stack.execute(EconomyFactoryIdsDocument, {}, { headers: { 'cache-control': 'no-cache' } });
     expect(upstreamOf(spend).requests).toBe(1);
@@ -134,8 +134,7 @@ describe('retry delay with jitter (UpstreamEconomy with a MockAgent client)', ()
       staleMaxAgeSeconds: DEFAULT_CONFIG.staleMaxAgeSeconds,
       defaultBackoffSeconds: DEFAULT_CONFIG.rateLimitBackoffSeconds,
       retryDelayMs: 200,
-      ratePerMinute: 0,
-      burst: 1,
+      rateLimit: null,
       concurrencyPerKey: 6,
       queueTimeoutMs: 2000,
       now: () => Date.now(),

@@ -41,6 +41,7 @@ async function replica(prefix: string): Promise<Gateway> {
         redisPrefix: prefix,
         redisTimeoutMs: 200,
         responseCacheEnabled: false,
+        upstreamRateLimit: null, // the simulator has no limit either
         logLevel: 'silent',
       },
     ),

@@ -128,7 +128,6 @@ describe('item 9 in Redis: cooldowns stored and read are clamped', () => {
     const state = new RedisSharedState({
       url: redis.url,
       commandTimeoutMs: 500,
-      ratePerMinute: 0,
       prefix: `statev-clamp-${process.pid}:`,
       maxCooldownMs: 3_600_000,
       logger: createLogger('silent'),
@@ -140,7 +139,7 @@ describe('item 9 in Redis: cooldowns stored and read are clamped', () => {
       const stored = await state.cooldownUntil('k1');
       expect(stored).toBeGreaterThan(now + 3_500_000);
       expect(stored).toBeLessThanOrEqual(Date.now() + 3_600_000);
-      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, ratePerMinute: 0, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
+      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
       try {
         await other.whenUp();
         expect(await other.cooldownUntil('k1')).toBeLessThanOrEqual(Date.now() + 60_000);

@@ -24,6 +24,7 @@ describeWithRedis('a replica in another process', () => {
       PORT: '0',
       HOST: '127.0.0.1',
       STATEV_BASE_URL: a.simulator.baseUrl,
+      UPSTREAM_RATE_LIMIT: 'off', // as in the first replica (the test stack's default)
       REDIS_URL: redis.url,
       REDIS_PREFIX: prefix,
       RESPONSE_CACHE_ENABLED: 'false',

@@ -140,7 +140,7 @@ describeWithRedis('replicas sharing a real Redis', () => {
     });
 
     it('keeps keys hashed and gives every Redis entry a TTL', async () => {
-      const r = await replicas({ upstreamRatePerMinute: 100 });
+      const r = await replicas({ upstreamRateLimit: { requests: 100, windowSeconds: 60 } });
       const client = new Redis(redis?.url ?? '');
       try {
         await post(r.a, page);
@@ -182,8 +182,8 @@ describeWithRedis('replicas sharing a real Redis', () => {
       }
     });
 
-    it('a budget of N requests per minute holds across both replicas together', async () => {
-      const r = await replicas({ upstreamRatePerMinute: 4, upstreamQueueTimeoutMs: 0 });
+    it('a budget of N requests per window (one sliding-window log in Redis) holds across both replicas together', async () => {
+      const r = await replicas({ upstreamRateLimit: { requests: 4, windowSeconds: 60 }, upstreamQueueTimeoutMs: 0 });
       try {
         const key = 'sim-key-778';
         const reads = [1, 2, 3, 4, 5, 6, 7, 8].map((slot) => ({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: ${slot}) { title } } }` }));

@@ -43,7 +43,7 @@ describeWithRedis('subscriptions on two replicas sharing Redis', () => {
     const prefix = `statev-subs-${process.pid}-${Date.now()}:`;
     const make = (): Promise<Gateway> =>
       startGateway(
-        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: 500, responseCacheEnabled: false, cacheFile: null, logLevel: 'silent' }),
+        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: 500, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
         { now: clock.now, pollClock: clock },
       );
     a = await make();

@@ -137,7 +137,7 @@ describe('subscription polling', () => {
 
   it('stretches a key\'s intervals so that its polls stay within their share of the budget', async () => {
     // 10 requests per minute per key, half of it for polls: 5 polls per minute.
-    await start({ upstreamRatePerMinute: 10, upstreamRateBurst: 20, subscriptionBudgetPercent: 50 });
+    await start({ upstreamRateLimit: { requests: 10, windowSeconds: 60 }, subscriptionBudgetPercent: 50 });
     const hub = stack.gateway.subscriptions.hub;
     const on = client();
     const companies = [FIXTURE_IDS.shop, FIXTURE_IDS.carDealer, FIXTURE_IDS.workshop, FIXTURE_IDS.farm];

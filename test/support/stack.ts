@@ -176,6 +176,8 @@ export function testConfig(upstreamBaseUrl: string, overrides: Partial<GatewayCo
       cacheFile: null,
       // No refresh-ahead: it would add background requests to what tests count (refresh-ahead*.test.ts turn it on).
       refreshAheadShare: 0,
+      // No per-key budget, as the simulator has no limit (see upstream-limit.ts); tests of the budget set their own.
+      upstreamRateLimit: null,
       ...overrides,
     },
   );

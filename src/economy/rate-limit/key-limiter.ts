@@ -1,20 +1,25 @@
 import { LRUCache } from 'lru-cache';
 import type { SharedState } from '../shared-state/shared-state';
+import { PRIORITY_RANK } from './priority';
+import type { UpstreamPriority } from './priority';
+import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
 
 /** Settings of {@link KeyLimiter}; all times in ms unless named otherwise. */
 export interface KeyLimiterOptions {
-  /** Requests per minute per key; 0 turns the budget off. */
-  ratePerMinute: number;
-  /** Largest burst of the budget (bucket size). */
-  burst: number;
+  /** The per-key budget: at most `requests` in any `windowMs`; null turns it off. */
+  limit: { requests: number; windowMs: number } | null;
   /** Most upstream requests in flight per key. */
   concurrency: number;
-  /** Longest a request waits for budget or a slot before failing. */
+  /** Longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
   queueTimeoutMs: number;
+  /** Most requests of one key waiting for budget; more are refused (and counted). */
+  maxQueuedPerKey?: number;
   /** Clock (tests use fake timers, which drive `Date.now`). */
   now?: () => number;
-  /** State shared with other replicas (cooldowns and budget), when there is any. */
-  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'consumeBudget'>;
+  /** State shared with other replicas (cooldowns and the window log), when there is any. */
+  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'takeWindowSlot'>;
+  /** Told of each request refused because its key's queue was full. */
+  onDropped?: (priority: UpstreamPriority) => void;
 }
 
 /** Why a request may not go upstream now, and for how long. */
@@ -30,40 +35,61 @@ export class LimitExceeded extends Error {
   }
 }
 
+/** What {@link KeyLimiter.acquire} is told about one request. */
+export interface AcquireOptions {
+  /** Who waits for it (default `operation`); lower priorities wait while higher ones are queued. */
+  priority?: UpstreamPriority;
+}
+
 interface KeyState {
   /** Epoch ms until which nothing is sent (after an upstream 429). */
   cooldownUntil: number;
-  /** Token bucket level; negative while requests wait for reserved tokens. */
-  tokens: number;
-  /** When `tokens` was last refilled. */
-  refilledAt: number;
+  /** The learned allowance after the last 429 (it grows back by one request per window), and when it was learned. */
+  allowance: number;
+  learnedAt: number;
   /** Requests in flight. */
   active: number;
   /** Requests waiting for a slot, in arrival order. */
   waiting: Array<() => void>;
+  /** Requests waiting for budget, per priority. */
+  queued: Record<UpstreamPriority, number>;
 }
 
 /**
- * The per-key traffic rules in front of the upstream: a 429 cooldown (nothing is
- * sent for the key until `Retry-After` has passed), an optional token-bucket budget,
- * and a concurrency limit. A request waits at most `queueTimeoutMs` for budget or a
- * slot, then fails with {@link LimitExceeded}.
+ * The per-key traffic rules in front of the upstream:
  *
- * When to use: one per process, shared by every operation; call {@link acquire}
- * before each upstream request and the returned release function after it.
+ * - a 429 cooldown: nothing is sent for the key until `Retry-After` has passed;
+ * - a budget kept as a sliding-window log (see `SlidingWindowLog`): at most N requests
+ *   in any window, in this process or, with Redis, across every replica; never a
+ *   request the budget cannot afford;
+ * - rate learning: an upstream 429 halves the key's allowance, which then grows back by
+ *   one request per window without a 429;
+ * - priorities: while requests of a higher priority wait for budget, lower ones wait
+ *   behind them (operations first, then missed requests, then background work);
+ * - a concurrency limit per key.
+ *
+ * An operation's request waits at most `queueTimeoutMs`, then fails with
+ * {@link LimitExceeded} (with the seconds until the budget allows it); background
+ * requests wait as long as it takes.
+ *
+ * When to use: one per process, shared by every operation; call {@link acquire} before
+ * each upstream request and the returned release function once after it.
  */
 export class KeyLimiter {
   private readonly states = new LRUCache<string, KeyState>({ max: 100_000 });
+  private readonly log: SlidingWindowLog | null;
   private readonly now: () => number;
 
   constructor(private readonly options: KeyLimiterOptions) {
     this.now = options.now ?? Date.now;
+    this.log = options.limit ? new SlidingWindowLog(options.limit.windowMs) : null;
   }
 
   private state(id: string): KeyState {
     let state = this.states.get(id);
     if (!state) {
-      state = { cooldownUntil: 0, tokens: this.options.burst, refilledAt: this.now(), active: 0, waiting: [] };
+      const requests = this.options.limit?.requests ?? 0;
+      state = { cooldownUntil: 0, allowance: requests, learnedAt: 0, active: 0, waiting: [], queued: { operation: 0, missed: 0, background: 0 } };
       this.states.set(id, state);
     }
     return state;
@@ -75,9 +101,24 @@ export class KeyLimiter {
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
-  /** Records an upstream 429: nothing more is sent for the key for `seconds`, by any replica. */
+  /** The key's allowance now: the limit, or less while it grows back after a 429. */
+  allowance(id: string): number {
+    const limit = this.options.limit;
+    if (!limit) return Number.POSITIVE_INFINITY;
+    const state = this.states.get(id);
+    if (!state) return limit.requests;
+    const grown = state.allowance + Math.floor(Math.max(0, this.now() - state.learnedAt) / limit.windowMs);
+    return Math.min(limit.requests, grown);
+  }
+
+  /**
+   * Records an upstream 429: nothing more is sent for the key for `seconds`, by any
+   * replica, and its allowance is halved (at least 1).
+   */
   coolDown(id: string, seconds: number): void {
     const state = this.state(id);
+    state.allowance = Math.max(1, Math.floor(this.allowance(id) / 2));
+    state.learnedAt = this.now();
     state.cooldownUntil = Math.max(state.cooldownUntil, this.now() + seconds * 1000);
     void this.options.shared?.setCooldown(id, state.cooldownUntil);
   }
@@ -86,19 +127,20 @@ export class KeyLimiter {
    * Waits until the key may send one request. Resolves to the function that must be
    * called exactly once when the request has finished.
    *
-   * @throws LimitExceeded during a cooldown, or when budget or slot is not free within the queue timeout.
+   * @throws LimitExceeded during a cooldown, when the key's queue is full, or when an
+   *   operation's budget or slot is not free within the queue timeout.
    */
-  async acquire(id: string): Promise<() => void> {
+  async acquire(id: string, options: AcquireOptions = {}): Promise<() => void> {
+    const priority = options.priority ?? 'operation';
     const state = this.state(id);
-    const deadline = this.now() + this.options.queueTimeoutMs;
+    const patient = priority !== 'operation';
+    const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + this.options.queueTimeoutMs;
     const shared = this.options.shared;
     if (shared) state.cooldownUntil = Math.max(state.cooldownUntil, await shared.cooldownUntil(id));
-    this.checkCooldown(state);
-    if (this.options.ratePerMinute > 0) {
-      if (!(shared && (await this.takeSharedBudget(shared, id, deadline)))) await this.takeToken(state);
-    }
+    if (!patient) this.checkCooldown(state);
+    if (this.options.limit) await this.takeBudget(state, id, priority, deadline);
     if (state.active >= this.options.concurrency) await this.waitForSlot(state, deadline);
-    this.checkCooldown(state);
+    if (!patient) this.checkCooldown(state);
     state.active += 1;
     let released = false;
     return () => {
@@ -110,40 +152,98 @@ export class KeyLimiter {
     };
   }
 
+  /** Requests in the current windows of all keys, and the keys whose learned allowance is below the limit (for metrics). */
+  budgetStats(): { windowRequests: number; reducedKeys: number; queued: Record<UpstreamPriority, number> } {
+    const now = this.now();
+    let reducedKeys = 0;
+    const queued: Record<UpstreamPriority, number> = { operation: 0, missed: 0, background: 0 };
+    const limit = this.options.limit;
+    for (const [id, state] of this.states.entries()) {
+      if (limit && this.allowance(id) < limit.requests) reducedKeys += 1;
+      for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
+    }
+    return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
+  }
+
   private checkCooldown(state: KeyState): void {
     const left = state.cooldownUntil - this.now();
     if (left > 0) throw new LimitExceeded(Math.ceil(left / 1000), 'cooldown');
   }
 
+  /** Requests of higher priority than `priority` waiting for the key's budget. */
+  private ahead(state: KeyState, priority: UpstreamPriority): number {
+    let count = 0;
+    for (const other of Object.keys(state.queued) as UpstreamPriority[]) {
+      if (PRIORITY_RANK[other] < PRIORITY_RANK[priority]) count += state.queued[other];
+    }
+    return count;
+  }
+
   /**
-   * Takes one request from the budget all replicas share, waiting for it within the
-   * deadline. False when the shared store is unavailable (the local bucket decides).
+   * Takes one request from the key's window log (the shared one when Redis answers,
+   * else this process's), waiting behind higher priorities and for the window to free.
    *
-   * @throws LimitExceeded when no request is free before the deadline.
+   * @throws LimitExceeded when the key's queue is full, or the wait would pass the deadline
    */
-  private async takeSharedBudget(shared: NonNullable<KeyLimiterOptions['shared']>, id: string, deadline: number): Promise<boolean> {
-    for (;;) {
-      const waitMs = await shared.consumeBudget(id);
-      if (waitMs === null) return false;
-      if (waitMs === 0) return true;
-      if (this.now() + waitMs > deadline) throw new LimitExceeded(Math.max(1, Math.ceil(waitMs / 1000)), 'budget');
-      await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+  private async takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number): Promise<void> {
+    const limit = this.options.limit;
+    const log = this.log;
+    if (!limit || !log) return;
+    const queuedNow = state.queued.operation + state.queued.missed + state.queued.background;
+    if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000)) {
+      this.options.onDropped?.(priority);
+      throw new LimitExceeded(Math.max(1, Math.ceil(limit.windowMs / 1000)), 'budget');
+    }
+    state.queued[priority] += 1;
+    try {
+      for (;;) {
+        const now = this.now();
+        const allowance = this.allowance(id);
+        const notBefore = Math.max(now, state.cooldownUntil);
+        const ahead = this.ahead(state, priority);
+        let waitMs: number;
+        if (notBefore > now) {
+          waitMs = notBefore - now;
+        } else if (ahead > 0) {
+          // Higher priorities first: wait until the window has room for them and this one.
+          const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, now);
+          waitMs = Math.max(0, (planned[ahead] ?? now) - now);
+          if (waitMs === 0) waitMs = this.take(id, allowance, now, log) ? 0 : await this.takeShared(id, allowance, now, log);
+        } else {
+          waitMs = await this.takeShared(id, allowance, now, log);
+        }
+        if (waitMs === 0) return;
+        if (now + waitMs > deadline) {
+          // When the gateway expects this request to fit: its place in line, planned on the log.
+          const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, notBefore);
+          const at = planned[ahead] ?? now + waitMs;
+          throw new LimitExceeded(Math.max(1, Math.ceil((Math.max(at, now + waitMs) - now) / 1000)), 'budget');
+        }
+        await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+      }
+    } finally {
+      state.queued[priority] -= 1;
     }
   }
 
-  private async takeToken(state: KeyState): Promise<void> {
-    const perMs = this.options.ratePerMinute / 60_000;
-    const now = this.now();
-    state.tokens = Math.min(this.options.burst, state.tokens + (now - state.refilledAt) * perMs);
-    state.refilledAt = now;
-    state.tokens -= 1; // reserve: waiting requests queue up behind each other in order
-    if (state.tokens >= 0) return;
-    const waitMs = Math.ceil(-state.tokens / perMs);
-    if (waitMs > this.options.queueTimeoutMs) {
-      state.tokens += 1;
-      throw new LimitExceeded(Math.max(1, Math.ceil(waitMs / 1000)), 'budget');
+  /** Takes from the local log only (when higher priorities fit too); true when taken. */
+  private take(id: string, allowance: number, now: number, log: SlidingWindowLog): boolean {
+    if (this.options.shared) return false; // the shared log decides
+    return log.take(id, allowance, now) === 0;
+  }
+
+  /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
+  private async takeShared(id: string, allowance: number, now: number, log: SlidingWindowLog): Promise<number> {
+    const limit = this.options.limit;
+    const shared = this.options.shared;
+    if (shared && limit) {
+      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now);
+      if (waitMs !== null) {
+        if (waitMs === 0) log.record(id, now);
+        return waitMs;
+      }
     }
-    await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+    return log.take(id, allowance, now);
   }
 
   private waitForSlot(state: KeyState, deadline: number): Promise<void> {
@@ -152,11 +252,13 @@ export class KeyLimiter {
         clearTimeout(timer);
         resolve();
       };
-      const timer = setTimeout(() => {
-        const index = state.waiting.indexOf(wake);
-        if (index >= 0) state.waiting.splice(index, 1);
-        reject(new LimitExceeded(1, 'budget'));
-      }, Math.max(0, deadline - this.now()));
+      const timer = Number.isFinite(deadline)
+        ? setTimeout(() => {
+            const index = state.waiting.indexOf(wake);
+            if (index >= 0) state.waiting.splice(index, 1);
+            reject(new LimitExceeded(1, 'budget'));
+          }, Math.max(0, deadline - this.now()))
+        : undefined;
       state.waiting.push(wake);
     });
   }

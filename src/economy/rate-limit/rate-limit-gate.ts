@@ -2,6 +2,7 @@ import { UpstreamError } from '../../errors/gateway-error';
 import type { Endpoint } from '../../upstream/endpoints';
 import { LimitExceeded } from './key-limiter';
 import type { KeyLimiter } from './key-limiter';
+import type { UpstreamPriority } from './priority';
 
 /** Where a `RATE_LIMITED` came from: the upstream's 429, its cooldown, or the gateway's own budget. */
 export type RateLimitSource = 'upstream' | 'cooldown' | 'budget';
@@ -26,14 +27,14 @@ export class RateLimitGate {
   ) {}
 
   /**
-   * Waits until the key may send one request to `endpoint`.
+   * Waits until the key may send one request to `endpoint` (operations first, see `UpstreamPriority`).
    *
    * @returns the release function: call it exactly once when the request has finished
    * @throws UpstreamError `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is spent
    */
-  async acquire(keyId: string, endpoint: Endpoint): Promise<() => void> {
+  async acquire(keyId: string, endpoint: Endpoint, priority: UpstreamPriority = 'operation'): Promise<() => void> {
     try {
-      return await this.limiter.acquire(keyId);
+      return await this.limiter.acquire(keyId, { priority });
     } catch (error) {
       if (error instanceof LimitExceeded) {
         this.options.onRateLimited?.(error.reason);

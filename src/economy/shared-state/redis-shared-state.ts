@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { randomUUID } from 'node:crypto';
 import type { CacheEntry, UpstreamFailure } from '../cache/cache-entry';
 import type { SharedState } from './shared-state';
 
@@ -10,8 +10,6 @@ export interface RedisStateOptions {
   url: string;
   /** Longest wait for one Redis command before it counts as failed, ms (`REDIS_TIMEOUT_MS`). */
   commandTimeoutMs: number;
-  /** Per-key budget per minute (0 = off) shared by all replicas. */
-  ratePerMinute: number;
   /** Prefix of every Redis key (`REDIS_PREFIX`). */
   prefix: string;
   /** Longest cooldown stored or believed, ms (`RETRY_AFTER_MAX_SECONDS`); default one hour. */
@@ -23,6 +21,29 @@ export interface RedisStateOptions {
   /** Reports the connection state (metrics). */
   onState?: (up: boolean) => void;
 }
+
+/**
+ * The sliding-window log in Redis, atomically: a sorted set of send times per key.
+ * Drops what left the window, records the request when fewer than the allowance remain
+ * (0), else answers the ms until the oldest request that keeps the window full leaves it.
+ * KEYS[1] = the key's log; ARGV = now (ms), window (ms), allowance, a unique member.
+ */
+const TAKE_WINDOW_SLOT = `
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local allowance = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count < allowance then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return 0
+end
+local freeing = redis.call('ZRANGE', KEYS[1], count - allowance, count - allowance, 'WITHSCORES')
+local wait = tonumber(freeing[2]) + window - now
+if wait < 1 then wait = 1 end
+return wait
+`;
 
 function serialize(entry: CacheEntry): string {
   return JSON.stringify(entry);
@@ -42,7 +63,7 @@ function deserialize(text: string): CacheEntry | undefined {
 }
 
 /**
- * {@link SharedState} in Redis through `ioredis`, with `rate-limiter-flexible` for the
+ * {@link SharedState} in Redis through `ioredis`, with a Lua sliding-window log for the
  * shared budget. Commands never queue while Redis is away (`enableOfflineQueue: false`)
  * and time out after `commandTimeoutMs`, so a dead or slow Redis costs each operation
  * at most that long once, then nothing until it is back; ioredis reconnects by itself.
@@ -52,7 +73,6 @@ function deserialize(text: string): CacheEntry | undefined {
 export class RedisSharedState implements SharedState {
   private readonly redis: Redis;
   private readonly subscriber: Redis;
-  private readonly budget: RateLimiterRedis | null;
   private readonly channel: string;
   private up = false;
   private incidentOpen = false;
@@ -95,17 +115,6 @@ export class RedisSharedState implements SharedState {
       );
     });
     this.subscriber.on('message', (_channel: string, message: string) => this.dispatch(message));
-    this.budget =
-      options.ratePerMinute > 0
-        ? new RateLimiterRedis({
-            storeClient: this.redis,
-            keyPrefix: `${options.prefix}budget`,
-            points: options.ratePerMinute,
-            duration: 60,
-            rejectIfRedisNotReady: true,
-            insuranceLimiter: new RateLimiterMemory({ points: options.ratePerMinute, duration: 60 }),
-          })
-        : null;
   }
 
   private waiters: Array<() => void> = [];
@@ -272,16 +281,13 @@ export class RedisSharedState implements SharedState {
     await this.guard(() => this.redis.set(this.key('cd', keyId), String(until), 'PX', ttl), null);
   }
 
-  async consumeBudget(keyId: string): Promise<number | null> {
-    const budget = this.budget;
-    if (!budget) return 0;
-    try {
-      await budget.consume(keyId);
-      return 0;
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return Math.max(1, rejection.msBeforeNext);
-      return null;
-    }
+  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number): Promise<number | null> {
+    const member = `${now}-${randomUUID()}`;
+    const result = await this.guard(
+      () => this.redis.eval(TAKE_WINDOW_SLOT, 1, this.key('w', keyId), String(now), String(windowMs), String(Math.max(1, Math.floor(allowance))), member),
+      null,
+    );
+    return typeof result === 'number' ? result : null;
   }
 
   async tryLock(key: string, ttlMs: number): Promise<boolean> {

@@ -20,8 +20,13 @@ export interface SharedState {
   cooldownUntil(keyId: string): Promise<number>;
   /** Records a cooldown for every replica. */
   setCooldown(keyId: string, untilMs: number): Promise<void>;
-  /** Takes one request from the key's shared budget: 0 = go now, >0 = ms until one is free, null = store unavailable. */
-  consumeBudget(keyId: string): Promise<number | null>;
+  /**
+   * Takes one request from the key's shared sliding-window log (the same algorithm as
+   * `SlidingWindowLog`): recorded when fewer than `allowance` requests fall within the
+   * `windowMs` ending at `now`. 0 = taken, go now; >0 = ms until one more fits; null =
+   * store unavailable (the process's own log decides).
+   */
+  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number): Promise<number | null>;
   /** Tries to become the one replica fetching `key`; true also when the store is unavailable. */
   tryLock(key: string, ttlMs: number): Promise<boolean>;
   /** Releases a lock taken with {@link tryLock}. */
