@@ -9,7 +9,6 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
-import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import type { Simulator } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';

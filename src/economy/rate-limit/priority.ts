@@ -13,7 +13,3 @@ export type UpstreamPriority = 'operation' | 'missed' | 'background';
 /** Rank of a priority: lower is served first. */
 export const PRIORITY_RANK: Readonly<Record<UpstreamPriority, number>> = Object.freeze({ operation: 1, missed: 2, background: 3 });
 
-/** The more urgent of two priorities. */
-export function morePressing(a: UpstreamPriority, b: UpstreamPriority): UpstreamPriority {
-  return PRIORITY_RANK[a] <= PRIORITY_RANK[b] ? a : b;
-}
