@@ -25,7 +25,7 @@ async function main(): Promise<number> {
     },
   });
   const simulator = await startSimulator({ rateLimit: 'off' });
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, logLevel: 'silent', cacheFile: null });
+  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, logLevel: 'silent', cacheFile: null, upstreamRateLimit: null });
   const gateway = await startGateway(config);
   try {
     const seed = Number(values.seed);
