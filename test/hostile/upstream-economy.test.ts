@@ -10,13 +10,13 @@ import { createContext } from '../../src/context';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, startStack, startTestRedis, T0, useFakeDate } from '../support';
+import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, useFakeDate } from '../support';
 import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
 const FACTORIES = '{ factories { id inventory { totalWeight } } }';
 
-describe('item 4: a GET that ran into the deadline is not retried', () => {
+describe('a GET that ran into the deadline is not retried', () => {
   it('a dripping 503 body times out once and is never sent again', async () => {
     let requests = 0;
     const timers = new Set<NodeJS.Timeout>();
@@ -53,7 +53,7 @@ describe('item 4: a GET that ran into the deadline is not retried', () => {
   });
 });
 
-describe('item 8: MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
+describe('MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
   let stack: Stack;
   afterEach(async () => {
     await stack.close();
@@ -80,7 +80,7 @@ describe('item 8: MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
   });
 });
 
-describe('item 9: Retry-After is clamped', () => {
+describe('Retry-After is clamped', () => {
   let stack: Stack;
   afterEach(async () => {
     jest.useRealTimers();
@@ -121,10 +121,9 @@ describe('item 9: Retry-After is clamped', () => {
   });
 });
 
-describe('item 9 in Redis: cooldowns stored and read are clamped', () => {
+describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped', () => {
   it('stores at most the maximum, and believes no more than it from what another replica stored', async () => {
     const redis = await startTestRedis();
-    if (!redis) return;
     const state = new RedisSharedState({
       url: redis.url,
       commandTimeoutMs: 500,
