@@ -74,6 +74,12 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v <= 0.55,
       'replicas-redis first-view upstream requests per operation / replicas-no-redis (two replicas, each key viewed on A then on B)',
     ),
+    distinctDocumentsHeapGrowthMb: ratio(
+      (bench.results.get('distinct-documents') as { heapGrowthMb?: number | null } | undefined)?.heapGrowthMb ?? null,
+      '<= 50',
+      (v) => v <= 50,
+      'distinct-documents: heap floor at the end minus heap floor at the start, MB (5,000 documents with ~900 KB of undeclared variables each; --quick: 300)',
+    ),
     subscriptionsUpstreamVsExpected: ratio(
       subscriptionsFigure(bench, 'upstreamRatio'),
       '<= 1.05',

@@ -7,6 +7,7 @@ import type { Scenario } from '../lib/bench';
 import { cold } from './cold';
 import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
+import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
 import { manyKeys } from './many-keys';
 import { naive } from './naive';
@@ -36,4 +37,5 @@ export const SCENARIOS: readonly Scenario[] = [
   restart,
   subscriptions,
   soak,
+  distinctDocuments,
 ];
