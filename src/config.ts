@@ -64,8 +64,14 @@ export interface GatewayConfig {
   upstreamRateLimit: RateSetting | null;
   /** Upstream requests (and connections) in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`, default 6). */
   upstreamConcurrencyPerKey: number;
-  /** Longest wait for budget or a slot before `RATE_LIMITED`, ms (`UPSTREAM_QUEUE_TIMEOUT_MS`, default 2000). */
-  upstreamQueueTimeoutMs: number;
+  /**
+   * How long an operation waits for budget or a slot before it answers with what it has
+   * (stale data, else `RATE_LIMITED`), ms (`UPSTREAM_PATIENCE_MS`, default 1500). Replaces
+   * `UPSTREAM_QUEUE_TIMEOUT_MS`.
+   */
+  upstreamPatienceMs: number;
+  /** Longest wait a request may ask for with `Prefer: wait=N`, ms (`UPSTREAM_PATIENCE_MAX_MS`, default 10000). */
+  upstreamPatienceMaxMs: number;
   /** Base delay of the one GET retry, ms; actual delay is 50–150 % of it (`UPSTREAM_RETRY_DELAY_MS`, default 200). */
   upstreamRetryDelayMs: number;
   /** Secret for hashing API keys into cache keys, logs and metrics (`KEY_HASH_SECRET`). */
@@ -168,7 +174,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   retryAfterMaxSeconds: 3600,
   upstreamRateLimit: { requests: 10, windowSeconds: 60 },
   upstreamConcurrencyPerKey: 6,
-  upstreamQueueTimeoutMs: 2000,
+  upstreamPatienceMs: 1500,
+  upstreamPatienceMaxMs: 10_000,
   upstreamRetryDelayMs: 200,
   keyHashSecret: 'statev-gateway-key-hash',
   maxUpstreamRequests: 1000,
@@ -403,6 +410,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     const raw = rawSetting(env, removed);
     if (raw !== undefined) throw new ConfigError(removed, raw, 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)');
   }
+  const queueTimeout = rawSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS');
+  if (queueTimeout !== undefined) throw new ConfigError('UPSTREAM_QUEUE_TIMEOUT_MS', queueTimeout, 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)');
   const config: GatewayConfig = {
     port: portSetting(env, 'PORT', DEFAULT_CONFIG.port),
     host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
@@ -428,7 +437,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     rateLimitBackoffSeconds: intSetting(env, 'RATE_LIMIT_BACKOFF_SECONDS', DEFAULT_CONFIG.rateLimitBackoffSeconds, 1),
     upstreamRateLimit: rateSetting(env, 'UPSTREAM_RATE_LIMIT', DEFAULT_CONFIG.upstreamRateLimit),
     upstreamConcurrencyPerKey: intSetting(env, 'UPSTREAM_CONCURRENCY_PER_KEY', DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1),
-    upstreamQueueTimeoutMs: intSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS', DEFAULT_CONFIG.upstreamQueueTimeoutMs, 0),
+    upstreamPatienceMs: intSetting(env, 'UPSTREAM_PATIENCE_MS', DEFAULT_CONFIG.upstreamPatienceMs, 0),
+    upstreamPatienceMaxMs: intSetting(env, 'UPSTREAM_PATIENCE_MAX_MS', DEFAULT_CONFIG.upstreamPatienceMaxMs, 0),
     upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
     keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
     maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),

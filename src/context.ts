@@ -12,6 +12,7 @@ import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import type { LoaderOptions } from './domains/shared/loader';
 import { UpstreamSession } from './economy';
+import { patienceFromPrefer } from './web/prefer-wait';
 
 /** Every per-operation loader, by domain. */
 export interface Loaders {
@@ -41,7 +42,8 @@ export interface GatewayContext {
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
   economy: UpstreamEconomy;
-  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> & Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests'>>;
+  config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
+    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs'>>;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
@@ -91,6 +93,8 @@ export function createContext(
     // An anonymous caller running with the server's key never bypasses the cache: else
     // each `Cache-Control: no-cache` would spend the site's upstream budget.
     !serverCredentials && wantsNoCache(get('cache-control'), get('pragma')),
+    // `Prefer: wait=N`: how long this operation waits for upstream budget, up to the cap.
+    patienceFromPrefer(get('prefer'), services.config.upstreamPatienceMaxMs ?? DEFAULT_CONFIG.upstreamPatienceMaxMs),
   );
   // The cost estimate bounds the operation before it runs; this bounds what it really sends.
   if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;

@@ -27,6 +27,7 @@ import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { PollClock } from './subscriptions/poll-hub';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { UpstreamClient } from './upstream/client';
+import { preferWaitPlugin } from './web/prefer-wait';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -125,7 +126,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       retryDelayMs: config.upstreamRetryDelayMs,
       rateLimit: config.upstreamRateLimit,
       concurrencyPerKey: config.upstreamConcurrencyPerKey,
-      queueTimeoutMs: config.upstreamQueueTimeoutMs,
+      patienceMs: config.upstreamPatienceMs,
       now: options.now,
       random: options.random,
       shared,
@@ -172,6 +173,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       operationPlugin(metrics, logger),
       shapeDriftPlugin(metrics, logger),
+      preferWaitPlugin(),
       ApolloServerPluginLandingPageDisabled(),
     ],
   });

@@ -14,7 +14,7 @@ const manyKey = (index: number): string => `sim-key-${index + 1}`;
  * (default 5) keys at a time, before the measurement. A cold dashboard keeps up to
  * UPSTREAM_CONCURRENCY_PER_KEY (6) upstream requests in flight: 5 keys x 6 fit in the
  * gateway's upstream connections. (Many more cold keys at once wait longer than
- * UPSTREAM_QUEUE_TIMEOUT_MS for their slots and fail with RATE_LIMITED: see bench/README.md.)
+ * UPSTREAM_PATIENCE_MS (then UPSTREAM_QUEUE_TIMEOUT_MS) for their slots and fail with RATE_LIMITED: see bench/README.md.)
  */
 async function fillKeys(bench: Bench, gateway: Service, keys: readonly string[]): Promise<NonNullable<LoadScenarioResult['fill']>> {
   await bench.settle([gateway]);

@@ -39,9 +39,9 @@ export interface EconomyOptions {
   retryDelayMs: number;
   /** Per-key budget: at most `requests` in any `windowSeconds` (a sliding-window log); null = off. */
   rateLimit: { requests: number; windowSeconds: number } | null;
-  /** Concurrency per key, and the longest an operation's request waits for budget or a slot, ms. */
+  /** Concurrency per key, and the default patience: the longest an operation's request waits for budget or a slot, ms. */
   concurrencyPerKey: number;
-  queueTimeoutMs: number;
+  patienceMs: number;
   /** Clock and randomness, replaceable in tests. */
   now?: () => number;
   random?: () => number;
@@ -104,6 +104,8 @@ export interface EconomyCaller {
   noCache: boolean;
   /** Who waits for the requests (default `operation`; see `UpstreamPriority`). */
   priority?: UpstreamPriority;
+  /** How long this operation waits for budget, ms (`Prefer: wait`); default the economy's `patienceMs`. */
+  patienceMs?: number;
   accounting: OperationAccounting;
 }
 
@@ -154,7 +156,7 @@ export class UpstreamEconomy {
       limit,
       concurrency: options.concurrencyPerKey,
       onDropped: (priority) => this.events.queueDropped?.(priority),
-      queueTimeoutMs: options.queueTimeoutMs,
+      patienceMs: options.patienceMs,
       now: this.now,
       shared: options.shared,
     }));
@@ -327,7 +329,7 @@ export class UpstreamEconomy {
    */
   async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
     caller.accounting.startRequest(endpoint);
-    const release = await this.gate.acquire(caller.keyId, endpoint);
+    const release = await this.gate.acquire(caller.keyId, endpoint, 'operation', caller.patienceMs);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, body });
@@ -438,7 +440,7 @@ export class UpstreamEconomy {
    * definitive 4xx becomes an entry, anything else is thrown.
    */
   private async attempt(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
-    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority);
+    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority, caller.patienceMs);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, path });

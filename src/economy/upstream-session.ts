@@ -30,6 +30,8 @@ export class UpstreamSession {
     readonly keyId: string | null,
     /** `Cache-Control: no-cache` on the request: fetch fresh data and refresh the cache. */
     readonly noCache = false,
+    /** How long this operation waits for budget, ms (`Prefer: wait`), or null for the gateway's `UPSTREAM_PATIENCE_MS`. */
+    readonly patienceMs: number | null = null,
   ) {}
 
   /** GET an endpoint through the economy. */
@@ -63,8 +65,8 @@ export class UpstreamSession {
     return result !== null && typeof result === 'object' ? this.staleResults.get(result) : undefined;
   }
 
-  private caller(): { keyId: string; apiKey: string; noCache: boolean; accounting: OperationAccounting } {
+  private caller(): { keyId: string; apiKey: string; noCache: boolean; patienceMs?: number; accounting: OperationAccounting } {
     if (!this.apiKey || !this.keyId) throw missingKeyError();
-    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, accounting: this.accounting };
+    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, patienceMs: this.patienceMs ?? undefined, accounting: this.accounting };
   }
 }

@@ -2,7 +2,7 @@ import cors from 'cors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Request headers a browser client of the gateway may send. */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-secret', 'apollo-require-preflight', 'cache-control', 'x-apollo-operation-name'];
+export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-secret', 'apollo-require-preflight', 'cache-control', 'prefer', 'x-apollo-operation-name'];
 
 /**
  * CORS for the GraphQL endpoint with the well-kept `cors` package: origins listed in
@@ -19,7 +19,7 @@ export function createCors(origins: readonly string[]): (req: IncomingMessage, r
     origin: allowAll ? '*' : [...origins],
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
-    exposedHeaders: ['retry-after'],
+    exposedHeaders: ['retry-after', 'preference-applied'],
     maxAge: 600,
     optionsSuccessStatus: 204,
   });

@@ -11,7 +11,7 @@ const A = 'key-a';
 const B = 'key-b';
 
 function limiter(options: Partial<KeyLimiterOptions> = {}): KeyLimiter {
-  return new KeyLimiter({ limit: null, concurrency: 6, queueTimeoutMs: 2000, now: () => Date.now(), ...options });
+  return new KeyLimiter({ limit: null, concurrency: 6, patienceMs: 2000, now: () => Date.now(), ...options });
 }
 
 /** Lets pending promise callbacks run (fake timers leave microtasks real). */
@@ -85,7 +85,7 @@ describe('KeyLimiter', () => {
     const MINUTE = 60_000;
 
     it('10 per 60 s: ten go at once, the eleventh waits until the first has left the window (a bucket would send it after 6 s)', async () => {
-      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, queueTimeoutMs: 2 * MINUTE });
+      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, patienceMs: 2 * MINUTE });
       for (let i = 0; i < 10; i += 1) (await keys.acquire(A))();
       const eleventh = track(keys.acquire(A));
       await settle();
@@ -100,7 +100,7 @@ describe('KeyLimiter', () => {
     });
 
     it('paces a steady stream: never more than N requests in any window', async () => {
-      const keys = limiter({ limit: { requests: 3, windowMs: 10_000 }, queueTimeoutMs: MINUTE });
+      const keys = limiter({ limit: { requests: 3, windowMs: 10_000 }, patienceMs: MINUTE });
       const sent: number[] = [];
       const start = Date.now();
       for (let i = 0; i < 10; i += 1) {
@@ -118,7 +118,7 @@ describe('KeyLimiter', () => {
     });
 
     it('fails at once with LimitExceeded (the seconds until the window has room) when the wait would exceed the queue timeout', async () => {
-      const keys = limiter({ limit: { requests: 1, windowMs: 30_000 }, queueTimeoutMs: 999 });
+      const keys = limiter({ limit: { requests: 1, windowMs: 30_000 }, patienceMs: 999 });
       (await keys.acquire(A))();
       jest.advanceTimersByTime(10_000);
       const refused = await limitError(keys.acquire(A));
@@ -130,14 +130,14 @@ describe('KeyLimiter', () => {
     });
 
     it('keeps one budget per key', async () => {
-      const keys = limiter({ limit: { requests: 1, windowMs: MINUTE }, queueTimeoutMs: 0 });
+      const keys = limiter({ limit: { requests: 1, windowMs: MINUTE }, patienceMs: 0 });
       (await keys.acquire(A))();
       await limitError(keys.acquire(A));
       (await keys.acquire(B))();
     });
 
     it('learns from a 429: the allowance halves, then grows back by one request per window', async () => {
-      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, queueTimeoutMs: 0 });
+      const keys = limiter({ limit: { requests: 10, windowMs: MINUTE }, patienceMs: 0 });
       expect(keys.allowance(A)).toBe(10);
       keys.coolDown(A, 5);
       expect(keys.allowance(A)).toBe(5);
@@ -156,7 +156,7 @@ describe('KeyLimiter', () => {
     });
 
     it('serves operations before background work while the budget is short', async () => {
-      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, queueTimeoutMs: MINUTE });
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE });
       (await keys.acquire(A))();
       const background = track(keys.acquire(A, { priority: 'background' }));
       await settle();
@@ -175,7 +175,7 @@ describe('KeyLimiter', () => {
 
     it('bounds the queue per key and counts what it refuses', async () => {
       const dropped: string[] = [];
-      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, queueTimeoutMs: MINUTE, maxQueuedPerKey: 1, onDropped: (priority) => dropped.push(priority) });
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedPerKey: 1, onDropped: (priority) => dropped.push(priority) });
       (await keys.acquire(A))();
       const waiting = track(keys.acquire(A, { priority: 'background' }));
       await settle();
@@ -212,7 +212,7 @@ describe('KeyLimiter', () => {
     });
 
     it('fails a request that waits for a slot longer than the queue timeout', async () => {
-      const keys = limiter({ concurrency: 1, queueTimeoutMs: 500 });
+      const keys = limiter({ concurrency: 1, patienceMs: 500 });
       const held = await keys.acquire(A);
       const waiting = limitError(keys.acquire(A));
       jest.advanceTimersByTime(500);

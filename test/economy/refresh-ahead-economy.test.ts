@@ -42,7 +42,7 @@ function economy(ratePerMinute: number): UpstreamEconomy {
       retryDelayMs: 0,
       rateLimit: ratePerMinute > 0 ? { requests: ratePerMinute, windowSeconds: 60 } : null,
       concurrencyPerKey: 6,
-      queueTimeoutMs: 2000,
+      patienceMs: 2000,
       now: () => now,
       refreshAhead: { share: 0.7, idleSeconds: 600, tickMs: 1e9 },
     },

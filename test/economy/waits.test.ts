@@ -43,8 +43,8 @@ describe('per-key budget over GraphQL', () => {
     await stack.close();
   });
 
-  it('a request over budget waits until the window has room and succeeds when that comes within upstreamQueueTimeoutMs', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamQueueTimeoutMs: 2000 } });
+  it('a request over budget waits until the window has room and succeeds when that comes within upstreamPatienceMs', async () => {
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 2000 } });
     useFakeTimers();
     const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
@@ -65,8 +65,8 @@ describe('per-key budget over GraphQL', () => {
     expect(upstreamOf(result)).toEqual({ requests: 2, cacheHits: 0, coalesced: 0, stale: 0 });
   });
 
-  it('fails RATE_LIMITED at once, without a request, when the wait would exceed upstreamQueueTimeoutMs; other keys go on', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamQueueTimeoutMs: 500 } });
+  it('fails RATE_LIMITED at once, without a request, when the wait would exceed upstreamPatienceMs; other keys go on', async () => {
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 500 } });
     useFakeTimers();
 
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
@@ -82,7 +82,7 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('serves a cached value as stale (reason RATE_LIMITED) when the budget is spent', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 3, windowSeconds: 120 }, upstreamQueueTimeoutMs: 0 } });
+    stack = await startStack({ config: { upstreamRateLimit: { requests: 3, windowSeconds: 120 }, upstreamPatienceMs: 0 } });
     useFakeTimers();
     const first = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.errors).toBeUndefined();
@@ -136,7 +136,7 @@ describe('retry delay with jitter (UpstreamEconomy with a MockAgent client)', ()
       retryDelayMs: 200,
       rateLimit: null,
       concurrencyPerKey: 6,
-      queueTimeoutMs: 2000,
+      patienceMs: 2000,
       now: () => Date.now(),
       random,
     });

@@ -183,7 +183,7 @@ describeWithRedis('replicas sharing a real Redis', () => {
     });
 
     it('a budget of N requests per window (one sliding-window log in Redis) holds across both replicas together', async () => {
-      const r = await replicas({ upstreamRateLimit: { requests: 4, windowSeconds: 60 }, upstreamQueueTimeoutMs: 0 });
+      const r = await replicas({ upstreamRateLimit: { requests: 4, windowSeconds: 60 }, upstreamPatienceMs: 0 });
       try {
         const key = 'sim-key-778';
         const reads = [1, 2, 3, 4, 5, 6, 7, 8].map((slot) => ({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: ${slot}) { title } } }` }));

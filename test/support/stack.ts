@@ -169,7 +169,7 @@ export function testConfig(upstreamBaseUrl: string, overrides: Partial<GatewayCo
       upstreamRetryDelayMs: 0,
       // Long enough that a loaded machine never turns a wait for a per-key slot into RATE_LIMITED
       // (tests of that wait set their own).
-      upstreamQueueTimeoutMs: 30_000,
+      upstreamPatienceMs: 30_000,
       logLevel: 'silent',
       responseCacheEnabled: false,
       // No cache file: tests run in parallel and must not share (or leave) one.

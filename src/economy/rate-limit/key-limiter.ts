@@ -10,8 +10,8 @@ export interface KeyLimiterOptions {
   limit: { requests: number; windowMs: number } | null;
   /** Most upstream requests in flight per key. */
   concurrency: number;
-  /** Longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
-  queueTimeoutMs: number;
+  /** Default patience: longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
+  patienceMs: number;
   /** Most requests of one key waiting for budget; more are refused (and counted). */
   maxQueuedPerKey?: number;
   /** Clock (tests use fake timers, which drive `Date.now`). */
@@ -39,6 +39,8 @@ export class LimitExceeded extends Error {
 export interface AcquireOptions {
   /** Who waits for it (default `operation`); lower priorities wait while higher ones are queued. */
   priority?: UpstreamPriority;
+  /** This operation's patience, ms (from `Prefer: wait`); default the limiter's `patienceMs`. Background priorities ignore it. */
+  patienceMs?: number;
 }
 
 interface KeyState {
@@ -68,7 +70,8 @@ interface KeyState {
  *   behind them (operations first, then missed requests, then background work);
  * - a concurrency limit per key.
  *
- * An operation's request waits at most `queueTimeoutMs`, then fails with
+ * An operation's request waits at most its patience (`patienceMs`, or the operation's own
+ * from `Prefer: wait`), then fails with
  * {@link LimitExceeded} (with the seconds until the budget allows it); background
  * requests wait as long as it takes.
  *
@@ -134,7 +137,7 @@ export class KeyLimiter {
     const priority = options.priority ?? 'operation';
     const state = this.state(id);
     const patient = priority !== 'operation';
-    const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + this.options.queueTimeoutMs;
+    const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
     const shared = this.options.shared;
     if (shared) state.cooldownUntil = Math.max(state.cooldownUntil, await shared.cooldownUntil(id));
     if (!patient) this.checkCooldown(state);

@@ -27,14 +27,15 @@ export class RateLimitGate {
   ) {}
 
   /**
-   * Waits until the key may send one request to `endpoint` (operations first, see `UpstreamPriority`).
+   * Waits until the key may send one request to `endpoint` (operations first, see
+   * `UpstreamPriority`); an operation waits at most `patienceMs` (default: the limiter's).
    *
    * @returns the release function: call it exactly once when the request has finished
    * @throws UpstreamError `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is spent
    */
-  async acquire(keyId: string, endpoint: Endpoint, priority: UpstreamPriority = 'operation'): Promise<() => void> {
+  async acquire(keyId: string, endpoint: Endpoint, priority: UpstreamPriority = 'operation', patienceMs?: number): Promise<() => void> {
     try {
-      return await this.limiter.acquire(keyId, { priority });
+      return await this.limiter.acquire(keyId, { priority, patienceMs });
     } catch (error) {
       if (error instanceof LimitExceeded) {
         this.options.onRateLimited?.(error.reason);
