@@ -33,6 +33,20 @@ export interface GatewaySubscriptions {
   close(): Promise<void>;
 }
 
+/**
+ * The requests per minute a key's polls may spend: `SUBSCRIPTION_BUDGET_PERCENT` of the
+ * key's sliding-window budget (`UPSTREAM_RATE_LIMIT`, default 10 per 60 s) as the economy
+ * knows it now, its learned `allowance` (the limit, or less after an upstream 429),
+ * per minute. `Infinity` when the budget is off (`UPSTREAM_RATE_LIMIT=off`): never stretched.
+ *
+ * Example: 10/60 at 50 % → 5 polls per minute; after a 429 halved the allowance to 5 → 2.5.
+ */
+export function pollBudgetPerMinute(config: Pick<GatewayConfig, 'upstreamRateLimit' | 'subscriptionBudgetPercent'>, allowance: number): number {
+  const limit = config.upstreamRateLimit;
+  if (!limit || !Number.isFinite(allowance)) return Number.POSITIVE_INFINITY;
+  return ((Math.min(allowance, limit.requests) * 60) / limit.windowSeconds) * (config.subscriptionBudgetPercent / 100);
+}
+
 /** Creates the subscription side from the settings and the gateway's shared parts. */
 export function createGatewaySubscriptions(
   config: GatewayConfig,
@@ -49,9 +63,7 @@ export function createGatewaySubscriptions(
     intervalMs: (feed) => Math.max(1000, config.cacheTtlSeconds[feed.endpoint.cacheKind] * 1000),
     errorEventsAfter: config.subscriptionErrorEventsAfter,
     retryBaseMs: config.subscriptionRetryBaseMs,
-    pollBudgetPerMinute: config.upstreamRateLimit
-      ? (((config.upstreamRateLimit.requests * 60) / config.upstreamRateLimit.windowSeconds) * config.subscriptionBudgetPercent) / 100
-      : 0,
+    pollBudgetPerMinute: (keyId) => pollBudgetPerMinute(config, parts.economy.budgetOf(keyId).allowance),
     clock,
     relay,
     metrics,

@@ -5,8 +5,10 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { UpstreamEconomy } from '../economy';
+import type { UpstreamReply } from '../economy/upstream-economy';
 import { GatewayError } from '../errors/gateway-error';
 import { UpstreamSession } from '../economy';
+import type { Endpoint, PathParams } from '../upstream/endpoints';
 import type { Feed, FeedKind } from './feeds';
 import { isDefinitive } from './feeds';
 import type { PollRelay, RelayMessage } from './redis-relay';
@@ -42,8 +44,12 @@ export interface PollHubOptions {
   errorEventsAfter: number;
   /** First retry delay after a failed poll, ms; doubled per further failure, capped at the interval. */
   retryBaseMs: number;
-  /** Upstream requests per minute a key may spend on polling (0 = no budget: never stretched). */
-  pollBudgetPerMinute: number;
+  /**
+   * Upstream requests per minute the key may spend on polling now (`Infinity` = no
+   * budget: never stretched). Asked at every scheduling, so a key whose allowance the
+   * upstream lowered (a 429) stretches its polls at once.
+   */
+  pollBudgetPerMinute(keyId: string): number;
   clock?: PollClock;
   /** Redis relay, when replicas share one poller per key and resource. */
   relay?: PollRelay;
@@ -78,8 +84,11 @@ interface Poller {
  * The pollers of one process.
  *
  * - One poller per (hashed key, resource) serves every subscriber of the key; a poll
- *   goes through the economy, so a fresh cached answer counts as the poll's result and
- *   a poll refreshes the cache for queries.
+ *   goes through the economy as background work (`economy.fetchInBackground`): the
+ *   same cache, coalescing and per-key budget as queries, but queued behind them, so a
+ *   query waiting for budget goes first and polls never take the key past its budget.
+ *   A fresh cached answer counts as the poll's result (at no cost); a poll that fetches
+ *   stores its answer, refreshing the cache for queries.
  * - The first poll runs when the first subscriber arrives: its definitive failure
  *   (not owned, missing scope or premium) fails the subscription at once.
  * - The interval is the resource's freshness window, stretched when the key's polls
@@ -257,7 +266,9 @@ export class PollHub {
    */
   private async pollOnce(poller: Poller, first: boolean, starting: boolean): Promise<'ok' | 'failed' | 'definitive'> {
     const { feed, keyId, apiKey } = poller;
-    const session = new UpstreamSession(this.options.economy, apiKey, keyId);
+    // The starting poll has a subscriber waiting for it: `missed` priority, still behind
+    // operations. Later polls have nobody waiting: `background`.
+    const session = new PollSession(this.options.economy, apiKey, keyId, starting ? 'missed' : 'background');
     let value: unknown;
     try {
       value = await feed.poll(session, first);
@@ -333,8 +344,8 @@ export class PollHub {
    * polling budget, else polls ÷ budget (so together they stay within it).
    */
   private stretch(keyId: string): number {
-    const budget = this.options.pollBudgetPerMinute;
-    if (budget <= 0) return 1;
+    const budget = this.options.pollBudgetPerMinute(keyId);
+    if (!Number.isFinite(budget) || budget <= 0) return 1;
     let perMinute = 0;
     for (const poller of this.pollers.values()) {
       if (poller.keyId === keyId && poller.leading) perMinute += 60_000 / Math.max(1, this.options.intervalMs(poller.feed));
@@ -355,6 +366,26 @@ export class PollHub {
 
   private updatePollerGauges(): void {
     this.options.metrics?.pollers(this.pollers.size, this.leading());
+  }
+}
+
+/**
+ * The session a feed polls through: every GET goes to `economy.fetchInBackground` at the
+ * poll's priority instead of the operation path, so polls queue behind operations on
+ * the key's budget and are accounted to no operation.
+ */
+class PollSession extends UpstreamSession {
+  constructor(
+    private readonly pollEconomy: UpstreamEconomy,
+    private readonly pollApiKey: string,
+    private readonly pollKeyId: string,
+    private readonly priority: 'missed' | 'background',
+  ) {
+    super(pollEconomy, pollApiKey, pollKeyId);
+  }
+
+  override get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    return this.pollEconomy.fetchInBackground({ keyId: this.pollKeyId, apiKey: this.pollApiKey, endpoint, params }, { priority: this.priority });
   }
 }
 
