@@ -120,7 +120,7 @@ export interface GatewayConfig {
   subscriptionErrorEventsAfter: number;
   /** First retry delay after a failed poll, ms; doubles per failure, at most the interval (`SUBSCRIPTION_RETRY_BASE_MS`, default 5000). */
   subscriptionRetryBaseMs: number;
-  /** Share of a key's upstream budget its polls may use before their intervals are stretched, percent (`SUBSCRIPTION_BUDGET_PERCENT`, default 50). */
+  /** Share of a key's upstream budget (its allowance under `UPSTREAM_RATE_LIMIT`) its polls may use before their intervals are stretched, percent (`SUBSCRIPTION_BUDGET_PERCENT`, default 50). */
   subscriptionBudgetPercent: number;
   /** A WebSocket that sends no `connection_init` within this time is closed, ms (`SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS`, default 10000). */
   subscriptionConnectionInitTimeoutMs: number;
