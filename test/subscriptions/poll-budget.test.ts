@@ -83,7 +83,7 @@ function setup(rateLimit: { requests: number; windowSeconds: number }, intervalM
     retryDelayMs: 100,
     rateLimit,
     concurrencyPerKey: 6,
-    queueTimeoutMs: 10 * MINUTE,
+    patienceMs: 10 * MINUTE,
     now: () => Date.now(),
   });
   const hub = new PollHub({
