@@ -1,7 +1,8 @@
 /**
  * Subscription polls and queries of one key on one budget: polls go through
  * `economy.fetchInBackground`, so a query waiting for the key's budget is sent before a
- * poll that waits too, and together they never take the key past `UPSTREAM_RATE_LIMIT`.
+ * poll that waits too, together they never take the key past `UPSTREAM_RATE_LIMIT`, and
+ * the polling share follows the key's allowance (halved by an upstream 429).
  *
  * A real {@link UpstreamEconomy} (cache, coalescing, sliding-window budget with its
  * priorities) in front of an upstream stub that logs when each request was sent; jest's
@@ -15,6 +16,7 @@ import { pollBudgetPerMinute } from '../../src/subscriptions';
 import { PollHub } from '../../src/subscriptions/poll-hub';
 import type { PollClock } from '../../src/subscriptions/poll-hub';
 import type { Feed } from '../../src/subscriptions/feeds';
+import { UpstreamError } from '../../src/errors/gateway-error';
 import { UpstreamClient } from '../../src/upstream/client';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/client';
 import { buildPath, ENDPOINTS } from '../../src/upstream/endpoints';
@@ -25,6 +27,8 @@ const MINUTE = 60_000;
 /** The upstream: answers at once and logs what was sent when. */
 class LoggingUpstream extends UpstreamClient {
   readonly sent: Array<{ at: number; path: string }> = [];
+  /** Answer the next request with a 429 (`Retry-After: 1`). */
+  tooManyNext = false;
 
   constructor() {
     super({ baseUrl: 'http://upstream.invalid/req', timeoutMs: 1000 });
@@ -33,6 +37,11 @@ class LoggingUpstream extends UpstreamClient {
   override send(call: UpstreamCall): Promise<UpstreamResponse> {
     const path = call.path ?? buildPath(call.endpoint, call.params);
     this.sent.push({ at: Date.now(), path });
+    if (this.tooManyNext) {
+      this.tooManyNext = false;
+      const upstream = { status: 429, endpoint: call.endpoint.route, message: 'Too Many Requests' };
+      return Promise.reject(new UpstreamError('RATE_LIMITED', call.endpoint, upstream, { retryAfterSeconds: 1 }));
+    }
     return Promise.resolve({ status: 200, body: { path, at: Date.now() }, bytes: 64 });
   }
 
@@ -165,6 +174,20 @@ describe('subscription polls on the key budget', () => {
     // Queries were waiting nearly all the time, and went first: polls got what was left.
     expect(queried).toBeGreaterThan(polls);
     expect(polls).toBeGreaterThanOrEqual(3);
+  });
+
+  it('stretches the intervals further when an upstream 429 halved the key\'s allowance', async () => {
+    const { upstream, economy, hub } = setup({ requests: 10, windowSeconds: 60 }, 10_000);
+    for (const id of ['c1', 'c2', 'c3']) await hub.subscribe(KEY, counterFeed(id), () => undefined);
+    // 18 polls a minute wanted, 5 allowed.
+    expect(hub.currentIntervalMs(KEY.keyId, 'counter/c1')).toBe(36_000);
+
+    upstream.tooManyNext = true;
+    await expect(query(economy, 'f1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(economy.budgetOf(KEY.keyId).allowance).toBe(5);
+    // 2.5 polls a minute now.
+    expect(hub.currentIntervalMs(KEY.keyId, 'counter/c1')).toBe(72_000);
+    hub.close();
   });
 });
 
