@@ -9,6 +9,7 @@ import type { CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import { Freshness } from './cache/freshness';
 import { UpstreamCache } from './cache/upstream-cache';
 import type { PersistableCache } from './cache/cache-file';
+import { BackgroundFill } from './background-fill/background-fill';
 import { InFlight } from './coalescing/in-flight';
 import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import { Invalidation } from './invalidation/invalidation';
@@ -55,6 +56,11 @@ export interface EconomyOptions {
    * refreshes (`REFRESH_AHEAD_IDLE_SECONDS`). Off when absent.
    */
   refreshAhead?: { share: number; idleSeconds: number; tickMs?: number };
+  /**
+   * Background fill (see `background-fill/`): most missed requests kept per key and over
+   * all keys (defaults 100 and 10000); `false` turns it off.
+   */
+  backgroundFill?: { maxPerKey: number; maxTotal: number } | false;
 }
 
 /** Things the economy tells metrics about. */
@@ -140,6 +146,7 @@ export class UpstreamEconomy {
   private readonly shared: SharedState | undefined;
   private readonly refreshAhead: RefreshAhead | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
+  private readonly fill: BackgroundFill | undefined;
 
   constructor(
     private readonly client: UpstreamClient,
@@ -171,6 +178,17 @@ export class UpstreamEconomy {
             share: refresh.share,
             idleMs: refresh.idleSeconds * 1000,
             budget: limit,
+            now: this.now,
+          })
+        : undefined;
+    const fill = options.backgroundFill ?? { maxPerKey: 100, maxTotal: 10_000 };
+    this.fill =
+      fill && options.cacheEnabled
+        ? new BackgroundFill({
+            plan: (keyId, count) => limiter.plannedTimes(keyId, count),
+            maxPerKey: fill.maxPerKey,
+            maxTotal: fill.maxTotal,
+            onDropped: () => this.events.queueDropped?.('missed'),
             now: this.now,
           })
         : undefined;
@@ -219,6 +237,7 @@ export class UpstreamEconomy {
     try {
       entry = await flight;
     } catch (error) {
+      this.noteMissed(caller, endpoint, params, key, error);
       const reason = staleReason(error);
       const fallback = this.options.cacheEnabled ? (this.cache.get(key) ?? (reason ? await this.shared?.getEntry(key) : undefined)) : undefined;
       const standIn = staleStandIn(reason, fallback, endpoint.route, this.freshness);
@@ -234,6 +253,32 @@ export class UpstreamEconomy {
     this.noteFreshness(caller, endpoint, entry);
     this.noteServed(caller, endpoint, path, key, entry);
     return reply(entry, null);
+  }
+
+  /**
+   * An operation's GET that failed with `RATE_LIMITED` (its patience ran out, the key is
+   * cooling down, or the upstream said 429) goes to background fill, which fetches it
+   * when the budget has room; the error's `retryAfterSeconds` becomes the time the fill
+   * expects to send it, when that is later (missed requests queued ahead of it).
+   */
+  private noteMissed(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, key: string, error: unknown): void {
+    if (!this.fill || (caller.priority ?? 'operation') !== 'operation') return;
+    if (!(error instanceof UpstreamError) || error.code !== 'RATE_LIMITED') return;
+    const { keyId, apiKey } = caller;
+    const at = this.fill.note({
+      keyId,
+      apiKey,
+      key,
+      fetch: () => this.fetchInBackground({ keyId, apiKey, endpoint, params }, { priority: 'missed' }),
+      isFresh: () => {
+        const cached = this.cache.get(key);
+        return cached !== undefined && this.freshness.isFresh(cached, endpoint);
+      },
+    });
+    if (at === null) return;
+    const seconds = Math.max(1, Math.ceil((at - this.now()) / 1000));
+    const told = error.extensions.retryAfterSeconds;
+    if (typeof told !== 'number' || told < seconds) error.extensions.retryAfterSeconds = seconds;
   }
 
   /**
@@ -319,6 +364,7 @@ export class UpstreamEconomy {
 
   /** Stops refresh-ahead's timer (at shutdown). */
   close(): void {
+    this.fill?.close();
     clearInterval(this.refreshTimer);
     this.refreshTimer = undefined;
   }
@@ -369,7 +415,10 @@ export class UpstreamEconomy {
 
   /** The economy's statistics now (see {@link EconomyStats}). */
   stats(): EconomyStats {
-    return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...this.limiter.budgetStats() };
+    const budget = this.limiter.budgetStats();
+    // Missed requests wait in background fill until the budget has room; they count as queued.
+    const queued = { ...budget.queued, missed: budget.queued.missed + (this.fill?.size ?? 0) };
+    return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...budget, queued };
   }
 
   /** The process cache as a cache file writes and reads it (see `cache/cache-file.ts`). */

@@ -115,6 +115,22 @@ export class KeyLimiter {
   }
 
   /**
+   * When the key could send each of `count` more requests at `missed` priority, at the
+   * earliest (epoch ms, ascending): after its cooldown, and after the operations waiting
+   * for its budget, on its window log. For background fill, which sends missed requests
+   * when the budget has room.
+   */
+  plannedTimes(id: string, count: number): number[] {
+    const now = this.now();
+    const state = this.states.get(id);
+    const notBefore = Math.max(now, state?.cooldownUntil ?? 0);
+    const limit = this.options.limit;
+    if (!limit || !this.log) return Array.from({ length: count }, () => notBefore);
+    const ahead = state?.queued.operation ?? 0;
+    return plannedSendTimes(this.log.times(id, now), ahead + count, this.allowance(id), limit.windowMs, notBefore).slice(ahead);
+  }
+
+  /**
    * Records an upstream 429: nothing more is sent for the key for `seconds`, by any
    * replica, and its allowance is halved (at least 1).
    */
