@@ -7,12 +7,8 @@
  */
 import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { startStack, T0, until } from '../support';
+import { startStack, T0, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
-
-function useFakeTimers(): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: T0 });
-}
 
 describe('the company page on the limited simulator', () => {
   let stack: Stack | undefined;
@@ -27,7 +23,7 @@ describe('the company page on the limited simulator', () => {
     const limit = { requests: 3, windowSeconds: 60 };
     stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit } });
     const current = stack;
-    useFakeTimers();
+    useFakeTimersWithRealIo();
 
     let views = 0;
     let complete = false;

@@ -7,15 +7,11 @@ import { BackgroundFill } from '../../src/economy/background-fill/background-fil
 import type { MissedRequest } from '../../src/economy/background-fill/background-fill';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
-import { errorAt, startStack, T0, until, upstreamOf } from '../support';
+import { errorAt, startStack, T0, until, upstreamOf, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';
-
-function useFakeTimers(): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: T0 });
-}
 
 describe('background fill over GraphQL', () => {
   let stack: Stack | undefined;
@@ -29,7 +25,7 @@ describe('background fill over GraphQL', () => {
   it('fetches what a view missed when the budget refills, so the view after retryAfterSeconds is complete at no upstream cost', async () => {
     stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0 } });
     const current = stack;
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const first = await current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.data?.factory?.counter).toBeNull();
     expect(errorAt(first, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 2 } });
@@ -55,7 +51,7 @@ describe('background fill over GraphQL', () => {
   it('with the cache off, fetches nothing in the background (there is nowhere to keep it)', async () => {
     stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0, cacheEnabled: false } });
     const current = stack;
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const first = await current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(errorAt(first, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED' });
     jest.advanceTimersByTime(10_000);
@@ -100,7 +96,7 @@ describe('BackgroundFill', () => {
   }
 
   it('fetches as the budget refills, the most requested first, and plans each request on the budget', async () => {
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const fetched: string[] = [];
     const sent = [T0, T0]; // the window (2 per 10 s) is full until T0 + 10 s
     const fill = new BackgroundFill({ plan: budget(2, 10_000, sent), maxPerKey: 10, maxTotal: 100, now: Date.now });
@@ -126,7 +122,7 @@ describe('BackgroundFill', () => {
   });
 
   it('skips what someone fetched meanwhile', async () => {
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const fetched: string[] = [];
     const sent: number[] = [T0];
     const fill = new BackgroundFill({ plan: budget(1, 1000, sent), maxPerKey: 10, maxTotal: 100, now: Date.now });
@@ -139,7 +135,7 @@ describe('BackgroundFill', () => {
   });
 
   it('bounds the queue per key and overall, and counts what it drops', () => {
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const dropped: string[] = [];
     const sent = [T0];
     const fill = new BackgroundFill({ plan: budget(1, 60_000, sent), maxPerKey: 2, maxTotal: 3, now: Date.now, onDropped: () => dropped.push('x') });

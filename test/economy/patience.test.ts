@@ -8,15 +8,11 @@ import { DEFAULT_CONFIG, ConfigError, loadConfig } from '../../src/config';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { patienceFromPrefer, preferredWaitSeconds } from '../../src/web/prefer-wait';
 import { EconomyCounterDocument } from '../generated/graphql';
-import { errorAt, startStack, T0, turn, until } from '../support';
+import { errorAt, startStack, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';
-
-function useFakeTimers(): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: T0 });
-}
 
 describe('patience settings', () => {
   it('defaults to 1500 ms with a 10 s cap for Prefer: wait', () => {
@@ -69,7 +65,7 @@ describe('patience over GraphQL', () => {
 
   it('by default an operation waits 1500 ms at most, then answers RATE_LIMITED with retryAfterSeconds from the window', async () => {
     stack = await startStack({ config: { ...budget, upstreamPatienceMs: DEFAULT_CONFIG.upstreamPatienceMs } });
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(result.data?.factory?.counter).toBeNull();
     expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 2 } });
@@ -79,7 +75,7 @@ describe('patience over GraphQL', () => {
   it('Prefer: wait=3 lets the same operation wait for the window and answer complete', async () => {
     stack = await startStack({ config: { ...budget, upstreamPatienceMs: DEFAULT_CONFIG.upstreamPatienceMs } });
     const current = stack;
-    useFakeTimers();
+    useFakeTimersWithRealIo();
     const pending = current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { headers: { prefer: 'wait=3' } });
     await until(() => current.simulator.requests.length === 1, 'the list request');
     for (let i = 0; i < 20; i += 1) await turn();

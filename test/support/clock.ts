@@ -30,6 +30,15 @@ export function useFakeDate(start: number): void {
   });
 }
 
+/**
+ * Fakes every timer and `Date` (set to `start`, default {@link T0}); I/O callbacks,
+ * `setImmediate`, `nextTick` and microtasks stay real, so sockets work while timers wait
+ * for `jest.advanceTimersByTime`. End with `jest.useRealTimers()`.
+ */
+export function useFakeTimersWithRealIo(start: number = T0): void {
+  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: start });
+}
+
 /** Sets the faked `Date` to an absolute time. */
 export function setClock(ms: number): void {
   jest.setSystemTime(ms);
