@@ -1,5 +1,5 @@
 /**
- * The catalog of the StateV REST API's endpoints, as `../shared/statev-rest-api.md` describes them.
+ * The catalog of the StateV REST API's endpoints, as the API's published reference describes them.
  *
  * One entry per endpoint: its route pattern (the name used in errors, metrics and
  * logs, never with a key in it), the scopes it needs, whether it is premium-only
