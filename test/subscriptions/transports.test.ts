@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { NON_PREMIUM_KEY } from '../resolvers/expected';
 import { ManualClock, startStack } from '../support';
 import type { HttpStack } from '../support';
 import { collect, wsClient } from './clients';
@@ -20,7 +21,7 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock }, simulator: { extraKeys: [NON_PREMIUM_KEY] } });
     ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
   });
 
@@ -75,5 +76,24 @@ describe('subscriptions over WebSocket and SSE', () => {
     expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { status: 404 } });
     expect(await events.ended).toBe('complete');
     expect(stack.gateway.subscriptions.hub.size).toBe(0);
+  });
+  it('ends a subscription without premium or a scope with the same codes and extensions as the query fields', async () => {
+    const nonPremium = wsClient(stack.endpoint, NON_PREMIUM_KEY.key);
+    const premiumOnly = collect((sink) =>
+      nonPremium.subscribe({ query: `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }` }, sink),
+    );
+    const premiumRefusal = await premiumOnly.next();
+    expect(premiumRefusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', premium: true, upstream: { status: 401 } });
+    expect(await premiumOnly.ended).toBe('complete');
+    await nonPremium.dispose();
+    const basic = wsClient(stack.endpoint, DEMO_KEYS.basic.key);
+    const missingScope = collect((sink) =>
+      basic.subscribe({ query: `subscription { counterChanged(factoryId: "${FIXTURE_IDS.shop}") { factoryId } }` }, sink),
+    );
+    const scopeRefusal = await missingScope.next();
+    expect(scopeRefusal.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST', requiredScopes: ['factory', 'factory.counter'], upstream: { status: 400 } });
+    expect(await missingScope.ended).toBe('complete');
+    expect(stack.gateway.subscriptions.hub.size).toBe(0);
+    await basic.dispose();
   });
 });
