@@ -27,7 +27,7 @@ const NAMES: ScenarioNames = {
 
 function selectedScenarios(args: BenchArgs): Scenario[] {
   const names = args.profile !== null ? [args.profile] : args.only;
-  return names === null ? [...SCENARIOS] : SCENARIOS.filter((scenario) => names.includes(scenario.name));
+  return names === null ? SCENARIOS.filter((scenario) => scenario.optIn !== true) : SCENARIOS.filter((scenario) => names.includes(scenario.name));
 }
 
 async function run(args: BenchArgs): Promise<void> {

@@ -52,6 +52,8 @@ export interface Scenario {
   readonly uses?: readonly SharedServer[];
   /** False when `--profile NAME` makes no sense (several server processes). Default true. */
   readonly profilable?: boolean;
+  /** True when it runs only when `--only` (or `--profile`) names it, not in the default run. Default false. */
+  readonly optIn?: boolean;
   /** Runs it and records its result(s) with {@link Bench.record}. */
   run(bench: Bench): Promise<void>;
 }

@@ -92,6 +92,31 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v <= 1.2,
       'subscriptions: p99 of change-to-delivery latency / polling interval',
     ),
+    ...rateLimitedRatios(bench),
+  };
+}
+
+/** The rate-limited scenario's ratios (all null when it did not run). */
+function rateLimitedRatios(bench: Bench): Record<string, Ratio> {
+  const record = bench.results.get('rate-limited') as
+    | { completeVsFloor?: number | null; upstream429?: number; upstreamPerKeyBusiestMinute?: number; stream?: { errors: number }; firstView?: { latencyVsCriticalPath: number | null } }
+    | undefined;
+  return {
+    rateLimitedCompleteVsFloor: ratio(
+      record?.completeVsFloor ?? null,
+      '<= 1.15',
+      (v) => v <= 1.15,
+      'rate-limited: seconds from the first view to the first complete answer (a view every 2 s) / floor (ceil(distinct requests / 10 - 1) x 60 s)',
+    ),
+    rateLimitedUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'rate-limited: upstream 429 answers in the simulator log'),
+    rateLimitedPerKeyPerMinute: ratio(record?.upstreamPerKeyBusiestMinute ?? null, '<= 10', (v) => v <= 10, 'rate-limited: upstream requests of the key in its busiest 60 s'),
+    rateLimitedErrorsOnceComplete: ratio(record?.stream?.errors ?? null, '= 0', (v) => v === 0, 'rate-limited: failed views at 300 views per minute once the page is complete'),
+    rateLimitedFirstViewVsCriticalPath: ratio(
+      record?.firstView?.latencyVsCriticalPath ?? null,
+      '<= 1.3',
+      (v) => v <= 1.3,
+      'rate-limited: first view latency (what the budget allows) / (3 dependent round trips x 20 ms)',
+    ),
   };
 }
 

@@ -11,6 +11,7 @@ import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
 import { manyKeys } from './many-keys';
 import { naive } from './naive';
+import { rateLimited } from './rate-limited';
 import { replicas } from './replicas';
 import { restart } from './restart';
 import { small } from './small';
@@ -38,4 +39,5 @@ export const SCENARIOS: readonly Scenario[] = [
   subscriptions,
   soak,
   distinctDocuments,
+  rateLimited,
 ];
