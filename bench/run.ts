@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupt);
   // Bound the whole run: a few minutes normally, less with --quick.
   // replicas runs two halves (the registry counts it once), each with its first views.
-  const limitSeconds = 120 + (args.durationSeconds + args.warmupSeconds + 15) * (SCENARIOS.length + 1) + args.manyKeys * 0.5 + args.replicaKeys * 1.5;
+  const limitSeconds = 120 + (args.durationSeconds + args.warmupSeconds + 15) * (SCENARIOS.length + 1) + args.manyKeys * 0.5 + args.replicaKeys * 1.5 + (args.quick ? 60 : 900); // steady-views: its fill under 10/60, then 5 minutes of views
   const watchdog = setTimeout(() => {
     process.stderr.write(`[bench] the run exceeded ${Math.round(limitSeconds)} s; stopping\n`);
     stopActiveLoad();

@@ -92,6 +92,20 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v <= 1.2,
       'subscriptions: p99 of change-to-delivery latency / polling interval',
     ),
+    steadyViewsUpstreamPerMinuteVsBudget: ratio(
+      steadyViewsFigure(bench, 'upstreamPerMinuteVsBudget'),
+      '<= 1.00',
+      (v) => v <= 1,
+      'steady-views: upstream requests per minute (simulator log) / the key\'s budget per minute',
+    ),
+    steadyViewsRateLimitedAnswers: ratio(steadyViewsFigure(bench, 'rateLimitedAnswers'), '= 0', (v) => v === 0, 'steady-views: RATE_LIMITED answers after the first complete view'),
+    steadyViewsErrors: ratio(steadyViewsFigure(bench, 'errors'), '= 0', (v) => v === 0, 'steady-views: failed views (HTTP or GraphQL errors other than RATE_LIMITED)'),
+    steadyViewsAgeP99VsLongestWindow: ratio(
+      steadyViewsFigure(bench, 'ageP99VsLongestWindow'),
+      '<= 1.00',
+      (v) => v <= 1,
+      'steady-views: p99 of extensions.upstream.maxAgeSeconds / the longest freshness window of the page (lists)',
+    ),
     ...rateLimitedRatios(bench),
   };
 }
@@ -118,6 +132,12 @@ function rateLimitedRatios(bench: Bench): Record<string, Ratio> {
       'rate-limited: first view latency (what the budget allows) / (3 dependent round trips x 20 ms)',
     ),
   };
+}
+
+/** A figure of the steady-views scenario's record, or null when it did not run. */
+function steadyViewsFigure(bench: Bench, figure: 'upstreamPerMinuteVsBudget' | 'rateLimitedAnswers' | 'errors' | 'ageP99VsLongestWindow'): number | null {
+  const record = bench.results.get('steady-views') as Partial<Record<typeof figure, number | null>> | undefined;
+  return record?.[figure] ?? null;
 }
 
 /** A figure of the subscriptions scenario's record, or null when it did not run. */

@@ -17,6 +17,7 @@ import { restart } from './restart';
 import { small } from './small';
 import { subscriptions } from './subscriptions';
 import { soak } from './soak';
+import { steadyViews } from './steady-views';
 import { warm } from './warm';
 import { warm10c } from './warm-10c';
 import { warmNoResponseCache } from './warm-no-response-cache';
@@ -36,6 +37,7 @@ export const SCENARIOS: readonly Scenario[] = [
   floor10c,
   replicas,
   restart,
+  steadyViews,
   subscriptions,
   soak,
   distinctDocuments,
