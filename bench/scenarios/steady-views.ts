@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CACHE_FILES, ROOT, log, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
 import type { GraphQLReply } from '../lib/http';
+import { DEFAULT_CONFIG, TTL_SETTINGS } from '../../src/config';
 
 /** The steady-views scenario's key: fresh, used by no other scenario. */
 const STEADY_KEY = 'sim-key-600001';
@@ -24,15 +25,7 @@ const COMPANY_PAGE = `query CompanyPage($id: ID!) {
 /** Views per minute (one every 200 ms). */
 const VIEWS_PER_MINUTE = 300;
 /** Freshness windows of the gateway's defaults (`CACHE_TTL_*_SECONDS`, docs/configuration.md). */
-const DEFAULT_TTLS = { lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 } as const;
-const TTL_SETTINGS: Record<keyof typeof DEFAULT_TTLS, string> = {
-  lists: 'CACHE_TTL_LISTS_SECONDS',
-  details: 'CACHE_TTL_DETAILS_SECONDS',
-  options: 'CACHE_TTL_OPTIONS_SECONDS',
-  bankAccounts: 'CACHE_TTL_BANK_ACCOUNTS_SECONDS',
-  stock: 'CACHE_TTL_STOCK_SECONDS',
-  activity: 'CACHE_TTL_ACTIVITY_SECONDS',
-};
+const DEFAULT_TTLS = DEFAULT_CONFIG.cacheTtlSeconds;
 
 /** The value at quantile `q` (0..1) of sorted numbers, or null when there are none. */
 function quantile(sorted: readonly number[], q: number): number | null {
