@@ -61,6 +61,9 @@ function maxAge(reply: GraphQLReply): number | null {
 export const steadyViews: Scenario = {
   name: 'steady-views',
   profilable: false,
+  // Opt-in (`--only steady-views`): at equal windows the gateway can still draw an upstream 429 at
+  // the window's edge (see the rate-limited scenario), which would make CI's quick run flaky.
+  optIn: true,
   async run(bench) {
     const scale = bench.args.quick ? 10 : 1;
     const limit = { requests: 10, windowSeconds: 60 / scale };
