@@ -16,6 +16,7 @@ import { Invalidation } from './invalidation/invalidation';
 import type { InvalidationListener } from './invalidation/invalidation';
 import { KeyLimiter } from './rate-limit/key-limiter';
 import type { UpstreamPriority } from './rate-limit/priority';
+import { QueueTicket } from './rate-limit/queue-ticket';
 import { RateLimitGate } from './rate-limit/rate-limit-gate';
 import type { RateLimitSource } from './rate-limit/rate-limit-gate';
 import { RefreshAhead } from './refresh-ahead/refresh-ahead';
@@ -137,7 +138,7 @@ const DEFINITIVE_STATUSES = new Set([400, 401, 403, 404]);
 export class UpstreamEconomy {
   private readonly cache: UpstreamCache;
   private readonly freshness: Freshness;
-  private readonly inflight = new InFlight<CacheEntry>();
+  private readonly inflight = new InFlight<CacheEntry, QueueTicket>();
   private readonly gate: RateLimitGate;
   private readonly limiter: KeyLimiter;
   private readonly invalidation: Invalidation;
@@ -170,6 +171,8 @@ export class UpstreamEconomy {
     this.gate = new RateLimitGate(limiter, {
       defaultBackoffSeconds: options.defaultBackoffSeconds,
       onRateLimited: (source) => this.events.rateLimited?.(source),
+      patienceMs: options.patienceMs,
+      now: this.now,
     });
     const refresh = options.refreshAhead;
     this.refreshAhead =
@@ -227,15 +230,22 @@ export class UpstreamEconomy {
     }
 
     // Joining a running flight costs nothing; starting one counts against the operation's cap.
-    const { flight, joined } = this.inflight.join(key, () => {
-      caller.accounting.startRequest(endpoint);
-      return this.load(caller, endpoint, path, key);
-    });
+    const priority = caller.priority ?? 'operation';
+    const started = new QueueTicket(priority);
+    const { flight, joined, meta: ticket } = this.inflight.join(
+      key,
+      () => {
+        caller.accounting.startRequest(endpoint);
+        return this.load(caller, endpoint, path, key, started);
+      },
+      started,
+    );
     if (joined) this.noteCoalesced(caller);
 
     let entry: CacheEntry;
     try {
-      entry = await flight;
+      // A joined flight may be queued at a lower priority: an operation waits for it no longer than its patience.
+      entry = await (joined && priority === 'operation' ? this.gate.awaitJoined(flight, ticket, endpoint, caller.patienceMs) : flight);
     } catch (error) {
       this.noteMissed(caller, endpoint, params, key, error);
       const reason = staleReason(error);
@@ -314,7 +324,8 @@ export class UpstreamEconomy {
   private async refreshOne(task: RefreshTask): Promise<void> {
     const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, priority: 'background', accounting: new OperationAccounting() };
     try {
-      const { flight } = this.inflight.join(task.key, () => this.load(caller, task.endpoint, task.path, task.key));
+      const ticket = new QueueTicket('background');
+      const { flight } = this.inflight.join(task.key, () => this.load(caller, task.endpoint, task.path, task.key, ticket), ticket);
       const entry = await flight;
       this.refreshAhead?.done(task, entry.storedAt);
       this.events.refreshed?.('stored');
@@ -439,15 +450,15 @@ export class UpstreamEconomy {
    * What a cache miss does: with shared state, the shared cache and the cross-replica
    * lock first (see `loadAcrossReplicas`), else straight to the upstream.
    */
-  private async load(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
+  private async load(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Promise<CacheEntry> {
     const shared = this.shared;
-    if (!shared || !this.options.cacheEnabled) return this.fetch(caller, endpoint, path, key);
+    if (!shared || !this.options.cacheEnabled) return this.fetch(caller, endpoint, path, key, ticket);
     const startedAt = this.now();
     const { entry, source } = await loadAcrossReplicas(shared, {
       key,
       usable: (candidate): candidate is CacheEntry =>
         candidate !== undefined && this.freshness.isFresh(candidate, endpoint) && (!caller.noCache || candidate.storedAt >= startedAt),
-      fetch: () => this.fetch(caller, endpoint, path, key),
+      fetch: () => this.fetch(caller, endpoint, path, key, ticket),
       lockMs: this.options.sharedLockMs ?? 10_000,
       now: this.now,
     });
@@ -464,13 +475,13 @@ export class UpstreamEconomy {
   }
 
   /** Sends the GET (with at most one retry) and stores what is worth storing in every cache level. */
-  private async fetch(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
+  private async fetch(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Promise<CacheEntry> {
     this.events.cache?.('miss');
     let attempts = 0;
     const entry = await withOneRetry(() => {
       // The retry is one more upstream request of the operation (the first was counted when the flight started).
       if (attempts++ > 0) caller.accounting.startRequest(endpoint);
-      return this.attempt(caller, endpoint, path, key);
+      return this.attempt(caller, endpoint, path, key, ticket);
     }, {
       delayMs: this.options.retryDelayMs,
       random: this.random,
@@ -488,8 +499,8 @@ export class UpstreamEconomy {
    * back (exactly once, whatever happens), and classifies the answer: a body or a
    * definitive 4xx becomes an entry, anything else is thrown.
    */
-  private async attempt(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string): Promise<CacheEntry> {
-    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority, caller.patienceMs);
+  private async attempt(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Promise<CacheEntry> {
+    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority, caller.patienceMs, ticket);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, path });

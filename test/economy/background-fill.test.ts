@@ -9,6 +9,7 @@ import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
 import { errorAt, startStack, T0, until, upstreamOf, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
+import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';
@@ -28,12 +29,13 @@ describe('background fill over GraphQL', () => {
     useFakeTimersWithRealIo();
     const first = await current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.data?.factory?.counter).toBeNull();
-    expect(errorAt(first, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 2 } });
+    // The window of 2 s ends 2.25 s after the list's answer (the edge margin): 3 whole seconds.
+    expect(errorAt(first, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 3 } });
     expect(current.simulator.requests.map((request) => request.route)).toEqual([LIST]);
     expect(current.runtime.economy.stats().queued.missed).toBe(1);
 
     // Nothing is sent before the window has room.
-    jest.advanceTimersByTime(1999);
+    jest.advanceTimersByTime(1999 + WINDOW_EDGE_MARGIN_MS);
     expect(current.simulator.requests).toHaveLength(1);
     // Then the fill sends the counter by itself and stores it.
     jest.advanceTimersByTime(1);

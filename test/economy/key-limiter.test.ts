@@ -11,7 +11,7 @@ const A = 'key-a';
 const B = 'key-b';
 
 function limiter(options: Partial<KeyLimiterOptions> = {}): KeyLimiter {
-  return new KeyLimiter({ limit: null, concurrency: 6, patienceMs: 2000, now: () => Date.now(), ...options });
+  return new KeyLimiter({ limit: null, concurrency: 6, patienceMs: 2000, edgeMarginMs: 0, now: () => Date.now(), ...options });
 }
 
 /** Lets pending promise callbacks run (fake timers leave microtasks real). */

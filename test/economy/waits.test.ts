@@ -10,7 +10,7 @@
 import { MockAgent } from 'undici';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
-import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
+import { KeyLimiter, WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
@@ -49,11 +49,12 @@ describe('per-key budget over GraphQL', () => {
     const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
     const pending = stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
-    // The list took the window's only request; the counter waits until it has left the window, one second later.
+    // The list took the window's only request; the counter waits until it has left the window, one second
+    // after the list's answer came back (plus the edge margin).
     await until(() => acquire.mock.calls.length === 2, 'the counter request to ask for budget');
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
 
-    jest.advanceTimersByTime(999);
+    jest.advanceTimersByTime(999 + WINDOW_EDGE_MARGIN_MS);
     await turns();
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
 
@@ -72,7 +73,8 @@ describe('per-key budget over GraphQL', () => {
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(result.data?.factory?.id).toBe(FIXTURE_IDS.shop);
     expect(result.data?.factory?.counter).toBeNull();
-    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 1 } });
+    // The window of 1 s ends 1.25 s after the list's answer (the edge margin): 2 whole seconds.
+    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 2 } });
     expect(upstreamOf(result)).toEqual({ requests: 1, cacheHits: 0, coalesced: 0, stale: 0 });
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
 

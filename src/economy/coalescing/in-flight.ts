@@ -7,23 +7,24 @@
  * When to use: one per economy, keyed like the cache (`<hashed key>|<path>`), so
  * flights are never shared between API keys.
  */
-export class InFlight<T> {
-  private readonly flights = new Map<string, Promise<T>>();
+export class InFlight<T, M = undefined> {
+  private readonly flights = new Map<string, { flight: Promise<T>; meta: M }>();
 
   /**
-   * The flight of `key`: the running one (`joined: true`), or a new one started with
-   * `start` (`joined: false`).
+   * The flight of `key`: the running one (`joined: true`) with the `meta` it was started
+   * with, or a new one started with `start` (`joined: false`) that keeps `meta` (the
+   * economy's: the flight's queue ticket).
    */
-  join(key: string, start: () => Promise<T>): { flight: Promise<T>; joined: boolean } {
+  join(key: string, start: () => Promise<T>, meta: M): { flight: Promise<T>; joined: boolean; meta: M } {
     const running = this.flights.get(key);
-    if (running) return { flight: running, joined: true };
+    if (running) return { ...running, joined: true };
     const flight = start();
-    this.flights.set(key, flight);
+    this.flights.set(key, { flight, meta });
     const settle = (): void => {
-      if (this.flights.get(key) === flight) this.flights.delete(key);
+      if (this.flights.get(key)?.flight === flight) this.flights.delete(key);
     };
     flight.then(settle, settle);
-    return { flight, joined: false };
+    return { flight, joined: false, meta };
   }
 
   /** Lets the next caller of `key` start a new flight (callers already waiting keep theirs). */

@@ -1,8 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { SharedState } from '../shared-state/shared-state';
 import { PRIORITY_RANK } from './priority';
 import type { UpstreamPriority } from './priority';
+import type { QueueTicket } from './queue-ticket';
 import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
+
+/**
+ * Added to the time a request's answer arrived when it takes its place in the window log,
+ * ms: room for an upstream that counts in coarser steps than the gateway's clock. A window
+ * of 60 s then ends 60.25 s after the answer; the company page's floor grows by 0.25 s.
+ */
+export const WINDOW_EDGE_MARGIN_MS = 250;
 
 /** Settings of {@link KeyLimiter}; all times in ms unless named otherwise. */
 export interface KeyLimiterOptions {
@@ -17,7 +26,13 @@ export interface KeyLimiterOptions {
   /** Clock (tests use fake timers, which drive `Date.now`). */
   now?: () => number;
   /** State shared with other replicas (cooldowns and the window log), when there is any. */
-  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'takeWindowSlot'>;
+  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'takeWindowSlot' | 'settleWindowSlot'>;
+  /**
+   * Added to the time a request's answer arrived when it takes its place in the window
+   * log, ms (default {@link WINDOW_EDGE_MARGIN_MS}): room for an upstream that counts in coarser steps than the
+   * gateway's clock. See {@link KeyLimiter.acquire}.
+   */
+  edgeMarginMs?: number;
   /** Told of each request refused because its key's queue was full. */
   onDropped?: (priority: UpstreamPriority) => void;
 }
@@ -41,6 +56,17 @@ export interface AcquireOptions {
   priority?: UpstreamPriority;
   /** This operation's patience, ms (from `Prefer: wait`); default the limiter's `patienceMs`. Background priorities ignore it. */
   patienceMs?: number;
+  /**
+   * The flight's ticket: its priority (overrides `priority`; callers joining the flight
+   * may raise it while it waits) and where the request is, kept up to date here.
+   */
+  ticket?: QueueTicket;
+}
+
+/** A request's place in the window log: when it was taken, and its member in the shared log. */
+interface TakenSlot {
+  at: number;
+  member: string;
 }
 
 interface KeyState {
@@ -150,25 +176,44 @@ export class KeyLimiter {
    *   operation's budget or slot is not free within the queue timeout.
    */
   async acquire(id: string, options: AcquireOptions = {}): Promise<() => void> {
-    const priority = options.priority ?? 'operation';
+    const ticket = options.ticket;
+    const priority = ticket?.priority ?? options.priority ?? 'operation';
     const state = this.state(id);
     const patient = priority !== 'operation';
     const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
     const shared = this.options.shared;
+    ticket?.markQueued();
     if (shared) state.cooldownUntil = Math.max(state.cooldownUntil, await shared.cooldownUntil(id));
     if (!patient) this.checkCooldown(state);
-    if (this.options.limit) await this.takeBudget(state, id, priority, deadline);
+    const slot = this.options.limit ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
     if (state.active >= this.options.concurrency) await this.waitForSlot(state, deadline);
     if (!patient) this.checkCooldown(state);
     state.active += 1;
+    ticket?.markSent();
     let released = false;
     return () => {
       // Defensive only: callers release exactly once (the retry gives each attempt its own slot).
       if (released) return;
       released = true;
       state.active -= 1;
+      if (slot) this.settle(id, slot);
       state.waiting.shift()?.();
     };
+  }
+
+  /**
+   * A finished request's place in the window log moves from when it was taken to when its
+   * answer arrived, plus the edge margin: the upstream counted it at its arrival, which
+   * only the answer bounds (a first request that opened a connection arrives later after
+   * being sent than the next one does, so send times a window apart can arrive less than
+   * a window apart, and the later one draws a 429).
+   */
+  private settle(id: string, slot: TakenSlot): void {
+    const limit = this.options.limit;
+    if (!limit || !this.log) return;
+    const at = Math.max(slot.at, this.now() + (this.options.edgeMarginMs ?? WINDOW_EDGE_MARGIN_MS));
+    this.log.settle(id, slot.at, at);
+    void this.options.shared?.settleWindowSlot(id, slot.member, at, limit.windowMs + (at - this.now()));
   }
 
   /** Requests in the current windows of all keys, and the keys whose learned allowance is below the limit (for metrics). */
@@ -204,22 +249,30 @@ export class KeyLimiter {
    *
    * @throws LimitExceeded when the key's queue is full, or the wait would pass the deadline
    */
-  private async takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number): Promise<void> {
+  private async takeBudget(state: KeyState, id: string, initial: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot | null> {
     const limit = this.options.limit;
     const log = this.log;
-    if (!limit || !log) return;
+    if (!limit || !log) return null;
     const queuedNow = state.queued.operation + state.queued.missed + state.queued.background;
     if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000)) {
-      this.options.onDropped?.(priority);
+      this.options.onDropped?.(initial);
       throw new LimitExceeded(Math.max(1, Math.ceil(limit.windowMs / 1000)), 'budget');
     }
+    let priority = initial;
     state.queued[priority] += 1;
     try {
       for (;;) {
+        if (ticket && ticket.priority !== priority) {
+          // A caller joined the flight at a higher priority: it waits in that line now.
+          state.queued[priority] -= 1;
+          priority = ticket.priority;
+          state.queued[priority] += 1;
+        }
         const now = this.now();
         const allowance = this.allowance(id);
         const notBefore = Math.max(now, state.cooldownUntil);
         const ahead = this.ahead(state, priority);
+        const slot: TakenSlot = { at: now, member: `${now}-${randomUUID()}` };
         let waitMs: number;
         if (notBefore > now) {
           waitMs = notBefore - now;
@@ -227,18 +280,17 @@ export class KeyLimiter {
           // Higher priorities first: wait until the window has room for them and this one.
           const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, now);
           waitMs = Math.max(0, (planned[ahead] ?? now) - now);
-          if (waitMs === 0) waitMs = this.take(id, allowance, now, log) ? 0 : await this.takeShared(id, allowance, now, log);
+          if (waitMs === 0) waitMs = this.take(id, allowance, now, log) ? 0 : await this.takeShared(id, allowance, slot, log);
         } else {
-          waitMs = await this.takeShared(id, allowance, now, log);
+          waitMs = await this.takeShared(id, allowance, slot, log);
         }
-        if (waitMs === 0) return;
-        if (now + waitMs > deadline) {
-          // When the gateway expects this request to fit: its place in line, planned on the log.
-          const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, notBefore);
-          const at = planned[ahead] ?? now + waitMs;
-          throw new LimitExceeded(Math.max(1, Math.ceil((Math.max(at, now + waitMs) - now) / 1000)), 'budget');
-        }
-        await new Promise<void>((resolve) => setTimeout(resolve, waitMs));
+        if (waitMs === 0) return slot;
+        // When the gateway expects this request to fit: its place in line, planned on the log.
+        const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, notBefore);
+        const at = Math.max(planned[ahead] ?? now + waitMs, now + waitMs);
+        if (ticket) ticket.expectedAt = at;
+        if (now + waitMs > deadline) throw new LimitExceeded(Math.max(1, Math.ceil((at - now) / 1000)), 'budget');
+        await (ticket ? ticket.sleep(waitMs) : new Promise<void>((resolve) => setTimeout(resolve, waitMs)));
       }
     } finally {
       state.queued[priority] -= 1;
@@ -252,11 +304,12 @@ export class KeyLimiter {
   }
 
   /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
-  private async takeShared(id: string, allowance: number, now: number, log: SlidingWindowLog): Promise<number> {
+  private async takeShared(id: string, allowance: number, slot: TakenSlot, log: SlidingWindowLog): Promise<number> {
     const limit = this.options.limit;
     const shared = this.options.shared;
+    const now = slot.at;
     if (shared && limit) {
-      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now);
+      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now, slot.member);
       if (waitMs !== null) {
         if (waitMs === 0) log.record(id, now);
         return waitMs;

@@ -3,6 +3,7 @@ import type { Endpoint } from '../../upstream/endpoints';
 import { LimitExceeded } from './key-limiter';
 import type { KeyLimiter } from './key-limiter';
 import type { UpstreamPriority } from './priority';
+import type { QueueTicket } from './queue-ticket';
 
 /** Where a `RATE_LIMITED` came from: the upstream's 429, its cooldown, or the gateway's own budget. */
 export type RateLimitSource = 'upstream' | 'cooldown' | 'budget';
@@ -13,6 +14,10 @@ export interface RateLimitGateOptions {
   defaultBackoffSeconds: number;
   /** Told of every `RATE_LIMITED` (metrics). */
   onRateLimited?: (source: RateLimitSource) => void;
+  /** An operation's default patience, ms (for callers joining a flight). */
+  patienceMs: number;
+  /** Clock (tests use fake timers, which drive `Date.now`). */
+  now?: () => number;
 }
 
 /**
@@ -33,9 +38,9 @@ export class RateLimitGate {
    * @returns the release function: call it exactly once when the request has finished
    * @throws UpstreamError `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is spent
    */
-  async acquire(keyId: string, endpoint: Endpoint, priority: UpstreamPriority = 'operation', patienceMs?: number): Promise<() => void> {
+  async acquire(keyId: string, endpoint: Endpoint, priority: UpstreamPriority = 'operation', patienceMs?: number, ticket?: QueueTicket): Promise<() => void> {
     try {
-      return await this.limiter.acquire(keyId, { priority, patienceMs });
+      return await this.limiter.acquire(keyId, { priority, patienceMs, ticket });
     } catch (error) {
       if (error instanceof LimitExceeded) {
         this.options.onRateLimited?.(error.reason);
@@ -43,6 +48,56 @@ export class RateLimitGate {
       }
       throw error;
     }
+  }
+
+  /**
+   * An operation joining a flight someone else started (in-flight coalescing) waits for
+   * it like for its own request: the flight is raised to `operation` priority, and the
+   * operation waits while the request is upstream, but at most its patience while the
+   * request still waits for budget (a flight of background fill may be planned a minute
+   * ahead). Then it fails with `RATE_LIMITED` and the seconds until the flight is
+   * expected to be sent; the flight goes on and stores its answer for the next view.
+   *
+   * @returns what the flight resolves to
+   * @throws the flight's error, or UpstreamError `RATE_LIMITED` when patience ran out while it was queued
+   */
+  awaitJoined<T>(flight: Promise<T>, ticket: QueueTicket, endpoint: Endpoint, patienceMs?: number): Promise<T> {
+    ticket.raise('operation');
+    const now = this.options.now ?? Date.now;
+    const deadline = now() + (patienceMs ?? this.options.patienceMs);
+    return new Promise<T>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const check = (): void => {
+        clearTimeout(timer);
+        timer = undefined;
+        if (ticket.state !== 'queued') return; // upstream (or not at the budget yet): the flight's own deadlines bound it
+        const left = deadline - now();
+        if (left > 0) {
+          timer = setTimeout(check, left);
+          return;
+        }
+        finish();
+        const at = ticket.expectedAt ?? now() + 1000;
+        this.options.onRateLimited?.('budget');
+        reject(rateLimited(endpoint, Math.max(1, Math.ceil((at - now()) / 1000)), 'budget'));
+      };
+      const stop = ticket.onChange(check);
+      const finish = (): void => {
+        stop();
+        clearTimeout(timer);
+      };
+      flight.then(
+        (value) => {
+          finish();
+          resolve(value);
+        },
+        (error: unknown) => {
+          finish();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+      check();
+    });
   }
 
   /**

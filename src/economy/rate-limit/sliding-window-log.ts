@@ -31,6 +31,24 @@ export class SlidingWindowLog {
     return wait;
   }
 
+  /**
+   * Moves a request's place in the log from when it was sent to when its answer arrived
+   * (`doneAt`): the upstream counted it somewhere in between, at its arrival, so only the
+   * answer's time is a safe start of its window. Without this, a request whose way there
+   * was slow (a new connection) and a later one whose way was fast land less than a
+   * window apart at the upstream though they were sent a whole window apart: a 429 at
+   * the window's edge. Adds `doneAt` also when `sentAt` has already left the window.
+   */
+  settle(keyId: string, sentAt: number, doneAt: number): void {
+    const log = this.logs.get(keyId) ?? [];
+    const index = log.indexOf(sentAt);
+    if (index >= 0) log.splice(index, 1);
+    let at = log.length;
+    while (at > 0 && (log[at - 1] ?? 0) > doneAt) at -= 1;
+    log.splice(at, 0, doneAt);
+    this.logs.set(keyId, log);
+  }
+
   /** Records a request sent elsewhere (the shared log took it), so local estimates see it. */
   record(keyId: string, at: number): void {
     const log = this.logs.get(keyId) ?? [];

@@ -1,6 +1,5 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
 import type { CacheEntry, UpstreamFailure } from '../cache/cache-entry';
 import type { SharedState } from './shared-state';
 
@@ -281,13 +280,19 @@ export class RedisSharedState implements SharedState {
     await this.guard(() => this.redis.set(this.key('cd', keyId), String(until), 'PX', ttl), null);
   }
 
-  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number): Promise<number | null> {
-    const member = `${now}-${randomUUID()}`;
+  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null> {
     const result = await this.guard(
       () => this.redis.eval(TAKE_WINDOW_SLOT, 1, this.key('w', keyId), String(now), String(windowMs), String(Math.max(1, Math.floor(allowance))), member),
       null,
     );
     return typeof result === 'number' ? result : null;
+  }
+
+  async settleWindowSlot(keyId: string, member: string, at: number, windowMs: number): Promise<void> {
+    const key = this.key('w', keyId);
+    await this.guard(async () => {
+      await this.redis.multi().zadd(key, at, member).pexpire(key, Math.max(1, Math.ceil(windowMs))).exec();
+    }, undefined);
   }
 
   async tryLock(key: string, ttlMs: number): Promise<boolean> {

@@ -26,7 +26,13 @@ export interface SharedState {
    * `windowMs` ending at `now`. 0 = taken, go now; >0 = ms until one more fits; null =
    * store unavailable (the process's own log decides).
    */
-  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number): Promise<number | null>;
+  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null>;
+  /**
+   * Moves the request `member` (as given to {@link takeWindowSlot}) to `at` in the key's
+   * shared log, adding it when it has already left: when its answer arrived (see
+   * `SlidingWindowLog.settle`). Does nothing when the store is unavailable.
+   */
+  settleWindowSlot(keyId: string, member: string, at: number, windowMs: number): Promise<void>;
   /** Tries to become the one replica fetching `key`; true also when the store is unavailable. */
   tryLock(key: string, ttlMs: number): Promise<boolean>;
   /** Releases a lock taken with {@link tryLock}. */
