@@ -6,6 +6,7 @@
  */
 import { KeyLimiter, LimitExceeded } from '../../src/economy/rate-limit/key-limiter';
 import type { KeyLimiterOptions } from '../../src/economy/rate-limit/key-limiter';
+import { QueueTicket } from '../../src/economy/rate-limit/queue-ticket';
 
 const A = 'key-a';
 const B = 'key-b';
@@ -97,6 +98,46 @@ describe('KeyLimiter', () => {
       expect(eleventh.settled()).toBe(false);
       jest.advanceTimersByTime(1);
       (await eleventh.value)();
+    });
+
+    it("starts a request's window when its answer arrived, plus the edge margin, not when it was sent (the upstream counts arrivals)", async () => {
+      const keys = limiter({ limit: { requests: 1, windowMs: MINUTE }, patienceMs: 3 * MINUTE, edgeMarginMs: 250 });
+      const release = await keys.acquire(A);
+      // The answer takes 5 s (a new connection, a slow upstream): the upstream counted it somewhere in there.
+      jest.advanceTimersByTime(5_000);
+      release();
+      const next = track(keys.acquire(A));
+      await settle();
+      jest.advanceTimersByTime(MINUTE + 250 - 1);
+      await settle();
+      expect(next.settled()).toBe(false); // a send-time log would have sent it 5 s ago, inside the upstream's window
+      jest.advanceTimersByTime(1);
+      await settle();
+      expect(next.settled()).toBe(true);
+      (await next.value)();
+    });
+
+    it('lets a caller raise a queued request to its priority (a view joining a flight of background fill)', async () => {
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE });
+      (await keys.acquire(A))();
+      const early = track(keys.acquire(A, { priority: 'background' }));
+      await settle();
+      const ticket = new QueueTicket('background');
+      const raised = track(keys.acquire(A, { ticket }));
+      await settle();
+      expect(ticket.state).toBe('queued');
+      expect(ticket.expectedAt).toBe(Date.now() + 10_000); // when the window has room
+      ticket.raise('operation');
+      await settle();
+      expect(keys.budgetStats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
+      jest.advanceTimersByTime(10_000);
+      await settle();
+      expect(raised.settled()).toBe(true);
+      expect(ticket.state).toBe('sent');
+      expect(early.settled()).toBe(false);
+      (await raised.value)();
+      jest.advanceTimersByTime(10_000);
+      (await early.value)();
     });
 
     it('paces a steady stream: never more than N requests in any window', async () => {
