@@ -12,6 +12,7 @@
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
 import { DEFAULT_CONFIG } from '../../src/config';
+import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
 import { pollBudgetPerMinute } from '../../src/subscriptions';
 import { PollHub } from '../../src/subscriptions/poll-hub';
 import type { PollClock } from '../../src/subscriptions/poll-hub';
@@ -139,15 +140,16 @@ describe('subscription polls on the key budget', () => {
     expect(economy.stats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
     expect(upstream.sent).toHaveLength(1);
 
-    await jest.advanceTimersByTimeAsync(40_000);
+    await jest.advanceTimersByTimeAsync(40_000 + WINDOW_EDGE_MARGIN_MS);
     await answered;
-    // At 60 s the query goes, though the poll waited longer; the poll gets the next minute.
+    // When the window has passed (60 s after the first answer, plus the edge margin) the query
+    // goes, though the poll waited longer; the poll gets the next window.
     expect(upstream.sent).toEqual([
       { at: t0, path: '/factory/counter/c1' },
-      { at: t0 + MINUTE, path: '/factory/inventory/f1' },
+      { at: t0 + MINUTE + WINDOW_EDGE_MARGIN_MS, path: '/factory/inventory/f1' },
     ]);
-    await jest.advanceTimersByTimeAsync(MINUTE);
-    expect(upstream.sent[2]).toEqual({ at: t0 + 2 * MINUTE, path: '/factory/counter/c1' });
+    await jest.advanceTimersByTimeAsync(MINUTE + WINDOW_EDGE_MARGIN_MS);
+    expect(upstream.sent[2]).toEqual({ at: t0 + 2 * (MINUTE + WINDOW_EDGE_MARGIN_MS), path: '/factory/counter/c1' });
     hub.close();
   });
 
