@@ -62,7 +62,11 @@ export interface GatewayConfig {
    * `UPSTREAM_RATE_PER_MINUTE` and `UPSTREAM_RATE_BURST`.
    */
   upstreamRateLimit: RateSetting | null;
-  /** Upstream requests (and connections) in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`, default 6). */
+  /**
+   * Upstream requests (and connections) in flight per key (`UPSTREAM_CONCURRENCY_PER_KEY`,
+   * default 10: as many as the default budget lets go at once, so a fresh key's first view
+   * spends it in one round trip per level of the page, not in waves).
+   */
   upstreamConcurrencyPerKey: number;
   /**
    * How long an operation waits for budget or a slot before it answers with what it has
@@ -173,7 +177,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   rateLimitBackoffSeconds: 60,
   retryAfterMaxSeconds: 3600,
   upstreamRateLimit: { requests: 10, windowSeconds: 60 },
-  upstreamConcurrencyPerKey: 6,
+  upstreamConcurrencyPerKey: 10,
   upstreamPatienceMs: 1500,
   upstreamPatienceMaxMs: 10_000,
   upstreamRetryDelayMs: 200,

@@ -170,15 +170,15 @@ describe('concurrency limit per key', () => {
     return { perKey, total: () => most };
   }
 
-  it('keeps at most 6 requests of a key in flight by default (and uses all 6)', async () => {
+  it('keeps at most 10 requests of a key in flight by default (and uses all 10)', async () => {
     const stack = await startStack({ simulator: { latencyMs: 20 } });
     try {
-      expect(stack.config.upstreamConcurrencyPerKey).toBe(6);
+      expect(stack.config.upstreamConcurrencyPerKey).toBe(10);
       const inFlight = trackInFlight(stack);
       const result = await stack.execute(CompanyDashboardDocument, {}, { key: DEMO_KEYS.premium.key });
       expect(result.errors).toBeUndefined();
       expect(stack.simulator.requests.length).toBeGreaterThan(30);
-      expect(inFlight.perKey.get(DEMO_KEYS.premium.key)).toBe(6);
+      expect(inFlight.perKey.get(DEMO_KEYS.premium.key)).toBe(10);
     } finally {
       await stack.close();
     }
