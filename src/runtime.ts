@@ -123,6 +123,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ttlSeconds: config.cacheTtlSeconds,
       staleMaxAgeSeconds: config.staleMaxAgeSeconds,
       defaultBackoffSeconds: config.rateLimitBackoffSeconds,
+      maxBackoffSeconds: config.retryAfterMaxSeconds,
       retryDelayMs: config.upstreamRetryDelayMs,
       rateLimit: config.upstreamRateLimit,
       concurrencyPerKey: config.upstreamConcurrencyPerKey,

@@ -35,8 +35,10 @@ export interface EconomyOptions {
   ttlSeconds: Readonly<Record<CacheKind, number>>;
   /** How old a cached value may be and still be served when the upstream fails, seconds. */
   staleMaxAgeSeconds: number;
-  /** Cooldown after a 429 without `Retry-After`, seconds. */
+  /** Cooldown after a 429 without `Retry-After`, seconds (doubled while such 429s follow each other). */
   defaultBackoffSeconds: number;
+  /** Longest cooldown of that backoff, seconds (default 3600). */
+  maxBackoffSeconds?: number;
   /** Base delay before the one retry of a GET, ms (the actual delay is 50–150 % of it). */
   retryDelayMs: number;
   /** Per-key budget: at most `requests` in any `windowSeconds` (a sliding-window log); null = off. */
@@ -170,6 +172,7 @@ export class UpstreamEconomy {
     }));
     this.gate = new RateLimitGate(limiter, {
       defaultBackoffSeconds: options.defaultBackoffSeconds,
+      maxBackoffSeconds: options.maxBackoffSeconds,
       onRateLimited: (source) => this.events.rateLimited?.(source),
       patienceMs: options.patienceMs,
       now: this.now,
@@ -312,9 +315,9 @@ export class UpstreamEconomy {
    * in-flight sharing and the key's limiter, like a viewer's `Cache-Control: no-cache`
    * read, accounted to nobody.
    *
-   * Seam: until the rate limit's background queue with priorities lands, refreshes take
-   * the limiter like any request; refresh-ahead's own share (see `RefreshAhead`) keeps the
-   * rest of each key's budget for viewers. Then they go into that queue at its lowest priority.
+   * Refreshes wait in the key's queue at its lowest priority (`background`), behind what
+   * operations wait for and what they missed; refresh-ahead's own share (see
+   * `RefreshAhead`) keeps the rest of each key's budget for viewers.
    */
   runRefreshes(): Promise<void> {
     const tasks = this.refreshAhead?.tick() ?? [];

@@ -214,6 +214,20 @@ describe('KeyLimiter', () => {
       (await background.value)();
     });
 
+    it('bounds the queue over all keys and counts what it refuses', async () => {
+      const dropped: string[] = [];
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedTotal: 2, onDropped: (priority) => dropped.push(priority) });
+      (await keys.acquire(A))();
+      (await keys.acquire(B))();
+      const waiting = [track(keys.acquire(A, { priority: 'background' })), track(keys.acquire(B, { priority: 'missed' }))];
+      await settle();
+      const refused = await limitError(keys.acquire('key-c', { priority: 'background' }).then(() => keys.acquire('key-c', { priority: 'background' })));
+      expect(refused.reason).toBe('budget');
+      expect(dropped).toEqual(['background']);
+      jest.advanceTimersByTime(10_000);
+      for (const one of waiting) (await one.value)();
+    });
+
     it('bounds the queue per key and counts what it refuses', async () => {
       const dropped: string[] = [];
       const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedPerKey: 1, onDropped: (priority) => dropped.push(priority) });

@@ -167,6 +167,33 @@ describe('upstream 429 scripted with MockAgent', () => {
     expect(stack.attemptsOf(COUNTER).filter((attempt) => attempt.status === 200)).toHaveLength(2); // other key's and this one
   });
 
+  it('doubles its own backoff while header-less 429s follow each other, and starts again after a clear window', async () => {
+    useFakeDate(T0);
+    stack = await startStack({ mock: true, config: { rateLimitBackoffSeconds: 10, retryAfterMaxSeconds: 30 } });
+    const refuse = (): void => {
+      stack?.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
+    };
+    const backoff = async (): Promise<unknown> => {
+      const result = await stack!.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
+      return errorAt(result, ['factory', 'counter'])?.extensions?.['retryAfterSeconds'];
+    };
+
+    refuse();
+    expect(await backoff()).toBe(10);
+    setClock(T0 + 10 * SECOND);
+    refuse();
+    expect(await backoff()).toBe(20); // the upstream still says no: twice as long
+    setClock(T0 + 30 * SECOND);
+    refuse();
+    expect(await backoff()).toBe(30); // 40, capped by retryAfterMaxSeconds
+    expect(stack.attemptsOf(COUNTER).map((attempt) => attempt.status)).toEqual([429, 429, 429]);
+
+    // A whole window (60 s) after the last backoff ended without a 429: the next starts at 10 s again.
+    setClock(T0 + 60 * SECOND + 60 * SECOND);
+    refuse();
+    expect(await backoff()).toBe(10);
+  });
+
   it('uses a configured rateLimitBackoffSeconds', async () => {
     useFakeDate(T0);
     stack = await startStack({ mock: true, config: { rateLimitBackoffSeconds: 7 } });

@@ -21,8 +21,10 @@ export interface KeyLimiterOptions {
   concurrency: number;
   /** Default patience: longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
   patienceMs: number;
-  /** Most requests of one key waiting for budget; more are refused (and counted). */
+  /** Most requests of one key waiting for budget (default 1000); more are refused (and counted). */
   maxQueuedPerKey?: number;
+  /** Most requests of all keys together waiting for budget (default 20000); more are refused (and counted). */
+  maxQueuedTotal?: number;
   /** Clock (tests use fake timers, which drive `Date.now`). */
   now?: () => number;
   /** State shared with other replicas (cooldowns and the window log), when there is any. */
@@ -75,6 +77,9 @@ interface KeyState {
   /** The learned allowance after the last 429 (it grows back by one request per window), and when it was learned. */
   allowance: number;
   learnedAt: number;
+  /** 429s without `Retry-After` in a row (each within a window after the previous cooldown ended), and the last backoff, s. */
+  backoffStreak: number;
+  backoffSeconds: number;
   /** Requests in flight. */
   active: number;
   /** Requests waiting for a slot, in arrival order. */
@@ -108,6 +113,8 @@ export class KeyLimiter {
   private readonly states = new LRUCache<string, KeyState>({ max: 100_000 });
   private readonly log: SlidingWindowLog | null;
   private readonly now: () => number;
+  /** Requests of all keys waiting for budget now. */
+  private queuedTotal = 0;
 
   constructor(private readonly options: KeyLimiterOptions) {
     this.now = options.now ?? Date.now;
@@ -118,7 +125,7 @@ export class KeyLimiter {
     let state = this.states.get(id);
     if (!state) {
       const requests = this.options.limit?.requests ?? 0;
-      state = { cooldownUntil: 0, allowance: requests, learnedAt: 0, active: 0, waiting: [], queued: { operation: 0, missed: 0, background: 0 } };
+      state = { cooldownUntil: 0, allowance: requests, learnedAt: 0, backoffStreak: 0, backoffSeconds: 0, active: 0, waiting: [], queued: { operation: 0, missed: 0, background: 0 } };
       this.states.set(id, state);
     }
     return state;
@@ -154,6 +161,23 @@ export class KeyLimiter {
     if (!limit || !this.log) return Array.from({ length: count }, () => notBefore);
     const ahead = state?.queued.operation ?? 0;
     return plannedSendTimes(this.log.times(id, now), ahead + count, this.allowance(id), limit.windowMs, notBefore).slice(ahead);
+  }
+
+  /**
+   * The gateway's own backoff for an upstream 429 that came without `Retry-After`: `base`
+   * seconds, doubled for each such 429 that follows within a window after the previous
+   * backoff ended (the upstream still says no), at most `max`. A key that stayed clear of
+   * 429s for a window after its backoff starts again at `base`.
+   *
+   * @returns the seconds to cool down; pass them to {@link coolDown}
+   */
+  backoffSeconds(id: string, base: number, max: number): number {
+    const state = this.state(id);
+    const windowMs = this.options.limit?.windowMs ?? 60_000;
+    const again = state.backoffStreak > 0 && this.now() < state.cooldownUntil + windowMs;
+    state.backoffStreak = again ? state.backoffStreak + 1 : 1;
+    state.backoffSeconds = Math.min(max, base * 2 ** Math.min(30, state.backoffStreak - 1));
+    return state.backoffSeconds;
   }
 
   /**
@@ -254,12 +278,13 @@ export class KeyLimiter {
     const log = this.log;
     if (!limit || !log) return null;
     const queuedNow = state.queued.operation + state.queued.missed + state.queued.background;
-    if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000)) {
+    if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000) || this.queuedTotal >= (this.options.maxQueuedTotal ?? 20_000)) {
       this.options.onDropped?.(initial);
       throw new LimitExceeded(Math.max(1, Math.ceil(limit.windowMs / 1000)), 'budget');
     }
     let priority = initial;
     state.queued[priority] += 1;
+    this.queuedTotal += 1;
     try {
       for (;;) {
         if (ticket && ticket.priority !== priority) {
@@ -294,6 +319,7 @@ export class KeyLimiter {
       }
     } finally {
       state.queued[priority] -= 1;
+      this.queuedTotal -= 1;
     }
   }
 

@@ -10,8 +10,10 @@ export type RateLimitSource = 'upstream' | 'cooldown' | 'budget';
 
 /** Settings of {@link RateLimitGate}. */
 export interface RateLimitGateOptions {
-  /** Cooldown after a 429 without `Retry-After`, seconds. */
+  /** Cooldown after a 429 without `Retry-After`, seconds; it doubles while such 429s follow each other. */
   defaultBackoffSeconds: number;
+  /** Longest cooldown of the gateway's own backoff, seconds (`RETRY_AFTER_MAX_SECONDS`; default one hour). */
+  maxBackoffSeconds?: number;
   /** Told of every `RATE_LIMITED` (metrics). */
   onRateLimited?: (source: RateLimitSource) => void;
   /** An operation's default patience, ms (for callers joining a flight). */
@@ -102,13 +104,17 @@ export class RateLimitGate {
 
   /**
    * Learns from a failed request: an upstream 429 cools the key down for its
-   * `Retry-After` (or the default backoff, which is then written into the error's
-   * `retryAfterSeconds`).
+   * `Retry-After`, or, without one, for the gateway's own backoff (the default, doubled
+   * for each 429 that follows soon after the previous backoff, see
+   * `KeyLimiter.backoffSeconds`), which is then written into the error's `retryAfterSeconds`.
    */
   observe(keyId: string, error: unknown): void {
     if (error instanceof UpstreamError && error.code === 'RATE_LIMITED' && error.upstream.status === 429) {
       const retryAfter = error.extensions.retryAfterSeconds;
-      const seconds = typeof retryAfter === 'number' ? retryAfter : this.options.defaultBackoffSeconds;
+      const seconds =
+        typeof retryAfter === 'number'
+          ? retryAfter
+          : this.limiter.backoffSeconds(keyId, this.options.defaultBackoffSeconds, this.options.maxBackoffSeconds ?? 3600);
       this.limiter.coolDown(keyId, seconds);
       this.options.onRateLimited?.('upstream');
       if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
