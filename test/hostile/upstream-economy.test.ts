@@ -121,6 +121,27 @@ describe('Retry-After is clamped', () => {
   });
 });
 
+describeWithRedis('the window log in Redis: a request counts from when its answer arrived', () => {
+  it('moves a settled request to its answer time, so the window frees a window after the answer, not after the send', async () => {
+    const redis = await startTestRedis();
+    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
+    try {
+      await state.whenUp();
+      const sentAt = 1_000_000;
+      expect(await state.takeWindowSlot('k1', 1, 60_000, sentAt, 'm1')).toBe(0);
+      // Full: the next fits when the send leaves the window.
+      expect(await state.takeWindowSlot('k1', 1, 60_000, sentAt + 1000, 'm2')).toBe(59_000);
+      // The answer came 5 s after the send (plus the 250 ms margin): the window now ends 60 s after that.
+      await state.settleWindowSlot('k1', 'm1', sentAt + 5250, 60_000);
+      expect(await state.takeWindowSlot('k1', 1, 60_000, sentAt + 60_001, 'm3')).toBe(5249);
+      expect(await state.takeWindowSlot('k1', 1, 60_000, sentAt + 65_250, 'm4')).toBe(0);
+    } finally {
+      await state.close();
+      await redis.stop();
+    }
+  });
+});
+
 describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped', () => {
   it('stores at most the maximum, and believes no more than it from what another replica stored', async () => {
     const redis = await startTestRedis();
@@ -135,13 +156,13 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
       await state.whenUp();
       const now = Date.now();
       await state.setCooldown('k1', now + 99_999_999_999_000);
-      const stored = await state.cooldownUntil('k1');
+      const stored = (await state.keyLimits('k1')).cooldownUntil;
       expect(stored).toBeGreaterThan(now + 3_500_000);
       expect(stored).toBeLessThanOrEqual(Date.now() + 3_600_000);
       const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
       try {
         await other.whenUp();
-        expect(await other.cooldownUntil('k1')).toBeLessThanOrEqual(Date.now() + 60_000);
+        expect((await other.keyLimits('k1')).cooldownUntil).toBeLessThanOrEqual(Date.now() + 60_000);
       } finally {
         await other.close();
       }

@@ -6,7 +6,9 @@ import { connect, createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { print } from 'graphql';
 import { Redis } from 'ioredis';
+import { DEFAULT_CONFIG } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
+import { keyId } from '../../src/economy/key-id';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
@@ -162,8 +164,8 @@ describeWithRedis('replicas sharing a real Redis', () => {
   });
 
   describe('shared limits', () => {
-    it('a 429 seen by replica A stops replica B too until Retry-After', async () => {
-      const r = await replicas();
+    it('a 429 seen by replica A stops replica B too until Retry-After, and B learns the halved allowance', async () => {
+      const r = await replicas({ upstreamRateLimit: { requests: 10, windowSeconds: 60 } });
       simulator.setRateLimit({ requests: 1, windowSeconds: 30 });
       try {
         const key = 'sim-key-777';
@@ -176,6 +178,10 @@ describeWithRedis('replicas sharing a real Redis', () => {
         expect(onB.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
         expect(onB.errors?.[0]?.extensions?.retryAfterSeconds).toBeGreaterThan(0);
         expect(simulator.requests).toHaveLength(sent); // B sent nothing
+        // B learned the halved allowance too (the default budget of 10: now 5).
+        const id = keyId(key, DEFAULT_CONFIG.keyHashSecret);
+        expect(r.a.economy.budgetOf(id).allowance).toBe(5);
+        expect(r.b.economy.budgetOf(id).allowance).toBe(5);
       } finally {
         simulator.setRateLimit(undefined);
         await r.close();

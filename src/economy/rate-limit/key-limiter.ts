@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { SharedState } from '../shared-state/shared-state';
+import type { SharedKeyLimits, SharedState } from '../shared-state/shared-state';
 import { PRIORITY_RANK } from './priority';
 import type { UpstreamPriority } from './priority';
 import type { QueueTicket } from './queue-ticket';
@@ -28,7 +28,7 @@ export interface KeyLimiterOptions {
   /** Clock (tests use fake timers, which drive `Date.now`). */
   now?: () => number;
   /** State shared with other replicas (cooldowns and the window log), when there is any. */
-  shared?: Pick<SharedState, 'cooldownUntil' | 'setCooldown' | 'takeWindowSlot' | 'settleWindowSlot'>;
+  shared?: Pick<SharedState, 'keyLimits' | 'setCooldown' | 'takeWindowSlot' | 'settleWindowSlot'>;
   /**
    * Added to the time a request's answer arrived when it takes its place in the window
    * log, ms (default {@link WINDOW_EDGE_MARGIN_MS}): room for an upstream that counts in coarser steps than the
@@ -181,15 +181,18 @@ export class KeyLimiter {
   }
 
   /**
-   * Records an upstream 429: nothing more is sent for the key for `seconds`, by any
-   * replica, and its allowance is halved (at least 1).
+   * Records an upstream 429: nothing more is sent for the key for `seconds`, and its
+   * allowance is halved (at least 1); with shared state, by every replica (each reads both
+   * before its next request of the key).
    */
   coolDown(id: string, seconds: number): void {
     const state = this.state(id);
     state.allowance = Math.max(1, Math.floor(this.allowance(id) / 2));
     state.learnedAt = this.now();
     state.cooldownUntil = Math.max(state.cooldownUntil, this.now() + seconds * 1000);
-    void this.options.shared?.setCooldown(id, state.cooldownUntil);
+    const limit = this.options.limit;
+    const keepMs = limit ? (limit.requests - state.allowance) * limit.windowMs : 0;
+    void this.options.shared?.setCooldown(id, state.cooldownUntil, { allowance: state.allowance, learnedAt: state.learnedAt, keepMs });
   }
 
   /**
@@ -207,7 +210,7 @@ export class KeyLimiter {
     const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
     const shared = this.options.shared;
     ticket?.markQueued();
-    if (shared) state.cooldownUntil = Math.max(state.cooldownUntil, await shared.cooldownUntil(id));
+    if (shared) this.adopt(state, await shared.keyLimits(id));
     if (!patient) this.checkCooldown(state);
     const slot = this.options.limit ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
     if (state.active >= this.options.concurrency) await this.waitForSlot(state, deadline);
@@ -251,6 +254,15 @@ export class KeyLimiter {
       for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
     }
     return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
+  }
+
+  /** Takes what other replicas learned of the key: a longer cooldown, a newer allowance. */
+  private adopt(state: KeyState, limits: SharedKeyLimits): void {
+    state.cooldownUntil = Math.max(state.cooldownUntil, limits.cooldownUntil);
+    if (limits.allowance !== null && limits.learnedAt > state.learnedAt) {
+      state.allowance = limits.allowance;
+      state.learnedAt = limits.learnedAt;
+    }
   }
 
   private checkCooldown(state: KeyState): void {

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CacheEntry, UpstreamFailure } from '../cache/cache-entry';
-import type { SharedState } from './shared-state';
+import type { SharedKeyLimits, SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
 export interface RedisStateOptions {
@@ -267,17 +267,26 @@ export class RedisSharedState implements SharedState {
     }, false);
   }
 
-  async cooldownUntil(keyId: string): Promise<number> {
+  async keyLimits(keyId: string): Promise<SharedKeyLimits> {
     const text = await this.guard(() => this.redis.get(this.key('cd', keyId)), null);
-    const until = Number(text ?? 0);
-    // A cooldown stored by an older replica (or by hand) is believed only up to the maximum.
-    return Number.isFinite(until) ? Math.min(until, Date.now() + this.maxCooldownMs) : 0;
+    // `until` alone (older replicas, or by hand), or `until:allowance:learnedAt`.
+    const [untilText, allowanceText, learnedText] = (text ?? '0').split(':');
+    const until = Number(untilText);
+    const allowance = allowanceText === undefined ? null : Number(allowanceText);
+    const learnedAt = Number(learnedText ?? 0);
+    return {
+      // A cooldown stored by another replica (or by hand) is believed only up to the maximum.
+      cooldownUntil: Number.isFinite(until) ? Math.min(until, Date.now() + this.maxCooldownMs) : 0,
+      allowance: allowance !== null && Number.isInteger(allowance) && allowance >= 1 && Number.isFinite(learnedAt) ? allowance : null,
+      learnedAt: Number.isFinite(learnedAt) ? learnedAt : 0,
+    };
   }
 
-  async setCooldown(keyId: string, untilMs: number): Promise<void> {
+  async setCooldown(keyId: string, untilMs: number, learned?: { allowance: number; learnedAt: number; keepMs: number }): Promise<void> {
     const until = Math.min(untilMs, Date.now() + this.maxCooldownMs);
-    const ttl = Math.max(1, Math.round(until - Date.now()));
-    await this.guard(() => this.redis.set(this.key('cd', keyId), String(until), 'PX', ttl), null);
+    const ttl = Math.max(1, Math.round(until - Date.now()), Math.round(learned?.keepMs ?? 0));
+    const value = learned ? `${until}:${learned.allowance}:${learned.learnedAt}` : String(until);
+    await this.guard(() => this.redis.set(this.key('cd', keyId), value, 'PX', ttl), null);
   }
 
   async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null> {

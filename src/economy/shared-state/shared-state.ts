@@ -1,5 +1,12 @@
 import type { CacheEntry } from '../cache/cache-entry';
 
+/** See {@link SharedState.keyLimits}. */
+export interface SharedKeyLimits {
+  cooldownUntil: number;
+  allowance: number | null;
+  learnedAt: number;
+}
+
 /**
  * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):
  * a second cache level, the per-key 429 cooldowns, the per-key budget, short locks
@@ -16,10 +23,17 @@ export interface SharedState {
   setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void>;
   /** Forgets answers; false when the store could not be told (it is unavailable). */
   deleteEntries(keys: readonly string[]): Promise<boolean>;
-  /** Epoch ms until which the key is cooling down after a 429 (0 = none, or unknown). */
-  cooldownUntil(keyId: string): Promise<number>;
-  /** Records a cooldown for every replica. */
-  setCooldown(keyId: string, untilMs: number): Promise<void>;
+  /**
+   * What replicas learned of the key from upstream 429s: epoch ms until which it is
+   * cooling down (0 = none, or unknown), and its learned allowance with when it was learned
+   * (`allowance` null when none is known).
+   */
+  keyLimits(keyId: string): Promise<SharedKeyLimits>;
+  /**
+   * Records a cooldown for every replica, and the allowance learned with it, kept `keepMs`
+   * (until it has grown back) when that is longer than the cooldown.
+   */
+  setCooldown(keyId: string, untilMs: number, learned?: { allowance: number; learnedAt: number; keepMs: number }): Promise<void>;
   /**
    * Takes one request from the key's shared sliding-window log (the same algorithm as
    * `SlidingWindowLog`): recorded when fewer than `allowance` requests fall within the
