@@ -166,6 +166,7 @@ export class UpstreamEconomy {
       limit,
       concurrency: options.concurrencyPerKey,
       onDropped: (priority) => this.events.queueDropped?.(priority),
+      missedElsewhere: (id) => this.fill?.pendingFor(id) ?? 0,
       patienceMs: options.patienceMs,
       now: this.now,
       shared: options.shared,

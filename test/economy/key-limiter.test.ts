@@ -214,6 +214,24 @@ describe('KeyLimiter', () => {
       (await background.value)();
     });
 
+    it('keeps background work behind missed requests that wait in background fill (not yet in its queue)', async () => {
+      let missedInFill = 1;
+      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, missedElsewhere: () => missedInFill });
+      (await keys.acquire(A))();
+      const background = track(keys.acquire(A, { priority: 'background' }));
+      await settle();
+      jest.advanceTimersByTime(10_000);
+      await settle();
+      // The window has room, but the fill planned the missed request on it: the refresh waits.
+      expect(background.settled()).toBe(false);
+      missedInFill = 0;
+      (await keys.acquire(A, { priority: 'missed' }))();
+      jest.advanceTimersByTime(10_000);
+      await settle();
+      expect(background.settled()).toBe(true);
+      (await background.value)();
+    });
+
     it('bounds the queue over all keys and counts what it refuses', async () => {
       const dropped: string[] = [];
       const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedTotal: 2, onDropped: (priority) => dropped.push(priority) });

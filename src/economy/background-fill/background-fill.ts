@@ -91,6 +91,11 @@ export class BackgroundFill {
     return this.total;
   }
 
+  /** Missed requests of one key waiting here (not yet handed to the key's limiter). */
+  pendingFor(keyId: string): number {
+    return this.keys.get(keyId)?.pending.size ?? 0;
+  }
+
   /** Stops every timer; queued requests are forgotten (at shutdown). */
   close(): void {
     this.closed = true;

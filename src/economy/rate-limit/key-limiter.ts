@@ -37,6 +37,12 @@ export interface KeyLimiterOptions {
   edgeMarginMs?: number;
   /** Told of each request refused because its key's queue was full. */
   onDropped?: (priority: UpstreamPriority) => void;
+  /**
+   * Missed requests of the key that wait elsewhere (background fill's queue) for their turn:
+   * `background` requests wait behind them as behind queued `missed` ones, so refresh-ahead
+   * and polls never take the budget the fill planned on.
+   */
+  missedElsewhere?: (id: string) => number;
 }
 
 /** Why a request may not go upstream now, and for how long. */
@@ -271,8 +277,8 @@ export class KeyLimiter {
   }
 
   /** Requests of higher priority than `priority` waiting for the key's budget. */
-  private ahead(state: KeyState, priority: UpstreamPriority): number {
-    let count = 0;
+  private ahead(state: KeyState, priority: UpstreamPriority, id: string): number {
+    let count = PRIORITY_RANK[priority] > PRIORITY_RANK.missed ? (this.options.missedElsewhere?.(id) ?? 0) : 0;
     for (const other of Object.keys(state.queued) as UpstreamPriority[]) {
       if (PRIORITY_RANK[other] < PRIORITY_RANK[priority]) count += state.queued[other];
     }
@@ -308,7 +314,7 @@ export class KeyLimiter {
         const now = this.now();
         const allowance = this.allowance(id);
         const notBefore = Math.max(now, state.cooldownUntil);
-        const ahead = this.ahead(state, priority);
+        const ahead = this.ahead(state, priority, id);
         const slot: TakenSlot = { at: now, member: `${now}-${randomUUID()}` };
         let waitMs: number;
         if (notBefore > now) {
