@@ -48,6 +48,12 @@ export interface GatewayConfig {
   responseCacheEnabled: boolean;
   /** Memory bound of the response cache, bytes (`RESPONSE_CACHE_MAX_BYTES`, default 33554432 = 32 MiB). */
   responseCacheMaxBytes: number;
+  /**
+   * Memory bound of Apollo's store of parsed and validated documents, bytes of their JSON as
+   * Apollo counts them (`DOCUMENT_CACHE_MAX_BYTES`, default 4194304 = 4 MiB; Apollo's own
+   * default is 30 MiB, which many distinct documents fill at several times that in heap).
+   */
+  documentCacheMaxBytes: number;
   /** Freshness per endpoint kind, seconds (`CACHE_TTL_<KIND>_SECONDS`). */
   cacheTtlSeconds: Record<CacheKind, number>;
   /** Oldest cached value served when the upstream fails or rate-limits, seconds (`STALE_MAX_AGE_SECONDS`, default 3600). */
@@ -172,6 +178,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   cacheMaxBytes: 64 * 1024 * 1024,
   responseCacheEnabled: true,
   responseCacheMaxBytes: 32 * 1024 * 1024,
+  documentCacheMaxBytes: 4 * 1024 * 1024,
   cacheTtlSeconds: Object.freeze({ lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 }),
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,
@@ -433,6 +440,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
     responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),
     responseCacheMaxBytes: intSetting(env, 'RESPONSE_CACHE_MAX_BYTES', DEFAULT_CONFIG.responseCacheMaxBytes, 1024),
+    documentCacheMaxBytes: intSetting(env, 'DOCUMENT_CACHE_MAX_BYTES', DEFAULT_CONFIG.documentCacheMaxBytes, 1024),
     cacheTtlSeconds: Object.fromEntries(
       (Object.keys(TTL_SETTINGS) as CacheKind[]).map((kind) => [kind, intSetting(env, TTL_SETTINGS[kind], DEFAULT_CONFIG.cacheTtlSeconds[kind], 0)]),
     ) as Record<CacheKind, number>,

@@ -5,6 +5,8 @@ import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheContr
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import type { DocumentNode } from 'graphql';
 import type { DestinationStream, Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
@@ -148,6 +150,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       : undefined;
   const apollo = new ApolloServer<GatewayContext>({
     schema: await buildGatewaySchema(),
+    // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
+    // which is a fraction of their heap): many distinct documents must not grow the process.
+    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),
     introspection: config.introspection,
     // A request is not a CSRF risk when a browser could only send it cross-site after a
     // CORS preflight: a non-simple content type (Apollo's own check), or one of these

@@ -1,0 +1,67 @@
+/**
+ * Apollo keeps parsed and validated documents in its document store, so a document sent
+ * again skips parsing and validation. Its default bound is 30 MiB (of the documents' JSON,
+ * several times that in heap), which a stream of distinct documents fills slowly: the
+ * gateway bounds it by `DOCUMENT_CACHE_MAX_BYTES` (default 4 MiB). Observed through the
+ * store's `get` (keyed by the SHA-256 of the document's text): a miss means Apollo parses
+ * and validates the document again.
+ */
+import { createHash } from 'node:crypto';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { DEFAULT_CONFIG, loadConfig } from '../../src/config';
+import { startStack } from '../support';
+import type { Stack } from '../support';
+
+/** A small document of its own (distinct text, the same cheap field). */
+function documentNumber(n: number): string {
+  return `query Doc${n} { __typename }`;
+}
+
+/** Whether each lookup of `text` in a document store found it, in order. */
+function lookupsOf(text: string): () => Promise<boolean[]> {
+  const hash = createHash('sha256').update(text).digest('hex');
+  const get = jest.spyOn(InMemoryLRUCache.prototype, 'get');
+  return async () => {
+    const found: boolean[] = [];
+    for (const [index, [key]] of get.mock.calls.entries()) {
+      if (typeof key === 'string' && key.endsWith(hash)) found.push((await get.mock.results[index]?.value) !== undefined);
+    }
+    return found;
+  };
+}
+
+describe("Apollo's document store is bounded by DOCUMENT_CACHE_MAX_BYTES", () => {
+  let stack: Stack | undefined;
+
+  afterEach(async () => {
+    jest.restoreAllMocks();
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('defaults to 4 MiB and reads the setting', () => {
+    expect(DEFAULT_CONFIG.documentCacheMaxBytes).toBe(4 * 1024 * 1024);
+    expect(loadConfig({ DOCUMENT_CACHE_MAX_BYTES: '65536' }).documentCacheMaxBytes).toBe(65_536);
+    expect(() => loadConfig({ DOCUMENT_CACHE_MAX_BYTES: '10' })).toThrow(/DOCUMENT_CACHE_MAX_BYTES/);
+  });
+
+  it('parses a document sent again once the store had to make room for others', async () => {
+    stack = await startStack({ config: { documentCacheMaxBytes: 1024 } });
+    const lookups = lookupsOf(documentNumber(0));
+
+    expect((await stack.executeText(documentNumber(0))).errors).toBeUndefined();
+    for (let n = 1; n <= 20; n += 1) await stack.executeText(documentNumber(n));
+    expect((await stack.executeText(documentNumber(0))).errors).toBeUndefined();
+    expect(await lookups()).toEqual([false, false]);
+  });
+
+  it('keeps a document that fits: sent again, it is not parsed again', async () => {
+    stack = await startStack();
+    const lookups = lookupsOf(documentNumber(0));
+
+    await stack.executeText(documentNumber(0));
+    for (let n = 1; n <= 20; n += 1) await stack.executeText(documentNumber(n));
+    await stack.executeText(documentNumber(0));
+    expect(await lookups()).toEqual([false, true]);
+  });
+});
