@@ -164,7 +164,9 @@ export class Bench {
   profileFlags(profile: boolean): string[] {
     const target = this.args.profile;
     if (!profile || target === null) return [];
-    return ['--cpu-prof', '--cpu-prof-dir', RESULTS, '--cpu-prof-name', `${target}.cpuprofile`];
+    // Source maps only for a profile (its frames then name TypeScript lines); otherwise a server
+    // runs as `npm start` runs it, without them (they cost memory and some speed).
+    return ['--enable-source-maps', '--cpu-prof', '--cpu-prof-dir', RESULTS, '--cpu-prof-name', `${target}.cpuprofile`];
   }
 
   /** Marks a started process as profiled, so {@link stopServer} summarizes its profile. */
@@ -208,7 +210,7 @@ export class Bench {
     log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
     const service = await startService({
       name,
-      args: ['--enable-source-maps', ...this.profileFlags(profile), main],
+      args: [...this.profileFlags(profile), main],
       env: this.gatewayEnvironment(port, settings, options),
       cwd: root,
       port,

@@ -15,7 +15,7 @@ const floorServer: SharedServer = {
     log(`starting floor on port ${port}`);
     const floor = await startService({
       name: 'floor',
-      args: ['--enable-source-maps', ...bench.profileFlags(profile), join(ROOT, 'dist', 'bench', 'floor-server.js'), '--port', String(port), '--data', FLOOR_DATA],
+      args: [...bench.profileFlags(profile), join(ROOT, 'dist', 'bench', 'floor-server.js'), '--port', String(port), '--data', FLOOR_DATA],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port,
