@@ -304,7 +304,7 @@ export class UpstreamEconomy {
     caller.accounting.noteAge(ageMs);
     this.events.served?.(endpoint.cacheKind, ageMs / 1000);
     if (!this.refreshAhead || caller.noCache) return;
-    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, path, storedAt: entry.storedAt, ttlMs: this.freshness.ttlMs(endpoint) });
+    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, storedAt: entry.storedAt, ttlMs: this.freshness.ttlMs(endpoint) });
     if (!this.refreshTimer) {
       this.refreshTimer = setInterval(() => this.runRefreshes(), this.options.refreshAhead?.tickMs ?? 1000);
       this.refreshTimer.unref();

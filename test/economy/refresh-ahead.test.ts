@@ -17,7 +17,7 @@ function tracker(options: Partial<RefreshAheadOptions> = {}): RefreshAhead {
 }
 
 function read(ahead: RefreshAhead, path: string, storedAt: number, keyId = 'k1', ttlMs = TTL): void {
-  const event: ResourceRead = { keyId, apiKey: `api-${keyId}`, key: `${keyId}|${path}`, endpoint: ENDPOINTS.factoryCounter, path, storedAt, ttlMs };
+  const event: ResourceRead = { keyId, apiKey: `api-${keyId}`, key: `${keyId}|${path}`, endpoint: ENDPOINTS.factoryCounter, storedAt, ttlMs };
   ahead.noteRead(event);
 }
 
@@ -36,6 +36,20 @@ beforeEach(() => {
 });
 
 describe('RefreshAhead', () => {
+  it('tracks at most maxResourcesPerKey resources of a key, forgetting the least recently read first', () => {
+    const ahead = tracker({ maxResourcesPerKey: 2 });
+    const storedAt = now;
+    now = storedAt + 10_000;
+    readTimes(ahead, '/a', 2, storedAt);
+    readTimes(ahead, '/b', 2, storedAt);
+    now += 1000;
+    read(ahead, '/a', storedAt); // '/a' read again: '/b' is now the least recently read
+    now += 1000;
+    readTimes(ahead, '/c', 2, storedAt);
+    now = storedAt + 50_000;
+    expect(ahead.candidates('k1').map((candidate) => candidate.key).sort()).toEqual(['k1|/a', 'k1|/c']);
+  });
+
   it('refreshes a resource read at least twice within its freshness window, once it nears expiry, and not before', () => {
     const ahead = tracker();
     const storedAt = now;

@@ -10,8 +10,6 @@ export interface ResourceRead {
   /** The cache key (`<hashed key>|<path>`). */
   key: string;
   endpoint: Endpoint;
-  /** The request path, e.g. `/factory/counter/abc`. */
-  path: string;
   /** When the cached answer now served was fetched, epoch ms. */
   storedAt: number;
   /** How long it is fresh, ms. */
@@ -50,13 +48,17 @@ export interface RefreshAheadOptions {
 /** Reads remembered per resource (enough to count "at least twice" and a recent rate). */
 const READS_KEPT = 8;
 
+/**
+ * One resource of one key. Kept small, since 500 keys of a dashboard are 43,000 of them: a
+ * plain array of read times (a typed array costs three heap objects), and no path (the
+ * map key holds it, see {@link pathOf}).
+ */
 interface TrackedResource {
   endpoint: Endpoint;
-  path: string;
   storedAt: number;
   ttlMs: number;
-  /** Times of the last {@link READS_KEPT} reads, a ring. */
-  reads: Float64Array;
+  /** Times of the last {@link READS_KEPT} reads (epoch ms); a ring once full, `next` is the oldest. */
+  reads: number[];
   next: number;
   /** True while a refresh of it is running. */
   refreshing: boolean;
@@ -65,7 +67,8 @@ interface TrackedResource {
 interface TrackedKey {
   apiKey: string;
   lastReadAt: number;
-  resources: LRUCache<string, TrackedResource>;
+  /** By cache key, in the order of their last read (oldest first), at most `maxResourcesPerKey`. */
+  resources: Map<string, TrackedResource>;
   /** Start times of this key's refreshes in the current budget window. */
   refreshes: number[];
 }
@@ -114,25 +117,38 @@ export class RefreshAhead {
     const now = this.now();
     let tracked = this.keys.get(read.keyId);
     if (!tracked) {
-      tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new LRUCache({ max: this.options.maxResourcesPerKey ?? 512 }), refreshes: [] };
+      tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new Map(), refreshes: [] };
       this.keys.set(read.keyId, tracked);
     }
     tracked.apiKey = read.apiKey;
     tracked.lastReadAt = now;
-    let resource = tracked.resources.get(read.key);
-    if (!resource) {
-      resource = { endpoint: read.endpoint, path: read.path, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: new Float64Array(READS_KEPT).fill(-Infinity), next: 0, refreshing: false };
-      tracked.resources.set(read.key, resource);
+    const resources = tracked.resources;
+    let resource = resources.get(read.key);
+    if (resource) {
+      // Most recently read last (a Map keeps insertion order): the oldest read go first.
+      resources.delete(read.key);
+    } else {
+      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: [], next: 0, refreshing: false };
+      const max = this.options.maxResourcesPerKey ?? 512;
+      if (resources.size >= max) {
+        const oldest = resources.keys().next().value;
+        if (oldest !== undefined) resources.delete(oldest);
+      }
     }
+    resources.set(read.key, resource);
     resource.storedAt = Math.max(resource.storedAt, read.storedAt);
     resource.ttlMs = read.ttlMs;
-    resource.reads[resource.next] = now;
-    resource.next = (resource.next + 1) % READS_KEPT;
+    if (resource.reads.length < READS_KEPT) {
+      resource.reads.push(now);
+    } else {
+      resource.reads[resource.next] = now;
+      resource.next = (resource.next + 1) % READS_KEPT;
+    }
   }
 
   /** Tells that a resource was stored again (by a refresh or any other fetch): its freshness starts anew. */
   noteStored(keyId: string, key: string, storedAt: number): void {
-    const resource = this.keys.get(keyId, { updateAgeOnGet: false })?.resources.get(key, { updateAgeOnGet: false });
+    const resource = this.keys.get(keyId, { updateAgeOnGet: false })?.resources.get(key);
     if (resource) resource.storedAt = Math.max(resource.storedAt, storedAt);
   }
 
@@ -182,11 +198,11 @@ export class RefreshAhead {
       const allowance = this.allowance(keyId);
       if (allowance <= 0) continue;
       for (const candidate of this.candidates(keyId).slice(0, allowance)) {
-        const resource = tracked.resources.get(candidate.key, { updateAgeOnGet: false });
+        const resource = tracked.resources.get(candidate.key);
         if (!resource) continue;
         resource.refreshing = true;
         tracked.refreshes.push(now);
-        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: resource.path });
+        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: pathOf(keyId, candidate.key) });
       }
     }
     return tasks;
@@ -194,7 +210,7 @@ export class RefreshAhead {
 
   /** A refresh has finished (stored or failed): the resource may be chosen again. */
   done(task: RefreshTask, storedAt: number | null): void {
-    const resource = this.keys.get(task.keyId, { updateAgeOnGet: false })?.resources.get(task.key, { updateAgeOnGet: false });
+    const resource = this.keys.get(task.keyId, { updateAgeOnGet: false })?.resources.get(task.key);
     if (!resource) return;
     resource.refreshing = false;
     if (storedAt !== null) resource.storedAt = Math.max(resource.storedAt, storedAt);
@@ -204,4 +220,9 @@ export class RefreshAhead {
   get activeKeys(): number {
     return this.keys.size;
   }
+}
+
+/** The request path of a cache key (`<hashed key>|<path>`, see `cacheKey`). */
+function pathOf(keyId: string, key: string): string {
+  return key.startsWith(`${keyId}|`) ? key.slice(keyId.length + 1) : key.slice(key.indexOf('|') + 1);
 }
