@@ -26,6 +26,17 @@ process.once('exit', () => rmSync(CACHE_FILES, { recursive: true, force: true })
 export const ROOT = projectRoot();
 /** Where summaries, profiles and the floor's data go (git-ignored). */
 export const RESULTS = join(ROOT, 'bench', 'results');
+
+/**
+ * The Node flags of `npm start` (package.json's `scripts.start`, `… && node <flags>
+ * dist/src/main.js`), so the bench runs the gateway as its users do; e.g.
+ * `--max-semi-space-size=4`.
+ */
+export function startNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts;
+  const flags = /\bnode((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(scripts?.['start'] ?? '')?.[1] ?? '';
+  return flags.split(/\s+/).filter((flag) => flag.length > 0);
+}
 /** The demo's premium key (every scope), the key of the warm scenarios. */
 export const PREMIUM_KEY = 'demo-premium-key';
 
@@ -210,7 +221,7 @@ export class Bench {
     log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
     const service = await startService({
       name,
-      args: [...this.profileFlags(profile), main],
+      args: [...this.profileFlags(profile), ...startNodeFlags(), main],
       env: this.gatewayEnvironment(port, settings, options),
       cwd: root,
       port,

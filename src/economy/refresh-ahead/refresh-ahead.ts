@@ -47,6 +47,8 @@ export interface RefreshAheadOptions {
 
 /** Reads remembered per resource (enough to count "at least twice" and a recent rate). */
 const READS_KEPT = 8;
+/** The reads of a resource not read yet (shared: a resource gets its own array at its first read). */
+const EMPTY_READS: readonly number[] = Object.freeze([]);
 
 /**
  * One resource of one key. Kept small, since 500 keys of a dashboard are 43,000 of them: a
@@ -58,7 +60,7 @@ interface TrackedResource {
   storedAt: number;
   ttlMs: number;
   /** Times of the last {@link READS_KEPT} reads (epoch ms); a ring once full, `next` is the oldest. */
-  reads: number[];
+  reads: readonly number[];
   next: number;
   /** True while a refresh of it is running. */
   refreshing: boolean;
@@ -128,7 +130,7 @@ export class RefreshAhead {
       // Most recently read last (a Map keeps insertion order): the oldest read go first.
       resources.delete(read.key);
     } else {
-      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: [], next: 0, refreshing: false };
+      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: EMPTY_READS, next: 0, refreshing: false };
       const max = this.options.maxResourcesPerKey ?? 512;
       if (resources.size >= max) {
         const oldest = resources.keys().next().value;
@@ -139,9 +141,11 @@ export class RefreshAhead {
     resource.storedAt = Math.max(resource.storedAt, read.storedAt);
     resource.ttlMs = read.ttlMs;
     if (resource.reads.length < READS_KEPT) {
-      resource.reads.push(now);
+      // A new array of the exact length: `push` would grow the backing store to 17 slots.
+      resource.reads = [...resource.reads, now];
     } else {
-      resource.reads[resource.next] = now;
+      // Full (its own array by now): a ring, `next` the oldest.
+      (resource.reads as number[])[resource.next] = now;
       resource.next = (resource.next + 1) % READS_KEPT;
     }
   }
