@@ -140,7 +140,7 @@ export interface GatewayConfig {
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
   cacheSnapshotSeconds: number;
-  /** V8 heap growth past the live data before the next full collection, percent; 0 = V8's own (`HEAP_GROWING_PERCENT`, default 50; `npm start` and the demo only). */
+  /** V8 heap growth past the live data before the next full collection, percent; 0 = V8's own (`HEAP_GROWING_PERCENT`, default 30; `npm start` and the demo only). */
   heapGrowingPercent: number;
   /** Most of each key's upstream budget refresh-ahead may use, 0–1; 0 = off (`REFRESH_AHEAD_SHARE`, default 0.7). */
   refreshAheadShare: number;
@@ -215,7 +215,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionKeepAliveMs: 12_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
-  heapGrowingPercent: 50,
+  heapGrowingPercent: 30,
   refreshAheadShare: 0.7,
   refreshAheadIdleSeconds: 600,
 }) as Readonly<GatewayConfig>;

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from '../../src/config';
 describe('cache file, refresh-ahead and heap growth settings', () => {
   it('defaults: a cache file under .data/, written every 60 s; 0.7 of the budget for refresh-ahead, 600 s idle; heap growth 50 %', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ cacheFile: '.data/upstream-cache', cacheSnapshotSeconds: 60, refreshAheadShare: 0.7, refreshAheadIdleSeconds: 600, heapGrowingPercent: 50 });
+    expect(config).toMatchObject({ cacheFile: '.data/upstream-cache', cacheSnapshotSeconds: 60, refreshAheadShare: 0.7, refreshAheadIdleSeconds: 600, heapGrowingPercent: 30 });
   });
 
   it.each(['off', 'OFF', 'false', 'none', '0'])('CACHE_FILE=%s turns persistence off', (value) => {
