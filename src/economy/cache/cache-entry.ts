@@ -46,3 +46,8 @@ export type CacheEntry =
 export function cacheKey(keyId: string, path: string): string {
   return `${keyId}|${path}`;
 }
+
+/** The request path of a cache key: the inverse of {@link cacheKey}. */
+export function pathOfCacheKey(keyId: string, key: string): string {
+  return key.slice(keyId.length + 1);
+}

@@ -83,9 +83,8 @@ interface KeyState {
   /** The learned allowance after the last 429 (it grows back by one request per window), and when it was learned. */
   allowance: number;
   learnedAt: number;
-  /** 429s without `Retry-After` in a row (each within a window after the previous cooldown ended), and the last backoff, s. */
+  /** 429s without `Retry-After` in a row (each within a window after the previous cooldown ended). */
   backoffStreak: number;
-  backoffSeconds: number;
   /** Requests in flight. */
   active: number;
   /** Requests waiting for a slot, in arrival order. */
@@ -131,7 +130,7 @@ export class KeyLimiter {
     let state = this.states.get(id);
     if (!state) {
       const requests = this.options.limit?.requests ?? 0;
-      state = { cooldownUntil: 0, allowance: requests, learnedAt: 0, backoffStreak: 0, backoffSeconds: 0, active: 0, waiting: [], queued: { operation: 0, missed: 0, background: 0 } };
+      state = { cooldownUntil: 0, allowance: requests, learnedAt: 0, backoffStreak: 0, active: 0, waiting: [], queued: { operation: 0, missed: 0, background: 0 } };
       this.states.set(id, state);
     }
     return state;
@@ -182,8 +181,7 @@ export class KeyLimiter {
     const windowMs = this.options.limit?.windowMs ?? 60_000;
     const again = state.backoffStreak > 0 && this.now() < state.cooldownUntil + windowMs;
     state.backoffStreak = again ? state.backoffStreak + 1 : 1;
-    state.backoffSeconds = Math.min(max, base * 2 ** Math.min(30, state.backoffStreak - 1));
-    return state.backoffSeconds;
+    return Math.min(max, base * 2 ** Math.min(30, state.backoffStreak - 1));
   }
 
   /**
@@ -315,7 +313,8 @@ export class KeyLimiter {
         const allowance = this.allowance(id);
         const notBefore = Math.max(now, state.cooldownUntil);
         const ahead = this.ahead(state, priority, id);
-        const slot: TakenSlot = { at: now, member: `${now}-${randomUUID()}` };
+        // The member names the request in the shared log (only there is it needed).
+        const slot: TakenSlot = { at: now, member: this.options.shared ? `${now}-${randomUUID()}` : '' };
         let waitMs: number;
         if (notBefore > now) {
           waitMs = notBefore - now;

@@ -40,16 +40,13 @@ export class SlidingWindowLog {
    * the window's edge. Adds `doneAt` also when `sentAt` has already left the window.
    */
   settle(keyId: string, sentAt: number, doneAt: number): void {
-    const log = this.logs.get(keyId) ?? [];
-    const index = log.indexOf(sentAt);
-    if (index >= 0) log.splice(index, 1);
-    let at = log.length;
-    while (at > 0 && (log[at - 1] ?? 0) > doneAt) at -= 1;
-    log.splice(at, 0, doneAt);
-    this.logs.set(keyId, log);
+    const log = this.logs.get(keyId);
+    const index = log?.indexOf(sentAt) ?? -1;
+    if (index >= 0) log?.splice(index, 1);
+    this.record(keyId, doneAt);
   }
 
-  /** Records a request sent elsewhere (the shared log took it), so local estimates see it. */
+  /** Records a request at `at`, in order: one sent elsewhere (the shared log took it), so local estimates see it, or a settled one. */
   record(keyId: string, at: number): void {
     const log = this.logs.get(keyId) ?? [];
     log.push(at);

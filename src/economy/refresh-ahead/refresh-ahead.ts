@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
+import { pathOfCacheKey } from '../cache/cache-entry';
 
 /** One read of a cached resource, as the economy reports it. */
 export interface ResourceRead {
@@ -53,7 +54,7 @@ const EMPTY_READS: readonly number[] = Object.freeze([]);
 /**
  * One resource of one key. Kept small, since 500 keys of a dashboard are 43,000 of them: a
  * plain array of read times (a typed array costs three heap objects), and no path (the
- * map key holds it, see {@link pathOf}).
+ * map key holds it, see `pathOfCacheKey`).
  */
 interface TrackedResource {
   endpoint: Endpoint;
@@ -206,7 +207,7 @@ export class RefreshAhead {
         if (!resource) continue;
         resource.refreshing = true;
         tracked.refreshes.push(now);
-        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: pathOf(keyId, candidate.key) });
+        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: pathOfCacheKey(keyId, candidate.key) });
       }
     }
     return tasks;
@@ -224,9 +225,4 @@ export class RefreshAhead {
   get activeKeys(): number {
     return this.keys.size;
   }
-}
-
-/** The request path of a cache key (`<hashed key>|<path>`, see `cacheKey`). */
-function pathOf(keyId: string, key: string): string {
-  return key.startsWith(`${keyId}|`) ? key.slice(keyId.length + 1) : key.slice(key.indexOf('|') + 1);
 }
