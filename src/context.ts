@@ -12,6 +12,7 @@ import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import type { LoaderOptions } from './domains/shared/loader';
 import { UpstreamSession } from './economy';
+import { bearerToken } from './pipeline/credential';
 import { patienceFromPrefer } from './web/prefer-wait';
 
 /** Every per-operation loader, by domain. */
@@ -44,22 +45,6 @@ export interface GatewayServices {
   economy: UpstreamEconomy;
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
     Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs'>>;
-}
-
-/** The token of an `Authorization: Bearer <token>` header, or null. */
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1] ?? null;
-}
-
-/**
- * True when an `Authorization` header is set but is not `Bearer <token>` (one token, no
- * spaces), e.g. a bare key or a placeholder like `Bearer <your key>`. Such a request is
- * refused with `UNAUTHENTICATED` instead of running as if it had no key. An empty
- * header counts as no key.
- */
-export function isMalformedAuthorization(header: string | undefined): boolean {
-  return (header ?? '').trim() !== '' && bearerToken(header) === null;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {

@@ -114,25 +114,9 @@ export class SubscriptionService {
     const { apiKey } = ctx;
     const keyId = ctx.session.keyId;
     if (!apiKey || !keyId) throw this.refuse(missingKeyError());
-    if (this.openFor(keyId) >= this.limits.maxPerKey) {
-      throw this.refuse(
-        new GatewayError(
-          'RATE_LIMITED',
-          `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
-          { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
-        ),
-      );
-    }
+    const overLimit = this.limitRefusal(keyId, scope.connection);
+    if (overLimit) throw this.refuse(overLimit);
     const connection = scope.connection;
-    if (connection.active >= this.limits.maxPerConnection) {
-      throw this.refuse(
-        new GatewayError(
-          'RATE_LIMITED',
-          `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
-          { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
-        ),
-      );
-    }
     // Counted before the first poll, so subscriptions that start together count too.
     this.perKey.set(keyId, this.openFor(keyId) + 1);
     connection.active += 1;
@@ -164,7 +148,35 @@ export class SubscriptionService {
     return stream;
   }
 
-  private refuse(error: GatewayError): GatewayError {
+  /**
+   * The `RATE_LIMITED` error of a subscription that would go over a limit now: the key's
+   * (`SUBSCRIPTIONS_MAX_PER_KEY`, when `keyId` is known) or the connection's
+   * (`SUBSCRIPTIONS_MAX_PER_CONNECTION`); null when it may open. Cheap: the transports
+   * ask it before parsing a subscribe message, so a burst over the limit costs little.
+   *
+   * @param keyId - the hashed key it would run with, or null (no key: only the connection counts)
+   * @param connection - the connection it came on
+   */
+  limitRefusal(keyId: string | null, connection: SubscriptionConnection): GatewayError<'RATE_LIMITED'> | null {
+    if (keyId !== null && this.openFor(keyId) >= this.limits.maxPerKey) {
+      return new GatewayError(
+        'RATE_LIMITED',
+        `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
+        { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
+      );
+    }
+    if (connection.active >= this.limits.maxPerConnection) {
+      return new GatewayError(
+        'RATE_LIMITED',
+        `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
+        { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
+      );
+    }
+    return null;
+  }
+
+  /** Counts a refusal in the metrics (by code) and returns it. */
+  refuse(error: GatewayError): GatewayError {
     this.metrics?.refused(error.code);
     return error;
   }
