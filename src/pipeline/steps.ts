@@ -20,8 +20,8 @@
  * graphql-ws and graphql-sse the pipeline runs them itself. A new check is one entry
  * here, in its place.
  */
-import { OperationTypeNode } from 'graphql';
-import type { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
+import { getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { GatewayConfig } from '../config';
 import { GatewayError } from '../errors/gateway-error';
@@ -251,6 +251,19 @@ export const STEPS = [
       }
       if (state.variables) state.variables = declaredVariables(state.operation, state.variables);
       return null;
+    },
+  },
+  {
+    // Variables that do not coerce to their declared types: BAD_USER_INPUT, with
+    // graphql-js's message. Over HTTP, Apollo Server coerces them itself right after this
+    // phase and answers the same code and message, so the step leaves HTTP to it.
+    name: 'variables',
+    phase: 'operation',
+    run: (state, env) => {
+      if (state.transport === 'http') return null;
+      const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
+      const [error] = coerced.errors ?? [];
+      return error ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }) : null;
     },
   },
   {
