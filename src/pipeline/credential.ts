@@ -26,12 +26,3 @@ export function readCredential(value: unknown): Credential {
   const token = typeof value === 'string' ? bearerToken(value) : null;
   return token ? { kind: 'key', apiKey: token } : { kind: 'malformed' };
 }
-
-/**
- * True when an `Authorization` header is set but is not `Bearer <token>` (one token, no
- * spaces), e.g. a bare key or a placeholder like `Bearer <your key>`. An empty header
- * counts as no key.
- */
-export function isMalformedAuthorization(header: string | undefined): boolean {
-  return readCredential(header).kind === 'malformed';
-}
