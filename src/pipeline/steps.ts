@@ -110,34 +110,47 @@ export interface OperationState {
 
 /** A step of the `request` phase: a refusal, or null to go on. */
 interface RequestStep<N extends string> {
+  /** The step's name (metrics, tests, docs). */
   readonly name: N;
+  /** Always `request`. */
   readonly phase: 'request';
+  /** Checks (and may update) the request: a refusal, or null to go on. Never throws for bad input. */
   run(state: RequestState, env: StepEnvironment): Refusal | null;
 }
 
 /** The `parse` step (its limit is `MAX_DOCUMENT_TOKENS`). */
 interface ParseStep<N extends string> {
+  /** The step's name. */
   readonly name: N;
+  /** Always `parse`. */
   readonly phase: 'parse';
 }
 
 /** A step of the `validate` phase: graphql-js validation rules. */
 interface ValidateStep<N extends string> {
+  /** The step's name. */
   readonly name: N;
+  /** Always `validate`. */
   readonly phase: 'validate';
+  /** The step's graphql-js validation rules, built once per pipeline. */
   rules(env: StepEnvironment): ValidationRule[];
 }
 
 /** A step of the `operation` phase: an error (a `GatewayError` with its HTTP status), or null to go on. */
 interface OperationStep<N extends string> {
+  /** The step's name. */
   readonly name: N;
+  /** Always `operation`. */
   readonly phase: 'operation';
+  /** Checks (and may update) the operation: the error that refuses it (with `extensions.http` for HTTP), or null to go on. */
   run(state: OperationState, env: StepEnvironment): GraphQLError | null;
 }
 
 /** The `result` step: applied by each transport to each result (see `response-size.ts`). */
 interface ResultStep<N extends string> {
+  /** The step's name. */
   readonly name: N;
+  /** Always `result`. */
   readonly phase: 'result';
 }
 
