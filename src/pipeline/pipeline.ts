@@ -74,6 +74,9 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
   readonly plugin: ApolloServerPlugin<TContext>;
 }
 
+/** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
+const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
+
 /** A copy of a GraphQL error as a client receives it: `code` set (else `fallbackCode`), no `http` extension. */
 function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
   const source = isGatewayError(error.originalError) ? error.originalError : error;
@@ -144,11 +147,6 @@ export class RequestPipeline {
   /** The names of the steps, in the order they run. */
   get steps(): StepName[] {
     return STEPS.map((step) => step.name);
-  }
-
-  /** The public-site policy the `public-site` step applies. */
-  get publicSite(): PublicSite {
-    return this.env.publicSite;
   }
 
   /** Calls `listener` with every step the pipeline runs itself; returns the function that stops it. */
@@ -226,7 +224,7 @@ export class RequestPipeline {
     }
     let document: DocumentNode;
     try {
-      document = parse(body.query, this.apolloOptions().parseOptions);
+      document = parse(body.query, PARSE_OPTIONS);
     } catch (error) {
       const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
       return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
@@ -260,7 +258,7 @@ export class RequestPipeline {
    */
   apolloOptions<TContext extends BaseContext>(): ApolloPipelineOptions<TContext> {
     return {
-      parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
+      parseOptions: PARSE_OPTIONS,
       validationRules: this.rules,
       plugin: {
         requestDidStart: async () => ({

@@ -8,11 +8,11 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { parse, subscribe as graphqlSubscribe } from 'graphql';
-import type { ExecutionArgs, ExecutionResult, GraphQLError, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
 import { createContext } from '../context';
 import type { GatewayServices } from '../context';
@@ -55,6 +55,9 @@ export const REFUSAL_WINDOW_MS = 10_000;
 
 /** The close code of a WebSocket that sent too many refused subscribe messages: 4429, as graphql-ws closes for too many requests. */
 export const TOO_MANY_REFUSALS_CLOSE_CODE = 4429;
+
+/** The answer to a subscribe message on a closing WebSocket (never sent: the socket is closing). */
+const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is closing.')];
 
 /** Counts one connection's refused subscribe messages in fixed windows of {@link REFUSAL_WINDOW_MS}. */
 class RefusalCount {
@@ -164,6 +167,8 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
       subscribe,
       onSubscribe(ctx, _id, payload) {
+        // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
+        if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
