@@ -5,8 +5,9 @@
  */
 
 /**
- * What a request says about its key: a bearer key, none, or a value that is set but is
- * not `Bearer <token>` (refused with `UNAUTHENTICATED`, never run as "no key").
+ * What a request says about its key: a bearer key (`kind: 'key'`, the token in
+ * `apiKey`), none (`kind: 'none'`), or a value that is set but is not `Bearer <token>`
+ * (`kind: 'malformed'`: refused with `UNAUTHENTICATED`, never run as "no key").
  */
 export type Credential = { readonly kind: 'key'; readonly apiKey: string } | { readonly kind: 'none' } | { readonly kind: 'malformed' };
 

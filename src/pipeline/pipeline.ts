@@ -159,26 +159,27 @@ export class RequestPipeline {
     for (const listener of this.listeners) listener(step, transport);
   }
 
-  /** Runs the `request` phase on `state`: the first refusal, or null. */
-  private runRequestPhase(state: RequestState): { step: StepName; refusal: Refusal } | null {
+  /** Runs the steps of one phase in order, up to the first that refuses (`run` answers non-null): that step and its answer, or null. */
+  private firstRefusal<R>(phase: 'request' | 'operation', transport: Transport, run: (step: Step<StepName>) => R | null): { step: StepName; found: R } | null {
     for (const step of STEPS as readonly Step<StepName>[]) {
-      if (step.phase !== 'request') continue;
-      this.ran(step.name, state.transport);
-      const refusal = step.run(state, this.env);
-      if (refusal) return { step: step.name, refusal };
+      if (step.phase !== phase) continue;
+      this.ran(step.name, transport);
+      const found = run(step);
+      if (found) return { step: step.name, found };
     }
     return null;
   }
 
+  /** Runs the `request` phase on `state`: the first refusal, or null. */
+  private runRequestPhase(state: RequestState): { step: StepName; refusal: Refusal } | null {
+    const refused = this.firstRefusal('request', state.transport, (step) => (step.phase === 'request' ? step.run(state, this.env) : null));
+    return refused && { step: refused.step, refusal: refused.found };
+  }
+
   /** Runs the `operation` phase on `state`: the first error, or null. */
   private runOperationPhase(state: OperationState): { step: StepName; error: GraphQLError } | null {
-    for (const step of STEPS as readonly Step<StepName>[]) {
-      if (step.phase !== 'operation') continue;
-      this.ran(step.name, state.transport);
-      const error = step.run(state, this.env);
-      if (error) return { step: step.name, error };
-    }
-    return null;
+    const failed = this.firstRefusal('operation', state.transport, (step) => (step.phase === 'operation' ? step.run(state, this.env) : null));
+    return failed && { step: failed.step, error: failed.found };
   }
 
   /**

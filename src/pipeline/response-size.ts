@@ -10,6 +10,7 @@ import type { ExecutionResult } from 'graphql';
 
 /** Extensions of the error that replaces a result over the limit. */
 interface TooLargeExtensions {
+  /** Always `QUERY_TOO_EXPENSIVE`. */
   readonly code: 'QUERY_TOO_EXPENSIVE';
   /** Bytes (UTF-8) the result would have had as JSON. */
   readonly responseBytes: number;
