@@ -89,8 +89,17 @@ function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
   });
 }
 
+/** The error of each refusal object, built once: a refusal that is a constant (a limit, a malformed key) costs no new error each time. */
+const refusalErrors = new WeakMap<Refusal, GraphQLError>();
+
+/** The GraphQL error a streaming transport answers a refusal with. */
 function refusalError(refusal: Refusal): GraphQLError {
-  return new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, code: refusal.code } });
+  let error = refusalErrors.get(refusal);
+  if (!error) {
+    error = new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, code: refusal.code } });
+    refusalErrors.set(refusal, error);
+  }
+  return error;
 }
 
 /**

@@ -160,12 +160,21 @@ export type Step<N extends string = string> = RequestStep<N> | ParseStep<N> | Va
 /** The phases, in the order they run. */
 export const PHASES = ['request', 'parse', 'validate', 'operation', 'result'] as const;
 
-/** The answer to a key that is not `Bearer <token>`, by transport. */
-export const MALFORMED_AUTHORIZATION = {
-  http: 'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.',
-  streaming:
-    'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
-} as const;
+/** The refusal of a key that is not `Bearer <token>`, by transport (HTTP 401 with `WWW-Authenticate: Bearer`). */
+const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
+  http: {
+    code: 'UNAUTHENTICATED',
+    message:
+      'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.',
+    status: 401,
+    headers: { 'www-authenticate': 'Bearer' },
+  },
+  streaming: {
+    code: 'UNAUTHENTICATED',
+    message: 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
+    status: 401,
+  },
+};
 
 /** The query text of a request's parameters, or null. */
 function queryText(state: RequestState): string | null {
@@ -190,12 +199,7 @@ export const STEPS = [
     // `Bearer <token>` is refused, never run as "no key".
     name: 'key',
     phase: 'request',
-    run: (state) =>
-      state.credential.kind !== 'malformed'
-        ? null
-        : state.transport === 'http'
-          ? { code: 'UNAUTHENTICATED', message: MALFORMED_AUTHORIZATION.http, status: 401, headers: { 'www-authenticate': 'Bearer' } }
-          : { code: 'UNAUTHENTICATED', message: MALFORMED_AUTHORIZATION.streaming, status: 401 },
+    run: (state) => (state.credential.kind !== 'malformed' ? null : MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming']),
   },
   {
     // Sizes before anything parses or walks the request: variables over

@@ -89,6 +89,8 @@ class EventStream<T> implements AsyncIterableIterator<T> {
  */
 export class SubscriptionService {
   private readonly perKey = new Map<string, number>();
+  private overKey: GatewayError<'RATE_LIMITED'> | undefined;
+  private overConnection: GatewayError<'RATE_LIMITED'> | undefined;
 
   constructor(
     readonly hub: PollHub,
@@ -158,19 +160,20 @@ export class SubscriptionService {
    * @param connection - the connection it came on
    */
   limitRefusal(keyId: string | null, connection: SubscriptionConnection): GatewayError<'RATE_LIMITED'> | null {
+    // Built once: a burst of refusals builds no error (and captures no stack) each.
     if (keyId !== null && this.openFor(keyId) >= this.limits.maxPerKey) {
-      return new GatewayError(
+      return (this.overKey ??= new GatewayError(
         'RATE_LIMITED',
         `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
         { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
-      );
+      ));
     }
     if (connection.active >= this.limits.maxPerConnection) {
-      return new GatewayError(
+      return (this.overConnection ??= new GatewayError(
         'RATE_LIMITED',
         `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
         { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
-      );
+      ));
     }
     return null;
   }

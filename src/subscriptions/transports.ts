@@ -101,14 +101,22 @@ function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prep
   return contextValue;
 }
 
+/** The refusal of each limit error, built once per error (the service builds each error once). */
+const limitRefusals = new WeakMap<GraphQLError, Refusal>();
+
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
 function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
   return (apiKey) => {
     const error = options.subscriptions.limitRefusal(apiKey ? keyId(apiKey, options.services.config.keyHashSecret) : null, connection);
     if (!error) return null;
     options.subscriptions.refuse(error);
-    const { code, ...extensions } = error.extensions;
-    return { code, message: error.message, status: 429, extensions };
+    let refusal = limitRefusals.get(error);
+    if (!refusal) {
+      const { code, ...extensions } = error.extensions;
+      refusal = { code, message: error.message, status: 429, extensions };
+      limitRefusals.set(error, refusal);
+    }
+    return refusal;
   };
 }
 
@@ -179,6 +187,9 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextOf(options, prepared, connection) };
         }
         if (refusals.add(Date.now())) {
+          // Nothing more this connection sends is handled (the messages already received
+          // included): graphql-ws's listener goes, then the socket closes with 4429.
+          ctx.extra.socket.removeAllListeners('message');
           ctx.extra.socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
         }
         if (prepared.step === 'subscription-limit') {
