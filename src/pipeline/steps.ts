@@ -217,6 +217,9 @@ export const STEPS = [
     // Persisted (trusted) documents and public-site mode: a hash is replaced by its
     // document's text; a keyless request runs a trusted document with the server's key,
     // introspection only, or nothing (FORBIDDEN_DOCUMENT, PERSISTED_QUERY_NOT_FOUND).
+    // Its introspection-only test walks a keyless document, but it is not a validation
+    // rule: it decides whose key the request runs with, and Apollo builds the context
+    // (with that key) before it parses.
     name: 'public-site',
     phase: 'request',
     run: (state, env) => {
