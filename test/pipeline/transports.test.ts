@@ -73,6 +73,17 @@ const CASES: Case[] = [
   { name: 'an operation over MAX_UPSTREAM_REQUESTS', body: { query: '{ factories { options { title } } }' }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
   { name: 'an argument out of bounds (inline)', body: { query: `{ factory(id: "${FIXTURE_IDS.shop}") { buyLog(limit: 500) { buyer } } }` }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
   { name: 'an argument out of bounds (variable)', body: { query: 'query Q($id: ID!, $skip: Int!) { factory(id: $id) { buyLog(skip: $skip) { buyer } } }', variables: { id: FIXTURE_IDS.shop, skip: 5000 } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
+  {
+    name: 'a title of 65 emoji (string length bound, counted as the upstream counts)',
+    body: {
+      query: 'mutation W($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
+      variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 2, title: '\u{1F96A}'.repeat(65), data: 'ok', apiSecret: DEMO_KEYS.premium.secret } },
+    },
+    authorization: KEY,
+    codes: ['BAD_USER_INPUT'],
+    get: false, // a mutation over GET is refused by method, before the bound
+  },
+  { name: 'declared variables nested 200 levels', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: nested(200) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
   { name: 'a variable that does not coerce', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
   { name: 'introspection amplified by 369 aliases', body: { query: INTROSPECTION_ALIASES }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'], get: false },
   { name: 'an answer over MAX_RESPONSE_BYTES', body: { query: '{ __schema { types { name fields { name } } } }' }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'] },
