@@ -136,6 +136,8 @@ export interface GatewayConfig {
   subscriptionConnectionInitTimeoutMs: number;
   /** WebSocket ping and SSE keep-alive interval, ms (`SUBSCRIPTION_KEEP_ALIVE_MS`, default 12000). */
   subscriptionKeepAliveMs: number;
+  /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
+  liveQueryThrottleMs: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -213,6 +215,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionBudgetPercent: 50,
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
+  liveQueryThrottleMs: 1000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -482,6 +485,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     subscriptionBudgetPercent: intSetting(env, 'SUBSCRIPTION_BUDGET_PERCENT', DEFAULT_CONFIG.subscriptionBudgetPercent, 1),
     subscriptionConnectionInitTimeoutMs: intSetting(env, 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1),
     subscriptionKeepAliveMs: intSetting(env, 'SUBSCRIPTION_KEEP_ALIVE_MS', DEFAULT_CONFIG.subscriptionKeepAliveMs, 1),
+    liveQueryThrottleMs: intSetting(env, 'LIVE_QUERY_THROTTLE_MS', DEFAULT_CONFIG.liveQueryThrottleMs, 0),
     cacheFile: cacheFileSetting(env, 'CACHE_FILE', DEFAULT_CONFIG.cacheFile),
     cacheSnapshotSeconds: intSetting(env, 'CACHE_SNAPSHOT_SECONDS', DEFAULT_CONFIG.cacheSnapshotSeconds, 0),
     heapGrowingPercent: intSetting(env, 'HEAP_GROWING_PERCENT', DEFAULT_CONFIG.heapGrowingPercent, 0, 300),

@@ -116,7 +116,32 @@ export interface EconomyCaller {
   /** How long this operation waits for budget, ms (`Prefer: wait`); default the economy's `patienceMs`. */
   patienceMs?: number;
   accounting: OperationAccounting;
+  /**
+   * Answer from the process cache only (a live query's re-execution): a cached entry is
+   * served whatever its age, and a miss sends nothing now. It fails with `RATE_LIMITED`
+   * and goes to background fill, which fetches it as the budget allows, exactly as an
+   * operation's miss would; the stored answer then re-runs the live query.
+   */
+  cacheOnly?: boolean;
+  /** When set, told the cache key and request of every GET the caller makes (a live query's resources). */
+  reads?: Map<string, ReadResource>;
 }
+
+/** An upstream resource a caller read: its endpoint and path parameters. */
+export interface ReadResource {
+  /** The endpoint. */
+  readonly endpoint: Endpoint;
+  /** Its path parameters, if any. */
+  readonly params: PathParams | undefined;
+}
+
+/**
+ * Told each time this process's cache of `keyId` gets new data for a resource: an
+ * upstream answer was stored (an operation's fetch, background fill, refresh-ahead, a
+ * subscription poll, a `no-cache` read) or taken from the shared cache. `key` is the
+ * cache key (`<keyId>|<path>`: the hashed key and the request path, never the key).
+ */
+export type EntryStoredListener = (keyId: string, key: string) => void;
 
 /** 4xx answers that are the upstream's final word on a request: cached like a body. */
 const DEFINITIVE_STATUSES = new Set([400, 401, 403, 404]);
@@ -150,6 +175,7 @@ export class UpstreamEconomy {
   private readonly refreshAhead: RefreshAhead | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private readonly fill: BackgroundFill | undefined;
+  private readonly storedListeners = new Set<EntryStoredListener>();
 
   constructor(
     private readonly client: UpstreamClient,
@@ -217,7 +243,9 @@ export class UpstreamEconomy {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = cacheKey(caller.keyId, path);
+    caller.reads?.set(key, { endpoint, params });
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
+    if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, path, key, cached);
     if (cached && !caller.noCache && this.freshness.isFresh(cached, endpoint)) {
       if (endpoint === ENDPOINTS.factoryOption && this.invalidation.inDoubt()) {
         // Another replica may have written this slot while Redis was away: never fresh.
@@ -267,6 +295,37 @@ export class UpstreamEconomy {
     this.noteFreshness(caller, endpoint, entry);
     this.noteServed(caller, endpoint, path, key, entry);
     return reply(entry, null);
+  }
+
+  /**
+   * A cache-only read (see `EconomyCaller.cacheOnly`): the cached entry, whatever its
+   * age, or `RATE_LIMITED` with the time background fill expects to fetch it.
+   */
+  private fromCacheOnly(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string, cached: CacheEntry | undefined): UpstreamReply {
+    if (cached) {
+      caller.accounting.cacheHits += 1;
+      this.noteFreshness(caller, endpoint, cached);
+      this.events.cache?.('hit');
+      this.noteServed(caller, endpoint, path, key, cached);
+      return reply(cached, null);
+    }
+    const error = new UpstreamError('RATE_LIMITED', endpoint, { status: null, endpoint: endpoint.route, message: 'not fetched yet: background fill fetches it as the key\'s budget allows' }, { retryAfterSeconds: 1 });
+    this.noteMissed(caller, endpoint, params, key, error);
+    throw error;
+  }
+
+  /**
+   * Registers a listener told each time the cache of a key gets new data for a resource
+   * (see {@link EntryStoredListener}); returns its removal. Live queries re-run on it.
+   */
+  onEntryStored(listener: EntryStoredListener): () => void {
+    this.storedListeners.add(listener);
+    return () => this.storedListeners.delete(listener);
+  }
+
+  /** Tells the {@link onEntryStored} listeners that `key` of `keyId` got new data. */
+  private stored(keyId: string, key: string): void {
+    for (const listener of this.storedListeners) listener(keyId, key);
   }
 
   /**
@@ -475,6 +534,7 @@ export class UpstreamEconomy {
     }
     // Take the shared answer into the process cache for the rest of its lifetime.
     this.cache.set(key, entry, this.freshness.lifetimeMs(endpoint) - this.freshness.ageMs(entry));
+    this.stored(caller.keyId, key);
     return entry;
   }
 
@@ -493,6 +553,7 @@ export class UpstreamEconomy {
     if (this.options.cacheEnabled) {
       const lifetime = this.freshness.lifetimeMs(endpoint);
       this.cache.set(key, entry, lifetime);
+      this.stored(caller.keyId, key);
       await this.shared?.setEntry(key, entry, lifetime);
     }
     return entry;

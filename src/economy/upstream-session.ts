@@ -1,6 +1,6 @@
 import { OperationAccounting } from './accounting';
 import type { StaleInfo } from './accounting';
-import type { UpstreamEconomy, UpstreamReply } from './upstream-economy';
+import type { EconomyCaller, ReadResource, UpstreamEconomy, UpstreamReply } from './upstream-economy';
 import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
@@ -21,6 +21,10 @@ export class UpstreamSession {
   readonly accounting = new OperationAccounting();
   /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
+  /** Read the process cache only, never send (a live query's re-execution; see `EconomyCaller.cacheOnly`). */
+  cacheOnly = false;
+  /** When set, every GET of the operation is recorded here by cache key (the resources a live query watches). */
+  reads: Map<string, ReadResource> | null = null;
 
   constructor(
     private readonly economy: UpstreamEconomy,
@@ -65,8 +69,16 @@ export class UpstreamSession {
     return result !== null && typeof result === 'object' ? this.staleResults.get(result) : undefined;
   }
 
-  private caller(): { keyId: string; apiKey: string; noCache: boolean; patienceMs?: number; accounting: OperationAccounting } {
+  private caller(): EconomyCaller {
     if (!this.apiKey || !this.keyId) throw missingKeyError();
-    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, patienceMs: this.patienceMs ?? undefined, accounting: this.accounting };
+    return {
+      keyId: this.keyId,
+      apiKey: this.apiKey,
+      noCache: this.noCache,
+      patienceMs: this.patienceMs ?? undefined,
+      accounting: this.accounting,
+      cacheOnly: this.cacheOnly,
+      reads: this.reads ?? undefined,
+    };
   }
 }

@@ -1,4 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { BuildingBankAccountResolver } from '../domains/buildings/building-bank-account.resolver';
 import { BuildingResolver } from '../domains/buildings/building.resolver';
@@ -50,7 +52,7 @@ let built: Promise<GraphQLSchema> | undefined;
  * bounds are checked before execution by the bounds plugin.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: NO_PUBSUB }).then(describeRootTypes);
+  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] }).then(describeRootTypes);
   return built;
 }
 

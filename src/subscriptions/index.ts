@@ -18,6 +18,7 @@ import { RedisPollRelay } from './redis-relay';
 import { SubscriptionMetrics } from './subscription-metrics';
 import { SubscriptionService } from './subscription-service';
 import { createSubscriptionTransports } from './transports';
+import { LiveQueries } from './live-queries';
 
 export type { PollClock } from './poll-hub';
 
@@ -25,6 +26,8 @@ export type { PollClock } from './poll-hub';
 export interface GatewaySubscriptions {
   readonly service: SubscriptionService;
   readonly hub: PollHub;
+  /** The live queries (`query @live`) of the transports. */
+  readonly liveQueries: LiveQueries;
   /** Answers `/graphql/stream`. */
   handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Takes a WebSocket upgrade to `/graphql`; false for any other path. */
@@ -70,11 +73,13 @@ export function createGatewaySubscriptions(
     logger: parts.logger,
   });
   const service = new SubscriptionService(hub, { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection }, metrics);
+  const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs });
   const transports = createSubscriptionTransports({
     schema: parts.schema,
     services: parts.services,
     subscriptions: service,
     pipeline: parts.pipeline,
+    liveQueries,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     logger: parts.logger,
@@ -82,10 +87,12 @@ export function createGatewaySubscriptions(
   return {
     service,
     hub,
+    liveQueries,
     handleSse: (req, res) => transports.handleSse(req, res),
     handleUpgrade: (req, socket, head) => transports.handleUpgrade(req, socket, head),
     async close() {
       await transports.close();
+      liveQueries.close();
       hub.close();
       await relay?.close();
     },

@@ -22,6 +22,7 @@ import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import type { Refusal } from '../pipeline/steps';
+import type { LiveQueries } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
@@ -35,6 +36,8 @@ export interface SubscriptionTransportOptions {
   subscriptions: SubscriptionService;
   /** The gateway's request pipeline (the same one HTTP runs). */
   pipeline: RequestPipeline;
+  /** Runs queries marked `@live` (and every other query and mutation). */
+  liveQueries: LiveQueries;
   /** Close a WebSocket that sent no `connection_init` within this time, ms. */
   connectionInitTimeoutMs: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
@@ -174,6 +177,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       schema: options.schema,
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
       subscribe,
+      execute: (args) => options.liveQueries.execute(args),
       onSubscribe(ctx, _id, payload) {
         // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
@@ -221,6 +225,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   };
   const sse = createHandler({
     schema: options.schema,
+    execute: (args) => options.liveQueries.execute(args),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
