@@ -191,6 +191,11 @@ export class LiveQueries {
    */
   private written(keyId: string, factoryId: string | null): void {
     if (!factoryId) return;
+    // After the invalidation has dropped the entries (listeners are told first).
+    queueMicrotask(() => this.refetch(keyId, factoryId));
+  }
+
+  private refetch(keyId: string, factoryId: string): void {
     for (const key of optionKeys(keyId, factoryId)) {
       const watched = this.watched.get(key);
       if (!watched) continue;
