@@ -4,7 +4,7 @@
  * replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
-export type { EconomyCaller, EconomyEvents, EntryStoredListener, ReadResource } from './upstream-economy';
+export type { EconomyCaller, EconomyEvents, ReadResource } from './upstream-economy';
 export { optionKeys } from './invalidation/invalidation';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';

@@ -9,7 +9,8 @@ import type { Client as WsClient } from 'graphql-ws';
 import { UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack, until } from '../support';
+import { once } from 'node:events';
+import { ManualClock, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 import { collect, wsClient } from './clients';
 import type { Received } from './clients';
@@ -123,5 +124,28 @@ describe('live queries over WebSocket and SSE', () => {
     const answer = await stack.post({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
     expect(answer.status).toBe(400);
     expect(answer.body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
+  });
+});
+
+describe('live queries and subscription polls', () => {
+  it('a subscription poll of the same key that stores new data re-runs the live query', async () => {
+    const clock = new ManualClock();
+    const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0 }, gateway: { now: clock.now, pollClock: clock } });
+    const ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
+    try {
+      const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
+      await live.next();
+      const polled = once(stack.gateway.subscriptions.hub.activity, 'polled');
+      const events = collect((sink) => ws.subscribe({ query: 'subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item priceAfter } } }', variables: { id: FIXTURE_IDS.shop } }, sink));
+      await polled;
+      stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 8.75 });
+      clock.advance(60_000);
+      expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(8.75);
+      events.stop();
+      live.stop();
+    } finally {
+      await ws.dispose();
+      await stack.close();
+    }
   });
 });

@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client as WsClient } from 'graphql-ws';
 import type { GatewayConfig } from '../../src/config';
+import { UpstreamEconomy } from '../../src/economy';
+import type { EconomyCaller } from '../../src/economy';
+import { RE_EXECUTION_DEADLINE_MS } from '../../src/subscriptions/live-queries';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { startStack, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { HttpStack } from '../support';
@@ -36,6 +39,7 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
 
   afterEach(async () => {
     jest.useRealTimers();
+    jest.restoreAllMocks();
     await ws.dispose();
     await stack.close();
   });
@@ -119,6 +123,34 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     expect(priceOf(await live.next(), 'Wasser')).toBe(2.5);
     for (let i = 0; i < 20; i += 1) await turn();
     expect(live.buffered).toBe(0);
+    live.stop();
+  });
+
+  it('gives each re-execution a deadline: one past it sends nothing, and the query lives on', async () => {
+    await start();
+    const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
+    await live.next();
+    useFakeTimersWithRealIo(Date.now());
+    // The next cache-only read never answers.
+    const get = UpstreamEconomy.prototype.get;
+    let stalled = 0;
+    const spy = jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+      if (caller.cacheOnly && stalled === 0) {
+        stalled += 1;
+        return new Promise<never>(() => undefined);
+      }
+      return get.call(this, caller, ...rest);
+    });
+    stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 4.5 });
+    await stack.executeText(NO_CACHE_READ, { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    await until(() => stalled === 1, 'the stalled re-run');
+    jest.advanceTimersByTime(RE_EXECUTION_DEADLINE_MS);
+    for (let i = 0; i < 20; i += 1) await turn();
+    expect(live.buffered).toBe(0);
+    spy.mockRestore();
+    stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 5.5 });
+    await stack.executeText(NO_CACHE_READ, { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    expect(priceOf(await live.next(), 'Wasser')).toBe(5.5);
     live.stop();
   });
 
