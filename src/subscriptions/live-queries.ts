@@ -12,6 +12,7 @@
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
+import { liveQueryJSONDiffPatchGenerator } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
 import { execute as graphqlExecute, getOperationAST } from 'graphql';
 import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { optionKeys } from '../economy';
@@ -40,6 +41,21 @@ interface Watched extends ReadResource {
   readonly keyId: string;
   readonly apiKey: string;
   count: number;
+}
+
+/**
+ * The patch format a client asked for in its subscribe message (`extensions.livePatch`),
+ * or null for whole results (the default). `jsondiffpatch`: the first result is whole
+ * (`data`, `revision: 1`), each later one a `patch` of the previous `data` with the next
+ * `revision`, as `@n1ru4l/graphql-live-query-patch-jsondiffpatch`'s
+ * `applyLiveQueryJSONDiffPatch` applies them on the client.
+ */
+export type LivePatchFormat = 'jsondiffpatch' | null;
+
+/** The patch format of a subscribe message's `extensions` (see {@link LivePatchFormat}). */
+export function livePatchFormat(extensions: unknown): LivePatchFormat {
+  const asked = extensions && typeof extensions === 'object' ? (extensions as { livePatch?: unknown }).livePatch : undefined;
+  return asked === 'jsondiffpatch' ? 'jsondiffpatch' : null;
 }
 
 /** True when `args` runs a query marked `@live` (and not `@live(if: false)`). */
@@ -99,9 +115,11 @@ export class LiveQueries {
    * graphql-js's `execute`. A live query counts against the subscription limits of its
    * key and connection until it ends.
    *
+   * @param args - what to execute; the context is the transport's subscription context
+   * @param patches - the patch format the client asked for (see {@link LivePatchFormat})
    * @throws never: a refusal (no key, over a limit) is a result with its error
    */
-  execute(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
+  execute(args: ExecutionArgs, patches: LivePatchFormat = null): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
     if (!isLiveOperation(args)) return graphqlExecute(args);
     const context = args.contextValue as SubscriptionContext;
     const scope = context.subscription;
@@ -151,7 +169,9 @@ export class LiveQueries {
       end();
       return results;
     }
-    return distinctResults(results, end);
+    const distinct = distinctResults(results, end);
+    if (patches !== 'jsondiffpatch') return distinct;
+    return liveQueryJSONDiffPatchGenerator(markedLive(distinct)) as AsyncIterableIterator<ExecutionResult>;
   }
 
   /** Moves a query's watch from the resources of `before` to those of `now`. */
@@ -228,6 +248,24 @@ function deadlineError(): GatewayError {
 function plain(result: ExecutionResult & { isLive?: boolean }): ExecutionResult {
   const { isLive: _isLive, ...rest } = result;
   return rest;
+}
+
+/** `source` with each result marked `isLive` again (what the patch generator reads). */
+function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
+  const iterator: AsyncIterableIterator<ExecutionResult & { isLive: true }> = {
+    async next() {
+      const step = await source.next();
+      return step.done ? step : { done: false, value: { ...step.value, isLive: true } };
+    },
+    async return() {
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 /**

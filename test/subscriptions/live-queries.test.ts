@@ -4,6 +4,7 @@
  * when an upstream resource the query read got new data for the caller's key; re-runs
  * read the cache only. No sleeps: each step waits for a message or an event.
  */
+import { applyJSONDiffPatch } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import { UpstreamEconomy } from '../../src/economy';
@@ -118,6 +119,19 @@ describe('live queries over WebSocket and SSE', () => {
     mine.stop();
     theirs.stop();
     await other.dispose();
+  });
+
+  it('sends JSON patches (jsondiffpatch) to a client that asks for them: whole first, then patches that give the whole result', async () => {
+    const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop }, extensions: { livePatch: 'jsondiffpatch' } }, sink));
+    const first = (await live.next()) as Received & { revision?: number };
+    expect(first.revision).toBe(1);
+    stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 12.5 });
+    const whole = await stack.executeText(COUNTER.replace(' @live', ''), { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    const second = (await live.next()) as Received & { revision?: number; patch?: unknown };
+    expect(second).toMatchObject({ revision: 2, patch: expect.anything() });
+    expect(second.data).toBeUndefined();
+    expect(applyJSONDiffPatch(structuredClone(first.data ?? {}), second.patch as never)).toEqual(whole.data);
+    live.stop();
   });
 
   it('refuses @live over plain HTTP with BAD_REQUEST', async () => {
