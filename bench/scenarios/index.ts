@@ -9,6 +9,7 @@ import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
+import { livePage } from './live-page';
 import { manyKeys } from './many-keys';
 import { naive } from './naive';
 import { rateLimited } from './rate-limited';
@@ -42,4 +43,5 @@ export const SCENARIOS: readonly Scenario[] = [
   soak,
   distinctDocuments,
   rateLimited,
+  livePage,
 ];
