@@ -1,6 +1,7 @@
 import type { Scenario } from '../lib/bench';
 import { log, PREMIUM_KEY, round } from '../lib/bench';
 import { graphqlHeaders } from '../lib/http';
+import { summarizeLatencies } from '../lib/load';
 import { Scraper } from '../lib/responsiveness';
 import { currentRssMb } from '../lib/rss';
 
@@ -92,6 +93,8 @@ export const soak: Scenario = {
         if (rss !== null) samples.push({ seconds: (performance.now() - started) / 1000, rssMb: rss });
       }, 500);
       const scraper = new Scraper(gateway.origin, 1000);
+      // The operations' own latency: what a scrape waiting in the same queue is compared with.
+      const latencies: number[] = [];
       let sent = 0;
       let errors = 0;
       const firstErrors: string[] = [];
@@ -101,8 +104,10 @@ export const soak: Scenario = {
           sent += 1;
           const { body, key } = request(bench, n);
           try {
+            const sentAt = performance.now();
             const response = await fetch(url, { method: 'POST', headers: graphqlHeaders(key, false), body, signal: AbortSignal.timeout(30_000) });
             const text = await response.text();
+            latencies.push(performance.now() - sentAt);
             if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"')) throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
           } catch (error) {
             errors += 1;
@@ -133,6 +138,7 @@ export const soak: Scenario = {
         scrapes: scrapes.scrapes,
         scrapeFailures: scrapes.failures,
         scrapeLatencyMs: scrapes.latencyMs,
+        operationLatencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)),
         targets: {
           rssSlopeWithin1MbPerMinute: slope === null ? null : Math.abs(slope) <= 1,
           zeroErrors: errors === 0,

@@ -15,7 +15,10 @@
  * `JSON.parse` still parses (and rejects) every body it lets through. On valid JSON its
  * count is exactly the nesting depth, because brackets outside strings are structure
  * and a string ends only at an unescaped `"`; UTF-8 continuation bytes are all ≥ 0x80,
- * so no multi-byte character can look like one of these ASCII bytes.
+ * so no multi-byte character can look like one of these ASCII bytes. It is the count
+ * `textNesting` (src/graph/document-limits.ts) makes of a request's text before graphql-js
+ * parses it, done on bytes as they arrive (that one needs the whole string and knows
+ * GraphQL's comments and block strings; the upstream layer must not import the graph's).
  *
  * Why not the alternatives: a depth-checking reviver runs only after `JSON.parse` has
  * built the whole tree, calls a function per value (1.2–3 × the parse time on every
