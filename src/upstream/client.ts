@@ -83,9 +83,9 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
 /**
  * Most body bytes read (and scanned, see json-nesting.ts) in one turn of the event loop:
  * a large body's chunks, when undici has them buffered, would otherwise all be handled
- * in one turn (about 50 ms for 5 MiB), holding up every other request meanwhile.
+ * in one turn (about 50 ms for 5 MiB on a loaded machine), holding up every other request.
  */
-const READ_SLICE_BYTES = 512 * 1024;
+const READ_SLICE_BYTES = 256 * 1024;
 
 /** Default of {@link UpstreamClientOptions.maxBodyBytes}: 5 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
