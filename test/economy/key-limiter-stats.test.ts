@@ -11,7 +11,7 @@
 import fc from 'fast-check';
 import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
 import type { UpstreamPriority } from '../../src/economy/rate-limit/priority';
-import { terminates } from '../support/terminates';
+import { terminates } from '../support';
 
 const LIMIT = { requests: 3, windowMs: 60_000 };
 const KEYS = ['key-0', 'key-1', 'key-2', 'key-3', 'key-4', 'key-5'];

@@ -14,9 +14,8 @@ import {
   EconomyInventoryDocument,
   UpdateFactoryOptionMessageOnlyDocument,
 } from '../generated/graphql';
-import { LineCollector, startStack, upstreamError, upstreamOf } from '../support';
+import { LineCollector, metricValue, startStack, upstreamError, upstreamOf } from '../support';
 import type { CallOptions, HttpAnswer, Stack } from '../support';
-import { metricValue } from '../support/metrics';
 
 const SECRETS = [
   DEMO_KEYS.premium.key,

@@ -8,10 +8,8 @@
  */
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DEMO_KEYS } from '../../src/simulator';
-import { describeWithRedis, startStack, startTestRedis } from '../support';
+import { describeWithRedis, metricValue, startStack, startTestRedis, terminates } from '../support';
 import type { HttpStack, TestRedis } from '../support';
-import { metricValue } from '../support/metrics';
-import { terminates } from '../support/terminates';
 
 const FACTORIES = '{ factories { id } }';
 
