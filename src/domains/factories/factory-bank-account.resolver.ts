@@ -3,8 +3,8 @@ import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '../shared/bank-account.type';
 import { FactoryBankAccount } from './factory-bank-account.type';
-import { ArgumentBounds, describeBounds } from '../../graph/bounds';
-import { UpstreamCost } from '../../graph/cost';
+import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** Resolves `FactoryBankAccount.transactions` from the company transactions endpoint. */
 @Resolver(() => FactoryBankAccount)

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from '../../graph/bounds';
+import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 
 /** One free-text option slot of a company (data for external company websites). */

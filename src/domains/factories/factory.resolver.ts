@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { StaleInfo } from '../../economy/accounting';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
-import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
+import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
 import { MarketOfferBuy, MarketOfferSell } from '../market/market-offer.type';
 import { BUY_LOG_PAGE_BOUNDS, BuyLogEntry, BuyLogPageArgs } from './buy-log-entry.type';
@@ -13,7 +13,7 @@ import { Factory } from './factory.type';
 import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 
 /**

@@ -1,5 +1,5 @@
 import { Arg, Ctx, ID, Int, Resolver, Root, Subscription } from 'type-graphql';
-import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
+import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { describePolling } from '../../subscriptions/describe';
 import { counterFeed, inventoryFeed, optionFeed } from '../../subscriptions/feeds';

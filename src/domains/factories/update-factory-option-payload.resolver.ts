@@ -1,11 +1,11 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { badInputError, missingKeyError } from '../../errors/gateway-error';
-import { describeBounds } from '../../graph/bounds';
+import { describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { updateOption } from './factories.api';
 import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /**
  * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,

@@ -2,7 +2,7 @@ import { Ctx, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../../context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** The four auction lists of `Query`; each is one upstream request per operation. */
 @Resolver(() => Auction)
