@@ -12,7 +12,7 @@ import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import type { LoaderOptions } from './domains/shared/loader';
 import { UpstreamSession } from './economy';
-import { patienceFromPrefer } from './web/prefer-wait';
+import { patienceFromPrefer } from './http/prefer-wait';
 
 /** Every per-operation loader, by domain. */
 export interface Loaders {
