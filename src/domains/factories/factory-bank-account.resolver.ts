@@ -1,5 +1,5 @@
 import { Args, Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '../shared/bank-account.type';
 import { FactoryBankAccount } from './factory-bank-account.type';

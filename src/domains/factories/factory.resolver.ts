@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { StaleInfo } from '../../economy/accounting';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
 import { MarketOfferBuy, MarketOfferSell } from '../market/market-offer.type';
