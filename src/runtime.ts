@@ -26,7 +26,7 @@ import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
-import type { PollClock } from './subscriptions/poll-hub';
+import type { PollClock } from './subscribable/feed';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';

@@ -12,6 +12,7 @@ import { createMarketLoaders } from './market/market.loaders';
 import type { MarketLoaders } from './market/market.loaders';
 import type { ListItemErrors } from './shared/list-item-errors';
 import type { LoaderOptions } from './shared/loader';
+import type { SubscriptionScope } from '../subscribable/feed';
 
 /** Every per-operation loader, by domain. */
 export interface Loaders {
@@ -59,3 +60,9 @@ export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): L
     },
   };
 }
+
+/**
+ * The context of a subscription field: {@link GatewayContext} plus the scope the
+ * subscription transports set (absent when the operation came over plain HTTP).
+ */
+export type SubscriptionContext = GatewayContext & { subscription?: SubscriptionScope };

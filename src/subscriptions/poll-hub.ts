@@ -9,20 +9,12 @@ import type { UpstreamReply } from '../economy/upstream-economy';
 import { GatewayError } from '../errors/gateway-error';
 import { UpstreamSession } from '../economy';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
-import type { Feed, FeedKind } from './feeds';
-import { isDefinitive } from './feeds';
+import { isDefinitive } from '../subscribable/feed';
+import type { Feed, FeedMessage, PollClock } from '../subscribable/feed';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
-/** What a subscriber receives: an event, or an error (the last message when `final`). */
-export type FeedMessage<E> = { kind: 'event'; event: E } | { kind: 'error'; error: GatewayError; final: boolean };
-
-/** Timers and time, replaceable in tests (a manual clock polls without waiting). */
-export interface PollClock {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { PollClock } from '../subscribable/feed';
 
 /** The real clock. */
 export const SYSTEM_CLOCK: PollClock = {
@@ -150,7 +142,7 @@ export class PollHub {
   }
 
   /** Pollers this process polls itself (leads), by kind. */
-  leading(kind?: FeedKind): number {
+  leading(kind?: string): number {
     let count = 0;
     for (const poller of this.pollers.values()) if (poller.leading && (!kind || poller.feed.kind === kind)) count += 1;
     return count;

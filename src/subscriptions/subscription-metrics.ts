@@ -1,6 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { FeedKind } from './feeds';
 
 /**
  * The subscription metrics on the gateway's registry. Labels are resource kinds,
@@ -49,15 +48,15 @@ export class SubscriptionMetrics {
     this.pollerCount.set({ role: 'following' }, total - leading);
   }
 
-  interval(kind: FeedKind, seconds: number): void {
+  interval(kind: string, seconds: number): void {
     this.intervalSeconds.set({ resource: kind }, seconds);
   }
 
-  polled(kind: FeedKind, outcome: 'changed' | 'unchanged' | 'failed'): void {
+  polled(kind: string, outcome: 'changed' | 'unchanged' | 'failed'): void {
     this.polls.inc({ resource: kind, outcome });
   }
 
-  events(kind: FeedKind, count: number): void {
+  events(kind: string, count: number): void {
     this.eventCount.inc({ resource: kind }, count);
   }
 
