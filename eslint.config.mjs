@@ -22,7 +22,7 @@ const DOCUMENTED = [
   'ExportNamedDeclaration > TSInterfaceDeclaration',
   'ExportNamedDeclaration > TSTypeAliasDeclaration',
   'ExportNamedDeclaration > TSEnumDeclaration',
-  'ExportNamedDeclaration > VariableDeclaration',
+  'ExportNamedDeclaration[declaration.type="VariableDeclaration"]',
 ];
 
 // Files being rewritten on other branches (the economy split, the request pipeline, the

@@ -16,8 +16,11 @@ import type { SubscriptionScope } from '../subscribable/feed';
 
 /** Every per-operation loader, by domain. */
 export interface Loaders {
+  /** The company loaders (`*.loaders.ts` of `factories/`), created on first use in the operation. */
   factories: FactoryLoaders;
+  /** The building loaders, created on first use in the operation. */
   buildings: BuildingLoaders;
+  /** The market loaders, created on first use in the operation. */
   market: MarketLoaders;
 }
 

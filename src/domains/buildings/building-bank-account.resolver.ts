@@ -9,6 +9,10 @@ import { UpstreamCost } from '../../field-rules/cost';
 /** Resolves `BuildingBankAccount.transactions` from the building transactions endpoint. */
 @Resolver(() => BuildingBankAccount)
 export class BuildingBankAccountResolver {
+  /**
+   * `BuildingBankAccount.transactions`: one page of the account's transactions (`GET /building/transactions/{bankId}/{limit}/{skip}`, one request per distinct page in an operation).
+   * Bounds (limit 1..25, skip 0..200) are checked before execution; an upstream failure nulls the field (UPSTREAM_*, FORBIDDEN, NOT_FOUND).
+   */
   @UpstreamCost({ requests: 1 })
   @ArgumentBounds(TRANSACTION_PAGE_BOUNDS)
   @FieldResolver(() => TransactionPage, {

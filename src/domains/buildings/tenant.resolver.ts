@@ -7,6 +7,7 @@ import { UpstreamCost } from '../../field-rules/cost';
 /** The join the REST API lacks: `Tenant.room`. */
 @Resolver(() => Tenant)
 export class TenantResolver {
+  /** `Tenant.room`: the rented room, joined from the building's room list by room id (shared with `Building.rooms`); null when the list no longer has it. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Room, {
     nullable: true,

@@ -64,5 +64,6 @@ export class UpdateFactoryOptionPayload {
 
   /** Which company and slot were written; used to read the slot back when `option` is selected. */
   factoryId!: string;
+  /** The slot that was written, 1..10. */
   slot!: number;
 }

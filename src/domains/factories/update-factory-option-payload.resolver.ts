@@ -47,6 +47,9 @@ export class UpdateFactoryOptionPayloadResolver {
     return { message, factoryId: input.factoryId, slot: input.slot };
   }
 
+  /**
+   * `UpdateFactoryOptionPayload.option`: the slot as it reads after the write (`GET /factory/options/{id}/{slot}`, made only when selected; the write cleared the loader's entry first).
+   */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => FactoryOption, {
     nullable: true,
