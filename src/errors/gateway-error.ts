@@ -35,6 +35,7 @@ export type GatewayErrorExtensions<C extends GatewayErrorCode> = { code: C } & R
  * plain `Error` only for programming errors, which clients then see masked.
  */
 export class GatewayError<C extends GatewayErrorCode = GatewayErrorCode> extends GraphQLError {
+  /** `extensions.code` is always set (one of {@link GatewayErrorCode}), with the code's own fields (see docs/errors.md). */
   declare readonly extensions: GatewayErrorExtensions<C>;
 
   /**

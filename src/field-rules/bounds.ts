@@ -11,7 +11,9 @@ import { Extensions } from 'type-graphql';
 
 /** An inclusive integer range. */
 export interface IntRange {
+  /** The smallest allowed value (inclusive). */
   readonly min: number;
+  /** The largest allowed value (inclusive). */
   readonly max: number;
 }
 

@@ -10,6 +10,7 @@ import type { CostAssumptions } from '../config';
 export interface FieldCost {
   /** Its own upstream requests: a number, or `'optionSlots'` for one request per option slot (`OPTION_SLOTS`). */
   readonly requests: number | 'optionSlots';
+  /** For a list field: the `COST_ASSUMED_*` size (number of items) its children's cost is multiplied by; absent for a single object (×1). */
   readonly list?: keyof CostAssumptions;
 }
 

@@ -29,6 +29,7 @@ export const SYSTEM_CLOCK: PollClock = {
 
 /** Settings of {@link PollHub}. */
 export interface PollHubOptions {
+  /** The upstream economy the polls go through (`fetchInBackground`: same cache, coalescing and per-key budget as queries, behind them). */
   economy: UpstreamEconomy;
   /** The polling interval of an endpoint before stretching: its freshness window, ms. */
   intervalMs(feed: Feed<unknown, unknown>): number;
@@ -42,16 +43,21 @@ export interface PollHubOptions {
    * upstream lowered (a 429) stretches its polls at once.
    */
   pollBudgetPerMinute(keyId: string): number;
+  /** Timers and time; the real clock when omitted. */
   clock?: PollClock;
   /** Redis relay, when replicas share one poller per key and resource. */
   relay?: PollRelay;
+  /** Where polls, events, intervals and pollers are counted; none when omitted. */
   metrics?: SubscriptionMetrics;
+  /** Where an unexpected poll failure is logged (expected ones are `GatewayError`s and only counted). */
   logger?: Logger;
 }
 
 /** Who polls: the API key (sent upstream) and its hash (the identity of all state). */
 export interface PollCaller {
+  /** The bearer key, sent upstream with every poll; never logged. */
   apiKey: string;
+  /** The hashed key (`keyId`): the identity of the pollers, budgets and cache entries. */
   keyId: string;
 }
 

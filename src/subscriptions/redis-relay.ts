@@ -23,6 +23,7 @@ export interface PollRelay {
   resign(pollerId: string): Promise<void>;
   /** Sends a message to every replica that joined the id (this one's handler ignores it: it leads). */
   publish(pollerId: string, message: RelayMessage): Promise<void>;
+  /** Stops every subscription of this replica and closes its connections. */
   close(): Promise<void>;
 }
 
@@ -71,16 +72,21 @@ export class RedisPollRelay implements PollRelay {
     return `${this.options.prefix}subs:lease:${pollerId}`;
   }
 
+  /** Subscribes to the poller's channel (`<prefix>subs:events:<pollerId>`); a Redis failure is reported through `onError`, not thrown. */
   async join(pollerId: string, handler: (message: RelayMessage) => void): Promise<void> {
     this.handlers.set(this.channel(pollerId), handler);
     await this.subscriber.subscribe(this.channel(pollerId)).catch(() => this.options.onError?.());
   }
 
+  /** Unsubscribes from the poller's channel; never rejects. */
   async leave(pollerId: string): Promise<void> {
     this.handlers.delete(this.channel(pollerId));
     await this.subscriber.unsubscribe(this.channel(pollerId)).catch(() => undefined);
   }
 
+  /**
+   * Takes or renews the lease key `<prefix>subs:lease:<pollerId>` for `leaseMs` ms (a Lua compare-and-set); resolves true when this replica holds it, and true when Redis fails (then every replica polls for itself).
+   */
   async lead(pollerId: string, leaseMs: number): Promise<boolean> {
     try {
       const result = await this.redis.eval(LEAD, 1, this.leaseKey(pollerId), this.replica, String(Math.ceil(leaseMs)));
@@ -91,10 +97,14 @@ export class RedisPollRelay implements PollRelay {
     }
   }
 
+  /** Deletes the lease when this replica holds it, so another one takes over at its next turn; never rejects. */
   async resign(pollerId: string): Promise<void> {
     await this.redis.eval(RESIGN, 1, this.leaseKey(pollerId), this.replica).catch(() => undefined);
   }
 
+  /**
+   * Publishes a message as JSON on the poller's channel (dates become ISO strings and are revived on receipt); a Redis failure is reported through `onError`, not thrown.
+   */
   async publish(pollerId: string, message: RelayMessage): Promise<void> {
     await this.redis.publish(this.channel(pollerId), JSON.stringify(message)).catch(() => this.options.onError?.());
   }
@@ -109,6 +119,7 @@ export class RedisPollRelay implements PollRelay {
     }
   }
 
+  /** Drops every handler and disconnects both Redis connections at once (no wait for pending commands). */
   async close(): Promise<void> {
     this.handlers.clear();
     this.redis.disconnect();

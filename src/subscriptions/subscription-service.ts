@@ -10,7 +10,10 @@ export class SubscriptionConnection {
   /** Subscriptions open on it. */
   active = 0;
 
-  constructor(readonly transport: 'ws' | 'sse') {}
+  constructor(
+    /** The transport: `ws` (graphql-transport-ws) or `sse` (graphql-sse). */
+    readonly transport: 'ws' | 'sse',
+  ) {}
 }
 
 /** What a subscription's context carries besides the usual {@link GatewayContext}: the feed scope, and its connection. */
@@ -88,6 +91,7 @@ export class SubscriptionService implements FeedOpener {
   private readonly perKey = new Map<string, number>();
 
   constructor(
+    /** The pollers the subscriptions are fed by. */
     readonly hub: PollHub,
     private readonly limits: SubscriptionLimits,
     private readonly metrics?: SubscriptionMetrics,
