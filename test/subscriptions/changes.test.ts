@@ -14,7 +14,7 @@ describe('diffRecords', () => {
   it('applied to the previous records, gives the next ones', () => {
     fc.assert(
       fc.property(records, records, (before, after) => {
-        const state = new Map(before.map((rec) => [rec.id, rec] as const));
+        const state = new Map<string, Rec>(before.map((rec) => [rec.id, rec] as const));
         for (const change of diff(before, after)) {
           if (change.after) state.set(change.key, change.after);
           else state.delete(change.key);
