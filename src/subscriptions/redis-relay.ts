@@ -27,11 +27,26 @@ export interface PollRelay {
   close(): Promise<void>;
 }
 
-/** Fields that hold dates in events and states: revived from their ISO strings. */
-const DATE_FIELDS = new Set(['observedAt', 'timestamp', 'auctionEnd', 'lastUpdated', 'createdAt', 'lastPayDate']);
+/**
+ * How a `Date` travels in a relay message: `{"$date": "<ISO 8601>"}`, whatever field holds
+ * it, so the relay needs to know no event's or state's fields. Plain strings stay strings,
+ * even when they look like dates.
+ */
+const DATE_TAG = '$date';
 
-function revive(key: string, value: unknown): unknown {
-  return DATE_FIELDS.has(key) && typeof value === 'string' ? new Date(value) : value;
+/** A `JSON.stringify` replacer that tags dates (it sees the holder's own value, before `toJSON`). */
+function tagDates(this: unknown, key: string, value: unknown): unknown {
+  const own = (this as Record<string, unknown>)[key];
+  return own instanceof Date ? { [DATE_TAG]: Number.isNaN(own.getTime()) ? null : own.toISOString() } : value;
+}
+
+/** A `JSON.parse` reviver that turns tagged dates back into `Date`s. */
+function revive(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== DATE_TAG) return value;
+  const text = (value as Record<string, unknown>)[DATE_TAG];
+  return new Date(typeof text === 'string' ? text : Number.NaN);
 }
 
 const LEAD = `local v = redis.call('GET', KEYS[1])
@@ -103,10 +118,10 @@ export class RedisPollRelay implements PollRelay {
   }
 
   /**
-   * Publishes a message as JSON on the poller's channel (dates become ISO strings and are revived on receipt); a Redis failure is reported through `onError`, not thrown.
+   * Publishes a message as JSON on the poller's channel (a `Date` is tagged as `{"$date": ISO}` and revived on receipt); a Redis failure is reported through `onError`, not thrown.
    */
   async publish(pollerId: string, message: RelayMessage): Promise<void> {
-    await this.redis.publish(this.channel(pollerId), JSON.stringify(message)).catch(() => this.options.onError?.());
+    await this.redis.publish(this.channel(pollerId), JSON.stringify(message, tagDates)).catch(() => this.options.onError?.());
   }
 
   private dispatch(channel: string, payload: string): void {
