@@ -5,25 +5,34 @@
  * folder under `src/domains/` is loaded, and every resolver class it exports is part of
  * the schema. There is no hand-kept list: adding a file is adding it to the schema.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { getMetadataStorage } from 'type-graphql';
+import { projectRoot } from '../project-root';
 
 /** A TypeGraphQL resolver class (decorated with `@Resolver`). */
 export type ResolverClass = abstract new (...args: never[]) => unknown;
 
-/**
- * The file names (relative to `src/domains/`, sorted) the registry loads: `*.resolver`
- * and `*.subscription` modules with this module's own extension (`.ts` under ts-node
- * and Jest, `.js` once compiled).
- */
-export function registeredFiles(): string[] {
-  const extension = extname(__filename);
+/** The `*.resolver` and `*.subscription` files of a folder tree with an extension, relative and sorted. */
+function roleFiles(folder: string, extension: string): string[] {
   const role = new RegExp(`\\.(resolver|subscription)\\${extension}$`);
-  return readdirSync(__dirname, { recursive: true, encoding: 'utf8' })
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
     .filter((file) => role.test(file) && !file.endsWith(`.d${extension}`))
     .map((file) => file.split('\\').join('/'))
     .sort();
+}
+
+/**
+ * The modules (relative to this folder, sorted) the registry loads: one per
+ * `*.resolver.ts` and `*.subscription.ts` under `src/domains/`. Compiled (`dist/src/`),
+ * the list still comes from the sources when they are there, so a file deleted from
+ * `src/` but left in `dist/` by an incremental build is not loaded again.
+ */
+export function registeredFiles(): string[] {
+  const extension = extname(__filename);
+  const sources = join(projectRoot(), 'src', 'domains');
+  if (extension === '.ts' || !existsSync(sources)) return roleFiles(__dirname, extension);
+  return roleFiles(sources, '.ts').map((file) => `${file.slice(0, -'.ts'.length)}${extension}`);
 }
 
 /**
