@@ -8,6 +8,8 @@
  * When to use: the operation plugin subscribes with {@link onUpstreamFailure} while the
  * server runs and logs each report; the client emits. Reports carry the route pattern,
  * the status, the code and the first characters of the hashed key: never a key or secret.
+ * Like the shape-drift reports, they are process-wide: several servers in one process
+ * (tests of replicas) each log every report.
  */
 import type { UpstreamErrorCode } from '../errors/gateway-error';
 
