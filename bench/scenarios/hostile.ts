@@ -1,7 +1,7 @@
 /**
  * hostile: the event-loop budget under attack. One gateway with its defaults, whose
- * upstream is a small stub in the bench process (it answers hostile keys with hostile
- * bodies and passes every other request on to the simulator). Each attack runs on its
+ * upstream is a small stub process (bench/upstream-stub.ts: it answers hostile keys with
+ * hostile bodies and passes every other request on to the simulator). Each attack runs on its
  * own while `/healthz` is polled every 50 ms; the result per attack is the worst wait for
  * a `/healthz` answer and the gateway's own event-loop delay p99 and max over the attack
  * (`monitorEventLoopDelay` through prom-client's `nodejs_eventloop_lag_*`, reset by a
@@ -12,23 +12,20 @@
  * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
  * limit, half-sent request headers).
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import WebSocket from 'ws';
-import type { Scenario } from '../lib/bench';
-import { log, PREMIUM_KEY, round } from '../lib/bench';
+import type { Bench, Scenario } from '../lib/bench';
+import { log, PREMIUM_KEY, ROOT, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, sleep } from '../lib/http';
 import { summarizeLatencies } from '../lib/load';
-import { HOST } from '../lib/processes';
+import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, scrapeMetrics } from '../lib/responsiveness';
+import { LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { fanOut } from './soak';
 
-/** Keys the upstream stub answers with hostile bodies. */
-const NESTED_KEY = 'hostile-nested-key-0001';
-const LARGE_KEY = 'hostile-large-key-00001';
 /** A key whose requests run beside the upstream attacks (they must not be delayed). */
 const BYSTANDER_KEY = 'sim-key-400001';
 /** The simulator's company of character 1 (the counter subscriptions watch it). */
@@ -61,55 +58,17 @@ function fragmentChain(length: number): string {
   return parts.join('\n');
 }
 
-/** The upstream stub: hostile bodies for the hostile keys, the simulator for everyone else. */
-async function startStub(simOrigin: string): Promise<{ origin: string; close: () => Promise<void> }> {
-  const nested = Buffer.from('['.repeat(200_000) + ']'.repeat(200_000));
-  // 6 MiB of JSON whitespace, then `[]`: over the default 5 MiB. Built once, written at once
-  // (the kernel streams it): the stub shares the bench's process with the /healthz poller.
-  const large = Buffer.concat([Buffer.alloc(6 * 1024 * 1024, 0x20), Buffer.from('[]')]);
-  const server = http.createServer((req, res) => {
-    const auth = req.headers.authorization ?? '';
-    if (auth === `Bearer ${NESTED_KEY}`) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(nested);
-      return;
-    }
-    if (auth === `Bearer ${LARGE_KEY}`) {
-      // Without a length (chunked), so the gateway finds out while it reads.
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(large);
-      return;
-    }
-    const body: Buffer[] = [];
-    req.on('data', (part: Buffer) => body.push(part));
-    req.on('end', () => {
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers[name] = value;
-      fetch(`${simOrigin}${req.url ?? '/'}`, { method: req.method, headers, body: body.length > 0 ? Buffer.concat(body) : undefined, signal: AbortSignal.timeout(30_000) })
-        .then(async (response) => {
-          const text = Buffer.from(await response.arrayBuffer());
-          const out: Record<string, string> = { 'content-type': response.headers.get('content-type') ?? 'application/json' };
-          const retryAfter = response.headers.get('retry-after');
-          if (retryAfter) out['retry-after'] = retryAfter;
-          res.writeHead(response.status, out);
-          res.end(text);
-        })
-        .catch(() => {
-          res.writeHead(502);
-          res.end();
-        });
-    });
+/** Starts the upstream stub (bench/upstream-stub.ts) in its own process, so that sending its bodies does not hold up the bench's /healthz poller. */
+async function startStub(bench: Bench): Promise<Service> {
+  const port = await bench.allocatePort('upstream-stub');
+  return startService({
+    name: 'upstream-stub',
+    args: [join(ROOT, 'dist', 'bench', 'upstream-stub.js'), '--port', String(port), '--simulator', bench.sim.origin],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
+    cwd: ROOT,
+    port,
+    ready: /upstream stub on /,
   });
-  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://${HOST}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }
 
 /** What one attack reports besides the timings (statuses, bytes, refusals…). */
@@ -325,7 +284,7 @@ function attacks(quick: boolean): Attack[] {
 export const hostile: Scenario = {
   name: 'hostile',
   async run(bench) {
-    const stub = await startStub(bench.sim.origin);
+    const stub = await startStub(bench);
     const gateway = await bench.startGateway('gateway-hostile', { STATEV_BASE_URL: `${stub.origin}/req` }, { pinned: true });
     const results: Array<Record<string, unknown>> = [];
     let failures = 0;
@@ -382,7 +341,7 @@ export const hostile: Scenario = {
       });
     } finally {
       await bench.stopServer(gateway);
-      await stub.close();
+      await stopService(stub);
     }
   },
 };
