@@ -29,7 +29,7 @@ export interface Tool {
   readonly unavailableReason: () => string | null;
 }
 
-/** True when the variable is set to anything but empty, `0` or `false`. */
+/** True when the tool's `REQUIRE_…` variable is set to anything but empty, `0`, `false` or `no`. */
 export function isRequired(tool: Tool): boolean {
   const value = process.env[tool.requireVariable]?.trim().toLowerCase();
   return value !== undefined && !['', '0', 'false', 'no'].includes(value);
