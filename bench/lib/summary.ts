@@ -108,23 +108,38 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
     ),
     ...rateLimitedRatios(bench),
     ...livePageRatios(bench),
+    ...responsivenessRatios(bench),
   };
 }
 
-/** The live-page scenario's ratios (all null when it did not run). */
-function livePageRatios(bench: Bench): Record<string, Ratio> {
-  const record = bench.results.get('live-page') as
-    | { completeVsFloor?: number | null; upstreamVsPlain?: number | null; upstream429?: number; memory?: { lastRoundVsFirst: number | null } }
+/** The ratios of scrapes and of the event-loop budget under attack (null where their scenarios did not run). */
+function responsivenessRatios(bench: Bench): Record<string, Ratio> {
+  const soak = bench.results.get('soak') as { scrapeLatencyMs?: { p99: number } | null } | undefined;
+  const keys = bench.results.get('metrics-keys') as { keys?: number; worstIdleP99Ms?: number | null } | undefined;
+  const hostile = bench.results.get('hostile') as
+    | { worstHealthzMs?: number | null; worstEventLoopP99Ms?: number | null; attacks?: Array<{ outcome?: { bystander?: { delayMs: number } } | null }> }
     | undefined;
+  const delays = (hostile?.attacks ?? []).map((attack) => attack.outcome?.bystander?.delayMs).filter((delay): delay is number => delay !== undefined);
   return {
-    livePageCompleteVsFloor: ratio(record?.completeVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)'),
-    livePageUpstreamVsPlain: ratio(record?.upstreamVsPlain ?? null, '= 1', (v) => v === 1, 'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete'),
-    livePageUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'live-page: upstream 429 answers in the simulator log'),
-    livePageRssLastVsFirstRound: ratio(
-      record?.memory?.lastRoundVsFirst ?? null,
-      '<= 1.10',
-      (v) => v <= 1.1,
-      'live-page: gateway RSS after the 10th round of 1,000 live queries opened and closed / after the 1st',
+    soakScrapeP99Ms: ratio(soak?.scrapeLatencyMs?.p99 ?? null, '< 100', (v) => v < 100, 'soak: p99 latency of GET /metrics, scraped every second under the mixed load over 200 keys, ms'),
+    metricsKeysScrapeP99Ms: ratio(
+      keys?.worstIdleP99Ms ?? null,
+      '< 100',
+      (v) => v < 100,
+      `metrics-keys: worst p99 latency of GET /metrics over the combinations of budget off/on and Redis off/on, with ${keys?.keys ?? '--scrape-keys'} keys known, ms`,
+    ),
+    hostileWorstHealthzMs: ratio(hostile?.worstHealthzMs ?? null, '< 100', (v) => v < 100, 'hostile: worst /healthz wait (polled every 50 ms) over every attack, ms'),
+    hostileWorstEventLoopP99Ms: ratio(
+      hostile?.worstEventLoopP99Ms ?? null,
+      '< 100',
+      (v) => v < 100,
+      "hostile: worst of the gateway's event-loop delay p99 (monitorEventLoopDelay) over every attack, ms",
+    ),
+    hostileBystanderDelayMs: ratio(
+      delays.length === 0 ? null : Math.max(...delays),
+      '<= 50',
+      (v) => v <= 50,
+      "hostile: how much later another key's operation answered during a hostile upstream body than before it (worst), ms",
     ),
   };
 }
@@ -231,5 +246,23 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
     allScenariosOk: results.filter(ran).every((result) => result.ok),
     allTargetsMet: judged.length > 0 && judged.every((r) => r.pass === true),
     ...(bench.profiles.length > 0 ? { profiles: bench.profiles } : {}),
+  };
+}
+
+/** The live-page scenario's ratios (all null when it did not run). */
+function livePageRatios(bench: Bench): Record<string, Ratio> {
+  const record = bench.results.get('live-page') as
+    | { completeVsFloor?: number | null; upstreamVsPlain?: number | null; upstream429?: number; memory?: { lastRoundVsFirst: number | null } }
+    | undefined;
+  return {
+    livePageCompleteVsFloor: ratio(record?.completeVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)'),
+    livePageUpstreamVsPlain: ratio(record?.upstreamVsPlain ?? null, '= 1', (v) => v === 1, 'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete'),
+    livePageUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'live-page: upstream 429 answers in the simulator log'),
+    livePageRssLastVsFirstRound: ratio(
+      record?.memory?.lastRoundVsFirst ?? null,
+      '<= 1.10',
+      (v) => v <= 1.1,
+      'live-page: gateway RSS after the 10th round of 1,000 live queries opened and closed / after the 1st',
+    ),
   };
 }

@@ -24,35 +24,10 @@ import {
 } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { Extensions } from 'type-graphql';
 import { DEFAULT_CONFIG } from '../config';
 import type { CostAssumptions } from '../config';
-import { operationFragments } from './operation-fragments';
-
-/** What one field costs: its own upstream requests, and the list size its children repeat over. */
-export interface FieldCost {
-  /** Its own upstream requests: a number, or `'optionSlots'` for one request per option slot (`OPTION_SLOTS`). */
-  readonly requests: number | 'optionSlots';
-  readonly list?: keyof CostAssumptions;
-}
-
-const UPSTREAM_COST = 'upstreamCost';
-
-/**
- * Declares a field's upstream cost on the field itself (a TypeGraphQL `@Extensions`):
- * the requests resolving it makes, and, for a list of companies, buildings, bank
- * accounts or rooms, the assumed size its children repeat over. A field without it
- * costs nothing of its own (it is read from its parent's answer).
- */
-export function UpstreamCost(cost: FieldCost): ReturnType<typeof Extensions> {
-  return Extensions({ [UPSTREAM_COST]: cost });
-}
-
-/** The upstream cost declared on a field, if any. */
-export function upstreamCostOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): FieldCost | undefined {
-  const cost = field.extensions[UPSTREAM_COST];
-  return cost && typeof cost === 'object' ? (cost as FieldCost) : undefined;
-}
+import { upstreamCostOf } from '../field-rules/cost';
+import { fragmentMeasure, operationFragments } from './operation-fragments';
 
 /**
  * A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list
@@ -89,8 +64,6 @@ export function operationCost(
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const fragment of operationFragments(document, operation)) fragments.set(fragment.name.value, fragment);
-  const known = new Map<string, number>();
-  const active = new Set<string>();
 
   const included = (node: SelectionNode): boolean => {
     for (const directive of node.directives ?? []) {
@@ -105,18 +78,8 @@ export function operationCost(
   const add = (sums: Map<string, number>, names: readonly string[], value: number): void => {
     for (const name of names) sums.set(name, (sums.get(name) ?? 0) + value);
   };
-  const fragmentCost = (name: string): number => {
-    const cached = known.get(name);
-    if (cached !== undefined) return cached;
-    const fragment = fragments.get(name);
-    const type = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
-    if (!fragment || !isCompositeType(type) || active.has(name)) return 0; // unknown or cyclic: validation reports it
-    active.add(name);
-    const cost = selectionCost(fragment.selectionSet, type);
-    active.delete(name);
-    known.set(name, cost);
-    return cost;
-  };
+  // Unknown, cyclic or not composite: 0 (validation reports it).
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => (isCompositeType(type) ? selectionCost(fragment.selectionSet, type) : 0));
   function selectionCost(selectionSet: SelectionSetNode, type: GraphQLCompositeType): number {
     const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
     const own = typeNames(type);

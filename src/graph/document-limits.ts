@@ -48,7 +48,9 @@ export function textNesting(text: string, limit: number, graphql: boolean): numb
 
 /** How big a parsed JSON value is: its nesting depth and (about) its size in bytes as JSON. */
 export interface JsonMeasure {
+  /** Deepest nesting of objects and arrays (a scalar is 0), or past the limit when measuring stopped early. */
   depth: number;
+  /** About the bytes of its JSON text (escapes not counted), or past the limit when measuring stopped early. */
   bytes: number;
 }
 

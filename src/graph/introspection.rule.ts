@@ -1,6 +1,7 @@
 import { getIntrospectionQuery, getNamedType, GraphQLError, getNullableType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 import type { ASTVisitor, DefinitionNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
+import { fragmentMeasure } from './operation-fragments';
 
 /**
  * How many full introspection queries' worth one operation may ask for: 1.5, so the
@@ -53,20 +54,8 @@ export function introspectionCosts(schema: GraphQLSchema, sizes: ListSizes, defi
   for (const definition of definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
   }
-  const known = new Map<string, number>();
-  const active = new Set<string>();
-  const fragmentCost = (name: string): number => {
-    const cached = known.get(name);
-    if (cached !== undefined) return cached;
-    const fragment = fragments.get(name);
-    const type = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
-    if (!fragment || !type || active.has(name)) return 0; // unknown or cyclic: validation reports it
-    active.add(name);
-    const cost = selectionCost(fragment.selectionSet, type);
-    active.delete(name);
-    known.set(name, cost);
-    return cost;
-  };
+  // Unknown or cyclic: 0 (validation reports it).
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => selectionCost(fragment.selectionSet, type));
   function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLNamedType): number {
     const introspecting = parent.name.startsWith('__');
     const fields = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields() : {};

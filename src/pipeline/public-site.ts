@@ -6,9 +6,9 @@ import type { TrustedDocument } from './trusted-documents';
 
 /** The credentials an operation runs with when they are not the caller's own. */
 export interface ServerCredentials {
-  /** The server's key (`STATEV_API_KEY`). */
+  /** The server-held key (`STATEV_API_KEY`); never logged or echoed. */
   apiKey: string;
-  /** The server's secret (`STATEV_API_SECRET`), only for a trusted mutation; else null. */
+  /** The secret of that key (`STATEV_API_SECRET`), only for a trusted document with a mutation; else null (a write then has no secret to use). */
   apiSecret: string | null;
 }
 
@@ -20,9 +20,9 @@ export type GraphQLRequestInput = { readonly kind: 'post'; readonly body: Readon
 
 /** What Apollo is given: the body (POST) and the query string (GET, with its leading `?`, or empty). */
 export interface RequestParameters {
-  /** The POST body (parsed JSON or text), or undefined for GET. */
+  /** The POST body as parsed JSON, or undefined for GET. */
   body: unknown;
-  /** The GET query string with its leading `?`, or empty. */
+  /** The query string with its leading `?`, or empty. */
   search: string;
 }
 

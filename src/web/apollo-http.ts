@@ -38,7 +38,9 @@ export function graphQLResponseType(accept: string | string[] | undefined): stri
 
 /** One error of a GraphQL error answer: a message and its `extensions.code`. */
 export interface RequestError {
+  /** What is wrong, for the client developer. */
   message: string;
+  /** The `extensions.code`. */
   code: string;
 }
 
@@ -95,8 +97,11 @@ export interface Refusal {
 
 /** A GraphQL request as read: headers, and the body (a parsed JSON value or text; none for GET). */
 export interface ReadRequest {
+  /** Always `request`. */
   kind: 'request';
+  /** The request headers, one value per name (repeated headers joined with `, `). */
   headers: HeaderMap;
+  /** A JSON body parsed, any other body as text, undefined for GET. */
   body: unknown;
 }
 
