@@ -38,7 +38,9 @@ function companyPage(): string {
 
 /** Open live queries on the gateway (its `statev_subscriptions_active` gauge: a live query counts as a subscription). */
 async function activeSubscriptions(origin: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
+  const response = await fetch(`${origin}/metrics`, { signal: AbortSignal.timeout(10_000) }).catch(() => null);
+  if (!response) return -1;
+  const text = await response.text();
   let sum = 0;
   for (const match of text.matchAll(/^statev_subscriptions_active\{[^}]*\} (\d+)/gm)) sum += Number(match[1]);
   return sum;
@@ -145,6 +147,7 @@ export const livePage: Scenario = {
         let opened = 0;
         let firstResults = 0;
         let refusals = 0;
+        let stalledRound: number | null = null;
         for (let round_ = 0; round_ < ROUNDS; round_ += 1) {
           const sockets = Array.from({ length: SOCKETS }, () => wsClient(gateway.origin, LIVE_KEY));
           const stops: Array<() => void> = [];
@@ -176,12 +179,15 @@ export const livePage: Scenario = {
             );
             opened += 1;
           }
-          await Promise.all(firsts);
+          // A round whose first results do not all come within a minute ends the phase (reported as stalled).
+          const settled = await Promise.race([Promise.all(firsts).then(() => true), sleep(60_000).then(() => false)]);
+          if (!settled) stalledRound ??= round_ + 1;
           for (const stop of stops) stop();
           await Promise.all(sockets.map((socket) => socket.dispose()));
           for (let i = 0; i < 100 && (await activeSubscriptions(gateway.origin)) > 0; i += 1) await sleep(50);
           rssAfterRoundMb.push(currentRssMb(gateway.pid));
           log(`live-page: round ${round_ + 1}: ${opened} opened and closed, RSS ${round(rssAfterRoundMb[rssAfterRoundMb.length - 1] ?? 0, 1)} MB`);
+          if (stalledRound !== null) break;
         }
         const peakRssMb = rss.stop();
         const activeAfter = await activeSubscriptions(gateway.origin);
@@ -208,6 +214,7 @@ export const livePage: Scenario = {
             liveQueriesOpenedAndClosed: opened,
             firstResults,
             refusals,
+            stalledRound,
             activeAfter,
             rssBeforeMb: rssBeforeMb === null ? null : round(rssBeforeMb, 1),
             rssAfterRoundMb: rssAfterRoundMb.map((value) => (value === null ? null : round(value, 1))),
