@@ -1,22 +1,21 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { FIXTURE_IDS } from '../../src/simulator';
 import type { Scenario } from '../lib/bench';
-import { log, ROOT, round } from '../lib/bench';
+import { log, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
-import { HOST, startService, stopService } from '../lib/processes';
+import { stopService } from '../lib/processes';
+import { companyPage, startLimitedSimulator } from './rate-limited';
 import { currentRssMb, RssSampler } from '../lib/rss';
 
 /** The live query's key: a fresh generated premium key (the simulator's log labels it `generated`). */
 const LIVE_KEY = 'sim-key-800002';
 /** The plain query's key, viewed at the same time: fresh too (the log labels it `premium`), same character and page. */
 const PLAIN_KEY = 'demo-premium-key';
-/** The upstream's limit (and the gateway's default budget): requests per window. */
+/** The limit of the scenario's simulator (rate-limited's): requests per window. */
 const LIMIT = { requests: 10, windowSeconds: 60 };
-/** Added latency of the scenario's own simulator, ms. */
+/** Added latency of the scenario's simulator (rate-limited's), ms. */
 const LATENCY_MS = 20;
 /** Seconds between the plain query's views until its page is complete. */
 const VIEW_INTERVAL_MS = 2000;
@@ -27,14 +26,6 @@ const ROUNDS = 10;
 const COUNTER = `query Counter($id: ID!) @live { factory(id: $id) { counter { items { item price amount } } } }`;
 /** WebSockets the memory phase spreads each round over. */
 const SOCKETS = 10;
-
-/** docs/example.md's company page (the first GraphQL block). */
-function companyPage(): string {
-  const text = readFileSync(join(ROOT, 'docs', 'example.md'), 'utf8');
-  const block = /```graphql\n([\s\S]*?)```/.exec(text)?.[1];
-  if (block === undefined) throw new Error('live-page: docs/example.md has no ```graphql block (the company page)');
-  return block;
-}
 
 /** Open live queries on the gateway (its `statev_subscriptions_active` gauge: a live query counts as a subscription). */
 async function activeSubscriptions(origin: string): Promise<number> {
@@ -66,15 +57,7 @@ export const livePage: Scenario = {
   name: 'live-page',
   profilable: false,
   async run(bench) {
-    const simPort = await bench.allocatePort('simulator-live-page');
-    const sim = await startService({
-      name: 'simulator-live-page',
-      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(LATENCY_MS), '--rate-limit', `${LIMIT.requests}/${LIMIT.windowSeconds}`],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
-      cwd: ROOT,
-      port: simPort,
-      ready: /^http:\/\/\S+\/req$/m,
-    });
+    const sim = await startLimitedSimulator(bench, 'simulator-live-page');
     try {
       const gateway = await bench.startGateway(
         'gateway-live-page',

@@ -9,22 +9,13 @@
  * Fake timers drive both windows and the live query's throttle (the simulator and the
  * gateway read the same faked `Date`); sockets stay real.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
 import { startStack, T0, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { HttpStack } from '../support';
+import { readmePage } from '../support/readme-page';
 import { collect, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
-
-/** The first GraphQL block of docs/example.md, made live. */
-function livePage(): string {
-  const text = readFileSync(join(__dirname, '..', '..', 'docs', 'example.md'), 'utf8');
-  const block = /```graphql\n([\s\S]*?)```/.exec(text)?.[1];
-  if (block === undefined) throw new Error('docs/example.md has no ```graphql block');
-  return block.replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live');
-}
 
 describe('the README company page as a live query at 10 requests per 60 s', () => {
   let stack: HttpStack | undefined;
@@ -57,7 +48,7 @@ describe('the README company page as a live query at 10 requests per 60 s', () =
     const results: Array<{ at: number; result: Received }> = [];
     const live = collect((sink) =>
       ws.subscribe(
-        { query: livePage(), variables: { id: FIXTURE_IDS.shop } },
+        { query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'), variables: { id: FIXTURE_IDS.shop } },
         { next: (result) => results.push({ at: Date.now(), result: result as Received }), error: sink.error, complete: sink.complete },
       ),
     );

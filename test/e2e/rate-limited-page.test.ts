@@ -14,20 +14,11 @@
  * `Date`); sockets stay real. Between steps of the clock the test waits until no upstream
  * request is on its way (counted around `UpstreamClient.send`).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { UpstreamClient } from '../../src/upstream/client';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { advanceClock, startStack, T0, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
-
-/** The first GraphQL block of docs/example.md: the page the README points to. */
-function readmePage(): string {
-  const text = readFileSync(join(__dirname, '..', '..', 'docs', 'example.md'), 'utf8');
-  const block = /```graphql\n([\s\S]*?)```/.exec(text)?.[1];
-  if (block === undefined) throw new Error('docs/example.md has no ```graphql block');
-  return block;
-}
+import { readmePage } from '../support/readme-page';
 
 describe('the README company page at 10 requests per 60 s', () => {
   let stack: Stack | undefined;
