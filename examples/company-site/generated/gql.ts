@@ -14,9 +14,11 @@ import type { TypedDocumentNode as DocumentNode } from '@graphql-typed-document-
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
+    "query CompanyPageLive($id: ID!) @live {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}": typeof types.CompanyPageLiveDocument,
     "query CompanyPage($id: ID!) {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}": typeof types.CompanyPageDocument,
 };
 const documents: Documents = {
+    "query CompanyPageLive($id: ID!) @live {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}": types.CompanyPageLiveDocument,
     "query CompanyPage($id: ID!) {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}": types.CompanyPageDocument,
 };
 
@@ -34,6 +36,10 @@ const documents: Documents = {
  */
 export function graphql(source: string): unknown;
 
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "query CompanyPageLive($id: ID!) @live {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}"): (typeof documents)["query CompanyPageLive($id: ID!) @live {\n  factory(id: $id) {\n    id\n    name\n    isOpen\n    type\n    inventory {\n      totalWeight\n      items {\n        item\n        amount\n      }\n    }\n    counter {\n      items {\n        item\n        price\n        amount\n      }\n    }\n    sellOffers {\n      item\n      pricePerUnit\n      availableAmount\n    }\n    buyOffers {\n      item\n      pricePerUnit\n      listPrice\n    }\n    vehicles {\n      name\n      numberPlate\n      distance\n      engine\n    }\n  }\n}"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
