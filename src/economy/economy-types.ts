@@ -1,6 +1,6 @@
 import type { CacheKind } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo } from './accounting';
-import type { BudgetStats } from './budget/key-budget';
+import type { BudgetStats } from './budget/budget-types';
 import type { RateLimitSource } from './budget/limit-exceeded';
 import type { CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import type { UpstreamPriority } from './queue/priority';

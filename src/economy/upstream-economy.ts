@@ -1,26 +1,24 @@
 import type { UpstreamClient } from '../upstream/client';
-import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import { ENDPOINTS } from '../upstream/endpoints';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { OperationAccounting } from './accounting';
 import { BackgroundWork } from './background-work';
+import { Bookkeeping } from './bookkeeping';
 import type { BackgroundRequest } from './background-work';
 import { KeyBudget } from './budget/key-budget';
-import { cacheKey } from './cache/cache-entry';
 import type { CacheEntry } from './cache/cache-entry';
 import type { PersistableCache } from './cache/cache-file';
 import { Freshness } from './cache/freshness';
 import { UpstreamCache } from './cache/upstream-cache';
 import { InFlight } from './coalescing/in-flight';
-import { reply } from './economy-types';
-import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply, UpstreamRequestEvent } from './economy-types';
+import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply } from './economy-types';
 import { Invalidation } from './invalidation/invalidation';
+import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
 import type { UpstreamPriority } from './queue/priority';
-import { awaitJoined } from './queue/joined-wait';
-import { QueueTicket } from './queue/queue-ticket';
-import { staleReason, staleStandIn } from './stale-fallback/stale-fallback';
+import type { QueueTicket } from './queue/queue-ticket';
 import { UpstreamFetch } from './upstream-fetch';
-import type { Flight, FlightTrace } from './upstream-fetch';
+import type { FlightTrace } from './upstream-fetch';
 
 // The answer's type where the subscription poller has always imported it from.
 export type { UpstreamReply } from './economy-types';
@@ -43,13 +41,13 @@ export type { UpstreamReply } from './economy-types';
  */
 export class UpstreamEconomy {
   private readonly cache: UpstreamCache;
-  private readonly freshness: Freshness;
-  private readonly inflight = new InFlight<CacheEntry, QueueTicket>();
+  private readonly inflight: InFlight<CacheEntry, QueueTicket>;
   private readonly budget: KeyBudget;
   private readonly upstream: UpstreamFetch;
   private readonly background: BackgroundWork;
   private readonly invalidation: Invalidation;
-  private readonly now: () => number;
+  private readonly notes: Bookkeeping;
+  private readonly reads: ReadPath;
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -61,10 +59,10 @@ export class UpstreamEconomy {
     private readonly options: EconomyOptions,
     private readonly events: EconomyEvents = {},
   ) {
-    const now = (this.now = options.now ?? Date.now);
+    const now = options.now ?? Date.now;
     const shared = options.shared;
     const cache = (this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now }));
-    const freshness = (this.freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now }));
+    const freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now });
     const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
     const budget = (this.budget = new KeyBudget({
       limit,
@@ -90,7 +88,7 @@ export class UpstreamEconomy {
       random: options.random ?? Math.random,
       now,
       events,
-      onCoalesced: (caller) => this.noteCoalesced(caller),
+      onCoalesced: (caller) => this.notes.coalesced(caller),
     });
     this.background = new BackgroundWork(
       {
@@ -100,82 +98,30 @@ export class UpstreamEconomy {
         events,
         now,
         fetch: (request, fetchOptions) => this.fetchInBackground(request, fetchOptions),
-        refresh: (caller, task) => {
-          const ticket = new QueueTicket('background');
-          return this.inflight.join(task.key, () => this.upstream.load(this.flight(caller, task.endpoint, task.path, task.key, ticket)), ticket).flight;
-        },
+        refresh: (caller, task) => this.reads.refresh(caller, task),
       },
       options,
     );
+    this.notes = new Bookkeeping(freshness, events, this.background);
+    const inflight = (this.inflight = new InFlight<CacheEntry, QueueTicket>());
     this.invalidation = new Invalidation((key) => {
       cache.delete(key);
-      this.inflight.forget(key);
+      inflight.forget(key);
     }, shared);
+    const { cacheEnabled, patienceMs } = options;
+    this.reads = new ReadPath({ cache, freshness, inflight, upstream: this.upstream, background: this.background, notes: this.notes, invalidation: this.invalidation, events, cacheEnabled, patienceMs, shared, now });
   }
 
   /**
-   * One GET, as cheaply as the rules allow. Definitive 4xx answers come back as `failure`
-   * records, not errors.
+   * One GET, as cheaply as the rules allow (see `ReadPath.get`). Definitive 4xx answers
+   * come back as `failure` records, not errors.
    *
    * @throws UpstreamError for a 5xx, timeout, connection error or 429, or
    *   `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is
    *   spent, whenever no stale value can stand in.
    */
-  async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    const path = buildPath(endpoint, params);
-    const key = cacheKey(caller.keyId, path);
-    const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
-    if (cached && !caller.noCache && this.freshness.isFresh(cached, endpoint)) {
-      if (endpoint === ENDPOINTS.factoryOption && this.invalidation.inDoubt()) {
-        // Another replica may have written this slot while Redis was away: never fresh.
-        this.noteStale(caller, endpoint, null);
-        return reply(cached, { endpoint: endpoint.route, ageSeconds: Math.floor(this.freshness.ageMs(cached) / 1000), reason: 'INVALIDATION_PENDING' });
-      }
-      caller.accounting.cacheHits += 1;
-      this.noteFreshness(caller, endpoint, cached);
-      this.events.cache?.('hit');
-      this.noteServed(caller, endpoint, key, cached);
-      this.traced(caller, endpoint, 'hit', null, false);
-      return reply(cached, null);
-    }
-
-    // Joining a running flight costs nothing; starting one counts against the operation's cap.
-    const priority = caller.priority ?? 'operation';
-    const started = this.flight(caller, endpoint, path, key, new QueueTicket(priority));
-    const { flight, joined, meta: ticket } = this.inflight.join(
-      key,
-      () => {
-        caller.accounting.startRequest(endpoint);
-        return this.upstream.load(started);
-      },
-      started.ticket,
-    );
-    if (joined) this.noteCoalesced(caller);
-    const trace = joined ? null : started.trace;
-
-    let entry: CacheEntry;
-    try {
-      // A joined flight may be queued at a lower priority: an operation waits for it no longer than its patience.
-      entry = await (joined && priority === 'operation'
-        ? awaitJoined(flight, ticket, endpoint, { patienceMs: caller.patienceMs ?? this.options.patienceMs, now: this.now, onRateLimited: () => this.events.rateLimited?.('budget') })
-        : flight);
-    } catch (error) {
-      this.background.noteMissed(caller, endpoint, params, key, error);
-      const reason = staleReason(error);
-      const fallback = this.options.cacheEnabled ? (this.cache.get(key) ?? (reason ? await this.options.shared?.getEntry(key) : undefined)) : undefined;
-      const standIn = staleStandIn(reason, fallback, endpoint.route, this.freshness);
-      if (!standIn) {
-        this.traced(caller, endpoint, joined ? 'coalesced' : 'miss', trace, true);
-        throw error;
-      }
-      this.noteStale(caller, endpoint, trace);
-      this.noteServed(caller, endpoint, key, standIn.entry);
-      return reply(standIn.entry, standIn.info);
-    }
-    this.noteFreshness(caller, endpoint, entry);
-    this.noteServed(caller, endpoint, key, entry);
-    this.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
-    return reply(entry, null);
+  get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    return this.reads.get(caller, endpoint, params);
   }
 
   /**
@@ -252,7 +198,7 @@ export class UpstreamEconomy {
       failed = false;
       return answer;
     } finally {
-      this.traced(caller, endpoint, 'write', trace, failed);
+      this.notes.traced(caller, endpoint, 'write', trace, failed);
     }
   }
 
@@ -282,37 +228,5 @@ export class UpstreamEconomy {
   /** The process cache as a cache file writes and reads it (see `cache/cache-file.ts`). */
   persistable(): PersistableCache {
     return this.cache;
-  }
-
-  private flight(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Flight {
-    return { caller, endpoint, path, key, ticket, trace: { source: 'upstream', budgetWaitMs: 0, retries: 0 } };
-  }
-
-  /** Bookkeeping of every answer served: its age for `extensions.upstream` and the age histogram, and a read for refresh-ahead. */
-  private noteServed(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry): void {
-    const ageMs = this.freshness.ageMs(entry);
-    caller.accounting.noteAge(ageMs);
-    this.events.served?.(endpoint.cacheKind, ageMs / 1000);
-    this.background.noteServed(caller, endpoint, key, entry);
-  }
-
-  private noteStale(caller: EconomyCaller, endpoint: Endpoint, trace: FlightTrace | null): void {
-    caller.accounting.stale += 1;
-    caller.accounting.noteFreshness(0);
-    this.events.cache?.('stale');
-    this.traced(caller, endpoint, 'stale', trace, false);
-  }
-
-  private noteFreshness(caller: EconomyCaller, endpoint: Endpoint, entry: CacheEntry): void {
-    caller.accounting.noteFreshness(this.freshness.ttlMs(endpoint) - this.freshness.ageMs(entry));
-  }
-
-  private noteCoalesced(caller: EconomyCaller): void {
-    caller.accounting.coalesced += 1;
-    this.events.coalesced?.();
-  }
-
-  private traced(caller: EconomyCaller, endpoint: Endpoint, outcome: UpstreamRequestEvent['outcome'], trace: FlightTrace | null, failed: boolean): void {
-    this.events.upstreamRequest?.({ route: endpoint.route, outcome, priority: caller.priority ?? 'operation', budgetWaitMs: trace?.budgetWaitMs ?? 0, retries: trace?.retries ?? 0, failed });
   }
 }

@@ -4,12 +4,10 @@ import { KeyConnectionGate } from '../../upstream/key-connections';
 import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import { WaitingLines } from '../queue/waiting-lines';
-import type { WaitingLinesOptions } from '../queue/waiting-lines';
-import type { SharedState } from '../shared-state/shared-state';
+import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-types';
 import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare } from './key-state';
 import type { BudgetLimit, KeyState } from './key-state';
 import { isUpstream429, LimitExceeded } from './limit-exceeded';
-import type { RateLimitSource } from './limit-exceeded';
 import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
 import { takeBudget } from './take-budget';
 import type { TakenSlot } from './take-budget';
@@ -21,49 +19,7 @@ import type { TakenSlot } from './take-budget';
  */
 export const WINDOW_EDGE_MARGIN_MS = 250;
 
-/** Settings of {@link KeyBudget}; all times in ms unless named otherwise. */
-export interface KeyBudgetOptions extends WaitingLinesOptions {
-  /** The per-key budget: at most `requests` in any `windowMs`; null turns it off. */
-  limit: BudgetLimit | null;
-  /** Most upstream requests in flight per key. */
-  concurrency: number;
-  /** Default patience: longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
-  patienceMs: number;
-  /** Clock (tests use fake timers, which drive `Date.now`). */
-  now?: () => number;
-  /** State shared with other replicas (cooldowns and the window log), when there is any. */
-  shared?: Pick<SharedState, 'keyLimits' | 'setCooldown' | 'takeWindowSlot' | 'settleWindowSlot'>;
-  /** Added to a request's answer time when it takes its place in the window log, ms (default {@link WINDOW_EDGE_MARGIN_MS}). */
-  edgeMarginMs?: number;
-  /** Cooldown after a 429 without `Retry-After`, seconds (default 60); it doubles while such 429s follow each other. */
-  defaultBackoffSeconds?: number;
-  /** Longest cooldown of that backoff, seconds (`RETRY_AFTER_MAX_SECONDS`; default one hour). */
-  maxBackoffSeconds?: number;
-  /** Told of each request refused because its key's queue was full. */
-  onDropped?: (priority: UpstreamPriority) => void;
-  /** Told of each upstream 429 learned from (see {@link KeyBudget.observe}). */
-  onRateLimited?: (source: RateLimitSource) => void;
-}
-
-/** What {@link KeyBudget.acquire} is told about one request. */
-export interface AcquireOptions {
-  /** Who waits for it (default `operation`); lower priorities wait while higher ones are queued. */
-  priority?: UpstreamPriority;
-  /** This operation's patience, ms (from `Prefer: wait`); default the budget's `patienceMs`. Background priorities ignore it. */
-  patienceMs?: number;
-  /** The flight's ticket: its priority (overrides `priority`; joining callers may raise it) and where the request is, kept up to date here. */
-  ticket?: QueueTicket;
-}
-
-/** The budget's statistics now, for metrics; nothing names a key. */
-export interface BudgetStats {
-  /** Requests in the current windows of all keys (this process's view). */
-  windowRequests: number;
-  /** Keys whose learned allowance is below the limit after an upstream 429. */
-  reducedKeys: number;
-  /** Requests waiting for budget, per priority. */
-  queued: Record<UpstreamPriority, number>;
-}
+export type { KeyBudgetOptions } from './budget-types';
 
 /**
  * Each key's upstream budget, and the one `acquire` every upstream request of the
