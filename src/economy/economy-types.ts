@@ -59,7 +59,7 @@ export interface EconomyOptions {
  * for tracing (one span per event). Names no key.
  */
 export interface UpstreamRequestEvent {
-  /** The endpoint's route, e.g. `/factory/counter/{id}` (its template, no ids). */
+  /** The endpoint's route: its method and path template, e.g. `GET /factory/counter/{id}` (no ids). */
   route: string;
   /**
    * `hit`: a fresh cached answer (this process or the replicas' shared cache); `miss`:
