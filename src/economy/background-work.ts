@@ -13,21 +13,38 @@ import type { RefreshTask } from './refresh-ahead/refresh-ahead';
 
 /** A GET of background work: the key (hashed id, and the key for the header) and the endpoint. */
 export interface BackgroundRequest {
+  /** The hashed API key. */
   keyId: string;
+  /** The API key itself, only for the upstream header. */
   apiKey: string;
+  /** The GET endpoint. */
   endpoint: Endpoint;
+  /** Its path parameters, if any. */
   params?: PathParams;
+}
+
+/** How a background GET waits and what it skips (see `UpstreamEconomy.fetchInBackground`). */
+export interface BackgroundFetchOptions {
+  /** Its priority in the key's queue: `missed` (background fill) or `background` (the default). */
+  priority?: Exclude<UpstreamPriority, 'operation'>;
+  /** True: skip a fresh cached answer and store the new one (a poll that must see changes). Default false. */
+  refresh?: boolean;
 }
 
 /** What {@link BackgroundWork} needs of the economy. */
 export interface BackgroundWorkParts {
+  /** The per-key budget (background fill plans on it). */
   budget: KeyBudget;
+  /** The process cache (a missed request fetched meanwhile is skipped). */
   cache: UpstreamCache;
+  /** Freshness of cached answers. */
   freshness: Freshness;
+  /** The economy's hooks (refreshes, dropped requests). */
   events: EconomyEvents;
+  /** Clock, epoch ms. */
   now: () => number;
   /** The economy's background GET (`UpstreamEconomy.fetchInBackground`). */
-  fetch: (request: BackgroundRequest, options: { priority: Exclude<UpstreamPriority, 'operation'> }) => Promise<UpstreamReply>;
+  fetch: (request: BackgroundRequest, options: BackgroundFetchOptions) => Promise<UpstreamReply>;
   /** Starts (or joins) a flight of `caller` for a refresh task; resolves to the stored entry. */
   refresh: (caller: EconomyCaller, task: RefreshTask) => Promise<CacheEntry>;
 }

@@ -11,7 +11,33 @@ import type { SharedState } from './shared-state/shared-state';
  * calls it and what a GET answers.
  */
 
-/** Settings of {@link UpstreamEconomy}. */
+/** The per-key budget as configured (`UPSTREAM_RATE_LIMIT`). */
+export interface RateLimitSetting {
+  /** Requests per window. */
+  requests: number;
+  /** Window length, seconds. */
+  windowSeconds: number;
+}
+
+/** Refresh-ahead's settings (see `refresh-ahead/`). */
+export interface RefreshAheadSetting {
+  /** Most of each key's budget it may use, 0–1 (`REFRESH_AHEAD_SHARE`; 0 = off). */
+  share: number;
+  /** A key unread this long gets no refreshes, seconds (`REFRESH_AHEAD_IDLE_SECONDS`). */
+  idleSeconds: number;
+  /** How often it looks for refreshes, ms (default 1000; tests set it far away and call `runRefreshes`). */
+  tickMs?: number;
+}
+
+/** Background fill's bounds (see `background-fill/`). */
+export interface BackgroundFillSetting {
+  /** Most missed requests kept per key (default 100). */
+  maxPerKey: number;
+  /** Most missed requests kept over all keys (default 10000). */
+  maxTotal: number;
+}
+
+/** Settings of `UpstreamEconomy`. */
 export interface EconomyOptions {
   /** Cross-request cache on or off (off only for the benchmark's naive baseline). */
   cacheEnabled: boolean;
@@ -28,7 +54,7 @@ export interface EconomyOptions {
   /** Base delay before the one retry of a GET, ms (the actual delay is 50–150 % of it). */
   retryDelayMs: number;
   /** Per-key budget: at most `requests` in any `windowSeconds` (a sliding-window log); null = off. */
-  rateLimit: { requests: number; windowSeconds: number } | null;
+  rateLimit: RateLimitSetting | null;
   /** Most upstream requests in flight per key. */
   concurrencyPerKey: number;
   /** The default patience: the longest an operation's request waits for budget or a slot, ms. */
@@ -46,12 +72,12 @@ export interface EconomyOptions {
    * (`REFRESH_AHEAD_SHARE`, 0 = off) and how long a key may go unread before it gets no
    * refreshes (`REFRESH_AHEAD_IDLE_SECONDS`). Off when absent.
    */
-  refreshAhead?: { share: number; idleSeconds: number; tickMs?: number };
+  refreshAhead?: RefreshAheadSetting;
   /**
    * Background fill (see `background-fill/`): most missed requests kept per key and over
    * all keys (defaults 100 and 10000); `false` turns it off.
    */
-  backgroundFill?: { maxPerKey: number; maxTotal: number } | false;
+  backgroundFill?: BackgroundFillSetting | false;
 }
 
 /**

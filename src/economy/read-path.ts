@@ -19,19 +19,29 @@ import type { Flight, UpstreamFetch } from './upstream-fetch';
 
 /** The economy's parts a read goes through. */
 export interface ReadPathParts {
+  /** The process cache. */
   cache: UpstreamCache;
+  /** Freshness of cached answers. */
   freshness: Freshness;
+  /** Flights in this process, by cache key, with their queue tickets. */
   inflight: InFlight<CacheEntry, QueueTicket>;
+  /** Whether invalidations may have been missed (option slots are then never fresh). */
   invalidation: Invalidation;
+  /** The miss path. */
   upstream: UpstreamFetch;
+  /** Background fill takes what operations missed. */
   background: BackgroundWork;
+  /** Accounting, metrics and tracing of every outcome. */
   notes: Bookkeeping;
+  /** The economy's hooks. */
   events: EconomyEvents;
   /** False only for the benchmark's naive baseline. */
   cacheEnabled: boolean;
   /** The default patience of an operation, ms. */
   patienceMs: number;
+  /** State shared by replicas: its cache stands in for stale data too. */
   shared: SharedState | undefined;
+  /** Clock, epoch ms. */
   now: () => number;
 }
 

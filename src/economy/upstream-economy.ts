@@ -4,7 +4,7 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { OperationAccounting } from './accounting';
 import { BackgroundWork } from './background-work';
 import { Bookkeeping } from './bookkeeping';
-import type { BackgroundRequest } from './background-work';
+import type { BackgroundFetchOptions, BackgroundRequest } from './background-work';
 import { KeyBudget } from './budget/key-budget';
 import type { CacheEntry } from './cache/cache-entry';
 import type { PersistableCache } from './cache/cache-file';
@@ -15,7 +15,6 @@ import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, Upstre
 import { Invalidation } from './invalidation/invalidation';
 import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
-import type { UpstreamPriority } from './queue/priority';
 import type { QueueTicket } from './queue/queue-ticket';
 import { UpstreamFetch } from './upstream-fetch';
 import type { FlightTrace } from './upstream-fetch';
@@ -148,7 +147,7 @@ export class UpstreamEconomy {
    * @returns the answer as `get` gives it (a definitive 4xx as `failure`)
    * @throws UpstreamError as `get` does (a 5xx, timeout, 429, or `RATE_LIMITED` during a cooldown or when the key's queue is full)
    */
-  async fetchInBackground(request: BackgroundRequest, options: { priority?: Exclude<UpstreamPriority, 'operation'>; refresh?: boolean } = {}): Promise<UpstreamReply> {
+  async fetchInBackground(request: BackgroundRequest, options: BackgroundFetchOptions = {}): Promise<UpstreamReply> {
     const caller: EconomyCaller = {
       keyId: request.keyId,
       apiKey: request.apiKey,

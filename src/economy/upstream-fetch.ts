@@ -33,6 +33,7 @@ export interface Flight {
   caller: EconomyCaller;
   /** The endpoint and the path with its parameters. */
   endpoint: Endpoint;
+  /** The path with its parameters. */
   path: string;
   /** The cache key (hashed key and path). */
   key: string;
@@ -44,19 +45,27 @@ export interface Flight {
 
 /** The parts {@link UpstreamFetch} works with (the economy's). */
 export interface UpstreamFetchParts {
+  /** The upstream client (the only sender). */
   client: UpstreamClient;
+  /** The per-key budget. */
   budget: KeyBudget;
+  /** The process cache. */
   cache: UpstreamCache;
+  /** Freshness and lifetimes of cached answers. */
   freshness: Freshness;
   /** False only for the benchmark's naive baseline: nothing is stored. */
   cacheEnabled: boolean;
+  /** State shared by replicas (cache, locks), if any. */
   shared: SharedState | undefined;
   /** How long one replica may hold the cross-replica fetch lock, ms. */
   sharedLockMs: number;
   /** Base delay of the one retry, ms. */
   retryDelayMs: number;
+  /** Randomness in [0, 1) for the retry's jitter. */
   random: () => number;
+  /** Clock, epoch ms. */
   now: () => number;
+  /** The economy's hooks. */
   events: EconomyEvents;
   /** Counts a joined flight for the caller (accounting and metrics). */
   onCoalesced: (caller: EconomyCaller) => void;

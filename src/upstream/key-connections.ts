@@ -21,6 +21,7 @@ interface KeySlots {
 export class KeyConnectionGate {
   private readonly inUse = new Map<string, KeySlots>();
 
+  /** @param perKey - most requests in use per key (at least 1) */
   constructor(
     /** Most requests in use per key (at least 1). */
     readonly perKey: number,

@@ -15,6 +15,7 @@ export interface KeyState {
   cooldownUntil: number;
   /** The learned allowance after the last 429 (it grows back by one request per window), and when it was learned (epoch ms). */
   allowance: number;
+  /** When `allowance` was learned, epoch ms (0 = never). */
   learnedAt: number;
   /** 429s without `Retry-After` in a row (each within a window after the previous cooldown ended). */
   backoffStreak: number;

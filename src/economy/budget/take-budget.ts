@@ -8,7 +8,9 @@ import type { SlidingWindowLog } from './sliding-window-log';
 
 /** A request's place in the window log: when it was taken (epoch ms), and its member in the shared log (empty without one). */
 export interface TakenSlot {
+  /** When the request took its place, epoch ms. */
   at: number;
+  /** Its name in the shared log (a time and a UUID), or empty without one. */
   member: string;
 }
 

@@ -36,6 +36,7 @@ export interface CacheFileLoad {
   dropped: number;
   /** Why the file was set aside, if it was; its new name is `setAsidePath`. */
   setAside?: 'corrupt' | 'other-version' | 'other-secret';
+  /** The set-aside file's new path, when it was set aside. */
   setAsidePath?: string;
 }
 
@@ -63,6 +64,7 @@ export class CacheFile {
   private writtenChanges: number | null = null;
   private writing: Promise<void> = Promise.resolve();
 
+  /** @param options - the path, the key hash secret (for its tag), a logger and a clock */
   constructor(private readonly options: CacheFileOptions) {
     this.now = options.now ?? Date.now;
     this.secretTag = keyId(`${CACHE_FILE_MAGIC} secret tag`, options.keyHashSecret);
@@ -161,7 +163,14 @@ export class CacheSnapshots {
   private timer: NodeJS.Timeout | undefined;
   private loaded = false;
 
+  /**
+   * @param file - the cache file
+   * @param cache - the process cache it snapshots
+   * @param intervalMs - ms between writes (0 = only at shutdown)
+   * @param logger - warnings about failed writes
+   */
   constructor(
+    /** The file kept current. */
     readonly file: CacheFile,
     private readonly cache: PersistableCache,
     private readonly intervalMs: number,

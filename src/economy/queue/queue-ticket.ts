@@ -26,6 +26,7 @@ export class QueueTicket {
   /** Epoch ms when the limiter expects to send the request (its place planned on the window log), while it is queued. */
   expectedAt: number | undefined;
 
+  /** @param priority - the priority the request starts at */
   constructor(priority: UpstreamPriority) {
     this.current = priority;
   }

@@ -4,7 +4,7 @@ import type { CacheEntry } from '../cache/cache-entry';
 import { deserializeEntry, serializeEntry } from './entry-json';
 import { RedisInvalidations } from './redis-invalidations';
 import { settleWindowSlot, takeWindowSlot } from './redis-window-log';
-import type { SharedKeyLimits, SharedState } from './shared-state';
+import type { LearnedAllowance, SharedKeyLimits, SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
 export interface RedisStateOptions {
@@ -89,10 +89,12 @@ export class RedisSharedState implements SharedState {
     return this.invalidations.whenOutOfSync();
   }
 
+  /** See {@link SharedState.invalidationsInDoubt}. */
   invalidationsInDoubt(): boolean {
     return this.invalidations.inDoubt();
   }
 
+  /** See {@link SharedState.onReconnect}. */
   onReconnect(handler: () => Promise<void>): void {
     this.invalidations.onReconnect(handler);
   }
@@ -153,6 +155,7 @@ export class RedisSharedState implements SharedState {
     return `${this.options.prefix}${kind}:${name}`;
   }
 
+  /** See {@link SharedState.getEntry}; a value that does not parse is a miss. */
   async getEntry(key: string): Promise<CacheEntry | undefined> {
     const text = await this.guard(() => this.redis.get(this.key('c', key)), null);
     if (text === null) return undefined;
@@ -163,10 +166,12 @@ export class RedisSharedState implements SharedState {
     }
   }
 
+  /** See {@link SharedState.setEntry}. */
   async setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void> {
     await this.guard(() => this.redis.set(this.key('c', key), serializeEntry(entry), 'PX', Math.max(1, Math.round(lifetimeMs))), null);
   }
 
+  /** See {@link SharedState.deleteEntries}. */
   async deleteEntries(keys: readonly string[]): Promise<boolean> {
     if (keys.length === 0) return true;
     return this.guard(async () => {
@@ -175,6 +180,7 @@ export class RedisSharedState implements SharedState {
     }, false);
   }
 
+  /** See {@link SharedState.keyLimits}; a cooldown is believed only up to `maxCooldownMs`. */
   async keyLimits(keyId: string): Promise<SharedKeyLimits> {
     const text = await this.guard(() => this.redis.get(this.key('cd', keyId)), null);
     // `until` alone (older replicas, or by hand), or `until:allowance:learnedAt`.
@@ -190,30 +196,36 @@ export class RedisSharedState implements SharedState {
     };
   }
 
-  async setCooldown(keyId: string, untilMs: number, learned?: { allowance: number; learnedAt: number; keepMs: number }): Promise<void> {
+  /** See {@link SharedState.setCooldown}; capped at `maxCooldownMs`. */
+  async setCooldown(keyId: string, untilMs: number, learned?: LearnedAllowance): Promise<void> {
     const until = Math.min(untilMs, Date.now() + this.maxCooldownMs);
     const ttl = Math.max(1, Math.round(until - Date.now()), Math.round(learned?.keepMs ?? 0));
     const value = learned ? `${until}:${learned.allowance}:${learned.learnedAt}` : String(until);
     await this.guard(() => this.redis.set(this.key('cd', keyId), value, 'PX', ttl), null);
   }
 
+  /** See {@link SharedState.takeWindowSlot} (the Lua script of `redis-window-log.ts`). */
   async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null> {
     return this.guard(() => takeWindowSlot(this.redis, this.key('w', keyId), allowance, windowMs, now, member), null);
   }
 
+  /** See {@link SharedState.settleWindowSlot}. */
   async settleWindowSlot(keyId: string, member: string, at: number, windowMs: number): Promise<void> {
     await this.guard(() => settleWindowSlot(this.redis, this.key('w', keyId), member, at, windowMs), undefined);
   }
 
+  /** See {@link SharedState.tryLock}. */
   async tryLock(key: string, ttlMs: number): Promise<boolean> {
     const result = await this.guard(() => this.redis.set(this.key('lk', key), '1', 'PX', Math.max(1, ttlMs), 'NX'), 'OK');
     return result === 'OK';
   }
 
+  /** See {@link SharedState.unlock}. */
   async unlock(key: string): Promise<void> {
     await this.guard(() => this.redis.del(this.key('lk', key)), 0);
   }
 
+  /** See {@link SharedState.publishInvalidation} (see `RedisInvalidations`). */
   async publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean> {
     return this.guard(async () => {
       await this.invalidations.publish(keyId, factoryId);
@@ -221,10 +233,12 @@ export class RedisSharedState implements SharedState {
     }, false);
   }
 
+  /** See {@link SharedState.onInvalidation}. */
   onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
     this.invalidations.onInvalidation(handler);
   }
 
+  /** Closes both connections and forgets every handler. */
   async close(): Promise<void> {
     this.invalidations.close();
     if (this.probe) clearInterval(this.probe);
