@@ -22,6 +22,7 @@ export class UpstreamSession {
   /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
 
+  /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
     private readonly economy: UpstreamEconomy,
     /** The caller's API key, or null when the request had no bearer key. */

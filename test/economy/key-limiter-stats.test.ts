@@ -9,8 +9,8 @@
  * jest's fake timers drive both the clock and the limiter's waits.
  */
 import fc from 'fast-check';
-import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
-import type { UpstreamPriority } from '../../src/economy/rate-limit/priority';
+import { KeyBudget as KeyLimiter } from '../../src/economy/budget/key-budget';
+import type { UpstreamPriority } from '../../src/economy/queue/priority';
 import { terminates } from '../support';
 
 const LIMIT = { requests: 3, windowMs: 60_000 };
