@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_CONFIG } from './config';
-import type { GatewayConfig } from './config';
+import type { GatewayConfig, SiteDocumentEncoding } from './config';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import { createBuildingLoaders } from './domains/buildings/buildings.loaders';
 import type { BuildingLoaders } from './domains/buildings/buildings.loaders';
@@ -37,13 +37,15 @@ export interface GatewayContext {
   itemErrors: ListItemErrors;
   /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
   optionSlots: number;
+  /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */
+  siteDocuments: { maxBytes: number; encoding: SiteDocumentEncoding; patienceMs: number };
 }
 
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
   economy: UpstreamEconomy;
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
-    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs'>>;
+    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
 }
 
 /** The token of an `Authorization: Bearer <token>` header, or null. */
@@ -106,6 +108,11 @@ export function createContext(
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
+    siteDocuments: {
+      maxBytes: services.config.siteDocumentMaxBytes ?? DEFAULT_CONFIG.siteDocumentMaxBytes,
+      encoding: services.config.siteDocumentEncoding ?? DEFAULT_CONFIG.siteDocumentEncoding,
+      patienceMs: session.patienceMs ?? services.config.upstreamPatienceMs ?? DEFAULT_CONFIG.upstreamPatienceMs,
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import type { PersistableCache } from './cache/cache-file';
 import { BackgroundFill } from './background-fill/background-fill';
 import { InFlight } from './coalescing/in-flight';
 import { loadAcrossReplicas } from './coalescing/replica-coalescing';
-import { Invalidation } from './invalidation/invalidation';
+import { Invalidation, optionKeys, writtenFactoryId } from './invalidation/invalidation';
 import type { InvalidationListener } from './invalidation/invalidation';
 import { KeyLimiter } from './rate-limit/key-limiter';
 import type { UpstreamPriority } from './rate-limit/priority';
@@ -387,14 +387,22 @@ export class UpstreamEconomy {
   /**
    * A write (POST). Obeys the cooldown and budget, is never retried, and on success
    * invalidates what it changed (for the option edit: that company's option reads).
+   *
+   * `written` is what a GET of the written resource answers now, when the writer knows it
+   * (a site document's slot): it becomes the cached answer (here and in the shared cache),
+   * and this process keeps the other option slots of that company it had cached (the write
+   * changed one slot only), so a read after the write needs no upstream request.
    */
-  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
+  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: { params: PathParams; body: unknown }): Promise<unknown> {
     caller.accounting.startRequest(endpoint);
-    const release = await this.gate.acquire(caller.keyId, endpoint, 'operation', caller.patienceMs);
+    const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority ?? 'operation', caller.patienceMs);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, body });
+      const factoryId = writtenFactoryId(body);
+      const kept = written && factoryId && this.options.cacheEnabled ? optionKeys(caller.keyId, factoryId).map((key) => [key, this.cache.get(key)] as const) : [];
       if (endpoint === ENDPOINTS.factoryOptionUpdate) await this.invalidation.optionsWritten(caller.keyId, body);
+      if (written && this.options.cacheEnabled) await this.storeWritten(caller.keyId, written, kept);
       return response.body;
     } catch (error) {
       this.gate.observe(caller.keyId, error);
@@ -402,6 +410,27 @@ export class UpstreamEconomy {
     } finally {
       release();
     }
+  }
+
+  /** Puts a written resource's new answer in the caches, and the kept entries back in this process's. */
+  private async storeWritten(keyId: string, written: { params: PathParams; body: unknown }, kept: ReadonlyArray<readonly [string, CacheEntry | undefined]>): Promise<void> {
+    const endpoint = ENDPOINTS.factoryOption;
+    const key = cacheKey(keyId, buildPath(endpoint, written.params));
+    const lifetime = this.freshness.lifetimeMs(endpoint);
+    for (const [other, entry] of kept) {
+      if (other !== key && entry && !this.cache.get(other)) this.cache.set(other, entry, lifetime - this.freshness.ageMs(entry));
+    }
+    const entry: CacheEntry = { kind: 'body', body: written.body, storedAt: this.now(), bytes: JSON.stringify(written.body).length + key.length };
+    this.cache.set(key, entry, lifetime);
+    await this.shared?.setEntry(key, entry, lifetime);
+  }
+
+  /**
+   * When the key could send each of `count` more requests, at the earliest (epoch ms,
+   * ascending), behind what waits for its budget now: for answers that promise work later.
+   */
+  plannedTimes(keyId: string, count: number): number[] {
+    return this.limiter.plannedTimes(keyId, count);
   }
 
   /**

@@ -12,6 +12,7 @@ import { AuctionSubscriptionResolver } from '../domains/market/auction.subscript
 import { FactorySubscriptionResolver } from '../domains/factories/factory.subscription';
 import { RoomSubscriptionResolver } from '../domains/buildings/room.subscription';
 import { BankAccountSubscriptionResolver } from '../domains/shared/bank-account.subscription';
+import { FactorySiteDocumentsResolver, SiteDocumentResolver } from '../domains/site-documents/site-document.resolver';
 
 /** Every resolver class, one per GraphQL object type that has resolvers. */
 export const RESOLVERS = [
@@ -27,6 +28,7 @@ export const RESOLVERS = [
   BankAccountSubscriptionResolver,
   AuctionSubscriptionResolver,
   RoomSubscriptionResolver,
+  FactorySiteDocumentsResolver, SiteDocumentResolver,
 ] as const;
 
 /**
@@ -62,7 +64,7 @@ function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
       'Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field.';
   }
   const mutation = schema.getMutationType();
-  if (mutation) mutation.description = 'The one write of the StateV API: updating a company\'s free-text option slot.';
+  if (mutation) mutation.description = 'The one write of the StateV API, updating a company\'s free-text option slot, and the site documents built on it.';
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =

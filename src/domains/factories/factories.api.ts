@@ -84,8 +84,11 @@ export function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<Buy
   return fetchMapped(session, ENDPOINTS.factoryBuyLog, { id: key.id, limit: key.limit, skip: key.skip }, mapBuyLog);
 }
 
-/** `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404). */
-export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }): Promise<FactoryOption | null> {
+/**
+ * `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404) or was
+ * cleared. `fresh` skips a fresh cached answer (a check just before a conditional write).
+ */
+export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }, fresh = false): Promise<FactoryOption | null> {
   // The company is known to be owned when this runs, so a 404 means the slot is unset.
   return fetchMapped<FactoryOption | null>(
     session,
@@ -93,6 +96,7 @@ export function fetchOption(session: UpstreamSession, key: { id: string; slot: n
     { id: key.id, slot: key.slot },
     (body) => mapOption(body, key.slot),
     (failure) => (isNotFoundError(failure) ? null : undefined),
+    fresh,
   );
 }
 
@@ -105,8 +109,11 @@ export interface OptionUpdate {
   data: string;
 }
 
-/** `POST /factory/options`: writes a slot; resolves to the upstream's message text. */
-export async function updateOption(session: UpstreamSession, update: OptionUpdate): Promise<string> {
+/**
+ * `POST /factory/options`: writes a slot; resolves to the upstream's message text. With
+ * `writeThrough`, the slot's cached read becomes what was written (no GET to read it back).
+ */
+export async function updateOption(session: UpstreamSession, update: OptionUpdate, writeThrough = false): Promise<string> {
   const endpoint = ENDPOINTS.factoryOptionUpdate;
   const body = await session.post(endpoint, {
     apiSecret: update.apiSecret,
@@ -114,6 +121,6 @@ export async function updateOption(session: UpstreamSession, update: OptionUpdat
     option: update.slot,
     title: update.title,
     data: update.data,
-  });
+  }, writeThrough ? { params: { id: update.factoryId, slot: update.slot }, body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() } } : undefined);
   return mapResponse(endpoint, body, mapUpdateMessage);
 }
