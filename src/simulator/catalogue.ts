@@ -83,3 +83,34 @@ export function realisticCatalogue(items = 200, seed = 1): Catalogue {
     }),
   };
 }
+
+/**
+ * The demo shop's own catalogue (the 24/7 shop of the fixtures): texts, opening hours and
+ * the items its counter sells, with descriptions and images; its website shows these next
+ * to the live counter prices (`examples/company-site/`).
+ */
+export function shopCatalogue(): Catalogue {
+  const item = (id: string, name: string, category: string, price: number, unit: string, description: string): CatalogueItem => ({
+    id,
+    name,
+    category,
+    price,
+    unit,
+    description,
+    image: `https://cdn.example/img/${id}.webp`,
+    available: true,
+  });
+  return {
+    shop: { name: 'Kiosk am Hafen', slogan: 'Rund um die Uhr geöffnet – frischer Kaffee, kalte Getränke, alles für unterwegs.', phone: '555-0147', address: 'Hafenstraße 1, Los Santos' },
+    openingHours: [{ days: 'Mo–So', from: '00:00', to: '24:00' }],
+    currency: 'USD',
+    items: [
+      item('wasser', 'Wasser', 'Getränke', 4.5, 'Flasche', 'Stilles Mineralwasser, 0,5 l, gekühlt.'),
+      item('sandwich', 'Sandwich', 'Snacks', 7, 'Stück', 'Täglich frisch belegt: Käse, Schinken oder vegetarisch.'),
+      item('kaffee', 'Kaffee', 'Getränke', 3.5, 'Becher', 'Frisch gemahlen, auch zum Mitnehmen.'),
+      item('zigaretten', 'Zigaretten', 'Tabak', 12, 'Packung', 'Nur ab 18 Jahren.'),
+      item('verbandskasten', 'Verbandskasten', 'Erste Hilfe', 45, 'Stück', 'Nach DIN 13164, Pflicht in jedem Fahrzeug.'),
+      item('pappbecher', 'Pappbecher', 'Zubehör', 0.2, 'Stück', 'Für Kaffee zum Mitnehmen, 0,3 l.'),
+    ],
+  };
+}

@@ -4,7 +4,7 @@
  */
 export { startSimulator } from './simulator';
 export type { Simulator, SimulatorOptions, WriteFailure } from './simulator';
-export { realisticCatalogue } from './catalogue';
+export { realisticCatalogue, shopCatalogue } from './catalogue';
 export type { Catalogue, CatalogueItem } from './catalogue';
 export { describeRateLimit } from './rate-limit';
 export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';

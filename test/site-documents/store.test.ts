@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { SiteDocumentEncoding } from '../../src/config';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
-import { canonicalJson, chunkValue, decodeChunk, encodeChunk, parseTitle, sha256Hex, splitPieces } from '../../src/domains/site-documents/site-document.codec';
+import { canonicalJson, chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue, splitPieces } from '../../src/domains/site-documents/site-document.codec';
 import { findDocument, layoutOf, readChunks } from '../../src/domains/site-documents/site-document.layout';
 import type { SlotContent } from '../../src/domains/site-documents/site-document.layout';
 import { checkFits, executePlan, planWrite } from '../../src/domains/site-documents/site-document.store';
@@ -49,8 +49,7 @@ class MemorySlots implements SlotWriter {
 }
 
 function prepared(name: string, value: unknown, encoding: SiteDocumentEncoding = 'deflate-base64url') {
-  const text = canonicalJson(value);
-  return { name, text, bytes: Buffer.byteLength(text), sha256: sha256Hex(text), pieces: splitPieces(value), encoding };
+  return prepareValue(name, value, encoding);
 }
 
 function plan(slots: MemorySlots, name: string, value: unknown, expectedVersion?: number, encoding?: SiteDocumentEncoding): WritePlan {

@@ -195,6 +195,29 @@ export function splitPieces(value: unknown): Buffer[] {
   return pieces;
 }
 
+/** A value ready to be written: its canonical text cut into pieces. */
+export interface PreparedValue {
+  name: string;
+  /** The canonical JSON text. */
+  text: string;
+  /** Its UTF-8 bytes. */
+  bytes: number;
+  /** Its lower-case hex SHA-256. */
+  sha256: string;
+  pieces: Buffer[];
+  encoding: SiteDocumentEncoding;
+}
+
+/**
+ * Prepares a value for writing: canonical text, size, hash and pieces.
+ *
+ * @throws NotJsonError when the value is not JSON
+ */
+export function prepareValue(name: string, value: unknown, encoding: SiteDocumentEncoding): PreparedValue {
+  const text = canonicalJson(value);
+  return { name, text, bytes: Buffer.byteLength(text), sha256: sha256Hex(text), pieces: splitPieces(value), encoding };
+}
+
 /**
  * Compresses and encodes one chunk's bytes.
  *

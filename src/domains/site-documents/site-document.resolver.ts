@@ -2,14 +2,14 @@ import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql'
 import type { GatewayContext } from '../../context';
 import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { UpstreamCost } from '../../graph/cost';
-import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
+import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Factory } from '../factories/factory.type';
 import { loaderSlotReader, sessionSlotWriter } from './site-document.api';
-import { canonicalJson, CLEARED, NAME_PATTERN, NotJsonError, sha256Hex, splitPieces } from './site-document.codec';
-import type { Manifest } from './site-document.codec';
+import { CLEARED, NAME_PATTERN, NotJsonError, prepareValue } from './site-document.codec';
+import type { Manifest, PreparedValue } from './site-document.codec';
 import { findDocument, layoutOf, readAll, readChunks } from './site-document.layout';
 import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite, WriteLocks } from './site-document.store';
-import type { PreparedValue, WritePlan, WriteProgress } from './site-document.store';
+import type { WritePlan, WriteProgress } from './site-document.store';
 import {
   DeleteSiteDocumentInput,
   DeleteSiteDocumentPayload,
@@ -73,17 +73,16 @@ function secretOf(ctx: GatewayContext, given: string | null | undefined, mutatio
  * @throws GatewayError `BAD_USER_INPUT` naming the rule
  */
 function prepare(name: string, value: unknown, ctx: GatewayContext): PreparedValue {
-  let text: string;
+  let prepared: PreparedValue;
   try {
-    text = canonicalJson(value);
+    prepared = prepareValue(name, value, ctx.siteDocuments.encoding);
   } catch (error) {
     if (error instanceof NotJsonError) throw badInputError(`input.value must be a JSON value: ${error.message}.`, 'input.value');
     throw error;
   }
-  const bytes = Buffer.byteLength(text);
   const max = ctx.siteDocuments.maxBytes;
-  if (bytes > max) throw badInputError(`input.value is ${bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`, 'input.value');
-  return { name, text, bytes, sha256: sha256Hex(text), pieces: splitPieces(value), encoding: ctx.siteDocuments.encoding };
+  if (prepared.bytes > max) throw badInputError(`input.value is ${prepared.bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`, 'input.value');
+  return prepared;
 }
 
 /** Waits for `job` at most `ms`: 'done' when it finished (its error is thrown), 'pending' when time ran out. */
@@ -127,7 +126,7 @@ export class SiteDocumentResolver {
    * @throws GatewayError `BAD_USER_INPUT`, `SITE_DOCUMENT_TOO_LARGE` (before any upstream
    *   request when it cannot fit even empty slots), `CONFLICT`, and the upstream's errors
    */
-  @UpstreamCost({ requests: 2 * MAX_OPTION_SLOTS + 1 })
+  @UpstreamCost({ requests: 'optionSlots' })
   @Mutation(() => SetSiteDocumentPayload, {
     description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots, the committing slot is written last, then the replaced chunks are cleared with "."; a failure part-way leaves the previous version readable. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
   })
@@ -151,7 +150,7 @@ export class SiteDocumentResolver {
   }
 
   /** Removes a document: its committing slot first (the document is gone), then its chunks. */
-  @UpstreamCost({ requests: 2 * MAX_OPTION_SLOTS + 1 })
+  @UpstreamCost({ requests: 'optionSlots' })
   @Mutation(() => DeleteSiteDocumentPayload, {
     description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots, each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })

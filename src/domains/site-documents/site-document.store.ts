@@ -20,25 +20,14 @@ import {
   shortHash,
 } from './site-document.codec';
 import type { SiteDocumentEncoding } from '../../config';
-import type { EncodedChunk, Manifest, ManifestChunk } from './site-document.codec';
-import { manifestIn, probeOrder } from './site-document.layout';
+import type { EncodedChunk, Manifest, ManifestChunk, PreparedValue } from './site-document.codec';
+import { layoutOf, manifestIn, probeOrder } from './site-document.layout';
 import type { SlotContent, SlotLayout, SlotReader } from './site-document.layout';
 
 /** How the store writes slots; `readFresh` skips the cache (the conflict check). */
 export interface SlotWriter extends SlotReader {
   readFresh(slot: number): Promise<SlotContent | null>;
   write(slot: number, title: string, data: string): Promise<void>;
-}
-
-/** A value ready to be written: its canonical text cut into pieces (see `splitPieces`). */
-export interface PreparedValue {
-  name: string;
-  /** The canonical JSON text. */
-  text: string;
-  bytes: number;
-  sha256: string;
-  pieces: Buffer[];
-  encoding: SiteDocumentEncoding;
 }
 
 /** One upstream write of a plan. */
@@ -173,6 +162,17 @@ export function planWrite(layout: SlotLayout, value: PreparedValue, options: { e
   const freed = (current?.manifest.chunks ?? []).map((chunk) => chunk.slot).filter((slot) => !keptSlots.has(slot));
   for (const slot of freed) writes.push({ slot, title: CLEARED, data: CLEARED, role: 'clear' });
   return { name: value.name, manifest, manifestSlot, writes, previousVersion, unchanged: false, freed };
+}
+
+/**
+ * The writes that put a value into slots holding `contents` (slot 1 first), for seeding a
+ * simulator or a test without the gateway: what `setSiteDocument` would write, in order.
+ *
+ * @throws GatewayError `SITE_DOCUMENT_TOO_LARGE` as `planWrite`
+ */
+export function seedWrites(contents: ReadonlyArray<SlotContent | null>, value: PreparedValue, now: number): SlotWrite[] {
+  checkFits(value, contents.length);
+  return planWrite(layoutOf(contents), value, { now, slotCount: contents.length }).writes;
 }
 
 /** Which new chunks the current version already holds (same data hash, each old slot once), and which must be written. */
