@@ -1,4 +1,5 @@
 /* global fetch */
+/* eslint-disable @typescript-eslint/no-require-imports -- a plain CommonJS script, runnable with node as it is */
 'use strict';
 /**
  * site-document-upload: uploads a JSON file as a site document (setSiteDocument) of one
