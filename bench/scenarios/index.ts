@@ -12,6 +12,7 @@ import { floor, floor10c } from './floor';
 import { manyKeys } from './many-keys';
 import { naive } from './naive';
 import { rateLimited } from './rate-limited';
+import { siteDocuments } from './site-documents';
 import { replicas } from './replicas';
 import { restart } from './restart';
 import { small } from './small';
@@ -42,4 +43,5 @@ export const SCENARIOS: readonly Scenario[] = [
   soak,
   distinctDocuments,
   rateLimited,
+  siteDocuments,
 ];

@@ -13,6 +13,7 @@ import { FactorySubscriptionResolver } from '../domains/factories/factory.subscr
 import { RoomSubscriptionResolver } from '../domains/buildings/room.subscription';
 import { BankAccountSubscriptionResolver } from '../domains/shared/bank-account.subscription';
 import { FactorySiteDocumentsResolver, SiteDocumentResolver } from '../domains/site-documents/site-document.resolver';
+import { SiteDocumentSubscriptionResolver } from '../domains/site-documents/site-document.subscription';
 
 /** Every resolver class, one per GraphQL object type that has resolvers. */
 export const RESOLVERS = [
@@ -28,7 +29,7 @@ export const RESOLVERS = [
   BankAccountSubscriptionResolver,
   AuctionSubscriptionResolver,
   RoomSubscriptionResolver,
-  FactorySiteDocumentsResolver, SiteDocumentResolver,
+  FactorySiteDocumentsResolver, SiteDocumentResolver, SiteDocumentSubscriptionResolver,
 ] as const;
 
 /**

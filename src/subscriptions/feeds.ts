@@ -27,7 +27,7 @@ import { diffAuctions, diffCounter, diffInventory, diffRooms, optionChanged, Tra
 import type { MyAuctionValue } from './diff';
 
 /** The resource kinds, as `/metrics` labels them (never an id or a key). */
-export type FeedKind = 'inventory' | 'machineInventory' | 'counter' | 'transactions' | 'myImportAuctions' | 'myExportAuctions' | 'rooms' | 'option';
+export type FeedKind = 'inventory' | 'machineInventory' | 'counter' | 'transactions' | 'myImportAuctions' | 'myExportAuctions' | 'rooms' | 'option' | 'siteDocument';
 
 /**
  * One polled upstream resource of one key. The poller keeps the last result and

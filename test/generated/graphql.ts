@@ -745,6 +745,21 @@ export type SiteDocumentCapacity = {
   freeSlots: Array<Scalars['Int']['output']>;
 };
 
+/** A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it. */
+export type SiteDocumentChange = {
+  __typename?: 'SiteDocumentChange';
+  /** The document now (version, updatedAt, bytes, slots); null when it was deleted. */
+  document?: Maybe<SiteDocumentInfo>;
+  /** The company. */
+  factoryId: Scalars['ID']['output'];
+  /** The document's name. */
+  name: Scalars['String']['output'];
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The version before the change; null when the document did not exist. */
+  previousVersion?: Maybe<Scalars['Int']['output']>;
+};
+
 /** A site document as listed by Factory.siteDocuments: its manifest only, the value is not read. */
 export type SiteDocumentInfo = {
   __typename?: 'SiteDocumentInfo';
@@ -773,6 +788,8 @@ export type Subscription = {
   myAuctionChanged: AuctionChange;
   /** Rooms of a building that became occupied or free, or whose rent changed; one event per change. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_DETAILS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
   roomChanged: RoomChange;
+  /** A site document got a new version or was deleted, by this gateway or anything else. Polls only the document's committing slot within the key's upstream budget (the first poll finds it from the name's home slot and checks the company is owned with GET /factory/list/). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. Name: 1 to 32 characters: a-z, 0-9, '-', '_' and '.', else BAD_USER_INPUT. */
+  siteDocumentChanged: SiteDocumentChange;
   /** Transactions that appeared on one bank account (a company's or a building's), oldest first, one event each. Polls the newest page (limit 25): Source: GET /factory/transactions/{bankId}/{limit}/{skip}. Scopes: factory, factory.bankaccount. Premium only. Source: GET /building/transactions/{bankId}/{limit}/{skip}. Scopes: building, building.bankaccount. Premium only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The company endpoint is tried first, the building one when it does not know the account. Transactions have no id: the gateway recognises those it saw by content and position and never sends one twice. */
   transactionAdded: TransactionAdded;
 };
@@ -801,6 +818,13 @@ export type SubscriptionInventoryChangedArgs = {
 /** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
 export type SubscriptionRoomChangedArgs = {
   buildingId: Scalars['ID']['input'];
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionSiteDocumentChangedArgs = {
+  factoryId: Scalars['ID']['input'];
+  name: Scalars['String']['input'];
 };
 
 

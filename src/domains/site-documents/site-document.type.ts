@@ -151,3 +151,22 @@ export class DeleteSiteDocumentPayload {
   @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) the deletion took.' })
   upstreamWrites!: number;
 }
+
+/** Event of `siteDocumentChanged`. */
+@ObjectType({ description: 'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.' })
+export class SiteDocumentChange {
+  @Field(() => ID, { description: 'The company.' })
+  factoryId!: string;
+
+  @Field(() => String, { description: 'The document\'s name.' })
+  name!: string;
+
+  @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
+  observedAt!: Date;
+
+  @Field(() => Int, { nullable: true, description: 'The version before the change; null when the document did not exist.' })
+  previousVersion!: number | null;
+
+  @Field(() => SiteDocumentInfo, { nullable: true, description: 'The document now (version, updatedAt, bytes, slots); null when it was deleted.' })
+  document!: SiteDocumentInfo | null;
+}
