@@ -3,9 +3,8 @@
  * the fixtures through {@link DEMO_KEYS} and {@link FIXTURE_IDS}.
  */
 export { startSimulator } from './simulator';
-export type { Simulator, SimulatorOptions, WriteFailure } from './simulator';
+export type { Simulator, SimulatorOptions } from './simulator';
 export { realisticCatalogue, shopCatalogue } from './catalogue';
-export type { Catalogue, CatalogueItem } from './catalogue';
 export { describeRateLimit } from './rate-limit';
 export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
 export type { SimulatedApiKey } from './fixtures';

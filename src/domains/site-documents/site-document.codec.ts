@@ -31,8 +31,6 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, d
 
 /** Most characters of a slot's data (`POST /factory/options`: at most 2400). */
 export const SLOT_DATA_CHARS = 2400;
-/** Most characters of a slot's title (`POST /factory/options`: at most 64). */
-export const SLOT_TITLE_CHARS = 64;
 /** Pieces are at most this many UTF-8 bytes, unless one element alone is larger (a long string is sliced). */
 export const PIECE_BYTES = 512;
 /** A new chunk is filled to at most this share of a slot, leaving room for an item that grows. */
