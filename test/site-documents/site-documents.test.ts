@@ -5,9 +5,9 @@
  * failures injected by the simulator at every write leave the previous version readable.
  */
 import { randomBytes } from 'node:crypto';
-import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { realisticCatalogue } from '../../src/simulator/catalogue';
-import { codes, startStack } from '../support';
+import { readFileSync } from 'node:fs';
+import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue, shopCatalogue } from '../../src/simulator';
+import { codes, examplePublicSiteConfig, startStack } from '../support';
 import type { Stack } from '../support';
 
 const shop = FIXTURE_IDS.shop;
@@ -118,6 +118,20 @@ describe('site documents', () => {
     const slotsAfter = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, { id: shop });
     const foreign = (result: typeof slotsAfter): unknown => (result.data?.factory as { options: Array<{ slot: number }> }).options.filter((o) => o.slot <= 2);
     expect(foreign(slotsAfter)).toEqual(foreign(slotsBefore));
+  });
+
+  it('works in public-site mode: the example company site reads its catalogue next to the counter, with no key', async () => {
+    stack = await startStack({ http: true, config: examplePublicSiteConfig() });
+    const catalogue = shopCatalogue();
+    const written = await set(stack, shop, 'catalogue', catalogue);
+    expect(written.errors).toBeUndefined();
+    const manifest = JSON.parse(readFileSync(examplePublicSiteConfig().trustedDocumentsPath ?? '', 'utf8')) as Record<string, string>;
+    const hash = Object.keys(manifest).find((key) => manifest[key]?.includes('query CompanyPage'));
+    const { body } = await stack.post({ documentId: hash, variables: { id: shop } }, { key: null });
+    expect(body.errors).toBeUndefined();
+    const factory = body.data?.factory as { catalogue: { version: number; value: unknown }; counter: { items: Array<{ item: string }> } };
+    expect(factory.catalogue).toMatchObject({ version: 1, value: catalogue });
+    expect(factory.counter.items.map((item) => item.item)).toContain('Sandwich');
   });
 
   it('checks name, value size, secret and capacity before any upstream request', async () => {
