@@ -168,18 +168,27 @@ export function optionFeed(factoryId: string, slot: number): Feed<FactoryOption 
     resource: `option/${factoryId}/${slot}`,
     endpoint: ENDPOINTS.factoryOption,
     async poll(session, first) {
-      if (first) {
-        const owned = await fetchFactoryList(session);
-        if (!owned.some((factory) => factory.id === factoryId)) {
-          throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
-            upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
-          });
-        }
-      }
+      if (first) await checkOwned(session, factoryId);
       return fetchOption(session, { id: factoryId, slot });
     },
     diff: (previous, next, observedAt) => (optionChanged(previous, next) ? [{ factoryId, slot, observedAt, option: next }] : []),
   };
+}
+
+/**
+ * The first poll of a company's option slots: `NOT_FOUND` unless the key's character owns
+ * the company (the company list, usually cached), since an unset slot and a company of
+ * someone else both answer 404.
+ *
+ * @throws GatewayError `NOT_FOUND`, and the list's own errors
+ */
+export async function checkOwned(session: UpstreamSession, factoryId: string): Promise<void> {
+  const owned = await fetchFactoryList(session);
+  if (!owned.some((factory) => factory.id === factoryId)) {
+    throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
+      upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
+    });
+  }
 }
 
 /**

@@ -37,6 +37,18 @@ export interface SlotLayout {
   foreign: number[];
 }
 
+/** What a manifest says of its document, as `SiteDocumentInfo` shows it: the committing slot first in `slots`. */
+export function infoOf(manifest: Manifest, manifestSlot: number): { name: string; version: number; updatedAt: Date | null; bytes: number; slots: number[] } {
+  const updatedAt = new Date(manifest.updatedAt);
+  return {
+    name: manifest.name,
+    version: manifest.version,
+    updatedAt: Number.isNaN(updatedAt.getTime()) ? null : updatedAt,
+    bytes: manifest.bytes,
+    slots: [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)],
+  };
+}
+
 /** True for a slot clients cleared: both title and data "." or empty (trimmed). */
 export function isCleared(content: SlotContent): boolean {
   const blank = (text: string): boolean => text.trim() === '' || text.trim() === CLEARED;

@@ -7,7 +7,7 @@ import { Factory } from '../factories/factory.type';
 import { loaderSlotReader, sessionSlotWriter } from './site-document.api';
 import { CLEARED, NAME_PATTERN, NotJsonError, prepareValue } from './site-document.codec';
 import type { Manifest, PreparedValue } from './site-document.codec';
-import { findDocument, layoutOf, readAll, readChunks } from './site-document.layout';
+import { findDocument, infoOf, layoutOf, readAll, readChunks } from './site-document.layout';
 import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite, WriteLocks } from './site-document.store';
 import type { WritePlan, WriteProgress } from './site-document.store';
 import {
@@ -33,19 +33,7 @@ type KnownDocument = SiteDocument & { text?: string };
 
 /** The GraphQL document of a manifest. */
 function documentOf(manifest: Manifest, manifestSlot: number, factoryId: string, text?: string): KnownDocument {
-  const updatedAt = new Date(manifest.updatedAt);
-  return {
-    name: manifest.name,
-    version: manifest.version,
-    updatedAt: Number.isNaN(updatedAt.getTime()) ? null : updatedAt,
-    bytes: manifest.bytes,
-    slots: [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)],
-    sha256: manifest.sha256,
-    encoding: manifest.encoding,
-    manifestSlot,
-    factoryId,
-    text,
-  };
+  return { ...infoOf(manifest, manifestSlot), sha256: manifest.sha256, encoding: manifest.encoding, manifestSlot, factoryId, text };
 }
 
 /** `BAD_USER_INPUT` unless the name follows the rule. */

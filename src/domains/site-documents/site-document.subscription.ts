@@ -2,33 +2,22 @@ import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { GatewayError } from '../../errors/gateway-error';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { describePolling } from '../../subscriptions/describe';
+import { checkOwned } from '../../subscriptions/feeds';
 import type { Feed } from '../../subscriptions/feeds';
 import type { FeedMessage } from '../../subscriptions/poll-hub';
 import { eventOf, openFeeds } from '../../subscriptions/subscription-service';
 import type { SubscriptionContext } from '../../subscriptions/subscription-service';
-import { fetchFactoryList, fetchOption } from '../factories/factories.api';
+import { fetchOption } from '../factories/factories.api';
 import { NAME_PATTERN } from './site-document.codec';
 import type { Manifest } from './site-document.codec';
-import { findDocument, manifestIn } from './site-document.layout';
+import { findDocument, infoOf, manifestIn } from './site-document.layout';
 import type { SlotReader } from './site-document.layout';
 import { NAME_RULE, SiteDocumentChange } from './site-document.type';
-import type { SiteDocumentInfo } from './site-document.type';
 
 /** What a poll saw: the committing slot and its manifest, or no document. */
 interface DocumentState {
   slot: number | null;
   manifest: Manifest | null;
-}
-
-function infoOf(manifest: Manifest, slot: number): SiteDocumentInfo {
-  const updatedAt = new Date(manifest.updatedAt);
-  return {
-    name: manifest.name,
-    version: manifest.version,
-    updatedAt: Number.isNaN(updatedAt.getTime()) ? null : updatedAt,
-    bytes: manifest.bytes,
-    slots: [slot, ...manifest.chunks.map((chunk) => chunk.slot)],
-  };
 }
 
 /**
@@ -47,14 +36,7 @@ export function siteDocumentFeed(factoryId: string, name: string, slotCount: num
     resource: `siteDocument/${factoryId}/${name}`,
     endpoint: ENDPOINTS.factoryOption,
     async poll(session, first) {
-      if (first) {
-        const owned = await fetchFactoryList(session);
-        if (!owned.some((factory) => factory.id === factoryId)) {
-          throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
-            upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
-          });
-        }
-      }
+      if (first) await checkOwned(session, factoryId);
       const reader: SlotReader = { read: (slot) => fetchOption(session, { id: factoryId, slot }) };
       if (known !== null) {
         const manifest = manifestIn(await reader.read(known));
