@@ -6,22 +6,33 @@
 
 /** One catalogue item. */
 export interface CatalogueItem {
+  /** Stable id, e.g. `item-0001`. */
   id: string;
+  /** Display name. */
   name: string;
+  /** Category, e.g. `Getränke`. */
   category: string;
   /** Price in dollars (two decimals). */
   price: number;
+  /** What one price buys, e.g. `Flasche`. */
   unit: string;
+  /** A line of text for the website. */
   description: string;
+  /** Image URL. */
   image: string;
+  /** Whether the shop sells it now. */
   available: boolean;
 }
 
 /** A site's catalogue document: shop texts, opening hours and items. */
 export interface Catalogue {
+  /** The shop's texts. */
   shop: { name: string; slogan: string; phone: string; address: string };
+  /** Opening hours, one entry per run of days. */
   openingHours: Array<{ days: string; from: string; to: string }>;
+  /** Currency of the prices, e.g. `USD`. */
   currency: string;
+  /** The items. */
   items: CatalogueItem[];
 }
 

@@ -60,8 +60,11 @@ export interface SimulatorOptions {
  * (default 1); the writes before and after are applied as usual.
  */
 export interface WriteFailure {
+  /** Which write fails, counted from when the failure is armed (1 = the next). */
   nth: number;
+  /** The answer instead: a status, or `drop` to close the connection without one. */
   status: 429 | 500 | 502 | 503 | 'drop';
+  /** How many writes fail from the `nth` on (default 1). */
   count?: number;
 }
 

@@ -4,6 +4,7 @@
  * an empty store or counter (404 "… is empty") is an empty result, and an unset
  * option slot (404) is null.
  */
+import { GatewayError } from '../../errors/gateway-error';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../economy';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
@@ -38,6 +39,22 @@ import type { Vehicle } from './vehicle.type';
 /** `GET /factory/list/`: all companies of the character. */
 export function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
   return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
+}
+
+/**
+ * Checks with the company list (usually cached) that the key's character owns a company:
+ * for the first poll of option slots, where an unset slot and someone else's company both
+ * answer 404.
+ *
+ * @throws GatewayError `NOT_FOUND` when it does not, and the list's own errors
+ */
+export async function checkFactoryOwned(session: UpstreamSession, factoryId: string): Promise<void> {
+  const owned = await fetchFactoryList(session);
+  if (!owned.some((factory) => factory.id === factoryId)) {
+    throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
+      upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
+    });
+  }
 }
 
 const emptyStore = (failure: UpstreamFailure): Inventory | undefined => (isEmptyStoreError(failure) ? emptyInventory() : undefined);
@@ -102,10 +119,15 @@ export function fetchOption(session: UpstreamSession, key: { id: string; slot: n
 
 /** What `POST /factory/options` needs; `apiSecret` is never logged or echoed. */
 export interface OptionUpdate {
+  /** The key's API secret (`X-Api-Secret`), sent only with this write; never logged. */
   apiSecret: string;
+  /** The company whose slot is written (must be owned by the key's character). */
   factoryId: string;
+  /** Slot number, 1..10 (checked before the request). */
   slot: number;
+  /** New title, at most 64 characters (`.` as title and data clears the slot, see `CLEARED_SLOT_TEXT`). */
   title: string;
+  /** New data, at most 2400 characters. */
   data: string;
 }
 

@@ -57,6 +57,7 @@ export interface EncodedChunk {
   bytes: number;
   /** Short hashes of its first and last piece (where the next version keeps its boundaries). */
   first: string;
+  /** Short hash of the chunk's last piece. */
   last: string;
 }
 
@@ -68,14 +69,19 @@ export interface ManifestChunk {
   hash: string;
   /** Short hashes of the chunk's first and last piece. */
   first: string;
+  /** Short hash of the chunk's last piece. */
   last: string;
 }
 
 /** The committing slot's data: what a reader needs to find, check and join the chunks. */
 export interface Manifest {
+  /** Manifest format ({@link MANIFEST_FORMAT}). */
   format: number;
+  /** The document's name. */
   name: string;
+  /** The version this manifest commits, from 1. */
   version: number;
+  /** How the chunks are compressed and encoded. */
   encoding: SiteDocumentEncoding;
   /** UTF-8 bytes of the canonical JSON text. */
   bytes: number;
@@ -83,6 +89,7 @@ export interface Manifest {
   sha256: string;
   /** ISO 8601 time of the write. */
   updatedAt: string;
+  /** The chunks in reading order. */
   chunks: ManifestChunk[];
 }
 
@@ -103,9 +110,14 @@ export function shortHash(input: string | Buffer): string {
 
 /** Thrown when a value is not JSON (a function, `undefined`, a non-finite number, a cycle). */
 export class NotJsonError extends Error {
-  constructor(readonly path: string) {
+  /** Where in the value the first part that is not JSON is, e.g. `items[3].price` (empty: the value itself). */
+  readonly path: string;
+
+  /** @param path - see {@link NotJsonError.path} */
+  constructor(path: string) {
     super(`not a JSON value at ${path || '(root)'}`);
     this.name = 'NotJsonError';
+    this.path = path;
   }
 }
 
@@ -195,6 +207,7 @@ export function splitPieces(value: unknown): Buffer[] {
 
 /** A value ready to be written: its canonical text cut into pieces. */
 export interface PreparedValue {
+  /** The document's name. */
   name: string;
   /** The canonical JSON text. */
   text: string;
@@ -202,7 +215,9 @@ export interface PreparedValue {
   bytes: number;
   /** Its lower-case hex SHA-256. */
   sha256: string;
+  /** The canonical text cut into pieces (see {@link splitPieces}). */
   pieces: Buffer[];
+  /** How the chunks are compressed and encoded. */
   encoding: SiteDocumentEncoding;
 }
 

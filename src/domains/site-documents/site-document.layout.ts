@@ -9,8 +9,11 @@ import type { Manifest } from './site-document.codec';
 
 /** One option slot's content as read: null when the slot was never set (the upstream's 404). */
 export interface SlotContent {
+  /** The slot's title. */
   title: string;
+  /** The slot's data. */
   data: string;
+  /** When the slot was last written, when the upstream says. */
   lastUpdated: Date | null;
 }
 
@@ -22,6 +25,7 @@ export interface SlotReader {
 
 /** A committed document: its manifest and the slot holding it. */
 export interface StoredDocument {
+  /** The committing slot's manifest. */
   manifest: Manifest;
   /** The committing slot. */
   manifestSlot: number;

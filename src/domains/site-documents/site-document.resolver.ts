@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Factory } from '../factories/factory.type';
 import { loaderSlotReader, sessionSlotWriter } from './site-document.api';
@@ -220,6 +220,7 @@ export class SiteDocumentResolver {
 /** The site-document fields of `Factory`. */
 @Resolver(() => Factory)
 export class FactorySiteDocumentsResolver {
+  /** The named document, or null; reads the slots up to its committing slot. */
   @UpstreamCost({ requests: 'optionSlots' })
   @FieldResolver(() => SiteDocument, {
     nullable: true,
@@ -236,6 +237,7 @@ export class FactorySiteDocumentsResolver {
     return stored ? documentOf(stored.manifest, stored.manifestSlot, factory.id) : null;
   }
 
+  /** Every document of the company, newest first, without values. */
   @UpstreamCost({ requests: 'optionSlots' })
   @FieldResolver(() => [SiteDocumentInfo], {
     nullable: true,
@@ -248,6 +250,7 @@ export class FactorySiteDocumentsResolver {
       .sort((a, b) => (b.updatedAt?.getTime() ?? 0) - (a.updatedAt?.getTime() ?? 0) || a.name.localeCompare(b.name));
   }
 
+  /** Free and foreign slots, and an estimate of the bytes that still fit. */
   @UpstreamCost({ requests: 'optionSlots' })
   @FieldResolver(() => SiteDocumentCapacity, {
     nullable: true,

@@ -26,23 +26,31 @@ import type { SlotContent, SlotLayout, SlotReader } from './site-document.layout
 
 /** How the store writes slots; `readFresh` skips the cache (the conflict check). */
 export interface SlotWriter extends SlotReader {
+  /** The slot as the upstream holds it now, skipping a fresh cached answer (one upstream request). */
   readFresh(slot: number): Promise<SlotContent | null>;
+  /** One `POST /factory/options`; the written content becomes the slot's cached answer. */
   write(slot: number, title: string, data: string): Promise<void>;
 }
 
 /** One upstream write of a plan. */
 export interface SlotWrite {
+  /** The option slot, 1..10. */
   slot: number;
+  /** The title written. */
   title: string;
+  /** The data written. */
   data: string;
+  /** A chunk of the new version, the committing slot, or a freed slot cleared with ".". */
   role: 'chunk' | 'commit' | 'clear';
 }
 
 /** What a write will do. */
 export interface WritePlan {
+  /** The document's name. */
   name: string;
   /** The manifest the committing write stores (the document as it will read). */
   manifest: Manifest;
+  /** The committing slot. */
   manifestSlot: number;
   /** Chunk writes first, then the committing write, then the clearing writes. */
   writes: SlotWrite[];
