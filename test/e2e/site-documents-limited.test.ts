@@ -10,10 +10,9 @@
  * `Date`); sockets stay real. Between steps of the clock the test waits until no upstream
  * request is on its way.
  */
-import { UpstreamClient } from '../../src/upstream/client';
 import { canonicalJson } from '../../src/domains/site-documents/site-document.codec';
 import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
-import { codes, startStack, T0, turn, until, useFakeTimersWithRealIo } from '../support';
+import { codes, startStack, T0, trackUpstreamSends, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 
 const farm = FIXTURE_IDS.farm;
@@ -42,21 +41,7 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
     stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
     const current = stack;
     useFakeTimersWithRealIo();
-    let started = 0;
-    let finished = 0;
-    const send = UpstreamClient.prototype.send;
-    jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (this: UpstreamClient, ...args: Parameters<UpstreamClient['send']>) {
-      started += 1;
-      try {
-        return await send.apply(this, args);
-      } finally {
-        finished += 1;
-      }
-    });
-    const settled = async (): Promise<void> => {
-      await until(() => started === finished, 'the upstream requests on their way');
-      for (let i = 0; i < 10; i += 1) await turn();
-    };
+    const { settled } = trackUpstreamSends();
     const runUntil = async <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> => {
       let done = false;
       let value: T | undefined;

@@ -21,3 +21,4 @@ export * from './redis';
 export * from './results';
 export * from './stack';
 export * from './upstream-limit';
+export * from './upstream-sends';

@@ -718,13 +718,13 @@ export type SiteDocument = {
   encoding: Scalars['String']['output'];
   /** The committing slot: it holds the manifest and is written last. */
   manifestSlot: Scalars['Int']['output'];
-  /** 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
+  /** The document's name, 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
   name: Scalars['String']['output'];
   /** Lower-case hex SHA-256 of the canonical JSON text; verified on every read. */
   sha256: Scalars['String']['output'];
-  /** Option slots the document occupies, in the order they are read: the committing (manifest) slot first, then the chunks. */
+  /** Option slots the document occupies: the committing slot first, then the chunks. */
   slots: Array<Scalars['Int']['output']>;
-  /** When this version was written (the gateway's clock, from the manifest). */
+  /** When this version was written. */
   updatedAt?: Maybe<Scalars['DateTimeISO']['output']>;
   /** The JSON value, exactly as written (object keys in canonical, sorted order). Its chunks are read only when this field is selected (Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only.) and checked against the manifest's hashes and SHA-256: a mismatch is SITE_DOCUMENT_CORRUPT naming the slots, never a wrong value. */
   value?: Maybe<Scalars['JSON']['output']>;
@@ -760,7 +760,7 @@ export type SiteDocumentChange = {
   previousVersion?: Maybe<Scalars['Int']['output']>;
 };
 
-/** A site document as listed by Factory.siteDocuments: its manifest only, the value is not read. */
+/** A site document as listed by Factory.siteDocuments (and the fields every SiteDocument has): its manifest only, the value is not read. */
 export type SiteDocumentInfo = {
   __typename?: 'SiteDocumentInfo';
   /** UTF-8 bytes of the canonical JSON text, before compression. */

@@ -8,49 +8,8 @@ export const NAME_RULE = '1 to 32 characters: a-z, 0-9, \'-\', \'_\' and \'.\'';
 /** The `JSON` scalar (graphql-scalars): any RFC 8259 value. */
 export const JSONScalar = GraphQLJSON;
 
-/** A site document as read (or as a write will make it). */
-@ObjectType({
-  description: `A named JSON document a company website keeps in the company's option slots (written by setSiteDocument): chunks compressed into slots, committed by one manifest slot, checked by SHA-256 on every read. ${describeSource(ENDPOINTS.factoryOption)} See docs/site-documents.md.`,
-})
-export class SiteDocument {
-  /** The name. */
-  @Field(() => String, { description: `${NAME_RULE}.` })
-  name!: string;
-
-  /** Version, from 1. */
-  @Field(() => Int, { description: 'Starts at 1; each successful setSiteDocument adds 1.' })
-  version!: number;
-
-  /** When the version was written. */
-  @Field(() => Date, { nullable: true, description: 'When this version was written (the gateway\'s clock, from the manifest).' })
-  updatedAt!: Date | null;
-
-  /** UTF-8 bytes of the canonical JSON. */
-  @Field(() => Int, { description: 'UTF-8 bytes of the canonical JSON text, before compression.' })
-  bytes!: number;
-
-  /** Slots in reading order. */
-  @Field(() => [Int], { description: 'Option slots the document occupies, in the order they are read: the committing (manifest) slot first, then the chunks.' })
-  slots!: number[];
-
-  /** SHA-256 of the canonical text. */
-  @Field(() => String, { description: 'Lower-case hex SHA-256 of the canonical JSON text; verified on every read.' })
-  sha256!: string;
-
-  /** Encoding of the chunks. */
-  @Field(() => String, { description: 'How the chunks are compressed and encoded, e.g. deflate-base64url (SITE_DOCUMENT_ENCODING at the time of the write).' })
-  encoding!: string;
-
-  /** The committing slot. */
-  @Field(() => Int, { description: 'The committing slot: it holds the manifest and is written last.' })
-  manifestSlot!: number;
-
-  /** Company id, to read the value lazily. */
-  factoryId!: string;
-}
-
 /** A document as listed, without its value. */
-@ObjectType({ description: 'A site document as listed by Factory.siteDocuments: its manifest only, the value is not read.' })
+@ObjectType({ description: 'A site document as listed by Factory.siteDocuments (and the fields every SiteDocument has): its manifest only, the value is not read.' })
 export class SiteDocumentInfo {
   /** The document's name, 1 to 32 of a-z, 0-9, ".", "_", "-". */
   @Field(() => String, { description: `The document's name, ${NAME_RULE}.` })
@@ -71,6 +30,27 @@ export class SiteDocumentInfo {
   /** Option slots the document occupies: the committing slot first, then the chunks. */
   @Field(() => [Int], { description: 'Option slots the document occupies: the committing slot first, then the chunks.' })
   slots!: number[];
+}
+
+/** A site document as read (or as a write will make it). */
+@ObjectType({
+  description: `A named JSON document a company website keeps in the company's option slots (written by setSiteDocument): chunks compressed into slots, committed by one manifest slot, checked by SHA-256 on every read. ${describeSource(ENDPOINTS.factoryOption)} See docs/site-documents.md.`,
+})
+export class SiteDocument extends SiteDocumentInfo {
+  /** SHA-256 of the canonical text. */
+  @Field(() => String, { description: 'Lower-case hex SHA-256 of the canonical JSON text; verified on every read.' })
+  sha256!: string;
+
+  /** Encoding of the chunks. */
+  @Field(() => String, { description: 'How the chunks are compressed and encoded, e.g. deflate-base64url (SITE_DOCUMENT_ENCODING at the time of the write).' })
+  encoding!: string;
+
+  /** The committing slot. */
+  @Field(() => Int, { description: 'The committing slot: it holds the manifest and is written last.' })
+  manifestSlot!: number;
+
+  /** Company id, to read the value lazily. */
+  factoryId!: string;
 }
 
 /** Which slots a new document could take. */
