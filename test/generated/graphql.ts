@@ -686,7 +686,7 @@ export type RoomInteriorDetails = {
 export type SetSiteDocumentInput = {
   /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
   apiSecret?: InputMaybe<Scalars['String']['input']>;
-  /** Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. The committing slot is read again, bypassing the cache, just before the commit; on a mismatch: CONFLICT with extensions.currentVersion, and no committing write. */
+  /** Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. The committing slot is read again, bypassing the cache, before the first chunk is written and just before the commit; on a mismatch: CONFLICT with extensions.currentVersion, and no committing write. */
   expectedVersion?: InputMaybe<Scalars['Int']['input']>;
   /** The company whose option slots hold the document; must be owned by the key's character. */
   factoryId: Scalars['ID']['input'];

@@ -6,6 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { prepareValue } from '../../src/domains/site-documents/site-document.codec';
+import { seedWrites } from '../../src/domains/site-documents/site-document.store';
 import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue, shopCatalogue } from '../../src/simulator';
 import { codes, examplePublicSiteConfig, startStack } from '../support';
 import type { Stack } from '../support';
@@ -101,6 +103,31 @@ describe('site documents', () => {
     const after = second.result?.setSiteDocument?.document.slots ?? [];
     expect(after.filter((slot) => !before.has(slot))).toHaveLength(1);
     expect((await read(stack, farm, 'catalogue')).doc?.value).toEqual(changed);
+  });
+
+  it('expectedVersion: a stale one is a CONFLICT with the current version; a version committed behind the cache is caught before the commit', async () => {
+    stack = await startStack();
+    await set(stack, farm, 'hours', { mo: '8-20' });
+    const posts = stack.attemptsOf(POST_ROUTE).length;
+    const stale = await set(stack, farm, 'hours', { mo: '9-18' }, { expectedVersion: 0 });
+    expect(stale.codes).toEqual(['CONFLICT']);
+    expect((stale.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({ name: 'hours', currentVersion: 1, expectedVersion: 0 });
+    expect(stack.attemptsOf(POST_ROUTE)).toHaveLength(posts);
+
+    // Another tool commits version 2 straight into the slots, behind the gateway's cache.
+    const slots = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, { id: farm });
+    const contents: Array<{ title: string; data: string; lastUpdated: null } | null> = Array.from({ length: 10 }, () => null);
+    for (const option of (slots.data?.factory as { options: Array<{ slot: number; title: string; data: string }> }).options) contents[option.slot - 1] = { ...option, lastUpdated: null };
+    for (const write of seedWrites(contents, prepareValue('hours', { mo: 'closed' }, 'deflate-base64url'), Date.now())) {
+      stack.simulator.change({ kind: 'option', factoryId: farm, slot: write.slot, title: write.title, data: write.data });
+    }
+    const raced = await set(stack, farm, 'hours', { mo: '9-18' }, { expectedVersion: 1 });
+    expect(raced.codes).toEqual(['CONFLICT']);
+    expect((raced.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({ currentVersion: 2, expectedVersion: 1 });
+    // Found by the fresh read before the first write: nothing written, version 2 stands whole.
+    expect(stack.attemptsOf(POST_ROUTE).slice(posts)).toHaveLength(0);
+    const fresh = await stack.executeText(READ, { id: farm, name: 'hours' }, { headers: { 'cache-control': 'no-cache' } });
+    expect((fresh.data?.factory as { siteDocument: { version: number; value: unknown } }).siteDocument).toMatchObject({ version: 2, value: { mo: 'closed' } });
   });
 
   it('never writes foreign slots: the fixtures\' slots 1 and 2 of the shop stay as they were', async () => {

@@ -192,14 +192,18 @@ describe('site-document store (copy-on-write)', () => {
     const elsewhere = new MemorySlots();
     elsewhere.contents.splice(0, 10, ...slots.snapshot());
     await write(elsewhere, 'catalogue', { other: true });
+    // It commits between this write's first fresh read (before its chunks) and the one just before its commit.
+    let freshReads = 0;
     slots.beforeFreshRead = () => {
-      slots.beforeFreshRead = null;
-      slots.contents.splice(0, 10, ...elsewhere.snapshot());
+      freshReads += 1;
+      if (freshReads === 2) slots.contents.splice(0, 10, ...elsewhere.snapshot());
     };
     slots.log.length = 0;
     await expect(executePlan(slots, mine, 1, { writes: 0, committed: false })).rejects.toMatchObject({ extensions: { code: 'CONFLICT', currentVersion: 2, expectedVersion: 1 } });
     const myCommits = slots.log.filter((entry) => entry.slot === mine.manifestSlot && entry.title === mine.writes.find((w) => w.role === 'commit')?.title);
     expect(myCommits).toHaveLength(0);
+    expect(freshReads).toBe(2);
+    expect(slots.log.length).toBeGreaterThan(0);
     expect(await read(slots, 'catalogue')).toEqual({ other: true });
     // A stale expectedVersion is refused while planning, before any write.
     expect(() => plan(slots, 'catalogue', v2, 1)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 2 }) }));

@@ -208,7 +208,7 @@ export class SiteDocumentResolver {
       if ((await within(job, patienceMs)) === 'done') return { plan, progress, committed: true, retryAfterSeconds: null };
       // Not finished in time: the writes go on; this answers now with when they should be done.
       job.catch(() => undefined);
-      const remaining = plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + (expectedVersion === undefined || expectedVersion === null ? 0 : 1);
+      const remaining = plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + (expectedVersion === undefined || expectedVersion === null ? 0 : 2);
       const last = ctx.session.plannedTimes(Math.max(1, remaining)).at(-1) ?? Date.now();
       return { plan, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
     } finally {

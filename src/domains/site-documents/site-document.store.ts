@@ -207,7 +207,9 @@ export interface WriteProgress {
 
 /**
  * Runs a plan: chunks, then (with `expectedVersion`) a fresh read of the committing slot,
- * then the committing write, then the clearing writes. A failure before the commit leaves
+ * then the committing write, then the clearing writes. With `expectedVersion` the
+ * committing slot is also read fresh before the first chunk is written, so that a version
+ * committed behind the cache is found before any of its slots is touched. A failure before the commit leaves
  * the previous version (its slots were not touched); the new chunks are then free slots.
  * A failed clearing write is not an error (the document is committed; that slot counts
  * as free anyway) and ends the clearing.
@@ -216,15 +218,20 @@ export interface WriteProgress {
  *   write is made), and the upstream's errors of a chunk or committing write
  */
 export async function executePlan(writer: SlotWriter, plan: WritePlan, expectedVersion: number | null | undefined, progress: WriteProgress): Promise<void> {
-  for (const write of plan.writes.filter((w) => w.role === 'chunk')) {
+  const conditional = expectedVersion !== undefined && expectedVersion !== null;
+  const check = async (): Promise<void> => {
+    const fresh = manifestIn(await writer.readFresh(plan.manifestSlot));
+    const currentVersion = fresh?.name === plan.name ? fresh.version : 0;
+    if (currentVersion !== expectedVersion) throw conflictError(plan.name, currentVersion, expectedVersion ?? 0);
+  };
+  const chunks = plan.writes.filter((w) => w.role === 'chunk');
+  // A version committed behind the cache is caught before its chunks can be overwritten, too.
+  if (conditional && chunks.length > 0) await check();
+  for (const write of chunks) {
     await writer.write(write.slot, write.title, write.data);
     progress.writes += 1;
   }
-  if (expectedVersion !== undefined && expectedVersion !== null) {
-    const fresh = manifestIn(await writer.readFresh(plan.manifestSlot));
-    const currentVersion = fresh?.name === plan.name ? fresh.version : 0;
-    if (currentVersion !== expectedVersion) throw conflictError(plan.name, currentVersion, expectedVersion);
-  }
+  if (conditional) await check();
   for (const write of plan.writes.filter((w) => w.role === 'commit')) {
     await writer.write(write.slot, write.title, write.data);
     progress.writes += 1;

@@ -95,7 +95,7 @@ export class SetSiteDocumentInput {
   @Field(() => Int, {
     nullable: true,
     description:
-      'Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. The committing slot is read again, bypassing the cache, just before the commit; on a mismatch: CONFLICT with extensions.currentVersion, and no committing write.',
+      'Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. The committing slot is read again, bypassing the cache, before the first chunk is written and just before the commit; on a mismatch: CONFLICT with extensions.currentVersion, and no committing write.',
   })
   expectedVersion?: number | null;
 
