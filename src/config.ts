@@ -37,6 +37,10 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** How long a stop lets requests in flight finish before closing their connections, ms (`SHUTDOWN_GRACE_PERIOD_MS`, default 10000). */
   shutdownGracePeriodMs: number;
+  /** Longest a client may take to send a request's headers, ms; then 408 and the connection closes (`HTTP_HEADERS_TIMEOUT_MS`, default 10000; at most `HTTP_REQUEST_TIMEOUT_MS`). */
+  httpHeadersTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body, ms; then 408 and the connection closes (`HTTP_REQUEST_TIMEOUT_MS`, default 30000). */
+  httpRequestTimeoutMs: number;
   /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
   maxVariablesBytes: number;
 
@@ -177,6 +181,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   nodeEnv: 'production',
   maxBodyBytes: 1_048_576,
   shutdownGracePeriodMs: 10_000,
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
   maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
@@ -446,6 +452,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,
     maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
     shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
+    httpHeadersTimeoutMs: intSetting(env, 'HTTP_HEADERS_TIMEOUT_MS', DEFAULT_CONFIG.httpHeadersTimeoutMs, 1),
+    httpRequestTimeoutMs: intSetting(env, 'HTTP_REQUEST_TIMEOUT_MS', DEFAULT_CONFIG.httpRequestTimeoutMs, 1),
     maxVariablesBytes: intSetting(env, 'MAX_VARIABLES_BYTES', DEFAULT_CONFIG.maxVariablesBytes, 1024),
     cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
     cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),

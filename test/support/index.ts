@@ -11,14 +11,18 @@
  * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
  *   logs.ts: pino lines. redis.ts: a real Redis,
  *   or the tests reported as skipped. upstream-limit.ts: the simulator's per-key limit off by default.
+ * - metrics.ts: one metric's value out of `/metrics` text. terminates.ts: a bound on synchronous
+ *   code that would otherwise block the test process for good (an endless loop fails instead).
  */
 export * from './clock';
 export * from './gateway-process';
 export * from './http';
 export * from './logs';
+export * from './metrics';
 export * from './poll-clock';
 export * from './redis';
 export * from './results';
 export * from './stack';
+export * from './terminates';
 export * from './upstream-limit';
 export * from './upstream-sends';
