@@ -4,7 +4,7 @@
  * faked clock: the write answers within its patience and goes on in the background, is
  * committed after about one window, and sends no request the upstream refuses (0 upstream
  * 429s, at most 10 requests in any 60 s). A later read is answered from what was written.
- * Then a one-item change, and failures injected by the simulator at every write.
+ * Then failures injected by the simulator at every write before the commit (503, 429, a dropped connection).
  *
  * Fake timers drive both windows (the simulator and the gateway read the same faked
  * `Date`); sockets stay real. Between steps of the clock the test waits until no upstream
@@ -12,7 +12,7 @@
  */
 import { canonicalJson } from '../../src/domains/site-documents/site-document.codec';
 import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
-import { codes, startStack, T0, trackUpstreamSends, until, useFakeTimersWithRealIo } from '../support';
+import { advanceClock, codes, startStack, T0, trackUpstreamSends, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 
 const farm = FIXTURE_IDS.farm;
@@ -130,5 +130,23 @@ describe('site-document writes the simulator fails', () => {
     expect((committed.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: true, upstreamWrites: 2, document: { version: 2 } });
     const fresh = await stack.executeText(READ, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
     expect(fresh.data?.factory).toEqual({ siteDocument: { version: 2, value: changed } });
+  });
+
+  it('an upstream 429 at either write before the commit leaves the previous version readable once the key has cooled down', async () => {
+    stack = await startStack({ fakeDate: T0 });
+    const v1 = realisticCatalogue(80);
+    expect((await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: v1 } }, SECRET)).errors).toBeUndefined();
+    for (const nth of [1, 2]) {
+      const changed = structuredClone(v1);
+      changed.items[50]!.price = nth * 1000;
+      stack.simulator.failWrite({ nth, status: 429 });
+      const failed = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: changed } }, SECRET);
+      expect(codes(failed)).toEqual(['RATE_LIMITED']);
+      // The key cools down (no Retry-After: RATE_LIMIT_BACKOFF_SECONDS, doubled for a 429 soon after); then a fresh read.
+      advanceClock(10 * 60_000);
+      const fresh = await stack.executeText(READ, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
+      expect(fresh.errors).toBeUndefined();
+      expect(fresh.data?.factory).toEqual({ siteDocument: { version: 1, value: v1 } });
+    }
   });
 });
