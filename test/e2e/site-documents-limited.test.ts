@@ -16,6 +16,7 @@ import { advanceClock, codes, startStack, T0, trackUpstreamSends, until, useFake
 import type { Stack } from '../support';
 
 const farm = FIXTURE_IDS.farm;
+const shop = FIXTURE_IDS.shop;
 const SECRET = { headers: { 'x-api-secret': DEMO_KEYS.premium.secret } };
 const SET = `mutation Set($input: SetSiteDocumentInput!) {
   setSiteDocument(input: $input) { upstreamWrites committed retryAfterSeconds document { version slots bytes } }
@@ -24,6 +25,24 @@ const READ = `query Read($id: ID!) { factory(id: $id) { siteDocument(name: "cata
 
 interface SetData {
   setSiteDocument: { upstreamWrites: number; committed: boolean; retryAfterSeconds: number | null; document: { version: number; slots: number[]; bytes: number } };
+}
+
+/** Moves the faked clock in 250 ms steps, each once no upstream request is on its way, until `work` is done. */
+async function stepUntil<T>(settled: () => Promise<void>, work: Promise<T>, what: string, maxMs: number): Promise<T> {
+  let done = false;
+  let value: T | undefined;
+  void work.then((result) => {
+    done = true;
+    value = result;
+  });
+  const start = Date.now();
+  while (!done) {
+    await settled();
+    if (done) break;
+    if (Date.now() - start > maxMs) throw new Error(`gave up waiting for ${what}`);
+    jest.advanceTimersByTime(250);
+  }
+  return value as T;
 }
 
 describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
@@ -42,22 +61,7 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
     const current = stack;
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
-    const runUntil = async <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> => {
-      let done = false;
-      let value: T | undefined;
-      void work.then((result) => {
-        done = true;
-        value = result;
-      });
-      const start = Date.now();
-      while (!done) {
-        await settled();
-        if (done) break;
-        if (Date.now() - start > maxMs) throw new Error(`gave up waiting for ${what}`);
-        jest.advanceTimersByTime(250);
-      }
-      return value as T;
-    };
+    const runUntil = <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> => stepUntil(settled, work, what, maxMs);
 
     const catalogue = realisticCatalogue(200);
     const bytes = Buffer.byteLength(canonicalJson(catalogue));
@@ -92,6 +96,31 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
     for (const request of sent) {
       expect(sent.filter((other) => other.at > request.at - 60_000 && other.at <= request.at).length).toBeLessThanOrEqual(10);
     }
+  });
+  it('Prefer: wait=N lets a client wait for a write the budget finishes in time; without it the write answers within its patience', async () => {
+    const limit = { requests: 10, windowSeconds: 5 };
+    stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
+    const current = stack;
+    useFakeTimersWithRealIo();
+    const { settled } = trackUpstreamSends();
+    const hours = { mo: '8-20', sa: '10-16' };
+    // Ten reads take the window; the two writes wait about 5 s for it.
+    const quick = await stepUntil(settled, current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: hours } }, SECRET), 'the first write', 30_000);
+    expect((quick.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: false, upstreamWrites: 0 });
+    expect(Date.now() - T0).toBeLessThanOrEqual(1500 + 250);
+    await stepUntil(settled, until(() => current.simulator.countRequests({ route: 'POST /factory/options' }) === 2, 'the background commit', 1_000_000), 'the commit', 30_000);
+
+    const waitedFrom = Date.now();
+    const waited = await stepUntil(
+      settled,
+      current.executeText(SET, { input: { factoryId: shop, name: 'hours', value: hours } }, { key: 'sim-key-1', headers: { 'x-api-secret': 'sim-key-1-secret', prefer: 'wait=10' } }),
+      'the waiting write',
+      30_000,
+    );
+    expect(waited.errors).toBeUndefined();
+    expect((waited.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: true, retryAfterSeconds: null, upstreamWrites: 2 });
+    expect(Date.now() - waitedFrom).toBeGreaterThan(1500);
+    expect(current.simulator.requests.filter((request) => request.status === 429)).toEqual([]);
   });
 });
 
