@@ -12,7 +12,6 @@ import type { GatewayOptions, GatewayRuntime } from './runtime';
 import { createGatewaySubscriptions } from './subscriptions';
 import type { GatewaySubscriptions } from './subscriptions';
 import { buildGatewaySchema } from './graph/schema';
-import { PublicSite } from './web/public-site';
 import { createRouter } from './web/router';
 
 export type { GatewayOptions } from './runtime';
@@ -70,7 +69,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       schema: await buildGatewaySchema(),
       economy: runtime.economy,
       services: runtime.services,
-      publicSite: PublicSite.fromConfig(config),
+      pipeline: runtime.pipeline,
       registry: runtime.metrics.registry,
       logger: runtime.logger,
       onRedisError: () => runtime.metrics.redisErrors.inc(),

@@ -21,7 +21,7 @@ let built: Promise<GraphQLSchema> | undefined;
  * Builds the executable schema from the TypeGraphQL classes, once per process (the
  * classes never change at run time). The resolvers are every domain's, as the registry
  * of `src/domains/index.ts` finds them (by file name: no hand-kept list). Validation by class-validator is off: the
- * bounds are checked before execution by the bounds plugin.
+ * bounds are checked before execution by the request pipeline's `bounds` step.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
   built ??= Promise.resolve()

@@ -11,7 +11,7 @@ import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
 import type { GatewayServices } from '../context';
 import type { UpstreamEconomy } from '../economy';
-import type { PublicSite } from '../web/public-site';
+import type { RequestPipeline } from '../pipeline/pipeline';
 import { PollHub } from './poll-hub';
 import type { PollClock } from './poll-hub';
 import { RedisPollRelay } from './redis-relay';
@@ -52,7 +52,7 @@ export function pollBudgetPerMinute(config: Pick<GatewayConfig, 'upstreamRateLim
 /** Creates the subscription side from the settings and the gateway's shared parts. */
 export function createGatewaySubscriptions(
   config: GatewayConfig,
-  parts: { schema: GraphQLSchema; economy: UpstreamEconomy; services: GatewayServices; publicSite: PublicSite; registry: Registry; logger: Logger; onRedisError?: () => void },
+  parts: { schema: GraphQLSchema; economy: UpstreamEconomy; services: GatewayServices; pipeline: RequestPipeline; registry: Registry; logger: Logger; onRedisError?: () => void },
   clock?: PollClock,
 ): GatewaySubscriptions {
   const metrics = new SubscriptionMetrics(parts.registry);
@@ -76,10 +76,7 @@ export function createGatewaySubscriptions(
     schema: parts.schema,
     services: parts.services,
     subscriptions: service,
-    publicSite: parts.publicSite,
-    costLimits: { maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions, optionSlots: config.optionSlots },
-    maxDepth: config.maxDepth,
-    introspection: config.introspection,
+    pipeline: parts.pipeline,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     logger: parts.logger,

@@ -7,7 +7,6 @@ import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
 import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
-import { PublicSite } from './public-site';
 import { sendStaticFile } from './static-files';
 
 /** A `node:http` request listener. */
@@ -35,12 +34,9 @@ export interface SseHandler {
  *
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
  * failure before the response started gets a masked 500.
- *
- * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
 export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler): RequestListener {
   const { economy, metrics } = runtime;
-  const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);
   const examplesRoot = join(projectRoot(), 'examples');
 
@@ -83,7 +79,7 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
         sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
-      await handleGraphQLRequest(req, res, url, runtime, config, publicSite);
+      await handleGraphQLRequest(req, res, url, runtime, config);
       return;
     }
     if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;
