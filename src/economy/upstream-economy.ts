@@ -17,7 +17,7 @@ import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
 import type { QueueTicket } from './queue/queue-ticket';
 import { UpstreamFetch } from './upstream-fetch';
-import type { FlightTrace } from './upstream-fetch';
+import type { FlightTrace, WrittenResource } from './upstream-fetch';
 
 // The answer's type where the subscription poller has always imported it from.
 export type { UpstreamReply } from './economy-types';
@@ -185,20 +185,35 @@ export class UpstreamEconomy {
    * A write (POST). Obeys the cooldown and budget, is never retried, and on success
    * invalidates what it changed (for the option edit: that company's option reads).
    *
+   * `written` is what a GET of the written resource answers now, when the writer knows it
+   * (a site document's slot): it becomes the cached answer (here and in the shared cache),
+   * and this process keeps the other option slots of that company it had cached (the write
+   * changed one slot only), so a read after the write needs no upstream request.
+   *
    * @returns the upstream's answer body
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
    */
-  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
+  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
     const trace: FlightTrace = { source: 'upstream', budgetWaitMs: 0, retries: 0 };
     let failed = true;
     try {
       const answer = await this.upstream.write(caller, endpoint, body, trace);
+      const kept = written ? this.upstream.cachedOptions(caller.keyId, body) : [];
       if (endpoint === ENDPOINTS.factoryOptionUpdate) await this.invalidation.optionsWritten(caller.keyId, body);
+      if (written) await this.upstream.storeWritten(caller.keyId, written, kept);
       failed = false;
       return answer;
     } finally {
       this.notes.traced(caller, endpoint, 'write', trace, failed);
     }
+  }
+
+  /**
+   * When the key could send each of `count` more requests, at the earliest (epoch ms,
+   * ascending), behind what waits for its budget now: for answers that promise work later.
+   */
+  plannedTimes(keyId: string, count: number): number[] {
+    return this.budget.plannedTimes(keyId, count);
   }
 
   /** A number that changes whenever a write of this key may have changed what its operations answer; whole-response caches put it in their keys. */

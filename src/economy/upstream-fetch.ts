@@ -1,9 +1,10 @@
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
-import type { Endpoint } from '../upstream/endpoints';
+import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import type { Endpoint, PathParams } from '../upstream/endpoints';
 import type { KeyBudget } from './budget/key-budget';
 import { LimitExceeded, rateLimited } from './budget/limit-exceeded';
-import { failureOf } from './cache/cache-entry';
+import { cacheKey, failureOf } from './cache/cache-entry';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';
 import type { UpstreamCache } from './cache/upstream-cache';
@@ -11,6 +12,7 @@ import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import type { EconomyCaller, EconomyEvents } from './economy-types';
 import type { UpstreamPriority } from './queue/priority';
 import type { QueueTicket } from './queue/queue-ticket';
+import { optionKeys, writtenFactoryId } from './invalidation/invalidation';
 import { withOneRetry } from './retry/retry';
 import type { SharedState } from './shared-state/shared-state';
 
@@ -25,6 +27,14 @@ export interface FlightTrace {
   budgetWaitMs: number;
   /** Retries sent after the first attempt. */
   retries: number;
+}
+
+/** What a GET of a written resource answers after the write, when the writer knows it (a site document's slot). */
+export interface WrittenResource {
+  /** The written option slot's path parameters (`GET /factory/options/{id}/{slot}`). */
+  params: PathParams;
+  /** Its answer body after the write. */
+  body: unknown;
 }
 
 /** One GET on its way to the upstream: who started it, where to, and its queue ticket. */
@@ -123,7 +133,7 @@ export class UpstreamFetch {
    */
   async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, trace: FlightTrace): Promise<unknown> {
     caller.accounting.startRequest(endpoint);
-    const release = await this.admit(caller, endpoint, 'operation', undefined, trace);
+    const release = await this.admit(caller, endpoint, caller.priority ?? 'operation', undefined, trace);
     try {
       caller.accounting.requests += 1;
       const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, body });
@@ -134,6 +144,28 @@ export class UpstreamFetch {
     } finally {
       release();
     }
+  }
+
+  /** The company's option-slot entries this process holds now, taken before a write invalidates them (see {@link storeWritten}). */
+  cachedOptions(keyId: string, body: unknown): ReadonlyArray<readonly [string, CacheEntry | undefined]> {
+    const factoryId = writtenFactoryId(body);
+    if (!factoryId || !this.parts.cacheEnabled) return [];
+    return optionKeys(keyId, factoryId).map((key) => [key, this.parts.cache.get(key)] as const);
+  }
+
+  /** Puts a written slot's new answer in the caches (here and shared), and the kept entries of the other slots back in this process's. */
+  async storeWritten(keyId: string, written: WrittenResource, kept: ReadonlyArray<readonly [string, CacheEntry | undefined]>): Promise<void> {
+    if (!this.parts.cacheEnabled) return;
+    const { cache, freshness } = this.parts;
+    const endpoint = ENDPOINTS.factoryOption;
+    const key = cacheKey(keyId, buildPath(endpoint, written.params));
+    const lifetime = freshness.lifetimeMs(endpoint);
+    for (const [other, entry] of kept) {
+      if (other !== key && entry && !cache.get(other)) cache.set(other, entry, lifetime - freshness.ageMs(entry));
+    }
+    const entry: CacheEntry = { kind: 'body', body: written.body, storedAt: this.parts.now(), bytes: JSON.stringify(written.body).length + key.length };
+    cache.set(key, entry, lifetime);
+    await this.parts.shared?.setEntry(key, entry, lifetime);
   }
 
   /** Sends the GET (with at most one retry) and stores what is worth storing in every cache level. */
