@@ -15,6 +15,7 @@ import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
 import { rateLimited } from './rate-limited';
+import { siteDocuments } from './site-documents';
 import { replicas } from './replicas';
 import { restart } from './restart';
 import { small } from './small';
@@ -48,4 +49,5 @@ export const SCENARIOS: readonly Scenario[] = [
   distinctDocuments,
   rateLimited,
   livePage,
+  siteDocuments,
 ];

@@ -1,6 +1,9 @@
 import { OperationAccounting } from './accounting';
 import type { StaleInfo } from './accounting';
-import type { EconomyCaller, ReadResource, UpstreamEconomy, UpstreamReply } from './upstream-economy';
+import type { EconomyCaller, ReadResource, UpstreamReply } from './economy-types';
+import type { UpstreamEconomy } from './upstream-economy';
+import type { WrittenResource } from './upstream-fetch';
+import type { UpstreamPriority } from './queue/priority';
 import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
@@ -21,11 +24,12 @@ export class UpstreamSession {
   readonly accounting = new OperationAccounting();
   /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
-  /** Read the process cache only, never send (a live query's re-execution; see `EconomyCaller.cacheOnly`). */
+  /** Read the process cache only, never send (a live query's re-run; see `EconomyCaller.cacheOnly`). */
   cacheOnly = false;
   /** When set, every GET of the operation is recorded here by cache key (the resources a live query watches). */
   reads: Map<string, ReadResource> | null = null;
 
+  /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
     private readonly economy: UpstreamEconomy,
     /** The caller's API key, or null when the request had no bearer key. */
@@ -36,6 +40,8 @@ export class UpstreamSession {
     readonly noCache = false,
     /** How long this operation waits for budget, ms (`Prefer: wait`), or null for the gateway's `UPSTREAM_PATIENCE_MS`. */
     readonly patienceMs: number | null = null,
+    /** Who waits for this session's requests (default `operation`; a detached session's are `missed`). */
+    private readonly requestPriority: UpstreamPriority = 'operation',
   ) {}
 
   /** GET an endpoint through the economy. */
@@ -43,9 +49,32 @@ export class UpstreamSession {
     return this.economy.get(this.caller(), endpoint, params);
   }
 
-  /** POST a JSON body through the economy; resolves to the parsed body or text. */
-  post(endpoint: Endpoint, body: unknown): Promise<unknown> {
-    return this.economy.post(this.caller(), endpoint, body);
+  /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */
+  getFresh(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    return this.economy.get({ ...this.caller(), noCache: true }, endpoint, params);
+  }
+
+  /**
+   * POST a JSON body through the economy; resolves to the parsed body or text. `written`
+   * is what a GET of the written resource answers after it, when known (see `UpstreamEconomy.post`).
+   */
+  post(endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+    return this.economy.post(this.caller(), endpoint, body, written);
+  }
+
+  /**
+   * A session of the same key for work that may outlive this operation (a site-document
+   * write finishing in the background): its own accounting, no request cap, and its
+   * requests at priority `missed` (behind operations waiting now, and as patient as the
+   * budget needs; `patienceMs` is kept for callers that race it).
+   */
+  detached(patienceMs: number): UpstreamSession {
+    return new UpstreamSession(this.economy, this.apiKey, this.keyId, false, patienceMs, 'missed');
+  }
+
+  /** When this key could send each of `count` more requests (epoch ms, ascending); see `UpstreamEconomy.plannedTimes`. */
+  plannedTimes(count: number): number[] {
+    return this.keyId ? this.economy.plannedTimes(this.keyId, count) : [];
   }
 
   /**
@@ -75,6 +104,7 @@ export class UpstreamSession {
       keyId: this.keyId,
       apiKey: this.apiKey,
       noCache: this.noCache,
+      priority: this.requestPriority,
       patienceMs: this.patienceMs ?? undefined,
       accounting: this.accounting,
       cacheOnly: this.cacheOnly,

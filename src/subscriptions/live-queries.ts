@@ -78,6 +78,8 @@ export class LiveQueries {
   private readonly store: InMemoryLiveQueryStore;
   private readonly watched = new Map<string, Watched>();
   private readonly pending = new Set<string>();
+  /** The runs executing now: what each has read so far, and which of those got new data meanwhile. */
+  private readonly running = new Set<{ readonly reads: ReadonlyMap<string, ReadResource>; readonly changed: Set<string> }>();
   private readonly stopListening: Array<() => void>;
   /** Live queries open now (tests, metrics). */
   open = 0;
@@ -93,10 +95,9 @@ export class LiveQueries {
         return throttle > 0 ? throttle : null;
       },
     });
-    this.stopListening = [
-      options.economy.onEntryStored((_keyId, key) => this.changed(key)),
-      options.economy.onInvalidated((keyId, factoryId) => this.written(keyId, factoryId)),
-    ];
+    const stored = (_keyId: string, key: string): void => this.changed(key);
+    options.economy.entryStored.add(stored);
+    this.stopListening = [() => options.economy.entryStored.delete(stored), options.economy.onInvalidated((keyId, factoryId) => this.written(keyId, factoryId))];
   }
 
   /** Resources watched by at least one live query now (tests: released when queries end). */
@@ -145,8 +146,14 @@ export class LiveQueries {
       runs += 1;
       const reads = new Map<string, ReadResource>();
       context.session.reads = reads;
+      // New data for what this run read while it ran (e.g. background fill storing what it
+      // missed) re-runs the query once the run's resources are tracked.
+      const running = { reads, changed: new Set<string>() };
+      this.running.add(running);
       const executed = Promise.resolve(graphqlExecute(runArgs));
       const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
+      this.running.delete(running);
+      if (running.changed.size > 0) setImmediate(() => void this.store.invalidate([...running.changed]));
       if (outcome === DEADLINE && last) {
         live.addResourceIdentifier([...lastReads.keys()]);
         return last;
@@ -193,6 +200,7 @@ export class LiveQueries {
 
   /** A stored answer: the live queries that read it re-run (after the current turn, once per batch). */
   private changed(key: string): void {
+    for (const run of this.running) if (run.reads.has(key)) run.changed.add(key);
     if (!this.watched.has(key)) return;
     if (this.pending.size === 0) queueMicrotask(() => this.flush());
     this.pending.add(key);
@@ -211,8 +219,10 @@ export class LiveQueries {
    */
   private written(keyId: string, factoryId: string | null): void {
     if (!factoryId) return;
-    // After the invalidation has dropped the entries (listeners are told first).
-    queueMicrotask(() => this.refetch(keyId, factoryId));
+    // After the write has settled: the invalidation has dropped the entries (listeners are
+    // told first), and a write-through has stored the new slot (then the read below is a
+    // cache hit, no request).
+    setImmediate(() => this.refetch(keyId, factoryId));
   }
 
   private refetch(keyId: string, factoryId: string): void {
