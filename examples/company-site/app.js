@@ -11,7 +11,7 @@ const MANIFEST_URL = 'generated/persisted-documents.json';
 const ENDPOINT = '/graphql';
 const STREAM_ENDPOINT = '/graphql/stream';
 const OPERATION = 'CompanyPage';
-const LIVE_OPERATION = 'CompanyPageLive';
+const LIVE_OPERATION = 'LiveCompanyPage';
 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });

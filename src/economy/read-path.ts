@@ -69,7 +69,13 @@ export class ReadPath {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = cacheKey(caller.keyId, path);
-    caller.reads?.set(key, { endpoint, params });
+    if (!caller.reads) return this.read(caller, endpoint, params, path, key);
+    // Recorded once answered: an answer this read stored itself is not new data to it.
+    const reads = caller.reads;
+    return this.read(caller, endpoint, params, path, key).finally(() => reads.set(key, { endpoint, params }));
+  }
+
+  private async read(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string): Promise<UpstreamReply> {
     const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
     if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);
     if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {

@@ -202,7 +202,8 @@ export class LiveQueries {
   private changed(key: string): void {
     for (const run of this.running) if (run.reads.has(key)) run.changed.add(key);
     if (!this.watched.has(key)) return;
-    if (this.pending.size === 0) queueMicrotask(() => this.flush());
+    // After the current turn: a run that just ended has its resources tracked by then.
+    if (this.pending.size === 0) setImmediate(() => this.flush());
     this.pending.add(key);
   }
 

@@ -4,8 +4,7 @@
  *     Headers editor, without a single request to any host but the gateway;
  * (a') the playground runs a subscription over graphql-ws (its UMD build, served offline);
  * (b) the example company site renders a company from ONE keyless live query by hash over
- *     Server-Sent Events (public-site mode), and on the rate-limited simulator with a fresh
- *     key fills itself in without a reload.
+ *     Server-Sent Events (public-site mode).
  * Screenshots go to test/artifacts/ (copied to docs/ for the docs pages).
  *
  * Without Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium) the tests are skipped, or
@@ -182,37 +181,6 @@ describeWithBrowser('in Chromium', () => {
     expect(pageErrors).toEqual([]);
     expect(foreign).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'company-site.png'), scale: 'css', fullPage: true });
-  });
-
-  it('the company site fills itself in without a reload on the rate-limited simulator with a fresh key', async () => {
-    // A short window, so the floor is 2 s of real time: 3 requests at once, the rest when it has passed.
-    const limit = { requests: 3, windowSeconds: 2 };
-    stack = await startStack({
-      http: true,
-      simulator: { rateLimit: limit },
-      config: { serverApiKey: 'sim-key-900001', trustedDocumentsPath: SITE_MANIFEST, serveExamples: true, upstreamRateLimit: limit, upstreamPatienceMs: 0, liveQueryThrottleMs: 100 },
-    });
-    const { page, foreign } = await newPage(stack.gateway.url);
-    let navigations = 0;
-    page.on('framenavigated', (frame) => {
-      if (frame === page.mainFrame()) navigations += 1;
-    });
-    const pageErrors: string[] = [];
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-
-    await page.goto(`${stack.gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop}`);
-    // First what the budget affords, with the rest announced as loading.
-    await page.locator('body[data-complete="false"]').waitFor();
-    expect(await page.locator('#message').textContent()).toMatch(/still loading/);
-    // Then, without a reload, the complete page.
-    await page.locator('body[data-complete="true"]').waitFor({ timeout: 30_000 });
-    await page.locator('#counter td', { hasText: COUNTER_ITEM }).waitFor();
-    expect(await page.locator('#message').isHidden()).toBe(true);
-    expect(navigations).toBe(1);
-    expect(stack.simulator.requests.filter((r) => r.status === 429)).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    expect(foreign).toEqual([]);
-    await page.screenshot({ path: join(ARTIFACTS, 'company-site-live.png'), scale: 'css', fullPage: true });
   });
 
   it('the company site shows a clear message for an unknown company', async () => {
