@@ -240,14 +240,14 @@ export type Env = Readonly<Record<string, string | undefined>>;
  */
 export class ConfigError extends Error {
   constructor(
-    /** The environment variable, e.g. `PORT`. */
+    /** The environment variable, e.g. `PORT`, or the flag, e.g. `--port`, that held the value. */
     readonly setting: string,
     /** The value as given. */
     readonly value: string,
     /** What would have been accepted, e.g. `an integer from 0 to 65535`. */
     readonly expected: string,
   ) {
-    super(`Setting ${setting}="${value}" is invalid: expected ${expected}.`);
+    super(`${setting.startsWith('--') ? 'Flag' : 'Setting'} ${setting}="${value}" is invalid: expected ${expected}.`);
     this.name = 'ConfigError';
   }
 }
@@ -410,83 +410,247 @@ function originProblem(entry: string): string | null {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * Reads the settings from an environment (default `process.env`) and applies `overrides` last.
- *
- * Every setting is validated here, with the helpers above (use them for new settings).
- *
- * @throws ConfigError naming the setting, the value and what is expected, so a bad deployment fails at start.
+ * One setting: its environment variable, the field of {@link GatewayConfig} it fills, how its
+ * value is read and validated, and a one-line meaning. {@link SETTINGS} lists them all;
+ * `loadConfig` reads them, and the command line (`statev-gateway --help`, its flags and
+ * `--print-config`) is generated from them, so a setting exists in one place.
  */
-export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  for (const removed of ['UPSTREAM_RATE_PER_MINUTE', 'UPSTREAM_RATE_BURST']) {
-    const raw = rawSetting(env, removed);
-    if (raw !== undefined) throw new ConfigError(removed, raw, 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)');
-  }
-  const queueTimeout = rawSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS');
-  if (queueTimeout !== undefined) throw new ConfigError('UPSTREAM_QUEUE_TIMEOUT_MS', queueTimeout, 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)');
-  const config: GatewayConfig = {
-    port: portSetting(env, 'PORT', DEFAULT_CONFIG.port),
-    host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
-    upstreamBaseUrl: urlSetting(env, 'STATEV_BASE_URL', DEFAULT_CONFIG.upstreamBaseUrl),
-    upstreamTimeoutMs: intSetting(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_CONFIG.upstreamTimeoutMs, 1),
-    upstreamConnections: intSetting(env, 'UPSTREAM_CONNECTIONS', DEFAULT_CONFIG.upstreamConnections, 0),
-    upstreamMaxBodyBytes: intSetting(env, 'UPSTREAM_MAX_BODY_BYTES', DEFAULT_CONFIG.upstreamMaxBodyBytes, 1024),
-    corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
-    introspection: boolSetting(env, 'INTROSPECTION', DEFAULT_CONFIG.introspection),
-    nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,
-    maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
-    shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
-    maxVariablesBytes: intSetting(env, 'MAX_VARIABLES_BYTES', DEFAULT_CONFIG.maxVariablesBytes, 1024),
-    cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
-    cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
-    responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),
-    responseCacheMaxBytes: intSetting(env, 'RESPONSE_CACHE_MAX_BYTES', DEFAULT_CONFIG.responseCacheMaxBytes, 1024),
-    documentCacheMaxBytes: intSetting(env, 'DOCUMENT_CACHE_MAX_BYTES', DEFAULT_CONFIG.documentCacheMaxBytes, 1024),
-    cacheTtlSeconds: Object.fromEntries(
-      (Object.keys(TTL_SETTINGS) as CacheKind[]).map((kind) => [kind, intSetting(env, TTL_SETTINGS[kind], DEFAULT_CONFIG.cacheTtlSeconds[kind], 0)]),
-    ) as Record<CacheKind, number>,
-    staleMaxAgeSeconds: intSetting(env, 'STALE_MAX_AGE_SECONDS', DEFAULT_CONFIG.staleMaxAgeSeconds, 0),
-    retryAfterMaxSeconds: intSetting(env, 'RETRY_AFTER_MAX_SECONDS', DEFAULT_CONFIG.retryAfterMaxSeconds, 1),
-    rateLimitBackoffSeconds: intSetting(env, 'RATE_LIMIT_BACKOFF_SECONDS', DEFAULT_CONFIG.rateLimitBackoffSeconds, 1),
-    upstreamRateLimit: rateSetting(env, 'UPSTREAM_RATE_LIMIT', DEFAULT_CONFIG.upstreamRateLimit),
-    upstreamConcurrencyPerKey: intSetting(env, 'UPSTREAM_CONCURRENCY_PER_KEY', DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1),
-    upstreamPatienceMs: intSetting(env, 'UPSTREAM_PATIENCE_MS', DEFAULT_CONFIG.upstreamPatienceMs, 0),
-    upstreamPatienceMaxMs: intSetting(env, 'UPSTREAM_PATIENCE_MAX_MS', DEFAULT_CONFIG.upstreamPatienceMaxMs, 0),
-    upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
-    keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
-    maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
-    maxResponseBytes: intSetting(env, 'MAX_RESPONSE_BYTES', DEFAULT_CONFIG.maxResponseBytes, 1024),
-    optionSlots: intSetting(env, 'OPTION_SLOTS', DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS),
-    maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
-    costAssumptions: {
-      factories: intSetting(env, 'COST_ASSUMED_FACTORIES', DEFAULT_CONFIG.costAssumptions.factories, 1),
-      buildings: intSetting(env, 'COST_ASSUMED_BUILDINGS', DEFAULT_CONFIG.costAssumptions.buildings, 1),
-      bankAccounts: intSetting(env, 'COST_ASSUMED_BANK_ACCOUNTS', DEFAULT_CONFIG.costAssumptions.bankAccounts, 1),
-      rooms: intSetting(env, 'COST_ASSUMED_ROOMS', DEFAULT_CONFIG.costAssumptions.rooms, 1),
-    },
-    loadersEnabled: boolSetting(env, 'LOADERS_ENABLED', DEFAULT_CONFIG.loadersEnabled),
-    logLevel: enumSetting(env, 'LOG_LEVEL', DEFAULT_CONFIG.logLevel, LOG_LEVELS),
-    serverApiKey: rawSetting(env, 'STATEV_API_KEY') ?? null,
-    serverApiSecret: rawSetting(env, 'STATEV_API_SECRET') ?? null,
-    trustedDocumentsPath: fileSetting(env, 'TRUSTED_DOCUMENTS'),
-    serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
-    playgroundApiKey: DEFAULT_CONFIG.playgroundApiKey,
-    simulatorPort: portSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort),
-    simulatorRateLimit: rateSetting(env, 'SIMULATOR_RATE_LIMIT', DEFAULT_CONFIG.simulatorRateLimit),
-    redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
-    redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
-    redisPrefix: rawSetting(env, 'REDIS_PREFIX') ?? DEFAULT_CONFIG.redisPrefix,
-    subscriptionsMaxPerKey: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_KEY', DEFAULT_CONFIG.subscriptionsMaxPerKey, 1),
-    subscriptionsMaxPerConnection: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_CONNECTION', DEFAULT_CONFIG.subscriptionsMaxPerConnection, 1),
-    subscriptionErrorEventsAfter: intSetting(env, 'SUBSCRIPTION_ERROR_EVENTS_AFTER', DEFAULT_CONFIG.subscriptionErrorEventsAfter, 1),
-    subscriptionRetryBaseMs: intSetting(env, 'SUBSCRIPTION_RETRY_BASE_MS', DEFAULT_CONFIG.subscriptionRetryBaseMs, 1),
-    subscriptionBudgetPercent: intSetting(env, 'SUBSCRIPTION_BUDGET_PERCENT', DEFAULT_CONFIG.subscriptionBudgetPercent, 1),
-    subscriptionConnectionInitTimeoutMs: intSetting(env, 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1),
-    subscriptionKeepAliveMs: intSetting(env, 'SUBSCRIPTION_KEEP_ALIVE_MS', DEFAULT_CONFIG.subscriptionKeepAliveMs, 1),
-    cacheFile: cacheFileSetting(env, 'CACHE_FILE', DEFAULT_CONFIG.cacheFile),
-    cacheSnapshotSeconds: intSetting(env, 'CACHE_SNAPSHOT_SECONDS', DEFAULT_CONFIG.cacheSnapshotSeconds, 0),
-    heapGrowingPercent: intSetting(env, 'HEAP_GROWING_PERCENT', DEFAULT_CONFIG.heapGrowingPercent, 0, 300),
-    refreshAheadShare: fractionSetting(env, 'REFRESH_AHEAD_SHARE', DEFAULT_CONFIG.refreshAheadShare),
-    refreshAheadIdleSeconds: intSetting(env, 'REFRESH_AHEAD_IDLE_SECONDS', DEFAULT_CONFIG.refreshAheadIdleSeconds, 1),
+export interface SettingDefinition {
+  /** The environment variable, e.g. `PORT`. */
+  readonly env: string;
+  /** The command-line flag without dashes (`port` for `--port`), or null for secrets: a command line is visible to every user of the machine. */
+  readonly flag: string | null;
+  /** The section of `--help` and docs/configuration.md it belongs to. */
+  readonly group: string;
+  /** What it means, in one line (`--help`); docs/configuration.md says more. */
+  readonly summary: string;
+  /** How `--print-config` shows a value: `secret` settings are redacted whole, `url` ones lose their password; the rest are shown as they are. */
+  readonly redaction: 'secret' | 'url' | null;
+  /** The value that reads as null: `off` for a rate or the cache file, else the empty string (unset). */
+  readonly none: string;
+  /**
+   * Reads the setting from `env` (where it is named {@link SettingDefinition.env}) into `config`.
+   *
+   * @throws ConfigError for a bad value
+   */
+  load(config: GatewayConfig, env: Env): void;
+  /** The setting's value in a configuration (for `--print-config` and the default `--help` shows). */
+  value(config: GatewayConfig): unknown;
+}
+
+/** The flag of an environment variable: `UPSTREAM_RATE_LIMIT` → `upstream-rate-limit`. */
+function flagOf(env: string): string {
+  return env.toLowerCase().replace(/_/g, '-');
+}
+
+/** What {@link setting} and its nested forms take beyond the variable and its reader. */
+interface SettingOptions {
+  /** Keep it off the command line and redact it in `--print-config` (keys, secrets). */
+  secret?: true;
+  /** Show it in `--print-config` without the password of its URL. */
+  urlWithPassword?: true;
+  /** The value that reads as null, when it is not unset (`off`). */
+  none?: 'off';
+}
+
+/** A setting read into one field of the configuration, as `(env, name) => value` (one of the readers above). */
+function setting<K extends keyof GatewayConfig>(
+  key: K,
+  env: string,
+  read: (env: Env, name: string) => GatewayConfig[K],
+  summary: string,
+  options: SettingOptions = {},
+): Omit<SettingDefinition, 'group'> {
+  return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary, options);
+}
+
+/** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
+function field<V>(
+  env: string,
+  read: (env: Env, name: string) => V,
+  get: (config: GatewayConfig) => V,
+  set: (config: GatewayConfig, value: V) => void,
+  summary: string,
+  options: SettingOptions = {},
+): Omit<SettingDefinition, 'group'> {
+  return {
+    env,
+    flag: options.secret ? null : flagOf(env),
+    summary,
+    redaction: options.secret ? 'secret' : options.urlWithPassword ? 'url' : null,
+    none: options.none ?? '',
+    load: (config, source) => set(config, read(source, env)),
+    value: get,
   };
+}
+
+/** Stamps a section name on its settings. */
+function section(group: string, settings: ReadonlyArray<Omit<SettingDefinition, 'group'>>): SettingDefinition[] {
+  return settings.map((definition) => ({ ...definition, group }));
+}
+
+const TTL_SUMMARIES: Readonly<Record<CacheKind, string>> = {
+  lists: 'freshness of the company and building lists, seconds',
+  details: 'freshness of productions, vehicles, building details, rooms, tenants, seconds',
+  options: 'freshness of option slots, seconds',
+  bankAccounts: 'freshness of bank account lists, seconds',
+  stock: 'freshness of store, machine store and counter, seconds',
+  activity: 'freshness of transactions, market offers, buy log and auctions, seconds',
+};
+
+/** A `CACHE_TTL_<KIND>_SECONDS` setting. */
+function ttl(kind: CacheKind): Omit<SettingDefinition, 'group'> {
+  return field(
+    TTL_SETTINGS[kind],
+    (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0),
+    (config) => config.cacheTtlSeconds[kind],
+    (config, value) => (config.cacheTtlSeconds[kind] = value),
+    TTL_SUMMARIES[kind],
+  );
+}
+
+/** A `COST_ASSUMED_*` setting. */
+function costAssumed(part: keyof CostAssumptions, env: string, summary: string): Omit<SettingDefinition, 'group'> {
+  return field(
+    env,
+    (source, name) => intSetting(source, name, DEFAULT_CONFIG.costAssumptions[part], 1),
+    (config) => config.costAssumptions[part],
+    (config, value) => (config.costAssumptions[part] = value),
+    summary,
+  );
+}
+
+/**
+ * Every setting, in the order of docs/configuration.md. To add one: a field in
+ * {@link GatewayConfig} and {@link DEFAULT_CONFIG}, a line here with one of the readers above
+ * (`setting('myField', 'MY_SETTING', (env, name) => intSetting(env, name, DEFAULT_CONFIG.myField, 1), 'one-line meaning')`),
+ * and a row in docs/configuration.md (test/unit/docs.test.ts checks it). Its flag
+ * (`--my-setting`), its `--help` line and its `--print-config` line follow.
+ */
+export const SETTINGS: readonly SettingDefinition[] = [
+  ...section('Server and upstream', [
+    setting('port', 'PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.port), 'HTTP port, 0-65535; 0 picks a free port'),
+    setting('host', 'HOST', (env, name) => hostSetting(env, name, DEFAULT_CONFIG.host), 'bind address (0.0.0.0 or :: accepts other machines)'),
+    setting('upstreamBaseUrl', 'STATEV_BASE_URL', (env, name) => urlSetting(env, name, DEFAULT_CONFIG.upstreamBaseUrl), 'upstream base URL, including /req'),
+    setting('upstreamTimeoutMs', 'UPSTREAM_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamTimeoutMs, 1), 'deadline of each upstream request (connect, headers, body), ms'),
+    setting('upstreamConnections', 'UPSTREAM_CONNECTIONS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamConnections, 0), 'most upstream connections for all keys together; 0 = no shared cap'),
+    setting('upstreamMaxBodyBytes', 'UPSTREAM_MAX_BODY_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamMaxBodyBytes, 1024), 'largest upstream response body, bytes'),
+    setting('corsOrigins', 'CORS_ORIGINS', (env, name) => originsSetting(env, name), 'comma-separated browser origins allowed (scheme://host[:port]), * for any'),
+    setting('introspection', 'INTROSPECTION', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.introspection), 'answer introspection queries'),
+    setting('nodeEnv', 'NODE_ENV', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.nodeEnv, 'stack traces appear in errors only when development'),
+    setting('maxBodyBytes', 'MAX_BODY_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxBodyBytes, 1024), 'largest request body, bytes (larger: 413)'),
+    setting('maxVariablesBytes', 'MAX_VARIABLES_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxVariablesBytes, 1024), 'largest variables of one request, bytes of JSON (larger: 413)'),
+    setting('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownGracePeriodMs, 0), 'how long a stop lets requests in flight finish, ms'),
+    setting('logLevel', 'LOG_LEVEL', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.logLevel, LOG_LEVELS), `pino log level: ${LOG_LEVELS.join(', ')}`),
+  ]),
+  ...section('Caching', [
+    setting('cacheEnabled', 'CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.cacheEnabled), 'per-key cache of upstream answers (off only for benchmarks)'),
+    setting('cacheMaxBytes', 'CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheMaxBytes, 1024), 'memory bound of that cache, bytes'),
+    ...(Object.keys(TTL_SETTINGS) as CacheKind[]).map(ttl),
+    setting('staleMaxAgeSeconds', 'STALE_MAX_AGE_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.staleMaxAgeSeconds, 0), 'oldest cached answer served when the upstream fails, seconds'),
+    setting('responseCacheEnabled', 'RESPONSE_CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.responseCacheEnabled), 'per-key whole-response cache (needs CACHE_ENABLED)'),
+    setting('responseCacheMaxBytes', 'RESPONSE_CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.responseCacheMaxBytes, 1024), 'memory bound of the response cache, bytes'),
+    setting('documentCacheMaxBytes', 'DOCUMENT_CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.documentCacheMaxBytes, 1024), "memory bound of Apollo's parsed-document store, bytes"),
+    setting('cacheFile', 'CACHE_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.cacheFile), 'file keeping the cache across restarts without Redis; off = none', { none: 'off' }),
+    setting('cacheSnapshotSeconds', 'CACHE_SNAPSHOT_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheSnapshotSeconds, 0), 'how often the cache file is written, seconds; 0 = only at stop'),
+    setting('heapGrowingPercent', 'HEAP_GROWING_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.heapGrowingPercent, 0, 300), "V8 heap growth past live data before a full collection, percent; 0 = V8's own"),
+    setting('refreshAheadShare', 'REFRESH_AHEAD_SHARE', (env, name) => fractionSetting(env, name, DEFAULT_CONFIG.refreshAheadShare), "most of a key's budget refresh-ahead may use, 0-1; 0 = off"),
+    setting('refreshAheadIdleSeconds', 'REFRESH_AHEAD_IDLE_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.refreshAheadIdleSeconds, 1), 'no refresh-ahead for a key unread this long, seconds'),
+    setting('loadersEnabled', 'LOADERS_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.loadersEnabled), 'per-operation DataLoaders (off only for benchmarks)'),
+  ]),
+  ...section('Per-key limits', [
+    setting('rateLimitBackoffSeconds', 'RATE_LIMIT_BACKOFF_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.rateLimitBackoffSeconds, 1), 'cooldown after an upstream 429 without Retry-After, seconds'),
+    setting('retryAfterMaxSeconds', 'RETRY_AFTER_MAX_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.retryAfterMaxSeconds, 1), 'longest cooldown a Retry-After can impose, seconds'),
+    setting('upstreamRateLimit', 'UPSTREAM_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.upstreamRateLimit), 'per-key upstream budget: N/SECONDS (N requests in any SECONDS) or off', { none: 'off' }),
+    setting('upstreamConcurrencyPerKey', 'UPSTREAM_CONCURRENCY_PER_KEY', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1), 'upstream requests in flight per key'),
+    setting('upstreamPatienceMs', 'UPSTREAM_PATIENCE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamPatienceMs, 0), 'how long an operation waits for budget before answering with what it has, ms'),
+    setting('upstreamPatienceMaxMs', 'UPSTREAM_PATIENCE_MAX_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamPatienceMaxMs, 0), 'longest wait a request may ask for with Prefer: wait=N, ms'),
+    setting('upstreamRetryDelayMs', 'UPSTREAM_RETRY_DELAY_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamRetryDelayMs, 0), 'base delay of the one retry of a failed GET, ms'),
+    setting('keyHashSecret', 'KEY_HASH_SECRET', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.keyHashSecret, 'HMAC secret turning API keys into ids; set your own, the same on every replica', { secret: true }),
+  ]),
+  ...section('Query limits', [
+    setting('maxUpstreamRequests', 'MAX_UPSTREAM_REQUESTS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxUpstreamRequests, 1), 'largest worst-case upstream cost of one operation'),
+    setting('maxDepth', 'MAX_DEPTH', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxDepth, 1), 'deepest operation accepted'),
+    costAssumed('factories', 'COST_ASSUMED_FACTORIES', 'companies per character the cost estimate assumes'),
+    costAssumed('buildings', 'COST_ASSUMED_BUILDINGS', 'buildings per character the cost estimate assumes'),
+    costAssumed('bankAccounts', 'COST_ASSUMED_BANK_ACCOUNTS', 'bank accounts per company or building the cost estimate assumes'),
+    costAssumed('rooms', 'COST_ASSUMED_ROOMS', 'rooms per building the cost estimate assumes'),
+    setting('maxResponseBytes', 'MAX_RESPONSE_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxResponseBytes, 1024), 'largest GraphQL response, bytes'),
+    setting('optionSlots', 'OPTION_SLOTS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS), `option slots Factory.options reads, 1-${MAX_OPTION_SLOTS}`),
+  ]),
+  ...section('Public-site mode and examples', [
+    setting('serverApiKey', 'STATEV_API_KEY', (env, name) => rawSetting(env, name) ?? null, "the server's API key for trusted documents sent without one", { secret: true }),
+    setting('serverApiSecret', 'STATEV_API_SECRET', (env, name) => rawSetting(env, name) ?? null, 'the API secret of that key, for trusted mutations', { secret: true }),
+    setting('trustedDocumentsPath', 'TRUSTED_DOCUMENTS', (env, name) => fileSetting(env, name), 'path of the trusted-documents manifest (public-site mode with STATEV_API_KEY)'),
+    setting('serveExamples', 'SERVE_EXAMPLES', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.serveExamples), 'serve examples/ at /examples/'),
+  ]),
+  ...section('Redis (several replicas)', [
+    setting('redisUrl', 'REDIS_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['redis:', 'rediss:'])), 'redis:// or rediss:// URL shared by replicas; none = process memory only', { urlWithPassword: true }),
+    setting('redisTimeoutMs', 'REDIS_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.redisTimeoutMs, 1), 'longest wait for one Redis command, ms'),
+    setting('redisPrefix', 'REDIS_PREFIX', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.redisPrefix, 'prefix of every Redis key'),
+  ]),
+  ...section('Subscriptions', [
+    setting('subscriptionsMaxPerKey', 'SUBSCRIPTIONS_MAX_PER_KEY', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionsMaxPerKey, 1), 'open subscriptions per key on one replica'),
+    setting('subscriptionsMaxPerConnection', 'SUBSCRIPTIONS_MAX_PER_CONNECTION', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionsMaxPerConnection, 1), 'open subscriptions per WebSocket or SSE connection'),
+    setting('subscriptionErrorEventsAfter', 'SUBSCRIPTION_ERROR_EVENTS_AFTER', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionErrorEventsAfter, 1), 'failed polls in a row before subscribers get an error event'),
+    setting('subscriptionRetryBaseMs', 'SUBSCRIPTION_RETRY_BASE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionRetryBaseMs, 1), 'first retry delay after a failed poll, ms'),
+    setting('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionBudgetPercent, 1), "share of a key's budget its polls may use, percent"),
+    setting('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1), 'a WebSocket without connection_init this long is closed, ms'),
+    setting('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionKeepAliveMs, 1), 'WebSocket ping and SSE keep-alive interval, ms'),
+  ]),
+  ...section('Demo only', [
+    setting('simulatorPort', 'SIMULATOR_PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.simulatorPort), 'port of the simulator npm run demo starts'),
+    setting('simulatorRateLimit', 'SIMULATOR_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.simulatorRateLimit), "per-key limit of the demo's simulator: N/SECONDS or off", { none: 'off' }),
+  ]),
+];
+
+/** Settings that were replaced: setting one is refused at start, naming its successor. */
+const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  UPSTREAM_RATE_PER_MINUTE: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
+  UPSTREAM_RATE_BURST: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
+  UPSTREAM_QUEUE_TIMEOUT_MS: 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)',
+};
+
+/** A fresh copy of the defaults, with nested records of its own (settings write into them). */
+function defaults(): GatewayConfig {
+  return {
+    ...DEFAULT_CONFIG,
+    corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
+    cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
+    costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
+  };
+}
+
+/**
+ * Reads the settings from an environment (default `process.env`), then from `flags`, and
+ * applies `overrides` last.
+ *
+ * Every setting of {@link SETTINGS} is validated here, with the readers above.
+ *
+ * @param flags - values given on the command line, by the setting's environment variable
+ *   (`{PORT: '8080'}` for `--port 8080`); each wins over its variable, and a bad one is
+ *   reported under its flag's name (`--port`)
+ * @throws ConfigError naming the setting (or flag), the value and what is expected, so a bad deployment fails at start.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}, flags: Env = {}): GatewayConfig {
+  for (const [removed, expected] of Object.entries(REMOVED_SETTINGS)) {
+    const raw = rawSetting(env, removed);
+    if (raw !== undefined) throw new ConfigError(removed, raw, expected);
+  }
+  const config = defaults();
+  for (const definition of SETTINGS) {
+    const flagValue = flags[definition.env];
+    if (flagValue === undefined || definition.flag === null) {
+      definition.load(config, env);
+      continue;
+    }
+    try {
+      definition.load(config, { [definition.env]: flagValue });
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(`--${definition.flag}`, error.value, error.expected);
+      throw error;
+    }
+  }
   return { ...config, ...overrides };
 }
+

@@ -1,3 +1,5 @@
+import { ConfigError } from './config';
+
 /** A started entry point, as its start function returns it. */
 export interface Started {
   /** Stops everything it started (drains HTTP servers, closes connections). */
@@ -32,7 +34,8 @@ const nodeProcess: ProcessHooks = {
 /**
  * Runs a command-line entry point (`npm start`, `npm run demo`) until SIGINT or SIGTERM.
  *
- * - Starting fails (a bad setting, a port in use): prints the message, exit code 1.
+ * - Starting fails: prints the message; exit code 2 for a bad setting ({@link ConfigError}),
+ *   1 for anything else (a port in use).
  * - First signal: runs `stop()`; exit code 0 when it resolves. When it rejects, the
  *   failure is reported with its cause and the exit code is 1.
  * - A stop still running `gracePeriodMs` + {@link STOP_DEADLINE_MARGIN_MS} after the
@@ -76,7 +79,7 @@ export function runUntilSignal(start: () => Promise<Started>, hooks: ProcessHook
     },
     (error: unknown) => {
       hooks.report(error instanceof Error ? error.message : String(error));
-      hooks.exit(1);
+      hooks.exit(error instanceof ConfigError ? 2 : 1);
     },
   );
 }

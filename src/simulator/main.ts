@@ -1,7 +1,9 @@
+#!/usr/bin/env node
 /**
- * CLI of the StateV REST API simulator.
+ * CLI of the StateV REST API simulator: `statev-simulator` (the package's bin), or
+ * `node dist/src/simulator/main.js` from a checkout.
  *
- * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
+ * Usage: `statev-simulator [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
  * [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]`
  *
  * The rate limit is 10 requests per key per rolling 60 s unless `--rate-limit` says otherwise.
@@ -10,6 +12,7 @@
  * and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
+import { packageVersion } from '../project-root';
 import { DEMO_KEYS } from './fixtures';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 import { startSimulator } from './simulator';
@@ -17,7 +20,7 @@ import type { SimulatorOptions } from './simulator';
 
 /** Usage text printed for `--help` and on argument errors. */
 export const USAGE =
-  'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]';
+  'Usage: statev-simulator [--version] [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]';
 
 /** The simulator's flags, as `node:util` `parseArgs` reads them. */
 const FLAGS = {
@@ -30,6 +33,7 @@ const FLAGS = {
   'rate-limit-window': { type: 'string' },
   'no-retry-after': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 function nonNegativeInt(flag: string, raw: string): number {
@@ -48,6 +52,7 @@ function readFlags(argv: readonly string[]): {
   live?: boolean;
   'live-interval'?: string;
   help?: boolean;
+  version?: boolean;
 } {
   try {
     return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
@@ -97,6 +102,10 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (argv.includes('--version') || argv.includes('-v')) {
+    process.stdout.write(`${packageVersion()}\n`);
     return;
   }
   let options: SimulatorOptions;
