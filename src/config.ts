@@ -37,6 +37,11 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** How long a stop lets requests in flight finish before closing their connections, ms (`SHUTDOWN_GRACE_PERIOD_MS`, default 10000). */
   shutdownGracePeriodMs: number;
+  /**
+   * How long a stop keeps serving with `/readyz` at 503 before it drains, ms, so a load
+   * balancer or Kubernetes takes the replica out first (`SHUTDOWN_DELAY_MS`, default 0).
+   */
+  shutdownDelayMs: number;
   /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
   maxVariablesBytes: number;
 
@@ -173,6 +178,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   nodeEnv: 'production',
   maxBodyBytes: 1_048_576,
   shutdownGracePeriodMs: 10_000,
+  shutdownDelayMs: 0,
   maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
@@ -541,6 +547,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('maxBodyBytes', 'MAX_BODY_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxBodyBytes, 1024), 'largest request body, bytes (larger: 413)'),
     setting('maxVariablesBytes', 'MAX_VARIABLES_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxVariablesBytes, 1024), 'largest variables of one request, bytes of JSON (larger: 413)'),
     setting('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownGracePeriodMs, 0), 'how long a stop lets requests in flight finish, ms'),
+    setting('shutdownDelayMs', 'SHUTDOWN_DELAY_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownDelayMs, 0), 'how long a stop keeps serving with /readyz at 503 before draining, ms'),
     setting('logLevel', 'LOG_LEVEL', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.logLevel, LOG_LEVELS), `pino log level: ${LOG_LEVELS.join(', ')}`),
   ]),
   ...section('Caching', [

@@ -18,7 +18,7 @@ if ('run' in command) {
     applyHeapGrowth(config.heapGrowingPercent);
     const gateway = await startGateway(config);
     console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
-    return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownGracePeriodMs };
+    return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs };
   });
 } else {
   if (command.stdout) process.stdout.write(command.stdout);

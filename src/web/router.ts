@@ -9,6 +9,7 @@ import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
 import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
 import { PublicSite } from './public-site';
+import type { Readiness } from './readiness';
 import { sendStaticFile } from './static-files';
 
 /** A `node:http` request listener. */
@@ -18,7 +19,10 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
  * The gateway's HTTP routes, as one `node:http` request listener:
  *
  * - CORS for `config.corsOrigins` on every route (preflights answered here);
- * - `GET|HEAD /healthz` → `{"status":"ok"}`; `GET /metrics` → Prometheus text;
+ * - `GET|HEAD /healthz` → `{"status":"ok"}` (the process lives);
+ * - `GET|HEAD /readyz` → 200 `{"status":"ready"}` when `readiness` says the gateway can serve, else 503
+ *   `{"status":"starting","waitingFor":[…]}` or `{"status":"draining"}` (no `readiness`: always ready);
+ * - `GET /metrics` → Prometheus text;
  * - `GET|HEAD /` → 302 to `/graphql`;
  * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
  * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`); WebSocket upgrades there are the server's (graphql-ws);
@@ -30,7 +34,12 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
  *
  * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
-export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: Pick<GatewaySubscriptions, 'handleSse'>): RequestListener {
+export function createRouter(
+  runtime: GatewayRuntime,
+  config: GatewayConfig,
+  subscriptions?: Pick<GatewaySubscriptions, 'handleSse'>,
+  readiness?: Pick<Readiness, 'state'>,
+): RequestListener {
   const { economy, metrics } = runtime;
   const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);
@@ -42,6 +51,12 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
     const path = url.pathname;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const state = readiness?.state() ?? { status: 'ready' };
+      res.setHeader('cache-control', 'no-store');
+      sendJson(res, state.status === 'ready' ? 200 : 503, state);
       return;
     }
     if (path === '/metrics' && req.method === 'GET') {
