@@ -151,7 +151,28 @@ export interface GatewayConfig {
   refreshAheadShare: number;
   /** A key nobody has read for this long gets no refresh-ahead, seconds (`REFRESH_AHEAD_IDLE_SECONDS`, default 600). */
   refreshAheadIdleSeconds: number;
+  /** OpenTelemetry traces: where they go and which are kept (`OTEL_*`); off unless an endpoint is set. */
+  tracing: TracingSettings;
 }
+
+/** The OpenTelemetry settings, under their standard `OTEL_*` names. */
+export interface TracingSettings {
+  /** OTLP HTTP base URL; traces go to `<it>/v1/traces` (`OTEL_EXPORTER_OTLP_ENDPOINT`, default none: tracing off). */
+  endpoint: string | null;
+  /** Full OTLP HTTP URL of traces, over `endpoint` (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, default none). */
+  tracesEndpoint: string | null;
+  /** Headers of every export, `name=value,…` with URL-encoded values, e.g. an authorization token (`OTEL_EXPORTER_OTLP_HEADERS`, default none). */
+  headers: string | null;
+  /** `service.name` of every span (`OTEL_SERVICE_NAME`, default `statev-gateway`). */
+  serviceName: string;
+  /** Which traces are kept (`OTEL_TRACES_SAMPLER`, default `parentbased_always_on`). */
+  sampler: (typeof TRACES_SAMPLERS)[number];
+  /** The ratio of the `*traceidratio` samplers, 0–1 (`OTEL_TRACES_SAMPLER_ARG`, default 1). */
+  samplerRatio: number;
+}
+
+/** The samplers `OTEL_TRACES_SAMPLER` accepts (the OpenTelemetry specification's names). */
+export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** List sizes assumed by the cost estimate, per parent. */
 export interface CostAssumptions {
@@ -224,6 +245,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   heapGrowingPercent: 30,
   refreshAheadShare: 0.7,
   refreshAheadIdleSeconds: 600,
+  tracing: Object.freeze({ endpoint: null, tracesEndpoint: null, headers: null, serviceName: 'statev-gateway', sampler: 'parentbased_always_on', samplerRatio: 1 }),
 }) as Readonly<GatewayConfig>;
 
 /** The env variable of each cache kind's TTL. */
@@ -380,6 +402,24 @@ export function cacheFileSetting(env: Env, name: string, fallback: string | null
   return raw;
 }
 
+/** OTLP export headers: `name=value` pairs separated by commas, values URL-encoded (the OpenTelemetry specification's format). */
+export function otlpHeadersSetting(env: Env, name: string): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return null;
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf('=');
+    let valid = at > 0 && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(pair.slice(0, at).trim());
+    try {
+      decodeURIComponent(pair.slice(at + 1));
+    } catch {
+      valid = false;
+    }
+    // The value is a secret (often a token): name only the pair's position, never its text.
+    if (!valid) throw new ConfigError(name, '<redacted>', 'name=value pairs separated by commas, values URL-encoded, e.g. authorization=Bearer%20abc');
+  }
+  return raw;
+}
+
 /**
  * A comma-separated list of origins a browser may send in `Origin`: each a bare
  * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
@@ -526,6 +566,11 @@ function costAssumed(part: keyof CostAssumptions, env: string, summary: string):
   );
 }
 
+/** A `OTEL_*` setting. */
+function otel<K extends keyof TracingSettings>(key: K, env: string, read: (env: Env, name: string) => TracingSettings[K], summary: string, options: SettingOptions = {}): Omit<SettingDefinition, 'group'> {
+  return field(env, read, (config) => config.tracing[key], (config, value) => (config.tracing[key] = value), summary, options);
+}
+
 /**
  * Every setting, in the order of docs/configuration.md. To add one: a field in
  * {@link GatewayConfig} and {@link DEFAULT_CONFIG}, a line here with one of the readers above
@@ -605,6 +650,14 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1), 'a WebSocket without connection_init this long is closed, ms'),
     setting('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionKeepAliveMs, 1), 'WebSocket ping and SSE keep-alive interval, ms'),
   ]),
+  ...section('Traces (OpenTelemetry)', [
+    otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
+    otel('tracesEndpoint', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'full OTLP HTTP URL of traces, over the endpoint; also turns tracing on', { urlWithPassword: true }),
+    otel('headers', 'OTEL_EXPORTER_OTLP_HEADERS', (env, name) => otlpHeadersSetting(env, name), 'headers of every export, name=value,... (URL-encoded values), e.g. a token', { secret: true }),
+    otel('serviceName', 'OTEL_SERVICE_NAME', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.tracing.serviceName, 'service.name of the spans'),
+    otel('sampler', 'OTEL_TRACES_SAMPLER', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.tracing.sampler, TRACES_SAMPLERS), `which traces are kept: ${TRACES_SAMPLERS.join(', ')}`),
+    otel('samplerRatio', 'OTEL_TRACES_SAMPLER_ARG', (env, name) => fractionSetting(env, name, DEFAULT_CONFIG.tracing.samplerRatio), 'share of traces the *traceidratio samplers keep, 0-1'),
+  ]),
   ...section('Demo only', [
     setting('simulatorPort', 'SIMULATOR_PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.simulatorPort), 'port of the simulator npm run demo starts'),
     setting('simulatorRateLimit', 'SIMULATOR_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.simulatorRateLimit), "per-key limit of the demo's simulator: N/SECONDS or off", { none: 'off' }),
@@ -625,6 +678,7 @@ function defaults(): GatewayConfig {
     corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
     cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
     costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
+    tracing: { ...DEFAULT_CONFIG.tracing },
   };
 }
 

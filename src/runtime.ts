@@ -26,6 +26,8 @@ import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
+import { GatewayTracing } from './observability/tracing';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscriptions/poll-hub';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { UpstreamClient } from './upstream/client';
@@ -58,6 +60,8 @@ export interface GatewayRuntime {
   readonly persistence: CacheSnapshots | undefined;
   /** What `createContext` needs. */
   readonly services: GatewayServices;
+  /** OpenTelemetry traces, when on (`OTEL_EXPORTER_OTLP_ENDPOINT` or `traceExporter`). */
+  readonly tracing: GatewayTracing | undefined;
 }
 
 /** Options for tests and embedding. */
@@ -72,6 +76,8 @@ export interface GatewayOptions {
   random?: () => number;
   /** Timers of the subscription pollers (tests pass a manual clock; default the real one). */
   pollClock?: PollClock;
+  /** Where spans go, each as it ends, instead of OTLP; turns tracing on (tests pass an in-memory exporter). */
+  traceExporter?: SpanExporter;
 }
 
 /** What {@link createGatewayRuntime} needs beyond {@link GatewayOptions} when it serves HTTP. */
@@ -103,6 +109,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
+  const tracing = GatewayTracing.fromSettings(config.tracing, options.traceExporter);
+  if (tracing) upstream.observe((observation) => tracing.observeUpstream(observation));
   if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
     logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
   }
@@ -136,7 +144,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       sharedLockMs: config.upstreamTimeoutMs + 1000,
       refreshAhead: { share: config.refreshAheadShare, idleSeconds: config.refreshAheadIdleSeconds },
     },
-    metrics.economyEvents(),
+    tracing ? tracing.economyEvents(metrics.economyEvents()) : metrics.economyEvents(),
   );
   // With Redis, Redis is the persistent level (see docs/upstream-traffic.md).
   const persistence =
@@ -167,6 +175,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
     validationRules: [depthLimitRule({ maxDepth: config.maxDepth, maxCost: config.maxUpstreamRequests })],
     plugins: [
+      ...(tracing ? [tracing.plugin()] : []),
       requestShapePlugin(),
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
       costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions, optionSlots: config.optionSlots }),
@@ -183,7 +192,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config } };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, tracing };
 }
 
 /**

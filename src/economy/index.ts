@@ -4,7 +4,7 @@
  * replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
-export type { EconomyCaller, EconomyEvents } from './upstream-economy';
+export type { EconomyCaller, EconomyEvents, TracedRequest } from './upstream-economy';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export { keyId } from './key-id';

@@ -77,6 +77,25 @@ export interface EconomyEvents {
   refreshed?(outcome: 'stored' | 'failed'): void;
   /** A request was refused because its key's queue for budget was full. */
   queueDropped?(priority: UpstreamPriority): void;
+  /** An upstream request waited this long for its key's budget and a slot before it was sent, ms (tracing). */
+  budgetWaited?(ms: number): void;
+  /**
+   * Runs one upstream request (a GET through cache, flights and budget, a refresh, or a
+   * POST) as `work`; tracing wraps it in a span, and the events above fired meanwhile belong to it.
+   */
+  traced?<T>(request: TracedRequest, work: () => Promise<T>): Promise<T>;
+  /** Wraps work queued now to run later (background fill), so tracing can link it to the operation that queued it. */
+  queued?<T>(work: () => T): () => T;
+}
+
+/** What tracing is told about an upstream request before it runs; never the key itself. */
+export interface TracedRequest {
+  /** Route pattern, e.g. `GET /factory/inventory/{id}`. */
+  route: string;
+  /** Who waits for it. */
+  priority: UpstreamPriority;
+  /** The key's HMAC id. */
+  keyId: string;
 }
 
 /** The economy's own statistics, for `/metrics` and tests; nothing names a key. */
@@ -215,6 +234,11 @@ export class UpstreamEconomy {
    *   spent, whenever no stale value can stand in.
    */
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    const { traced } = this.events;
+    return traced ? traced(tracedRequest(caller, endpoint), () => this.lookup(caller, endpoint, params)) : this.lookup(caller, endpoint, params);
+  }
+
+  private async lookup(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = cacheKey(caller.keyId, path);
     const cached = this.options.cacheEnabled ? this.cache.get(key) : undefined;
@@ -279,11 +303,12 @@ export class UpstreamEconomy {
     if (!this.fill || (caller.priority ?? 'operation') !== 'operation') return;
     if (!(error instanceof UpstreamError) || error.code !== 'RATE_LIMITED') return;
     const { keyId, apiKey } = caller;
+    const fetch = (): Promise<UpstreamReply> => this.fetchInBackground({ keyId, apiKey, endpoint, params }, { priority: 'missed' });
     const at = this.fill.note({
       keyId,
       apiKey,
       key,
-      fetch: () => this.fetchInBackground({ keyId, apiKey, endpoint, params }, { priority: 'missed' }),
+      fetch: this.events.queued?.(fetch) ?? fetch,
       isFresh: () => {
         const cached = this.cache.get(key);
         return cached !== undefined && this.freshness.isFresh(cached, endpoint);
@@ -327,6 +352,11 @@ export class UpstreamEconomy {
 
   private async refreshOne(task: RefreshTask): Promise<void> {
     const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, priority: 'background', accounting: new OperationAccounting() };
+    const { traced } = this.events;
+    return traced ? traced(tracedRequest(caller, task.endpoint), () => this.refresh(task, caller)) : this.refresh(task, caller);
+  }
+
+  private async refresh(task: RefreshTask, caller: EconomyCaller): Promise<void> {
     try {
       const ticket = new QueueTicket('background');
       const { flight } = this.inflight.join(task.key, () => this.load(caller, task.endpoint, task.path, task.key, ticket), ticket);
@@ -389,8 +419,15 @@ export class UpstreamEconomy {
    * invalidates what it changed (for the option edit: that company's option reads).
    */
   async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
+    const { traced } = this.events;
+    return traced ? traced(tracedRequest(caller, endpoint), () => this.write(caller, endpoint, body)) : this.write(caller, endpoint, body);
+  }
+
+  private async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown): Promise<unknown> {
     caller.accounting.startRequest(endpoint);
+    const asked = this.now();
     const release = await this.gate.acquire(caller.keyId, endpoint, 'operation', caller.patienceMs);
+    this.events.budgetWaited?.(this.now() - asked);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, body });
@@ -504,7 +541,9 @@ export class UpstreamEconomy {
    * definitive 4xx becomes an entry, anything else is thrown.
    */
   private async attempt(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Promise<CacheEntry> {
+    const asked = this.now();
     const release = await this.gate.acquire(caller.keyId, endpoint, caller.priority, caller.patienceMs, ticket);
+    this.events.budgetWaited?.(this.now() - asked);
     try {
       caller.accounting.requests += 1;
       const response = await this.client.send({ endpoint, apiKey: caller.apiKey, path });
@@ -520,6 +559,10 @@ export class UpstreamEconomy {
       release();
     }
   }
+}
+
+function tracedRequest(caller: EconomyCaller, endpoint: Endpoint): TracedRequest {
+  return { route: endpoint.route, priority: caller.priority ?? 'operation', keyId: caller.keyId };
 }
 
 function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {

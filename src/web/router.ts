@@ -90,7 +90,8 @@ export function createRouter(
         sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
-      await handleGraphQLRequest(req, res, url, runtime, config, publicSite);
+      const handle = (): Promise<void> => handleGraphQLRequest(req, res, url, runtime, config, publicSite);
+      await (runtime.tracing ? runtime.tracing.operation(req.headers, res, handle) : handle());
       return;
     }
     if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;

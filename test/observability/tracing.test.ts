@@ -1,0 +1,162 @@
+/**
+ * OpenTelemetry traces, with an in-memory exporter: the README company page (docs/example.md)
+ * cold and warm as one SERVER span named by the operation with one CLIENT span per upstream
+ * request under it (route pattern, cache outcome, status, budget wait, priority, retries),
+ * an incoming `traceparent` continued, background work in root spans linked to the operation
+ * that queued it, and no hook at all when tracing is off.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT_CONTEXT, SpanKind, context, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { DEFAULT_CONFIG } from '../../src/config';
+import { keyId } from '../../src/economy';
+import { ENDPOINTS } from '../../src/upstream/endpoints';
+import { GatewayTracing, TRACE_ATTRIBUTES } from '../../src/observability/tracing';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
+
+/** The first GraphQL block of docs/example.md: the page the README points to. */
+function readmePage(): string {
+  const text = readFileSync(join(__dirname, '..', '..', 'docs', 'example.md'), 'utf8');
+  const block = /```graphql\n([\s\S]*?)```/.exec(text)?.[1];
+  if (block === undefined) throw new Error('docs/example.md has no ```graphql block');
+  return block;
+}
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN_ID = '00f067aa0ba902b7';
+
+/** The spans of one trace: its SERVER span and the CLIENT spans under it. */
+function treeOf(spans: ReadableSpan[], traceId: string): { operation: ReadableSpan; children: ReadableSpan[] } {
+  const inTrace = spans.filter((span) => span.spanContext().traceId === traceId);
+  const operations = inTrace.filter((span) => span.kind === SpanKind.SERVER);
+  expect(operations).toHaveLength(1);
+  const operation = operations[0] as ReadableSpan;
+  const children = inTrace.filter((span) => span !== operation);
+  for (const child of children) {
+    expect(child.kind).toBe(SpanKind.CLIENT);
+    expect(child.parentSpanContext?.spanId).toBe(operation.spanContext().spanId);
+  }
+  return { operation, children };
+}
+
+describe('traces of the README page', () => {
+  const exporter = new InMemorySpanExporter();
+  let stack: HttpStack;
+  const page = { query: readmePage(), variables: { id: FIXTURE_IDS.shop } };
+  const premiumKeyId = keyId(DEMO_KEYS.premium.key, DEFAULT_CONFIG.keyHashSecret);
+
+  beforeAll(async () => {
+    stack = await startStack({ http: true, gateway: { traceExporter: exporter } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+  beforeEach(() => exporter.reset());
+
+  it('cold: one span named by the operation, continuing the caller traceparent, with a miss span per upstream request', async () => {
+    const answer = await stack.post(page, { headers: { traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` } });
+    expect(answer.body.errors).toBeUndefined();
+    const { operation, children } = treeOf(exporter.getFinishedSpans(), TRACE_ID);
+
+    expect(operation.name).toBe('query CompanyPage');
+    expect(operation.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
+    expect(operation.attributes).toMatchObject({
+      'graphql.operation.type': 'query',
+      'graphql.operation.name': 'CompanyPage',
+      'http.request.method': 'POST',
+      'http.response.status_code': 200,
+      [TRACE_ATTRIBUTES.keyId]: premiumKeyId,
+    });
+
+    // One child per upstream request, named by its route pattern, with the status it got.
+    const sent = stack.attempts.map((attempt) => `${attempt.route} ${attempt.status}`).sort();
+    expect(children.map((span) => `${span.name} ${String(span.attributes['http.response.status_code'])}`).sort()).toEqual(sent);
+    expect(children.length).toBe(20);
+    expect(children.map((span) => span.name)).toContain('GET /factory/inventory/{id}');
+    for (const child of children) {
+      expect(child.attributes).toMatchObject({
+        [TRACE_ATTRIBUTES.cache]: 'miss',
+        'http.request.method': 'GET',
+        'url.template': child.name.slice('GET '.length),
+        [TRACE_ATTRIBUTES.priority]: 'operation',
+        [TRACE_ATTRIBUTES.retries]: 0,
+        [TRACE_ATTRIBUTES.keyId]: premiumKeyId,
+      });
+      expect(child.attributes[TRACE_ATTRIBUTES.budgetWaitMs]).toEqual(expect.any(Number));
+    }
+  });
+
+  it('warm: the same tree, every request a cache hit with no status and no budget wait', async () => {
+    const before = stack.simulator.requests.length;
+    const answer = await stack.post(page);
+    expect(answer.body.errors).toBeUndefined();
+    expect(stack.simulator.requests.length).toBe(before);
+    const spans = exporter.getFinishedSpans();
+    const { operation, children } = treeOf(spans, spans.find((span) => span.kind === SpanKind.SERVER)?.spanContext().traceId ?? '');
+    expect(operation.name).toBe('query CompanyPage');
+    expect(operation.parentSpanContext).toBeUndefined(); // no traceparent: a new trace
+    expect(children).toHaveLength(20);
+    for (const child of children) {
+      expect(child.attributes[TRACE_ATTRIBUTES.cache]).toBe('hit');
+      expect(child.attributes['http.response.status_code']).toBeUndefined();
+      expect(child.attributes[TRACE_ATTRIBUTES.budgetWaitMs]).toBeUndefined();
+    }
+  });
+
+  it('names an anonymous operation by its type, and a rejected one stays "graphql" with its error code', async () => {
+    await stack.post({ query: '{ buildings { label } }' });
+    await stack.post({ query: '{ nope }' });
+    const names = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER);
+    expect(names.map((span) => span.name)).toEqual(['query', 'graphql']);
+    expect(names[1]?.attributes[TRACE_ATTRIBUTES.errorCodes]).toBe('GRAPHQL_VALIDATION_FAILED');
+  });
+
+  it('gives background work (a subscription poll, refresh-ahead) a root span of its own', async () => {
+    const within = trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }));
+    await context.with(within, () =>
+      stack.runtime.economy.fetchInBackground({ keyId: premiumKeyId, apiKey: DEMO_KEYS.premium.key, endpoint: ENDPOINTS.buildingList }, { refresh: true }),
+    );
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.name).toBe('GET /building/list');
+    expect(span?.parentSpanContext).toBeUndefined();
+    expect(span?.spanContext().traceId).not.toBe(TRACE_ID);
+    expect(span?.links).toEqual([]);
+    expect(span?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.priority]: 'background', [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200 });
+  });
+});
+
+describe('background fill', () => {
+  it('runs in a root span linked to the operation that queued it', async () => {
+    const exporter = new InMemorySpanExporter();
+    const tracing = GatewayTracing.fromSettings(DEFAULT_CONFIG.tracing, exporter);
+    if (!tracing) throw new Error('tracing is off');
+    const events = tracing.economyEvents({});
+    const queuedBy = trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 });
+    // Queued during the operation, run later from a timer whose context is anyone's.
+    const queued = context.with(trace.setSpan(ROOT_CONTEXT, queuedBy), () =>
+      events.queued?.(() => events.traced?.({ route: 'GET /factory/counter/{id}', priority: 'missed', keyId: 'k' }, async () => events.cache?.('miss'))),
+    );
+    await queued?.();
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.parentSpanContext).toBeUndefined();
+    expect(span?.links.map((link) => link.context.spanId)).toEqual([CALLER_SPAN_ID]);
+    expect(span?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.priority]: 'missed', [TRACE_ATTRIBUTES.cache]: 'miss' });
+    await tracing.shutdown();
+  });
+});
+
+describe('tracing off (the default)', () => {
+  it('builds no tracer and installs no hook', async () => {
+    expect(GatewayTracing.fromSettings(DEFAULT_CONFIG.tracing)).toBeUndefined();
+    const stack = await startStack({ http: true });
+    try {
+      expect(stack.runtime.tracing).toBeUndefined();
+    } finally {
+      await stack.close();
+    }
+  });
+});
