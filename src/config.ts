@@ -1,8 +1,9 @@
 /**
- * The gateway's settings, read once from the environment.
+ * The gateway's settings, read once from the environment (and the command line's flags).
  *
  * This module is the only reader of `process.env`: everything else receives a
- * {@link GatewayConfig}. Every setting has a default, and each one is listed in
+ * {@link GatewayConfig}. Every setting has a default and one entry in {@link SETTINGS}, the
+ * table `loadConfig` reads and `statev-gateway --help` is generated from, and a row in
  * docs/configuration.md.
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
