@@ -265,7 +265,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /**
  * A setting with a bad value. The message names the setting, the value and what is
  * expected, e.g. `Setting PORT="70000" is invalid: expected an integer from 0 to 65535.`;
- * `npm start` and `npm run demo` print it and exit with code 1.
+ * `npm start`, `statev-gateway` and `npm run demo` print it and exit with code 2.
  */
 export class ConfigError extends Error {
   constructor(
