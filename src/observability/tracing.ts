@@ -19,7 +19,7 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, createContextKey, trace } from '@opentelemetry/api';
-import type { Link, Span, Tracer } from '@opentelemetry/api';
+import type { Link, Span, SpanContext, Tracer } from '@opentelemetry/api';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -69,6 +69,8 @@ export const TRACE_ATTRIBUTES = {
 /** What an upstream span gathers while its request runs (held in the context, read by the hooks). */
 interface UpstreamTrace {
   readonly span: Span;
+  /** The operation's span this request is a child of (none for background work). */
+  readonly operation: SpanContext | undefined;
   attempts: number;
   waitedMs: number;
 }
@@ -223,7 +225,8 @@ export class GatewayTracing {
         upstream.span.setAttribute(TRACE_ATTRIBUTES.budgetWaitMs, Math.round(upstream.waitedMs));
       },
       queued: (work) => {
-        const queuedBy = trace.getSpan(context.active())?.spanContext();
+        // The operation's span, not that of its request that missed (a child of it).
+        const queuedBy = current()?.operation ?? trace.getSpan(context.active())?.spanContext();
         return queuedBy ? () => context.with(ROOT_CONTEXT.setValue(QUEUED_BY, queuedBy), work) : work;
       },
     };
@@ -250,7 +253,7 @@ export class GatewayTracing {
    */
   private async upstreamSpan<T>(request: TracedRequest, work: () => Promise<T>): Promise<T> {
     const background = request.priority !== 'operation';
-    const queuedBy = context.active().getValue(QUEUED_BY) as ReturnType<Span['spanContext']> | undefined;
+    const queuedBy = context.active().getValue(QUEUED_BY) as SpanContext | undefined;
     const links: Link[] = background && queuedBy ? [{ context: queuedBy }] : [];
     const [method = 'GET', ...rest] = request.route.split(' ');
     const span = this.tracer.startSpan(
@@ -268,7 +271,7 @@ export class GatewayTracing {
       },
       background ? ROOT_CONTEXT : context.active(),
     );
-    const state: UpstreamTrace = { span, attempts: 0, waitedMs: 0 };
+    const state: UpstreamTrace = { span, operation: background ? undefined : trace.getSpan(context.active())?.spanContext(), attempts: 0, waitedMs: 0 };
     // Background work runs in a context of its own: nothing it starts (timers) inherits an operation's.
     const parent = background ? ROOT_CONTEXT : context.active();
     try {

@@ -129,8 +129,41 @@ describe('traces of the README page', () => {
   });
 });
 
-describe('background fill', () => {
-  it('runs in a root span linked to the operation that queued it', async () => {
+describe('background fill, end to end', () => {
+  it('fetches what an operation could not afford in a root span linked to that operation', async () => {
+    const exporter = new InMemorySpanExporter();
+    const exported = exporter.export.bind(exporter);
+    const fill = new Promise<ReadableSpan>((resolve) => {
+      exporter.export = (spans, done) => {
+        for (const span of spans) if (span.attributes[TRACE_ATTRIBUTES.priority] === 'missed') resolve(span);
+        exported(spans, done);
+      };
+    });
+    // One request per second for the key, and no patience: the second list misses at once.
+    const stack = await startStack({ http: true, config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 0 }, gateway: { traceExporter: exporter } });
+    try {
+      const answer = await stack.post({ query: 'query Lists { factories { name } buildings { label } }' });
+      expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
+      const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER);
+      expect(operation?.name).toBe('query Lists');
+      const missed = exporter.getFinishedSpans().filter((span) => span.attributes[TRACE_ATTRIBUTES.errorCode] === 'RATE_LIMITED');
+      expect(missed).toHaveLength(1);
+
+      const fetched = await fill; // when the next window opens
+      expect(fetched.name).toBe(missed[0]?.name);
+      expect(fetched.parentSpanContext).toBeUndefined();
+      expect(fetched.spanContext().traceId).not.toBe(operation?.spanContext().traceId);
+      expect(fetched.links.map((link) => link.context.spanId)).toEqual([operation?.spanContext().spanId]);
+      expect(fetched.attributes).toMatchObject({ [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200, [TRACE_ATTRIBUTES.retries]: 0 });
+      expect(fetched.attributes[TRACE_ATTRIBUTES.budgetWaitMs]).toEqual(expect.any(Number));
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('the queued hook', () => {
+  it('runs queued work in a root span linked to the operation that queued it, whatever context runs it', async () => {
     const exporter = new InMemorySpanExporter();
     const tracing = GatewayTracing.fromSettings(DEFAULT_CONFIG.tracing, exporter);
     if (!tracing) throw new Error('tracing is off');
