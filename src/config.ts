@@ -268,6 +268,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
  * `npm start`, `statev-gateway` and `npm run demo` print it and exit with code 2.
  */
 export class ConfigError extends Error {
+  /** The exit code of a program that stops on it: 2, a usage error. */
+  readonly exitCode = 2;
+
   constructor(
     /** The environment variable, e.g. `PORT`, or the flag, e.g. `--port`, that held the value. */
     readonly setting: string,

@@ -1,43 +1,15 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
+import { lazyLoaders } from './domains/gateway-context';
+import type { GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
-import { createBuildingLoaders } from './domains/buildings/buildings.loaders';
-import type { BuildingLoaders } from './domains/buildings/buildings.loaders';
-import { createFactoryLoaders } from './domains/factories/factories.loaders';
-import type { FactoryLoaders } from './domains/factories/factories.loaders';
-import { createMarketLoaders } from './domains/market/market.loaders';
-import type { MarketLoaders } from './domains/market/market.loaders';
 import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
-import type { LoaderOptions } from './domains/shared/loader';
 import { UpstreamSession } from './economy';
-import { patienceFromPrefer } from './web/prefer-wait';
+import { patienceFromPrefer } from './http/prefer-wait';
 
-/** Every per-operation loader, by domain. */
-export interface Loaders {
-  factories: FactoryLoaders;
-  buildings: BuildingLoaders;
-  market: MarketLoaders;
-}
-
-/** What every resolver receives: the caller's credentials, its upstream session and loaders. */
-export interface GatewayContext {
-  /** The bearer key of the request, or null (introspection works without one). */
-  apiKey: string | null;
-  /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
-  apiSecretHeader: string | null;
-  /** True when the operation runs with the server's key (public-site mode): only the server's secret may be used. */
-  serverCredentials: boolean;
-  /** The operation's upstream session (the key bound to the shared economy, with accounting). */
-  session: UpstreamSession;
-  /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
-  loaders: Loaders;
-  /** Errors of single list items a fan-out field answered without (see `ListItemErrors`). */
-  itemErrors: ListItemErrors;
-  /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
-  optionSlots: number;
-}
+export type { GatewayContext } from './domains/gateway-context';
 
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
@@ -106,27 +78,5 @@ export function createContext(
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
-  };
-}
-
-/**
- * The operation's loaders, each domain's created on first use: an operation answered
- * from the response cache, or one that touches only companies, builds none (or only
- * those) of the others.
- */
-function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
-  let factories: FactoryLoaders | undefined;
-  let buildings: BuildingLoaders | undefined;
-  let market: MarketLoaders | undefined;
-  return {
-    get factories() {
-      return (factories ??= createFactoryLoaders(session, options));
-    },
-    get buildings() {
-      return (buildings ??= createBuildingLoaders(session, options));
-    },
-    get market() {
-      return (market ??= createMarketLoaders(session, options));
-    },
   };
 }

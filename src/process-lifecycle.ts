@@ -1,5 +1,3 @@
-import { ConfigError } from './config';
-
 /** A started entry point, as its start function returns it. */
 export interface Started {
   /** Stops everything it started (drains HTTP servers, closes connections). */
@@ -34,8 +32,8 @@ const nodeProcess: ProcessHooks = {
 /**
  * Runs a command-line entry point (`npm start`, `npm run demo`) until SIGINT or SIGTERM.
  *
- * - Starting fails: prints the message; exit code 2 for a bad setting ({@link ConfigError}),
- *   1 for anything else (a port in use).
+ * - Starting fails: prints the message; the error's `exitCode` when it has one (a bad
+ *   setting's `ConfigError` has 2), else 1 (a port in use).
  * - First signal: runs `stop()`; exit code 0 when it resolves. When it rejects, the
  *   failure is reported with its cause and the exit code is 1.
  * - A stop still running `gracePeriodMs` + {@link STOP_DEADLINE_MARGIN_MS} after the
@@ -79,7 +77,8 @@ export function runUntilSignal(start: () => Promise<Started>, hooks: ProcessHook
     },
     (error: unknown) => {
       hooks.report(error instanceof Error ? error.message : String(error));
-      hooks.exit(error instanceof ConfigError ? 2 : 1);
+      const exitCode = (error as { exitCode?: unknown } | null)?.exitCode;
+      hooks.exit(typeof exitCode === 'number' ? exitCode : 1);
     },
   );
 }

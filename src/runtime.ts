@@ -28,10 +28,10 @@ import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { PollClock } from './subscriptions/poll-hub';
+import type { PollClock } from './subscribable/feed';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { UpstreamClient } from './upstream/client';
-import { preferWaitPlugin } from './web/prefer-wait';
+import { preferWaitPlugin } from './http/prefer-wait';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:

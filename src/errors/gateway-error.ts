@@ -1,5 +1,4 @@
 import { GraphQLError } from 'graphql';
-import type { Endpoint } from '../upstream/endpoints';
 
 /** Every `extensions.code` the gateway itself produces (see docs/errors.md). */
 export type GatewayErrorCode =
@@ -36,6 +35,7 @@ export type GatewayErrorExtensions<C extends GatewayErrorCode> = { code: C } & R
  * plain `Error` only for programming errors, which clients then see masked.
  */
 export class GatewayError<C extends GatewayErrorCode = GatewayErrorCode> extends GraphQLError {
+  /** `extensions.code` is always set (one of {@link GatewayErrorCode}), with the code's own fields (see docs/errors.md). */
   declare readonly extensions: GatewayErrorExtensions<C>;
 
   /**
@@ -69,17 +69,31 @@ export type UpstreamErrorCode = Extract<
 >;
 
 /**
+ * What an {@link UpstreamError} names of the endpoint that failed: the parts its message
+ * quotes. Every `Endpoint` of `src/upstream/endpoints.ts` is one; declared here so that
+ * the errors module imports nothing of the upstream client that throws it.
+ */
+export interface FailedEndpoint {
+  /** `METHOD /path` with placeholders, as logs and `extensions.upstream.endpoint` show it. */
+  readonly route: string;
+  /** The scopes the key needs for it, quoted by `UPSTREAM_BAD_REQUEST` and `FORBIDDEN`. */
+  readonly scopes: readonly string[];
+  /** True when the endpoint answers only for premium keys (`FORBIDDEN` then says so). */
+  readonly premium: boolean;
+}
+
+/**
  * An upstream request failed. `extensions.upstream = {status, endpoint, message}`;
  * `UPSTREAM_BAD_REQUEST` and `FORBIDDEN` add `requiredScopes`, `FORBIDDEN` adds
  * `premium: true` on premium-only endpoints, `RATE_LIMITED` adds `retryAfterSeconds`.
  */
 export class UpstreamError extends GatewayError<UpstreamErrorCode> {
   /** The endpoint that failed. */
-  readonly endpoint: Endpoint;
+  readonly endpoint: FailedEndpoint;
   /** Status and message, as in `extensions.upstream`. */
   readonly upstream: UpstreamErrorInfo;
 
-  constructor(code: UpstreamErrorCode, endpoint: Endpoint, upstream: UpstreamErrorInfo, extra: Record<string, unknown> = {}) {
+  constructor(code: UpstreamErrorCode, endpoint: FailedEndpoint, upstream: UpstreamErrorInfo, extra: Record<string, unknown> = {}) {
     super(code, upstreamMessage(code, endpoint, upstream), { upstream, ...extra });
     this.name = 'UpstreamError';
     this.endpoint = endpoint;
@@ -87,7 +101,7 @@ export class UpstreamError extends GatewayError<UpstreamErrorCode> {
   }
 }
 
-function upstreamMessage(code: UpstreamErrorCode, endpoint: Endpoint, upstream: UpstreamErrorInfo): string {
+function upstreamMessage(code: UpstreamErrorCode, endpoint: FailedEndpoint, upstream: UpstreamErrorInfo): string {
   const scopes = endpoint.scopes.join(', ');
   switch (code) {
     case 'UPSTREAM_BAD_REQUEST':

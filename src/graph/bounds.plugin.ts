@@ -1,5 +1,5 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from '../context';
+import type { GatewayContext } from '../domains/gateway-context';
 import { checkOperationBounds } from './bounds';
 import { OperationMemo } from './operation-memo';
 

@@ -3,7 +3,7 @@ import { getVariableValues } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { CostAssumptions } from '../config';
-import type { GatewayContext } from '../context';
+import type { GatewayContext } from '../domains/gateway-context';
 import { GatewayError } from '../errors/gateway-error';
 import { operationCost, upstreamCostEstimator } from './cost';
 import { OperationMemo } from './operation-memo';

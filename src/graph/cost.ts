@@ -24,35 +24,10 @@ import {
 } from 'graphql';
 import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
-import { Extensions } from 'type-graphql';
 import { DEFAULT_CONFIG } from '../config';
 import type { CostAssumptions } from '../config';
+import { upstreamCostOf } from '../field-rules/cost';
 import { operationFragments } from './operation-fragments';
-
-/** What one field costs: its own upstream requests, and the list size its children repeat over. */
-export interface FieldCost {
-  /** Its own upstream requests: a number, or `'optionSlots'` for one request per option slot (`OPTION_SLOTS`). */
-  readonly requests: number | 'optionSlots';
-  readonly list?: keyof CostAssumptions;
-}
-
-const UPSTREAM_COST = 'upstreamCost';
-
-/**
- * Declares a field's upstream cost on the field itself (a TypeGraphQL `@Extensions`):
- * the requests resolving it makes, and, for a list of companies, buildings, bank
- * accounts or rooms, the assumed size its children repeat over. A field without it
- * costs nothing of its own (it is read from its parent's answer).
- */
-export function UpstreamCost(cost: FieldCost): ReturnType<typeof Extensions> {
-  return Extensions({ [UPSTREAM_COST]: cost });
-}
-
-/** The upstream cost declared on a field, if any. */
-export function upstreamCostOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): FieldCost | undefined {
-  const cost = field.extensions[UPSTREAM_COST];
-  return cost && typeof cost === 'object' ? (cost as FieldCost) : undefined;
-}
 
 /**
  * A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list

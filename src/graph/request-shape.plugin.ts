@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { OperationTypeNode } from 'graphql';
-import type { GatewayContext } from '../context';
+import type { GatewayContext } from '../domains/gateway-context';
 import { GatewayError } from '../errors/gateway-error';
 import { declaredVariables } from './operation-memo';
 

@@ -1,33 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
-import { BuildingBankAccountResolver } from '../domains/buildings/building-bank-account.resolver';
-import { BuildingResolver } from '../domains/buildings/building.resolver';
-import { RoomResolver } from '../domains/buildings/room.resolver';
-import { TenantResolver } from '../domains/buildings/tenant.resolver';
-import { FactoryBankAccountResolver } from '../domains/factories/factory-bank-account.resolver';
-import { FactoryResolver } from '../domains/factories/factory.resolver';
-import { UpdateFactoryOptionPayloadResolver } from '../domains/factories/update-factory-option-payload.resolver';
-import { AuctionResolver } from '../domains/market/auction.resolver';
-import { AuctionSubscriptionResolver } from '../domains/market/auction.subscription';
-import { FactorySubscriptionResolver } from '../domains/factories/factory.subscription';
-import { RoomSubscriptionResolver } from '../domains/buildings/room.subscription';
-import { BankAccountSubscriptionResolver } from '../domains/shared/bank-account.subscription';
-
-/** Every resolver class, one per GraphQL object type that has resolvers. */
-export const RESOLVERS = [
-  FactoryResolver,
-  FactoryBankAccountResolver,
-  UpdateFactoryOptionPayloadResolver,
-  AuctionResolver,
-  BuildingResolver,
-  BuildingBankAccountResolver,
-  RoomResolver,
-  TenantResolver,
-  FactorySubscriptionResolver,
-  BankAccountSubscriptionResolver,
-  AuctionSubscriptionResolver,
-  RoomSubscriptionResolver,
-] as const;
+import { domainResolvers } from '../domains';
 
 /**
  * TypeGraphQL insists on a pub/sub as soon as there is a `@Subscription`; every
@@ -46,11 +19,18 @@ let built: Promise<GraphQLSchema> | undefined;
 
 /**
  * Builds the executable schema from the TypeGraphQL classes, once per process (the
- * classes never change at run time). Validation by class-validator is off: the
+ * classes never change at run time). The resolvers are every domain's, as the registry
+ * of `src/domains/index.ts` finds them (by file name: no hand-kept list). Validation by class-validator is off: the
  * bounds are checked before execution by the bounds plugin.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
-  built ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: NO_PUBSUB }).then(describeRootTypes);
+  built ??= Promise.resolve()
+    .then(() => {
+      const [first, ...rest] = domainResolvers();
+      if (!first) throw new Error('No resolver found under src/domains/.');
+      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB });
+    })
+    .then(describeRootTypes);
   return built;
 }
 

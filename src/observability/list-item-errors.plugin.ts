@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
-import type { GatewayContext } from '../context';
+import type { GatewayContext } from '../domains/gateway-context';
 
 /**
  * Apollo plugin that adds the operation's list-item errors (see `ListItemErrors`) to

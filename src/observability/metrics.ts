@@ -8,6 +8,7 @@ import type { UpstreamObservation } from '../upstream/client';
  * statuses, outcomes and error codes: never a key, a secret or a concrete path.
  */
 export class GatewayMetrics {
+  /** The registry `GET /metrics` serializes; every metric of the gateway (and the subscription metrics) registers here, never on prom-client's global one. */
   readonly registry = new Registry();
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
@@ -26,10 +27,13 @@ export class GatewayMetrics {
   readonly shapeDrift: Counter<'endpoint' | 'field'>;
   /** Entries and bytes of the upstream-answer cache (not the whole-response cache), read at scrape time. */
   readonly cacheEntries: Gauge;
+  /** `statev_cache_bytes`: the bytes the upstream-answer cache holds, read at scrape time. */
   readonly cacheBytes: Gauge;
   /** The per-key budget without naming keys: requests in the current windows, keys with a lowered allowance, queued requests. */
   readonly budgetWindowRequests: Gauge;
+  /** Keys whose learned allowance is below `UPSTREAM_RATE_LIMIT` (after an upstream 429), read at scrape time. */
   readonly budgetReducedKeys: Gauge;
+  /** Upstream requests waiting for budget, by priority (operation, missed, background), read at scrape time. */
   readonly budgetQueued: Gauge<'priority'>;
   private readonly budgetDropped: Counter<'priority'>;
 

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
-import type { GatewayContext } from '../context';
+import type { GatewayContext } from '../domains/gateway-context';
 import type { GatewayMetrics } from './metrics';
 
 type Outcome = 'success' | 'partial' | 'error' | 'rejected';

@@ -52,8 +52,10 @@ export class ApiError extends Error {
    * @param headers Extra response headers (e.g. `Retry-After`).
    */
   constructor(
+    /** HTTP status code of the error answer. */
     readonly status: number,
     message: string,
+    /** Extra response headers (e.g. `Retry-After`). */
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);

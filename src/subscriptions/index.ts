@@ -23,7 +23,9 @@ export type { PollClock } from './poll-hub';
 
 /** The subscription side of a running gateway. */
 export interface GatewaySubscriptions {
+  /** Opens subscriptions and enforces `SUBSCRIPTIONS_MAX_PER_KEY` and `SUBSCRIPTIONS_MAX_PER_CONNECTION`. */
   readonly service: SubscriptionService;
+  /** The pollers of this process (one per key and resource); its `activity` events let tests wait without sleeping. */
   readonly hub: PollHub;
   /** Answers `/graphql/stream`. */
   handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;

@@ -9,20 +9,12 @@ import type { UpstreamReply } from '../economy/upstream-economy';
 import { GatewayError } from '../errors/gateway-error';
 import { UpstreamSession } from '../economy';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
-import type { Feed, FeedKind } from './feeds';
-import { isDefinitive } from './feeds';
+import { isDefinitive } from '../subscribable/feed';
+import type { Feed, FeedMessage, PollClock } from '../subscribable/feed';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
-/** What a subscriber receives: an event, or an error (the last message when `final`). */
-export type FeedMessage<E> = { kind: 'event'; event: E } | { kind: 'error'; error: GatewayError; final: boolean };
-
-/** Timers and time, replaceable in tests (a manual clock polls without waiting). */
-export interface PollClock {
-  now(): number;
-  setTimeout(callback: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
+export type { PollClock } from '../subscribable/feed';
 
 /** The real clock. */
 export const SYSTEM_CLOCK: PollClock = {
@@ -37,6 +29,7 @@ export const SYSTEM_CLOCK: PollClock = {
 
 /** Settings of {@link PollHub}. */
 export interface PollHubOptions {
+  /** The upstream economy the polls go through (`fetchInBackground`: same cache, coalescing and per-key budget as queries, behind them). */
   economy: UpstreamEconomy;
   /** The polling interval of an endpoint before stretching: its freshness window, ms. */
   intervalMs(feed: Feed<unknown, unknown>): number;
@@ -50,16 +43,21 @@ export interface PollHubOptions {
    * upstream lowered (a 429) stretches its polls at once.
    */
   pollBudgetPerMinute(keyId: string): number;
+  /** Timers and time; the real clock when omitted. */
   clock?: PollClock;
   /** Redis relay, when replicas share one poller per key and resource. */
   relay?: PollRelay;
+  /** Where polls, events, intervals and pollers are counted; none when omitted. */
   metrics?: SubscriptionMetrics;
+  /** Where an unexpected poll failure is logged (expected ones are `GatewayError`s and only counted). */
   logger?: Logger;
 }
 
 /** Who polls: the API key (sent upstream) and its hash (the identity of all state). */
 export interface PollCaller {
+  /** The bearer key, sent upstream with every poll; never logged. */
   apiKey: string;
+  /** The hashed key (`keyId`): the identity of the pollers, budgets and cache entries. */
   keyId: string;
 }
 
@@ -150,7 +148,7 @@ export class PollHub {
   }
 
   /** Pollers this process polls itself (leads), by kind. */
-  leading(kind?: FeedKind): number {
+  leading(kind?: string): number {
     let count = 0;
     for (const poller of this.pollers.values()) if (poller.leading && (!kind || poller.feed.kind === kind)) count += 1;
     return count;

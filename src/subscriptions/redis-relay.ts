@@ -23,14 +23,30 @@ export interface PollRelay {
   resign(pollerId: string): Promise<void>;
   /** Sends a message to every replica that joined the id (this one's handler ignores it: it leads). */
   publish(pollerId: string, message: RelayMessage): Promise<void>;
+  /** Stops every subscription of this replica and closes its connections. */
   close(): Promise<void>;
 }
 
-/** Fields that hold dates in events and states: revived from their ISO strings. */
-const DATE_FIELDS = new Set(['observedAt', 'timestamp', 'auctionEnd', 'lastUpdated', 'createdAt', 'lastPayDate']);
+/**
+ * How a `Date` travels in a relay message: `{"$date": "<ISO 8601>"}`, whatever field holds
+ * it, so the relay needs to know no event's or state's fields. Plain strings stay strings,
+ * even when they look like dates.
+ */
+const DATE_TAG = '$date';
 
-function revive(key: string, value: unknown): unknown {
-  return DATE_FIELDS.has(key) && typeof value === 'string' ? new Date(value) : value;
+/** A `JSON.stringify` replacer that tags dates (it sees the holder's own value, before `toJSON`). */
+function tagDates(this: unknown, key: string, value: unknown): unknown {
+  const own = (this as Record<string, unknown>)[key];
+  return own instanceof Date ? { [DATE_TAG]: Number.isNaN(own.getTime()) ? null : own.toISOString() } : value;
+}
+
+/** A `JSON.parse` reviver that turns tagged dates back into `Date`s. */
+function revive(_key: string, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  if (keys.length !== 1 || keys[0] !== DATE_TAG) return value;
+  const text = (value as Record<string, unknown>)[DATE_TAG];
+  return new Date(typeof text === 'string' ? text : Number.NaN);
 }
 
 const LEAD = `local v = redis.call('GET', KEYS[1])
@@ -71,16 +87,21 @@ export class RedisPollRelay implements PollRelay {
     return `${this.options.prefix}subs:lease:${pollerId}`;
   }
 
+  /** Subscribes to the poller's channel (`<prefix>subs:events:<pollerId>`); a Redis failure is reported through `onError`, not thrown. */
   async join(pollerId: string, handler: (message: RelayMessage) => void): Promise<void> {
     this.handlers.set(this.channel(pollerId), handler);
     await this.subscriber.subscribe(this.channel(pollerId)).catch(() => this.options.onError?.());
   }
 
+  /** Unsubscribes from the poller's channel; never rejects. */
   async leave(pollerId: string): Promise<void> {
     this.handlers.delete(this.channel(pollerId));
     await this.subscriber.unsubscribe(this.channel(pollerId)).catch(() => undefined);
   }
 
+  /**
+   * Takes or renews the lease key `<prefix>subs:lease:<pollerId>` for `leaseMs` ms (a Lua compare-and-set); resolves true when this replica holds it, and true when Redis fails (then every replica polls for itself).
+   */
   async lead(pollerId: string, leaseMs: number): Promise<boolean> {
     try {
       const result = await this.redis.eval(LEAD, 1, this.leaseKey(pollerId), this.replica, String(Math.ceil(leaseMs)));
@@ -91,12 +112,16 @@ export class RedisPollRelay implements PollRelay {
     }
   }
 
+  /** Deletes the lease when this replica holds it, so another one takes over at its next turn; never rejects. */
   async resign(pollerId: string): Promise<void> {
     await this.redis.eval(RESIGN, 1, this.leaseKey(pollerId), this.replica).catch(() => undefined);
   }
 
+  /**
+   * Publishes a message as JSON on the poller's channel (a `Date` is tagged as `{"$date": ISO}` and revived on receipt); a Redis failure is reported through `onError`, not thrown.
+   */
   async publish(pollerId: string, message: RelayMessage): Promise<void> {
-    await this.redis.publish(this.channel(pollerId), JSON.stringify(message)).catch(() => this.options.onError?.());
+    await this.redis.publish(this.channel(pollerId), JSON.stringify(message, tagDates)).catch(() => this.options.onError?.());
   }
 
   private dispatch(channel: string, payload: string): void {
@@ -109,6 +134,7 @@ export class RedisPollRelay implements PollRelay {
     }
   }
 
+  /** Drops every handler and disconnects both Redis connections at once (no wait for pending commands). */
   async close(): Promise<void> {
     this.handlers.clear();
     this.redis.disconnect();

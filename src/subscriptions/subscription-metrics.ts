@@ -1,6 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { FeedKind } from './feeds';
 
 /**
  * The subscription metrics on the gateway's registry. Labels are resource kinds,
@@ -44,23 +43,28 @@ export class SubscriptionMetrics {
     this.active.inc({ transport }, delta);
   }
 
+  /** Sets `statev_subscription_pollers`: `leading` pollers poll the upstream, the other `total - leading` follow a leader replica. */
   pollers(total: number, leading: number): void {
     this.pollerCount.set({ role: 'leading' }, leading);
     this.pollerCount.set({ role: 'following' }, total - leading);
   }
 
-  interval(kind: FeedKind, seconds: number): void {
+  /** Sets `statev_subscription_poll_interval_seconds` of a resource kind to the interval last scheduled, in seconds. */
+  interval(kind: string, seconds: number): void {
     this.intervalSeconds.set({ resource: kind }, seconds);
   }
 
-  polled(kind: FeedKind, outcome: 'changed' | 'unchanged' | 'failed'): void {
+  /** Counts one poll of a resource kind in `statev_subscription_polls_total` by outcome. */
+  polled(kind: string, outcome: 'changed' | 'unchanged' | 'failed'): void {
     this.polls.inc({ resource: kind, outcome });
   }
 
-  events(kind: FeedKind, count: number): void {
+  /** Adds `count` change events of a resource kind to `statev_subscription_events_total` (before fan-out to subscribers). */
+  events(kind: string, count: number): void {
     this.eventCount.inc({ resource: kind }, count);
   }
 
+  /** Counts a subscription refused before it started in `statev_subscriptions_rejected_total`, by error code. */
   refused(code: string): void {
     this.rejected.inc({ code });
   }

@@ -1,7 +1,8 @@
 import type { GatewayContext } from '../context';
 import { GatewayError, missingKeyError } from '../errors/gateway-error';
-import type { Feed } from './feeds';
-import type { FeedMessage, PollHub } from './poll-hub';
+import { noTransportError } from '../subscribable/feed';
+import type { Feed, FeedMessage, FeedOpener, SubscriptionScope as FeedScope } from '../subscribable/feed';
+import type { PollHub } from './poll-hub';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
 /** One client connection: a WebSocket, or one SSE connection (or reservation). */
@@ -9,19 +10,18 @@ export class SubscriptionConnection {
   /** Subscriptions open on it. */
   active = 0;
 
-  constructor(readonly transport: 'ws' | 'sse') {}
+  constructor(
+    /** The transport: `ws` (graphql-transport-ws) or `sse` (graphql-sse). */
+    readonly transport: 'ws' | 'sse',
+  ) {}
 }
 
-/** What a subscription's context carries besides the usual {@link GatewayContext}. */
-export interface SubscriptionScope {
+/** What a subscription's context carries besides the usual {@link GatewayContext}: the feed scope, and its connection. */
+export interface SubscriptionScope extends FeedScope {
+  /** The service that opened the subscription. */
   readonly service: SubscriptionService;
+  /** The connection it came over (its subscriptions count against `SUBSCRIPTIONS_MAX_PER_CONNECTION`). */
   readonly connection: SubscriptionConnection;
-  /**
-   * Gives the context a new session and new loaders. Called before each event is
-   * executed, so fields below an event (e.g. `room { tenant }`) are read afresh and an
-   * event never reuses data an earlier event loaded.
-   */
-  refresh(): void;
 }
 
 /** The context of an operation; `subscription` is set for subscriptions (WebSocket or SSE). */
@@ -87,10 +87,11 @@ class EventStream<T> implements AsyncIterableIterator<T> {
  *
  * When to use: one per process; the `@Subscription` resolvers call {@link open}.
  */
-export class SubscriptionService {
+export class SubscriptionService implements FeedOpener {
   private readonly perKey = new Map<string, number>();
 
   constructor(
+    /** The pollers the subscriptions are fed by. */
     readonly hub: PollHub,
     private readonly limits: SubscriptionLimits,
     private readonly metrics?: SubscriptionMetrics,
@@ -168,35 +169,4 @@ export class SubscriptionService {
     this.metrics?.refused(error.code);
     return error;
   }
-}
-
-function noTransportError(): GatewayError {
-  return new GatewayError(
-    'BAD_USER_INPUT',
-    'Subscriptions are served over WebSocket (graphql-transport-ws) at /graphql and over Server-Sent Events at /graphql/stream, not over plain HTTP.',
-  );
-}
-
-/**
- * What a `@Subscription`'s `subscribe` returns: the stream of the feeds' messages for
- * the subscription's context.
- *
- * @throws GatewayError as {@link SubscriptionService.open}; `BAD_USER_INPUT` when the
- *   operation did not come over a subscription transport.
- */
-export function openFeeds<E>(context: unknown, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>> {
-  const ctx = context as SubscriptionContext;
-  const service = ctx.subscription?.service;
-  if (!service) throw noTransportError();
-  return service.open(ctx, feeds);
-}
-
-/**
- * The value of one event for the subscription field: the event, or the error the
- * message carries (the event then has that error and `data: null`).
- */
-export function eventOf<E>(message: FeedMessage<E>, ctx: SubscriptionContext): E {
-  ctx.subscription?.refresh();
-  if (message.kind === 'error') throw message.error;
-  return message.event;
 }

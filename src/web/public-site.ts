@@ -6,7 +6,9 @@ import type { TrustedDocument } from './trusted-documents';
 
 /** The credentials an operation runs with when they are not the caller's own. */
 export interface ServerCredentials {
+  /** The server-held key (`STATEV_API_KEY`); never logged or echoed. */
   apiKey: string;
+  /** The secret of that key (`STATEV_API_SECRET`), only for a trusted document with a mutation; else null (a write then has no secret to use). */
   apiSecret: string | null;
 }
 
@@ -15,7 +17,9 @@ export type GraphQLRequestInput = { kind: 'post'; body: Readonly<Record<string, 
 
 /** What Apollo is given: the body (POST) and the query string (GET, with its leading `?`, or empty). */
 export interface RequestParameters {
+  /** The POST body as parsed JSON, or undefined for GET. */
   body: unknown;
+  /** The query string with its leading `?`, or empty. */
   search: string;
 }
 

@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../config';
 import { projectRoot } from '../project-root';
 import type { GatewayRuntime } from '../runtime';
-import type { GatewaySubscriptions } from '../subscriptions';
 import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
@@ -14,6 +13,15 @@ import { sendStaticFile } from './static-files';
 
 /** A `node:http` request listener. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * Where `/graphql/stream` goes: the Server-Sent Events transport of the subscriptions
+ * (`GatewaySubscriptions.handleSse` of `src/subscriptions/`, which sits above this layer).
+ */
+export interface SseHandler {
+  /** Answers one `/graphql/stream` request; resolves when the response is handed over. */
+  handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;
+}
 
 /**
  * The gateway's HTTP routes, as one `node:http` request listener:
@@ -34,12 +42,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
  *
  * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
-export function createRouter(
-  runtime: GatewayRuntime,
-  config: GatewayConfig,
-  subscriptions?: Pick<GatewaySubscriptions, 'handleSse'>,
-  readiness?: Pick<Readiness, 'state'>,
-): RequestListener {
+export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>): RequestListener {
   const { economy, metrics } = runtime;
   const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);

@@ -5,7 +5,7 @@
  */
 import { AliasedFactoriesDocument, CompanyDashboardDocument } from '../generated/graphql';
 import type { CompanyDashboardQuery } from '../generated/graphql';
-import { BOUNDS } from '../../src/graph/bounds';
+import { BOUNDS } from '../../src/field-rules/bounds';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, startStack, upstreamCalls } from '../support';
 import type { HttpStack } from '../support';

@@ -6,7 +6,7 @@
  */
 import { DEFAULT_CONFIG, ConfigError, loadConfig } from '../../src/config';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { patienceFromPrefer, preferredWaitSeconds } from '../../src/web/prefer-wait';
+import { patienceFromPrefer, preferredWaitSeconds } from '../../src/http/prefer-wait';
 import { EconomyCounterDocument } from '../generated/graphql';
 import { errorAt, startStack, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';

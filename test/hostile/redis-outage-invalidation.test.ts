@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 5: a write made while Redis is down is invalidated on every replica
+ * A write made while Redis is down is invalidated on every replica
  * once Redis is back, and until then the other replica serves the old slot flagged
  * stale, never as fresh. Two gateway replicas, the simulator, and a real redis-server
  * that the test stops and starts again around the write (see test/support/redis.ts).

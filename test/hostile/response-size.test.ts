@@ -1,5 +1,5 @@
 /**
- * Issue 14, item 6 (second half): a GraphQL response the gateway builds from many
+ * A GraphQL response the gateway builds from many
  * upstream answers is bounded by MAX_RESPONSE_BYTES where the HTTP response is written.
  */
 import { startStack } from '../support';

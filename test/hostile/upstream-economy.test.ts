@@ -1,5 +1,5 @@
 /**
- * Hostile upstreams against the economy (issue 14, items 4, 8 and 9): a timed-out GET
+ * Hostile upstreams against the economy: a timed-out GET
  * is not retried, `MAX_UPSTREAM_REQUESTS` holds at run time, and a huge `Retry-After`
  * cannot silence a key for years, in memory or in Redis.
  */

@@ -1,6 +1,11 @@
 /** The change detection of every subscription, as pure functions. */
 import type { BankTransaction, TransactionPage } from '../../src/domains/shared/bank-account.type';
-import { diffAuctions, diffCounter, diffInventory, diffRooms, optionChanged, TransactionLedger } from '../../src/subscriptions/diff';
+import { diffRooms } from '../../src/domains/buildings/room.subscription';
+import { diffCounter } from '../../src/domains/factories/counter.subscription';
+import { optionChanged } from '../../src/domains/factories/factory-option.subscription';
+import { diffInventory } from '../../src/domains/factories/inventory.subscription';
+import { diffAuctions } from '../../src/domains/market/auction.subscription';
+import { TransactionLedger } from '../../src/domains/shared/transaction-ledger';
 import type { Room } from '../../src/domains/buildings/building.type';
 
 const item = (name: string, amount: number) => ({ item: name, amount, singleWeight: 1, totalWeight: amount, icon: null });

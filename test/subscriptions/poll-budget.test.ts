@@ -16,7 +16,7 @@ import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter'
 import { pollBudgetPerMinute } from '../../src/subscriptions';
 import { PollHub } from '../../src/subscriptions/poll-hub';
 import type { PollClock } from '../../src/subscriptions/poll-hub';
-import type { Feed } from '../../src/subscriptions/feeds';
+import type { Feed } from '../../src/subscribable/feed';
 import { UpstreamError } from '../../src/errors/gateway-error';
 import { UpstreamClient } from '../../src/upstream/client';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/client';

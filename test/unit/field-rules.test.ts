@@ -8,9 +8,10 @@
  */
 import { getOperationAST, isInputObjectType, isInterfaceType, isObjectType, parse } from 'graphql';
 import type { GraphQLField, GraphQLSchema } from 'graphql';
-import { argumentBoundsOf, boundsText, valueBoundsOf } from '../../src/graph/bounds';
+import { argumentBoundsOf, boundsText, valueBoundsOf } from '../../src/field-rules/bounds';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { operationCost, upstreamCostEstimator, upstreamCostOf } from '../../src/graph/cost';
+import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
+import { upstreamCostOf } from '../../src/field-rules/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 
 type AnyField = GraphQLField<unknown, unknown>;

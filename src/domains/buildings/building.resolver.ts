@@ -1,12 +1,15 @@
 import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
 @Resolver(() => Building)
 export class BuildingResolver {
+  /**
+   * `Query.buildings`: the buildings owned directly by the key's character (`GET /building/list`, once per operation); rejects with UNAUTHENTICATED without a key and the upstream's error otherwise.
+   */
   @UpstreamCost({ requests: 1, list: 'buildings' })
   @Query(() => [Building], {
     nullable: true,
@@ -16,6 +19,9 @@ export class BuildingResolver {
     return ctx.loaders.buildings.list.load('all');
   }
 
+  /**
+   * `Query.building(id)`: one building from the same list as `buildings` (no request of its own when the list is loaded); null when the character does not own it.
+   */
   @UpstreamCost({ requests: 1 })
   @Query(() => Building, {
     nullable: true,
@@ -29,6 +35,7 @@ export class BuildingResolver {
     return all.find((building) => building.id === id) ?? null;
   }
 
+  /** `Building.details`: master data and occupancy (`GET /building/details/{id}`, once per building and operation); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => BuildingDetails, {
     nullable: true,
@@ -38,6 +45,7 @@ export class BuildingResolver {
     return ctx.loaders.buildings.details.load(building.id);
   }
 
+  /** `Building.rooms`: the building's rooms (`GET /building/rooms/{id}`, shared with `Tenant.room` in one operation); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1, list: 'rooms' })
   @FieldResolver(() => [Room], {
     nullable: true,
@@ -47,6 +55,9 @@ export class BuildingResolver {
     return ctx.loaders.buildings.rooms.load(building.id);
   }
 
+  /**
+   * `Building.tenants`: the building's tenants (`GET /building/tenants/{id}`, premium-only: FORBIDDEN with `premium: true` without it); an upstream failure nulls the field.
+   */
   @UpstreamCost({ requests: 1, list: 'rooms' })
   @FieldResolver(() => [Tenant], {
     nullable: true,
@@ -56,6 +67,9 @@ export class BuildingResolver {
     return ctx.loaders.buildings.tenants.load(building.id);
   }
 
+  /**
+   * `Building.bankAccounts`: the building's bank accounts (`GET /building/bankaccounts/{id}`, premium-only: FORBIDDEN with `premium: true` without it); an upstream failure nulls the field.
+   */
   @UpstreamCost({ requests: 1, list: 'bankAccounts' })
   @FieldResolver(() => [BuildingBankAccount], {
     nullable: true,

@@ -11,9 +11,13 @@ import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } fro
 export interface BuildingLoaders {
   /** `GET /building/list`; the only key is `'all'`. */
   list: DataLoader<'all', Building[], string>;
+  /** `GET /building/details/{id}` by building id. */
   details: DataLoader<string, BuildingDetails, string>;
+  /** `GET /building/rooms/{id}` by building id: the building's rooms. */
   rooms: DataLoader<string, Room[], string>;
+  /** `GET /building/tenants/{id}` by building id (premium-only upstream: rejects with FORBIDDEN without it). */
   tenants: DataLoader<string, Tenant[], string>;
+  /** `GET /building/bankaccounts/{id}` by building id (premium-only upstream). */
   bankAccounts: DataLoader<string, BuildingBankAccount[], string>;
   /** Keyed by account id, limit and skip. */
   transactions: DataLoader<PageKey, TransactionPage, string>;

@@ -1,12 +1,15 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, Room, Tenant } from './building.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** The joins the REST API lacks: `Room.building` and `Room.tenant`. */
 @Resolver(() => Room)
 export class RoomResolver {
+  /**
+   * `Room.building`: the room's building, found in the building list (`GET /building/list`, shared with `Query.buildings`); null when the list no longer has it.
+   */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Building, {
     nullable: true,
@@ -17,6 +20,9 @@ export class RoomResolver {
     return all.find((building) => building.id === room.buildingId) ?? null;
   }
 
+  /**
+   * `Room.tenant`: the tenant of an occupied room, joined from the building's tenant list by room id; null for a vacant room (then without any request). Rejects with the tenant list's upstream error.
+   */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Tenant, {
     nullable: true,

@@ -1,12 +1,13 @@
 import { Ctx, FieldResolver, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Room, Tenant } from './building.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** The join the REST API lacks: `Tenant.room`. */
 @Resolver(() => Tenant)
 export class TenantResolver {
+  /** `Tenant.room`: the rented room, joined from the building's room list by room id (shared with `Building.rooms`); null when the list no longer has it. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Room, {
     nullable: true,

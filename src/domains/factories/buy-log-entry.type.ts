@@ -1,5 +1,5 @@
 import { ArgsType, Field, Float, Int, ObjectType } from 'type-graphql';
-import { BOUNDS, boundsText, intRule } from '../../graph/bounds';
+import { BOUNDS, boundsText, intRule } from '../../field-rules/bounds';
 import { ItemAmount } from '../shared/item-amount.type';
 
 /** One purchase in a company's buy log. */

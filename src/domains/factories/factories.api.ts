@@ -98,10 +98,15 @@ export function fetchOption(session: UpstreamSession, key: { id: string; slot: n
 
 /** What `POST /factory/options` needs; `apiSecret` is never logged or echoed. */
 export interface OptionUpdate {
+  /** The key's API secret (`X-Api-Secret`), sent only with this write; never logged. */
   apiSecret: string;
+  /** The company whose slot is written (must be owned by the key's character). */
   factoryId: string;
+  /** Slot number, 1..10 (checked before the request). */
   slot: number;
+  /** New title, at most 64 characters (`.` as title and data clears the slot, see `CLEARED_SLOT_TEXT`). */
   title: string;
+  /** New data, at most 2400 characters. */
   data: string;
 }
 

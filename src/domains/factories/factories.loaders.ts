@@ -18,13 +18,19 @@ import type { Vehicle } from './vehicle.type';
 export interface FactoryLoaders {
   /** `GET /factory/list/`; the only key is `'all'`. */
   list: DataLoader<'all', Factory[], string>;
+  /** `GET /factory/inventory/{id}` by company id: the normal store. */
   inventory: DataLoader<string, Inventory, string>;
+  /** `GET /factory/machine/{id}` by company id: all machine stores together. */
   machineInventory: DataLoader<string, Inventory, string>;
+  /** `GET /factory/counter/{id}` by company id: the shop shelf with prices. */
   counter: DataLoader<string, Counter, string>;
+  /** `GET /factory/productions/{id}` by company id (premium-only upstream: rejects with FORBIDDEN without it). */
   productions: DataLoader<string, Production[], string>;
+  /** `GET /factory/bankaccounts/{id}` by company id (premium-only upstream). */
   bankAccounts: DataLoader<string, FactoryBankAccount[], string>;
   /** Keyed by account id, limit and skip. */
   transactions: DataLoader<PageKey, TransactionPage, string>;
+  /** `GET /factory/vehicles/{id}` by company id: the vehicles of a car dealership (empty for other companies). */
   vehicles: DataLoader<string, Vehicle[], string>;
   /** Keyed by company id, limit and skip. */
   buyLog: DataLoader<PageKey, BuyLogEntry[], string>;

@@ -1,5 +1,5 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from '../../graph/bounds';
+import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 
 /** One free-text option slot of a company (data for external company websites). */
@@ -64,5 +64,6 @@ export class UpdateFactoryOptionPayload {
 
   /** Which company and slot were written; used to read the slot back when `option` is selected. */
   factoryId!: string;
+  /** The slot that was written, 1..10. */
   slot!: number;
 }

@@ -1,8 +1,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { StaleInfo } from '../../economy/accounting';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
-import { ArgumentBounds, boundsText, describeBounds } from '../../graph/bounds';
+import type { GatewayContext } from '../gateway-context';
+import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, MAX_OPTION_SLOTS, describeSource } from '../../upstream/endpoints';
 import { MarketOfferBuy, MarketOfferSell } from '../market/market-offer.type';
 import { BUY_LOG_PAGE_BOUNDS, BuyLogEntry, BuyLogPageArgs } from './buy-log-entry.type';
@@ -13,7 +13,7 @@ import { Factory } from './factory.type';
 import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 
 /**
@@ -47,6 +47,7 @@ export class FactoryResolver {
     return all.find((factory) => factory.id === id) ?? null;
   }
 
+  /** `Factory.inventory`: the normal store (`GET /factory/inventory/{id}`, once per company and operation); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Inventory, {
     nullable: true,
@@ -56,6 +57,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.inventory.load(factory.id);
   }
 
+  /** `Factory.machineInventory`: all machine stores together (`GET /factory/machine/{id}`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Inventory, {
     nullable: true,
@@ -65,6 +67,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.machineInventory.load(factory.id);
   }
 
+  /** `Factory.counter`: the shop shelf with prices (`GET /factory/counter/{id}`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => Counter, {
     nullable: true,
@@ -74,6 +77,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.counter.load(factory.id);
   }
 
+  /** `Factory.productions`: the company's recipes (`GET /factory/productions/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [Production], {
     nullable: true,
@@ -83,6 +87,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.productions.load(factory.id);
   }
 
+  /** `Factory.bankAccounts`: the company's bank accounts (`GET /factory/bankaccounts/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
   @UpstreamCost({ requests: 1, list: 'bankAccounts' })
   @FieldResolver(() => [FactoryBankAccount], {
     nullable: true,
@@ -92,6 +97,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.bankAccounts.load(factory.id);
   }
 
+  /** `Factory.vehicles`: the vehicles of a car dealership (`GET /factory/vehicles/{id}`); empty for other companies, null on an upstream failure. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [Vehicle], {
     nullable: true,
@@ -101,6 +107,7 @@ export class FactoryResolver {
     return ctx.loaders.factories.vehicles.load(factory.id);
   }
 
+  /** `Factory.sellOffers`: the company's sell offers on the market (`GET /factory/marketoffers/sell/{id}`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [MarketOfferSell], {
     nullable: true,
@@ -110,6 +117,7 @@ export class FactoryResolver {
     return ctx.loaders.market.sellOffers.load(factory.id);
   }
 
+  /** `Factory.buyOffers`: the company's buy offers on the market (`GET /factory/marketoffers/buy/{id}`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => [MarketOfferBuy], {
     nullable: true,
@@ -119,6 +127,9 @@ export class FactoryResolver {
     return ctx.loaders.market.buyOffers.load(factory.id);
   }
 
+  /**
+   * `Factory.buyLog(limit, skip)`: one page of the buy log (`GET /factory/buyLog/{id}/{limit}/{skip}`; limit 1..50, skip 0..1000, checked before execution).
+   */
   @UpstreamCost({ requests: 1 })
   @ArgumentBounds(BUY_LOG_PAGE_BOUNDS)
   @FieldResolver(() => [BuyLogEntry], {
@@ -129,6 +140,9 @@ export class FactoryResolver {
     return ctx.loaders.factories.buyLog.load({ id: factory.id, limit, skip });
   }
 
+  /**
+   * `Factory.option(slot)`: one option slot (`GET /factory/options/{id}/{slot}`; slot 1..10, checked before execution); null when the slot was never set or was cleared.
+   */
   @UpstreamCost({ requests: 1 })
   @ArgumentBounds(SLOT_BOUNDS)
   @FieldResolver(() => FactoryOption, {
@@ -143,6 +157,10 @@ export class FactoryResolver {
     return ctx.loaders.factories.option.load({ id: factory.id, slot });
   }
 
+  /**
+   * `Factory.options`: every set slot, 1..`OPTION_SLOTS` (one request per slot). A failing slot is left out and reported as its own error (path `[…, "options", slot - 1]`);
+   * when every slot fails, rejects with the first slot's error (the field is null).
+   */
   @UpstreamCost({ requests: 'optionSlots' })
   @FieldResolver(() => [FactoryOption], {
     nullable: true,

@@ -1,11 +1,11 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { badInputError, missingKeyError } from '../../errors/gateway-error';
-import { describeBounds } from '../../graph/bounds';
+import { describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { updateOption } from './factories.api';
 import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /**
  * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,
@@ -47,6 +47,9 @@ export class UpdateFactoryOptionPayloadResolver {
     return { message, factoryId: input.factoryId, slot: input.slot };
   }
 
+  /**
+   * `UpdateFactoryOptionPayload.option`: the slot as it reads after the write (`GET /factory/options/{id}/{slot}`, made only when selected; the write cleared the loader's entry first).
+   */
   @UpstreamCost({ requests: 1 })
   @FieldResolver(() => FactoryOption, {
     nullable: true,

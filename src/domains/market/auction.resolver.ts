@@ -1,12 +1,13 @@
 import { Ctx, Query, Resolver } from 'type-graphql';
-import type { GatewayContext } from '../../context';
+import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
-import { UpstreamCost } from '../../graph/cost';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** The four auction lists of `Query`; each is one upstream request per operation. */
 @Resolver(() => Auction)
 export class AuctionResolver {
+  /** `Query.myImportAuctions`: the character's import auctions (`GET /market/my/auctions/import`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @Query(() => [MyImportAuction], {
     nullable: true,
@@ -16,6 +17,7 @@ export class AuctionResolver {
     return ctx.loaders.market.myImportAuctions.load('all');
   }
 
+  /** `Query.myExportAuctions`: the character's export auctions (`GET /market/my/auctions/export`); an upstream failure nulls the field. */
   @UpstreamCost({ requests: 1 })
   @Query(() => [MyExportAuction], {
     nullable: true,
@@ -25,6 +27,9 @@ export class AuctionResolver {
     return ctx.loaders.market.myExportAuctions.load('all');
   }
 
+  /**
+   * `Query.importAuctions`: the import auctions open to the character's company types (`GET /market/import`, premium-only: FORBIDDEN with `premium: true` without it).
+   */
   @UpstreamCost({ requests: 1 })
   @Query(() => [ImportAuction], {
     nullable: true,
@@ -34,6 +39,9 @@ export class AuctionResolver {
     return ctx.loaders.market.importAuctions.load('all');
   }
 
+  /**
+   * `Query.exportAuctions`: the export auctions open to the character's company types (`GET /market/export`, premium-only: FORBIDDEN with `premium: true` without it).
+   */
   @UpstreamCost({ requests: 1 })
   @Query(() => [ExportAuction], {
     nullable: true,

@@ -3,9 +3,13 @@ import type { BankTransaction, TransactionPage } from './bank-account.type';
 
 /** The fields every bank account shares; `vban` is made a string (the upstream sometimes sends a number: drift). */
 export interface BankAccountFields {
+  /** The bank account's id (`BankAccount.id`, the `{bankId}` of the transaction endpoints). */
   id: string;
+  /** The account's vban (its number in the game). */
   vban: string;
+  /** Balance, in the game's currency (as the upstream gives it). */
   balance: number;
+  /** The owner's note on the account, or null when it has none. */
   note: string | null;
 }
 

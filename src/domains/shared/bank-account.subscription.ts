@@ -1,15 +1,96 @@
-import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
+/**
+ * `transactionAdded(bankAccountId)`: new transactions of a company's or a building's
+ * bank account, polled from the newest page of its transactions. One subscribable
+ * resource in one file: the event type, the feed (fetch, diff by {@link TransactionLedger},
+ * interval class) and the field.
+ */
+import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { UpstreamError } from '../../errors/gateway-error';
+import type { UpstreamSession } from '../../economy';
+import { describePolling } from '../../subscribable/describe';
+import { eventOf, isDefinitive, openFeeds } from '../../subscribable/feed';
+import type { Feed, FeedMessage } from '../../subscribable/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
-import { describePolling } from '../../subscriptions/describe';
-import { transactionsFeed } from '../../subscriptions/feeds';
-import type { FeedMessage } from '../../subscriptions/poll-hub';
-import { eventOf, openFeeds } from '../../subscriptions/subscription-service';
-import type { SubscriptionContext } from '../../subscriptions/subscription-service';
-import { TransactionAdded } from './transaction-added.type';
+import { fetchBuildingTransactions } from '../buildings/buildings.api';
+import { fetchFactoryTransactions } from '../factories/factories.api';
+import type { SubscriptionContext } from '../gateway-context';
+import { BankTransaction } from './bank-account.type';
+import type { TransactionPage } from './bank-account.type';
+import { TransactionLedger } from './transaction-ledger';
+
+/** Event of `transactionAdded`. */
+@ObjectType({ description: 'A transaction that appeared on a bank account.' })
+export class TransactionAdded {
+  /** The bank account (of a company or a building). */
+  @Field(() => ID, { description: 'The bank account (of a company or a building).' })
+  bankAccountId!: string;
+
+  /** When the poll that found the transaction ran. */
+  @Field(() => Date, { description: 'When the gateway saw the transaction (the time of the poll that found it).' })
+  observedAt!: Date;
+
+  /** The new transaction. */
+  @Field(() => BankTransaction, { description: 'The new transaction.' })
+  transaction!: BankTransaction;
+}
+
+/** The newest page the upstream allows (limit 25, skip 0). */
+const NEWEST_PAGE = { limit: 25, skip: 0 } as const;
+
+/**
+ * The feed of `transactionAdded(bankAccountId)`: the account's newest page, from
+ * `GET /factory/transactions/{bankId}/25/0`, or from the building endpoint when the
+ * company one does not know the account (decided once, on the first poll).
+ *
+ * @throws UpstreamError from the first poll: the building endpoint's error when the company one answered 404.
+ */
+export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, TransactionAdded> {
+  const ledger = new TransactionLedger();
+  let owner: 'factory' | 'building' = 'factory';
+  let baselined = false;
+  const fetch = (session: UpstreamSession, which: 'factory' | 'building'): Promise<TransactionPage> =>
+    which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE });
+  const observe = (page: TransactionPage): void => {
+    if (baselined) {
+      ledger.added(page);
+    } else {
+      ledger.baseline(page);
+      baselined = true;
+    }
+  };
+  return {
+    kind: 'transactions',
+    resource: `transactions/${bankAccountId}`,
+    endpoint: ENDPOINTS.factoryTransactions,
+    async poll(session, first) {
+      if (!first) return fetch(session, owner);
+      let page: TransactionPage;
+      try {
+        page = await fetch(session, 'factory');
+      } catch (factoryError) {
+        if (!isDefinitive(factoryError)) throw factoryError;
+        try {
+          page = await fetch(session, 'building');
+          owner = 'building';
+        } catch (buildingError) {
+          // The company endpoint's 404 means "not a company account": the building's answer counts.
+          throw factoryError instanceof UpstreamError && factoryError.code === 'NOT_FOUND' ? buildingError : factoryError;
+        }
+      }
+      observe(page);
+      return page;
+    },
+    diff(_previous, next, observedAt) {
+      return ledger.added(next).map((transaction) => ({ bankAccountId, observedAt, transaction }));
+    },
+    adopt: observe,
+  };
+}
 
 /** `transactionAdded`: new transactions of a company's or a building's bank account. */
 @Resolver()
 export class BankAccountSubscriptionResolver {
+  /** One event per new transaction, oldest first; never the same transaction twice. */
   @Subscription(() => TransactionAdded, {
     description: `Transactions that appeared on one bank account (a company's or a building's), oldest first, one event each. Polls the newest page (limit 25): ${describePolling(ENDPOINTS.factoryTransactions, ENDPOINTS.buildingTransactions)} The company endpoint is tried first, the building one when it does not know the account. Transactions have no id: the gateway recognises those it saw by content and position and never sends one twice.`,
     subscribe: ({ args, context }) => openFeeds(context, [transactionsFeed((args as { bankAccountId: string }).bankAccountId)]),

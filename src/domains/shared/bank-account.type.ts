@@ -1,6 +1,6 @@
 import { Args, ArgsType, Field, Float, ID, Int, InterfaceType, ObjectType } from 'type-graphql';
-import { ArgumentBounds, BOUNDS, boundsText, describeBounds, intRule } from '../../graph/bounds';
-import { UpstreamCost } from '../../graph/cost';
+import { ArgumentBounds, BOUNDS, boundsText, describeBounds, intRule } from '../../field-rules/bounds';
+import { UpstreamCost } from '../../field-rules/cost';
 
 /** One bank transaction of a company or building account. */
 @ObjectType({ description: 'One bank transaction. Source: the transactions endpoints of companies and buildings.' })

@@ -2,8 +2,11 @@ import DataLoader from 'dataloader';
 
 /** A page request: which company or account, page size and offset. */
 export interface PageKey {
+  /** The company, building or bank account id. */
   id: string;
+  /** Page size (entries), within the endpoint's bounds. */
   limit: number;
+  /** Entries skipped from the newest, within the endpoint's bounds. */
   skip: number;
 }
 
@@ -12,6 +15,7 @@ export const pageKey = (key: PageKey): string => `${key.id}/${key.limit}/${key.s
 
 /** Loader settings: `cache: false` makes every load a request (benchmark baseline only). */
 export interface LoaderOptions {
+  /** False turns the per-operation memo off (`LOADERS_ENABLED=false`, benchmarks only): every `load` goes to the economy, whose cache and coalescing still apply. */
   cache: boolean;
 }
 

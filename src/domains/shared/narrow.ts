@@ -48,7 +48,12 @@ export const MISSING_DATE_DEFAULT = 0;
 
 /** The upstream answered with a value of an unexpected shape. */
 export class ShapeError extends Error {
-  constructor(readonly path: string, expected: string, actual: unknown) {
+  constructor(
+    /** Where in the body: a dotted path such as `data.items[2].amount` (empty for the body itself). */
+    readonly path: string,
+    expected: string,
+    actual: unknown,
+  ) {
     super(`${path || 'body'} should be ${expected}, got ${describe(actual)}`);
     this.name = 'ShapeError';
   }
@@ -65,6 +70,7 @@ function describe(value: unknown): string {
 export class JsonObject {
   private constructor(
     private readonly value: Readonly<Record<string, unknown>>,
+    /** Where this object sits in the body, for error messages (empty for the body itself). */
     readonly path: string,
   ) {}
 

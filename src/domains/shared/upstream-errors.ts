@@ -1,6 +1,8 @@
 /** The parts of an upstream failure the recoveries look at (an `UpstreamFailure` or an `UpstreamError`). */
 export interface FailureLike {
+  /** The error code (`extensions.code`), e.g. `NOT_FOUND`. */
   readonly code: string;
+  /** The upstream's own message, as `extensions.upstream.message` carries it. */
   readonly upstream: { readonly message: string };
 }
 

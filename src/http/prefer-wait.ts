@@ -1,5 +1,9 @@
+/**
+ * RFC 7240 `Prefer: wait=N`: how long an operation may wait for upstream budget, and the
+ * `Preference-Applied` answer. A leaf: the per-operation context reads the header with it,
+ * the Apollo server answers with its plugin, and it imports nothing of either.
+ */
 import type { ApolloServerPlugin } from '@apollo/server';
-import type { GatewayContext } from '../context';
 
 /**
  * The `wait` preference of an RFC 7240 `Prefer` header, in whole seconds, or null when
@@ -21,12 +25,21 @@ export function patienceFromPrefer(prefer: string | undefined, maxMs: number): n
   return seconds === null ? null : Math.min(seconds * 1000, maxMs);
 }
 
+/** What {@link preferWaitPlugin} reads of an operation's context: its session's patience. */
+export interface PatientContext {
+  /** The operation's upstream session. */
+  readonly session: {
+    /** Ms the operation waits for upstream budget when it asked with `Prefer: wait`, else null. */
+    readonly patienceMs: number | null;
+  };
+}
+
 /**
  * Apollo plugin that answers `Preference-Applied: wait=N` (whole seconds the operation
  * was willing to wait for upstream budget) when the request's `Prefer: wait` was
  * honoured, in full or up to the cap.
  */
-export function preferWaitPlugin(): ApolloServerPlugin<GatewayContext> {
+export function preferWaitPlugin(): ApolloServerPlugin<PatientContext> {
   return {
     async requestDidStart() {
       return {

@@ -1,0 +1,106 @@
+// The import graph of src/ by folder, drawn by dependency-cruiser, and the layer table it
+// must follow. `node scripts/import-graph.mjs` prints the folder graph and any violation;
+// `--json` prints them as JSON (what test/unit/layers.test.ts reads). Exits 1 on a violation.
+//
+// A node is a folder directly under src/ (src/domains/…) or a file directly in src/
+// (src/context.ts is the node `context`). Type-only imports count (tsPreCompilationDeps).
+import { pathToFileURL } from 'node:url';
+import { cruise } from 'dependency-cruiser';
+
+/**
+ * The layers, top to bottom. A node may import nodes of the layers below its own, never
+ * a node of its own layer or of a layer above: so no two nodes can import each other,
+ * directly or around a loop. CONTRIBUTING.md (Layers) shows the same table.
+ */
+export const LAYERS = [
+  { nodes: ['main', 'demo'], role: 'the programs: npm start and npm run demo (wiring only)' },
+  { nodes: ['cli'], role: 'statev-gateway\'s command line: flags, --help and --print-config from the settings table' },
+  { nodes: ['server', 'simulator'], role: 'startGateway (node:http, drain); the REST API simulator, a program of its own' },
+  { nodes: ['subscriptions'], role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay' },
+  { nodes: ['web'], role: 'HTTP routes: GraphQL over HTTP, CORS, playground, public-site mode, static files' },
+  { nodes: ['runtime'], role: 'createGatewayRuntime: the Apollo server, its plugins, the economy and the client, wired' },
+  { nodes: ['observability'], role: 'logger, metrics, the per-operation plugins' },
+  { nodes: ['context'], role: 'one operation\'s context, built from a request' },
+  { nodes: ['pipeline'], role: 'the ordered request checks every transport runs' },
+  { nodes: ['graph'], role: 'the schema (built from the domains\' registry) and the checks reading field rules from it' },
+  { nodes: ['domains'], role: 'the GraphQL types, resolvers, loaders, mappers and subscribable resources, by domain' },
+  { nodes: ['subscribable', 'field-rules'], role: 'what a domain declares with: a feed and its changes; a field\'s cost and bounds' },
+  { nodes: ['economy'], role: 'cache, coalescing, budget, queue, invalidation, shared state' },
+  { nodes: ['http', 'config'], role: 'RFC 7240 Prefer parsing and its plugin; every setting (the only reader of process.env)' },
+  { nodes: ['upstream'], role: 'the endpoint catalog and the undici client (the only importer of undici)' },
+  { nodes: ['errors', 'process-lifecycle', 'heap-growth', 'project-root'], role: 'leaves: GatewayError; signals; heap flags; the project folder' },
+];
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+const nodePath = (nodes) => `^src/(${nodes.map(escape).join('|')})(/|\\.ts$)`;
+
+/** The node of a path under src/, or null outside src/. */
+export function nodeOf(path) {
+  const match = /^src\/([^/]+?)(?:\/|\.d\.ts$|\.ts$)/.exec(path);
+  return match ? match[1] : null;
+}
+
+/** dependency-cruiser's forbidden rules for {@link LAYERS}: one per node, plus one for nodes missing from the table. */
+export function layerRules() {
+  const known = LAYERS.flatMap((layer) => layer.nodes);
+  const rules = [
+    { name: 'node-not-in-layer-table', severity: 'error', from: { path: '^src/' }, to: { path: '^src/', pathNot: nodePath(known) } },
+  ];
+  LAYERS.forEach((layer, index) => {
+    const below = LAYERS.slice(index + 1).flatMap((each) => each.nodes);
+    for (const node of layer.nodes) {
+      rules.push({
+        name: `layer-${node}`,
+        comment: `${node} may import only the layers below it: ${below.join(', ') || 'nothing'}`,
+        severity: 'error',
+        from: { path: nodePath([node]) },
+        to: { path: '^src/', pathNot: nodePath([node, ...below]) },
+      });
+    }
+  });
+  return rules;
+}
+
+/** Cruises src/ and returns the folder edges (with counts) and dependency-cruiser's layer violations. */
+export async function importGraph() {
+  const result = await cruise(
+    ['src'],
+    {
+      tsPreCompilationDeps: true,
+      doNotFollow: { path: 'node_modules' },
+      exclude: { path: 'node_modules' },
+      validate: true,
+      ruleSet: { forbidden: layerRules() },
+    },
+    undefined,
+    { tsConfig: { fileName: 'tsconfig.json' } },
+  );
+  const { modules, summary } = result.output;
+  const edges = new Map();
+  for (const module of modules) {
+    const from = nodeOf(module.source);
+    if (!from) continue;
+    for (const dependency of module.dependencies) {
+      const to = nodeOf(dependency.resolved);
+      if (!to || to === from) continue;
+      const key = `${from} -> ${to}`;
+      const edge = edges.get(key) ?? { from, to, imports: 0, typeOnly: 0 };
+      edge.imports += 1;
+      if (dependency.dependencyTypes.includes('type-only')) edge.typeOnly += 1;
+      edges.set(key, edge);
+    }
+  }
+  const violations = summary.violations.map((violation) => ({ rule: violation.rule.name, from: violation.from, to: violation.to }));
+  return { modules: modules.length, edges: [...edges.values()].sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to)), violations };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const graph = await importGraph();
+  if (process.argv.includes('--json')) {
+    process.stdout.write(`${JSON.stringify({ layers: LAYERS, ...graph })}\n`);
+  } else {
+    for (const edge of graph.edges) console.log(`${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`);
+    for (const violation of graph.violations) console.log(`VIOLATION ${violation.rule}: ${violation.from} -> ${violation.to}`);
+  }
+  process.exitCode = graph.violations.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,115 @@
+/**
+ * `counterChanged(factoryId)`: a company's counter (shop shelf), polled from
+ * `GET /factory/counter/{id}`. One subscribable resource in one file: the event type,
+ * the diff, the feed and the field.
+ */
+import { Arg, Ctx, Field, Float, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { diffRecords } from '../../subscribable/changes';
+import { describePolling } from '../../subscribable/describe';
+import { eventOf, openFeeds } from '../../subscribable/feed';
+import type { Feed, FeedMessage } from '../../subscribable/feed';
+import { ENDPOINTS } from '../../upstream/endpoints';
+import type { SubscriptionContext } from '../gateway-context';
+import { Counter } from './counter.type';
+import type { CounterItem } from './counter.type';
+import { fetchCounter } from './factories.api';
+
+/** One counter item that changed. */
+@ObjectType({ description: 'One counter item that appeared, disappeared, or changed amount or price.' })
+export class CounterItemChange {
+  /** Item name (the identity of an item on the counter). */
+  @Field(() => String, { description: 'Item name.' })
+  item!: string;
+
+  /** Amount before; null when the item was not on the counter before. */
+  @Field(() => Float, { nullable: true, description: 'null when the item was not on the counter before' })
+  amountBefore!: number | null;
+
+  /** Amount after; null when the item is no longer on the counter. */
+  @Field(() => Float, { nullable: true, description: 'null when the item is no longer on the counter' })
+  amountAfter!: number | null;
+
+  /** Price per unit before (as `CounterItem.price`); null when the item was not on the counter before. */
+  @Field(() => Float, { nullable: true, description: 'Price per unit before; null when the item was not on the counter before.' })
+  priceBefore!: number | null;
+
+  /** Price per unit after (as `CounterItem.price`); null when the item is no longer on the counter. */
+  @Field(() => Float, { nullable: true, description: 'Price per unit after; null when the item is no longer on the counter.' })
+  priceAfter!: number | null;
+}
+
+/** Event of `counterChanged`. */
+@ObjectType({ description: 'A change of a company\'s counter (shop shelf), found by one poll.' })
+export class CounterChange {
+  /** The company. */
+  @Field(() => ID, { description: 'The company.' })
+  factoryId!: string;
+
+  /** When the poll that found the change ran. */
+  @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
+  observedAt!: Date;
+
+  /** The items that appeared, disappeared, or changed amount or price. */
+  @Field(() => [CounterItemChange], { description: 'The items that appeared, disappeared, or changed amount or price.' })
+  changes!: CounterItemChange[];
+
+  /** The counter after the change. */
+  @Field(() => Counter, { description: 'The counter after the change.' })
+  counter!: Counter;
+}
+
+/** One counter item that appeared, disappeared, or changed amount or price; null = not on the counter. */
+export interface CounterDiff {
+  /** Item name. */
+  item: string;
+  /** Amount before, or null. */
+  amountBefore: number | null;
+  /** Amount after, or null. */
+  amountAfter: number | null;
+  /** Price per unit before, or null. */
+  priceBefore: number | null;
+  /** Price per unit after, or null. */
+  priceAfter: number | null;
+}
+
+/** The counter items that appeared, disappeared, or changed amount or price (items keyed by name). */
+export function diffCounter(before: readonly CounterItem[], after: readonly CounterItem[]): CounterDiff[] {
+  return diffRecords(before, after, (entry) => entry.item, (a, b) => a.amount === b.amount && a.price === b.price).map((change) => ({
+    item: change.key,
+    amountBefore: change.before?.amount ?? null,
+    amountAfter: change.after?.amount ?? null,
+    priceBefore: change.before?.price ?? null,
+    priceAfter: change.after?.price ?? null,
+  }));
+}
+
+/** The feed of `counterChanged(factoryId)`: `GET /factory/counter/{id}`, one poller per key and company. */
+export function counterFeed(factoryId: string): Feed<Counter, CounterChange> {
+  return {
+    kind: 'counter',
+    resource: `counter/${factoryId}`,
+    endpoint: ENDPOINTS.factoryCounter,
+    poll: (session) => fetchCounter(session, factoryId),
+    diff(previous, next, observedAt) {
+      const changes = diffCounter(previous.items, next.items);
+      return changes.length === 0 ? [] : [{ factoryId, observedAt, changes, counter: next }];
+    },
+  };
+}
+
+/** `counterChanged`: a company's counter. */
+@Resolver()
+export class CounterSubscriptionResolver {
+  /** One event per poll that found a changed counter, with every changed item. */
+  @Subscription(() => CounterChange, {
+    description: `Changes of a company's counter: items that appeared, disappeared, or changed amount or price. ${describePolling(ENDPOINTS.factoryCounter)}`,
+    subscribe: ({ args, context }) => openFeeds(context, [counterFeed((args as { factoryId: string }).factoryId)]),
+  })
+  counterChanged(
+    @Root() message: FeedMessage<CounterChange>,
+    @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
+    @Ctx() ctx: SubscriptionContext,
+  ): CounterChange {
+    return eventOf(message, ctx);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * What every resolver receives ({@link GatewayContext}) and the per-operation loaders in
+ * it. Declared beside the resolvers that read it; `src/context.ts` builds one per
+ * operation from the request.
+ */
+import type { UpstreamSession } from '../economy';
+import { createBuildingLoaders } from './buildings/buildings.loaders';
+import type { BuildingLoaders } from './buildings/buildings.loaders';
+import { createFactoryLoaders } from './factories/factories.loaders';
+import type { FactoryLoaders } from './factories/factories.loaders';
+import { createMarketLoaders } from './market/market.loaders';
+import type { MarketLoaders } from './market/market.loaders';
+import type { ListItemErrors } from './shared/list-item-errors';
+import type { LoaderOptions } from './shared/loader';
+import type { SubscriptionScope } from '../subscribable/feed';
+
+/** Every per-operation loader, by domain. */
+export interface Loaders {
+  /** The company loaders (`*.loaders.ts` of `factories/`), created on first use in the operation. */
+  factories: FactoryLoaders;
+  /** The building loaders, created on first use in the operation. */
+  buildings: BuildingLoaders;
+  /** The market loaders, created on first use in the operation. */
+  market: MarketLoaders;
+}
+
+/** What every resolver receives: the caller's credentials, its upstream session and loaders. */
+export interface GatewayContext {
+  /** The bearer key of the request, or null (introspection works without one). */
+  apiKey: string | null;
+  /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
+  apiSecretHeader: string | null;
+  /** True when the operation runs with the server's key (public-site mode): only the server's secret may be used. */
+  serverCredentials: boolean;
+  /** The operation's upstream session (the key bound to the shared economy, with accounting). */
+  session: UpstreamSession;
+  /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
+  loaders: Loaders;
+  /** Errors of single list items a fan-out field answered without (see `ListItemErrors`). */
+  itemErrors: ListItemErrors;
+  /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
+  optionSlots: number;
+}
+
+/**
+ * The operation's loaders, each domain's created on first use: an operation answered
+ * from the response cache, or one that touches only companies, builds none (or only
+ * those) of the others.
+ */
+export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
+  let factories: FactoryLoaders | undefined;
+  let buildings: BuildingLoaders | undefined;
+  let market: MarketLoaders | undefined;
+  return {
+    get factories() {
+      return (factories ??= createFactoryLoaders(session, options));
+    },
+    get buildings() {
+      return (buildings ??= createBuildingLoaders(session, options));
+    },
+    get market() {
+      return (market ??= createMarketLoaders(session, options));
+    },
+  };
+}
+
+/**
+ * The context of a subscription field: {@link GatewayContext} plus the scope the
+ * subscription transports set (absent when the operation came over plain HTTP).
+ */
+export type SubscriptionContext = GatewayContext & { subscription?: SubscriptionScope };

@@ -1,0 +1,56 @@
+/**
+ * The registry of the schema's resolvers: every domain adds itself by naming its files.
+ * Each `*.resolver.ts` (a query, mutation or field resolver class) and each
+ * `*.subscription.ts` (one subscribable resource, with its `@Subscription` field) in a
+ * folder under `src/domains/` is loaded, and every resolver class it exports is part of
+ * the schema. There is no hand-kept list: adding a file is adding it to the schema.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { getMetadataStorage } from 'type-graphql';
+import { projectRoot } from '../project-root';
+
+/** A TypeGraphQL resolver class (decorated with `@Resolver`). */
+export type ResolverClass = abstract new (...args: never[]) => unknown;
+
+/** The `*.resolver` and `*.subscription` files of a folder tree with an extension, relative and sorted. */
+function roleFiles(folder: string, extension: string): string[] {
+  const role = new RegExp(`\\.(resolver|subscription)\\${extension}$`);
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((file) => role.test(file) && !file.endsWith(`.d${extension}`))
+    .map((file) => file.split('\\').join('/'))
+    .sort();
+}
+
+/**
+ * The modules (relative to this folder, sorted) the registry loads: one per
+ * `*.resolver.ts` and `*.subscription.ts` under `src/domains/`. Compiled (`dist/src/`),
+ * the list still comes from the sources when they are there, so a file deleted from
+ * `src/` but left in `dist/` by an incremental build is not loaded again.
+ */
+export function registeredFiles(): string[] {
+  const extension = extname(__filename);
+  const sources = join(projectRoot(), 'src', 'domains');
+  if (extension === '.ts' || !existsSync(sources)) return roleFiles(__dirname, extension);
+  return roleFiles(sources, '.ts').map((file) => `${file.slice(0, -'.ts'.length)}${extension}`);
+}
+
+/**
+ * Every resolver class of every domain, loaded from {@link registeredFiles}: the
+ * exports of those modules that TypeGraphQL knows as resolvers, in file order.
+ *
+ * @throws Error when a registered file exports no resolver class (a misnamed file).
+ */
+export function domainResolvers(): ResolverClass[] {
+  const resolvers: ResolverClass[] = [];
+  for (const file of registeredFiles()) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the registry loads domain files by name
+    const exports = require(join(__dirname, file)) as Record<string, unknown>;
+    // TypeGraphQL records a class as a resolver when its module runs, i.e. by the require above.
+    const targets = new Set<unknown>(getMetadataStorage().resolverClasses.map((meta) => meta.target));
+    const declared = Object.values(exports).filter((value): value is ResolverClass => typeof value === 'function' && targets.has(value));
+    if (declared.length === 0) throw new Error(`src/domains/${file} exports no @Resolver class (files named *.resolver.ts or *.subscription.ts must).`);
+    resolvers.push(...declared);
+  }
+  return resolvers;
+}
