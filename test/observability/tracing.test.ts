@@ -11,13 +11,11 @@ import { ROOT_CONTEXT, SpanKind, context, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { OperationAccounting, UpstreamEconomy, keyId } from '../../src/economy';
-import { UpstreamClient } from '../../src/upstream/client';
+import { OperationAccounting, keyId } from '../../src/economy';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
 import { GatewayTracing, TRACE_ATTRIBUTES } from '../../src/observability/tracing';
-import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { startStack } from '../support';
-import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import type { HttpStack } from '../support';
 
 /** The first GraphQL block of docs/example.md: the page the README points to. */
@@ -166,31 +164,11 @@ describe('background fill, end to end', () => {
 
 describe('refresh-ahead', () => {
   it('refreshes in a root span of its own with no link, even when the refresh runs inside an operation', async () => {
-    const simulator = await startSimulator(UNLIMITED_SIMULATOR);
-    const client = new UpstreamClient({ baseUrl: simulator.baseUrl, timeoutMs: 5000 });
     const exporter = new InMemorySpanExporter();
-    const tracing = GatewayTracing.fromSettings(DEFAULT_CONFIG.tracing, exporter);
-    if (!tracing) throw new Error('tracing is off');
-    client.observe((observation) => tracing.observeUpstream(observation));
     const t0 = Date.UTC(2026, 0, 1);
     let now = t0;
-    const economy = new UpstreamEconomy(
-      client,
-      {
-        cacheEnabled: true,
-        cacheMaxBytes: DEFAULT_CONFIG.cacheMaxBytes,
-        ttlSeconds: DEFAULT_CONFIG.cacheTtlSeconds, // stock: 60 s
-        staleMaxAgeSeconds: DEFAULT_CONFIG.staleMaxAgeSeconds,
-        defaultBackoffSeconds: 60,
-        retryDelayMs: 0,
-        rateLimit: null,
-        concurrencyPerKey: 6,
-        patienceMs: 2000,
-        now: () => now,
-        refreshAhead: { share: 0.7, idleSeconds: 600, tickMs: 1e9 },
-      },
-      tracing.economyEvents({}),
-    );
+    const stack = await startStack({ config: { refreshAheadShare: 0.7 }, gateway: { traceExporter: exporter, now: () => now } });
+    const economy = stack.runtime.economy;
     const operation = trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }));
     const read = (): Promise<unknown> =>
       context.with(operation, () =>
@@ -200,7 +178,7 @@ describe('refresh-ahead', () => {
       await read(); // fetched
       now = t0 + 20_000;
       await read(); // read twice: worth refreshing
-      now = t0 + 50_000; // 10 s before it expires
+      now = t0 + 50_000; // 10 s before it expires (stock: 60 s)
       exporter.reset();
       await context.with(operation, () => economy.runRefreshes());
       const spans = exporter.getFinishedSpans();
@@ -210,10 +188,7 @@ describe('refresh-ahead', () => {
       expect(spans[0]?.links).toEqual([]);
       expect(spans[0]?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.priority]: 'background', [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200 });
     } finally {
-      economy.close();
-      await client.close();
-      await simulator.close();
-      await tracing.shutdown();
+      await stack.close();
     }
   });
 });
