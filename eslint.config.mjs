@@ -62,6 +62,42 @@ export default tseslint.config(
     },
   },
   {
+    // Tests that need redis-server or Chromium start them only inside the shared skip helpers
+    // (test/support/tools.ts), so that a machine without them skips those tests (with a note)
+    // instead of failing, and REQUIRE_REDIS / REQUIRE_BROWSER make them fail.
+    files: ['test/**/*.ts'],
+    ignores: ['test/support/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'Identifier[name="startTestRedis"]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithRedis"] *)',
+          message: 'Start Redis inside describeWithRedis(name, () => { beforeAll(… startTestRedis() …) }): without redis-server the tests are then skipped with a note, not failed.',
+        },
+        {
+          selector: 'Identifier[name="launchTestBrowser"]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithBrowser"] *)',
+          message: 'Launch the browser inside describeWithBrowser(name, () => { beforeAll(… launchTestBrowser() …) }): without Chromium the tests are then skipped with a note, not failed.',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/] > Literal[value=/redis-server|chromium/]',
+          message: 'Start redis-server with startTestRedis() inside describeWithRedis, Chromium with launchTestBrowser() inside describeWithBrowser (test/support).',
+        },
+      ],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'playwright-core',
+              allowTypeImports: true,
+              message: 'Launch Chromium with launchTestBrowser() inside describeWithBrowser (test/support/browser.ts).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
   },

@@ -7,5 +7,9 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.test.json', diagnostics: false }],
   },
+  // Probes once for redis-server and Chromium; the reporter ends the run with one line per
+  // group of tests skipped because one is missing (see test/support/tools.ts).
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  reporters: ['default', '<rootDir>/test/support/skip-reporter.mjs'],
   testTimeout: 20000,
 };

@@ -43,6 +43,10 @@ export interface GatewayConfig {
    * balancer or Kubernetes takes the replica out first (`SHUTDOWN_DELAY_MS`, default 0).
    */
   shutdownDelayMs: number;
+  /** Longest a client may take to send a request's headers, ms; then 408 and the connection closes (`HTTP_HEADERS_TIMEOUT_MS`, default 10000; at most `HTTP_REQUEST_TIMEOUT_MS`). */
+  httpHeadersTimeoutMs: number;
+  /** Longest a client may take to send a whole request, headers and body, ms; then 408 and the connection closes (`HTTP_REQUEST_TIMEOUT_MS`, default 30000). */
+  httpRequestTimeoutMs: number;
   /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
   maxVariablesBytes: number;
 
@@ -201,6 +205,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   maxBodyBytes: 1_048_576,
   shutdownGracePeriodMs: 10_000,
   shutdownDelayMs: 0,
+  httpHeadersTimeoutMs: 10_000,
+  httpRequestTimeoutMs: 30_000,
   maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
@@ -597,6 +603,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('maxVariablesBytes', 'MAX_VARIABLES_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxVariablesBytes, 1024), 'largest variables of one request, bytes of JSON (larger: 413)'),
     setting('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownGracePeriodMs, 0), 'how long a stop lets requests in flight finish, ms'),
     setting('shutdownDelayMs', 'SHUTDOWN_DELAY_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownDelayMs, 0), 'how long a stop keeps serving with /readyz at 503 before draining, ms'),
+    setting('httpHeadersTimeoutMs', 'HTTP_HEADERS_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.httpHeadersTimeoutMs, 1), "longest a client may take to send a request's headers, ms (then 408)"),
+    setting('httpRequestTimeoutMs', 'HTTP_REQUEST_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.httpRequestTimeoutMs, 1), 'longest a client may take to send a whole request, ms (then 408)'),
     setting('logLevel', 'LOG_LEVEL', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.logLevel, LOG_LEVELS), `pino log level: ${LOG_LEVELS.join(', ')}`),
   ]),
   ...section('Caching', [

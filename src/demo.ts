@@ -3,19 +3,28 @@
  * gateway pointed at it, then prints the playground URL, the demo keys and a ready
  * `curl` command. `PORT`/`HOST` choose the gateway's address as for `npm start`;
  * `SIMULATOR_PORT` (default 4010) the simulator's, `SIMULATOR_RATE_LIMIT` (default `10/60`,
- * like the real API; `off` turns it off) its per-key limit. The gateway runs in public-site mode
- * with the premium demo key as server key and serves the example company website.
+ * like the real API; `off` turns it off) its per-key limit; a port in use ends it with one
+ * line naming the setting. The gateway runs in public-site mode with the premium demo key as
+ * server key, serves the example company website and keeps its upstream cache in
+ * {@link DEMO_CACHE_FILE}.
  */
 import 'reflect-metadata';
-import { loadConfig } from './config';
+import { DEFAULT_CONFIG, loadConfig } from './config';
 import { applyHeapGrowth } from './heap-growth';
-import { runUntilSignal } from './process-lifecycle';
+import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 import type { Started } from './process-lifecycle';
 import { startGateway } from './server';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root';
 import { DEMO_KEYS, FIXTURE_IDS, describeRateLimit, startSimulator } from './simulator';
+
+/**
+ * Where the demo keeps its upstream cache across restarts unless `CACHE_FILE` names another
+ * file: apart from the real gateway's `.data/upstream-cache`, so that `npm start` against the
+ * real API never loads the simulator's sample data (relative to the working directory).
+ */
+export const DEMO_CACHE_FILE = '.data/demo-upstream-cache';
 
 /** The subscription the demo prints as a curl command (Server-Sent Events). */
 export const DEMO_SUBSCRIPTION = 'subscription { myAuctionChanged { kind observedAt previousBidAmount auction { ... on MyImportAuction { item bidAmount isLastBidderMe } ... on MyExportAuction { item bidAmount isLastBidderMe } } } }';
@@ -30,17 +39,20 @@ async function main(): Promise<Started> {
   const settings = loadConfig();
   applyHeapGrowth(settings.heapGrowingPercent);
   // Live mode: the data changes every few seconds, so subscriptions have something to report.
-  const simulator = await startSimulator({
-    port: settings.simulatorPort,
-    host: '127.0.0.1',
-    live: { intervalMs: 5000 },
-    rateLimit: settings.simulatorRateLimit ?? 'off',
-  });
+  const simulator = await explainPortErrors({ name: 'SIMULATOR_PORT', command: 'npm run demo' }, () =>
+    startSimulator({
+      port: settings.simulatorPort,
+      host: '127.0.0.1',
+      live: { intervalMs: 5000 },
+      rateLimit: settings.simulatorRateLimit ?? 'off',
+    }),
+  );
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
   const publicMode = existsSync(manifest);
   const config = {
     ...settings,
     upstreamBaseUrl: simulator.baseUrl,
+    cacheFile: settings.cacheFile === DEFAULT_CONFIG.cacheFile ? DEMO_CACHE_FILE : settings.cacheFile,
     // Public-site mode for the example website: keyless requests may run its trusted
     // documents with the premium demo key, held by the server.
     serverApiKey: settings.serverApiKey ?? DEMO_KEYS.premium.key,
@@ -49,7 +61,7 @@ async function main(): Promise<Started> {
     // The playground starts with the premium demo key in its Headers tab.
     playgroundApiKey: DEMO_KEYS.premium.key,
   };
-  const gateway = await startGateway(config);
+  const gateway = await explainPortErrors({ name: 'PORT', command: 'npm run demo' }, () => startGateway(config));
   const endpoint = `${gateway.url}/graphql`;
   const body = JSON.stringify({ query: DEMO_QUERY });
   console.log(

@@ -20,6 +20,52 @@ export interface ProcessHooks {
   report(message: string, error?: unknown): void;
 }
 
+/** The setting an entry point's server listens on, named when the port cannot be opened. */
+export interface PortSetting {
+  /** The environment variable, e.g. `PORT` or `SIMULATOR_PORT`. */
+  readonly name: string;
+  /** The command that starts the entry point, e.g. `npm start`. */
+  readonly command: string;
+}
+
+/**
+ * A listen failure as one line that names the setting and what to do, e.g. `Port 4000
+ * (PORT) on 127.0.0.1 is already in use: start on another port with PORT=4001 npm start,
+ * or find the process holding it with lsof -i :4000 (or ss -ltnp 'sport = :4000').`;
+ * null for any other error. Handles `EADDRINUSE` and `EACCES` (a port below 1024 without
+ * the privilege).
+ */
+export function portErrorMessage(error: unknown, setting: PortSetting): string | null {
+  // Not `instanceof Error`: an error from another realm (a vm context, as under Jest) is one too.
+  if (typeof error !== 'object' || error === null || !('code' in error) || !('syscall' in error) || error.syscall !== 'listen') return null;
+  const port = 'port' in error && typeof error.port === 'number' ? error.port : null;
+  const address = 'address' in error && typeof error.address === 'string' ? ` on ${error.address}` : '';
+  if (port === null) return null;
+  const other = port >= 1024 && port < 65535 ? port + 1 : 4000;
+  const change = `start on another port with ${setting.name}=${other} ${setting.command}`;
+  if (error.code === 'EADDRINUSE') {
+    return `Port ${port} (${setting.name})${address} is already in use: ${change}, or find the process holding it with lsof -i :${port} (or ss -ltnp 'sport = :${port}').`;
+  }
+  if (error.code === 'EACCES') {
+    return `Port ${port} (${setting.name})${address} may not be opened by this user (ports below 1024 need privileges): ${change}.`;
+  }
+  return null;
+}
+
+/**
+ * Runs `start`; a failure to open its port becomes an `Error` whose message is
+ * {@link portErrorMessage} (printed as is by {@link runUntilSignal}, without a stack trace).
+ * Any other failure passes unchanged.
+ */
+export async function explainPortErrors<T>(setting: PortSetting, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const message = portErrorMessage(error, setting);
+    throw message === null ? error : new Error(message, { cause: error });
+  }
+}
+
 /** Time a stop gets on top of the grace period (for closing upstream and Redis connections) before the process is ended. */
 export const STOP_DEADLINE_MARGIN_MS = 1000;
 

@@ -4,7 +4,7 @@
  * with a drain, as Apollo's `startStandaloneServer` does.
  */
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from './config';
 import { createGatewayRuntime } from './runtime';
@@ -38,6 +38,26 @@ export interface Gateway extends GatewayRuntime {
 }
 
 /**
+ * How long a client may take to send a request (`HTTP_HEADERS_TIMEOUT_MS`,
+ * `HTTP_REQUEST_TIMEOUT_MS`): a connection still sending its headers, or its body, after
+ * that gets 408 and is closed, so half-sent requests cannot hold connections and memory
+ * (Node's own defaults are 60 s and 300 s). Node checks the connections every
+ * `connectionsCheckingInterval` (its default is 30 s, which would add up to 30 s to each
+ * limit): here a quarter of the headers timeout, at most 1 s, so a half-sent header block
+ * is closed within the headers timeout plus 1 s (11 s by default). Only receiving the
+ * request counts: a long answer (an SSE stream, a WebSocket) is not limited by these.
+ */
+function slowClientLimits(config: Pick<GatewayConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'>): ServerOptions {
+  // Node refuses a headers timeout longer than the request timeout.
+  const headersTimeout = Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs);
+  return {
+    headersTimeout,
+    requestTimeout: config.httpRequestTimeoutMs,
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4))),
+  };
+}
+
+/**
  * Starts the gateway on `config.host:config.port` with the routes of `createRouter`
  * (`/graphql`, `/healthz`, `/readyz`, `/metrics`, the playground, `/examples/`). With Redis,
  * waits up to 2 s for it to answer first (`/readyz` answers 503 until it has answered once).
@@ -46,7 +66,7 @@ export interface Gateway extends GatewayRuntime {
  * @throws Error when the trusted-documents manifest cannot be loaded, or the port is taken.
  */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
-  const httpServer = createServer();
+  const httpServer = createServer(slowClientLimits(config));
   const readiness = new Readiness();
   readiness.waitFor('schema');
   const runtime = await createGatewayRuntime(config, { ...options, httpServer });

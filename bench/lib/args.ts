@@ -19,6 +19,8 @@ export interface BenchArgs {
   fillConcurrency: number;
   /** Distinct keys of the replicas scenarios (`--replica-keys`; default 50, quick 10). */
   replicaKeys: number;
+  /** Keys the metrics-keys scenario makes known before it times scrapes (`--scrape-keys`; default 10000, quick 2000). */
+  scrapeKeys: number;
   /** The `redis-server` binary of the replicas scenarios (`--redis-server`; default: found on PATH). */
   redisServer: string | null;
   /** Scenarios to run (`--only a,b`; default all). */
@@ -57,8 +59,10 @@ export function usage(names: ScenarioNames): string {
   --fill-concurrency N  keys many-keys fills at once before measuring, and keys the
                         replicas scenarios view at once (default 5)
   --replica-keys N      distinct keys of the replicas scenarios (default 50, --quick 10)
-  --redis-server PATH   redis-server binary for replicas-redis (default: redis-server
-                        on PATH; when missing, that half is skipped)
+  --scrape-keys N       keys metrics-keys makes known before timing /metrics (default
+                        10000, --quick 2000)
+  --redis-server PATH   redis-server binary for replicas-redis and metrics-keys (default:
+                        redis-server on PATH; when missing, the Redis parts are skipped)
   --only A,B            run only these scenarios (${names.all.join(', ')})
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
@@ -78,6 +82,7 @@ const FLAGS = {
   keys: { type: 'string' },
   'fill-concurrency': { type: 'string' },
   'replica-keys': { type: 'string' },
+  'scrape-keys': { type: 'string' },
   'redis-server': { type: 'string' },
   only: { type: 'string' },
   profile: { type: 'string' },
@@ -127,6 +132,7 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
     manyKeys: number('keys', values.keys, quick ? 50 : 500, 1, true),
     fillConcurrency: number('fill-concurrency', values['fill-concurrency'], 5, 1, true),
     replicaKeys: number('replica-keys', values['replica-keys'], quick ? 10 : 50, 1, true),
+    scrapeKeys: number('scrape-keys', values['scrape-keys'], quick ? 2000 : 10_000, 1, true),
     redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
     only,
     profile,

@@ -107,6 +107,39 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       'steady-views: p99 of extensions.upstream.maxAgeSeconds / the longest freshness window of the page (lists)',
     ),
     ...rateLimitedRatios(bench),
+    ...responsivenessRatios(bench),
+  };
+}
+
+/** The ratios of scrapes and of the event-loop budget under attack (null where their scenarios did not run). */
+function responsivenessRatios(bench: Bench): Record<string, Ratio> {
+  const soak = bench.results.get('soak') as { scrapeLatencyMs?: { p99: number } | null } | undefined;
+  const keys = bench.results.get('metrics-keys') as { keys?: number; worstIdleP99Ms?: number | null } | undefined;
+  const hostile = bench.results.get('hostile') as
+    | { worstHealthzMs?: number | null; worstEventLoopP99Ms?: number | null; attacks?: Array<{ outcome?: { bystander?: { delayMs: number } } | null }> }
+    | undefined;
+  const delays = (hostile?.attacks ?? []).map((attack) => attack.outcome?.bystander?.delayMs).filter((delay): delay is number => delay !== undefined);
+  return {
+    soakScrapeP99Ms: ratio(soak?.scrapeLatencyMs?.p99 ?? null, '< 100', (v) => v < 100, 'soak: p99 latency of GET /metrics, scraped every second under the mixed load over 200 keys, ms'),
+    metricsKeysScrapeP99Ms: ratio(
+      keys?.worstIdleP99Ms ?? null,
+      '< 100',
+      (v) => v < 100,
+      `metrics-keys: worst p99 latency of GET /metrics over the combinations of budget off/on and Redis off/on, with ${keys?.keys ?? '--scrape-keys'} keys known, ms`,
+    ),
+    hostileWorstHealthzMs: ratio(hostile?.worstHealthzMs ?? null, '< 100', (v) => v < 100, 'hostile: worst /healthz wait (polled every 50 ms) over every attack, ms'),
+    hostileWorstEventLoopP99Ms: ratio(
+      hostile?.worstEventLoopP99Ms ?? null,
+      '< 100',
+      (v) => v < 100,
+      "hostile: worst of the gateway's event-loop delay p99 (monitorEventLoopDelay) over every attack, ms",
+    ),
+    hostileBystanderDelayMs: ratio(
+      delays.length === 0 ? null : Math.max(...delays),
+      '<= 50',
+      (v) => v <= 50,
+      "hostile: how much later another key's operation answered during a hostile upstream body than before it (worst), ms",
+    ),
   };
 }
 

@@ -9,7 +9,9 @@ import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
+import { hostile } from './hostile';
 import { manyKeys } from './many-keys';
+import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
 import { rateLimited } from './rate-limited';
 import { replicas } from './replicas';
@@ -40,6 +42,8 @@ export const SCENARIOS: readonly Scenario[] = [
   steadyViews,
   subscriptions,
   soak,
+  metricsKeys,
+  hostile,
   distinctDocuments,
   rateLimited,
 ];

@@ -1,13 +1,15 @@
 import type { Scenario } from '../lib/bench';
 import { log, PREMIUM_KEY, round } from '../lib/bench';
 import { graphqlHeaders } from '../lib/http';
+import { summarizeLatencies } from '../lib/load';
+import { Scraper } from '../lib/responsiveness';
 import { currentRssMb } from '../lib/rss';
 
-/** Keys the soak rotates through (generated simulator keys, each a premium key of character 1). */
-const SOAK_KEYS = Array.from({ length: 20 }, (_, index) => `sim-key-${9000 + index}`);
+/** Keys the soak rotates through (generated simulator keys, each a premium key of character 1): enough that every scrape reads hundreds of keys' budget state. */
+const SOAK_KEYS = Array.from({ length: 200 }, (_, index) => `sim-key-${9000 + index}`);
 
 /** A fragment fan-out document: `levels` fragments each spreading the next four times (answered at once). */
-function fanOut(levels: number): string {
+export function fanOut(levels: number): string {
   const parts = ['query SoakFanOut { ...S0 }'];
   for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment S${i} on Query { ...S${i + 1} ...S${i + 1} ...S${i + 1} ...S${i + 1} }`);
   parts.push(`fragment S${levels - 1} on Query { __typename }`);
@@ -22,7 +24,13 @@ const DISTINCT_DOCUMENTS = 3000;
  * (and evicting) within the first half of the run, and the last half shows leaks only,
  * not caches still filling up to their bounds.
  */
-const SOAK_SETTINGS = { CACHE_MAX_BYTES: String(8 * 1024 * 1024), RESPONSE_CACHE_MAX_BYTES: String(4 * 1024 * 1024) };
+const SOAK_SETTINGS = {
+  CACHE_MAX_BYTES: String(8 * 1024 * 1024),
+  RESPONSE_CACHE_MAX_BYTES: String(4 * 1024 * 1024),
+  // The per-key budget on (as by default), so every scrape walks each key's budget state, but
+  // high enough that the soak's mix never waits for it (the simulator has no limit here).
+  UPSTREAM_RATE_LIMIT: '1000/60',
+};
 
 /** Unused variables of about 50 KB (under the default MAX_VARIABLES_BYTES). */
 const BIG_UNUSED = { unused: 'x'.repeat(50_000) };
@@ -63,10 +71,12 @@ function slopePerMinute(samples: readonly { seconds: number; rssMb: number }[]):
 
 /**
  * soak: a fresh gateway (caches bounded small, see {@link SOAK_SETTINGS}) under a steady
- * mixed load for minutes (quick: 15 s), with 3,000 distinct documents, large unused variables, fragment fan-outs, paging variables and 20 keys. It
- * reports the RSS slope over the last half of the run (target within ±1 MB/min: memory
- * flat once the caches are full) and the error rate (target 0: an error is a 5xx, a
- * failed connection or INTERNAL_SERVER_ERROR).
+ * mixed load for minutes (quick: 15 s), with 3,000 distinct documents, large unused variables, fragment fan-outs, paging variables and 200 keys,
+ * scraped every second at `/metrics` as Prometheus would. It reports the RSS slope over
+ * the last half of the run (target within ±1 MB/min: memory flat once the caches are
+ * full), the error rate (target 0: an error is a 5xx, a failed connection or
+ * INTERNAL_SERVER_ERROR), and the scrapes' latency (p99 target ≤ 100 ms; a failed scrape
+ * is an error).
  */
 export const soak: Scenario = {
   name: 'soak',
@@ -82,6 +92,9 @@ export const soak: Scenario = {
         const rss = currentRssMb(gateway.pid);
         if (rss !== null) samples.push({ seconds: (performance.now() - started) / 1000, rssMb: rss });
       }, 500);
+      const scraper = new Scraper(gateway.origin, 1000);
+      // The operations' own latency: what a scrape waiting in the same queue is compared with.
+      const latencies: number[] = [];
       let sent = 0;
       let errors = 0;
       const firstErrors: string[] = [];
@@ -91,8 +104,10 @@ export const soak: Scenario = {
           sent += 1;
           const { body, key } = request(bench, n);
           try {
+            const sentAt = performance.now();
             const response = await fetch(url, { method: 'POST', headers: graphqlHeaders(key, false), body, signal: AbortSignal.timeout(30_000) });
             const text = await response.text();
+            latencies.push(performance.now() - sentAt);
             if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"')) throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
           } catch (error) {
             errors += 1;
@@ -102,12 +117,15 @@ export const soak: Scenario = {
       };
       await Promise.all(Array.from({ length: 16 }, () => worker()));
       clearInterval(sampler);
+      const scrapes = await scraper.stop();
+      if (scrapes.firstFailure !== null && firstErrors.length < 5) firstErrors.push(`scrape: ${scrapes.firstFailure}`);
+      errors += scrapes.failures;
       const lastHalf = samples.filter((sample) => sample.seconds >= seconds / 2);
       const slope = slopePerMinute(lastHalf);
       const errorRate = sent === 0 ? 0 : errors / sent;
       const result = {
         ok: errors === 0,
-        description: `mixed load for ${seconds} s, 16 connections, 20 keys, CACHE_MAX_BYTES 8 MiB, RESPONSE_CACHE_MAX_BYTES 4 MiB: dashboard, ${DISTINCT_DOCUMENTS} distinct documents, 50 KB unused variables, 16-level fragment fan-outs, paging variables`,
+        description: `mixed load for ${seconds} s, 16 connections, ${SOAK_KEYS.length} keys, CACHE_MAX_BYTES 8 MiB, RESPONSE_CACHE_MAX_BYTES 4 MiB, UPSTREAM_RATE_LIMIT 1000/60: dashboard, ${DISTINCT_DOCUMENTS} distinct documents, 50 KB unused variables, 16-level fragment fan-outs, paging variables; GET /metrics every second`,
         seconds,
         requests: sent,
         requestsPerSecond: round(sent / seconds, 1),
@@ -117,9 +135,20 @@ export const soak: Scenario = {
         rssStartMb: samples[0] ? round(samples[0].rssMb, 1) : null,
         rssEndMb: samples.at(-1) ? round(samples.at(-1)?.rssMb ?? 0, 1) : null,
         rssSlopeLastHalfMbPerMinute: slope === null ? null : round(slope, 2),
-        targets: { rssSlopeWithin1MbPerMinute: slope === null ? null : Math.abs(slope) <= 1, zeroErrors: errors === 0 },
+        scrapes: scrapes.scrapes,
+        scrapeFailures: scrapes.failures,
+        scrapeLatencyMs: scrapes.latencyMs,
+        operationLatencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)),
+        targets: {
+          rssSlopeWithin1MbPerMinute: slope === null ? null : Math.abs(slope) <= 1,
+          zeroErrors: errors === 0,
+          scrapeP99Under100Ms: scrapes.latencyMs === null ? null : scrapes.latencyMs.p99 < 100,
+        },
       };
-      log(`soak: ${sent} requests, ${errors} errors, RSS slope over the last half ${result.rssSlopeLastHalfMbPerMinute} MB/min`);
+      log(
+        `soak: ${sent} requests, ${errors} errors, RSS slope over the last half ${result.rssSlopeLastHalfMbPerMinute} MB/min, ` +
+          `${scrapes.scrapes} scrapes of /metrics (p99 ${scrapes.latencyMs?.p99 ?? '-'} ms, max ${scrapes.latencyMs?.max ?? '-'} ms)`,
+      );
       bench.record('soak', result);
     } finally {
       await bench.stopServer(gateway);

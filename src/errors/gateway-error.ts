@@ -92,12 +92,19 @@ export class UpstreamError extends GatewayError<UpstreamErrorCode> {
   readonly endpoint: FailedEndpoint;
   /** Status and message, as in `extensions.upstream`. */
   readonly upstream: UpstreamErrorInfo;
+  /**
+   * The whole cause for the log, never for a client: the upstream's complete text
+   * (redacted, up to 16 KiB) or what the gateway found wrong with the answer (e.g. the
+   * byte where its JSON nested too deep). Set by the upstream client; absent otherwise.
+   */
+  detail: string | undefined;
 
   constructor(code: UpstreamErrorCode, endpoint: FailedEndpoint, upstream: UpstreamErrorInfo, extra: Record<string, unknown> = {}) {
     super(code, upstreamMessage(code, endpoint, upstream), { upstream, ...extra });
     this.name = 'UpstreamError';
     this.endpoint = endpoint;
     this.upstream = upstream;
+    this.detail = undefined;
   }
 }
 

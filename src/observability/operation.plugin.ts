@@ -2,6 +2,8 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
+import { onUpstreamFailure } from '../upstream/failure-reports';
+import type { UpstreamFailureReport } from '../upstream/failure-reports';
 import type { GatewayMetrics } from './metrics';
 
 type Outcome = 'success' | 'partial' | 'error' | 'rejected';
@@ -14,10 +16,20 @@ type Outcome = 'success' | 'partial' | 'error' | 'rejected';
  *   from the per-key response cache;
  * - counts the operation in the metrics by outcome and latency;
  * - logs one line: operation name, duration, outcome, upstream accounting, error codes
- *   and the first characters of the hashed key (never the key or secret).
+ *   and the first characters of the hashed key (never the key or secret);
+ * - while the server runs, logs every failed upstream request (of an operation, a
+ *   subscription poll or background work) with its whole cause (see {@link logUpstreamFailure}).
  */
 export function operationPlugin(metrics: GatewayMetrics, logger: Logger): ApolloServerPlugin<GatewayContext> {
   return {
+    async serverWillStart() {
+      const unsubscribe = onUpstreamFailure((report) => logUpstreamFailure(logger, report));
+      return {
+        async serverWillStop() {
+          unsubscribe();
+        },
+      };
+    },
     async requestDidStart() {
       const started = performance.now();
       let executed = false;
@@ -84,4 +96,17 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
       };
     },
   };
+}
+
+/**
+ * One line per failed upstream request, `upstream request failed`, with `detail`: the
+ * upstream's complete text (redacted, up to 16 KiB) or what was wrong with the answer,
+ * which clients only see cut to 200 characters. `warn` when the upstream misbehaved
+ * (`UPSTREAM_ERROR`, `UPSTREAM_TIMEOUT`), `info` when it refused the key or the request
+ * (`UPSTREAM_BAD_REQUEST`, `FORBIDDEN`, `RATE_LIMITED`), `debug` for `NOT_FOUND` (an
+ * empty counter or stock answers 404 in normal operation).
+ */
+function logUpstreamFailure(logger: Logger, report: UpstreamFailureReport): void {
+  const level = report.code === 'UPSTREAM_ERROR' || report.code === 'UPSTREAM_TIMEOUT' ? 'warn' : report.code === 'NOT_FOUND' ? 'debug' : 'info';
+  logger[level]({ code: report.code, endpoint: report.route, status: report.status, detail: report.detail, key: report.key }, 'upstream request failed');
 }

@@ -5,6 +5,8 @@ import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamErrorCode, UpstreamErrorInfo } from '../errors/gateway-error';
 import { buildPath } from './endpoints';
 import type { Endpoint, PathParams } from './endpoints';
+import { reportUpstreamFailure } from './failure-reports';
+import { JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from './json-nesting';
 import { KeyConnectionGate } from './key-connections';
 import { Redactor } from './redact';
 
@@ -23,6 +25,8 @@ export interface UpstreamClientOptions {
   connectionsPerKey?: number;
   /** Largest response body accepted, in bytes (default 5 MiB); enforced while streaming. */
   maxBodyBytes?: number;
+  /** Deepest nesting of arrays and objects accepted in a JSON body (default {@link MAX_UPSTREAM_JSON_DEPTH}); enforced while streaming. */
+  maxJsonDepth?: number;
   /** Largest `Retry-After` believed, seconds (default 3600); a longer one is cut to this. */
   maxRetryAfterSeconds?: number;
   /** A dispatcher to use instead of the client's own Agent (tests pass undici's `MockAgent`). */
@@ -76,6 +80,13 @@ const USER_AGENT = 'statev-graphql-gateway/0.1 (+https://github.com/statev-graph
 /** undici error codes (as its docs advise, classified by `err.code`) that mean "too slow". */
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
+/**
+ * Most body bytes read (and scanned, see json-nesting.ts) in one turn of the event loop:
+ * a large body's chunks, when undici has them buffered, would otherwise all be handled
+ * in one turn (about 50 ms for 5 MiB on a loaded machine), holding up every other request.
+ */
+const READ_SLICE_BYTES = 256 * 1024;
+
 /** Default of {@link UpstreamClientOptions.maxBodyBytes}: 5 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
 /** Default of {@link UpstreamClientOptions.maxRetryAfterSeconds}: one hour. */
@@ -85,7 +96,11 @@ export const DEFAULT_CONNECTIONS_PER_KEY = 6;
 
 /** Why the client abandoned an exchange itself (the abort reason). */
 class Abandoned extends Error {
-  constructor(readonly why: 'deadline' | 'too-large') {
+  constructor(
+    readonly why: 'deadline' | 'too-large' | 'too-deep',
+    /** For `too-deep`: the byte offset of the bracket past the limit. */
+    readonly at: number | null = null,
+  ) {
     super(why);
   }
 }
@@ -104,6 +119,7 @@ export class UpstreamClient {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
+  private readonly maxJsonDepth: number;
   private readonly maxRetryAfterSeconds: number;
   /** Per-key limit on connections in use, so hung keys cannot starve the others. */
   readonly connectionGate: KeyConnectionGate;
@@ -113,6 +129,7 @@ export class UpstreamClient {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxJsonDepth = options.maxJsonDepth ?? MAX_UPSTREAM_JSON_DEPTH;
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
     this.connectionGate = new KeyConnectionGate(Math.max(1, options.connectionsPerKey ?? DEFAULT_CONNECTIONS_PER_KEY));
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -138,8 +155,10 @@ export class UpstreamClient {
    * else the text.
    *
    * @throws UpstreamError — 400 `UPSTREAM_BAD_REQUEST`, 401/403 `FORBIDDEN`, 404 `NOT_FOUND`,
-   *   429 `RATE_LIMITED` (with `retryAfterSeconds` from `Retry-After`), 5xx, bad JSON or a
-   *   connection error `UPSTREAM_ERROR`, a timeout `UPSTREAM_TIMEOUT`.
+   *   429 `RATE_LIMITED` (with `retryAfterSeconds` from `Retry-After`), 5xx, bad JSON, JSON
+   *   nested deeper than `maxJsonDepth`, a body over `maxBodyBytes` or a connection error
+   *   `UPSTREAM_ERROR`, a timeout `UPSTREAM_TIMEOUT`. Its `detail` holds the whole cause
+   *   for the log (redacted); the client-facing message is cut (see {@link clientText}).
    */
   async call(call: UpstreamCall): Promise<unknown> {
     return (await this.send(call)).body;
@@ -166,9 +185,13 @@ export class UpstreamClient {
       headers['content-type'] = 'application/json';
     }
     const started = performance.now();
-    const finish = (status: number | null, errorCode?: UpstreamErrorCode): void => {
+    const finish = (status: number | null, failure?: UpstreamError): void => {
       const observation: UpstreamObservation = { route: endpoint.route, status, durationMs: performance.now() - started };
-      if (errorCode) observation.errorCode = errorCode;
+      if (failure) {
+        observation.errorCode = failure.code;
+        const key = (call.keyId ?? partitionOf(apiKey)).slice(0, 8);
+        reportUpstreamFailure({ route: endpoint.route, status, code: failure.code, detail: failure.detail ?? failure.upstream.message, key });
+      }
       for (const observer of this.observers) {
         try {
           observer(observation);
@@ -202,14 +225,29 @@ export class UpstreamClient {
       responseHeaders = response.headers;
       const declared = Number(responseHeaders['content-length']);
       if (Number.isFinite(declared) && declared > this.maxBodyBytes) controller.abort(new Abandoned('too-large'));
+      // A JSON body's nesting is followed as it streams (see json-nesting.ts): a hostile
+      // one is abandoned at the first bracket past the limit, before anything parses it.
+      const nesting = isJson(String(responseHeaders['content-type'] ?? '')) ? new JsonNesting(this.maxJsonDepth) : null;
       // Always consume the body, also on errors, so the connection returns to the pool;
-      // but never more of it than the limit allows.
+      // but never more of it than the limits allow.
       const chunks: Buffer[] = [];
+      let sinceTurn = 0;
       for await (const chunk of response.body) {
         const buffer = chunk as Buffer;
         bytes += buffer.length;
+        sinceTurn += buffer.length;
+        if (sinceTurn >= READ_SLICE_BYTES) {
+          // Chunks already buffered arrive as microtasks, without a turn of the event loop
+          // between them: give other requests one every slice.
+          sinceTurn = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
         if (bytes > this.maxBodyBytes) {
           controller.abort(new Abandoned('too-large'));
+          break;
+        }
+        if (nesting && !nesting.feed(buffer)) {
+          controller.abort(new Abandoned('too-deep', nesting.exceededAt));
           break;
         }
         chunks.push(buffer);
@@ -218,8 +256,8 @@ export class UpstreamClient {
       text = Buffer.concat(chunks, bytes).toString('utf8');
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error;
-      const failure = transportFailure(endpoint, reason, statusCode, secrets, this.timeoutMs, this.maxBodyBytes);
-      finish(statusCode, failure.code);
+      const failure = transportFailure(endpoint, reason, statusCode, secrets, { timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes, maxJsonDepth: this.maxJsonDepth });
+      finish(statusCode, failure);
       throw failure;
     } finally {
       clearTimeout(deadline);
@@ -238,11 +276,12 @@ export class UpstreamClient {
         endpoint: endpoint.route,
         message: 'invalid JSON in the response',
       });
-      finish(statusCode, failure.code);
+      withDetail(failure, `invalid JSON in a ${bytes}-byte response: ${safeTexts(parsed.reason, secrets, 'JSON.parse failed').detail}`);
+      finish(statusCode, failure);
       throw failure;
     }
     const failure = statusFailure(endpoint, statusCode, parsed.ok ? parsed.value : text, responseHeaders, secrets, this.maxRetryAfterSeconds);
-    finish(statusCode, failure.code);
+    finish(statusCode, failure);
     throw failure;
   }
 
@@ -252,37 +291,102 @@ export class UpstreamClient {
   }
 }
 
-type Parsed = { ok: true; value: unknown } | { ok: false };
+type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+
+function isJson(contentType: string): boolean {
+  return /\bjson\b/i.test(contentType);
+}
 
 function parseBody(text: string, contentType: string): Parsed {
-  if (!/\bjson\b/i.test(contentType)) return { ok: true, value: text };
+  if (!isJson(contentType)) return { ok: true, value: text };
   if (text.trim() === '') return { ok: true, value: null };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
 }
 
-/** Longest upstream message passed on to clients, in characters. */
-const MAX_MESSAGE_LENGTH = 500;
+/** Longest upstream text passed on to clients (in `extensions.upstream.message` and the error message), in characters. */
+export const MAX_MESSAGE_LENGTH = 200;
+/** Longest upstream text kept whole for the log (the error's `detail`), in characters; the rest is cut with a note. */
+export const MAX_DETAIL_LENGTH = 16 * 1024;
+/** How much of a text is looked at for the client's cut, in characters (markup may take most of it). */
+const CLIENT_SOURCE_LENGTH = 64 * 1024;
 
 /**
- * The upstream's message with the key and secret removed in every form (see
- * {@link Redactor}); when a secret is too short to be recognised, a neutral text
- * replaces the message. Redacts before cutting, so no piece of a key survives the cut.
+ * What a client is shown of an upstream text: markup stripped (see {@link stripMarkup};
+ * whitespace runs collapsed to one space), then cut to {@link MAX_MESSAGE_LENGTH}
+ * characters. The client's own texts go through {@link safeTexts}, which redacts
+ * before it cuts (stripping can join the pieces of an echo).
  */
-function safeMessage(message: string, secrets: readonly string[], fallback: string): string {
-  const redactor = new Redactor(secrets);
-  // Enough beyond the cut that an echo crossing it is still seen whole.
-  const redacted = redactor.redact(message.slice(0, MAX_MESSAGE_LENGTH * 2 + 256));
-  if (redacted === null) return `${fallback} (message withheld: it may echo the credentials)`;
-  return redacted.slice(0, MAX_MESSAGE_LENGTH);
+function clientText(text: string): string {
+  return plainText(text).slice(0, MAX_MESSAGE_LENGTH);
 }
 
-/** The `message` of the upstream's error body `{statusCode, message, error}`, or the raw text. */
+/** The text's first {@link CLIENT_SOURCE_LENGTH} characters without markup, whitespace collapsed. */
+function plainText(text: string): string {
+  return stripMarkup(text.slice(0, CLIENT_SOURCE_LENGTH)).replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The text without HTML/XML markup: tags, comments, and whole `<script>` and `<style>`
+ * elements become a space; a `<` that starts no tag ("a < b") stays. Linear in the
+ * text's length (each search starts where the last ended; an unclosed construct runs
+ * to the end), so a hostile text of unclosed tags costs no more than any other.
+ */
+function stripMarkup(text: string): string {
+  const lower = text.toLowerCase();
+  let out = '';
+  let from = 0;
+  for (;;) {
+    const open = lower.indexOf('<', from);
+    if (open < 0) return out + text.slice(from);
+    out += text.slice(from, open);
+    const next = lower.charAt(open + 1);
+    if (!/[a-z!/?]/.test(next)) {
+      out += '<';
+      from = open + 1;
+      continue;
+    }
+    out += ' ';
+    const element = /^<(script|style)\b/.exec(lower.slice(open, open + 8))?.[1];
+    if (lower.startsWith('<!--', open)) from = after(lower, '-->', open + 4);
+    else if (element) from = after(lower, '>', after(lower, `</${element}`, open) - 1);
+    else from = after(lower, '>', open);
+  }
+}
+
+/** The index just past the first `token` at or after `from`, or the text's end when there is none. */
+function after(text: string, token: string, from: number): number {
+  const at = text.indexOf(token, from);
+  return at < 0 ? text.length : at + token.length;
+}
+
+/**
+ * The upstream's text for the client (see {@link clientText}) and for the log (whole, up
+ * to {@link MAX_DETAIL_LENGTH}), with the key and secret removed in every form (see
+ * {@link Redactor}); when a secret is too short to be recognised, a neutral text
+ * replaces both. Redacts before cutting, so no piece of a key survives the cut.
+ */
+function safeTexts(message: string, secrets: readonly string[], fallback: string): { shown: string; detail: string } {
+  const redactor = new Redactor(secrets);
+  const withheld = `${fallback} (message withheld: it may echo the credentials)`;
+  // Enough beyond the cut that an echo crossing it is still seen whole.
+  const shown = redactor.redact(plainText(message).slice(0, MAX_MESSAGE_LENGTH * 2 + 256));
+  const whole = redactor.redact(message.slice(0, MAX_DETAIL_LENGTH + 256));
+  if (shown === null || whole === null) return { shown: withheld, detail: withheld };
+  const cut = message.length > MAX_DETAIL_LENGTH ? ` … (cut at ${MAX_DETAIL_LENGTH} of ${message.length} characters)` : '';
+  return { shown: shown.slice(0, MAX_MESSAGE_LENGTH), detail: whole.slice(0, MAX_DETAIL_LENGTH) + cut };
+}
+
+/**
+ * The `message` of the upstream's error body `{statusCode, message, error}`, or the raw
+ * text, as a client would see it: markup stripped, cut to {@link MAX_MESSAGE_LENGTH}
+ * (not redacted: the client redacts with the request's secrets).
+ */
 export function upstreamMessage(body: unknown): string {
-  return rawMessage(body).slice(0, MAX_MESSAGE_LENGTH);
+  return clientText(rawMessage(body));
 }
 
 /**
@@ -309,11 +413,18 @@ function statusFailure(
   secrets: readonly string[],
   maxRetryAfterSeconds: number,
 ): UpstreamError {
-  const upstream: UpstreamErrorInfo = {
-    status,
-    endpoint: endpoint.route,
-    message: safeMessage(rawMessage(body), secrets, `HTTP ${status}`) || `HTTP ${status}`,
-  };
+  const texts = safeTexts(rawMessage(body), secrets, `HTTP ${status}`);
+  const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: texts.shown || `HTTP ${status}` };
+  return withDetail(statusError(endpoint, status, upstream, headers, maxRetryAfterSeconds), `HTTP ${status}: ${texts.detail}`);
+}
+
+function statusError(
+  endpoint: Endpoint,
+  status: number,
+  upstream: UpstreamErrorInfo,
+  headers: Record<string, string | string[] | undefined>,
+  maxRetryAfterSeconds: number,
+): UpstreamError {
   const scopes = { requiredScopes: [...endpoint.scopes] };
   if (status === 400) return new UpstreamError('UPSTREAM_BAD_REQUEST', endpoint, upstream, scopes);
   if (status === 401 || status === 403) {
@@ -331,28 +442,38 @@ function statusFailure(
   return new UpstreamError('UPSTREAM_ERROR', endpoint, upstream);
 }
 
-function transportFailure(
-  endpoint: Endpoint,
-  error: unknown,
-  status: number | null,
-  secrets: readonly string[],
-  timeoutMs: number,
-  maxBodyBytes: number,
-): UpstreamError {
+/** The client's limits, as transport failures name them. */
+interface Limits {
+  timeoutMs: number;
+  maxBodyBytes: number;
+  maxJsonDepth: number;
+}
+
+function transportFailure(endpoint: Endpoint, error: unknown, status: number | null, secrets: readonly string[], limits: Limits): UpstreamError {
   if (error instanceof Abandoned) {
-    const message =
-      error.why === 'deadline'
-        ? `no complete answer within the ${timeoutMs} ms deadline`
-        : `response body larger than the limit of ${maxBodyBytes} bytes; abandoned`;
     // A deadline means no complete answer: status null, so the retry rules treat it as the
     // timeout it is (never retried), whatever status line came before the body stalled.
-    if (error.why === 'deadline') return new UpstreamError('UPSTREAM_TIMEOUT', endpoint, { status: null, endpoint: endpoint.route, message });
-    return new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message });
+    if (error.why === 'deadline') {
+      const message = `no complete answer within the ${limits.timeoutMs} ms deadline`;
+      return withDetail(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, { status: null, endpoint: endpoint.route, message }), message);
+    }
+    const message =
+      error.why === 'too-large'
+        ? `response body larger than the limit of ${limits.maxBodyBytes} bytes; abandoned`
+        : `JSON nested deeper than ${limits.maxJsonDepth} levels; abandoned`;
+    const at = error.at === null ? '' : ` (at byte ${error.at})`;
+    return withDetail(new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message }), `${message}${at}`);
   }
   const code = errorCode(error);
-  const detail = safeMessage(error instanceof Error ? error.message : 'request failed', secrets, 'request failed');
-  const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: code ? `${code}: ${detail}` : detail };
-  return new UpstreamError(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, upstream);
+  const texts = safeTexts(error instanceof Error ? error.message : 'request failed', secrets, 'request failed');
+  const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: code ? `${code}: ${texts.shown}` : texts.shown };
+  const failure = new UpstreamError(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, upstream);
+  return withDetail(failure, code ? `${code}: ${texts.detail}` : texts.detail);
+}
+
+function withDetail(failure: UpstreamError, detail: string): UpstreamError {
+  failure.detail = detail;
+  return failure;
 }
 
 /** The whole message text of an error body, uncut (cut after redaction). */

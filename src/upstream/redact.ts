@@ -4,8 +4,8 @@
  *
  * A key is recognised in every form the upstream (or a proxy in front of it) might
  * echo it: any letter case, standard and URL-safe base64 (of the key alone and of
- * `Bearer <key>`), percent-encoding, and any piece of 8 or more characters of any of
- * those forms. A secret shorter than {@link MIN_REDACTABLE_LENGTH} cannot be found
+ * `Bearer <key>`), percent-encoding, the key written backwards, and any piece of 8 or
+ * more characters of any of those forms. A secret shorter than {@link MIN_REDACTABLE_LENGTH} cannot be found
  * reliably in free text, so a text that may contain it is withheld entirely.
  */
 
@@ -27,6 +27,8 @@ function encodings(secret: string): string[] {
   forms.add(encodeURIComponent(secret));
   forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
   forms.add(encodeURIComponent(encodeURIComponent(secret)));
+  // Written backwards (a naive "obfuscation" some error pages apply).
+  forms.add([...secret].reverse().join(''));
   return [...forms];
 }
 

@@ -50,6 +50,20 @@ describe('RefreshAhead', () => {
     expect(ahead.candidates('k1').map((candidate) => candidate.key).sort()).toEqual(['k1|/a', 'k1|/c']);
   });
 
+  it('forgets the least recently read key beyond maxKeys, whatever a tick looked at in between', () => {
+    const ahead = tracker({ maxKeys: 2 });
+    const storedAt = now;
+    now = storedAt + 10_000;
+    readTimes(ahead, '/a', 2, storedAt, 'k1');
+    readTimes(ahead, '/a', 2, storedAt, 'k2'); // k2 read last: k1 is the least recently read
+    now = storedAt + 50_000;
+    // A tick looks at both keys (and a refresh finishes): neither may reorder them.
+    for (const task of ahead.tick()) ahead.done(task, null);
+    readTimes(ahead, '/a', 2, storedAt, 'k3');
+    expect(ahead.candidates('k1')).toEqual([]);
+    expect(ahead.candidates('k2').map((candidate) => candidate.key)).toEqual(['k2|/a']);
+  });
+
   it('refreshes a resource read at least twice within its freshness window, once it nears expiry, and not before', () => {
     const ahead = tracker();
     const storedAt = now;

@@ -202,6 +202,8 @@ describe('redaction of every form of the key and secret', () => {
     ['base64 of "Bearer <key>"', (key) => Buffer.from(`Bearer ${key}`).toString('base64')],
     ['base64url', (key) => Buffer.from(key).toString('base64url')],
     ['URL-encoded', (key) => encodeURIComponent(key)],
+    ['reversed', (key) => [...key].reverse().join('')],
+    ['reversed, a piece of 10 characters in upper case', (key) => [...key].reverse().join('').slice(3, 13).toUpperCase()],
     ['a prefix of 8 characters', (key) => key.slice(0, 8)],
     ['a middle piece of 9 characters', (key) => key.slice(5, 14)],
     ['a suffix of 8 characters in upper case', (key) => key.slice(-8).toUpperCase()],
@@ -211,13 +213,14 @@ describe('redaction of every form of the key and secret', () => {
     const error = await echo(`invalid token "${form(KEY)}" given`);
     const shown = JSON.stringify({ message: error.message, extensions: error.extensions });
     expect(shown).not.toContain(form(KEY));
+    expect(error.detail).not.toContain(form(KEY)); // what the log gets
     expect(error.upstream.message).toContain('[redacted]');
     expect(error.upstream.message).toMatch(/^invalid token "/);
   });
 
   it.each(forms)('removes the secret of a write echoed %s', async (_name, form) => {
     const error = await echo(`bad secret ${form(SECRET)}!`, KEY, SECRET);
-    expect(JSON.stringify(error.extensions) + error.message).not.toContain(form(SECRET));
+    expect(JSON.stringify(error.extensions) + error.message + String(error.detail)).not.toContain(form(SECRET));
   });
 
   it('withholds the whole message when the key is shorter than 8 characters', async () => {

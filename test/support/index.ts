@@ -8,16 +8,23 @@
  *   keep-alive connection's exchange, the simulator's log as `METHOD /path` lines.
  * - results.ts: error codes and paths, `extensions.upstream`/`stale`, MockAgent error replies.
  * - gateway-process.ts: `src/main.ts` as a child process, stopped with SIGTERM.
+ * - redis.ts, browser.ts, tools.ts: `describeWithRedis`/`startTestRedis` and
+ *   `describeWithBrowser`/`launchTestBrowser`: tests that need `redis-server` or Chromium,
+ *   skipped (with a note at the end of the run) when it is missing, failing with REQUIRE_REDIS/REQUIRE_BROWSER.
  * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
- *   logs.ts: pino lines. redis.ts: a real Redis,
- *   or the tests reported as skipped. upstream-limit.ts: the simulator's per-key limit off by default.
+ *   logs.ts: pino lines. upstream-limit.ts: the simulator's per-key limit off by default.
+ * - metrics.ts: one metric's value out of `/metrics` text. terminates.ts: a bound on synchronous
+ *   code that would otherwise block the test process for good (an endless loop fails instead).
  */
+export * from './browser';
 export * from './clock';
 export * from './gateway-process';
 export * from './http';
 export * from './logs';
+export * from './metrics';
 export * from './poll-clock';
 export * from './redis';
 export * from './results';
 export * from './stack';
+export * from './terminates';
 export * from './upstream-limit';

@@ -1,14 +1,16 @@
 /**
  * A real Redis for tests: `REDIS_URL` when given, else a `redis-server` (Debian
- * package, installed by .ci/run) started on a free port of 127.0.0.1 without
+ * package: `apt-get install -y redis-server`) started on a free port of 127.0.0.1 without
  * persistence. Whether one is available is decided when the test file loads:
- * {@link describeWithRedis} is `describe` then, else `describe.skip`, so jest reports
- * the tests as skipped, never as passed; in CI (or with REQUIRE_REDIS set) a missing
- * Redis fails the file instead.
+ * {@link describeWithRedis} is `describe` then, else `describe.skip` (see tools.ts), so jest
+ * reports the tests as skipped, never as passed; with REQUIRE_REDIS set (`.ci/run`) a
+ * missing Redis fails the file instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { describeWithTool, toolUnavailable } from './tools';
+import type { Tool } from './tools';
 
 /** A Redis the tests may stop and start again (on the same port). */
 export interface TestRedis {
@@ -21,7 +23,14 @@ export interface TestRedis {
   owned: boolean;
 }
 
-const required = Boolean(process.env.CI || process.env.REQUIRE_REDIS);
+/** Options of {@link describeWithRedis} and {@link startTestRedis}. */
+export interface TestRedisOptions {
+  /**
+   * The tests stop and start the server: they need a `redis-server` of their own, even
+   * when `REDIS_URL` names one (default false).
+   */
+  own?: boolean;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -35,56 +44,51 @@ async function freePort(): Promise<number> {
   });
 }
 
-function redisServerAvailable(): boolean {
+function redisServerOnPath(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
 }
 
-/** Why Redis tests cannot run here, or null when they can. */
-export function redisUnavailableReason(): string | null {
-  if (process.env.REDIS_URL || redisServerAvailable()) return null;
-  return 'Redis tests need REDIS_URL or a redis-server on PATH (apt-get install -y redis-server).';
-}
+/** The Redis tests: they need `REDIS_URL` or a `redis-server` on PATH. */
+export const REDIS_TOOL: Tool = {
+  label: 'Redis',
+  helper: 'describeWithRedis',
+  install: 'apt-get install -y redis-server',
+  requireVariable: 'REQUIRE_REDIS',
+  probeVariable: 'STATEV_TEST_REDIS_MISSING',
+  unavailableReason: () => (process.env.REDIS_URL || redisServerOnPath() ? null : 'no redis-server on PATH and no REDIS_URL'),
+};
 
-let unavailable: string | null | undefined;
-
-/** {@link redisUnavailableReason}, asked once per test file. */
-function unavailableReason(): string | null {
-  if (unavailable === undefined) unavailable = redisUnavailableReason();
-  return unavailable;
+/** Why tests with these options cannot run here, or null when they can. */
+function unavailableReason(options: TestRedisOptions): string | null {
+  const reason = toolUnavailable(REDIS_TOOL);
+  if (reason !== null || !options.own || !process.env.REDIS_URL) return reason;
+  // REDIS_URL makes the group available, but these tests need a server of their own.
+  return redisServerOnPath() ? null : 'no redis-server on PATH (these tests stop and start one of their own; REDIS_URL is not enough)';
 }
 
 /**
  * `describe` when a Redis is available; else `describe.skip`, so jest reports the tests
- * as skipped. In CI or with REQUIRE_REDIS, a missing Redis is a failing test that says why.
- * Decided when the test file loads.
+ * as skipped. With REQUIRE_REDIS set, a missing Redis is a failing test that says why.
+ * Decided when the test file loads. Call {@link startTestRedis} only inside it (lint
+ * rejects it anywhere else).
  */
-export function describeWithRedis(name: string, body: () => void): void {
-  const reason = unavailableReason();
-  if (reason === null) {
-    describe(name, body);
-  } else if (required) {
-    describe(name, () => {
-      it('needs Redis', () => {
-        throw new Error(`${reason} (CI/REQUIRE_REDIS asks for the Redis tests)`);
-      });
-    });
-  } else {
-    describe.skip(name, body);
-  }
+export function describeWithRedis(name: string, body: () => void, options: TestRedisOptions = {}): void {
+  describeWithTool(REDIS_TOOL, name, body, unavailableReason(options));
 }
 
 /**
- * Starts (or connects to) a Redis. Call it inside {@link describeWithRedis}.
+ * Starts (or connects to) a Redis. Call it inside {@link describeWithRedis} with the same
+ * options.
  *
  * @throws Error when no Redis is available.
  */
-export async function startTestRedis(): Promise<TestRedis> {
+export async function startTestRedis(options: TestRedisOptions = {}): Promise<TestRedis> {
   const given = process.env.REDIS_URL;
-  if (given) {
+  if (given && !options.own) {
     return { url: given, owned: false, stop: async () => undefined, start: async () => undefined };
   }
-  const reason = unavailableReason();
-  if (reason !== null) throw new Error(reason);
+  const reason = unavailableReason(options);
+  if (reason !== null) throw new Error(`Redis tests need a Redis: ${reason}. Start it inside describeWithRedis, which skips the tests then (${REDIS_TOOL.install} enables them).`);
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = (): Promise<void> =>

@@ -1,10 +1,13 @@
 /**
  * The entry points' lifecycle (`runUntilSignal`): one stop per shutdown, further signals
  * ignored, a failed stop reported with its cause, a hanging stop ended after the grace
- * period. Signals, exit and stderr are test doubles; time is jest's fake clock.
+ * period, a port in use named by its setting. Signals, exit and stderr are test doubles;
+ * time is jest's fake clock; the busy port is a real one.
  */
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
 import { ConfigError } from '../../src/config';
-import { runUntilSignal, STOP_DEADLINE_MARGIN_MS } from '../../src/process-lifecycle';
+import { explainPortErrors, portErrorMessage, runUntilSignal, STOP_DEADLINE_MARGIN_MS } from '../../src/process-lifecycle';
 import type { ProcessHooks, Started } from '../../src/process-lifecycle';
 
 interface FakeProcess extends ProcessHooks {
@@ -143,4 +146,56 @@ it('exits 2 when the start fails on a bad setting, as the command line does', as
   }, host);
   expect(host.reports).toEqual([{ message: 'Setting PORT="abc" is invalid: expected an integer from 0 to 65535.' }]);
   expect(host.exits).toEqual([2]);
+});
+
+/** Listens on `port` of 127.0.0.1 (0: a free one); resolves to the server or rejects with the listen error. */
+function listen(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+describe('a port in use', () => {
+  let holder: Server;
+  let port: number;
+  beforeAll(async () => {
+    holder = await listen(0);
+    port = (holder.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+
+  it('is reported in one line naming the setting, another port to use and how to find the holder; exit code 1', async () => {
+    const host = fakeProcess();
+    await runUntilSignal(async () => {
+      const server = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => listen(port));
+      return { stop: () => new Promise((resolve) => server.close(resolve)), gracePeriodMs: 0 };
+    }, host);
+    expect(host.reports).toEqual([
+      {
+        message: `Port ${port} (PORT) on 127.0.0.1 is already in use: start on another port with PORT=${port + 1} npm start, or find the process holding it with lsof -i :${port} (or ss -ltnp 'sport = :${port}').`,
+      },
+    ]);
+    expect(host.exits).toEqual([1]);
+  });
+
+  it('names the setting it is given (SIMULATOR_PORT for the simulator of the demo)', async () => {
+    const failure = await explainPortErrors({ name: 'SIMULATOR_PORT', command: 'npm run demo' }, () => listen(port)).catch((error: unknown) => error);
+    expect((failure as Error).message).toMatch(new RegExp(`^Port ${port} \\(SIMULATOR_PORT\\) .* SIMULATOR_PORT=${port + 1} npm run demo, `));
+    expect((failure as Error).cause).toMatchObject({ code: 'EADDRINUSE' });
+  });
+
+  it('leaves every other failure as it is', async () => {
+    const other = new Error('Setting PORT="x" is invalid');
+    await expect(explainPortErrors({ name: 'PORT', command: 'npm start' }, () => Promise.reject(other))).rejects.toBe(other);
+    expect(portErrorMessage(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect', port: 6379 }), { name: 'PORT', command: 'npm start' })).toBeNull();
+  });
+
+  it('explains a privileged port (EACCES) too', () => {
+    const error = Object.assign(new Error('listen EACCES: permission denied 0.0.0.0:80'), { code: 'EACCES', syscall: 'listen', address: '0.0.0.0', port: 80 });
+    expect(portErrorMessage(error, { name: 'PORT', command: 'npm start' })).toBe(
+      'Port 80 (PORT) on 0.0.0.0 may not be opened by this user (ports below 1024 need privileges): start on another port with PORT=4000 npm start.',
+    );
+  });
 });

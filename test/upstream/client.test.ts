@@ -413,12 +413,13 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
       expect(error.extensions).not.toHaveProperty('requiredScopes');
     });
 
-    it('5xx with an HTML body keeps (a bounded part of) the text as message', async () => {
-      const html = `<html>${'x'.repeat(2000)}</html>`;
+    it('5xx with an HTML body keeps 200 characters of its text, without markup, as message; the whole text is its detail', async () => {
+      const html = `<html><body><b>${'x'.repeat(2000)}</b></body></html>`;
       pool.intercept({ path: '/req/building/list', method: 'GET' }).reply(502, html, { headers: { 'content-type': 'text/html' } });
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY }));
       expect(error.code).toBe('UPSTREAM_ERROR');
-      expect(error.upstream.message).toBe(html.slice(0, 500));
+      expect(error.upstream.message).toBe('x'.repeat(200));
+      expect(error.detail).toBe(`HTTP 502: ${html}`);
     });
 
     it('5xx with invalid JSON declared as JSON still maps by status', async () => {
@@ -649,10 +650,25 @@ describe('upstreamMessage()', () => {
     expect(upstreamMessage(body)).toBe(expected);
   });
 
-  it('truncates a text body to 500 characters', () => {
-    const long = 'y'.repeat(501);
-    expect(upstreamMessage(long)).toHaveLength(500);
-    expect(upstreamMessage('z'.repeat(500))).toBe('z'.repeat(500));
+  it('truncates a text body to 200 characters', () => {
+    const long = 'y'.repeat(201);
+    expect(upstreamMessage(long)).toHaveLength(200);
+    expect(upstreamMessage('z'.repeat(200))).toBe('z'.repeat(200));
+  });
+
+  it.each<[string, string, string]>([
+    ['tags', '<h1>Bad <b>Gateway</b></h1>', 'Bad Gateway'],
+    ['script and style elements with their content', '<style>p{}</style>a<script>x<y</script>b<SCRIPT src=x></SCRIPT>c', 'a b c'],
+    ['comments', 'a<!-- hidden -->b', 'a b'],
+    ['an unclosed tag, to the end', 'a <div class="x', 'a'],
+    ['an unclosed script, to the end', 'a <script>never', 'a'],
+    ['runs of whitespace', ' a \n\t b ', 'a b'],
+  ])('strips markup: %s', (_label, text, expected) => {
+    expect(upstreamMessage(text)).toBe(expected);
+  });
+
+  it('keeps a "<" that starts no tag', () => {
+    expect(upstreamMessage('1 < 2 and 3 <= 4')).toBe('1 < 2 and 3 <= 4');
   });
 });
 

@@ -7,19 +7,17 @@
  *     (public-site mode).
  * Screenshots go to test/artifacts/ (copied to docs/ for the docs pages).
  *
- * Without /usr/bin/chromium the tests are skipped with a warning, or fail when CI or
- * REQUIRE_BROWSER is set. No browser is ever downloaded.
+ * Without Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium) the tests are skipped, or
+ * fail when REQUIRE_BROWSER is set (test/support/browser.ts). No browser is ever downloaded.
  */
 import { once } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock, startStack } from '../support';
+import { describeWithBrowser, launchTestBrowser, ManualClock, startStack } from '../support';
 import type { HttpStack } from '../support';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '../artifacts');
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
 const VIEWPORT = { width: 1100, height: 700 };
@@ -29,20 +27,7 @@ const SHOP_NAME = 'Max 24/7 Vinewood';
 const COUNTER_ITEM = 'Sandwich';
 const COUNTER_PRICE = '4.50';
 
-const browserAvailable = existsSync(CHROMIUM);
-const browserRequired = Boolean(process.env.CI || process.env.REQUIRE_BROWSER);
-
 jest.setTimeout(60_000);
-
-if (!browserAvailable && browserRequired) {
-  it('needs Chromium', () => {
-    throw new Error(`${CHROMIUM} is missing, and CI/REQUIRE_BROWSER asks for the browser tests: install it with apt-get install -y chromium`);
-  });
-} else if (!browserAvailable) {
-  console.warn(`Browser tests skipped: ${CHROMIUM} is missing. Install Debian's Chromium with: apt-get install -y chromium`);
-}
-
-const describeWithBrowser = browserAvailable ? describe : describe.skip;
 
 /**
  * Aborts every request to a host other than the gateway's and records it. Only http(s)
@@ -80,10 +65,7 @@ describeWithBrowser('in Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-    });
+    browser = await launchTestBrowser();
   });
 
   afterAll(async () => {

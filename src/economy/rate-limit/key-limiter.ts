@@ -138,7 +138,7 @@ export class KeyLimiter {
 
   /** Seconds left of the key's 429 cooldown, or 0. */
   cooldownSeconds(id: string): number {
-    const left = (this.states.get(id)?.cooldownUntil ?? 0) - this.now();
+    const left = (this.states.peek(id)?.cooldownUntil ?? 0) - this.now();
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
@@ -146,10 +146,8 @@ export class KeyLimiter {
   allowance(id: string): number {
     const limit = this.options.limit;
     if (!limit) return Number.POSITIVE_INFINITY;
-    const state = this.states.get(id);
-    if (!state) return limit.requests;
-    const grown = state.allowance + Math.floor(Math.max(0, this.now() - state.learnedAt) / limit.windowMs);
-    return Math.min(limit.requests, grown);
+    const state = this.states.peek(id);
+    return state ? grownAllowance(state, limit, this.now()) : limit.requests;
   }
 
   /**
@@ -160,7 +158,7 @@ export class KeyLimiter {
    */
   plannedTimes(id: string, count: number): number[] {
     const now = this.now();
-    const state = this.states.get(id);
+    const state = this.states.peek(id);
     const notBefore = Math.max(now, state?.cooldownUntil ?? 0);
     const limit = this.options.limit;
     if (!limit || !this.log) return Array.from({ length: count }, () => notBefore);
@@ -247,15 +245,22 @@ export class KeyLimiter {
     void this.options.shared?.settleWindowSlot(id, slot.member, at, limit.windowMs + (at - this.now()));
   }
 
-  /** Requests in the current windows of all keys, and the keys whose learned allowance is below the limit (for metrics). */
+  /**
+   * Requests in the current windows of all keys, and the keys whose learned allowance is
+   * below the limit (for metrics). One pass over the keys' states, read in place: nothing
+   * in the loop may look a key up through the LRU (`get` moves the entry to the front while
+   * the loop walks towards the back, and the walk never ends).
+   */
   budgetStats(): { windowRequests: number; reducedKeys: number; queued: Record<UpstreamPriority, number> } {
     const now = this.now();
     let reducedKeys = 0;
     const queued: Record<UpstreamPriority, number> = { operation: 0, missed: 0, background: 0 };
     const limit = this.options.limit;
-    for (const [id, state] of this.states.entries()) {
-      if (limit && this.allowance(id) < limit.requests) reducedKeys += 1;
-      for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
+    for (const state of this.states.values()) {
+      if (limit && grownAllowance(state, limit, now) < limit.requests) reducedKeys += 1;
+      queued.operation += state.queued.operation;
+      queued.missed += state.queued.missed;
+      queued.background += state.queued.background;
     }
     return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
   }
@@ -377,4 +382,10 @@ export class KeyLimiter {
       state.waiting.push(wake);
     });
   }
+}
+
+/** A key's allowance at `now`: its learned allowance plus one request per whole window since it was learned, at most the limit. */
+function grownAllowance(state: Pick<KeyState, 'allowance' | 'learnedAt'>, limit: { requests: number; windowMs: number }, now: number): number {
+  const grown = state.allowance + Math.floor(Math.max(0, now - state.learnedAt) / limit.windowMs);
+  return Math.min(limit.requests, grown);
 }

@@ -153,13 +153,13 @@ export class RefreshAhead {
 
   /** Tells that a resource was stored again (by a refresh or any other fetch): its freshness starts anew. */
   noteStored(keyId: string, key: string, storedAt: number): void {
-    const resource = this.keys.get(keyId, { updateAgeOnGet: false })?.resources.get(key);
+    const resource = this.keys.peek(keyId)?.resources.get(key);
     if (resource) resource.storedAt = Math.max(resource.storedAt, storedAt);
   }
 
   /** The candidates of one key now, best first (for {@link tick} and tests). */
   candidates(keyId: string): RefreshCandidate[] {
-    const tracked = this.keys.get(keyId, { updateAgeOnGet: false });
+    const tracked = this.keys.peek(keyId);
     if (!tracked) return [];
     const now = this.now();
     const list: RefreshCandidate[] = [];
@@ -178,7 +178,7 @@ export class RefreshAhead {
 
   /** How many refreshes this key may start now within its share of the budget. */
   allowance(keyId: string): number {
-    const tracked = this.keys.get(keyId, { updateAgeOnGet: false });
+    const tracked = this.keys.peek(keyId);
     if (!tracked) return 0;
     const budget = this.options.budget;
     if (!budget) return this.options.maxPerTick ?? 4;
@@ -191,6 +191,8 @@ export class RefreshAhead {
    * The refreshes to start now, over every active key: each key's best candidates, as
    * many as its share allows. Keys idle for `idleMs` are forgotten (API key included).
    * The returned tasks count against the share at once; call {@link done} after each.
+   * Reads keys with `peek` (here and in what it calls): only a read of the key moves it in
+   * the LRU, so a tick never reverses which keys are forgotten first.
    */
   tick(): RefreshTask[] {
     const now = this.now();
@@ -215,7 +217,7 @@ export class RefreshAhead {
 
   /** A refresh has finished (stored or failed): the resource may be chosen again. */
   done(task: RefreshTask, storedAt: number | null): void {
-    const resource = this.keys.get(task.keyId, { updateAgeOnGet: false })?.resources.get(task.key);
+    const resource = this.keys.peek(task.keyId)?.resources.get(task.key);
     if (!resource) return;
     resource.refreshing = false;
     if (storedAt !== null) resource.storedAt = Math.max(resource.storedAt, storedAt);

@@ -1,0 +1,147 @@
+/**
+ * How responsive a gateway stays: `/healthz` polled every 50 ms (the worst wait for an
+ * answer), `/metrics` scraped as Prometheus does (the scrape's own latency), and the
+ * gateway's event-loop delay as its own `monitorEventLoopDelay` saw it (prom-client's
+ * default metrics `nodejs_eventloop_lag_p99_seconds` and `nodejs_eventloop_lag_max_seconds`,
+ * which prom-client resets at every scrape: a scrape before and one after an attack give
+ * the p99 and max over the attack alone).
+ */
+import { summarizeLatencies } from './load';
+import type { LoadResult } from './load';
+import { sleep } from './http';
+
+/** One scrape of `/metrics`: its latency and text. */
+export interface Scrape {
+  ms: number;
+  status: number;
+  text: string;
+}
+
+/** GETs `/metrics` and times it (from sending to the last byte). */
+export async function scrapeMetrics(origin: string, timeoutMs = 10_000): Promise<Scrape> {
+  const started = performance.now();
+  const response = await fetch(`${origin}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
+  const text = await response.text();
+  return { ms: performance.now() - started, status: response.status, text };
+}
+
+/** A gauge of a scrape without labels, or null when it is missing. */
+export function gaugeOf(text: string, name: string): number | null {
+  const match = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
+
+/** The event-loop delay the gateway measured since the previous scrape, ms (null when its metrics lack it). */
+export function eventLoopDelay(text: string): { p99Ms: number | null; maxMs: number | null } {
+  const ms = (seconds: number | null): number | null => (seconds === null ? null : Math.round(seconds * 1000 * 10) / 10);
+  return { p99Ms: ms(gaugeOf(text, 'nodejs_eventloop_lag_p99_seconds')), maxMs: ms(gaugeOf(text, 'nodejs_eventloop_lag_max_seconds')) };
+}
+
+/** What a {@link HealthPoller} saw. */
+export interface HealthFigures {
+  /** Polls answered. */
+  polls: number;
+  /** Polls that failed (no answer within 30 s, or not 200). */
+  failures: number;
+  /** Longest wait from sending a poll to its answer, ms. */
+  worstMs: number;
+}
+
+/**
+ * Polls `/healthz` every `intervalMs` (a poll is sent `intervalMs` after the previous one
+ * was sent, or at once when that one took longer), recording the wait for each answer,
+ * until {@link stop}. While the gateway's event loop is blocked, the poll in flight waits:
+ * its wait is the block (less at most one interval).
+ */
+export class HealthPoller {
+  private readonly waits: number[] = [];
+  private failures = 0;
+  private stopped = false;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly origin: string,
+    private readonly intervalMs = 50,
+  ) {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const started = performance.now();
+      try {
+        const response = await fetch(`${this.origin}/healthz`, { signal: AbortSignal.timeout(30_000) });
+        await response.arrayBuffer();
+        if (response.status !== 200) this.failures += 1;
+      } catch {
+        this.failures += 1;
+      }
+      const waited = performance.now() - started;
+      this.waits.push(waited);
+      if (waited < this.intervalMs && !this.stopped) await sleep(this.intervalMs - waited);
+    }
+  }
+
+  /** Stops polling (after the poll in flight) and returns the figures. */
+  async stop(): Promise<HealthFigures> {
+    this.stopped = true;
+    await this.loop;
+    return { polls: this.waits.length, failures: this.failures, worstMs: Math.round(Math.max(0, ...this.waits) * 10) / 10 };
+  }
+}
+
+/**
+ * Scrapes `/metrics` every `intervalMs` (Prometheus's rhythm: a scrape `intervalMs` after
+ * the previous one was sent) until {@link stop}; a scrape that fails or answers other than
+ * 200 counts as a failure.
+ */
+export class Scraper {
+  private readonly latencies: number[] = [];
+  private failures = 0;
+  private firstFailure: string | null = null;
+  private stopped = false;
+  private wake: (() => void) | null = null;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly origin: string,
+    private readonly intervalMs = 1000,
+  ) {
+    this.loop = this.run();
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      const started = performance.now();
+      try {
+        const scrape = await scrapeMetrics(this.origin);
+        if (scrape.status !== 200) throw new Error(`HTTP ${scrape.status}`);
+        this.latencies.push(scrape.ms);
+      } catch (error) {
+        this.failures += 1;
+        this.firstFailure ??= error instanceof Error ? error.message : String(error);
+      }
+      const left = this.intervalMs - (performance.now() - started);
+      if (left > 0 && !this.stopped) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Stops scraping (after the scrape in flight) and returns its latencies, ms. */
+  async stop(): Promise<{ scrapes: number; failures: number; firstFailure: string | null; latencyMs: LoadResult['latencyMs'] | null }> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    return {
+      scrapes: this.latencies.length,
+      failures: this.failures,
+      firstFailure: this.firstFailure,
+      latencyMs: this.latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(this.latencies)),
+    };
+  }
+}

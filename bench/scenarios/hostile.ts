@@ -1,0 +1,347 @@
+/**
+ * hostile: the event-loop budget under attack. One gateway with its defaults, whose
+ * upstream is a small stub process (bench/upstream-stub.ts: it answers hostile keys with
+ * hostile bodies and passes every other request on to the simulator). Each attack runs on its
+ * own while `/healthz` is polled every 50 ms; the result per attack is the worst wait for
+ * a `/healthz` answer and the gateway's own event-loop delay p99 and max over the attack
+ * (`monitorEventLoopDelay` through prom-client's `nodejs_eventloop_lag_*`, reset by a
+ * scrape just before it). Target: both under 100 ms for every attack. The attacks: those
+ * of the security review (introspection amplification over HTTP and graphql-ws, subscribe
+ * bursts on one connection, 200,000 nested arrays from the upstream) and those of the
+ * hostile test suites (test/hostile/: fragment fan-outs, documents and fragment chains
+ * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
+ * limit, half-sent request headers).
+ */
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import type { Socket } from 'node:net';
+import WebSocket from 'ws';
+import type { Bench, Scenario } from '../lib/bench';
+import { log, PREMIUM_KEY, ROOT, round } from '../lib/bench';
+import { graphqlHeaders, postGraphQL, sleep } from '../lib/http';
+import { summarizeLatencies } from '../lib/load';
+import { HOST, startService, stopService } from '../lib/processes';
+import type { Service } from '../lib/processes';
+import { eventLoopDelay, HealthPoller, scrapeMetrics } from '../lib/responsiveness';
+import { LARGE_KEY, NESTED_KEY } from '../upstream-stub';
+import { fanOut } from './soak';
+
+/** A key whose requests run beside the upstream attacks (they must not be delayed). */
+const BYSTANDER_KEY = 'sim-key-400001';
+/** The simulator's company of character 1 (the counter subscriptions watch it). */
+const SHOP = '64f1c2a9e4b0a1d2c3f40001';
+/** Target of every figure, ms. */
+const TARGET_MS = 100;
+/** How much longer a bystander key's request may take during an upstream attack than before it, ms. */
+const BYSTANDER_TARGET_MS = 50;
+
+/**
+ * `count` aliases of a deep `__schema` selection: the introspection amplification (33 KB
+ * and 8,100 tokens for 369, under graphql-js's 10,000-token limit; about 9.4 MB of answer
+ * without a bound).
+ */
+function introspectionAliases(count: number): string {
+  const selection = '__schema { types { name fields { name type { name kind ofType { name kind } } } } }';
+  return `{ ${Array.from({ length: count }, (_, i) => `a${i}: ${selection}`).join(' ')} }`;
+}
+
+/** A document nested `depth` levels (a parser that recurses overflows). */
+function nestedDocument(depth: number): string {
+  return `{${'factories{'.repeat(depth)}id${'}'.repeat(depth + 1)}`;
+}
+
+/** A chain of `length` fragments, each spreading the next. */
+function fragmentChain(length: number): string {
+  const parts = ['query Chain { ...F0 }'];
+  for (let i = 0; i < length; i += 1) parts.push(`fragment F${i} on Query { ...F${i + 1} }`);
+  parts.push(`fragment F${length} on Query { __typename }`);
+  return parts.join('\n');
+}
+
+/** Starts the upstream stub (bench/upstream-stub.ts) in its own process, so that sending its bodies does not hold up the bench's /healthz poller. */
+async function startStub(bench: Bench): Promise<Service> {
+  const port = await bench.allocatePort('upstream-stub');
+  return startService({
+    name: 'upstream-stub',
+    args: [join(ROOT, 'dist', 'bench', 'upstream-stub.js'), '--port', String(port), '--simulator', bench.sim.origin],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
+    cwd: ROOT,
+    port,
+    ready: /upstream stub on /,
+  });
+}
+
+/** What one attack reports besides the timings (statuses, bytes, refusals…). */
+type Outcome = Record<string, unknown> & { internalErrors: number };
+
+/** POSTs a body `times` times, `concurrency` at a time; statuses counted, INTERNAL_SERVER_ERROR and 5xx counted as internal errors. */
+async function repeatPost(gateway: Service, body: string, key: string | null, times: number, concurrency = 1, noCache = false): Promise<Outcome> {
+  const statuses: Record<string, number> = {};
+  let internalErrors = 0;
+  let bytes = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < times) {
+      next += 1;
+      const response = await fetch(`${gateway.origin}/graphql`, { method: 'POST', headers: graphqlHeaders(key, noCache), body, signal: AbortSignal.timeout(60_000) });
+      const text = await response.text();
+      bytes += text.length;
+      statuses[response.status] = (statuses[response.status] ?? 0) + 1;
+      if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"')) internalErrors += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, () => worker()));
+  return { requests: times, statuses, responseBytes: bytes, internalErrors };
+}
+
+/** Opens a graphql-transport-ws connection and waits for its `connection_ack`. */
+async function wsConnection(gateway: Service, key: string | null): Promise<WebSocket> {
+  const socket = new WebSocket(`${gateway.origin.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: key ? { authorization: `Bearer ${key}` } : {} })));
+    socket.on('message', (data: WebSocket.RawData) => {
+      if ((JSON.parse(String(data)) as { type?: string }).type === 'connection_ack') resolve();
+    });
+    socket.once('error', reject);
+    socket.once('close', (code) => reject(new Error(`closed with ${code} before connection_ack`)));
+  });
+  socket.removeAllListeners();
+  return socket;
+}
+
+/** The same introspection document sent over graphql-ws: bytes streamed back until `complete`, an `error` or the close. */
+async function introspectionOverWs(gateway: Service, query: string): Promise<Outcome> {
+  const socket = await wsConnection(gateway, null);
+  let bytes = 0;
+  let ended = 'complete';
+  await new Promise<void>((resolve) => {
+    socket.on('message', (data: WebSocket.RawData) => {
+      const text = String(data);
+      bytes += text.length;
+      const type = (JSON.parse(text) as { type?: string }).type;
+      if (type === 'complete' || type === 'error') {
+        ended = type;
+        resolve();
+      }
+    });
+    socket.once('close', (code) => {
+      ended = `closed ${code}`;
+      resolve();
+    });
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+  });
+  socket.terminate();
+  return { responseBytes: bytes, ended, internalErrors: 0 };
+}
+
+/**
+ * `count` subscribe messages on one connection, sent at once; waits until all but the
+ * accepted ones (at most SUBSCRIPTIONS_MAX_PER_CONNECTION, 10) have ended (an `error`, or a
+ * `complete` after a `next` with the refusal), or the connection closes.
+ */
+async function subscribeBurst(gateway: Service, count: number): Promise<Outcome> {
+  const socket = await wsConnection(gateway, PREMIUM_KEY);
+  const query = 'subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item amountAfter } } }';
+  const messages = Array.from({ length: count }, (_, i) => JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: SHOP } } }));
+  const ended = new Set<string>();
+  let refusals = 0;
+  let closedWith: number | null = null;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 60_000);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    socket.on('message', (data: WebSocket.RawData) => {
+      const message = JSON.parse(String(data)) as { id?: string; type?: string; payload?: { errors?: unknown[] } | unknown[] };
+      if (message.type === 'error' || (message.type === 'next' && !Array.isArray(message.payload) && message.payload?.errors)) refusals += 1;
+      if ((message.type === 'error' || message.type === 'complete') && message.id) ended.add(message.id);
+      // The accepted ones stay silent until a change.
+      if (ended.size >= count - 10) done();
+    });
+    socket.once('close', (code) => {
+      closedWith = code;
+      done();
+    });
+    for (const message of messages) socket.send(message);
+  });
+  socket.terminate();
+  return { subscribes: count, ended: ended.size, refusals, closedWith, internalErrors: 0 };
+}
+
+/** Latency of one bystander request (`no-cache`: it goes upstream), ms. */
+async function bystanderRequest(gateway: Service): Promise<number> {
+  const started = performance.now();
+  await postGraphQL(`${gateway.origin}/graphql`, JSON.stringify({ query: '{ factories { id } }' }), graphqlHeaders(BYSTANDER_KEY, true), 30_000);
+  return performance.now() - started;
+}
+
+/** An upstream attack with a bystander key's requests beside it: how much later they answered than before the attack. */
+async function withBystander(gateway: Service, attack: () => Promise<Outcome>): Promise<Outcome> {
+  const before: number[] = [];
+  for (let i = 0; i < 20; i += 1) before.push(await bystanderRequest(gateway));
+  const during: number[] = [];
+  let attacking = true;
+  const bystander = (async () => {
+    while (attacking) during.push(await bystanderRequest(gateway));
+  })();
+  let outcome: Outcome;
+  try {
+    outcome = await attack();
+  } finally {
+    attacking = false;
+    await bystander;
+  }
+  const baseline = summarizeLatencies(Float64Array.from(before));
+  const worst = Math.max(0, ...during);
+  const delay = round(Math.max(0, worst - baseline.p50));
+  return {
+    ...outcome,
+    bystander: { requestsBefore: before.length, p50BeforeMs: baseline.p50, requestsDuring: during.length, maxDuringMs: round(worst), delayMs: delay, delayUnder50Ms: delay <= BYSTANDER_TARGET_MS },
+  };
+}
+
+/** 200 connections that send half their request headers and nothing more, held for a second. */
+async function halfSentHeaders(gateway: Service): Promise<Outcome> {
+  const { port } = new URL(gateway.origin);
+  const sockets: Socket[] = [];
+  let closedByGateway = 0;
+  for (let i = 0; i < 200; i += 1) {
+    const socket = connect(Number(port), HOST);
+    socket.on('error', () => undefined);
+    socket.once('close', () => (closedByGateway += 1));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: gateway\r\nX-Slow: ');
+    sockets.push(socket);
+  }
+  await sleep(1000);
+  const early = closedByGateway;
+  for (const socket of sockets) socket.destroy();
+  return { connections: sockets.length, closedWithinOneSecond: early, internalErrors: 0 };
+}
+
+/** One attack of the scenario. */
+interface Attack {
+  name: string;
+  description: string;
+  run: (gateway: Service) => Promise<Outcome>;
+}
+
+function attacks(quick: boolean): Attack[] {
+  const introspection = JSON.stringify({ query: introspectionAliases(369) });
+  const repeat = quick ? 5 : 20;
+  return [
+    { name: 'introspection-369-aliases', description: 'a 39 KB POST of 369 aliases of __schema { types { name fields { name type { … } } } }, no key', run: (g) => repeatPost(g, introspection, null, 1) },
+    { name: 'introspection-369-aliases-4x', description: 'the same, four at once', run: (g) => repeatPost(g, introspection, null, 4, 4) },
+    { name: 'introspection-369-aliases-ws', description: 'the same document over graphql-ws (no key)', run: (g) => introspectionOverWs(g, introspectionAliases(369)) },
+    { name: 'subscribe-burst-1000', description: '1,000 subscribe messages on one graphql-ws connection (premium key)', run: (g) => subscribeBurst(g, 1000) },
+    { name: 'subscribe-burst-3000', description: '3,000 subscribe messages on one graphql-ws connection (premium key)', run: (g) => subscribeBurst(g, 3000) },
+    {
+      name: 'upstream-nested-arrays',
+      description: `the upstream answers 200 with 200,000 nested arrays (400 KB), ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), NESTED_KEY, repeat, 1, true)),
+    },
+    {
+      name: 'upstream-body-over-limit',
+      description: "the upstream streams 6 MiB (over UPSTREAM_MAX_BODY_BYTES), 3 operations one after another (no-cache), another key's operations beside them",
+      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), LARGE_KEY, 3, 1, true)),
+    },
+    { name: 'fragment-fan-out', description: `16-level fragment fan-out (4^15 expansions from under 1 KB), no key, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: fanOut(16) }), null, repeat) },
+    { name: 'nested-document-5000', description: `a document nested 5,000 levels, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: nestedDocument(5000) }), PREMIUM_KEY, repeat) },
+    { name: 'fragment-chain-5000', description: `a chain of 5,000 fragments, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: fragmentChain(5000) }), PREMIUM_KEY, repeat) },
+    {
+      name: 'variables-over-limit',
+      description: `70 KB of variables (over MAX_VARIABLES_BYTES), ${repeat} times`,
+      run: (g) => repeatPost(g, JSON.stringify({ query: '{ factories { id } }', variables: { unused: 'x'.repeat(70_000) } }), PREMIUM_KEY, repeat),
+    },
+    {
+      name: 'distinct-documents-300',
+      description: '300 distinct documents, 8 at a time',
+      run: async (g) => {
+        let n = 0;
+        const outcome: Outcome = { requests: 300, internalErrors: 0 };
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            while (n < 300) {
+              const body = JSON.stringify({ query: `query D { d${n}: factories { id name } }` });
+              n += 1;
+              outcome.internalErrors += (await repeatPost(g, body, PREMIUM_KEY, 1)).internalErrors;
+            }
+          }),
+        );
+        return outcome;
+      },
+    },
+    { name: 'half-sent-headers-200', description: '200 connections that send half their request headers, held for 1 s', run: (g) => halfSentHeaders(g) },
+  ];
+}
+
+/**
+ * hostile: see the module comment. `ok` is false when the gateway stopped answering, an
+ * attack failed to run, or an answer was a 5xx or INTERNAL_SERVER_ERROR; the targets
+ * (`healthzUnder100Ms`, `eventLoopP99Under100Ms` per attack, and the bystander's delay
+ * under 50 ms for the upstream attacks) are reported, not enforced.
+ */
+export const hostile: Scenario = {
+  name: 'hostile',
+  async run(bench) {
+    const stub = await startStub(bench);
+    const gateway = await bench.startGateway('gateway-hostile', { STATEV_BASE_URL: `${stub.origin}/req` }, { pinned: true });
+    const results: Array<Record<string, unknown>> = [];
+    let failures = 0;
+    try {
+      for (const attack of attacks(bench.args.quick)) {
+        await scrapeMetrics(gateway.origin); // resets the event-loop histogram
+        const poller = new HealthPoller(gateway.origin, 50);
+        const started = performance.now();
+        let outcome: Outcome | null = null;
+        let error: string | null = null;
+        try {
+          outcome = await attack.run(gateway);
+        } catch (caught) {
+          error = caught instanceof Error ? caught.message : String(caught);
+        }
+        const attackMs = round(performance.now() - started);
+        await sleep(100); // one or two polls after the last answer
+        const health = await poller.stop();
+        const loop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
+        if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
+        const result = {
+          attack: attack.name,
+          description: attack.description,
+          attackMs,
+          healthzWorstMs: health.worstMs,
+          healthzPolls: health.polls,
+          healthzFailures: health.failures,
+          eventLoopP99Ms: loop.p99Ms,
+          eventLoopMaxMs: loop.maxMs,
+          targets: {
+            healthzUnder100Ms: health.worstMs < TARGET_MS,
+            eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,
+          },
+          outcome,
+          error,
+        };
+        results.push(result);
+        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms), ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
+      }
+      const alive = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then((response) => response.ok, () => false);
+      const worst = (figure: 'healthzWorstMs' | 'eventLoopP99Ms'): number | null => {
+        const values = results.map((result) => result[figure]).filter((value): value is number => typeof value === 'number');
+        return values.length === 0 ? null : Math.max(...values);
+      };
+      bench.record('hostile', {
+        ok: alive && failures === 0,
+        description: 'each attack alone on a gateway with its defaults (upstream: a stub that passes other keys on to the simulator), /healthz polled every 50 ms',
+        targetMs: TARGET_MS,
+        attacks: results,
+        worstHealthzMs: worst('healthzWorstMs'),
+        worstEventLoopP99Ms: worst('eventLoopP99Ms'),
+        attacksMissingTargets: results.filter((result) => !Object.values(result.targets as Record<string, boolean | null>).every((met) => met !== false)).map((result) => result.attack),
+        aliveAfter: alive,
+      });
+    } finally {
+      await bench.stopServer(gateway);
+      await stopService(stub);
+    }
+  },
+};

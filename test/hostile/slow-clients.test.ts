@@ -1,0 +1,68 @@
+/**
+ * Clients that send their request slowly, over raw sockets: a connection that sends half
+ * its header block, or its headers and half its body, gets HTTP 408 and is closed by the
+ * gateway (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`, set small here), while
+ * other connections are served. Node's server timers cannot be faked, so each test waits
+ * for the socket's `close` event, never for a delay.
+ */
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { loadConfig } from '../../src/config';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
+
+/** Everything the server sent on the socket until it closed it. */
+function closedWith(socket: Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+    socket.once('error', reject);
+    socket.once('close', () => resolve(received));
+  });
+}
+
+/** A raw connection to the gateway that has written `text`. */
+async function rawConnection(stack: HttpStack, text: string): Promise<Socket> {
+  const { hostname, port } = new URL(stack.origin);
+  const socket = connect(Number(port), hostname);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  socket.write(text);
+  return socket;
+}
+
+describe('slow clients', () => {
+  let stack: HttpStack;
+
+  beforeAll(async () => {
+    stack = await startStack({ http: true, config: { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600 } });
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('closes a connection that sent half its header block with 408, and serves others meanwhile', async () => {
+    const sockets = await Promise.all(Array.from({ length: 20 }, () => rawConnection(stack, 'GET /healthz HTTP/1.1\r\nHost: gateway\r\nX-Slow: ')));
+    const answers = sockets.map(closedWith);
+    expect((await stack.get('/healthz')).status).toBe(200);
+    for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('closes a connection that sent its headers and half its body with 408', async () => {
+    const socket = await rawConnection(
+      stack,
+      'POST /graphql HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"query":"{ __typename',
+    );
+    expect(await closedWith(socket)).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('by default closes a half-sent header block within 30 s', () => {
+    const config = loadConfig({});
+    // Node checks the timers every quarter of the headers timeout, at most every second.
+    expect(Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs) + 1000).toBeLessThanOrEqual(30_000);
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2500', HTTP_REQUEST_TIMEOUT_MS: '9000' })).toMatchObject({ httpHeadersTimeoutMs: 2500, httpRequestTimeoutMs: 9000 });
+  });
+});

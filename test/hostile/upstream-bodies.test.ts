@@ -1,0 +1,160 @@
+/**
+ * Hostile upstream bodies through the whole gateway: JSON nested past the limit
+ * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES`, and an HTML error
+ * page. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
+ * with a log line of the whole cause; a client sees at most 200 characters of an upstream
+ * text, markup stripped. The nesting scanner itself is checked against `JSON.parse` on
+ * random JSON cut into random chunks.
+ */
+import fc from 'fast-check';
+import { DEMO_KEYS } from '../../src/simulator';
+import { JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from '../../src/upstream/json-nesting';
+import { codes, LineCollector, startStack } from '../support';
+import type { Stack } from '../support';
+
+const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
+const FACTORIES = '{ factories { id } }';
+
+/** `depth` arrays nested in each other, e.g. 2 → `[[]]`. */
+function nested(depth: number): string {
+  return '['.repeat(depth) + ']'.repeat(depth);
+}
+
+describe('hostile upstream bodies through the gateway', () => {
+  let stack: Stack;
+  let logs: LineCollector;
+
+  beforeEach(async () => {
+    logs = new LineCollector();
+    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info' } });
+  });
+
+  afterEach(async () => {
+    stack.mockAgent?.assertNoPendingInterceptors();
+    await stack.close();
+  });
+
+  function failureLines(): Array<Record<string, unknown>> {
+    return logs.records().filter((record) => record.msg === 'upstream request failed');
+  }
+
+  it('200,000 nested arrays (400 KB) are an UPSTREAM_ERROR naming the endpoint, with a warning that says why; another key is answered', async () => {
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET', headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } })
+      .reply(200, nested(200_000), JSON_HEADERS);
+    const other = stack.executeText(FACTORIES, {}, { key: DEMO_KEYS.other.key });
+    const result = await stack.executeText(FACTORIES);
+
+    expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
+    expect(result.errors?.[0]?.extensions?.upstream).toEqual({
+      status: 200,
+      endpoint: 'GET /factory/list/',
+      message: `JSON nested deeper than ${MAX_UPSTREAM_JSON_DEPTH} levels; abandoned`,
+    });
+    expect(result.data).toEqual({ factories: null });
+    expect(failureLines()).toEqual([
+      expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/', status: 200, detail: expect.stringContaining(`(at byte ${MAX_UPSTREAM_JSON_DEPTH})`) }),
+    ]);
+    expect((await other).errors).toBeUndefined();
+  });
+
+  it('accepts nesting up to the limit, and brackets inside strings do not count', async () => {
+    const atLimit = JSON.stringify([{ id: 'f1', name: '[[[[{{{{'.repeat(100), deep: JSON.parse(nested(MAX_UPSTREAM_JSON_DEPTH - 2)) as unknown }]);
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, atLimit, JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ factories: [{ id: 'f1' }] });
+  });
+
+  it('a body over UPSTREAM_MAX_BODY_BYTES is an UPSTREAM_ERROR naming the endpoint, with a warning', async () => {
+    await stack.close();
+    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: 64 * 1024 } });
+    const big = JSON.stringify([{ id: 'f1', name: 'x'.repeat(100 * 1024) }]);
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, big, JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
+    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({ endpoint: 'GET /factory/list/', message: expect.stringContaining('larger than the limit of 65536 bytes') });
+    expect(failureLines()).toEqual([expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/' })]);
+  });
+
+  it('an HTML error page reaches the client as at most 200 characters of text without markup, and whole only in the log', async () => {
+    const page =
+      '<!DOCTYPE html><html><head><title>500 Internal Server Error</title><style>body { font: 12px sans-serif; }</style>' +
+      '<script>var token = "never shown";</script></head><body><!-- build 4711 --><h1>Internal Server Error</h1>' +
+      `<p>${'The server met an unexpected condition. '.repeat(20)}</p><p>tail-marker</p></body></html>`;
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(500, page, { headers: { 'content-type': 'text/html' } });
+    const result = await stack.executeText(FACTORIES);
+
+    expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
+    const shown = String((result.errors?.[0]?.extensions?.upstream as { message: string }).message);
+    expect(shown.length).toBeLessThanOrEqual(200);
+    expect(shown).toMatch(/^500 Internal Server Error Internal Server Error The server met/);
+    for (const hidden of ['<', '>', 'font:', 'never shown', 'build 4711', 'tail-marker']) expect(JSON.stringify(result)).not.toContain(hidden);
+    expect(failureLines()).toEqual([expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', status: 500, detail: `HTTP 500: ${page}` })]);
+  });
+
+  it('never logs or shows the key, also when the upstream echoes it backwards', async () => {
+    const reversed = [...DEMO_KEYS.premium.key].reverse().join('');
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(400, JSON.stringify({ statusCode: 400, message: `token ${reversed} unknown`, error: 'Bad Request' }), JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(codes(result)).toEqual(['UPSTREAM_BAD_REQUEST']);
+    expect(failureLines()).toEqual([expect.objectContaining({ detail: 'HTTP 400: token [redacted] unknown' })]);
+    for (const text of [JSON.stringify(result), ...logs.lines]) {
+      expect(text).not.toContain(reversed);
+      expect(text).not.toContain(DEMO_KEYS.premium.key);
+    }
+  });
+
+  it('logs a refusal of the key at info level, with the upstream text', async () => {
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(403, JSON.stringify({ statusCode: 403, message: 'Missing scope factory.read', error: 'Forbidden' }), JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(codes(result)).toEqual(['FORBIDDEN']);
+    expect(failureLines()).toEqual([expect.objectContaining({ level: 30, code: 'FORBIDDEN', status: 403, detail: 'HTTP 403: Missing scope factory.read' })]);
+  });
+});
+
+/** The deepest nesting of a parsed JSON value (a scalar is 0, `[]` is 1). */
+function depthOf(value: unknown): number {
+  if (Array.isArray(value)) return 1 + Math.max(0, ...value.map(depthOf));
+  if (value !== null && typeof value === 'object') return 1 + Math.max(0, ...Object.values(value).map(depthOf));
+  return 0;
+}
+
+describe('JsonNesting', () => {
+  it('agrees with JSON.parse on the depth of any JSON text, however it is cut into chunks', () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 8 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        fc.integer({ min: 0, max: 9 }),
+        (value, cuts, max) => {
+          const bytes = Buffer.from(JSON.stringify(value), 'utf8');
+          const nesting = new JsonNesting(max);
+          const points = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+          let from = 0;
+          let within = true;
+          for (const point of [...points, bytes.length]) {
+            within = nesting.feed(bytes.subarray(from, point)) && within;
+            from = point;
+          }
+          expect(within).toBe(depthOf(value) <= max);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('counts escaped quotes and backslashes inside strings as text', () => {
+    const nesting = new JsonNesting(1);
+    expect(nesting.feed(Buffer.from(JSON.stringify(['a\\"[[[', '\\', '"{{'])))).toBe(true);
+    expect(nesting.feed(Buffer.from('[[]]'))).toBe(false);
+    expect(nesting.exceededAt).toBe(JSON.stringify(['a\\"[[[', '\\', '"{{']).length + 1);
+  });
+});
