@@ -520,6 +520,14 @@ function setting<K extends keyof GatewayConfig>(
   return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary, options);
 }
 
+/** The fields of {@link GatewayConfig} that hold a number. */
+type NumberField = { [K in keyof GatewayConfig]: GatewayConfig[K] extends number ? K : never }[keyof GatewayConfig];
+
+/** A whole-number setting of at least `min`, its default the field's in {@link DEFAULT_CONFIG} (most settings). */
+function integer(key: NumberField, env: string, min: number, summary: string): Omit<SettingDefinition, 'group'> {
+  return field(env, (source, name) => intSetting(source, name, DEFAULT_CONFIG[key], min), (config) => config[key], (config, value) => (config[key] = value), summary);
+}
+
 /** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
 function field<V>(
   env: string,
@@ -584,7 +592,7 @@ function otel<K extends keyof TracingSettings>(key: K, env: string, read: (env: 
 /**
  * Every setting, in the order of docs/configuration.md. To add one: a field in
  * {@link GatewayConfig} and {@link DEFAULT_CONFIG}, a line here with one of the readers above
- * (`setting('myField', 'MY_SETTING', (env, name) => intSetting(env, name, DEFAULT_CONFIG.myField, 1), 'one-line meaning')`),
+ * (`integer('myField', 'MY_SETTING', 1, 'one-line meaning')`),
  * and a row in docs/configuration.md (test/unit/docs.test.ts checks it). Its flag
  * (`--my-setting`), its `--help` line and its `--print-config` line follow.
  */
@@ -593,53 +601,53 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('port', 'PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.port), 'HTTP port, 0-65535; 0 picks a free port'),
     setting('host', 'HOST', (env, name) => hostSetting(env, name, DEFAULT_CONFIG.host), 'bind address (0.0.0.0 or :: accepts other machines)'),
     setting('upstreamBaseUrl', 'STATEV_BASE_URL', (env, name) => urlSetting(env, name, DEFAULT_CONFIG.upstreamBaseUrl), 'upstream base URL, including /req'),
-    setting('upstreamTimeoutMs', 'UPSTREAM_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamTimeoutMs, 1), 'deadline of each upstream request (connect, headers, body), ms'),
-    setting('upstreamConnections', 'UPSTREAM_CONNECTIONS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamConnections, 0), 'most upstream connections for all keys together; 0 = no shared cap'),
-    setting('upstreamMaxBodyBytes', 'UPSTREAM_MAX_BODY_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamMaxBodyBytes, 1024), 'largest upstream response body, bytes'),
+    integer('upstreamTimeoutMs', 'UPSTREAM_TIMEOUT_MS', 1, 'deadline of each upstream request (connect, headers, body), ms'),
+    integer('upstreamConnections', 'UPSTREAM_CONNECTIONS', 0, 'most upstream connections for all keys together; 0 = no shared cap'),
+    integer('upstreamMaxBodyBytes', 'UPSTREAM_MAX_BODY_BYTES', 1024, 'largest upstream response body, bytes'),
     setting('corsOrigins', 'CORS_ORIGINS', (env, name) => originsSetting(env, name), 'comma-separated browser origins allowed (scheme://host[:port]), * for any'),
     setting('introspection', 'INTROSPECTION', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.introspection), 'answer introspection queries'),
     setting('nodeEnv', 'NODE_ENV', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.nodeEnv, 'stack traces appear in errors only when development'),
-    setting('maxBodyBytes', 'MAX_BODY_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxBodyBytes, 1024), 'largest request body, bytes (larger: 413)'),
-    setting('maxVariablesBytes', 'MAX_VARIABLES_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxVariablesBytes, 1024), 'largest variables of one request, bytes of JSON (larger: 413)'),
-    setting('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownGracePeriodMs, 0), 'how long a stop lets requests in flight finish, ms'),
-    setting('shutdownDelayMs', 'SHUTDOWN_DELAY_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.shutdownDelayMs, 0), 'how long a stop keeps serving with /readyz at 503 before draining, ms'),
-    setting('httpHeadersTimeoutMs', 'HTTP_HEADERS_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.httpHeadersTimeoutMs, 1), "longest a client may take to send a request's headers, ms (then 408)"),
-    setting('httpRequestTimeoutMs', 'HTTP_REQUEST_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.httpRequestTimeoutMs, 1), 'longest a client may take to send a whole request, ms (then 408)'),
+    integer('maxBodyBytes', 'MAX_BODY_BYTES', 1024, 'largest request body, bytes (larger: 413)'),
+    integer('maxVariablesBytes', 'MAX_VARIABLES_BYTES', 1024, 'largest variables of one request, bytes of JSON (larger: 413)'),
+    integer('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', 0, 'how long a stop lets requests in flight finish, ms'),
+    integer('shutdownDelayMs', 'SHUTDOWN_DELAY_MS', 0, 'how long a stop keeps serving with /readyz at 503 before draining, ms'),
+    integer('httpHeadersTimeoutMs', 'HTTP_HEADERS_TIMEOUT_MS', 1, "longest a client may take to send a request's headers, ms (then 408)"),
+    integer('httpRequestTimeoutMs', 'HTTP_REQUEST_TIMEOUT_MS', 1, 'longest a client may take to send a whole request, ms (then 408)'),
     setting('logLevel', 'LOG_LEVEL', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.logLevel, LOG_LEVELS), `pino log level: ${LOG_LEVELS.join(', ')}`),
   ]),
   ...section('Caching', [
     setting('cacheEnabled', 'CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.cacheEnabled), 'per-key cache of upstream answers (off only for benchmarks)'),
-    setting('cacheMaxBytes', 'CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheMaxBytes, 1024), 'memory bound of that cache, bytes'),
+    integer('cacheMaxBytes', 'CACHE_MAX_BYTES', 1024, 'memory bound of that cache, bytes'),
     ...(Object.keys(TTL_SETTINGS) as CacheKind[]).map(ttl),
-    setting('staleMaxAgeSeconds', 'STALE_MAX_AGE_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.staleMaxAgeSeconds, 0), 'oldest cached answer served when the upstream fails, seconds'),
+    integer('staleMaxAgeSeconds', 'STALE_MAX_AGE_SECONDS', 0, 'oldest cached answer served when the upstream fails, seconds'),
     setting('responseCacheEnabled', 'RESPONSE_CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.responseCacheEnabled), 'per-key whole-response cache (needs CACHE_ENABLED)'),
-    setting('responseCacheMaxBytes', 'RESPONSE_CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.responseCacheMaxBytes, 1024), 'memory bound of the response cache, bytes'),
-    setting('documentCacheMaxBytes', 'DOCUMENT_CACHE_MAX_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.documentCacheMaxBytes, 1024), "memory bound of Apollo's parsed-document store, bytes"),
+    integer('responseCacheMaxBytes', 'RESPONSE_CACHE_MAX_BYTES', 1024, 'memory bound of the response cache, bytes'),
+    integer('documentCacheMaxBytes', 'DOCUMENT_CACHE_MAX_BYTES', 1024, "memory bound of Apollo's parsed-document store, bytes"),
     setting('cacheFile', 'CACHE_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.cacheFile), 'file keeping the cache across restarts without Redis; off = none', { none: 'off' }),
-    setting('cacheSnapshotSeconds', 'CACHE_SNAPSHOT_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheSnapshotSeconds, 0), 'how often the cache file is written, seconds; 0 = only at stop'),
+    integer('cacheSnapshotSeconds', 'CACHE_SNAPSHOT_SECONDS', 0, 'how often the cache file is written, seconds; 0 = only at stop'),
     setting('heapGrowingPercent', 'HEAP_GROWING_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.heapGrowingPercent, 0, 300), "V8 heap growth past live data before a full collection, percent; 0 = V8's own"),
     setting('refreshAheadShare', 'REFRESH_AHEAD_SHARE', (env, name) => fractionSetting(env, name, DEFAULT_CONFIG.refreshAheadShare), "most of a key's budget refresh-ahead may use, 0-1; 0 = off"),
-    setting('refreshAheadIdleSeconds', 'REFRESH_AHEAD_IDLE_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.refreshAheadIdleSeconds, 1), 'no refresh-ahead for a key unread this long, seconds'),
+    integer('refreshAheadIdleSeconds', 'REFRESH_AHEAD_IDLE_SECONDS', 1, 'no refresh-ahead for a key unread this long, seconds'),
     setting('loadersEnabled', 'LOADERS_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.loadersEnabled), 'per-operation DataLoaders (off only for benchmarks)'),
   ]),
   ...section('Per-key limits', [
-    setting('rateLimitBackoffSeconds', 'RATE_LIMIT_BACKOFF_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.rateLimitBackoffSeconds, 1), 'cooldown after an upstream 429 without Retry-After, seconds'),
-    setting('retryAfterMaxSeconds', 'RETRY_AFTER_MAX_SECONDS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.retryAfterMaxSeconds, 1), 'longest cooldown a Retry-After can impose, seconds'),
+    integer('rateLimitBackoffSeconds', 'RATE_LIMIT_BACKOFF_SECONDS', 1, 'cooldown after an upstream 429 without Retry-After, seconds'),
+    integer('retryAfterMaxSeconds', 'RETRY_AFTER_MAX_SECONDS', 1, 'longest cooldown a Retry-After can impose, seconds'),
     setting('upstreamRateLimit', 'UPSTREAM_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.upstreamRateLimit), 'per-key upstream budget: N/SECONDS (N requests in any SECONDS) or off', { none: 'off' }),
-    setting('upstreamConcurrencyPerKey', 'UPSTREAM_CONCURRENCY_PER_KEY', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1), 'upstream requests in flight per key'),
-    setting('upstreamPatienceMs', 'UPSTREAM_PATIENCE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamPatienceMs, 0), 'how long an operation waits for budget before answering with what it has, ms'),
-    setting('upstreamPatienceMaxMs', 'UPSTREAM_PATIENCE_MAX_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamPatienceMaxMs, 0), 'longest wait a request may ask for with Prefer: wait=N, ms'),
-    setting('upstreamRetryDelayMs', 'UPSTREAM_RETRY_DELAY_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.upstreamRetryDelayMs, 0), 'base delay of the one retry of a failed GET, ms'),
+    integer('upstreamConcurrencyPerKey', 'UPSTREAM_CONCURRENCY_PER_KEY', 1, 'upstream requests in flight per key'),
+    integer('upstreamPatienceMs', 'UPSTREAM_PATIENCE_MS', 0, 'how long an operation waits for budget before answering with what it has, ms'),
+    integer('upstreamPatienceMaxMs', 'UPSTREAM_PATIENCE_MAX_MS', 0, 'longest wait a request may ask for with Prefer: wait=N, ms'),
+    integer('upstreamRetryDelayMs', 'UPSTREAM_RETRY_DELAY_MS', 0, 'base delay of the one retry of a failed GET, ms'),
     setting('keyHashSecret', 'KEY_HASH_SECRET', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.keyHashSecret, 'HMAC secret turning API keys into ids; set your own, the same on every replica', { secret: true }),
   ]),
   ...section('Query limits', [
-    setting('maxUpstreamRequests', 'MAX_UPSTREAM_REQUESTS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxUpstreamRequests, 1), 'largest worst-case upstream cost of one operation'),
-    setting('maxDepth', 'MAX_DEPTH', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxDepth, 1), 'deepest operation accepted'),
+    integer('maxUpstreamRequests', 'MAX_UPSTREAM_REQUESTS', 1, 'largest worst-case upstream cost of one operation'),
+    integer('maxDepth', 'MAX_DEPTH', 1, 'deepest operation accepted'),
     costAssumed('factories', 'COST_ASSUMED_FACTORIES', 'companies per character the cost estimate assumes'),
     costAssumed('buildings', 'COST_ASSUMED_BUILDINGS', 'buildings per character the cost estimate assumes'),
     costAssumed('bankAccounts', 'COST_ASSUMED_BANK_ACCOUNTS', 'bank accounts per company or building the cost estimate assumes'),
     costAssumed('rooms', 'COST_ASSUMED_ROOMS', 'rooms per building the cost estimate assumes'),
-    setting('maxResponseBytes', 'MAX_RESPONSE_BYTES', (env, name) => intSetting(env, name, DEFAULT_CONFIG.maxResponseBytes, 1024), 'largest GraphQL response, bytes'),
+    integer('maxResponseBytes', 'MAX_RESPONSE_BYTES', 1024, 'largest GraphQL response, bytes'),
     setting('optionSlots', 'OPTION_SLOTS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS), `option slots Factory.options reads, 1-${MAX_OPTION_SLOTS}`),
   ]),
   ...section('Public-site mode and examples', [
@@ -650,17 +658,17 @@ export const SETTINGS: readonly SettingDefinition[] = [
   ]),
   ...section('Redis (several replicas)', [
     setting('redisUrl', 'REDIS_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['redis:', 'rediss:'])), 'redis:// or rediss:// URL shared by replicas; none = process memory only', { urlWithPassword: true }),
-    setting('redisTimeoutMs', 'REDIS_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.redisTimeoutMs, 1), 'longest wait for one Redis command, ms'),
+    integer('redisTimeoutMs', 'REDIS_TIMEOUT_MS', 1, 'longest wait for one Redis command, ms'),
     setting('redisPrefix', 'REDIS_PREFIX', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.redisPrefix, 'prefix of every Redis key'),
   ]),
   ...section('Subscriptions', [
-    setting('subscriptionsMaxPerKey', 'SUBSCRIPTIONS_MAX_PER_KEY', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionsMaxPerKey, 1), 'open subscriptions per key on one replica'),
-    setting('subscriptionsMaxPerConnection', 'SUBSCRIPTIONS_MAX_PER_CONNECTION', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionsMaxPerConnection, 1), 'open subscriptions per WebSocket or SSE connection'),
-    setting('subscriptionErrorEventsAfter', 'SUBSCRIPTION_ERROR_EVENTS_AFTER', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionErrorEventsAfter, 1), 'failed polls in a row before subscribers get an error event'),
-    setting('subscriptionRetryBaseMs', 'SUBSCRIPTION_RETRY_BASE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionRetryBaseMs, 1), 'first retry delay after a failed poll, ms'),
-    setting('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionBudgetPercent, 1), "share of a key's budget its polls may use, percent"),
-    setting('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1), 'a WebSocket without connection_init this long is closed, ms'),
-    setting('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.subscriptionKeepAliveMs, 1), 'WebSocket ping and SSE keep-alive interval, ms'),
+    integer('subscriptionsMaxPerKey', 'SUBSCRIPTIONS_MAX_PER_KEY', 1, 'open subscriptions per key on one replica'),
+    integer('subscriptionsMaxPerConnection', 'SUBSCRIPTIONS_MAX_PER_CONNECTION', 1, 'open subscriptions per WebSocket or SSE connection'),
+    integer('subscriptionErrorEventsAfter', 'SUBSCRIPTION_ERROR_EVENTS_AFTER', 1, 'failed polls in a row before subscribers get an error event'),
+    integer('subscriptionRetryBaseMs', 'SUBSCRIPTION_RETRY_BASE_MS', 1, 'first retry delay after a failed poll, ms'),
+    integer('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', 1, "share of a key's budget its polls may use, percent"),
+    integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
+    integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
