@@ -47,6 +47,10 @@ export interface GatewayConfig {
   httpHeadersTimeoutMs: number;
   /** Longest a client may take to send a whole request, headers and body, ms; then 408 and the connection closes (`HTTP_REQUEST_TIMEOUT_MS`, default 30000). */
   httpRequestTimeoutMs: number;
+  /** Largest site document, UTF-8 bytes of its canonical JSON (`SITE_DOCUMENT_MAX_BYTES`, default 65536). */
+  siteDocumentMaxBytes: number;
+  /** How site-document chunks are compressed and encoded (`SITE_DOCUMENT_ENCODING`, default `deflate-base64url`; see docs/site-documents.md). */
+  siteDocumentEncoding: SiteDocumentEncoding;
   /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
   maxVariablesBytes: number;
 
@@ -207,6 +211,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   shutdownDelayMs: 0,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
+  siteDocumentMaxBytes: 65_536,
+  siteDocumentEncoding: 'deflate-base64url',
   maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
@@ -254,6 +260,11 @@ export const DEFAULT_CONFIG = Object.freeze({
   refreshAheadIdleSeconds: 600,
   tracing: Object.freeze({ endpoint: null, tracesEndpoint: null, headers: null, serviceName: 'statev-gateway', sampler: 'parentbased_always_on', samplerRatio: 1 }),
 }) as Readonly<GatewayConfig>;
+
+/** How site-document chunks may be compressed and encoded (`SITE_DOCUMENT_ENCODING`), default first; see `site-document.codec.ts`. */
+export const SITE_DOCUMENT_ENCODINGS = ['deflate-base64url', 'brotli-base64url', 'brotli-base32768'] as const;
+/** One of {@link SITE_DOCUMENT_ENCODINGS}. */
+export type SiteDocumentEncoding = (typeof SITE_DOCUMENT_ENCODINGS)[number];
 
 /** The env variable of each cache kind's TTL. */
 export const TTL_SETTINGS: Readonly<Record<CacheKind, string>> = Object.freeze({
@@ -655,6 +666,10 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('serverApiSecret', 'STATEV_API_SECRET', (env, name) => rawSetting(env, name) ?? null, 'the API secret of that key, for trusted mutations', { secret: true }),
     setting('trustedDocumentsPath', 'TRUSTED_DOCUMENTS', (env, name) => fileSetting(env, name), 'path of the trusted-documents manifest (public-site mode with STATEV_API_KEY)'),
     setting('serveExamples', 'SERVE_EXAMPLES', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.serveExamples), 'serve examples/ at /examples/'),
+  ]),
+  ...section('Site documents', [
+    integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),
+    setting('siteDocumentEncoding', 'SITE_DOCUMENT_ENCODING', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.siteDocumentEncoding, SITE_DOCUMENT_ENCODINGS), `how site-document chunks are encoded: ${SITE_DOCUMENT_ENCODINGS.join(', ')}`),
   ]),
   ...section('Redis (several replicas)', [
     setting('redisUrl', 'REDIS_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['redis:', 'rediss:'])), 'redis:// or rediss:// URL shared by replicas; none = process memory only', { urlWithPassword: true }),

@@ -7,31 +7,18 @@ import { ListItemErrors } from './domains/shared/list-item-errors';
 import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
+import { bearerToken } from './pipeline/credential';
 import { patienceFromPrefer } from './http/prefer-wait';
 
 export type { GatewayContext } from './domains/gateway-context';
 
 /** The process-wide parts a context is built from. */
 export interface GatewayServices {
+  /** The shared upstream economy every operation's session is bound to. */
   economy: UpstreamEconomy;
+  /** The settings a context reads: the key-hash secret, loaders on or off, option slots, the request cap, the patience cap. */
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
-    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs'>>;
-}
-
-/** The token of an `Authorization: Bearer <token>` header, or null. */
-export function bearerToken(header: string | undefined): string | null {
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match?.[1] ?? null;
-}
-
-/**
- * True when an `Authorization` header is set but is not `Bearer <token>` (one token, no
- * spaces), e.g. a bare key or a placeholder like `Bearer <your key>`. Such a request is
- * refused with `UNAUTHENTICATED` instead of running as if it had no key. An empty
- * header counts as no key.
- */
-export function isMalformedAuthorization(header: string | undefined): boolean {
-  return (header ?? '').trim() !== '' && bearerToken(header) === null;
+    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -78,5 +65,10 @@ export function createContext(
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
+    siteDocuments: {
+      maxBytes: services.config.siteDocumentMaxBytes ?? DEFAULT_CONFIG.siteDocumentMaxBytes,
+      encoding: services.config.siteDocumentEncoding ?? DEFAULT_CONFIG.siteDocumentEncoding,
+      patienceMs: session.patienceMs ?? services.config.upstreamPatienceMs ?? DEFAULT_CONFIG.upstreamPatienceMs,
+    },
   };
 }

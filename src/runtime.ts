@@ -16,11 +16,6 @@ import { CacheFile, CacheSnapshots, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore } from './graph/response-cache-store';
 import { formatError } from './errors/format-error';
-import { boundsPlugin } from './graph/bounds.plugin';
-import { costPlugin } from './graph/cost.plugin';
-import { depthLimitRule } from './graph/depth.rule';
-import { MAX_DOCUMENT_TOKENS } from './graph/document-limits';
-import { requestShapePlugin } from './graph/request-shape.plugin';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
@@ -30,6 +25,7 @@ import { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscribable/feed';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
+import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
 
@@ -62,6 +58,12 @@ export interface GatewayRuntime {
   readonly services: GatewayServices;
   /** OpenTelemetry traces, when on (`OTEL_EXPORTER_OTLP_ENDPOINT` or `traceExporter`). */
   readonly tracing: GatewayTracing | undefined;
+  /**
+   * The request checks of every transport (src/pipeline/steps.ts), with the public-site
+   * policy, built once: Apollo runs its later phases, the HTTP handler and the
+   * subscription transports call it.
+   */
+  readonly pipeline: RequestPipeline;
 }
 
 /** Options for tests and embedding. */
@@ -93,8 +95,10 @@ export interface RuntimeOptions extends GatewayOptions {
 /**
  * Builds the gateway's runtime: logger, metrics, the upstream client, the upstream
  * economy (with Redis when `config.redisUrl` is set) and the Apollo server with its
- * plugins. Nothing listens yet: resolver tests call `apollo.start()` and
- * `executeOperation`; `startGateway` (src/server.ts) serves it over HTTP.
+ * plugins, and the request pipeline. Nothing listens yet: resolver tests call
+ * `apollo.start()` and `executeOperation`; `startGateway` (src/server.ts) serves it over HTTP.
+ *
+ * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
 export async function createGatewayRuntime(config: GatewayConfig, options: RuntimeOptions = {}): Promise<GatewayRuntime> {
   const metrics = new GatewayMetrics();
@@ -156,12 +160,17 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
           logger,
         )
       : undefined;
+  const schema = await buildGatewaySchema();
+  const pipeline = RequestPipeline.fromConfig(schema, config);
+  // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
+  const checks = pipeline.apolloOptions<GatewayContext>();
   const apollo = new ApolloServer<GatewayContext>({
-    schema: await buildGatewaySchema(),
+    schema,
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
     // which is a fraction of their heap): many distinct documents must not grow the process.
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),
-    introspection: config.introspection,
+    // The pipeline's `introspection` step refuses introspection when INTROSPECTION=false.
+    introspection: true,
     // A request is not a CSRF risk when a browser could only send it cross-site after a
     // CORS preflight: a non-simple content type (Apollo's own check), or one of these
     // headers, none of which is CORS-safelisted. So urql's default GET with an
@@ -172,14 +181,12 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     // and re-raise SIGTERM, ending the process before the cache file and connections close.
     stopOnTerminationSignals: false,
     formatError,
-    parseOptions: { maxTokens: MAX_DOCUMENT_TOKENS },
-    validationRules: [depthLimitRule({ maxDepth: config.maxDepth, maxCost: config.maxUpstreamRequests })],
+    parseOptions: checks.parseOptions,
+    validationRules: checks.validationRules,
     plugins: [
       ...(tracing ? [tracing.plugin()] : []),
-      requestShapePlugin(),
+      checks.plugin,
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      costPlugin({ maxUpstreamRequests: config.maxUpstreamRequests, assumptions: config.costAssumptions, optionSlots: config.optionSlots }),
-      boundsPlugin(),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
       // Before the response cache, which must see these errors and not store the response.
@@ -192,7 +199,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, tracing };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, pipeline, tracing };
 }
 
 /**

@@ -12,7 +12,6 @@ import type { GatewayOptions, GatewayRuntime } from './runtime';
 import { createGatewaySubscriptions } from './subscriptions';
 import type { GatewaySubscriptions } from './subscriptions';
 import { buildGatewaySchema } from './graph/schema';
-import { PublicSite } from './web/public-site';
 import { Readiness } from './web/readiness';
 import { createRouter } from './web/router';
 
@@ -77,7 +76,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       schema: await buildGatewaySchema(),
       economy: runtime.economy,
       services: runtime.services,
-      publicSite: PublicSite.fromConfig(config),
+      pipeline: runtime.pipeline,
       registry: runtime.metrics.registry,
       logger: runtime.logger,
       onRedisError: () => runtime.metrics.redisErrors.inc(),

@@ -73,7 +73,7 @@ const VALUE_BOUNDS = 'valueBounds';
 
 /**
  * Declares the bounds of a field's arguments on the field itself (a TypeGraphQL
- * `@Extensions`, so they travel with the field into the schema): the bounds plugin
+ * `@Extensions`, so they travel with the field into the schema): the request pipeline's `bounds` step
  * enforces them before execution. Quote them in the field's description with
  * {@link describeBounds} on the same object.
  */

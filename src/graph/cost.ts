@@ -27,7 +27,7 @@ import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_CONFIG } from '../config';
 import type { CostAssumptions } from '../config';
 import { upstreamCostOf } from '../field-rules/cost';
-import { operationFragments } from './operation-fragments';
+import { fragmentMeasure, operationFragments } from './operation-fragments';
 
 /**
  * A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list
@@ -64,8 +64,6 @@ export function operationCost(
   if (!root) return 0;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const fragment of operationFragments(document, operation)) fragments.set(fragment.name.value, fragment);
-  const known = new Map<string, number>();
-  const active = new Set<string>();
 
   const included = (node: SelectionNode): boolean => {
     for (const directive of node.directives ?? []) {
@@ -80,18 +78,8 @@ export function operationCost(
   const add = (sums: Map<string, number>, names: readonly string[], value: number): void => {
     for (const name of names) sums.set(name, (sums.get(name) ?? 0) + value);
   };
-  const fragmentCost = (name: string): number => {
-    const cached = known.get(name);
-    if (cached !== undefined) return cached;
-    const fragment = fragments.get(name);
-    const type = fragment ? schema.getType(fragment.typeCondition.name.value) : undefined;
-    if (!fragment || !isCompositeType(type) || active.has(name)) return 0; // unknown or cyclic: validation reports it
-    active.add(name);
-    const cost = selectionCost(fragment.selectionSet, type);
-    active.delete(name);
-    known.set(name, cost);
-    return cost;
-  };
+  // Unknown, cyclic or not composite: 0 (validation reports it).
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => (isCompositeType(type) ? selectionCost(fragment.selectionSet, type) : 0));
   function selectionCost(selectionSet: SelectionSetNode, type: GraphQLCompositeType): number {
     const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
     const own = typeNames(type);

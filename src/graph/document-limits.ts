@@ -48,7 +48,9 @@ export function textNesting(text: string, limit: number, graphql: boolean): numb
 
 /** How big a parsed JSON value is: its nesting depth and (about) its size in bytes as JSON. */
 export interface JsonMeasure {
+  /** Deepest nesting of objects and arrays (a scalar is 0), or past the limit when measuring stopped early. */
   depth: number;
+  /** About the bytes of its JSON text (escapes not counted), or past the limit when measuring stopped early. */
   bytes: number;
 }
 
@@ -84,4 +86,47 @@ export function measureJson(value: unknown, maxDepth: number, maxBytes: number):
     if (deepest > maxDepth || bytes > maxBytes) break;
   }
   return { depth: deepest, bytes };
+}
+
+/** A request refused for its sizes: the HTTP status, the `extensions.code` and what is wrong. */
+export interface ShapeRefusal {
+  /** 413 for variables over the byte limit, else 400. */
+  readonly status: 400 | 413;
+  /** `BAD_REQUEST` (variables) or `GRAPHQL_PARSE_FAILED` (the document). */
+  readonly code: 'BAD_REQUEST' | 'GRAPHQL_PARSE_FAILED';
+  /** What is wrong, naming the limit. */
+  readonly message: string;
+}
+
+/**
+ * Checks the document text and the variables of a request against the limits, without
+ * parsing the document: `variables` over `maxVariablesBytes` (413), nested deeper than
+ * {@link MAX_VARIABLES_NESTING}, or a document nested deeper than
+ * {@link MAX_DOCUMENT_NESTING} (400). The variables are only measured, never serialized.
+ *
+ * @param query - the document text (anything else is left to the parser's own error)
+ * @param variables - parsed JSON, or JSON text (a GET query string's)
+ * @param limits - `maxVariablesBytes`, bytes (`MAX_VARIABLES_BYTES`)
+ */
+export function checkRequestShape(query: unknown, variables: unknown, limits: { readonly maxVariablesBytes: number }): ShapeRefusal | null {
+  if (typeof variables === 'string') {
+    if (Buffer.byteLength(variables) > limits.maxVariablesBytes) return variablesTooLarge(limits.maxVariablesBytes);
+    if (textNesting(variables, MAX_VARIABLES_NESTING, false) > MAX_VARIABLES_NESTING) return variablesTooDeep();
+  } else if (variables !== undefined && variables !== null) {
+    const measured = measureJson(variables, MAX_VARIABLES_NESTING, limits.maxVariablesBytes);
+    if (measured.bytes > limits.maxVariablesBytes) return variablesTooLarge(limits.maxVariablesBytes);
+    if (measured.depth > MAX_VARIABLES_NESTING) return variablesTooDeep();
+  }
+  if (typeof query === 'string' && textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
+    return { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.` };
+  }
+  return null;
+}
+
+function variablesTooLarge(maxVariablesBytes: number): ShapeRefusal {
+  return { status: 413, code: 'BAD_REQUEST', message: `The variables exceed ${maxVariablesBytes} bytes.` };
+}
+
+function variablesTooDeep(): ShapeRefusal {
+  return { status: 400, code: 'BAD_REQUEST', message: `The variables are nested deeper than ${MAX_VARIABLES_NESTING} levels.` };
 }

@@ -21,7 +21,7 @@ let built: Promise<GraphQLSchema> | undefined;
  * Builds the executable schema from the TypeGraphQL classes, once per process (the
  * classes never change at run time). The resolvers are every domain's, as the registry
  * of `src/domains/index.ts` finds them (by file name: no hand-kept list). Validation by class-validator is off: the
- * bounds are checked before execution by the bounds plugin.
+ * bounds are checked before execution by the request pipeline's `bounds` step.
  */
 export function buildGatewaySchema(): Promise<GraphQLSchema> {
   built ??= Promise.resolve()
@@ -42,7 +42,7 @@ function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
       'Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field.';
   }
   const mutation = schema.getMutationType();
-  if (mutation) mutation.description = 'The one write of the StateV API: updating a company\'s free-text option slot.';
+  if (mutation) mutation.description = 'The one write of the StateV API, updating a company\'s free-text option slot, and the site documents built on it.';
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =

@@ -72,7 +72,6 @@ interface UpstreamTrace {
   /** The operation's span this request is a child of (none for background work). */
   readonly operation: SpanContext | undefined;
   attempts: number;
-  waitedMs: number;
 }
 
 const UPSTREAM_TRACE = createContextKey('statev upstream trace');
@@ -202,8 +201,9 @@ export class GatewayTracing {
 
   /**
    * The economy's events with tracing's hooks added (`base`'s own handlers still run):
-   * each GET and POST in an upstream span, the cache outcome and the budget wait on it, and
-   * background fill's work linked to the operation that queued it.
+   * each GET, refresh and POST in an upstream span; the cache outcome, the budget wait and
+   * the retries (the economy's `upstreamRequest` event) on it; background fill's work
+   * linked to the operation that queued it.
    */
   economyEvents(base: EconomyEvents): EconomyEvents {
     return {
@@ -217,12 +217,14 @@ export class GatewayTracing {
         base.coalesced?.();
         current()?.span.setAttribute(TRACE_ATTRIBUTES.cache, 'coalesced');
       },
-      budgetWaited: (ms) => {
-        base.budgetWaited?.(ms);
+      upstreamRequest: (event) => {
+        base.upstreamRequest?.(event);
         const upstream = current();
         if (!upstream) return;
-        upstream.waitedMs += ms;
-        upstream.span.setAttribute(TRACE_ATTRIBUTES.budgetWaitMs, Math.round(upstream.waitedMs));
+        if (event.outcome !== 'write') upstream.span.setAttribute(TRACE_ATTRIBUTES.cache, event.outcome);
+        upstream.span.setAttribute(TRACE_ATTRIBUTES.retries, event.retries);
+        // Only a request of its own waits for budget (a hit or a joined flight does not).
+        if (event.outcome === 'miss' || event.outcome === 'write' || event.budgetWaitMs > 0) upstream.span.setAttribute(TRACE_ATTRIBUTES.budgetWaitMs, Math.round(event.budgetWaitMs));
       },
       queued: (work) => {
         // The operation's span, not that of its request that missed (a child of it).
@@ -271,7 +273,7 @@ export class GatewayTracing {
       },
       background ? ROOT_CONTEXT : context.active(),
     );
-    const state: UpstreamTrace = { span, operation: background ? undefined : trace.getSpan(context.active())?.spanContext(), attempts: 0, waitedMs: 0 };
+    const state: UpstreamTrace = { span, operation: background ? undefined : trace.getSpan(context.active())?.spanContext(), attempts: 0 };
     // Background work runs in a context of its own: nothing it starts (timers) inherits an operation's.
     const parent = background ? ROOT_CONTEXT : context.active();
     try {

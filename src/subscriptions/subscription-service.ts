@@ -89,6 +89,8 @@ class EventStream<T> implements AsyncIterableIterator<T> {
  */
 export class SubscriptionService implements FeedOpener {
   private readonly perKey = new Map<string, number>();
+  private overKey: GatewayError<'RATE_LIMITED'> | undefined;
+  private overConnection: GatewayError<'RATE_LIMITED'> | undefined;
 
   constructor(
     /** The pollers the subscriptions are fed by. */
@@ -115,25 +117,9 @@ export class SubscriptionService implements FeedOpener {
     const { apiKey } = ctx;
     const keyId = ctx.session.keyId;
     if (!apiKey || !keyId) throw this.refuse(missingKeyError());
-    if (this.openFor(keyId) >= this.limits.maxPerKey) {
-      throw this.refuse(
-        new GatewayError(
-          'RATE_LIMITED',
-          `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
-          { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
-        ),
-      );
-    }
+    const overLimit = this.limitRefusal(keyId, scope.connection);
+    if (overLimit) throw this.refuse(overLimit);
     const connection = scope.connection;
-    if (connection.active >= this.limits.maxPerConnection) {
-      throw this.refuse(
-        new GatewayError(
-          'RATE_LIMITED',
-          `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
-          { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
-        ),
-      );
-    }
     // Counted before the first poll, so subscriptions that start together count too.
     this.perKey.set(keyId, this.openFor(keyId) + 1);
     connection.active += 1;
@@ -165,7 +151,36 @@ export class SubscriptionService implements FeedOpener {
     return stream;
   }
 
-  private refuse(error: GatewayError): GatewayError {
+  /**
+   * The `RATE_LIMITED` error of a subscription that would go over a limit now: the key's
+   * (`SUBSCRIPTIONS_MAX_PER_KEY`, when `keyId` is known) or the connection's
+   * (`SUBSCRIPTIONS_MAX_PER_CONNECTION`); null when it may open. Cheap: the transports
+   * ask it before parsing a subscribe message, so a burst over the limit costs little.
+   *
+   * @param keyId - the hashed key it would run with, or null (no key: only the connection counts)
+   * @param connection - the connection it came on
+   */
+  limitRefusal(keyId: string | null, connection: SubscriptionConnection): GatewayError<'RATE_LIMITED'> | null {
+    // Built once: a burst of refusals builds no error (and captures no stack) each.
+    if (keyId !== null && this.openFor(keyId) >= this.limits.maxPerKey) {
+      return (this.overKey ??= new GatewayError(
+        'RATE_LIMITED',
+        `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
+        { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
+      ));
+    }
+    if (connection.active >= this.limits.maxPerConnection) {
+      return (this.overConnection ??= new GatewayError(
+        'RATE_LIMITED',
+        `This connection has ${this.limits.maxPerConnection} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_CONNECTION). Close one or open another connection.`,
+        { limit: this.limits.maxPerConnection, setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' },
+      ));
+    }
+    return null;
+  }
+
+  /** Counts a refusal in the metrics (by code) and returns it. */
+  refuse(error: GatewayError): GatewayError {
     this.metrics?.refused(error.code);
     return error;
   }

@@ -1,119 +1,94 @@
 /**
  * The two subscription transports: `graphql-ws` (protocol `graphql-transport-ws`) on the
- * `ws` server at `/graphql`, and `graphql-sse` at `/graphql/stream`. Both prepare an
- * operation the same way ({@link prepareOperation}): credentials, public-site rules,
- * validation, bounds and the cost limit, before anything is executed or polled.
+ * `ws` server at `/graphql`, and `graphql-sse` at `/graphql/stream`. Both run the
+ * gateway's one request pipeline (src/pipeline/steps.ts) on every operation: the key,
+ * sizes, public-site rules, the subscription limits, parsing, validation, bounds and the
+ * cost limit, before anything is executed or polled; and its `response-size` step on
+ * every result and event.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getOperationAST, GraphQLError, NoSchemaIntrospectionCustomRule, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
-import { bearerToken, createContext } from '../context';
+import { createContext } from '../context';
 import type { GatewayServices } from '../context';
-import { GatewayError } from '../errors/gateway-error';
+import { keyId } from '../economy';
 import { formatError } from '../errors/format-error';
-import { checkOperationBounds } from '../graph/bounds';
-import { costError, measureCost } from '../graph/cost.plugin';
-import { upstreamCostEstimator } from '../graph/cost';
-import { depthLimitRule } from '../graph/depth.rule';
-import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
-import type { CostLimits } from '../graph/cost.plugin';
-import type { PublicSite } from '../web/public-site';
+import type { Credential } from '../pipeline/credential';
+import { readCredential } from '../pipeline/credential';
+import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
+import type { Refusal } from '../pipeline/steps';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
 /** What the transports need. */
 export interface SubscriptionTransportOptions {
+  /** The schema operations execute on. */
   schema: GraphQLSchema;
+  /** What a context is built from. */
   services: GatewayServices;
+  /** The subscription limits and pollers. */
   subscriptions: SubscriptionService;
-  publicSite: PublicSite;
-  costLimits: CostLimits;
-  /** Deepest operation accepted (`MAX_DEPTH`). */
-  maxDepth: number;
-  introspection: boolean;
+  /** The gateway's request pipeline (the same one HTTP runs). */
+  pipeline: RequestPipeline;
   /** Close a WebSocket that sent no `connection_init` within this time, ms. */
   connectionInitTimeoutMs: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
   keepAliveMs: number;
+  /** Where the transports log. */
   logger?: Logger;
 }
 
-/** One subscribe request, whichever transport brought it. */
-export interface OperationRequest {
-  query: unknown;
-  operationName?: unknown;
-  variables?: unknown;
-  extensions?: unknown;
-  documentId?: unknown;
+/**
+ * Refused subscribe messages (any operation the pipeline refused, a subscription over
+ * a limit included) one WebSocket may send within {@link REFUSAL_WINDOW_MS}; the next one
+ * closes it with {@link TOO_MANY_REFUSALS_CLOSE_CODE}.
+ */
+export const MAX_REFUSED_SUBSCRIBES = 100;
+
+/** The window {@link MAX_REFUSED_SUBSCRIBES} counts in, ms. */
+export const REFUSAL_WINDOW_MS = 10_000;
+
+/** The close code of a WebSocket that sent too many refused subscribe messages: 4429, as graphql-ws closes for too many requests. */
+export const TOO_MANY_REFUSALS_CLOSE_CODE = 4429;
+
+/** The answer to a subscribe message on a closing WebSocket (never sent: the socket is closing). */
+const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is closing.')];
+
+/** Counts one connection's refused subscribe messages in fixed windows of {@link REFUSAL_WINDOW_MS}. */
+class RefusalCount {
+  private windowStart = 0;
+  private count = 0;
+
+  /** Counts one refusal at `now` (ms); true when the connection is now over {@link MAX_REFUSED_SUBSCRIBES}. */
+  add(now: number): boolean {
+    if (now - this.windowStart >= REFUSAL_WINDOW_MS) {
+      this.windowStart = now;
+      this.count = 0;
+    }
+    this.count += 1;
+    return this.count > MAX_REFUSED_SUBSCRIBES;
+  }
 }
 
 /**
- * The credentials of a subscription: a bearer key, none, or something that is not a
- * bearer key (refused with `UNAUTHENTICATED` when the client subscribes).
+ * Stands in for a subscription refused over a limit (see {@link createSubscriptionTransports}):
+ * never parsed per message, never executed.
  */
-export type Credential = { kind: 'key'; apiKey: string } | { kind: 'none' } | { kind: 'malformed' };
-
-/** Reads `Bearer <key>` from a header or connection parameter value. */
-export function credentialOf(value: unknown): Credential {
-  if (value === undefined || value === null || value === '') return { kind: 'none' };
-  const token = typeof value === 'string' ? bearerToken(value) : null;
-  return token ? { kind: 'key', apiKey: token } : { kind: 'malformed' };
-}
+const REFUSED_SUBSCRIPTION = parse('subscription Refused { __typename }');
 
 /**
- * Turns a subscribe request into execution arguments, or into the errors that refuse
- * it before any upstream request: `UNAUTHENTICATED` for a malformed key, the public-site
- * refusals, syntax and validation errors, `BAD_USER_INPUT` (bounds) and
- * `QUERY_TOO_EXPENSIVE` (the cost of executing the selection once, for each event).
+ * The context of an operation the pipeline let through: the key it runs with (the
+ * server's in public-site mode), and the subscription scope (connection, limits), whose
+ * `refresh` gives each event a fresh session and loaders.
  */
-export function prepareOperation(
-  options: SubscriptionTransportOptions,
-  request: OperationRequest,
-  credential: Credential,
-  connection: SubscriptionConnection,
-): { args: ExecutionArgs } | { errors: GraphQLError[] } {
-  if (credential.kind === 'malformed') {
-    return { errors: [new GatewayError('UNAUTHENTICATED', 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).')] };
-  }
-  const decision = options.publicSite.decide({ kind: 'post', body: { ...request } }, credential.kind === 'key');
-  if (decision.kind === 'refuse') return { errors: [new GraphQLError(decision.message, { extensions: { code: decision.code } })] };
-  // A trusted document named by hash comes back with its text in place of the hash.
-  const body = decision.parameters.body as Record<string, unknown>;
-  const apiKey = decision.credentials?.apiKey ?? (credential.kind === 'key' ? credential.apiKey : null);
-
-  if (typeof body.query !== 'string' || body.query === '') {
-    return { errors: [new GraphQLError('The request has no query (or no known documentId).', { extensions: { code: 'BAD_REQUEST' } })] };
-  }
-  let document: DocumentNode;
-  try {
-    document = parse(body.query, { maxTokens: MAX_DOCUMENT_TOKENS });
-  } catch (error) {
-    return { errors: [error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.')] };
-  }
-  const rules = [
-    ...specifiedRules,
-    depthLimitRule({ maxDepth: options.maxDepth, maxCost: options.costLimits.maxUpstreamRequests }),
-    ...(options.introspection ? [] : [NoSchemaIntrospectionCustomRule]),
-  ];
-  const invalid = validate(options.schema, document, rules);
-  if (invalid.length > 0) return { errors: [...invalid] };
-  const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
-  const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-  const operation = getOperationAST(document, operationName);
-  if (!operation) return { errors: [new GraphQLError('Name the operation to run (operationName).', { extensions: { code: 'BAD_REQUEST' } })] };
-  const outOfBounds = checkOperationBounds(options.schema, document, operation, variables);
-  if (outOfBounds) return { errors: [outOfBounds] };
-  const tooExpensive = costError(measureCost(options.schema, document, operation, variables, [upstreamCostEstimator(options.costLimits.assumptions, options.costLimits.optionSlots)]), options.costLimits);
-  if (tooExpensive) return { errors: [tooExpensive] };
-
-  const headers = new Map<string, string>(apiKey ? [['authorization', `Bearer ${apiKey}`]] : []);
-  const credentials = decision.credentials;
-  const build = (): SubscriptionContext => createContext(options.services, headers, credentials);
+function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection): SubscriptionContext {
+  const headers = new Map<string, string>(prepared.apiKey ? [['authorization', `Bearer ${prepared.apiKey}`]] : []);
+  const build = (): SubscriptionContext => createContext(options.services, headers, prepared.serverCredentials);
   const contextValue: SubscriptionContext = build();
   contextValue.subscription = {
     service: options.subscriptions,
@@ -123,7 +98,32 @@ export function prepareOperation(
       Object.assign(contextValue, build(), { subscription });
     },
   };
-  return { args: { schema: options.schema, document, operationName, variableValues: variables, contextValue } };
+  return contextValue;
+}
+
+/** The refusal of each limit error, built once per error (the service builds each error once). */
+const limitRefusals = new WeakMap<GraphQLError, Refusal>();
+
+/** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
+  return (apiKey) => {
+    const error = options.subscriptions.limitRefusal(apiKey ? keyId(apiKey, options.services.config.keyHashSecret) : null, connection);
+    if (!error) return null;
+    options.subscriptions.refuse(error);
+    let refusal = limitRefusals.get(error);
+    if (!refusal) {
+      const { code, ...extensions } = error.extensions;
+      refusal = { code, message: error.message, status: 429, extensions };
+      limitRefusals.set(error, refusal);
+    }
+    return refusal;
+  };
+}
+
+/** Runs the pipeline on one subscribe request. */
+function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
+  const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
 }
 
 /** Every error of a result through the gateway's `formatError` (unexpected errors masked). */
@@ -153,28 +153,54 @@ export interface SubscriptionTransports {
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  const connections = new WeakMap<object, SubscriptionConnection>();
-  const connectionOf = (ctx: object): SubscriptionConnection => {
-    let connection = connections.get(ctx);
-    if (!connection) {
-      connection = new SubscriptionConnection('ws');
-      connections.set(ctx, connection);
+  const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount }>();
+  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount } => {
+    let state = connections.get(ctx);
+    if (!state) {
+      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount() };
+      connections.set(ctx, state);
     }
-    return connection;
+    return state;
+  };
+  // Subscriptions refused over a limit: answered like any refused subscription (a
+  // result with the error, then complete), without executing anything.
+  const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
+  const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
+    const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
+    return refused ? { errors: refused } : graphqlSubscribe(args);
   };
   const wsServer = useServer<Record<string, unknown> | undefined>(
     {
       schema: options.schema,
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
+      subscribe,
       onSubscribe(ctx, _id, payload) {
+        // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
+        if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
-        const credential = credentialOf(fromParams ?? ctx.extra.request.headers.authorization);
-        const prepared = prepareOperation(options, payload, credential, connectionOf(ctx));
-        // GraphQLErrors here (graphql-ws checks); onError formats them for the client.
-        return 'errors' in prepared ? prepared.errors : prepared.args;
+        const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
+        const { connection, refusals } = connectionOf(ctx);
+        const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
+        if (prepared.kind === 'run') {
+          const { document, operationName, variables } = prepared;
+          return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextOf(options, prepared, connection) };
+        }
+        if (refusals.add(Date.now())) {
+          // Nothing more this connection sends is handled (the messages already received
+          // included): graphql-ws's listener goes, then the socket closes with 4429.
+          ctx.extra.socket.removeAllListeners('message');
+          ctx.extra.socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
+        }
+        if (prepared.step === 'subscription-limit') {
+          const marker = {};
+          refusedOverLimit.set(marker, prepared.errors);
+          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
+        }
+        // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
+        return prepared.errors;
       },
-      onNext: (_ctx, _id, _payload, _args, result) => formatResult(result),
+      onNext: (_ctx, _id, _payload, _args, result) => options.pipeline.limitResult(formatResult(result)),
       onError: (_ctx, _id, _payload, errors) => formatErrors(errors) as unknown as GraphQLError[],
     },
     wss,
@@ -197,12 +223,14 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     schema: options.schema,
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
-      const prepared = prepareOperation(options, params, credentialOf(req.headers.get('authorization')), sseConnectionOf(token));
+      const connection = sseConnectionOf(token);
+      const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
-      if ('errors' in prepared) return { data: null, errors: prepared.errors };
-      return { ...prepared.args, contextValue: prepared.args.contextValue as Record<string, unknown> };
+      if (prepared.kind === 'refused') return { data: null, errors: prepared.errors };
+      const { document, operationName, variables } = prepared;
+      return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextOf(options, prepared, connection) as unknown as Record<string, unknown> };
     },
-    onNext: (_ctx, _req, result) => formatResult(result as ExecutionResult),
+    onNext: (_ctx, _req, result) => options.pipeline.limitResult(formatResult(result as ExecutionResult)),
   });
 
   const sockets = new Set<Duplex>();

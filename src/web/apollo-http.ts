@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
 import Negotiator from 'negotiator';
-import { MAX_DOCUMENT_NESTING, MAX_VARIABLES_NESTING, measureJson, textNesting } from '../graph/document-limits';
+import { checkRequestShape } from '../graph/document-limits';
+import { limitResponseText } from '../pipeline/response-size';
 
 /**
  * The bridge between `node:http` and Apollo Server 5's `executeHTTPGraphQLRequest`:
@@ -37,7 +38,9 @@ export function graphQLResponseType(accept: string | string[] | undefined): stri
 
 /** One error of a GraphQL error answer: a message and its `extensions.code`. */
 export interface RequestError {
+  /** What is wrong, for the client developer. */
   message: string;
+  /** The `extensions.code`. */
   code: string;
 }
 
@@ -71,22 +74,34 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 export interface RequestLimits {
   /** Largest body, bytes (`MAX_BODY_BYTES`); past it {@link BodyTooLargeError}. */
   maxBodyBytes: number;
-  /** Largest `variables`, bytes of JSON (`MAX_VARIABLES_BYTES`); past it HTTP 413. */
-  maxVariablesBytes: number;
+  /**
+   * Largest `variables`, bytes of JSON (`MAX_VARIABLES_BYTES`); past it HTTP 413. When
+   * given, the reader checks the request's sizes itself (`checkRequestShape`, as the
+   * benchmark's bare-Apollo floor does); the gateway leaves it out: its pipeline's
+   * `document-size` step checks them for every transport.
+   */
+  maxVariablesBytes?: number;
 }
 
 /** A request the gateway answers itself, with an HTTP status and one error, before Apollo sees it. */
 export interface Refusal {
+  /** Always `refused`. */
   kind: 'refused';
+  /** The HTTP status. */
   status: 400 | 413;
+  /** The `extensions.code`. */
   code: 'BAD_REQUEST' | 'GRAPHQL_PARSE_FAILED';
+  /** What is wrong. */
   message: string;
 }
 
 /** A GraphQL request as read: headers, and the body (a parsed JSON value or text; none for GET). */
 export interface ReadRequest {
+  /** Always `request`. */
   kind: 'request';
+  /** The request headers, one value per name (repeated headers joined with `, `). */
   headers: HeaderMap;
+  /** A JSON body parsed, any other body as text, undefined for GET. */
   body: unknown;
 }
 
@@ -96,40 +111,19 @@ function refuse(status: Refusal['status'], code: Refusal['code'], message: strin
   return { kind: 'refused', status, code, message };
 }
 
-/**
- * Checks the document text and the variables of a request against the limits, without
- * parsing the document: `variables` over `maxVariablesBytes` (413), nested deeper than
- * {@link MAX_VARIABLES_NESTING}, or a document nested deeper than
- * {@link MAX_DOCUMENT_NESTING} (400). The variables are only measured, never serialized.
- */
-export function checkRequestShape(query: unknown, variables: unknown, limits: RequestLimits): Refusal | null {
-  if (typeof variables === 'string') {
-    if (Buffer.byteLength(variables) > limits.maxVariablesBytes) return variablesTooLarge(limits);
-    if (textNesting(variables, MAX_VARIABLES_NESTING, false) > MAX_VARIABLES_NESTING) return variablesTooDeep();
-  } else if (variables !== undefined && variables !== null) {
-    const measured = measureJson(variables, MAX_VARIABLES_NESTING, limits.maxVariablesBytes);
-    if (measured.bytes > limits.maxVariablesBytes) return variablesTooLarge(limits);
-    if (measured.depth > MAX_VARIABLES_NESTING) return variablesTooDeep();
-  }
-  if (typeof query === 'string' && textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
-    return refuse(400, 'GRAPHQL_PARSE_FAILED', `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.`);
-  }
-  return null;
-}
-
-function variablesTooLarge(limits: RequestLimits): Refusal {
-  return refuse(413, 'BAD_REQUEST', `The variables exceed ${limits.maxVariablesBytes} bytes.`);
-}
-
-function variablesTooDeep(): Refusal {
-  return refuse(400, 'BAD_REQUEST', `The variables are nested deeper than ${MAX_VARIABLES_NESTING} levels.`);
+/** {@link checkRequestShape}'s refusal, when the limits ask the reader to check sizes. */
+function shapeRefusal(query: unknown, variables: unknown, limits: RequestLimits): Refusal | null {
+  if (limits.maxVariablesBytes === undefined) return null;
+  const refusal = checkRequestShape(query, variables, { maxVariablesBytes: limits.maxVariablesBytes });
+  return refusal ? { kind: 'refused', ...refusal } : null;
 }
 
 /**
  * Reads a GraphQL request's headers and body: JSON bodies parsed (Apollo expects an
  * object), other bodies as text (Apollo explains what it cannot use). Refused with a
  * client error before Apollo sees it: a body that is not UTF-8, JSON that does not
- * parse, and what {@link checkRequestShape} refuses (for GET, in the query string).
+ * parse, and, when `limits.maxVariablesBytes` is given, what `checkRequestShape` refuses
+ * (for GET, in the query string).
  *
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
@@ -140,7 +134,8 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
   }
   if (req.method !== 'POST') {
     const params = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams;
-    return checkRequestShape(params.get('query'), params.get('variables') ?? undefined, limits) ?? { kind: 'request', headers, body: undefined };
+    const refusal = shapeRefusal(params.get('query'), params.get('variables') ?? undefined, limits);
+    return refusal ?? { kind: 'request', headers, body: undefined };
   }
   let text: string;
   try {
@@ -158,7 +153,7 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
     }
     if (body && typeof body === 'object' && !Array.isArray(body)) {
       const fields = body as Record<string, unknown>;
-      const refusal = checkRequestShape(fields.query, fields.variables, limits);
+      const refusal = shapeRefusal(fields.query, fields.variables, limits);
       if (refusal) return refusal;
     }
     return { kind: 'request', headers, body };
@@ -172,25 +167,9 @@ export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: 
 }
 
 /**
- * The answer that replaces a response larger than `maxResponseBytes`: no data and one
- * `QUERY_TOO_EXPENSIVE` error saying so (the client should ask for less at once).
- */
-export function responseTooLarge(bytes: number, maxResponseBytes: number): string {
-  return JSON.stringify({
-    data: null,
-    errors: [
-      {
-        message: `The response would be ${bytes} bytes, more than the ${maxResponseBytes} bytes allowed (MAX_RESPONSE_BYTES). Ask for fewer fields, companies or pages at once.`,
-        extensions: { code: 'QUERY_TOO_EXPENSIVE', responseBytes: bytes, maxResponseBytes },
-      },
-    ],
-  });
-}
-
-/**
  * Runs one HTTP GraphQL request on Apollo and writes its response (single or
- * incremental). A single response over `request.maxResponseBytes` is replaced by
- * {@link responseTooLarge}.
+ * incremental). A single response over `request.maxResponseBytes` is replaced by a
+ * `QUERY_TOO_EXPENSIVE` error naming the limit (the pipeline's `response-size` step).
  */
 export async function executeOnApollo<TContext extends BaseContext>(
   apollo: ApolloServer<TContext>,
@@ -205,13 +184,8 @@ export async function executeOnApollo<TContext extends BaseContext>(
   const outHeaders: Record<string, string> = {};
   for (const [name, value] of response.headers) outHeaders[name] = value;
   if (response.body.kind === 'complete') {
-    let text = response.body.string;
     const max = request.maxResponseBytes;
-    // A string of n UTF-16 units is at most 3n bytes: measure only when it could be over.
-    if (max !== undefined && text.length * 3 > max) {
-      const bytes = Buffer.byteLength(text);
-      if (bytes > max) text = responseTooLarge(bytes, max);
-    }
+    const text = max === undefined ? response.body.string : limitResponseText(response.body.string, max);
     delete outHeaders['content-length'];
     res.writeHead(response.status ?? 200, { ...outHeaders, 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);

@@ -7,7 +7,6 @@ import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
 import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
-import { PublicSite } from './public-site';
 import type { Readiness } from './readiness';
 import { sendStaticFile } from './static-files';
 
@@ -39,12 +38,9 @@ export interface SseHandler {
  *
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
  * failure before the response started gets a masked 500.
- *
- * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
 export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>): RequestListener {
   const { economy, metrics } = runtime;
-  const publicSite = PublicSite.fromConfig(config);
   const applyCors = createCors(config.corsOrigins);
   const examplesRoot = join(projectRoot(), 'examples');
 
@@ -93,7 +89,7 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
         sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
-      const handle = (): Promise<void> => handleGraphQLRequest(req, res, url, runtime, config, publicSite);
+      const handle = (): Promise<void> => handleGraphQLRequest(req, res, url, runtime, config);
       await (runtime.tracing ? runtime.tracing.operation(req.headers, res, handle) : handle());
       return;
     }

@@ -17,7 +17,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
 import { depthLimitRule } from '../../src/graph/depth.rule';
 import { buildGatewaySchema } from '../../src/graph/schema';
-import { isIntrospectionOnly } from '../../src/web/trusted-documents';
+import { isIntrospectionOnly } from '../../src/pipeline/trusted-documents';
 import { DEMO_KEYS } from '../../src/simulator';
 import { codes, startStack } from '../support';
 import type { HttpStack } from '../support';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { extractDocumentId, PublicSite, requestParameters } from '../../src/web/public-site';
+import { extractDocumentId, PublicSite, requestParameters } from '../../src/pipeline/public-site';
 
 const TEXT = 'query Site { factories { id } }';
 const HASH = createHash('sha256').update(TEXT).digest('hex');

@@ -12,8 +12,11 @@ export interface ServerCredentials {
   apiSecret: string | null;
 }
 
-/** A GraphQL request as read from HTTP: a POST body object or the GET query string. */
-export type GraphQLRequestInput = { kind: 'post'; body: Readonly<Record<string, unknown>> } | { kind: 'get'; params: URLSearchParams };
+/**
+ * A GraphQL request as read: a POST body object (also a graphql-ws or graphql-sse
+ * subscribe payload, `kind: 'post'`) or the GET query string (`kind: 'get'`, `params`).
+ */
+export type GraphQLRequestInput = { readonly kind: 'post'; readonly body: Readonly<Record<string, unknown>> } | { readonly kind: 'get'; readonly params: URLSearchParams };
 
 /** What Apollo is given: the body (POST) and the query string (GET, with its leading `?`, or empty). */
 export interface RequestParameters {
@@ -23,7 +26,10 @@ export interface RequestParameters {
   search: string;
 }
 
-/** What to do with one GraphQL request. */
+/**
+ * What to do with one GraphQL request: run it (`credentials`: the server's for a keyless
+ * trusted document, else null; `parameters`: what runs), or refuse it (`code`, `message`).
+ */
 export type PublicDecision =
   | { kind: 'run'; credentials: ServerCredentials | null; parameters: RequestParameters }
   | { kind: 'refuse'; code: 'FORBIDDEN_DOCUMENT' | 'PERSISTED_QUERY_NOT_FOUND'; message: string };

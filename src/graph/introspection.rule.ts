@@ -1,0 +1,156 @@
+import { getIntrospectionQuery, getNamedType, GraphQLError, getNullableType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
+import type { ASTVisitor, DefinitionNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import { GatewayError } from '../errors/gateway-error';
+import { fragmentMeasure } from './operation-fragments';
+
+/**
+ * How many full introspection queries' worth one operation may ask for: 1.5, so the
+ * introspection query of every tool (GraphiQL, GraphQL Code Generator, Apollo's tools,
+ * some with deeper `ofType` chains than graphql-js's own) passes, and no document can
+ * ask for the schema several times over (aliases of `__schema` or of `types`, or nested
+ * `fields { type { fields … } }`): a document may introspect once.
+ */
+export const INTROSPECTION_ALLOWANCE = 1.5;
+
+/** List fields of the introspection types, by `Type.field`, and how many items each has on average in this schema. */
+type ListSizes = ReadonlyMap<string, number>;
+
+const factsOf = new WeakMap<GraphQLSchema, { sizes: ListSizes; fullQuery: number }>();
+
+/**
+ * How many items each introspection list has in `schema`: all types, all directives,
+ * and, per type, field or directive, its fields, interfaces, possible types, enum
+ * values, input fields and arguments on average (a list of every type's fields then
+ * counts as many items as the schema has fields, as the real answer does).
+ */
+function listSizes(schema: GraphQLSchema): ListSizes {
+  const types = Object.values(schema.getTypeMap());
+  const directives = schema.getDirectives();
+  const mean = (counts: number[]): number => (counts.length === 0 ? 0 : counts.reduce((sum, count) => sum + count, 0) / counts.length);
+  const fields = types.flatMap((type) => (isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : []));
+  return new Map([
+    ['__Schema.types', types.length],
+    ['__Schema.directives', directives.length],
+    ['__Type.fields', fields.length / types.length],
+    ['__Type.interfaces', mean(types.map((type) => (isObjectType(type) || isInterfaceType(type) ? type.getInterfaces().length : 0)))],
+    ['__Type.possibleTypes', mean(types.map((type) => (isAbstractType(type) ? schema.getPossibleTypes(type).length : 0)))],
+    ['__Type.enumValues', mean(types.map((type) => (isEnumType(type) ? type.getValues().length : 0)))],
+    ['__Type.inputFields', mean(types.map((type) => (isInputObjectType(type) ? Object.keys(type.getFields()).length : 0)))],
+    ['__Field.args', mean(fields.map((field) => field.args.length))],
+    ['__Directive.args', mean(directives.map((directive) => directive.args.length))],
+  ]);
+}
+
+/**
+ * The introspection cost of every operation of a document: how many introspection
+ * objects and fields its answer can hold at most. Each field occurrence counts (aliases
+ * and repeated fragments count again, as in the upstream cost), and a list multiplies
+ * what is below it by the items it has in this schema (see `listSizes`). Fields outside
+ * `__schema` and `__type` cost nothing here (`__typename` neither). Each fragment is
+ * measured once, so the walk is linear in the document's size.
+ */
+export function introspectionCosts(schema: GraphQLSchema, sizes: ListSizes, definitions: readonly DefinitionNode[]): Map<OperationDefinitionNode, number> {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
+  }
+  // Unknown or cyclic: 0 (validation reports it).
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => selectionCost(fragment.selectionSet, type));
+  function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLNamedType): number {
+    const introspecting = parent.name.startsWith('__');
+    const fields = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields() : {};
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const name = selection.name.value;
+        if (name === '__typename') continue;
+        const metaType = name === '__schema' ? schema.getType('__Schema') : name === '__type' ? schema.getType('__Type') : undefined;
+        if (metaType) {
+          total += 1 + (selection.selectionSet ? selectionCost(selection.selectionSet, metaType) : 0);
+          continue;
+        }
+        const field = introspecting ? fields[name] : undefined;
+        if (!field) continue; // not introspection (or unknown: validation reports it)
+        const items = isListType(getNullableType(field.type)) ? (sizes.get(`${parent.name}.${name}`) ?? 1) : 1;
+        total += 1 + (selection.selectionSet ? items * selectionCost(selection.selectionSet, getNamedType(field.type)) : 0);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const inner = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (inner) total += selectionCost(selection.selectionSet, inner);
+      } else {
+        total += fragmentCost(selection.name.value);
+      }
+    }
+    return total;
+  }
+  const costs = new Map<OperationDefinitionNode, number>();
+  for (const definition of definitions) {
+    if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
+    const root = schema.getRootType(definition.operation);
+    costs.set(definition, root ? selectionCost(definition.selectionSet, root) : 0);
+  }
+  return costs;
+}
+
+/** The list sizes of a schema and the cost of graphql-js's full introspection query on it, computed once per schema. */
+function schemaFacts(schema: GraphQLSchema): { sizes: ListSizes; fullQuery: number } {
+  let facts = factsOf.get(schema);
+  if (!facts) {
+    const sizes = listSizes(schema);
+    const full = parse(
+      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }),
+    );
+    facts = { sizes, fullQuery: Math.max(0, ...introspectionCosts(schema, sizes, full.definitions).values()) };
+    factsOf.set(schema, facts);
+  }
+  return facts;
+}
+
+/** The most introspection cost one operation may have on `schema`: {@link INTROSPECTION_ALLOWANCE} full introspection queries. */
+export function maxIntrospectionCost(schema: GraphQLSchema): number {
+  return INTROSPECTION_ALLOWANCE * schemaFacts(schema).fullQuery;
+}
+
+/**
+ * A graphql-js validation rule: introspection needs no key, but an operation whose
+ * introspection could answer more than {@link INTROSPECTION_ALLOWANCE} full
+ * introspection queries (see {@link introspectionCosts}) fails validation with
+ * `QUERY_TOO_EXPENSIVE` (HTTP 400, extensions `{introspectionCost,
+ * maxIntrospectionCost}`), before anything is executed. This stops alias
+ * amplification (hundreds of `__schema` aliases in a few kilobytes) without touching
+ * ordinary introspection.
+ */
+export function introspectionCostRule(): ValidationRule {
+  return (context: ValidationContext): ASTVisitor => ({
+    Document(document) {
+      const schema = context.getSchema();
+      const { sizes } = schemaFacts(schema);
+      const max = Math.ceil(maxIntrospectionCost(schema));
+      for (const cost of introspectionCosts(schema, sizes, document.definitions).values()) {
+        if (cost <= max) continue;
+        context.reportError(
+          new GatewayError(
+            'QUERY_TOO_EXPENSIVE',
+            `The operation's introspection could answer ${Number.isFinite(cost) ? Math.ceil(cost) : 'too many'} schema objects; at most ${max} (one and a half full introspection queries) are allowed. Ask for the schema once, without aliases.`,
+            { introspectionCost: Number.isFinite(cost) ? Math.ceil(cost) : null, maxIntrospectionCost: max },
+            400,
+          ),
+        );
+      }
+      return false; // the whole document is measured here
+    },
+  });
+}
+
+/**
+ * A graphql-js validation rule for `INTROSPECTION=false`: each `__schema` or `__type`
+ * field fails validation (`GRAPHQL_VALIDATION_FAILED`, one error per field, as Apollo
+ * Server's own rule reports it); `__typename` stays allowed.
+ */
+export const noIntrospectionRule: ValidationRule = (context) => ({
+  Field(node) {
+    const name = node.name.value;
+    if (name === '__schema' || name === '__type') {
+      context.reportError(new GraphQLError(`GraphQL introspection is disabled on this gateway (INTROSPECTION=false), but the query contains the field "${name}".`, { nodes: [node] }));
+    }
+  },
+});

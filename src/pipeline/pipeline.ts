@@ -1,0 +1,297 @@
+/**
+ * The one request pipeline: runs {@link STEPS} for every transport. Built once per
+ * gateway (with the public-site policy, built once too), shared by HTTP, graphql-ws and
+ * graphql-sse.
+ */
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import { isGatewayError } from '../errors/gateway-error';
+import { upstreamCostEstimator } from '../graph/cost';
+import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
+import { OperationMemo } from '../graph/operation-memo';
+import type { Credential } from './credential';
+import { PublicSite } from './public-site';
+import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
+import { limitResponseText, limitResult } from './response-size';
+import { PHASES, STEPS } from './steps';
+import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
+
+/** What the `request` phase decided for an HTTP request. */
+export type Admission =
+  | {
+      /** Go on: Apollo runs the rest of the pipeline. */
+      readonly kind: 'run';
+      /** What Apollo is given (a trusted document's text in place of its hash). */
+      readonly parameters: RequestParameters;
+      /** The server's credentials for a keyless trusted document (public-site mode), else null. */
+      readonly serverCredentials: ServerCredentials | null;
+    }
+  | {
+      /** Answer the refusal, run nothing. */
+      readonly kind: 'refused';
+      /** The step that refused. */
+      readonly step: StepName;
+      /** The refusal, with its HTTP status. */
+      readonly refusal: Refusal;
+    };
+
+/** What the whole pipeline decided for an operation of a streaming transport. */
+export type Prepared =
+  | {
+      /** Execute it. */
+      readonly kind: 'run';
+      /** The parsed, validated document. */
+      readonly document: DocumentNode;
+      /** The operation to run, when the request named one. */
+      readonly operationName: string | undefined;
+      /** The variables the operation declares. */
+      readonly variables: Record<string, unknown> | undefined;
+      /** The key it runs with (the server's in public-site mode), or null. */
+      readonly apiKey: string | null;
+      /** The server's credentials for a keyless trusted document (public-site mode), else null. */
+      readonly serverCredentials: ServerCredentials | null;
+    }
+  | {
+      /** Refused before execution. */
+      readonly kind: 'refused';
+      /** The step that refused (for graphql-js validation errors, which all rules report together: the first `validate` step). */
+      readonly step: StepName;
+      /** The errors for the client (formatted already: codes set, no `http` extension). */
+      readonly errors: GraphQLError[];
+    };
+
+/** Called with each step the pipeline runs itself (tests count the work a request caused). */
+export type StepListener = (step: StepName, transport: Transport) => void;
+
+/** What Apollo Server is given to run the `parse`, `validate` and `operation` phases over HTTP. */
+export interface ApolloPipelineOptions<TContext extends BaseContext> {
+  /** Apollo's `parseOptions`: the `parse` step's token limit. */
+  readonly parseOptions: ParseOptions;
+  /** Apollo's `validationRules`: every `validate` step's rules, in order (Apollo adds `specifiedRules`). */
+  readonly validationRules: ValidationRule[];
+  /** One plugin running every `operation` step, in order, once the operation is known. */
+  readonly plugin: ApolloServerPlugin<TContext>;
+}
+
+/** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
+const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
+
+/** A copy of a GraphQL error as a client receives it: `code` set (else `fallbackCode`), no `http` extension. */
+function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
+  const source = isGatewayError(error.originalError) ? error.originalError : error;
+  const { http: _http, ...extensions } = source.extensions as Record<string, unknown>;
+  return new GraphQLError(source.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...extensions, code: typeof extensions.code === 'string' ? extensions.code : fallbackCode },
+  });
+}
+
+/** The error of each refusal object, built once: a refusal that is a constant (a limit, a malformed key) costs no new error each time. */
+const refusalErrors = new WeakMap<Refusal, GraphQLError>();
+
+/** The GraphQL error a streaming transport answers a refusal with. */
+function refusalError(refusal: Refusal): GraphQLError {
+  let error = refusalErrors.get(refusal);
+  if (!error) {
+    error = new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, code: refusal.code } });
+    refusalErrors.set(refusal, error);
+  }
+  return error;
+}
+
+/**
+ * Runs the request checks of {@link STEPS} in their order, for every transport.
+ *
+ * - HTTP: {@link admit} runs the `request` phase before Apollo; Apollo runs the rest with
+ *   {@link apolloOptions}; `executeOnApollo` applies `response-size`.
+ * - graphql-ws and graphql-sse: {@link prepare} runs every phase; the transport applies
+ *   {@link limitResult} to each result.
+ *
+ * When to use: one per gateway (`createGatewayRuntime` builds it); never per request.
+ */
+export class RequestPipeline {
+  private readonly env: StepEnvironment;
+  private readonly rules: ValidationRule[];
+  private readonly listeners = new Set<StepListener>();
+
+  /**
+   * @param schema - the gateway's schema
+   * @param settings - the limits the steps read
+   * @param publicSite - the public-site policy (see {@link RequestPipeline.fromConfig})
+   * @throws Error when {@link STEPS} lists a step before one of an earlier phase (a programming error).
+   */
+  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite) {
+    let phase = 0;
+    for (const step of STEPS as readonly Step[]) {
+      const index = PHASES.indexOf(step.phase);
+      if (index < phase) throw new Error(`The request step ${step.name} (${step.phase}) comes after a step of a later phase.`);
+      phase = index;
+    }
+    this.env = {
+      schema,
+      publicSite,
+      settings,
+      boundsMemo: new OperationMemo(),
+      costMemo: new OperationMemo(),
+      costEstimators: [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots)],
+    };
+    this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));
+  }
+
+  /**
+   * Builds the pipeline and the public-site policy from the settings, once.
+   *
+   * @throws Error when public-site mode is configured and the trusted-documents manifest cannot be loaded.
+   */
+  static fromConfig(
+    schema: GraphQLSchema,
+    config: PipelineSettings & { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null },
+  ): RequestPipeline {
+    return new RequestPipeline(schema, config, PublicSite.fromConfig(config));
+  }
+
+  /** The names of the steps, in the order they run. */
+  get steps(): StepName[] {
+    return STEPS.map((step) => step.name);
+  }
+
+  /** Calls `listener` with every step the pipeline runs itself; returns the function that stops it. */
+  observe(listener: StepListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private ran(step: StepName, transport: Transport): void {
+    for (const listener of this.listeners) listener(step, transport);
+  }
+
+  /** Runs the steps of one phase in order, up to the first that refuses (`run` answers non-null): that step and its answer, or null. */
+  private firstRefusal<R>(phase: 'request' | 'operation', transport: Transport, run: (step: Step<StepName>) => R | null): { step: StepName; found: R } | null {
+    for (const step of STEPS as readonly Step<StepName>[]) {
+      if (step.phase !== phase) continue;
+      this.ran(step.name, transport);
+      const found = run(step);
+      if (found) return { step: step.name, found };
+    }
+    return null;
+  }
+
+  /** Runs the `request` phase on `state`: the first refusal, or null. */
+  private runRequestPhase(state: RequestState): { step: StepName; refusal: Refusal } | null {
+    const refused = this.firstRefusal('request', state.transport, (step) => (step.phase === 'request' ? step.run(state, this.env) : null));
+    return refused && { step: refused.step, refusal: refused.found };
+  }
+
+  /** Runs the `operation` phase on `state`: the first error, or null. */
+  private runOperationPhase(state: OperationState): { step: StepName; error: GraphQLError } | null {
+    const failed = this.firstRefusal('operation', state.transport, (step) => (step.phase === 'operation' ? step.run(state, this.env) : null));
+    return failed && { step: failed.step, error: failed.found };
+  }
+
+  /**
+   * The `request` phase of an HTTP request (Apollo runs the later phases, see
+   * {@link apolloOptions}).
+   *
+   * @param input - the POST body object or GET query string; null for a body that is not an object (Apollo refuses it)
+   * @param credential - the `Authorization` header, read
+   * @param parameters - what Apollo is given when no step replaces it
+   */
+  admit(input: GraphQLRequestInput | null, credential: Credential, parameters: RequestParameters): Admission {
+    const state: RequestState = { transport: 'http', input, credential, parameters, serverCredentials: null };
+    const refused = this.runRequestPhase(state);
+    if (refused) return { kind: 'refused', ...refused };
+    return { kind: 'run', parameters: state.parameters, serverCredentials: state.serverCredentials };
+  }
+
+  /**
+   * Runs every phase for one operation of a streaming transport (graphql-ws,
+   * graphql-sse) and returns what to execute, or the errors that refuse it before
+   * anything is executed or polled.
+   *
+   * @param transport - the transport
+   * @param payload - the subscribe payload (`query`, `operationName`, `variables`, `extensions`, `documentId`)
+   * @param credential - the key, read from the connection parameters or the header
+   * @param admitSubscription - the transport's subscription limits (see `RequestState.admitSubscription`)
+   */
+  prepare(
+    transport: Exclude<Transport, 'http'>,
+    payload: Readonly<Record<string, unknown>>,
+    credential: Credential,
+    admitSubscription?: (apiKey: string | null) => Refusal | null,
+  ): Prepared {
+    const input: GraphQLRequestInput = { kind: 'post', body: payload };
+    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, serverCredentials: null, admitSubscription };
+    const refused = this.runRequestPhase(state);
+    if (refused) return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)] };
+    const body = state.parameters.body as Record<string, unknown>;
+
+    this.ran('parse', transport);
+    if (typeof body.query !== 'string' || body.query === '') {
+      return { kind: 'refused', step: 'parse', errors: [refusalError({ code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 })] };
+    }
+    let document: DocumentNode;
+    try {
+      document = parse(body.query, PARSE_OPTIONS);
+    } catch (error) {
+      const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
+      return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
+    }
+
+    for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
+    const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
+    if (invalid.length > 0) {
+      return { kind: 'refused', step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
+    }
+
+    const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
+    const operation = getOperationAST(document, operationName);
+    if (!operation) {
+      return { kind: 'refused', step: 'operation-shape', errors: [refusalError({ code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 })] };
+    }
+    const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
+    const operationState: OperationState = { transport, document, operation, variables };
+    const failed = this.runOperationPhase(operationState);
+    if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
+
+    const apiKey = state.serverCredentials?.apiKey ?? (credential.kind === 'key' ? credential.apiKey : null);
+    return { kind: 'run', document, operationName, variables: operationState.variables, apiKey, serverCredentials: state.serverCredentials };
+  }
+
+  /**
+   * The `parse`, `validate` and `operation` phases for Apollo Server (HTTP, and
+   * `executeOperation` in tests): its parse options, its validation rules and one
+   * plugin, built from {@link STEPS}. Apollo runs them in this order (parse, validate,
+   * then `didResolveOperation`), which is the phases' order.
+   */
+  apolloOptions<TContext extends BaseContext>(): ApolloPipelineOptions<TContext> {
+    return {
+      parseOptions: PARSE_OPTIONS,
+      validationRules: this.rules,
+      plugin: {
+        requestDidStart: async () => ({
+          didResolveOperation: async ({ document, operation, request, queryHash }) => {
+            if (!operation) return;
+            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash };
+            const failed = this.runOperationPhase(state);
+            if (failed) throw failed.error;
+            // `operation-shape` keeps only the declared variables: so does the executor.
+            if (request.variables) request.variables = state.variables;
+          },
+        }),
+      },
+    };
+  }
+
+  /** The `response-size` step for a streaming transport's result (see `limitResult`). */
+  limitResult<R extends ExecutionResult>(result: R): R {
+    return limitResult(result, this.env.settings.maxResponseBytes);
+  }
+
+  /** The `response-size` step for an HTTP response body (see `limitResponseText`). */
+  limitResponseText(text: string): string {
+    return limitResponseText(text, this.env.settings.maxResponseBytes);
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * The request checks of every transport, in the order they run: THE list. HTTP (GET and
+ * POST), graphql-ws and graphql-sse all run these steps, in this order, through
+ * {@link RequestPipeline} (src/pipeline/pipeline.ts); nothing else checks a request.
+ *
+ * A step has a phase, and the phases run in this order:
+ *
+ * - `request`: before the document is parsed (the key, sizes, trusted documents);
+ * - `parse`: the document is parsed, at most `MAX_DOCUMENT_TOKENS` tokens;
+ * - `validate`: graphql-js validation rules, run with graphql-js's own (`specifiedRules`);
+ *   a check that walks the document is a rule here, so Apollo's document store skips it
+ *   for a document it already validated;
+ * - `operation`: once the operation and its variables are known (bounds and cost depend
+ *   on the variables, so they cannot be validation rules, which see the document only);
+ * - `result`: on each result before it is sent (on HTTP, graphql-ws and graphql-sse, each
+ *   subscription event, and any later streaming result).
+ *
+ * Over HTTP, Apollo Server runs the `parse`, `validate` and `operation` phases (its
+ * `parseOptions`, `validationRules` and one plugin, all built from this list); over
+ * graphql-ws and graphql-sse the pipeline runs them itself. A new check is one entry
+ * here, in its place.
+ */
+import { getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
+import type { ComplexityEstimator } from 'graphql-query-complexity';
+import type { GatewayConfig } from '../config';
+import { GatewayError } from '../errors/gateway-error';
+import { checkOperationBounds } from '../graph/bounds';
+import { depthLimitRule } from '../graph/depth.rule';
+import { checkRequestShape } from '../graph/document-limits';
+import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
+import { declaredVariables } from '../graph/operation-memo';
+import type { OperationMemo } from '../graph/operation-memo';
+import { costError, measureCost } from './cost';
+import type { Credential } from './credential';
+import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
+
+/** The transports that run the pipeline. */
+export type Transport = 'http' | 'graphql-ws' | 'graphql-sse';
+
+/** The settings the steps read. */
+export type PipelineSettings = Pick<
+  GatewayConfig,
+  'maxDepth' | 'maxUpstreamRequests' | 'costAssumptions' | 'optionSlots' | 'introspection' | 'maxVariablesBytes' | 'maxResponseBytes'
+>;
+
+/** What the steps share, built once per gateway by {@link RequestPipeline}. */
+export interface StepEnvironment {
+  /** The gateway's schema. */
+  readonly schema: GraphQLSchema;
+  /** The public-site policy (trusted documents, the server's key), built once. */
+  readonly publicSite: PublicSite;
+  /** The settings. */
+  readonly settings: PipelineSettings;
+  /** Remembered bounds results ("within bounds" only), per distinct request. */
+  readonly boundsMemo: OperationMemo<GraphQLError | null>;
+  /** Remembered costs, per distinct request. */
+  readonly costMemo: OperationMemo<number | null>;
+  /** The upstream-cost estimator of the schema's `@UpstreamCost` declarations. */
+  readonly costEstimators: ComplexityEstimator[];
+}
+
+/** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
+export interface Refusal {
+  /** The `extensions.code`. */
+  readonly code: string;
+  /** A sentence the client developer can act on. */
+  readonly message: string;
+  /** HTTP status over HTTP (400, 401, 413 or 429). */
+  readonly status: number;
+  /** Extra HTTP headers over HTTP (e.g. `WWW-Authenticate`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Further extensions (e.g. `limit`, `setting`). */
+  readonly extensions?: Readonly<Record<string, unknown>>;
+}
+
+/** One request during the `request` phase. Steps may replace `parameters` and `serverCredentials`. */
+export interface RequestState {
+  /** The transport that brought it. */
+  readonly transport: Transport;
+  /** The request: a POST body or subscribe payload, or a GET query string; null for an HTTP body that is not an object (Apollo explains). */
+  readonly input: GraphQLRequestInput | null;
+  /** The caller's key as sent (see `readCredential`). */
+  readonly credential: Credential;
+  /** What runs: the body and query string, with a trusted document's text in place of its hash once `public-site` ran. */
+  parameters: RequestParameters;
+  /** The server's key and secret when a keyless request runs a trusted document (public-site mode), else null. */
+  serverCredentials: ServerCredentials | null;
+  /**
+   * Streaming transports only: refuses a subscription over the caller's subscription
+   * limits (per connection, per key) before anything parses it, or returns null.
+   * `apiKey` is the key it would run with (null: none).
+   */
+  readonly admitSubscription?: (apiKey: string | null) => Refusal | null;
+}
+
+/** One operation during the `operation` phase. Steps may replace `variables`. */
+export interface OperationState {
+  /** The transport that brought it. */
+  readonly transport: Transport;
+  /** The parsed, validated document. */
+  readonly document: DocumentNode;
+  /** The operation that runs. */
+  readonly operation: OperationDefinitionNode;
+  /** The request's variables (after `operation-shape`: only those the operation declares). */
+  variables: Record<string, unknown> | undefined;
+  /** sha256 of the document text (Apollo's `queryHash`), when known: the bounds and cost results are remembered by it. */
+  readonly queryHash?: string;
+}
+
+/** A step of the `request` phase: a refusal, or null to go on. */
+interface RequestStep<N extends string> {
+  /** The step's name (metrics, tests, docs). */
+  readonly name: N;
+  /** Always `request`. */
+  readonly phase: 'request';
+  /** Checks (and may update) the request: a refusal, or null to go on. Never throws for bad input. */
+  run(state: RequestState, env: StepEnvironment): Refusal | null;
+}
+
+/** The `parse` step (its limit is `MAX_DOCUMENT_TOKENS`). */
+interface ParseStep<N extends string> {
+  /** The step's name. */
+  readonly name: N;
+  /** Always `parse`. */
+  readonly phase: 'parse';
+}
+
+/** A step of the `validate` phase: graphql-js validation rules. */
+interface ValidateStep<N extends string> {
+  /** The step's name. */
+  readonly name: N;
+  /** Always `validate`. */
+  readonly phase: 'validate';
+  /** The step's graphql-js validation rules, built once per pipeline. */
+  rules(env: StepEnvironment): ValidationRule[];
+}
+
+/** A step of the `operation` phase: an error (a `GatewayError` with its HTTP status), or null to go on. */
+interface OperationStep<N extends string> {
+  /** The step's name. */
+  readonly name: N;
+  /** Always `operation`. */
+  readonly phase: 'operation';
+  /** Checks (and may update) the operation: the error that refuses it (with `extensions.http` for HTTP), or null to go on. */
+  run(state: OperationState, env: StepEnvironment): GraphQLError | null;
+}
+
+/** The `result` step: applied by each transport to each result (see `response-size.ts`). */
+interface ResultStep<N extends string> {
+  /** The step's name. */
+  readonly name: N;
+  /** Always `result`. */
+  readonly phase: 'result';
+}
+
+/** Any step. */
+export type Step<N extends string = string> = RequestStep<N> | ParseStep<N> | ValidateStep<N> | OperationStep<N> | ResultStep<N>;
+
+/** The phases, in the order they run. */
+export const PHASES = ['request', 'parse', 'validate', 'operation', 'result'] as const;
+
+/** The refusal of a key that is not `Bearer <token>`, by transport (HTTP 401 with `WWW-Authenticate: Bearer`). */
+const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
+  http: {
+    code: 'UNAUTHENTICATED',
+    message:
+      'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.',
+    status: 401,
+    headers: { 'www-authenticate': 'Bearer' },
+  },
+  streaming: {
+    code: 'UNAUTHENTICATED',
+    message: 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
+    status: 401,
+  },
+};
+
+/** The query text of a request's parameters, or null. */
+function queryText(state: RequestState): string | null {
+  const { body, search } = state.parameters;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const query = (body as Record<string, unknown>).query;
+    return typeof query === 'string' ? query : null;
+  }
+  return search === '' ? null : new URLSearchParams(search).get('query');
+}
+
+/** A document that may hold a subscription operation: its text has the keyword (cheap; the parser decides later). */
+const SUBSCRIPTION_KEYWORD = /\bsubscription\b/;
+
+/**
+ * The request checks, in order. The order is this array's: the pipeline refuses to
+ * start when a step's phase comes before the previous step's (see {@link PHASES}).
+ */
+export const STEPS = [
+  {
+    // The key, read once (see credential.ts): a value that is set but is not
+    // `Bearer <token>` is refused, never run as "no key".
+    name: 'key',
+    phase: 'request',
+    run: (state) => (state.credential.kind !== 'malformed' ? null : MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming']),
+  },
+  {
+    // Sizes before anything parses or walks the request: variables over
+    // MAX_VARIABLES_BYTES (413) or nested too deep, a document nested too deep (400).
+    name: 'document-size',
+    phase: 'request',
+    run: ({ input }, env) => {
+      if (!input) return null;
+      const query = input.kind === 'post' ? input.body.query : input.params.get('query');
+      const variables = input.kind === 'post' ? input.body.variables : (input.params.get('variables') ?? undefined);
+      return checkRequestShape(query, variables, { maxVariablesBytes: env.settings.maxVariablesBytes });
+    },
+  },
+  {
+    // Persisted (trusted) documents and public-site mode: a hash is replaced by its
+    // document's text; a keyless request runs a trusted document with the server's key,
+    // introspection only, or nothing (FORBIDDEN_DOCUMENT, PERSISTED_QUERY_NOT_FOUND).
+    // Its introspection-only test walks a keyless document, but it is not a validation
+    // rule: it decides whose key the request runs with, and Apollo builds the context
+    // (with that key) before it parses.
+    name: 'public-site',
+    phase: 'request',
+    run: (state, env) => {
+      if (!state.input) return null;
+      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key');
+      if (decision.kind === 'refuse') return { code: decision.code, message: decision.message, status: 400 };
+      state.parameters = decision.parameters;
+      state.serverCredentials = decision.credentials;
+      return null;
+    },
+  },
+  {
+    // Streaming transports: a subscription over the connection's or the key's limit is
+    // refused here, before it is parsed, validated or given a context (a burst of them
+    // costs next to nothing). A document that only mentions the keyword is treated the same.
+    name: 'subscription-limit',
+    phase: 'request',
+    run: (state) => {
+      if (!state.admitSubscription) return null;
+      const text = queryText(state);
+      if (text === null || !SUBSCRIPTION_KEYWORD.test(text)) return null;
+      const apiKey = state.serverCredentials?.apiKey ?? (state.credential.kind === 'key' ? state.credential.apiKey : null);
+      return state.admitSubscription(apiKey);
+    },
+  },
+  // The document is parsed, at most MAX_DOCUMENT_TOKENS tokens (GRAPHQL_PARSE_FAILED).
+  { name: 'parse', phase: 'parse' },
+  {
+    // MAX_DEPTH, introspection fields left out (QUERY_TOO_EXPENSIVE).
+    name: 'depth',
+    phase: 'validate',
+    rules: (env) => [depthLimitRule({ maxDepth: env.settings.maxDepth, maxCost: env.settings.maxUpstreamRequests })],
+  },
+  {
+    // INTROSPECTION=false refuses introspection (GRAPHQL_VALIDATION_FAILED); otherwise it
+    // needs no key but may ask for the schema about once (QUERY_TOO_EXPENSIVE).
+    name: 'introspection',
+    phase: 'validate',
+    rules: (env) => [env.settings.introspection ? introspectionCostRule() : noIntrospectionRule],
+  },
+  {
+    // Only the variables the operation declares are kept (no later step serializes the
+    // others); a subscription over plain HTTP is refused (BAD_REQUEST).
+    name: 'operation-shape',
+    phase: 'operation',
+    run: (state) => {
+      if (state.transport === 'http' && state.operation.operation === OperationTypeNode.SUBSCRIPTION) {
+        return new GatewayError('BAD_REQUEST', 'Subscription operations are not served over POST or GET /graphql: subscribe over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream.', {}, 400);
+      }
+      if (state.variables) state.variables = declaredVariables(state.operation, state.variables);
+      return null;
+    },
+  },
+  {
+    // Variables that do not coerce to their declared types: BAD_USER_INPUT, with
+    // graphql-js's message. Over HTTP, Apollo Server coerces them itself right after this
+    // phase and answers the same code and message, so the step leaves HTTP to it.
+    name: 'variables',
+    phase: 'operation',
+    run: (state, env) => {
+      if (state.transport === 'http') return null;
+      const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
+      const [error] = coerced.errors ?? [];
+      return error ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }) : null;
+    },
+  },
+  {
+    // Argument bounds (@ArgumentBounds, @ValueBounds): BAD_USER_INPUT before any upstream request.
+    name: 'bounds',
+    phase: 'operation',
+    run: (state, env) => {
+      const check = (): GraphQLError | null => checkOperationBounds(env.schema, state.document, state.operation, state.variables);
+      if (state.queryHash === undefined) return check();
+      // Only "within bounds" is remembered: a violation is built afresh for every request.
+      return env.boundsMemo.get({ queryHash: state.queryHash, operation: state.operation, variables: state.variables }, check, (result) => result === null);
+    },
+  },
+  {
+    // The worst-case upstream cost (MAX_UPSTREAM_REQUESTS): QUERY_TOO_EXPENSIVE. For a
+    // subscription, the cost of executing its selection once, for each event.
+    name: 'cost',
+    phase: 'operation',
+    run: (state, env) => {
+      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, env.costEstimators);
+      const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: state.queryHash, operation: state.operation, variables: state.variables }, measure);
+      return costError(cost, env.settings);
+    },
+  },
+  // MAX_RESPONSE_BYTES on every result (response-size.ts).
+  { name: 'response-size', phase: 'result' },
+] as const satisfies readonly Step[];
+
+/** The name of a step. */
+export type StepName = (typeof STEPS)[number]['name'];

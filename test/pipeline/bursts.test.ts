@@ -1,0 +1,136 @@
+/**
+ * Bursts of subscribe messages cost little: a subscription over the connection's or the
+ * key's limit is refused by the pipeline's `subscription-limit` step, before it is
+ * parsed, validated or given a context (asserted by the steps the pipeline ran, never
+ * by timings), and a WebSocket that keeps sending refused subscribes is closed with 4429.
+ * Raw graphql-transport-ws messages over a `ws` socket, so every message is ours.
+ */
+import { once } from 'node:events';
+import WebSocket from 'ws';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import type { StepName } from '../../src/pipeline/steps';
+import { MAX_REFUSED_SUBSCRIBES, TOO_MANY_REFUSALS_CLOSE_CODE } from '../../src/subscriptions/transports';
+import { ManualClock, startStack, until } from '../support';
+import type { HttpStack } from '../support';
+
+const COUNTER = 'subscription($id: ID!) { counterChanged(factoryId: $id) { factoryId } }';
+
+interface Message {
+  id?: string;
+  type: string;
+  payload?: unknown;
+}
+
+/** A graphql-transport-ws connection, acknowledged, that records every message it receives. */
+async function connect(stack: HttpStack, key: string): Promise<{ socket: WebSocket; received: Message[]; subscribe(id: string, query?: string): void }> {
+  const socket = new WebSocket(stack.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
+  const received: Message[] = [];
+  socket.on('message', (data) => received.push(JSON.parse(String(data)) as Message));
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
+  await until(() => received.some((message) => message.type === 'connection_ack'), 'connection_ack');
+  return {
+    socket,
+    received,
+    subscribe(id, query = COUNTER) {
+      socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query, variables: { id: FIXTURE_IDS.shop } } }));
+    },
+  };
+}
+
+describe('a burst of subscribes over the limits', () => {
+  let stack: HttpStack;
+  let steps: StepName[];
+
+  beforeEach(async () => {
+    const clock = new ManualClock();
+    stack = await startStack({ http: true, config: { subscriptionsMaxPerConnection: 1, subscriptionsMaxPerKey: 2 }, gateway: { now: clock.now, pollClock: clock } });
+    steps = [];
+    stack.gateway.pipeline.observe((step) => steps.push(step));
+  });
+
+  afterEach(async () => {
+    await stack.close();
+  });
+
+  it('refuses each with RATE_LIMITED before parsing, validating or building a context', async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('open');
+    await joined;
+    const requestsAfterOpen = stack.simulator.countRequests();
+    steps.length = 0;
+
+    const burst = 50;
+    for (let i = 0; i < burst; i += 1) client.subscribe(`over-${i}`);
+    await until(() => client.received.filter((message) => message.type === 'complete').length >= burst, 'the refusals');
+
+    const refusals = client.received.filter((message) => message.type === 'next');
+    expect(refusals).toHaveLength(burst);
+    for (const refusal of refusals) {
+      expect(refusal.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 1 } }] });
+    }
+    // The pipeline stopped at the limit every time: nothing was parsed or validated.
+    expect(steps.filter((step) => step === 'subscription-limit')).toHaveLength(burst);
+    expect(steps).not.toContain('parse');
+    expect(steps).not.toContain('depth');
+    expect(steps).not.toContain('cost');
+    expect(stack.simulator.countRequests()).toBe(requestsAfterOpen);
+    expect(client.socket.readyState).toBe(WebSocket.OPEN);
+    client.socket.close();
+  });
+
+  it('refuses over the per-key limit the same way, on another connection of the key', async () => {
+    const first = await connect(stack, DEMO_KEYS.premium.key);
+    const second = await connect(stack, DEMO_KEYS.premium.key);
+    for (const [client, id] of [[first, 'a'], [second, 'b']] as const) {
+      const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+      client.subscribe(id);
+      await joined;
+    }
+    const third = await connect(stack, DEMO_KEYS.premium.key);
+    steps.length = 0;
+    third.subscribe('c');
+    await until(() => third.received.some((message) => message.type === 'complete'), 'the refusal');
+    expect(third.received.find((message) => message.type === 'next')?.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' } }] });
+    expect(steps).not.toContain('parse');
+    for (const client of [first, second, third]) client.socket.close();
+  });
+
+  it('lets queries through on a connection at its subscription limit', async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('open');
+    await joined;
+    client.subscribe('query', '{ __typename }');
+    await until(() => client.received.some((message) => message.id === 'query' && message.type === 'next'), 'the query');
+    expect(client.received.find((message) => message.id === 'query')?.payload).toEqual({ data: { __typename: 'Query' } });
+    client.socket.close();
+  });
+
+  it(`closes a connection with ${TOO_MANY_REFUSALS_CLOSE_CODE} once it sent more than ${MAX_REFUSED_SUBSCRIBES} refused subscribes`, async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('open');
+    await joined;
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    for (let i = 0; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`over-${i}`);
+    const [code, reason] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+    expect(String(reason)).toMatch(/refused subscribe/i);
+    // The open subscription ended with the connection.
+    await until(() => stack.gateway.subscriptions.hub.size === 0, 'the poller to stop');
+  });
+
+  it('counts refusals of any kind, not only those over a limit', async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    for (let i = 0; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`bad-${i}`, '{ nope }');
+    const [code] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+    // Those answered before the close are the validation errors.
+    for (const message of client.received.filter((received) => received.id !== undefined)) {
+      expect(message).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    }
+  });
+});

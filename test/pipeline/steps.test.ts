@@ -1,0 +1,67 @@
+/**
+ * The order of the request checks is data: one array (src/pipeline/steps.ts), whose
+ * phases run in order, and from which Apollo's options are built.
+ */
+import { DEFAULT_CONFIG } from '../../src/config';
+import { buildGatewaySchema } from '../../src/graph/schema';
+import { readCredential } from '../../src/pipeline/credential';
+import { RequestPipeline } from '../../src/pipeline/pipeline';
+import { PHASES, STEPS } from '../../src/pipeline/steps';
+
+describe('the request steps', () => {
+  it('run in this order, phase by phase', () => {
+    expect(STEPS.map((step) => step.name)).toEqual([
+      'key',
+      'document-size',
+      'public-site',
+      'subscription-limit',
+      'parse',
+      'depth',
+      'introspection',
+      'operation-shape',
+      'variables',
+      'bounds',
+      'cost',
+      'response-size',
+    ]);
+    const phases = STEPS.map((step) => PHASES.indexOf(step.phase));
+    expect(phases).toEqual([...phases].sort((a, b) => a - b));
+  });
+
+  it('give Apollo the parse limit, one validation rule per validate step and one plugin', async () => {
+    const pipeline = RequestPipeline.fromConfig(await buildGatewaySchema(), DEFAULT_CONFIG);
+    const options = pipeline.apolloOptions();
+    expect(options.parseOptions.maxTokens).toBeGreaterThan(0);
+    expect(options.validationRules).toHaveLength(STEPS.filter((step) => step.phase === 'validate').length);
+    expect(pipeline.steps).toEqual(STEPS.map((step) => step.name));
+  });
+
+  it('stop a streaming request at the first refusal and report the steps they ran', async () => {
+    const pipeline = RequestPipeline.fromConfig(await buildGatewaySchema(), DEFAULT_CONFIG);
+    const ran: string[] = [];
+    const stop = pipeline.observe((step) => ran.push(step));
+    const refused = pipeline.prepare('graphql-ws', { query: '{ __typename }' }, readCredential('not a bearer'));
+    expect(refused).toMatchObject({ kind: 'refused', step: 'key', errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(ran).toEqual(['key']);
+    ran.length = 0;
+    expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({ kind: 'run', apiKey: null });
+    expect(ran).toEqual(STEPS.filter((step) => step.phase !== 'result').map((step) => step.name));
+    stop();
+  });
+});
+
+describe('readCredential', () => {
+  it.each([
+    [undefined, { kind: 'none' }],
+    ['', { kind: 'none' }],
+    ['   ', { kind: 'none' }],
+    ['Bearer abc', { kind: 'key', apiKey: 'abc' }],
+    ['bearer  abc ', { kind: 'key', apiKey: 'abc' }],
+    ['abc', { kind: 'malformed' }],
+    ['Bearer a b', { kind: 'malformed' }],
+    ['Bearer', { kind: 'malformed' }],
+    [42, { kind: 'malformed' }],
+  ])('reads %j as %j', (value, credential) => {
+    expect(readCredential(value)).toEqual(credential);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * One pipeline, every transport: each hostile or bad-input case of the HTTP suites
+ * (test/hostile, test/web, the bounds, cost, depth, introspection, trusted-document and
+ * public-site tests) is sent over HTTP POST, HTTP GET, graphql-ws and graphql-sse, and
+ * must be answered with the same error codes everywhere, before any upstream request.
+ *
+ * Not in the table, because they are about HTTP framing, not the operation: bodies that
+ * are not UTF-8 or JSON, batches, methods, CSRF, bodies over MAX_BODY_BYTES (graphql-ws
+ * frames have their own 1 MiB limit), and subscription operations over plain HTTP.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayConfig } from '../../src/config';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { startStack } from '../support';
+import type { HttpStack } from '../support';
+import { over, TRANSPORTS } from './over';
+import type { OperationBody, TransportName } from './over';
+
+const KEY = `Bearer ${DEMO_KEYS.premium.key}`;
+
+/** `{"a":{"a":...}}` nested `levels` deep. */
+function nested(levels: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { a: 1 };
+  for (let i = 1; i < levels; i += 1) value = { a: value };
+  return value;
+}
+
+/** `levels` fragments on Query, each spreading the next four times; the last selects `leaf`. */
+function fanOut(levels: number, leaf: string): string {
+  const parts = ['query FanOut { ...F0 }'];
+  for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment F${i} on Query { ...F${i + 1} ...F${i + 1} ...F${i + 1} ...F${i + 1} }`);
+  parts.push(`fragment F${levels - 1} on Query { ${leaf} }`);
+  return parts.join('\n');
+}
+
+/** 369 aliases of a lean introspection: the amplification attack (39 KB asking for about 10 MB). */
+const INTROSPECTION_ALIASES = `{ ${Array.from({ length: 369 }, (_, i) => `a${i}: __schema { types { name fields { name type { name } } } }`).join(' ')} }`;
+
+/** A case: the request, the key sent, the codes expected on every transport, and whether it fits in a URL. */
+interface Case {
+  name: string;
+  body: OperationBody;
+  authorization: string | null;
+  codes: string[];
+  /** False when the request is too large for a GET query string. */
+  get?: boolean;
+}
+
+const MAX_UPSTREAM_REQUESTS = 50;
+const MAX_RESPONSE_BYTES = 4096;
+
+const CASES: Case[] = [
+  { name: 'a malformed Authorization value', body: { query: '{ factories { id } }' }, authorization: DEMO_KEYS.premium.key, codes: ['UNAUTHENTICATED'] },
+  { name: 'a placeholder key', body: { query: '{ __typename }' }, authorization: 'Bearer <your StateV API key>', codes: ['UNAUTHENTICATED'] },
+  { name: 'variables over MAX_VARIABLES_BYTES', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
+  { name: 'variables nested 200 levels', body: { query: '{ __typename }', variables: { deep: nested(200) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
+  { name: 'a document nested 300 levels', body: { query: `{${'factories{'.repeat(300)}id${'}'.repeat(301)}` }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'] },
+  { name: 'a syntax error', body: { query: '{ factories { id }' }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'] },
+  { name: 'a document over MAX_DOCUMENT_TOKENS', body: { query: `{ ${'__typename '.repeat(10_001)}}` }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'], get: false },
+  {
+    name: 'a chain of 5,000 fragments',
+    body: { query: ['query Chain { ...F0 }', ...Array.from({ length: 5000 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} }`), 'fragment F5000 on Query { __typename }'].join('\n') },
+    authorization: KEY,
+    codes: ['GRAPHQL_PARSE_FAILED'],
+    get: false,
+  },
+  { name: 'an unknown field', body: { query: '{ factories { nope } }' }, authorization: KEY, codes: ['GRAPHQL_VALIDATION_FAILED'] },
+  { name: 'an operation deeper than MAX_DEPTH', body: { query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }` }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
+  { name: 'a fan-out fragment document over the cost limit', body: { query: fanOut(16, 'factories { id }') }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
+  { name: 'an operation over MAX_UPSTREAM_REQUESTS', body: { query: '{ factories { options { title } } }' }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
+  { name: 'an argument out of bounds (inline)', body: { query: `{ factory(id: "${FIXTURE_IDS.shop}") { buyLog(limit: 500) { buyer } } }` }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
+  { name: 'an argument out of bounds (variable)', body: { query: 'query Q($id: ID!, $skip: Int!) { factory(id: $id) { buyLog(skip: $skip) { buyer } } }', variables: { id: FIXTURE_IDS.shop, skip: 5000 } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
+  {
+    name: 'a title of 65 emoji (string length bound, counted as the upstream counts)',
+    body: {
+      query: 'mutation W($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
+      variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 2, title: '\u{1F96A}'.repeat(65), data: 'ok', apiSecret: DEMO_KEYS.premium.secret } },
+    },
+    authorization: KEY,
+    codes: ['BAD_USER_INPUT'],
+    get: false, // a mutation over GET is refused by method, before the bound
+  },
+  { name: 'declared variables nested 200 levels', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: nested(200) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
+  { name: 'a variable that does not coerce', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
+  { name: 'introspection amplified by 369 aliases', body: { query: INTROSPECTION_ALIASES }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'], get: false },
+  { name: 'an answer over MAX_RESPONSE_BYTES', body: { query: '{ __schema { types { name fields { name } } } }' }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'] },
+  { name: 'a fan-out fragment document of __typename (answered)', body: { query: fanOut(16, '__typename') }, authorization: KEY, codes: [] },
+  { name: 'introspection without a key (answered)', body: { query: '{ __schema { queryType { name } } }' }, authorization: null, codes: [] },
+];
+
+/** The trusted documents of the public-site cases. */
+const SITE_QUERY = 'query SitePage($id: ID!) { factory(id: $id) { id name } }';
+const SITE_WRITE = 'mutation SiteWrite($id: ID!) { updateFactoryOption(input: { factoryId: $id, slot: 3, title: "Guestbook", data: "hi" }) { message } }';
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+const PUBLIC_CASES: Case[] = [
+  { name: 'a keyless query that is not a trusted document', body: { query: '{ factories { id } }' }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
+  { name: 'a keyless trusted document sent as text', body: { query: SITE_QUERY, variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
+  { name: 'a keyless unknown hash', body: { documentId: sha256('query Unknown { factories { id } }') }, authorization: null, codes: ['PERSISTED_QUERY_NOT_FOUND'] },
+  { name: 'a keyless unknown hash (APQ form)', body: { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } }, authorization: null, codes: ['PERSISTED_QUERY_NOT_FOUND'] },
+  { name: 'a keyless trusted write without a server secret', body: { documentId: sha256(SITE_WRITE), variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'], get: false },
+  { name: 'a keyless trusted document by hash (answered with the server key)', body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: [] },
+  { name: 'a keyless fan-out document of __typename (introspection only, answered)', body: { query: fanOut(16, '__typename') }, authorization: null, codes: [] },
+  { name: 'a keyless fan-out document with an upstream field', body: { query: fanOut(16, 'factories { id }') }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
+  { name: 'a malformed key in public-site mode', body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } }, authorization: 'Token abc', codes: ['UNAUTHENTICATED'] },
+];
+
+/** Every (case, transport) pair a case applies to. */
+function table(cases: Case[]): Array<[string, TransportName, Case]> {
+  return cases.flatMap((entry) => TRANSPORTS.filter((transport) => transport !== 'http-get' || entry.get !== false).map((transport): [string, TransportName, Case] => [entry.name, transport, entry]));
+}
+
+function describeTable(title: string, config: () => Partial<GatewayConfig>, cases: Case[], upstreamFree: (entry: Case) => boolean): void {
+  describe(title, () => {
+    let stack: HttpStack;
+    beforeAll(async () => {
+      stack = await startStack({ http: true, config: { maxVariablesBytes: 4096, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, maxResponseBytes: MAX_RESPONSE_BYTES, ...config() } });
+    });
+    afterAll(async () => {
+      await stack.close();
+    });
+
+    it.each(table(cases))('%s over %s', async (_name, transport, entry) => {
+      stack.simulator.reset();
+      const outcome = await over(transport, stack, entry.body, entry.authorization);
+      expect(outcome.codes).toEqual(entry.codes);
+      if (upstreamFree(entry)) expect(stack.simulator.requests).toHaveLength(0);
+    });
+  });
+}
+
+describeTable('bad input over every transport', () => ({}), CASES, () => true);
+
+describe('introspection switched off over every transport', () => {
+  let stack: HttpStack;
+  beforeAll(async () => {
+    stack = await startStack({ http: true, config: { introspection: false } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it.each(TRANSPORTS)('refuses __schema with GRAPHQL_VALIDATION_FAILED over %s, and still answers __typename', async (transport) => {
+    expect((await over(transport, stack, { query: '{ __schema { queryType { name } } }' }, KEY)).codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect((await over(transport, stack, { query: '{ __typename }' }, KEY)).codes).toEqual([]);
+  });
+});
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'statev-pipeline-'));
+  writeFileSync(join(dir, 'trusted.json'), JSON.stringify({ [sha256(SITE_QUERY)]: SITE_QUERY, [sha256(SITE_WRITE)]: SITE_WRITE }));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describeTable(
+  'public-site mode over every transport',
+  () => ({ serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: join(dir, 'trusted.json') }),
+  PUBLIC_CASES,
+  (entry) => entry.codes.length > 0,
+);
