@@ -123,6 +123,23 @@ export interface EconomyEvents {
   queueDropped?(priority: UpstreamPriority): void;
   /** Each `get`, `fetchInBackground` and `post` when it has finished (see {@link UpstreamRequestEvent}). */
   upstreamRequest?(event: UpstreamRequestEvent): void;
+  /**
+   * Runs one upstream request (a `get`, a refresh-ahead refresh or a `post`) as `work`:
+   * tracing wraps it in a span, and the events above fired meanwhile belong to it.
+   */
+  traced?<T>(request: TracedRequest, work: () => Promise<T>): Promise<T>;
+  /** Wraps work queued now to run later (background fill), so tracing can link it to the operation that queued it. */
+  queued?<T>(work: () => T): () => T;
+}
+
+/** What tracing is told about an upstream request before it runs; never the key itself. */
+export interface TracedRequest {
+  /** Route pattern, e.g. `GET /factory/inventory/{id}`. */
+  route: string;
+  /** Who waits for it. */
+  priority: UpstreamPriority;
+  /** The key's HMAC id. */
+  keyId: string;
 }
 
 /** The economy's own statistics, for `/metrics` and tests; nothing names a key. */

@@ -100,7 +100,7 @@ export class UpstreamEconomy {
         events,
         now,
         fetch: (request, fetchOptions) => this.fetchInBackground(request, fetchOptions),
-        refresh: (caller, task) => this.reads.refresh(caller, task),
+        refresh: (caller, task) => this.traced(caller, task.endpoint, () => this.reads.refresh(caller, task)),
       },
       options,
     );
@@ -123,7 +123,13 @@ export class UpstreamEconomy {
    *   spent, whenever no stale value can stand in.
    */
   get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    return this.reads.get(caller, endpoint, params);
+    return this.traced(caller, endpoint, () => this.reads.get(caller, endpoint, params));
+  }
+
+  /** Runs one upstream request through `EconomyEvents.traced` when tracing listens (else as it is). */
+  private traced<T>(caller: EconomyCaller, endpoint: Endpoint, work: () => Promise<T>): Promise<T> {
+    const { traced } = this.events;
+    return traced ? traced({ route: endpoint.route, priority: caller.priority ?? 'operation', keyId: caller.keyId }, work) : work();
   }
 
   /**
@@ -196,7 +202,11 @@ export class UpstreamEconomy {
    * @returns the upstream's answer body
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
    */
-  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+  post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+    return this.traced(caller, endpoint, () => this.write(caller, endpoint, body, written));
+  }
+
+  private async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
     const trace: FlightTrace = { source: 'upstream', budgetWaitMs: 0, retries: 0 };
     let failed = true;
     try {
