@@ -46,18 +46,55 @@ export function awaitJoined<T>(flight: Promise<T>, ticket: QueueTicket, endpoint
     const stop = ticket.onChange(check);
     const finish = (): void => {
       stop();
+      unfollow();
       clearTimeout(timer);
     };
-    flight.then(
-      (value) => {
-        finish();
-        resolve(value);
-      },
-      (error: unknown) => {
-        finish();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+    const unfollow = follow(flight, (outcome) => {
+      finish();
+      if (outcome.ok) resolve(outcome.value as T);
+      else reject(outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error)));
+    });
     check();
   });
+}
+
+/** How a flight settled, as told to its waiters. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The operations waiting on each flight now (see {@link follow}). */
+const waitersOf = new WeakMap<Promise<unknown>, Set<(outcome: Outcome) => void>>();
+
+/**
+ * Tells `waiter` how `flight` settles, through ONE reaction per flight; the returned
+ * removal drops the waiter at once.
+ *
+ * Why: a flight may stay queued for budget for a minute while operations give up on it
+ * after their patience (e.g. thousands of live queries opened and closed meanwhile). A
+ * reaction of its own per waiter (`flight.then(...)`) cannot be removed, so each would
+ * keep its operation (session, accounting, ticket, error) alive until the flight settles.
+ */
+function follow(flight: Promise<unknown>, waiter: (outcome: Outcome) => void): () => void {
+  let waiters = waitersOf.get(flight);
+  if (!waiters) {
+    const all = new Set<(outcome: Outcome) => void>();
+    waiters = all;
+    waitersOf.set(flight, all);
+    const settle = (outcome: Outcome): void => {
+      waitersOf.delete(flight);
+      for (const told of [...all]) told(outcome);
+      all.clear();
+    };
+    flight.then(
+      (value) => settle({ ok: true, value }),
+      (error: unknown) => settle({ ok: false, error }),
+    );
+  }
+  const joined = waiters;
+  joined.add(waiter);
+  return () => joined.delete(waiter);
+}
+
+/** Operations waiting on `flight` through {@link awaitJoined} now (tests: released when they give up). */
+export function joinedWaiters(flight: Promise<unknown>): number {
+  return waitersOf.get(flight)?.size ?? 0;
 }
