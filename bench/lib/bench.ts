@@ -77,6 +77,8 @@ export interface GatewayEnvOptions {
   omit?: readonly string[];
   /** Run this process with `--cpu-prof` (default: when `--profile` names the running scenario). */
   profile?: boolean;
+  /** Extra Node flags for this process only (e.g. `GC_ON_SIGNAL_FLAGS` of bench/lib/rss.ts for a memory scenario). */
+  nodeFlags?: readonly string[];
 }
 
 /** Free ephemeral ports, or consecutive ports from --base-port (checked to be free). */
@@ -221,7 +223,7 @@ export class Bench {
     log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
     const service = await startService({
       name,
-      args: [...this.profileFlags(profile), ...startNodeFlags(), main],
+      args: [...this.profileFlags(profile), ...startNodeFlags(), ...(options.nodeFlags ?? []), main],
       env: this.gatewayEnvironment(port, settings, options),
       cwd: root,
       port,

@@ -128,3 +128,11 @@ export function difference(after: Readonly<Record<string, number>>, before: Read
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** Reads `nodejs_heap_size_used_bytes` (prom-client's default metric) from the gateway's /metrics, in MB. */
+export async function heapUsedMb(origin: string): Promise<number | null> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const line = text.split('\n').find((row) => row.startsWith('nodejs_heap_size_used_bytes '));
+  const value = line ? Number(line.split(' ')[1]) : Number.NaN;
+  return Number.isFinite(value) ? value / (1024 * 1024) : null;
+}

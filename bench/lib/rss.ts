@@ -5,6 +5,7 @@
  * of the two. Elsewhere the result is null.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { heapUsedMb } from './http';
 
 function statusField(pid: number, field: 'VmRSS' | 'VmHWM'): number | null {
   try {
@@ -54,4 +55,28 @@ export class RssSampler {
     const peak = Math.max(this.maxBytes, hwm ?? 0);
     return peak > 0 ? Math.round((peak / 1024 / 1024) * 10) / 10 : null;
   }
+}
+
+/**
+ * Node flags for a bench-only gateway whose heap the bench can collect on demand:
+ * `--expose-gc`, and a preloaded module that runs a full collection (`gc()`) on SIGUSR2
+ * (a signal neither Node nor the gateway uses). Never part of `npm start`.
+ */
+export const GC_ON_SIGNAL_FLAGS: readonly string[] = ['--expose-gc', `--import=data:text/javascript,process.on('SIGUSR2',()=>globalThis.gc())`];
+
+/**
+ * Heap used (MB) of a gateway started with {@link GC_ON_SIGNAL_FLAGS}, after a full
+ * collection: sends SIGUSR2, gives the event loop `settleMs` to run it, then reads
+ * `nodejs_heap_size_used_bytes` from /metrics. What is left is what the process still
+ * references, so a growing value across rounds is retention; RSS also keeps pages V8
+ * and the allocator have not returned. Null when the signal or /metrics fails.
+ */
+export async function heapAfterGcMb(service: { pid: number; origin: string }, settleMs = 300): Promise<number | null> {
+  try {
+    process.kill(service.pid, 'SIGUSR2');
+  } catch {
+    return null;
+  }
+  await new Promise((resolve) => setTimeout(resolve, settleMs));
+  return heapUsedMb(service.origin).catch(() => null);
 }

@@ -1,17 +1,9 @@
 import type { Scenario } from '../lib/bench';
 import { log, PREMIUM_KEY, round } from '../lib/bench';
-import { graphqlHeaders } from '../lib/http';
+import { graphqlHeaders, heapUsedMb } from '../lib/http';
 
 /** Unused variables of about 900 KB, the size of the attack the memo bound answers. */
 const UNUSED_900_KB = { unused: 'x'.repeat(900_000) };
-
-/** Reads `nodejs_heap_size_used_bytes` (prom-client's default metric) from the gateway's /metrics, in MB. */
-async function heapUsedMb(origin: string): Promise<number | null> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
-  const line = text.split('\n').find((row) => row.startsWith('nodejs_heap_size_used_bytes '));
-  const value = line ? Number(line.split(' ')[1]) : Number.NaN;
-  return Number.isFinite(value) ? value / (1024 * 1024) : null;
-}
 
 /** The lowest of `samples`: a heap's floor, after its collections, is what a leak raises. */
 function floorOf(samples: readonly number[]): number | null {
