@@ -152,7 +152,12 @@ export interface SubscriptionTransports {
  * server's `upgrade` events to `handleUpgrade`.
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  // One message per turn of the event loop (ws emits every message of a chunk in one turn
+  // by default): a burst of subscribes in one chunk then never holds the loop (/healthz and
+  // every other request wait at most one message), and the subscriptions admitted start, and
+  // count against the limits, before the next message is looked at, so the rest of the
+  // burst is refused by the cheap `subscription-limit` step, not parsed and validated.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024, allowSynchronousEvents: false });
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount }>();
   const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount } => {
     let state = connections.get(ctx);
