@@ -46,7 +46,7 @@ interface CombinationResult {
   fillFailures: number;
   firstFillFailure: string | null;
   /** Scrapes every second while the keys were made known. */
-  duringFill: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null };
+  duringFill: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; healthzBesideMs: LoadResult['latencyMs'] | null };
   /** {@link IDLE_SCRAPES} scrapes once every key was known. */
   idle: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; bytes: number };
   /** `statev_upstream_budget_window_requests` after the fill (each key's request is in its window when the budget is on). */
@@ -101,7 +101,7 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
     fillSeconds: round(fillSeconds, 1),
     fillFailures: failures,
     firstFillFailure: firstFailure,
-    duringFill: { scrapes: duringFill.scrapes, failures: duringFill.failures, latencyMs: duringFill.latencyMs },
+    duringFill: { scrapes: duringFill.scrapes, failures: duringFill.failures, latencyMs: duringFill.latencyMs, healthzBesideMs: duringFill.healthzBesideMs },
     idle: { scrapes: latencies.length, failures: idleFailures, latencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)), bytes },
     budgetWindowRequests: windowRequests,
   };
