@@ -104,10 +104,21 @@ function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prep
 /** The refusal of each limit error, built once per error (the service builds each error once). */
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
+/** Each connection's last key and its hash: a burst of subscribes on one connection hashes its key once. */
+const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
+
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
 function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
+  const idOf = (apiKey: string): string => {
+    let hashed = hashedKeys.get(connection);
+    if (hashed?.apiKey !== apiKey) {
+      hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
+      hashedKeys.set(connection, hashed);
+    }
+    return hashed.keyId;
+  };
   return (apiKey) => {
-    const error = options.subscriptions.limitRefusal(apiKey ? keyId(apiKey, options.services.config.keyHashSecret) : null, connection);
+    const error = options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, connection);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
