@@ -94,6 +94,10 @@ export interface GatewayConfig {
   maxResponseBytes: number;
   /** Option slots `Factory.options` reads, 1 to 20 (`OPTION_SLOTS`, default 10; premium keys may have 20). */
   optionSlots: number;
+  /** Largest site document, UTF-8 bytes of its canonical JSON (`SITE_DOCUMENT_MAX_BYTES`, default 65536). */
+  siteDocumentMaxBytes: number;
+  /** How site-document chunks are compressed and encoded (`SITE_DOCUMENT_ENCODING`, default `deflate-base64url`; see docs/site-documents.md). */
+  siteDocumentEncoding: SiteDocumentEncoding;
   /** Largest worst-case upstream cost of one operation (`MAX_UPSTREAM_REQUESTS`, default 1000). */
   maxUpstreamRequests: number;
   /** Deepest operation accepted (`MAX_DEPTH`, default 12). */
@@ -197,6 +201,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   keyHashSecret: 'statev-gateway-key-hash',
   maxUpstreamRequests: 1000,
   optionSlots: 10,
+  siteDocumentMaxBytes: 65_536,
+  siteDocumentEncoding: 'deflate-base64url',
   maxResponseBytes: 16 * 1024 * 1024,
   maxDepth: 12,
   costAssumptions: Object.freeze({ factories: 10, buildings: 10, bankAccounts: 5, rooms: 10 }),
@@ -412,6 +418,11 @@ function originProblem(entry: string): string | null {
   return null;
 }
 
+/** How site-document chunks may be compressed and encoded (`SITE_DOCUMENT_ENCODING`), default first; see `site-document.codec.ts`. */
+export const SITE_DOCUMENT_ENCODINGS = ['deflate-base64url', 'brotli-base64url', 'brotli-base32768'] as const;
+/** One of {@link SITE_DOCUMENT_ENCODINGS}. */
+export type SiteDocumentEncoding = (typeof SITE_DOCUMENT_ENCODINGS)[number];
+
 /** The pino log levels `LOG_LEVEL` accepts. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -464,6 +475,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
     maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
     maxResponseBytes: intSetting(env, 'MAX_RESPONSE_BYTES', DEFAULT_CONFIG.maxResponseBytes, 1024),
     optionSlots: intSetting(env, 'OPTION_SLOTS', DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS),
+    siteDocumentMaxBytes: intSetting(env, 'SITE_DOCUMENT_MAX_BYTES', DEFAULT_CONFIG.siteDocumentMaxBytes, 2),
+    siteDocumentEncoding: enumSetting(env, 'SITE_DOCUMENT_ENCODING', DEFAULT_CONFIG.siteDocumentEncoding, SITE_DOCUMENT_ENCODINGS),
     maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
     costAssumptions: {
       factories: intSetting(env, 'COST_ASSUMED_FACTORIES', DEFAULT_CONFIG.costAssumptions.factories, 1),
