@@ -81,9 +81,8 @@ describe('a burst of subscribes over the limits', () => {
   });
 
   it('parses only what the limit admits of a burst sent before any subscription started', async () => {
-    // Every message in one write: they reach the gateway together, before the first
-    // subscription has started. Each is handled in a turn of its own, so the ones admitted
-    // start (and count against the limit) before the next is looked at.
+    // Every message at once: they reach the gateway together, before the first
+    // subscription has started; the ones admitted count against the limit at once.
     const client = await connect(stack, DEMO_KEYS.premium.key);
     steps.length = 0;
     const burst = 30;
