@@ -114,7 +114,7 @@ async function main(): Promise<Started> {
       await gateway.stop(); // drains first: requests in flight still reach the simulator
       await simulator.close();
     },
-    gracePeriodMs: config.shutdownGracePeriodMs,
+    gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs,
   };
 }
 

@@ -114,11 +114,12 @@ export class BackgroundWork {
     if (!(error instanceof UpstreamError) || error.code !== 'RATE_LIMITED') return;
     const { keyId, apiKey } = caller;
     const { cache, freshness } = this.parts;
+    const fetch = (): Promise<UpstreamReply> => this.parts.fetch({ keyId, apiKey, endpoint, params }, { priority: 'missed' });
     const at = this.fill.note({
       keyId,
       apiKey,
       key,
-      fetch: () => this.parts.fetch({ keyId, apiKey, endpoint, params }, { priority: 'missed' }),
+      fetch: this.parts.events.queued?.(fetch) ?? fetch,
       isFresh: () => {
         const cached = cache.get(key);
         return cached !== undefined && freshness.isFresh(cached, endpoint);

@@ -11,7 +11,7 @@ import type { PersistableCache } from './cache/cache-file';
 import { Freshness } from './cache/freshness';
 import { UpstreamCache } from './cache/upstream-cache';
 import { InFlight } from './coalescing/in-flight';
-import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply } from './economy-types';
+import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, EntryStoredListener, UpstreamReply } from './economy-types';
 import { Invalidation } from './invalidation/invalidation';
 import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
@@ -47,6 +47,8 @@ export class UpstreamEconomy {
   private readonly invalidation: Invalidation;
   private readonly notes: Bookkeeping;
   private readonly reads: ReadPath;
+  /** Told each time a key's cache entry gets new data (see `EntryStoredListener`): add a listener, delete it to stop. */
+  readonly entryStored = new Set<EntryStoredListener>();
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -88,6 +90,7 @@ export class UpstreamEconomy {
       now,
       events,
       onCoalesced: (caller) => this.notes.coalesced(caller),
+      onStored: (keyId, key) => this.entryStored.forEach((listener) => listener(keyId, key)),
     });
     this.background = new BackgroundWork(
       {
@@ -97,7 +100,7 @@ export class UpstreamEconomy {
         events,
         now,
         fetch: (request, fetchOptions) => this.fetchInBackground(request, fetchOptions),
-        refresh: (caller, task) => this.reads.refresh(caller, task),
+        refresh: (caller, task) => this.traced(caller, task.endpoint, () => this.reads.refresh(caller, task)),
       },
       options,
     );
@@ -120,7 +123,13 @@ export class UpstreamEconomy {
    *   spent, whenever no stale value can stand in.
    */
   get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    return this.reads.get(caller, endpoint, params);
+    return this.traced(caller, endpoint, () => this.reads.get(caller, endpoint, params));
+  }
+
+  /** Runs one upstream request through `EconomyEvents.traced` when tracing listens (else as it is). */
+  private traced<T>(caller: EconomyCaller, endpoint: Endpoint, work: () => Promise<T>): Promise<T> {
+    const { traced } = this.events;
+    return traced ? traced({ route: endpoint.route, priority: caller.priority ?? 'operation', keyId: caller.keyId }, work) : work();
   }
 
   /**
@@ -193,7 +202,11 @@ export class UpstreamEconomy {
    * @returns the upstream's answer body
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
    */
-  async post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+  post(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+    return this.traced(caller, endpoint, () => this.write(caller, endpoint, body, written));
+  }
+
+  private async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
     const trace: FlightTrace = { source: 'upstream', budgetWaitMs: 0, retries: 0 };
     let failed = true;
     try {
@@ -225,6 +238,7 @@ export class UpstreamEconomy {
   onInvalidated(listener: InvalidationListener): () => void {
     return this.invalidation.onInvalidated(listener);
   }
+
 
   /** True while this replica may have missed other replicas' writes (Redis away, or back but not caught up); whole-response caches must not answer meanwhile. */
   invalidationsInDoubt(): boolean {

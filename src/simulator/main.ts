@@ -1,7 +1,9 @@
+#!/usr/bin/env node
 /**
- * CLI of the StateV REST API simulator.
+ * CLI of the StateV REST API simulator: `statev-simulator` (the package's bin), or
+ * `node dist/src/simulator/main.js` from a checkout.
  *
- * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
+ * Usage: `statev-simulator [--version] [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
  * [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]] [--fail-write N[:STATUS]]`
  *
  * `--fail-write 3:503` fails the third option write (`POST /factory/options`) with a 503
@@ -13,6 +15,7 @@
  * and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
+import { packageVersion } from '../project-root';
 import { DEMO_KEYS } from './fixtures';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 import { startSimulator } from './simulator';
@@ -20,7 +23,7 @@ import type { SimulatorOptions } from './simulator';
 
 /** Usage text printed for `--help` and on argument errors. */
 export const USAGE =
-  'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]] [--fail-write N[:429|500|502|503|drop]]';
+  'Usage: statev-simulator [--version] [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]] [--fail-write N[:429|500|502|503|drop]]';
 
 /** The simulator's flags, as `node:util` `parseArgs` reads them. */
 const FLAGS = {
@@ -34,6 +37,7 @@ const FLAGS = {
   'no-retry-after': { type: 'boolean' },
   'fail-write': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 function nonNegativeInt(flag: string, raw: string): number {
@@ -53,6 +57,7 @@ function readFlags(argv: readonly string[]): {
   'live-interval'?: string;
   'fail-write'?: string;
   help?: boolean;
+  version?: boolean;
 } {
   try {
     return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
@@ -109,6 +114,10 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (argv.includes('--version') || argv.includes('-v')) {
+    process.stdout.write(`${packageVersion()}\n`);
     return;
   }
   let options: SimulatorOptions;
