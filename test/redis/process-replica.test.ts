@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { describeWithRedis, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess } from '../support';
+import { describeWithRedis, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess, TEST_REDIS_TIMEOUT_MS } from '../support';
 import type { HttpStack, TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -27,6 +27,7 @@ describeWithRedis('a replica in another process', () => {
       UPSTREAM_RATE_LIMIT: 'off', // as in the first replica (the test stack's default)
       REDIS_URL: redis.url,
       REDIS_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: String(TEST_REDIS_TIMEOUT_MS), // as in the first replica (see TEST_REDIS_TIMEOUT_MS)
       RESPONSE_CACHE_ENABLED: 'false',
       LOG_LEVEL: 'silent',
     });
