@@ -10,7 +10,7 @@ import { createContext } from '../../src/context';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, useFakeDate } from '../support';
+import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, TEST_REDIS_TIMEOUT_MS, useFakeDate } from '../support';
 import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
@@ -124,7 +124,7 @@ describe('Retry-After is clamped', () => {
 describeWithRedis('the window log in Redis: a request counts from when its answer arrived', () => {
   it('moves a settled request to its answer time, so the window frees a window after the answer, not after the send', async () => {
     const redis = await startTestRedis();
-    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
+    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
     try {
       await state.whenUp();
       const sentAt = 1_000_000;
@@ -147,7 +147,7 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
     const redis = await startTestRedis();
     const state = new RedisSharedState({
       url: redis.url,
-      commandTimeoutMs: 500,
+      commandTimeoutMs: TEST_REDIS_TIMEOUT_MS,
       prefix: `statev-clamp-${process.pid}:`,
       maxCooldownMs: 3_600_000,
       logger: createLogger('silent'),
@@ -159,7 +159,7 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
       const stored = (await state.keyLimits('k1')).cooldownUntil;
       expect(stored).toBeGreaterThan(now + 3_500_000);
       expect(stored).toBeLessThanOrEqual(Date.now() + 3_600_000);
-      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
+      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
       try {
         await other.whenUp();
         expect((await other.keyLimits('k1')).cooldownUntil).toBeLessThanOrEqual(Date.now() + 60_000);
