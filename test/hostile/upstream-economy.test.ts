@@ -10,7 +10,7 @@ import { createContext } from '../../src/context';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, TEST_REDIS_TIMEOUT_MS, useFakeDate } from '../support';
+import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, TEST_REDIS_TIMEOUT_MS, until, useFakeDate, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
@@ -34,16 +34,28 @@ describe('a GET that ran into the deadline is not retried', () => {
       loadConfig({}, { upstreamBaseUrl: baseUrl, upstreamTimeoutMs: 500, upstreamRetryDelayMs: 0, logLevel: 'silent', responseCacheEnabled: false }),
     );
     await runtime.apollo.start();
+    // Every timer is faked (sockets stay real): the deadline passes once the server has the
+    // request, however loaded the machine; a retry would be a second request (or, its delay
+    // faked too, no answer at all).
+    useFakeTimersWithRealIo();
     try {
-      const response = await runtime.apollo.executeOperation(
-        { query: '{ factories { id } }' },
-        { contextValue: createContext(runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) },
-      );
+      let settled = false;
+      const pending = runtime.apollo
+        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) })
+        .finally(() => {
+          settled = true;
+        });
+      await until(() => requests === 1, 'the request at the server');
+      jest.advanceTimersByTime(500);
+      await until(() => settled || requests > 1, 'the answer');
+      expect(requests).toBe(1);
+      const response = await pending;
       if (response.body.kind !== 'single') throw new Error('expected a single result');
       const errors = response.body.singleResult.errors ?? [];
       expect(errors.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_TIMEOUT']);
       expect(requests).toBe(1);
     } finally {
+      jest.useRealTimers();
       for (const timer of timers) clearInterval(timer);
       await runtime.apollo.stop();
       await runtime.upstream.close();
