@@ -14,6 +14,7 @@ import { cruise } from 'dependency-cruiser';
  */
 export const LAYERS = [
   { nodes: ['main', 'demo'], role: 'the programs: npm start and npm run demo (wiring only)' },
+  { nodes: ['cli'], role: 'statev-gateway\'s command line: flags, --help and --print-config from the settings table' },
   { nodes: ['server', 'simulator'], role: 'startGateway (node:http, drain); the REST API simulator, a program of its own' },
   { nodes: ['subscriptions'], role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay' },
   { nodes: ['web'], role: 'HTTP routes: GraphQL over HTTP, CORS, playground, public-site mode, static files' },

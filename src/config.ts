@@ -1,8 +1,9 @@
 /**
- * The gateway's settings, read once from the environment.
+ * The gateway's settings, read once from the environment (and the command line's flags).
  *
  * This module is the only reader of `process.env`: everything else receives a
- * {@link GatewayConfig}. Every setting has a default, and each one is listed in
+ * {@link GatewayConfig}. Every setting has a default and one entry in {@link SETTINGS}, the
+ * table `loadConfig` reads and `statev-gateway --help` is generated from, and a row in
  * docs/configuration.md.
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
@@ -37,10 +38,19 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   /** How long a stop lets requests in flight finish before closing their connections, ms (`SHUTDOWN_GRACE_PERIOD_MS`, default 10000). */
   shutdownGracePeriodMs: number;
+  /**
+   * How long a stop keeps serving with `/readyz` at 503 before it drains, ms, so a load
+   * balancer or Kubernetes takes the replica out first (`SHUTDOWN_DELAY_MS`, default 0).
+   */
+  shutdownDelayMs: number;
   /** Longest a client may take to send a request's headers, ms; then 408 and the connection closes (`HTTP_HEADERS_TIMEOUT_MS`, default 10000; at most `HTTP_REQUEST_TIMEOUT_MS`). */
   httpHeadersTimeoutMs: number;
   /** Longest a client may take to send a whole request, headers and body, ms; then 408 and the connection closes (`HTTP_REQUEST_TIMEOUT_MS`, default 30000). */
   httpRequestTimeoutMs: number;
+  /** Largest site document, UTF-8 bytes of its canonical JSON (`SITE_DOCUMENT_MAX_BYTES`, default 65536). */
+  siteDocumentMaxBytes: number;
+  /** How site-document chunks are compressed and encoded (`SITE_DOCUMENT_ENCODING`, default `deflate-base64url`; see docs/site-documents.md). */
+  siteDocumentEncoding: SiteDocumentEncoding;
   /** Largest `variables` of one request, bytes of JSON; larger is refused with 413 before any analysis (`MAX_VARIABLES_BYTES`, default 65536). */
   maxVariablesBytes: number;
 
@@ -150,7 +160,28 @@ export interface GatewayConfig {
   refreshAheadShare: number;
   /** A key nobody has read for this long gets no refresh-ahead, seconds (`REFRESH_AHEAD_IDLE_SECONDS`, default 600). */
   refreshAheadIdleSeconds: number;
+  /** OpenTelemetry traces: where they go and which are kept (`OTEL_*`); off unless an endpoint is set. */
+  tracing: TracingSettings;
 }
+
+/** The OpenTelemetry settings, under their standard `OTEL_*` names. */
+export interface TracingSettings {
+  /** OTLP HTTP base URL; traces go to `<it>/v1/traces` (`OTEL_EXPORTER_OTLP_ENDPOINT`, default none: tracing off). */
+  endpoint: string | null;
+  /** Full OTLP HTTP URL of traces, over `endpoint` (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, default none). */
+  tracesEndpoint: string | null;
+  /** Headers of every export, `name=value,…` with URL-encoded values, e.g. an authorization token (`OTEL_EXPORTER_OTLP_HEADERS`, default none). */
+  headers: string | null;
+  /** `service.name` of every span (`OTEL_SERVICE_NAME`, default `statev-gateway`). */
+  serviceName: string;
+  /** Which traces are kept (`OTEL_TRACES_SAMPLER`, default `parentbased_always_on`). */
+  sampler: (typeof TRACES_SAMPLERS)[number];
+  /** The ratio of the `*traceidratio` samplers, 0–1 (`OTEL_TRACES_SAMPLER_ARG`, default 1). */
+  samplerRatio: number;
+}
+
+/** The samplers `OTEL_TRACES_SAMPLER` accepts (the OpenTelemetry specification's names). */
+export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 
 /** List sizes assumed by the cost estimate, per parent. */
 export interface CostAssumptions {
@@ -177,8 +208,11 @@ export const DEFAULT_CONFIG = Object.freeze({
   nodeEnv: 'production',
   maxBodyBytes: 1_048_576,
   shutdownGracePeriodMs: 10_000,
+  shutdownDelayMs: 0,
   httpHeadersTimeoutMs: 10_000,
   httpRequestTimeoutMs: 30_000,
+  siteDocumentMaxBytes: 65_536,
+  siteDocumentEncoding: 'deflate-base64url',
   maxVariablesBytes: 65_536,
   cacheEnabled: true,
   cacheMaxBytes: 64 * 1024 * 1024,
@@ -224,7 +258,13 @@ export const DEFAULT_CONFIG = Object.freeze({
   heapGrowingPercent: 30,
   refreshAheadShare: 0.7,
   refreshAheadIdleSeconds: 600,
+  tracing: Object.freeze({ endpoint: null, tracesEndpoint: null, headers: null, serviceName: 'statev-gateway', sampler: 'parentbased_always_on', samplerRatio: 1 }),
 }) as Readonly<GatewayConfig>;
+
+/** How site-document chunks may be compressed and encoded (`SITE_DOCUMENT_ENCODING`), default first; see `site-document.codec.ts`. */
+export const SITE_DOCUMENT_ENCODINGS = ['deflate-base64url', 'brotli-base64url', 'brotli-base32768'] as const;
+/** One of {@link SITE_DOCUMENT_ENCODINGS}. */
+export type SiteDocumentEncoding = (typeof SITE_DOCUMENT_ENCODINGS)[number];
 
 /** The env variable of each cache kind's TTL. */
 export const TTL_SETTINGS: Readonly<Record<CacheKind, string>> = Object.freeze({
@@ -242,18 +282,21 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /**
  * A setting with a bad value. The message names the setting, the value and what is
  * expected, e.g. `Setting PORT="70000" is invalid: expected an integer from 0 to 65535.`;
- * `npm start` and `npm run demo` print it and exit with code 1.
+ * `npm start`, `statev-gateway` and `npm run demo` print it and exit with code 2.
  */
 export class ConfigError extends Error {
+  /** The exit code of a program that stops on it: 2, a usage error. */
+  readonly exitCode = 2;
+
   constructor(
-    /** The environment variable, e.g. `PORT`. */
+    /** The environment variable, e.g. `PORT`, or the flag, e.g. `--port`, that held the value. */
     readonly setting: string,
     /** The value as given. */
     readonly value: string,
     /** What would have been accepted, e.g. `an integer from 0 to 65535`. */
     readonly expected: string,
   ) {
-    super(`Setting ${setting}="${value}" is invalid: expected ${expected}.`);
+    super(`${setting.startsWith('--') ? 'Flag' : 'Setting'} ${setting}="${value}" is invalid: expected ${expected}.`);
     this.name = 'ConfigError';
   }
 }
@@ -380,6 +423,24 @@ export function cacheFileSetting(env: Env, name: string, fallback: string | null
   return raw;
 }
 
+/** OTLP export headers: `name=value` pairs separated by commas, values URL-encoded (the OpenTelemetry specification's format). */
+export function otlpHeadersSetting(env: Env, name: string): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return null;
+  for (const pair of raw.split(',')) {
+    const at = pair.indexOf('=');
+    let valid = at > 0 && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(pair.slice(0, at).trim());
+    try {
+      decodeURIComponent(pair.slice(at + 1));
+    } catch {
+      valid = false;
+    }
+    // The value is a secret (often a token): name only the pair's position, never its text.
+    if (!valid) throw new ConfigError(name, '<redacted>', 'name=value pairs separated by commas, values URL-encoded, e.g. authorization=Bearer%20abc');
+  }
+  return raw;
+}
+
 /**
  * A comma-separated list of origins a browser may send in `Origin`: each a bare
  * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
@@ -416,85 +477,276 @@ function originProblem(entry: string): string | null {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 /**
- * Reads the settings from an environment (default `process.env`) and applies `overrides` last.
- *
- * Every setting is validated here, with the helpers above (use them for new settings).
- *
- * @throws ConfigError naming the setting, the value and what is expected, so a bad deployment fails at start.
+ * One setting: its environment variable, the field of {@link GatewayConfig} it fills, how its
+ * value is read and validated, and a one-line meaning. {@link SETTINGS} lists them all;
+ * `loadConfig` reads them, and the command line (`statev-gateway --help`, its flags and
+ * `--print-config`) is generated from them, so a setting exists in one place.
  */
-export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
-  for (const removed of ['UPSTREAM_RATE_PER_MINUTE', 'UPSTREAM_RATE_BURST']) {
-    const raw = rawSetting(env, removed);
-    if (raw !== undefined) throw new ConfigError(removed, raw, 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)');
-  }
-  const queueTimeout = rawSetting(env, 'UPSTREAM_QUEUE_TIMEOUT_MS');
-  if (queueTimeout !== undefined) throw new ConfigError('UPSTREAM_QUEUE_TIMEOUT_MS', queueTimeout, 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)');
-  const config: GatewayConfig = {
-    port: portSetting(env, 'PORT', DEFAULT_CONFIG.port),
-    host: hostSetting(env, 'HOST', DEFAULT_CONFIG.host),
-    upstreamBaseUrl: urlSetting(env, 'STATEV_BASE_URL', DEFAULT_CONFIG.upstreamBaseUrl),
-    upstreamTimeoutMs: intSetting(env, 'UPSTREAM_TIMEOUT_MS', DEFAULT_CONFIG.upstreamTimeoutMs, 1),
-    upstreamConnections: intSetting(env, 'UPSTREAM_CONNECTIONS', DEFAULT_CONFIG.upstreamConnections, 0),
-    upstreamMaxBodyBytes: intSetting(env, 'UPSTREAM_MAX_BODY_BYTES', DEFAULT_CONFIG.upstreamMaxBodyBytes, 1024),
-    corsOrigins: originsSetting(env, 'CORS_ORIGINS'),
-    introspection: boolSetting(env, 'INTROSPECTION', DEFAULT_CONFIG.introspection),
-    nodeEnv: rawSetting(env, 'NODE_ENV') ?? DEFAULT_CONFIG.nodeEnv,
-    maxBodyBytes: intSetting(env, 'MAX_BODY_BYTES', DEFAULT_CONFIG.maxBodyBytes, 1024),
-    shutdownGracePeriodMs: intSetting(env, 'SHUTDOWN_GRACE_PERIOD_MS', DEFAULT_CONFIG.shutdownGracePeriodMs, 0),
-    httpHeadersTimeoutMs: intSetting(env, 'HTTP_HEADERS_TIMEOUT_MS', DEFAULT_CONFIG.httpHeadersTimeoutMs, 1),
-    httpRequestTimeoutMs: intSetting(env, 'HTTP_REQUEST_TIMEOUT_MS', DEFAULT_CONFIG.httpRequestTimeoutMs, 1),
-    maxVariablesBytes: intSetting(env, 'MAX_VARIABLES_BYTES', DEFAULT_CONFIG.maxVariablesBytes, 1024),
-    cacheEnabled: boolSetting(env, 'CACHE_ENABLED', DEFAULT_CONFIG.cacheEnabled),
-    cacheMaxBytes: intSetting(env, 'CACHE_MAX_BYTES', DEFAULT_CONFIG.cacheMaxBytes, 1024),
-    responseCacheEnabled: boolSetting(env, 'RESPONSE_CACHE_ENABLED', DEFAULT_CONFIG.responseCacheEnabled),
-    responseCacheMaxBytes: intSetting(env, 'RESPONSE_CACHE_MAX_BYTES', DEFAULT_CONFIG.responseCacheMaxBytes, 1024),
-    documentCacheMaxBytes: intSetting(env, 'DOCUMENT_CACHE_MAX_BYTES', DEFAULT_CONFIG.documentCacheMaxBytes, 1024),
-    cacheTtlSeconds: Object.fromEntries(
-      (Object.keys(TTL_SETTINGS) as CacheKind[]).map((kind) => [kind, intSetting(env, TTL_SETTINGS[kind], DEFAULT_CONFIG.cacheTtlSeconds[kind], 0)]),
-    ) as Record<CacheKind, number>,
-    staleMaxAgeSeconds: intSetting(env, 'STALE_MAX_AGE_SECONDS', DEFAULT_CONFIG.staleMaxAgeSeconds, 0),
-    retryAfterMaxSeconds: intSetting(env, 'RETRY_AFTER_MAX_SECONDS', DEFAULT_CONFIG.retryAfterMaxSeconds, 1),
-    rateLimitBackoffSeconds: intSetting(env, 'RATE_LIMIT_BACKOFF_SECONDS', DEFAULT_CONFIG.rateLimitBackoffSeconds, 1),
-    upstreamRateLimit: rateSetting(env, 'UPSTREAM_RATE_LIMIT', DEFAULT_CONFIG.upstreamRateLimit),
-    upstreamConcurrencyPerKey: intSetting(env, 'UPSTREAM_CONCURRENCY_PER_KEY', DEFAULT_CONFIG.upstreamConcurrencyPerKey, 1),
-    upstreamPatienceMs: intSetting(env, 'UPSTREAM_PATIENCE_MS', DEFAULT_CONFIG.upstreamPatienceMs, 0),
-    upstreamPatienceMaxMs: intSetting(env, 'UPSTREAM_PATIENCE_MAX_MS', DEFAULT_CONFIG.upstreamPatienceMaxMs, 0),
-    upstreamRetryDelayMs: intSetting(env, 'UPSTREAM_RETRY_DELAY_MS', DEFAULT_CONFIG.upstreamRetryDelayMs, 0),
-    keyHashSecret: rawSetting(env, 'KEY_HASH_SECRET') ?? DEFAULT_CONFIG.keyHashSecret,
-    maxUpstreamRequests: intSetting(env, 'MAX_UPSTREAM_REQUESTS', DEFAULT_CONFIG.maxUpstreamRequests, 1),
-    maxResponseBytes: intSetting(env, 'MAX_RESPONSE_BYTES', DEFAULT_CONFIG.maxResponseBytes, 1024),
-    optionSlots: intSetting(env, 'OPTION_SLOTS', DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS),
-    maxDepth: intSetting(env, 'MAX_DEPTH', DEFAULT_CONFIG.maxDepth, 1),
-    costAssumptions: {
-      factories: intSetting(env, 'COST_ASSUMED_FACTORIES', DEFAULT_CONFIG.costAssumptions.factories, 1),
-      buildings: intSetting(env, 'COST_ASSUMED_BUILDINGS', DEFAULT_CONFIG.costAssumptions.buildings, 1),
-      bankAccounts: intSetting(env, 'COST_ASSUMED_BANK_ACCOUNTS', DEFAULT_CONFIG.costAssumptions.bankAccounts, 1),
-      rooms: intSetting(env, 'COST_ASSUMED_ROOMS', DEFAULT_CONFIG.costAssumptions.rooms, 1),
-    },
-    loadersEnabled: boolSetting(env, 'LOADERS_ENABLED', DEFAULT_CONFIG.loadersEnabled),
-    logLevel: enumSetting(env, 'LOG_LEVEL', DEFAULT_CONFIG.logLevel, LOG_LEVELS),
-    serverApiKey: rawSetting(env, 'STATEV_API_KEY') ?? null,
-    serverApiSecret: rawSetting(env, 'STATEV_API_SECRET') ?? null,
-    trustedDocumentsPath: fileSetting(env, 'TRUSTED_DOCUMENTS'),
-    serveExamples: boolSetting(env, 'SERVE_EXAMPLES', DEFAULT_CONFIG.serveExamples),
-    playgroundApiKey: DEFAULT_CONFIG.playgroundApiKey,
-    simulatorPort: portSetting(env, 'SIMULATOR_PORT', DEFAULT_CONFIG.simulatorPort),
-    simulatorRateLimit: rateSetting(env, 'SIMULATOR_RATE_LIMIT', DEFAULT_CONFIG.simulatorRateLimit),
-    redisUrl: rawSetting(env, 'REDIS_URL') === undefined ? null : urlSetting(env, 'REDIS_URL', '', ['redis:', 'rediss:']),
-    redisTimeoutMs: intSetting(env, 'REDIS_TIMEOUT_MS', DEFAULT_CONFIG.redisTimeoutMs, 1),
-    redisPrefix: rawSetting(env, 'REDIS_PREFIX') ?? DEFAULT_CONFIG.redisPrefix,
-    subscriptionsMaxPerKey: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_KEY', DEFAULT_CONFIG.subscriptionsMaxPerKey, 1),
-    subscriptionsMaxPerConnection: intSetting(env, 'SUBSCRIPTIONS_MAX_PER_CONNECTION', DEFAULT_CONFIG.subscriptionsMaxPerConnection, 1),
-    subscriptionErrorEventsAfter: intSetting(env, 'SUBSCRIPTION_ERROR_EVENTS_AFTER', DEFAULT_CONFIG.subscriptionErrorEventsAfter, 1),
-    subscriptionRetryBaseMs: intSetting(env, 'SUBSCRIPTION_RETRY_BASE_MS', DEFAULT_CONFIG.subscriptionRetryBaseMs, 1),
-    subscriptionBudgetPercent: intSetting(env, 'SUBSCRIPTION_BUDGET_PERCENT', DEFAULT_CONFIG.subscriptionBudgetPercent, 1),
-    subscriptionConnectionInitTimeoutMs: intSetting(env, 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', DEFAULT_CONFIG.subscriptionConnectionInitTimeoutMs, 1),
-    subscriptionKeepAliveMs: intSetting(env, 'SUBSCRIPTION_KEEP_ALIVE_MS', DEFAULT_CONFIG.subscriptionKeepAliveMs, 1),
-    cacheFile: cacheFileSetting(env, 'CACHE_FILE', DEFAULT_CONFIG.cacheFile),
-    cacheSnapshotSeconds: intSetting(env, 'CACHE_SNAPSHOT_SECONDS', DEFAULT_CONFIG.cacheSnapshotSeconds, 0),
-    heapGrowingPercent: intSetting(env, 'HEAP_GROWING_PERCENT', DEFAULT_CONFIG.heapGrowingPercent, 0, 300),
-    refreshAheadShare: fractionSetting(env, 'REFRESH_AHEAD_SHARE', DEFAULT_CONFIG.refreshAheadShare),
-    refreshAheadIdleSeconds: intSetting(env, 'REFRESH_AHEAD_IDLE_SECONDS', DEFAULT_CONFIG.refreshAheadIdleSeconds, 1),
+export interface SettingDefinition {
+  /** The environment variable, e.g. `PORT`. */
+  readonly env: string;
+  /** The command-line flag without dashes (`port` for `--port`), or null for secrets: a command line is visible to every user of the machine. */
+  readonly flag: string | null;
+  /** The section of `--help` and docs/configuration.md it belongs to. */
+  readonly group: string;
+  /** What it means, in one line (`--help`); docs/configuration.md says more. */
+  readonly summary: string;
+  /** How `--print-config` shows a value: `secret` settings are redacted whole, `url` ones lose their password; the rest are shown as they are. */
+  readonly redaction: 'secret' | 'url' | null;
+  /** The value that reads as null: `off` for a rate or the cache file, else the empty string (unset). */
+  readonly none: string;
+  /**
+   * Reads the setting from `env` (where it is named {@link SettingDefinition.env}) into `config`.
+   *
+   * @throws ConfigError for a bad value
+   */
+  load(config: GatewayConfig, env: Env): void;
+  /** The setting's value in a configuration (for `--print-config` and the default `--help` shows). */
+  value(config: GatewayConfig): unknown;
+}
+
+/** The flag of an environment variable: `UPSTREAM_RATE_LIMIT` → `upstream-rate-limit`. */
+function flagOf(env: string): string {
+  return env.toLowerCase().replace(/_/g, '-');
+}
+
+/** What {@link setting} and its nested forms take beyond the variable and its reader. */
+interface SettingOptions {
+  /** Keep it off the command line and redact it in `--print-config` (keys, secrets). */
+  secret?: true;
+  /** Show it in `--print-config` without the password of its URL. */
+  urlWithPassword?: true;
+  /** The value that reads as null, when it is not unset (`off`). */
+  none?: 'off';
+}
+
+/** A setting read into one field of the configuration, as `(env, name) => value` (one of the readers above). */
+function setting<K extends keyof GatewayConfig>(
+  key: K,
+  env: string,
+  read: (env: Env, name: string) => GatewayConfig[K],
+  summary: string,
+  options: SettingOptions = {},
+): Omit<SettingDefinition, 'group'> {
+  return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary, options);
+}
+
+/** The fields of {@link GatewayConfig} that hold a number. */
+type NumberField = { [K in keyof GatewayConfig]: GatewayConfig[K] extends number ? K : never }[keyof GatewayConfig];
+
+/** A whole-number setting of at least `min`, its default the field's in {@link DEFAULT_CONFIG} (most settings). */
+function integer(key: NumberField, env: string, min: number, summary: string): Omit<SettingDefinition, 'group'> {
+  return field(env, (source, name) => intSetting(source, name, DEFAULT_CONFIG[key], min), (config) => config[key], (config, value) => (config[key] = value), summary);
+}
+
+/** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
+function field<V>(
+  env: string,
+  read: (env: Env, name: string) => V,
+  get: (config: GatewayConfig) => V,
+  set: (config: GatewayConfig, value: V) => void,
+  summary: string,
+  options: SettingOptions = {},
+): Omit<SettingDefinition, 'group'> {
+  return {
+    env,
+    flag: options.secret ? null : flagOf(env),
+    summary,
+    redaction: options.secret ? 'secret' : options.urlWithPassword ? 'url' : null,
+    none: options.none ?? '',
+    load: (config, source) => set(config, read(source, env)),
+    value: get,
   };
+}
+
+/** Stamps a section name on its settings. */
+function section(group: string, settings: ReadonlyArray<Omit<SettingDefinition, 'group'>>): SettingDefinition[] {
+  return settings.map((definition) => ({ ...definition, group }));
+}
+
+const TTL_SUMMARIES: Readonly<Record<CacheKind, string>> = {
+  lists: 'freshness of the company and building lists, seconds',
+  details: 'freshness of productions, vehicles, building details, rooms, tenants, seconds',
+  options: 'freshness of option slots, seconds',
+  bankAccounts: 'freshness of bank account lists, seconds',
+  stock: 'freshness of store, machine store and counter, seconds',
+  activity: 'freshness of transactions, market offers, buy log and auctions, seconds',
+};
+
+/** A `CACHE_TTL_<KIND>_SECONDS` setting. */
+function ttl(kind: CacheKind): Omit<SettingDefinition, 'group'> {
+  return field(
+    TTL_SETTINGS[kind],
+    (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0),
+    (config) => config.cacheTtlSeconds[kind],
+    (config, value) => (config.cacheTtlSeconds[kind] = value),
+    TTL_SUMMARIES[kind],
+  );
+}
+
+/** A `COST_ASSUMED_*` setting. */
+function costAssumed(part: keyof CostAssumptions, env: string, summary: string): Omit<SettingDefinition, 'group'> {
+  return field(
+    env,
+    (source, name) => intSetting(source, name, DEFAULT_CONFIG.costAssumptions[part], 1),
+    (config) => config.costAssumptions[part],
+    (config, value) => (config.costAssumptions[part] = value),
+    summary,
+  );
+}
+
+/** A `OTEL_*` setting. */
+function otel<K extends keyof TracingSettings>(key: K, env: string, read: (env: Env, name: string) => TracingSettings[K], summary: string, options: SettingOptions = {}): Omit<SettingDefinition, 'group'> {
+  return field(env, read, (config) => config.tracing[key], (config, value) => (config.tracing[key] = value), summary, options);
+}
+
+/**
+ * Every setting, in the order of docs/configuration.md. To add one: a field in
+ * {@link GatewayConfig} and {@link DEFAULT_CONFIG}, a line here with one of the readers above
+ * (`integer('myField', 'MY_SETTING', 1, 'one-line meaning')`),
+ * and a row in docs/configuration.md (test/unit/docs.test.ts checks it). Its flag
+ * (`--my-setting`), its `--help` line and its `--print-config` line follow.
+ */
+export const SETTINGS: readonly SettingDefinition[] = [
+  ...section('Server and upstream', [
+    setting('port', 'PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.port), 'HTTP port, 0-65535; 0 picks a free port'),
+    setting('host', 'HOST', (env, name) => hostSetting(env, name, DEFAULT_CONFIG.host), 'bind address (0.0.0.0 or :: accepts other machines)'),
+    setting('upstreamBaseUrl', 'STATEV_BASE_URL', (env, name) => urlSetting(env, name, DEFAULT_CONFIG.upstreamBaseUrl), 'upstream base URL, including /req'),
+    integer('upstreamTimeoutMs', 'UPSTREAM_TIMEOUT_MS', 1, 'deadline of each upstream request (connect, headers, body), ms'),
+    integer('upstreamConnections', 'UPSTREAM_CONNECTIONS', 0, 'most upstream connections for all keys together; 0 = no shared cap'),
+    integer('upstreamMaxBodyBytes', 'UPSTREAM_MAX_BODY_BYTES', 1024, 'largest upstream response body, bytes'),
+    setting('corsOrigins', 'CORS_ORIGINS', (env, name) => originsSetting(env, name), 'comma-separated browser origins allowed (scheme://host[:port]), * for any'),
+    setting('introspection', 'INTROSPECTION', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.introspection), 'answer introspection queries'),
+    setting('nodeEnv', 'NODE_ENV', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.nodeEnv, 'stack traces appear in errors only when development'),
+    integer('maxBodyBytes', 'MAX_BODY_BYTES', 1024, 'largest request body, bytes (larger: 413)'),
+    integer('maxVariablesBytes', 'MAX_VARIABLES_BYTES', 1024, 'largest variables of one request, bytes of JSON (larger: 413)'),
+    integer('shutdownGracePeriodMs', 'SHUTDOWN_GRACE_PERIOD_MS', 0, 'how long a stop lets requests in flight finish, ms'),
+    integer('shutdownDelayMs', 'SHUTDOWN_DELAY_MS', 0, 'how long a stop keeps serving with /readyz at 503 before draining, ms'),
+    integer('httpHeadersTimeoutMs', 'HTTP_HEADERS_TIMEOUT_MS', 1, "longest a client may take to send a request's headers, ms (then 408)"),
+    integer('httpRequestTimeoutMs', 'HTTP_REQUEST_TIMEOUT_MS', 1, 'longest a client may take to send a whole request, ms (then 408)'),
+    setting('logLevel', 'LOG_LEVEL', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.logLevel, LOG_LEVELS), `pino log level: ${LOG_LEVELS.join(', ')}`),
+  ]),
+  ...section('Caching', [
+    setting('cacheEnabled', 'CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.cacheEnabled), 'per-key cache of upstream answers (off only for benchmarks)'),
+    integer('cacheMaxBytes', 'CACHE_MAX_BYTES', 1024, 'memory bound of that cache, bytes'),
+    ...(Object.keys(TTL_SETTINGS) as CacheKind[]).map(ttl),
+    integer('staleMaxAgeSeconds', 'STALE_MAX_AGE_SECONDS', 0, 'oldest cached answer served when the upstream fails, seconds'),
+    setting('responseCacheEnabled', 'RESPONSE_CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.responseCacheEnabled), 'per-key whole-response cache (needs CACHE_ENABLED)'),
+    integer('responseCacheMaxBytes', 'RESPONSE_CACHE_MAX_BYTES', 1024, 'memory bound of the response cache, bytes'),
+    integer('documentCacheMaxBytes', 'DOCUMENT_CACHE_MAX_BYTES', 1024, "memory bound of Apollo's parsed-document store, bytes"),
+    setting('cacheFile', 'CACHE_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.cacheFile), 'file keeping the cache across restarts without Redis; off = none', { none: 'off' }),
+    integer('cacheSnapshotSeconds', 'CACHE_SNAPSHOT_SECONDS', 0, 'how often the cache file is written, seconds; 0 = only at stop'),
+    setting('heapGrowingPercent', 'HEAP_GROWING_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.heapGrowingPercent, 0, 300), "V8 heap growth past live data before a full collection, percent; 0 = V8's own"),
+    setting('refreshAheadShare', 'REFRESH_AHEAD_SHARE', (env, name) => fractionSetting(env, name, DEFAULT_CONFIG.refreshAheadShare), "most of a key's budget refresh-ahead may use, 0-1; 0 = off"),
+    integer('refreshAheadIdleSeconds', 'REFRESH_AHEAD_IDLE_SECONDS', 1, 'no refresh-ahead for a key unread this long, seconds'),
+    setting('loadersEnabled', 'LOADERS_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.loadersEnabled), 'per-operation DataLoaders (off only for benchmarks)'),
+  ]),
+  ...section('Per-key limits', [
+    integer('rateLimitBackoffSeconds', 'RATE_LIMIT_BACKOFF_SECONDS', 1, 'cooldown after an upstream 429 without Retry-After, seconds'),
+    integer('retryAfterMaxSeconds', 'RETRY_AFTER_MAX_SECONDS', 1, 'longest cooldown a Retry-After can impose, seconds'),
+    setting('upstreamRateLimit', 'UPSTREAM_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.upstreamRateLimit), 'per-key upstream budget: N/SECONDS (N requests in any SECONDS) or off', { none: 'off' }),
+    integer('upstreamConcurrencyPerKey', 'UPSTREAM_CONCURRENCY_PER_KEY', 1, 'upstream requests in flight per key'),
+    integer('upstreamPatienceMs', 'UPSTREAM_PATIENCE_MS', 0, 'how long an operation waits for budget before answering with what it has, ms'),
+    integer('upstreamPatienceMaxMs', 'UPSTREAM_PATIENCE_MAX_MS', 0, 'longest wait a request may ask for with Prefer: wait=N, ms'),
+    integer('upstreamRetryDelayMs', 'UPSTREAM_RETRY_DELAY_MS', 0, 'base delay of the one retry of a failed GET, ms'),
+    setting('keyHashSecret', 'KEY_HASH_SECRET', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.keyHashSecret, 'HMAC secret turning API keys into ids; set your own, the same on every replica', { secret: true }),
+  ]),
+  ...section('Query limits', [
+    integer('maxUpstreamRequests', 'MAX_UPSTREAM_REQUESTS', 1, 'largest worst-case upstream cost of one operation'),
+    integer('maxDepth', 'MAX_DEPTH', 1, 'deepest operation accepted'),
+    costAssumed('factories', 'COST_ASSUMED_FACTORIES', 'companies per character the cost estimate assumes'),
+    costAssumed('buildings', 'COST_ASSUMED_BUILDINGS', 'buildings per character the cost estimate assumes'),
+    costAssumed('bankAccounts', 'COST_ASSUMED_BANK_ACCOUNTS', 'bank accounts per company or building the cost estimate assumes'),
+    costAssumed('rooms', 'COST_ASSUMED_ROOMS', 'rooms per building the cost estimate assumes'),
+    integer('maxResponseBytes', 'MAX_RESPONSE_BYTES', 1024, 'largest GraphQL response, bytes'),
+    setting('optionSlots', 'OPTION_SLOTS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.optionSlots, 1, MAX_OPTION_SLOTS), `option slots Factory.options reads, 1-${MAX_OPTION_SLOTS}`),
+  ]),
+  ...section('Public-site mode and examples', [
+    setting('serverApiKey', 'STATEV_API_KEY', (env, name) => rawSetting(env, name) ?? null, "the server's API key for trusted documents sent without one", { secret: true }),
+    setting('serverApiSecret', 'STATEV_API_SECRET', (env, name) => rawSetting(env, name) ?? null, 'the API secret of that key, for trusted mutations', { secret: true }),
+    setting('trustedDocumentsPath', 'TRUSTED_DOCUMENTS', (env, name) => fileSetting(env, name), 'path of the trusted-documents manifest (public-site mode with STATEV_API_KEY)'),
+    setting('serveExamples', 'SERVE_EXAMPLES', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.serveExamples), 'serve examples/ at /examples/'),
+  ]),
+  ...section('Site documents', [
+    integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),
+    setting('siteDocumentEncoding', 'SITE_DOCUMENT_ENCODING', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.siteDocumentEncoding, SITE_DOCUMENT_ENCODINGS), `how site-document chunks are encoded: ${SITE_DOCUMENT_ENCODINGS.join(', ')}`),
+  ]),
+  ...section('Redis (several replicas)', [
+    setting('redisUrl', 'REDIS_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['redis:', 'rediss:'])), 'redis:// or rediss:// URL shared by replicas; none = process memory only', { urlWithPassword: true }),
+    integer('redisTimeoutMs', 'REDIS_TIMEOUT_MS', 1, 'longest wait for one Redis command, ms'),
+    setting('redisPrefix', 'REDIS_PREFIX', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.redisPrefix, 'prefix of every Redis key'),
+  ]),
+  ...section('Subscriptions', [
+    integer('subscriptionsMaxPerKey', 'SUBSCRIPTIONS_MAX_PER_KEY', 1, 'open subscriptions per key on one replica'),
+    integer('subscriptionsMaxPerConnection', 'SUBSCRIPTIONS_MAX_PER_CONNECTION', 1, 'open subscriptions per WebSocket or SSE connection'),
+    integer('subscriptionErrorEventsAfter', 'SUBSCRIPTION_ERROR_EVENTS_AFTER', 1, 'failed polls in a row before subscribers get an error event'),
+    integer('subscriptionRetryBaseMs', 'SUBSCRIPTION_RETRY_BASE_MS', 1, 'first retry delay after a failed poll, ms'),
+    integer('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', 1, "share of a key's budget its polls may use, percent"),
+    integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
+    integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
+  ]),
+  ...section('Traces (OpenTelemetry)', [
+    otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
+    otel('tracesEndpoint', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'full OTLP HTTP URL of traces, over the endpoint; also turns tracing on', { urlWithPassword: true }),
+    otel('headers', 'OTEL_EXPORTER_OTLP_HEADERS', (env, name) => otlpHeadersSetting(env, name), 'headers of every export, name=value,... (URL-encoded values), e.g. a token', { secret: true }),
+    otel('serviceName', 'OTEL_SERVICE_NAME', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.tracing.serviceName, 'service.name of the spans'),
+    otel('sampler', 'OTEL_TRACES_SAMPLER', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.tracing.sampler, TRACES_SAMPLERS), `which traces are kept: ${TRACES_SAMPLERS.join(', ')}`),
+    otel('samplerRatio', 'OTEL_TRACES_SAMPLER_ARG', (env, name) => fractionSetting(env, name, DEFAULT_CONFIG.tracing.samplerRatio), 'share of traces the *traceidratio samplers keep, 0-1'),
+  ]),
+  ...section('Demo only', [
+    setting('simulatorPort', 'SIMULATOR_PORT', (env, name) => portSetting(env, name, DEFAULT_CONFIG.simulatorPort), 'port of the simulator npm run demo starts'),
+    setting('simulatorRateLimit', 'SIMULATOR_RATE_LIMIT', (env, name) => rateSetting(env, name, DEFAULT_CONFIG.simulatorRateLimit), "per-key limit of the demo's simulator: N/SECONDS or off", { none: 'off' }),
+  ]),
+];
+
+/** Settings that were replaced: setting one is refused at start, naming its successor. */
+const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
+  UPSTREAM_RATE_PER_MINUTE: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
+  UPSTREAM_RATE_BURST: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
+  UPSTREAM_QUEUE_TIMEOUT_MS: 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)',
+};
+
+/** A fresh copy of the defaults, with nested records of its own (settings write into them). */
+function defaults(): GatewayConfig {
+  return {
+    ...DEFAULT_CONFIG,
+    corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
+    cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
+    costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
+    tracing: { ...DEFAULT_CONFIG.tracing },
+  };
+}
+
+/**
+ * Reads the settings from an environment (default `process.env`), then from `flags`, and
+ * applies `overrides` last.
+ *
+ * Every setting of {@link SETTINGS} is validated here, with the readers above.
+ *
+ * @param flags - values given on the command line, by the setting's environment variable
+ *   (`{PORT: '8080'}` for `--port 8080`); each wins over its variable, and a bad one is
+ *   reported under its flag's name (`--port`)
+ * @throws ConfigError naming the setting (or flag), the value and what is expected, so a bad deployment fails at start.
+ */
+export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}, flags: Env = {}): GatewayConfig {
+  for (const [removed, expected] of Object.entries(REMOVED_SETTINGS)) {
+    const raw = rawSetting(env, removed);
+    if (raw !== undefined) throw new ConfigError(removed, raw, expected);
+  }
+  const config = defaults();
+  for (const definition of SETTINGS) {
+    const flagValue = flags[definition.env];
+    if (flagValue === undefined || definition.flag === null) {
+      definition.load(config, env);
+      continue;
+    }
+    try {
+      definition.load(config, { [definition.env]: flagValue });
+    } catch (error) {
+      if (error instanceof ConfigError) throw new ConfigError(`--${definition.flag}`, error.value, error.expected);
+      throw error;
+    }
+  }
   return { ...config, ...overrides };
 }
+

@@ -18,7 +18,7 @@ export interface GatewayServices {
   economy: UpstreamEconomy;
   /** The settings a context reads: the key-hash secret, loaders on or off, option slots, the request cap, the patience cap. */
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
-    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs'>>;
+    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -65,5 +65,10 @@ export function createContext(
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
+    siteDocuments: {
+      maxBytes: services.config.siteDocumentMaxBytes ?? DEFAULT_CONFIG.siteDocumentMaxBytes,
+      encoding: services.config.siteDocumentEncoding ?? DEFAULT_CONFIG.siteDocumentEncoding,
+      patienceMs: session.patienceMs ?? services.config.upstreamPatienceMs ?? DEFAULT_CONFIG.upstreamPatienceMs,
+    },
   };
 }

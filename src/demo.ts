@@ -10,6 +10,7 @@
  */
 import 'reflect-metadata';
 import { DEFAULT_CONFIG, loadConfig } from './config';
+import type { SiteDocumentEncoding } from './config';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 import type { Started } from './process-lifecycle';
@@ -17,7 +18,10 @@ import { startGateway } from './server';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from './project-root';
-import { DEMO_KEYS, FIXTURE_IDS, describeRateLimit, startSimulator } from './simulator';
+import { DEMO_KEYS, FIXTURE_IDS, createFixtureState, describeRateLimit, shopCatalogue, startSimulator } from './simulator';
+import type { Simulator } from './simulator';
+import { prepareValue } from './domains/site-documents/site-document.codec';
+import { seedWrites } from './domains/site-documents/site-document.store';
 
 /**
  * Where the demo keeps its upstream cache across restarts unless `CACHE_FILE` names another
@@ -35,6 +39,21 @@ export const DEMO_SUBSCRIPTION = 'subscription { myAuctionChanged { kind observe
  */
 export const DEMO_QUERY = `{ factories { id name type counter { items { item price amount } } } buildings { label rooms { name occupied tenant { tenantName } } } }`;
 
+/**
+ * Puts the shop's catalogue into its option slots as the site document `catalogue`, as
+ * setSiteDocument would write it, but straight into the simulator's data (no upstream
+ * budget spent at start): the example company site shows it next to the counter prices.
+ */
+function seedShopCatalogue(simulator: Simulator, encoding: SiteDocumentEncoding): void {
+  const shop = createFixtureState().characters.flatMap((character) => character.companies).find((company) => company.id === FIXTURE_IDS.shop);
+  const contents = Array.from({ length: 10 }, (_, i) => {
+    const option = shop?.options[String(i + 1)];
+    return option ? { title: option.title, data: option.data, lastUpdated: null } : null;
+  });
+  const value = prepareValue('catalogue', shopCatalogue(), encoding);
+  for (const write of seedWrites(contents, value, Date.now())) simulator.change({ kind: 'option', factoryId: FIXTURE_IDS.shop, slot: write.slot, title: write.title, data: write.data });
+}
+
 async function main(): Promise<Started> {
   const settings = loadConfig();
   applyHeapGrowth(settings.heapGrowingPercent);
@@ -47,6 +66,7 @@ async function main(): Promise<Started> {
       rateLimit: settings.simulatorRateLimit ?? 'off',
     }),
   );
+  seedShopCatalogue(simulator, settings.siteDocumentEncoding);
   const manifest = join(projectRoot(), 'examples', 'company-site', 'generated', 'persisted-documents.json');
   const publicMode = existsSync(manifest);
   const config = {
@@ -94,7 +114,7 @@ async function main(): Promise<Started> {
       await gateway.stop(); // drains first: requests in flight still reach the simulator
       await simulator.close();
     },
-    gracePeriodMs: config.shutdownGracePeriodMs,
+    gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs,
   };
 }
 

@@ -1,18 +1,28 @@
+#!/usr/bin/env node
 /**
- * `npm start`: runs the gateway with the settings from the environment (see README.md and docs/configuration.md).
- * On SIGINT/SIGTERM it drains requests in flight (up to `SHUTDOWN_GRACE_PERIOD_MS`) and stops.
- * A port in use ends it with one line naming `PORT` and exit code 1.
+ * `statev-gateway` and `npm start`: runs the gateway with the settings from the environment
+ * and the command line (`statev-gateway --help` lists them; see README.md and
+ * docs/configuration.md). On SIGINT/SIGTERM it drains requests in flight (up to
+ * `SHUTDOWN_GRACE_PERIOD_MS`) and stops. A bad flag or setting exits with code 2; a port in
+ * use ends it with one line naming `PORT` and exit code 1.
  */
 import 'reflect-metadata';
-import { loadConfig } from './config';
+import { gatewayCommand } from './cli/gateway-cli';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
 
-void runUntilSignal(async () => {
-  const config = loadConfig();
-  applyHeapGrowth(config.heapGrowingPercent);
-  const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
-  console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
-  return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownGracePeriodMs };
-});
+const command = gatewayCommand(process.argv.slice(2));
+if ('run' in command) {
+  const config = command.run;
+  void runUntilSignal(async () => {
+    applyHeapGrowth(config.heapGrowingPercent);
+    const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
+    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
+    return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs };
+  });
+} else {
+  if (command.stdout) process.stdout.write(command.stdout);
+  if (command.stderr) process.stderr.write(command.stderr);
+  process.exitCode = command.exitCode;
+}

@@ -78,7 +78,8 @@ const nodeProcess: ProcessHooks = {
 /**
  * Runs a command-line entry point (`npm start`, `npm run demo`) until SIGINT or SIGTERM.
  *
- * - Starting fails (a bad setting, a port in use): prints the message, exit code 1.
+ * - Starting fails: prints the message; the error's `exitCode` when it has one (a bad
+ *   setting's `ConfigError` has 2), else 1 (a port in use).
  * - First signal: runs `stop()`; exit code 0 when it resolves. When it rejects, the
  *   failure is reported with its cause and the exit code is 1.
  * - A stop still running `gracePeriodMs` + {@link STOP_DEADLINE_MARGIN_MS} after the
@@ -122,7 +123,8 @@ export function runUntilSignal(start: () => Promise<Started>, hooks: ProcessHook
     },
     (error: unknown) => {
       hooks.report(error instanceof Error ? error.message : String(error));
-      hooks.exit(1);
+      const exitCode = (error as { exitCode?: unknown } | null)?.exitCode;
+      hooks.exit(typeof exitCode === 'number' ? exitCode : 1);
     },
   );
 }

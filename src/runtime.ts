@@ -21,6 +21,8 @@ import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
+import { GatewayTracing } from './observability/tracing';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscribable/feed';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { RequestPipeline } from './pipeline/pipeline';
@@ -54,6 +56,8 @@ export interface GatewayRuntime {
   readonly persistence: CacheSnapshots | undefined;
   /** What `createContext` needs. */
   readonly services: GatewayServices;
+  /** OpenTelemetry traces, when on (`OTEL_EXPORTER_OTLP_ENDPOINT` or `traceExporter`). */
+  readonly tracing: GatewayTracing | undefined;
   /**
    * The request checks of every transport (src/pipeline/steps.ts), with the public-site
    * policy, built once: Apollo runs its later phases, the HTTP handler and the
@@ -74,6 +78,8 @@ export interface GatewayOptions {
   random?: () => number;
   /** Timers of the subscription pollers (tests pass a manual clock; default the real one). */
   pollClock?: PollClock;
+  /** Where spans go, each as it ends, instead of OTLP; turns tracing on (tests pass an in-memory exporter). */
+  traceExporter?: SpanExporter;
 }
 
 /** What {@link createGatewayRuntime} needs beyond {@link GatewayOptions} when it serves HTTP. */
@@ -107,6 +113,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
+  const tracing = GatewayTracing.fromSettings(config.tracing, options.traceExporter);
+  if (tracing) upstream.observe((observation) => tracing.observeUpstream(observation));
   if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
     logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
   }
@@ -140,7 +148,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       sharedLockMs: config.upstreamTimeoutMs + 1000,
       refreshAhead: { share: config.refreshAheadShare, idleSeconds: config.refreshAheadIdleSeconds },
     },
-    metrics.economyEvents(),
+    tracing ? tracing.economyEvents(metrics.economyEvents()) : metrics.economyEvents(),
   );
   // With Redis, Redis is the persistent level (see docs/upstream-traffic.md).
   const persistence =
@@ -176,6 +184,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     parseOptions: checks.parseOptions,
     validationRules: checks.validationRules,
     plugins: [
+      ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
@@ -190,7 +199,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, pipeline };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, pipeline, tracing };
 }
 
 /**

@@ -12,6 +12,7 @@ import type { GatewayOptions, GatewayRuntime } from './runtime';
 import { createGatewaySubscriptions } from './subscriptions';
 import type { GatewaySubscriptions } from './subscriptions';
 import { buildGatewaySchema } from './graph/schema';
+import { Readiness } from './web/readiness';
 import { createRouter } from './web/router';
 
 export type { GatewayOptions } from './runtime';
@@ -24,8 +25,11 @@ export interface Gateway extends GatewayRuntime {
   readonly httpServer: Server;
   /** Subscriptions: pollers, limits and the WebSocket and SSE transports. */
   readonly subscriptions: GatewaySubscriptions;
+  /** What `/readyz` answers: ready once started, draining once a stop began. */
+  readonly readiness: Readiness;
   /**
-   * Stops the gateway: stops accepting connections, lets requests in flight finish for up
+   * Stops the gateway: `/readyz` answers 503 at once; after `config.shutdownDelayMs` of
+   * serving as before, stops accepting connections, lets requests in flight finish for up
    * to `config.shutdownGracePeriodMs` (then closes their connections), stops Apollo, writes
    * the cache file (`CACHE_FILE`), and closes the upstream connections and Redis.
    */
@@ -54,13 +58,16 @@ function slowClientLimits(config: Pick<GatewayConfig, 'httpHeadersTimeoutMs' | '
 
 /**
  * Starts the gateway on `config.host:config.port` with the routes of `createRouter`
- * (`/graphql`, `/healthz`, `/metrics`, the playground, `/examples/`). With Redis, waits
- * up to 2 s for it to answer first. Resolves once the server accepts requests.
+ * (`/graphql`, `/healthz`, `/readyz`, `/metrics`, the playground, `/examples/`). With Redis,
+ * waits up to 2 s for it to answer first (`/readyz` answers 503 until it has answered once).
+ * Resolves once the server accepts requests.
  *
  * @throws Error when the trusted-documents manifest cannot be loaded, or the port is taken.
  */
 export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
   const httpServer = createServer(slowClientLimits(config));
+  const readiness = new Readiness();
+  readiness.waitFor('schema');
   const runtime = await createGatewayRuntime(config, { ...options, httpServer });
   const { apollo, upstream } = runtime;
   const subscriptions = createGatewaySubscriptions(
@@ -77,25 +84,36 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     options.pollClock,
   );
   const stop = async (): Promise<void> => {
+    readiness.drain();
+    if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
     await subscriptions.close(); // WebSockets and SSE streams would otherwise hold the drain
     await apollo.stop(); // drains httpServer first (see createGatewayRuntime's httpServer option)
     runtime.economy.close(); // no more refresh-ahead
     await runtime.persistence?.close(); // the last snapshot, with everything the drained requests fetched
     await upstream.close();
     await runtime.shared?.close();
+    await runtime.tracing?.shutdown(); // the spans still buffered
   };
   await apollo.start();
+  readiness.met('schema');
   try {
     if (runtime.shared) {
+      // Not ready until Redis has answered once. A later outage does not make the replica
+      // unready: it serves from process memory meanwhile, and every replica failing its
+      // probe at once would turn a Redis outage into a full one.
+      readiness.waitFor('redis');
+      void runtime.shared.whenUp().then(() => readiness.met('redis'));
       // Take requests only once Redis answers (else a new replica would fetch what the others
       // already have); a Redis that is down at start delays the start by at most 2 s.
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([runtime.shared.whenUp(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
       clearTimeout(timer);
     }
+    readiness.waitFor('cache file');
     await runtime.persistence?.load(); // before the first request: what was fresh at the last stop is served without upstream requests
+    readiness.met('cache file');
     runtime.persistence?.start();
-    httpServer.on('request', createRouter(runtime, config, subscriptions));
+    httpServer.on('request', createRouter(runtime, config, subscriptions, readiness));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {
       if (!subscriptions.handleUpgrade(req, socket, head)) socket.destroy();
@@ -119,6 +137,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     url: `http://${host}:${address.port}`,
     httpServer,
     subscriptions,
+    readiness,
     stop,
   };
 }

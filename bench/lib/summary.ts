@@ -107,6 +107,7 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       'steady-views: p99 of extensions.upstream.maxAgeSeconds / the longest freshness window of the page (lists)',
     ),
     ...rateLimitedRatios(bench),
+    ...siteDocumentRatios(bench),
     ...responsivenessRatios(bench),
   };
 }
@@ -164,6 +165,33 @@ function rateLimitedRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 1.3,
       'rate-limited: first view latency (what the budget allows) / (3 dependent round trips x 20 ms)',
     ),
+  };
+}
+
+/** The site-documents scenario's ratios (null figures when it did not run). */
+function siteDocumentRatios(bench: Bench): Record<string, Ratio> {
+  const record = bench.results.get('site-documents') as
+    | {
+        capacity?: { defaultEncodingBytes: number | null };
+        firstWrite?: { writesVsMinimum: number; commitVsFloor: number | null };
+        oneItemChange?: { writesToCommitVsMinimum: number; writesVsMinimum: number; changedChunks: number };
+        coldRead?: { readsVsMinimum: number | null };
+        upstream429?: number;
+      }
+    | undefined;
+  return {
+    siteDocumentsTenSlotBytes: ratio(record?.capacity?.defaultEncodingBytes ?? null, '>= 40000', (v) => v >= 40_000, 'site-documents: bytes of the realistic catalogue\'s JSON that fit ten slots with the default encoding (deflate-base64url)'),
+    siteDocumentsFirstWriteVsMinimum: ratio(record?.firstWrite?.writesVsMinimum ?? null, '= 1.00', (v) => v === 1, 'site-documents: upstream writes of the first write / (chunks + 1)'),
+    siteDocumentsFirstCommitVsFloor: ratio(record?.firstWrite?.commitVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'site-documents: seconds to the committed first write / floor (ceil((reads + writes) / 10 - 1) x 60 s)'),
+    siteDocumentsOneItemChangeVsMinimum: ratio(
+      record?.oneItemChange?.writesToCommitVsMinimum ?? null,
+      '= 1.00',
+      (v) => v === 1,
+      'site-documents: upstream writes until a one-item change is committed / (changed chunks + 1); the clearing write of each replaced chunk comes after the commit and is reported apart (oneItemChange.writesVsMinimum)',
+    ),
+    siteDocumentsOneItemChangeChunks: ratio(record?.oneItemChange?.changedChunks ?? null, '= 1', (v) => v === 1, 'site-documents: chunks a one-item change rewrites'),
+    siteDocumentsColdReadVsMinimum: ratio(record?.coldRead?.readsVsMinimum ?? null, '= 1.00', (v) => v === 1, 'site-documents: upstream reads of a cold read / (committing slot + chunks)'),
+    siteDocumentsUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'site-documents: upstream 429 answers in the simulator log'),
   };
 }
 

@@ -14,6 +14,7 @@ import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
 import { rateLimited } from './rate-limited';
+import { siteDocuments } from './site-documents';
 import { replicas } from './replicas';
 import { restart } from './restart';
 import { small } from './small';
@@ -46,4 +47,5 @@ export const SCENARIOS: readonly Scenario[] = [
   hostile,
   distinctDocuments,
   rateLimited,
+  siteDocuments,
 ];

@@ -76,7 +76,22 @@ function render(company) {
     state.hidden = false;
   }
 
+  // The catalogue (a site document) next to the live counter: the counter's price and amount
+  // win where the counter sells the item, the catalogue's price stands otherwise.
+  const catalogue = company.catalogue && company.catalogue.value;
+  const counterItems = (company.counter && company.counter.items) || [];
+  const live = (name) => counterItems.find((entry) => entry.item === name);
+  if (catalogue && catalogue.shop && catalogue.shop.slogan) {
+    $('catalogue-slogan').textContent = catalogue.shop.slogan;
+    $('catalogue-slogan').hidden = false;
+  }
   const shown = [
+    fillTable('catalogue', catalogue && Array.isArray(catalogue.items) ? catalogue.items : null, [
+      { value: (i) => String(i.name) },
+      { value: (i) => String(i.description || '') },
+      { value: (i) => priceFormat.format(live(i.name) ? live(i.name).price : Number(i.price)), numeric: true },
+      { value: (i) => (live(i.name) ? numberFormat.format(live(i.name).amount) : '–'), numeric: true },
+    ]),
     fillTable('counter', company.counter && company.counter.items, [
       { value: (i) => i.item },
       { value: (i) => priceFormat.format(i.price), numeric: true },

@@ -3,6 +3,7 @@
  * it. Declared beside the resolvers that read it; `src/context.ts` builds one per
  * operation from the request.
  */
+import type { SiteDocumentEncoding } from '../config';
 import type { UpstreamSession } from '../economy';
 import { createBuildingLoaders } from './buildings/buildings.loaders';
 import type { BuildingLoaders } from './buildings/buildings.loaders';
@@ -40,6 +41,8 @@ export interface GatewayContext {
   itemErrors: ListItemErrors;
   /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
   optionSlots: number;
+  /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */
+  siteDocuments: { maxBytes: number; encoding: SiteDocumentEncoding; patienceMs: number };
 }
 
 /**

@@ -49,9 +49,13 @@ export interface UpstreamAccounting {
  * requests happen; the operation plugin (`operationPlugin`) reads them once when the response is sent.
  */
 export class OperationAccounting implements UpstreamAccounting {
+  /** Upstream requests sent for this operation (retries included). */
   requests = 0;
+  /** Answers served from a cache (this process or the replicas' shared one) at no cost. */
   cacheHits = 0;
+  /** Answers taken from a request already in flight (here or on another replica) at no cost. */
   coalesced = 0;
+  /** Stale cached answers served because fresh data failed or was not affordable. */
   stale = 0;
   /**
    * Most upstream fetches (retries included) this operation may start

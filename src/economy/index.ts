@@ -1,10 +1,11 @@
 /**
  * The upstream economy: how the gateway spends each key's upstream requests (cache,
- * coalescing, rate limit, retry, stale fallback, invalidation, state shared by
- * replicas). Code outside `src/economy/` imports from here only.
+ * coalescing, the per-key budget and its priority queue, retry, stale fallback,
+ * invalidation, state shared by replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
-export type { EconomyCaller, EconomyEvents } from './upstream-economy';
+export type { EconomyCaller, EconomyEvents, TracedRequest, UpstreamRequestEvent } from './economy-types';
+export { perMinuteShare } from './budget/key-state';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export { keyId } from './key-id';

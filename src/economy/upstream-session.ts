@@ -1,6 +1,9 @@
 import { OperationAccounting } from './accounting';
 import type { StaleInfo } from './accounting';
-import type { UpstreamEconomy, UpstreamReply } from './upstream-economy';
+import type { EconomyCaller, UpstreamReply } from './economy-types';
+import type { UpstreamEconomy } from './upstream-economy';
+import type { WrittenResource } from './upstream-fetch';
+import type { UpstreamPriority } from './queue/priority';
 import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
@@ -22,6 +25,7 @@ export class UpstreamSession {
   /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
 
+  /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
     private readonly economy: UpstreamEconomy,
     /** The caller's API key, or null when the request had no bearer key. */
@@ -32,6 +36,8 @@ export class UpstreamSession {
     readonly noCache = false,
     /** How long this operation waits for budget, ms (`Prefer: wait`), or null for the gateway's `UPSTREAM_PATIENCE_MS`. */
     readonly patienceMs: number | null = null,
+    /** Who waits for this session's requests (default `operation`; a detached session's are `missed`). */
+    private readonly requestPriority: UpstreamPriority = 'operation',
   ) {}
 
   /** GET an endpoint through the economy. */
@@ -39,9 +45,32 @@ export class UpstreamSession {
     return this.economy.get(this.caller(), endpoint, params);
   }
 
-  /** POST a JSON body through the economy; resolves to the parsed body or text. */
-  post(endpoint: Endpoint, body: unknown): Promise<unknown> {
-    return this.economy.post(this.caller(), endpoint, body);
+  /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */
+  getFresh(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    return this.economy.get({ ...this.caller(), noCache: true }, endpoint, params);
+  }
+
+  /**
+   * POST a JSON body through the economy; resolves to the parsed body or text. `written`
+   * is what a GET of the written resource answers after it, when known (see `UpstreamEconomy.post`).
+   */
+  post(endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+    return this.economy.post(this.caller(), endpoint, body, written);
+  }
+
+  /**
+   * A session of the same key for work that may outlive this operation (a site-document
+   * write finishing in the background): its own accounting, no request cap, and its
+   * requests at priority `missed` (behind operations waiting now, and as patient as the
+   * budget needs; `patienceMs` is kept for callers that race it).
+   */
+  detached(patienceMs: number): UpstreamSession {
+    return new UpstreamSession(this.economy, this.apiKey, this.keyId, false, patienceMs, 'missed');
+  }
+
+  /** When this key could send each of `count` more requests (epoch ms, ascending); see `UpstreamEconomy.plannedTimes`. */
+  plannedTimes(count: number): number[] {
+    return this.keyId ? this.economy.plannedTimes(this.keyId, count) : [];
   }
 
   /**
@@ -65,8 +94,8 @@ export class UpstreamSession {
     return result !== null && typeof result === 'object' ? this.staleResults.get(result) : undefined;
   }
 
-  private caller(): { keyId: string; apiKey: string; noCache: boolean; patienceMs?: number; accounting: OperationAccounting } {
+  private caller(): EconomyCaller {
     if (!this.apiKey || !this.keyId) throw missingKeyError();
-    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, patienceMs: this.patienceMs ?? undefined, accounting: this.accounting };
+    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, priority: this.requestPriority, patienceMs: this.patienceMs ?? undefined, accounting: this.accounting };
   }
 }

@@ -42,7 +42,7 @@ function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
       'Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field.';
   }
   const mutation = schema.getMutationType();
-  if (mutation) mutation.description = 'The one write of the StateV API: updating a company\'s free-text option slot.';
+  if (mutation) mutation.description = 'The one write of the StateV API, updating a company\'s free-text option slot, and the site documents built on it.';
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =

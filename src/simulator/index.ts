@@ -4,6 +4,7 @@
  */
 export { startSimulator } from './simulator';
 export type { Simulator, SimulatorOptions } from './simulator';
+export { realisticCatalogue, shopCatalogue } from './catalogue';
 export { describeRateLimit } from './rate-limit';
 export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
 export type { SimulatedApiKey } from './fixtures';

@@ -24,7 +24,9 @@ export type SimulatorChange =
   /** Ends one of a character's own auctions (it leaves the list). */
   | { kind: 'endAuction'; auctionId: string }
   /** Rents a room to `tenant`, frees it (`tenant: null`), and/or sets its rent. */
-  | { kind: 'room'; roomId: string; tenant?: string | null; rent?: number };
+  | { kind: 'room'; roomId: string; tenant?: string | null; rent?: number }
+  /** Writes an option slot as the game's portal does (no secret, no budget), e.g. to seed a site document; bounds as `POST /factory/options`. */
+  | { kind: 'option'; factoryId: string; slot: number; title: string; data: string };
 
 /** Thrown for a change that names nothing or breaks the data's rules; the control endpoint answers 400. */
 export class ChangeError extends Error {}
@@ -128,6 +130,14 @@ export function applyChange(state: FixtureState, change: SimulatorChange, now: n
         room.rent = round2(change.rent);
       }
       if (change.tenant !== undefined) room.tenant = change.tenant === null ? null : { name: change.tenant, lastPayDate: new Date(now).toISOString() };
+      return;
+    }
+    case 'option': {
+      const company = companies(state).find((each) => each.id === change.factoryId);
+      if (!company) throw new ChangeError(`no company ${change.factoryId}`);
+      if (!Number.isInteger(change.slot) || change.slot < 1 || change.slot > 10) throw new ChangeError('slot must be 1 to 10');
+      if ([...change.title].length > 64 || [...change.data].length > 2400) throw new ChangeError('title at most 64, data at most 2400 characters');
+      company.options[String(change.slot)] = { title: change.title, data: change.data, lastUpdated: new Date(now).toISOString() };
       return;
     }
   }

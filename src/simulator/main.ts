@@ -1,8 +1,13 @@
+#!/usr/bin/env node
 /**
- * CLI of the StateV REST API simulator.
+ * CLI of the StateV REST API simulator: `statev-simulator` (the package's bin), or
+ * `node dist/src/simulator/main.js` from a checkout.
  *
- * Usage: `node dist/src/simulator/main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
- * [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]`
+ * Usage: `statev-simulator [--version] [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS]
+ * [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]] [--fail-write N[:STATUS]]`
+ *
+ * `--fail-write 3:503` fails the third option write (`POST /factory/options`) with a 503
+ * (STATUS: 429, 500, 502, 503 or drop; default 503), for trying failure handling by hand.
  *
  * The rate limit is 10 requests per key per rolling 60 s unless `--rate-limit` says otherwise.
  *
@@ -10,6 +15,7 @@
  * and stops cleanly on SIGINT/SIGTERM.
  */
 import { parseArgs } from 'node:util';
+import { packageVersion } from '../project-root';
 import { DEMO_KEYS } from './fixtures';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 import { startSimulator } from './simulator';
@@ -17,7 +23,7 @@ import type { SimulatorOptions } from './simulator';
 
 /** Usage text printed for `--help` and on argument errors. */
 export const USAGE =
-  'Usage: main.js [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]]';
+  'Usage: statev-simulator [--version] [--port N] [--host H] [--latency MS] [--rate-limit off|N/SECONDS (default 10/60)] [--rate-limit-window rolling|fixed] [--no-retry-after] [--live [--live-interval MS]] [--fail-write N[:429|500|502|503|drop]]';
 
 /** The simulator's flags, as `node:util` `parseArgs` reads them. */
 const FLAGS = {
@@ -29,7 +35,9 @@ const FLAGS = {
   'live-interval': { type: 'string' },
   'rate-limit-window': { type: 'string' },
   'no-retry-after': { type: 'boolean' },
+  'fail-write': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
 function nonNegativeInt(flag: string, raw: string): number {
@@ -47,7 +55,9 @@ function readFlags(argv: readonly string[]): {
   'no-retry-after'?: boolean;
   live?: boolean;
   'live-interval'?: string;
+  'fail-write'?: string;
   help?: boolean;
+  version?: boolean;
 } {
   try {
     return parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false }).values;
@@ -90,6 +100,13 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
   if (liveInterval !== undefined && !values.live) throw new Error('--live-interval needs --live');
   // Live mode: a random data change on a schedule (stock, counter, bookings, bids, rooms).
   if (values.live) options.live = liveInterval === undefined ? true : { intervalMs: Math.max(1, nonNegativeInt('--live-interval', liveInterval)) };
+  const failWrite = values['fail-write'];
+  if (failWrite !== undefined) {
+    const match = /^(\d+)(?::(429|500|502|503|drop))?$/.exec(failWrite);
+    if (!match || Number(match[1]) < 1) throw new Error(`--fail-write must be N or N:STATUS (N ≥ 1; STATUS 429, 500, 502, 503 or drop), got '${failWrite}'`);
+    const status = match[2] === undefined ? 503 : match[2] === 'drop' ? 'drop' : (Number(match[2]) as 429 | 500 | 502 | 503);
+    options.failWrite = { nth: Number(match[1]), status };
+  }
   return options;
 }
 
@@ -97,6 +114,10 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (argv.includes('--version') || argv.includes('-v')) {
+    process.stdout.write(`${packageVersion()}\n`);
     return;
   }
   let options: SimulatorOptions;

@@ -6,6 +6,8 @@
  *   every request is logged (never with its key).
  * - `GET /__sim/requests`: the request log as `{count, requests}` (optional `?route=` / `?keyLabel=` filters).
  * - `POST /__sim/reset`: clears the request log.
+ * - `POST /__sim/fail-write`: fails the N-th option write from now (a JSON `WriteFailure`,
+ *   e.g. `{"nth": 3, "status": 503}`; `null` disarms); 400 for a bad one.
  * - `POST /__sim/change`: applies one data change (a JSON `SimulatorChange`, see `live.ts`); 400 when it breaks the data's rules.
  */
 import { createServer } from 'node:http';
@@ -17,7 +19,7 @@ import { applyChange, ChangeError, startLive } from './live';
 import type { LiveOptions, SimulatorChange } from './live';
 import { DEFAULT_RATE_LIMIT, RateLimitWindows, validRateLimit } from './rate-limit';
 import type { RateLimit } from './rate-limit';
-import { dispatchApiRequest, errorBody } from './routes';
+import { dispatchApiRequest, errorBody, THROTTLER_MESSAGE } from './routes';
 
 export type { RateLimit } from './rate-limit';
 
@@ -46,6 +48,24 @@ export interface SimulatorOptions {
   extraKeys?: readonly SimulatedApiKey[];
   /** Live mode (`--live`): a random data change on a schedule, for subscriptions to report. Default off. */
   live?: LiveOptions | boolean;
+  /** Fail the N-th option write from the start (`--fail-write N[:STATUS]`); see {@link Simulator.failWrite}. */
+  failWrite?: WriteFailure;
+}
+
+/**
+ * An injected failure of an option write (`POST /factory/options`): the `nth` write from
+ * now (1 = the next) is not applied and answers `status` instead (429 with the throttler's
+ * message, 500/502/503 with a server error), or with `'drop'` the connection is closed
+ * without an answer (as if the process died mid-request). `count` writes fail from there
+ * (default 1); the writes before and after are applied as usual.
+ */
+export interface WriteFailure {
+  /** Which write fails, counted from when the failure is armed (1 = the next). */
+  nth: number;
+  /** The answer instead: a status, or `drop` to close the connection without one. */
+  status: 429 | 500 | 502 | 503 | 'drop';
+  /** How many writes fail from the `nth` on (default 1). */
+  count?: number;
 }
 
 /** One entry of the request log. */
@@ -86,6 +106,8 @@ export interface Simulator {
   readonly rateLimit: RateLimit | undefined;
   /** Restores the fixtures (undoes option writes) and clears the log and the rate-limit windows. */
   reset(): void;
+  /** Arms an injected write failure (what `POST /__sim/fail-write` does); `null` disarms it. */
+  failWrite(failure: WriteFailure | null): void;
   /**
    * Applies one data change now (what `POST /__sim/change` does), e.g. a sale from the
    * store, so tests can change one thing at a time.
@@ -102,6 +124,15 @@ const MAX_BODY_BYTES = 1024 * 1024;
 function validLatency(ms: number): number {
   if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`latency must be a finite number ≥ 0, got ${ms}`);
   return ms;
+}
+
+/** A write failure as given, checked (a bad one from the admin endpoint answers 400). */
+function validWriteFailure(failure: WriteFailure): WriteFailure {
+  const { nth, status, count = 1 } = failure ?? ({} as WriteFailure);
+  if (!Number.isInteger(nth) || nth < 1) throw new RangeError('nth must be a whole number ≥ 1');
+  if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number ≥ 1');
+  if (![429, 500, 502, 503, 'drop'].includes(status)) throw new RangeError('status must be 429, 500, 502, 503 or "drop"');
+  return { nth, status, count };
 }
 
 function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boolean }> {
@@ -149,6 +180,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let log: SimulatedRequest[] = [];
   let windows = rateLimit && new RateLimitWindows(rateLimit);
   const pending = new Set<NodeJS.Timeout>();
+  let writeFailure: (WriteFailure & { seen: number }) | null = options.failWrite ? { ...validWriteFailure(options.failWrite), seen: 0 } : null;
+
+  /** The injected answer for this request, if it is an option write that must fail. */
+  const injected = (method: string, path: string): WriteFailure['status'] | null => {
+    if (!writeFailure || method !== 'POST' || path.replace(/\/$/, '') !== '/factory/options') return null;
+    writeFailure.seen += 1;
+    const { nth, count = 1, status } = writeFailure;
+    if (writeFailure.seen < nth) return null;
+    if (writeFailure.seen >= nth + count - 1) writeFailure = null;
+    return status;
+  };
 
   const resolveKey = (token: string): SimulatedApiKey | undefined => {
     const known = keys.get(token);
@@ -164,6 +206,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const handleApi = (req: IncomingMessage, res: ServerResponse, path: string, body: string, at: number): void => {
     const method = (req.method ?? 'GET').toUpperCase();
+    const failure = injected(method, path);
+    if (failure === 'drop') {
+      log.push({ method, path, route: 'POST /factory/options', keyLabel: 'injected', status: 0, at, latencyMs: 0 });
+      res.socket?.destroy();
+      return;
+    }
+    if (failure !== null) {
+      log.push({ method, path, route: 'POST /factory/options', keyLabel: 'injected', status: failure, at, latencyMs: 0 });
+      send(res, failure, errorBody(failure, failure === 429 ? THROTTLER_MESSAGE : 'injected failure (simulator)'));
+      return;
+    }
     const result = dispatchApiRequest(
       { method, path, authorization: req.headers.authorization, body, now: at },
       { state, resolveKey, rateLimit: checkRateLimit },
@@ -197,6 +250,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       const keyLabel = url.searchParams.get('keyLabel');
       const requests = log.filter((r) => (route === null || r.route === route) && (keyLabel === null || r.keyLabel === keyLabel));
       send(res, 200, { count: requests.length, requests });
+      return;
+    }
+    if (method === 'POST' && url.pathname === '/__sim/fail-write') {
+      try {
+        const parsed = JSON.parse(body || 'null') as WriteFailure | null;
+        writeFailure = parsed === null ? null : { ...validWriteFailure(parsed), seen: 0 };
+        send(res, 200, { ok: true });
+      } catch (error) {
+        send(res, 400, errorBody(400, error instanceof Error ? error.message : 'invalid failure'));
+      }
       return;
     }
     if (method === 'POST' && url.pathname === '/__sim/reset') {
@@ -264,7 +327,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     change(change: SimulatorChange): void {
       applyChange(state, change, Date.now());
     },
+    failWrite(failure: WriteFailure | null): void {
+      writeFailure = failure === null ? null : { ...validWriteFailure(failure), seen: 0 };
+    },
     reset(): void {
+      writeFailure = null;
       state = createFixtureState();
       log = [];
       windows = rateLimit && new RateLimitWindows(rateLimit);

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
 import type { GatewayServices } from '../context';
+import { perMinuteShare } from '../economy';
 import type { UpstreamEconomy } from '../economy';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import { PollHub } from './poll-hub';
@@ -36,17 +37,12 @@ export interface GatewaySubscriptions {
 }
 
 /**
- * The requests per minute a key's polls may spend: `SUBSCRIPTION_BUDGET_PERCENT` of the
- * key's sliding-window budget (`UPSTREAM_RATE_LIMIT`, default 10 per 60 s) as the economy
- * knows it now, its learned `allowance` (the limit, or less after an upstream 429),
- * per minute. `Infinity` when the budget is off (`UPSTREAM_RATE_LIMIT=off`): never stretched.
- *
- * Example: 10/60 at 50 % → 5 polls per minute; after a 429 halved the allowance to 5 → 2.5.
+ * The requests per minute a key's polls may spend, from a rate limit and an allowance
+ * (see `perMinuteShare` in the economy's budget, which the running gateway asks through
+ * `UpstreamEconomy.pollShare`). Kept for callers that have the settings at hand.
  */
 export function pollBudgetPerMinute(config: Pick<GatewayConfig, 'upstreamRateLimit' | 'subscriptionBudgetPercent'>, allowance: number): number {
-  const limit = config.upstreamRateLimit;
-  if (!limit || !Number.isFinite(allowance)) return Number.POSITIVE_INFINITY;
-  return ((Math.min(allowance, limit.requests) * 60) / limit.windowSeconds) * (config.subscriptionBudgetPercent / 100);
+  return perMinuteShare(config.upstreamRateLimit, allowance, config.subscriptionBudgetPercent);
 }
 
 /** Creates the subscription side from the settings and the gateway's shared parts. */
@@ -65,7 +61,8 @@ export function createGatewaySubscriptions(
     intervalMs: (feed) => Math.max(1000, config.cacheTtlSeconds[feed.endpoint.cacheKind] * 1000),
     errorEventsAfter: config.subscriptionErrorEventsAfter,
     retryBaseMs: config.subscriptionRetryBaseMs,
-    pollBudgetPerMinute: (keyId) => pollBudgetPerMinute(config, parts.economy.budgetOf(keyId).allowance),
+    // The key's share of its own budget, as the economy's budget knows it now (less after an upstream 429).
+    pollBudgetPerMinute: (keyId) => parts.economy.pollShare(keyId, config.subscriptionBudgetPercent),
     clock,
     relay,
     metrics,

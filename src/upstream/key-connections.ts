@@ -1,3 +1,9 @@
+/** One key's requests in use, and the requests waiting for one of its slots (arrival order). */
+interface KeySlots {
+  active: number;
+  waiting: Array<() => void>;
+}
+
 /**
  * Fair sharing of upstream connections between API keys.
  *
@@ -9,11 +15,13 @@
  * can hold is bounded by `perKey` connections for `UPSTREAM_TIMEOUT_MS` each.
  *
  * When to use: the upstream client owns one and calls {@link acquire} around each
- * exchange. Partitions are hashed key ids, never keys.
+ * exchange; the economy's budget keeps its own (its concurrency per key, with the
+ * operation's patience as the deadline). Partitions are hashed key ids, never keys.
  */
 export class KeyConnectionGate {
-  private readonly inUse = new Map<string, { active: number; waiting: Array<() => void> }>();
+  private readonly inUse = new Map<string, KeySlots>();
 
+  /** @param perKey - most requests in use per key (at least 1) */
   constructor(
     /** Most requests in use per key (at least 1). */
     readonly perKey: number,
@@ -32,34 +40,28 @@ export class KeyConnectionGate {
   }
 
   /**
+   * Takes one of the key's slots when one is free now, without waiting.
+   *
+   * @returns the release function (safe to call twice), or null when all `perKey` are in use
+   */
+  tryAcquire(partition: string): (() => void) | null {
+    const state = this.inUse.get(partition);
+    if (state && state.active >= this.perKey) return null;
+    return this.take(partition, state ?? this.open(partition));
+  }
+
+  /**
    * Waits until the key may use one more connection; resolves to the release
    * function (safe to call twice). Rejects with `signal.reason` when the signal
    * aborts first (the request's deadline).
    */
   acquire(partition: string, signal?: AbortSignal): Promise<() => void> {
-    let state = this.inUse.get(partition);
-    if (!state) {
-      state = { active: 0, waiting: [] };
-      this.inUse.set(partition, state);
-    }
-    const slot = state;
-    const release = (): (() => void) => {
-      slot.active += 1;
-      let released = false;
-      return () => {
-        if (released) return;
-        released = true;
-        slot.active -= 1;
-        const next = slot.waiting.shift();
-        if (next) next();
-        else if (slot.active === 0) this.inUse.delete(partition);
-      };
-    };
-    if (slot.active < this.perKey) return Promise.resolve(release());
+    const slot = this.inUse.get(partition) ?? this.open(partition);
+    if (slot.active < this.perKey) return Promise.resolve(this.take(partition, slot));
     return new Promise<() => void>((resolve, reject) => {
       const wake = (): void => {
         signal?.removeEventListener('abort', onAbort);
-        resolve(release());
+        resolve(this.take(partition, slot));
       };
       const onAbort = (): void => {
         const index = slot.waiting.indexOf(wake);
@@ -73,5 +75,25 @@ export class KeyConnectionGate {
       signal?.addEventListener('abort', onAbort, { once: true });
       slot.waiting.push(wake);
     });
+  }
+
+  private open(partition: string): KeySlots {
+    const state: KeySlots = { active: 0, waiting: [] };
+    this.inUse.set(partition, state);
+    return state;
+  }
+
+  /** Counts one more request in use; the release function hands the slot to the next waiter. */
+  private take(partition: string, slot: KeySlots): () => void {
+    slot.active += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      slot.active -= 1;
+      const next = slot.waiting.shift();
+      if (next) next();
+      else if (slot.active === 0) this.inUse.delete(partition);
+    };
   }
 }

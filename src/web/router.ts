@@ -7,6 +7,7 @@ import { BodyTooLargeError, sendGraphQLErrors, sendJson } from './apollo-http';
 import { createCors } from './cors';
 import { handleGraphQLRequest } from './graphql-request';
 import { sendPlaygroundAsset, sendPlaygroundPage, wantsPlayground } from './playground';
+import type { Readiness } from './readiness';
 import { sendStaticFile } from './static-files';
 
 /** A `node:http` request listener. */
@@ -25,7 +26,10 @@ export interface SseHandler {
  * The gateway's HTTP routes, as one `node:http` request listener:
  *
  * - CORS for `config.corsOrigins` on every route (preflights answered here);
- * - `GET|HEAD /healthz` → `{"status":"ok"}`; `GET /metrics` → Prometheus text;
+ * - `GET|HEAD /healthz` → `{"status":"ok"}` (the process lives);
+ * - `GET|HEAD /readyz` → 200 `{"status":"ready"}` when `readiness` says the gateway can serve, else 503
+ *   `{"status":"starting","waitingFor":[…]}` or `{"status":"draining"}` (no `readiness`: always ready);
+ * - `GET /metrics` → Prometheus text;
  * - `GET|HEAD /` → 302 to `/graphql`;
  * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
  * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`); WebSocket upgrades there are the server's (graphql-ws);
@@ -35,7 +39,7 @@ export interface SseHandler {
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
  * failure before the response started gets a masked 500.
  */
-export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler): RequestListener {
+export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>): RequestListener {
   const { economy, metrics } = runtime;
   const applyCors = createCors(config.corsOrigins);
   const examplesRoot = join(projectRoot(), 'examples');
@@ -46,6 +50,12 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
     const path = url.pathname;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const state = readiness?.state() ?? { status: 'ready' };
+      res.setHeader('cache-control', 'no-store');
+      sendJson(res, state.status === 'ready' ? 200 : 503, state);
       return;
     }
     if (path === '/metrics' && req.method === 'GET') {
@@ -79,7 +89,8 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
         sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
-      await handleGraphQLRequest(req, res, url, runtime, config);
+      const handle = (): Promise<void> => handleGraphQLRequest(req, res, url, runtime, config);
+      await (runtime.tracing ? runtime.tracing.operation(req.headers, res, handle) : handle());
       return;
     }
     if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;

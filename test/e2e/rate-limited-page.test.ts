@@ -16,9 +16,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UpstreamClient } from '../../src/upstream/client';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { advanceClock, startStack, T0, turn, until, useFakeTimersWithRealIo } from '../support';
+import { advanceClock, startStack, T0, trackUpstreamSends, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 
 /** The first GraphQL block of docs/example.md: the page the README points to. */
@@ -46,23 +45,10 @@ describe('the README company page at 10 requests per 60 s', () => {
     const current = stack;
     useFakeTimersWithRealIo();
 
-    let started = 0;
-    let finished = 0;
-    const send = UpstreamClient.prototype.send;
-    jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (this: UpstreamClient, ...args: Parameters<UpstreamClient['send']>) {
-      started += 1;
-      // The first request opens a connection: it reaches the upstream 400 ms after it was sent.
+    // The first request opens a connection: it reaches the upstream 400 ms after it was sent.
+    const { settled } = trackUpstreamSends((started) => {
       if (started === 1) advanceClock(400);
-      try {
-        return await send.apply(this, args);
-      } finally {
-        finished += 1;
-      }
     });
-    const settled = async (): Promise<void> => {
-      await until(() => started === finished, 'the upstream requests on their way');
-      for (let i = 0; i < 10; i += 1) await turn();
-    };
 
     const STEP_MS = 100;
     const VIEW_EVERY_MS = 2000;

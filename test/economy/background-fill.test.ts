@@ -9,7 +9,7 @@ import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
 import { errorAt, startStack, T0, until, upstreamOf, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
-import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
+import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/budget/key-budget';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';

@@ -1,12 +1,13 @@
 /**
- * Unit tests of the per-key traffic rules (src/economy/rate-limit/key-limiter.ts): the 429
+ * Unit tests of the per-key traffic rules (src/economy/budget/key-budget.ts): the 429
  * cooldown, the sliding-window-log budget with its queue timeout, rate learning after a
  * 429, priorities, the queue bound, and the concurrency limit.
  * jest's fake timers drive both the clock (`Date.now`) and the limiter's waits.
  */
-import { KeyLimiter, LimitExceeded } from '../../src/economy/rate-limit/key-limiter';
-import type { KeyLimiterOptions } from '../../src/economy/rate-limit/key-limiter';
-import { QueueTicket } from '../../src/economy/rate-limit/queue-ticket';
+import { KeyBudget as KeyLimiter } from '../../src/economy/budget/key-budget';
+import type { KeyBudgetOptions as KeyLimiterOptions } from '../../src/economy/budget/key-budget';
+import { LimitExceeded } from '../../src/economy/budget/limit-exceeded';
+import { QueueTicket } from '../../src/economy/queue/queue-ticket';
 
 const A = 'key-a';
 const B = 'key-b';

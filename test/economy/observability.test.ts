@@ -4,9 +4,11 @@
  * with its name, duration, upstream accounting and error codes; and secrecy: neither a
  * key nor a secret appears in any log line, in the metrics or in any response body —
  * with premium-key reads, a 400 from the upstream, and mutations whose secret comes in
- * the input and in an `X-Api-Secret` header, right and wrong.
+ * the input and in an `X-Api-Secret` header, right and wrong. With tracing on, no exported
+ * span carries them either, in clear or encoded.
  */
 import { print } from 'graphql';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import {
   CompanyPageDocument,
@@ -30,6 +32,7 @@ describe('metrics, logs and secrecy', () => {
   let stack: Stack;
   const logs = new LineCollector();
   const bodies: string[] = [];
+  const spans = new InMemorySpanExporter();
   let metrics = '';
 
   async function post(body: unknown, options: CallOptions = {}): Promise<HttpAnswer> {
@@ -49,7 +52,7 @@ describe('metrics, logs and secrecy', () => {
   });
 
   beforeAll(async () => {
-    stack = await startStack({ http: true, logDestination: logs, config: { logLevel: 'info' } });
+    stack = await startStack({ http: true, logDestination: logs, config: { logLevel: 'info' }, gateway: { traceExporter: spans } });
 
     // 1. reads with the premium key: a miss, then a hit
     expect((await post(page, premium)).body.errors).toBeUndefined();
@@ -167,6 +170,20 @@ describe('metrics, logs and secrecy', () => {
       expect(logs.lines.length).toBeGreaterThan(0);
       for (const line of logs.lines) for (const secret of SECRETS) expect(line).not.toContain(secret);
     });
+  });
+
+  it('keeps every key and secret out of every exported span: names, attributes, events, links, status and resource', () => {
+    const exported = spans.getFinishedSpans();
+    expect(exported.length).toBeGreaterThan(20);
+    const text = JSON.stringify(
+      exported.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, links: span.links, status: span.status, resource: span.resource.attributes })),
+    );
+    expect(text).toContain('POST /factory/options'); // the mutations were traced too
+    for (const secret of SECRETS) {
+      for (const form of [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.toUpperCase()]) {
+        expect(text).not.toContain(form);
+      }
+    }
   });
 
   it('keeps every key and secret out of the metrics and out of every response body', () => {

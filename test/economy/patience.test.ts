@@ -10,7 +10,7 @@ import { patienceFromPrefer, preferredWaitSeconds } from '../../src/http/prefer-
 import { EconomyCounterDocument } from '../generated/graphql';
 import { errorAt, startStack, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
-import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
+import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/budget/key-budget';
 
 const LIST = 'GET /factory/list/';
 const COUNTER = 'GET /factory/counter/{id}';

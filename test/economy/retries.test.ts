@@ -5,7 +5,7 @@
  * `stack.attempts` counts every request the client sent, mocked or real. Strict: every
  * interceptor must be used.
  */
-import { KeyLimiter } from '../../src/economy/rate-limit/key-limiter';
+import { KeyBudget as KeyLimiter } from '../../src/economy/budget/key-budget';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { errorAt, startStack, upstreamError, upstreamOf } from '../support';

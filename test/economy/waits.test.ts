@@ -10,7 +10,7 @@
 import { MockAgent } from 'undici';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
-import { KeyLimiter, WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
+import { KeyBudget as KeyLimiter, WINDOW_EDGE_MARGIN_MS } from '../../src/economy/budget/key-budget';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';

@@ -12,7 +12,7 @@
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller } from '../../src/economy';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/rate-limit/key-limiter';
+import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/budget/key-budget';
 import { pollBudgetPerMinute } from '../../src/subscriptions';
 import { PollHub } from '../../src/subscriptions/poll-hub';
 import type { PollClock } from '../../src/subscriptions/poll-hub';

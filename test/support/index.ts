@@ -28,3 +28,4 @@ export * from './results';
 export * from './stack';
 export * from './terminates';
 export * from './upstream-limit';
+export * from './upstream-sends';

@@ -109,7 +109,7 @@ describe('loadConfig', () => {
 });
 
 describe('npm start with a bad setting', () => {
-  it('exits with code 1 and a message naming the setting, the value and what is expected', async () => {
+  it('exits with code 2 and a message naming the setting, the value and what is expected', async () => {
     const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src', 'main.ts')], {
       cwd: root,
       env: { ...process.env, PORT: '70000', LOG_LEVEL: 'silent' },
@@ -118,7 +118,7 @@ describe('npm start with a bad setting', () => {
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr.trim()).toBe('Setting PORT="70000" is invalid: expected an integer from 0 to 65535.');
   }, 30_000);
 });

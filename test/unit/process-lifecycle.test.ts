@@ -6,6 +6,7 @@
  */
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
+import { ConfigError } from '../../src/config';
 import { explainPortErrors, portErrorMessage, runUntilSignal, STOP_DEADLINE_MARGIN_MS } from '../../src/process-lifecycle';
 import type { ProcessHooks, Started } from '../../src/process-lifecycle';
 
@@ -132,10 +133,19 @@ it('does not end a stop that finishes in time', async () => {
 it('reports a failed start with its message and exits 1, without waiting for signals', async () => {
   const host = fakeProcess();
   await runUntilSignal(async () => {
-    throw new Error('Setting PORT must be an integer >= 0, got "abc"');
+    throw new Error('listen EADDRINUSE: address already in use 127.0.0.1:4000');
   }, host);
-  expect(host.reports).toEqual([{ message: 'Setting PORT must be an integer >= 0, got "abc"' }]);
+  expect(host.reports).toEqual([{ message: 'listen EADDRINUSE: address already in use 127.0.0.1:4000' }]);
   expect(host.exits).toEqual([1]);
+});
+
+it('exits 2 when the start fails on a bad setting, as the command line does', async () => {
+  const host = fakeProcess();
+  await runUntilSignal(async () => {
+    throw new ConfigError('PORT', 'abc', 'an integer from 0 to 65535');
+  }, host);
+  expect(host.reports).toEqual([{ message: 'Setting PORT="abc" is invalid: expected an integer from 0 to 65535.' }]);
+  expect(host.exits).toEqual([2]);
 });
 
 /** Listens on `port` of 127.0.0.1 (0: a free one); resolves to the server or rejects with the listen error. */

@@ -29,6 +29,7 @@ describe('resolver registry', () => {
       'inventoryChanged',
       'myAuctionChanged',
       'roomChanged',
+      'siteDocumentChanged',
       'transactionAdded',
     ]);
   });

@@ -16,6 +16,8 @@ export type Scalars = {
   Float: { input: number; output: number; }
   /** A date-time string at UTC, such as 2007-12-03T10:15:30Z, compliant with the `date-time` format outlined in section 5.6 of the RFC 3339 profile of the ISO 8601 standard for representation of dates and times using the Gregorian calendar.This scalar is serialized to a string in ISO 8601 format and parsed from a string in ISO 8601 format. */
   DateTimeISO: { input: string; output: string; }
+  /** The `JSON` scalar type represents JSON values as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
+  JSON: { input: unknown; output: unknown; }
 };
 
 /** An import or export auction, released for the company types of the key's character. */
@@ -227,6 +229,27 @@ export type CounterItemChange = {
   priceBefore?: Maybe<Scalars['Float']['output']>;
 };
 
+/** Input of deleteSiteDocument. Checked before any upstream request like setSiteDocument's. */
+export type DeleteSiteDocumentInput = {
+  /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
+  apiSecret?: InputMaybe<Scalars['String']['input']>;
+  /** Delete only if the stored version is this one; omitted: no check. CONFLICT on a mismatch, with nothing written. */
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** The company whose option slots hold the document. */
+  factoryId: Scalars['ID']['input'];
+  /** The document's name, 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
+  name: Scalars['String']['input'];
+};
+
+/** Result of deleteSiteDocument. */
+export type DeleteSiteDocumentPayload = {
+  __typename?: 'DeleteSiteDocumentPayload';
+  /** Slots freed: the committing slot (cleared first, which removes the document at once) and the chunks (cleared after). Empty when there was no such document. */
+  freedSlots: Array<Scalars['Int']['output']>;
+  /** Upstream option writes (POST /factory/options) the deletion took. */
+  upstreamWrites: Scalars['Int']['output'];
+};
+
 /** An available export auction. Source: GET /market/export (premium only). */
 export type ExportAuction = Auction & {
   __typename?: 'ExportAuction';
@@ -283,6 +306,12 @@ export type Factory = {
   productions?: Maybe<Array<Production>>;
   /** The company's sell offers on the market. Source: GET /factory/marketoffers/sell/{id}. Scopes: factory, market. Not premium-only. */
   sellOffers?: Maybe<Array<MarketOfferSell>>;
+  /** The named JSON document this company keeps in its option slots (written with setSiteDocument), or null when there is none. Reads the slots the document occupies (Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only.), through the per-key cache: from the name's home slot upwards until its committing slot, then the chunks only when value is selected. Every read is checked against the manifest's hashes and SHA-256: a mismatch is SITE_DOCUMENT_CORRUPT naming the slots, never a wrong value. Name: 1 to 32 characters: a-z, 0-9, '-', '_' and '.', else BAD_USER_INPUT before any upstream request. */
+  siteDocument?: Maybe<SiteDocument>;
+  /** Which option slots are free for site documents and which hold data written by something else, and about how many bytes of JSON still fit (an estimate: compression varies). Reads every slot through the cache: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. */
+  siteDocumentCapacity?: Maybe<SiteDocumentCapacity>;
+  /** Every site document in this company's option slots, newest first; values are not read (one request per slot, OPTION_SLOTS of them, through the cache: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only.). */
+  siteDocuments?: Maybe<Array<SiteDocumentInfo>>;
   /** Company type (e.g. a shop type). Filled only with scope factory.details, else null. */
   type?: Maybe<Scalars['String']['output']>;
   /** Vehicles whose dealership (carShop) is this company; empty for other companies. Source: GET /factory/vehicles/{id}. Scopes: factory, factory.vehicles. Not premium-only. */
@@ -300,6 +329,12 @@ export type FactoryBuyLogArgs = {
 /** A company (the upstream calls it factory) owned by the key's character. The scalar fields come from GET /factory/list/ (scope factory); every other field needs its own upstream request and is null when that request fails. */
 export type FactoryOptionArgs = {
   slot: Scalars['Int']['input'];
+};
+
+
+/** A company (the upstream calls it factory) owned by the key's character. The scalar fields come from GET /factory/list/ (scope factory); every other field needs its own upstream request and is null when that request fails. */
+export type FactorySiteDocumentArgs = {
+  name: Scalars['String']['input'];
 };
 
 /** A bank account of a company. Source: GET /factory/bankaccounts/{id} (premium only). */
@@ -469,15 +504,31 @@ export type MarketOfferSell = {
   totalPrice: Scalars['Float']['output'];
 };
 
-/** The one write of the StateV API: updating a company's free-text option slot. */
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots, each with "." as clients clear slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument. */
+  deleteSiteDocument: DeleteSiteDocumentPayload;
+  /** Writes a site document into the company's option slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (GET /factory/options/{id}/{slot}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots, the committing slot is written last, then the replaced chunks are cleared with "."; a failure part-way leaves the previous version readable. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE). */
+  setSiteDocument: SetSiteDocumentPayload;
   /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
   updateFactoryOption: UpdateFactoryOptionPayload;
 };
 
 
-/** The one write of the StateV API: updating a company's free-text option slot. */
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
+export type MutationDeleteSiteDocumentArgs = {
+  input: DeleteSiteDocumentInput;
+};
+
+
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
+export type MutationSetSiteDocumentArgs = {
+  input: SetSiteDocumentInput;
+};
+
+
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
 export type MutationUpdateFactoryOptionArgs = {
   input: UpdateFactoryOptionInput;
 };
@@ -631,6 +682,99 @@ export type RoomInteriorDetails = {
   wardrobeCapacity: Scalars['Float']['output'];
 };
 
+/** Input of setSiteDocument. Checked before any upstream request: the name (1 to 32 characters: a-z, 0-9, '-', '_' and '.'), the value (JSON of at most SITE_DOCUMENT_MAX_BYTES bytes, canonical) and the secret. */
+export type SetSiteDocumentInput = {
+  /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
+  apiSecret?: InputMaybe<Scalars['String']['input']>;
+  /** Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. The committing slot is read again, bypassing the cache, before the first chunk is written and just before the commit; on a mismatch: CONFLICT with extensions.currentVersion, and no committing write. */
+  expectedVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** The company whose option slots hold the document; must be owned by the key's character. */
+  factoryId: Scalars['ID']['input'];
+  /** The document's name, 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
+  name: Scalars['String']['input'];
+  /** The JSON value; stored as canonical JSON (object keys sorted, no whitespace), at most SITE_DOCUMENT_MAX_BYTES UTF-8 bytes. */
+  value: Scalars['JSON']['input'];
+};
+
+/** Result of setSiteDocument. */
+export type SetSiteDocumentPayload = {
+  __typename?: 'SetSiteDocumentPayload';
+  /** True when the new version is committed (reads return it). False when the writes did not finish within the request's patience (UPSTREAM_PATIENCE_MS or Prefer: wait=N): they go on in the background. */
+  committed: Scalars['Boolean']['output'];
+  /** The document as written (or, while committed is false, as it will read once the write has finished). */
+  document: SiteDocument;
+  /** While committed is false: seconds after which the write is expected to be committed (the key's budget paces it). Null when committed. */
+  retryAfterSeconds?: Maybe<Scalars['Int']['output']>;
+  /** Upstream option writes (POST /factory/options) this change took so far: changed chunks, the committing slot and the cleared old chunks; 0 when the value was unchanged. */
+  upstreamWrites: Scalars['Int']['output'];
+};
+
+/** A named JSON document a company website keeps in the company's option slots (written by setSiteDocument): chunks compressed into slots, committed by one manifest slot, checked by SHA-256 on every read. Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. See docs/site-documents.md. */
+export type SiteDocument = {
+  __typename?: 'SiteDocument';
+  /** UTF-8 bytes of the canonical JSON text, before compression. */
+  bytes: Scalars['Int']['output'];
+  /** How the chunks are compressed and encoded, e.g. deflate-base64url (SITE_DOCUMENT_ENCODING at the time of the write). */
+  encoding: Scalars['String']['output'];
+  /** The committing slot: it holds the manifest and is written last. */
+  manifestSlot: Scalars['Int']['output'];
+  /** The document's name, 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
+  name: Scalars['String']['output'];
+  /** Lower-case hex SHA-256 of the canonical JSON text; verified on every read. */
+  sha256: Scalars['String']['output'];
+  /** Option slots the document occupies: the committing slot first, then the chunks. */
+  slots: Array<Scalars['Int']['output']>;
+  /** When this version was written. */
+  updatedAt?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** The JSON value, exactly as written (object keys in canonical, sorted order). Its chunks are read only when this field is selected (Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only.) and checked against the manifest's hashes and SHA-256: a mismatch is SITE_DOCUMENT_CORRUPT naming the slots, never a wrong value. */
+  value?: Maybe<Scalars['JSON']['output']>;
+  /** Starts at 1; each successful setSiteDocument adds 1. */
+  version: Scalars['Int']['output'];
+};
+
+/** How much room the company's option slots have for site documents. Reads every slot (OPTION_SLOTS, through the cache). */
+export type SiteDocumentCapacity = {
+  __typename?: 'SiteDocumentCapacity';
+  /** Slots site documents occupy now. */
+  documentSlots: Array<Scalars['Int']['output']>;
+  /** Bytes of canonical JSON text that still fit in the free slots for a new document (one free slot commits it), estimated at the bytes per slot measured on a realistic catalogue for the configured encoding: compression varies with the data. */
+  estimatedFreeBytes: Scalars['Int']['output'];
+  /** Slots written by something else (by hand, updateFactoryOption, another tool); the gateway never overwrites them. */
+  foreignSlots: Array<Scalars['Int']['output']>;
+  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more. */
+  freeSlots: Array<Scalars['Int']['output']>;
+};
+
+/** A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it. */
+export type SiteDocumentChange = {
+  __typename?: 'SiteDocumentChange';
+  /** The document now (version, updatedAt, bytes, slots); null when it was deleted. */
+  document?: Maybe<SiteDocumentInfo>;
+  /** The company. */
+  factoryId: Scalars['ID']['output'];
+  /** The document's name. */
+  name: Scalars['String']['output'];
+  /** When the gateway saw the change (the time of the poll that found it). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The version before the change; null when the document did not exist. */
+  previousVersion?: Maybe<Scalars['Int']['output']>;
+};
+
+/** A site document as listed by Factory.siteDocuments (and the fields every SiteDocument has): its manifest only, the value is not read. */
+export type SiteDocumentInfo = {
+  __typename?: 'SiteDocumentInfo';
+  /** UTF-8 bytes of the canonical JSON text, before compression. */
+  bytes: Scalars['Int']['output'];
+  /** The document's name, 1 to 32 characters: a-z, 0-9, '-', '_' and '.'. */
+  name: Scalars['String']['output'];
+  /** Option slots the document occupies: the committing slot first, then the chunks. */
+  slots: Array<Scalars['Int']['output']>;
+  /** When this version was written. */
+  updatedAt?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** Starts at 1; each successful setSiteDocument adds 1. */
+  version: Scalars['Int']['output'];
+};
+
 /** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -644,6 +788,8 @@ export type Subscription = {
   myAuctionChanged: AuctionChange;
   /** Rooms of a building that became occupied or free, or whose rent changed; one event per change. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_DETAILS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
   roomChanged: RoomChange;
+  /** A site document got a new version or was deleted, by this gateway or anything else. Polls only the document's committing slot within the key's upstream budget (the first poll finds it from the name's home slot, and checks the company is owned with GET /factory/list/; while there is no document, every slot). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. Name: 1 to 32 characters: a-z, 0-9, '-', '_' and '.', else BAD_USER_INPUT. */
+  siteDocumentChanged: SiteDocumentChange;
   /** Transactions that appeared on one bank account (a company's or a building's), oldest first, one event each. Polls the newest page (limit 25): Source: GET /factory/transactions/{bankId}/{limit}/{skip}. Scopes: factory, factory.bankaccount. Premium only. Source: GET /building/transactions/{bankId}/{limit}/{skip}. Scopes: building, building.bankaccount. Premium only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. The company endpoint is tried first, the building one when it does not know the account. Transactions have no id: the gateway recognises those it saw by content and position and never sends one twice. */
   transactionAdded: TransactionAdded;
 };
@@ -672,6 +818,13 @@ export type SubscriptionInventoryChangedArgs = {
 /** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
 export type SubscriptionRoomChangedArgs = {
   buildingId: Scalars['ID']['input'];
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionSiteDocumentChangedArgs = {
+  factoryId: Scalars['ID']['input'];
+  name: Scalars['String']['input'];
 };
 
 
@@ -760,7 +913,7 @@ export type CompanyPageQueryVariables = Exact<{
 }>;
 
 
-export type CompanyPageQuery = { __typename?: 'Query', factory?: { __typename?: 'Factory', id: string, name: string, isOpen?: boolean | null, type?: string | null, inventory?: { __typename?: 'Inventory', totalWeight: number, items: Array<{ __typename?: 'InventoryItem', item: string, amount: number }> } | null, counter?: { __typename?: 'Counter', items: Array<{ __typename?: 'CounterItem', item: string, price: number, amount: number }> } | null, sellOffers?: Array<{ __typename?: 'MarketOfferSell', item: string, pricePerUnit: number, availableAmount: number }> | null, buyOffers?: Array<{ __typename?: 'MarketOfferBuy', item: string, pricePerUnit: number, listPrice?: number | null }> | null, vehicles?: Array<{ __typename?: 'Vehicle', name: string, numberPlate: string, distance: number, engine: string }> | null } | null };
+export type CompanyPageQuery = { __typename?: 'Query', factory?: { __typename?: 'Factory', id: string, name: string, isOpen?: boolean | null, type?: string | null, inventory?: { __typename?: 'Inventory', totalWeight: number, items: Array<{ __typename?: 'InventoryItem', item: string, amount: number }> } | null, catalogue?: { __typename?: 'SiteDocument', version: number, updatedAt?: string | null, value?: unknown | null } | null, counter?: { __typename?: 'Counter', items: Array<{ __typename?: 'CounterItem', item: string, price: number, amount: number }> } | null, sellOffers?: Array<{ __typename?: 'MarketOfferSell', item: string, pricePerUnit: number, availableAmount: number }> | null, buyOffers?: Array<{ __typename?: 'MarketOfferBuy', item: string, pricePerUnit: number, listPrice?: number | null }> | null, vehicles?: Array<{ __typename?: 'Vehicle', name: string, numberPlate: string, distance: number, engine: string }> | null } | null };
 
 
-export const CompanyPageDocument = {"__meta__":{"hash":"1553895f127a9108c0affed11a6a21d99b0a10f7089500d36cecf80a12005823"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CompanyPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"factory"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"isOpen"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"inventory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalWeight"}},{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"counter"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"sellOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"availableAmount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"buyOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"listPrice"}}]}},{"kind":"Field","name":{"kind":"Name","value":"vehicles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"numberPlate"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"engine"}}]}}]}}]}}]} as unknown as DocumentNode<CompanyPageQuery, CompanyPageQueryVariables>;
+export const CompanyPageDocument = {"__meta__":{"hash":"52c12721d9c2bbca141002c88d46e606361844dc69afd8ac5e2fe0474ccc62d0"},"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"CompanyPage"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"factory"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"isOpen"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"inventory"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"totalWeight"}},{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","alias":{"kind":"Name","value":"catalogue"},"name":{"kind":"Name","value":"siteDocument"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"name"},"value":{"kind":"StringValue","value":"catalogue","block":false}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"value"}}]}},{"kind":"Field","name":{"kind":"Name","value":"counter"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"items"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"price"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"sellOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"availableAmount"}}]}},{"kind":"Field","name":{"kind":"Name","value":"buyOffers"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"item"}},{"kind":"Field","name":{"kind":"Name","value":"pricePerUnit"}},{"kind":"Field","name":{"kind":"Name","value":"listPrice"}}]}},{"kind":"Field","name":{"kind":"Name","value":"vehicles"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"numberPlate"}},{"kind":"Field","name":{"kind":"Name","value":"distance"}},{"kind":"Field","name":{"kind":"Name","value":"engine"}}]}}]}}]}}]} as unknown as DocumentNode<CompanyPageQuery, CompanyPageQueryVariables>;

@@ -4,6 +4,7 @@
  * an empty store or counter (404 "… is empty") is an empty result, and an unset
  * option slot (404) is null.
  */
+import { GatewayError } from '../../errors/gateway-error';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../economy';
 import { mapTransactionPage } from '../shared/bank-account.mapper';
@@ -38,6 +39,22 @@ import type { Vehicle } from './vehicle.type';
 /** `GET /factory/list/`: all companies of the character. */
 export function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
   return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
+}
+
+/**
+ * Checks with the company list (usually cached) that the key's character owns a company:
+ * for the first poll of option slots, where an unset slot and someone else's company both
+ * answer 404.
+ *
+ * @throws GatewayError `NOT_FOUND` when it does not, and the list's own errors
+ */
+export async function checkFactoryOwned(session: UpstreamSession, factoryId: string): Promise<void> {
+  const owned = await fetchFactoryList(session);
+  if (!owned.some((factory) => factory.id === factoryId)) {
+    throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
+      upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
+    });
+  }
 }
 
 const emptyStore = (failure: UpstreamFailure): Inventory | undefined => (isEmptyStoreError(failure) ? emptyInventory() : undefined);
@@ -84,8 +101,11 @@ export function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<Buy
   return fetchMapped(session, ENDPOINTS.factoryBuyLog, { id: key.id, limit: key.limit, skip: key.skip }, mapBuyLog);
 }
 
-/** `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404). */
-export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }): Promise<FactoryOption | null> {
+/**
+ * `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404) or was
+ * cleared. `fresh` skips a fresh cached answer (a check just before a conditional write).
+ */
+export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }, fresh = false): Promise<FactoryOption | null> {
   // The company is known to be owned when this runs, so a 404 means the slot is unset.
   return fetchMapped<FactoryOption | null>(
     session,
@@ -93,6 +113,7 @@ export function fetchOption(session: UpstreamSession, key: { id: string; slot: n
     { id: key.id, slot: key.slot },
     (body) => mapOption(body, key.slot),
     (failure) => (isNotFoundError(failure) ? null : undefined),
+    fresh,
   );
 }
 
@@ -110,8 +131,11 @@ export interface OptionUpdate {
   data: string;
 }
 
-/** `POST /factory/options`: writes a slot; resolves to the upstream's message text. */
-export async function updateOption(session: UpstreamSession, update: OptionUpdate): Promise<string> {
+/**
+ * `POST /factory/options`: writes a slot; resolves to the upstream's message text. With
+ * `writeThrough`, the slot's cached read becomes what was written (no GET to read it back).
+ */
+export async function updateOption(session: UpstreamSession, update: OptionUpdate, writeThrough = false): Promise<string> {
   const endpoint = ENDPOINTS.factoryOptionUpdate;
   const body = await session.post(endpoint, {
     apiSecret: update.apiSecret,
@@ -119,6 +143,6 @@ export async function updateOption(session: UpstreamSession, update: OptionUpdat
     option: update.slot,
     title: update.title,
     data: update.data,
-  });
+  }, writeThrough ? { params: { id: update.factoryId, slot: update.slot }, body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() } } : undefined);
   return mapResponse(endpoint, body, mapUpdateMessage);
 }

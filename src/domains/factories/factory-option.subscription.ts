@@ -5,14 +5,13 @@
  */
 import { Arg, Ctx, Field, ID, Int, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';
-import { GatewayError } from '../../errors/gateway-error';
 import { diffRecords } from '../../subscribable/changes';
 import { describePolling } from '../../subscribable/describe';
 import { eventOf, openFeeds } from '../../subscribable/feed';
 import type { Feed, FeedMessage } from '../../subscribable/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
-import { fetchFactoryList, fetchOption } from './factories.api';
+import { checkFactoryOwned, fetchOption } from './factories.api';
 import { FactoryOption, SLOT_BOUNDS } from './factory-option.type';
 
 /** Event of `factoryOptionChanged`. */
@@ -58,14 +57,7 @@ export function optionFeed(factoryId: string, slot: number): Feed<FactoryOption 
     resource: `option/${factoryId}/${slot}`,
     endpoint: ENDPOINTS.factoryOption,
     async poll(session, first) {
-      if (first) {
-        const owned = await fetchFactoryList(session);
-        if (!owned.some((factory) => factory.id === factoryId)) {
-          throw new GatewayError('NOT_FOUND', `The key's character owns no company ${factoryId} (GET /factory/list/).`, {
-            upstream: { status: null, endpoint: ENDPOINTS.factoryList.route, message: 'company not in the list' },
-          });
-        }
-      }
+      if (first) await checkFactoryOwned(session, factoryId);
       return fetchOption(session, { id: factoryId, slot });
     },
     diff: (previous, next, observedAt) => (optionChanged(previous, next) ? [{ factoryId, slot, observedAt, option: next }] : []),

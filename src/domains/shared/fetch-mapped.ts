@@ -11,6 +11,7 @@ import { mapResponse } from './narrow';
  *
  * @param recover - turns a known definitive 4xx into a result (e.g. "Counter is empty"
  *   into an empty counter); return `undefined` to make it the field's error.
+ * @param fresh - skip a fresh cached answer (and store the new one), as `Cache-Control: no-cache` does
  * @throws UpstreamError from the session or for an unrecovered 4xx, or `UPSTREAM_ERROR`
  *   when the body has the wrong shape.
  */
@@ -20,8 +21,9 @@ export async function fetchMapped<T>(
   params: PathParams | undefined,
   map: (body: unknown) => T,
   recover?: (failure: UpstreamFailure) => T | undefined,
+  fresh = false,
 ): Promise<T> {
-  const reply = await session.get(endpoint, params);
+  const reply = await (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params));
   if (reply.failure) {
     const recovered = recover?.(reply.failure);
     if (recovered === undefined) throw errorOf(endpoint, reply.failure);

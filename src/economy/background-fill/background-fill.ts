@@ -2,6 +2,7 @@
 export interface MissedRequest {
   /** The hashed key (state) and the key itself (only for the upstream header). */
   keyId: string;
+  /** The API key itself, only for the upstream header; never logged or persisted. */
   apiKey: string;
   /** The cache key of the request (hashed key and path). */
   key: string;
@@ -17,9 +18,11 @@ export interface BackgroundFillOptions {
   plan: (keyId: string, count: number) => number[];
   /** Most missed requests kept per key, and over all keys; more are dropped (and counted). */
   maxPerKey: number;
+  /** Most missed requests kept over all keys. */
   maxTotal: number;
   /** Told of each missed request dropped because a bound was reached. */
   onDropped?: () => void;
+  /** Clock, epoch ms. */
   now: () => number;
 }
 
@@ -57,6 +60,7 @@ export class BackgroundFill {
   private total = 0;
   private closed = false;
 
+  /** @param options - how to plan sends, the bounds, the clock */
   constructor(private readonly options: BackgroundFillOptions) {}
 
   /**

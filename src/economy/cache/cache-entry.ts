@@ -9,7 +9,9 @@ import type { Endpoint } from '../../upstream/endpoints';
  * option slot) and never become errors at all.
  */
 export interface UpstreamFailure {
+  /** The error code the failure becomes (`NOT_FOUND`, `FORBIDDEN`, ...). */
   code: UpstreamErrorCode;
+  /** What the upstream answered: status, endpoint route and message. */
   upstream: UpstreamErrorInfo;
   /** Further extensions (`requiredScopes`, `premium`). */
   extra: Record<string, unknown>;

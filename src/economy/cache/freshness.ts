@@ -17,6 +17,7 @@ export interface FreshnessOptions {
  * level agree.
  */
 export class Freshness {
+  /** @param options - TTLs per cache kind and the stale limit, seconds, and a clock */
   constructor(private readonly options: FreshnessOptions) {}
 
   /**

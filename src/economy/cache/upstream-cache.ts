@@ -19,7 +19,9 @@ export type StoredEntry = { storedAt: number; json: CompactJson; failure?: undef
 
 /** One entry of {@link UpstreamCache.records}: what a cache file keeps of it. */
 export interface CacheRecord {
+  /** The cache key (`<hashed key>|<path>`). */
   key: string;
+  /** The stored answer (JSON text or failure record) and when it was fetched. */
   entry: StoredEntry;
   /** Epoch ms (on the cache's clock) after which the entry is dropped. */
   expiresAt: number;
@@ -46,6 +48,7 @@ export class UpstreamCache {
   private readonly now: () => number;
   private changeCount = 0;
 
+  /** @param options - the bound in bytes and a clock */
   constructor(options: UpstreamCacheOptions) {
     this.now = options.now ?? Date.now;
     this.lru = new LRUCache<string, StoredEntry>({

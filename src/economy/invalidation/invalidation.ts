@@ -38,6 +38,10 @@ export class Invalidation {
    */
   private readonly pending = new Map<string, { keyId: string; factoryId: string | null }>();
 
+  /**
+   * @param forget - drops one cache key from this process (its cache and flights)
+   * @param shared - the replicas' shared state, whose messages are applied here too
+   */
   constructor(
     private readonly forget: (key: string) => void,
     private readonly shared: SharedState | undefined,

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
+import type { BudgetLimit } from '../budget/key-state';
 import { pathOfCacheKey } from '../cache/cache-entry';
 
 /** One read of a cached resource, as the economy reports it. */
@@ -10,6 +11,7 @@ export interface ResourceRead {
   apiKey: string;
   /** The cache key (`<hashed key>|<path>`). */
   key: string;
+  /** The endpoint read. */
   endpoint: Endpoint;
   /** When the cached answer now served was fetched, epoch ms. */
   storedAt: number;
@@ -19,10 +21,15 @@ export interface ResourceRead {
 
 /** One refresh the scheduler asks for: fetch `path` for this key now and store the answer. */
 export interface RefreshTask {
+  /** The hashed API key. */
   keyId: string;
+  /** The API key itself, only for the upstream header. */
   apiKey: string;
+  /** The cache key (`<hashed key>|<path>`). */
   key: string;
+  /** The endpoint read. */
   endpoint: Endpoint;
+  /** The path with its parameters. */
   path: string;
 }
 
@@ -33,7 +40,7 @@ export interface RefreshAheadOptions {
   /** A key nobody has read for this long gets no refreshes, ms (`REFRESH_AHEAD_IDLE_SECONDS`). */
   idleMs: number;
   /** The per-key budget: `requests` in any rolling `windowMs`; null = no budget (then only `maxPerTick` limits). */
-  budget: { requests: number; windowMs: number } | null;
+  budget: BudgetLimit | null;
   /** A resource becomes a candidate when this share of its freshness is left (default 0.25). */
   leadFraction?: number;
   /** Most refreshes started per key and tick when there is no budget (default 4). */
@@ -78,6 +85,7 @@ interface TrackedKey {
 
 /** A resource that may be refreshed now, with its rank. */
 export interface RefreshCandidate {
+  /** The cache key (`<hashed key>|<path>`). */
   key: string;
   /** Reads within its freshness window. */
   recentReads: number;
@@ -109,6 +117,7 @@ export class RefreshAhead {
   private readonly now: () => number;
   private readonly leadFraction: number;
 
+  /** @param options - the share, idle time, budget and clock */
   constructor(private readonly options: RefreshAheadOptions) {
     this.now = options.now ?? Date.now;
     this.leadFraction = options.leadFraction ?? 0.25;

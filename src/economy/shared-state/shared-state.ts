@@ -1,9 +1,22 @@
 import type { CacheEntry } from '../cache/cache-entry';
 
+/** An allowance learned from a 429, as {@link SharedState.setCooldown} stores it. */
+export interface LearnedAllowance {
+  /** Requests per window the key may send now. */
+  allowance: number;
+  /** When it was learned, epoch ms. */
+  learnedAt: number;
+  /** How long to keep it, ms (until it has grown back to the limit). */
+  keepMs: number;
+}
+
 /** See {@link SharedState.keyLimits}. */
 export interface SharedKeyLimits {
+  /** Epoch ms until which the key cools down (0 = none, or unknown). */
   cooldownUntil: number;
+  /** The allowance learned from the last 429, requests per window (null = none known). */
   allowance: number | null;
+  /** When it was learned, epoch ms. */
   learnedAt: number;
 }
 
@@ -33,7 +46,7 @@ export interface SharedState {
    * Records a cooldown for every replica, and the allowance learned with it, kept `keepMs`
    * (until it has grown back) when that is longer than the cooldown.
    */
-  setCooldown(keyId: string, untilMs: number, learned?: { allowance: number; learnedAt: number; keepMs: number }): Promise<void>;
+  setCooldown(keyId: string, untilMs: number, learned?: LearnedAllowance): Promise<void>;
   /**
    * Takes one request from the key's shared sliding-window log (the same algorithm as
    * `SlidingWindowLog`): recorded when fewer than `allowance` requests fall within the

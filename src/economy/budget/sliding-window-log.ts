@@ -11,6 +11,7 @@
 export class SlidingWindowLog {
   private readonly logs = new Map<string, number[]>();
 
+  /** @param windowMs - window length, ms */
   constructor(
     /** Window length, ms. */
     readonly windowMs: number,

@@ -13,9 +13,9 @@ export type TicketState = 'pending' | 'queued' | 'sent';
  * a priority or a patience. A view that joins a flight queued by background fill must not
  * wait behind other background work, nor longer than its own patience: it raises the
  * ticket to `operation` and waits only while the request is sent or within its patience
- * (see `RateLimitGate.awaitJoined`).
+ * (see `awaitJoined` in `joined-wait.ts`).
  *
- * When to use: the economy makes one per flight and hands it to `KeyLimiter.acquire`,
+ * When to use: the economy makes one per flight and hands it to `KeyBudget.acquire`,
  * which keeps it up to date.
  */
 export class QueueTicket {
@@ -26,6 +26,7 @@ export class QueueTicket {
   /** Epoch ms when the limiter expects to send the request (its place planned on the window log), while it is queued. */
   expectedAt: number | undefined;
 
+  /** @param priority - the priority the request starts at */
   constructor(priority: UpstreamPriority) {
     this.current = priority;
   }

@@ -1,0 +1,50 @@
+import type { UpstreamPriority } from '../queue/priority';
+import type { QueueTicket } from '../queue/queue-ticket';
+import type { WaitingLinesOptions } from '../queue/waiting-lines';
+import type { SharedState } from '../shared-state/shared-state';
+import type { BudgetLimit } from './key-state';
+import type { RateLimitSource } from './limit-exceeded';
+
+/** Settings of `KeyBudget`; all times in ms unless named otherwise. */
+export interface KeyBudgetOptions extends WaitingLinesOptions {
+  /** The per-key budget: at most `requests` in any `windowMs`; null turns it off. */
+  limit: BudgetLimit | null;
+  /** Most upstream requests in flight per key. */
+  concurrency: number;
+  /** Default patience: longest an operation's request waits for budget or a slot before failing (background requests wait as long as needed). */
+  patienceMs: number;
+  /** Clock (tests use fake timers, which drive `Date.now`). */
+  now?: () => number;
+  /** State shared with other replicas (cooldowns and the window log), when there is any. */
+  shared?: Pick<SharedState, 'keyLimits' | 'setCooldown' | 'takeWindowSlot' | 'settleWindowSlot'>;
+  /** Added to a request's answer time when it takes its place in the window log, ms (default `WINDOW_EDGE_MARGIN_MS`, 250). */
+  edgeMarginMs?: number;
+  /** Cooldown after a 429 without `Retry-After`, seconds (default 60); it doubles while such 429s follow each other. */
+  defaultBackoffSeconds?: number;
+  /** Longest cooldown of that backoff, seconds (`RETRY_AFTER_MAX_SECONDS`; default one hour). */
+  maxBackoffSeconds?: number;
+  /** Told of each request refused because its key's queue was full. */
+  onDropped?: (priority: UpstreamPriority) => void;
+  /** Told of each upstream 429 learned from (see `KeyBudget.observe`). */
+  onRateLimited?: (source: RateLimitSource) => void;
+}
+
+/** What `KeyBudget.acquire` is told about one request. */
+export interface AcquireOptions {
+  /** Who waits for it (default `operation`); lower priorities wait while higher ones are queued. */
+  priority?: UpstreamPriority;
+  /** This operation's patience, ms (from `Prefer: wait`); default the budget's `patienceMs`. Background priorities ignore it. */
+  patienceMs?: number;
+  /** The flight's ticket: its priority (overrides `priority`; joining callers may raise it) and where the request is, kept up to date here. */
+  ticket?: QueueTicket;
+}
+
+/** The budget's statistics now, for metrics; nothing names a key. */
+export interface BudgetStats {
+  /** Requests in the current windows of all keys (this process's view). */
+  windowRequests: number;
+  /** Keys whose learned allowance is below the limit after an upstream 429. */
+  reducedKeys: number;
+  /** Requests waiting for budget, per priority. */
+  queued: Record<UpstreamPriority, number>;
+}

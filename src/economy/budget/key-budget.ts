@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { KeyConnectionGate } from '../../upstream/key-connections';
+import type { UpstreamPriority } from '../queue/priority';
+import type { QueueTicket } from '../queue/queue-ticket';
+import { WaitingLines } from '../queue/waiting-lines';
+import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-types';
+import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare } from './key-state';
+import type { BudgetLimit, KeyState } from './key-state';
+import { isUpstream429, LimitExceeded } from './limit-exceeded';
+import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
+import { takeBudget } from './take-budget';
+import type { TakenSlot } from './take-budget';
+
+/**
+ * Added to the time a request's answer arrived when it takes its place in the window log,
+ * ms: room for an upstream that counts in coarser steps than the gateway's clock. A window
+ * of 60 s then ends 60.25 s after the answer; the company page's floor grows by 0.25 s.
+ */
+export const WINDOW_EDGE_MARGIN_MS = 250;
+
+export type { KeyBudgetOptions } from './budget-types';
+
+/**
+ * Each key's upstream budget, and the one `acquire` every upstream request of the
+ * economy goes through:
+ *
+ * - a 429 cooldown: nothing is sent for the key until `Retry-After` has passed;
+ * - one sliding-window log per key (see `SlidingWindowLog`; with Redis the shared log
+ *   decides, across every replica): at most N requests in any window, never a request
+ *   the budget cannot afford;
+ * - rate learning: an upstream 429 halves the key's allowance, which then grows back by
+ *   one request per window without a 429;
+ * - the priority queue in front of it (see `WaitingLines`): operations first, then
+ *   missed requests, then background work;
+ * - a concurrency limit per key.
+ *
+ * An operation's request waits at most its patience, then fails with
+ * {@link LimitExceeded}; background requests wait as long as it takes.
+ *
+ * When to use: one per economy; call {@link acquire} before each upstream request and the
+ * returned release function once after it, and {@link observe} with each failure.
+ * Statistics read each key's state without touching its place in the LRU.
+ */
+export class KeyBudget {
+  private readonly states = new LRUCache<string, KeyState>({ max: 100_000 });
+  private readonly log: SlidingWindowLog | null;
+  private readonly lines: WaitingLines;
+  private readonly slots: KeyConnectionGate;
+  private readonly now: () => number;
+
+  /** @param options - the limit, concurrency, patience, queue bounds and hooks (see {@link KeyBudgetOptions}) */
+  constructor(private readonly options: KeyBudgetOptions) {
+    this.now = options.now ?? Date.now;
+    this.log = options.limit ? new SlidingWindowLog(options.limit.windowMs) : null;
+    this.lines = new WaitingLines(options);
+    this.slots = new KeyConnectionGate(Math.max(1, options.concurrency));
+  }
+
+  private state(id: string): KeyState {
+    let state = this.states.get(id);
+    if (!state) {
+      state = newKeyState(this.options.limit);
+      this.states.set(id, state);
+    }
+    return state;
+  }
+
+  /** Seconds left of the key's 429 cooldown (whole seconds, rounded up), or 0. */
+  cooldownSeconds(id: string): number {
+    const left = (this.states.peek(id)?.cooldownUntil ?? 0) - this.now();
+    return left > 0 ? Math.ceil(left / 1000) : 0;
+  }
+
+  /** The key's allowance now, requests per window: the limit, or less while it grows back after a 429; `Infinity` when the budget is off. */
+  allowance(id: string): number {
+    return allowanceOf(this.states.peek(id), this.options.limit, this.now());
+  }
+
+  /**
+   * Requests per minute that `percent` of the key's budget allows now (its allowance, so
+   * less after an upstream 429): the share subscription polls may spend. `Infinity` when
+   * the budget is off.
+   */
+  pollShare(id: string, percent: number): number {
+    const limit = this.options.limit;
+    return perMinuteShare(limit && { requests: limit.requests, windowSeconds: limit.windowMs / 1000 }, this.allowance(id), percent);
+  }
+
+  /**
+   * When the key could send each of `count` more requests at `missed` priority, at the
+   * earliest (epoch ms, ascending): after its cooldown, and after the operations waiting
+   * for its budget, on its window log. For background fill.
+   */
+  plannedTimes(id: string, count: number): number[] {
+    const now = this.now();
+    const state = this.states.peek(id);
+    const notBefore = Math.max(now, state?.cooldownUntil ?? 0);
+    const limit = this.options.limit;
+    if (!limit || !this.log) return Array.from({ length: count }, () => notBefore);
+    const ahead = state?.queued.operation ?? 0;
+    return plannedSendTimes(this.log.times(id, now), ahead + count, this.allowance(id), limit.windowMs, notBefore).slice(ahead);
+  }
+
+  /**
+   * Records an upstream 429: nothing more is sent for the key for `seconds`, and its
+   * allowance is halved (at least 1); with shared state, by every replica.
+   */
+  coolDown(id: string, seconds: number): void {
+    const state = this.state(id);
+    const keepMs = learn429(state, this.options.limit, this.now(), seconds);
+    void this.options.shared?.setCooldown(id, state.cooldownUntil, { allowance: state.allowance, learnedAt: state.learnedAt, keepMs });
+  }
+
+  /**
+   * Learns from a failed request: an upstream 429 cools the key down for its
+   * `Retry-After`, or, without one, for the gateway's own backoff (`defaultBackoffSeconds`,
+   * doubled for each 429 soon after the previous backoff, at most `maxBackoffSeconds`),
+   * which is then written into the error's `retryAfterSeconds`. Other errors: nothing.
+   */
+  observe(id: string, error: unknown): void {
+    if (!isUpstream429(error)) return;
+    const retryAfter = error.extensions.retryAfterSeconds;
+    const windowMs = this.options.limit?.windowMs ?? 60_000;
+    const base = this.options.defaultBackoffSeconds ?? 60;
+    const seconds = typeof retryAfter === 'number' ? retryAfter : nextBackoffSeconds(this.state(id), windowMs, this.now(), base, this.options.maxBackoffSeconds ?? 3600);
+    this.coolDown(id, seconds);
+    this.options.onRateLimited?.('upstream');
+    if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
+  }
+
+  /**
+   * Waits until the key may send one request: no cooldown, room in its window behind
+   * every request of a higher priority, and a free slot. Resolves to the function that
+   * must be called exactly once when the request has finished (a second call does nothing).
+   *
+   * @throws LimitExceeded during a cooldown (operations only), when the key's queue is
+   *   full, or when an operation's budget or slot is not free within its patience
+   */
+  async acquire(id: string, options: AcquireOptions = {}): Promise<() => void> {
+    const ticket = options.ticket;
+    const priority = ticket?.priority ?? options.priority ?? 'operation';
+    const state = this.state(id);
+    const patient = priority !== 'operation';
+    const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
+    const shared = this.options.shared;
+    ticket?.markQueued();
+    if (shared) adoptShared(state, await shared.keyLimits(id));
+    if (!patient) this.checkCooldown(state);
+    const slot = this.options.limit && this.log ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
+    const releaseSlot = this.slots.tryAcquire(id) ?? (await this.waitForSlot(id, deadline));
+    if (!patient) {
+      try {
+        this.checkCooldown(state);
+      } catch (error) {
+        releaseSlot();
+        throw error;
+      }
+    }
+    ticket?.markSent();
+    let released = false;
+    return () => {
+      // Defensive only: callers release exactly once (the retry gives each attempt its own slot).
+      if (released) return;
+      released = true;
+      releaseSlot();
+      if (slot) this.settle(id, slot);
+    };
+  }
+
+  /** Requests in the current windows of all keys, keys with a reduced allowance, and what waits (for metrics). */
+  budgetStats(): BudgetStats {
+    const now = this.now();
+    let reducedKeys = 0;
+    const queued: Record<UpstreamPriority, number> = { operation: 0, missed: 0, background: 0 };
+    const limit = this.options.limit;
+    // values() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
+    for (const state of this.states.values()) {
+      if (limit && allowanceOf(state, limit, now) < limit.requests) reducedKeys += 1;
+      for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
+    }
+    return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
+  }
+
+  private takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot> {
+    const limit = this.options.limit as BudgetLimit;
+    const log = this.log as SlidingWindowLog;
+    return takeBudget(
+      { id, state, priority, deadline, ticket },
+      {
+        limit,
+        log,
+        lines: this.lines,
+        now: this.now,
+        allowance: () => this.allowance(id),
+        member: (now) => (this.options.shared ? `${now}-${randomUUID()}` : ''),
+        takeShared: (allowance, slot) => this.takeShared(id, allowance, slot, log, limit),
+        localOnly: !this.options.shared,
+        onDropped: this.options.onDropped,
+      },
+    );
+  }
+
+  /**
+   * A finished request's place in the window log moves from when it was taken to when its
+   * answer arrived, plus the edge margin: the upstream counted it at its arrival, which
+   * only the answer bounds (see `SlidingWindowLog.settle`).
+   */
+  private settle(id: string, slot: TakenSlot): void {
+    const limit = this.options.limit;
+    if (!limit || !this.log) return;
+    const at = Math.max(slot.at, this.now() + (this.options.edgeMarginMs ?? WINDOW_EDGE_MARGIN_MS));
+    this.log.settle(id, slot.at, at);
+    void this.options.shared?.settleWindowSlot(id, slot.member, at, limit.windowMs + (at - this.now()));
+  }
+
+  private checkCooldown(state: KeyState): void {
+    const left = state.cooldownUntil - this.now();
+    if (left > 0) throw new LimitExceeded(Math.ceil(left / 1000), 'cooldown');
+  }
+
+  /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
+  private async takeShared(id: string, allowance: number, slot: TakenSlot, log: SlidingWindowLog, limit: BudgetLimit): Promise<number> {
+    const shared = this.options.shared;
+    const now = slot.at;
+    if (shared) {
+      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now, slot.member);
+      if (waitMs !== null) {
+        if (waitMs === 0) log.record(id, now);
+        return waitMs;
+      }
+    }
+    return log.take(id, allowance, now);
+  }
+
+  /** Waits for one of the key's slots, until `deadline` (epoch ms; none for background work). */
+  private waitForSlot(id: string, deadline: number): Promise<() => void> {
+    if (!Number.isFinite(deadline)) return this.slots.acquire(id);
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new LimitExceeded(1, 'budget')), Math.max(0, deadline - this.now()));
+    return this.slots.acquire(id, controller.signal).finally(() => clearTimeout(timer));
+  }
+}

@@ -1,0 +1,137 @@
+import type { Endpoint, PathParams } from '../upstream/endpoints';
+import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import type { BackgroundWork } from './background-work';
+import type { Bookkeeping } from './bookkeeping';
+import { cacheKey } from './cache/cache-entry';
+import type { CacheEntry } from './cache/cache-entry';
+import type { Freshness } from './cache/freshness';
+import type { UpstreamCache } from './cache/upstream-cache';
+import type { InFlight } from './coalescing/in-flight';
+import { reply } from './economy-types';
+import type { EconomyCaller, EconomyEvents, UpstreamReply } from './economy-types';
+import type { Invalidation } from './invalidation/invalidation';
+import { awaitJoined } from './queue/joined-wait';
+import { QueueTicket } from './queue/queue-ticket';
+import type { RefreshTask } from './refresh-ahead/refresh-ahead';
+import type { SharedState } from './shared-state/shared-state';
+import { staleReason, staleStandIn } from './stale-fallback/stale-fallback';
+import type { Flight, UpstreamFetch } from './upstream-fetch';
+
+/** The economy's parts a read goes through. */
+export interface ReadPathParts {
+  /** The process cache. */
+  cache: UpstreamCache;
+  /** Freshness of cached answers. */
+  freshness: Freshness;
+  /** Flights in this process, by cache key, with their queue tickets. */
+  inflight: InFlight<CacheEntry, QueueTicket>;
+  /** Whether invalidations may have been missed (option slots are then never fresh). */
+  invalidation: Invalidation;
+  /** The miss path. */
+  upstream: UpstreamFetch;
+  /** Background fill takes what operations missed. */
+  background: BackgroundWork;
+  /** Accounting, metrics and tracing of every outcome. */
+  notes: Bookkeeping;
+  /** The economy's hooks. */
+  events: EconomyEvents;
+  /** False only for the benchmark's naive baseline. */
+  cacheEnabled: boolean;
+  /** The default patience of an operation, ms. */
+  patienceMs: number;
+  /** State shared by replicas: its cache stands in for stale data too. */
+  shared: SharedState | undefined;
+  /** Clock, epoch ms. */
+  now: () => number;
+}
+
+/**
+ * The way of one GET: the process cache, then in-flight coalescing (a caller joining a
+ * flight waits for it, an operation at most its patience while the flight is queued),
+ * then the miss path (`UpstreamFetch`); on failure a stale cached answer stands in when
+ * one may, and a `RATE_LIMITED` operation's request goes to background fill.
+ *
+ * When to use: the economy owns one; `get` is `UpstreamEconomy.get`.
+ */
+export class ReadPath {
+  /** @param parts - the economy's parts (see {@link ReadPathParts}) */
+  constructor(private readonly parts: ReadPathParts) {}
+
+  /**
+   * One GET, as cheaply as the rules allow. Definitive 4xx answers come back as `failure`
+   * records, not errors.
+   *
+   * @throws UpstreamError for a 5xx, timeout, connection error or 429, or
+   *   `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is
+   *   spent, whenever no stale value can stand in.
+   */
+  async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    const path = buildPath(endpoint, params);
+    const key = cacheKey(caller.keyId, path);
+    const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
+    if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {
+      if (endpoint === ENDPOINTS.factoryOption && this.parts.invalidation.inDoubt()) {
+        // Another replica may have written this slot while Redis was away: never fresh.
+        this.parts.notes.stale(caller, endpoint, null);
+        return reply(cached, { endpoint: endpoint.route, ageSeconds: Math.floor(this.parts.freshness.ageMs(cached) / 1000), reason: 'INVALIDATION_PENDING' });
+      }
+      this.parts.notes.hit(caller, endpoint, key, cached);
+      return reply(cached, null);
+    }
+
+    // Joining a running flight costs nothing; starting one counts against the operation's cap.
+    const priority = caller.priority ?? 'operation';
+    const started = flightOf(caller, endpoint, path, key, new QueueTicket(priority));
+    const { flight, joined, meta: ticket } = this.parts.inflight.join(
+      key,
+      () => {
+        caller.accounting.startRequest(endpoint);
+        return this.parts.upstream.load(started);
+      },
+      started.ticket,
+    );
+    if (joined) this.parts.notes.coalesced(caller);
+    const trace = joined ? null : started.trace;
+
+    let entry: CacheEntry;
+    try {
+      // A joined flight may be queued at a lower priority: an operation waits for it no longer than its patience.
+      entry = await (joined && priority === 'operation'
+        ? awaitJoined(flight, ticket, endpoint, { patienceMs: caller.patienceMs ?? this.parts.patienceMs, now: this.parts.now, onRateLimited: () => this.parts.events.rateLimited?.('budget') })
+        : flight);
+    } catch (error) {
+      this.parts.background.noteMissed(caller, endpoint, params, key, error);
+      const reason = staleReason(error);
+      const fallback = this.parts.cacheEnabled ? (this.parts.cache.get(key) ?? (reason ? await this.parts.shared?.getEntry(key) : undefined)) : undefined;
+      const standIn = staleStandIn(reason, fallback, endpoint.route, this.parts.freshness);
+      if (!standIn) {
+        this.parts.notes.traced(caller, endpoint, joined ? 'coalesced' : 'miss', trace, true);
+        throw error;
+      }
+      this.parts.notes.stale(caller, endpoint, trace);
+      this.parts.notes.served(caller, endpoint, key, standIn.entry);
+      return reply(standIn.entry, standIn.info);
+    }
+    this.parts.notes.fresh(caller, endpoint, entry);
+    this.parts.notes.served(caller, endpoint, key, entry);
+    this.parts.notes.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
+    return reply(entry, null);
+  }
+
+  /**
+   * A refresh-ahead task: a `no-cache` read of `caller` at priority `background`, through
+   * in-flight sharing (a running flight is joined) and the miss path.
+   *
+   * @returns the stored entry
+   * @throws UpstreamError as {@link get} does
+   */
+  refresh(caller: EconomyCaller, task: RefreshTask): Promise<CacheEntry> {
+    const ticket = new QueueTicket('background');
+    return this.parts.inflight.join(task.key, () => this.parts.upstream.load(flightOf(caller, task.endpoint, task.path, task.key, ticket)), ticket).flight;
+  }
+}
+
+/** A new flight of `caller`, its trace empty. */
+function flightOf(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Flight {
+  return { caller, endpoint, path, key, ticket, trace: { source: 'upstream', budgetWaitMs: 0, retries: 0 } };
+}

@@ -1,0 +1,106 @@
+/**
+ * The economy's parts seen from outside: the budget's statistics read every key without
+ * reordering its LRU (so they end with any number of keys), the poll share subscriptions
+ * take from the budget, and the `upstreamRequest` event tracing builds on (cache outcome,
+ * budget wait, priority, retries). The upstream is a stub client (no network).
+ */
+import { DEFAULT_CONFIG } from '../../src/config';
+import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
+import type { EconomyCaller, UpstreamRequestEvent } from '../../src/economy';
+import { KeyBudget } from '../../src/economy/budget/key-budget';
+import { UpstreamError } from '../../src/errors/gateway-error';
+import type { UpstreamClient } from '../../src/upstream/client';
+import { ENDPOINTS } from '../../src/upstream/endpoints';
+
+const MINUTE = 60_000;
+
+describe('KeyBudget', () => {
+  it('counts statistics over many keys without reordering them (a read inside the loop would never end)', () => {
+    const budget = new KeyBudget({ limit: { requests: 10, windowMs: MINUTE }, concurrency: 6, patienceMs: 0, now: () => 0 });
+    for (const id of ['a', 'b', 'c']) budget.coolDown(id, 1);
+    expect(budget.budgetStats()).toEqual({ windowRequests: 0, reducedKeys: 3, queued: { operation: 0, missed: 0, background: 0 } });
+    expect(budget.allowance('a')).toBe(5);
+    expect(budget.cooldownSeconds('b')).toBe(1);
+  });
+
+  it('gives subscription polls their share per minute of what the key may send now', () => {
+    const budget = new KeyBudget({ limit: { requests: 10, windowMs: MINUTE }, concurrency: 6, patienceMs: 0, now: () => 0 });
+    expect(budget.pollShare('a', 50)).toBe(5);
+    budget.coolDown('a', 1); // an upstream 429 halves the allowance
+    expect(budget.pollShare('a', 50)).toBe(2.5);
+    const slow = new KeyBudget({ limit: { requests: 20, windowMs: 2 * MINUTE }, concurrency: 6, patienceMs: 0 });
+    expect(slow.pollShare('a', 25)).toBe(2.5);
+    expect(new KeyBudget({ limit: null, concurrency: 6, patienceMs: 0 }).pollShare('a', 50)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('UpstreamEconomy: the upstreamRequest event', () => {
+  const events: UpstreamRequestEvent[] = [];
+  let answers: Array<() => unknown>;
+
+  /** A client that answers from `answers` in order (or fails with what an answer throws). */
+  const client = {
+    send: async () => {
+      const next = answers.shift();
+      if (!next) throw new Error('unexpected upstream request');
+      return { status: 200, body: next(), bytes: 10 };
+    },
+  } as unknown as UpstreamClient;
+
+  function economy(rateLimit: { requests: number; windowSeconds: number } | null = null): UpstreamEconomy {
+    return new UpstreamEconomy(
+      client,
+      {
+        cacheEnabled: true,
+        cacheMaxBytes: DEFAULT_CONFIG.cacheMaxBytes,
+        ttlSeconds: DEFAULT_CONFIG.cacheTtlSeconds,
+        staleMaxAgeSeconds: 0,
+        defaultBackoffSeconds: 60,
+        retryDelayMs: 0,
+        rateLimit,
+        concurrencyPerKey: 6,
+        patienceMs: 0,
+        backgroundFill: false,
+      },
+      { upstreamRequest: (event) => events.push(event) },
+    );
+  }
+
+  const caller = (priority?: EconomyCaller['priority']): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache: false, priority, accounting: new OperationAccounting() });
+
+  beforeEach(() => {
+    events.length = 0;
+    answers = [];
+  });
+
+  it('reports a miss, then a hit, then a joined flight, with the route and priority and no key', async () => {
+    const upstream = economy();
+    answers.push(() => []);
+    await upstream.get(caller(), ENDPOINTS.factoryList);
+    await upstream.get(caller(), ENDPOINTS.factoryList);
+    answers.push(() => ({ items: [] }));
+    await Promise.all([upstream.get(caller(), ENDPOINTS.factoryCounter, { id: '1' }), upstream.get(caller('background'), ENDPOINTS.factoryCounter, { id: '1' })]);
+    expect(events.map(({ outcome, priority, route, retries, failed }) => ({ outcome, priority, route, retries, failed }))).toEqual([
+      { outcome: 'miss', priority: 'operation', route: ENDPOINTS.factoryList.route, retries: 0, failed: false },
+      { outcome: 'hit', priority: 'operation', route: ENDPOINTS.factoryList.route, retries: 0, failed: false },
+      { outcome: 'miss', priority: 'operation', route: ENDPOINTS.factoryCounter.route, retries: 0, failed: false },
+      { outcome: 'coalesced', priority: 'background', route: ENDPOINTS.factoryCounter.route, retries: 0, failed: false },
+    ]);
+    expect(JSON.stringify(events)).not.toContain('key-a');
+  });
+
+  it('counts the retry of a 503 and reports a request the budget refused as failed', async () => {
+    const upstream = economy({ requests: 2, windowSeconds: 60 });
+    answers.push(() => {
+      throw new UpstreamError('UPSTREAM_ERROR', ENDPOINTS.factoryList, { status: 503, endpoint: '/factory/list/', message: 'down' });
+    });
+    answers.push(() => []);
+    await upstream.get(caller(), ENDPOINTS.factoryList);
+    await expect(upstream.get(caller(), ENDPOINTS.factoryCounter, { id: '1' })).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(events.map(({ outcome, retries, failed }) => ({ outcome, retries, failed }))).toEqual([
+      { outcome: 'miss', retries: 1, failed: false },
+      { outcome: 'miss', retries: 0, failed: true },
+    ]);
+    expect(events.every((event) => event.budgetWaitMs >= 0)).toBe(true);
+  });
+});
