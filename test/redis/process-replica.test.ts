@@ -33,6 +33,13 @@ describeWithRedis('a replica in another process', () => {
     });
     b = started.child;
     bUrl = started.url;
+    // B listens after waiting at most 2 s for Redis; /readyz says when it has answered (on a
+    // loaded machine that can be later). Each try is one round trip, not a delay.
+    for (;;) {
+      const readiness = await fetch(`${bUrl}/readyz`);
+      await readiness.text();
+      if (readiness.status === 200) break;
+    }
   }, 60_000);
 
   afterAll(async () => {
