@@ -150,6 +150,8 @@ export interface GatewayConfig {
   subscriptionConnectionInitTimeoutMs: number;
   /** WebSocket ping and SSE keep-alive interval, ms (`SUBSCRIPTION_KEEP_ALIVE_MS`, default 12000). */
   subscriptionKeepAliveMs: number;
+  /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
+  liveQueryThrottleMs: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -253,6 +255,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionBudgetPercent: 50,
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
+  liveQueryThrottleMs: 1000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -684,6 +687,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', 1, "share of a key's budget its polls may use, percent"),
     integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
     integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
+    integer('liveQueryThrottleMs', 'LIVE_QUERY_THROTTLE_MS', 0, 'shortest time between two results of one live query (@live), ms; 0 = every change at once'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),

@@ -107,6 +107,7 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       'steady-views: p99 of extensions.upstream.maxAgeSeconds / the longest freshness window of the page (lists)',
     ),
     ...rateLimitedRatios(bench),
+    ...livePageRatios(bench),
     ...siteDocumentRatios(bench),
     ...responsivenessRatios(bench),
   };
@@ -273,5 +274,23 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
     allScenariosOk: results.filter(ran).every((result) => result.ok),
     allTargetsMet: judged.length > 0 && judged.every((r) => r.pass === true),
     ...(bench.profiles.length > 0 ? { profiles: bench.profiles } : {}),
+  };
+}
+
+/** The live-page scenario's ratios (all null when it did not run). */
+function livePageRatios(bench: Bench): Record<string, Ratio> {
+  const record = bench.results.get('live-page') as
+    | { completeVsFloor?: number | null; upstreamVsPlain?: number | null; upstream429?: number; memory?: { lastRoundVsFirst: number | null } }
+    | undefined;
+  return {
+    livePageCompleteVsFloor: ratio(record?.completeVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)'),
+    livePageUpstreamVsPlain: ratio(record?.upstreamVsPlain ?? null, '= 1', (v) => v === 1, 'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete'),
+    livePageUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'live-page: upstream 429 answers in the simulator log'),
+    livePageRssLastVsFirstRound: ratio(
+      record?.memory?.lastRoundVsFirst ?? null,
+      '<= 1.10',
+      (v) => v <= 1.1,
+      'live-page: gateway RSS after the 10th round of 1,000 live queries opened and closed / after the 1st',
+    ),
   };
 }

@@ -10,6 +10,7 @@ import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
 import { hostile } from './hostile';
+import { livePage } from './live-page';
 import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
@@ -47,5 +48,6 @@ export const SCENARIOS: readonly Scenario[] = [
   hostile,
   distinctDocuments,
   rateLimited,
+  livePage,
   siteDocuments,
 ];

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURE_IDS } from '../../src/simulator';
-import type { Scenario } from '../lib/bench';
+import type { Bench, Scenario } from '../lib/bench';
 import { log, ROOT, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
 import type { GraphQLReply } from '../lib/http';
 import { HOST, startService, stopService } from '../lib/processes';
+import type { Service } from '../lib/processes';
 
 /** The scenario's key: a fresh generated premium key, used by no other scenario. */
 const RATE_LIMITED_KEY = 'sim-key-800001';
@@ -35,7 +36,7 @@ const VIEW_TIMEOUT_MS = 10_000;
  *
  * @throws Error when docs/example.md has no GraphQL block.
  */
-function companyPage(): string {
+export function companyPage(): string {
   const text = readFileSync(join(ROOT, 'docs', 'example.md'), 'utf8');
   const block = /```graphql\n([\s\S]*?)```/.exec(text)?.[1];
   if (block === undefined) throw new Error('rate-limited: docs/example.md has no ```graphql block (the company page)');
@@ -71,6 +72,22 @@ function busiestWindow(times: readonly number[], windowMs: number): number {
 }
 
 /**
+ * Starts a simulator of the scenario's own, in its own process, limiting every key to
+ * {@link LIMIT} and adding {@link LATENCY_MS} per request (rate-limited and live-page).
+ */
+export async function startLimitedSimulator(bench: Bench, name: string): Promise<Service> {
+  const simPort = await bench.allocatePort(name);
+  return startService({
+    name,
+    args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(LATENCY_MS), '--rate-limit', `${LIMIT.requests}/${LIMIT.windowSeconds}`],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
+    cwd: ROOT,
+    port: simPort,
+    ready: /^http:\/\/\S+\/req$/m,
+  });
+}
+
+/**
  * rate-limited: the README company page (docs/example.md's worked example, with buildings)
  * on a simulator of its own that limits every key to 10 requests per rolling 60 s and adds
  * 20 ms per request, through a gateway with its defaults (`UPSTREAM_RATE_LIMIT=10/60`,
@@ -87,25 +104,7 @@ export const rateLimited: Scenario = {
   name: 'rate-limited',
   profilable: false,
   async run(bench) {
-    const simPort = await bench.allocatePort('simulator-rate-limited');
-    const sim = await startService({
-      name: 'simulator-rate-limited',
-      args: [
-        join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
-        '--port',
-        String(simPort),
-        '--host',
-        HOST,
-        '--latency',
-        String(LATENCY_MS),
-        '--rate-limit',
-        `${LIMIT.requests}/${LIMIT.windowSeconds}`,
-      ],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
-      cwd: ROOT,
-      port: simPort,
-      ready: /^http:\/\/\S+\/req$/m,
-    });
+    const sim = await startLimitedSimulator(bench, 'simulator-rate-limited');
     try {
       const gateway = await bench.startGateway(
         'gateway-rate-limited',

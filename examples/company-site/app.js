@@ -9,7 +9,9 @@
 
 const MANIFEST_URL = 'generated/persisted-documents.json';
 const ENDPOINT = '/graphql';
+const STREAM_ENDPOINT = '/graphql/stream';
 const OPERATION = 'CompanyPage';
+const LIVE_OPERATION = 'LiveCompanyPage';
 
 const numberFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
 const priceFormat = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
@@ -133,6 +135,46 @@ function describeErrors(errors) {
     .join(' ');
 }
 
+/** Shows one result of the page (the plain query's, or one of the live query's); false when there is no company. */
+function show(result, live) {
+  const errors = Array.isArray(result.errors) ? result.errors : [];
+  const company = result.data && result.data.factory;
+  if (!company) {
+    fail(errors.length > 0 ? `The company could not be loaded: ${describeErrors(errors)}` : 'There is no company with this id.');
+    return false;
+  }
+  render(company);
+  const waiting = errors.filter((error) => error.extensions && error.extensions.code === 'RATE_LIMITED');
+  if (live && errors.length > 0 && waiting.length === errors.length) {
+    showMessage('Some parts are still loading; they appear here by themselves.', false);
+  } else if (errors.length > 0) {
+    showMessage(`Some parts could not be loaded: ${describeErrors(errors)}`, true);
+  } else {
+    $('message').hidden = true;
+  }
+  document.body.dataset.complete = String(errors.length === 0);
+  return true;
+}
+
+/**
+ * The live page over Server-Sent Events (graphql-sse's distinct connections mode, a GET that
+ * EventSource can make): only the trusted document's hash and the variables are sent.
+ */
+function watchLive(hash, id) {
+  const params = new URLSearchParams({
+    query: '',
+    extensions: JSON.stringify({ persistedQuery: { version: 1, sha256Hash: hash } }),
+    variables: JSON.stringify({ id }),
+  });
+  const source = new window.EventSource(`${STREAM_ENDPOINT}?${params}`);
+  source.addEventListener('next', (event) => {
+    if (!show(JSON.parse(event.data), true)) source.close();
+  });
+  // The stream ends (complete) or breaks: no reconnect loop.
+  source.addEventListener('complete', () => source.close());
+  source.onerror = () => source.close();
+}
+
 async function main() {
   const id = new URLSearchParams(window.location.search).get('id');
   if (!id) {
@@ -147,6 +189,11 @@ async function main() {
     manifest = await response.json();
   } catch (error) {
     fail(`The site's document list (${MANIFEST_URL}) could not be loaded: ${error.message}. Run the code generator.`);
+    return;
+  }
+  const liveHash = findHash(manifest, LIVE_OPERATION);
+  if (liveHash && typeof window.EventSource === 'function') {
+    watchLive(liveHash, id);
     return;
   }
   const hash = findHash(manifest, OPERATION);
@@ -168,16 +215,7 @@ async function main() {
     return;
   }
 
-  const errors = Array.isArray(result.errors) ? result.errors : [];
-  const company = result.data && result.data.factory;
-  if (!company) {
-    fail(errors.length > 0 ? `The company could not be loaded: ${describeErrors(errors)}` : 'There is no company with this id.');
-    return;
-  }
-  render(company);
-  if (errors.length > 0) {
-    showMessage(`Some parts could not be loaded: ${describeErrors(errors)}`, true);
-  }
+  show(result, false);
 }
 
 main().catch((error) => fail(`Unexpected error: ${error.message}`));

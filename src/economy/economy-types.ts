@@ -1,4 +1,4 @@
-import type { CacheKind } from '../upstream/endpoints';
+import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo } from './accounting';
 import type { BudgetStats } from './budget/budget-types';
 import type { RateLimitSource } from './budget/limit-exceeded';
@@ -176,7 +176,31 @@ export interface EconomyCaller {
   patienceMs?: number;
   /** The operation's counts (requests, hits, ages) for `extensions.upstream`. */
   accounting: OperationAccounting;
+  /**
+   * Answer from the process cache only (a live query's re-run): a cached entry is served
+   * whatever its age; a miss sends nothing now, fails with `RATE_LIMITED` and goes to
+   * background fill, as an operation's miss does (its stored answer re-runs the query).
+   */
+  cacheOnly?: boolean;
+  /** When set, told the cache key and request of every GET of the caller (a live query's resources). */
+  reads?: Map<string, ReadResource>;
 }
+
+/** An upstream resource a caller read: its endpoint and path parameters. */
+export interface ReadResource {
+  /** The endpoint. */
+  readonly endpoint: Endpoint;
+  /** Its path parameters, if any. */
+  readonly params: PathParams | undefined;
+}
+
+/**
+ * Told each time this process's cache of `keyId` gets new data for a resource: an upstream
+ * answer stored (an operation's fetch, background fill, refresh-ahead, a subscription poll,
+ * a `no-cache` read, a write's new value) or taken from the replicas' shared cache. `key`
+ * is the cache key (`<keyId>|<path>`: the hashed key and the request path, never the key).
+ */
+export type EntryStoredListener = (keyId: string, key: string) => void;
 
 /** The reply of an entry: its body, or its failure record, and the stale flag. */
 export function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {

@@ -4,8 +4,9 @@
  * invalidation, state shared by replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
-export type { EconomyCaller, EconomyEvents, TracedRequest, UpstreamRequestEvent } from './economy-types';
+export type { EconomyCaller, EconomyEvents, ReadResource, TracedRequest, UpstreamRequestEvent } from './economy-types';
 export { perMinuteShare } from './budget/key-state';
+export { optionKeys } from './invalidation/invalidation';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export { keyId } from './key-id';

@@ -2,6 +2,7 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { buildPath, ENDPOINTS } from '../upstream/endpoints';
 import type { BackgroundWork } from './background-work';
 import type { Bookkeeping } from './bookkeeping';
+import { rateLimited } from './budget/limit-exceeded';
 import { cacheKey } from './cache/cache-entry';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';
@@ -68,7 +69,15 @@ export class ReadPath {
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     const path = buildPath(endpoint, params);
     const key = cacheKey(caller.keyId, path);
+    if (!caller.reads) return this.read(caller, endpoint, params, path, key);
+    // Recorded once answered: an answer this read stored itself is not new data to it.
+    const reads = caller.reads;
+    return this.read(caller, endpoint, params, path, key).finally(() => reads.set(key, { endpoint, params }));
+  }
+
+  private async read(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string): Promise<UpstreamReply> {
     const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
+    if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);
     if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {
       if (endpoint === ENDPOINTS.factoryOption && this.parts.invalidation.inDoubt()) {
         // Another replica may have written this slot while Redis was away: never fresh.
@@ -116,6 +125,20 @@ export class ReadPath {
     this.parts.notes.served(caller, endpoint, key, entry);
     this.parts.notes.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
     return reply(entry, null);
+  }
+
+  /**
+   * A cache-only read (see `EconomyCaller.cacheOnly`): the cached entry whatever its age,
+   * or `RATE_LIMITED` (nothing sent) with the time background fill expects to fetch it.
+   */
+  private fromCacheOnly(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, key: string, cached: CacheEntry | undefined): UpstreamReply {
+    if (cached) {
+      this.parts.notes.hit(caller, endpoint, key, cached);
+      return reply(cached, null);
+    }
+    const error = rateLimited(endpoint, 1, 'budget');
+    this.parts.background.noteMissed(caller, endpoint, params, key, error);
+    throw error;
   }
 
   /**

@@ -11,7 +11,7 @@ import type { PersistableCache } from './cache/cache-file';
 import { Freshness } from './cache/freshness';
 import { UpstreamCache } from './cache/upstream-cache';
 import { InFlight } from './coalescing/in-flight';
-import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, UpstreamReply } from './economy-types';
+import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, EntryStoredListener, UpstreamReply } from './economy-types';
 import { Invalidation } from './invalidation/invalidation';
 import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
@@ -47,6 +47,8 @@ export class UpstreamEconomy {
   private readonly invalidation: Invalidation;
   private readonly notes: Bookkeeping;
   private readonly reads: ReadPath;
+  /** Told each time a key's cache entry gets new data (see `EntryStoredListener`): add a listener, delete it to stop. */
+  readonly entryStored = new Set<EntryStoredListener>();
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -88,6 +90,7 @@ export class UpstreamEconomy {
       now,
       events,
       onCoalesced: (caller) => this.notes.coalesced(caller),
+      onStored: (keyId, key) => this.entryStored.forEach((listener) => listener(keyId, key)),
     });
     this.background = new BackgroundWork(
       {
@@ -235,6 +238,7 @@ export class UpstreamEconomy {
   onInvalidated(listener: InvalidationListener): () => void {
     return this.invalidation.onInvalidated(listener);
   }
+
 
   /** True while this replica may have missed other replicas' writes (Redis away, or back but not caught up); whole-response caches must not answer meanwhile. */
   invalidationsInDoubt(): boolean {

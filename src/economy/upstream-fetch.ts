@@ -9,7 +9,7 @@ import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';
 import type { UpstreamCache } from './cache/upstream-cache';
 import { loadAcrossReplicas } from './coalescing/replica-coalescing';
-import type { EconomyCaller, EconomyEvents } from './economy-types';
+import type { EconomyCaller, EconomyEvents, EntryStoredListener } from './economy-types';
 import type { UpstreamPriority } from './queue/priority';
 import type { QueueTicket } from './queue/queue-ticket';
 import { optionKeys, writtenFactoryId } from './invalidation/invalidation';
@@ -79,6 +79,8 @@ export interface UpstreamFetchParts {
   events: EconomyEvents;
   /** Counts a joined flight for the caller (accounting and metrics). */
   onCoalesced: (caller: EconomyCaller) => void;
+  /** Told each time the process cache of a key gets new data (see `EntryStoredListener`). */
+  onStored: EntryStoredListener;
 }
 
 /**
@@ -122,6 +124,7 @@ export class UpstreamFetch {
     }
     // Take the shared answer into the process cache for the rest of its lifetime.
     this.parts.cache.set(key, entry, freshness.lifetimeMs(endpoint) - freshness.ageMs(entry));
+    this.parts.onStored(caller.keyId, key);
     return entry;
   }
 
@@ -165,6 +168,7 @@ export class UpstreamFetch {
     }
     const entry: CacheEntry = { kind: 'body', body: written.body, storedAt: this.parts.now(), bytes: JSON.stringify(written.body).length + key.length };
     cache.set(key, entry, lifetime);
+    this.parts.onStored(keyId, key);
     await this.parts.shared?.setEntry(key, entry, lifetime);
   }
 
@@ -187,6 +191,7 @@ export class UpstreamFetch {
     if (this.parts.cacheEnabled) {
       const lifetime = this.parts.freshness.lifetimeMs(endpoint);
       this.parts.cache.set(key, entry, lifetime);
+      this.parts.onStored(caller.keyId, key);
       await this.parts.shared?.setEntry(key, entry, lifetime);
     }
     return entry;

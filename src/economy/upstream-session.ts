@@ -1,6 +1,6 @@
 import { OperationAccounting } from './accounting';
 import type { StaleInfo } from './accounting';
-import type { EconomyCaller, UpstreamReply } from './economy-types';
+import type { EconomyCaller, ReadResource, UpstreamReply } from './economy-types';
 import type { UpstreamEconomy } from './upstream-economy';
 import type { WrittenResource } from './upstream-fetch';
 import type { UpstreamPriority } from './queue/priority';
@@ -24,6 +24,10 @@ export class UpstreamSession {
   readonly accounting = new OperationAccounting();
   /** Results that came from stale data, so the operation plugin can name their paths. */
   private readonly staleResults = new WeakMap<object, StaleInfo>();
+  /** Read the process cache only, never send (a live query's re-run; see `EconomyCaller.cacheOnly`). */
+  cacheOnly = false;
+  /** When set, every GET of the operation is recorded here by cache key (the resources a live query watches). */
+  reads: Map<string, ReadResource> | null = null;
 
   /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
@@ -96,6 +100,15 @@ export class UpstreamSession {
 
   private caller(): EconomyCaller {
     if (!this.apiKey || !this.keyId) throw missingKeyError();
-    return { keyId: this.keyId, apiKey: this.apiKey, noCache: this.noCache, priority: this.requestPriority, patienceMs: this.patienceMs ?? undefined, accounting: this.accounting };
+    return {
+      keyId: this.keyId,
+      apiKey: this.apiKey,
+      noCache: this.noCache,
+      priority: this.requestPriority,
+      patienceMs: this.patienceMs ?? undefined,
+      accounting: this.accounting,
+      cacheOnly: this.cacheOnly,
+      reads: this.reads ?? undefined,
+    };
   }
 }

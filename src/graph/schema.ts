@@ -1,4 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
+import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
 
@@ -28,7 +30,7 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     .then(() => {
       const [first, ...rest] = domainResolvers();
       if (!first) throw new Error('No resolver found under src/domains/.');
-      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB });
+      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] });
     })
     .then(describeRootTypes);
   return built;

@@ -20,6 +20,7 @@
  * graphql-ws and graphql-sse the pipeline runs them itself. A new check is one entry
  * here, in its place.
  */
+import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
@@ -186,8 +187,11 @@ function queryText(state: RequestState): string | null {
   return search === '' ? null : new URLSearchParams(search).get('query');
 }
 
-/** A document that may hold a subscription operation: its text has the keyword (cheap; the parser decides later). */
-const SUBSCRIPTION_KEYWORD = /\bsubscription\b/;
+/**
+ * A document that may hold a subscription or a live query: its text has the keyword or
+ * the `@live` directive (cheap; the parser decides later).
+ */
+const SUBSCRIPTION_KEYWORD = /\bsubscription\b|@live\b/;
 
 /**
  * The request checks, in order. The order is this array's: the pipeline refuses to
@@ -232,8 +236,8 @@ export const STEPS = [
     },
   },
   {
-    // Streaming transports: a subscription over the connection's or the key's limit is
-    // refused here, before it is parsed, validated or given a context (a burst of them
+    // Streaming transports: a subscription (or live query) over the connection's or the
+    // key's limit is refused here, before it is parsed, validated or given a context (a burst of them
     // costs next to nothing). A document that only mentions the keyword is treated the same.
     name: 'subscription-limit',
     phase: 'request',
@@ -262,12 +266,15 @@ export const STEPS = [
   },
   {
     // Only the variables the operation declares are kept (no later step serializes the
-    // others); a subscription over plain HTTP is refused (BAD_REQUEST).
+    // others); a subscription or a live query (`@live`) over plain HTTP is refused (BAD_REQUEST).
     name: 'operation-shape',
     phase: 'operation',
     run: (state) => {
       if (state.transport === 'http' && state.operation.operation === OperationTypeNode.SUBSCRIPTION) {
         return new GatewayError('BAD_REQUEST', 'Subscription operations are not served over POST or GET /graphql: subscribe over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream.', {}, 400);
+      }
+      if (state.transport === 'http' && isLiveQueryOperationDefinitionNode(state.operation, state.variables)) {
+        return new GatewayError('BAD_REQUEST', 'Live queries (@live) are not served over POST or GET /graphql: send them over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream, as a subscription is sent.', {}, 400);
       }
       if (state.variables) state.variables = declaredVariables(state.operation, state.variables);
       return null;

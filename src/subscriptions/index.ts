@@ -19,6 +19,7 @@ import { RedisPollRelay } from './redis-relay';
 import { SubscriptionMetrics } from './subscription-metrics';
 import { SubscriptionService } from './subscription-service';
 import { createSubscriptionTransports } from './transports';
+import { LiveQueries } from './live-queries';
 
 export type { PollClock } from './poll-hub';
 
@@ -28,6 +29,8 @@ export interface GatewaySubscriptions {
   readonly service: SubscriptionService;
   /** The pollers of this process (one per key and resource); its `activity` events let tests wait without sleeping. */
   readonly hub: PollHub;
+  /** The live queries (`query @live`) of the transports. */
+  readonly liveQueries: LiveQueries;
   /** Answers `/graphql/stream`. */
   handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;
   /** Takes a WebSocket upgrade to `/graphql`; false for any other path. */
@@ -69,11 +72,13 @@ export function createGatewaySubscriptions(
     logger: parts.logger,
   });
   const service = new SubscriptionService(hub, { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection }, metrics);
+  const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs });
   const transports = createSubscriptionTransports({
     schema: parts.schema,
     services: parts.services,
     subscriptions: service,
     pipeline: parts.pipeline,
+    liveQueries,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     logger: parts.logger,
@@ -81,10 +86,12 @@ export function createGatewaySubscriptions(
   return {
     service,
     hub,
+    liveQueries,
     handleSse: (req, res) => transports.handleSse(req, res),
     handleUpgrade: (req, socket, head) => transports.handleUpgrade(req, socket, head),
     async close() {
       await transports.close();
+      liveQueries.close();
       hub.close();
       await relay?.close();
     },

@@ -117,24 +117,12 @@ export class SubscriptionService implements FeedOpener {
     const { apiKey } = ctx;
     const keyId = ctx.session.keyId;
     if (!apiKey || !keyId) throw this.refuse(missingKeyError());
-    const overLimit = this.limitRefusal(keyId, scope.connection);
-    if (overLimit) throw this.refuse(overLimit);
-    const connection = scope.connection;
     // Counted before the first poll, so subscriptions that start together count too.
-    this.perKey.set(keyId, this.openFor(keyId) + 1);
-    connection.active += 1;
-    this.metrics?.opened(connection.transport, 1);
-    let released = false;
+    const held = this.hold(keyId, scope.connection);
     const leaves: Array<() => void> = [];
     const release = (): void => {
-      if (released) return;
-      released = true;
       for (const leave of leaves.splice(0)) leave();
-      const left = this.openFor(keyId) - 1;
-      if (left > 0) this.perKey.set(keyId, left);
-      else this.perKey.delete(keyId);
-      connection.active -= 1;
-      this.metrics?.opened(connection.transport, -1);
+      held();
     };
     const stream = new EventStream<FeedMessage<E>>(release);
     const listener = (message: FeedMessage<E>): void => {
@@ -149,6 +137,30 @@ export class SubscriptionService implements FeedOpener {
       throw error;
     }
     return stream;
+  }
+
+  /**
+   * Counts one open subscription (or live query) of `keyId` on `connection` against the
+   * limits, and returns its release (idempotent).
+   *
+   * @throws GatewayError `RATE_LIMITED` when it would go over a limit (see {@link limitRefusal})
+   */
+  hold(keyId: string, connection: SubscriptionConnection): () => void {
+    const overLimit = this.limitRefusal(keyId, connection);
+    if (overLimit) throw this.refuse(overLimit);
+    this.perKey.set(keyId, this.openFor(keyId) + 1);
+    connection.active += 1;
+    this.metrics?.opened(connection.transport, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.openFor(keyId) - 1;
+      if (left > 0) this.perKey.set(keyId, left);
+      else this.perKey.delete(keyId);
+      connection.active -= 1;
+      this.metrics?.opened(connection.transport, -1);
+    };
   }
 
   /**

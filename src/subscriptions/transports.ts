@@ -22,6 +22,8 @@ import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import type { Refusal } from '../pipeline/steps';
+import { livePatchFormat } from './live-queries';
+import type { LiveQueries, LivePatchFormat } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
@@ -35,6 +37,8 @@ export interface SubscriptionTransportOptions {
   subscriptions: SubscriptionService;
   /** The gateway's request pipeline (the same one HTTP runs). */
   pipeline: RequestPipeline;
+  /** Runs queries marked `@live` (and every other query and mutation). */
+  liveQueries: LiveQueries;
   /** Close a WebSocket that sent no `connection_init` within this time, ms. */
   connectionInitTimeoutMs: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
@@ -165,6 +169,10 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   // Subscriptions refused over a limit: answered like any refused subscription (a
   // result with the error, then complete), without executing anything.
   const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
+  // The patch format each live query's client asked for, by its context.
+  const patchFormats = new WeakMap<object, LivePatchFormat>();
+  const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> =>
+    options.liveQueries.execute(args, args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null);
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
     const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
     return refused ? { errors: refused } : graphqlSubscribe(args);
@@ -174,6 +182,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       schema: options.schema,
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
       subscribe,
+      execute,
       onSubscribe(ctx, _id, payload) {
         // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
@@ -184,7 +193,9 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
-          return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextOf(options, prepared, connection) };
+          const contextValue = contextOf(options, prepared, connection);
+          patchFormats.set(contextValue, livePatchFormat(payload.extensions));
+          return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
         if (refusals.add(Date.now())) {
           // Nothing more this connection sends is handled (the messages already received
@@ -221,6 +232,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   };
   const sse = createHandler({
     schema: options.schema,
+    execute,
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
@@ -228,7 +240,9 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') return { data: null, errors: prepared.errors };
       const { document, operationName, variables } = prepared;
-      return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextOf(options, prepared, connection) as unknown as Record<string, unknown> };
+      const contextValue = contextOf(options, prepared, connection);
+      patchFormats.set(contextValue, livePatchFormat(params.extensions));
+      return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
     },
     onNext: (_ctx, _req, result) => options.pipeline.limitResult(formatResult(result as ExecutionResult)),
   });

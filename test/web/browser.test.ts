@@ -3,8 +3,8 @@
  * (a) the GraphiQL playground loads and runs a nested query with a key typed into its
  *     Headers editor, without a single request to any host but the gateway;
  * (a') the playground runs a subscription over graphql-ws (its UMD build, served offline);
- * (b) the example company site renders a company from ONE keyless POST by hash
- *     (public-site mode).
+ * (b) the example company site renders a company from ONE keyless live query by hash over
+ *     Server-Sent Events (public-site mode).
  * Screenshots go to test/artifacts/ (copied to docs/ for the docs pages).
  *
  * Without Chromium (`CHROMIUM_PATH`, default /usr/bin/chromium) the tests are skipped, or
@@ -146,36 +146,36 @@ describeWithBrowser('in Chromium', () => {
     expect(foreign).toEqual([]);
   });
 
-  it('the company site renders a company from one keyless POST by hash', async () => {
+  it('the company site renders a company from one keyless live query by hash', async () => {
     stack = await startStack({ http: true, 
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page, foreign } = await newPage(stack.gateway.url);
-    const graphqlPosts: Request[] = [];
+    const graphqlRequests: Request[] = [];
     page.on('request', (request) => {
-      if (request.method() === 'POST' && new URL(request.url()).pathname === '/graphql') graphqlPosts.push(request);
+      if (new URL(request.url()).pathname.startsWith('/graphql')) graphqlRequests.push(request);
     });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));
 
-    const answer = page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && r.request().method() === 'POST');
     await page.goto(`${stack.gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop}`);
-    await answer;
-
     await page.locator('#company-name', { hasText: SHOP_NAME }).waitFor();
     await page.locator('#counter td', { hasText: COUNTER_PRICE }).first().waitFor();
     await page.locator('#counter td', { hasText: COUNTER_ITEM }).waitFor();
     expect(await page.locator('#company-state').textContent()).toBe('Open');
     expect(await page.locator('#message').isHidden()).toBe(true);
 
-    expect(graphqlPosts).toHaveLength(1);
-    const post = graphqlPosts[0];
-    const headers = await post?.allHeaders();
+    // One GET of the stream, carrying only the trusted document's hash and the variables.
+    expect(graphqlRequests).toHaveLength(1);
+    const request = graphqlRequests[0];
+    expect(request?.method()).toBe('GET');
+    const headers = await request?.allHeaders();
     expect(headers?.['authorization']).toBeUndefined();
-    const sent = JSON.parse(post?.postData() ?? 'null') as { documentId?: string; query?: string; variables?: unknown };
-    expect(sent.query).toBeUndefined();
-    expect(sent.documentId).toMatch(/^[0-9a-f]{64}$/);
-    expect(sent.variables).toEqual({ id: FIXTURE_IDS.shop });
+    const sent = new URL(request?.url() ?? 'http://invalid/').searchParams;
+    expect(new URL(request?.url() ?? 'http://invalid/').pathname).toBe('/graphql/stream');
+    expect(sent.get('query')).toBe('');
+    expect(JSON.parse(sent.get('extensions') ?? 'null')).toEqual({ persistedQuery: { version: 1, sha256Hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(JSON.parse(sent.get('variables') ?? 'null')).toEqual({ id: FIXTURE_IDS.shop });
     expect(stack.simulator.requests.map((r) => r.keyLabel).every((label) => label === 'premium')).toBe(true);
 
     expect(pageErrors).toEqual([]);

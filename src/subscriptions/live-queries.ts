@@ -1,0 +1,319 @@
+/**
+ * Live queries: `query @live { … }` over graphql-ws and graphql-sse, with
+ * `@n1ru4l/in-memory-live-query-store`. The first result is the plain query's answer;
+ * each later one follows when an upstream resource the query read got new data for the
+ * caller's key, and is executed from the process cache only, so a live query never sends
+ * an upstream request a plain query of the same shape would not send (its misses go to
+ * background fill, as a plain query's do).
+ *
+ * The store's resource identifiers are the economy's cache keys (`<keyId>|<path>`: the
+ * hashed key and the request path), told by `UpstreamEconomy.onEntryStored`. A key's
+ * change can only name its own cache keys, so it never reaches another key's live query.
+ */
+import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
+import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
+import { liveQueryJSONDiffPatchGenerator } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
+import { execute as graphqlExecute, getOperationAST } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { optionKeys } from '../economy';
+import type { ReadResource, UpstreamEconomy } from '../economy';
+import { GatewayError, missingKeyError } from '../errors/gateway-error';
+import type { SubscriptionContext } from './subscription-service';
+
+/** The longest a re-execution (cache only) may take, ms; past it the query keeps its last result. */
+export const RE_EXECUTION_DEADLINE_MS = 5000;
+
+/** Settings of {@link LiveQueries}. */
+export interface LiveQueryOptions {
+  /** The economy whose stored answers re-run live queries. */
+  readonly economy: UpstreamEconomy;
+  /** Shortest time between two results of one live query, ms (`LIVE_QUERY_THROTTLE_MS`; 0 = none). */
+  readonly throttleMs: number;
+}
+
+/** The live-query context the store passes to `execute`: it adds resource identifiers to the run. */
+interface LiveRunContext {
+  addResourceIdentifier(values: string | readonly string[] | null | undefined): void;
+}
+
+/** A watched resource: how to fetch it again, and how many live queries watch it. */
+interface Watched extends ReadResource {
+  readonly keyId: string;
+  readonly apiKey: string;
+  count: number;
+}
+
+/**
+ * The patch format a client asked for in its subscribe message (`extensions.livePatch`),
+ * or null for whole results (the default). `jsondiffpatch`: the first result is whole
+ * (`data`, `revision: 1`), each later one a `patch` of the previous `data` with the next
+ * `revision`, as `@n1ru4l/graphql-live-query-patch-jsondiffpatch`'s
+ * `applyLiveQueryJSONDiffPatch` applies them on the client.
+ */
+export type LivePatchFormat = 'jsondiffpatch' | null;
+
+/** The patch format of a subscribe message's `extensions` (see {@link LivePatchFormat}). */
+export function livePatchFormat(extensions: unknown): LivePatchFormat {
+  const asked = extensions && typeof extensions === 'object' ? (extensions as { livePatch?: unknown }).livePatch : undefined;
+  return asked === 'jsondiffpatch' ? 'jsondiffpatch' : null;
+}
+
+/** True when `args` runs a query marked `@live` (and not `@live(if: false)`). */
+export function isLiveOperation(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  return operation !== undefined && operation !== null && isLiveQueryOperationDefinitionNode(operation, args.variableValues as Record<string, unknown> | undefined);
+}
+
+/** The result of a re-execution past {@link RE_EXECUTION_DEADLINE_MS}. */
+const DEADLINE = Symbol('deadline');
+
+/**
+ * The live queries of one gateway process: the store, the link from the economy's
+ * stored answers to its invalidations, and the execution of each run.
+ *
+ * When to use: one per process, built with the subscription transports; each transport
+ * executes operations through {@link execute}.
+ */
+export class LiveQueries {
+  private readonly store: InMemoryLiveQueryStore;
+  private readonly watched = new Map<string, Watched>();
+  private readonly pending = new Set<string>();
+  /** The runs executing now: what each has read so far, and which of those got new data meanwhile. */
+  private readonly running = new Set<{ readonly reads: ReadonlyMap<string, ReadResource>; readonly changed: Set<string> }>();
+  private readonly stopListening: Array<() => void>;
+  /** Live queries open now (tests, metrics). */
+  open = 0;
+
+  constructor(private readonly options: LiveQueryOptions) {
+    this.store = new InMemoryLiveQueryStore({
+      includeIdentifierExtension: false,
+      // No `Type:id` identifiers: upstream ids are not scoped by key; the cache keys are.
+      idFieldName: '\u0000',
+      // The setting is the floor; a client may ask for a longer throttle, never a shorter one.
+      validateThrottleValue: (asked) => {
+        const throttle = Math.max(asked ?? 0, options.throttleMs);
+        return throttle > 0 ? throttle : null;
+      },
+    });
+    const stored = (_keyId: string, key: string): void => this.changed(key);
+    options.economy.entryStored.add(stored);
+    this.stopListening = [() => options.economy.entryStored.delete(stored), options.economy.onInvalidated((keyId, factoryId) => this.written(keyId, factoryId))];
+  }
+
+  /** Resources watched by at least one live query now (tests: released when queries end). */
+  get watchedCount(): number {
+    return this.watched.size;
+  }
+
+  /** Stops listening to the economy (at shutdown). */
+  close(): void {
+    for (const stop of this.stopListening.splice(0)) stop();
+  }
+
+  /**
+   * Executes an operation for a streaming transport: a live query as an async iterable
+   * of results (identical consecutive results are not sent), anything else with
+   * graphql-js's `execute`. A live query counts against the subscription limits of its
+   * key and connection until it ends.
+   *
+   * @param args - what to execute; the context is the transport's subscription context
+   * @param patches - the patch format the client asked for (see {@link LivePatchFormat})
+   * @throws never: a refusal (no key, over a limit) is a result with its error
+   */
+  execute(args: ExecutionArgs, patches: LivePatchFormat = null): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
+    if (!isLiveOperation(args)) return graphqlExecute(args);
+    const context = args.contextValue as SubscriptionContext;
+    const scope = context.subscription;
+    const { apiKey } = context;
+    const keyId = context.session.keyId;
+    if (!scope || !apiKey || !keyId) return { errors: [missingKeyError()] };
+    let release: () => void;
+    try {
+      release = scope.service.hold(keyId, scope.connection);
+    } catch (error) {
+      if (error instanceof GatewayError) return { errors: [error] };
+      throw error;
+    }
+    this.open += 1;
+    let runs = 0;
+    let last: ExecutionResult | undefined;
+    let lastReads = new Map<string, ReadResource>();
+    const run = async (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
+      const live = runArgs.contextValue as LiveRunContext;
+      // Every run gets a fresh session and loaders; every run but the first reads the cache only.
+      if (runs > 0) scope.refresh();
+      context.session.cacheOnly = runs > 0;
+      runs += 1;
+      const reads = new Map<string, ReadResource>();
+      context.session.reads = reads;
+      // New data for what this run read while it ran (e.g. background fill storing what it
+      // missed) re-runs the query once the run's resources are tracked.
+      const running = { reads, changed: new Set<string>() };
+      this.running.add(running);
+      const executed = Promise.resolve(graphqlExecute(runArgs));
+      const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
+      this.running.delete(running);
+      if (running.changed.size > 0) setImmediate(() => void this.store.invalidate([...running.changed]));
+      if (outcome === DEADLINE && last) {
+        live.addResourceIdentifier([...lastReads.keys()]);
+        return last;
+      }
+      const result = outcome === DEADLINE ? { errors: [deadlineError()] } : outcome;
+      this.watch(keyId, apiKey, reads, lastReads);
+      lastReads = reads;
+      live.addResourceIdentifier([...reads.keys()]);
+      last = result;
+      return result;
+    };
+    const results = this.store.makeExecute(run as never)(args) as AsyncIterableIterator<ExecutionResult> | ExecutionResult | Promise<ExecutionResult>;
+    const end = (): void => {
+      this.open -= 1;
+      this.watch(keyId, apiKey, new Map(), lastReads);
+      lastReads = new Map();
+      release();
+    };
+    if (!isAsyncIterator(results)) {
+      end();
+      return results;
+    }
+    const distinct = distinctResults(results, end);
+    if (patches !== 'jsondiffpatch') return distinct;
+    return liveQueryJSONDiffPatchGenerator(markedLive(distinct)) as AsyncIterableIterator<ExecutionResult>;
+  }
+
+  /** Moves a query's watch from the resources of `before` to those of `now`. */
+  private watch(keyId: string, apiKey: string, now: ReadonlyMap<string, ReadResource>, before: ReadonlyMap<string, ReadResource>): void {
+    for (const [key, resource] of now) {
+      if (before.has(key)) continue;
+      const watched = this.watched.get(key);
+      if (watched) watched.count += 1;
+      else this.watched.set(key, { ...resource, keyId, apiKey, count: 1 });
+    }
+    for (const key of before.keys()) {
+      if (now.has(key)) continue;
+      const watched = this.watched.get(key);
+      if (!watched) continue;
+      watched.count -= 1;
+      if (watched.count <= 0) this.watched.delete(key);
+    }
+  }
+
+  /** A stored answer: the live queries that read it re-run (after the current turn, once per batch). */
+  private changed(key: string): void {
+    for (const run of this.running) if (run.reads.has(key)) run.changed.add(key);
+    if (!this.watched.has(key)) return;
+    // After the current turn: a run that just ended has its resources tracked by then.
+    if (this.pending.size === 0) setImmediate(() => this.flush());
+    this.pending.add(key);
+  }
+
+  private flush(): void {
+    const keys = [...this.pending];
+    this.pending.clear();
+    void this.store.invalidate(keys);
+  }
+
+  /**
+   * A write of `keyId` dropped a company's option slots from the cache: the slots its live
+   * queries watch are fetched again in the background (as the plain query read after the
+   * write would), and their stored answers re-run the queries.
+   */
+  private written(keyId: string, factoryId: string | null): void {
+    if (!factoryId) return;
+    // After the write has settled: the invalidation has dropped the entries (listeners are
+    // told first), and a write-through has stored the new slot (then the read below is a
+    // cache hit, no request).
+    setImmediate(() => this.refetch(keyId, factoryId));
+  }
+
+  private refetch(keyId: string, factoryId: string): void {
+    for (const key of optionKeys(keyId, factoryId)) {
+      const watched = this.watched.get(key);
+      if (!watched) continue;
+      this.options.economy
+        .fetchInBackground({ keyId, apiKey: watched.apiKey, endpoint: watched.endpoint, params: watched.params }, { priority: 'missed' })
+        .catch(() => undefined);
+    }
+  }
+}
+
+function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+/** `promise`, or {@link DEADLINE} when it takes longer than `ms`. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof DEADLINE> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<typeof DEADLINE>((resolve) => {
+    timer = setTimeout(() => resolve(DEADLINE), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+function deadlineError(): GatewayError {
+  return new GatewayError('INTERNAL_SERVER_ERROR', `A live query's re-execution took longer than ${RE_EXECUTION_DEADLINE_MS} ms.`);
+}
+
+/** A result as a client receives it: no `isLive` marker. */
+function plain(result: ExecutionResult & { isLive?: boolean }): ExecutionResult {
+  const { isLive: _isLive, ...rest } = result;
+  return rest;
+}
+
+/** `source` with each result marked `isLive` again (what the patch generator reads). */
+function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
+  const iterator: AsyncIterableIterator<ExecutionResult & { isLive: true }> = {
+    async next() {
+      const step = await source.next();
+      return step.done ? step : { done: false, value: { ...step.value, isLive: true } };
+    },
+    async return() {
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}
+
+/**
+ * The results of `source` without those identical to the one sent before. `return()`
+ * ends `source` at once (also while a `next()` waits for a change) and calls `end` once.
+ */
+function distinctResults(source: AsyncIterableIterator<ExecutionResult>, end: () => void): AsyncIterableIterator<ExecutionResult> {
+  let previous: string | undefined;
+  let ended = false;
+  const finish = (): void => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
+  const iterator: AsyncIterableIterator<ExecutionResult> = {
+    async next() {
+      for (;;) {
+        const step = await source.next();
+        if (step.done) {
+          finish();
+          return step;
+        }
+        const result = plain(step.value);
+        const text = JSON.stringify(result);
+        if (text === previous) continue;
+        previous = text;
+        return { done: false, value: result };
+      }
+    },
+    async return() {
+      finish();
+      await source.return?.();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}
