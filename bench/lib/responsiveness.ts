@@ -6,6 +6,7 @@
  * which prom-client resets at every scrape: a scrape before and one after an attack give
  * the p99 and max over the attack alone).
  */
+import { readFileSync } from 'node:fs';
 import { summarizeLatencies } from './load';
 import type { LoadResult } from './load';
 import { sleep } from './http';
@@ -35,6 +36,21 @@ export function gaugeOf(text: string, name: string): number | null {
 export function eventLoopDelay(text: string): { p99Ms: number | null; maxMs: number | null } {
   const ms = (seconds: number | null): number | null => (seconds === null ? null : Math.round(seconds * 1000 * 10) / 10);
   return { p99Ms: ms(gaugeOf(text, 'nodejs_eventloop_lag_p99_seconds')), maxMs: ms(gaugeOf(text, 'nodejs_eventloop_lag_max_seconds')) };
+}
+
+/**
+ * CPU time the main thread of process `pid` has run so far, ms: the thread that runs the
+ * event loop (the first field of `/proc/<pid>/task/<pid>/schedstat`, nanoseconds; GC
+ * helper threads and libuv's pool are other threads). The difference over an attack is
+ * the event-loop time the attack cost. Null where `/proc` is missing.
+ */
+export function mainThreadCpuMs(pid: number): number | null {
+  try {
+    const [ns] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+    return ns === undefined ? null : Number(ns) / 1e6;
+  } catch {
+    return null;
+  }
 }
 
 /** What a {@link HealthPoller} saw. */
@@ -93,10 +109,14 @@ export class HealthPoller {
 /**
  * Scrapes `/metrics` every `intervalMs` (Prometheus's rhythm: a scrape `intervalMs` after
  * the previous one was sent) until {@link stop}; a scrape that fails or answers other than
- * 200 counts as a failure.
+ * 200 counts as a failure. With each scrape a `/healthz` request is sent at the same
+ * moment: what it waits is the queue in front of any request (the load, the machine), so
+ * the scrape's latency minus it is what the scrape itself costs.
  */
 export class Scraper {
   private readonly latencies: number[] = [];
+  private readonly healthz: number[] = [];
+  private readonly beyondHealthz: number[] = [];
   private failures = 0;
   private firstFailure: string | null = null;
   private stopped = false;
@@ -114,9 +134,21 @@ export class Scraper {
     while (!this.stopped) {
       const started = performance.now();
       try {
+        const beside = fetch(`${this.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
+          async (response) => {
+            await response.arrayBuffer();
+            return performance.now() - started;
+          },
+          () => null,
+        );
         const scrape = await scrapeMetrics(this.origin);
+        const healthzMs = await beside;
         if (scrape.status !== 200) throw new Error(`HTTP ${scrape.status}`);
         this.latencies.push(scrape.ms);
+        if (healthzMs !== null) {
+          this.healthz.push(healthzMs);
+          this.beyondHealthz.push(Math.max(0, scrape.ms - healthzMs));
+        }
       } catch (error) {
         this.failures += 1;
         this.firstFailure ??= error instanceof Error ? error.message : String(error);
@@ -132,8 +164,19 @@ export class Scraper {
     }
   }
 
-  /** Stops scraping (after the scrape in flight) and returns its latencies, ms. */
-  async stop(): Promise<{ scrapes: number; failures: number; firstFailure: string | null; latencyMs: LoadResult['latencyMs'] | null }> {
+  /**
+   * Stops scraping (after the scrape in flight) and returns its latencies, those of the
+   * `/healthz` requests sent with the scrapes, and by how much each scrape took longer
+   * than its `/healthz` (at least 0), ms.
+   */
+  async stop(): Promise<{
+    scrapes: number;
+    failures: number;
+    firstFailure: string | null;
+    latencyMs: LoadResult['latencyMs'] | null;
+    healthzBesideMs: LoadResult['latencyMs'] | null;
+    beyondHealthzMs: LoadResult['latencyMs'] | null;
+  }> {
     this.stopped = true;
     this.wake?.();
     await this.loop;
@@ -142,6 +185,8 @@ export class Scraper {
       failures: this.failures,
       firstFailure: this.firstFailure,
       latencyMs: this.latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(this.latencies)),
+      healthzBesideMs: this.healthz.length === 0 ? null : summarizeLatencies(Float64Array.from(this.healthz)),
+      beyondHealthzMs: this.beyondHealthz.length === 0 ? null : summarizeLatencies(Float64Array.from(this.beyondHealthz)),
     };
   }
 }

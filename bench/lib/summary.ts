@@ -123,9 +123,14 @@ function responsivenessRatios(bench: Bench): Record<string, Ratio> {
   const soak = bench.results.get('soak') as { scrapeLatencyMs?: { p99: number } | null } | undefined;
   const keys = bench.results.get('metrics-keys') as { keys?: number; worstIdleP99Ms?: number | null } | undefined;
   const hostile = bench.results.get('hostile') as
-    | { worstHealthzMs?: number | null; worstEventLoopP99Ms?: number | null; attacks?: Array<{ outcome?: { bystander?: { delayMs: number } } | null }> }
+    | {
+        worstHealthzMs?: number | null;
+        worstEventLoopP99Ms?: number | null;
+        attacks?: Array<{ outcome?: { bystander?: { delayMs: number }; burst?: { perRefusalMs: number | null } } | null }>;
+      }
     | undefined;
   const delays = (hostile?.attacks ?? []).map((attack) => attack.outcome?.bystander?.delayMs).filter((delay): delay is number => delay !== undefined);
+  const perRefusal = (hostile?.attacks ?? []).map((attack) => attack.outcome?.burst?.perRefusalMs).filter((ms): ms is number => typeof ms === 'number');
   return {
     soakScrapeP99Ms: ratio(soak?.scrapeLatencyMs?.p99 ?? null, '< 100', (v) => v < 100, 'soak: p99 latency of GET /metrics, scraped every second under the mixed load over 200 keys, ms'),
     metricsKeysScrapeP99Ms: ratio(
@@ -146,6 +151,12 @@ function responsivenessRatios(bench: Bench): Record<string, Ratio> {
       '<= 50',
       (v) => v <= 50,
       "hostile: how much later another key's operation answered during a hostile upstream body than before it (worst), ms",
+    ),
+    hostileRefusedSubscribeMs: ratio(
+      perRefusal.length === 0 ? null : Math.max(...perRefusal),
+      '<= 0.05',
+      (v) => v <= 0.05,
+      "hostile: the gateway's main-thread (event-loop) CPU time per refused subscribe in a burst on one graphql-ws connection (worst of the bursts), ms",
     ),
   };
 }

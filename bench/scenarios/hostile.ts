@@ -22,7 +22,7 @@ import { graphqlHeaders, postGraphQL, sleep } from '../lib/http';
 import { summarizeLatencies } from '../lib/load';
 import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
-import { eventLoopDelay, HealthPoller, scrapeMetrics } from '../lib/responsiveness';
+import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
 import { LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { fanOut } from './soak';
 
@@ -134,10 +134,25 @@ async function introspectionOverWs(gateway: Service, query: string): Promise<Out
   return { responseBytes: bytes, ended, internalErrors: 0 };
 }
 
+/** Most subscriptions one connection may open (`SUBSCRIPTIONS_MAX_PER_CONNECTION`'s default). */
+const ACCEPTED_PER_CONNECTION = 10;
+/** Refused subscribes a connection may send in 10 s before the gateway closes it (src/subscriptions/transports.ts, `MAX_REFUSED_SUBSCRIBES`). */
+const MAX_REFUSED_SUBSCRIBES = 100;
+/** The close code of a connection over it (`TOO_MANY_REFUSALS_CLOSE_CODE`). */
+const TOO_MANY_REFUSALS_CLOSE_CODE = 4429;
+/** Target of the event-loop time one refused subscribe costs, ms. */
+const REFUSAL_TARGET_MS = 0.05;
+
 /**
- * `count` subscribe messages on one connection, sent at once; waits until all but the
- * accepted ones (at most SUBSCRIPTIONS_MAX_PER_CONNECTION, 10) have ended (an `error`, or a
- * `complete` after a `next` with the refusal), or the connection closes.
+ * `count` subscribe messages on one connection. First the ones the connection may open
+ * (at most SUBSCRIPTIONS_MAX_PER_CONNECTION, 10) and one more, whose refusal shows that
+ * they have started; then the rest at once. Waits until all but the accepted ones have
+ * ended (an `error`, or a `complete` after a `next` with the refusal), or the connection
+ * closes. The gateway's main-thread CPU time over the burst (see `mainThreadCpuMs`; it
+ * starts a second after the probe's refusal, once the accepted ones' first polls are done),
+ * divided by the refusals it handled (up to its 4429), is the event-loop time of one refusal
+ * (an upper bound: it includes reading the messages no longer handled after the 4429, and
+ * the `/healthz` polls).
  */
 async function subscribeBurst(gateway: Service, count: number): Promise<Outcome> {
   const socket = await wsConnection(gateway, PREMIUM_KEY);
@@ -146,27 +161,56 @@ async function subscribeBurst(gateway: Service, count: number): Promise<Outcome>
   const ended = new Set<string>();
   let refusals = 0;
   let closedWith: number | null = null;
-  await new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, 60_000);
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    socket.on('message', (data: WebSocket.RawData) => {
-      const message = JSON.parse(String(data)) as { id?: string; type?: string; payload?: { errors?: unknown[] } | unknown[] };
-      if (message.type === 'error' || (message.type === 'next' && !Array.isArray(message.payload) && message.payload?.errors)) refusals += 1;
-      if ((message.type === 'error' || message.type === 'complete') && message.id) ended.add(message.id);
-      // The accepted ones stay silent until a change.
-      if (ended.size >= count - 10) done();
-    });
-    socket.once('close', (code) => {
-      closedWith = code;
-      done();
-    });
-    for (const message of messages) socket.send(message);
+  let onEnd = (): void => undefined;
+  socket.on('message', (data: WebSocket.RawData) => {
+    const message = JSON.parse(String(data)) as { id?: string; type?: string; payload?: { errors?: unknown[] } | unknown[] };
+    if (message.type === 'error' || (message.type === 'next' && !Array.isArray(message.payload) && message.payload?.errors)) refusals += 1;
+    if ((message.type === 'error' || message.type === 'complete') && message.id) ended.add(message.id);
+    onEnd();
   });
+  socket.once('close', (code) => {
+    closedWith = code;
+    onEnd();
+  });
+  const until = (done: () => boolean): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 60_000);
+      onEnd = () => {
+        if (!done()) return;
+        clearTimeout(timer);
+        resolve();
+      };
+      onEnd();
+    });
+  const opening = ACCEPTED_PER_CONNECTION + 1;
+  for (const message of messages.slice(0, opening)) socket.send(message);
+  await until(() => ended.size >= 1 || closedWith !== null);
+  // The accepted subscriptions' first polls (upstream requests, through the stub) finish
+  // meanwhile, so the burst's CPU time is the refusals' own.
+  await sleep(1000);
+  const refusalsBefore = refusals;
+  const cpuBefore = mainThreadCpuMs(gateway.pid);
+  // The accepted ones stay silent until a change.
+  for (const message of messages.slice(opening)) socket.send(message);
+  await until(() => ended.size >= count - ACCEPTED_PER_CONNECTION || closedWith !== null);
+  const cpuAfter = mainThreadCpuMs(gateway.pid);
   socket.terminate();
-  return { subscribes: count, ended: ended.size, refusals, closedWith, internalErrors: 0 };
+  const refusedInBurst = refusals - refusalsBefore;
+  const burstCpuMs = cpuBefore === null || cpuAfter === null ? null : round(cpuAfter - cpuBefore);
+  // The refusals the gateway handled: every message of the burst up to its 4429 (it closes
+  // after MAX_REFUSED_SUBSCRIBES, and the refusals it had not sent yet are not sent then, so
+  // the answers received undercount them).
+  const handled = closedWith === TOO_MANY_REFUSALS_CLOSE_CODE ? Math.min(count - opening, MAX_REFUSED_SUBSCRIBES + 1 - refusalsBefore) : refusedInBurst;
+  // The whole burst's CPU time, also reading the messages it no longer handled after its 4429: an upper bound.
+  const perRefusalMs = burstCpuMs === null || handled <= 0 ? null : Math.round((burstCpuMs / handled) * 10_000) / 10_000;
+  return {
+    subscribes: count,
+    ended: ended.size,
+    refusals,
+    closedWith,
+    burst: { refusals: handled, refusalsAnswered: refusedInBurst, mainThreadCpuMs: burstCpuMs, perRefusalMs, perRefusalUnder50Us: perRefusalMs === null ? null : perRefusalMs <= REFUSAL_TARGET_MS },
+    internalErrors: 0,
+  };
 }
 
 /** Latency of one bystander request (`no-cache`: it goes upstream), ms. */
@@ -305,6 +349,8 @@ export const hostile: Scenario = {
         const health = await poller.stop();
         const loop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
         if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
+        const bystander = outcome?.bystander as { delayMs: number } | undefined;
+        const burst = outcome?.burst as { perRefusalMs: number | null; refusals: number } | undefined;
         const result = {
           attack: attack.name,
           description: attack.description,
@@ -317,12 +363,14 @@ export const hostile: Scenario = {
           targets: {
             healthzUnder100Ms: health.worstMs < TARGET_MS,
             eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,
+            ...(bystander ? { bystanderDelayUnder50Ms: bystander.delayMs <= BYSTANDER_TARGET_MS } : {}),
+            ...(burst ? { perRefusalUnder50Us: burst.perRefusalMs === null ? null : burst.perRefusalMs <= REFUSAL_TARGET_MS } : {}),
           },
           outcome,
           error,
         };
         results.push(result);
-        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms), ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
+        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms)${bystander ? `, other key +${bystander.delayMs} ms` : ''}${burst ? `, ${burst.perRefusalMs ?? '-'} ms of main thread per refusal (${burst.refusals} refusals)` : ''}, ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
       }
       const alive = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then((response) => response.ok, () => false);
       const worst = (figure: 'healthzWorstMs' | 'eventLoopP99Ms'): number | null => {

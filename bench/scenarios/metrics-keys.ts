@@ -46,9 +46,9 @@ interface CombinationResult {
   fillFailures: number;
   firstFillFailure: string | null;
   /** Scrapes every second while the keys were made known. */
-  duringFill: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null };
+  duringFill: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; healthzBesideMs: LoadResult['latencyMs'] | null };
   /** {@link IDLE_SCRAPES} scrapes once every key was known. */
-  idle: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; bytes: number };
+  idle: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; healthzAfterEachMs: LoadResult['latencyMs'] | null; bytes: number };
   /** `statev_upstream_budget_window_requests` after the fill (each key's request is in its window when the budget is on). */
   budgetWindowRequests: number | null;
 }
@@ -79,6 +79,7 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
   const duringFill = await scraper.stop();
   await bench.settle([gateway]);
   const latencies: number[] = [];
+  const healthzLatencies: number[] = [];
   let idleFailures = 0;
   let bytes = 0;
   let windowRequests: number | null = null;
@@ -89,6 +90,11 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
       latencies.push(scrape.ms);
       bytes = scrape.text.length;
       windowRequests = gaugeOf(scrape.text, 'statev_upstream_budget_window_requests');
+      // A /healthz right after: what any request waits on this machine now, for comparison.
+      const healthzStarted = performance.now();
+      const health = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) });
+      await health.arrayBuffer();
+      healthzLatencies.push(performance.now() - healthzStarted);
     } catch {
       idleFailures += 1;
     }
@@ -101,13 +107,20 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
     fillSeconds: round(fillSeconds, 1),
     fillFailures: failures,
     firstFillFailure: firstFailure,
-    duringFill: { scrapes: duringFill.scrapes, failures: duringFill.failures, latencyMs: duringFill.latencyMs },
-    idle: { scrapes: latencies.length, failures: idleFailures, latencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)), bytes },
+    duringFill: { scrapes: duringFill.scrapes, failures: duringFill.failures, latencyMs: duringFill.latencyMs, healthzBesideMs: duringFill.healthzBesideMs },
+    idle: {
+      scrapes: latencies.length,
+      failures: idleFailures,
+      latencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)),
+      healthzAfterEachMs: healthzLatencies.length === 0 ? null : summarizeLatencies(Float64Array.from(healthzLatencies)),
+      bytes,
+    },
     budgetWindowRequests: windowRequests,
   };
   log(
     `metrics-keys ${combination.name}: ${keys} keys in ${result.fillSeconds} s (${failures} failed); /metrics idle p50 ${result.idle.latencyMs?.p50 ?? '-'} ms, ` +
-      `p99 ${result.idle.latencyMs?.p99 ?? '-'} ms, max ${result.idle.latencyMs?.max ?? '-'} ms; during the fill p99 ${duringFill.latencyMs?.p99 ?? '-'} ms`,
+      `p99 ${result.idle.latencyMs?.p99 ?? '-'} ms, max ${result.idle.latencyMs?.max ?? '-'} ms (/healthz after each p50 ${result.idle.healthzAfterEachMs?.p50 ?? '-'}, p99 ${result.idle.healthzAfterEachMs?.p99 ?? '-'} ms); ` +
+      `during the fill p99 ${duringFill.latencyMs?.p99 ?? '-'} ms (/healthz beside p99 ${duringFill.healthzBesideMs?.p99 ?? '-'} ms)`,
   );
   return result;
 }

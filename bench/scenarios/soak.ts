@@ -138,6 +138,10 @@ export const soak: Scenario = {
         scrapes: scrapes.scrapes,
         scrapeFailures: scrapes.failures,
         scrapeLatencyMs: scrapes.latencyMs,
+        // A /healthz sent with each scrape: the queue any request waits in under this load.
+        healthzBesideScrapesMs: scrapes.healthzBesideMs,
+        // How much longer each scrape took than the /healthz sent with it: the scrape's own cost.
+        scrapeBeyondHealthzMs: scrapes.beyondHealthzMs,
         operationLatencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)),
         targets: {
           rssSlopeWithin1MbPerMinute: slope === null ? null : Math.abs(slope) <= 1,
@@ -147,7 +151,7 @@ export const soak: Scenario = {
       };
       log(
         `soak: ${sent} requests, ${errors} errors, RSS slope over the last half ${result.rssSlopeLastHalfMbPerMinute} MB/min, ` +
-          `${scrapes.scrapes} scrapes of /metrics (p99 ${scrapes.latencyMs?.p99 ?? '-'} ms, max ${scrapes.latencyMs?.max ?? '-'} ms)`,
+          `${scrapes.scrapes} scrapes of /metrics (p99 ${scrapes.latencyMs?.p99 ?? '-'} ms, max ${scrapes.latencyMs?.max ?? '-'} ms; /healthz beside them p99 ${scrapes.healthzBesideMs?.p99 ?? '-'} ms, scrape beyond it p99 ${scrapes.beyondHealthzMs?.p99 ?? '-'} ms)`,
       );
       bench.record('soak', result);
     } finally {

@@ -1,7 +1,7 @@
 import { Kind } from 'graphql';
 import type { ASTVisitor, FragmentDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
-import { spreadNames } from './operation-fragments';
+import { spreadNames, STOP_VALIDATION } from './operation-fragments';
 
 /** Limits of {@link depthLimitRule}. */
 export interface DepthLimits {
@@ -21,7 +21,8 @@ export interface DepthLimits {
  * (`__schema`, `__type`, `__typename`) left out: GraphiQL's and codegen's introspection
  * queries are deep by nature and never reach the upstream. Each fragment's depth is
  * computed once and reused wherever it is spread, so the check is linear in the
- * document's size however often fragments spread each other.
+ * document's size however often fragments spread each other. A refused document is not
+ * validated further (see `STOP_VALIDATION`).
  */
 export function depthLimitRule(limits: DepthLimits): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
@@ -31,10 +32,12 @@ export function depthLimitRule(limits: DepthLimits): ValidationRule {
         if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
       }
       const depths = fragmentDepths(fragments);
+      let refused = false;
       for (const definition of document.definitions) {
         if (definition.kind !== Kind.OPERATION_DEFINITION) continue;
         const depth = selectionDepth(definition.selectionSet, depths);
         if (depth > limits.maxDepth) {
+          refused = true;
           context.reportError(
             new GatewayError(
               'QUERY_TOO_EXPENSIVE',
@@ -45,7 +48,8 @@ export function depthLimitRule(limits: DepthLimits): ValidationRule {
           );
         }
       }
-      return false; // the whole document is measured here
+      // The whole document is measured here; a refused one is not walked by any rule.
+      return refused ? STOP_VALIDATION : false;
     },
   });
 }

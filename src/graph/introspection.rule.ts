@@ -1,7 +1,7 @@
 import { getIntrospectionQuery, getNamedType, GraphQLError, getNullableType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 import type { ASTVisitor, DefinitionNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
-import { fragmentMeasure } from './operation-fragments';
+import { fragmentMeasure, STOP_VALIDATION } from './operation-fragments';
 
 /**
  * How many full introspection queries' worth one operation may ask for: 1.5, so the
@@ -117,7 +117,8 @@ export function maxIntrospectionCost(schema: GraphQLSchema): number {
  * `QUERY_TOO_EXPENSIVE` (HTTP 400, extensions `{introspectionCost,
  * maxIntrospectionCost}`), before anything is executed. This stops alias
  * amplification (hundreds of `__schema` aliases in a few kilobytes) without touching
- * ordinary introspection.
+ * ordinary introspection. A refused document is not validated further (see
+ * `STOP_VALIDATION`): its answer is this one error.
  */
 export function introspectionCostRule(): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
@@ -125,8 +126,10 @@ export function introspectionCostRule(): ValidationRule {
       const schema = context.getSchema();
       const { sizes } = schemaFacts(schema);
       const max = Math.ceil(maxIntrospectionCost(schema));
+      let refused = false;
       for (const cost of introspectionCosts(schema, sizes, document.definitions).values()) {
         if (cost <= max) continue;
+        refused = true;
         context.reportError(
           new GatewayError(
             'QUERY_TOO_EXPENSIVE',
@@ -136,7 +139,8 @@ export function introspectionCostRule(): ValidationRule {
           ),
         );
       }
-      return false; // the whole document is measured here
+      // The whole document is measured here; a refused one is not walked by any rule.
+      return refused ? STOP_VALIDATION : false;
     },
   });
 }

@@ -71,7 +71,9 @@ export class RedisPollRelay implements PollRelay {
   private readonly handlers = new Map<string, (message: RelayMessage) => void>();
 
   constructor(private readonly options: { url: string; prefix: string; commandTimeoutMs: number; logger?: Logger; onError?: () => void }) {
-    const common = { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false };
+    // disconnectTimeout 0: close() leaves no ioredis timer (2 s by default) behind, also
+    // for a connection waiting to reconnect.
+    const common = { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, disconnectTimeout: 0 };
     this.redis = new Redis(options.url, { ...common, commandTimeout: options.commandTimeoutMs });
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true });
     this.redis.on('error', () => options.onError?.());

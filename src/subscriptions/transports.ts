@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
+import { getOperationAST, GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { useServer } from 'graphql-ws/use/ws';
@@ -108,10 +108,41 @@ function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prep
 /** The refusal of each limit error, built once per error (the service builds each error once). */
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
+/**
+ * Subscriptions admitted on each connection in the current turn of the event loop. `ws`
+ * emits every message of a TCP chunk in one turn, and an admitted subscription starts
+ * (and counts in `connection.active`) only in the microtasks after it: without this count
+ * every subscribe of a burst's first chunk would pass the `subscription-limit` step and be
+ * parsed and validated, to be refused only when it starts. Reset after the turn, when the
+ * admitted ones have started (the service's own check at the start stays the authority).
+ */
+const admittedThisTurn = new WeakMap<SubscriptionConnection, number>();
+
+/** Counts one admitted subscription on `connection` until the end of this turn. */
+function admitThisTurn(connection: SubscriptionConnection): void {
+  const admitted = admittedThisTurn.get(connection) ?? 0;
+  if (admitted === 0) setImmediate(() => admittedThisTurn.delete(connection));
+  admittedThisTurn.set(connection, admitted + 1);
+}
+
+/** Each connection's last key and its hash: a burst of subscribes on one connection hashes its key once. */
+const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
+
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
 function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
+  const idOf = (apiKey: string): string => {
+    let hashed = hashedKeys.get(connection);
+    if (hashed?.apiKey !== apiKey) {
+      hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
+      hashedKeys.set(connection, hashed);
+    }
+    return hashed.keyId;
+  };
   return (apiKey) => {
-    const error = options.subscriptions.limitRefusal(apiKey ? keyId(apiKey, options.services.config.keyHashSecret) : null, connection);
+    const admitted = admittedThisTurn.get(connection) ?? 0;
+    // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
+    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted };
+    const error = options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -127,7 +158,9 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
 /** Runs the pipeline on one subscribe request. */
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
+  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
+  if (prepared.kind === 'run' && getOperationAST(prepared.document, prepared.operationName)?.operation === 'subscription') admitThisTurn(connection);
+  return prepared;
 }
 
 /** Every error of a result through the gateway's `formatError` (unexpected errors masked). */

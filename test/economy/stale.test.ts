@@ -5,12 +5,13 @@
  * in whole seconds and the reason. Older than the window: the error instead.
  *
  * Failures are scripted with a MockAgent in front of the simulator; the clock is a
- * faked `Date` (test/support). Each test uses its own key, so its cache starts empty.
+ * faked `Date` (test/support), and for the upstream timeout every timer is faked. Each
+ * test uses its own key, so its cache starts empty.
  */
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, EconomyFactoryIdsDocument } from '../generated/graphql';
 import type { EconomyCounterQuery } from '../generated/graphql';
-import { errorAt, setClock, staleOf, startStack, T0, upstreamError, upstreamOf, useFakeDate } from '../support';
+import { errorAt, setClock, staleOf, startStack, T0, until, upstreamError, upstreamOf, useFakeDate, useFakeTimersWithRealIo } from '../support';
 import type { Result, Stack } from '../support';
 
 const SECOND = 1000;
@@ -168,13 +169,27 @@ describe('stale fallback', () => {
   });
 });
 
-describe('stale fallback with a configured window and a real timeout', () => {
+// The upstream timeout is the client's own timer over real sockets: every timer is faked
+// (sockets stay real), so the 100 ms pass only when the test advances them, after the
+// simulator has the request; a loaded machine can neither time out the priming request
+// nor answer the slow one in time.
+describe('stale fallback with a configured window and an upstream timeout', () => {
   let stack: Stack;
 
   beforeAll(async () => {
-    useFakeDate(T0);
+    useFakeTimersWithRealIo(T0);
     stack = await startStack({ config: { staleMaxAgeSeconds: 120, upstreamTimeoutMs: 100 } });
   });
+
+  /** Runs the shop's counter operation while the simulator holds its answer, and lets the 100 ms upstream timeout pass once the request is there. */
+  async function executeTimingOut(key: string): Promise<Result<EconomyCounterQuery>> {
+    stack.simulator.setLatency(2000); // the simulator's timer, faked too: it never answers before the timeout
+    const before = stack.simulator.countRequests({ route: COUNTER });
+    const pending = stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
+    await until(() => stack.simulator.countRequests({ route: COUNTER }) > before, 'the counter request at the simulator');
+    jest.advanceTimersByTime(100);
+    return pending;
+  }
 
   afterEach(() => {
     stack.simulator.setLatency(0);
@@ -192,9 +207,8 @@ describe('stale fallback with a configured window and a real timeout', () => {
     expect(first.errors).toBeUndefined();
 
     setClock(T0 + 100 * SECOND);
-    stack.simulator.setLatency(2000); // far over the 100 ms timeout; the simulator's own timer, not the test's
     const attemptsBefore = stack.attemptsOf(COUNTER).length;
-    const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
+    const result = await executeTimingOut(key);
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
     expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 100, reason: 'UPSTREAM_TIMEOUT' }]);
@@ -207,8 +221,7 @@ describe('stale fallback with a configured window and a real timeout', () => {
     await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
 
     setClock(T0 + 121 * SECOND);
-    stack.simulator.setLatency(2000);
-    const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
+    const result = await executeTimingOut(key);
     expect(result.data?.factory?.counter).toBeNull();
     expect(errorAt(result, ['factory', 'counter'])?.code).toBe('UPSTREAM_TIMEOUT');
     expect(result.extensions?.stale).toBeUndefined();

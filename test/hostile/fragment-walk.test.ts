@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getOperationAST, parse, validate } from 'graphql';
+import { getOperationAST, parse, specifiedRules, validate } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
@@ -76,6 +76,15 @@ describe('walks over a fan-out fragment document are linear', () => {
     chain.push('fragment T12 on Room { id }');
     const errors = validate(schema, parse(chain.join('\n')), [depthLimitRule({ maxDepth: 12, maxCost: 1000 })]);
     expect(errors.map((e) => e.message)).toEqual(['The operation is 14 levels deep; at most 12 are allowed.']);
+  });
+
+  it("stops validation at a refusal: graphql-js's rules never walk a document too deep", async () => {
+    const schema = await buildGatewaySchema();
+    const rules = [...specifiedRules, depthLimitRule({ maxDepth: 2, maxCost: 1000 })];
+    // Unknown fields: graphql-js's rules would report them.
+    const deep = validate(schema, parse('{ factories { options { nope } } buildings { nope } }'), rules);
+    expect(deep.map((e) => e.extensions.code)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    expect(validate(schema, parse('{ factories { nope } }'), rules)).toHaveLength(1);
   });
 });
 

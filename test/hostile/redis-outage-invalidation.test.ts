@@ -12,7 +12,7 @@ import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { describeWithRedis, startTestRedis } from '../support';
+import { describeWithRedis, startTestRedis, TEST_REDIS_TIMEOUT_MS } from '../support';
 import type { Result, TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -30,7 +30,7 @@ async function replica(prefix: string): Promise<Gateway> {
         upstreamBaseUrl: simulator.baseUrl,
         redisUrl: redis.url,
         redisPrefix: prefix,
-        redisTimeoutMs: 200,
+        redisTimeoutMs: TEST_REDIS_TIMEOUT_MS,
         responseCacheEnabled: false,
         upstreamRateLimit: null, // the simulator has no limit either
         logLevel: 'silent',

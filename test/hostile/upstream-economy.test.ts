@@ -10,7 +10,7 @@ import { createContext } from '../../src/context';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, useFakeDate } from '../support';
+import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, TEST_REDIS_TIMEOUT_MS, until, useFakeDate, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
@@ -34,16 +34,28 @@ describe('a GET that ran into the deadline is not retried', () => {
       loadConfig({}, { upstreamBaseUrl: baseUrl, upstreamTimeoutMs: 500, upstreamRetryDelayMs: 0, logLevel: 'silent', responseCacheEnabled: false }),
     );
     await runtime.apollo.start();
+    // Every timer is faked (sockets stay real): the deadline passes once the server has the
+    // request, however loaded the machine; a retry would be a second request (or, its delay
+    // faked too, no answer at all).
+    useFakeTimersWithRealIo();
     try {
-      const response = await runtime.apollo.executeOperation(
-        { query: '{ factories { id } }' },
-        { contextValue: createContext(runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) },
-      );
+      let settled = false;
+      const pending = runtime.apollo
+        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) })
+        .finally(() => {
+          settled = true;
+        });
+      await until(() => requests === 1, 'the request at the server');
+      jest.advanceTimersByTime(500);
+      await until(() => settled || requests > 1, 'the answer');
+      expect(requests).toBe(1);
+      const response = await pending;
       if (response.body.kind !== 'single') throw new Error('expected a single result');
       const errors = response.body.singleResult.errors ?? [];
       expect(errors.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_TIMEOUT']);
       expect(requests).toBe(1);
     } finally {
+      jest.useRealTimers();
       for (const timer of timers) clearInterval(timer);
       await runtime.apollo.stop();
       await runtime.upstream.close();
@@ -124,7 +136,7 @@ describe('Retry-After is clamped', () => {
 describeWithRedis('the window log in Redis: a request counts from when its answer arrived', () => {
   it('moves a settled request to its answer time, so the window frees a window after the answer, not after the send', async () => {
     const redis = await startTestRedis();
-    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
+    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
     try {
       await state.whenUp();
       const sentAt = 1_000_000;
@@ -147,7 +159,7 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
     const redis = await startTestRedis();
     const state = new RedisSharedState({
       url: redis.url,
-      commandTimeoutMs: 500,
+      commandTimeoutMs: TEST_REDIS_TIMEOUT_MS,
       prefix: `statev-clamp-${process.pid}:`,
       maxCooldownMs: 3_600_000,
       logger: createLogger('silent'),
@@ -159,7 +171,7 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
       const stored = (await state.keyLimits('k1')).cooldownUntil;
       expect(stored).toBeGreaterThan(now + 3_500_000);
       expect(stored).toBeLessThanOrEqual(Date.now() + 3_600_000);
-      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: 500, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
+      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
       try {
         await other.whenUp();
         expect((await other.keyLimits('k1')).cooldownUntil).toBeLessThanOrEqual(Date.now() + 60_000);

@@ -80,6 +80,20 @@ describe('a burst of subscribes over the limits', () => {
     client.socket.close();
   });
 
+  it('parses only what the limit admits of a burst sent before any subscription started', async () => {
+    // Every message at once: they reach the gateway together, before the first
+    // subscription has started; the ones admitted count against the limit at once.
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    steps.length = 0;
+    const burst = 30;
+    const frames = Array.from({ length: burst }, (_, i) => JSON.stringify({ id: `b-${i}`, type: 'subscribe', payload: { query: COUNTER, variables: { id: FIXTURE_IDS.shop } } }));
+    for (const frame of frames) client.socket.send(frame);
+    await until(() => client.received.filter((message) => message.type === 'complete').length >= burst - 1, 'the refusals');
+    expect(steps.filter((step) => step === 'parse')).toHaveLength(1);
+    expect(steps.filter((step) => step === 'subscription-limit')).toHaveLength(burst);
+    client.socket.close();
+  });
+
   it('refuses over the per-key limit the same way, on another connection of the key', async () => {
     const first = await connect(stack, DEMO_KEYS.premium.key);
     const second = await connect(stack, DEMO_KEYS.premium.key);

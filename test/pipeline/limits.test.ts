@@ -53,6 +53,14 @@ describe('the introspection cost rule', () => {
     expect(codesOf(query)).toContain('QUERY_TOO_EXPENSIVE');
   });
 
+  it("stops validation at the refusal: graphql-js's rules never walk the refused document", () => {
+    // Unknown fields and a missing fragment: graphql-js's rules would report both.
+    const query = `{ ${Array.from({ length: 369 }, (_, i) => `a${i}: __schema { types { name nope } }`).join(' ')} ...Missing }`;
+    expect(codesOf(query)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    // Within the allowance, the same mistakes are reported.
+    expect(codesOf('{ __schema { types { name nope } } ...Missing }').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('names the limit in the error', () => {
     const [error] = validate(schema, parse(`{ ${Array.from({ length: 369 }, (_, i) => `a${i}: __schema { types { name } }`).join(' ')} }`), [introspectionCostRule()]);
     expect(error?.extensions).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', maxIntrospectionCost: Math.ceil(maxIntrospectionCost(schema)) });

@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { describeWithRedis, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess } from '../support';
+import { describeWithRedis, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess, TEST_REDIS_TIMEOUT_MS } from '../support';
 import type { HttpStack, TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -27,11 +27,19 @@ describeWithRedis('a replica in another process', () => {
       UPSTREAM_RATE_LIMIT: 'off', // as in the first replica (the test stack's default)
       REDIS_URL: redis.url,
       REDIS_PREFIX: prefix,
+      REDIS_TIMEOUT_MS: String(TEST_REDIS_TIMEOUT_MS), // as in the first replica (see TEST_REDIS_TIMEOUT_MS)
       RESPONSE_CACHE_ENABLED: 'false',
       LOG_LEVEL: 'silent',
     });
     b = started.child;
     bUrl = started.url;
+    // B listens after waiting at most 2 s for Redis; /readyz says when it has answered (on a
+    // loaded machine that can be later). Each try is one round trip, not a delay.
+    for (;;) {
+      const readiness = await fetch(`${bUrl}/readyz`);
+      await readiness.text();
+      if (readiness.status === 200) break;
+    }
   }, 60_000);
 
   afterAll(async () => {

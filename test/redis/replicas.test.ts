@@ -44,7 +44,7 @@ async function replicas(config: Partial<GatewayConfig> = {}): Promise<Replicas> 
   if (!redis) throw new Error('no redis');
   prefixCounter += 1;
   const prefix = `statev-test-${process.pid}-${prefixCounter}:`;
-  const settings: Partial<GatewayConfig> = { redisPrefix: prefix, redisTimeoutMs: 200, ...config };
+  const settings: Partial<GatewayConfig> = { redisPrefix: prefix, ...config };
   const logsA = new LineCollector();
   const a = await startStack({ http: true, simulator, redis, config: { ...settings, logLevel: 'info' }, logDestination: logsA });
   const b = await startStack({ http: true, simulator, redis, config: settings });

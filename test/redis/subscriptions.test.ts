@@ -12,7 +12,7 @@ import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
-import { describeWithRedis, ManualClock, startTestRedis } from '../support';
+import { describeWithRedis, ManualClock, startTestRedis, TEST_REDIS_TIMEOUT_MS } from '../support';
 import type { TestRedis } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 
@@ -43,7 +43,7 @@ describeWithRedis('subscriptions on two replicas sharing Redis', () => {
     const prefix = `statev-subs-${process.pid}-${Date.now()}:`;
     const make = (): Promise<Gateway> =>
       startGateway(
-        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: 500, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
+        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: TEST_REDIS_TIMEOUT_MS, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
         { now: clock.now, pollClock: clock },
       );
     a = await make();

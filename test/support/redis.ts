@@ -12,6 +12,14 @@ import { createServer } from 'node:net';
 import { describeWithTool, toolUnavailable } from './tools';
 import type { Tool } from './tools';
 
+/**
+ * `REDIS_TIMEOUT_MS` for gateways in tests, ms: long enough that a loaded machine never
+ * turns a slow answer from a live Redis into "Redis down" (the gateway then answers from
+ * process memory and the upstream for a second, and replicas stop sharing). Tests of a
+ * slow Redis freeze it and set their own.
+ */
+export const TEST_REDIS_TIMEOUT_MS = 10_000;
+
 /** A Redis the tests may stop and start again (on the same port). */
 export interface TestRedis {
   url: string;

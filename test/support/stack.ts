@@ -44,6 +44,7 @@ import type { Simulator, SimulatorOptions } from '../../src/simulator';
 import { testSimulatorOptions } from './upstream-limit';
 import type { UpstreamObservation } from '../../src/upstream/client';
 import { useFakeDate } from './clock';
+import { TEST_REDIS_TIMEOUT_MS } from './redis';
 import type { TestRedis } from './redis';
 import type { Result } from './results';
 
@@ -155,7 +156,8 @@ export function headerMap(options: CallOptions = {}): Map<string, string> {
 
 /**
  * The tests' gateway settings: the defaults, with port 0 on 127.0.0.1, the given
- * upstream, no retry delay, a 30 s wait for a per-key slot, silent logs, no cache file, no refresh-ahead, and the whole-response
+ * upstream, no retry delay, a 30 s wait for a per-key slot, a 10 s Redis command timeout
+ * (see `TEST_REDIS_TIMEOUT_MS`), silent logs, no cache file, no refresh-ahead, and the whole-response
  * cache off (it sits above the upstream cache and coalescing most tests prove; its own
  * tests turn it on), then `overrides`.
  */
@@ -178,6 +180,7 @@ export function testConfig(upstreamBaseUrl: string, overrides: Partial<GatewayCo
       refreshAheadShare: 0,
       // No per-key budget, as the simulator has no limit (see upstream-limit.ts); tests of the budget set their own.
       upstreamRateLimit: null,
+      redisTimeoutMs: TEST_REDIS_TIMEOUT_MS,
       ...overrides,
     },
   );

@@ -14,6 +14,7 @@ import type { Interceptable } from 'undici';
 import { UpstreamError } from '../../src/errors/gateway-error';
 import { UpstreamClient, parseRetryAfter, upstreamMessage } from '../../src/upstream/client';
 import type { UpstreamObservation } from '../../src/upstream/client';
+import { until, useFakeTimersWithRealIo } from '../support';
 import { ENDPOINTS, buildPath } from '../../src/upstream/endpoints';
 
 const ORIGIN = 'https://api.test';
@@ -752,7 +753,17 @@ describe('UpstreamClient with its own Agent against a loopback server', () => {
     const observed: UpstreamObservation[] = [];
     client.observe((o) => observed.push(o));
 
-    const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.factoryList, apiKey: KEY }));
+    // The deadline is faked, so it cannot pass before the request reaches the server on a loaded machine.
+    useFakeTimersWithRealIo();
+    let error: UpstreamError;
+    try {
+      const pending = expectUpstreamError(client.call({ endpoint: ENDPOINTS.factoryList, apiKey: KEY }));
+      await until(() => received === 1, 'the request at the server');
+      jest.advanceTimersByTime(200);
+      error = await pending;
+    } finally {
+      jest.useRealTimers();
+    }
     expect(received).toBe(1);
     expect(error.code).toBe('UPSTREAM_TIMEOUT');
     expect(error.upstream.status).toBeNull();

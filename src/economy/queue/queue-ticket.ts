@@ -77,6 +77,9 @@ export class QueueTicket {
         resolve();
       };
       const timer = setTimeout(done, ms);
+      // Background work keeps no process alive: once the gateway has stopped, nobody waits
+      // for it (an operation's wait, or one raised to it, keeps its timer).
+      if (this.current !== 'operation') timer.unref();
       this.wake = done;
     });
   }

@@ -49,6 +49,9 @@ export class RedisSharedState implements SharedState {
       connectTimeout: Math.max(1000, options.commandTimeoutMs * 10),
       retryStrategy: (times: number) => Math.min(100 * times, 2000),
       lazyConnect: false,
+      // close() ends at once: no ioredis timer (2 s by default) outlives it waiting for a
+      // socket that is already gone (a connection waiting to reconnect).
+      disconnectTimeout: 0,
     };
     this.redis = new Redis(options.url, common);
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, commandTimeout: undefined });
