@@ -10,7 +10,7 @@
  * hashed key and the request path), told by `UpstreamEconomy.onEntryStored`. A key's
  * change can only name its own cache keys, so it never reaches another key's live query.
  */
-import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
+import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
 import { liveQueryJSONDiffPatchGenerator } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
 import { execute as graphqlExecute, getOperationAST } from 'graphql';
@@ -64,6 +64,17 @@ export function isLiveOperation(args: Pick<ExecutionArgs, 'document' | 'operatio
   return operation !== undefined && operation !== null && isLiveQueryOperationDefinitionNode(operation, args.variableValues as Record<string, unknown> | undefined);
 }
 
+/**
+ * A live query's throttle, ms: `LIVE_QUERY_THROTTLE_MS`, or the longer one the client
+ * asked for with `@live(throttle: N)` (never a shorter one).
+ */
+function liveThrottleMs(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>, floorMs: number): number {
+  const operation = getOperationAST(args.document, args.operationName);
+  const directive = operation ? getLiveDirectiveNode(operation) : null;
+  const asked = directive ? getLiveDirectiveArgumentValues(directive, args.variableValues as Record<string, unknown> | undefined).throttleValue : null;
+  return Math.max(floorMs, typeof asked === 'number' && Number.isFinite(asked) ? asked : 0);
+}
+
 /** The result of a re-execution past {@link RE_EXECUTION_DEADLINE_MS}. */
 const DEADLINE = Symbol('deadline');
 
@@ -89,11 +100,10 @@ export class LiveQueries {
       includeIdentifierExtension: false,
       // No `Type:id` identifiers: upstream ids are not scoped by key; the cache keys are.
       idFieldName: '\u0000',
-      // The setting is the floor; a client may ask for a longer throttle, never a shorter one.
-      validateThrottleValue: (asked) => {
-        const throttle = Math.max(asked ?? 0, options.throttleMs);
-        return throttle > 0 ? throttle : null;
-      },
+      // The store's own throttle is off: it drops a trailing run whose timer fires a
+      // millisecond early by `Date.now()` (common on a busy process), and the update it
+      // stood for never comes. Each query is throttled in `execute` instead (see `throttled`).
+      validateThrottleValue: () => null,
     });
     const stored = (_keyId: string, key: string): void => this.changed(key);
     options.economy.entryStored.add(stored);
@@ -165,8 +175,36 @@ export class LiveQueries {
       last = result;
       return result;
     };
-    const results = this.store.makeExecute(run as never)(args) as AsyncIterableIterator<ExecutionResult> | ExecutionResult | Promise<ExecutionResult>;
+    // At most one run per throttle window; calls within it wait for the window's end and
+    // share one run with the latest arguments (the store pushes only its latest call's result).
+    const throttleMs = liveThrottleMs(args, this.options.throttleMs);
+    let lastStart = Number.NEGATIVE_INFINITY;
+    let ended = false;
+    let latest: ExecutionArgs = args;
+    let scheduled: Promise<ExecutionResult> | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    const throttled = (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
+      latest = runArgs;
+      if (scheduled) return scheduled;
+      const waitMs = lastStart + throttleMs - Date.now();
+      if (waitMs <= 0) {
+        lastStart = Date.now();
+        return run(runArgs);
+      }
+      scheduled = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }).then(() => {
+        scheduled = null;
+        if (ended) return last ?? { data: null };
+        lastStart = Date.now();
+        return run(latest);
+      });
+      return scheduled;
+    };
+    const results = this.store.makeExecute(throttled as never)(args) as AsyncIterableIterator<ExecutionResult> | ExecutionResult | Promise<ExecutionResult>;
     const end = (): void => {
+      ended = true;
+      clearTimeout(timer);
       this.open -= 1;
       this.watch(keyId, apiKey, new Map(), lastReads);
       lastReads = new Map();
