@@ -76,6 +76,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       schema: await buildGatewaySchema(),
       economy: runtime.economy,
       services: runtime.services,
+      tracing: runtime.tracing,
       pipeline: runtime.pipeline,
       registry: runtime.metrics.registry,
       logger: runtime.logger,

@@ -6,6 +6,9 @@
  * The spans (docs/observability.md#traces):
  * - one SERVER span per GraphQL request on `/graphql`, named by operation type and name
  *   (`query CompanyPage`), a child of the caller's `traceparent` when one came;
+ * - one SERVER span per operation over graphql-ws or graphql-sse, named the same way, from
+ *   its subscribe message to its first answer (a live query's first result, a
+ *   subscription's start), with `statev.transport`;
  * - under it one CLIENT span per upstream request the operation made, named by its route
  *   pattern (`GET /factory/inventory/{id}`), with the cache outcome, the HTTP status, the
  *   time waited for the key's budget, the priority and the retries;
@@ -64,6 +67,8 @@ export const TRACE_ATTRIBUTES = {
   errorCodes: 'graphql.error_codes',
   /** The whole response came from the per-key response cache. */
   responseCache: 'statev.response_cache',
+  /** The subscription transport an operation came over (`graphql-ws`, `graphql-sse`); absent over HTTP. */
+  transport: 'statev.transport',
 } as const;
 
 /** What an upstream span gathers while its request runs (held in the context, read by the hooks). */
@@ -112,6 +117,22 @@ function exportHeaders(raw: string | null): Record<string, string> {
     if (at > 0) headers[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
   }
   return headers;
+}
+
+/**
+ * The SERVER span of one operation over graphql-ws or graphql-sse, from
+ * {@link GatewayTracing.streamOperation}. It is named `graphql` until {@link named} knows the
+ * operation, and ends with the operation's first answer: a query's or mutation's result, a
+ * live query's first result, a subscription's start (its events come from polls, which have
+ * spans of their own), or the refusal.
+ */
+export interface StreamOperationSpan {
+  /** Names the span by the operation the pipeline let through (`query CompanyPage`) and adds the key's HMAC id. */
+  named(operation: string, operationName: string | null | undefined, keyId: string | null): void;
+  /** Runs `work` with this span active: the upstream requests it makes are children of it. */
+  run<T>(work: () => T): T;
+  /** Ends the span, with the error codes of `errors` when there are any; later calls do nothing. */
+  end(errors?: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }>): void;
 }
 
 /** Reads a request's headers for W3C trace context (`traceparent`, `tracestate`). */
@@ -167,6 +188,36 @@ export class GatewayTracing {
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     }
+  }
+
+  /**
+   * Starts the SERVER span of one operation over a subscription transport (`graphql-ws`
+   * or `graphql-sse`), continuing the `traceparent` of `carrier`: the SSE request's
+   * headers, or the WebSocket's upgrade request headers with its connection parameters
+   * over them (a browser cannot set a WebSocket's headers).
+   */
+  streamOperation(transport: 'graphql-ws' | 'graphql-sse', carrier: IncomingHttpHeaders): StreamOperationSpan {
+    const parent = this.propagator.extract(ROOT_CONTEXT, carrier, headerGetter);
+    const span = this.tracer.startSpan('graphql', { kind: SpanKind.SERVER, attributes: { [TRACE_ATTRIBUTES.transport]: transport } }, parent);
+    const active = trace.setSpan(parent, span);
+    let ended = false;
+    return {
+      named(operation, operationName, keyId) {
+        span.updateName(operationName ? `${operation} ${operationName}` : operation);
+        span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation);
+        if (operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operationName);
+        if (keyId) span.setAttribute(TRACE_ATTRIBUTES.keyId, keyId);
+      },
+      run: (work) => context.with(active, work),
+      end(errors) {
+        if (ended) return;
+        ended = true;
+        if (errors?.length) {
+          span.setAttribute(TRACE_ATTRIBUTES.errorCodes, [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))].join(','));
+        }
+        span.end();
+      },
+    };
   }
 
   /**

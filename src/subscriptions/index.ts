@@ -13,6 +13,7 @@ import type { GatewayServices } from '../context';
 import { perMinuteShare } from '../economy';
 import type { UpstreamEconomy } from '../economy';
 import type { RequestPipeline } from '../pipeline/pipeline';
+import type { GatewayTracing } from '../observability/tracing';
 import { PollHub } from './poll-hub';
 import type { PollClock } from './poll-hub';
 import { RedisPollRelay } from './redis-relay';
@@ -51,7 +52,16 @@ export function pollBudgetPerMinute(config: Pick<GatewayConfig, 'upstreamRateLim
 /** Creates the subscription side from the settings and the gateway's shared parts. */
 export function createGatewaySubscriptions(
   config: GatewayConfig,
-  parts: { schema: GraphQLSchema; economy: UpstreamEconomy; services: GatewayServices; pipeline: RequestPipeline; registry: Registry; logger: Logger; onRedisError?: () => void },
+  parts: {
+    schema: GraphQLSchema;
+    economy: UpstreamEconomy;
+    services: GatewayServices;
+    pipeline: RequestPipeline;
+    registry: Registry;
+    logger: Logger;
+    onRedisError?: () => void;
+    tracing?: GatewayTracing;
+  },
   clock?: PollClock,
 ): GatewaySubscriptions {
   const metrics = new SubscriptionMetrics(parts.registry);
@@ -82,6 +92,7 @@ export function createGatewaySubscriptions(
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     logger: parts.logger,
+    tracing: parts.tracing,
   });
   return {
     service,

@@ -128,9 +128,15 @@ export class LiveQueries {
    *
    * @param args - what to execute; the context is the transport's subscription context
    * @param patches - the patch format the client asked for (see {@link LivePatchFormat})
+   * @param firstRun - runs a live query's first execution (which the store starts only when
+   *   the transport first reads the results), e.g. within the operation's trace span
    * @throws never: a refusal (no key, over a limit) is a result with its error
    */
-  execute(args: ExecutionArgs, patches: LivePatchFormat = null): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
+  execute(
+    args: ExecutionArgs,
+    patches: LivePatchFormat = null,
+    firstRun: <T>(work: () => T) => T = (work) => work(),
+  ): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
     if (!isLiveOperation(args)) return graphqlExecute(args);
     const context = args.contextValue as SubscriptionContext;
     const scope = context.subscription;
@@ -160,7 +166,7 @@ export class LiveQueries {
       // missed) re-runs the query once the run's resources are tracked.
       const running = { reads, changed: new Set<string>() };
       this.running.add(running);
-      const executed = Promise.resolve(graphqlExecute(runArgs));
+      const executed = Promise.resolve(runs === 1 ? firstRun(() => graphqlExecute(runArgs)) : graphqlExecute(runArgs));
       const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
       this.running.delete(running);
       if (running.changed.size > 0) setImmediate(() => void this.store.invalidate([...running.changed]));

@@ -18,6 +18,7 @@ import { createContext } from '../context';
 import type { GatewayServices } from '../context';
 import { keyId } from '../economy';
 import { formatError } from '../errors/format-error';
+import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
@@ -45,6 +46,8 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** Where the transports log. */
   logger?: Logger;
+  /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
+  tracing?: GatewayTracing;
 }
 
 /**
@@ -174,6 +177,18 @@ function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] 
   return errors.map((error) => formatError(error.toJSON(), error));
 }
 
+/** The W3C trace context a WebSocket's connection parameters carry (a browser cannot set the upgrade request's headers). */
+function traceCarrier(headers: IncomingMessage['headers'], params: Record<string, unknown> | undefined): IncomingMessage['headers'] {
+  const { traceparent, tracestate } = params ?? {};
+  if (typeof traceparent !== 'string') return headers;
+  return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
+}
+
+/** True for a result that is a stream (a subscription's events, a live query's results). */
+function isStream(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && Symbol.asyncIterator in result;
+}
+
 /** The attached transports. */
 export interface SubscriptionTransports {
   /** Answers a request to `/graphql/stream` (graphql-sse). */
@@ -204,11 +219,40 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
   // The patch format each live query's client asked for, by its context.
   const patchFormats = new WeakMap<object, LivePatchFormat>();
-  const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> =>
-    options.liveQueries.execute(args, args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null);
+  // With tracing on: each operation's span by its context, and a WebSocket's by operation id
+  // (graphql-ws's onComplete and onError name the operation only by its id).
+  const { tracing } = options;
+  const spans = new WeakMap<object, StreamOperationSpan>();
+  const wsSpans = new WeakMap<object, Map<string, StreamOperationSpan>>();
+  const spanOf = (contextValue: unknown): StreamOperationSpan | undefined =>
+    contextValue && typeof contextValue === 'object' ? spans.get(contextValue) : undefined;
+  /** A traced operation's span: named once the pipeline let it through, ended at once when it refused it. */
+  const traced = (span: StreamOperationSpan | undefined, prepared: Prepared, contextValue: SubscriptionContext | undefined): void => {
+    if (!span) return;
+    if (prepared.kind === 'refused' || !contextValue) return span.end(prepared.kind === 'refused' ? prepared.errors : undefined);
+    const operation = getOperationAST(prepared.document, prepared.operationName);
+    span.named(operation?.operation ?? 'query', prepared.operationName ?? operation?.name?.value, contextValue.session.keyId);
+    spans.set(contextValue, span);
+  };
+  /** Ends a span at the operation's first answer: a single result, or a subscription's start (a live query's ends with its first result, in onNext). */
+  const answered = (args: ExecutionArgs, result: unknown): void => {
+    const span = spanOf(args.contextValue);
+    if (!span) return;
+    if (!isStream(result)) span.end((result as ExecutionResult).errors);
+    else if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') span.end();
+  };
+  const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
+    const span = spanOf(args.contextValue);
+    const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
+    if (!span) return options.liveQueries.execute(args, patches);
+    // A live query's first execution starts when the transport first reads its results: in the span too.
+    return span.run(() => options.liveQueries.execute(args, patches, (work) => span.run(work)));
+  };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
     const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
-    return refused ? { errors: refused } : graphqlSubscribe(args);
+    if (refused) return { errors: refused };
+    const span = spanOf(args.contextValue);
+    return span ? span.run(() => graphqlSubscribe(args)) : graphqlSubscribe(args);
   };
   const wsServer = useServer<Record<string, unknown> | undefined>(
     {
@@ -216,20 +260,24 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
       subscribe,
       execute,
-      onSubscribe(ctx, _id, payload) {
+      onSubscribe(ctx, id, payload) {
         // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
         const { connection, refusals } = connectionOf(ctx);
+        const span = tracing?.streamOperation('graphql-ws', traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
           const contextValue = contextOf(options, prepared, connection);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
+          traced(span, prepared, contextValue);
+          if (span) wsSpans.set(ctx, (wsSpans.get(ctx) ?? new Map<string, StreamOperationSpan>()).set(id, span));
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
+        traced(span, prepared, undefined);
         if (refusals.add(Date.now())) {
           // Nothing more this connection sends is handled (the messages already received
           // included): graphql-ws's listener goes, then the socket closes with 4429.
@@ -244,8 +292,22 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
         return prepared.errors;
       },
-      onNext: (_ctx, _id, _payload, _args, result) => options.pipeline.limitResult(formatResult(result)),
-      onError: (_ctx, _id, _payload, errors) => formatErrors(errors) as unknown as GraphQLError[],
+      onOperation: (_ctx, _id, _payload, args, result) => answered(args, result),
+      onNext: (_ctx, _id, _payload, args, result) => {
+        const limited = options.pipeline.limitResult(formatResult(result));
+        spanOf(args.contextValue)?.end(limited.errors);
+        return limited;
+      },
+      onError: (ctx, id, _payload, errors) => {
+        const formatted = formatErrors(errors);
+        wsSpans.get(ctx)?.get(id)?.end(formatted);
+        wsSpans.get(ctx)?.delete(id);
+        return formatted as unknown as GraphQLError[];
+      },
+      onComplete: (ctx, id) => {
+        wsSpans.get(ctx)?.get(id)?.end();
+        wsSpans.get(ctx)?.delete(id);
+      },
     },
     wss,
     options.keepAliveMs,
@@ -269,15 +331,27 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
+      const span = tracing?.streamOperation('graphql-sse', req.raw.headers);
       const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
-      if (prepared.kind === 'refused') return { data: null, errors: prepared.errors };
+      if (prepared.kind === 'refused') {
+        traced(span, prepared, undefined);
+        return { data: null, errors: prepared.errors };
+      }
       const { document, operationName, variables } = prepared;
       const contextValue = contextOf(options, prepared, connection);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
+      traced(span, prepared, contextValue);
       return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
     },
-    onNext: (_ctx, _req, result) => options.pipeline.limitResult(formatResult(result as ExecutionResult)),
+    // graphql-sse's operation context is the context onSubscribe gave the operation.
+    onOperation: (_ctx, _req, args, result) => answered(args, result),
+    onNext: (ctx, _req, result) => {
+      const limited = options.pipeline.limitResult(formatResult(result as ExecutionResult));
+      spanOf(ctx)?.end(limited.errors);
+      return limited;
+    },
+    onComplete: (ctx) => spanOf(ctx)?.end(),
   });
 
   const sockets = new Set<Duplex>();

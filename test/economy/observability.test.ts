@@ -9,6 +9,7 @@
  */
 import { print } from 'graphql';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import {
   CompanyPageDocument,
@@ -18,6 +19,7 @@ import {
 } from '../generated/graphql';
 import { LineCollector, metricValue, startStack, upstreamError, upstreamOf } from '../support';
 import type { CallOptions, HttpAnswer, Stack } from '../support';
+import { collect, wsClient } from '../subscriptions/clients';
 
 const SECRETS = [
   DEMO_KEYS.premium.key,
@@ -32,6 +34,7 @@ describe('metrics, logs and secrecy', () => {
   let stack: Stack;
   const logs = new LineCollector();
   const bodies: string[] = [];
+  const streamBodies: string[] = [];
   const spans = new InMemorySpanExporter();
   let metrics = '';
 
@@ -79,10 +82,31 @@ describe('metrics, logs and secrecy', () => {
     expect(upstreamOf(cooled.body)).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 2 });
     // 6. a rejection before execution
     expect((await post({ query: `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: factories { options { title } }`).join(' ')} }` }, premium)).status).toBe(400);
-
     const scrape = await stack.get('/metrics');
     expect(scrape.status).toBe(200);
     metrics = scrape.text;
+    // 7. after the scrape (which counts the operations above) and under step 5's upstream
+    // limit: over graphql-ws (the key in the connection parameters) a read and a mutation
+    // with the secret in the input, over graphql-sse (the key in the header) a no-cache read
+    const endpoint = stack.endpoint ?? '';
+    const ws = wsClient(endpoint, DEMO_KEYS.premium.key);
+    const sse = createSseClient({ url: `${endpoint}/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}`, ...noCache }, retryAttempts: 0 });
+    try {
+      for (const [client, body] of [
+        [ws, page],
+        [ws, update(DEMO_KEYS.premium.secret)],
+        [sse, counter],
+      ] as const) {
+        const answer = await collect((sink) => client.subscribe(body, sink)).next();
+        streamBodies.push(JSON.stringify(answer));
+        // The upstream limits this key to 1 per 60 s since step 5: answers, some of it rate-limited.
+        expect(answer.data).toBeDefined();
+        for (const error of answer.errors ?? []) expect(error.extensions?.code).toBe('RATE_LIMITED');
+      }
+    } finally {
+      await ws.dispose();
+      sse.dispose();
+    }
   });
 
   afterAll(async () => {
@@ -179,6 +203,8 @@ describe('metrics, logs and secrecy', () => {
       exported.map((span) => ({ name: span.name, attributes: span.attributes, events: span.events, links: span.links, status: span.status, resource: span.resource.attributes })),
     );
     expect(text).toContain('POST /factory/options'); // the mutations were traced too
+    expect(text).toContain('graphql-ws'); // and the operations over both subscription transports
+    expect(text).toContain('graphql-sse');
     for (const secret of SECRETS) {
       for (const form of [secret, Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('hex'), encodeURIComponent(secret), secret.toUpperCase()]) {
         expect(text).not.toContain(form);
@@ -189,7 +215,7 @@ describe('metrics, logs and secrecy', () => {
   it('keeps every key and secret out of the metrics and out of every response body', () => {
     for (const secret of SECRETS) expect(metrics).not.toContain(secret);
     expect(bodies.length).toBeGreaterThan(10);
-    for (const body of bodies) for (const secret of SECRETS) expect(body).not.toContain(secret);
+    for (const body of [...bodies, ...streamBodies]) for (const secret of SECRETS) expect(body).not.toContain(secret);
   });
 });
 
