@@ -158,6 +158,22 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
   };
 }
 
+/**
+ * Closes a WebSocket that sent too many refused subscribe messages with
+ * {@link TOO_MANY_REFUSALS_CLOSE_CODE}, and makes whatever it sends after cost nothing:
+ * graphql-ws's message listener goes (the messages of the chunk being read are dropped),
+ * and the bytes still coming (the rest of a burst, then the peer's close frame) are read
+ * and dropped unparsed, so the socket sees the peer's end of the connection and closes at
+ * once. `ws` reads a socket through its `data` events (ws 8); the close frame was written
+ * before, so the peer still gets the code.
+ */
+function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
+  socket.removeAllListeners('message');
+  socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
+  request.socket.removeAllListeners('data');
+  request.socket.on('data', () => undefined);
+}
+
 /** Runs the pipeline on one subscribe request. */
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
@@ -278,12 +294,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
         traced(span, prepared, undefined);
-        if (refusals.add(Date.now())) {
-          // Nothing more this connection sends is handled (the messages already received
-          // included): graphql-ws's listener goes, then the socket closes with 4429.
-          ctx.extra.socket.removeAllListeners('message');
-          ctx.extra.socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
-        }
+        if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
         if (prepared.step === 'subscription-limit') {
           const marker = {};
           refusedOverLimit.set(marker, prepared.errors);
