@@ -152,6 +152,21 @@ describe('site documents', () => {
     expect((await titles()).get(replaced[0]!)).toMatch(/^~sd:catalogue:3:/);
     expect((await read(stack, farm, 'catalogue')).doc?.value).toEqual(again);
     expect((await read(stack, farm, 'hours')).doc?.value).toEqual({ mo: '8-20' });
+
+    // A delete gives every slot of the name back to other tools: the committing slot, the
+    // chunks, and the chunk version 2 replaced (free, but still holding it) too.
+    const leftover = second?.document.slots.filter((slot) => !third?.document.slots.includes(slot)) ?? [];
+    expect(leftover).toHaveLength(1);
+    expect((await titles()).get(leftover[0]!)).toMatch(/^~sd:catalogue:/);
+    posts = stack.attemptsOf(POST_ROUTE).length;
+    const deleted = (await stack.executeText(DELETE, { input: { factoryId: farm, name: 'catalogue' } }, SECRET)).data?.deleteSiteDocument as { freedSlots: number[]; upstreamWrites: number };
+    expect([...deleted.freedSlots].sort((a, b) => a - b)).toEqual([...(third?.document.slots ?? []), ...leftover].sort((a, b) => a - b));
+    expect(deleted.upstreamWrites).toBe(8);
+    expect(stack.attemptsOf(POST_ROUTE).length - posts).toBe(8);
+    const left = [...(await titles()).values()];
+    expect(left.filter((title) => title.startsWith('~sd:catalogue'))).toEqual([]);
+    expect(left.filter((title) => title.startsWith('~sd:hours'))).toHaveLength(2); // its manifest and its chunk, untouched
+    expect((await read(stack, farm, 'hours')).doc?.value).toEqual({ mo: '8-20' });
   });
 
   it('expectedVersion: a stale one is a CONFLICT with the current version; a version committed behind the cache is caught before the commit', async () => {

@@ -137,10 +137,10 @@ export class SiteDocumentResolver {
     }));
   }
 
-  /** Removes a document: its committing slot first (the document is gone), then its chunks. */
+  /** Removes a document: its committing slot first (the document is gone), then its chunks and what its earlier versions left behind. */
   @UpstreamCost({ requests: 'optionSlots' })
   @Mutation(() => DeleteSiteDocumentPayload, {
-    description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots, each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
+    description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })
   async deleteSiteDocument(
     @Arg('input', () => DeleteSiteDocumentInput, { description: 'Which document of which company, an optional expectedVersion and the API secret.' }) input: DeleteSiteDocumentInput,
@@ -158,14 +158,16 @@ export class SiteDocumentResolver {
       if (!current) return null;
       const { manifest, manifestSlot } = current;
       const clear = (slot: number, role: 'commit' | 'clear'): WritePlan['writes'][number] => ({ slot, title: CLEARED, data: CLEARED, role });
+      // The slots go back to other tools: the earlier versions' chunks too (a change frees them without a write).
+      const freed = [...manifest.chunks.map((chunk) => chunk.slot), ...(layout.leftovers.get(input.name) ?? [])];
       return {
         name: input.name,
         manifest,
         manifestSlot,
-        writes: [clear(manifestSlot, 'commit'), ...manifest.chunks.map((chunk) => clear(chunk.slot, 'clear'))],
+        writes: [clear(manifestSlot, 'commit'), ...freed.map((slot) => clear(slot, 'clear'))],
         previousVersion: manifest.version,
         unchanged: false,
-        freed: manifest.chunks.map((chunk) => chunk.slot),
+        freed,
       };
     });
     return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes };
