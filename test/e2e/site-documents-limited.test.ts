@@ -150,13 +150,14 @@ describe('site-document writes the simulator fails', () => {
         expect(fresh.data?.factory).toEqual({ siteDocument: { version: 1, value: v1 } });
       }
     }
-    // The third write (clearing the replaced chunk) failing does not fail the committed change.
+    // The commit is the last write: a change that gets through both has nothing after it that could fail.
     const changed = structuredClone(v1);
     changed.items[50]!.price = 1;
-    stack.simulator.failWrite({ nth: 3, status: 503 });
+    const postsBefore = stack.simulator.countRequests({ route: 'POST /factory/options' });
     const committed = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: changed } }, SECRET);
     expect(committed.errors).toBeUndefined();
     expect((committed.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: true, upstreamWrites: 2, document: { version: 2 } });
+    expect(stack.simulator.countRequests({ route: 'POST /factory/options' }) - postsBefore).toBe(2);
     const fresh = await stack.executeText(READ, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
     expect(fresh.data?.factory).toEqual({ siteDocument: { version: 2, value: changed } });
   });

@@ -507,9 +507,9 @@ export type MarketOfferSell = {
 /** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots, each with "." as clients clear slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument. */
+  /** Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument. */
   deleteSiteDocument: DeleteSiteDocumentPayload;
-  /** Writes a site document into the company's option slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (GET /factory/options/{id}/{slot}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots, the committing slot is written last, then the replaced chunks are cleared with "."; a failure part-way leaves the previous version readable. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE). */
+  /** Writes a site document into the company's option slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (GET /factory/options/{id}/{slot}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE). */
   setSiteDocument: SetSiteDocumentPayload;
   /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
   updateFactoryOption: UpdateFactoryOptionPayload;
@@ -705,7 +705,7 @@ export type SetSiteDocumentPayload = {
   document: SiteDocument;
   /** While committed is false: seconds after which the write is expected to be committed (the key's budget paces it). Null when committed. */
   retryAfterSeconds?: Maybe<Scalars['Int']['output']>;
-  /** Upstream option writes (POST /factory/options) this change took so far: changed chunks, the committing slot and the cleared old chunks; 0 when the value was unchanged. */
+  /** Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged. */
   upstreamWrites: Scalars['Int']['output'];
 };
 
@@ -741,7 +741,7 @@ export type SiteDocumentCapacity = {
   estimatedFreeBytes: Scalars['Int']['output'];
   /** Slots written by something else (by hand, updateFactoryOption, another tool); the gateway never overwrites them. */
   foreignSlots: Array<Scalars['Int']['output']>;
-  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more. */
+  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more (a replaced version's chunk is free from the commit that replaced it; it keeps its data until a write reuses it, which takes never-set and cleared slots first). */
   freeSlots: Array<Scalars['Int']['output']>;
 };
 

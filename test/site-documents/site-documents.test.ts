@@ -82,7 +82,7 @@ describe('site documents', () => {
     expect((await read(stack, farm, 'catalogue')).doc).toBeNull();
   });
 
-  it('an unchanged value takes no write; a one-item change rewrites one chunk plus the commit and clears the old chunk', async () => {
+  it('an unchanged value takes no write; a one-item change rewrites one chunk plus the commit, and clears nothing', async () => {
     stack = await startStack();
     const catalogue = realisticCatalogue(200);
     const first = await set(stack, farm, 'catalogue', catalogue);
@@ -97,12 +97,76 @@ describe('site documents', () => {
     (changed.items[120] as { price: number }).price = 1234.56;
     const second = await set(stack, farm, 'catalogue', changed);
     expect(second.errors).toBeUndefined();
-    // One new chunk, the committing slot, and the replaced chunk cleared.
-    expect(second.result?.setSiteDocument).toMatchObject({ upstreamWrites: 3, document: { version: 2 } });
+    // One new chunk and the committing slot; the replaced chunk is freed by the commit.
+    expect(second.result?.setSiteDocument).toMatchObject({ upstreamWrites: 2, document: { version: 2 } });
+    expect(stack.attemptsOf(POST_ROUTE)).toHaveLength(2);
     const before = new Set(first.result?.setSiteDocument?.document.slots);
     const after = second.result?.setSiteDocument?.document.slots ?? [];
     expect(after.filter((slot) => !before.has(slot))).toHaveLength(1);
     expect((await read(stack, farm, 'catalogue')).doc?.value).toEqual(changed);
+  });
+
+  it('a one-item change makes exactly 2 upstream writes; the replaced chunk\'s slot is free at once and the next write reuses it', async () => {
+    stack = await startStack();
+    const SLOTS = `query($id: ID!) { factory(id: $id) { options { slot title } } }`;
+    const titles = async (): Promise<Map<number, string>> => {
+      const result = await stack.executeText(SLOTS, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
+      return new Map((result.data?.factory as { options: Array<{ slot: number; title: string }> }).options.map((o) => [o.slot, o.title]));
+    };
+    const capacity = async (): Promise<{ freeSlots: number[]; documentSlots: number[]; estimatedFreeBytes: number }> =>
+      ((await stack.executeText(CAPACITY, { id: farm })).data?.factory as { siteDocumentCapacity: { freeSlots: number[]; documentSlots: number[]; estimatedFreeBytes: number } }).siteDocumentCapacity;
+    // Two documents leave one of the ten slots empty.
+    expect((await set(stack, farm, 'hours', { mo: '8-20' })).errors).toBeUndefined();
+    const catalogue = realisticCatalogue(200);
+    const first = (await set(stack, farm, 'catalogue', catalogue)).result?.setSiteDocument;
+    expect(first?.document.slots).toHaveLength(7);
+    const [empty, ...none] = (await capacity()).freeSlots;
+    expect(none).toEqual([]);
+
+    // A one-item change: the changed chunk into the empty slot, then the commit. Nothing else.
+    const changed = structuredClone(catalogue);
+    (changed.items[120] as { price: number }).price = 1234.56;
+    let posts = stack.attemptsOf(POST_ROUTE).length;
+    const second = (await set(stack, farm, 'catalogue', changed)).result?.setSiteDocument;
+    expect(second).toMatchObject({ committed: true, upstreamWrites: 2, document: { version: 2 } });
+    expect(stack.attemptsOf(POST_ROUTE).length - posts).toBe(2);
+    const added = second?.document.slots.filter((slot) => !first?.document.slots.includes(slot));
+    expect(added).toEqual([empty]);
+    const replaced = first?.document.slots.filter((slot) => !second?.document.slots.includes(slot)) ?? [];
+    expect(replaced).toHaveLength(1);
+    // The replaced chunk is free (the commit freed it) though it still holds the old chunk.
+    const afterChange = await capacity();
+    expect(afterChange.freeSlots).toEqual(replaced);
+    expect(afterChange.documentSlots).not.toContain(replaced[0]);
+    expect(afterChange.estimatedFreeBytes).toBe(0);
+    expect((await titles()).get(replaced[0]!)).toMatch(/^~sd:catalogue:1:\d+\/6:[0-9a-f]{8}$/);
+
+    // The next change (another chunk) takes that slot: the only free one.
+    const again = structuredClone(changed);
+    (again.items[10] as { price: number }).price = 0.01;
+    posts = stack.attemptsOf(POST_ROUTE).length;
+    const third = (await set(stack, farm, 'catalogue', again)).result?.setSiteDocument;
+    expect(third).toMatchObject({ committed: true, upstreamWrites: 2, document: { version: 3 } });
+    expect(stack.attemptsOf(POST_ROUTE).length - posts).toBe(2);
+    expect(third?.document.slots.filter((slot) => !second?.document.slots.includes(slot))).toEqual(replaced);
+    expect((await titles()).get(replaced[0]!)).toMatch(/^~sd:catalogue:3:/);
+    expect((await read(stack, farm, 'catalogue')).doc?.value).toEqual(again);
+    expect((await read(stack, farm, 'hours')).doc?.value).toEqual({ mo: '8-20' });
+
+    // A delete gives every slot of the name back to other tools: the committing slot, the
+    // chunks, and the chunk version 2 replaced (free, but still holding it) too.
+    const leftover = second?.document.slots.filter((slot) => !third?.document.slots.includes(slot)) ?? [];
+    expect(leftover).toHaveLength(1);
+    expect((await titles()).get(leftover[0]!)).toMatch(/^~sd:catalogue:/);
+    posts = stack.attemptsOf(POST_ROUTE).length;
+    const deleted = (await stack.executeText(DELETE, { input: { factoryId: farm, name: 'catalogue' } }, SECRET)).data?.deleteSiteDocument as { freedSlots: number[]; upstreamWrites: number };
+    expect([...deleted.freedSlots].sort((a, b) => a - b)).toEqual([...(third?.document.slots ?? []), ...leftover].sort((a, b) => a - b));
+    expect(deleted.upstreamWrites).toBe(8);
+    expect(stack.attemptsOf(POST_ROUTE).length - posts).toBe(8);
+    const left = [...(await titles()).values()];
+    expect(left.filter((title) => title.startsWith('~sd:catalogue'))).toEqual([]);
+    expect(left.filter((title) => title.startsWith('~sd:hours'))).toHaveLength(2); // its manifest and its chunk, untouched
+    expect((await read(stack, farm, 'hours')).doc?.value).toEqual({ mo: '8-20' });
   });
 
   it('expectedVersion: a stale one is a CONFLICT with the current version; a version committed behind the cache is caught before the commit', async () => {

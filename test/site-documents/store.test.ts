@@ -138,21 +138,22 @@ describe('site-document store (copy-on-write)', () => {
       await expect(write(slots, 'catalogue', v1)).rejects.toThrow('503');
       expect(await read(slots, 'catalogue')).toBeNull();
     }
-    // An update: the previous version until the commit, the new one after it (a failed clear is no failure).
+    // An update: the previous version until the commit, which is its last write (nothing is cleared after it).
     const base = new MemorySlots();
     await write(base, 'catalogue', v1);
     const update = plan(base, 'catalogue', v2);
-    const commitAt = update.writes.findIndex((w) => w.role === 'commit') + 1;
-    expect(update.writes.length).toBeGreaterThan(commitAt);
-    for (let failAt = 1; failAt <= update.writes.length; failAt += 1) {
+    expect(update.writes.map((w) => w.role)).toEqual([...update.writes.slice(0, -1).map(() => 'chunk'), 'commit']);
+    for (let failAt = 1; failAt <= update.writes.length + 1; failAt += 1) {
       const slots = new MemorySlots();
       slots.contents.splice(0, 10, ...base.snapshot());
       slots.log.length = 0;
       slots.failAt = failAt;
       const outcome = write(slots, 'catalogue', v2);
-      if (failAt <= commitAt) await expect(outcome).rejects.toThrow('503');
+      const failed = failAt <= update.writes.length;
+      if (failed) await expect(outcome).rejects.toThrow('503');
       else await outcome;
-      expect(await read(slots, 'catalogue')).toEqual(failAt <= commitAt ? asJson(v1) : asJson(v2));
+      expect(slots.log).toHaveLength(failAt - 1);
+      expect(await read(slots, 'catalogue')).toEqual(failed ? asJson(v1) : asJson(v2));
       // Whatever was left behind, the next write still succeeds and reads back.
       slots.failAt = null;
       await write(slots, 'catalogue', v2);
@@ -210,7 +211,7 @@ describe('site-document store (copy-on-write)', () => {
     expect(() => plan(slots, 'new-doc', v2, 3)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 0 }) }));
   });
 
-  it('a change of one catalogue item rewrites one chunk (plus the commit and the clear of the old chunk)', async () => {
+  it('a change of one catalogue item writes one chunk and the commit; the replaced chunk is freed by the commit, not cleared', async () => {
     const slots = new MemorySlots();
     await write(slots, 'catalogue', v1);
     for (const change of [
@@ -223,11 +224,76 @@ describe('site-document store (copy-on-write)', () => {
       const after = structuredClone(before);
       change(after);
       const next = plan(slots, 'catalogue', after);
-      expect(next.writes.filter((w) => w.role === 'chunk')).toHaveLength(1);
-      expect(next.writes.filter((w) => w.role === 'clear')).toHaveLength(1);
-      await executePlan(slots, next, undefined, { writes: 0, committed: false });
+      expect(next.writes.map((w) => w.role)).toEqual(['chunk', 'commit']);
+      expect(next.freed).toHaveLength(1);
+      const replaced = next.freed[0]!;
+      const old = slots.contents[replaced - 1];
+      const progress = { writes: 0, committed: false };
+      slots.log.length = 0;
+      await executePlan(slots, next, undefined, progress);
+      expect(progress).toEqual({ writes: 2, committed: true });
+      expect(slots.log.map((entry) => entry.slot)).toEqual([next.writes[0]!.slot, next.manifestSlot]);
       expect(await read(slots, 'catalogue')).toEqual(asJson(after));
+      // Not written: it still holds the replaced chunk, and counts as free.
+      expect(slots.contents[replaced - 1]).toBe(old);
+      expect(layoutOf(slots.contents).free).toContain(replaced);
     }
+  });
+
+  it('writes take never-set and cleared slots before replaced chunks, so a reader holding the previous manifest reads it whole until then', async () => {
+    const slots = new MemorySlots();
+    // A cleared slot counts as empty like a never-set one.
+    slots.contents[9] = { title: '.', data: '.', lastUpdated: new Date(0) };
+    await write(slots, 'catalogue', v1);
+    const previous = await findDocument(slots, 'catalogue', 10);
+    expect(previous).not.toBeNull();
+    const empty = () => slots.contents.flatMap((content, i) => (content === null || content.title === '.' ? [i + 1] : []));
+    const emptyAtStart = empty();
+    expect(emptyAtStart.length).toBeGreaterThanOrEqual(2);
+    expect(emptyAtStart).toContain(10);
+    let value = structuredClone(v1);
+    const freed: number[] = [];
+    // One-item changes in different chunks: each frees one of the first version's chunks.
+    const items = Array.from({ length: emptyAtStart.length + 1 }, (_, i) => Math.floor(((i + 0.5) * v1.items.length) / (emptyAtStart.length + 1)));
+    for (const [step, item] of items.entries()) {
+      value = structuredClone(value);
+      value.items[item]!.price = 100_000 + step;
+      const next = plan(slots, 'catalogue', value);
+      expect(next.writes.map((w) => w.role)).toEqual(['chunk', 'commit']);
+      const target = next.writes[0]!.slot;
+      const emptyNow = empty();
+      if (emptyNow.length > 0) {
+        // An empty slot while there is one; the replaced chunks stay as they were.
+        expect(target).toBe(emptyNow[0]);
+        expect(freed).not.toContain(target);
+      } else {
+        // Then the replaced chunks, lowest slot first.
+        expect(target).toBe(Math.min(...freed));
+      }
+      // Before the commit, a failure at either write leaves the last version readable.
+      for (const failAt of [1, 2]) {
+        const before = slots.snapshot();
+        const last = structuredClone(await read(slots, 'catalogue'));
+        slots.log.length = 0;
+        slots.failAt = failAt;
+        await expect(executePlan(slots, next, undefined, { writes: 0, committed: false })).rejects.toThrow('503');
+        slots.failAt = null;
+        expect(await read(slots, 'catalogue')).toEqual(last);
+        slots.contents.splice(0, 10, ...before);
+      }
+      await executePlan(slots, next, undefined, { writes: 0, committed: false });
+      expect(await read(slots, 'catalogue')).toEqual(asJson(value));
+      freed.push(...next.freed);
+      expect(layoutOf(slots.contents).free).toEqual(expect.arrayContaining(next.freed));
+      if (emptyNow.length > 0) {
+        // Every chunk of the first version is still there for a reader whose cached manifest is that old.
+        expect(JSON.parse((await readChunks(slots, previous!)).text)).toEqual(asJson(v1));
+      } else {
+        // Reused now: that reader is told its slots do not add up, never given a wrong value.
+        await expect(readChunks(slots, previous!)).rejects.toMatchObject({ extensions: { code: 'SITE_DOCUMENT_CORRUPT', slots: [target] } });
+      }
+    }
+    expect(new Set(freed).size).toBe(items.length);
   });
 
   it('reports a chunk that changed behind its back as SITE_DOCUMENT_CORRUPT naming the slot, never a wrong value', async () => {

@@ -39,6 +39,8 @@ export interface SlotLayout {
   free: number[];
   /** Slots written by something else; never written by site-document mutations. */
   foreign: number[];
+  /** The gateway's slots no document lists (chunks of replaced versions, of writes that never committed), by the document name their title carries; part of `free`. */
+  leftovers: Map<string, number[]>;
 }
 
 /** What a manifest says of its document, as `SiteDocumentInfo` shows it: the committing slot first in `slots`. */
@@ -90,14 +92,18 @@ export function layoutOf(contents: ReadonlyArray<SlotContent | null>): SlotLayou
   const empty: number[] = [];
   const orphans: number[] = [];
   const foreign: number[] = [];
+  const leftovers = new Map<string, number[]>();
   contents.forEach((content, index) => {
     const slot = index + 1;
     if (used.has(slot)) return;
+    const title = content && !isCleared(content) ? parseTitle(content.title) : null;
     if (!content || isCleared(content)) empty.push(slot);
-    else if (parseTitle(content.title)) orphans.push(slot);
-    else foreign.push(slot);
+    else if (title) {
+      orphans.push(slot);
+      leftovers.set(title.name, [...(leftovers.get(title.name) ?? []), slot]);
+    } else foreign.push(slot);
   });
-  return { documents, free: [...empty, ...orphans], foreign };
+  return { documents, free: [...empty, ...orphans], foreign, leftovers };
 }
 
 /**

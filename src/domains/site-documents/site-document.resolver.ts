@@ -116,7 +116,7 @@ export class SiteDocumentResolver {
    */
   @UpstreamCost({ requests: 'optionSlots' })
   @Mutation(() => SetSiteDocumentPayload, {
-    description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots, the committing slot is written last, then the replaced chunks are cleared with "."; a failure part-way leaves the previous version readable. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
+    description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
   })
   async setSiteDocument(
     @Arg('input', () => SetSiteDocumentInput, { description: 'Which document of which company, its new value, an optional expectedVersion and the API secret.' }) input: SetSiteDocumentInput,
@@ -137,10 +137,10 @@ export class SiteDocumentResolver {
     }));
   }
 
-  /** Removes a document: its committing slot first (the document is gone), then its chunks. */
+  /** Removes a document: its committing slot first (the document is gone), then its chunks and what its earlier versions left behind. */
   @UpstreamCost({ requests: 'optionSlots' })
   @Mutation(() => DeleteSiteDocumentPayload, {
-    description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots, each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
+    description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })
   async deleteSiteDocument(
     @Arg('input', () => DeleteSiteDocumentInput, { description: 'Which document of which company, an optional expectedVersion and the API secret.' }) input: DeleteSiteDocumentInput,
@@ -158,14 +158,16 @@ export class SiteDocumentResolver {
       if (!current) return null;
       const { manifest, manifestSlot } = current;
       const clear = (slot: number, role: 'commit' | 'clear'): WritePlan['writes'][number] => ({ slot, title: CLEARED, data: CLEARED, role });
+      // The slots go back to other tools: the earlier versions' chunks too (a change frees them without a write).
+      const freed = [...manifest.chunks.map((chunk) => chunk.slot), ...(layout.leftovers.get(input.name) ?? [])];
       return {
         name: input.name,
         manifest,
         manifestSlot,
-        writes: [clear(manifestSlot, 'commit'), ...manifest.chunks.map((chunk) => clear(chunk.slot, 'clear'))],
+        writes: [clear(manifestSlot, 'commit'), ...freed.map((slot) => clear(slot, 'clear'))],
         previousVersion: manifest.version,
         unchanged: false,
-        freed: manifest.chunks.map((chunk) => chunk.slot),
+        freed,
       };
     });
     return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes };

@@ -3,17 +3,22 @@
  *
  * A plan is made from the slots as read (see `layoutOf`) and the value's chunks: chunks
  * whose data the current version already holds stay where they are; the others go into
- * free slots; the committing slot (the document's, or for a new document the first free
- * slot of its probe order) gets the new manifest last; then the replaced chunks' slots are
- * cleared with "." as clients clear slots. Until the committing write, every read still
- * finds the previous version whole; after it, the new one. Slots the gateway did not write
- * are never in a plan.
+ * free slots (never set or cleared ones first, then the gateway's chunks no manifest lists
+ * any more); the committing slot (the document's, or for a new document the first free
+ * slot of its probe order) gets the new manifest last, and that is the plan's last write.
+ * Until the committing write, every read still finds the previous version whole; after it,
+ * the new one. The replaced chunks are not cleared: the commit frees them, since no
+ * manifest lists them any more (`layoutOf` counts them free, and a later write reuses them
+ * after the empty slots), so a change costs the changed chunks plus one write. Until a
+ * later write reuses them they still hold the previous version's data, so a reader whose
+ * cached manifest is a little older still reads it whole. Slots the gateway did not write
+ * are never in a plan. Only a deletion's plan (`deleteSiteDocument`) clears slots with "."
+ * as clients clear them, to give them back to other tools.
  */
 import { GatewayError } from '../../errors/gateway-error';
 import {
   chunkTitle,
   chunkValue,
-  CLEARED,
   encodeManifest,
   MANIFEST_FORMAT,
   manifestTitle,
@@ -40,7 +45,7 @@ export interface SlotWrite {
   title: string;
   /** The data written. */
   data: string;
-  /** A chunk of the new version, the committing slot, or a freed slot cleared with ".". */
+  /** A chunk of the new version, the committing slot, or (a deletion's plan only) a slot cleared with ".". */
   role: 'chunk' | 'commit' | 'clear';
 }
 
@@ -52,13 +57,13 @@ export interface WritePlan {
   manifest: Manifest;
   /** The committing slot. */
   manifestSlot: number;
-  /** Chunk writes first, then the committing write, then the clearing writes. */
+  /** Chunk writes first, then the committing write; a deletion's plan clears the committing slot, then its chunks ('clear'). */
   writes: SlotWrite[];
   /** The version the plan replaces (0 for a new document). */
   previousVersion: number;
   /** True when the value equals the stored one: no writes at all. */
   unchanged: boolean;
-  /** Chunk slots of the previous version this write frees. */
+  /** Chunk slots of the previous version this write frees: a change frees them by its commit (no manifest lists them; they are not written), a deletion clears them. */
   freed: number[];
 }
 
@@ -166,9 +171,10 @@ export function planWrite(layout: SlotLayout, value: PreparedValue, options: { e
   };
   const data = encodeManifest(manifest);
   writes.push({ slot: manifestSlot, title: manifestTitle(value.name, version, shortHash(data)), data, role: 'commit' });
+  // The replaced chunks are freed by the commit itself: no manifest lists them after it, so
+  // they need no write (the next write takes them after the empty slots).
   const keptSlots = new Set(entries.map((entry) => entry.slot));
   const freed = (current?.manifest.chunks ?? []).map((chunk) => chunk.slot).filter((slot) => !keptSlots.has(slot));
-  for (const slot of freed) writes.push({ slot, title: CLEARED, data: CLEARED, role: 'clear' });
   return { name: value.name, manifest, manifestSlot, writes, previousVersion, unchanged: false, freed };
 }
 
@@ -207,12 +213,13 @@ export interface WriteProgress {
 
 /**
  * Runs a plan: chunks, then (with `expectedVersion`) a fresh read of the committing slot,
- * then the committing write, then the clearing writes. With `expectedVersion` the
- * committing slot is also read fresh before the first chunk is written, so that a version
- * committed behind the cache is found before any of its slots is touched. A failure before the commit leaves
- * the previous version (its slots were not touched); the new chunks are then free slots.
- * A failed clearing write is not an error (the document is committed; that slot counts
- * as free anyway) and ends the clearing.
+ * then the committing write, then a deletion's clearing writes (a change's plan has none:
+ * its commit is its last write). With `expectedVersion` the committing slot is also read
+ * fresh before the first chunk is written, so that a version committed behind the cache is
+ * found before any of its slots is touched. A failure before the commit leaves the previous
+ * version (its slots were not touched); the new chunks are then free slots. A deletion's
+ * failed clearing write is not an error (the document is gone; that slot counts as free
+ * anyway) and ends the clearing.
  *
  * @throws GatewayError `CONFLICT` when the fresh read finds another version (no committing
  *   write is made), and the upstream's errors of a chunk or committing write

@@ -56,8 +56,8 @@ export class SiteDocument extends SiteDocumentInfo {
 /** Which slots a new document could take. */
 @ObjectType({ description: 'How much room the company\'s option slots have for site documents. Reads every slot (OPTION_SLOTS, through the cache).' })
 export class SiteDocumentCapacity {
-  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more. */
-  @Field(() => [Int], { description: 'Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more.' })
+  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more (a replaced version's chunk is free from the commit that replaced it; it keeps its data until a write reuses it, which takes never-set and cleared slots first). */
+  @Field(() => [Int], { description: 'Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more (a replaced version\'s chunk is free from the commit that replaced it; it keeps its data until a write reuses it, which takes never-set and cleared slots first).' })
   freeSlots!: number[];
 
   /** Slots written by something else (by hand, updateFactoryOption, another tool); the gateway never overwrites them. */
@@ -111,8 +111,8 @@ export class SetSiteDocumentPayload {
   @Field(() => SiteDocument, { description: 'The document as written (or, while committed is false, as it will read once the write has finished).' })
   document!: SiteDocument;
 
-  /** Upstream option writes (POST /factory/options) this change took so far: changed chunks, the committing slot and the cleared old chunks; 0 when the value was unchanged. */
-  @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) this change took so far: changed chunks, the committing slot and the cleared old chunks; 0 when the value was unchanged.' })
+  /** Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged. */
+  @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged.' })
   upstreamWrites!: number;
 
   /** True when the new version is committed (reads return it). */
