@@ -12,6 +12,7 @@ import type { GatewayOptions, GatewayRuntime } from './runtime';
 import { createGatewaySubscriptions } from './subscriptions';
 import type { GatewaySubscriptions } from './subscriptions';
 import { buildGatewaySchema } from './graph/schema';
+import { reportOperation } from './observability/operation.plugin';
 import { Readiness } from './web/readiness';
 import { createRouter } from './web/router';
 
@@ -77,6 +78,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       economy: runtime.economy,
       services: runtime.services,
       tracing: runtime.tracing,
+      reportOperation: (report) => reportOperation(runtime.metrics, runtime.logger, report),
       pipeline: runtime.pipeline,
       registry: runtime.metrics.registry,
       logger: runtime.logger,

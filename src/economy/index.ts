@@ -9,6 +9,7 @@ export { perMinuteShare } from './budget/key-state';
 export { optionKeys } from './invalidation/invalidation';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
+export type { UpstreamAccounting } from './accounting';
 export { keyId } from './key-id';
 export { CacheFile, CacheSnapshots } from './cache/cache-file';
 export { errorOf } from './cache/cache-entry';

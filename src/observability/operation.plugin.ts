@@ -2,11 +2,61 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
+import type { UpstreamAccounting } from '../economy';
 import { onUpstreamFailure } from '../upstream/failure-reports';
 import type { UpstreamFailureReport } from '../upstream/failure-reports';
 import type { GatewayMetrics } from './metrics';
 
-type Outcome = 'success' | 'partial' | 'error' | 'rejected';
+/** How an operation ended: `rejected` when it was refused before execution. */
+export type OperationOutcome = 'success' | 'partial' | 'error' | 'rejected';
+type Outcome = OperationOutcome;
+
+/** One finished operation, as {@link reportOperation} counts and logs it. */
+export interface OperationReport {
+  /** The operation's name, null when anonymous or unknown. */
+  operationName: string | null;
+  /** How it ended. */
+  outcome: OperationOutcome;
+  /** From its request (or subscribe message) to its answer, ms. */
+  durationMs: number;
+  /** Its upstream accounting (`extensions.upstream`; all 0 when it was refused before it had a session). */
+  upstream: UpstreamAccounting;
+  /** Fields built from stale data. */
+  stale: number;
+  /** Its errors' codes (each once). */
+  errorCodes: string[];
+  /** The key's HMAC id, null without a key. */
+  keyId: string | null;
+  /** `graphql-ws` or `graphql-sse`; absent over HTTP. */
+  transport?: 'graphql-ws' | 'graphql-sse';
+}
+
+/**
+ * Counts one operation in the metrics by outcome and latency and logs its line
+ * (`graphql operation`) with the first characters of the hashed key, never the key. The
+ * HTTP plugin below and the subscription transports report through it.
+ */
+export function reportOperation(metrics: GatewayMetrics, logger: Logger, report: OperationReport): void {
+  metrics.operation(report.outcome, report.durationMs);
+  logger.info(
+    {
+      operationName: report.operationName,
+      ...(report.transport ? { transport: report.transport } : {}),
+      outcome: report.outcome,
+      durationMs: Math.round(report.durationMs * 10) / 10,
+      upstream: report.upstream,
+      stale: report.stale,
+      errorCodes: report.errorCodes,
+      key: report.keyId?.slice(0, 8) ?? null,
+    },
+    'graphql operation',
+  );
+}
+
+/** The codes of `errors`, each once (`INTERNAL_SERVER_ERROR` for an error without one). */
+export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }> | undefined): string[] {
+  return [...new Set((errors ?? []).map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+}
 
 /**
  * Apollo plugin that, for every operation:
@@ -78,20 +128,15 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
           const hasErrors = (errors?.length ?? 0) > 0;
           const hasData = response.body.kind === 'single' && response.body.singleResult.data != null;
           const outcome: Outcome = accounting.responseCacheHit ? 'success' : !executed ? 'rejected' : !hasErrors ? 'success' : hasData ? 'partial' : 'error';
-          const durationMs = performance.now() - started;
-          metrics.operation(outcome, durationMs);
-          logger.info(
-            {
-              operationName: operationName ?? null,
-              outcome,
-              durationMs: Math.round(durationMs * 10) / 10,
-              upstream: accounting.toJSON(),
-              stale: accounting.staleFields.length,
-              errorCodes: [...new Set((errors ?? []).map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))],
-              key: contextValue.session.keyId?.slice(0, 8) ?? null,
-            },
-            'graphql operation',
-          );
+          reportOperation(metrics, logger, {
+            operationName: operationName ?? null,
+            outcome,
+            durationMs: performance.now() - started,
+            upstream: accounting.toJSON(),
+            stale: accounting.staleFields.length,
+            errorCodes: errorCodesOf(errors),
+            keyId: contextValue.session.keyId,
+          });
         },
       };
     },

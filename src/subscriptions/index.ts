@@ -13,6 +13,7 @@ import type { GatewayServices } from '../context';
 import { perMinuteShare } from '../economy';
 import type { UpstreamEconomy } from '../economy';
 import type { RequestPipeline } from '../pipeline/pipeline';
+import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import { PollHub } from './poll-hub';
 import type { PollClock } from './poll-hub';
@@ -61,6 +62,7 @@ export function createGatewaySubscriptions(
     logger: Logger;
     onRedisError?: () => void;
     tracing?: GatewayTracing;
+    reportOperation?: (report: OperationReport) => void;
   },
   clock?: PollClock,
 ): GatewaySubscriptions {
@@ -93,6 +95,7 @@ export function createGatewaySubscriptions(
     keepAliveMs: config.subscriptionKeepAliveMs,
     logger: parts.logger,
     tracing: parts.tracing,
+    reportOperation: parts.reportOperation,
   });
   return {
     service,

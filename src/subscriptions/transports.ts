@@ -18,12 +18,15 @@ import { createContext } from '../context';
 import type { GatewayServices } from '../context';
 import { keyId } from '../economy';
 import { formatError } from '../errors/format-error';
-import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
+import type { OperationReport } from '../observability/operation.plugin';
+import type { GatewayTracing } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import type { Refusal } from '../pipeline/steps';
 import { livePatchFormat } from './live-queries';
+import { OperationWatch } from './operation-watch';
+import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
@@ -48,6 +51,8 @@ export interface SubscriptionTransportOptions {
   logger?: Logger;
   /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
   tracing?: GatewayTracing;
+  /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
+  reportOperation?: (report: OperationReport) => void;
 }
 
 /**
@@ -200,11 +205,6 @@ function traceCarrier(headers: IncomingMessage['headers'], params: Record<string
   return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
 }
 
-/** True for a result that is a stream (a subscription's events, a live query's results). */
-function isStream(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && Symbol.asyncIterator in result;
-}
-
 /** The attached transports. */
 export interface SubscriptionTransports {
   /** Answers a request to `/graphql/stream` (graphql-sse). */
@@ -235,40 +235,24 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
   // The patch format each live query's client asked for, by its context.
   const patchFormats = new WeakMap<object, LivePatchFormat>();
-  // With tracing on: each operation's span by its context, and a WebSocket's by operation id
-  // (graphql-ws's onComplete and onError name the operation only by its id).
-  const { tracing } = options;
-  const spans = new WeakMap<object, StreamOperationSpan>();
-  const wsSpans = new WeakMap<object, Map<string, StreamOperationSpan>>();
-  const spanOf = (contextValue: unknown): StreamOperationSpan | undefined =>
-    contextValue && typeof contextValue === 'object' ? spans.get(contextValue) : undefined;
-  /** A traced operation's span: named once the pipeline let it through, ended at once when it refused it. */
-  const traced = (span: StreamOperationSpan | undefined, prepared: Prepared, contextValue: SubscriptionContext | undefined): void => {
-    if (!span) return;
-    if (prepared.kind === 'refused' || !contextValue) return span.end(prepared.kind === 'refused' ? prepared.errors : undefined);
-    const operation = getOperationAST(prepared.document, prepared.operationName);
-    span.named(operation?.operation ?? 'query', prepared.operationName ?? operation?.name?.value, contextValue.session.keyId);
-    spans.set(contextValue, span);
-  };
-  /** Ends a span at the operation's first answer: a single result, or a subscription's start (a live query's ends with its first result, in onNext). */
-  const answered = (args: ExecutionArgs, result: unknown): void => {
-    const span = spanOf(args.contextValue);
-    if (!span) return;
-    if (!isStream(result)) span.end((result as ExecutionResult).errors);
-    else if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') span.end();
+  // Each operation's span, log line and metrics; a WebSocket's operations also by id
+  // (graphql-ws's onComplete and onError name an operation only by its id).
+  const watch = new OperationWatch(options.reportOperation, options.tracing);
+  const wsWatched = new WeakMap<object, Map<string, WatchedOperation>>();
+  const wsWatchedOf = (ctx: object, id: string): WatchedOperation | undefined => {
+    const watched = wsWatched.get(ctx)?.get(id);
+    if (watched) wsWatched.get(ctx)?.delete(id);
+    return watched;
   };
   const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
-    const span = spanOf(args.contextValue);
     const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
-    if (!span) return options.liveQueries.execute(args, patches);
     // A live query's first execution starts when the transport first reads its results: in the span too.
-    return span.run(() => options.liveQueries.execute(args, patches, (work) => span.run(work)));
+    return watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work)));
   };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
     const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
     if (refused) return { errors: refused };
-    const span = spanOf(args.contextValue);
-    return span ? span.run(() => graphqlSubscribe(args)) : graphqlSubscribe(args);
+    return watch.run(args.contextValue, () => graphqlSubscribe(args));
   };
   const wsServer = useServer<Record<string, unknown> | undefined>(
     {
@@ -283,17 +267,17 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const fromParams = params.authorization ?? params.Authorization;
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
         const { connection, refusals } = connectionOf(ctx);
-        const span = tracing?.streamOperation('graphql-ws', traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
+        const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
           const contextValue = contextOf(options, prepared, connection);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
-          traced(span, prepared, contextValue);
-          if (span) wsSpans.set(ctx, (wsSpans.get(ctx) ?? new Map<string, StreamOperationSpan>()).set(id, span));
+          watch.admitted(watched, prepared, contextValue);
+          wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
-        traced(span, prepared, undefined);
+        watch.admitted(watched, prepared, undefined);
         if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
         if (prepared.step === 'subscription-limit') {
           const marker = {};
@@ -303,21 +287,21 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
         return prepared.errors;
       },
-      onOperation: (_ctx, _id, _payload, args, result) => answered(args, result),
+      onOperation: (_ctx, _id, _payload, args, result) => watch.answered(args, result),
       onNext: (_ctx, _id, _payload, args, result) => {
         const limited = options.pipeline.limitResult(formatResult(result));
-        spanOf(args.contextValue)?.end(limited.errors);
+        watch.next(args.contextValue, limited);
         return limited;
       },
       onError: (ctx, id, _payload, errors) => {
         const formatted = formatErrors(errors);
-        wsSpans.get(ctx)?.get(id)?.end(formatted);
-        wsSpans.get(ctx)?.delete(id);
+        const watched = wsWatchedOf(ctx, id);
+        if (watched) watch.finish(watched, formatted);
         return formatted as unknown as GraphQLError[];
       },
       onComplete: (ctx, id) => {
-        wsSpans.get(ctx)?.get(id)?.end();
-        wsSpans.get(ctx)?.delete(id);
+        const watched = wsWatchedOf(ctx, id);
+        if (watched) watch.finish(watched, undefined);
       },
     },
     wss,
@@ -342,27 +326,30 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
-      const span = tracing?.streamOperation('graphql-sse', req.raw.headers);
+      const watched = watch.begin('graphql-sse', () => req.raw.headers);
       const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {
-        traced(span, prepared, undefined);
+        watch.admitted(watched, prepared, undefined);
         return { data: null, errors: prepared.errors };
       }
       const { document, operationName, variables } = prepared;
       const contextValue = contextOf(options, prepared, connection);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
-      traced(span, prepared, contextValue);
+      watch.admitted(watched, prepared, contextValue);
       return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
-    onOperation: (_ctx, _req, args, result) => answered(args, result),
+    onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
     onNext: (ctx, _req, result) => {
       const limited = options.pipeline.limitResult(formatResult(result as ExecutionResult));
-      spanOf(ctx)?.end(limited.errors);
+      watch.next(ctx, limited);
       return limited;
     },
-    onComplete: (ctx) => spanOf(ctx)?.end(),
+    onComplete: (ctx) => {
+      const watched = watch.of(ctx);
+      if (watched) watch.finish(watched, undefined);
+    },
   });
 
   const sockets = new Set<Duplex>();

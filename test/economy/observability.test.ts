@@ -162,8 +162,9 @@ describe('metrics, logs and secrecy', () => {
       return logs.records().filter((record) => record.msg === 'graphql operation');
     }
 
-    it('writes one JSON line per operation', () => {
-      expect(operationLines()).toHaveLength(bodies.length);
+    it('writes one JSON line per operation, over HTTP and over both subscription transports', () => {
+      expect(operationLines()).toHaveLength(bodies.length + streamBodies.length);
+      expect(operationLines().map((line) => line.transport)).toEqual([...bodies.map(() => undefined), 'graphql-ws', 'graphql-ws', 'graphql-sse']);
     });
 
     it('names the operation, its duration, its upstream accounting and error codes', () => {
@@ -187,7 +188,12 @@ describe('metrics, logs and secrecy', () => {
       expect(lines[5]).toMatchObject({ operationName: 'UpdateFactoryOptionMessageOnly', outcome: 'success', upstream: { requests: 1 } });
       expect(lines[6]).toMatchObject({ operationName: 'UpdateFactoryOptionMessageOnly', outcome: 'error', errorCodes: ['FORBIDDEN'] });
       expect(lines[9]).toMatchObject({ operationName: 'EconomyCounter', upstream: { stale: 1 } });
-      expect(lines.at(-1)).toMatchObject({ outcome: 'rejected', errorCodes: ['QUERY_TOO_EXPENSIVE'], upstream: { requests: 0 } });
+      expect(lines[bodies.length - 1]).toMatchObject({ outcome: 'rejected', errorCodes: ['QUERY_TOO_EXPENSIVE'], upstream: { requests: 0 } });
+      const [page, update, counter] = lines.slice(bodies.length);
+      expect(page).toMatchObject({ operationName: 'CompanyPage', key: lines[0]?.key });
+      expect(update).toMatchObject({ operationName: 'UpdateFactoryOptionMessageOnly' });
+      // A no-cache read under step 5's upstream limit: served stale.
+      expect(counter).toMatchObject({ operationName: 'EconomyCounter', upstream: { requests: 0 } });
     });
 
     it('never contains a key or a secret', () => {
