@@ -21,7 +21,7 @@ import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
 import { operationPlugin } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
-import { GatewayTracing } from './observability/tracing';
+import type { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscribable/feed';
 import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
@@ -113,7 +113,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     dispatcher: options.dispatcher,
   });
   upstream.observe((observation) => metrics.upstream(observation));
-  const tracing = GatewayTracing.fromSettings(config.tracing, options.traceExporter);
+  // The OpenTelemetry SDK (about 16 MB of RSS) is loaded only when tracing is on.
+  const tracingOn = options.traceExporter !== undefined || config.tracing.endpoint !== null || config.tracing.tracesEndpoint !== null;
+  const tracing = tracingOn ? (await import('./observability/tracing')).GatewayTracing.fromSettings(config.tracing, options.traceExporter) : undefined;
   if (tracing) upstream.observe((observation) => tracing.observeUpstream(observation));
   if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
     logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
