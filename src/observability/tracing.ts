@@ -43,6 +43,7 @@ import type { TracingSettings } from '../config';
 import type { GatewayContext } from '../context';
 import type { EconomyEvents, TracedRequest } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
+import { errorCodesOf } from './operation.plugin';
 
 /** Attribute names of the semantic conventions' incubating part (not importable from the stable entry). */
 const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
@@ -203,18 +204,14 @@ export class GatewayTracing {
     let ended = false;
     return {
       named(operation, operationName, keyId) {
-        span.updateName(operationName ? `${operation} ${operationName}` : operation);
-        span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation);
-        if (operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operationName);
+        nameOperationSpan(span, operation, operationName);
         if (keyId) span.setAttribute(TRACE_ATTRIBUTES.keyId, keyId);
       },
       run: (work) => context.with(active, work),
       end(errors) {
         if (ended) return;
         ended = true;
-        if (errors?.length) {
-          span.setAttribute(TRACE_ATTRIBUTES.errorCodes, [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))].join(','));
-        }
+        if (errors?.length) span.setAttribute(TRACE_ATTRIBUTES.errorCodes, errorCodesOf(errors).join(','));
         span.end();
       },
     };
@@ -234,15 +231,12 @@ export class GatewayTracing {
         if (contextValue.session.keyId) span.setAttribute(TRACE_ATTRIBUTES.keyId, contextValue.session.keyId);
         return {
           async didResolveOperation({ operation, operationName }) {
-            if (!operation) return;
-            span.updateName(operationName ? `${operation.operation} ${operationName}` : operation.operation);
-            span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation.operation);
-            if (operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operationName);
+            if (operation) nameOperationSpan(span, operation.operation, operationName);
           },
           async willSendResponse({ response, errors, metrics }) {
             if (metrics.responseCacheHit === true) span.setAttribute(TRACE_ATTRIBUTES.responseCache, 'hit');
             if (!errors?.length) return;
-            span.setAttribute(TRACE_ATTRIBUTES.errorCodes, [...new Set(errors.map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))].join(','));
+            span.setAttribute(TRACE_ATTRIBUTES.errorCodes, errorCodesOf(errors).join(','));
             if (response.body.kind === 'single' && response.body.singleResult.data == null) span.setStatus({ code: SpanStatusCode.ERROR });
           },
         };
@@ -338,6 +332,13 @@ export class GatewayTracing {
       span.end();
     }
   }
+}
+
+/** Names an operation's span by its type and name (`query CompanyPage`; `query` when anonymous), with the matching attributes. */
+function nameOperationSpan(span: Span, operation: string, operationName: string | null | undefined): void {
+  span.updateName(operationName ? `${operation} ${operationName}` : operation);
+  span.setAttribute(ATTR_GRAPHQL_OPERATION_TYPE, operation);
+  if (operationName) span.setAttribute(ATTR_GRAPHQL_OPERATION_NAME, operationName);
 }
 
 /** The upstream span of the running request, if any. */

@@ -5,7 +5,7 @@
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, ExecutionResult, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import type { DocumentNode, ExecutionResult, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
 import { isGatewayError } from '../errors/gateway-error';
 import { upstreamCostEstimator } from '../graph/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
@@ -45,6 +45,8 @@ export type Prepared =
       readonly document: DocumentNode;
       /** The operation to run, when the request named one. */
       readonly operationName: string | undefined;
+      /** The operation the document runs (its type: query, mutation or subscription). */
+      readonly operation: OperationDefinitionNode;
       /** The variables the operation declares. */
       readonly variables: Record<string, unknown> | undefined;
       /** The key it runs with (the server's in public-site mode), or null. */
@@ -257,7 +259,7 @@ export class RequestPipeline {
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
     const apiKey = state.serverCredentials?.apiKey ?? (credential.kind === 'key' ? credential.apiKey : null);
-    return { kind: 'run', document, operationName, variables: operationState.variables, apiKey, serverCredentials: state.serverCredentials };
+    return { kind: 'run', document, operationName, operation, variables: operationState.variables, apiKey, serverCredentials: state.serverCredentials };
   }
 
   /**

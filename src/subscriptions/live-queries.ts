@@ -281,7 +281,8 @@ export class LiveQueries {
   }
 }
 
-function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
+/** True for a result that is a stream (a subscription's events, a live query's results). */
+export function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 

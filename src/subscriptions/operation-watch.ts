@@ -9,12 +9,13 @@
  * reported again.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { getOperationAST } from 'graphql';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, OperationTypeNode } from 'graphql';
+import { OperationAccounting } from '../economy';
 import { errorCodesOf } from '../observability/operation.plugin';
 import type { OperationOutcome, OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Prepared } from '../pipeline/pipeline';
+import { isAsyncIterator } from './live-queries';
 import type { SubscriptionContext } from './subscription-service';
 
 /** The two streaming transports. */
@@ -33,6 +34,8 @@ export interface WatchedOperation {
   readonly span: StreamOperationSpan | undefined;
   /** Its name, once the pipeline let it through (null when anonymous). */
   operationName: string | null;
+  /** Its type, once the pipeline let it through. */
+  operationType: OperationTypeNode | null;
   /** Its context, once the pipeline let it through. */
   contextValue: SubscriptionContext | undefined;
   /** Whether it was reported already. */
@@ -68,6 +71,7 @@ export class OperationWatch {
       transport,
       span: this.tracing?.streamOperation(transport, carrier()),
       operationName: null,
+      operationType: null,
       contextValue: undefined,
       done: false,
     };
@@ -79,10 +83,10 @@ export class OperationWatch {
       this.finish(watched, prepared.kind === 'refused' ? prepared.errors : undefined, 'rejected');
       return;
     }
-    const operation = getOperationAST(prepared.document, prepared.operationName);
-    watched.operationName = prepared.operationName ?? operation?.name?.value ?? null;
+    watched.operationName = prepared.operationName ?? prepared.operation.name?.value ?? null;
+    watched.operationType = prepared.operation.operation;
     watched.contextValue = contextValue;
-    watched.span?.named(operation?.operation ?? 'query', watched.operationName, contextValue.session.keyId);
+    watched.span?.named(watched.operationType, watched.operationName, contextValue.session.keyId);
     this.byContext.set(contextValue, watched);
   }
 
@@ -101,8 +105,8 @@ export class OperationWatch {
   answered(args: ExecutionArgs, result: unknown): void {
     const watched = this.of(args.contextValue);
     if (!watched) return;
-    if (!isStream(result)) this.finish(watched, (result as ExecutionResult).errors, outcomeOf(result as ExecutionResult));
-    else if (getOperationAST(args.document, args.operationName)?.operation === 'subscription') this.finish(watched, undefined, 'success');
+    if (!isAsyncIterator(result)) this.finish(watched, (result as ExecutionResult).errors, outcomeOf(result as ExecutionResult));
+    else if (watched.operationType === 'subscription') this.finish(watched, undefined, 'success');
   }
 
   /** A result about to be sent: the first one ends the operation. */
@@ -125,7 +129,7 @@ export class OperationWatch {
       operationName: watched.operationName,
       outcome,
       durationMs: performance.now() - watched.started,
-      upstream: accounting ? accounting.toJSON() : NO_UPSTREAM,
+      upstream: (accounting ?? new OperationAccounting()).toJSON(),
       stale: accounting?.staleFields.length ?? 0,
       errorCodes: errorCodesOf(errors),
       keyId: watched.contextValue?.session.keyId ?? null,
@@ -134,16 +138,8 @@ export class OperationWatch {
   }
 }
 
-/** The accounting of an operation refused before it had a session: nothing upstream. */
-const NO_UPSTREAM = { requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: 0 } as const;
-
 /** The outcome of an executed operation's result. */
 function outcomeOf(result: { readonly data?: unknown; readonly errors?: readonly unknown[] }): OperationOutcome {
   if (!result.errors?.length) return 'success';
   return result.data != null ? 'partial' : 'error';
-}
-
-/** True for a result that is a stream (a subscription's events, a live query's results). */
-function isStream(result: unknown): boolean {
-  return typeof result === 'object' && result !== null && Symbol.asyncIterator in result;
 }

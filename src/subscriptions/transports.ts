@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getOperationAST, GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
+import { GraphQLError, parse, subscribe as graphqlSubscribe } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { useServer } from 'graphql-ws/use/ws';
@@ -183,7 +183,7 @@ function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
   const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
-  if (prepared.kind === 'run' && getOperationAST(prepared.document, prepared.operationName)?.operation === 'subscription') admitThisTurn(connection);
+  if (prepared.kind === 'run' && prepared.operation.operation === 'subscription') admitThisTurn(connection);
   return prepared;
 }
 

@@ -90,7 +90,6 @@ export function layoutOf(contents: ReadonlyArray<SlotContent | null>): SlotLayou
     for (const chunk of manifest.chunks) used.add(chunk.slot);
   }
   const empty: number[] = [];
-  const orphans: number[] = [];
   const foreign: number[] = [];
   const leftovers = new Map<string, number[]>();
   contents.forEach((content, index) => {
@@ -98,11 +97,10 @@ export function layoutOf(contents: ReadonlyArray<SlotContent | null>): SlotLayou
     if (used.has(slot)) return;
     const title = content && !isCleared(content) ? parseTitle(content.title) : null;
     if (!content || isCleared(content)) empty.push(slot);
-    else if (title) {
-      orphans.push(slot);
-      leftovers.set(title.name, [...(leftovers.get(title.name) ?? []), slot]);
-    } else foreign.push(slot);
+    else if (title) leftovers.set(title.name, [...(leftovers.get(title.name) ?? []), slot]);
+    else foreign.push(slot);
   });
+  const orphans = [...leftovers.values()].flat().sort((a, b) => a - b);
   return { documents, free: [...empty, ...orphans], foreign, leftovers };
 }
 
