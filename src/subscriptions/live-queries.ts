@@ -317,6 +317,12 @@ function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterab
       await source.return?.();
       return { done: true, value: undefined };
     },
+    // graphql-sse ends an operation (client gone, `complete`) only when it is an async
+    // generator: `next`, `return` and `throw`. Without `throw` it never calls `return`.
+    async throw(error: unknown) {
+      await source.return?.();
+      throw error;
+    },
     [Symbol.asyncIterator]() {
       return iterator;
     },
@@ -355,6 +361,12 @@ function distinctResults(source: AsyncIterableIterator<ExecutionResult>, end: ()
       finish();
       await source.return?.();
       return { done: true, value: undefined };
+    },
+    // See markedLive: graphql-sse ends only async generators, which have `throw` too.
+    async throw(error: unknown) {
+      finish();
+      await source.return?.();
+      throw error;
     },
     [Symbol.asyncIterator]() {
       return iterator;
