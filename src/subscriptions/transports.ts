@@ -353,8 +353,12 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   });
 
   const sockets = new Set<Duplex>();
+  // The SSE responses open now: a stop ends them (nothing else would before the grace period).
+  const sseResponses = new Set<ServerResponse>();
   return {
     async handleSse(req, res) {
+      sseResponses.add(res);
+      res.once('close', () => sseResponses.delete(res));
       // Keep-alive comments stop proxies from closing an idle stream.
       const keepAlive = setInterval(() => {
         if (res.headersSent && !res.writableEnded) res.write(':\n\n');
@@ -375,8 +379,17 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       return true;
     },
     async close() {
-      await wsServer.dispose();
+      // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
+      // EventSource, to another replica), and graphql-sse returns its operations.
+      for (const res of sseResponses) res.destroy();
+      // Every WebSocket gets 1001 (going away); `ws` would wait 30 s for a peer that does not
+      // answer it, so one that has not within the keep-alive interval is cut.
+      const disposed = wsServer.dispose();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([disposed, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.keepAliveMs)))]);
+      clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
+      await disposed;
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
