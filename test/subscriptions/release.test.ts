@@ -9,7 +9,9 @@
  * No sleeps: see streams.ts.
  */
 import { once } from 'node:events';
-import { ManualClock, startStack } from '../support';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { ManualClock, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 import { activeGauges, admitsTheLimit, holdings, KINDS, MOMENTS, open, openAndLeave, openIdleWs, openRaw, TRANSPORTS, untilReleased, WAYS } from './streams';
 import type { Kind, Moment, StreamStack } from './streams';
@@ -94,5 +96,52 @@ describe.each(TRANSPORTS)('the gateway\'s stop ends every %s stream', (transport
     } finally {
       await stack.close().catch(() => undefined);
     }
+  });
+});
+
+describe('a client that leaves while its subscription starts (the first poll in flight)', () => {
+  let streams: StreamStack;
+  /** Server-side: connections closed and DELETE requests answered (a client's leaving, as the gateway sees it). */
+  let leavesSeen = 0;
+
+  beforeAll(async () => {
+    const clock = new ManualClock();
+    const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0 }, gateway: { now: clock.now, pollClock: clock } });
+    stack.gateway.httpServer.on('connection', (socket: Socket) => socket.once('close', () => (leavesSeen += 1)));
+    stack.gateway.httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.method === 'DELETE') res.once('finish', () => (leavesSeen += 1));
+    });
+    streams = { stack, clock };
+  });
+
+  afterAll(async () => {
+    await streams.stack.close();
+  });
+
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
+
+  const cases = TRANSPORTS.flatMap((transport) => WAYS.map((way) => [transport, way] as const));
+
+  it.each(cases)('%s, left by %s', async (transport, way) => {
+    const hub = streams.stack.gateway.subscriptions.hub;
+    const subscribe = hub.subscribe.bind(hub);
+    let starting: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (starting = resolve));
+    let letGo: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    jest.spyOn(hub, 'subscribe').mockImplementation(async (...args) => {
+      starting();
+      await gate;
+      return subscribe(...args);
+    });
+    const before = leavesSeen;
+    const held = open(streams.stack, transport, 'subscription', way);
+    await started;
+    await held.leave();
+    await until(() => leavesSeen > before, 'the gateway to see the client leave', 200_000);
+    letGo();
+    await untilReleased(streams.stack, `${transport} ${way} while starting`);
   });
 });

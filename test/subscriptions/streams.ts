@@ -265,7 +265,7 @@ if (transport === 'ws') {
     stream(token, null);
     const parsed = JSON.parse(body);
     parsed.extensions = { operationId: '1' };
-    await fetch(origin + '/graphql/stream', { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', accept: 'application/json', 'x-graphql-event-stream-token': token }, body: JSON.stringify(parsed) });
+    fetch(origin + '/graphql/stream', { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', accept: 'application/json', 'x-graphql-event-stream-token': token }, body: JSON.stringify(parsed) }).catch(() => undefined);
     say('sent');
   });
 }
