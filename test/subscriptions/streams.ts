@@ -31,8 +31,8 @@ export const TRANSPORTS = ['ws', 'sse', 'sse-single'] as const;
 /** One transport. */
 export type Transport = (typeof TRANSPORTS)[number];
 
-/** The kinds of operation. */
-export const KINDS = ['query', 'mutation', 'subscription', 'live'] as const;
+/** The kinds of operation: `live-patch` is a live query whose client asked for JSON patches (another chain of iterators). */
+export const KINDS = ['query', 'mutation', 'subscription', 'live', 'live-patch'] as const;
 /** One kind of operation. */
 export type Kind = (typeof KINDS)[number];
 
@@ -52,18 +52,21 @@ const SHOP = FIXTURE_IDS.shop;
 /** Stock's polling interval (its freshness window): one advance of the manual clock polls again. */
 export const STOCK_INTERVAL_MS = 60_000;
 
-const OPERATIONS: Record<Kind, { query: string; variables: Record<string, unknown> }> = {
+const LIVE = 'query Counter($id: ID!) @live { factory(id: $id) { counter { items { item price } } } }';
+
+const OPERATIONS: Record<Kind, { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> }> = {
   query: { query: 'query Name($id: ID!) { factory(id: $id) { name } }', variables: { id: SHOP } },
   mutation: {
     query: 'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
     variables: { input: { factoryId: SHOP, slot: 9, title: 'Streams', data: 'end', apiSecret: DEMO_KEYS.premium.secret } },
   },
   subscription: { query: 'subscription Stock($id: ID!) { inventoryChanged(factoryId: $id) { factoryId changes { item delta } } }', variables: { id: SHOP } },
-  live: { query: 'query Counter($id: ID!) @live { factory(id: $id) { counter { items { item price } } } }', variables: { id: SHOP } },
+  live: { query: LIVE, variables: { id: SHOP } },
+  'live-patch': { query: LIVE, variables: { id: SHOP }, extensions: { livePatch: 'jsondiffpatch' } },
 };
 
 /** The body of one operation of `kind`. */
-export function operationOf(kind: Kind): { query: string; variables: Record<string, unknown> } {
+export function operationOf(kind: Kind): { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> } {
   return OPERATIONS[kind];
 }
 
@@ -224,7 +227,7 @@ function openRawSse(stack: HttpStack, kind: Kind, single: boolean): { held: Held
       await fetch(url(stack, '/graphql/stream'), {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json', 'x-graphql-event-stream-token': token },
-        body: JSON.stringify({ ...operationOf(kind), extensions: { operationId: '1' } }),
+        body: JSON.stringify({ ...operationOf(kind), extensions: { ...operationOf(kind).extensions, operationId: '1' } }),
       });
     })();
   }
@@ -264,7 +267,7 @@ if (transport === 'ws') {
   fetch(origin + '/graphql/stream', { method: 'PUT', headers: { authorization: 'Bearer ' + key } }).then((r) => r.text()).then(async (token) => {
     stream(token, null);
     const parsed = JSON.parse(body);
-    parsed.extensions = { operationId: '1' };
+    parsed.extensions = Object.assign({}, parsed.extensions, { operationId: '1' });
     fetch(origin + '/graphql/stream', { method: 'POST', headers: { authorization: 'Bearer ' + key, 'content-type': 'application/json', accept: 'application/json', 'x-graphql-event-stream-token': token }, body: JSON.stringify(parsed) }).catch(() => undefined);
     say('sent');
   });
@@ -336,7 +339,7 @@ export function openRaw(stack: HttpStack, transport: Transport, kind: Kind): Hel
  * passed). Queries and mutations have no next result.
  */
 export async function startNext({ stack, clock }: StreamStack, kind: Kind, step: number): Promise<void> {
-  if (kind === 'live') {
+  if (kind === 'live' || kind === 'live-patch') {
     stack.simulator.change({ kind: 'counter', factoryId: SHOP, item: 'Wasser', price: 1 + (step % 50) / 10 });
     await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: SHOP }, { headers: { 'cache-control': 'no-cache' } });
   } else if (kind === 'subscription') {
