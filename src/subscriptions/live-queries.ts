@@ -169,6 +169,10 @@ export class LiveQueries {
       const executed = Promise.resolve(runs === 1 ? firstRun(() => graphqlExecute(runArgs)) : graphqlExecute(runArgs));
       const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
       this.running.delete(running);
+      // The query ended while this run executed: its watch and the store's entry are released
+      // already, and must stay so. A run that never settles is what the store forgets
+      // (it would track the run's resources again when it settled).
+      if (ended) return new Promise<ExecutionResult>(() => undefined);
       if (running.changed.size > 0) setImmediate(() => void this.store.invalidate([...running.changed]));
       if (outcome === DEADLINE && last) {
         live.addResourceIdentifier([...lastReads.keys()]);

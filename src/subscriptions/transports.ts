@@ -24,7 +24,7 @@ import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import type { Refusal } from '../pipeline/steps';
-import { livePatchFormat } from './live-queries';
+import { isAsyncIterator, livePatchFormat } from './live-queries';
 import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat } from './live-queries';
@@ -205,6 +205,13 @@ function traceCarrier(headers: IncomingMessage['headers'], params: Record<string
   return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
 }
 
+/** The reservation token of a graphql-sse request (header or `token` parameter), or null. */
+function streamToken(req: IncomingMessage): string | null {
+  const header = req.headers['x-graphql-event-stream-token'];
+  if (typeof header === 'string' && header) return header;
+  return new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('token') || null;
+}
+
 /** The attached transports. */
 export interface SubscriptionTransports {
   /** Answers a request to `/graphql/stream` (graphql-sse). */
@@ -244,15 +251,37 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     if (watched) wsWatched.get(ctx)?.delete(id);
     return watched;
   };
+  // graphql-sse operations posted to a reservation (single connection mode): whether the
+  // client is gone, asked when the operation's stream is ready (see `unlessAbandoned`).
+  const abandonedChecks = new WeakMap<object, () => boolean>();
+  // Reservations (their connections) whose event stream closed.
+  const closedStreams = new WeakSet<SubscriptionConnection>();
+  /**
+   * `result`, ended at once when its client left while it started: graphql-sse returns a
+   * reservation's operations when its stream closes, but not one whose start (a
+   * subscription's first poll) was still under way then, nor one whose POST the client
+   * aborted before the 202 (graphql-sse's client then sends no DELETE). Either would run on
+   * a closed stream for good, holding its place and poller.
+   */
+  const unlessAbandoned = <T>(contextValue: unknown, result: T): T => {
+    const abandoned = contextValue && typeof contextValue === 'object' ? abandonedChecks.get(contextValue) : undefined;
+    if (!abandoned) return result;
+    const check = (value: unknown): void => {
+      if (isAsyncIterator<unknown>(value) && abandoned()) void value.return?.();
+    };
+    if (result instanceof Promise) return result.then((value: unknown) => (check(value), value)) as T;
+    check(result);
+    return result;
+  };
   const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
     const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
     // A live query's first execution starts when the transport first reads its results: in the span too.
-    return watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work)));
+    return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work))));
   };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
     const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
     if (refused) return { errors: refused };
-    return watch.run(args.contextValue, () => graphqlSubscribe(args));
+    return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args)));
   };
   const wsServer = useServer<Record<string, unknown> | undefined>(
     {
@@ -323,6 +352,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   const sse = createHandler({
     schema: options.schema,
     execute,
+    subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
@@ -337,6 +367,11 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       const contextValue = contextOf(options, prepared, connection);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
+      if (token && req.headers.get('accept') !== 'text/event-stream') {
+        // Posted to a reservation: abandoned when this POST ends unanswered or the reservation's stream closes.
+        const post = req.context.res;
+        abandonedChecks.set(contextValue, () => (post.destroyed && !post.writableFinished) || closedStreams.has(connection));
+      }
       return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
@@ -353,8 +388,22 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
   });
 
   const sockets = new Set<Duplex>();
+  // The SSE responses open now: a stop ends them (nothing else would before the grace period).
+  const sseResponses = new Set<ServerResponse>();
+  let closing: Promise<void> | undefined;
   return {
     async handleSse(req, res) {
+      sseResponses.add(res);
+      res.once('close', () => sseResponses.delete(res));
+      const token = req.headers.accept === 'text/event-stream' ? streamToken(req) : null;
+      if (token) {
+        const reserved = reservations.get(token);
+        if (reserved) closedStreams.delete(reserved);
+        res.once('close', () => {
+          const connection = reservations.get(token);
+          if (connection) closedStreams.add(connection);
+        });
+      }
       // Keep-alive comments stop proxies from closing an idle stream.
       const keepAlive = setInterval(() => {
         if (res.headersSent && !res.writableEnded) res.write(':\n\n');
@@ -374,10 +423,25 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
       return true;
     },
-    async close() {
-      await wsServer.dispose();
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    close() {
+      closing ??= (async () => {
+        // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
+        // EventSource, to another replica), and graphql-sse returns its operations.
+        for (const res of sseResponses) res.destroy();
+        // Every WebSocket gets 1001 (going away); `ws` would wait 30 s for a peer that does not
+        // answer it, so one that has not within the keep-alive interval is cut.
+        const disposed = wsServer.dispose();
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          await Promise.race([disposed, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.keepAliveMs)))]);
+        } finally {
+          clearTimeout(timer);
+        }
+        for (const socket of sockets) socket.destroy();
+        await disposed;
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      })();
+      return closing;
     },
   };
 }
