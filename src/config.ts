@@ -26,7 +26,7 @@ export interface GatewayConfig {
    * requests cannot starve another key (`UPSTREAM_CONNECTIONS`, default 0). Per key, `UPSTREAM_CONCURRENCY_PER_KEY` bounds them.
    */
   upstreamConnections: number;
-  /** Largest upstream response body, enforced while streaming, in bytes (`UPSTREAM_MAX_BODY_BYTES`, default 5242880 = 5 MiB). */
+  /** Largest upstream response body, enforced while streaming, in bytes (`UPSTREAM_MAX_BODY_BYTES`, default 1048576 = 1 MiB). */
   upstreamMaxBodyBytes: number;
   /** Allowed CORS origins (`CORS_ORIGINS`, comma-separated, `*` allowed, default none). */
   corsOrigins: string[];
@@ -206,7 +206,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   upstreamBaseUrl: 'https://api.statev.de/req',
   upstreamTimeoutMs: 10_000,
   upstreamConnections: 0,
-  upstreamMaxBodyBytes: 5 * 1024 * 1024,
+  upstreamMaxBodyBytes: 1024 * 1024,
   corsOrigins: [],
   introspection: true,
   nodeEnv: 'production',
