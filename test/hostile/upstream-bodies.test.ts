@@ -1,12 +1,14 @@
 /**
  * Hostile upstream bodies through the whole gateway: JSON nested past the limit
- * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES`, and an HTML error
- * page. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
+ * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES` or with more arrays
+ * and objects than it allows (`BYTES_PER_CONTAINER`), and an HTML error page; a big list
+ * asked for by five aliases is fetched and mapped once. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
  * with a log line of the whole cause; a client sees at most 200 characters of an upstream
  * text, markup stripped. The nesting scanner itself is checked against `JSON.parse` on
  * random JSON cut into random chunks.
  */
 import fc from 'fast-check';
+import * as factoryMappers from '../../src/domains/factories/factory.mapper';
 import { DEMO_KEYS } from '../../src/simulator';
 import { BYTES_PER_CONTAINER, JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from '../../src/upstream/json-nesting';
 import { codes, LineCollector, startStack } from '../support';
@@ -104,6 +106,22 @@ describe('hostile upstream bodies through the gateway', () => {
     const result = await stack.executeText(FACTORIES);
     expect(result.errors).toBeUndefined();
     expect((result.data as { factories: unknown[] }).factories).toHaveLength(most - 1);
+  });
+
+  it('fetches and maps a big list once for five aliases of it', async () => {
+    const count = 3_000;
+    const list = JSON.stringify(Array.from({ length: count }, (_, i) => ({ id: `c${i}`, name: `Company ${i}` })));
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
+    const mapped = jest.spyOn(factoryMappers, 'mapFactoryList');
+    try {
+      const result = await stack.executeText(`{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`);
+      expect(result.errors).toBeUndefined();
+      for (const n of [1, 2, 3, 4, 5]) expect((result.data as Record<string, unknown[]>)[`a${n}`]).toHaveLength(count);
+      expect(mapped).toHaveBeenCalledTimes(1);
+      expect(stack.upstreamCalls().filter((call) => call.path === '/req/factory/list/')).toHaveLength(1);
+    } finally {
+      mapped.mockRestore();
+    }
   });
 
   it('an HTML error page reaches the client as at most 200 characters of text without markup, and whole only in the log', async () => {
