@@ -7,8 +7,9 @@
  *
  * An operation counts from the moment the transport admits it (in the same turn, so every
  * subscribe message of one TCP chunk sees those before it) until graphql-ws completes it
- * (its `complete` or `error`). One over the cap is refused before the pipeline parses it,
- * with `RATE_LIMITED` (`setting`, `limit`), and counts toward the connection's refusals
+ * (its `complete` or `error`). One over the cap is refused before the pipeline parses it
+ * (or, when its text may hold a subscription, once parsed and found not to be one), with
+ * `RATE_LIMITED` (`setting`, `limit`), and counts toward the connection's refusals
  * (over 100 in 10 s: close 4429, see transports.ts). Live queries (`@live`) are long-lived
  * and counted by the subscription limits instead, so they never hold one of these places.
  */

@@ -283,20 +283,25 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
         const { connection, refusals, inFlight } = connectionOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
-        // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION: refused before the
-        // pipeline (see operation-cap.ts); subscriptions have their own limits there.
-        if (inFlight.full() && !mayBeStreaming(payload)) {
+        // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
+        // refused before the pipeline, unless the text may hold a subscription (whose limits
+        // the pipeline checks), and then once parsed.
+        const overCap = (): ExecutionArgs => {
           const errors = overOperationCap(inFlight.max);
           watch.finish(watched, errors, 'rejected');
           if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
           const marker = {};
           refusedOverLimit.set(marker, errors);
           return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
-        }
+        };
+        if (inFlight.full() && !mayBeStreaming(payload)) return overCap();
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
-          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) inFlight.hold(id);
+          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) {
+            if (inFlight.full()) return overCap();
+            inFlight.hold(id);
+          }
           const contextValue = contextOf(options, prepared, connection);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);

@@ -238,6 +238,22 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     client.socket.close();
   });
 
+  it('refuses a query that mentions the word subscription once it is parsed, and counts the refusal', async () => {
+    const client = await atTheCap();
+    steps.length = 0;
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    client.subscribe('disguised-0', '{ __typename } # subscription');
+    await until(() => client.received.some((message) => message.id === 'disguised-0' && message.type === 'complete'), 'the refusal');
+    expect(client.received.find((message) => message.id === 'disguised-0')?.payload).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }],
+    });
+    expect(steps).toContain('parse');
+    // Such refusals close the connection like any other: it cannot parse its way past the cap.
+    for (let i = 1; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`disguised-${i}`, '{ __typename } # subscription');
+    const [code] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+  });
+
   it('counts an operation admitted in the same turn at once: of a burst only the cap is parsed', async () => {
     const client = await connect(stack, DEMO_KEYS.premium.key);
     steps.length = 0;
