@@ -26,7 +26,7 @@ export interface GatewayConfig {
    * requests cannot starve another key (`UPSTREAM_CONNECTIONS`, default 0). Per key, `UPSTREAM_CONCURRENCY_PER_KEY` bounds them.
    */
   upstreamConnections: number;
-  /** Largest upstream response body, enforced while streaming, in bytes (`UPSTREAM_MAX_BODY_BYTES`, default 5242880 = 5 MiB). */
+  /** Largest upstream response body, enforced while streaming, in bytes (`UPSTREAM_MAX_BODY_BYTES`, default 1048576 = 1 MiB). */
   upstreamMaxBodyBytes: number;
   /** Allowed CORS origins (`CORS_ORIGINS`, comma-separated, `*` allowed, default none). */
   corsOrigins: string[];
@@ -140,6 +140,8 @@ export interface GatewayConfig {
   subscriptionsMaxPerKey: number;
   /** Open subscriptions per WebSocket or SSE connection; over it `RATE_LIMITED` (`SUBSCRIPTIONS_MAX_PER_CONNECTION`, default 10). */
   subscriptionsMaxPerConnection: number;
+  /** Queries and mutations in flight at once per WebSocket; over it `RATE_LIMITED` (`OPERATIONS_MAX_PER_CONNECTION`, default 16). */
+  operationsMaxPerConnection: number;
   /** Failed polls in a row after which subscribers get an error event (`SUBSCRIPTION_ERROR_EVENTS_AFTER`, default 3). */
   subscriptionErrorEventsAfter: number;
   /** First retry delay after a failed poll, ms; doubles per failure, at most the interval (`SUBSCRIPTION_RETRY_BASE_MS`, default 5000). */
@@ -204,7 +206,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   upstreamBaseUrl: 'https://api.statev.de/req',
   upstreamTimeoutMs: 10_000,
   upstreamConnections: 0,
-  upstreamMaxBodyBytes: 5 * 1024 * 1024,
+  upstreamMaxBodyBytes: 1024 * 1024,
   corsOrigins: [],
   introspection: true,
   nodeEnv: 'production',
@@ -250,6 +252,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   redisPrefix: 'statev:',
   subscriptionsMaxPerKey: 20,
   subscriptionsMaxPerConnection: 10,
+  operationsMaxPerConnection: 16,
   subscriptionErrorEventsAfter: 3,
   subscriptionRetryBaseMs: 5000,
   subscriptionBudgetPercent: 50,
@@ -682,6 +685,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
   ...section('Subscriptions', [
     integer('subscriptionsMaxPerKey', 'SUBSCRIPTIONS_MAX_PER_KEY', 1, 'open subscriptions per key on one replica'),
     integer('subscriptionsMaxPerConnection', 'SUBSCRIPTIONS_MAX_PER_CONNECTION', 1, 'open subscriptions per WebSocket or SSE connection'),
+    integer('operationsMaxPerConnection', 'OPERATIONS_MAX_PER_CONNECTION', 1, 'queries and mutations in flight at once per WebSocket'),
     integer('subscriptionErrorEventsAfter', 'SUBSCRIPTION_ERROR_EVENTS_AFTER', 1, 'failed polls in a row before subscribers get an error event'),
     integer('subscriptionRetryBaseMs', 'SUBSCRIPTION_RETRY_BASE_MS', 1, 'first retry delay after a failed poll, ms'),
     integer('subscriptionBudgetPercent', 'SUBSCRIPTION_BUDGET_PERCENT', 1, "share of a key's budget its polls may use, percent"),

@@ -10,7 +10,8 @@
  * bursts on one connection, 200,000 nested arrays from the upstream) and those of the
  * hostile test suites (test/hostile/: fragment fan-outs, documents and fragment chains
  * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
- * limit, half-sent request headers).
+ * limit, half-sent request headers), and bursts of queries on one graphql-ws connection and
+ * big upstream bodies (see `burstAndBodyAttacks`).
  */
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ import { summarizeLatencies } from '../lib/load';
 import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
-import { LARGE_KEY, NESTED_KEY } from '../upstream-stub';
+import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { fanOut } from './soak';
 
 /** A key whose requests run beside the upstream attacks (they must not be delayed). */
@@ -288,6 +289,90 @@ interface Attack {
   run: (gateway: Service) => Promise<Outcome>;
 }
 
+/**
+ * `count` copies of one query sent at once on one graphql-ws connection: how many were
+ * answered with data, refused (`RATE_LIMITED` over `OPERATIONS_MAX_PER_CONNECTION`) or
+ * failed otherwise, until every one ended or the gateway closed the connection (4429 after
+ * more than 100 refusals in 10 s).
+ */
+async function wsQueryBurst(gateway: Service, key: string | null, query: string, count: number): Promise<Outcome> {
+  const socket = await wsConnection(gateway, key);
+  let answered = 0;
+  let refused = 0;
+  let otherErrors = 0;
+  let internalErrors = 0;
+  let ended = 0;
+  let closedWith: number | null = null;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 60_000);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    socket.on('message', (data: WebSocket.RawData) => {
+      const text = String(data);
+      const message = JSON.parse(text) as { type?: string; payload?: { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> } };
+      if (text.includes('"INTERNAL_SERVER_ERROR"')) internalErrors += 1;
+      if (message.type === 'next') {
+        const code = message.payload?.errors?.[0]?.extensions?.code;
+        if (code === 'RATE_LIMITED') refused += 1;
+        else if (code !== undefined) otherErrors += 1;
+        else answered += 1;
+      } else if (message.type === 'error') otherErrors += 1;
+      if (message.type === 'complete' || message.type === 'error') ended += 1;
+      if (ended >= count) done();
+    });
+    socket.once('close', (code) => {
+      closedWith = code;
+      done();
+    });
+    const frame = (i: number): string => JSON.stringify({ id: `q${i}`, type: 'subscribe', payload: { query } });
+    for (let i = 0; i < count; i += 1) socket.send(frame(i));
+  });
+  socket.terminate();
+  return { operations: count, answered, refused, otherErrors, ended, closedWith, internalErrors };
+}
+
+/**
+ * The attacks on per-connection bursts of queries and on big upstream bodies: 3,000
+ * queries on one graphql-ws connection (keyless and keyed), an upstream 200 of about
+ * 4.9 MB of arrays nested 63 deep (under the nesting bound), and a valid company list of
+ * 15,000 entries (about 4.2 MB, over the default body limit) for one alias and for five;
+ * and the largest company list under that limit (3,700 entries, about 1 MB), likewise.
+ */
+function burstAndBodyAttacks(repeat: number): Attack[] {
+  const list = (aliases: number): string => JSON.stringify({ query: `{ ${Array.from({ length: aliases }, (_, i) => `c${i}: factories { id name }`).join(' ')} }` });
+  return [
+    { name: 'ws-queries-3000-keyless', description: '3,000 { __typename } queries sent at once on one graphql-ws connection, no key', run: (g) => wsQueryBurst(g, null, '{ __typename }', 3000) },
+    { name: 'ws-queries-3000-keyed', description: '3,000 { factories { id name } } queries sent at once on one graphql-ws connection (premium key)', run: (g) => wsQueryBurst(g, PREMIUM_KEY, '{ factories { id name } }', 3000) },
+    {
+      name: 'upstream-deep-arrays-4.9mb',
+      description: `the upstream answers 200 with about 4.9 MB of arrays nested 63 deep (under the bound of 64), ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), DEEP_KEY, repeat, 1, true)),
+    },
+    {
+      name: 'upstream-company-list-15000',
+      description: `the upstream answers a valid company list of ${COMPANY_COUNT} entries (about 4.2 MB), one alias, ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, list(1), COMPANIES_KEY, repeat, 1, true)),
+    },
+    {
+      name: 'upstream-company-list-15000-5-aliases',
+      description: `the same list, five aliases of it in one operation, ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, list(5), COMPANIES_KEY, repeat, 1, true)),
+    },
+    {
+      name: 'upstream-company-list-at-limit',
+      description: `the upstream answers a valid company list of ${COMPANY_COUNT_AT_LIMIT} entries (about 1 MB, the most under the default UPSTREAM_MAX_BODY_BYTES), one alias, ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, list(1), COMPANIES_AT_LIMIT_KEY, repeat, 1, true)),
+    },
+    {
+      name: 'upstream-company-list-at-limit-5-aliases',
+      description: `the same list, five aliases of it in one operation, ${repeat} operations one after another (no-cache), another key's operations beside them`,
+      run: (g) => withBystander(g, () => repeatPost(g, list(5), COMPANIES_AT_LIMIT_KEY, repeat, 1, true)),
+    },
+  ];
+}
+
 function attacks(quick: boolean): Attack[] {
   const introspection = JSON.stringify({ query: introspectionAliases(369) });
   const repeat = quick ? 5 : 20;
@@ -334,6 +419,7 @@ function attacks(quick: boolean): Attack[] {
       },
     },
     { name: 'half-sent-headers-200', description: '200 connections that send half their request headers, held for 1 s', run: (g) => halfSentHeaders(g) },
+    ...burstAndBodyAttacks(quick ? 3 : 10),
   ];
 }
 

@@ -191,7 +191,7 @@ function queryText(state: RequestState): string | null {
  * A document that may hold a subscription or a live query: its text has the keyword or
  * the `@live` directive (cheap; the parser decides later).
  */
-const SUBSCRIPTION_KEYWORD = /\bsubscription\b|@live\b/;
+export const SUBSCRIPTION_KEYWORD = /\bsubscription\b|@live\b/;
 
 /**
  * The request checks, in order. The order is this array's: the pipeline refuses to

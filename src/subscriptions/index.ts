@@ -93,6 +93,7 @@ export function createGatewaySubscriptions(
     liveQueries,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
+    operationsMaxPerConnection: config.operationsMaxPerConnection,
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,

@@ -14,6 +14,7 @@ import { createHandler } from 'graphql-sse/lib/use/http';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from 'pino';
+import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { createContext } from '../context';
 import type { GatewayServices } from '../context';
 import { keyId } from '../economy';
@@ -23,8 +24,10 @@ import type { GatewayTracing } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
+import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
 import type { Refusal } from '../pipeline/steps';
 import { isAsyncIterator, livePatchFormat } from './live-queries';
+import { OperationsInFlight, overOperationCap } from './operation-cap';
 import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat } from './live-queries';
@@ -45,6 +48,8 @@ export interface SubscriptionTransportOptions {
   liveQueries: LiveQueries;
   /** Close a WebSocket that sent no `connection_init` within this time, ms. */
   connectionInitTimeoutMs: number;
+  /** Most queries and mutations in flight at once on one WebSocket (`OPERATIONS_MAX_PER_CONNECTION`, see operation-cap.ts). */
+  operationsMaxPerConnection: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
   keepAliveMs: number;
   /** Where the transports log. */
@@ -179,6 +184,16 @@ function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
   request.socket.on('data', () => undefined);
 }
 
+/**
+ * A subscribe payload whose text may hold a subscription or a live query (the keyword or
+ * `@live`, as the pipeline's `subscription-limit` step tests it): the subscription limits
+ * decide on those, the cap on operations in flight on the others.
+ */
+function mayBeStreaming(payload: unknown): boolean {
+  const query = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).query : undefined;
+  return typeof query === 'string' && SUBSCRIPTION_KEYWORD.test(query);
+}
+
 /** Runs the pipeline on one subscribe request. */
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
@@ -228,11 +243,11 @@ export interface SubscriptionTransports {
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
-  const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount }>();
-  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount } => {
+  const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
+  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
     if (!state) {
-      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount() };
+      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
       connections.set(ctx, state);
     }
     return state;
@@ -295,11 +310,27 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
-        const { connection, refusals } = connectionOf(ctx);
+        const { connection, refusals, inFlight } = connectionOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
+        // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
+        // refused before the pipeline, unless the text may hold a subscription (whose limits
+        // the pipeline checks), and then once parsed.
+        const overCap = (): ExecutionArgs => {
+          const errors = overOperationCap(inFlight.max);
+          watch.finish(watched, errors, 'rejected');
+          if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
+          const marker = {};
+          refusedOverLimit.set(marker, errors);
+          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
+        };
+        if (inFlight.full() && !mayBeStreaming(payload)) return overCap();
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
+          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) {
+            if (inFlight.full()) return overCap();
+            inFlight.hold(id);
+          }
           const contextValue = contextOf(options, prepared, connection);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);
@@ -323,12 +354,14 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         return limited;
       },
       onError: (ctx, id, _payload, errors) => {
+        connections.get(ctx)?.inFlight.release(id);
         const formatted = formatErrors(errors);
         const watched = wsWatchedOf(ctx, id);
         if (watched) watch.finish(watched, formatted);
         return formatted as unknown as GraphQLError[];
       },
       onComplete: (ctx, id) => {
+        connections.get(ctx)?.inFlight.release(id);
         const watched = wsWatchedOf(ctx, id);
         if (watched) watch.finish(watched, undefined);
       },

@@ -6,7 +6,7 @@ import type { UpstreamErrorCode, UpstreamErrorInfo } from '../errors/gateway-err
 import { buildPath } from './endpoints';
 import type { Endpoint, PathParams } from './endpoints';
 import { reportUpstreamFailure } from './failure-reports';
-import { JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from './json-nesting';
+import { BYTES_PER_CONTAINER, JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from './json-nesting';
 import { KeyConnectionGate } from './key-connections';
 import { Redactor } from './redact';
 
@@ -23,7 +23,7 @@ export interface UpstreamClientOptions {
   connections?: number;
   /** Most requests in use per key at once (default 6); see {@link KeyConnectionGate}. */
   connectionsPerKey?: number;
-  /** Largest response body accepted, in bytes (default 5 MiB); enforced while streaming. */
+  /** Largest response body accepted, in bytes (default 1 MiB); enforced while streaming, as is a JSON body's count of arrays and objects (at most this / {@link BYTES_PER_CONTAINER}). */
   maxBodyBytes?: number;
   /** Deepest nesting of arrays and objects accepted in a JSON body (default {@link MAX_UPSTREAM_JSON_DEPTH}); enforced while streaming. */
   maxJsonDepth?: number;
@@ -87,8 +87,8 @@ const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEO
  */
 const READ_SLICE_BYTES = 256 * 1024;
 
-/** Default of {@link UpstreamClientOptions.maxBodyBytes}: 5 MiB. */
-export const DEFAULT_MAX_BODY_BYTES = 5 * 1024 * 1024;
+/** Default of {@link UpstreamClientOptions.maxBodyBytes}: 1 MiB (see `UPSTREAM_MAX_BODY_BYTES` in docs/configuration.md for why). */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** Default of {@link UpstreamClientOptions.maxRetryAfterSeconds}: one hour. */
 export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 3600;
 /** Default of {@link UpstreamClientOptions.connectionsPerKey}. */
@@ -97,8 +97,8 @@ export const DEFAULT_CONNECTIONS_PER_KEY = 6;
 /** Why the client abandoned an exchange itself (the abort reason). */
 class Abandoned extends Error {
   constructor(
-    readonly why: 'deadline' | 'too-large' | 'too-deep',
-    /** For `too-deep`: the byte offset of the bracket past the limit. */
+    readonly why: 'deadline' | 'too-large' | 'too-deep' | 'too-many-containers',
+    /** For `too-deep` and `too-many-containers`: the byte offset of the bracket past the limit. */
     readonly at: number | null = null,
   ) {
     super(why);
@@ -120,6 +120,7 @@ export class UpstreamClient {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly maxJsonDepth: number;
+  private readonly maxContainers: number;
   private readonly maxRetryAfterSeconds: number;
   /** Per-key limit on connections in use, so hung keys cannot starve the others. */
   readonly connectionGate: KeyConnectionGate;
@@ -130,6 +131,7 @@ export class UpstreamClient {
     this.timeoutMs = options.timeoutMs;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxJsonDepth = options.maxJsonDepth ?? MAX_UPSTREAM_JSON_DEPTH;
+    this.maxContainers = Math.floor(this.maxBodyBytes / BYTES_PER_CONTAINER);
     this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
     this.connectionGate = new KeyConnectionGate(Math.max(1, options.connectionsPerKey ?? DEFAULT_CONNECTIONS_PER_KEY));
     this.ownsDispatcher = options.dispatcher === undefined;
@@ -156,7 +158,8 @@ export class UpstreamClient {
    *
    * @throws UpstreamError — 400 `UPSTREAM_BAD_REQUEST`, 401/403 `FORBIDDEN`, 404 `NOT_FOUND`,
    *   429 `RATE_LIMITED` (with `retryAfterSeconds` from `Retry-After`), 5xx, bad JSON, JSON
-   *   nested deeper than `maxJsonDepth`, a body over `maxBodyBytes` or a connection error
+   *   nested deeper than `maxJsonDepth`, a body over `maxBodyBytes`, JSON with more than
+   *   `maxBodyBytes` / {@link BYTES_PER_CONTAINER} arrays and objects, or a connection error
    *   `UPSTREAM_ERROR`, a timeout `UPSTREAM_TIMEOUT`. Its `detail` holds the whole cause
    *   for the log (redacted); the client-facing message is cut (see {@link clientText}).
    */
@@ -227,7 +230,7 @@ export class UpstreamClient {
       if (Number.isFinite(declared) && declared > this.maxBodyBytes) controller.abort(new Abandoned('too-large'));
       // A JSON body's nesting is followed as it streams (see json-nesting.ts): a hostile
       // one is abandoned at the first bracket past the limit, before anything parses it.
-      const nesting = isJson(String(responseHeaders['content-type'] ?? '')) ? new JsonNesting(this.maxJsonDepth) : null;
+      const nesting = isJson(String(responseHeaders['content-type'] ?? '')) ? new JsonNesting(this.maxJsonDepth, this.maxContainers) : null;
       // Always consume the body, also on errors, so the connection returns to the pool;
       // but never more of it than the limits allow.
       const chunks: Buffer[] = [];
@@ -247,7 +250,7 @@ export class UpstreamClient {
           break;
         }
         if (nesting && !nesting.feed(buffer)) {
-          controller.abort(new Abandoned('too-deep', nesting.exceededAt));
+          controller.abort(new Abandoned(nesting.exceeded === 'containers' ? 'too-many-containers' : 'too-deep', nesting.exceededAt));
           break;
         }
         chunks.push(buffer);
@@ -256,7 +259,7 @@ export class UpstreamClient {
       text = Buffer.concat(chunks, bytes).toString('utf8');
     } catch (error) {
       const reason = controller.signal.aborted ? controller.signal.reason : error;
-      const failure = transportFailure(endpoint, reason, statusCode, secrets, { timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes, maxJsonDepth: this.maxJsonDepth });
+      const failure = transportFailure(endpoint, reason, statusCode, secrets, { timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes, maxJsonDepth: this.maxJsonDepth, maxContainers: this.maxContainers });
       finish(statusCode, failure);
       throw failure;
     } finally {
@@ -447,6 +450,7 @@ interface Limits {
   timeoutMs: number;
   maxBodyBytes: number;
   maxJsonDepth: number;
+  maxContainers: number;
 }
 
 function transportFailure(endpoint: Endpoint, error: unknown, status: number | null, secrets: readonly string[], limits: Limits): UpstreamError {
@@ -460,7 +464,9 @@ function transportFailure(endpoint: Endpoint, error: unknown, status: number | n
     const message =
       error.why === 'too-large'
         ? `response body larger than the limit of ${limits.maxBodyBytes} bytes; abandoned`
-        : `JSON nested deeper than ${limits.maxJsonDepth} levels; abandoned`;
+        : error.why === 'too-many-containers'
+          ? `JSON with more than ${limits.maxContainers} arrays and objects; abandoned`
+          : `JSON nested deeper than ${limits.maxJsonDepth} levels; abandoned`;
     const at = error.at === null ? '' : ` (at byte ${error.at})`;
     return withDetail(new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message }), `${message}${at}`);
   }

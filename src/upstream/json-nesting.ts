@@ -27,10 +27,31 @@
  * in JavaScript would parse every answer several times slower than `JSON.parse`. The
  * scan costs about one pass of `Buffer#toString` over the same bytes and stops a
  * hostile body after at most {@link MAX_UPSTREAM_JSON_DEPTH} + 1 brackets.
+ *
+ * The same scan bounds how many arrays and objects a body holds (see
+ * {@link BYTES_PER_CONTAINER}): the time `JSON.parse` and every later walk of the value
+ * take grows with the number of values far more than with the bytes. Measured on Node 20:
+ * a valid 4.2 MB company list of 15,000 objects parses in about 10 ms, but 4.9 MB of
+ * arrays nested 63 deep (2.4 million arrays, under the depth bound) in 700-1,000 ms, and
+ * the cache's copy of it (`JSON.stringify`) takes another 250-480 ms: over a second of
+ * one turn of the event loop for one answer. Parsing such a body on a worker thread
+ * (e.g. with piscina) does not help: the value has to come back to the main thread, and
+ * V8's structured-clone deserialization of it took 720-1,680 ms there (7-25 ms for the
+ * company list), as long as parsing it. Refusing it while it streams in costs nothing.
  */
 
 /** Deepest nesting of arrays and objects accepted in an upstream JSON answer; deeper is `UPSTREAM_ERROR`. */
 export const MAX_UPSTREAM_JSON_DEPTH = 64;
+
+/**
+ * Bytes of the body limit per array or object allowed: an upstream JSON answer may hold
+ * at most `UPSTREAM_MAX_BODY_BYTES / 20` arrays and objects (52,428 for the default
+ * 1 MiB), one more is `UPSTREAM_ERROR`. A body as large as the limit may so average 20
+ * bytes per array or object; StateV's densest records take 25 bytes or more
+ * (`{"name":"Holz","amount":3}` in a recipe), a company 150-280. At the bound, the worst
+ * body (`[[],[],…]` or arrays nested 63 deep) parses in about 15 ms.
+ */
+export const BYTES_PER_CONTAINER = 20;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -51,19 +72,25 @@ export class JsonNesting {
   private escaped = false;
   /** Bytes fed so far. */
   private offset = 0;
-  /** Byte offset (from the start of the text) of the bracket that went past `max`, once one has. */
+  /** Arrays and objects opened so far. */
+  private containers = 0;
+  /** Byte offset (from the start of the text) of the bracket that went past `max` or `maxContainers`, once one has. */
   exceededAt: number | null = null;
+  /** Which bound that bracket went past: `depth` (`max`) or `containers` (`maxContainers`). */
+  exceeded: 'depth' | 'containers' | null = null;
 
   constructor(
     /** Deepest nesting allowed (default {@link MAX_UPSTREAM_JSON_DEPTH}). */
     readonly max: number = MAX_UPSTREAM_JSON_DEPTH,
+    /** Most arrays and objects allowed in the whole text (default: no bound; see {@link BYTES_PER_CONTAINER}). */
+    readonly maxContainers: number = Number.POSITIVE_INFINITY,
   ) {}
 
-  /** Feeds the next bytes of the text. @returns false once the nesting has gone past `max` (then stays false) */
+  /** Feeds the next bytes of the text. @returns false once the nesting has gone past `max` or the count past `maxContainers` (then stays false) */
   feed(bytes: Uint8Array): boolean {
     if (this.exceededAt !== null) return false;
-    let { depth, inString, escaped } = this;
-    const max = this.max;
+    let { depth, inString, escaped, containers } = this;
+    const { max, maxContainers } = this;
     for (let i = 0; i < bytes.length; i += 1) {
       const byte = bytes[i];
       if (inString) {
@@ -74,8 +101,10 @@ export class JsonNesting {
         inString = true;
       } else if (byte === OPEN_ARRAY || byte === OPEN_OBJECT) {
         depth += 1;
-        if (depth > max) {
+        containers += 1;
+        if (depth > max || containers > maxContainers) {
           this.exceededAt = this.offset + i;
+          this.exceeded = depth > max ? 'depth' : 'containers';
           return false;
         }
       } else if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
@@ -85,6 +114,7 @@ export class JsonNesting {
     this.depth = depth;
     this.inString = inString;
     this.escaped = escaped;
+    this.containers = containers;
     this.offset += bytes.length;
     return true;
   }

@@ -1,14 +1,16 @@
 /**
  * Hostile upstream bodies through the whole gateway: JSON nested past the limit
- * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES`, and an HTML error
- * page. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
+ * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES` or with more arrays
+ * and objects than it allows (`BYTES_PER_CONTAINER`), and an HTML error page; a big list
+ * asked for by five aliases is fetched and mapped once. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
  * with a log line of the whole cause; a client sees at most 200 characters of an upstream
  * text, markup stripped. The nesting scanner itself is checked against `JSON.parse` on
  * random JSON cut into random chunks.
  */
 import fc from 'fast-check';
+import * as factoryMappers from '../../src/domains/factories/factory.mapper';
 import { DEMO_KEYS } from '../../src/simulator';
-import { JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from '../../src/upstream/json-nesting';
+import { BYTES_PER_CONTAINER, JsonNesting, MAX_UPSTREAM_JSON_DEPTH } from '../../src/upstream/json-nesting';
 import { codes, LineCollector, startStack } from '../support';
 import type { Stack } from '../support';
 
@@ -76,6 +78,50 @@ describe('hostile upstream bodies through the gateway', () => {
     expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
     expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({ endpoint: 'GET /factory/list/', message: expect.stringContaining('larger than the limit of 65536 bytes') });
     expect(failureLines()).toEqual([expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/' })]);
+  });
+
+  it('a body with more arrays and objects than UPSTREAM_MAX_BODY_BYTES / 20 is an UPSTREAM_ERROR, abandoned before parsing', async () => {
+    await stack.close();
+    const limit = 64 * 1024;
+    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: limit } });
+    const most = Math.floor(limit / BYTES_PER_CONTAINER);
+    // Under the byte limit (2 bytes per array) and the depth limit, over the count.
+    const dense = `[${Array.from({ length: most }, () => '[]').join(',')}]`;
+    expect(dense.length).toBeLessThan(limit);
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, dense, JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
+    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({ endpoint: 'GET /factory/list/', message: `JSON with more than ${most} arrays and objects; abandoned` });
+    // The bracket past the count: the outer array and `most` inner ones came before it.
+    expect(failureLines()).toEqual([expect.objectContaining({ code: 'UPSTREAM_ERROR', detail: expect.stringContaining(`(at byte ${1 + (most - 1) * 3})`) })]);
+  });
+
+  it('accepts a list of records at the count of arrays and objects the body limit allows', async () => {
+    await stack.close();
+    const limit = 64 * 1024;
+    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: limit } });
+    const most = Math.floor(limit / BYTES_PER_CONTAINER);
+    const list = JSON.stringify(Array.from({ length: most - 1 }, (_, i) => ({ id: `${i}` })));
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
+    const result = await stack.executeText(FACTORIES);
+    expect(result.errors).toBeUndefined();
+    expect((result.data as { factories: unknown[] }).factories).toHaveLength(most - 1);
+  });
+
+  it('fetches and maps a big list once for five aliases of it', async () => {
+    const count = 3_000;
+    const list = JSON.stringify(Array.from({ length: count }, (_, i) => ({ id: `c${i}`, name: `Company ${i}` })));
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
+    const mapped = jest.spyOn(factoryMappers, 'mapFactoryList');
+    try {
+      const result = await stack.executeText(`{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`);
+      expect(result.errors).toBeUndefined();
+      for (const n of [1, 2, 3, 4, 5]) expect((result.data as Record<string, unknown[]>)[`a${n}`]).toHaveLength(count);
+      expect(mapped).toHaveBeenCalledTimes(1);
+      expect(stack.upstreamCalls().filter((call) => call.path === '/req/factory/list/')).toHaveLength(1);
+    } finally {
+      mapped.mockRestore();
+    }
   });
 
   it('an HTML error page reaches the client as at most 200 characters of text without markup, and whole only in the log', async () => {
@@ -149,6 +195,18 @@ describe('JsonNesting', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('counts the arrays and objects of a text, not the brackets inside its strings, and stops past the bound', () => {
+    const nesting = new JsonNesting(MAX_UPSTREAM_JSON_DEPTH, 3);
+    expect(nesting.feed(Buffer.from('[{"a":"[[{{"},'))).toBe(true);
+    expect(nesting.feed(Buffer.from('[]'))).toBe(true);
+    expect(nesting.feed(Buffer.from(',{}]'))).toBe(false);
+    expect(nesting.exceeded).toBe('containers');
+    expect(nesting.exceededAt).toBe('[{"a":"[[{{"},[],'.length);
+    const deep = new JsonNesting(2, 3);
+    expect(deep.feed(Buffer.from('[[['))).toBe(false);
+    expect(deep.exceeded).toBe('depth');
   });
 
   it('counts escaped quotes and backslashes inside strings as text', () => {

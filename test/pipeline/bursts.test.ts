@@ -3,9 +3,14 @@
  * key's limit is refused by the pipeline's `subscription-limit` step, before it is
  * parsed, validated or given a context (asserted by the steps the pipeline ran, never
  * by timings), and a WebSocket that keeps sending refused subscribes is closed with 4429.
+ * Queries and mutations are capped the same way by the operations in flight on the
+ * connection (`OPERATIONS_MAX_PER_CONNECTION`), against an upstream that holds every
+ * request until the test lets it answer.
  * Raw graphql-transport-ws messages over a `ws` socket, so every message is ours.
  */
 import { once } from 'node:events';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import type { StepName } from '../../src/pipeline/steps';
@@ -145,6 +150,144 @@ describe('a burst of subscribes over the limits', () => {
     // Those answered before the close are the validation errors.
     for (const message of client.received.filter((received) => received.id !== undefined)) {
       expect(message).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    }
+  });
+});
+
+/** An upstream that answers nothing until {@link release}, then `[]` to everything (held and later). */
+async function heldUpstream(): Promise<{ baseUrl: string; seen: () => number; release(): void; close(): Promise<void> }> {
+  const held: http.ServerResponse[] = [];
+  let seen = 0;
+  let released = false;
+  const answer = (res: http.ServerResponse): void => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('[]');
+  };
+  const server = http.createServer((_req, res) => {
+    seen += 1;
+    if (released) answer(res);
+    else held.push(res);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}/req`,
+    seen: () => seen,
+    release() {
+      released = true;
+      for (const res of held.splice(0)) answer(res);
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
+  const MAX = 2;
+  let stack: HttpStack;
+  let upstream: Awaited<ReturnType<typeof heldUpstream>>;
+  let steps: StepName[];
+
+  beforeEach(async () => {
+    upstream = await heldUpstream();
+    stack = await startStack({ http: true, config: { operationsMaxPerConnection: MAX, upstreamBaseUrl: upstream.baseUrl } });
+    steps = [];
+    stack.gateway.pipeline.observe((step) => steps.push(step));
+  });
+
+  afterEach(async () => {
+    upstream.release();
+    await stack.close();
+    await upstream.close();
+  });
+
+  /** A connection with {@link MAX} queries waiting for the held upstream. */
+  async function atTheCap(): Promise<Awaited<ReturnType<typeof connect>>> {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    for (let i = 0; i < MAX; i += 1) client.subscribe(`held-${i}`, `{ h${i}: factories { id } }`);
+    await until(() => upstream.seen() >= 1, 'the held upstream request');
+    return client;
+  }
+
+  it('refuses one more with RATE_LIMITED before parsing it, and admits again once one is answered', async () => {
+    const client = await atTheCap();
+    steps.length = 0;
+    const burst = 20;
+    for (let i = 0; i < burst; i += 1) client.subscribe(`over-${i}`, '{ __typename }');
+    await until(() => client.received.filter((message) => message.id?.startsWith('over-') && message.type === 'complete').length >= burst, 'the refusals');
+
+    const refusals = client.received.filter((message) => message.id?.startsWith('over-') && message.type === 'next');
+    expect(refusals).toHaveLength(burst);
+    for (const refusal of refusals) {
+      expect(refusal.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }] });
+    }
+    // Refused before the pipeline: not even its first step ran for them.
+    expect(steps).not.toContain('key');
+    expect(steps).not.toContain('parse');
+    expect(client.socket.readyState).toBe(WebSocket.OPEN);
+
+    // The held ones answer; their places are free again.
+    upstream.release();
+    await until(() => client.received.filter((message) => message.id?.startsWith('held-') && message.type === 'complete').length >= MAX, 'the held queries');
+    for (let i = 0; i < MAX; i += 1) expect(client.received.find((message) => message.id === `held-${i}`)?.payload).toEqual({ data: { [`h${i}`]: [] } });
+    client.subscribe('after', '{ __typename }');
+    await until(() => client.received.some((message) => message.id === 'after' && message.type === 'complete'), 'the query after');
+    expect(client.received.find((message) => message.id === 'after')?.payload).toEqual({ data: { __typename: 'Query' } });
+    client.socket.close();
+  });
+
+  it('refuses a query that mentions the word subscription once it is parsed, and counts the refusal', async () => {
+    const client = await atTheCap();
+    steps.length = 0;
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    client.subscribe('disguised-0', '{ __typename } # subscription');
+    await until(() => client.received.some((message) => message.id === 'disguised-0' && message.type === 'complete'), 'the refusal');
+    expect(client.received.find((message) => message.id === 'disguised-0')?.payload).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }],
+    });
+    expect(steps).toContain('parse');
+    // Such refusals close the connection like any other: it cannot parse its way past the cap.
+    for (let i = 1; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`disguised-${i}`, '{ __typename } # subscription');
+    const [code] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+  });
+
+  it('counts an operation admitted in the same turn at once: of a burst only the cap is parsed', async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    steps.length = 0;
+    const burst = 30;
+    for (let i = 0; i < burst; i += 1) client.subscribe(`b-${i}`, `{ b${i}: factories { id } }`);
+    await until(() => client.received.filter((message) => message.type === 'complete').length >= burst - MAX, 'the refusals');
+    expect(steps.filter((step) => step === 'parse')).toHaveLength(MAX);
+    expect(upstream.seen()).toBe(1);
+    client.socket.close();
+  });
+
+  it('lets subscriptions through on a connection at its cap of queries', async () => {
+    const client = await atTheCap();
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('counter');
+    // The subscription's first poll goes to the held upstream too.
+    await until(() => upstream.seen() >= 2, "the subscription's first poll");
+    upstream.release();
+    await joined;
+    expect(client.received.filter((message) => message.id === 'counter' && message.type === 'error')).toEqual([]);
+    client.socket.close();
+  });
+
+  it(`closes a connection with ${TOO_MANY_REFUSALS_CLOSE_CODE} once more than ${MAX_REFUSED_SUBSCRIBES} were refused`, async () => {
+    const client = await atTheCap();
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    for (let i = 0; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`over-${i}`, '{ __typename }');
+    const [code, reason] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+    expect(String(reason)).toMatch(/refused subscribe/i);
+    // Every answer before the close was the refusal.
+    for (const message of client.received.filter((received) => received.id?.startsWith('over-') && received.type === 'next')) {
+      expect(message.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION' } }] });
     }
   });
 });
