@@ -43,7 +43,7 @@ import type { TracingSettings } from '../config';
 import type { GatewayContext } from '../context';
 import type { EconomyEvents, TracedRequest } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
-import { errorCodesOf } from './operation.plugin';
+import { errorCodesOf } from '../pipeline/result-steps';
 
 /** Attribute names of the semantic conventions' incubating part (not importable from the stable entry). */
 const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';

@@ -11,7 +11,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExecutionArgs, ExecutionResult, OperationTypeNode } from 'graphql';
 import { OperationAccounting } from '../economy';
-import { errorCodesOf } from '../observability/operation.plugin';
+import { errorCodesOf } from '../pipeline/result-steps';
 import type { OperationOutcome, OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Prepared } from '../pipeline/pipeline';
