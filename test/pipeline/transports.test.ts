@@ -14,8 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { createClient as createSseClient } from 'graphql-sse';
 import { startStack } from '../support';
 import type { HttpStack } from '../support';
+import { collect, wsClient } from '../subscriptions/clients';
+import type { Received } from '../subscriptions/clients';
 import { over, TRANSPORTS } from './over';
 import type { OperationBody, Outcome, TransportName } from './over';
 
@@ -276,5 +279,55 @@ describe('a RATE_LIMITED item over every transport and as a live query', () => {
     });
     expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }, { slot: 2, title: expect.any(String) as unknown }] } });
     expect(answer.extensions).toMatchObject({ slot: 10, retryAfterSeconds: expect.any(Number) as unknown });
+  });
+});
+
+describe('a live query: each result carries the item errors of its own run', () => {
+  let stack: HttpStack;
+  beforeAll(async () => {
+    stack = await startStack({ http: true, mock: true, config: { liveQueryThrottleMs: 0 } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  type Slots = { factory: { options: Array<{ slot: number }> } };
+  const slotsOf = (result: Received): number[] => (result.data as Slots | undefined)?.factory.options.map((option) => option.slot) ?? [];
+  const failedOf = (result: Received): Array<[unknown, unknown]> => (result.errors ?? []).map((error) => [error.path?.[2], error.extensions?.code]);
+
+  it.each(['graphql-ws', 'graphql-sse'] as const)('over %s: the failed slot first, then the cache-only miss, then none once filled', async (transport) => {
+    const key = freshKey();
+    // Slot 2 fails once (the first run's read); the later background fill reaches the simulator.
+    stack.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS);
+    const query = liveQuery(SLOTS_QUERY);
+    const variables = { id: FIXTURE_IDS.shop };
+    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const ws = wsClient(stack.endpoint, key);
+    const live = transport === 'graphql-ws' ? collect((sink) => ws.subscribe({ query, variables }, sink)) : collect((sink) => sse.subscribe({ query, variables }, sink));
+    try {
+      const first = await live.next();
+      expect(slotsOf(first)).toEqual([1]);
+      expect(failedOf(first)).toEqual([[1, 'UPSTREAM_ERROR']]);
+      expect(first.extensions?.upstream).toMatchObject({ requests: 11 });
+
+      // A no-cache read of slot 1 by the same key stores it: the live query re-runs from the
+      // cache, where slot 2 is missing (RATE_LIMITED, and queued for background fill), then
+      // again once the fill has stored slot 2.
+      await stack.executeText('query($id: ID!) { factory(id: $id) { option(slot: 1) { title } } }', variables, { key, headers: { 'cache-control': 'no-cache' } });
+      const later: Received[] = [];
+      for (let result = await live.next(); ; result = await live.next()) {
+        later.push(result);
+        // Every result names exactly the slots it lacks, as its own run saw them.
+        for (const [index] of failedOf(result)) expect(slotsOf(result)).not.toContain(Number(index) + 1);
+        expect(result.extensions?.upstream).toMatchObject({ requests: 0 });
+        if (!result.errors) break;
+      }
+      expect(failedOf(later[0] as Received)).toEqual([[1, 'RATE_LIMITED']]);
+      expect(slotsOf(later[later.length - 1] as Received)).toEqual([1, 2]);
+    } finally {
+      live.stop();
+      sse.dispose();
+      await ws.dispose();
+    }
   });
 });
