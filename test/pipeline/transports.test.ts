@@ -17,6 +17,7 @@ import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { createClient as createSseClient } from 'graphql-sse';
 import { startStack } from '../support';
 import type { HttpStack } from '../support';
+import { LineCollector } from '../support/logs';
 import { collect, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
 import { over, TRANSPORTS } from './over';
@@ -225,9 +226,10 @@ const freshKey = (): string => `sim-key-${process.pid}${(freshKeys += 1)}`;
 
 describe('partial failures over every transport and as a live query', () => {
   let stack: HttpStack;
+  const logs = new LineCollector();
   beforeAll(async () => {
     // No upstream cache: every request of a case costs the same, so extensions.upstream is comparable.
-    stack = await startStack({ http: true, mock: true, config: { cacheEnabled: false } });
+    stack = await startStack({ http: true, mock: true, config: { cacheEnabled: false, logLevel: 'info' }, logDestination: logs });
   });
   afterAll(async () => {
     await stack.close();
@@ -244,6 +246,10 @@ describe('partial failures over every transport and as a live query', () => {
     });
     expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }] } });
     expect(answer.extensions).toMatchObject({ slot: 2, upstream: { status: 500 } });
+    // The report step counts and logs the answer as sent, the item error included, on every transport.
+    const reported = logs.records().filter((record) => record.msg === 'graphql operation' && record.operationName === 'Slots');
+    expect(reported.map((record) => record.transport ?? 'http')).toEqual(['http', 'http', 'graphql-ws', 'graphql-sse', 'graphql-ws', 'graphql-sse', 'http']);
+    for (const record of reported) expect(record).toMatchObject({ outcome: 'partial', errorCodes: ['UPSTREAM_ERROR'], upstream: answer.resultExtensions?.upstream });
   });
 
   it('a premium-locked field (a key without premium): FORBIDDEN with premium at the field, the rest answered', async () => {
