@@ -166,7 +166,11 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
-  const results = pipeline.resultPhase(reportHttpOperation(metrics, logger));
+  const reportHttp = reportHttpOperation(metrics, logger);
+  const results = pipeline.resultPhase((report) => {
+    reportHttp(report);
+    tracing?.answered(report.errorCodes, report.result.data != null);
+  });
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
