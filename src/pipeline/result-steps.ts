@@ -133,6 +133,11 @@ function redactValue(value: unknown, redactor: Redactor): unknown {
   return value;
 }
 
+/** An error as a plain formatted object (the `format-errors` step has run: raw errors are rare here). */
+function formattedOf(error: ResultError): GraphQLFormattedError {
+  return error instanceof GraphQLError ? error.toJSON() : error;
+}
+
 /** The result with `errors` replaced (and the rest as it was). */
 function withErrors<R extends OutgoingResult>(result: R, errors: ReadonlyArray<ResultError>): R {
   return { ...result, errors };
@@ -207,8 +212,17 @@ export const RESULT_STEPS = [
       // Shorter secrets cannot be found in free text (the upstream client withholds such texts).
       const secrets = [context.apiKey, context.apiSecretHeader].filter((secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH);
       if (secrets.length === 0) return;
-      const redacted = redactValue(errors, new Redactor(secrets)) as ReadonlyArray<ResultError>;
-      if (redacted !== errors) state.result = withErrors(state.result, redacted);
+      const redactor = new Redactor(secrets);
+      let changed = false;
+      // The message and the extensions only: a path names the client's own fields and aliases.
+      const redacted = errors.map((error) => {
+        const message = redactor.redact(error.message) ?? error.message;
+        const extensions = redactValue(error.extensions, redactor) as ResultError['extensions'];
+        if (message === error.message && extensions === error.extensions) return error;
+        changed = true;
+        return { ...formattedOf(error), message, ...(extensions ? { extensions } : {}) };
+      });
+      if (changed) state.result = withErrors(state.result, redacted);
     },
   },
   // MAX_RESPONSE_BYTES: a result whose JSON is larger is replaced by `data: null` and one

@@ -71,6 +71,13 @@ describe('the result steps', () => {
     expect(reports).toEqual([{ result: sent, errorCodes: ['FORBIDDEN', 'INTERNAL_SERVER_ERROR', 'UPSTREAM_ERROR'] }]);
   });
 
+  it('redact messages and extensions, never a path (it names the client\'s own fields and aliases)', () => {
+    const context = contextWith();
+    const result = { data: null, errors: [{ message: `no ${KEY}`, path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: [`${SECRET}!`] } }] };
+    const sent = runResultSteps({ transport: 'http', result, execution: null, delivery: context }, { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes });
+    expect(sent.errors).toEqual([{ message: 'no [redacted]', path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: ['[redacted]!'] } }]);
+  });
+
   it('give the same result run phase by phase (a live query: execution at the end of its run, delivery when sent)', () => {
     const make = (): { context: ReturnType<typeof contextWith>; result: ExecutionResult } => {
       const context = contextWith();
