@@ -19,12 +19,11 @@ import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { operationPlugin } from './observability/operation.plugin';
+import { operationPlugin, reportHttpOperation } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscribable/feed';
-import { listItemErrorsPlugin } from './observability/list-item-errors.plugin';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
@@ -166,6 +165,12 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const pipeline = RequestPipeline.fromConfig(schema, config);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();
+  // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
+  const reportHttp = reportHttpOperation(metrics, logger);
+  const results = pipeline.resultPhase((report) => {
+    reportHttp(report);
+    tracing?.answered(report.errorCodes, report.result.data != null);
+  });
   const apollo = new ApolloServer<GatewayContext>({
     schema,
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
@@ -183,6 +188,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     // and re-raise SIGTERM, ending the process before the cache file and connections close.
     stopOnTerminationSignals: false,
     formatError,
+    stringifyResult: results.stringifyResult,
     parseOptions: checks.parseOptions,
     validationRules: checks.validationRules,
     plugins: [
@@ -191,11 +197,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
       // Cache hints only feed the response cache: no Cache-Control headers for browsers.
       ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
-      // Before the response cache, which must see these errors and not store the response.
-      listItemErrorsPlugin(formatError),
-      // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
-      operationPlugin(metrics, logger),
+      operationPlugin(logger),
+      // After the response cache: the result phase reads the `age` it sets on a hit.
+      results.plugin,
       shapeDriftPlugin(metrics, logger),
       preferWaitPlugin(),
       ApolloServerPluginLandingPageDisabled(),
@@ -216,6 +221,7 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
     sessionId: async ({ contextValue }) => contextValue.session.keyId,
     extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
-    shouldWriteToCache: async ({ contextValue }) => contextValue.session.accounting.stale === 0,
+    // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.
+    shouldWriteToCache: async ({ contextValue }) => contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0,
   });
 }

@@ -46,7 +46,7 @@ export interface UpstreamAccounting {
 
 /**
  * The counters of one operation. Mutable on purpose: the economy increments them as
- * requests happen; the operation plugin (`operationPlugin`) reads them once when the response is sent.
+ * requests happen; the result phase (src/pipeline/result-steps.ts) reads them once for each result it sends.
  */
 export class OperationAccounting implements UpstreamAccounting {
   /** Upstream requests sent for this operation (retries included). */

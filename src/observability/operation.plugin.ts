@@ -3,6 +3,7 @@ import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { UpstreamAccounting } from '../economy';
+import type { HttpResultReport } from '../pipeline/pipeline';
 import { onUpstreamFailure } from '../upstream/failure-reports';
 import type { UpstreamFailureReport } from '../upstream/failure-reports';
 import type { GatewayMetrics } from './metrics';
@@ -53,24 +54,43 @@ export function reportOperation(metrics: GatewayMetrics, logger: Logger, report:
   );
 }
 
-/** The codes of `errors`, each once (`INTERNAL_SERVER_ERROR` for an error without one). */
-export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }> | undefined): string[] {
-  return [...new Set((errors ?? []).map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+/**
+ * The `report` step of the result phase over HTTP (`RequestPipeline.resultPhase`): counts
+ * the operation in the metrics by outcome and latency (and a whole response from the
+ * response cache by its age) and logs one line: operation name, duration, outcome,
+ * upstream accounting, the codes of the errors sent (list-item errors included) and the
+ * first characters of the hashed key (never the key or secret).
+ */
+export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (report: HttpResultReport) => void {
+  return ({ result, errorCodes, context, operationName, executed, durationMs, responseCacheAgeSeconds }) => {
+    if (responseCacheAgeSeconds !== null) metrics.servedFromResponseCache(responseCacheAgeSeconds);
+    const hasErrors = errorCodes.length > 0;
+    const outcome: Outcome = responseCacheAgeSeconds !== null ? 'success' : !executed ? 'rejected' : !hasErrors ? 'success' : result.data != null ? 'partial' : 'error';
+    const accounting = context.session.accounting;
+    reportOperation(metrics, logger, {
+      operationName,
+      outcome,
+      durationMs,
+      upstream: accounting.toJSON(),
+      stale: accounting.staleFields.length,
+      errorCodes,
+      keyId: context.session.keyId,
+    });
+  };
 }
 
 /**
  * Apollo plugin that, for every operation:
- * - notes each field whose result was built from stale data (`extensions.stale`);
- * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale, maxAgeSeconds}`, and
- *   `extensions.responseCache = {hit: true, ageSeconds}` when the whole response came
- *   from the per-key response cache;
- * - counts the operation in the metrics by outcome and latency;
- * - logs one line: operation name, duration, outcome, upstream accounting, error codes
- *   and the first characters of the hashed key (never the key or secret);
+ * - notes each field whose result was built from stale data (`extensions.stale`, which
+ *   the result phase's `upstream` step adds);
+ * - limits how long a whole-response cache may keep the response (see below);
  * - while the server runs, logs every failed upstream request (of an operation, a
  *   subscription poll or background work) with its whole cause (see {@link logUpstreamFailure}).
+ *
+ * `extensions.upstream`, the metrics and the log line are steps of the result phase
+ * (src/pipeline/result-steps.ts; {@link reportHttpOperation} over HTTP).
  */
-export function operationPlugin(metrics: GatewayMetrics, logger: Logger): ApolloServerPlugin<GatewayContext> {
+export function operationPlugin(logger: Logger): ApolloServerPlugin<GatewayContext> {
   return {
     async serverWillStart() {
       const unsubscribe = onUpstreamFailure((report) => logUpstreamFailure(logger, report));
@@ -81,11 +101,8 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
       };
     },
     async requestDidStart() {
-      const started = performance.now();
-      let executed = false;
       return {
         async executionDidStart(requestContext) {
-          executed = true;
           return {
             async executionDidEnd() {
               // A whole-response cache may keep this response only as long as every
@@ -107,36 +124,6 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
               };
             },
           };
-        },
-        async willSendResponse({ response, contextValue, operationName, errors, metrics: requestMetrics }) {
-          const accounting = contextValue.session.accounting;
-          accounting.responseCacheHit = requestMetrics.responseCacheHit === true;
-          const responseAgeSeconds = accounting.responseCacheHit ? Number(response.http.headers.get('age') ?? 0) : 0;
-          if (accounting.responseCacheHit) {
-            accounting.noteAge(responseAgeSeconds * 1000);
-            metrics.servedFromResponseCache(responseAgeSeconds);
-          }
-          if (response.body.kind === 'single') {
-            const result = response.body.singleResult;
-            result.extensions = {
-              ...result.extensions,
-              upstream: accounting.toJSON(),
-              ...(accounting.staleFields.length > 0 ? { stale: accounting.staleFields } : {}),
-              ...(accounting.responseCacheHit ? { responseCache: { hit: true, ageSeconds: responseAgeSeconds } } : {}),
-            };
-          }
-          const hasErrors = (errors?.length ?? 0) > 0;
-          const hasData = response.body.kind === 'single' && response.body.singleResult.data != null;
-          const outcome: Outcome = accounting.responseCacheHit ? 'success' : !executed ? 'rejected' : !hasErrors ? 'success' : hasData ? 'partial' : 'error';
-          reportOperation(metrics, logger, {
-            operationName: operationName ?? null,
-            outcome,
-            durationMs: performance.now() - started,
-            upstream: accounting.toJSON(),
-            stale: accounting.staleFields.length,
-            errorCodes: errorCodesOf(errors),
-            keyId: contextValue.session.keyId,
-          });
         },
       };
     },

@@ -43,7 +43,7 @@ import type { TracingSettings } from '../config';
 import type { GatewayContext } from '../context';
 import type { EconomyEvents, TracedRequest } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
-import { errorCodesOf } from './operation.plugin';
+import { errorCodesOf } from '../pipeline/result-steps';
 
 /** Attribute names of the semantic conventions' incubating part (not importable from the stable entry). */
 const ATTR_GRAPHQL_OPERATION_TYPE = 'graphql.operation.type';
@@ -218,9 +218,21 @@ export class GatewayTracing {
   }
 
   /**
+   * An HTTP answer as the result phase's `report` step sends it: its error codes (list-item
+   * errors included) on the operation's span (the active one), which is marked failed when
+   * the answer has no data.
+   */
+  answered(errorCodes: readonly string[], hasData: boolean): void {
+    const span = trace.getActiveSpan();
+    if (!span || errorCodes.length === 0) return;
+    span.setAttribute(TRACE_ATTRIBUTES.errorCodes, errorCodes.join(','));
+    if (!hasData) span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+
+  /**
    * An Apollo plugin that names the operation's span by type and name (`query CompanyPage`,
    * `query` when anonymous) and adds the key's HMAC id, the response cache's answer and
-   * the response's error codes.
+   * the response's error codes (set by {@link answered}).
    */
   plugin(): ApolloServerPlugin<GatewayContext> {
     return {
@@ -233,11 +245,9 @@ export class GatewayTracing {
           async didResolveOperation({ operation, operationName }) {
             if (operation) nameOperationSpan(span, operation.operation, operationName);
           },
-          async willSendResponse({ response, errors, metrics }) {
+          async willSendResponse({ metrics }) {
             if (metrics.responseCacheHit === true) span.setAttribute(TRACE_ATTRIBUTES.responseCache, 'hit');
-            if (!errors?.length) return;
-            span.setAttribute(TRACE_ATTRIBUTES.errorCodes, errorCodesOf(errors).join(','));
-            if (response.body.kind === 'single' && response.body.singleResult.data == null) span.setStatus({ code: SpanStatusCode.ERROR });
+            // The error codes come from the result phase's report step (see `answered`), as sent.
           },
         };
       },

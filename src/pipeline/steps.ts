@@ -13,7 +13,10 @@
  * - `operation`: once the operation and its variables are known (bounds and cost depend
  *   on the variables, so they cannot be validation rules, which see the document only);
  * - `result`: on each result before it is sent (on HTTP, graphql-ws and graphql-sse, each
- *   subscription event, and any later streaming result).
+ *   subscription event, and each live query's result): the one entry `result` stands for
+ *   the result phase, whose steps are the ordered list `RESULT_STEPS` of result-steps.ts
+ *   (list-item errors, extensions.upstream, error formatting, redaction, response size,
+ *   the operation's report).
  *
  * Over HTTP, Apollo Server runs the `parse`, `validate` and `operation` phases (its
  * `parseOptions`, `validationRules` and one plugin, all built from this list); over
@@ -147,7 +150,7 @@ interface OperationStep<N extends string> {
   run(state: OperationState, env: StepEnvironment): GraphQLError | null;
 }
 
-/** The `result` step: applied by each transport to each result (see `response-size.ts`). */
+/** The `result` phase: its steps are `RESULT_STEPS` (result-steps.ts), run on each result. */
 interface ResultStep<N extends string> {
   /** The step's name. */
   readonly name: N;
@@ -315,8 +318,8 @@ export const STEPS = [
       return costError(cost, env.settings);
     },
   },
-  // MAX_RESPONSE_BYTES on every result (response-size.ts).
-  { name: 'response-size', phase: 'result' },
+  // The result phase, on every result: the ordered list RESULT_STEPS of result-steps.ts.
+  { name: 'result', phase: 'result' },
 ] as const satisfies readonly Step[];
 
 /** The name of a step. */

@@ -36,6 +36,13 @@ interface LiveRunContext {
   addResourceIdentifier(values: string | readonly string[] | null | undefined): void;
 }
 
+/**
+ * What one run of a live query executed with: its context's list-item errors and upstream
+ * session, taken when the run starts (each run refreshes the shared context, so a later
+ * run replaces them there). The transport's result phase reads them for that run's result.
+ */
+export type LiveRun = Pick<SubscriptionContext, 'itemErrors' | 'session'>;
+
 /** A watched resource: how to fetch it again, and how many live queries watch it. */
 interface Watched extends ReadResource {
   readonly keyId: string;
@@ -130,12 +137,15 @@ export class LiveQueries {
    * @param patches - the patch format the client asked for (see {@link LivePatchFormat})
    * @param firstRun - runs a live query's first execution (which the store starts only when
    *   the transport first reads the results), e.g. within the operation's trace span
+   * @param finishRun - the result phase's `execution` steps on each run's result, with what
+   *   that run executed with (see {@link LiveRun})
    * @throws never: a refusal (no key, over a limit) is a result with its error
    */
   execute(
     args: ExecutionArgs,
     patches: LivePatchFormat = null,
     firstRun: <T>(work: () => T) => T = (work) => work(),
+    finishRun: (result: ExecutionResult, run: LiveRun) => ExecutionResult = (result) => result,
   ): ExecutionResult | Promise<ExecutionResult> | AsyncIterableIterator<ExecutionResult> {
     if (!isLiveOperation(args)) return graphqlExecute(args);
     const context = args.contextValue as SubscriptionContext;
@@ -158,6 +168,7 @@ export class LiveQueries {
       const live = runArgs.contextValue as LiveRunContext;
       // Every run gets a fresh session and loaders; every run but the first reads the cache only.
       if (runs > 0) scope.refresh();
+      const ran: LiveRun = { itemErrors: context.itemErrors, session: context.session };
       context.session.cacheOnly = runs > 0;
       runs += 1;
       const reads = new Map<string, ReadResource>();
@@ -178,7 +189,7 @@ export class LiveQueries {
         live.addResourceIdentifier([...lastReads.keys()]);
         return last;
       }
-      const result = outcome === DEADLINE ? { errors: [deadlineError()] } : outcome;
+      const result = finishRun(outcome === DEADLINE ? { errors: [deadlineError()] } : outcome, ran);
       this.watch(keyId, apiKey, reads, lastReads);
       lastReads = reads;
       live.addResourceIdentifier([...reads.keys()]);
@@ -335,7 +346,8 @@ function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterab
 }
 
 /**
- * The results of `source` without those identical to the one sent before. `return()`
+ * The results of `source` without those whose data and errors are identical to the one
+ * sent before (extensions, such as each run's `extensions.upstream`, do not count). `return()`
  * ends `source` at once (also while a `next()` waits for a change) and calls `end` once.
  */
 function distinctResults(source: AsyncIterableIterator<ExecutionResult>, end: () => void): AsyncIterableIterator<ExecutionResult> {
@@ -355,7 +367,7 @@ function distinctResults(source: AsyncIterableIterator<ExecutionResult>, end: ()
           return step;
         }
         const result = plain(step.value);
-        const text = JSON.stringify(result);
+        const text = JSON.stringify({ data: result.data, errors: result.errors });
         if (text === previous) continue;
         previous = text;
         return { done: false, value: result };

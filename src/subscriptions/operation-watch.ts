@@ -9,9 +9,9 @@
  * reported again.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ExecutionArgs, ExecutionResult, OperationTypeNode } from 'graphql';
+import type { ExecutionArgs, OperationTypeNode } from 'graphql';
 import { OperationAccounting } from '../economy';
-import { errorCodesOf } from '../observability/operation.plugin';
+import { errorCodesOf } from '../pipeline/result-steps';
 import type { OperationOutcome, OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Prepared } from '../pipeline/pipeline';
@@ -101,12 +101,14 @@ export class OperationWatch {
     return span ? span.run(work) : work();
   }
 
-  /** What executing the operation gave: a single result ends it; so does a subscription's stream (it has started); a live query's ends with its first result. */
+  /**
+   * What executing the operation gave: a subscription's stream ends it (it has started). A
+   * single result, and a live query's first result, end it when the result phase's `report`
+   * step sends them ({@link next}), so the report counts what was sent (list-item errors included).
+   */
   answered(args: ExecutionArgs, result: unknown): void {
     const watched = this.of(args.contextValue);
-    if (!watched) return;
-    if (!isAsyncIterator(result)) this.finish(watched, (result as ExecutionResult).errors, outcomeOf(result as ExecutionResult));
-    else if (watched.operationType === 'subscription') this.finish(watched, undefined, 'success');
+    if (watched && isAsyncIterator(result) && watched.operationType === 'subscription') this.finish(watched, undefined, 'success');
   }
 
   /** A result about to be sent: the first one ends the operation. */

@@ -3,8 +3,9 @@
  * `ws` server at `/graphql`, and `graphql-sse` at `/graphql/stream`. Both run the
  * gateway's one request pipeline (src/pipeline/steps.ts) on every operation: the key,
  * sizes, public-site rules, the subscription limits, parsing, validation, bounds and the
- * cost limit, before anything is executed or polled; and its `response-size` step on
- * every result and event.
+ * cost limit, before anything is executed or polled; and its result phase
+ * (src/pipeline/result-steps.ts: list-item errors, extensions.upstream, formatting,
+ * redaction, response size, the report) on every result, event and live query result.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -18,19 +19,19 @@ import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { createContext } from '../context';
 import type { GatewayServices } from '../context';
 import { keyId } from '../economy';
-import { formatError } from '../errors/format-error';
 import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
+import { formatClientError } from '../pipeline/result-steps';
 import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
 import type { Refusal } from '../pipeline/steps';
 import { isAsyncIterator, livePatchFormat } from './live-queries';
 import { OperationsInFlight, overOperationCap } from './operation-cap';
 import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
-import type { LiveQueries, LivePatchFormat } from './live-queries';
+import type { LiveQueries, LivePatchFormat, LiveRun } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
@@ -202,15 +203,14 @@ function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' 
   return prepared;
 }
 
-/** Every error of a result through the gateway's `formatError` (unexpected errors masked). */
-function formatResult<R extends ExecutionResult>(result: R): R {
-  if (!result.errors) return result;
-  const errors = result.errors.map((error) => formatError(error.toJSON(), error));
-  return { ...result, errors: errors as unknown as GraphQLError[] };
+/** Errors of an `error` message, formatted as a result's are (the result phase's `format-errors`). */
+function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  return errors.map((error) => formatClientError(error));
 }
 
-function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
-  return errors.map((error) => formatError(error.toJSON(), error));
+/** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */
+function operationContext(value: unknown): SubscriptionContext | null {
+  return value !== null && typeof value === 'object' && 'itemErrors' in value && 'session' in value ? (value as SubscriptionContext) : null;
 }
 
 /** The W3C trace context a WebSocket's connection parameters carry (a browser cannot set the upgrade request's headers). */
@@ -288,10 +288,28 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     check(result);
     return result;
   };
+  // The contexts of live queries: the result phase's `execution` steps ran at the end of
+  // each run, with that run's item errors and session; onNext runs the `delivery` steps.
+  const liveContexts = new WeakSet<object>();
+  // The result phase on a result about to be sent (a live query's: its `delivery` phase).
+  const finish = (transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult => {
+    const context = operationContext(contextValue);
+    const live = context !== null && liveContexts.has(context);
+    return options.pipeline.finishResult(
+      { transport, result, execution: context, delivery: context, report: ({ result: sent }) => watch.next(contextValue, sent) },
+      live ? ['delivery'] : undefined,
+    );
+  };
   const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
     const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
+    const context = operationContext(args.contextValue);
+    const transport = context?.subscription?.connection.transport === 'sse' ? 'graphql-sse' : 'graphql-ws';
+    const finishRun = (result: ExecutionResult, run: LiveRun): ExecutionResult =>
+      options.pipeline.finishResult({ transport, result, execution: run, delivery: context }, ['execution']);
     // A live query's first execution starts when the transport first reads its results: in the span too.
-    return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work))));
+    const results = unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work), finishRun)));
+    if (context && isAsyncIterator(results)) liveContexts.add(context);
+    return results;
   };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
     const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
@@ -348,11 +366,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         return prepared.errors;
       },
       onOperation: (_ctx, _id, _payload, args, result) => watch.answered(args, result),
-      onNext: (_ctx, _id, _payload, args, result) => {
-        const limited = options.pipeline.limitResult(formatResult(result));
-        watch.next(args.contextValue, limited);
-        return limited;
-      },
+      onNext: (_ctx, _id, _payload, args, result) => finish('graphql-ws', args.contextValue, result),
       onError: (ctx, id, _payload, errors) => {
         connections.get(ctx)?.inFlight.release(id);
         const formatted = formatErrors(errors);
@@ -409,11 +423,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
     onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
-    onNext: (ctx, _req, result) => {
-      const limited = options.pipeline.limitResult(formatResult(result as ExecutionResult));
-      watch.next(ctx, limited);
-      return limited;
-    },
+    onNext: (ctx, _req, result) => finish('graphql-sse', ctx, result as ExecutionResult),
     onComplete: (ctx) => {
       const watched = watch.of(ctx);
       if (watched) watch.finish(watched, undefined);

@@ -3,7 +3,6 @@ import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
 import Negotiator from 'negotiator';
 import { checkRequestShape } from '../graph/document-limits';
-import { limitResponseText } from '../pipeline/response-size';
 
 /**
  * The bridge between `node:http` and Apollo Server 5's `executeHTTPGraphQLRequest`:
@@ -168,14 +167,14 @@ export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: 
 
 /**
  * Runs one HTTP GraphQL request on Apollo and writes its response (single or
- * incremental). A single response over `request.maxResponseBytes` is replaced by a
- * `QUERY_TOO_EXPENSIVE` error naming the limit (the pipeline's `response-size` step).
+ * incremental), as Apollo wrote it (the gateway's result phase, response size included,
+ * ran in Apollo's plugins: see `RequestPipeline.resultPhase`).
  */
 export async function executeOnApollo<TContext extends BaseContext>(
   apollo: ApolloServer<TContext>,
   req: IncomingMessage,
   res: ServerResponse,
-  request: { headers: HeaderMap; body: unknown; search: string; context: () => Promise<TContext>; maxResponseBytes?: number },
+  request: { headers: HeaderMap; body: unknown; search: string; context: () => Promise<TContext> },
 ): Promise<void> {
   const response = await apollo.executeHTTPGraphQLRequest({
     httpGraphQLRequest: { method: req.method ?? 'GET', headers: request.headers, search: request.search, body: request.body },
@@ -184,8 +183,7 @@ export async function executeOnApollo<TContext extends BaseContext>(
   const outHeaders: Record<string, string> = {};
   for (const [name, value] of response.headers) outHeaders[name] = value;
   if (response.body.kind === 'complete') {
-    const max = request.maxResponseBytes;
-    const text = max === undefined ? response.body.string : limitResponseText(response.body.string, max);
+    const text = response.body.string;
     delete outHeaders['content-length'];
     res.writeHead(response.status ?? 200, { ...outHeaders, 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);

@@ -57,6 +57,5 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     body: admission.parameters.body,
     search: admission.parameters.search,
     context: async () => createContext(runtime.services, req.headers, admission.serverCredentials),
-    maxResponseBytes: config.maxResponseBytes,
   });
 }

@@ -80,3 +80,26 @@ it('does not store responses with errors', async () => {
   const second = await stack.post(counter, { key: DEMO_KEYS.basic.key });
   expect(responseCache(second.body)).toBeUndefined();
 });
+
+describe('with a failed list item', () => {
+  let mocked: HttpStack;
+  beforeAll(async () => {
+    mocked = await startStack({ http: true, mock: true, config: { responseCacheEnabled: true } });
+  });
+  afterAll(async () => {
+    await mocked.close();
+  });
+
+  it('does not store a response whose list misses an item (the item error is added after the cache plugin)', async () => {
+    const slots = { query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }', variables: { id: FIXTURE_IDS.shop } };
+    mocked.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } });
+    const key = 'sim-key-9101';
+    const first = await mocked.post(slots, { key });
+    expect(first.body.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['factory', 'options', 1], 'UPSTREAM_ERROR']]);
+    // Stored, the cached data alone would answer without slot 2 and without its error.
+    const second = await mocked.post(slots, { key });
+    expect(responseCache(second.body)).toBeUndefined();
+    expect(second.body).toMatchObject({ data: { factory: { options: [{ slot: 1 }, { slot: 2 }] } } });
+    expect(second.body.errors).toBeUndefined();
+  });
+});

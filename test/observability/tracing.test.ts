@@ -15,8 +15,9 @@ import { OperationAccounting, keyId } from '../../src/economy';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
 import { GatewayTracing, TRACE_ATTRIBUTES } from '../../src/observability/tracing';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack } from '../support';
+import { startStack, until } from '../support';
 import type { HttpStack } from '../support';
+import { subscribeWs, wsClient } from '../subscriptions/clients';
 
 /** The first GraphQL block of docs/example.md: the page the README points to. */
 function readmePage(): string {
@@ -219,6 +220,38 @@ describe('tracing off (the default)', () => {
     const stack = await startStack({ http: true });
     try {
       expect(stack.runtime.tracing).toBeUndefined();
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('the error codes on an operation span', () => {
+  it('are those of the answer as sent, over HTTP and graphql-ws alike: a failed option slot included', async () => {
+    const exporter = new InMemorySpanExporter();
+    const stack = await startStack({ http: true, mock: true, gateway: { traceExporter: exporter } });
+    try {
+      stack
+        .upstream()
+        .intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' })
+        .reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } })
+        .persist();
+      const slots = { query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }', variables: { id: FIXTURE_IDS.shop } };
+      const answer = await stack.post(slots, { key: 'sim-key-9201' });
+      expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
+      const ws = wsClient(stack.endpoint, 'sim-key-9202');
+      try {
+        const result = await subscribeWs(ws, slots.query, slots.variables).next();
+        expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
+      } finally {
+        await ws.dispose();
+      }
+      await until(() => exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER).length === 2, 'both operation spans');
+      const operations = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER);
+      expect(operations.map((span) => [span.name, span.attributes[TRACE_ATTRIBUTES.errorCodes]])).toEqual([
+        ['query Slots', 'UPSTREAM_ERROR'],
+        ['query Slots', 'UPSTREAM_ERROR'],
+      ]);
     } finally {
       await stack.close();
     }

@@ -123,7 +123,7 @@ describe('a burst of subscribes over the limits', () => {
     await joined;
     client.subscribe('query', '{ __typename }');
     await until(() => client.received.some((message) => message.id === 'query' && message.type === 'next'), 'the query');
-    expect(client.received.find((message) => message.id === 'query')?.payload).toEqual({ data: { __typename: 'Query' } });
+    expect(client.received.find((message) => message.id === 'query')?.payload).toEqual({ data: { __typename: 'Query' }, extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown } });
     client.socket.close();
   });
 

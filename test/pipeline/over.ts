@@ -32,10 +32,23 @@ export interface Outcome {
   data: unknown;
   /** The first error's extensions. */
   extensions: Record<string, unknown> | undefined;
+  /** Each error's code and path (null without one), in order. */
+  errors: Array<{ code: string; path: ReadonlyArray<string | number> | null }>;
+  /** The answer's own `extensions` (e.g. `upstream`). */
+  resultExtensions: Record<string, unknown> | undefined;
 }
 
-function outcomeOf(errors: ReadonlyArray<{ extensions?: Record<string, unknown> }> | undefined, data: unknown): Outcome {
-  return { codes: (errors ?? []).map((error) => String(error.extensions?.code)), data, extensions: errors?.[0]?.extensions };
+/** An error as an answer carries it. */
+type AnswerError = { extensions?: Record<string, unknown>; path?: ReadonlyArray<string | number> };
+
+function outcomeOf(errors: ReadonlyArray<AnswerError> | undefined, data: unknown, resultExtensions?: Record<string, unknown>): Outcome {
+  return {
+    codes: (errors ?? []).map((error) => String(error.extensions?.code)),
+    data,
+    extensions: errors?.[0]?.extensions,
+    errors: (errors ?? []).map((error) => ({ code: String(error.extensions?.code), path: error.path ?? null })),
+    resultExtensions,
+  };
 }
 
 /** The first message of a collected subscription, or the errors it ended with. */
@@ -44,7 +57,7 @@ async function firstOf(events: ReturnType<typeof collect>): Promise<Outcome> {
     events.next().then((message: Received) => ({ message })),
     events.ended.then((ended) => ({ ended })),
   ]);
-  if ('message' in first) return outcomeOf(first.message.errors, first.message.data);
+  if ('message' in first) return outcomeOf(first.message.errors, first.message.data, first.message.extensions);
   if (Array.isArray(first.ended)) return outcomeOf(first.ended as Array<{ extensions?: Record<string, unknown> }>, undefined);
   throw new Error(`the subscription ended without an answer: ${String(first.ended)}`);
 }
@@ -67,8 +80,8 @@ export async function over(transport: TransportName, stack: HttpStack, body: Ope
       }
       response = await fetch(`${stack.endpoint}?${search.toString()}`, { headers: { 'apollo-require-preflight': 'true', ...auth } });
     }
-    const answer = (await response.json()) as { data?: unknown; errors?: Array<{ extensions?: Record<string, unknown> }> };
-    return outcomeOf(answer.errors, answer.data);
+    const answer = (await response.json()) as { data?: unknown; errors?: AnswerError[]; extensions?: Record<string, unknown> };
+    return outcomeOf(answer.errors, answer.data, answer.extensions);
   }
   if (transport === 'graphql-ws') {
     const client = createClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: auth, retryAttempts: 0, lazy: true });

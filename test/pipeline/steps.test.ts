@@ -22,7 +22,7 @@ describe('the request steps', () => {
       'variables',
       'bounds',
       'cost',
-      'response-size',
+      'result',
     ]);
     const phases = STEPS.map((step) => PHASES.indexOf(step.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));

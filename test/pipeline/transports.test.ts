@@ -14,10 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { createClient as createSseClient } from 'graphql-sse';
 import { startStack } from '../support';
 import type { HttpStack } from '../support';
+import { LineCollector } from '../support/logs';
+import { collect, wsClient } from '../subscriptions/clients';
+import type { Received } from '../subscriptions/clients';
 import { over, TRANSPORTS } from './over';
-import type { OperationBody, TransportName } from './over';
+import type { OperationBody, Outcome, TransportName } from './over';
 
 const KEY = `Bearer ${DEMO_KEYS.premium.key}`;
 
@@ -164,3 +168,172 @@ describeTable(
   PUBLIC_CASES,
   (entry) => entry.codes.length > 0,
 );
+
+/**
+ * Partial failures: the result phase (src/pipeline/result-steps.ts) runs on every
+ * transport, so an answer with some items or fields missing carries the same `data`, the
+ * same errors (codes and paths) and the same `extensions.upstream` over HTTP POST and GET,
+ * graphql-ws and graphql-sse, and as the first result of a live query over both streaming
+ * transports.
+ */
+const PARITY_TRANSPORTS = [...TRANSPORTS, 'live over graphql-ws', 'live over graphql-sse'] as const;
+
+/** A partial-failure case: what is sent, and what every transport must answer. */
+interface PartialCase {
+  name: string;
+  query: string;
+  variables: Record<string, unknown>;
+  /** The key of each transport's request (a fresh one each, when the case spends a budget). */
+  key: (transport: string) => string;
+  /** Codes and paths every transport must answer with. */
+  errors: Array<{ code: string; path: Array<string | number> }>;
+}
+
+/** `query … @live` of the same operation. */
+function liveQuery(query: string): string {
+  return query.replace(/^(query \w+(\([^)]*\))?)/, '$1 @live');
+}
+
+/** The answer of one transport (a live query: its first result over that transport). */
+async function answerOver(transport: (typeof PARITY_TRANSPORTS)[number], stack: HttpStack, entry: PartialCase): Promise<Outcome> {
+  const authorization = `Bearer ${entry.key(transport)}`;
+  if (transport === 'live over graphql-ws') return over('graphql-ws', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
+  if (transport === 'live over graphql-sse') return over('graphql-sse', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
+  return over(transport, stack, { query: entry.query, variables: entry.variables }, authorization);
+}
+
+/** Asks every transport and expects the same data, errors and extensions from each. */
+async function expectParity(stack: HttpStack, entry: PartialCase): Promise<Outcome> {
+  const answers: Record<string, Pick<Outcome, 'data' | 'errors' | 'resultExtensions'>> = {};
+  for (const transport of PARITY_TRANSPORTS) {
+    const { data, errors, resultExtensions } = await answerOver(transport, stack, entry);
+    answers[transport] = { data, errors, resultExtensions };
+  }
+  const reference = await answerOver('http-post', stack, entry);
+  expect(reference.errors).toEqual(entry.errors);
+  expect(reference.data).not.toBeNull();
+  expect(reference.resultExtensions?.upstream).toEqual(expect.objectContaining({ requests: expect.any(Number) as unknown }));
+  const expected = Object.fromEntries(PARITY_TRANSPORTS.map((transport) => [transport, { data: reference.data, errors: reference.errors, resultExtensions: reference.resultExtensions }]));
+  expect(answers).toEqual(expected);
+  return reference;
+}
+
+const SLOTS_QUERY = 'query Slots($id: ID!) { factory(id: $id) { id options { slot title } } }';
+const JSON_HEADERS = { headers: { 'content-type': 'application/json' } };
+let freshKeys = 0;
+/** A premium key no other request used (the simulator accepts every `sim-key-N`). */
+const freshKey = (): string => `sim-key-${process.pid}${(freshKeys += 1)}`;
+
+describe('partial failures over every transport and as a live query', () => {
+  let stack: HttpStack;
+  const logs = new LineCollector();
+  beforeAll(async () => {
+    // No upstream cache: every request of a case costs the same, so extensions.upstream is comparable.
+    stack = await startStack({ http: true, mock: true, config: { cacheEnabled: false, logLevel: 'info' }, logDestination: logs });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('a failing option slot: the other slots, and UPSTREAM_ERROR at the slot’s path', async () => {
+    stack.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS).persist();
+    const answer = await expectParity(stack, {
+      name: 'failing slot',
+      query: SLOTS_QUERY,
+      variables: { id: FIXTURE_IDS.shop },
+      key: () => DEMO_KEYS.premium.key,
+      errors: [{ code: 'UPSTREAM_ERROR', path: ['factory', 'options', 1] }],
+    });
+    expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }] } });
+    expect(answer.extensions).toMatchObject({ slot: 2, upstream: { status: 500 } });
+    // The report step counts and logs the answer as sent, the item error included, on every transport.
+    const reported = logs.records().filter((record) => record.msg === 'graphql operation' && record.operationName === 'Slots');
+    expect(reported.map((record) => record.transport ?? 'http')).toEqual(['http', 'http', 'graphql-ws', 'graphql-sse', 'graphql-ws', 'graphql-sse', 'http']);
+    for (const record of reported) expect(record).toMatchObject({ outcome: 'partial', errorCodes: ['UPSTREAM_ERROR'], upstream: answer.resultExtensions?.upstream });
+  });
+
+  it('a premium-locked field (a key without premium): FORBIDDEN with premium at the field, the rest answered', async () => {
+    const answer = await expectParity(stack, {
+      name: 'premium-locked',
+      query: 'query Locked { myImportAuctions { id } importAuctions { id } }',
+      variables: {},
+      key: () => DEMO_KEYS.basic.key,
+      errors: [{ code: 'FORBIDDEN', path: ['importAuctions'] }],
+    });
+    expect(answer.data).toEqual({ myImportAuctions: expect.arrayContaining([{ id: expect.any(String) as unknown }]) as unknown, importAuctions: null });
+    expect(answer.extensions).toMatchObject({ premium: true });
+  });
+});
+
+describe('a RATE_LIMITED item over every transport and as a live query', () => {
+  let stack: HttpStack;
+  beforeAll(async () => {
+    // Ten requests per key and minute, no waiting: the company and slots 1..9 pass, slot 10 is refused.
+    stack = await startStack({ http: true, config: { cacheEnabled: false, upstreamRateLimit: { requests: 10, windowSeconds: 60 }, upstreamPatienceMs: 0 } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('answers the slots it could afford and RATE_LIMITED at the refused slot’s path', async () => {
+    const answer = await expectParity(stack, {
+      name: 'rate-limited slot',
+      query: SLOTS_QUERY,
+      variables: { id: FIXTURE_IDS.shop },
+      key: () => freshKey(),
+      errors: [{ code: 'RATE_LIMITED', path: ['factory', 'options', 9] }],
+    });
+    expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }, { slot: 2, title: expect.any(String) as unknown }] } });
+    expect(answer.extensions).toMatchObject({ slot: 10, retryAfterSeconds: expect.any(Number) as unknown });
+  });
+});
+
+describe('a live query: each result carries the item errors of its own run', () => {
+  let stack: HttpStack;
+  beforeAll(async () => {
+    stack = await startStack({ http: true, mock: true, config: { liveQueryThrottleMs: 0 } });
+  });
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  type Slots = { factory: { options: Array<{ slot: number }> } };
+  const slotsOf = (result: Received): number[] => (result.data as Slots | undefined)?.factory.options.map((option) => option.slot) ?? [];
+  const failedOf = (result: Received): Array<[unknown, unknown]> => (result.errors ?? []).map((error) => [error.path?.[2], error.extensions?.code]);
+
+  it.each(['graphql-ws', 'graphql-sse'] as const)('over %s: the failed slot first, then the cache-only miss, then none once filled', async (transport) => {
+    const key = freshKey();
+    // Slot 2 fails once (the first run's read); the later background fill reaches the simulator.
+    stack.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS);
+    const query = liveQuery(SLOTS_QUERY);
+    const variables = { id: FIXTURE_IDS.shop };
+    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+    const ws = wsClient(stack.endpoint, key);
+    const live = transport === 'graphql-ws' ? collect((sink) => ws.subscribe({ query, variables }, sink)) : collect((sink) => sse.subscribe({ query, variables }, sink));
+    try {
+      const first = await live.next();
+      expect(slotsOf(first)).toEqual([1]);
+      expect(failedOf(first)).toEqual([[1, 'UPSTREAM_ERROR']]);
+      expect(first.extensions?.upstream).toMatchObject({ requests: 11 });
+
+      // A no-cache read of slot 1 by the same key stores it: the live query re-runs from the
+      // cache, where slot 2 is missing (RATE_LIMITED, and queued for background fill), then
+      // again once the fill has stored slot 2.
+      await stack.executeText('query($id: ID!) { factory(id: $id) { option(slot: 1) { title } } }', variables, { key, headers: { 'cache-control': 'no-cache' } });
+      const later: Received[] = [];
+      for (let result = await live.next(); ; result = await live.next()) {
+        later.push(result);
+        // Every result names exactly the slots it lacks, as its own run saw them.
+        for (const [index] of failedOf(result)) expect(slotsOf(result)).not.toContain(Number(index) + 1);
+        expect(result.extensions?.upstream).toMatchObject({ requests: 0 });
+        if (!result.errors) break;
+      }
+      expect(failedOf(later[0] as Received)).toEqual([[1, 'RATE_LIMITED']]);
+      expect(slotsOf(later[later.length - 1] as Received)).toEqual([1, 2]);
+    } finally {
+      live.stop();
+      sse.dispose();
+      await ws.dispose();
+    }
+  });
+});

@@ -55,7 +55,7 @@ describe('live queries over WebSocket and SSE', () => {
     const plain = await stack.executeText(COUNTER.replace(' @live', ''), { id: FIXTURE_IDS.shop });
     const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const first = await live.next();
-    expect(first).toEqual({ data: plain.data });
+    expect(first).toEqual({ data: plain.data, extensions: { upstream: expect.objectContaining({ requests: 0, cacheHits: 2 }) as unknown } });
 
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 9.5 });
     // Another operation of the same key reads with no-cache: its answer is stored and the live query re-runs.

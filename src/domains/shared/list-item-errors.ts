@@ -9,7 +9,7 @@ import type { GraphQLFormattedError, GraphQLResolveInfo } from 'graphql';
  *
  * Why not GraphQL's own null items: the contract keeps list items non-null
  * (`[FactoryOption!]`), so one null item would null the whole list. These errors are
- * added to the response by `listItemErrorsPlugin`, formatted like every other error.
+ * added to the result by the `item-errors` step of the result phase (src/pipeline/result-steps.ts), formatted like every other error.
  *
  * When to use: one per operation, in the context (`ctx.itemErrors`).
  */
