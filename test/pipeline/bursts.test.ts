@@ -232,10 +232,10 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     // The held ones answer; their places are free again.
     upstream.release();
     await until(() => client.received.filter((message) => message.id?.startsWith('held-') && message.type === 'complete').length >= MAX, 'the held queries');
-    for (let i = 0; i < MAX; i += 1) expect(client.received.find((message) => message.id === `held-${i}`)?.payload).toEqual({ data: { [`h${i}`]: [] } });
+    for (let i = 0; i < MAX; i += 1) expect(client.received.find((message) => message.id === `held-${i}`)?.payload).toEqual({ data: { [`h${i}`]: [] }, extensions: { upstream: expect.any(Object) as unknown } });
     client.subscribe('after', '{ __typename }');
     await until(() => client.received.some((message) => message.id === 'after' && message.type === 'complete'), 'the query after');
-    expect(client.received.find((message) => message.id === 'after')?.payload).toEqual({ data: { __typename: 'Query' } });
+    expect(client.received.find((message) => message.id === 'after')?.payload).toEqual({ data: { __typename: 'Query' }, extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown } });
     client.socket.close();
   });
 
