@@ -225,7 +225,31 @@ export class LiveQueries {
     let runs = 0;
     let last: ExecutionResult | undefined;
     let lastReads = new Map<string, ReadResource>();
-    const run = async (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
+    // At most one run per throttle window; calls within it wait for the window's end and
+    // share one run with the latest arguments (the store pushes only its latest call's result).
+    const throttleMs = liveThrottleMs(args, this.options.throttleMs);
+    let lastStart = Number.NEGATIVE_INFINITY;
+    let lastText: string | undefined;
+    let ended = false;
+    let latest: ExecutionArgs = args;
+    let scheduled: Promise<ExecutionResult> | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let fire: (() => void) | undefined;
+    /**
+     * A run that found nothing new sent nothing: the window it opened closes again, so the
+     * change it was run for too early (e.g. the second of two answers one read stores) is
+     * sent at once, not a window later. A run waiting for the window is moved up to match.
+     */
+    const reopenWindow = (startedAt: number, previousStart: number): void => {
+      if (lastStart !== startedAt) return;
+      lastStart = previousStart;
+      if (!fire) return;
+      clearTimeout(timer);
+      const waitMs = lastStart + throttleMs - Date.now();
+      if (waitMs <= 0) fire();
+      else timer = setTimeout(fire, waitMs);
+    };
+    const run = async (runArgs: ExecutionArgs, startedAt: number, previousStart: number): Promise<ExecutionResult> => {
       const live = runArgs.contextValue as LiveRunContext;
       // Every run gets a fresh session and loaders; every run but the first reads the cache only.
       if (runs > 0) scope.refresh();
@@ -251,31 +275,30 @@ export class LiveQueries {
       lastReads = reads;
       live.addResourceIdentifier([...reads.keys()]);
       last = result;
+      const text = JSON.stringify(result);
+      if (text === lastText) reopenWindow(startedAt, previousStart);
+      lastText = text;
       return result;
     };
-    // At most one run per throttle window; calls within it wait for the window's end and
-    // share one run with the latest arguments (the store pushes only its latest call's result).
-    const throttleMs = liveThrottleMs(args, this.options.throttleMs);
-    let lastStart = Number.NEGATIVE_INFINITY;
-    let ended = false;
-    let latest: ExecutionArgs = args;
-    let scheduled: Promise<ExecutionResult> | null = null;
-    let timer: NodeJS.Timeout | undefined;
     const throttled = (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
       latest = runArgs;
       if (scheduled) return scheduled;
       const waitMs = lastStart + throttleMs - Date.now();
       if (waitMs <= 0) {
+        const previousStart = lastStart;
         lastStart = Date.now();
-        return run(runArgs);
+        return run(runArgs, lastStart, previousStart);
       }
       scheduled = new Promise<void>((resolve) => {
+        fire = resolve;
         timer = setTimeout(resolve, waitMs);
       }).then(() => {
         scheduled = null;
+        fire = undefined;
         if (ended) return last ?? { data: null };
+        const previousStart = lastStart;
         lastStart = Date.now();
-        return run(latest);
+        return run(latest, lastStart, previousStart);
       });
       return scheduled;
     };

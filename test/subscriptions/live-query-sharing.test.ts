@@ -16,7 +16,7 @@ import type { Client as SseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { metricValue, startStack, until } from '../support';
+import { metricValue, startStack, until, useFakeTimersWithRealIo } from '../support';
 import type { HttpStack } from '../support';
 import { collect, wsClient } from './clients';
 import type { Collected, Received } from './clients';
@@ -71,6 +71,7 @@ describe('live queries: identical operations of one key share one execution', ()
   }
 
   afterEach(async () => {
+    jest.useRealTimers();
     for (const client of clients.splice(0)) await client.dispose();
     await stack.close();
   });
@@ -146,6 +147,21 @@ describe('live queries: identical operations of one key share one execution', ()
     expect(liveQueries.open).toBe(1);
     again.stop();
     await until(() => liveQueries.open === 0, 'the new execution to end');
+  });
+
+  it('a re-run that found nothing new holds no change back for a throttle window', async () => {
+    await start({ liveQueryThrottleMs: 1000 });
+    const subscriber = live(ws());
+    await subscriber.next();
+    useFakeTimersWithRealIo(Date.now());
+    // The first result's window passes.
+    jest.advanceTimersByTime(1000);
+    // The read stores the company list (unchanged: its re-run sends nothing), then the
+    // counter: the new price comes at once, with no timer advanced.
+    await changePrice(16.25);
+    expect(priceOf(await subscriber.next(), 'Wasser')).toBe(16.25);
+    subscriber.stop();
+    jest.useRealTimers();
   });
 
   it('sends patches to those who ask, whole results to the others, from the one execution', async () => {
