@@ -19,7 +19,7 @@ import stableStringify from 'safe-stable-stringify';
 import { optionKeys } from '../economy';
 import type { ReadResource, UpstreamEconomy } from '../economy';
 import { GatewayError, missingKeyError } from '../errors/gateway-error';
-import { SharedLiveQuery } from './live-shared';
+import { sameness, SharedLiveQuery } from './live-shared';
 import type { SubscriptionContext, SubscriptionScope } from './subscription-service';
 
 /** The longest a re-execution (cache only) may take, ms; past it the query keeps its last result. */
@@ -264,6 +264,10 @@ export class LiveQueries {
       const executed = Promise.resolve(runs === 1 ? firstRun(() => graphqlExecute(runArgs)) : graphqlExecute(runArgs));
       const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
       this.running.delete(running);
+      // The query ended while this run executed: its watch and the store's entry are released
+      // already, and must stay so. A run that never settles is what the store forgets
+      // (it would track the run's resources again when it settled).
+      if (ended) return new Promise<ExecutionResult>(() => undefined);
       if (running.changed.size > 0) setImmediate(() => void this.store.invalidate([...running.changed]));
       if (outcome === DEADLINE && last) {
         live.addResourceIdentifier([...lastReads.keys()]);
@@ -275,7 +279,7 @@ export class LiveQueries {
       lastReads = reads;
       live.addResourceIdentifier([...reads.keys()]);
       last = result;
-      const text = JSON.stringify(result);
+      const text = sameness(result);
       if (text === lastText) reopenWindow(startedAt, previousStart);
       lastText = text;
       return result;

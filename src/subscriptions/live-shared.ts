@@ -10,6 +10,11 @@
  */
 import type { ExecutionResult } from 'graphql';
 
+/** What makes two results of a live query the same: their data and errors (not their extensions, e.g. a run's own figures). */
+export function sameness(result: ExecutionResult): string {
+  return JSON.stringify({ data: result.data, errors: result.errors });
+}
+
 /** A result as a client receives it: no `isLive` marker. */
 function plain(result: ExecutionResult & { isLive?: boolean }): ExecutionResult {
   const { isLive: _isLive, ...rest } = result;
@@ -154,7 +159,7 @@ export class SharedLiveQuery {
         if (step.done || this.ended) break;
         const result = plain(step.value);
         // Identical consecutive results are not sent (a re-run over the same data).
-        const text = JSON.stringify(result);
+        const text = sameness(result);
         if (text === this.latestText) continue;
         this.latestText = text;
         this.latest = result;

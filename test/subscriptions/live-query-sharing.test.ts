@@ -16,7 +16,9 @@ import type { Client as SseClient } from 'graphql-sse';
 import type { Client as WsClient } from 'graphql-ws';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { metricValue, startStack, until, useFakeTimersWithRealIo } from '../support';
+import { UpstreamEconomy } from '../../src/economy';
+import type { EconomyCaller } from '../../src/economy';
+import { metricValue, startStack, turn, until, useFakeTimersWithRealIo } from '../support';
 import type { HttpStack } from '../support';
 import { collect, wsClient } from './clients';
 import type { Collected, Received } from './clients';
@@ -72,6 +74,7 @@ describe('live queries: identical operations of one key share one execution', ()
 
   afterEach(async () => {
     jest.useRealTimers();
+    jest.restoreAllMocks();
     for (const client of clients.splice(0)) await client.dispose();
     await stack.close();
   });
@@ -162,6 +165,31 @@ describe('live queries: identical operations of one key share one execution', ()
     expect(priceOf(await subscriber.next(), 'Wasser')).toBe(16.25);
     subscriber.stop();
     jest.useRealTimers();
+  });
+
+  it('the last subscriber leaving while a re-run executes leaves nothing watched once the run settles', async () => {
+    await start();
+    const liveQueries = stack.gateway.subscriptions.liveQueries;
+    const subscriber = live(ws());
+    await subscriber.next();
+    // The re-run's cache reads wait until the test lets them go.
+    let letGo: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (letGo = resolve));
+    const get = UpstreamEconomy.prototype.get;
+    let stalled = 0;
+    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+      if (!caller.cacheOnly) return get.call(this, caller, ...rest);
+      stalled += 1;
+      return gate.then(() => get.call(this, caller, ...rest));
+    });
+    await changePrice(17.5);
+    await until(() => stalled > 0, 'the re-run to read');
+    subscriber.stop();
+    await until(() => liveQueries.open === 0, 'the execution to end');
+    expect(liveQueries.watchedCount).toBe(0);
+    letGo();
+    for (let i = 0; i < 50; i += 1) await turn();
+    expect(liveQueries.watchedCount).toBe(0);
   });
 
   it('sends patches to those who ask, whole results to the others, from the one execution', async () => {
