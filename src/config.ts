@@ -8,6 +8,7 @@
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { MAX_OPTION_SLOTS } from './upstream/endpoints';
 import type { CacheKind } from './upstream/endpoints';
 
@@ -154,6 +155,10 @@ export interface GatewayConfig {
   subscriptionKeepAliveMs: number;
   /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
   liveQueryThrottleMs: number;
+  /** Live-query subscribers per client address on one replica; over it `RATE_LIMITED` (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`, default 200). */
+  liveQuerySubscribersMaxPerAddress: number;
+  /** Proxies whose `X-Forwarded-For` names the client address: IPs, CIDRs, or `loopback`, `linklocal`, `uniquelocal` (`TRUSTED_PROXIES`, default none: the socket's address). */
+  trustedProxies: string[];
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -259,6 +264,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
   liveQueryThrottleMs: 1000,
+  liveQuerySubscribersMaxPerAddress: 200,
+  trustedProxies: [],
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -457,6 +464,22 @@ export function originsSetting(env: Env, name: string): string[] {
     if (entry === '*') continue;
     const reason = originProblem(entry);
     if (reason) throw new ConfigError(name, entry, `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`);
+  }
+  return entries;
+}
+
+/**
+ * A comma-separated list of trusted proxies: IPv4 or IPv6 addresses, CIDR ranges
+ * (`10.0.0.0/8`), or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`.
+ */
+export function proxiesSetting(env: Env, name: string): string[] {
+  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      throw new ConfigError(name, entry, 'IP addresses or CIDR ranges separated by commas (e.g. 10.0.0.1,10.1.0.0/16), or loopback, linklocal, uniquelocal');
+    }
   }
   return entries;
 }
@@ -692,6 +715,8 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
     integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
     integer('liveQueryThrottleMs', 'LIVE_QUERY_THROTTLE_MS', 0, 'shortest time between two results of one live query (@live), ms; 0 = every change at once'),
+    integer('liveQuerySubscribersMaxPerAddress', 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS', 1, 'live-query subscribers per client address on one replica'),
+    setting('trustedProxies', 'TRUSTED_PROXIES', (env, name) => proxiesSetting(env, name), 'comma-separated proxies (IP, CIDR, loopback) whose X-Forwarded-For is believed'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
@@ -719,6 +744,7 @@ function defaults(): GatewayConfig {
   return {
     ...DEFAULT_CONFIG,
     corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
+    trustedProxies: [...DEFAULT_CONFIG.trustedProxies],
     cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
     costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
     tracing: { ...DEFAULT_CONFIG.tracing },

@@ -59,6 +59,8 @@ export interface SubscriptionTransportOptions {
   tracing?: GatewayTracing;
   /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
   reportOperation?: (report: OperationReport) => void;
+  /** The client address of a request (`TRUSTED_PROXIES`, see src/http/client-address.ts); none: the socket's. */
+  clientAddress?: (request: IncomingMessage) => string;
 }
 
 /**
@@ -143,7 +145,7 @@ function admitThisTurn(connection: SubscriptionConnection): void {
 const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null, live: boolean) => Refusal | null {
   const idOf = (apiKey: string): string => {
     let hashed = hashedKeys.get(connection);
     if (hashed?.apiKey !== apiKey) {
@@ -152,11 +154,13 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
     }
     return hashed.keyId;
   };
-  return (apiKey) => {
+  return (apiKey, live) => {
     const admitted = admittedThisTurn.get(connection) ?? 0;
     // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
-    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted };
-    const error = options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
+    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted, address: connection.address };
+    // A live query may join an identical one of its key already running: only the
+    // connection's and the address's limits are known before it is parsed.
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -243,11 +247,12 @@ export interface SubscriptionTransports {
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const addressOf = options.clientAddress ?? ((request: IncomingMessage): string => request.socket.remoteAddress ?? 'unknown');
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
-  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
+  const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
     if (!state) {
-      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
+      state = { connection: new SubscriptionConnection('ws', addressOf(request)), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
       connections.set(ctx, state);
     }
     return state;
@@ -328,7 +333,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
         const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
-        const { connection, refusals, inFlight } = connectionOf(ctx);
+        const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
         // refused before the pipeline, unless the text may hold a subscription (whose limits
@@ -386,12 +391,12 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
 
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
   const reservations = new Map<string, SubscriptionConnection>();
-  const sseConnectionOf = (token: string | null | undefined): SubscriptionConnection => {
-    if (!token) return new SubscriptionConnection('sse');
+  const sseConnectionOf = (token: string | null | undefined, request: IncomingMessage): SubscriptionConnection => {
+    if (!token) return new SubscriptionConnection('sse', addressOf(request));
     for (const [held, connection] of reservations) if (connection.active === 0 && held !== token) reservations.delete(held);
     let connection = reservations.get(token);
     if (!connection) {
-      connection = new SubscriptionConnection('sse');
+      connection = new SubscriptionConnection('sse', addressOf(request));
       reservations.set(token, connection);
     }
     return connection;
@@ -402,7 +407,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
-      const connection = sseConnectionOf(token);
+      const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
       const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
