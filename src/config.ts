@@ -152,6 +152,12 @@ export interface GatewayConfig {
   subscriptionKeepAliveMs: number;
   /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
   liveQueryThrottleMs: number;
+  /** How long a graphql-sse reservation (`PUT /graphql/stream`) waits for its event stream before it is freed, ms (`SSE_RESERVATION_TTL_MS`, default 30000). */
+  sseReservationTtlMs: number;
+  /** graphql-sse reservations not yet connected per client address; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX_PER_ADDRESS`, default 100). */
+  sseReservationsMaxPerAddress: number;
+  /** graphql-sse reservations not yet connected in all; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX`, default 10000). */
+  sseReservationsMax: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -256,6 +262,9 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
   liveQueryThrottleMs: 1000,
+  sseReservationTtlMs: 30_000,
+  sseReservationsMaxPerAddress: 100,
+  sseReservationsMax: 10_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -688,6 +697,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
     integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
     integer('liveQueryThrottleMs', 'LIVE_QUERY_THROTTLE_MS', 0, 'shortest time between two results of one live query (@live), ms; 0 = every change at once'),
+    integer('sseReservationTtlMs', 'SSE_RESERVATION_TTL_MS', 1, 'a graphql-sse reservation (PUT /graphql/stream) not connected this long is freed, ms'),
+    integer('sseReservationsMaxPerAddress', 'SSE_RESERVATIONS_MAX_PER_ADDRESS', 1, 'graphql-sse reservations not yet connected per client address (more: 429)'),
+    integer('sseReservationsMax', 'SSE_RESERVATIONS_MAX', 1, 'graphql-sse reservations not yet connected in all (more: 429)'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),

@@ -93,6 +93,7 @@ export function createGatewaySubscriptions(
     liveQueries,
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
+    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,

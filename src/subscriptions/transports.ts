@@ -29,6 +29,8 @@ import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
+import { SseReservations, releaseSseToken } from './sse-reservations';
+import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
 /** What the transports need. */
@@ -49,6 +51,8 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** Where the transports log. */
   logger?: Logger;
+  /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
+  sseReservations?: SseReservationLimits;
   /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
   tracing?: GatewayTracing;
   /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
@@ -320,8 +324,11 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     }
     return connection;
   };
+  // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations(options.sseReservations, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
+    ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
@@ -361,7 +368,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
       try {
-        await sse(req, res);
+        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
       } finally {
         if (res.writableEnded) clearInterval(keepAlive);
       }
@@ -375,6 +382,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       return true;
     },
     async close() {
+      sseReservations?.close();
       await wsServer.dispose();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => wss.close(() => resolve()));
