@@ -333,6 +333,30 @@ export function intSetting(env: Env, name: string, fallback: number, min: number
   return value;
 }
 
+/** Node's longest timer, ms (2^31-1, about 24.8 days): a longer delay fires after 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The longest whole number of seconds that still fits {@link MAX_TIMER_MS}. */
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
+/** Settings in seconds that become timers (×1000), so they are bounded like the `_MS` settings. */
+const TIMER_SECONDS_SETTINGS: ReadonlySet<string> = new Set(['CACHE_SNAPSHOT_SECONDS', 'RATE_LIMIT_BACKOFF_SECONDS', 'RETRY_AFTER_MAX_SECONDS']);
+
+/**
+ * A duration that becomes a timer: a whole number from `min` to {@link MAX_TIMER_MS} ms
+ * (`unit` `ms`) or {@link MAX_TIMER_SECONDS} s (`unit` `seconds`). Node clamps a longer
+ * timer to 1 ms, so a larger value is refused at start, naming the bound.
+ */
+function durationSetting(env: Env, name: string, fallback: number, min: number, unit: 'ms' | 'seconds'): number {
+  const max = unit === 'ms' ? MAX_TIMER_MS : MAX_TIMER_SECONDS;
+  try {
+    return intSetting(env, name, fallback, min, max);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(name, error.value, `an integer from ${min} to ${max} (${unit}; Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
+  }
+}
+
 /** A rate: at most `requests` requests in any `windowSeconds` seconds. */
 export interface RateSetting {
   /** Requests per window, ≥ 1. */
@@ -351,6 +375,9 @@ export function rateSetting(env: Env, name: string, fallback: RateSetting | null
   const windowSeconds = Number(parts?.[2]);
   if (!parts || !Number.isSafeInteger(requests) || requests < 1 || !(windowSeconds > 0)) {
     throw new ConfigError(name, raw, "'off' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60");
+  }
+  if (windowSeconds > MAX_TIMER_SECONDS) {
+    throw new ConfigError(name, raw, `N/SECONDS with SECONDS at most ${MAX_TIMER_SECONDS} (Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
   }
   return { requests, windowSeconds };
 }
@@ -548,7 +575,10 @@ type NumberField = { [K in keyof GatewayConfig]: GatewayConfig[K] extends number
 
 /** A whole-number setting of at least `min`, its default the field's in {@link DEFAULT_CONFIG} (most settings). */
 function integer(key: NumberField, env: string, min: number, summary: string): Omit<SettingDefinition, 'group'> {
-  return field(env, (source, name) => intSetting(source, name, DEFAULT_CONFIG[key], min), (config) => config[key], (config, value) => (config[key] = value), summary);
+  // Milliseconds, and seconds that become timers, are bounded by Node's longest timer.
+  const unit = env.endsWith('_MS') ? 'ms' : TIMER_SECONDS_SETTINGS.has(env) ? 'seconds' : null;
+  const read = (source: Env, name: string): number => (unit ? durationSetting(source, name, DEFAULT_CONFIG[key], min, unit) : intSetting(source, name, DEFAULT_CONFIG[key], min));
+  return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary);
 }
 
 /** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
@@ -589,7 +619,8 @@ const TTL_SUMMARIES: Readonly<Record<CacheKind, string>> = {
 function ttl(kind: CacheKind): Omit<SettingDefinition, 'group'> {
   return field(
     TTL_SETTINGS[kind],
-    (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0),
+    // The subscriptions' polling interval is this freshness window: a timer.
+    (env, name) => durationSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0, 'seconds'),
     (config) => config.cacheTtlSeconds[kind],
     (config, value) => (config.cacheTtlSeconds[kind] = value),
     TTL_SUMMARIES[kind],
