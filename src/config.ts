@@ -405,6 +405,25 @@ export function enumSetting<T extends string>(env: Env, name: string, fallback: 
   return raw as T;
 }
 
+/**
+ * A URL as it may be printed or logged: the password of its credentials (or a user name
+ * given alone, which may be a token) replaced by `redacted`, e.g.
+ * `https://user:redacted@api.example/req`. Text that is not a URL or holds no credentials
+ * is returned as it is; one that does not parse loses whatever stands between `//` and `@`.
+ */
+export function redactUrlCredentials(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return text.replace(/\/\/[^/?#\s]*@/g, '//redacted@');
+  }
+  if (!url.password && !url.username) return text;
+  if (url.password) url.password = 'redacted';
+  else url.username = 'redacted';
+  return url.href;
+}
+
 /** An absolute URL with one of the given schemes (e.g. `['http:', 'https:']`); trailing slashes are removed. */
 export function urlSetting(env: Env, name: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): string {
   const raw = rawSetting(env, name);
@@ -414,9 +433,9 @@ export function urlSetting(env: Env, name: string, fallback: string, protocols: 
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, raw, expected);
+    throw new ConfigError(name, redactUrlCredentials(raw), expected);
   }
-  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, raw, expected);
+  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, redactUrlCredentials(raw), expected);
   return raw.replace(/\/+$/, '');
 }
 
