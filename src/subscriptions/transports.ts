@@ -30,6 +30,7 @@ import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
 import { SseReservations, releaseSseToken } from './sse-reservations';
+import { limitCloseHandshake } from './ws-close';
 import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
@@ -378,7 +379,11 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       if (path !== '/graphql') return false;
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // A peer that never answers the gateway's close frame is dropped after a second, not 30 s.
+        limitCloseHandshake(ws);
+        wss.emit('connection', ws, req);
+      });
       return true;
     },
     async close() {
