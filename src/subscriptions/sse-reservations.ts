@@ -4,8 +4,9 @@
  * `PUT /graphql/stream` reserves an event stream: graphql-sse answers 201 with a token and
  * keeps an entry for it in a map inside its handler, until a stream connects with that token
  * and closes. A client that reserves and never connects would keep that entry forever. Here
- * every reservation not yet connected is recorded (an `lru-cache` with a TTL, purged by its
- * own timers): it expires after `SSE_RESERVATION_TTL_MS`, and there are at most
+ * every reservation not yet connected is recorded, in the order it was made (one lifetime
+ * for all, so that is also the order they expire in, and one timer, for the oldest, is
+ * enough): it expires after `SSE_RESERVATION_TTL_MS`, and there are at most
  * `SSE_RESERVATIONS_MAX_PER_ADDRESS` per client address and `SSE_RESERVATIONS_MAX` in all
  * (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too:
  * its stream is connected and closed at once internally, which is how graphql-sse itself
@@ -14,7 +15,6 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 
 /** The header graphql-sse reads a reservation token from (or the `token` query parameter). */
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
@@ -77,7 +77,15 @@ export async function releaseSseToken(handler: (req: IncomingMessage, res: Serve
 interface Reservation {
   /** The client address that made it. */
   address: string;
+  /** When it expires (`Date.now()` time), ms. */
+  expiresAt: number;
 }
+
+/**
+ * Expired reservations freed in one go; the rest follow after the event loop has served
+ * I/O, so that thousands made in a burst, expiring together, never hold the loop long.
+ */
+const RELEASES_PER_TURN = 500;
 
 /**
  * The record of graphql-sse reservations not yet connected, with their caps and expiry.
@@ -86,7 +94,11 @@ interface Reservation {
  */
 export class SseReservations {
   readonly #limits: SseReservationLimits;
-  readonly #pending: LRUCache<string, Reservation>;
+  readonly #release: (token: string) => Promise<void>;
+  /** By token, oldest first (a Map keeps the order of insertion). */
+  readonly #pending = new Map<string, Reservation>();
+  /** The timer of the oldest reservation's expiry, or of the next releases. */
+  #timer: NodeJS.Timeout | null = null;
   /** Reservations (recorded or being made) per address. */
   readonly #perAddress = new Map<string, number>();
   /** PUTs between their admission and graphql-sse's answer. */
@@ -100,19 +112,7 @@ export class SseReservations {
    */
   constructor(limits: SseReservationLimits, release: (token: string) => Promise<void>) {
     this.#limits = limits;
-    this.#pending = new LRUCache<string, Reservation>({
-      max: limits.max,
-      ttl: limits.ttlMs,
-      ttlAutopurge: true,
-      ttlResolution: 0,
-      // Date, so faked timers move it too.
-      perf: { now: () => Date.now() },
-      dispose: (reservation, token, reason) => {
-        this.#forget(reservation.address);
-        // A connected reservation is graphql-sse's to free; an expired one is ours.
-        if (reason === 'expire' || reason === 'evict') void release(token).catch(() => undefined);
-      },
-    });
+    this.#release = release;
   }
 
   /** Reservations not yet connected. */
@@ -148,13 +148,65 @@ export class SseReservations {
     const header = req.headers[TOKEN_HEADER];
     const token = tokenOf(req.url, Array.isArray(header) ? header.join('') : header);
     // Connected: graphql-sse deletes the token when this stream closes.
-    if (token !== null && req.headers.accept === 'text/event-stream') this.#pending.delete(token);
+    if (token !== null && req.headers.accept === 'text/event-stream') this.#take(token);
     await next();
   }
 
-  /** Forgets every reservation (graphql-sse's handler goes with the server). */
+  /** Forgets every reservation and stops the timer (graphql-sse's handler goes with the server). */
   close(): void {
     this.#pending.clear();
+    this.#perAddress.clear();
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Records a reservation graphql-sse made (a token given again starts anew, at the end). */
+  #record(token: string, address: string): void {
+    this.#take(token);
+    this.#perAddress.set(address, this.sizeOf(address) + 1);
+    this.#pending.set(token, { address, expiresAt: Date.now() + this.#limits.ttlMs });
+    this.#schedule();
+  }
+
+  /** Takes a reservation off the record without freeing it in graphql-sse (its stream connected). */
+  #take(token: string): void {
+    const reservation = this.#pending.get(token);
+    if (!reservation) return;
+    this.#pending.delete(token);
+    this.#forget(reservation.address);
+  }
+
+  /** Sets the timer for the oldest reservation, unless one is set or none is left. */
+  #schedule(): void {
+    if (this.#timer !== null) return;
+    const oldest = this.#pending.values().next();
+    if (oldest.done) return;
+    const timer = setTimeout(() => this.#expire(), Math.max(0, oldest.value.expiresAt - Date.now()));
+    timer.unref();
+    this.#timer = timer;
+  }
+
+
+  /** Frees the expired reservations, up to {@link RELEASES_PER_TURN} now and the rest in the next turns; then waits for the next one. */
+  #expire(): void {
+    this.#timer = null;
+    const now = Date.now();
+    let released = 0;
+    for (const [token, reservation] of this.#pending) {
+      // A timer may fire a little early: the oldest is then waited for again.
+      if (reservation.expiresAt > now) break;
+      if (released === RELEASES_PER_TURN) {
+        // The next timers phase: I/O is served in between.
+        const timer = setTimeout(() => this.#expire(), 0);
+        timer.unref();
+        this.#timer = timer;
+        return;
+      }
+      this.#take(token);
+      released += 1;
+      void this.#release(token).catch(() => undefined);
+    }
+    this.#schedule();
   }
 
   async #reserve(req: IncomingMessage, res: ServerResponse, next: () => Promise<void>): Promise<void> {
@@ -167,25 +219,18 @@ export class SseReservations {
       res.end(text);
       return;
     }
-    // The slot is taken now (PUTs may interleave while graphql-sse answers); the record's
-    // entry keeps it, or it is given back.
+    // The slot is taken now (PUTs may interleave while graphql-sse answers), then given back
+    // to the record's entry, or to nobody.
     this.#perAddress.set(address, this.sizeOf(address) + 1);
     this.#inFlight += 1;
-    let recorded = false;
     try {
       await next();
-      const token = this.#minted.get(req);
-      if (res.statusCode === 201 && token !== undefined) {
-        this.#inFlight -= 1;
-        recorded = true;
-        this.#pending.set(token, { address });
-      }
     } finally {
-      if (!recorded) {
-        this.#inFlight -= 1;
-        this.#forget(address);
-      }
+      this.#inFlight -= 1;
+      this.#forget(address);
     }
+    const token = this.#minted.get(req);
+    if (res.statusCode === 201 && token !== undefined) this.#record(token, address);
   }
 
   /** Which cap a new reservation of `address` would break, if any. */
