@@ -159,7 +159,22 @@ function responsivenessRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 0.05,
       "hostile: the gateway's main-thread (event-loop) CPU time per refused subscribe in a burst on one graphql-ws connection (worst of the bursts), ms",
     ),
+    hostileSseReservationsRssGrowthMb: ratio(
+      sseReservationsRssGrowthMb(hostile?.attacks),
+      '<= 40',
+      (v) => v <= 40,
+      "hostile: the gateway's RSS growth (peak - before) over 50,000 keyless PUT /graphql/stream (graphql-sse reservations never connected), MB",
+    ),
   };
+}
+
+/** The RSS growth the `sse-reservations-50000` attack of hostile reports, MB (null when it did not run). */
+function sseReservationsRssGrowthMb(attacks: ReadonlyArray<{ outcome?: unknown }> | undefined): number | null {
+  for (const attack of attacks ?? []) {
+    const memory = (attack.outcome as { memory?: { growthMb?: number | null } } | null | undefined)?.memory;
+    if (memory) return memory.growthMb ?? null;
+  }
+  return null;
 }
 
 /** The rate-limited scenario's ratios (all null when it did not run). */

@@ -99,6 +99,7 @@ export function createGatewaySubscriptions(
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     operationsMaxPerConnection: config.operationsMaxPerConnection,
+    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,

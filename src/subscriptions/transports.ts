@@ -33,6 +33,9 @@ import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat, LiveRun } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
+import { SseReservations, releaseSseToken } from './sse-reservations';
+import { limitCloseHandshake } from './ws-close';
+import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
 /** What the transports need. */
@@ -55,6 +58,8 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** Where the transports log. */
   logger?: Logger;
+  /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
+  sseReservations?: SseReservationLimits;
   /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
   tracing?: GatewayTracing;
   /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
@@ -401,8 +406,11 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     }
     return connection;
   };
+  // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations(options.sseReservations, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
+    ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
     subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
     onSubscribe(req, params) {
@@ -458,7 +466,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
       try {
-        await sse(req, res);
+        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
       } finally {
         if (res.writableEnded) clearInterval(keepAlive);
       }
@@ -468,11 +476,16 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       if (path !== '/graphql') return false;
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // A peer that never answers the gateway's close frame is dropped after a second, not 30 s.
+        limitCloseHandshake(ws);
+        wss.emit('connection', ws, req);
+      });
       return true;
     },
     close() {
       closing ??= (async () => {
+        sseReservations?.close();
         // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
         // EventSource, to another replica), and graphql-sse returns its operations.
         for (const res of sseResponses) res.destroy();
