@@ -3,6 +3,7 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
+import { noteStaleFields } from './stale-fields';
 
 /**
  * TypeGraphQL insists on a pub/sub as soon as there is a `@Subscription`; every
@@ -32,7 +33,8 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
       if (!first) throw new Error('No resolver found under src/domains/.');
       return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] });
     })
-    .then(describeRootTypes);
+    .then(describeRootTypes)
+    .then(noteStaleFields);
   return built;
 }
 

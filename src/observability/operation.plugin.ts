@@ -1,5 +1,4 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { UpstreamAccounting } from '../economy';
@@ -60,7 +59,8 @@ export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { rea
 
 /**
  * Apollo plugin that, for every operation:
- * - notes each field whose result was built from stale data (`extensions.stale`);
+ * - lists the fields whose result was built from stale data (`extensions.stale`; the
+ *   schema's resolvers note them, see src/graph/stale-fields.ts);
  * - adds `extensions.upstream = {requests, cacheHits, coalesced, stale, maxAgeSeconds}`, and
  *   `extensions.responseCache = {hit: true, ageSeconds}` when the whole response came
  *   from the per-key response cache;
@@ -97,14 +97,6 @@ export function operationPlugin(metrics: GatewayMetrics, logger: Logger): Apollo
                 scope: 'PRIVATE',
                 ...(freshFor !== null ? { maxAge: Math.floor(freshFor / 1000) } : {}),
               });
-            },
-            willResolveField({ info, contextValue }) {
-              // Only object and list results can come from the upstream; leaves never do.
-              if (isLeafType(getNamedType(info.returnType))) return undefined;
-              return (_error, result) => {
-                const stale = contextValue.session.staleInfo(result);
-                if (stale) contextValue.session.accounting.staleFields.push({ path: responsePathAsArray(info.path), ...stale });
-              };
             },
           };
         },
