@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
@@ -189,8 +189,11 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      // Cache hints only feed the response cache: no Cache-Control headers for browsers.
-      ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      // Cache hints only feed the response cache: no Cache-Control headers for browsers, and
+      // without the response cache no hints at all (Apollo would add the plugin itself, whose hook runs on every field).
+      config.cacheEnabled && config.responseCacheEnabled
+        ? ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false })
+        : ApolloServerPluginCacheControlDisabled(),
       // Before the response cache, which must see these errors and not store the response.
       listItemErrorsPlugin(formatError),
       // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
