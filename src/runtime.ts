@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
@@ -189,11 +188,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      // Cache hints only feed the response cache: no Cache-Control headers for browsers, and
-      // without the response cache no hints at all (Apollo would add the plugin itself, whose hook runs on every field).
-      config.cacheEnabled && config.responseCacheEnabled
-        ? ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false })
-        : ApolloServerPluginCacheControlDisabled(),
+      // No per-field cache hints (Apollo would add its cache-control plugin itself, whose hook
+      // runs on every field; no field declares a hint, so each would get the longest TTL): the
+      // operation plugin gives the response cache its policy from the upstream answers used.
+      ApolloServerPluginCacheControlDisabled(),
       // Before the response cache, which must see these errors and not store the response.
       listItemErrorsPlugin(formatError),
       // Before the operation plugin, whose willSendResponse reads the `age` this one sets.
