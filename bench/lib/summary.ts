@@ -52,6 +52,25 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
   const latency = bench.args.latencyMs;
   const div = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || !b ? null : a / b);
   return {
+    executionVsExecutionFloorCpu: ratio(
+      div(s('warm-no-response-cache')?.serverCpuMsPerRequest, s('execution-floor')?.serverCpuMsPerRequest),
+      '<= 1.2',
+      (v) => v <= 1.2,
+      'warm-no-response-cache server CPU per request / execution-floor server CPU per request (both 50 connections; same answer data)',
+    ),
+    warmVsNoResponseCacheCpu: ratio(
+      div(s('warm')?.serverCpuMsPerRequest, s('warm-no-response-cache')?.serverCpuMsPerRequest),
+      '<= 0.5',
+      (v) => v <= 0.5,
+      'warm (response cache) server CPU per request / warm-no-response-cache server CPU per request',
+    ),
+    warm10cVsNoResponseCache10cRps: ratio(
+      div(s('warm-10c')?.rps, s('warm-no-response-cache-10c')?.rps),
+      '>= 2',
+      (v) => v >= 2,
+      'warm-10c rps / warm-no-response-cache-10c rps (both 10 connections)',
+    ),
+    warmNoResponseCacheP99Ms: ratio(s('warm-no-response-cache')?.latencyMs.p99 ?? null, '< 100', (v) => v < 100, 'warm-no-response-cache p99 latency at 50 connections, ms'),
     warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
     coldUpstreamPerOpVsDistinct: ratio(
       div(s('cold')?.upstreamPerOp, distinct),

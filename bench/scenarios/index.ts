@@ -8,6 +8,7 @@ import { cold } from './cold';
 import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
+import { executionFloor } from './execution-floor';
 import { floor, floor10c } from './floor';
 import { hostile } from './hostile';
 import { liveCrowd } from './live-crowd';
@@ -37,6 +38,7 @@ export const SCENARIOS: readonly Scenario[] = [
   coldSharedKey,
   manyKeys,
   warmNoResponseCache,
+  executionFloor,
   naive,
   floor,
   floor10c,
