@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
-import { lazyLoaders } from './domains/gateway-context';
+import { operationLoaders } from './domains';
 import type { GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import { keyId } from './economy';
@@ -62,7 +62,7 @@ export function createContext(
     apiSecretHeader: secret ? secret : null,
     serverCredentials: serverCredentials !== null,
     session,
-    loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
+    loaders: operationLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
     siteDocuments: {
