@@ -22,15 +22,12 @@ import { TransactionLedger } from './transaction-ledger';
 /** Event of `transactionAdded`. */
 @ObjectType({ description: 'A transaction that appeared on a bank account.' })
 export class TransactionAdded {
-  /** The bank account (of a company or a building). */
   @Field(() => ID, { description: 'The bank account (of a company or a building).' })
   bankAccountId!: string;
 
-  /** When the poll that found the transaction ran. */
   @Field(() => Date, { description: 'When the gateway saw the transaction (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The new transaction. */
   @Field(() => BankTransaction, { description: 'The new transaction.' })
   transaction!: BankTransaction;
 }
