@@ -67,6 +67,8 @@ export function layerRules() {
   const rules = [
     { name: 'node-not-in-layer-table', severity: 'error', from: { path: '^src/' }, to: { path: '^src/', pathNot: nodePath(known) } },
   ];
+  // Code outside the economy reaches it through src/economy/index.ts only (its public surface).
+  rules.push({ name: 'economy-through-index', severity: 'error', from: { path: '^src/', pathNot: '^src/economy/' }, to: { path: '^src/economy/', pathNot: '^src/economy/index\\.ts$' } });
   LAYERS.forEach((layer, index) => {
     const below = LAYERS.slice(index + 1).flatMap((each) => each.nodes);
     for (const node of layer.nodes) {

@@ -1,6 +1,7 @@
 /**
  * The import graph of src/ by folder (scripts/import-graph.mjs: dependency-cruiser, type-only
- * imports included) has no cycle, and every import points down the layer table. Inside
+ * imports included) has no cycle, and every import points down the layer table (and into
+ * the economy only through src/economy/index.ts). Inside
  * every folder, at every depth, the graph of its direct children has no cycle either.
  */
 import { execFileSync } from 'node:child_process';
