@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import type { SiteDocumentEncoding } from '../../src/config';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
-import { canonicalJson, chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue, splitPieces } from '../../src/domains/site-documents/site-document.codec';
+import { canonicalJson, splitPieces } from '../../src/domains/site-documents/json-pieces';
+import { chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { findDocument, layoutOf, readChunks } from '../../src/domains/site-documents/site-document.layout';
 import type { SlotContent } from '../../src/domains/site-documents/site-document.layout';
 import { checkFits, executePlan, planWrite } from '../../src/domains/site-documents/site-document.store';
