@@ -8,6 +8,7 @@
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { MAX_OPTION_SLOTS } from './upstream/endpoints';
 import type { CacheKind } from './upstream/endpoints';
 
@@ -154,6 +155,16 @@ export interface GatewayConfig {
   subscriptionKeepAliveMs: number;
   /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
   liveQueryThrottleMs: number;
+  /** Live-query subscribers per client address on one replica; over it `RATE_LIMITED` (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`, default 200). */
+  liveQuerySubscribersMaxPerAddress: number;
+  /** Proxies whose `X-Forwarded-For` names the client address: IPs, CIDRs, or `loopback`, `linklocal`, `uniquelocal` (`TRUSTED_PROXIES`, default none: the socket's address). */
+  trustedProxies: string[];
+  /** How long a graphql-sse reservation (`PUT /graphql/stream`) waits for its event stream before it is freed, ms (`SSE_RESERVATION_TTL_MS`, default 30000). */
+  sseReservationTtlMs: number;
+  /** graphql-sse reservations not yet connected per client address; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX_PER_ADDRESS`, default 100). */
+  sseReservationsMaxPerAddress: number;
+  /** graphql-sse reservations not yet connected in all; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX`, default 10000). */
+  sseReservationsMax: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -259,6 +270,11 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
   liveQueryThrottleMs: 1000,
+  liveQuerySubscribersMaxPerAddress: 200,
+  trustedProxies: [],
+  sseReservationTtlMs: 30_000,
+  sseReservationsMaxPerAddress: 100,
+  sseReservationsMax: 10_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -327,6 +343,30 @@ export function intSetting(env: Env, name: string, fallback: number, min: number
   return value;
 }
 
+/** Node's longest timer, ms (2^31-1, about 24.8 days): a longer delay fires after 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** The longest whole number of seconds that still fits {@link MAX_TIMER_MS}. */
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
+
+/** Settings in seconds that become timers (×1000), so they are bounded like the `_MS` settings. */
+const TIMER_SECONDS_SETTINGS: ReadonlySet<string> = new Set(['CACHE_SNAPSHOT_SECONDS', 'RATE_LIMIT_BACKOFF_SECONDS', 'RETRY_AFTER_MAX_SECONDS']);
+
+/**
+ * A duration that becomes a timer: a whole number from `min` to {@link MAX_TIMER_MS} ms
+ * (`unit` `ms`) or {@link MAX_TIMER_SECONDS} s (`unit` `seconds`). Node clamps a longer
+ * timer to 1 ms, so a larger value is refused at start, naming the bound.
+ */
+function durationSetting(env: Env, name: string, fallback: number, min: number, unit: 'ms' | 'seconds'): number {
+  const max = unit === 'ms' ? MAX_TIMER_MS : MAX_TIMER_SECONDS;
+  try {
+    return intSetting(env, name, fallback, min, max);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(name, error.value, `an integer from ${min} to ${max} (${unit}; Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
+  }
+}
+
 /** A rate: at most `requests` requests in any `windowSeconds` seconds. */
 export interface RateSetting {
   /** Requests per window, ≥ 1. */
@@ -345,6 +385,9 @@ export function rateSetting(env: Env, name: string, fallback: RateSetting | null
   const windowSeconds = Number(parts?.[2]);
   if (!parts || !Number.isSafeInteger(requests) || requests < 1 || !(windowSeconds > 0)) {
     throw new ConfigError(name, raw, "'off' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60");
+  }
+  if (windowSeconds > MAX_TIMER_SECONDS) {
+    throw new ConfigError(name, raw, `N/SECONDS with SECONDS at most ${MAX_TIMER_SECONDS} (Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
   }
   return { requests, windowSeconds };
 }
@@ -372,6 +415,25 @@ export function enumSetting<T extends string>(env: Env, name: string, fallback: 
   return raw as T;
 }
 
+/**
+ * A URL as it may be printed or logged: the password of its credentials (or a user name
+ * given alone, which may be a token) replaced by `redacted`, e.g.
+ * `https://user:redacted@api.example/req`. Text that is not a URL or holds no credentials
+ * is returned as it is; one that does not parse loses whatever stands between `//` and `@`.
+ */
+export function redactUrlCredentials(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return text.replace(/\/\/[^/?#\s]*@/g, '//redacted@');
+  }
+  if (!url.password && !url.username) return text;
+  if (url.password) url.password = 'redacted';
+  else url.username = 'redacted';
+  return url.href;
+}
+
 /** An absolute URL with one of the given schemes (e.g. `['http:', 'https:']`); trailing slashes are removed. */
 export function urlSetting(env: Env, name: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): string {
   const raw = rawSetting(env, name);
@@ -381,9 +443,9 @@ export function urlSetting(env: Env, name: string, fallback: string, protocols: 
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(name, raw, expected);
+    throw new ConfigError(name, redactUrlCredentials(raw), expected);
   }
-  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, raw, expected);
+  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, redactUrlCredentials(raw), expected);
   return raw.replace(/\/+$/, '');
 }
 
@@ -457,6 +519,22 @@ export function originsSetting(env: Env, name: string): string[] {
     if (entry === '*') continue;
     const reason = originProblem(entry);
     if (reason) throw new ConfigError(name, entry, `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`);
+  }
+  return entries;
+}
+
+/**
+ * A comma-separated list of trusted proxies: IPv4 or IPv6 addresses, CIDR ranges
+ * (`10.0.0.0/8`), or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`.
+ */
+export function proxiesSetting(env: Env, name: string): string[] {
+  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  for (const entry of entries) {
+    try {
+      proxyaddr.compile(entry);
+    } catch {
+      throw new ConfigError(name, entry, 'IP addresses or CIDR ranges separated by commas (e.g. 10.0.0.1,10.1.0.0/16), or loopback, linklocal, uniquelocal');
+    }
   }
   return entries;
 }
@@ -542,7 +620,10 @@ type NumberField = { [K in keyof GatewayConfig]: GatewayConfig[K] extends number
 
 /** A whole-number setting of at least `min`, its default the field's in {@link DEFAULT_CONFIG} (most settings). */
 function integer(key: NumberField, env: string, min: number, summary: string): Omit<SettingDefinition, 'group'> {
-  return field(env, (source, name) => intSetting(source, name, DEFAULT_CONFIG[key], min), (config) => config[key], (config, value) => (config[key] = value), summary);
+  // Milliseconds, and seconds that become timers, are bounded by Node's longest timer.
+  const unit = env.endsWith('_MS') ? 'ms' : TIMER_SECONDS_SETTINGS.has(env) ? 'seconds' : null;
+  const read = (source: Env, name: string): number => (unit ? durationSetting(source, name, DEFAULT_CONFIG[key], min, unit) : intSetting(source, name, DEFAULT_CONFIG[key], min));
+  return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary);
 }
 
 /** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
@@ -583,7 +664,8 @@ const TTL_SUMMARIES: Readonly<Record<CacheKind, string>> = {
 function ttl(kind: CacheKind): Omit<SettingDefinition, 'group'> {
   return field(
     TTL_SETTINGS[kind],
-    (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0),
+    // The subscriptions' polling interval is this freshness window: a timer.
+    (env, name) => durationSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0, 'seconds'),
     (config) => config.cacheTtlSeconds[kind],
     (config, value) => (config.cacheTtlSeconds[kind] = value),
     TTL_SUMMARIES[kind],
@@ -692,6 +774,11 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
     integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
     integer('liveQueryThrottleMs', 'LIVE_QUERY_THROTTLE_MS', 0, 'shortest time between two results of one live query (@live), ms; 0 = every change at once'),
+    integer('liveQuerySubscribersMaxPerAddress', 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS', 1, 'live-query subscribers per client address on one replica'),
+    setting('trustedProxies', 'TRUSTED_PROXIES', (env, name) => proxiesSetting(env, name), 'comma-separated proxies (IP, CIDR, loopback) whose X-Forwarded-For is believed'),
+    integer('sseReservationTtlMs', 'SSE_RESERVATION_TTL_MS', 1, 'a graphql-sse reservation (PUT /graphql/stream) not connected this long is freed, ms'),
+    integer('sseReservationsMaxPerAddress', 'SSE_RESERVATIONS_MAX_PER_ADDRESS', 1, 'graphql-sse reservations not yet connected per client address (more: 429)'),
+    integer('sseReservationsMax', 'SSE_RESERVATIONS_MAX', 1, 'graphql-sse reservations not yet connected in all (more: 429)'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
@@ -719,6 +806,7 @@ function defaults(): GatewayConfig {
   return {
     ...DEFAULT_CONFIG,
     corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
+    trustedProxies: [...DEFAULT_CONFIG.trustedProxies],
     cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
     costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
     tracing: { ...DEFAULT_CONFIG.tracing },

@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { gatewayCommand } from './cli/gateway-cli';
+import { redactUrlCredentials } from './config';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 import { startGateway } from './server';
@@ -18,7 +19,7 @@ if ('run' in command) {
   void runUntilSignal(async () => {
     applyHeapGrowth(config.heapGrowingPercent);
     const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
-    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
+    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${redactUrlCredentials(config.upstreamBaseUrl)})`);
     return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs };
   });
 } else {

@@ -10,6 +10,7 @@ import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
 import { floor, floor10c } from './floor';
 import { hostile } from './hostile';
+import { liveCrowd } from './live-crowd';
 import { livePage } from './live-page';
 import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
@@ -49,5 +50,6 @@ export const SCENARIOS: readonly Scenario[] = [
   distinctDocuments,
   rateLimited,
   livePage,
+  liveCrowd,
   siteDocuments,
 ];

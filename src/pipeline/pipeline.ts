@@ -263,7 +263,7 @@ export class RequestPipeline {
     transport: Exclude<Transport, 'http'>,
     payload: Readonly<Record<string, unknown>>,
     credential: Credential,
-    admitSubscription?: (apiKey: string | null) => Refusal | null,
+    admitSubscription?: (apiKey: string | null, live: boolean) => Refusal | null,
   ): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
     const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, serverCredentials: null, admitSubscription };

@@ -33,6 +33,9 @@ import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat, LiveRun } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
+import { SseReservations, releaseSseToken } from './sse-reservations';
+import { limitCloseHandshake } from './ws-close';
+import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
 /** What the transports need. */
@@ -55,10 +58,14 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** Where the transports log. */
   logger?: Logger;
+  /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
+  sseReservations?: SseReservationLimits;
   /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
   tracing?: GatewayTracing;
   /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
   reportOperation?: (report: OperationReport) => void;
+  /** The client address of a request (`TRUSTED_PROXIES`, see src/http/client-address.ts); none: the socket's. */
+  clientAddress?: (request: IncomingMessage) => string;
 }
 
 /**
@@ -149,7 +156,7 @@ const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
 const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null) => Refusal | null {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null, live: boolean) => Refusal | null {
   const idOf = (apiKey: string): string => {
     // The caller's own key: the hash its context uses too (hashedKey), computed once.
     const own = hashedKey(credential, options.services.config.keyHashSecret);
@@ -161,11 +168,13 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
     }
     return hashed.keyId;
   };
-  return (apiKey) => {
+  return (apiKey, live) => {
     const admitted = admittedThisTurn.get(connection) ?? 0;
     // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
-    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted };
-    const error = options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
+    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted, address: connection.address };
+    // A live query may join an identical one of its key already running: only the
+    // connection's and the address's limits are known before it is parsed.
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -252,11 +261,12 @@ export interface SubscriptionTransports {
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const addressOf = options.clientAddress ?? ((request: IncomingMessage): string => request.socket.remoteAddress ?? 'unknown');
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
-  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
+  const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
     if (!state) {
-      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
+      state = { connection: new SubscriptionConnection('ws', addressOf(request)), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
       connections.set(ctx, state);
     }
     return state;
@@ -336,7 +346,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
-        const { connection, refusals, inFlight } = connectionOf(ctx);
+        const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
         // Read once per connection: its parameters and upgrade request do not change.
         let credential = connectionCredentials.get(connection);
         if (!credential) {
@@ -400,23 +410,26 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
 
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
   const reservations = new Map<string, SubscriptionConnection>();
-  const sseConnectionOf = (token: string | null | undefined): SubscriptionConnection => {
-    if (!token) return new SubscriptionConnection('sse');
+  const sseConnectionOf = (token: string | null | undefined, request: IncomingMessage): SubscriptionConnection => {
+    if (!token) return new SubscriptionConnection('sse', addressOf(request));
     for (const [held, connection] of reservations) if (connection.active === 0 && held !== token) reservations.delete(held);
     let connection = reservations.get(token);
     if (!connection) {
-      connection = new SubscriptionConnection('sse');
+      connection = new SubscriptionConnection('sse', addressOf(request));
       reservations.set(token, connection);
     }
     return connection;
   };
+  // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations(options.sseReservations, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
+    ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
     subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
-      const connection = sseConnectionOf(token);
+      const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
       const credential = readCredential(req.headers.get('authorization'));
       const prepared = prepare(options, 'graphql-sse', params, credential, connection);
@@ -468,7 +481,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
       try {
-        await sse(req, res);
+        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
       } finally {
         if (res.writableEnded) clearInterval(keepAlive);
       }
@@ -478,11 +491,16 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       if (path !== '/graphql') return false;
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // A peer that never answers the gateway's close frame is dropped after a second, not 30 s.
+        limitCloseHandshake(ws);
+        wss.emit('connection', ws, req);
+      });
       return true;
     },
     close() {
       closing ??= (async () => {
+        sseReservations?.close();
         // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
         // EventSource, to another replica), and graphql-sse returns its operations.
         for (const res of sseResponses) res.destroy();
