@@ -127,6 +127,18 @@ export async function importGraph() {
   return { modules: modules.length, edges: sorted(edges), folders, violations };
 }
 
+/** A folder's sibling edges as `[child, children it imports]`, the child with the longest chain below it first. */
+function siblingLines(edges) {
+  const next = new Map();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to].sort());
+  const height = new Map();
+  const heightOf = (node) => {
+    if (!height.has(node)) height.set(node, 1 + Math.max(0, ...(next.get(node) ?? []).map(heightOf)));
+    return height.get(node);
+  };
+  return [...next.entries()].sort(([a], [b]) => heightOf(b) - heightOf(a) || a.localeCompare(b));
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const graph = await importGraph();
   if (process.argv.includes('--json')) {
@@ -134,10 +146,12 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   } else {
     const line = (edge) => `${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`;
     if (process.argv.includes('--folders')) {
+      // Inside each folder: one line per child that imports a sibling, top (most below it) first.
+      const only = process.argv.slice(process.argv.indexOf('--folders') + 1).filter((arg) => !arg.startsWith('--'));
       for (const folder of graph.folders) {
-        if (folder.parent === 'src') continue;
+        if (folder.parent === 'src' || (only.length > 0 && !only.includes(folder.parent))) continue;
         console.log(`${folder.parent}/`);
-        for (const edge of folder.edges) console.log(`  ${line(edge)}`);
+        for (const [node, targets] of siblingLines(folder.edges)) console.log(`  ${node} → ${targets.join(', ')}`);
       }
     } else {
       for (const edge of graph.edges) console.log(line(edge));
