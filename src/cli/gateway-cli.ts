@@ -7,7 +7,8 @@
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig, redactUrlCredentials } from '../config';
-import type { Env, GatewayConfig, RateSetting, SettingDefinition } from '../config';
+import type { GatewayConfig, SettingDefinition } from '../config';
+import type { Env, RateSetting } from '../settings-readers';
 import { packageVersion } from '../project-root';
 
 /** What the command line asks for: run the gateway with a configuration, or print something and exit. */

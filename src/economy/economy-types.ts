@@ -1,7 +1,7 @@
 import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo } from './accounting';
 import type { BudgetStats } from './budget/budget-types';
-import type { RateLimitSource } from './budget/limit-exceeded';
+import type { RateLimitSource } from './limit-exceeded';
 import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import type { UpstreamPriority } from './queue/priority';
 import type { SharedState } from './shared-state/shared-state';

@@ -22,7 +22,7 @@ import { keyId } from '../economy';
 import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
-import { readCredential } from '../pipeline/credential';
+import { hashedKey, readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import { formatClientError } from '../pipeline/result-steps';
 import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
@@ -106,14 +106,17 @@ class RefusalCount {
  */
 const REFUSED_SUBSCRIPTION = parse('subscription Refused { __typename }');
 
+/** The headers a subscription context reads: none (the key comes as its credential; no secret header, no `Prefer`). */
+const NO_HEADERS = new Map<string, string>();
+
 /**
  * The context of an operation the pipeline let through: the key it runs with (the
  * server's in public-site mode), and the subscription scope (connection, limits), whose
  * `refresh` gives each event a fresh session and loaders.
  */
-function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection): SubscriptionContext {
-  const headers = new Map<string, string>(prepared.apiKey ? [['authorization', `Bearer ${prepared.apiKey}`]] : []);
-  const build = (): SubscriptionContext => createContext(options.services, headers, prepared.serverCredentials);
+function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection, credential: Credential): SubscriptionContext {
+  // The credential as the transport read it, hashed once (hashedKey) however often `refresh` runs.
+  const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, credential, prepared.serverCredentials);
   const contextValue: SubscriptionContext = build();
   contextValue.subscription = {
     service: options.subscriptions,
@@ -146,12 +149,18 @@ function admitThisTurn(connection: SubscriptionConnection): void {
   admittedThisTurn.set(connection, admitted + 1);
 }
 
-/** Each connection's last key and its hash: a burst of subscribes on one connection hashes its key once. */
+/** Each graphql-ws connection's credential, read from its parameters (or upgrade request) on its first subscribe. */
+const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
+
+/** Each connection's last server key (public-site mode) and its hash: a burst of subscribes on one connection hashes it once. */
 const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null, live: boolean) => Refusal | null {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null, live: boolean) => Refusal | null {
   const idOf = (apiKey: string): string => {
+    // The caller's own key: the hash its context uses too (hashedKey), computed once.
+    const own = hashedKey(credential, options.services.config.keyHashSecret);
+    if (own?.apiKey === apiKey) return own.keyId;
     let hashed = hashedKeys.get(connection);
     if (hashed?.apiKey !== apiKey) {
       hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
@@ -207,7 +216,7 @@ function mayBeStreaming(payload: unknown): boolean {
 /** Runs the pipeline on one subscribe request. */
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
+  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
   if (prepared.kind === 'run' && prepared.operation.operation === 'subscription') admitThisTurn(connection);
   return prepared;
 }
@@ -337,8 +346,13 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
-        const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
         const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
+        // Read once per connection: its parameters and upgrade request do not change.
+        let credential = connectionCredentials.get(connection);
+        if (!credential) {
+          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
+          connectionCredentials.set(connection, credential);
+        }
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
         // refused before the pipeline, unless the text may hold a subscription (whose limits
@@ -359,7 +373,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
             if (inFlight.full()) return overCap();
             inFlight.hold(id);
           }
-          const contextValue = contextOf(options, prepared, connection);
+          const contextValue = contextOf(options, prepared, connection, credential);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);
           wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
@@ -417,14 +431,15 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
-      const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
+      const credential = readCredential(req.headers.get('authorization'));
+      const prepared = prepare(options, 'graphql-sse', params, credential, connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {
         watch.admitted(watched, prepared, undefined);
         return { data: null, errors: prepared.errors };
       }
       const { document, operationName, variables } = prepared;
-      const contextValue = contextOf(options, prepared, connection);
+      const contextValue = contextOf(options, prepared, connection, credential);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
       if (token && req.headers.get('accept') !== 'text/event-stream') {
