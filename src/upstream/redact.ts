@@ -8,8 +8,9 @@
  * backwards, any of those with its characters spread out by separators (`d e m o - k e y`,
  * `d.e.m.o`, `64:65:6d:6f`: spaces and punctuation between them, see {@link SEPARATORS}),
  * and any piece of 8 or more characters of any of those forms. A secret shorter than
- * {@link MIN_REDACTABLE_LENGTH} (or with fewer characters than that besides separators)
- * cannot be found reliably in free text, so a text that may contain it is withheld entirely.
+ * {@link MIN_REDACTABLE_LENGTH} cannot be found reliably in free text, so every text is
+ * withheld entirely; one with fewer characters than that besides separators withholds the
+ * texts that hold those characters in a row (read without separators).
  */
 
 /** Shortest piece of a secret that is recognised; shorter secrets make texts unusable. */
@@ -54,11 +55,18 @@ export class Redactor {
   private readonly compactWindows = new Set<string>();
   /** True when some secret is too short to be found: texts are then withheld. */
   readonly withholds: boolean;
+  /**
+   * Secrets long enough as written but with fewer than {@link MIN_REDACTABLE_LENGTH}
+   * characters besides separators (`sim-key-1`), lower-cased without them: spread out, no
+   * window finds them, so a text that holds one, read without separators, is withheld. Other
+   * texts pass (the upstream's "Inventory is empty" must still be read as such).
+   */
+  private readonly shortCompacts: string[];
 
   constructor(secrets: readonly string[]) {
     const present = secrets.filter((secret) => secret.length > 0);
-    // Spread out, a secret is found by its characters other than separators: so many are needed too.
-    this.withholds = present.some((secret) => secret.length < MIN_REDACTABLE_LENGTH || compact(secret).text.length < MIN_REDACTABLE_LENGTH);
+    this.withholds = present.some((secret) => secret.length < MIN_REDACTABLE_LENGTH);
+    this.shortCompacts = present.map((secret) => compact(secret).text.toLowerCase()).filter((text) => text.length < MIN_REDACTABLE_LENGTH);
     for (const secret of present) {
       for (const form of encodings(secret)) {
         addWindows(this.windows, form.toLowerCase());
@@ -75,14 +83,15 @@ export class Redactor {
   redact(text: string): string | null {
     if (this.withholds) return text === '' ? '' : null;
     if (this.windows.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
+    const compacted = compact(text);
+    const lower = compacted.text.toLowerCase();
+    if (this.shortCompacts.some((short) => lower.includes(short))) return null;
     // Spans [start, end) of the text to replace: windows found as written, and windows
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
       if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase())) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
-    const compacted = compact(text);
-    const lower = compacted.text.toLowerCase();
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
       if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH))) hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
     }

@@ -50,8 +50,13 @@ describe('Redactor', () => {
     );
   });
 
-  it('withholds texts when a key has fewer than 8 characters besides separators', () => {
+  it('withholds texts that hold a key with fewer than 8 characters besides separators', () => {
     expect(new Redactor(['_aaaaaaA']).redact('token _ a a a a a a A')).toBeNull();
+    expect(new Redactor(['sim-key-1']).redact('key s i m k e y 1 unknown')).toBeNull();
+  });
+
+  it('lets the other texts of such a key through (an empty store is still read as empty)', () => {
+    expect(new Redactor(['sim-key-1']).redact('Inventory is empty')).toBe('Inventory is empty');
   });
 
   it('keeps the text around the spread key', () => {
