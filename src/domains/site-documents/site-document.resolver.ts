@@ -8,6 +8,7 @@ import { loaderSlotReader, sessionSlotWriter } from './site-document.api';
 import { CLEARED, NAME_PATTERN, NotJsonError, prepareValue } from './site-document.codec';
 import type { Manifest, PreparedValue } from './site-document.codec';
 import { findDocument, infoOf, layoutOf, readAll, readChunks } from './site-document.layout';
+import { within } from '../shared/within';
 import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite, WriteLocks } from './site-document.store';
 import type { WritePlan, WriteProgress } from './site-document.store';
 import {
@@ -71,17 +72,6 @@ function prepare(name: string, value: unknown, ctx: GatewayContext): PreparedVal
   const max = ctx.siteDocuments.maxBytes;
   if (prepared.bytes > max) throw badInputError(`input.value is ${prepared.bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`, 'input.value');
   return prepared;
-}
-
-/** Waits for `job` at most `ms`: 'done' when it finished (its error is thrown), 'pending' when time ran out. */
-async function within(job: Promise<void>, ms: number): Promise<'done' | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
-  try {
-    return await Promise.race([job.then(() => 'done' as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -207,11 +197,11 @@ export class SiteDocumentResolver {
       });
       const job = executePlan(writer, plan, expectedVersion, progress).finally(release);
       handedOff = true;
-      if ((await within(job, patienceMs)) === 'done') return { plan, progress, committed: true, retryAfterSeconds: null };
+      if ((await within(job, patienceMs)).done) return { plan, progress, committed: true, retryAfterSeconds: null };
       // Not finished in time: the writes go on; this answers now with when they should be done.
       job.catch(() => undefined);
       const remaining = plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + (expectedVersion === undefined || expectedVersion === null ? 0 : 2);
-      const last = ctx.session.plannedTimes(Math.max(1, remaining)).at(-1) ?? Date.now();
+      const last = ctx.session.plannedCommit(Math.max(1, remaining));
       return { plan, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
     } finally {
       if (!handedOff) release();
