@@ -246,6 +246,8 @@ export type DeleteSiteDocumentPayload = {
   __typename?: 'DeleteSiteDocumentPayload';
   /** Slots freed: the committing slot (cleared first, which removes the document at once) and the chunks (cleared after). Empty when there was no such document. */
   freedSlots: Array<Scalars['Int']['output']>;
+  /** The version the deletion removed (0: there was no such document), as read under the company's write lock. */
+  replacedVersion: Scalars['Int']['output'];
   /** Upstream option writes (POST /factory/options) the deletion took. */
   upstreamWrites: Scalars['Int']['output'];
 };
@@ -703,6 +705,8 @@ export type SetSiteDocumentPayload = {
   committed: Scalars['Boolean']['output'];
   /** The document as written (or, while committed is false, as it will read once the write has finished). */
   document: SiteDocument;
+  /** The version this write replaced (0: there was none), as read when the write was planned under the company's write lock: without expectedVersion, the version the later commit wins over. Equals document.version when the value was unchanged. */
+  replacedVersion: Scalars['Int']['output'];
   /** While committed is false: seconds after which the write is expected to be committed (the key's budget paces it). Null when committed. */
   retryAfterSeconds?: Maybe<Scalars['Int']['output']>;
   /** Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged. */

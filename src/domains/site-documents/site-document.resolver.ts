@@ -122,6 +122,7 @@ export class SiteDocumentResolver {
     ).then(({ plan, progress, committed, retryAfterSeconds }) => ({
       document: documentOf(plan.manifest, plan.manifestSlot, input.factoryId, value.text),
       upstreamWrites: progress.writes,
+      replacedVersion: plan.previousVersion,
       committed,
       retryAfterSeconds,
     }));
@@ -160,7 +161,7 @@ export class SiteDocumentResolver {
         freed,
       };
     });
-    return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes };
+    return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes, replacedVersion: plan?.previousVersion ?? 0 };
   }
 
   /**
@@ -177,31 +178,39 @@ export class SiteDocumentResolver {
     makePlan: (layout: ReturnType<typeof layoutOf>) => P,
   ): Promise<{ plan: P; progress: WriteProgress; committed: boolean; retryAfterSeconds: number | null }> {
     const patienceMs = ctx.siteDocuments.patienceMs;
-    const lockKey = `${ctx.session.keyId ?? ''}|${factoryId}`;
-    const release = await LOCKS.acquire(lockKey, patienceMs);
+    // One company's documents: one writer at a time, whatever key it writes with.
+    const lockKey = factoryId;
+    const running = LOCKS.commitExpected(lockKey);
+    const release = running !== null && running - Date.now() > patienceMs ? null : await LOCKS.acquire(lockKey, patienceMs);
     if (!release) {
-      throw new GatewayError('CONFLICT', `Another site-document write to this company is still running in this gateway; retry when it has finished.`, {
+      const at = LOCKS.commitExpected(lockKey) ?? Date.now() + patienceMs;
+      throw new GatewayError('CONFLICT', `Another site-document write to this company is still running in this gateway; retry when it has committed.`, {
         name,
         reason: 'WRITE_IN_PROGRESS',
-        retryAfterSeconds: Math.max(1, Math.ceil(patienceMs / 1000)),
+        retryAfterSeconds: Math.max(1, Math.ceil((at - Date.now()) / 1000)),
       });
     }
     let handedOff = false;
+    const session = ctx.session.detached(BACKGROUND_WRITE_PATIENCE_MS);
+    // Until the plan is known: its reads and one write, behind the writes queued now.
+    LOCKS.expectCommit(lockKey, () => session.plannedCommit(1, false));
     try {
       const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factoryId), ctx.optionSlots));
       const plan = makePlan(layout);
       const progress: WriteProgress = { writes: 0, committed: false };
       if (!plan || plan.unchanged) return { plan, progress, committed: true, retryAfterSeconds: null };
-      const writer = sessionSlotWriter(ctx.session.detached(BACKGROUND_WRITE_PATIENCE_MS), factoryId, apiSecret, (slot) => {
+      const checks = expectedVersion === undefined || expectedVersion === null ? 0 : 2;
+      const left = (): number => plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + checks;
+      const writer = sessionSlotWriter(session, factoryId, apiSecret, (slot) => {
         ctx.loaders.factories.option.clear({ id: factoryId, slot });
       });
       const job = executePlan(writer, plan, expectedVersion, progress).finally(release);
       handedOff = true;
+      LOCKS.expectCommit(lockKey, () => session.plannedCommit(Math.max(1, left())));
       if ((await within(job, patienceMs)).done) return { plan, progress, committed: true, retryAfterSeconds: null };
       // Not finished in time: the writes go on; this answers now with when they should be done.
       job.catch(() => undefined);
-      const remaining = plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + (expectedVersion === undefined || expectedVersion === null ? 0 : 2);
-      const last = ctx.session.plannedCommit(Math.max(1, remaining));
+      const last = session.plannedCommit(Math.max(1, left()));
       return { plan, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
     } finally {
       if (!handedOff) release();

@@ -255,13 +255,15 @@ export async function executePlan(writer: SlotWriter, plan: WritePlan, expectedV
 }
 
 /**
- * Site-document writes of one key and company run one at a time in this process (a
- * second write plans only after the first finished, so it never takes the slots the first
- * is writing). Writes from other processes or tools are not serialised: see
- * docs/site-documents.md.
+ * Site-document writes to one company run one at a time in this process, whatever key
+ * they come with (a second write plans only after the first finished, so it never takes
+ * the slots the first is writing). The holder tells when it expects to commit, so a
+ * writer that cannot wait is refused with that time, not a fixed patience. Writes from
+ * other processes or tools are not serialised: see docs/site-documents.md.
  */
 export class WriteLocks {
   private readonly tails = new Map<string, Promise<void>>();
+  private readonly commits = new Map<string, () => number>();
 
   /**
    * Waits for the lock of `key` at most `waitMs`.
@@ -280,6 +282,7 @@ export class WriteLocks {
     clearTimeout(timer);
     const done = (): void => {
       release();
+      this.commits.delete(key);
       if (this.tails.get(key) === tail) this.tails.delete(key);
     };
     if (outcome === 'timeout') {
@@ -288,5 +291,15 @@ export class WriteLocks {
       return null;
     }
     return done;
+  }
+
+  /** The holder of `key`'s lock tells when it expects to have committed (epoch ms, asked when needed). */
+  expectCommit(key: string, at: () => number): void {
+    this.commits.set(key, at);
+  }
+
+  /** When the write holding `key`'s lock expects to commit (epoch ms), or null when none is known. */
+  commitExpected(key: string): number | null {
+    return this.commits.get(key)?.() ?? null;
   }
 }
