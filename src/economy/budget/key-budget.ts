@@ -156,7 +156,7 @@ export class KeyBudget {
     ticket?.markQueued();
     if (shared) adoptShared(state, await shared.keyLimits(id));
     if (!patient) this.checkCooldown(state);
-    else if (!this.log) await waitOutCooldown(state, this.now, ticket);
+    else if (!this.log && priority === 'stale') await waitOutCooldown(state, this.now, ticket);
     const slot = this.options.limit && this.log ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
     const releaseSlot = this.slots.tryAcquire(id) ?? (await this.waitForSlot(id, deadline));
     if (!patient && state.cooldownUntil > this.now()) {
