@@ -17,6 +17,7 @@ import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
 import type { QueueTicket } from './queue/queue-ticket';
 import { UpstreamFetch } from './upstream-fetch';
+import { ReplicaWriteLocks } from './write-lock';
 import type { FlightTrace, WrittenResource } from './upstream-fetch';
 export type { UpstreamReply } from './economy-types'; // where the subscription poller imports it from
 
@@ -46,6 +47,8 @@ export class UpstreamEconomy {
   private readonly reads: ReadPath;
   /** Told each time a key's cache entry gets new data (see `EntryStoredListener`): add a listener, delete it to stop. */
   readonly entryStored = new Set<EntryStoredListener>();
+  /** Writers' locks across replicas (see `ReplicaWriteLocks`): site-document writes lock their company. */
+  readonly writeLocks: ReplicaWriteLocks;
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -59,6 +62,7 @@ export class UpstreamEconomy {
   ) {
     const now = options.now ?? Date.now;
     const shared = options.shared;
+    this.writeLocks = new ReplicaWriteLocks(shared, now);
     const cache = (this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now }));
     const freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now });
     const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
@@ -160,11 +164,7 @@ export class UpstreamEconomy {
     return this.get(caller, request.endpoint, request.params);
   }
 
-  /**
-   * A key's budget now, for background work that adapts its pace: its allowance (requests
-   * per window: the limit, or less after an upstream 429; `Infinity` when off) and the
-   * seconds left of a 429 cooldown.
-   */
+  /** A key's budget now, for background work that adapts its pace: its allowance (requests per window; `Infinity` when off) and the seconds left of a 429 cooldown. */
   budgetOf(keyId: string): { allowance: number; cooldownSeconds: number } {
     return { allowance: this.budget.allowance(keyId), cooldownSeconds: this.budget.cooldownSeconds(keyId) };
   }

@@ -3,6 +3,7 @@ import type { StaleInfo } from './accounting';
 import type { EconomyCaller, ReadResource, UpstreamReply } from './economy-types';
 import type { UpstreamEconomy } from './upstream-economy';
 import type { WrittenResource } from './upstream-fetch';
+import type { ProcessWriteLocks, WriteLockOutcome } from './write-lock';
 import type { UpstreamPriority } from './queue/priority';
 import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
@@ -79,6 +80,19 @@ export class UpstreamSession {
    */
   plannedCommit(writesLeft: number, underWay = true): number {
     return this.keyId ? this.economy.plannedCommit(this.keyId, writesLeft, underWay) : Date.now();
+  }
+
+  /**
+   * Takes the writers' lock of `name` across replicas (Redis when configured; granted at
+   * once without), waiting at most `waitMs`; see `ReplicaWriteLocks.take`.
+   */
+  lockWrites(name: string, commitAt: () => number, waitMs: number): Promise<WriteLockOutcome> {
+    return this.economy.writeLocks.take(name, commitAt, waitMs);
+  }
+
+  /** This process's writers' locks (one per economy, so per replica); see `ProcessWriteLocks`. */
+  processWriteLocks(): ProcessWriteLocks {
+    return this.economy.writeLocks.local;
   }
 
   /**
