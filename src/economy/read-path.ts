@@ -12,6 +12,7 @@ import { reply } from './economy-types';
 import type { EconomyCaller, EconomyEvents, UpstreamReply } from './economy-types';
 import type { Invalidation } from './invalidation/invalidation';
 import { awaitJoined } from './queue/joined-wait';
+import type { UpstreamPriority } from './queue/priority';
 import { QueueTicket } from './queue/queue-ticket';
 import type { RefreshTask } from './refresh-ahead/refresh-ahead';
 import type { SharedState } from './shared-state/shared-state';
@@ -90,7 +91,9 @@ export class ReadPath {
 
     // Joining a running flight costs nothing; starting one counts against the operation's cap.
     const priority = caller.priority ?? 'operation';
-    const started = flightOf(caller, endpoint, path, key, new QueueTicket(priority));
+    // Data a view can serve stale is refreshed behind what views are missing, and the view does not wait for budget.
+    const servable = priority === 'operation' && !caller.noCache && cached !== undefined && this.parts.freshness.ageMs(cached) <= this.parts.freshness.staleMaxAgeMs;
+    const started = flightOf(caller, endpoint, path, key, new QueueTicket(servable ? 'stale' : priority));
     const { flight, joined, meta: ticket } = this.parts.inflight.join(
       key,
       () => {
@@ -104,12 +107,9 @@ export class ReadPath {
 
     let entry: CacheEntry;
     try {
-      // A joined flight may be queued at a lower priority: an operation waits for it no longer than its patience.
-      entry = await (joined && priority === 'operation'
-        ? awaitJoined(flight, ticket, endpoint, { patienceMs: caller.patienceMs ?? this.parts.patienceMs, now: this.parts.now, onRateLimited: () => this.parts.events.rateLimited?.('budget') })
-        : flight);
+      entry = await this.wait(caller, endpoint, flight, ticket, servable ? 'stale' : priority, joined || servable);
     } catch (error) {
-      this.parts.background.noteMissed(caller, endpoint, params, key, error);
+      if (!servable) this.parts.background.noteMissed(caller, endpoint, params, key, error);
       const reason = staleReason(error);
       const fallback = this.parts.cacheEnabled ? (this.parts.cache.get(key) ?? (reason ? await this.parts.shared?.getEntry(key) : undefined)) : undefined;
       const standIn = staleStandIn(reason, fallback, endpoint.route, this.parts.freshness);
@@ -125,6 +125,22 @@ export class ReadPath {
     this.parts.notes.served(caller, endpoint, key, entry);
     this.parts.notes.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
     return reply(entry, null);
+  }
+
+  /**
+   * How a caller waits for a flight: a write, a view or a stale refresh raises a joined
+   * flight to its own priority; a view waits while the flight is queued at most its
+   * patience, and a view holding stale data not at all once the budget makes the flight
+   * wait (it answers with the stale data; the flight goes on).
+   */
+  private wait(caller: EconomyCaller, endpoint: Endpoint, flight: Promise<CacheEntry>, ticket: QueueTicket, priority: UpstreamPriority, watch: boolean): Promise<CacheEntry> {
+    if (!watch || (priority !== 'operation' && priority !== 'stale')) {
+      if (priority === 'write') ticket.raise(priority);
+      return flight;
+    }
+    const onRateLimited = (): void => this.parts.events.rateLimited?.('budget');
+    const patienceMs = priority === 'stale' ? 0 : (caller.patienceMs ?? this.parts.patienceMs);
+    return awaitJoined(flight, ticket, endpoint, { priority, patienceMs, untilPlanned: priority === 'stale', now: this.parts.now, onRateLimited });
   }
 
   /**

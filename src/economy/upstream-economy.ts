@@ -17,10 +17,9 @@ import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
 import type { QueueTicket } from './queue/queue-ticket';
 import { UpstreamFetch } from './upstream-fetch';
+import { ReplicaWriteLocks } from './write-lock';
 import type { FlightTrace, WrittenResource } from './upstream-fetch';
-
-// The answer's type where the subscription poller has always imported it from.
-export type { UpstreamReply } from './economy-types';
+export type { UpstreamReply } from './economy-types'; // where the subscription poller imports it from
 
 /**
  * The upstream economy: every GET goes cache (`cache/`) → in-flight coalescing, in this
@@ -30,9 +29,8 @@ export type { UpstreamReply } from './economy-types';
  * rate-limited (`stale-fallback/`). Writes go through the budget too and invalidate what
  * they change (`invalidation/`). What nobody waits for, background fill and
  * refresh-ahead, is `background-work.ts`; the miss path is `upstream-fetch.ts`. Replicas
- * share cache, limits, locks and invalidations through `shared-state/` (Redis).
- *
- * This class only composes those parts; each rule lives in its own file.
+ * share cache, limits, locks and invalidations through `shared-state/` (Redis). This
+ * class only composes those parts; each rule lives in its own file.
  *
  * When to use: one per process; each operation reaches it through its `UpstreamSession`.
  * Every state is keyed by the hashed API key, so no two keys ever share an entry, a
@@ -49,6 +47,8 @@ export class UpstreamEconomy {
   private readonly reads: ReadPath;
   /** Told each time a key's cache entry gets new data (see `EntryStoredListener`): add a listener, delete it to stop. */
   readonly entryStored = new Set<EntryStoredListener>();
+  /** Writers' locks across replicas (see `ReplicaWriteLocks`): site-document writes lock their company. */
+  readonly writeLocks: ReplicaWriteLocks;
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -62,6 +62,7 @@ export class UpstreamEconomy {
   ) {
     const now = options.now ?? Date.now;
     const shared = options.shared;
+    this.writeLocks = new ReplicaWriteLocks(shared, now);
     const cache = (this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now }));
     const freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now });
     const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
@@ -143,13 +144,9 @@ export class UpstreamEconomy {
 
   /**
    * Background work on the key's budget: one GET through the cache, in-flight sharing
-   * and the key's queue at `priority`, accounted to nobody. While work of a higher
-   * priority waits for the key's budget, this waits behind it; it never takes the key past
-   * its budget, and it waits as long as the budget needs (no patience).
-   *
-   * When to use: subscription polls and background fill. `refresh: true` skips a fresh
-   * cached answer and stores the new one (a poll that must see changes); else a fresh
-   * cached answer is the result at no cost.
+   * and the key's queue at `priority` (behind every higher priority, as patient as the
+   * budget needs), accounted to nobody. When to use: subscription polls and background
+   * fill; `refresh: true` skips a fresh cached answer and stores the new one.
    *
    * @param request - the key (hashed id and the key itself, for the header) and the endpoint
    * @param options - `priority`: `missed` or `background` (default); `refresh` (default false)
@@ -167,11 +164,7 @@ export class UpstreamEconomy {
     return this.get(caller, request.endpoint, request.params);
   }
 
-  /**
-   * A key's budget now, for background work that adapts its pace: its allowance (requests
-   * per window: the limit, or less after an upstream 429; `Infinity` when off) and the
-   * seconds left of a 429 cooldown.
-   */
+  /** A key's budget now, for background work that adapts its pace: its allowance (requests per window; `Infinity` when off) and the seconds left of a 429 cooldown. */
   budgetOf(keyId: string): { allowance: number; cooldownSeconds: number } {
     return { allowance: this.budget.allowance(keyId), cooldownSeconds: this.budget.cooldownSeconds(keyId) };
   }
@@ -191,8 +184,9 @@ export class UpstreamEconomy {
   }
 
   /**
-   * A write (POST). Obeys the cooldown and budget, is never retried, and on success
-   * invalidates what it changed (for the option edit: that company's option reads).
+   * A write (POST), at priority `write`: ahead of all the key's queued work, refused in a
+   * 429 cooldown, as patient as the budget needs (callers race their own patience), never
+   * retried; on success it invalidates what it changed (that company's option reads).
    *
    * `written` is what a GET of the written resource answers now, when the writer knows it
    * (a site document's slot): it becomes the cached answer (here and in the shared cache),
@@ -221,12 +215,9 @@ export class UpstreamEconomy {
     }
   }
 
-  /**
-   * When the key could send each of `count` more requests, at the earliest (epoch ms,
-   * ascending), behind what waits for its budget now: for answers that promise work later.
-   */
-  plannedTimes(keyId: string, count: number): number[] {
-    return this.budget.plannedTimes(keyId, count);
+  /** See `UpstreamSession.plannedCommit`: when the last of `writesLeft` writes goes upstream, behind the writes queued now (`underWay`: one of them is queued or in flight already). */
+  plannedCommit(keyId: string, writesLeft: number, underWay: boolean): number {
+    return underWay ? this.budget.plannedCommit(keyId, writesLeft) : (this.budget.plannedTimes(keyId, writesLeft, 'write', true).at(-1) ?? this.budget.plannedCommit(keyId, 0));
   }
 
   /** A number that changes whenever a write of this key may have changed what its operations answer; whole-response caches put it in their keys. */
@@ -238,7 +229,6 @@ export class UpstreamEconomy {
   onInvalidated(listener: InvalidationListener): () => void {
     return this.invalidation.onInvalidated(listener);
   }
-
 
   /** True while this replica may have missed other replicas' writes (Redis away, or back but not caught up); whole-response caches must not answer meanwhile. */
   invalidationsInDoubt(): boolean {

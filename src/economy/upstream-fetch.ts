@@ -129,14 +129,16 @@ export class UpstreamFetch {
   }
 
   /**
-   * A write (POST) under the key's budget as an operation; never retried.
+   * A write (POST) under the key's budget at priority `write`: ahead of everything queued
+   * for the key, and as patient as the budget needs (the caller races its own patience).
+   * Never retried.
    *
    * @returns the upstream's answer body
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
    */
   async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, trace: FlightTrace): Promise<unknown> {
     caller.accounting.startRequest(endpoint);
-    const release = await this.admit(caller, endpoint, caller.priority ?? 'operation', undefined, trace);
+    const release = await this.admit(caller, endpoint, 'write', undefined, trace);
     try {
       caller.accounting.requests += 1;
       const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, body });

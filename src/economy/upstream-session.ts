@@ -3,6 +3,7 @@ import type { StaleInfo } from './accounting';
 import type { EconomyCaller, ReadResource, UpstreamReply } from './economy-types';
 import type { UpstreamEconomy } from './upstream-economy';
 import type { WrittenResource } from './upstream-fetch';
+import type { ProcessWriteLocks, WriteLockOutcome } from './write-lock';
 import type { UpstreamPriority } from './queue/priority';
 import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
@@ -65,16 +66,33 @@ export class UpstreamSession {
   /**
    * A session of the same key for work that may outlive this operation (a site-document
    * write finishing in the background): its own accounting, no request cap, and its
-   * requests at priority `missed` (behind operations waiting now, and as patient as the
-   * budget needs; `patienceMs` is kept for callers that race it).
+   * requests at priority `write` (ahead of everything queued for the key, and as patient
+   * as the budget needs; `patienceMs` is kept for callers that race it).
    */
   detached(patienceMs: number): UpstreamSession {
-    return new UpstreamSession(this.economy, this.apiKey, this.keyId, false, patienceMs, 'missed');
+    return new UpstreamSession(this.economy, this.apiKey, this.keyId, false, patienceMs, 'write');
   }
 
-  /** When this key could send each of `count` more requests (epoch ms, ascending); see `UpstreamEconomy.plannedTimes`. */
-  plannedTimes(count: number): number[] {
-    return this.keyId ? this.economy.plannedTimes(this.keyId, count) : [];
+  /**
+   * When a write commits, epoch ms: the last of its `writesLeft` upstream writes, behind
+   * the writes queued before it, planned on the key's budget. `underWay`: one of them is
+   * queued or in flight now (else they are all still to be sent). `Date.now()` without a key.
+   */
+  plannedCommit(writesLeft: number, underWay = true): number {
+    return this.keyId ? this.economy.plannedCommit(this.keyId, writesLeft, underWay) : Date.now();
+  }
+
+  /**
+   * Takes the writers' lock of `name` across replicas (Redis when configured; granted at
+   * once without), waiting at most `waitMs`; see `ReplicaWriteLocks.take`.
+   */
+  lockWrites(name: string, commitAt: () => number, waitMs: number): Promise<WriteLockOutcome> {
+    return this.economy.writeLocks.take(name, commitAt, waitMs);
+  }
+
+  /** This process's writers' locks (one per economy, so per replica); see `ProcessWriteLocks`. */
+  processWriteLocks(): ProcessWriteLocks {
+    return this.economy.writeLocks.local;
   }
 
   /**

@@ -97,7 +97,7 @@ describe('KeyLimiter.budgetStats over random key activity', () => {
         }
         expect(run.pending).toBe(0);
         run.scrape();
-        expect(run.limiter.budgetStats().queued).toEqual({ operation: 0, missed: 0, background: 0 });
+        expect(run.limiter.budgetStats().queued).toEqual({ write: 0, operation: 0, missed: 0, stale: 0, background: 0 });
       }),
       // 60 runs find the two-key hang within the first few (it needs three actions); more only slow a loaded CI.
       { numRuns: 60 },

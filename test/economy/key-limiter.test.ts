@@ -130,7 +130,7 @@ describe('KeyLimiter', () => {
       expect(ticket.expectedAt).toBe(Date.now() + 10_000); // when the window has room
       ticket.raise('operation');
       await settle();
-      expect(keys.budgetStats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
+      expect(keys.budgetStats().queued).toEqual({ write: 0, operation: 1, missed: 0, stale: 0, background: 1 });
       jest.advanceTimersByTime(10_000);
       await settle();
       expect(raised.settled()).toBe(true);
@@ -204,7 +204,7 @@ describe('KeyLimiter', () => {
       await settle();
       const operation = track(keys.acquire(A));
       await settle();
-      expect(keys.budgetStats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
+      expect(keys.budgetStats().queued).toEqual({ write: 0, operation: 1, missed: 0, stale: 0, background: 1 });
       jest.advanceTimersByTime(10_000);
       await settle();
       expect(operation.settled()).toBe(true);

@@ -246,6 +246,8 @@ export type DeleteSiteDocumentPayload = {
   __typename?: 'DeleteSiteDocumentPayload';
   /** Slots freed: the committing slot (cleared first, which removes the document at once) and the chunks (cleared after). Empty when there was no such document. */
   freedSlots: Array<Scalars['Int']['output']>;
+  /** The version the deletion removed (0: there was no such document), as read under the company's write lock. */
+  replacedVersion: Scalars['Int']['output'];
   /** Upstream option writes (POST /factory/options) the deletion took. */
   upstreamWrites: Scalars['Int']['output'];
 };
@@ -511,7 +513,7 @@ export type Mutation = {
   deleteSiteDocument: DeleteSiteDocumentPayload;
   /** Writes a site document into the company's option slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (GET /factory/options/{id}/{slot}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE). */
   setSiteDocument: SetSiteDocumentPayload;
-  /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
+  /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The write goes ahead of the key's background work and takes the next request its budget allows; when that is later than the request's patience, it answers committed: false with retryAfterSeconds and the write goes on. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
   updateFactoryOption: UpdateFactoryOptionPayload;
 };
 
@@ -703,6 +705,8 @@ export type SetSiteDocumentPayload = {
   committed: Scalars['Boolean']['output'];
   /** The document as written (or, while committed is false, as it will read once the write has finished). */
   document: SiteDocument;
+  /** The version this write replaced (0: there was none), as read when the write was planned under the company's write lock: without expectedVersion, the version the later commit wins over. Equals document.version when the value was unchanged. */
+  replacedVersion: Scalars['Int']['output'];
   /** While committed is false: seconds after which the write is expected to be committed (the key's budget paces it). Null when committed. */
   retryAfterSeconds?: Maybe<Scalars['Int']['output']>;
   /** Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged. */
@@ -887,10 +891,14 @@ export type UpdateFactoryOptionInput = {
 /** Result of updateFactoryOption. */
 export type UpdateFactoryOptionPayload = {
   __typename?: 'UpdateFactoryOptionPayload';
+  /** True when the upstream took the write within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N). False: the key's budget had no room yet; the write stays queued ahead of the key's background work, goes upstream with the next request the budget allows, and retryAfterSeconds says when (message is then the gateway's, not the upstream's). */
+  committed: Scalars['Boolean']['output'];
   /** The upstream's message, e.g. 'option was updated' (plain text or a JSON string, without quotes). */
   message: Scalars['String']['output'];
   /** The slot as it reads after the update; fetched only when selected. Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. */
   option?: Maybe<FactoryOption>;
+  /** When committed is false: seconds until the write is expected to reach the upstream, planned on the key's budget behind the writes queued before it. Null once committed. */
+  retryAfterSeconds?: Maybe<Scalars['Int']['output']>;
 };
 
 /** A vehicle whose dealership (carShop) is the company. */

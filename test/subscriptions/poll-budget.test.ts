@@ -137,7 +137,7 @@ describe('subscription polls on the key budget', () => {
     await jest.advanceTimersByTimeAsync(10_000);
     const answered = query(economy, 'f1');
     await jest.advanceTimersByTimeAsync(1000);
-    expect(economy.stats().queued).toEqual({ operation: 1, missed: 0, background: 1 });
+    expect(economy.stats().queued).toEqual({ write: 0, operation: 1, missed: 0, stale: 0, background: 1 });
     expect(upstream.sent).toHaveLength(1);
 
     await jest.advanceTimersByTimeAsync(40_000 + WINDOW_EDGE_MARGIN_MS);

@@ -52,6 +52,15 @@ export class UpdateFactoryOptionPayload {
   @Field(() => String, { description: 'The upstream\'s message, e.g. \'option was updated\' (plain text or a JSON string, without quotes).' })
   message!: string;
 
+  @Field(() => Boolean, {
+    description:
+      "True when the upstream took the write within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N). False: the key's budget had no room yet; the write stays queued ahead of the key's background work, goes upstream with the next request the budget allows, and retryAfterSeconds says when (message is then the gateway's, not the upstream's).",
+  })
+  committed!: boolean;
+
+  @Field(() => Int, { nullable: true, description: 'When committed is false: seconds until the write is expected to reach the upstream, planned on the key\'s budget behind the writes queued before it. Null once committed.' })
+  retryAfterSeconds!: number | null;
+
   /** Which company and slot were written; used to read the slot back when `option` is selected. */
   factoryId!: string;
   /** The slot that was written, 1..10. */

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../gateway-context';
 import { badInputError, missingKeyError } from '../../errors/gateway-error';
 import { describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
+import { within } from '../shared/within';
 import { updateOption } from './factories.api';
 import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
 import { UpstreamCost } from '../../field-rules/cost';
@@ -22,7 +23,7 @@ export class UpdateFactoryOptionPayloadResolver {
    */
   @UpstreamCost({ requests: 1 })
   @Mutation(() => UpdateFactoryOptionPayload, {
-    description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). ${describeBounds(UPDATE_OPTION_BOUNDS)} Checked before any upstream request.`,
+    description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The write goes ahead of the key's background work and takes the next request its budget allows; when that is later than the request's patience, it answers committed: false with retryAfterSeconds and the write goes on. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). ${describeBounds(UPDATE_OPTION_BOUNDS)} Checked before any upstream request.`,
   })
   async updateFactoryOption(
     @Arg('input', () => UpdateFactoryOptionInput, { description: 'Which slot of which company, the new title and data, and optionally the API secret.' })
@@ -35,7 +36,10 @@ export class UpdateFactoryOptionPayloadResolver {
     if (!apiSecret) {
       throw badInputError('updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.', 'input.apiSecret');
     }
-    const message = await updateOption(ctx.session, {
+    const patienceMs = ctx.siteDocuments.patienceMs;
+    // The write takes the next request the key's budget allows; a client is not kept waiting longer than that.
+    const expectedAt = ctx.session.plannedCommit(1, false);
+    const job = updateOption(ctx.session, {
       apiSecret,
       factoryId: input.factoryId,
       slot: input.slot,
@@ -43,8 +47,16 @@ export class UpdateFactoryOptionPayloadResolver {
       data: input.data,
     });
     // A read of this slot earlier in the operation must not hide the new value.
-    ctx.loaders.factories.option.clear({ id: input.factoryId, slot: input.slot });
-    return { message, factoryId: input.factoryId, slot: input.slot };
+    const clear = (): unknown => ctx.loaders.factories.option.clear({ id: input.factoryId, slot: input.slot });
+    const outcome = expectedAt - Date.now() > patienceMs ? ({ done: false } as const) : await within(job, patienceMs);
+    if (outcome.done) {
+      clear();
+      return { message: outcome.value, committed: true, retryAfterSeconds: null, factoryId: input.factoryId, slot: input.slot };
+    }
+    // The budget had no room within the patience: the write stays queued (priority write) and says when it commits.
+    job.then(clear, () => undefined);
+    const seconds = Math.max(1, Math.ceil((ctx.session.plannedCommit(1) - Date.now()) / 1000));
+    return { message: `queued: the write is sent with the next request the key's budget allows, in about ${seconds} s`, committed: false, retryAfterSeconds: seconds, factoryId: input.factoryId, slot: input.slot };
   }
 
   /**

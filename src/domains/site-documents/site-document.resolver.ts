@@ -9,7 +9,8 @@ import { NotJsonError } from './json-pieces';
 import { CLEARED, NAME_PATTERN, prepareValue } from './site-document.codec';
 import type { Manifest, PreparedValue } from './site-document.codec';
 import { findDocument, infoOf, layoutOf, readAll, readChunks } from './site-document.layout';
-import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite, WriteLocks } from './site-document.store';
+import { within } from '../shared/within';
+import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite } from './site-document.store';
 import type { WritePlan, WriteProgress } from './site-document.store';
 import {
   DeleteSiteDocumentInput,
@@ -25,9 +26,6 @@ import {
 
 /** How long a write that went on in the background may wait for budget in total, ms. */
 const BACKGROUND_WRITE_PATIENCE_MS = 15 * 60_000;
-
-/** Site-document writes of one key and company, one at a time in this process. */
-const LOCKS = new WriteLocks();
 
 /** A document read or written in this operation, with its canonical text when known (then `value` needs no read). */
 type KnownDocument = SiteDocument & { text?: string };
@@ -72,17 +70,6 @@ function prepare(name: string, value: unknown, ctx: GatewayContext): PreparedVal
   const max = ctx.siteDocuments.maxBytes;
   if (prepared.bytes > max) throw badInputError(`input.value is ${prepared.bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`, 'input.value');
   return prepared;
-}
-
-/** Waits for `job` at most `ms`: 'done' when it finished (its error is thrown), 'pending' when time ran out. */
-async function within(job: Promise<void>, ms: number): Promise<'done' | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
-  try {
-    return await Promise.race([job.then(() => 'done' as const), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -133,6 +120,7 @@ export class SiteDocumentResolver {
     ).then(({ plan, progress, committed, retryAfterSeconds }) => ({
       document: documentOf(plan.manifest, plan.manifestSlot, input.factoryId, value.text),
       upstreamWrites: progress.writes,
+      replacedVersion: plan.previousVersion,
       committed,
       retryAfterSeconds,
     }));
@@ -171,7 +159,7 @@ export class SiteDocumentResolver {
         freed,
       };
     });
-    return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes };
+    return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes, replacedVersion: plan?.previousVersion ?? 0 };
   }
 
   /**
@@ -188,32 +176,62 @@ export class SiteDocumentResolver {
     makePlan: (layout: ReturnType<typeof layoutOf>) => P,
   ): Promise<{ plan: P; progress: WriteProgress; committed: boolean; retryAfterSeconds: number | null }> {
     const patienceMs = ctx.siteDocuments.patienceMs;
-    const lockKey = `${ctx.session.keyId ?? ''}|${factoryId}`;
-    const release = await LOCKS.acquire(lockKey, patienceMs);
-    if (!release) {
-      throw new GatewayError('CONFLICT', `Another site-document write to this company is still running in this gateway; retry when it has finished.`, {
+    // One company's documents: one writer at a time, whatever key it writes with.
+    const lockKey = factoryId;
+    const locks = ctx.session.processWriteLocks();
+    const running = locks.commitExpected(lockKey);
+    const local = running !== null && running - Date.now() > patienceMs ? null : await locks.acquire(lockKey, patienceMs);
+    const refuse = (at: number | null): GatewayError<'CONFLICT'> =>
+      new GatewayError('CONFLICT', `Another site-document write to this company is still running; retry when it has committed.`, {
         name,
         reason: 'WRITE_IN_PROGRESS',
-        retryAfterSeconds: Math.max(1, Math.ceil(patienceMs / 1000)),
+        retryAfterSeconds: Math.max(1, Math.ceil(((at || Date.now() + patienceMs) - Date.now()) / 1000)),
       });
+    if (!local) throw refuse(locks.commitExpected(lockKey));
+    const session = ctx.session.detached(BACKGROUND_WRITE_PATIENCE_MS);
+    // Until the plan is known: its reads and one write, behind the writes queued now.
+    let expected = (): number => session.plannedCommit(1, false);
+    locks.expectCommit(lockKey, () => expected());
+    // Across replicas (and keys of the same character on them): Redis's lock, telling its holder's commit.
+    const replicas = await ctx.session.lockWrites(`site-document:${factoryId}`, () => expected(), patienceMs);
+    if (!replicas.held) {
+      local();
+      throw refuse(replicas.commitAt);
     }
+    const release = (): void => {
+      replicas.release();
+      local();
+    };
     let handedOff = false;
     try {
-      const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factoryId), ctx.optionSlots));
-      const plan = makePlan(layout);
+      const contents = await readAll(loaderSlotReader(ctx.loaders.factories, factoryId), ctx.optionSlots);
+      let plan = makePlan(layoutOf(contents));
       const progress: WriteProgress = { writes: 0, committed: false };
       if (!plan || plan.unchanged) return { plan, progress, committed: true, retryAfterSeconds: null };
-      const writer = sessionSlotWriter(ctx.session.detached(BACKGROUND_WRITE_PATIENCE_MS), factoryId, apiSecret, (slot) => {
+      const conditional = expectedVersion !== undefined && expectedVersion !== null;
+      const checks = conditional ? 2 : 1;
+      const left = (): number => (plan?.writes.filter((w) => w.role !== 'clear').length ?? 0) - progress.writes + checks;
+      const writer = sessionSlotWriter(session, factoryId, apiSecret, (slot) => {
         ctx.loaders.factories.option.clear({ id: factoryId, slot });
       });
-      const job = executePlan(writer, plan, expectedVersion, progress).finally(release);
+      // Under the lock, a write without expectedVersion reads its committing slot fresh: another key of
+      // the character (whose cache this key's does not share) may have committed since; then every slot fresh.
+      const replan = async (): Promise<void> => {
+        const slot = plan?.manifestSlot ?? 0;
+        const fresh = await writer.readFresh(slot);
+        const cached = contents[slot - 1] ?? null;
+        if (fresh?.title === cached?.title && fresh?.data === cached?.data) return;
+        const again = makePlan(layoutOf(await readAll({ read: (other) => writer.readFresh(other) }, ctx.optionSlots)));
+        if (again) plan = again;
+      };
+      const job = (conditional ? Promise.resolve() : replan()).then(() => (plan && !plan.unchanged ? executePlan(writer, plan, expectedVersion, progress) : undefined)).finally(release);
       handedOff = true;
-      if ((await within(job, patienceMs)) === 'done') return { plan, progress, committed: true, retryAfterSeconds: null };
+      expected = (): number => session.plannedCommit(Math.max(1, left()));
+      if ((await within(job, patienceMs)).done) return { plan: plan as P, progress, committed: true, retryAfterSeconds: null };
       // Not finished in time: the writes go on; this answers now with when they should be done.
       job.catch(() => undefined);
-      const remaining = plan.writes.filter((w) => w.role !== 'clear').length - progress.writes + (expectedVersion === undefined || expectedVersion === null ? 0 : 2);
-      const last = ctx.session.plannedTimes(Math.max(1, remaining)).at(-1) ?? Date.now();
-      return { plan, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
+      const last = session.plannedCommit(Math.max(1, left()));
+      return { plan: plan as P, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
     } finally {
       if (!handedOff) release();
     }

@@ -96,6 +96,12 @@ export class SetSiteDocumentPayload {
   @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged.' })
   upstreamWrites!: number;
 
+  @Field(() => Int, {
+    description:
+      'The version this write replaced (0: there was none), as read when the write was planned under the company\'s write lock: without expectedVersion, the version the later commit wins over. Equals document.version when the value was unchanged.',
+  })
+  replacedVersion!: number;
+
   @Field(() => Boolean, { description: 'True when the new version is committed (reads return it). False when the writes did not finish within the request\'s patience (UPSTREAM_PATIENCE_MS or Prefer: wait=N): they go on in the background.' })
   committed!: boolean;
 
@@ -127,4 +133,7 @@ export class DeleteSiteDocumentPayload {
 
   @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) the deletion took.' })
   upstreamWrites!: number;
+
+  @Field(() => Int, { description: 'The version the deletion removed (0: there was no such document), as read under the company\'s write lock.' })
+  replacedVersion!: number;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { KeyConnectionGate } from '../../upstream/key-connections';
+import { noneQueued } from '../queue/priority';
 import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import { WaitingLines } from '../queue/waiting-lines';
@@ -8,8 +9,9 @@ import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-typ
 import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare } from './key-state';
 import type { BudgetLimit, KeyState } from './key-state';
 import { isUpstream429, LimitExceeded } from '../limit-exceeded';
-import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
-import { takeBudget } from './take-budget';
+import { SlidingWindowLog } from './sliding-window-log';
+import { takeBudget, waitOutCooldown } from './take-budget';
+import { planQueue } from './plan';
 import type { TakenSlot } from './take-budget';
 
 /**
@@ -31,16 +33,14 @@ export type { KeyBudgetOptions } from './budget-types';
  *   the budget cannot afford;
  * - rate learning: an upstream 429 halves the key's allowance, which then grows back by
  *   one request per window without a 429;
- * - the priority queue in front of it (see `WaitingLines`): operations first, then
- *   missed requests, then background work;
+ * - the priority queue in front of it (see `UpstreamPriority`, `WaitingLines`): writes,
+ *   operations, missed requests, stale refreshes, background work;
  * - a concurrency limit per key.
  *
  * An operation's request waits at most its patience, then fails with
- * {@link LimitExceeded}; background requests wait as long as it takes.
- *
- * When to use: one per economy; call {@link acquire} before each upstream request and the
- * returned release function once after it, and {@link observe} with each failure.
- * Statistics read each key's state without touching its place in the LRU.
+ * {@link LimitExceeded}; the others wait as long as it takes. When to use: one per
+ * economy; {@link acquire} before each upstream request, the returned release once after
+ * it, {@link observe} with each failure. Statistics never reorder the LRU.
  */
 export class KeyBudget {
   private readonly states = new LRUCache<string, KeyState>({ max: 100_000 });
@@ -88,18 +88,26 @@ export class KeyBudget {
   }
 
   /**
-   * When the key could send each of `count` more requests at `missed` priority, at the
-   * earliest (epoch ms, ascending): after its cooldown, and after the operations waiting
-   * for its budget, on its window log. For background fill.
+   * When the key could send each of `count` more requests (epoch ms, ascending), behind
+   * what waits ahead of `priority` (`alike`: of the same priority too); see `planQueue`.
    */
-  plannedTimes(id: string, count: number): number[] {
+  plannedTimes(id: string, count: number, priority: UpstreamPriority = 'missed', alike = false): number[] {
+    const { times, ahead } = this.plan(id, count, priority, alike);
+    return times.slice(ahead);
+  }
+
+  /**
+   * When the last of `writesLeft` writes of a write under way is expected to be sent
+   * (epoch ms): one of them is queued or in flight now, behind the writes queued before it.
+   */
+  plannedCommit(id: string, writesLeft: number): number {
+    return this.plan(id, Math.max(0, writesLeft - 1), 'write', true).times.at(-1) ?? this.now();
+  }
+
+  private plan(id: string, count: number, priority: UpstreamPriority, alike: boolean): { times: number[]; ahead: number } {
     const now = this.now();
-    const state = this.states.peek(id);
-    const notBefore = Math.max(now, state?.cooldownUntil ?? 0);
-    const limit = this.options.limit;
-    if (!limit || !this.log) return Array.from({ length: count }, () => notBefore);
-    const ahead = state?.queued.operation ?? 0;
-    return plannedSendTimes(this.log.times(id, now), ahead + count, this.allowance(id), limit.windowMs, notBefore).slice(ahead);
+    const limit = this.log ? this.options.limit : null;
+    return planQueue({ state: this.states.peek(id), log: this.log?.times(id, now) ?? [], limit, allowance: this.allowance(id), now }, count, priority, alike);
   }
 
   /**
@@ -141,21 +149,19 @@ export class KeyBudget {
     const ticket = options.ticket;
     const priority = ticket?.priority ?? options.priority ?? 'operation';
     const state = this.state(id);
-    const patient = priority !== 'operation';
-    const deadline = patient ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
+    // Operations and writes are refused during a 429 cooldown; only operations have a deadline (a write's caller races its own patience).
+    const patient = priority !== 'operation' && priority !== 'write';
+    const deadline = priority !== 'operation' ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
     const shared = this.options.shared;
     ticket?.markQueued();
     if (shared) adoptShared(state, await shared.keyLimits(id));
     if (!patient) this.checkCooldown(state);
+    else if (!this.log && priority === 'stale') await waitOutCooldown(state, this.now, ticket);
     const slot = this.options.limit && this.log ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
     const releaseSlot = this.slots.tryAcquire(id) ?? (await this.waitForSlot(id, deadline));
-    if (!patient) {
-      try {
-        this.checkCooldown(state);
-      } catch (error) {
-        releaseSlot();
-        throw error;
-      }
+    if (!patient && state.cooldownUntil > this.now()) {
+      releaseSlot();
+      this.checkCooldown(state);
     }
     ticket?.markSent();
     let released = false;
@@ -172,7 +178,7 @@ export class KeyBudget {
   budgetStats(): BudgetStats {
     const now = this.now();
     let reducedKeys = 0;
-    const queued: Record<UpstreamPriority, number> = { operation: 0, missed: 0, background: 0 };
+    const queued = noneQueued();
     const limit = this.options.limit;
     // values() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
     for (const state of this.states.values()) {

@@ -1,4 +1,5 @@
 import type { SharedKeyLimits } from '../shared-state/shared-state';
+import { noneQueued } from '../queue/priority';
 import type { UpstreamPriority } from '../queue/priority';
 
 /** The per-key budget: at most `requests` in any `windowMs`. */
@@ -25,7 +26,7 @@ export interface KeyState {
 
 /** A key nothing has been learned of: the full allowance, no cooldown, nothing queued. */
 export function newKeyState(limit: BudgetLimit | null): KeyState {
-  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: { operation: 0, missed: 0, background: 0 } };
+  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued() };
 }
 
 /**

@@ -85,11 +85,22 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
       // When the budget expects this request to fit: its place in line, planned on the log.
       const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, notBefore);
       const at = Math.max(planned[ahead] ?? now + waitMs, now + waitMs);
-      if (ticket) ticket.expectedAt = at;
+      ticket?.plan(at);
       if (now + waitMs > deadline) throw new LimitExceeded(Math.max(1, Math.ceil((at - now) / 1000)), 'budget');
       await (ticket ? ticket.sleep(waitMs) : new Promise<void>((resolve) => setTimeout(resolve, waitMs)));
     }
   } finally {
     lines.leave(state.queued, priority);
+  }
+}
+
+/**
+ * Waits out the key's 429 cooldown (patient requests; with a budget `takeBudget` does it
+ * too). While it waits, the ticket says until when.
+ */
+export async function waitOutCooldown(state: KeyState, now: () => number, ticket: QueueTicket | undefined): Promise<void> {
+  for (let left = state.cooldownUntil - now(); left > 0; left = state.cooldownUntil - now()) {
+    ticket?.plan(state.cooldownUntil);
+    await (ticket ? ticket.sleep(left) : new Promise<void>((resolve) => setTimeout(resolve, left)));
   }
 }

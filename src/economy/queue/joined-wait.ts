@@ -1,5 +1,6 @@
 import type { Endpoint } from '../../upstream/endpoints';
 import { rateLimited } from '../limit-exceeded';
+import type { UpstreamPriority } from './priority';
 import type { QueueTicket } from './queue-ticket';
 
 /** What {@link awaitJoined} needs besides the flight. */
@@ -10,6 +11,10 @@ export interface JoinedWaitOptions {
   now: () => number;
   /** Told when patience ran out while the flight was queued (metrics: source `budget`). */
   onRateLimited?: () => void;
+  /** The priority the flight is raised to (default `operation`). */
+  priority?: UpstreamPriority;
+  /** True: patience starts only once the budget has planned the flight for later (a request it can send now is awaited). */
+  untilPlanned?: boolean;
 }
 
 /**
@@ -24,7 +29,7 @@ export interface JoinedWaitOptions {
  * @throws the flight's error, or UpstreamError `RATE_LIMITED` when patience ran out while it was queued
  */
 export function awaitJoined<T>(flight: Promise<T>, ticket: QueueTicket, endpoint: Endpoint, options: JoinedWaitOptions): Promise<T> {
-  ticket.raise('operation');
+  ticket.raise(options.priority ?? 'operation');
   const now = options.now;
   const deadline = now() + options.patienceMs;
   return new Promise<T>((resolve, reject) => {
@@ -33,6 +38,7 @@ export function awaitJoined<T>(flight: Promise<T>, ticket: QueueTicket, endpoint
       clearTimeout(timer);
       timer = undefined;
       if (ticket.state !== 'queued') return; // upstream (or not at the budget yet): the flight's own deadlines bound it
+      if (options.untilPlanned && ticket.expectedAt === undefined) return; // at the budget, not told to wait yet
       const left = deadline - now();
       if (left > 0) {
         timer = setTimeout(check, left);

@@ -57,6 +57,12 @@ export class QueueTicket {
     return () => this.listeners.delete(listener);
   }
 
+  /** The limiter's: the request must wait for budget until about `at` (epoch ms); listeners are told. */
+  plan(at: number): void {
+    this.expectedAt = at;
+    for (const listener of [...this.listeners]) listener();
+  }
+
   /** The limiter's: the request waits for budget or a slot (again, for a retry). */
   markQueued(): void {
     this.move('queued');
@@ -79,7 +85,7 @@ export class QueueTicket {
       const timer = setTimeout(done, ms);
       // Background work keeps no process alive: once the gateway has stopped, nobody waits
       // for it (an operation's wait, or one raised to it, keeps its timer).
-      if (this.current !== 'operation') timer.unref();
+      if (this.current !== 'operation' && this.current !== 'write') timer.unref();
       this.wake = done;
     });
   }

@@ -36,7 +36,7 @@ export class WaitingLines {
    * @returns false (and counts nothing) when the key's or the overall bound is reached
    */
   enter(queued: Record<UpstreamPriority, number>, priority: UpstreamPriority): boolean {
-    const queuedNow = queued.operation + queued.missed + queued.background;
+    const queuedNow = Object.values(queued).reduce((sum, count) => sum + count, 0);
     if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000) || this.total >= (this.options.maxQueuedTotal ?? 20_000)) return false;
     queued[priority] += 1;
     this.total += 1;
@@ -55,11 +55,16 @@ export class WaitingLines {
     this.total -= 1;
   }
 
-  /** Requests of key `id` of a higher priority than `priority` waiting for its budget (background fill's included). */
-  ahead(queued: Record<UpstreamPriority, number>, priority: UpstreamPriority, id: string): number {
-    let count = PRIORITY_RANK[priority] > PRIORITY_RANK.missed ? (this.options.missedElsewhere?.(id) ?? 0) : 0;
+  /**
+   * Requests of key `id` waiting for its budget ahead of one of `priority` (background
+   * fill's included): those of a higher priority, and with `alike` those of the same
+   * priority too (they were there first).
+   */
+  ahead(queued: Record<UpstreamPriority, number>, priority: UpstreamPriority, id: string, alike = false): number {
+    const rank = PRIORITY_RANK[priority] + (alike ? 1 : 0);
+    let count = rank > PRIORITY_RANK.missed ? (this.options.missedElsewhere?.(id) ?? 0) : 0;
     for (const other of Object.keys(queued) as UpstreamPriority[]) {
-      if (PRIORITY_RANK[other] < PRIORITY_RANK[priority]) count += queued[other];
+      if (PRIORITY_RANK[other] < rank) count += queued[other];
     }
     return count;
   }

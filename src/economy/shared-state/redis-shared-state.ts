@@ -4,6 +4,7 @@ import type { CacheEntry } from '../cache/cache-entry';
 import { deserializeEntry, serializeEntry } from './entry-json';
 import { RedisInvalidations } from './redis-invalidations';
 import { settleWindowSlot, takeWindowSlot } from './redis-window-log';
+import { releaseWriteLock, takeWriteLock } from './redis-write-lock';
 import type { LearnedAllowance, SharedKeyLimits, SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
@@ -49,9 +50,7 @@ export class RedisSharedState implements SharedState {
       connectTimeout: Math.max(1000, options.commandTimeoutMs * 10),
       retryStrategy: (times: number) => Math.min(100 * times, 2000),
       lazyConnect: false,
-      // close() ends at once: no ioredis timer (2 s by default) outlives it waiting for a
-      // socket that is already gone (a connection waiting to reconnect).
-      disconnectTimeout: 0,
+      disconnectTimeout: 0, // close() ends at once: no ioredis timer outlives it waiting for a gone socket
     };
     this.redis = new Redis(options.url, common);
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, commandTimeout: undefined });
@@ -79,10 +78,7 @@ export class RedisSharedState implements SharedState {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  /**
-   * Resolves when this replica holds every invalidation (connected, pending writes
-   * re-sent, missed messages caught up); for tests and start-up.
-   */
+  /** Resolves when this replica holds every invalidation (connected, pending writes re-sent, missed messages caught up); for tests and start-up. */
   whenInSync(): Promise<void> {
     return this.invalidations.whenInSync();
   }
@@ -120,16 +116,8 @@ export class RedisSharedState implements SharedState {
     // A command failed: this replica's own invalidations may not have gone out either.
     this.invalidations.markOutOfSync();
     // A slow Redis keeps its connection, so no 'ready' will come: probe until it answers.
-    this.probe ??= setInterval(() => {
-      this.redis.ping().then(
-        () => {
-          if (this.probe) clearInterval(this.probe);
-          this.probe = undefined;
-          this.markUp();
-        },
-        () => undefined,
-      );
-    }, 1000);
+    // markUp clears the probe.
+    this.probe ??= setInterval(() => void this.redis.ping().then(() => this.markUp(), () => undefined), 1000);
     this.probe.unref();
     this.options.onState?.(false);
     this.options.onError?.();
@@ -215,6 +203,16 @@ export class RedisSharedState implements SharedState {
   /** See {@link SharedState.settleWindowSlot}. */
   async settleWindowSlot(keyId: string, member: string, at: number, windowMs: number): Promise<void> {
     await this.guard(() => settleWindowSlot(this.redis, this.key('w', keyId), member, at, windowMs), undefined);
+  }
+
+  /** See {@link SharedState.takeWriteLock}. */
+  takeWriteLock(name: string, token: string, commitAt: number, ttlMs: number): Promise<number | null> {
+    return this.guard(() => takeWriteLock(this.redis, this.key('wl', name), token, commitAt, ttlMs), null);
+  }
+
+  /** See {@link SharedState.releaseWriteLock}. */
+  async releaseWriteLock(name: string, token: string): Promise<void> {
+    await this.guard(() => releaseWriteLock(this.redis, this.key('wl', name), token), undefined);
   }
 
   /** See {@link SharedState.tryLock}. */

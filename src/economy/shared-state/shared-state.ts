@@ -60,6 +60,14 @@ export interface SharedState {
    * `SlidingWindowLog.settle`). Does nothing when the store is unavailable.
    */
   settleWindowSlot(keyId: string, member: string, at: number, windowMs: number): Promise<void>;
+  /**
+   * Takes (or renews, for the same `token`) a writer's lock of `name` for `ttlMs`, telling
+   * other replicas that its holder expects to commit at `commitAt` (epoch ms).
+   * @returns null when held (also when the store is unavailable); else the holder's expected commit (epoch ms, 0 = unknown)
+   */
+  takeWriteLock(name: string, token: string, commitAt: number, ttlMs: number): Promise<number | null>;
+  /** Releases a lock taken with {@link takeWriteLock} (only the holder's). */
+  releaseWriteLock(name: string, token: string): Promise<void>;
   /** Tries to become the one replica fetching `key`; true also when the store is unavailable. */
   tryLock(key: string, ttlMs: number): Promise<boolean>;
   /** Releases a lock taken with {@link tryLock}. */
