@@ -27,9 +27,7 @@ interface HandlerMetadata {
  *
  * Only what that covers is replaced: queries and field resolvers of resolver classes
  * (not mutations, subscriptions or fields resolved by their own type), without
- * middlewares or roles, whose parameters are `@Root()` (passed as it is: TypeGraphQL
- * would copy a mapped object into an instance of the type's class first, and these
- * resolvers only read its properties), `@Ctx()`,
+ * middlewares or roles, whose parameters are `@Root()` (without a type), `@Ctx()`,
  * `@Info()`, and `@Arg`/`@Args` of a field whose arguments are all scalars or enums
  * (so a plain argument object reads the same as TypeGraphQL's instance). Every other
  * field keeps TypeGraphQL's resolver.
@@ -88,8 +86,7 @@ function directResolver(field: GraphQLField<unknown, unknown>, handler: HandlerM
 function readerOf(param: NonNullable<HandlerMetadata['params']>[number], scalarArgs: boolean): ParamReader | undefined {
   switch (param.kind) {
     case 'root':
-      // TypeGraphQL would copy a root that is not an instance of its class into one: the
-      // resolvers here only read its properties, so the root itself does.
+      if (param.getType !== undefined) return undefined;
       return param.propertyName === undefined ? (root) => root : (root) => (root as Record<string, unknown> | null | undefined)?.[param.propertyName ?? ''];
     case 'context':
       return param.propertyName === undefined ? (_root, _args, context) => context : (_root, _args, context) => (context as Record<string, unknown>)[param.propertyName ?? ''];
