@@ -3,7 +3,6 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
-import { leanResolvers } from './lean-resolvers';
 import { noteStaleFields } from './stale-fields';
 
 /**
@@ -32,9 +31,7 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     .then(() => {
       const [first, ...rest] = domainResolvers();
       if (!first) throw new Error('No resolver found under src/domains/.');
-      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] }).then((schema) =>
-        leanResolvers(schema, [first, ...rest]),
-      );
+      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] });
     })
     .then(describeRootTypes)
     .then(noteStaleFields);
