@@ -119,6 +119,10 @@ export interface GatewayConfig {
   serverApiKey: string | null;
   /** The API secret of that key, only when public-site writes are wanted (`STATEV_API_SECRET`, default none). */
   serverApiSecret: string | null;
+  /** The vault of StateV keys and access tokens (`VAULT_FILE`, default `.data/vault.json`; in Redis instead when `REDIS_URL` is set). */
+  vaultFile: string;
+  /** Master key(s) of the vault: 32 random bytes in base64, comma-separated newest first during a rotation (`VAULT_MASTER_KEY`, default none: no vault, no access tokens). */
+  vaultMasterKey: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
   trustedDocumentsPath: string | null;
   /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
@@ -243,6 +247,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   serverApiKey: null,
   serverApiSecret: null,
   trustedDocumentsPath: null,
+  vaultFile: '.data/vault.json',
+  vaultMasterKey: null,
   serveExamples: false,
   playgroundApiKey: null,
   simulatorPort: 4010,
@@ -479,6 +485,23 @@ function originProblem(entry: string): string | null {
   return null;
 }
 
+/**
+ * `VAULT_MASTER_KEY`: one or more base64 keys of 32 bytes each, comma-separated, or null when unset.
+ *
+ * @throws ConfigError naming the setting (never the value) when a part is not 32 bytes of base64
+ */
+function masterKeySetting(env: Env, name: string): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return null;
+  for (const part of raw.split(',')) {
+    const text = part.trim();
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || Buffer.from(text, 'base64').length !== 32) {
+      throw new ConfigError(name, '<redacted>', '32 random bytes in base64 (openssl rand -base64 32), or several separated by commas, newest first');
+    }
+  }
+  return raw;
+}
+
 /** The pino log levels `LOG_LEVEL` accepts. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -672,6 +695,10 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('serverApiSecret', 'STATEV_API_SECRET', (env, name) => rawSetting(env, name) ?? null, 'the API secret of that key, for trusted mutations', { secret: true }),
     setting('trustedDocumentsPath', 'TRUSTED_DOCUMENTS', (env, name) => fileSetting(env, name), 'path of the trusted-documents manifest (public-site mode with STATEV_API_KEY)'),
     setting('serveExamples', 'SERVE_EXAMPLES', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.serveExamples), 'serve examples/ at /examples/'),
+  ]),
+  ...section('Vault and access tokens', [
+    setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
+    setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
   ]),
   ...section('Site documents', [
     integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),

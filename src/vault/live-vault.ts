@@ -1,0 +1,79 @@
+/**
+ * The vault as a running gateway sees it: opened at start, opened again within 1 s of
+ * each change (a file's poll, or Redis' change message), so keys and tokens added,
+ * changed or revoked with the command line take effect without a restart.
+ */
+import { MasterKeys } from './envelope';
+import type { VaultStorage } from './storage';
+import { VaultView } from './vault';
+import type { TokenCheck } from './vault';
+
+
+/** Looks bearer tokens up: what the pipeline and the context read. */
+interface TokenResolver {
+  /** Checks a bearer value that has the token prefix (synchronous: an in-memory lookup). */
+  check(token: string): TokenCheck;
+}
+
+/** A vault kept open and current. */
+export class LiveVault implements TokenResolver {
+  private view = VaultView.empty();
+  private stopWatching: (() => void) | null = null;
+  private loading: Promise<void> | null = null;
+  private again = false;
+
+  /**
+   * @param storage - where the document is
+   * @param master - the master keys
+   * @param onError - told when a changed document does not open (the previous view stays)
+   */
+  private constructor(
+    private readonly storage: VaultStorage,
+    private readonly master: MasterKeys,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Opens the vault and starts watching it.
+   *
+   * @param masterKey - `VAULT_MASTER_KEY`
+   * @throws when the stored document does not open with the master key (a wrong key stops the start)
+   */
+  static async start(storage: VaultStorage, masterKey: string, onError: (error: unknown) => void): Promise<LiveVault> {
+    const vault = new LiveVault(storage, MasterKeys.parse(masterKey), onError);
+    vault.view = VaultView.fromText(await storage.read(), vault.master);
+    vault.stopWatching = storage.watch(() => vault.reload());
+    return vault;
+  }
+
+  /** Opens the stored document again (one load at a time; a change during a load loads once more). */
+  reload(): Promise<void> {
+    if (this.loading) {
+      this.again = true;
+      return this.loading;
+    }
+    this.loading = (async () => {
+      do {
+        this.again = false;
+        try {
+          this.view = VaultView.fromText(await this.storage.read(), this.master);
+        } catch (error) {
+          this.onError(error);
+        }
+      } while (this.again);
+      this.loading = null;
+    })();
+    return this.loading;
+  }
+
+  /** {@inheritDoc TokenResolver.check} */
+  check(token: string): TokenCheck {
+    return this.view.check(token);
+  }
+
+  /** Stops watching. */
+  close(): void {
+    this.stopWatching?.();
+    this.stopWatching = null;
+  }
+}
