@@ -8,6 +8,7 @@ import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
 import { bearerToken } from './pipeline/credential';
+import type { ServerCredentials } from './pipeline/public-site';
 import { patienceFromPrefer } from './http/prefer-wait';
 
 export type { GatewayContext } from './domains/gateway-context';
@@ -38,7 +39,7 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
 export function createContext(
   services: GatewayServices,
   headers: IncomingHttpHeaders | Map<string, string>,
-  serverCredentials: { apiKey: string; apiSecret: string | null } | null = null,
+  serverCredentials: ServerCredentials | null = null,
 ): GatewayContext {
   const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
   // Public-site mode: a trusted document sent without a key runs with the server's key
@@ -61,6 +62,7 @@ export function createContext(
     apiKey,
     apiSecretHeader: secret ? secret : null,
     serverCredentials: serverCredentials !== null,
+    ...(serverCredentials?.token ? { token: serverCredentials.token } : {}),
     session,
     loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),

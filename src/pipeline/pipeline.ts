@@ -16,6 +16,8 @@ import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
 import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
+import { NO_VAULT } from '../vault';
+import type { TokenResolver } from '../vault';
 import { PHASES, STEPS } from './steps';
 import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
 
@@ -163,9 +165,10 @@ export class RequestPipeline {
    * @param schema - the gateway's schema
    * @param settings - the limits the steps read
    * @param publicSite - the public-site policy (see {@link RequestPipeline.fromConfig})
+   * @param tokens - the vault's token lookups (default: none, every access token is refused)
    * @throws Error when {@link STEPS} lists a step before one of an earlier phase (a programming error).
    */
-  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite) {
+  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite, tokens: TokenResolver = NO_VAULT) {
     let phase = 0;
     for (const step of STEPS as readonly Step[]) {
       const index = PHASES.indexOf(step.phase);
@@ -179,6 +182,7 @@ export class RequestPipeline {
       boundsMemo: new OperationMemo(),
       costMemo: new OperationMemo(),
       costEstimators: [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots)],
+      tokens,
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));
@@ -187,13 +191,15 @@ export class RequestPipeline {
   /**
    * Builds the pipeline and the public-site policy from the settings, once.
    *
+   * @param tokens - the vault's token lookups (default: none)
    * @throws Error when public-site mode is configured and the trusted-documents manifest cannot be loaded.
    */
   static fromConfig(
     schema: GraphQLSchema,
     config: PipelineSettings & { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null },
+    tokens: TokenResolver = NO_VAULT,
   ): RequestPipeline {
-    return new RequestPipeline(schema, config, PublicSite.fromConfig(config));
+    return new RequestPipeline(schema, config, PublicSite.fromConfig(config), tokens);
   }
 
   /** The names of the steps, in the order they run. */

@@ -36,6 +36,8 @@ import { introspectionCostRule, noIntrospectionRule } from '../graph/introspecti
 import { declaredVariables } from '../graph/operation-memo';
 import type { OperationMemo } from '../graph/operation-memo';
 import { costError, measureCost } from './cost';
+import { TOKEN_REFUSALS } from '../vault';
+import type { TokenRefusal, TokenResolver } from '../vault';
 import type { Credential } from './credential';
 import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
 
@@ -62,6 +64,8 @@ export interface StepEnvironment {
   readonly costMemo: OperationMemo<number | null>;
   /** The upstream-cost estimator of the schema's `@UpstreamCost` declarations. */
   readonly costEstimators: ComplexityEstimator[];
+  /** Looks access tokens up in the vault (`NO_VAULT` without `VAULT_MASTER_KEY`). */
+  readonly tokens: TokenResolver;
 }
 
 /** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
@@ -180,6 +184,14 @@ const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
   },
 };
 
+/** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
+const TOKEN_REFUSED = Object.fromEntries(
+  (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((reason): [TokenRefusal, Refusal] => [
+    reason,
+    { code: 'UNAUTHENTICATED', message: TOKEN_REFUSALS[reason], status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' }, extensions: { reason } },
+  ]),
+) as Readonly<Record<TokenRefusal, Refusal>>;
+
 /** The query text of a request's parameters, or null. */
 function queryText(state: RequestState): string | null {
   const { body, search } = state.parameters;
@@ -231,10 +243,27 @@ export const STEPS = [
     phase: 'request',
     run: (state, env) => {
       if (!state.input) return null;
-      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key');
+      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key' || state.credential.kind === 'token');
       if (decision.kind === 'refuse') return { code: decision.code, message: decision.message, status: 400 };
       state.parameters = decision.parameters;
       state.serverCredentials = decision.credentials;
+      return null;
+    },
+  },
+  {
+    // An access token (`Bearer svg_…`): looked up in the vault (an in-memory map, kept
+    // current within 1 s of a change); expired, revoked, unknown or malformed is refused
+    // (UNAUTHENTICATED, extensions.reason saying which). A usable one runs with its
+    // character's key and secret from the vault, as public-site mode runs with the server's.
+    name: 'token',
+    phase: 'request',
+    run: (state, env) => {
+      if (state.credential.kind !== 'token') return null;
+      const check = env.tokens.check(state.credential.token);
+      if (check.kind === 'refused') return TOKEN_REFUSED[check.reason];
+      const [character] = check.token.characters;
+      if (!character) return TOKEN_REFUSED['key-removed'];
+      state.serverCredentials = { apiKey: character.apiKey, apiSecret: character.apiSecret, token: check.token };
       return null;
     },
   },

@@ -6,12 +6,17 @@ import type { GatewayConfig } from '../config';
 import { FileVaultStorage } from './storage';
 import type { VaultStorage } from './storage';
 import { RedisVaultStorage } from './redis-storage';
+import { LiveVault } from './live-vault';
 
 export { MasterKeys, VaultKeyError } from './envelope';
 export { GRANT_FORMS } from './grants';
 export type { VaultStorage } from './storage';
 export { Vault, VaultUsageError } from './vault';
-export { LiveVault } from './live-vault';
+export { LiveVault, NO_VAULT } from './live-vault';
+export type { TokenResolver } from './live-vault';
+export { TOKEN_REFUSALS } from './vault';
+export type { ActiveToken, TokenRefusal } from './vault';
+export { looksLikeToken } from './token-format';
 
 /** A vault's storage and how to let it go. */
 export interface OpenedStorage {
@@ -19,6 +24,33 @@ export interface OpenedStorage {
   readonly storage: VaultStorage;
   /** Closes its connections (Redis); nothing for a file. */
   close(): Promise<void>;
+}
+
+/**
+ * Opens the vault of a running gateway and keeps it current (see {@link LiveVault}), or
+ * null when `VAULT_MASTER_KEY` is not set. `close` stops watching and closes its connections.
+ *
+ * @throws when the stored vault does not open with the master key
+ */
+export async function startLiveVault(
+  config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile' | 'vaultMasterKey'>,
+  onError: (error: unknown) => void,
+): Promise<{ readonly vault: LiveVault; close(): Promise<void> } | null> {
+  if (config.vaultMasterKey === null) return null;
+  const opened = vaultStorage(config);
+  try {
+    const vault = await LiveVault.start(opened.storage, config.vaultMasterKey, onError);
+    return {
+      vault,
+      close: async () => {
+        vault.close();
+        await opened.close();
+      },
+    };
+  } catch (error) {
+    await opened.close();
+    throw error;
+  }
 }
 
 /** The vault's storage for a configuration: Redis when `REDIS_URL` is set, else the file `VAULT_FILE`. */

@@ -9,11 +9,14 @@ import { VaultView } from './vault';
 import type { TokenCheck } from './vault';
 
 
-/** Looks bearer tokens up: what the pipeline and the context read. */
-interface TokenResolver {
+/** Looks bearer tokens up: what the pipeline reads. */
+export interface TokenResolver {
   /** Checks a bearer value that has the token prefix (synchronous: an in-memory lookup). */
   check(token: string): TokenCheck;
 }
+
+/** The resolver of a gateway without a vault: every token is refused, naming `VAULT_MASTER_KEY`. */
+export const NO_VAULT: TokenResolver = { check: () => ({ kind: 'refused', reason: 'no-vault' }) };
 
 /** A vault kept open and current. */
 export class LiveVault implements TokenResolver {

@@ -350,6 +350,16 @@ export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'ke
 /** What a bearer token is: usable, or refused and why. */
 export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
 
+/** The sentence a refused token is answered with (UNAUTHENTICATED). */
+export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
+  malformed: 'The access token is malformed (its checksum does not match): copy it again, whole, as tokens create printed it.',
+  unknown: 'The access token is not known to this gateway: it was never issued here, or its vault was replaced.',
+  expired: 'The access token has expired: ask for a new one (statev-gateway tokens create).',
+  revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
+  'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
+  'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
+};
+
 /**
  * One stored document, opened: token lookups are synchronous map reads. A running gateway
  * builds a new view when the document changes (see `LiveVault`).

@@ -14,6 +14,7 @@ describe('the request steps', () => {
       'key',
       'document-size',
       'public-site',
+      'token',
       'subscription-limit',
       'parse',
       'depth',

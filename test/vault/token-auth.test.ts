@@ -1,0 +1,148 @@
+/**
+ * Access tokens at the gateway: a `Bearer svg_…` token runs with its character's key and
+ * secret from the vault, on HTTP, graphql-ws and graphql-sse; expired, revoked, unknown
+ * and mistyped tokens are refused with UNAUTHENTICATED saying which; a revocation reaches a
+ * running gateway without a restart; `viewer` answers without an upstream request.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient as createSseClient } from 'graphql-sse';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { MasterKeys, Vault } from '../../src/vault';
+import { FileVaultStorage } from '../../src/vault/storage';
+import { send, startStack } from '../support';
+import type { HttpStack, RawResponse } from '../support';
+import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
+
+const VIEWER = '{ viewer { kind tokenId expiresAt characters { id name } grants } }';
+
+interface Answer {
+  data?: Record<string, unknown> | null;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
+}
+
+describe('access tokens at the gateway', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'token-auth-'));
+  const vaultFile = join(folder, 'vault.json');
+  const masterKey = randomBytes(32).toString('base64');
+  const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+  let stack: HttpStack;
+  let token: string;
+  let tokenId: string;
+  let shopId: string;
+
+  const post = async (query: string, authorization: string | null, headers: Record<string, string> = {}, variables?: unknown): Promise<RawResponse & { body: Answer }> => {
+    const response = await send(stack.gateway.url, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }), ...headers },
+      body: JSON.stringify({ query, variables }),
+    });
+    return { ...response, body: JSON.parse(response.text) as Answer };
+  };
+
+  beforeAll(async () => {
+    shopId = (await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret)).id;
+    ({ token, id: tokenId } = await vault.createToken({ characters: ['shop'], grants: ['read', 'write:option:3'], expiresInMs: 3_600_000 }));
+    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey } });
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('answers viewer for a token with no upstream request, and never shows the token', async () => {
+    const answer = await post(VIEWER, `Bearer ${token}`);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data?.viewer).toEqual({
+      kind: 'TOKEN',
+      tokenId,
+      expiresAt: expect.stringMatching(/^\d{4}-/),
+      characters: [{ id: shopId, name: 'shop' }],
+      grants: ['read', 'write:option:3'],
+    });
+    expect(answer.text).not.toContain(token);
+    expect(answer.text).not.toContain(DEMO_KEYS.premium.key);
+    expect(stack.simulator.countRequests()).toBe(0);
+    const key = await post(VIEWER, `Bearer ${DEMO_KEYS.basic.key}`);
+    expect(key.body.data?.viewer).toMatchObject({ kind: 'KEY', tokenId: null, grants: [], characters: [{ name: 'API key' }] });
+    expect(key.text).not.toContain(DEMO_KEYS.basic.key);
+  });
+
+  it("reads with the character's key from the vault, each company with its owner", async () => {
+    const answer = await post('{ factories { id owner { name } } buildings { id owner { name } } }', `Bearer ${token}`);
+    const factories = answer.body.data?.factories as Array<{ id: string; owner: { name: string } }>;
+    expect(factories.map((factory) => factory.id)).toContain(FIXTURE_IDS.shop);
+    expect(new Set(factories.map((factory) => factory.owner.name))).toEqual(new Set(['shop']));
+    expect(new Set(stack.simulator.requests.map((request) => request.keyLabel))).toEqual(new Set(['premium']));
+    const withKey = await post('{ factories { id owner { name } } }', `Bearer ${DEMO_KEYS.premium.key}`);
+    expect((withKey.body.data?.factories as Array<{ owner: unknown }>)[0]?.owner).toBeNull();
+  });
+
+  it("writes with the secret from the vault; the caller's secret header is not used", async () => {
+    const mutation = 'mutation($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { option { slot title } } }';
+    const input = { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Angebot', data: 'vom Token' };
+    const answer = await post(mutation, `Bearer ${token}`, { 'x-api-secret': 'not-the-secret' }, { input });
+    expect(answer.body.errors).toBeUndefined();
+    expect(answer.body.data?.updateFactoryOption).toMatchObject({ option: { slot: 3, title: 'Angebot' } });
+  });
+
+  it('refuses expired, unknown, mistyped and revoked tokens with UNAUTHENTICATED saying which, before any upstream request', async () => {
+    const past = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey), () => new Date(Date.now() - 7_200_000));
+    const expired = await past.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 });
+    const revoked = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 });
+    const unknown = 'svg_' + '0'.repeat(40);
+    const mistyped = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    // The gateway follows the vault file: wait until it knows the new tokens.
+    for (let attempt = 0; attempt < 500 && (await post(VIEWER, `Bearer ${revoked.token}`)).status !== 200; attempt += 1);
+    expect((await post(VIEWER, `Bearer ${revoked.token}`)).status).toBe(200);
+    await vault.revokeToken(revoked.id);
+    for (let attempt = 0; attempt < 500 && (await post(VIEWER, `Bearer ${revoked.token}`)).status === 200; attempt += 1);
+    const before = stack.simulator.countRequests();
+    const reasons: Record<string, string> = { [expired.token]: 'expired', [revoked.token]: 'revoked', [mistyped]: 'malformed', [unknown + 'abcdef']: 'malformed' };
+    for (const [sent, reason] of Object.entries(reasons)) {
+      const answer = await post('{ factories { id } }', `Bearer ${sent}`);
+      expect({ reason, status: answer.status, code: answer.body.errors?.[0]?.extensions?.code, said: answer.body.errors?.[0]?.extensions?.reason }).toEqual({ reason, status: 401, code: 'UNAUTHENTICATED', said: reason });
+      expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(answer.body.errors?.[0]?.message).toContain(reason === 'malformed' ? 'malformed' : reason);
+      expect(answer.text).not.toContain(sent);
+    }
+    expect(stack.simulator.countRequests()).toBe(before);
+  });
+
+  it('works and is refused the same over graphql-ws and graphql-sse', async () => {
+    const ws = wsClient(stack.endpoint, token);
+    const overWs = subscribeWs(ws, VIEWER);
+    expect((await overWs.next()).data?.viewer).toMatchObject({ kind: 'TOKEN', tokenId });
+    await ws.dispose();
+    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    const overSse = collect((sink) => sse.subscribe({ query: VIEWER }, sink));
+    expect((await overSse.next()).data?.viewer).toMatchObject({ kind: 'TOKEN', tokenId });
+    sse.dispose();
+
+    const bad = `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`;
+    const badWs = wsClient(stack.endpoint, bad);
+    const refusedWs = (await subscribeWs(badWs, VIEWER).ended) as Array<{ extensions?: Record<string, unknown> }>;
+    expect(refusedWs[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
+    await badWs.dispose();
+    const badSse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${bad}` }, retryAttempts: 0 });
+    const refusedSse = await collect((sink) => badSse.subscribe({ query: VIEWER }, sink)).next();
+    expect(refusedSse.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
+    badSse.dispose();
+  });
+});
+
+describe('a gateway without a vault', () => {
+  it('refuses every access token, naming VAULT_MASTER_KEY', async () => {
+    const stack = await startStack({ http: true });
+    try {
+      const answer = await stack.post({ query: '{ factories { id } }' }, { headers: { authorization: `Bearer svg_${'a'.repeat(46)}` } });
+      expect(answer.status).toBe(401);
+      expect(answer.text).toContain('VAULT_MASTER_KEY');
+    } finally {
+      await stack.close();
+    }
+  });
+});
