@@ -17,7 +17,7 @@ import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from '
 import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
-import type { TokenResolver } from '../vault';
+import type { ActiveToken, TokenResolver } from '../vault';
 import { PHASES, STEPS } from './steps';
 import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
 
@@ -301,7 +301,7 @@ export class RequestPipeline {
       return { kind: 'refused', step: 'operation-shape', errors: [refusalError({ code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 })] };
     }
     const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    const operationState: OperationState = { transport, document, operation, variables };
+    const operationState: OperationState = { transport, document, operation, variables, ...(state.serverCredentials?.token ? { token: state.serverCredentials.token } : {}) };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
@@ -315,15 +315,16 @@ export class RequestPipeline {
    * plugin, built from {@link STEPS}. Apollo runs them in this order (parse, validate,
    * then `didResolveOperation`), which is the phases' order.
    */
-  apolloOptions<TContext extends BaseContext>(): ApolloPipelineOptions<TContext> {
+  apolloOptions<TContext extends BaseContext & { readonly token?: ActiveToken }>(): ApolloPipelineOptions<TContext> {
     return {
       parseOptions: PARSE_OPTIONS,
       validationRules: this.rules,
       plugin: {
         requestDidStart: async () => ({
-          didResolveOperation: async ({ document, operation, request, queryHash }) => {
+          didResolveOperation: async ({ document, operation, request, queryHash, contextValue }) => {
             if (!operation) return;
-            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash };
+            const token = contextValue.token;
+            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash, ...(token ? { token } : {}) };
             const failed = this.runOperationPhase(state);
             if (failed) throw failed.error;
             // `operation-shape` keeps only the declared variables: so does the executor.

@@ -24,7 +24,7 @@
  * here, in its place.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
-import { getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
+import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { GatewayConfig } from '../config';
@@ -37,7 +37,8 @@ import { declaredVariables } from '../graph/operation-memo';
 import type { OperationMemo } from '../graph/operation-memo';
 import { costError, measureCost } from './cost';
 import { TOKEN_REFUSALS } from '../vault';
-import type { TokenRefusal, TokenResolver } from '../vault';
+import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
+import { grantsRule } from '../graph/grants.rule';
 import type { Credential } from './credential';
 import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
 
@@ -114,6 +115,8 @@ export interface OperationState {
   variables: Record<string, unknown> | undefined;
   /** sha256 of the document text (Apollo's `queryHash`), when known: the bounds and cost results are remembered by it. */
   readonly queryHash?: string;
+  /** The access token it runs with (after the `token` step accepted it), else absent: the `grants` step checks its grants. */
+  readonly token?: ActiveToken;
 }
 
 /** A step of the `request` phase: a refusal, or null to go on. */
@@ -323,6 +326,19 @@ export const STEPS = [
       const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
       const [error] = coerced.errors ?? [];
       return error ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }) : null;
+    },
+  },
+  {
+    // An access token's grants (src/graph/grants.rule.ts, a graphql-js validation rule
+    // built for the token and the variables): a field, company or write outside them is
+    // FORBIDDEN with extensions.requiredGrant, before any upstream request. A key caller
+    // skips it (no work).
+    name: 'grants',
+    phase: 'operation',
+    run: (state, env) => {
+      if (!state.token) return null;
+      const [error] = validate(env.schema, state.document, [grantsRule({ grants: state.token.grants, operation: state.operation, variables: state.variables })]);
+      return error ?? null;
     },
   },
   {

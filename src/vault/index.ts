@@ -16,6 +16,7 @@ export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault';
 export type { ActiveToken, TokenRefusal } from './vault';
+export type { Grant } from './grants';
 export { looksLikeToken } from './token-format';
 
 /** A vault's storage and how to let it go. */

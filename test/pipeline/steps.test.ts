@@ -21,6 +21,7 @@ describe('the request steps', () => {
       'introspection',
       'operation-shape',
       'variables',
+      'grants',
       'bounds',
       'cost',
       'result',
