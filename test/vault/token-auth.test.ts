@@ -12,7 +12,7 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { send, startStack } from '../support';
+import { metricValue, send, startStack } from '../support';
 import type { HttpStack, RawResponse } from '../support';
 import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
 
@@ -131,6 +131,26 @@ describe('access tokens at the gateway', () => {
     const refusedSse = await collect((sink) => badSse.subscribe({ query: VIEWER }, sink)).next();
     expect(refusedSse.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'malformed' });
     badSse.dispose();
+  });
+});
+
+describe('metrics of access tokens', () => {
+  it('count operations and last use per token id, never the token', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'token-metrics-'));
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(join(folder, 'vault.json')), MasterKeys.parse(masterKey));
+    await vault.addKey('shop', DEMO_KEYS.premium.key, null);
+    const { token, id } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 60_000 });
+    const stack = await startStack({ http: true, config: { vaultFile: join(folder, 'vault.json'), vaultMasterKey: masterKey } });
+    try {
+      for (let index = 0; index < 3; index += 1) await stack.post({ query: VIEWER }, { headers: { authorization: `Bearer ${token}` } });
+      const metrics = await stack.get('/metrics');
+      expect(metricValue(metrics.text, 'statev_token_operations_total', { token_id: id })).toBe(3);
+      expect(metricValue(metrics.text, 'statev_token_last_use_seconds', { token_id: id })).toBeGreaterThan(Date.now() / 1000 - 3600);
+      expect(metrics.text).not.toContain(token);
+    } finally {
+      await stack.close();
+    }
   });
 });
 
