@@ -65,7 +65,7 @@ export interface GatewayRuntime {
    */
   readonly pipeline: RequestPipeline;
   /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set; `close` stops watching it. */
-  readonly vault: { close(): Promise<void> } | null;
+  readonly vault: { allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
 }
 
 /** Options for tests and embedding. */

@@ -15,7 +15,12 @@ import { looksLikeToken } from '../vault';
  */
 export type Credential =
   | { readonly kind: 'key'; readonly apiKey: string }
-  | { readonly kind: 'token'; readonly token: string }
+  | {
+      readonly kind: 'token';
+      readonly token: string;
+      /** The request's `Origin` header (null when none), checked against a token bound to an origin. */
+      readonly origin: string | null;
+    }
   | { readonly kind: 'none' }
   | { readonly kind: 'malformed' };
 
@@ -28,11 +33,12 @@ export function bearerToken(header: string | undefined): string | null {
 /**
  * Reads a credential from a header or connection-parameter value: missing, `null` or
  * blank is no key; `Bearer svg_…` is an access token; `Bearer <token>` is a key; anything else (a bare key, a placeholder
- * like `Bearer <your key>`, a value that is not a string) is malformed.
+ * like `Bearer <your key>`, a value that is not a string) is malformed. `origin` is the
+ * request's `Origin` header, kept with a token (see `tokens create --origin`).
  */
-export function readCredential(value: unknown): Credential {
+export function readCredential(value: unknown, origin?: string | null): Credential {
   if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { kind: 'none' };
   const token = typeof value === 'string' ? bearerToken(value) : null;
   if (!token) return { kind: 'malformed' };
-  return looksLikeToken(token) ? { kind: 'token', token } : { kind: 'key', apiKey: token };
+  return looksLikeToken(token) ? { kind: 'token', token, origin: origin ?? null } : { kind: 'key', apiKey: token };
 }

@@ -264,6 +264,8 @@ export const STEPS = [
       if (state.credential.kind !== 'token') return null;
       const check = env.tokens.check(state.credential.token);
       if (check.kind === 'refused') return TOKEN_REFUSED[check.reason];
+      // A token bound to a browser origin (tokens create --origin) is refused from anywhere else.
+      if (check.token.origin !== null && check.token.origin !== state.credential.origin) return TOKEN_REFUSED['wrong-origin'];
       const [character] = check.token.characters;
       if (!character) return TOKEN_REFUSED['key-removed'];
       state.serverCredentials = { apiKey: character.apiKey, apiSecret: character.apiSecret, token: check.token };

@@ -327,7 +327,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
-        const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
+        const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
         const { connection, refusals, inFlight } = connectionOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
@@ -404,7 +404,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
-      const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization')), connection);
+      const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization'), req.headers.get('origin')), connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {
         watch.admitted(watched, prepared, undefined);

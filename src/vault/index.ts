@@ -36,13 +36,14 @@ export interface OpenedStorage {
 export async function startLiveVault(
   config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile' | 'vaultMasterKey'>,
   onError: (error: unknown) => void,
-): Promise<{ readonly vault: LiveVault; close(): Promise<void> } | null> {
+): Promise<{ readonly vault: LiveVault; allowsOrigin(origin: string): boolean; close(): Promise<void> } | null> {
   if (config.vaultMasterKey === null) return null;
   const opened = vaultStorage(config);
   try {
     const vault = await LiveVault.start(opened.storage, config.vaultMasterKey, onError);
     return {
       vault,
+      allowsOrigin: (origin) => vault.allowsOrigin(origin),
       close: async () => {
         vault.close();
         await opened.close();

@@ -74,6 +74,11 @@ export class LiveVault implements TokenResolver {
     return this.view.check(token);
   }
 
+  /** True when a token that is not revoked is bound to this browser origin. */
+  allowsOrigin(origin: string): boolean {
+    return this.view.allowsOrigin(origin);
+  }
+
   /** Stops watching. */
   close(): void {
     this.stopWatching?.();

@@ -345,7 +345,7 @@ export interface ActiveToken {
 }
 
 /** Why a token is refused. */
-export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault';
+export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin';
 
 /** What a bearer token is: usable, or refused and why. */
 export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
@@ -357,6 +357,7 @@ export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
   expired: 'The access token has expired: ask for a new one (statev-gateway tokens create).',
   revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
   'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
+  'wrong-origin': 'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
   'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
 };
 
@@ -367,6 +368,7 @@ export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
 export class VaultView {
   private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
   private readonly expiry = new Map<string, number>();
+  private readonly origins = new Set<string>();
 
   private constructor(private readonly hashKey: Buffer | null) {}
 
@@ -396,6 +398,7 @@ export class VaultView {
         view.tokens.set(record.hash, { removed: true });
         continue;
       }
+      if (record.origin !== null) view.origins.add(record.origin);
       view.tokens.set(record.hash, {
         id: record.id,
         characters: characters as TokenCharacter[],
@@ -407,6 +410,11 @@ export class VaultView {
       });
     }
     return view;
+  }
+
+  /** True when a token that is not revoked is bound to this browser origin (CORS lets it through). */
+  allowsOrigin(origin: string): boolean {
+    return this.origins.has(origin);
   }
 
   /** Checks a bearer token (one with the token prefix): usable now, or refused and why. */

@@ -32,6 +32,7 @@ describe('access tokens at the gateway', () => {
   let token: string;
   let tokenId: string;
   let shopId: string;
+  let bound: string;
 
   const post = async (query: string, authorization: string | null, headers: Record<string, string> = {}, variables?: unknown): Promise<RawResponse & { body: Answer }> => {
     const response = await send(stack.gateway.url, {
@@ -46,6 +47,7 @@ describe('access tokens at the gateway', () => {
   beforeAll(async () => {
     shopId = (await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret)).id;
     ({ token, id: tokenId } = await vault.createToken({ characters: ['shop'], grants: ['read', 'write:option:3'], expiresInMs: 3_600_000 }));
+    ({ token: bound } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000, origin: 'https://shop.example' }));
     stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey } });
   });
 
@@ -110,6 +112,23 @@ describe('access tokens at the gateway', () => {
       expect(answer.text).not.toContain(sent);
     }
     expect(stack.simulator.countRequests()).toBe(before);
+  });
+
+  it('binds a token made with --origin to that browser origin: CORS lets it through, the Origin header is checked', async () => {
+    const from = await post(VIEWER, `Bearer ${bound}`, { origin: 'https://shop.example' });
+    expect(from.status).toBe(200);
+    expect(from.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    const preflight = await send(stack.gateway.url, { method: 'OPTIONS', path: '/graphql', headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+    for (const headers of [{ origin: 'https://evil.example' }, {}] as Array<Record<string, string>>) {
+      const refused = await post(VIEWER, `Bearer ${bound}`, headers);
+      expect(refused.status).toBe(401);
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'wrong-origin' });
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    // A token without --origin works from anywhere (with or without an Origin header).
+    expect((await post(VIEWER, `Bearer ${token}`, { origin: 'https://evil.example' })).status).toBe(200);
   });
 
   it('works and is refused the same over graphql-ws and graphql-sse', async () => {
