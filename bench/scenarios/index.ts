@@ -25,6 +25,7 @@ import { steadyViews } from './steady-views';
 import { warm } from './warm';
 import { warm10c } from './warm-10c';
 import { warmNoResponseCache } from './warm-no-response-cache';
+import { warmToken } from './warm-token';
 
 /** Every scenario, in run order. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -50,4 +51,5 @@ export const SCENARIOS: readonly Scenario[] = [
   rateLimited,
   livePage,
   siteDocuments,
+  warmToken,
 ];

@@ -67,6 +67,8 @@ export interface StepEnvironment {
   readonly costEstimators: ComplexityEstimator[];
   /** Looks access tokens up in the vault (`NO_VAULT` without `VAULT_MASTER_KEY`). */
   readonly tokens: TokenResolver;
+  /** Remembered grants results, per parsed document (Apollo's document store keeps one object per text), by token id, operation and variables. */
+  readonly grantsMemo: WeakMap<DocumentNode, Map<string, GraphQLError | null>>;
 }
 
 /** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
@@ -186,6 +188,9 @@ const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
     status: 401,
   },
 };
+
+/** Most remembered grants results per document (token, operation and variables), then the memo starts again. */
+const GRANTS_MEMO_PER_DOCUMENT = 256;
 
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 const TOKEN_REFUSED = Object.fromEntries(
@@ -338,8 +343,20 @@ export const STEPS = [
     name: 'grants',
     phase: 'operation',
     run: (state, env) => {
-      if (!state.token) return null;
-      const [error] = validate(env.schema, state.document, [grantsRule({ grants: state.token.grants, operation: state.operation, variables: state.variables })]);
+      const { token } = state;
+      if (!token) return null;
+      // `read` over whole characters allows every query: nothing to walk.
+      const readsAll = token.grants.some((grant) => grant.kind === 'read') && !token.grants.some((grant) => grant.kind === 'factory');
+      if (readsAll && state.operation.operation === OperationTypeNode.QUERY && !isLiveQueryOperationDefinitionNode(state.operation, state.variables)) return null;
+      let memo = env.grantsMemo.get(state.document);
+      if (!memo) env.grantsMemo.set(state.document, (memo = new Map()));
+      const key = `${token.id}\u0000${state.operation.name?.value ?? state.document.definitions.indexOf(state.operation)}\u0000${JSON.stringify(state.variables ?? null)}`;
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      const [error] = validate(env.schema, state.document, [grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables })]);
+      // A bound per document: distinct variables of one document cannot grow it without end.
+      if (memo.size >= GRANTS_MEMO_PER_DOCUMENT) memo.clear();
+      memo.set(key, error ?? null);
       return error ?? null;
     },
   },

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gatewayCommand } from '../../src/cli/gateway-cli';
+import { SETTINGS } from '../../src/config';
 
 const root = join(__dirname, '..', '..');
 // Each test starts several processes (about 1 s each, more on a loaded machine).
@@ -95,6 +97,16 @@ describe('statev-gateway keys and tokens', () => {
     expect(rotated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Re-wrapped \d+ records under master key [0-9a-f]{16} /) });
     expect((await cli(['keys', 'list'], { ...env, VAULT_MASTER_KEY: newKey })).stdout).toMatch(/^alice /m);
     expect((await cli(['keys', 'list'], env)).code).toBe(1);
+  });
+
+  it('keeps VAULT_MASTER_KEY off the command line and out of --print-config', () => {
+    expect(SETTINGS.find((definition) => definition.env === 'VAULT_MASTER_KEY')?.flag).toBeNull();
+    const printed = gatewayCommand(['--print-config'], { VAULT_MASTER_KEY: env.VAULT_MASTER_KEY, VAULT_FILE: env.VAULT_FILE });
+    expect('stdout' in printed && printed.stdout).toContain('VAULT_MASTER_KEY=<redacted>');
+    expect(JSON.stringify(printed)).not.toContain(env.VAULT_MASTER_KEY);
+    const refused = gatewayCommand([], { VAULT_MASTER_KEY: 'not-base64-and-secret' });
+    expect(refused).toMatchObject({ exitCode: 2 });
+    expect(JSON.stringify(refused)).not.toContain('not-base64-and-secret');
   });
 
   it('prints its usage with --help', async () => {

@@ -12,7 +12,8 @@ import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { metricValue, send, startStack } from '../support';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
+import { LineCollector, metricValue, send, startStack } from '../support';
 import type { HttpStack, RawResponse } from '../support';
 import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
 
@@ -33,6 +34,8 @@ describe('access tokens at the gateway', () => {
   let tokenId: string;
   let shopId: string;
   let bound: string;
+  const logs = new LineCollector();
+  const spans = new InMemorySpanExporter();
 
   const post = async (query: string, authorization: string | null, headers: Record<string, string> = {}, variables?: unknown): Promise<RawResponse & { body: Answer }> => {
     const response = await send(stack.gateway.url, {
@@ -48,7 +51,7 @@ describe('access tokens at the gateway', () => {
     shopId = (await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret)).id;
     ({ token, id: tokenId } = await vault.createToken({ characters: ['shop'], grants: ['read', 'write:option:3'], expiresInMs: 3_600_000 }));
     ({ token: bound } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000, origin: 'https://shop.example' }));
-    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey } });
+    stack = await startStack({ http: true, logDestination: logs, config: { vaultFile, vaultMasterKey: masterKey, logLevel: 'debug' }, gateway: { traceExporter: spans } });
   });
 
   afterAll(async () => {
@@ -129,6 +132,19 @@ describe('access tokens at the gateway', () => {
     }
     // A token without --origin works from anywhere (with or without an Origin header).
     expect((await post(VIEWER, `Bearer ${token}`, { origin: 'https://evil.example' })).status).toBe(200);
+  });
+
+  it('leaves no key, secret or token in logs, traces or metrics (after everything above)', async () => {
+    await post('{ factories { id inventory { __typename } } }', `Bearer ${token}`, { 'x-api-secret': DEMO_KEYS.premium.secret });
+    await post(VIEWER, `Bearer ${token}x`);
+    const metrics = await stack.get('/metrics');
+    const traces = JSON.stringify(spans.getFinishedSpans().map((span) => ({ name: span.name, attributes: span.attributes, events: span.events })));
+    expect(logs.lines.length).toBeGreaterThan(3);
+    expect(traces.length).toBeGreaterThan(100);
+    expect(logs.lines.join('\n')).toContain(tokenId);
+    for (const text of [logs.lines.join('\n'), traces, metrics.text]) {
+      for (const secret of [token, DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret, masterKey]) expect(text.includes(secret)).toBe(false);
+    }
   });
 
   it('works and is refused the same over graphql-ws and graphql-sse', async () => {
