@@ -30,7 +30,7 @@ const USAGE = `Usage:
   statev-gateway tokens create --character <name> [--character <name> ...] --grant <grant> [--grant ...]
                                --expires-in <duration> [--origin <url>] [--budget-share <n>]
                                         print a new access token on one line
-  statev-gateway tokens list            id, characters, grants, expiry and state of every token
+  statev-gateway tokens list            id, characters, grants, expiry, state and last use of every token
   statev-gateway tokens revoke <id>     refuse a token from now on (within 1 s on running gateways)
 
 Grants: ${GRANT_FORMS.join(', ')}
@@ -107,8 +107,17 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
       const state = (token: (typeof tokens)[number]): string => (token.revokedAt ? `revoked ${iso(token.revokedAt)}` : token.expiresAt.getTime() <= now ? 'expired' : 'active');
       return done(
         table([
-          ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'ORIGIN', 'BUDGET SHARE'],
-          ...tokens.map((token) => [token.id, token.characters.join(','), token.grants.join(','), iso(token.expiresAt), state(token), token.origin ?? '-', token.budgetShare === null ? '-' : String(token.budgetShare)]),
+          ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'LAST USE', 'ORIGIN', 'BUDGET SHARE'],
+          ...tokens.map((token) => [
+            token.id,
+            token.characters.join(','),
+            token.grants.join(','),
+            iso(token.expiresAt),
+            state(token),
+            token.lastUsedAt ? iso(token.lastUsedAt) : 'never',
+            token.origin ?? '-',
+            token.budgetShare === null ? '-' : String(token.budgetShare),
+          ]),
         ]),
       );
     }

@@ -45,7 +45,7 @@ export async function startLiveVault(
       vault,
       allowsOrigin: (origin) => vault.allowsOrigin(origin),
       close: async () => {
-        vault.close();
+        await vault.close();
         await opened.close();
       },
     };

@@ -15,6 +15,9 @@ export interface TokenResolver {
   check(token: string): TokenCheck;
 }
 
+/** How often a gateway records its tokens' last uses in the vault's storage, ms. */
+const USAGE_FLUSH_MS = 10_000;
+
 /** The resolver of a gateway without a vault: every token is refused, naming `VAULT_MASTER_KEY`. */
 export const NO_VAULT: TokenResolver = { check: () => ({ kind: 'refused', reason: 'no-vault' }) };
 
@@ -24,6 +27,9 @@ export class LiveVault implements TokenResolver {
   private stopWatching: (() => void) | null = null;
   private loading: Promise<void> | null = null;
   private again = false;
+  /** Last uses not yet recorded in the storage, by token id. */
+  private uses = new Map<string, string>();
+  private flushTimer: NodeJS.Timeout | null = null;
 
   /**
    * @param storage - where the document is
@@ -46,6 +52,8 @@ export class LiveVault implements TokenResolver {
     const vault = new LiveVault(storage, MasterKeys.parse(masterKey), onError);
     vault.view = VaultView.fromText(await storage.read(), vault.master);
     vault.stopWatching = storage.watch(() => vault.reload());
+    vault.flushTimer = setInterval(() => void vault.flushUses(), USAGE_FLUSH_MS);
+    vault.flushTimer.unref();
     return vault;
   }
 
@@ -69,9 +77,24 @@ export class LiveVault implements TokenResolver {
     return this.loading;
   }
 
-  /** {@inheritDoc TokenResolver.check} */
+  /** {@inheritDoc TokenResolver.check}; a usable token's use is noted (see `tokens list`). */
   check(token: string): TokenCheck {
-    return this.view.check(token);
+    const checked = this.view.check(token);
+    if (checked.kind === 'ok') this.uses.set(checked.token.id, new Date().toISOString());
+    return checked;
+  }
+
+  /** Records the noted last uses in the storage (every 10 s, and at close); a failure keeps them for the next time. */
+  async flushUses(): Promise<void> {
+    if (this.uses.size === 0) return;
+    const uses = Object.fromEntries(this.uses);
+    this.uses = new Map();
+    try {
+      await this.storage.recordUsage(uses);
+    } catch (error) {
+      for (const [id, at] of Object.entries(uses)) if (!this.uses.has(id)) this.uses.set(id, at);
+      this.onError(error);
+    }
   }
 
   /** True when a token that is not revoked is bound to this browser origin. */
@@ -79,9 +102,12 @@ export class LiveVault implements TokenResolver {
     return this.view.allowsOrigin(origin);
   }
 
-  /** Stops watching. */
-  close(): void {
+  /** Stops watching and records the last uses noted since the last time. */
+  async close(): Promise<void> {
     this.stopWatching?.();
     this.stopWatching = null;
+    if (this.flushTimer) clearInterval(this.flushTimer);
+    this.flushTimer = null;
+    await this.flushUses();
   }
 }

@@ -44,6 +44,16 @@ export class RedisVaultStorage implements VaultStorage {
     await this.redis.publish(this.channel, 'changed');
   }
 
+  /** Last uses from the hash `<prefix>vault:usage`. */
+  async readUsage(): Promise<Record<string, string>> {
+    return this.redis.hgetall(`${this.key}:usage`);
+  }
+
+  /** Records last uses in the hash `<prefix>vault:usage` (replicas' times are within moments of each other: the last write wins). */
+  async recordUsage(uses: Readonly<Record<string, string>>): Promise<void> {
+    if (Object.keys(uses).length > 0) await this.redis.hset(`${this.key}:usage`, uses);
+  }
+
   /** Listens on the change channel, and re-reads every second in case a message was lost. */
   watch(changed: () => void): () => void {
     const subscriber = new Redis(this.url, { lazyConnect: false });

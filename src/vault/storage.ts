@@ -17,6 +17,17 @@ export interface VaultStorage {
   write(text: string): Promise<void>;
   /** Calls `changed` (soon) after each change, by this process or another; returns the function that stops watching. */
   watch(changed: () => void): () => void;
+  /** When each token was last used (ISO times by token id), as gateways recorded it. */
+  readUsage(): Promise<Record<string, string>>;
+  /** Records last uses (ISO times by token id), keeping the later time of each. */
+  recordUsage(uses: Readonly<Record<string, string>>): Promise<void>;
+}
+
+/** Merges last uses: the later ISO time of each token id. */
+export function laterUses(stored: Readonly<Record<string, string>>, uses: Readonly<Record<string, string>>): Record<string, string> {
+  const merged = { ...stored };
+  for (const [id, at] of Object.entries(uses)) if (!merged[id] || merged[id] < at) merged[id] = at;
+  return merged;
 }
 
 /** How often a file vault is checked for changes, ms (changes take effect within 1 s). */
@@ -49,6 +60,30 @@ export class FileVaultStorage implements VaultStorage {
     await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
     await chmod(temporary, 0o600);
     await rename(temporary, this.path);
+  }
+
+  /** The usage file beside the vault (`<VAULT_FILE>.usage`): token ids and times only. */
+  private get usagePath(): string {
+    return `${this.path}.usage`;
+  }
+
+  /** Last uses from the usage file (none when it does not exist or does not parse). */
+  async readUsage(): Promise<Record<string, string>> {
+    try {
+      const value = JSON.parse(await readFile(this.usagePath, 'utf8')) as unknown;
+      return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {};
+    } catch {
+      return {};
+    }
+  }
+
+  /** Merges last uses into the usage file (mode 0600, renamed into place). */
+  async recordUsage(uses: Readonly<Record<string, string>>): Promise<void> {
+    const merged = laterUses(await this.readUsage(), uses);
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temporary = `${this.usagePath}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temporary, JSON.stringify(merged), { mode: 0o600, flag: 'wx' });
+    await rename(temporary, this.usagePath);
   }
 
   /** Polls the file's identity (inode, size, mtime) every 250 ms; the timer does not keep the process alive. */

@@ -94,6 +94,8 @@ export interface TokenSummary {
   readonly origin: string | null;
   /** Its share of its key's budget, or null. */
   readonly budgetShare: number | null;
+  /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
+  readonly lastUsedAt: Date | null;
 }
 
 /** What `tokens create` asks for. */
@@ -288,6 +290,7 @@ export class Vault {
   async listTokens(): Promise<TokenSummary[]> {
     const document = await this.load();
     const names = new Map(document.keys.map((record) => [record.id, record.name]));
+    const uses = await this.storage.readUsage();
     return document.tokens.map((record) => ({
       id: record.id,
       characters: record.characters.map((id) => names.get(id) ?? id),
@@ -297,6 +300,7 @@ export class Vault {
       revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
       origin: record.origin,
       budgetShare: record.budgetShare,
+      lastUsedAt: uses[record.id] ? new Date(uses[record.id] as string) : null,
     }));
   }
 

@@ -65,7 +65,7 @@ describe('statev-gateway keys and tokens', () => {
     const token = created.stdout.trim();
 
     const tokens = await run(['tokens', 'list']);
-    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +https:\/\/shop\.example +-$/m.exec(tokens.stdout)?.[1];
+    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +never +https:\/\/shop\.example +-$/m.exec(tokens.stdout)?.[1];
     expect(id).toBeDefined();
     expect(await run(['tokens', 'revoke', id ?? ''])).toMatchObject({ code: 0, stdout: `Revoked token ${id}.\n` });
     expect((await run(['tokens', 'list'])).stdout).toMatch(new RegExp(`^${id} .* revoked \\S+ `, 'm'));

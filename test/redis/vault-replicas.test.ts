@@ -60,6 +60,10 @@ describeWithRedis('a vault in Redis shared by replicas', () => {
       expect(stored).toContain('"name": "shop"');
       for (const secret of [DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret, early.token, late.token, masterKey]) expect(stored.includes(secret)).toBe(false);
       expect(storage.where).not.toContain(redis.url);
+
+      // Stopped replicas have recorded each token's last use in Redis: tokens list shows it.
+      for (const replica of replicas.splice(0)) await replica.close();
+      expect((await vault.listTokens()).map((token) => token.lastUsedAt instanceof Date)).toEqual([true, true]);
     } finally {
       for (const replica of replicas) await replica.close();
       await storage.close();

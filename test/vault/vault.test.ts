@@ -173,6 +173,8 @@ describe('a running gateway\'s vault', () => {
       where: storage.where,
       read: () => storage.read(),
       write: (text) => storage.write(text),
+      readUsage: () => storage.readUsage(),
+      recordUsage: (uses) => storage.recordUsage(uses),
       watch: (changed) => storage.watch(() => {
         changed();
         signalled();
@@ -191,7 +193,12 @@ describe('a running gateway\'s vault', () => {
       expect(live.check(first.token)).toEqual({ kind: 'refused', reason: 'revoked' });
       expect(live.check(second.token).kind).toBe('ok');
     } finally {
-      live.close();
+      await live.close();
     }
+    // The gateway recorded each token's last use when it stopped; tokens list shows it.
+    const listed = await vault.listTokens();
+    expect(listed.map((token) => token.lastUsedAt instanceof Date)).toEqual([true, true]);
+    expect(statSync(`${storage.where}.usage`).mode & 0o777).toBe(0o600);
+    expect(readFileSync(`${storage.where}.usage`, 'utf8')).not.toContain('svg_');
   });
 });
