@@ -27,7 +27,7 @@ import type { PollClock } from './subscribable/feed';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
-import { startLiveVault } from './vault';
+import { startLiveVault, TokenBudgets } from './vault';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -211,7 +211,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, pipeline, tracing, vault };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now) }, pipeline, tracing, vault };
 }
 
 /**

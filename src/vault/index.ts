@@ -18,6 +18,7 @@ export { TOKEN_REFUSALS } from './vault';
 export type { ActiveToken, TokenRefusal } from './vault';
 export type { Grant } from './grants';
 export { looksLikeToken } from './token-format';
+export { TokenBudgets } from './token-budgets';
 
 /** A vault's storage and how to let it go. */
 export interface OpenedStorage {

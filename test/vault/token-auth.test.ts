@@ -189,6 +189,31 @@ describe('metrics of access tokens', () => {
   });
 });
 
+describe('--budget-share', () => {
+  it("caps a token at n upstream requests per window of its key's budget; the key itself is not capped", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'token-share-'));
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(join(folder, 'vault.json')), MasterKeys.parse(masterKey));
+    await vault.addKey('shop', DEMO_KEYS.premium.key, null);
+    const { token } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 60_000, budgetShare: 2 });
+    const stack = await startStack({ http: true, config: { vaultFile: join(folder, 'vault.json'), vaultMasterKey: masterKey, upstreamRateLimit: null } });
+    try {
+      const capped = await stack.post({ query: '{ factories { id inventory { __typename } } }' }, { headers: { authorization: `Bearer ${token}` } });
+      expect(stack.simulator.countRequests()).toBe(2);
+      const errors = capped.body.errors ?? [];
+      expect(errors.length).toBeGreaterThan(0);
+      for (const error of errors) expect(error.extensions).toMatchObject({ code: 'RATE_LIMITED', budgetShare: 2, retryAfterSeconds: expect.any(Number) });
+      const again = await stack.post({ query: '{ buildings { id } }' }, { headers: { authorization: `Bearer ${token}` } });
+      expect(again.body.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED' });
+      expect(stack.simulator.countRequests()).toBe(2);
+      const key = await stack.post({ query: '{ buildings { id } }' }, { key: DEMO_KEYS.premium.key });
+      expect(key.body.errors).toBeUndefined();
+    } finally {
+      await stack.close();
+    }
+  });
+});
+
 describe('a gateway without a vault', () => {
   it('refuses every access token, naming VAULT_MASTER_KEY', async () => {
     const stack = await startStack({ http: true });
