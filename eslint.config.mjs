@@ -10,7 +10,8 @@ const NOT_PRIVATE = ':not([accessibility="private"]):not([accessibility="protect
 const DOCUMENTED = [
   // public methods, getters and setters, and properties of exported classes
   `ExportNamedDeclaration > ClassDeclaration > ClassBody > MethodDefinition[kind!="constructor"]${NOT_PRIVATE}`,
-  `ExportNamedDeclaration > ClassDeclaration > ClassBody > PropertyDefinition${NOT_PRIVATE}`,
+  // (a GraphQL field, `@Field`, is documented by its `description` alone: one source, no drift)
+  `ExportNamedDeclaration > ClassDeclaration > ClassBody > PropertyDefinition${NOT_PRIVATE}:not(:has(> Decorator[expression.callee.name="Field"]))`,
   // constructor parameter properties (`constructor(readonly hub: PollHub)`): public members too
   'ExportNamedDeclaration > ClassDeclaration > ClassBody > MethodDefinition[kind="constructor"] TSParameterProperty:not([accessibility="private"]):not([accessibility="protected"])',
   // members of exported interfaces

@@ -4,6 +4,9 @@
 //
 // A node is a folder directly under src/ (src/domains/…) or a file directly in src/
 // (src/context.ts is the node `context`). Type-only imports count (tsPreCompilationDeps).
+// The same graph is drawn inside every folder too (`folders`): there the nodes are the
+// folder's direct children, and an import between two files counts as an edge between
+// the two children of their deepest common folder that hold them (no cycle at any depth).
 import { pathToFileURL } from 'node:url';
 import { cruise } from 'dependency-cruiser';
 
@@ -27,6 +30,7 @@ export const LAYERS = [
   { nodes: ['subscribable', 'field-rules', 'vault'], role: 'what a domain declares with: a feed and its changes; a field\'s cost and bounds; the vault of keys and access tokens' },
   { nodes: ['economy'], role: 'cache, coalescing, budget, queue, invalidation, shared state' },
   { nodes: ['http', 'config'], role: 'RFC 7240 Prefer parsing and its plugin; every setting (the only reader of process.env)' },
+  { nodes: ['settings-readers'], role: 'the readers of setting values (numbers, durations, URLs, origins, proxies…) the settings table uses' },
   { nodes: ['upstream'], role: 'the endpoint catalog and the undici client (the only importer of undici)' },
   { nodes: ['errors', 'process-lifecycle', 'heap-growth', 'project-root'], role: 'leaves: GatewayError; signals; heap flags; the project folder' },
 ];
@@ -40,12 +44,32 @@ export function nodeOf(path) {
   return match ? match[1] : null;
 }
 
+/**
+ * Where an import sits in the folder tree: the deepest folder holding both files (`src`,
+ * `src/domains`, …) and its two direct children holding each side (a folder's name, or a
+ * file's name without `.ts`), or null when one side is outside src/ or both are one file.
+ */
+export function siblingsOf(fromPath, toPath) {
+  const from = fromPath.split('/');
+  const to = toPath.split('/');
+  if (from[0] !== 'src' || to[0] !== 'src') return null;
+  let depth = 1;
+  while (depth < from.length - 1 && depth < to.length - 1 && from[depth] === to[depth]) depth += 1;
+  const name = (segment) => segment.replace(/(\.d)?\.ts$/, '');
+  const fromChild = name(from[depth]);
+  const toChild = name(to[depth]);
+  if (fromChild === toChild) return null;
+  return { parent: from.slice(0, depth).join('/'), from: fromChild, to: toChild };
+}
+
 /** dependency-cruiser's forbidden rules for {@link LAYERS}: one per node, plus one for nodes missing from the table. */
 export function layerRules() {
   const known = LAYERS.flatMap((layer) => layer.nodes);
   const rules = [
     { name: 'node-not-in-layer-table', severity: 'error', from: { path: '^src/' }, to: { path: '^src/', pathNot: nodePath(known) } },
   ];
+  // Code outside the economy reaches it through src/economy/index.ts only (its public surface).
+  rules.push({ name: 'economy-through-index', severity: 'error', from: { path: '^src/', pathNot: '^src/economy/' }, to: { path: '^src/economy/', pathNot: '^src/economy/index\\.ts$' } });
   LAYERS.forEach((layer, index) => {
     const below = LAYERS.slice(index + 1).flatMap((each) => each.nodes);
     for (const node of layer.nodes) {
@@ -77,21 +101,43 @@ export async function importGraph() {
   );
   const { modules, summary } = result.output;
   const edges = new Map();
+  const nested = new Map();
+  const count = (map, key, from, to, typeOnly) => {
+    const edge = map.get(key) ?? { from, to, imports: 0, typeOnly: 0 };
+    edge.imports += 1;
+    if (typeOnly) edge.typeOnly += 1;
+    map.set(key, edge);
+  };
   for (const module of modules) {
-    const from = nodeOf(module.source);
-    if (!from) continue;
     for (const dependency of module.dependencies) {
+      const typeOnly = dependency.dependencyTypes.includes('type-only');
+      const siblings = siblingsOf(module.source, dependency.resolved);
+      if (siblings) {
+        if (!nested.has(siblings.parent)) nested.set(siblings.parent, new Map());
+        count(nested.get(siblings.parent), `${siblings.from} -> ${siblings.to}`, siblings.from, siblings.to, typeOnly);
+      }
+      const from = nodeOf(module.source);
       const to = nodeOf(dependency.resolved);
-      if (!to || to === from) continue;
-      const key = `${from} -> ${to}`;
-      const edge = edges.get(key) ?? { from, to, imports: 0, typeOnly: 0 };
-      edge.imports += 1;
-      if (dependency.dependencyTypes.includes('type-only')) edge.typeOnly += 1;
-      edges.set(key, edge);
+      if (!from || !to || to === from) continue;
+      count(edges, `${from} -> ${to}`, from, to, typeOnly);
     }
   }
+  const sorted = (map) => [...map.values()].sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to));
+  const folders = [...nested.entries()].map(([parent, map]) => ({ parent, edges: sorted(map) })).sort((a, b) => a.parent.localeCompare(b.parent));
   const violations = summary.violations.map((violation) => ({ rule: violation.rule.name, from: violation.from, to: violation.to }));
-  return { modules: modules.length, edges: [...edges.values()].sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to)), violations };
+  return { modules: modules.length, edges: sorted(edges), folders, violations };
+}
+
+/** A folder's sibling edges as `[child, children it imports]`, the child with the longest chain below it first. */
+function siblingLines(edges) {
+  const next = new Map();
+  for (const { from, to } of edges) next.set(from, [...(next.get(from) ?? []), to].sort());
+  const height = new Map();
+  const heightOf = (node) => {
+    if (!height.has(node)) height.set(node, 1 + Math.max(0, ...(next.get(node) ?? []).map(heightOf)));
+    return height.get(node);
+  };
+  return [...next.entries()].sort(([a], [b]) => heightOf(b) - heightOf(a) || a.localeCompare(b));
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
@@ -99,7 +145,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ layers: LAYERS, ...graph })}\n`);
   } else {
-    for (const edge of graph.edges) console.log(`${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`);
+    const line = (edge) => `${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`;
+    if (process.argv.includes('--folders')) {
+      // Inside each folder: one line per child that imports a sibling, top (most below it) first.
+      const only = process.argv.slice(process.argv.indexOf('--folders') + 1).filter((arg) => !arg.startsWith('--'));
+      for (const folder of graph.folders) {
+        if (folder.parent === 'src' || (only.length > 0 && !only.includes(folder.parent))) continue;
+        console.log(`${folder.parent}/`);
+        for (const [node, targets] of siblingLines(folder.edges)) console.log(`  ${node} → ${targets.join(', ')}`);
+      }
+    } else {
+      for (const edge of graph.edges) console.log(line(edge));
+    }
     for (const violation of graph.violations) console.log(`VIOLATION ${violation.rule}: ${violation.from} -> ${violation.to}`);
   }
   process.exitCode = graph.violations.length > 0 ? 1 : 0;

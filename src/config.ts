@@ -4,12 +4,34 @@
  * This module is the only reader of `process.env`: everything else receives a
  * {@link GatewayConfig}. Every setting has a default and one entry in {@link SETTINGS}, the
  * table `loadConfig` reads and `statev-gateway --help` is generated from, and a row in
- * docs/configuration.md.
+ * docs/configuration.md. The readers of the values are in `src/settings-readers.ts`;
+ * {@link ConfigError}, what `loadConfig` throws, is exported from here too.
  */
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
-import { isIP } from 'node:net';
+import {
+  boolSetting,
+  cacheFileSetting,
+  ConfigError,
+  durationSetting,
+  enumSetting,
+  fileSetting,
+  fractionSetting,
+  hostSetting,
+  intSetting,
+  masterKeySetting,
+  originsSetting,
+  otlpHeadersSetting,
+  portSetting,
+  proxiesSetting,
+  rateSetting,
+  rawSetting,
+  TIMER_SECONDS_SETTINGS,
+  urlSetting,
+} from './settings-readers';
+import type { Env, RateSetting } from './settings-readers';
 import { MAX_OPTION_SLOTS } from './upstream/endpoints';
 import type { CacheKind } from './upstream/endpoints';
+
+export { ConfigError, redactUrlCredentials } from './settings-readers';
 
 /** Every setting of the gateway, with units in the names or the docs. */
 export interface GatewayConfig {
@@ -158,6 +180,16 @@ export interface GatewayConfig {
   subscriptionKeepAliveMs: number;
   /** Shortest time between two results of one live query (`@live`), ms; a client's `@live(throttle:)` may only lengthen it (`LIVE_QUERY_THROTTLE_MS`, default 1000; 0 = every change at once). */
   liveQueryThrottleMs: number;
+  /** Live-query subscribers per client address on one replica; over it `RATE_LIMITED` (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`, default 200). */
+  liveQuerySubscribersMaxPerAddress: number;
+  /** Proxies whose `X-Forwarded-For` names the client address: IPs, CIDRs, or `loopback`, `linklocal`, `uniquelocal` (`TRUSTED_PROXIES`, default none: the socket's address). */
+  trustedProxies: string[];
+  /** How long a graphql-sse reservation (`PUT /graphql/stream`) waits for its event stream before it is freed, ms (`SSE_RESERVATION_TTL_MS`, default 30000). */
+  sseReservationTtlMs: number;
+  /** graphql-sse reservations not yet connected per client address; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX_PER_ADDRESS`, default 100). */
+  sseReservationsMaxPerAddress: number;
+  /** graphql-sse reservations not yet connected in all; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX`, default 10000). */
+  sseReservationsMax: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -265,6 +297,11 @@ export const DEFAULT_CONFIG = Object.freeze({
   subscriptionConnectionInitTimeoutMs: 10_000,
   subscriptionKeepAliveMs: 12_000,
   liveQueryThrottleMs: 1000,
+  liveQuerySubscribersMaxPerAddress: 200,
+  trustedProxies: [],
+  sseReservationTtlMs: 30_000,
+  sseReservationsMaxPerAddress: 100,
+  sseReservationsMax: 10_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,
@@ -287,220 +324,6 @@ export const TTL_SETTINGS: Readonly<Record<CacheKind, string>> = Object.freeze({
   stock: 'CACHE_TTL_STOCK_SECONDS',
   activity: 'CACHE_TTL_ACTIVITY_SECONDS',
 });
-
-/** The environment a configuration is read from (`process.env` by default). */
-export type Env = Readonly<Record<string, string | undefined>>;
-
-/**
- * A setting with a bad value. The message names the setting, the value and what is
- * expected, e.g. `Setting PORT="70000" is invalid: expected an integer from 0 to 65535.`;
- * `npm start`, `statev-gateway` and `npm run demo` print it and exit with code 2.
- */
-export class ConfigError extends Error {
-  /** The exit code of a program that stops on it: 2, a usage error. */
-  readonly exitCode = 2;
-
-  constructor(
-    /** The environment variable, e.g. `PORT`, or the flag, e.g. `--port`, that held the value. */
-    readonly setting: string,
-    /** The value as given. */
-    readonly value: string,
-    /** What would have been accepted, e.g. `an integer from 0 to 65535`. */
-    readonly expected: string,
-  ) {
-    super(`${setting.startsWith('--') ? 'Flag' : 'Setting'} ${setting}="${value}" is invalid: expected ${expected}.`);
-    this.name = 'ConfigError';
-  }
-}
-
-/**
- * The raw value of a setting, trimmed; `undefined` when unset or blank (the default applies).
- * Use it for settings that accept any text; the helpers below build on it.
- */
-export function rawSetting(env: Env, name: string): string | undefined {
-  const raw = env[name]?.trim();
-  return raw === undefined || raw === '' ? undefined : raw;
-}
-
-/** A whole number from `min` to `max` (decimal digits only: `1e3`, `0x10` and `12.5` are refused). */
-export function intSetting(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(name, raw, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
-  }
-  return value;
-}
-
-/** A rate: at most `requests` requests in any `windowSeconds` seconds. */
-export interface RateSetting {
-  /** Requests per window, ≥ 1. */
-  requests: number;
-  /** Window length, seconds, > 0. */
-  windowSeconds: number;
-}
-
-/** A rate written `N/SECONDS` (e.g. `10/60`: 10 requests in any 60 s), or `off` (null). */
-export function rateSetting(env: Env, name: string, fallback: RateSetting | null): RateSetting | null {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  if (raw.toLowerCase() === 'off') return null;
-  const parts = /^(\d+)\/(\d+(?:\.\d+)?)$/.exec(raw);
-  const requests = Number(parts?.[1]);
-  const windowSeconds = Number(parts?.[2]);
-  if (!parts || !Number.isSafeInteger(requests) || requests < 1 || !(windowSeconds > 0)) {
-    throw new ConfigError(name, raw, "'off' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60");
-  }
-  return { requests, windowSeconds };
-}
-
-/** A TCP port, 0 to 65535 (0 picks a free port). */
-export function portSetting(env: Env, name: string, fallback: number): number {
-  return intSetting(env, name, fallback, 0, 65535);
-}
-
-/** `true/false`, `1/0`, `yes/no` or `on/off`, in any case. */
-export function boolSetting(env: Env, name: string, fallback: boolean): boolean {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  const lower = raw.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
-  if (['0', 'false', 'no', 'off'].includes(lower)) return false;
-  throw new ConfigError(name, raw, 'true or false (also 1/0, yes/no, on/off)');
-}
-
-/** One of a fixed list of words (compared as given). */
-export function enumSetting<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, raw, `one of ${allowed.join(', ')}`);
-  return raw as T;
-}
-
-/** An absolute URL with one of the given schemes (e.g. `['http:', 'https:']`); trailing slashes are removed. */
-export function urlSetting(env: Env, name: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): string {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  const expected = `an absolute ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URL`;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(name, raw, expected);
-  }
-  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, raw, expected);
-  return raw.replace(/\/+$/, '');
-}
-
-/** A host name (RFC 1123 labels) or an IPv4/IPv6 address without brackets, to listen on or connect to. */
-export function hostSetting(env: Env, name: string, fallback: string): string {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  const label = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/i;
-  if (isIP(raw) === 0 && !(raw.length <= 253 && raw.split('.').every((part) => label.test(part)))) {
-    throw new ConfigError(name, raw, 'a host name or an IP address, e.g. 127.0.0.1, 0.0.0.0, :: or localhost');
-  }
-  return raw;
-}
-
-/** The path of an existing, readable file (relative paths are taken from the working directory). */
-export function fileSetting(env: Env, name: string): string | null {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return null;
-  try {
-    if (!statSync(raw).isFile()) throw new Error('not a file');
-    accessSync(raw, fsConstants.R_OK);
-  } catch {
-    throw new ConfigError(name, raw, 'the path of an existing, readable file');
-  }
-  return raw;
-}
-
-/** A decimal number from 0 to 1, e.g. `0.7`. */
-export function fractionSetting(env: Env, name: string, fallback: number): number {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(value >= 0 && value <= 1)) throw new ConfigError(name, raw, 'a number from 0 to 1, such as 0.7');
-  return value;
-}
-
-/** A path for a file the gateway writes (its folder is created), or `off` / `false` / `none` for none. */
-export function cacheFileSetting(env: Env, name: string, fallback: string | null): string | null {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return fallback;
-  if (['off', 'false', 'none', '0'].includes(raw.toLowerCase())) return null;
-  if (raw.endsWith('/')) throw new ConfigError(name, raw, 'a file path (not a folder), or off');
-  return raw;
-}
-
-/** OTLP export headers: `name=value` pairs separated by commas, values URL-encoded (the OpenTelemetry specification's format). */
-export function otlpHeadersSetting(env: Env, name: string): string | null {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return null;
-  for (const pair of raw.split(',')) {
-    const at = pair.indexOf('=');
-    let valid = at > 0 && /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(pair.slice(0, at).trim());
-    try {
-      decodeURIComponent(pair.slice(at + 1));
-    } catch {
-      valid = false;
-    }
-    // The value is a secret (often a token): name only the pair's position, never its text.
-    if (!valid) throw new ConfigError(name, '<redacted>', 'name=value pairs separated by commas, values URL-encoded, e.g. authorization=Bearer%20abc');
-  }
-  return raw;
-}
-
-/**
- * A comma-separated list of origins a browser may send in `Origin`: each a bare
- * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
- */
-export function originsSetting(env: Env, name: string): string[] {
-  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
-  for (const entry of entries) {
-    if (entry === '*') continue;
-    const reason = originProblem(entry);
-    if (reason) throw new ConfigError(name, entry, `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`);
-  }
-  return entries;
-}
-
-/** Why an origin entry can never equal a browser's `Origin` header, or null when it can. */
-function originProblem(entry: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(entry);
-  } catch {
-    return 'not a URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'the scheme must be http or https';
-  if (url.username || url.password) return 'it has credentials';
-  if (url.search || entry.includes('?')) return 'it has a query';
-  if (url.hash || entry.includes('#')) return 'it has a fragment';
-  if (entry.endsWith('/')) return 'it has a trailing slash';
-  if (url.pathname !== '/') return 'it has a path';
-  if (url.origin !== entry) return `it is not written as browsers send it (${url.origin})`;
-  return null;
-}
-
-/**
- * `VAULT_MASTER_KEY`: one or more base64 keys of 32 bytes each, comma-separated, or null when unset.
- *
- * @throws ConfigError naming the setting (never the value) when a part is not 32 bytes of base64
- */
-function masterKeySetting(env: Env, name: string): string | null {
-  const raw = rawSetting(env, name);
-  if (raw === undefined) return null;
-  for (const part of raw.split(',')) {
-    const text = part.trim();
-    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || Buffer.from(text, 'base64').length !== 32) {
-      throw new ConfigError(name, '<redacted>', '32 random bytes in base64 (openssl rand -base64 32), or several separated by commas, newest first');
-    }
-  }
-  return raw;
-}
 
 /** The pino log levels `LOG_LEVEL` accepts. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -565,7 +388,10 @@ type NumberField = { [K in keyof GatewayConfig]: GatewayConfig[K] extends number
 
 /** A whole-number setting of at least `min`, its default the field's in {@link DEFAULT_CONFIG} (most settings). */
 function integer(key: NumberField, env: string, min: number, summary: string): Omit<SettingDefinition, 'group'> {
-  return field(env, (source, name) => intSetting(source, name, DEFAULT_CONFIG[key], min), (config) => config[key], (config, value) => (config[key] = value), summary);
+  // Milliseconds, and seconds that become timers, are bounded by Node's longest timer.
+  const unit = env.endsWith('_MS') ? 'ms' : TIMER_SECONDS_SETTINGS.has(env) ? 'seconds' : null;
+  const read = (source: Env, name: string): number => (unit ? durationSetting(source, name, DEFAULT_CONFIG[key], min, unit) : intSetting(source, name, DEFAULT_CONFIG[key], min));
+  return field(env, read, (config) => config[key], (config, value) => (config[key] = value), summary);
 }
 
 /** A setting read into a field of a nested record (`cacheTtlSeconds.stock`, `costAssumptions.rooms`). */
@@ -606,7 +432,8 @@ const TTL_SUMMARIES: Readonly<Record<CacheKind, string>> = {
 function ttl(kind: CacheKind): Omit<SettingDefinition, 'group'> {
   return field(
     TTL_SETTINGS[kind],
-    (env, name) => intSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0),
+    // The subscriptions' polling interval is this freshness window: a timer.
+    (env, name) => durationSetting(env, name, DEFAULT_CONFIG.cacheTtlSeconds[kind], 0, 'seconds'),
     (config) => config.cacheTtlSeconds[kind],
     (config, value) => (config.cacheTtlSeconds[kind] = value),
     TTL_SUMMARIES[kind],
@@ -719,6 +546,11 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('subscriptionConnectionInitTimeoutMs', 'SUBSCRIPTION_CONNECTION_INIT_TIMEOUT_MS', 1, 'a WebSocket without connection_init this long is closed, ms'),
     integer('subscriptionKeepAliveMs', 'SUBSCRIPTION_KEEP_ALIVE_MS', 1, 'WebSocket ping and SSE keep-alive interval, ms'),
     integer('liveQueryThrottleMs', 'LIVE_QUERY_THROTTLE_MS', 0, 'shortest time between two results of one live query (@live), ms; 0 = every change at once'),
+    integer('liveQuerySubscribersMaxPerAddress', 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS', 1, 'live-query subscribers per client address on one replica'),
+    setting('trustedProxies', 'TRUSTED_PROXIES', (env, name) => proxiesSetting(env, name), 'comma-separated proxies (IP, CIDR, loopback) whose X-Forwarded-For is believed'),
+    integer('sseReservationTtlMs', 'SSE_RESERVATION_TTL_MS', 1, 'a graphql-sse reservation (PUT /graphql/stream) not connected this long is freed, ms'),
+    integer('sseReservationsMaxPerAddress', 'SSE_RESERVATIONS_MAX_PER_ADDRESS', 1, 'graphql-sse reservations not yet connected per client address (more: 429)'),
+    integer('sseReservationsMax', 'SSE_RESERVATIONS_MAX', 1, 'graphql-sse reservations not yet connected in all (more: 429)'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),
@@ -746,6 +578,7 @@ function defaults(): GatewayConfig {
   return {
     ...DEFAULT_CONFIG,
     corsOrigins: [...DEFAULT_CONFIG.corsOrigins],
+    trustedProxies: [...DEFAULT_CONFIG.trustedProxies],
     cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
     costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
     tracing: { ...DEFAULT_CONFIG.tracing },

@@ -1,13 +1,13 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
-import { lazyLoaders } from './domains/gateway-context';
+import { operationLoaders } from './domains';
 import type { GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
-import { keyId } from './economy';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
-import { bearerToken } from './pipeline/credential';
+import { hashedKey } from './pipeline/credential';
+import type { Credential } from './pipeline/credential';
 import type { ServerCredentials } from './pipeline/public-site';
 import { GatewayError } from './errors/gateway-error';
 import type { TokenBudgets } from './vault';
@@ -35,25 +35,41 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
   return /(^|,)\s*no-cache\s*(,|$)/i.test(cacheControl ?? '') || /no-cache/i.test(pragma ?? '');
 }
 
+/** The server's key (public-site mode) as a credential, one per services: hashed once for the process, not per operation. */
+const serverKeys = new WeakMap<GatewayServices, Credential>();
+
+function serverCredential(services: GatewayServices, apiKey: string): Credential {
+  let credential = serverKeys.get(services);
+  if (credential?.kind !== 'key' || credential.apiKey !== apiKey) {
+    credential = { kind: 'key', apiKey };
+    serverKeys.set(services, credential);
+  }
+  return credential;
+}
+
 /**
- * Builds a fresh context for one operation from its HTTP headers (or, in public-site
- * mode, from the server's credentials). Loaders are created
+ * Builds a fresh context for one operation from the credential its transport read (or, in
+ * public-site mode, from the server's credentials) and its other HTTP headers (secret,
+ * `Cache-Control`, `Prefer`). The key is not read again from the headers, and is hashed
+ * once per credential (`hashedKey`). Loaders are created
  * here and nowhere else, so no per-operation value outlives the operation or crosses keys.
  */
 export function createContext(
   services: GatewayServices,
   headers: IncomingHttpHeaders | Map<string, string>,
+  credential: Credential,
   serverCredentials: ServerCredentials | null = null,
 ): GatewayContext {
   const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
   // Public-site mode: a trusted document sent without a key runs with the server's key
   // and secret, never with a secret header from the browser.
-  const apiKey = serverCredentials ? serverCredentials.apiKey : bearerToken(get('authorization'));
+  const key = hashedKey(serverCredentials ? serverCredential(services, serverCredentials.apiKey) : credential, services.config.keyHashSecret);
+  const apiKey = key?.apiKey ?? null;
   const secret = serverCredentials ? (serverCredentials.apiSecret ?? undefined) : get('x-api-secret')?.trim();
   const session = new UpstreamSession(
     services.economy,
     apiKey,
-    apiKey ? keyId(apiKey, services.config.keyHashSecret) : null,
+    key?.keyId ?? null,
     // An anonymous caller running with the server's key never bypasses the cache: else
     // each `Cache-Control: no-cache` would spend the site's upstream budget.
     !serverCredentials && wantsNoCache(get('cache-control'), get('pragma')),
@@ -79,7 +95,7 @@ export function createContext(
     serverCredentials: serverCredentials !== null,
     ...(serverCredentials?.token ? { token: serverCredentials.token } : {}),
     session,
-    loaders: lazyLoaders(session, { cache: services.config.loadersEnabled }),
+    loaders: operationLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
     optionSlots: services.config.optionSlots ?? DEFAULT_CONFIG.optionSlots,
     siteDocuments: {

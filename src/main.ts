@@ -10,6 +10,7 @@
 import 'reflect-metadata';
 import { gatewayCommand } from './cli/gateway-cli';
 import { VAULT_COMMANDS, vaultCommand } from './cli/vault-cli';
+import { redactUrlCredentials } from './config';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 
@@ -36,7 +37,7 @@ if (command === null) {
     // Loaded here, so the vault commands start without loading the server.
     const { startGateway } = await import('./server');
     const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
-    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${config.upstreamBaseUrl})`);
+    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${redactUrlCredentials(config.upstreamBaseUrl)})`);
     return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs };
   });
 } else {

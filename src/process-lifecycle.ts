@@ -69,6 +69,9 @@ export async function explainPortErrors<T>(setting: PortSetting, start: () => Pr
 /** Time a stop gets on top of the grace period (for closing upstream and Redis connections) before the process is ended. */
 export const STOP_DEADLINE_MARGIN_MS = 1000;
 
+/** Node's longest timer, ms (2^31-1): a longer delay fires after 1 ms. */
+const LONGEST_TIMER_MS = 2_147_483_647;
+
 const nodeProcess: ProcessHooks = {
   onSignal: (signal, listener) => process.on(signal, listener),
   exit: (code) => process.exit(code),
@@ -100,7 +103,8 @@ export function runUntilSignal(start: () => Promise<Started>, hooks: ProcessHook
           return;
         }
         stopping = true;
-        const deadlineMs = started.gracePeriodMs + STOP_DEADLINE_MARGIN_MS;
+        // At most Node's longest timer: a longer one would fire after 1 ms (both delays may be at the bound).
+        const deadlineMs = Math.min(LONGEST_TIMER_MS, started.gracePeriodMs + STOP_DEADLINE_MARGIN_MS);
         const deadline = setTimeout(() => {
           hooks.report(`Stop did not finish within ${deadlineMs} ms: exiting.`);
           hooks.exit(1);

@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
@@ -200,8 +199,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,
       ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
-      // Cache hints only feed the response cache: no Cache-Control headers for browsers.
-      ApolloServerPluginCacheControl({ defaultMaxAge: Math.max(...Object.values(config.cacheTtlSeconds)), calculateHttpHeaders: false }),
+      // No per-field cache hints (Apollo would add its cache-control plugin itself, whose hook
+      // runs on every field; no field declares a hint, so each would get the longest TTL): the
+      // operation plugin gives the response cache its policy from the upstream answers used.
+      ApolloServerPluginCacheControlDisabled(),
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       operationPlugin(logger),
       // After the response cache: the result phase reads the `age` it sets on a hit.

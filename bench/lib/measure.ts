@@ -9,6 +9,7 @@ import { assertSuccess, difference, gatewayOperations, graphqlHeaders, postGraph
 import { runLoad } from './load';
 import type { LoadResult } from './load';
 import type { Service } from './processes';
+import { cpuPerRequestMs, cpuTimeMs } from './cpu';
 import { RssSampler } from './rss';
 
 /** What the summary says about one load scenario. */
@@ -29,6 +30,10 @@ export interface LoadScenarioResult {
   operations: number | null;
   upstreamPerOp: number | null;
   peakRssMb: number | null;
+  /** The server process's user + system CPU time over the measurement (autocannon's run), ms. */
+  serverCpuMs: number | null;
+  /** {@link serverCpuMs} / requests: what one request costs the server, ms (robust when the load generator shares the cores). */
+  serverCpuMsPerRequest: number | null;
   /** Gateway operations by outcome during the measurement. */
   outcomes: Record<string, number> | null;
   non2xx: number;
@@ -94,7 +99,9 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
     await bench.settle(gateways);
     await simReset(bench.sim.origin);
     const before = spec.gateway ? await gatewayOperations(spec.server.origin) : null;
+    const cpuBefore = cpuTimeMs(spec.server.pid);
     const result = await runLoad({ ...load, durationSeconds: args.durationSeconds });
+    const cpuAfter = cpuTimeMs(spec.server.pid);
     await bench.settle(gateways);
     const upstream = spec.gateway ? (await simRequests(bench.sim.origin)).count : null;
     const outcomes = before ? difference(await gatewayOperations(spec.server.origin), before) : null;
@@ -116,6 +123,8 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
       operations,
       upstreamPerOp: upstream !== null && operations ? round(upstream / operations, 3) : upstream === null ? null : 0,
       peakRssMb,
+      serverCpuMs: cpuBefore !== null && cpuAfter !== null ? Math.round(cpuAfter - cpuBefore) : null,
+      serverCpuMsPerRequest: cpuPerRequestMs(cpuBefore, cpuAfter, result.requests),
       outcomes,
       non2xx: result.non2xx,
       errors: result.errors,
@@ -125,7 +134,7 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
     };
     log(
       `${spec.name}: ${scenario.rps} rps, p50 ${scenario.latencyMs.p50} ms, p99 ${scenario.latencyMs.p99} ms, ` +
-        `upstream/op ${scenario.upstreamPerOp ?? '-'}, peak RSS ${scenario.peakRssMb ?? '-'} MB${scenario.ok ? '' : ' (NOT OK: errors, see summary)'}`,
+        `upstream/op ${scenario.upstreamPerOp ?? '-'}, server CPU ${scenario.serverCpuMsPerRequest ?? '-'} ms/request, peak RSS ${scenario.peakRssMb ?? '-'} MB${scenario.ok ? '' : ' (NOT OK: errors, see summary)'}`,
     );
     bench.record(spec.name, scenario);
     return scenario;

@@ -52,6 +52,25 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
   const latency = bench.args.latencyMs;
   const div = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || !b ? null : a / b);
   return {
+    executionVsExecutionFloorCpu: ratio(
+      div(s('warm-no-response-cache')?.serverCpuMsPerRequest, s('execution-floor')?.serverCpuMsPerRequest),
+      '<= 1.2',
+      (v) => v <= 1.2,
+      'warm-no-response-cache server CPU per request / execution-floor server CPU per request (both 50 connections; same answer data)',
+    ),
+    warmVsNoResponseCacheCpu: ratio(
+      div(s('warm')?.serverCpuMsPerRequest, s('warm-no-response-cache')?.serverCpuMsPerRequest),
+      '<= 0.5',
+      (v) => v <= 0.5,
+      'warm (response cache) server CPU per request / warm-no-response-cache server CPU per request',
+    ),
+    warm10cVsNoResponseCache10cRps: ratio(
+      div(s('warm-10c')?.rps, s('warm-no-response-cache-10c')?.rps),
+      '>= 2',
+      (v) => v >= 2,
+      'warm-10c rps / warm-no-response-cache-10c rps (both 10 connections)',
+    ),
+    warmNoResponseCacheP99Ms: ratio(s('warm-no-response-cache')?.latencyMs.p99 ?? null, '< 100', (v) => v < 100, 'warm-no-response-cache p99 latency at 50 connections, ms'),
     warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
     coldUpstreamPerOpVsDistinct: ratio(
       div(s('cold')?.upstreamPerOp, distinct),
@@ -113,6 +132,7 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
     ),
     ...rateLimitedRatios(bench),
     ...livePageRatios(bench),
+    ...liveCrowdRatios(bench),
     ...siteDocumentRatios(bench),
     ...responsivenessRatios(bench),
   };
@@ -158,7 +178,22 @@ function responsivenessRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 0.05,
       "hostile: the gateway's main-thread (event-loop) CPU time per refused subscribe in a burst on one graphql-ws connection (worst of the bursts), ms",
     ),
+    hostileSseReservationsRssGrowthMb: ratio(
+      sseReservationsRssGrowthMb(hostile?.attacks),
+      '<= 40',
+      (v) => v <= 40,
+      "hostile: the gateway's RSS growth (peak - before) over 50,000 keyless PUT /graphql/stream (graphql-sse reservations never connected), MB",
+    ),
   };
+}
+
+/** The RSS growth the `sse-reservations-50000` attack of hostile reports, MB (null when it did not run). */
+function sseReservationsRssGrowthMb(attacks: ReadonlyArray<{ outcome?: unknown }> | undefined): number | null {
+  for (const attack of attacks ?? []) {
+    const memory = (attack.outcome as { memory?: { growthMb?: number | null } } | null | undefined)?.memory;
+    if (memory) return memory.growthMb ?? null;
+  }
+  return null;
 }
 
 /** The rate-limited scenario's ratios (all null when it did not run). */
@@ -290,6 +325,21 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
     allScenariosOk: results.filter(ran).every((result) => result.ok),
     allTargetsMet: judged.length > 0 && judged.every((r) => r.pass === true),
     ...(bench.profiles.length > 0 ? { profiles: bench.profiles } : {}),
+  };
+}
+
+/** The live-crowd scenario's ratios (all null when it did not run). */
+function liveCrowdRatios(bench: Bench): Record<string, Ratio> {
+  const record = bench.results.get('live-crowd') as
+    | { visitors?: number; completePage?: { visitors: number }; crowdUpstreamVsOneVisitor?: number | null; rssGrowthMb?: number | null; change?: { lastMs: number | null; reachedVisitors: number } }
+    | undefined;
+  const share = (part: number | undefined): number | null => (record?.visitors && part !== undefined ? part / record.visitors : null);
+  return {
+    liveCrowdCompletePageShare: ratio(share(record?.completePage?.visitors), '= 1', (v) => v === 1, 'live-crowd: visitors that got the complete live page / 1,000'),
+    liveCrowdUpstreamVsOneVisitor: ratio(record?.crowdUpstreamVsOneVisitor ?? null, '<= 1', (v) => v <= 1, "live-crowd: upstream requests of 1,000 visitors' key / of one visitor's (another gateway, same page)"),
+    liveCrowdRssGrowthMb: ratio(record?.rssGrowthMb ?? null, '<= 100', (v) => v <= 100, 'live-crowd: gateway peak RSS while 1,000 visitors connect and get the page - RSS before, MB'),
+    liveCrowdChangeReachedShare: ratio(share(record?.change?.reachedVisitors), '= 1', (v) => v === 1, 'live-crowd: visitors that got the changed price / 1,000'),
+    liveCrowdChangeLastMs: ratio(record?.change?.lastMs ?? null, '<= 1000', (v) => v <= 1000, 'live-crowd: ms from the simulator receiving the first counter request after a price change to the last visitor getting the new price'),
   };
 }
 

@@ -10,9 +10,11 @@
  * bursts on one connection, 200,000 nested arrays from the upstream) and those of the
  * hostile test suites (test/hostile/: fragment fan-outs, documents and fragment chains
  * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
- * limit, half-sent request headers), and bursts of queries on one graphql-ws connection and
- * big upstream bodies (see `burstAndBodyAttacks`).
+ * limit, half-sent request headers), bursts of queries on one graphql-ws connection and
+ * big upstream bodies (see `burstAndBodyAttacks`), and 50,000 graphql-sse reservations never
+ * connected (RSS growth target 40 MB).
  */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Socket } from 'node:net';
@@ -24,6 +26,7 @@ import { summarizeLatencies } from '../lib/load';
 import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
+import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { fanOut } from './soak';
 
@@ -282,6 +285,94 @@ async function halfSentHeaders(gateway: Service): Promise<Outcome> {
   return { connections: sockets.length, closedWithinOneSecond: early, internalErrors: 0 };
 }
 
+/** Keyless graphql-sse reservations the `sse-reservations-50000` attack sends. */
+const SSE_RESERVATIONS = 50_000;
+/** Client addresses they come from (127.0.0.2 to 127.0.0.101: the gateway listens on 127.0.0.1), so the per-address cap alone does not refuse them. */
+const SSE_RESERVATION_ADDRESSES = 100;
+/** Target of the gateway's RSS growth over the attack, MB. */
+const SSE_RESERVATION_RSS_TARGET_MB = 40;
+/** `SSE_RESERVATION_TTL_MS`'s default: after it, every reservation of the attack has expired and been freed. */
+const SSE_RESERVATION_TTL_MS = 30_000;
+
+/**
+ * {@link SSE_RESERVATIONS} keyless `PUT /graphql/stream` (graphql-sse reservations that
+ * never connect a stream), 64 at a time over keep-alive connections from
+ * {@link SSE_RESERVATION_ADDRESSES} local addresses: statuses (201 reserved, 429 over
+ * `SSE_RESERVATIONS_MAX_PER_ADDRESS` or `SSE_RESERVATIONS_MAX`) and the gateway's RSS before,
+ * at its peak (sampled every 50 ms) and after; then the wait until they have all expired
+ * (`SSE_RESERVATION_TTL_MS`, 30 s, and 2 s more), with its own `/healthz` poller (they are
+ * freed at about the same time) and the RSS after it.
+ */
+async function sseReservations(gateway: Service): Promise<Outcome> {
+  const { port } = new URL(gateway.origin);
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  const statuses: Record<string, number> = {};
+  const limits: Record<string, number> = {};
+  let internalErrors = 0;
+  let next = 0;
+  const rssBeforeMb = currentRssMb(gateway.pid);
+  const sampler = new RssSampler(gateway.pid);
+  const put = (index: number): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const localAddress = `127.0.0.${2 + (index % SSE_RESERVATION_ADDRESSES)}`;
+      const req = httpRequest({ host: HOST, port: Number(port), path: '/graphql/stream', method: 'PUT', localAddress, agent, timeout: 30_000 }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          statuses[status] = (statuses[status] ?? 0) + 1;
+          if (status >= 500) internalErrors += 1;
+          if (status === 429) {
+            const limit = (JSON.parse(text) as { errors?: Array<{ extensions?: { limit?: string } }> }).errors?.[0]?.extensions?.limit ?? 'unknown';
+            limits[limit] = (limits[limit] ?? 0) + 1;
+          }
+          resolve();
+        });
+      });
+      req.once('timeout', () => req.destroy(new Error('PUT /graphql/stream timed out')));
+      req.once('error', reject);
+      req.end();
+    });
+  try {
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (next < SSE_RESERVATIONS) {
+          const index = next;
+          next += 1;
+          await put(index);
+        }
+      }),
+    );
+  } finally {
+    agent.destroy();
+  }
+  const rssAfterMb = currentRssMb(gateway.pid);
+  const expiryPoller = new HealthPoller(gateway.origin, 50);
+  await sleep(SSE_RESERVATION_TTL_MS + 2000);
+  const expiry = await expiryPoller.stop();
+  const rssAfterExpiryMb = currentRssMb(gateway.pid);
+  const peakMb = sampler.stop();
+  const growthMb = rssBeforeMb === null || peakMb === null ? null : round(peakMb - rssBeforeMb);
+  return {
+    requests: SSE_RESERVATIONS,
+    addresses: SSE_RESERVATION_ADDRESSES,
+    statuses,
+    refusedBy: limits,
+    expiry: { waitedMs: SSE_RESERVATION_TTL_MS + 2000, healthzWorstMs: expiry.worstMs, healthzPolls: expiry.polls, healthzFailures: expiry.failures },
+    memory: {
+      rssBeforeMb: rssBeforeMb === null ? null : round(rssBeforeMb),
+      rssPeakMb: peakMb,
+      rssAfterMb: rssAfterMb === null ? null : round(rssAfterMb),
+      rssAfterExpiryMb: rssAfterExpiryMb === null ? null : round(rssAfterExpiryMb),
+      growthMb,
+      targetMb: SSE_RESERVATION_RSS_TARGET_MB,
+      growthUnder40Mb: growthMb === null ? null : growthMb <= SSE_RESERVATION_RSS_TARGET_MB,
+    },
+    internalErrors,
+  };
+}
+
 /** One attack of the scenario. */
 interface Attack {
   name: string;
@@ -419,6 +510,11 @@ function attacks(quick: boolean): Attack[] {
       },
     },
     { name: 'half-sent-headers-200', description: '200 connections that send half their request headers, held for 1 s', run: (g) => halfSentHeaders(g) },
+    {
+      name: 'sse-reservations-50000',
+      description: `${SSE_RESERVATIONS.toLocaleString('en')} keyless PUT /graphql/stream (graphql-sse reservations never connected) from ${SSE_RESERVATION_ADDRESSES} local addresses, 64 at a time, then 32 s while they expire; RSS growth target ${SSE_RESERVATION_RSS_TARGET_MB} MB`,
+      run: (g) => sseReservations(g),
+    },
     ...burstAndBodyAttacks(quick ? 3 : 10),
   ];
 }
@@ -455,6 +551,7 @@ export const hostile: Scenario = {
         if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
         const bystander = outcome?.bystander as { delayMs: number } | undefined;
         const burst = outcome?.burst as { perRefusalMs: number | null; refusals: number } | undefined;
+        const memory = outcome?.memory as { growthMb: number | null; growthUnder40Mb: boolean | null } | undefined;
         const result = {
           attack: attack.name,
           description: attack.description,
@@ -469,12 +566,13 @@ export const hostile: Scenario = {
             eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,
             ...(bystander ? { bystanderDelayUnder50Ms: bystander.delayMs <= BYSTANDER_TARGET_MS } : {}),
             ...(burst ? { perRefusalUnder50Us: burst.perRefusalMs === null ? null : burst.perRefusalMs <= REFUSAL_TARGET_MS } : {}),
+            ...(memory ? { rssGrowthUnder40Mb: memory.growthUnder40Mb } : {}),
           },
           outcome,
           error,
         };
         results.push(result);
-        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms)${bystander ? `, other key +${bystander.delayMs} ms` : ''}${burst ? `, ${burst.perRefusalMs ?? '-'} ms of main thread per refusal (${burst.refusals} refusals)` : ''}, ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
+        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms)${bystander ? `, other key +${bystander.delayMs} ms` : ''}${burst ? `, ${burst.perRefusalMs ?? '-'} ms of main thread per refusal (${burst.refusals} refusals)` : ''}${memory ? `, RSS +${memory.growthMb ?? '-'} MB` : ''}, ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
       }
       const alive = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then((response) => response.ok, () => false);
       const worst = (figure: 'healthzWorstMs' | 'eventLoopP99Ms'): number | null => {

@@ -8,8 +8,10 @@ import { cold } from './cold';
 import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
+import { executionFloor } from './execution-floor';
 import { floor, floor10c } from './floor';
 import { hostile } from './hostile';
+import { liveCrowd } from './live-crowd';
 import { livePage } from './live-page';
 import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
@@ -37,6 +39,7 @@ export const SCENARIOS: readonly Scenario[] = [
   coldSharedKey,
   manyKeys,
   warmNoResponseCache,
+  executionFloor,
   naive,
   floor,
   floor10c,
@@ -50,6 +53,7 @@ export const SCENARIOS: readonly Scenario[] = [
   distinctDocuments,
   rateLimited,
   livePage,
+  liveCrowd,
   siteDocuments,
   warmToken,
 ];

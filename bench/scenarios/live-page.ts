@@ -68,6 +68,8 @@ export const livePage: Scenario = {
           UPSTREAM_RATE_LIMIT: `${LIMIT.requests}/${LIMIT.windowSeconds}`,
           SUBSCRIPTIONS_MAX_PER_KEY: String(PER_ROUND),
           SUBSCRIPTIONS_MAX_PER_CONNECTION: String(PER_ROUND),
+          // Every live query comes from 127.0.0.1.
+          LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS: String(PER_ROUND),
         },
         { pinned: true, nodeFlags: GC_ON_SIGNAL_FLAGS },
       );

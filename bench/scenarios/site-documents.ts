@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
-import { canonicalJson, chunkValue, prepareValue } from '../../src/domains/site-documents/site-document.codec';
+import { canonicalJson } from '../../src/domains/site-documents/json-pieces';
+import { chunkValue, prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
 import type { Scenario } from '../lib/bench';
 import { log, ROOT, round } from '../lib/bench';

@@ -6,8 +6,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
-import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig } from '../config';
-import type { Env, GatewayConfig, RateSetting, SettingDefinition } from '../config';
+import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig, redactUrlCredentials } from '../config';
+import type { GatewayConfig, SettingDefinition } from '../config';
+import type { Env, RateSetting } from '../settings-readers';
 import { packageVersion } from '../project-root';
 
 /** What the command line asks for: run the gateway with a configuration, or print something and exit. */
@@ -39,18 +40,11 @@ function asText(definition: SettingDefinition, value: unknown): string {
   return String(value);
 }
 
-/** A value for `--print-config`: secrets redacted whole, URLs without their password. */
+/** A value for `--print-config`: secrets redacted whole, every URL without its credentials. */
 function redacted(definition: SettingDefinition, text: string): string {
-  if (text === '' || definition.redaction === null) return text;
+  if (text === '') return text;
   if (definition.redaction === 'secret') return '<redacted>';
-  try {
-    const url = new URL(text);
-    if (!url.password) return text;
-    url.password = 'redacted';
-    return url.href;
-  } catch {
-    return '<redacted>';
-  }
+  return redactUrlCredentials(text);
 }
 
 /** The `--help` text: usage, the command's own flags, then every setting by section. */

@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
-import type { Env, GatewayConfig } from '../config';
+import type { GatewayConfig } from '../config';
+import type { Env } from '../settings-readers';
 import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, vaultStorage } from '../vault';
 
 /** The first words that make a vault command. */

@@ -5,26 +5,10 @@
  */
 import type { SiteDocumentEncoding } from '../config';
 import type { UpstreamSession } from '../economy';
-import { createBuildingLoaders } from './buildings/buildings.loaders';
-import type { BuildingLoaders } from './buildings/buildings.loaders';
-import { createFactoryLoaders } from './factories/factories.loaders';
-import type { FactoryLoaders } from './factories/factories.loaders';
-import { createMarketLoaders } from './market/market.loaders';
-import type { MarketLoaders } from './market/market.loaders';
 import type { ListItemErrors } from './shared/list-item-errors';
-import type { LoaderOptions } from './shared/loader';
+import type { Loaders } from './shared/loader';
 import type { SubscriptionScope } from '../subscribable/feed';
 import type { ActiveToken } from '../vault';
-
-/** Every per-operation loader, by domain. */
-export interface Loaders {
-  /** The company loaders (`*.loaders.ts` of `factories/`), created on first use in the operation. */
-  factories: FactoryLoaders;
-  /** The building loaders, created on first use in the operation. */
-  buildings: BuildingLoaders;
-  /** The market loaders, created on first use in the operation. */
-  market: MarketLoaders;
-}
 
 /** What every resolver receives: the caller's credentials, its upstream session and loaders. */
 export interface GatewayContext {
@@ -38,7 +22,7 @@ export interface GatewayContext {
   token?: ActiveToken;
   /** The operation's upstream session (the key bound to the shared economy, with accounting). */
   session: UpstreamSession;
-  /** Per-operation DataLoaders: each distinct upstream request at most once per operation. */
+  /** Per-operation DataLoaders, by domain (each domain registers its own): each distinct upstream request at most once per operation. */
   loaders: Loaders;
   /** Errors of single list items a fan-out field answered without (see `ListItemErrors`). */
   itemErrors: ListItemErrors;
@@ -46,28 +30,6 @@ export interface GatewayContext {
   optionSlots: number;
   /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */
   siteDocuments: { maxBytes: number; encoding: SiteDocumentEncoding; patienceMs: number };
-}
-
-/**
- * The operation's loaders, each domain's created on first use: an operation answered
- * from the response cache, or one that touches only companies, builds none (or only
- * those) of the others.
- */
-export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
-  let factories: FactoryLoaders | undefined;
-  let buildings: BuildingLoaders | undefined;
-  let market: MarketLoaders | undefined;
-  return {
-    get factories() {
-      return (factories ??= createFactoryLoaders(session, options));
-    },
-    get buildings() {
-      return (buildings ??= createBuildingLoaders(session, options));
-    },
-    get market() {
-      return (market ??= createMarketLoaders(session, options));
-    },
-  };
 }
 
 /**

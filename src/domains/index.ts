@@ -1,21 +1,25 @@
 /**
- * The registry of the schema's resolvers: every domain adds itself by naming its files.
- * Each `*.resolver.ts` (a query, mutation or field resolver class) and each
+ * The registry of the domains: every domain adds itself by naming its files. Each
+ * `*.resolver.ts` (a query, mutation or field resolver class) and each
  * `*.subscription.ts` (one subscribable resource, with its `@Subscription` field) in a
  * folder under `src/domains/` is loaded, and every resolver class it exports is part of
- * the schema. There is no hand-kept list: adding a file is adding it to the schema.
+ * the schema; each `*.loaders.ts` is loaded and registers its domain's per-operation
+ * loaders (`registerLoaders`). There is no hand-kept list: adding a file is adding it.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { getMetadataStorage } from 'type-graphql';
 import { projectRoot } from '../project-root';
+import type { UpstreamSession } from '../economy';
+import { lazyLoaders } from './shared/loader';
+import type { LoaderOptions, Loaders } from './shared/loader';
 
 /** A TypeGraphQL resolver class (decorated with `@Resolver`). */
 export type ResolverClass = abstract new (...args: never[]) => unknown;
 
-/** The `*.resolver` and `*.subscription` files of a folder tree with an extension, relative and sorted. */
+/** The `*.resolver`, `*.subscription` and `*.loaders` files of a folder tree with an extension, relative and sorted. */
 function roleFiles(folder: string, extension: string): string[] {
-  const role = new RegExp(`\\.(resolver|subscription)\\${extension}$`);
+  const role = new RegExp(`\\.(resolver|subscription|loaders)\\${extension}$`);
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
     .filter((file) => role.test(file) && !file.endsWith(`.d${extension}`))
     .map((file) => file.split('\\').join('/'))
@@ -24,7 +28,7 @@ function roleFiles(folder: string, extension: string): string[] {
 
 /**
  * The modules (relative to this folder, sorted) the registry loads: one per
- * `*.resolver.ts` and `*.subscription.ts` under `src/domains/`. Compiled (`dist/src/`),
+ * `*.resolver.ts`, `*.subscription.ts` and `*.loaders.ts` under `src/domains/`. Compiled (`dist/src/`),
  * the list still comes from the sources when they are there, so a file deleted from
  * `src/` but left in `dist/` by an incremental build is not loaded again.
  */
@@ -35,6 +39,23 @@ export function registeredFiles(): string[] {
   return roleFiles(sources, '.ts').map((file) => `${file.slice(0, -'.ts'.length)}${extension}`);
 }
 
+let loaded: Array<[string, Record<string, unknown>]> | undefined;
+
+/** Every {@link registeredFiles} module with its exports, loaded once (loading a `*.loaders` file registers its loaders). */
+function loadedFiles(): Array<[string, Record<string, unknown>]> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the registry loads domain files by name
+  return (loaded ??= registeredFiles().map((file) => [file, require(join(__dirname, file)) as Record<string, unknown>]));
+}
+
+/**
+ * One operation's loaders, every domain's (see `lazyLoaders`): the context factory's
+ * only way to them, so every domain's `*.loaders.ts` has registered before the first.
+ */
+export function operationLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
+  loadedFiles();
+  return lazyLoaders(session, options);
+}
+
 /**
  * Every resolver class of every domain, loaded from {@link registeredFiles}: the
  * exports of those modules that TypeGraphQL knows as resolvers, in file order.
@@ -43,10 +64,9 @@ export function registeredFiles(): string[] {
  */
 export function domainResolvers(): ResolverClass[] {
   const resolvers: ResolverClass[] = [];
-  for (const file of registeredFiles()) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the registry loads domain files by name
-    const exports = require(join(__dirname, file)) as Record<string, unknown>;
-    // TypeGraphQL records a class as a resolver when its module runs, i.e. by the require above.
+  for (const [file, exports] of loadedFiles()) {
+    if (/\.loaders\.[^.]+$/.test(file)) continue;
+    // TypeGraphQL records a class as a resolver when its module runs, i.e. when loadedFiles requires it.
     const targets = new Set<unknown>(getMetadataStorage().resolverClasses.map((meta) => meta.target));
     const declared = Object.values(exports).filter((value): value is ResolverClass => typeof value === 'function' && targets.has(value));
     if (declared.length === 0) throw new Error(`src/domains/${file} exports no @Resolver class (files named *.resolver.ts or *.subscription.ts must).`);

@@ -1,8 +1,8 @@
 import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo } from './accounting';
 import type { BudgetStats } from './budget/budget-types';
-import type { RateLimitSource } from './budget/limit-exceeded';
-import type { CacheEntry, UpstreamFailure } from './cache/cache-entry';
+import type { RateLimitSource } from './limit-exceeded';
+import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import type { UpstreamPriority } from './queue/priority';
 import type { SharedState } from './shared-state/shared-state';
 
@@ -160,7 +160,10 @@ export interface EconomyStats extends BudgetStats {
 export type UpstreamReply = ({ body: unknown; failure?: undefined } | { body?: undefined; failure: UpstreamFailure }) & {
   /** Set when the answer is a stale cached value served because fresh data failed. */
   stale: StaleInfo | null;
+  /** The cached answer's memo, shared by every read of it while the cache keeps it decoded (see {@link AnswerMemo}); absent for an answer not read from the process cache. */
+  memo?: AnswerMemo;
 };
+
 
 /** Who is asking: the hashed key for state, the key itself only for the header. */
 export interface EconomyCaller {
@@ -204,5 +207,6 @@ export type EntryStoredListener = (keyId: string, key: string) => void;
 
 /** The reply of an entry: its body, or its failure record, and the stale flag. */
 export function reply(entry: CacheEntry, stale: StaleInfo | null): UpstreamReply {
-  return entry.kind === 'failure' ? { failure: entry.failure, stale } : { body: entry.body, stale };
+  if (entry.kind === 'failure') return { failure: entry.failure, stale };
+  return entry.memo ? { body: entry.body, stale, memo: entry.memo } : { body: entry.body, stale };
 }

@@ -4,14 +4,17 @@
  * invalidation, state shared by replicas). Code outside `src/economy/` imports from here only.
  */
 export { UpstreamEconomy } from './upstream-economy';
+export type { UpstreamReply } from './upstream-economy';
 export type { EconomyCaller, EconomyEvents, ReadResource, TracedRequest, UpstreamRequestEvent } from './economy-types';
 export { perMinuteShare } from './budget/key-state';
 export { optionKeys } from './invalidation/invalidation';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
-export type { UpstreamAccounting } from './accounting';
+export type { StaleInfo, UpstreamAccounting } from './accounting';
 export { keyId } from './key-id';
 export { CacheFile, CacheSnapshots } from './cache/cache-file';
 export { errorOf } from './cache/cache-entry';
 export type { UpstreamFailure } from './cache/cache-entry';
 export { RedisSharedState } from './shared-state/redis-shared-state';
+export { compactBytes, compactText, compactUtf8, keyBytes } from './cache/compact-json';
+export type { CompactJson } from './cache/compact-json';

@@ -2,7 +2,7 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { buildPath, ENDPOINTS } from '../upstream/endpoints';
 import type { BackgroundWork } from './background-work';
 import type { Bookkeeping } from './bookkeeping';
-import { rateLimited } from './budget/limit-exceeded';
+import { rateLimited } from './limit-exceeded';
 import { cacheKey } from './cache/cache-entry';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';

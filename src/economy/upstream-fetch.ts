@@ -3,7 +3,7 @@ import type { UpstreamClient } from '../upstream/client';
 import { buildPath, ENDPOINTS } from '../upstream/endpoints';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 import type { KeyBudget } from './budget/key-budget';
-import { LimitExceeded, rateLimited } from './budget/limit-exceeded';
+import { LimitExceeded, rateLimited } from './limit-exceeded';
 import { cacheKey, failureOf } from './cache/cache-entry';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';

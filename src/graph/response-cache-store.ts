@@ -1,7 +1,7 @@
 import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { LRUCache } from 'lru-cache';
-import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy/cache/compact-json';
-import type { CompactJson } from '../economy/cache/compact-json';
+import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy';
+import type { CompactJson } from '../economy';
 
 /** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record), bytes. */
 const ENTRY_OVERHEAD_BYTES = 64;

@@ -1,5 +1,4 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { isLeafType, getNamedType, responsePathAsArray } from 'graphql';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { UpstreamAccounting } from '../economy';
@@ -87,7 +86,8 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
 /**
  * Apollo plugin that, for every operation:
  * - notes each field whose result was built from stale data (`extensions.stale`, which
- *   the result phase's `upstream` step adds);
+ *   the result phase's `upstream` step adds; the schema's resolvers note them, see
+ *   src/graph/stale-fields.ts);
  * - limits how long a whole-response cache may keep the response (see below);
  * - while the server runs, logs every failed upstream request (of an operation, a
  *   subscription poll or background work) with its whole cause (see {@link logUpstreamFailure}).
@@ -119,14 +119,6 @@ export function operationPlugin(logger: Logger): ApolloServerPlugin<GatewayConte
                 scope: 'PRIVATE',
                 ...(freshFor !== null ? { maxAge: Math.floor(freshFor / 1000) } : {}),
               });
-            },
-            willResolveField({ info, contextValue }) {
-              // Only object and list results can come from the upstream; leaves never do.
-              if (isLeafType(getNamedType(info.returnType))) return undefined;
-              return (_error, result) => {
-                const stale = contextValue.session.staleInfo(result);
-                if (stale) contextValue.session.accounting.staleFields.push({ path: responsePathAsArray(info.path), ...stale });
-              };
             },
           };
         },

@@ -1,8 +1,11 @@
 /**
  * The caller's key, read in one place for every transport: the `Authorization` header
  * over HTTP and graphql-sse, the `authorization` connection parameter (or the upgrade
- * request's header) over graphql-ws.
+ * request's header) over graphql-ws. Read once per request (once per connection over
+ * graphql-ws), hashed at most once ({@link hashedKey}), and handed as it is to the
+ * pipeline and to the operation's context: nothing turns it back into a header.
  */
+import { keyId } from '../economy';
 
 import { looksLikeToken } from '../vault';
 
@@ -11,7 +14,8 @@ import { looksLikeToken } from '../vault';
  * `apiKey`), a gateway access token (`kind: 'token'`: a bearer value with the `svg_`
  * prefix, looked up in the vault by the `token` step), none (`kind: 'none'`), or a value
  * that is set but is not `Bearer <token>` (`kind: 'malformed'`: refused with
- * `UNAUTHENTICATED`, never run as "no key").
+ * `UNAUTHENTICATED`, never run as "no key"). A new kind of credential is a new member here
+ * and its case in {@link hashedKey}.
  */
 export type Credential =
   | { readonly kind: 'key'; readonly apiKey: string }
@@ -41,4 +45,31 @@ export function readCredential(value: unknown, origin?: string | null): Credenti
   const token = typeof value === 'string' ? bearerToken(value) : null;
   if (!token) return { kind: 'malformed' };
   return looksLikeToken(token) ? { kind: 'token', token, origin: origin ?? null } : { kind: 'key', apiKey: token };
+}
+
+/** A key with its hash (`keyId`: what cache entries, limits, logs and metrics name it by). */
+export interface HashedKey {
+  /** The bearer key, sent upstream and never logged. */
+  readonly apiKey: string;
+  /** HMAC of the key with `KEY_HASH_SECRET` (see `keyId`). */
+  readonly keyId: string;
+}
+
+/** Each credential's hashed key, computed on first use: a credential is hashed once, however many operations use it. */
+const hashes = new WeakMap<Credential, HashedKey>();
+
+/**
+ * The key a credential runs with and its hash, or null when it has none (`none`,
+ * `malformed`). The hash is computed once per credential object and kept with it.
+ *
+ * @param secret - `KEY_HASH_SECRET`
+ */
+export function hashedKey(credential: Credential, secret: string): HashedKey | null {
+  if (credential.kind !== 'key') return null;
+  let hashed = hashes.get(credential);
+  if (!hashed) {
+    hashed = { apiKey: credential.apiKey, keyId: keyId(credential.apiKey, secret) };
+    hashes.set(credential, hashed);
+  }
+  return hashed;
 }

@@ -5,6 +5,7 @@
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import type { DocumentNode, FormattedExecutionResult, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { isGatewayError } from '../errors/gateway-error';
@@ -20,6 +21,12 @@ import { NO_VAULT } from '../vault';
 import type { ActiveToken, TokenResolver } from '../vault';
 import { PHASES, STEPS } from './steps';
 import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
+
+
+/** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (estimated from their query text). */
+const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
+/** A parsed document's heap per character of its query text, roughly (its AST with locations). */
+const DOCUMENT_BYTES_PER_CHARACTER = 16;
 
 /** What the `request` phase decided for an HTTP request. */
 export type Admission =
@@ -160,6 +167,15 @@ export class RequestPipeline {
   private readonly resultEnv: ResultEnvironment;
   private readonly rules: ValidationRule[];
   private readonly listeners = new Set<StepListener>();
+  /**
+   * Documents that parsed and passed validation, by query text, for {@link prepare} (Apollo
+   * keeps its own for HTTP): a live query's or a subscription's document is parsed and
+   * validated once, not per subscribe. Bounded by {@link VALIDATED_DOCUMENTS_MAX_BYTES}.
+   */
+  private readonly validated = new LRUCache<string, DocumentNode>({
+    maxSize: VALIDATED_DOCUMENTS_MAX_BYTES,
+    sizeCalculation: (_document, query) => query.length * DOCUMENT_BYTES_PER_CHARACTER,
+  });
 
   /**
    * @param schema - the gateway's schema
@@ -270,7 +286,7 @@ export class RequestPipeline {
     transport: Exclude<Transport, 'http'>,
     payload: Readonly<Record<string, unknown>>,
     credential: Credential,
-    admitSubscription?: (apiKey: string | null) => Refusal | null,
+    admitSubscription?: (apiKey: string | null, live: boolean) => Refusal | null,
   ): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
     const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, serverCredentials: null, admitSubscription };
@@ -282,18 +298,22 @@ export class RequestPipeline {
     if (typeof body.query !== 'string' || body.query === '') {
       return { kind: 'refused', step: 'parse', errors: [refusalError({ code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 })] };
     }
-    let document: DocumentNode;
-    try {
-      document = parse(body.query, PARSE_OPTIONS);
-    } catch (error) {
-      const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
-      return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
-    }
-
-    for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
-    const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
-    if (invalid.length > 0) {
-      return { kind: 'refused', step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
+    let document = this.validated.get(body.query);
+    if (document === undefined) {
+      try {
+        document = parse(body.query, PARSE_OPTIONS);
+      } catch (error) {
+        const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
+        return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
+      }
+      for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
+      const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
+      if (invalid.length > 0) {
+        return { kind: 'refused', step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
+      }
+      this.validated.set(body.query, document);
+    } else {
+      for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
     }
 
     const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;

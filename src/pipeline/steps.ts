@@ -100,9 +100,11 @@ export interface RequestState {
   /**
    * Streaming transports only: refuses a subscription over the caller's subscription
    * limits (per connection, per key) before anything parses it, or returns null.
-   * `apiKey` is the key it would run with (null: none).
+   * `apiKey` is the key it would run with (null: none); `live` is true for a document that
+   * marks a query `@live` and never says `subscription` (a subscriber of a live query
+   * already running takes no place of the key, so only the transport knows its limits).
    */
-  readonly admitSubscription?: (apiKey: string | null) => Refusal | null;
+  readonly admitSubscription?: (apiKey: string | null, live: boolean) => Refusal | null;
 }
 
 /** One operation during the `operation` phase. Steps may replace `variables`. */
@@ -216,6 +218,9 @@ function queryText(state: RequestState): string | null {
  */
 export const SUBSCRIPTION_KEYWORD = /\bsubscription\b|@live\b/;
 
+/** A document that says `subscription` (else, matching {@link SUBSCRIPTION_KEYWORD}, it is a live query). */
+const SUBSCRIPTION_WORD = /\bsubscription\b/;
+
 /**
  * The request checks, in order. The order is this array's: the pipeline refuses to
  * start when a step's phase comes before the previous step's (see {@link PHASES}).
@@ -288,7 +293,7 @@ export const STEPS = [
       const text = queryText(state);
       if (text === null || !SUBSCRIPTION_KEYWORD.test(text)) return null;
       const apiKey = state.serverCredentials?.apiKey ?? (state.credential.kind === 'key' ? state.credential.apiKey : null);
-      return state.admitSubscription(apiKey);
+      return state.admitSubscription(apiKey, !SUBSCRIPTION_WORD.test(text));
     },
   },
   // The document is parsed, at most MAX_DOCUMENT_TOKENS tokens (GRAPHQL_PARSE_FAILED).

@@ -11,6 +11,7 @@ import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../config';
 import type { GatewayServices } from '../context';
 import { perMinuteShare } from '../economy';
+import { clientAddressReader } from '../http/client-address';
 import type { UpstreamEconomy } from '../economy';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { OperationReport } from '../observability/operation.plugin';
@@ -83,7 +84,11 @@ export function createGatewaySubscriptions(
     metrics,
     logger: parts.logger,
   });
-  const service = new SubscriptionService(hub, { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection }, metrics);
+  const service = new SubscriptionService(
+    hub,
+    { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection, maxLiveSubscribersPerAddress: config.liveQuerySubscribersMaxPerAddress },
+    metrics,
+  );
   const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs });
   const transports = createSubscriptionTransports({
     schema: parts.schema,
@@ -94,9 +99,11 @@ export function createGatewaySubscriptions(
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     operationsMaxPerConnection: config.operationsMaxPerConnection,
+    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,
+    clientAddress: clientAddressReader(config.trustedProxies),
   });
   return {
     service,

@@ -13,12 +13,14 @@
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
 import { liveQueryJSONDiffPatchGenerator } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
-import { execute as graphqlExecute, getOperationAST } from 'graphql';
-import type { ExecutionArgs, ExecutionResult } from 'graphql';
+import { execute as graphqlExecute, getOperationAST, print } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
+import stableStringify from 'safe-stable-stringify';
 import { optionKeys } from '../economy';
 import type { ReadResource, UpstreamEconomy } from '../economy';
 import { GatewayError, missingKeyError } from '../errors/gateway-error';
-import type { SubscriptionContext } from './subscription-service';
+import { sameness, SharedLiveQuery } from './live-shared';
+import type { SubscriptionContext, SubscriptionScope } from './subscription-service';
 
 /** The longest a re-execution (cache only) may take, ms; past it the query keeps its last result. */
 export const RE_EXECUTION_DEADLINE_MS = 5000;
@@ -82,6 +84,26 @@ function liveThrottleMs(args: Pick<ExecutionArgs, 'document' | 'operationName' |
   return Math.max(floorMs, typeof asked === 'number' && Number.isFinite(asked) ? asked : 0);
 }
 
+/** Each document's text, printed once (the pipeline hands the same document to every subscriber of a trusted document). */
+const documentTexts = new WeakMap<DocumentNode, string>();
+
+/**
+ * What makes two live operations identical: the key, whether it runs as the public site's
+ * (trusted document with the server's key), the document, the operation name and the
+ * variables (key order aside). Null for one never shared: a client's own API secret could
+ * change what it may read.
+ */
+function shareKeyOf(args: ExecutionArgs, context: SubscriptionContext, keyId: string): string | null {
+  if (context.apiSecretHeader !== null && !context.serverCredentials) return null;
+  let text = documentTexts.get(args.document);
+  if (text === undefined) {
+    text = print(args.document);
+    documentTexts.set(args.document, text);
+  }
+  const variables = stableStringify(args.variableValues ?? {}) ?? '{}';
+  return [keyId, context.serverCredentials ? 'site' : 'key', args.operationName ?? '', variables, text].join('\u0000');
+}
+
 /** The result of a re-execution past {@link RE_EXECUTION_DEADLINE_MS}. */
 const DEADLINE = Symbol('deadline');
 
@@ -99,8 +121,14 @@ export class LiveQueries {
   /** The runs executing now: what each has read so far, and which of those got new data meanwhile. */
   private readonly running = new Set<{ readonly reads: ReadonlyMap<string, ReadResource>; readonly changed: Set<string> }>();
   private readonly stopListening: Array<() => void>;
-  /** Live queries open now (tests, metrics). */
+  /** The running executions by their operation (see {@link shareKeyOf}): identical live operations of a key share one. */
+  private readonly shared = new Map<string, SharedLiveQuery>();
+  /** Live queries executing now: distinct live operations, each shared by its subscribers (tests, metrics). */
   open = 0;
+  /** Subscribers of live queries now, over all executions (tests). */
+  subscribers = 0;
+  /** Executions of live queries so far, first runs and re-runs (tests: one per change, however many subscribers). */
+  executions = 0;
 
   constructor(private readonly options: LiveQueryOptions) {
     this.store = new InMemoryLiveQueryStore({
@@ -130,8 +158,11 @@ export class LiveQueries {
   /**
    * Executes an operation for a streaming transport: a live query as an async iterable
    * of results (identical consecutive results are not sent), anything else with
-   * graphql-js's `execute`. A live query counts against the subscription limits of its
-   * key and connection until it ends.
+   * graphql-js's `execute`. Identical live queries of one key (same document, operation
+   * name and variables) share one execution (see {@link SharedLiveQuery}), which counts
+   * once against the key's subscription limit until its last subscriber leaves; each
+   * subscriber counts against its connection's limit and its address's
+   * (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`) until it leaves.
    *
    * @param args - what to execute; the context is the transport's subscription context
    * @param patches - the patch format the client asked for (see {@link LivePatchFormat})
@@ -153,9 +184,50 @@ export class LiveQueries {
     const { apiKey } = context;
     const keyId = context.session.keyId;
     if (!scope || !apiKey || !keyId) return { errors: [missingKeyError()] };
+    let leave: () => void;
+    try {
+      leave = scope.service.holdLiveSubscriber(scope.connection);
+    } catch (error) {
+      if (error instanceof GatewayError) return { errors: [error] };
+      throw error;
+    }
+    const shareKey = shareKeyOf(args, context, keyId);
+    let shared = shareKey === null ? undefined : this.shared.get(shareKey);
+    if (!shared || shared.closed) {
+      const started = this.start(args, context, scope, { keyId, apiKey, shareKey }, firstRun, finishRun);
+      if (!(started instanceof SharedLiveQuery)) {
+        leave();
+        return started;
+      }
+      shared = started;
+    }
+    this.subscribers += 1;
+    const results = shared.subscribe(() => {
+      this.subscribers -= 1;
+      leave();
+    });
+    if (patches !== 'jsondiffpatch') return results;
+    // Each subscriber's patches are of the results it got (it may have joined late, or skipped one).
+    return liveQueryJSONDiffPatchGenerator(markedLive(results)) as AsyncIterableIterator<ExecutionResult>;
+  }
+
+  /**
+   * Starts the one execution of a live operation (it holds a place of the key until it
+   * ends): the store's results, read by a {@link SharedLiveQuery}; or the store's single
+   * result (then nothing is held), or the refusal over the key's limit.
+   */
+  private start(
+    args: ExecutionArgs,
+    context: SubscriptionContext,
+    scope: SubscriptionScope,
+    ids: { readonly keyId: string; readonly apiKey: string; readonly shareKey: string | null },
+    firstRun: <T>(work: () => T) => T,
+    finishRun: (result: ExecutionResult, run: LiveRun) => ExecutionResult,
+  ): SharedLiveQuery | ExecutionResult | Promise<ExecutionResult> {
+    const { keyId, apiKey, shareKey } = ids;
     let release: () => void;
     try {
-      release = scope.service.hold(keyId, scope.connection);
+      release = scope.service.holdLiveExecution(keyId);
     } catch (error) {
       if (error instanceof GatewayError) return { errors: [error] };
       throw error;
@@ -164,7 +236,31 @@ export class LiveQueries {
     let runs = 0;
     let last: ExecutionResult | undefined;
     let lastReads = new Map<string, ReadResource>();
-    const run = async (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
+    // At most one run per throttle window; calls within it wait for the window's end and
+    // share one run with the latest arguments (the store pushes only its latest call's result).
+    const throttleMs = liveThrottleMs(args, this.options.throttleMs);
+    let lastStart = Number.NEGATIVE_INFINITY;
+    let lastText: string | undefined;
+    let ended = false;
+    let latest: ExecutionArgs = args;
+    let scheduled: Promise<ExecutionResult> | null = null;
+    let timer: NodeJS.Timeout | undefined;
+    let fire: (() => void) | undefined;
+    /**
+     * A run that found nothing new sent nothing: the window it opened closes again, so the
+     * change it was run for too early (e.g. the second of two answers one read stores) is
+     * sent at once, not a window later. A run waiting for the window is moved up to match.
+     */
+    const reopenWindow = (startedAt: number, previousStart: number): void => {
+      if (lastStart !== startedAt) return;
+      lastStart = previousStart;
+      if (!fire) return;
+      clearTimeout(timer);
+      const waitMs = lastStart + throttleMs - Date.now();
+      if (waitMs <= 0) fire();
+      else timer = setTimeout(fire, waitMs);
+    };
+    const run = async (runArgs: ExecutionArgs, startedAt: number, previousStart: number): Promise<ExecutionResult> => {
       const live = runArgs.contextValue as LiveRunContext;
       // Every run gets a fresh session and loaders; every run but the first reads the cache only.
       if (runs > 0) scope.refresh();
@@ -190,35 +286,35 @@ export class LiveQueries {
         return last;
       }
       const result = finishRun(outcome === DEADLINE ? { errors: [deadlineError()] } : outcome, ran);
+      this.executions += 1;
       this.watch(keyId, apiKey, reads, lastReads);
       lastReads = reads;
       live.addResourceIdentifier([...reads.keys()]);
       last = result;
+      const text = sameness(result);
+      if (text === lastText) reopenWindow(startedAt, previousStart);
+      lastText = text;
       return result;
     };
-    // At most one run per throttle window; calls within it wait for the window's end and
-    // share one run with the latest arguments (the store pushes only its latest call's result).
-    const throttleMs = liveThrottleMs(args, this.options.throttleMs);
-    let lastStart = Number.NEGATIVE_INFINITY;
-    let ended = false;
-    let latest: ExecutionArgs = args;
-    let scheduled: Promise<ExecutionResult> | null = null;
-    let timer: NodeJS.Timeout | undefined;
     const throttled = (runArgs: ExecutionArgs): Promise<ExecutionResult> => {
       latest = runArgs;
       if (scheduled) return scheduled;
       const waitMs = lastStart + throttleMs - Date.now();
       if (waitMs <= 0) {
+        const previousStart = lastStart;
         lastStart = Date.now();
-        return run(runArgs);
+        return run(runArgs, lastStart, previousStart);
       }
       scheduled = new Promise<void>((resolve) => {
+        fire = resolve;
         timer = setTimeout(resolve, waitMs);
       }).then(() => {
         scheduled = null;
+        fire = undefined;
         if (ended) return last ?? { data: null };
+        const previousStart = lastStart;
         lastStart = Date.now();
-        return run(latest);
+        return run(latest, lastStart, previousStart);
       });
       return scheduled;
     };
@@ -230,14 +326,16 @@ export class LiveQueries {
       this.watch(keyId, apiKey, new Map(), lastReads);
       lastReads = new Map();
       release();
+      // Ours, or none: a later execution of the same operation is in the map only once this one closed.
+      if (shareKey !== null && this.shared.get(shareKey)?.closed === true) this.shared.delete(shareKey);
     };
     if (!isAsyncIterator(results)) {
       end();
       return results;
     }
-    const distinct = distinctResults(results, end);
-    if (patches !== 'jsondiffpatch') return distinct;
-    return liveQueryJSONDiffPatchGenerator(markedLive(distinct)) as AsyncIterableIterator<ExecutionResult>;
+    const shared = new SharedLiveQuery(results, end);
+    if (shareKey !== null) this.shared.set(shareKey, shared);
+    return shared;
   }
 
   /** Moves a query's watch from the resources of `before` to those of `now`. */
@@ -315,12 +413,6 @@ function deadlineError(): GatewayError {
   return new GatewayError('INTERNAL_SERVER_ERROR', `A live query's re-execution took longer than ${RE_EXECUTION_DEADLINE_MS} ms.`);
 }
 
-/** A result as a client receives it: no `isLive` marker. */
-function plain(result: ExecutionResult & { isLive?: boolean }): ExecutionResult {
-  const { isLive: _isLive, ...rest } = result;
-  return rest;
-}
-
 /** `source` with each result marked `isLive` again (what the patch generator reads). */
 function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
   const iterator: AsyncIterableIterator<ExecutionResult & { isLive: true }> = {
@@ -335,52 +427,6 @@ function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterab
     // graphql-sse ends an operation (client gone, `complete`) only when it is an async
     // generator: `next`, `return` and `throw`. Without `throw` it never calls `return`.
     async throw(error: unknown) {
-      await source.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
-}
-
-/**
- * The results of `source` without those whose data and errors are identical to the one
- * sent before (extensions, such as each run's `extensions.upstream`, do not count). `return()`
- * ends `source` at once (also while a `next()` waits for a change) and calls `end` once.
- */
-function distinctResults(source: AsyncIterableIterator<ExecutionResult>, end: () => void): AsyncIterableIterator<ExecutionResult> {
-  let previous: string | undefined;
-  let ended = false;
-  const finish = (): void => {
-    if (ended) return;
-    ended = true;
-    end();
-  };
-  const iterator: AsyncIterableIterator<ExecutionResult> = {
-    async next() {
-      for (;;) {
-        const step = await source.next();
-        if (step.done) {
-          finish();
-          return step;
-        }
-        const result = plain(step.value);
-        const text = JSON.stringify({ data: result.data, errors: result.errors });
-        if (text === previous) continue;
-        previous = text;
-        return { done: false, value: result };
-      }
-    },
-    async return() {
-      finish();
-      await source.return?.();
-      return { done: true, value: undefined };
-    },
-    // See markedLive: graphql-sse ends only async generators, which have `throw` too.
-    async throw(error: unknown) {
-      finish();
       await source.return?.();
       throw error;
     },

@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { UpstreamEconomy } from '../economy';
-import type { UpstreamReply } from '../economy/upstream-economy';
+import type { UpstreamReply } from '../economy';
 import { GatewayError } from '../errors/gateway-error';
 import { UpstreamSession } from '../economy';
 import type { Endpoint, PathParams } from '../upstream/endpoints';

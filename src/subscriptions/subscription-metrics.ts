@@ -12,6 +12,7 @@ export class SubscriptionMetrics {
   private readonly polls: Counter<'resource' | 'outcome'>;
   private readonly eventCount: Counter<'resource'>;
   private readonly rejected: Counter<'code'>;
+  private readonly liveExecutionCount: Gauge;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -35,12 +36,22 @@ export class SubscriptionMetrics {
       registers,
     });
     this.eventCount = new Counter({ name: 'statev_subscription_events_total', help: 'Change events found by polls, by resource kind (before fan-out to subscribers).', labelNames: ['resource'], registers });
+    this.liveExecutionCount = new Gauge({
+      name: 'statev_live_query_executions',
+      help: 'Distinct live queries executing, each shared by its subscribers (identical operations of one key); the subscribers count in statev_subscriptions_active.',
+      registers,
+    });
     this.rejected = new Counter({ name: 'statev_subscriptions_rejected_total', help: 'Subscriptions refused before they started, by error code.', labelNames: ['code'], registers });
   }
 
   /** A subscription opened (+1) or closed (−1). */
   opened(transport: string, delta: 1 | -1): void {
     this.active.inc({ transport }, delta);
+  }
+
+  /** A shared live-query execution started (+1) or ended (−1). */
+  liveExecutions(delta: 1 | -1): void {
+    this.liveExecutionCount.inc(delta);
   }
 
   /** Sets `statev_subscription_pollers`: `leading` pollers poll the upstream, the other `total - leading` follow a leader replica. */

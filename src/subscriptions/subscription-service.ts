@@ -13,6 +13,8 @@ export class SubscriptionConnection {
   constructor(
     /** The transport: `ws` (graphql-transport-ws) or `sse` (graphql-sse). */
     readonly transport: 'ws' | 'sse',
+    /** The client's address (see src/http/client-address.ts): its live-query subscribers count against `LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`. */
+    readonly address: string = 'unknown',
   ) {}
 }
 
@@ -33,7 +35,12 @@ export interface SubscriptionLimits {
   maxPerKey: number;
   /** Open subscriptions per connection (`SUBSCRIPTIONS_MAX_PER_CONNECTION`). */
   maxPerConnection: number;
+  /** Live-query subscribers per client address (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`); none: no limit. */
+  maxLiveSubscribersPerAddress?: number;
 }
+
+/** What the limits read of a connection (a connection, or one with the subscriptions admitted in this turn added). */
+export type CountedConnection = Pick<SubscriptionConnection, 'transport' | 'active' | 'address'>;
 
 /**
  * A subscription's events, in order. `return()` (the client unsubscribed or went
@@ -89,8 +96,10 @@ class EventStream<T> implements AsyncIterableIterator<T> {
  */
 export class SubscriptionService implements FeedOpener {
   private readonly perKey = new Map<string, number>();
+  private readonly perAddress = new Map<string, number>();
   private overKey: GatewayError<'RATE_LIMITED'> | undefined;
   private overConnection: GatewayError<'RATE_LIMITED'> | undefined;
+  private overAddress: GatewayError<'RATE_LIMITED'> | undefined;
 
   constructor(
     /** The pollers the subscriptions are fed by. */
@@ -99,9 +108,14 @@ export class SubscriptionService implements FeedOpener {
     private readonly metrics?: SubscriptionMetrics,
   ) {}
 
-  /** Open subscriptions of a hashed key on this replica. */
+  /** Open subscriptions of a hashed key on this replica (a live query shared by many subscribers counts once). */
   openFor(keyId: string): number {
     return this.perKey.get(keyId) ?? 0;
+  }
+
+  /** Live-query subscribers from a client address on this replica. */
+  liveSubscribersFrom(address: string): number {
+    return this.perAddress.get(address) ?? 0;
   }
 
   /**
@@ -155,12 +169,90 @@ export class SubscriptionService implements FeedOpener {
     return () => {
       if (released) return;
       released = true;
-      const left = this.openFor(keyId) - 1;
-      if (left > 0) this.perKey.set(keyId, left);
-      else this.perKey.delete(keyId);
+      this.releaseKey(keyId);
       connection.active -= 1;
       this.metrics?.opened(connection.transport, -1);
     };
+  }
+
+  /**
+   * Counts one distinct live query of `keyId` (its execution, shared by all its
+   * subscribers) against `SUBSCRIPTIONS_MAX_PER_KEY`, and returns its release (idempotent).
+   *
+   * @throws GatewayError `RATE_LIMITED` when the key is at its limit
+   */
+  holdLiveExecution(keyId: string): () => void {
+    if (this.openFor(keyId) >= this.limits.maxPerKey) throw this.refuse(this.keyRefusal());
+    this.perKey.set(keyId, this.openFor(keyId) + 1);
+    this.metrics?.liveExecutions(1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.releaseKey(keyId);
+      this.metrics?.liveExecutions(-1);
+    };
+  }
+
+  /**
+   * Counts one subscriber of a live query on `connection` against
+   * `SUBSCRIPTIONS_MAX_PER_CONNECTION` and its address against
+   * `LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`, and returns its release (idempotent).
+   *
+   * @throws GatewayError `RATE_LIMITED` when it would go over either limit
+   */
+  holdLiveSubscriber(connection: SubscriptionConnection): () => void {
+    const overLimit = this.liveLimitRefusal(connection);
+    if (overLimit) throw this.refuse(overLimit);
+    const { address } = connection;
+    this.perAddress.set(address, this.liveSubscribersFrom(address) + 1);
+    connection.active += 1;
+    this.metrics?.opened(connection.transport, 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = this.liveSubscribersFrom(address) - 1;
+      if (left > 0) this.perAddress.set(address, left);
+      else this.perAddress.delete(address);
+      connection.active -= 1;
+      this.metrics?.opened(connection.transport, -1);
+    };
+  }
+
+  /**
+   * The `RATE_LIMITED` error of a live-query subscriber that would go over its
+   * connection's limit (`SUBSCRIPTIONS_MAX_PER_CONNECTION`) or its address's
+   * (`LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS`) now; null when it may subscribe. The key's
+   * limit is not asked here: a subscriber of a live query already running takes no place
+   * of the key (see {@link holdLiveExecution}).
+   */
+  liveLimitRefusal(connection: CountedConnection): GatewayError<'RATE_LIMITED'> | null {
+    const overConnection = this.limitRefusal(null, connection);
+    if (overConnection) return overConnection;
+    const max = this.limits.maxLiveSubscribersPerAddress;
+    if (max !== undefined && this.liveSubscribersFrom(connection.address) >= max) {
+      return (this.overAddress ??= new GatewayError(
+        'RATE_LIMITED',
+        `This address has ${max} open live queries, the most allowed (LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS). Close one first.`,
+        { limit: max, setting: 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS' },
+      ));
+    }
+    return null;
+  }
+
+  private releaseKey(keyId: string): void {
+    const left = this.openFor(keyId) - 1;
+    if (left > 0) this.perKey.set(keyId, left);
+    else this.perKey.delete(keyId);
+  }
+
+  private keyRefusal(): GatewayError<'RATE_LIMITED'> {
+    return (this.overKey ??= new GatewayError(
+      'RATE_LIMITED',
+      `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
+      { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
+    ));
   }
 
   /**
@@ -172,15 +264,9 @@ export class SubscriptionService implements FeedOpener {
    * @param keyId - the hashed key it would run with, or null (no key: only the connection counts)
    * @param connection - the connection it came on
    */
-  limitRefusal(keyId: string | null, connection: SubscriptionConnection): GatewayError<'RATE_LIMITED'> | null {
+  limitRefusal(keyId: string | null, connection: CountedConnection): GatewayError<'RATE_LIMITED'> | null {
     // Built once: a burst of refusals builds no error (and captures no stack) each.
-    if (keyId !== null && this.openFor(keyId) >= this.limits.maxPerKey) {
-      return (this.overKey ??= new GatewayError(
-        'RATE_LIMITED',
-        `This key has ${this.limits.maxPerKey} open subscriptions, the most allowed (SUBSCRIPTIONS_MAX_PER_KEY). Close one first.`,
-        { limit: this.limits.maxPerKey, setting: 'SUBSCRIPTIONS_MAX_PER_KEY' },
-      ));
-    }
+    if (keyId !== null && this.openFor(keyId) >= this.limits.maxPerKey) return this.keyRefusal();
     if (connection.active >= this.limits.maxPerConnection) {
       return (this.overConnection ??= new GatewayError(
         'RATE_LIMITED',

@@ -22,7 +22,7 @@ import { keyId } from '../economy';
 import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import type { Credential } from '../pipeline/credential';
-import { readCredential } from '../pipeline/credential';
+import { hashedKey, readCredential } from '../pipeline/credential';
 import type { Prepared, RequestPipeline } from '../pipeline/pipeline';
 import { formatClientError } from '../pipeline/result-steps';
 import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
@@ -33,6 +33,9 @@ import { OperationWatch } from './operation-watch';
 import type { WatchedOperation } from './operation-watch';
 import type { LiveQueries, LivePatchFormat, LiveRun } from './live-queries';
 import { SubscriptionConnection } from './subscription-service';
+import { SseReservations, releaseSseToken } from './sse-reservations';
+import { limitCloseHandshake } from './ws-close';
+import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionContext, SubscriptionService } from './subscription-service';
 
 /** What the transports need. */
@@ -55,10 +58,14 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** Where the transports log. */
   logger?: Logger;
+  /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
+  sseReservations?: SseReservationLimits;
   /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
   tracing?: GatewayTracing;
   /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
   reportOperation?: (report: OperationReport) => void;
+  /** The client address of a request (`TRUSTED_PROXIES`, see src/http/client-address.ts); none: the socket's. */
+  clientAddress?: (request: IncomingMessage) => string;
 }
 
 /**
@@ -99,14 +106,17 @@ class RefusalCount {
  */
 const REFUSED_SUBSCRIPTION = parse('subscription Refused { __typename }');
 
+/** The headers a subscription context reads: none (the key comes as its credential; no secret header, no `Prefer`). */
+const NO_HEADERS = new Map<string, string>();
+
 /**
  * The context of an operation the pipeline let through: the key it runs with (the
  * server's in public-site mode), and the subscription scope (connection, limits), whose
  * `refresh` gives each event a fresh session and loaders.
  */
-function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection): SubscriptionContext {
-  const headers = new Map<string, string>(prepared.apiKey ? [['authorization', `Bearer ${prepared.apiKey}`]] : []);
-  const build = (): SubscriptionContext => createContext(options.services, headers, prepared.serverCredentials);
+function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection, credential: Credential): SubscriptionContext {
+  // The credential as the transport read it, hashed once (hashedKey) however often `refresh` runs.
+  const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, credential, prepared.serverCredentials);
   const contextValue: SubscriptionContext = build();
   contextValue.subscription = {
     service: options.subscriptions,
@@ -139,12 +149,18 @@ function admitThisTurn(connection: SubscriptionConnection): void {
   admittedThisTurn.set(connection, admitted + 1);
 }
 
-/** Each connection's last key and its hash: a burst of subscribes on one connection hashes its key once. */
+/** Each graphql-ws connection's credential, read from its parameters (or upgrade request) on its first subscribe. */
+const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
+
+/** Each connection's last server key (public-site mode) and its hash: a burst of subscribes on one connection hashes it once. */
 const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (apiKey: string | null) => Refusal | null {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null, live: boolean) => Refusal | null {
   const idOf = (apiKey: string): string => {
+    // The caller's own key: the hash its context uses too (hashedKey), computed once.
+    const own = hashedKey(credential, options.services.config.keyHashSecret);
+    if (own?.apiKey === apiKey) return own.keyId;
     let hashed = hashedKeys.get(connection);
     if (hashed?.apiKey !== apiKey) {
       hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
@@ -152,11 +168,13 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
     }
     return hashed.keyId;
   };
-  return (apiKey) => {
+  return (apiKey, live) => {
     const admitted = admittedThisTurn.get(connection) ?? 0;
     // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
-    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted };
-    const error = options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
+    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted, address: connection.address };
+    // A live query may join an identical one of its key already running: only the
+    // connection's and the address's limits are known before it is parsed.
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -198,7 +216,7 @@ function mayBeStreaming(payload: unknown): boolean {
 /** Runs the pipeline on one subscribe request. */
 function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
+  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
   if (prepared.kind === 'run' && prepared.operation.operation === 'subscription') admitThisTurn(connection);
   return prepared;
 }
@@ -243,11 +261,12 @@ export interface SubscriptionTransports {
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const addressOf = options.clientAddress ?? ((request: IncomingMessage): string => request.socket.remoteAddress ?? 'unknown');
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
-  const connectionOf = (ctx: object): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
+  const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
     if (!state) {
-      state = { connection: new SubscriptionConnection('ws'), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
+      state = { connection: new SubscriptionConnection('ws', addressOf(request)), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
       connections.set(ctx, state);
     }
     return state;
@@ -327,8 +346,13 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
         const params = ctx.connectionParams ?? {};
         const fromParams = params.authorization ?? params.Authorization;
-        const credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
-        const { connection, refusals, inFlight } = connectionOf(ctx);
+        const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
+        // Read once per connection: its parameters and upgrade request do not change.
+        let credential = connectionCredentials.get(connection);
+        if (!credential) {
+          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
+          connectionCredentials.set(connection, credential);
+        }
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
         // refused before the pipeline, unless the text may hold a subscription (whose limits
@@ -349,7 +373,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
             if (inFlight.full()) return overCap();
             inFlight.hold(id);
           }
-          const contextValue = contextOf(options, prepared, connection);
+          const contextValue = contextOf(options, prepared, connection, credential);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);
           wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
@@ -386,32 +410,36 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
 
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
   const reservations = new Map<string, SubscriptionConnection>();
-  const sseConnectionOf = (token: string | null | undefined): SubscriptionConnection => {
-    if (!token) return new SubscriptionConnection('sse');
+  const sseConnectionOf = (token: string | null | undefined, request: IncomingMessage): SubscriptionConnection => {
+    if (!token) return new SubscriptionConnection('sse', addressOf(request));
     for (const [held, connection] of reservations) if (connection.active === 0 && held !== token) reservations.delete(held);
     let connection = reservations.get(token);
     if (!connection) {
-      connection = new SubscriptionConnection('sse');
+      connection = new SubscriptionConnection('sse', addressOf(request));
       reservations.set(token, connection);
     }
     return connection;
   };
+  // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations(options.sseReservations, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
+    ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
     subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
-      const connection = sseConnectionOf(token);
+      const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
-      const prepared = prepare(options, 'graphql-sse', params, readCredential(req.headers.get('authorization'), req.headers.get('origin')), connection);
+      const credential = readCredential(req.headers.get('authorization'), req.headers.get('origin'));
+      const prepared = prepare(options, 'graphql-sse', params, credential, connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {
         watch.admitted(watched, prepared, undefined);
         return { data: null, errors: prepared.errors };
       }
       const { document, operationName, variables } = prepared;
-      const contextValue = contextOf(options, prepared, connection);
+      const contextValue = contextOf(options, prepared, connection, credential);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
       if (token && req.headers.get('accept') !== 'text/event-stream') {
@@ -453,7 +481,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
       try {
-        await sse(req, res);
+        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
       } finally {
         if (res.writableEnded) clearInterval(keepAlive);
       }
@@ -463,11 +491,16 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       if (path !== '/graphql') return false;
       sockets.add(socket);
       socket.once('close', () => sockets.delete(socket));
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        // A peer that never answers the gateway's close frame is dropped after a second, not 30 s.
+        limitCloseHandshake(ws);
+        wss.emit('connection', ws, req);
+      });
       return true;
     },
     close() {
       closing ??= (async () => {
+        sseReservations?.close();
         // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
         // EventSource, to another replica), and graphql-sse returns its operations.
         for (const res of sseResponses) res.destroy();

@@ -92,11 +92,27 @@ export type PathParams = Readonly<Record<string, string | number>>;
  * @throws Error when a placeholder has no value (a programming error, never user input).
  */
 export function buildPath(target: Endpoint, params: PathParams = {}): string {
-  return target.pattern.replace(/\{(\w+)\}/g, (_match, name: string) => {
+  const parts = patternParts(target.pattern);
+  let path = parts[0] ?? '';
+  for (let i = 1; i < parts.length; i += 2) {
+    const name = parts[i] ?? '';
     const value = params[name];
     if (value === undefined) throw new Error(`Missing path parameter ${name} for ${target.route}`);
-    return encodeURIComponent(String(value));
-  });
+    path += encodeURIComponent(String(value)) + (parts[i + 1] ?? '');
+  }
+  return path;
+}
+
+/** Each pattern split once (every read builds a path): literal text at even indices, placeholder names at odd ones. */
+const PATTERN_PARTS = new Map<string, readonly string[]>();
+
+function patternParts(pattern: string): readonly string[] {
+  let parts = PATTERN_PARTS.get(pattern);
+  if (parts === undefined) {
+    parts = pattern.split(/\{(\w+)\}/);
+    PATTERN_PARTS.set(pattern, parts);
+  }
+  return parts;
 }
 
 /**

@@ -4,9 +4,12 @@
  *
  * A key is recognised in every form the upstream (or a proxy in front of it) might
  * echo it: any letter case, standard and URL-safe base64 (of the key alone and of
- * `Bearer <key>`), percent-encoding, the key written backwards, and any piece of 8 or
- * more characters of any of those forms. A secret shorter than {@link MIN_REDACTABLE_LENGTH} cannot be found
- * reliably in free text, so a text that may contain it is withheld entirely.
+ * `Bearer <key>`), hexadecimal (either case), percent-encoding, the key written
+ * backwards, any of those with its characters spread out by separators (`d e m o - k e y`,
+ * `d.e.m.o`, `64:65:6d:6f`: spaces and punctuation between them, see {@link SEPARATORS}),
+ * and any piece of 8 or more characters of any of those forms. A secret shorter than
+ * {@link MIN_REDACTABLE_LENGTH} (or with fewer characters than that besides separators)
+ * cannot be found reliably in free text, so a text that may contain it is withheld entirely.
  */
 
 /** Shortest piece of a secret that is recognised; shorter secrets make texts unusable. */
@@ -14,6 +17,13 @@ export const MIN_REDACTABLE_LENGTH = 8;
 
 /** What a recognised piece of a secret is replaced with. */
 export const REDACTED = '[redacted]';
+
+/**
+ * Characters that may be put between a secret's characters to spread it out (whitespace
+ * and punctuation). The redactor also reads each text without them, and finds there the
+ * forms of a secret written without them.
+ */
+const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
 
 /** Every textual form of a secret that the redactor looks for. */
 function encodings(secret: string): string[] {
@@ -23,6 +33,7 @@ function encodings(secret: string): string[] {
     forms.add(base64);
     forms.add(base64.replace(/=+$/, ''));
     forms.add(Buffer.from(source, 'utf8').toString('base64url'));
+    forms.add(Buffer.from(source, 'utf8').toString('hex'));
   }
   forms.add(encodeURIComponent(secret));
   forms.add(encodeURIComponent(secret).replace(/%20/g, '+'));
@@ -39,16 +50,19 @@ function encodings(secret: string): string[] {
 export class Redactor {
   /** Every window of {@link MIN_REDACTABLE_LENGTH} characters of every form, lower-cased. */
   private readonly windows = new Set<string>();
+  /** The same of every form without its {@link SEPARATORS}, for texts read without theirs. */
+  private readonly compactWindows = new Set<string>();
   /** True when some secret is too short to be found: texts are then withheld. */
   readonly withholds: boolean;
 
   constructor(secrets: readonly string[]) {
     const present = secrets.filter((secret) => secret.length > 0);
-    this.withholds = present.some((secret) => secret.length < MIN_REDACTABLE_LENGTH);
+    // Spread out, a secret is found by its characters other than separators: so many are needed too.
+    this.withholds = present.some((secret) => secret.length < MIN_REDACTABLE_LENGTH || compact(secret).text.length < MIN_REDACTABLE_LENGTH);
     for (const secret of present) {
       for (const form of encodings(secret)) {
-        const lower = form.toLowerCase();
-        for (let i = 0; i + MIN_REDACTABLE_LENGTH <= lower.length; i += 1) this.windows.add(lower.slice(i, i + MIN_REDACTABLE_LENGTH));
+        addWindows(this.windows, form.toLowerCase());
+        addWindows(this.compactWindows, compact(form).text.toLowerCase());
       }
     }
   }
@@ -61,24 +75,52 @@ export class Redactor {
   redact(text: string): string | null {
     if (this.withholds) return text === '' ? '' : null;
     if (this.windows.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
+    // Spans [start, end) of the text to replace: windows found as written, and windows
+    // found in the text read without separators (mapped back to where their characters are).
+    const hits: Array<[number, number]> = [];
+    for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
+      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase())) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
+    }
+    const compacted = compact(text);
+    const lower = compacted.text.toLowerCase();
+    for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
+      if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH))) hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
+    }
+    if (hits.length === 0) return text;
+    hits.sort((a, b) => a[0] - b[0]);
     let out = '';
     let copiedUpTo = 0;
-    let coveredUpTo = -1;
     let spanStart = -1;
-    for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      const window = text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase();
-      if (!this.windows.has(window)) continue;
-      if (i > coveredUpTo) {
+    let coveredUpTo = -1;
+    for (const [start, end] of hits) {
+      if (start > coveredUpTo) {
         if (spanStart >= 0) {
           out += text.slice(copiedUpTo, spanStart) + REDACTED;
           copiedUpTo = coveredUpTo;
         }
-        spanStart = i;
+        spanStart = start;
       }
-      coveredUpTo = i + MIN_REDACTABLE_LENGTH;
+      coveredUpTo = Math.max(coveredUpTo, end);
     }
-    if (spanStart >= 0) out += text.slice(copiedUpTo, spanStart) + REDACTED;
-    else return text;
+    out += text.slice(copiedUpTo, spanStart) + REDACTED;
     return out + text.slice(coveredUpTo);
   }
+}
+
+/** Adds every window of {@link MIN_REDACTABLE_LENGTH} characters of `form` to `windows`. */
+function addWindows(windows: Set<string>, form: string): void {
+  for (let i = 0; i + MIN_REDACTABLE_LENGTH <= form.length; i += 1) windows.add(form.slice(i, i + MIN_REDACTABLE_LENGTH));
+}
+
+/** A text without its {@link SEPARATORS}, and where each of its characters was in the text. */
+function compact(text: string): { text: string; at: number[] } {
+  let out = '';
+  const at: number[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const char = text.charAt(i);
+    if (SEPARATORS.test(char)) continue;
+    out += char;
+    at.push(i);
+  }
+  return { text: out, at };
 }

@@ -56,6 +56,6 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     headers: request.headers,
     body: admission.parameters.body,
     search: admission.parameters.search,
-    context: async () => createContext(runtime.services, req.headers, admission.serverCredentials),
+    context: async () => createContext(runtime.services, req.headers, credential, admission.serverCredentials),
   });
 }

@@ -93,6 +93,8 @@ describe('statev-gateway flags', () => {
 
   it.each([
     [['--port', '70000'], {}, 'Flag --port="70000" is invalid: expected an integer from 0 to 65535.'],
+    [['--shutdown-grace-period-ms', '99999999999'], {}, 'Flag --shutdown-grace-period-ms="99999999999" is invalid: expected an integer from 0 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
+    [[], { UPSTREAM_TIMEOUT_MS: '99999999999' }, 'Setting UPSTREAM_TIMEOUT_MS="99999999999" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
     [['--upstream-rate-limit', 'ten'], {}, 'Flag --upstream-rate-limit="ten" is invalid: expected \'off\' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60.'],
     [[], { PORT: 'abc' }, 'Setting PORT="abc" is invalid: expected an integer from 0 to 65535.'],
     [['--log-level', 'loud'], { PORT: '4001' }, 'Flag --log-level="loud" is invalid: expected one of fatal, error, warn, info, debug, trace, silent.'],

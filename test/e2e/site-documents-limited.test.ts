@@ -10,7 +10,7 @@
  * `Date`); sockets stay real. Between steps of the clock the test waits until no upstream
  * request is on its way.
  */
-import { canonicalJson } from '../../src/domains/site-documents/site-document.codec';
+import { canonicalJson } from '../../src/domains/site-documents/json-pieces';
 import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
 import { advanceClock, codes, startStack, T0, trackUpstreamSends, until, useFakeTimersWithRealIo } from '../support';
 import type { Stack } from '../support';

@@ -6,7 +6,7 @@
  */
 import { KeyBudget as KeyLimiter } from '../../src/economy/budget/key-budget';
 import type { KeyBudgetOptions as KeyLimiterOptions } from '../../src/economy/budget/key-budget';
-import { LimitExceeded } from '../../src/economy/budget/limit-exceeded';
+import { LimitExceeded } from '../../src/economy/limit-exceeded';
 import { QueueTicket } from '../../src/economy/queue/queue-ticket';
 
 const A = 'key-a';

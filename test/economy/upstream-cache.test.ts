@@ -1,6 +1,7 @@
 /**
  * Unit tests of the cross-request cache (src/economy/cache/upstream-cache.ts): memory bound by
- * the bytes it really holds, with LRU eviction; bodies kept as text, failures shared;
+ * the bytes it really holds, with LRU eviction; bodies kept as text (the latest decoded kept
+ * beside them, bounded), failures shared;
  * entry lifetime, deletion. The clock is jest's fake `Date`,
  * advanced with `jest.advanceTimersByTime` (which also fires lru-cache's own timers).
  */
@@ -64,8 +65,8 @@ describe('UpstreamCache', () => {
     expect(cache.bytes).toBe(held);
   });
 
-  it('keeps bodies as text: every read parses a new object, equal to what was stored', () => {
-    const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now() });
+  it('keeps bodies as text: without decoded bodies kept, every read parses a new object, equal to what was stored', () => {
+    const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now(), decodedMaxBytes: 0 });
     cache.set('k', { kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: 0 }, 60_000);
     const first = cache.get('k');
     const second = cache.get('k');
@@ -73,6 +74,39 @@ describe('UpstreamCache', () => {
     const bodyOf = (entry: CacheEntry | undefined): unknown => (entry?.kind === 'body' ? entry.body : undefined);
     expect(bodyOf(second)).toEqual(bodyOf(first));
     expect(bodyOf(second)).not.toBe(bodyOf(first));
+  });
+
+  it('shares the decoded body and its memo between the reads of one stored answer, and a new answer gets new ones', () => {
+    const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now() });
+    cache.set('k', { kind: 'body', body: { value: 1 }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    const first = cache.get('k');
+    const second = cache.get('k');
+    expect(first?.kind === 'body' && first.memo).toEqual({});
+    expect(second?.kind === 'body' ? second.body : null).toBe(first?.kind === 'body' ? first.body : undefined);
+    expect(second?.kind === 'body' ? second.memo : null).toBe(first?.kind === 'body' ? first.memo : undefined);
+
+    cache.set('k', { kind: 'body', body: { value: 2 }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    const renewed = cache.get('k');
+    expect(renewed).toMatchObject({ body: { value: 2 }, memo: {} });
+    expect(renewed?.kind === 'body' ? renewed.memo : null).not.toBe(first?.kind === 'body' ? first.memo : undefined);
+  });
+
+  it('keeps decoded bodies up to decodedMaxBytes of text, the first decoded dropped first', () => {
+    // Two answers of 112 characters fit 2.5 times that (whatever the few bytes of bookkeeping each counts), three do not.
+    const text = JSON.stringify({ value: 'x'.repeat(100) }).length;
+    const cache = new UpstreamCache({ maxBytes: 100_000, now: () => Date.now(), decodedMaxBytes: Math.floor(2.5 * text) });
+    for (const key of ['a', 'b', 'c']) cache.set(key, { kind: 'body', body: { value: 'x'.repeat(100) }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    const memoOf = (key: string): unknown => {
+      const entry = cache.get(key);
+      return entry?.kind === 'body' ? entry.memo : undefined;
+    };
+    const a = memoOf('a');
+    const b = memoOf('b');
+    const c = memoOf('c'); // a is dropped: only two fit
+    expect(memoOf('b')).toBe(b);
+    expect(memoOf('c')).toBe(c);
+    expect(memoOf('a')).not.toBe(a); // decoded again (and b dropped in turn)
+    expect(memoOf('b')).not.toBe(b);
   });
 
   it('shares one frozen record between entries with the same failure', () => {

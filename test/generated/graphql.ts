@@ -43,7 +43,7 @@ export type AuctionChange = {
   kind: AuctionChangeKind;
   /** When the gateway saw the change (the time of the poll that found it). */
   observedAt: Scalars['DateTimeISO']['output'];
-  /** The bid before the change, for OUTBID, LEADING and BID_CHANGED; else null. */
+  /** The bid before the change (as bidAmount gives it), for OUTBID, LEADING and BID_CHANGED; else null. */
   previousBidAmount?: Maybe<Scalars['Float']['output']>;
 };
 
@@ -64,7 +64,7 @@ export type AuctionChangeKind =
 export type BankAccount = {
   /** Current balance (currency unit not documented upstream). */
   balance: Scalars['Float']['output'];
-  /** Opaque bank account identifier. */
+  /** Opaque bank account identifier (the id its transactions are read by). */
   id: Scalars['ID']['output'];
   /** The owner's note on the account, or null. */
   note?: Maybe<Scalars['String']['output']>;
@@ -84,7 +84,7 @@ export type BankAccountTransactionsArgs = {
 /** One bank transaction. Source: the transactions endpoints of companies and buildings. */
 export type BankTransaction = {
   __typename?: 'BankTransaction';
-  /** Amount of money (currency unit not documented upstream). */
+  /** Amount of money (currency unit not documented upstream); the sign as the upstream sends it. */
   amount: Scalars['Float']['output'];
   /** VBAN of the receiving account, or null. */
   receiverVban?: Maybe<Scalars['String']['output']>;
@@ -124,7 +124,7 @@ export type BuildingBankAccount = BankAccount & {
   __typename?: 'BuildingBankAccount';
   /** Current balance (currency unit not documented upstream). */
   balance: Scalars['Float']['output'];
-  /** Opaque bank account identifier. */
+  /** Opaque bank account identifier (the id its transactions are read by). */
   id: Scalars['ID']['output'];
   /** Whether this is the building's main account. */
   main: Scalars['Boolean']['output'];
@@ -228,15 +228,15 @@ export type CounterItem = {
 /** One counter item that appeared, disappeared, or changed amount or price. */
 export type CounterItemChange = {
   __typename?: 'CounterItemChange';
-  /** null when the item is no longer on the counter */
+  /** Amount after; null when the item is no longer on the counter. */
   amountAfter?: Maybe<Scalars['Float']['output']>;
-  /** null when the item was not on the counter before */
+  /** Amount before; null when the item was not on the counter before. */
   amountBefore?: Maybe<Scalars['Float']['output']>;
-  /** Item name. */
+  /** Item name (the identity of an item on the counter). */
   item: Scalars['String']['output'];
-  /** Price per unit after; null when the item is no longer on the counter. */
+  /** Price per unit after (as CounterItem.price); null when the item is no longer on the counter. */
   priceAfter?: Maybe<Scalars['Float']['output']>;
-  /** Price per unit before; null when the item was not on the counter before. */
+  /** Price per unit before (as CounterItem.price); null when the item was not on the counter before. */
   priceBefore?: Maybe<Scalars['Float']['output']>;
 };
 
@@ -355,7 +355,7 @@ export type FactoryBankAccount = BankAccount & {
   __typename?: 'FactoryBankAccount';
   /** Current balance (currency unit not documented upstream). */
   balance: Scalars['Float']['output'];
-  /** Opaque bank account identifier. */
+  /** Opaque bank account identifier (the id its transactions are read by). */
   id: Scalars['ID']['output'];
   /** The owner's note on the account, or null. */
   note?: Maybe<Scalars['String']['output']>;
@@ -392,9 +392,9 @@ export type FactoryOptionChange = {
   factoryId: Scalars['ID']['output'];
   /** When the gateway saw the change (the time of the poll that found it). */
   observedAt: Scalars['DateTimeISO']['output'];
-  /** null when the slot was cleared or is no longer set */
+  /** The slot after the change; null when it was cleared or is no longer set. */
   option?: Maybe<FactoryOption>;
-  /** The slot, 1..10. */
+  /** The slot, 1..10 (at most the gateway's OPTION_SLOTS setting). */
   slot: Scalars['Int']['output'];
 };
 
@@ -448,7 +448,7 @@ export type InventoryItem = {
   item: Scalars['String']['output'];
   /** Weight of one unit (unit not documented upstream). */
   singleWeight: Scalars['Float']['output'];
-  /** Weight of all units of this item. */
+  /** Weight of all units of this item (amount × singleWeight). */
   totalWeight: Scalars['Float']['output'];
 };
 
@@ -464,20 +464,20 @@ export type ItemAmount = {
   __typename?: 'ItemAmount';
   /** How many of the item (units are not documented upstream). */
   amount: Scalars['Float']['output'];
-  /** Item name, as the game spells it. */
+  /** Item name, as the game spells it (e.g. Eisenbarren). */
   name: Scalars['String']['output'];
 };
 
 /** One item of a store whose summed amount (all stacks of the item together) changed. */
 export type ItemAmountChange = {
   __typename?: 'ItemAmountChange';
-  /** Summed amount after; 0 when the item is gone. */
+  /** Summed amount after, in the item's units; 0 when the item is gone. */
   after: Scalars['Float']['output'];
-  /** Summed amount before; 0 for a new item. */
+  /** Summed amount before, in the item's units; 0 for a new item. */
   before: Scalars['Float']['output'];
-  /** after - before */
+  /** after - before, rounded to 6 decimals. */
   delta: Scalars['Float']['output'];
-  /** Item name. */
+  /** Item name (the identity of the item in a store). */
   item: Scalars['String']['output'];
 };
 
@@ -665,13 +665,13 @@ export type Room = {
 /** A room of a building that became occupied or free, or whose rent changed. */
 export type RoomChange = {
   __typename?: 'RoomChange';
-  /** The building. */
+  /** The building (its upstream id). */
   buildingId: Scalars['ID']['output'];
   /** What happened. */
   kind: RoomChangeKind;
   /** When the gateway saw the change (the time of the poll that found it). */
   observedAt: Scalars['DateTimeISO']['output'];
-  /** The rent before, for RENT_CHANGED; else null. */
+  /** The rent before (as Room.rent gives it), for RENT_CHANGED; else null. */
   previousRent?: Maybe<Scalars['Float']['output']>;
   /** The room after the change. */
   room: Room;

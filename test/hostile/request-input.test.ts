@@ -137,7 +137,7 @@ describe('variables the operation does not declare', () => {
     for (let i = 0; i < 2; i += 1) {
       const response = await stack.apollo.executeOperation(
         { query: COUNTER, variables: { id: FIXTURE_IDS.shop, unused } },
-        { contextValue: createContext(stack.runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) },
+        { contextValue: createContext(stack.runtime.services, new Map(), { kind: 'key', apiKey: DEMO_KEYS.premium.key }) },
       );
       expect(response.body.kind === 'single' ? response.body.singleResult.errors : 'not single').toBeUndefined();
     }

@@ -207,6 +207,13 @@ describe('redaction of every form of the key and secret', () => {
     ['a prefix of 8 characters', (key) => key.slice(0, 8)],
     ['a middle piece of 9 characters', (key) => key.slice(5, 14)],
     ['a suffix of 8 characters in upper case', (key) => key.slice(-8).toUpperCase()],
+    ['hex', (key) => Buffer.from(key).toString('hex')],
+    ['hex in upper case', (key) => Buffer.from(key).toString('hex').toUpperCase()],
+    ['hex in pairs separated by colons', (key) => (Buffer.from(key).toString('hex').match(/../g) ?? []).join(':')],
+    ['spread out by spaces', (key) => [...key].join(' ')],
+    ['spread out by dashes', (key) => [...key].join('-')],
+    ['spread out by dots, in upper case', (key) => [...key].join('.').toUpperCase()],
+    ['spread out by commas and spaces', (key) => [...key].join(', ')],
   ];
 
   it.each(forms)('removes the key echoed %s', async (_name, form) => {

@@ -41,7 +41,7 @@ describe('a GET that ran into the deadline is not retried', () => {
     try {
       let settled = false;
       const pending = runtime.apollo
-        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map([['authorization', `Bearer ${DEMO_KEYS.premium.key}`]])) })
+        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map(), { kind: 'key', apiKey: DEMO_KEYS.premium.key }) })
         .finally(() => {
           settled = true;
         });

@@ -50,6 +50,22 @@ describe('the request steps', () => {
     expect(ran).toEqual(STEPS.filter((step) => step.phase !== 'result').map((step) => step.name));
     stop();
   });
+
+  it('parse and validate a streaming document once: the next subscribe with the same text gets the same document, and the steps still report', async () => {
+    const pipeline = RequestPipeline.fromConfig(await buildGatewaySchema(), DEFAULT_CONFIG);
+    const ran: string[] = [];
+    const stop = pipeline.observe((step) => ran.push(step));
+    const first = pipeline.prepare('graphql-ws', { query: '{ __typename }' }, readCredential(undefined));
+    const second = pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined));
+    const steps = STEPS.filter((step) => step.phase !== 'result').map((step) => step.name);
+    expect(ran).toEqual([...steps, ...steps]);
+    expect(first.kind === 'run' && second.kind === 'run' && second.document === first.document).toBe(true);
+    // An invalid document is refused every time.
+    const invalid = { query: '{ noSuchField }' };
+    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({ kind: 'refused', errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({ kind: 'refused', errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    stop();
+  });
 });
 
 describe('readCredential', () => {

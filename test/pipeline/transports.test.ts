@@ -17,6 +17,7 @@ import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { createClient as createSseClient } from 'graphql-sse';
 import { startStack } from '../support';
 import type { HttpStack } from '../support';
+import { until } from '../support/clock';
 import { LineCollector } from '../support/logs';
 import { collect, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
@@ -197,8 +198,13 @@ function liveQuery(query: string): string {
 /** The answer of one transport (a live query: its first result over that transport). */
 async function answerOver(transport: (typeof PARITY_TRANSPORTS)[number], stack: HttpStack, entry: PartialCase): Promise<Outcome> {
   const authorization = `Bearer ${entry.key(transport)}`;
-  if (transport === 'live over graphql-ws') return over('graphql-ws', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
-  if (transport === 'live over graphql-sse') return over('graphql-sse', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
+  if (transport === 'live over graphql-ws' || transport === 'live over graphql-sse') {
+    const outcome = await over(transport === 'live over graphql-ws' ? 'graphql-ws' : 'graphql-sse', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
+    // Gone before the next case asks: an identical live query still running would be joined
+    // (one execution, whose runs the first subscriber's answer and log line count).
+    await until(() => stack.gateway.subscriptions.liveQueries.open === 0, 'the live query ended');
+    return outcome;
+  }
   return over(transport, stack, { query: entry.query, variables: entry.variables }, authorization);
 }
 

@@ -4,10 +4,12 @@
  * round trips, a failure after every possible number of writes, foreign and cleared slots,
  * conflicts, and chunk stability.
  */
+import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { SiteDocumentEncoding } from '../../src/config';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
-import { canonicalJson, chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue, splitPieces } from '../../src/domains/site-documents/site-document.codec';
+import { canonicalJson, splitPieces } from '../../src/domains/site-documents/json-pieces';
+import { chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { findDocument, layoutOf, readChunks } from '../../src/domains/site-documents/site-document.layout';
 import type { SlotContent } from '../../src/domains/site-documents/site-document.layout';
 import { checkFits, executePlan, planWrite } from '../../src/domains/site-documents/site-document.store';
@@ -112,6 +114,32 @@ describe('site-document codec', () => {
       }),
       { numRuns: 25 },
     );
+  });
+
+  it('SITE_DOCUMENT_TOO_LARGE counts the free slots, and says when a value cannot fit even every slot', () => {
+    const slots = new MemorySlots(10);
+    // Nine slots hold data written by something else: one is free.
+    for (let slot = 0; slot < 9; slot += 1) slots.contents[slot] = { title: `foreign ${slot}`, data: 'x', lastUpdated: new Date(0) };
+    const refusal = (value: unknown): { message: string; extensions: Record<string, unknown> } => {
+      try {
+        plan(slots, 'doc', value);
+      } catch (error) {
+        return error as { message: string; extensions: Record<string, unknown> };
+      }
+      throw new Error('expected SITE_DOCUMENT_TOO_LARGE');
+    };
+    const small = refusal({ hello: 'world' });
+    expect(small.extensions).toMatchObject({ code: 'SITE_DOCUMENT_TOO_LARGE', slotsNeeded: 2, slotsAvailable: 1 });
+    expect(small.message).toContain('needs 2 free option slots');
+    expect(small.message).toContain('but only 1 is free');
+
+    // Random base64 hardly compresses: this needs about 20 slots, more than the company has.
+    const huge = Array.from({ length: 1000 }, () => randomBytes(33).toString('base64'));
+    const tooMany = refusal(huge);
+    expect(tooMany.extensions.slotsNeeded).toEqual(expect.any(Number));
+    expect(tooMany.message).toContain('but a company has only 10: it does not fit even when every slot is free');
+    expect(tooMany.message).not.toContain('are free (');
+    expect(slots.log).toHaveLength(0);
   });
 
   it('base32768 packs about twice the bytes of base64url into a slot', () => {

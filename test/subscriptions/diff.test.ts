@@ -5,7 +5,7 @@ import { diffCounter } from '../../src/domains/factories/counter.subscription';
 import { optionChanged } from '../../src/domains/factories/factory-option.subscription';
 import { diffInventory } from '../../src/domains/factories/inventory.subscription';
 import { diffAuctions } from '../../src/domains/market/auction.subscription';
-import { TransactionLedger } from '../../src/domains/shared/transaction-ledger';
+import { TransactionLedger } from '../../src/domains/bank-accounts/transaction-ledger';
 import type { Room } from '../../src/domains/buildings/building.type';
 
 const item = (name: string, amount: number) => ({ item: name, amount, singleWeight: 1, totalWeight: amount, icon: null });

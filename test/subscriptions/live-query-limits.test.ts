@@ -58,14 +58,17 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     third.stop();
   });
 
-  it('counts live queries against the subscription limit per key, across connections', async () => {
+  it('counts distinct live queries against the subscription limit per key, across connections (an identical one shares the place)', async () => {
     await start({ subscriptionsMaxPerKey: 1 });
     const other = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
     const first = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     await first.next();
-    const second = collect((sink) => other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
+    const second = collect((sink) => other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.carDealer } }, sink));
     expect((await second.next()).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' });
+    const identical = collect((sink) => other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
+    expect((await identical.next()).errors).toBeUndefined();
     first.stop();
+    identical.stop();
     await other.dispose();
   });
 

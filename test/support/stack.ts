@@ -34,6 +34,7 @@ import type { Interceptable, MockCallHistoryLog } from 'undici';
 import { loadConfig } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
+import { readCredential } from '../../src/pipeline/credential';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime } from '../../src/runtime';
 import type { GatewayOptions, GatewayRuntime } from '../../src/runtime';
@@ -240,7 +241,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   const run = async <TData>(query: string | TypedDocumentNode<TData, Record<string, unknown>>, variables: Record<string, unknown> | undefined, call: CallOptions): Promise<Result<TData>> => {
-    const response = await runtime.apollo.executeOperation({ query, variables }, { contextValue: createContext(runtime.services, headerMap(call)) });
+    const response = await runtime.apollo.executeOperation({ query, variables }, { contextValue: createContext(runtime.services, headerMap(call), readCredential(headerMap(call).get('authorization'))) });
     if (response.body.kind !== 'single') throw new Error('expected a single result');
     return response.body.singleResult as Result<TData>;
   };

@@ -45,7 +45,7 @@ describe('loadConfig', () => {
     [{ PORT: '-1' }, 'PORT="-1"', 'an integer from 0 to 65535'],
     [{ PORT: 'abc' }, 'PORT="abc"', 'an integer from 0 to 65535'],
     [{ SIMULATOR_PORT: '65536' }, 'SIMULATOR_PORT="65536"', 'an integer from 0 to 65535'],
-    [{ UPSTREAM_TIMEOUT_MS: '1e3' }, 'UPSTREAM_TIMEOUT_MS="1e3"', 'an integer >= 1'],
+    [{ UPSTREAM_TIMEOUT_MS: '1e3' }, 'UPSTREAM_TIMEOUT_MS="1e3"', 'an integer from 1 to 2147483647 (ms;'],
     [{ MAX_DEPTH: '0' }, 'MAX_DEPTH="0"', 'an integer >= 1'],
     [{ INTROSPECTION: 'maybe' }, 'INTROSPECTION="maybe"', 'true or false'],
     [{ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL="verbose"', 'one of fatal, error, warn, info, debug, trace, silent'],
@@ -60,6 +60,34 @@ describe('loadConfig', () => {
     const message = rejection(env);
     expect(message).toContain(`Setting ${named} is invalid`);
     expect(message).toContain(`expected ${expected}`);
+  });
+
+  const timerBound = "Node's timers wait at most 2147483647 ms, about 24.8 days";
+  it.each([
+    [{ UPSTREAM_TIMEOUT_MS: '99999999999' }, 'UPSTREAM_TIMEOUT_MS="99999999999"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
+    [{ UPSTREAM_TIMEOUT_MS: '2147483648' }, 'UPSTREAM_TIMEOUT_MS="2147483648"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
+    [{ SHUTDOWN_GRACE_PERIOD_MS: '99999999999' }, 'SHUTDOWN_GRACE_PERIOD_MS="99999999999"', `an integer from 0 to 2147483647 (ms; ${timerBound})`],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '3000000000' }, 'HTTP_HEADERS_TIMEOUT_MS="3000000000"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
+    [{ SSE_RESERVATION_TTL_MS: '2147483648' }, 'SSE_RESERVATION_TTL_MS="2147483648"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
+    [{ CACHE_TTL_STOCK_SECONDS: '2147484' }, 'CACHE_TTL_STOCK_SECONDS="2147484"', `an integer from 0 to 2147483 (seconds; ${timerBound})`],
+    [{ CACHE_SNAPSHOT_SECONDS: '99999999' }, 'CACHE_SNAPSHOT_SECONDS="99999999"', `an integer from 0 to 2147483 (seconds; ${timerBound})`],
+    [{ RETRY_AFTER_MAX_SECONDS: '99999999' }, 'RETRY_AFTER_MAX_SECONDS="99999999"', `an integer from 1 to 2147483 (seconds; ${timerBound})`],
+    [{ UPSTREAM_RATE_LIMIT: '10/2147484' }, 'UPSTREAM_RATE_LIMIT="10/2147484"', `N/SECONDS with SECONDS at most 2147483 (${timerBound})`],
+  ])('refuses the duration %j past the longest timer, naming the bound', (env, named, expected) => {
+    expect(rejection(env)).toBe(`Setting ${named} is invalid: expected ${expected}.`);
+  });
+
+  it('accepts every millisecond setting up to the longest timer', () => {
+    const msSettings = Object.keys(DEFAULT_CONFIG).filter((key) => key.endsWith('Ms'));
+    expect(msSettings.length).toBeGreaterThan(10);
+    const config = loadConfig({ UPSTREAM_TIMEOUT_MS: '2147483647', SHUTDOWN_GRACE_PERIOD_MS: '2147483647', CACHE_TTL_STOCK_SECONDS: '2147483', UPSTREAM_RATE_LIMIT: '10/2147483' });
+    expect(config).toMatchObject({ upstreamTimeoutMs: 2147483647, shutdownGracePeriodMs: 2147483647, upstreamRateLimit: { requests: 10, windowSeconds: 2147483 } });
+    expect(config.cacheTtlSeconds.stock).toBe(2147483);
+    // Every _MS setting is bounded, the new ones too.
+    for (const key of msSettings) {
+      const env = key.replace(/([A-Z])/g, '_$1').toUpperCase();
+      expect(rejection({ [env]: '2147483648' })).toContain(`expected an integer from`);
+    }
   });
 
   it.each([

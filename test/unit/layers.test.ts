@@ -1,6 +1,8 @@
 /**
  * The import graph of src/ by folder (scripts/import-graph.mjs: dependency-cruiser, type-only
- * imports included) has no cycle, and every import points down the layer table.
+ * imports included) has no cycle, and every import points down the layer table (and into
+ * the economy only through src/economy/index.ts). Inside
+ * every folder, at every depth, the graph of its direct children has no cycle either.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -15,6 +17,7 @@ interface Edge {
 interface ImportGraph {
   layers: Array<{ nodes: string[]; role: string }>;
   edges: Edge[];
+  folders: Array<{ parent: string; edges: Edge[] }>;
   violations: Array<{ rule: string; from: string; to: string }>;
 }
 
@@ -69,6 +72,15 @@ describe('folder layers of src/', () => {
 
   it('has no cycle between folders', () => {
     expect(cycles(graph.edges)).toEqual([]);
+  });
+
+  it('has no cycle among the children of any folder, at any depth', () => {
+    const parents = graph.folders.map((folder) => folder.parent);
+    // The graph is drawn inside nested folders too, not only under src/.
+    expect(parents).toEqual(expect.arrayContaining(['src', 'src/domains', 'src/economy']));
+    expect(graph.folders.find((folder) => folder.parent === 'src/domains')?.edges.some((edge) => edge.from === 'factories' && edge.to === 'shared')).toBe(true);
+    const found = graph.folders.flatMap((folder) => cycles(folder.edges).map((cycle) => `${folder.parent}: ${cycle.join(', ')}`));
+    expect(found).toEqual([]);
   });
 
   it('finds a cycle when there is one (the check itself)', () => {

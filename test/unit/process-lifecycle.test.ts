@@ -117,6 +117,21 @@ it('ends a stop that hangs past the grace period with exit code 1', async () => 
   expect(host.reports.map((r) => r.message)).toEqual([`Stop did not finish within ${stop.started.gracePeriodMs + STOP_DEADLINE_MARGIN_MS} ms: exiting.`]);
 });
 
+it('keeps the stop deadline within the longest timer when the delay and grace period are at their bounds', async () => {
+  jest.useFakeTimers();
+  const host = fakeProcess();
+  const stop = controlledStop();
+  // SHUTDOWN_DELAY_MS + SHUTDOWN_GRACE_PERIOD_MS, each at 2147483647: a timer that long would fire after 1 ms.
+  await runUntilSignal(async () => ({ ...stop.started, gracePeriodMs: 2 * 2_147_483_647 }), host);
+  host.signal('SIGTERM');
+  jest.advanceTimersByTime(60_000);
+  expect(host.exits).toEqual([]);
+  stop.resolve();
+  await Promise.resolve();
+  await Promise.resolve();
+  expect(host.exits).toEqual([0]);
+});
+
 it('does not end a stop that finishes in time', async () => {
   jest.useFakeTimers();
   const host = fakeProcess();

@@ -2,7 +2,7 @@ import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { LoaderOptions } from '../shared/loader';
-import { createFetchLoader, pageKey } from '../shared/loader';
+import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './buildings.api';
 import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
@@ -24,7 +24,7 @@ export interface BuildingLoaders {
 }
 
 /** Creates the building loaders for one operation (context factory only). */
-export function createBuildingLoaders(session: UpstreamSession, options: LoaderOptions): BuildingLoaders {
+function createBuildingLoaders(session: UpstreamSession, options: LoaderOptions): BuildingLoaders {
   return {
     list: createFetchLoader(() => api.fetchBuildingList(session), options),
     details: createFetchLoader((id) => api.fetchBuildingDetails(session, id), options),
@@ -34,3 +34,12 @@ export function createBuildingLoaders(session: UpstreamSession, options: LoaderO
     transactions: createFetchLoader((key) => api.fetchBuildingTransactions(session, key), options, pageKey),
   };
 }
+
+declare module '../shared/loader' {
+  interface Loaders {
+    /** The building loaders, created on first use in the operation. */
+    buildings: BuildingLoaders;
+  }
+}
+
+registerLoaders('buildings', createBuildingLoaders);

@@ -33,24 +33,19 @@ registerEnumType(RoomChangeKind, {
 /** Event of `roomChanged`. */
 @ObjectType({ description: 'A room of a building that became occupied or free, or whose rent changed.' })
 export class RoomChange {
-  /** The building (its upstream id). */
-  @Field(() => ID, { description: 'The building.' })
+  @Field(() => ID, { description: 'The building (its upstream id).' })
   buildingId!: string;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** What happened. */
   @Field(() => RoomChangeKind, { description: 'What happened.' })
   kind!: RoomChangeKind;
 
-  /** The room after the change. */
   @Field(() => Room, { description: 'The room after the change.' })
   room!: Room;
 
-  /** The rent before (as `Room.rent` gives it), for `RENT_CHANGED`; else null. */
-  @Field(() => Float, { nullable: true, description: 'The rent before, for RENT_CHANGED; else null.' })
+  @Field(() => Float, { nullable: true, description: 'The rent before (as Room.rent gives it), for RENT_CHANGED; else null.' })
   previousRent!: number | null;
 }
 

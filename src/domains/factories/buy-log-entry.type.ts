@@ -5,27 +5,21 @@ import { ItemAmount } from '../shared/item-amount.type';
 /** One purchase in a company's buy log. */
 @ObjectType({ description: 'One purchase recorded in the company\'s buy log (meant for workshops at present).' })
 export class BuyLogEntry {
-  /** Who sold. */
   @Field(() => String, { description: 'The seller.' })
   seller!: string;
 
-  /** Who bought. */
   @Field(() => String, { description: 'The buyer.' })
   buyer!: string;
 
-  /** Price paid. */
   @Field(() => Float, { description: 'Price paid.' })
   price!: number;
 
-  /** Discount, if any. */
   @Field(() => Float, { nullable: true, description: 'Discount granted, or null.' })
   discount!: number | null;
 
-  /** The items bought. */
   @Field(() => [ItemAmount], { description: 'The items bought.' })
   items!: ItemAmount[];
 
-  /** When. */
   @Field(() => Date, { description: 'When the purchase happened (ISO 8601).' })
   createdAt!: Date;
 }
@@ -36,14 +30,12 @@ export const BUY_LOG_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.buyLogL
 /** The arguments of `Factory.buyLog`: one page of the buy log. */
 @ArgsType()
 export class BuyLogPageArgs {
-  /** Page size. */
   @Field(() => Int, {
     defaultValue: 50,
     description: `Page size; ${boundsText('limit', BUY_LOG_PAGE_BOUNDS.limit)}, default 50. Out of bounds: BAD_USER_INPUT before any upstream request.`,
   })
   limit!: number;
 
-  /** Entries to skip. */
   @Field(() => Int, {
     defaultValue: 0,
     description: `Entries to skip; ${boundsText('skip', BUY_LOG_PAGE_BOUNDS.skip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`,

@@ -17,43 +17,34 @@ import { fetchCounter } from './factories.api';
 /** One counter item that changed. */
 @ObjectType({ description: 'One counter item that appeared, disappeared, or changed amount or price.' })
 export class CounterItemChange {
-  /** Item name (the identity of an item on the counter). */
-  @Field(() => String, { description: 'Item name.' })
+  @Field(() => String, { description: 'Item name (the identity of an item on the counter).' })
   item!: string;
 
-  /** Amount before; null when the item was not on the counter before. */
-  @Field(() => Float, { nullable: true, description: 'null when the item was not on the counter before' })
+  @Field(() => Float, { nullable: true, description: 'Amount before; null when the item was not on the counter before.' })
   amountBefore!: number | null;
 
-  /** Amount after; null when the item is no longer on the counter. */
-  @Field(() => Float, { nullable: true, description: 'null when the item is no longer on the counter' })
+  @Field(() => Float, { nullable: true, description: 'Amount after; null when the item is no longer on the counter.' })
   amountAfter!: number | null;
 
-  /** Price per unit before (as `CounterItem.price`); null when the item was not on the counter before. */
-  @Field(() => Float, { nullable: true, description: 'Price per unit before; null when the item was not on the counter before.' })
+  @Field(() => Float, { nullable: true, description: 'Price per unit before (as CounterItem.price); null when the item was not on the counter before.' })
   priceBefore!: number | null;
 
-  /** Price per unit after (as `CounterItem.price`); null when the item is no longer on the counter. */
-  @Field(() => Float, { nullable: true, description: 'Price per unit after; null when the item is no longer on the counter.' })
+  @Field(() => Float, { nullable: true, description: 'Price per unit after (as CounterItem.price); null when the item is no longer on the counter.' })
   priceAfter!: number | null;
 }
 
 /** Event of `counterChanged`. */
 @ObjectType({ description: 'A change of a company\'s counter (shop shelf), found by one poll.' })
 export class CounterChange {
-  /** The company. */
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The items that appeared, disappeared, or changed amount or price. */
   @Field(() => [CounterItemChange], { description: 'The items that appeared, disappeared, or changed amount or price.' })
   changes!: CounterItemChange[];
 
-  /** The counter after the change. */
   @Field(() => Counter, { description: 'The counter after the change.' })
   counter!: Counter;
 }

@@ -3,27 +3,21 @@ import { Field, Float, ObjectType } from 'type-graphql';
 /** One item on a shop's counter, with its price. */
 @ObjectType({ description: 'One item on the counter (shop shelf), with its sale price.' })
 export class CounterItem {
-  /** Item name. */
   @Field(() => String, { description: 'Item name.' })
   item!: string;
 
-  /** Price per unit. */
   @Field(() => Float, { description: 'Sale price per unit (currency unit not documented upstream).' })
   price!: number;
 
-  /** Units on the shelf. */
   @Field(() => Float, { description: 'How many units are on the counter.' })
   amount!: number;
 
-  /** Weight of one unit. */
   @Field(() => Float, { description: 'Weight of one unit.' })
   singleWeight!: number;
 
-  /** Weight of all units. */
   @Field(() => Float, { description: 'Weight of all units of this item.' })
   totalWeight!: number;
 
-  /** Icon URL (premium keys only). */
   @Field(() => String, { nullable: true, description: 'Icon URL; a URL only with premium access, else null.' })
   icon!: string | null;
 }
@@ -31,11 +25,9 @@ export class CounterItem {
 /** A shop's counter. An empty counter (upstream 404 "Counter is empty") has no items. */
 @ObjectType({ description: 'The counter (shop shelf) of an end-consumer shop (24/7 shops, restaurants, clothing shops, gas stations). An empty counter is returned as totalWeight 0 and no items (the upstream answers 404 "Counter is empty").' })
 export class Counter {
-  /** Sum of all items' weights. */
   @Field(() => Float, { description: 'Total weight of the counter\'s contents.' })
   totalWeight!: number;
 
-  /** The items. */
   @Field(() => [CounterItem], { description: 'The items on the counter.' })
   items!: CounterItem[];
 }

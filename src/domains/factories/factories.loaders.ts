@@ -2,7 +2,7 @@ import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
 import type { LoaderOptions } from '../shared/loader';
-import { createFetchLoader, pageKey } from '../shared/loader';
+import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './factories.api';
 import type { BuyLogEntry } from './buy-log-entry.type';
@@ -42,7 +42,7 @@ export interface FactoryLoaders {
  * Creates the company loaders for one operation. Call it from the context factory
  * only: loaders cache for their whole life, so they must not outlive the operation.
  */
-export function createFactoryLoaders(session: UpstreamSession, options: LoaderOptions): FactoryLoaders {
+function createFactoryLoaders(session: UpstreamSession, options: LoaderOptions): FactoryLoaders {
   return {
     list: createFetchLoader(() => api.fetchFactoryList(session), options),
     inventory: createFetchLoader((id) => api.fetchInventory(session, id), options),
@@ -56,3 +56,12 @@ export function createFactoryLoaders(session: UpstreamSession, options: LoaderOp
     option: createFetchLoader((key) => api.fetchOption(session, key), options, (key) => `${key.id}/${key.slot}`),
   };
 }
+
+declare module '../shared/loader' {
+  interface Loaders {
+    /** The company loaders, created on first use in the operation. */
+    factories: FactoryLoaders;
+  }
+}
+
+registerLoaders('factories', createFactoryLoaders);

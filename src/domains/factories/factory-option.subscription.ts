@@ -17,20 +17,16 @@ import { FactoryOption, SLOT_BOUNDS } from './factory-option.type';
 /** Event of `factoryOptionChanged`. */
 @ObjectType({ description: 'An option slot of a company was written or cleared.' })
 export class FactoryOptionChange {
-  /** The company. */
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  /** The slot, 1..10 (up to `OPTION_SLOTS`). */
-  @Field(() => Int, { description: 'The slot, 1..10.' })
+  @Field(() => Int, { description: 'The slot, 1..10 (at most the gateway\'s OPTION_SLOTS setting).' })
   slot!: number;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The slot after the change; null when it was cleared or is no longer set. */
-  @Field(() => FactoryOption, { nullable: true, description: 'null when the slot was cleared or is no longer set' })
+  @Field(() => FactoryOption, { nullable: true, description: 'The slot after the change; null when it was cleared or is no longer set.' })
   option!: FactoryOption | null;
 }
 

@@ -5,19 +5,15 @@ import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 /** One free-text option slot of a company (data for external company websites). */
 @ObjectType({ description: 'One free-text option slot of a company (ten per company). Option data has no effect on the game; it is meant for external company websites.' })
 export class FactoryOption {
-  /** Slot number 1..10 (the upstream's `option`). */
   @Field(() => Int, { description: `Slot number, ${rangeText('slot', BOUNDS.slot)} (the upstream calls it option).` })
   slot!: number;
 
-  /** Title. */
   @Field(() => String, { description: `Title, at most ${BOUNDS.titleLength.max} characters.` })
   title!: string;
 
-  /** Payload. */
   @Field(() => String, { description: `Data, at most ${BOUNDS.dataLength.max} characters.` })
   data!: string;
 
-  /** Last write; also filled when the upstream says `lastUpdate`. */
   @Field(() => Date, { nullable: true, description: 'When the slot was last written (the upstream field lastUpdated; records that say lastUpdate are read too).' })
   lastUpdated!: Date | null;
 }
@@ -31,26 +27,21 @@ export const UPDATE_OPTION_BOUNDS = Object.freeze({ slot: intRule(BOUNDS.slot), 
 /** Input of `updateFactoryOption`. Bounds are checked before any upstream request. */
 @InputType({ description: `Input of updateFactoryOption. ${describeSource(ENDPOINTS.factoryOptionUpdate)} Bounds are checked before any upstream request.` })
 export class UpdateFactoryOptionInput {
-  /** Company id. */
   @Field(() => ID, { description: 'The company (factoryId) whose slot is written; must be owned by the key\'s character.' })
   factoryId!: string;
 
-  /** Slot 1..10. */
   @ValueBounds(UPDATE_OPTION_BOUNDS.slot)
   @Field(() => Int, { description: `Slot number; ${boundsText('slot', UPDATE_OPTION_BOUNDS.slot)}.` })
   slot!: number;
 
-  /** At most 64 characters. */
   @ValueBounds(UPDATE_OPTION_BOUNDS.title)
   @Field(() => String, { description: `Title; ${boundsText('title', UPDATE_OPTION_BOUNDS.title)} (a surrogate pair, e.g. an emoji, counts once).` })
   title!: string;
 
-  /** At most 2400 characters. */
   @ValueBounds(UPDATE_OPTION_BOUNDS.data)
   @Field(() => String, { description: `Data; ${boundsText('data', UPDATE_OPTION_BOUNDS.data)} (a surrogate pair counts once).` })
   data!: string;
 
-  /** The key's API secret; else the X-Api-Secret header is used. */
   @Field(() => String, { nullable: true, description: 'The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT.' })
   apiSecret?: string | null;
 }
@@ -58,7 +49,6 @@ export class UpdateFactoryOptionInput {
 /** Result of `updateFactoryOption`. */
 @ObjectType({ description: 'Result of updateFactoryOption.' })
 export class UpdateFactoryOptionPayload {
-  /** The upstream's text. */
   @Field(() => String, { description: 'The upstream\'s message, e.g. \'option was updated\' (plain text or a JSON string, without quotes).' })
   message!: string;
 

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../errors/gateway-error';
 import type { GraphQLResolveInfo } from 'graphql';
-import type { StaleInfo } from '../../economy/accounting';
+import type { StaleInfo } from '../../economy';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
 import { ArgumentBounds, boundsText, describeBounds } from '../../field-rules/bounds';

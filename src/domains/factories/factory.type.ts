@@ -10,31 +10,24 @@ import { ENDPOINTS } from '../../upstream/endpoints';
   description: `A company (the upstream calls it factory) owned by the key's character. The scalar fields come from ${ENDPOINTS.factoryList.route} (scope factory); every other field needs its own upstream request and is null when that request fails.`,
 })
 export class Factory {
-  /** Opaque company id. */
   @Field(() => ID, { description: 'Opaque company identifier (the upstream\'s firmenId / factoryId).' })
   id!: string;
 
-  /** Company name. */
   @Field(() => String, { description: 'Company name.' })
   name!: string;
 
-  /** Hash shown in the reference example. */
   @Field(() => String, { nullable: true, description: 'Company hash as the upstream sends it; null when absent.' })
   hash!: string | null;
 
-  /** Advertising line. */
   @Field(() => String, { nullable: true, description: 'Advertising line; null when absent.' })
   adLine!: string | null;
 
-  /** Whether it is open; needs factory.details. */
   @Field(() => Boolean, { nullable: true, description: 'Whether the company is open. Filled only with scope factory.details, else null.' })
   isOpen!: boolean | null;
 
-  /** Company type, e.g. a shop type; needs factory.details. */
   @Field(() => String, { nullable: true, description: 'Company type (e.g. a shop type). Filled only with scope factory.details, else null.' })
   type!: string | null;
 
-  /** Address; needs factory.details. */
   @Field(() => String, { nullable: true, description: 'Address of the company. Filled only with scope factory.details, else null.' })
   address!: string | null;
 }

@@ -32,43 +32,34 @@ registerEnumType(InventoryKind, {
 /** One item whose summed amount changed. */
 @ObjectType({ description: 'One item of a store whose summed amount (all stacks of the item together) changed.' })
 export class ItemAmountChange {
-  /** Item name (the identity of the item in a store). */
-  @Field(() => String, { description: 'Item name.' })
+  @Field(() => String, { description: 'Item name (the identity of the item in a store).' })
   item!: string;
 
-  /** Summed amount before, in the item's units; 0 for a new item. */
-  @Field(() => Float, { description: 'Summed amount before; 0 for a new item.' })
+  @Field(() => Float, { description: 'Summed amount before, in the item\'s units; 0 for a new item.' })
   before!: number;
 
-  /** Summed amount after, in the item's units; 0 when the item is gone. */
-  @Field(() => Float, { description: 'Summed amount after; 0 when the item is gone.' })
+  @Field(() => Float, { description: 'Summed amount after, in the item\'s units; 0 when the item is gone.' })
   after!: number;
 
-  /** `after - before`, rounded to 6 decimals. */
-  @Field(() => Float, { description: 'after - before' })
+  @Field(() => Float, { description: 'after - before, rounded to 6 decimals.' })
   delta!: number;
 }
 
 /** Event of `inventoryChanged`. */
 @ObjectType({ description: 'A change of a company store, found by one poll.' })
 export class InventoryChange {
-  /** The company. */
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  /** Which store changed. */
   @Field(() => InventoryKind, { description: 'Which store changed.' })
   store!: InventoryKind;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** One entry per item whose summed amount changed. */
   @Field(() => [ItemAmountChange], { description: 'One entry per item whose summed amount changed; before 0 = new item, after 0 = item gone.' })
   changes!: ItemAmountChange[];
 
-  /** The store after the change. */
   @Field(() => Inventory, { description: 'The store after the change.' })
   inventory!: Inventory;
 }

@@ -3,23 +3,18 @@ import { Field, Float, ObjectType } from 'type-graphql';
 /** One stack of items in a store. */
 @ObjectType({ description: 'One kind of item in a company store or machine store.' })
 export class InventoryItem {
-  /** Item name. */
   @Field(() => String, { description: 'Item name.' })
   item!: string;
 
-  /** How many. */
   @Field(() => Float, { description: 'How many units are stored.' })
   amount!: number;
 
-  /** Weight of one unit. */
   @Field(() => Float, { description: 'Weight of one unit (unit not documented upstream).' })
   singleWeight!: number;
 
-  /** amount × singleWeight. */
-  @Field(() => Float, { description: 'Weight of all units of this item.' })
+  @Field(() => Float, { description: 'Weight of all units of this item (amount × singleWeight).' })
   totalWeight!: number;
 
-  /** Icon URL (premium keys only). */
   @Field(() => String, { nullable: true, description: 'Icon URL; a URL only with premium access, else null.' })
   icon!: string | null;
 }
@@ -27,11 +22,9 @@ export class InventoryItem {
 /** A store's contents. An empty store (upstream 404 "… is empty") is an Inventory with no items. */
 @ObjectType({ description: 'The contents of a company store or of all its machine stores. An empty store is returned as totalWeight 0 and no items (the upstream answers 404 "… is empty").' })
 export class Inventory {
-  /** Sum of all items' weights. */
   @Field(() => Float, { description: 'Total weight of the store\'s contents.' })
   totalWeight!: number;
 
-  /** The items. */
   @Field(() => [InventoryItem], { description: 'The stored items.' })
   items!: InventoryItem[];
 }

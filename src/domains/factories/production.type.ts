@@ -4,15 +4,12 @@ import { ItemAmount } from '../shared/item-amount.type';
 /** A recipe the company can produce. */
 @ObjectType({ description: 'A production (recipe) of the company: the item made and the items it needs.' })
 export class Production {
-  /** What is produced. */
   @Field(() => String, { description: 'Name of the produced item.' })
   itemName!: string;
 
-  /** Icon URL. */
   @Field(() => String, { nullable: true, description: 'Icon URL of the produced item, or null.' })
   icon!: string | null;
 
-  /** Ingredients. */
   @Field(() => [ItemAmount], { description: 'The items one production run needs.' })
   neededItems!: ItemAmount[];
 }

@@ -48,20 +48,16 @@ const MyAuction = createUnionType({
 /** Event of `myAuctionChanged`. */
 @ObjectType({ description: 'A change of one of the character\'s import or export auctions.' })
 export class AuctionChange {
-  /** What happened. */
   @Field(() => AuctionChangeKind, { description: 'What happened.' })
   kind!: AuctionChangeKind;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The auction as last seen (for `ENDED`, as it was before it disappeared). */
   @Field(() => MyAuction, { description: 'the auction as last seen (for ENDED, as it was before it disappeared)' })
   auction!: MyImportAuction | MyExportAuction;
 
-  /** The bid before the change (as `bidAmount` gives it), for `OUTBID`, `LEADING` and `BID_CHANGED`; else null. */
-  @Field(() => Float, { nullable: true, description: 'The bid before the change, for OUTBID, LEADING and BID_CHANGED; else null.' })
+  @Field(() => Float, { nullable: true, description: 'The bid before the change (as bidAmount gives it), for OUTBID, LEADING and BID_CHANGED; else null.' })
   previousBidAmount!: number | null;
 }
 

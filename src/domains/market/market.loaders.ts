@@ -1,7 +1,7 @@
 import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../economy';
 import type { LoaderOptions } from '../shared/loader';
-import { createFetchLoader } from '../shared/loader';
+import { createFetchLoader, registerLoaders } from '../shared/loader';
 import * as api from './market.api';
 import type { ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
 import type { MarketOfferBuy, MarketOfferSell } from './market-offer.type';
@@ -23,7 +23,7 @@ export interface MarketLoaders {
 }
 
 /** Creates the market loaders for one operation (context factory only). */
-export function createMarketLoaders(session: UpstreamSession, options: LoaderOptions): MarketLoaders {
+function createMarketLoaders(session: UpstreamSession, options: LoaderOptions): MarketLoaders {
   return {
     sellOffers: createFetchLoader((id) => api.fetchSellOffers(session, id), options),
     buyOffers: createFetchLoader((id) => api.fetchBuyOffers(session, id), options),
@@ -33,3 +33,12 @@ export function createMarketLoaders(session: UpstreamSession, options: LoaderOpt
     exportAuctions: createFetchLoader(() => api.fetchExportAuctions(session), options),
   };
 }
+
+declare module '../shared/loader' {
+  interface Loaders {
+    /** The market loaders, created on first use in the operation. */
+    market: MarketLoaders;
+  }
+}
+
+registerLoaders('market', createMarketLoaders);

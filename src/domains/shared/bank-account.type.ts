@@ -5,23 +5,18 @@ import { UpstreamCost } from '../../field-rules/cost';
 /** One bank transaction of a company or building account. */
 @ObjectType({ description: 'One bank transaction. Source: the transactions endpoints of companies and buildings.' })
 export class BankTransaction {
-  /** VBAN of the sending account; null for system bookings. */
   @Field(() => String, { nullable: true, description: 'VBAN of the sending account, or null (e.g. system bookings).' })
   senderVban!: string | null;
 
-  /** VBAN of the receiving account. */
   @Field(() => String, { nullable: true, description: 'VBAN of the receiving account, or null.' })
   receiverVban!: string | null;
 
-  /** Free-text reference. */
   @Field(() => String, { nullable: true, description: 'Free-text reference of the booking, or null.' })
   reference!: string | null;
 
-  /** Amount; sign as the upstream sends it. */
-  @Field(() => Float, { description: 'Amount of money (currency unit not documented upstream).' })
+  @Field(() => Float, { description: 'Amount of money (currency unit not documented upstream); the sign as the upstream sends it.' })
   amount!: number;
 
-  /** When it was booked. */
   @Field(() => Date, { description: 'When the transaction was booked (ISO 8601).' })
   timestamp!: Date;
 }
@@ -29,11 +24,9 @@ export class BankTransaction {
 /** One page of an account's transactions. */
 @ObjectType({ description: 'One page of an account\'s transactions, as selected by limit and skip.' })
 export class TransactionPage {
-  /** All transactions of the account, not only this page. */
   @Field(() => Int, { description: 'Number of transactions of the account in total (not only on this page).' })
   totalTransactions!: number;
 
-  /** This page. */
   @Field(() => [BankTransaction], { description: 'The transactions of this page (ordering as the upstream returns it).' })
   transactions!: BankTransaction[];
 }
@@ -44,14 +37,12 @@ export const TRANSACTION_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.tra
 /** The arguments of every `transactions` field: one page of an account's transactions. */
 @ArgsType()
 export class TransactionPageArgs {
-  /** Page size. */
   @Field(() => Int, {
     defaultValue: 10,
     description: `Page size; ${boundsText('limit', TRANSACTION_PAGE_BOUNDS.limit)}, default 10. Out of bounds: BAD_USER_INPUT before any upstream request.`,
   })
   limit!: number;
 
-  /** Transactions to skip. */
   @Field(() => Int, {
     defaultValue: 0,
     description: `Transactions to skip (the upstream's offset); ${boundsText('skip', TRANSACTION_PAGE_BOUNDS.skip)}, default 0. Out of bounds: BAD_USER_INPUT before any upstream request.`,
@@ -62,19 +53,15 @@ export class TransactionPageArgs {
 /** A bank account of a company or a building. */
 @InterfaceType({ description: 'A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount).' })
 export abstract class BankAccount {
-  /** Opaque account id, used for the transactions endpoints. */
-  @Field(() => ID, { description: 'Opaque bank account identifier.' })
+  @Field(() => ID, { description: 'Opaque bank account identifier (the id its transactions are read by).' })
   id!: string;
 
-  /** The account's VBAN; always a string here even when the upstream sends a number. */
   @Field(() => String, { description: 'The account\'s VBAN, always as a string (the upstream sometimes sends a number).' })
   vban!: string;
 
-  /** Current balance. */
   @Field(() => Float, { description: 'Current balance (currency unit not documented upstream).' })
   balance!: number;
 
-  /** The owner's note on the account. */
   @Field(() => String, { nullable: true, description: 'The owner\'s note on the account, or null.' })
   note!: string | null;
 

@@ -2,12 +2,19 @@ import type { Endpoint, PathParams } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../economy';
 import { errorOf } from '../../economy';
 import type { UpstreamFailure } from '../../economy';
-import { mapResponse } from './narrow';
+import { mapResponse, mapResponseDrift } from './narrow';
+import { emitShapeDrift } from './shape-drift';
 
 /**
  * GETs an endpoint through the operation's session and maps the body; what every
  * domain `*.api.ts` function is made of. A result built from stale data is marked so
  * the response can say so in `extensions.stale`.
+ *
+ * An answer read from the process cache is mapped once while the cache keeps it decoded
+ * (its `memo`): the reads after the first share the mapped result (so resolvers must not
+ * change what a mapper returns) and report the same shape drift again. So an endpoint
+ * has one mapping: every call for an endpoint maps its answer the same way (what a
+ * mapper's closure captures comes from the path parameters, which the answer belongs to).
  *
  * @param recover - turns a known definitive 4xx into a result (e.g. "Counter is empty"
  *   into an empty counter); return `undefined` to make it the field's error.
@@ -29,5 +36,15 @@ export async function fetchMapped<T>(
     if (recovered === undefined) throw errorOf(endpoint, reply.failure);
     return session.markStale(recovered, reply.stale);
   }
-  return session.markStale(mapResponse(endpoint, reply.body, map), reply.stale);
+  const memo = reply.memo;
+  if (!memo) return session.markStale(mapResponse(endpoint, reply.body, map), reply.stale);
+  if (memo.by !== endpoint) {
+    const { value, drift } = mapResponseDrift(endpoint, reply.body, map);
+    memo.by = endpoint;
+    memo.value = value;
+    memo.notes = drift;
+  } else {
+    for (const field of memo.notes ?? []) emitShapeDrift(endpoint.route, field);
+  }
+  return session.markStale(memo.value as T, reply.stale);
 }

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { UpstreamSession } from '../../economy';
 
 /** A page request: which company or account, page size and offset. */
 export interface PageKey {
@@ -50,4 +51,43 @@ export function createFetchLoader<K, V>(
       ),
     { cacheKeyFn: cacheKey, cache: options.cache },
   );
+}
+
+/**
+ * Every per-operation loader, by domain. Empty here: each domain adds its own member in
+ * its `*.loaders.ts` (TypeScript declaration merging) and registers the function that
+ * creates it with {@link registerLoaders}, so this module names no domain.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each domain's declaration merging
+export interface Loaders {}
+
+/** Creates one domain's loaders for one operation. */
+type LoaderFactory<T> = (session: UpstreamSession, options: LoaderOptions) => T;
+
+const registered = new Map<string, LoaderFactory<unknown>>();
+
+/**
+ * Registers a domain's loaders under its member of {@link Loaders} (called once, at the
+ * top level of the domain's `*.loaders.ts`, which the domain registry loads by name).
+ *
+ * @throws Error when the member is registered twice.
+ */
+export function registerLoaders<K extends keyof Loaders>(domain: K, create: LoaderFactory<Loaders[K]>): void {
+  if (registered.has(domain)) throw new Error(`Loaders "${domain}" registered twice.`);
+  registered.set(domain, create);
+}
+
+/**
+ * The operation's loaders, each domain's created on first use: an operation answered
+ * from the response cache, or one that touches only companies, builds none (or only
+ * those) of the others.
+ */
+export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
+  const loaders = {};
+  for (const [domain, create] of registered) {
+    let created: unknown;
+    Object.defineProperty(loaders, domain, { enumerable: true, get: () => (created ??= create(session, options)) });
+  }
+  // Every registered member is defined above; the registry loads every domain's loaders.
+  return loaders as Loaders;
 }

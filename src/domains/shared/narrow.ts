@@ -254,10 +254,15 @@ function toDate(text: string, path: string): Date {
  * field is reported once per response to the shape-drift listeners (metrics, log).
  */
 export function mapResponse<T>(endpoint: Endpoint, body: unknown, map: (body: unknown) => T): T {
+  return mapResponseDrift(endpoint, body, map).value;
+}
+
+/** {@link mapResponse}, also returning the drifted fields it reported (to report them again when the result is reused). */
+export function mapResponseDrift<T>(endpoint: Endpoint, body: unknown, map: (body: unknown) => T): { value: T; drift: readonly string[] } {
   try {
-    const { value, drift } = collectDrift(() => map(body));
-    for (const field of drift) emitShapeDrift(endpoint.route, field);
-    return value;
+    const result = collectDrift(() => map(body));
+    for (const field of result.drift) emitShapeDrift(endpoint.route, field);
+    return result;
   } catch (error) {
     if (error instanceof ShapeError) {
       throw new UpstreamError('UPSTREAM_ERROR', endpoint, {

@@ -8,8 +8,8 @@
  *   whitespace), whose UTF-8 bytes and SHA-256 identify it.
  * - The text is cut into pieces at element boundaries (an array element or an object
  *   member, with its separator and key, when the enclosing value is larger than
- *   {@link PIECE_BYTES}); pieces are packed into chunks, each compressed on its own with
- *   node's zlib and encoded so that it fits one slot's data (at most
+ *   `PIECE_BYTES`; see json-pieces.ts); pieces are packed into chunks, each compressed on its own with
+ *   node's zlib and encoded (base64url, or base32768.ts) so that it fits one slot's data (at most
  *   {@link SLOT_DATA_CHARS} characters). Chunks are compressed separately so that a
  *   change of one catalogue item changes one chunk.
  * - Chunk boundaries stick to the previous version's (the manifest keeps a short hash of
@@ -28,11 +28,11 @@ import { createHash } from 'node:crypto';
 import { SITE_DOCUMENT_ENCODINGS } from '../../config';
 import type { SiteDocumentEncoding } from '../../config';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { fromBase32768, toBase32768 } from './base32768';
+import { canonicalJson, splitPieces } from './json-pieces';
 
 /** Most characters of a slot's data (`POST /factory/options`: at most 2400). */
 export const SLOT_DATA_CHARS = 2400;
-/** Pieces are at most this many UTF-8 bytes, unless one element alone is larger (a long string is sliced). */
-export const PIECE_BYTES = 512;
 /** A new chunk is filled to at most this share of a slot, leaving room for an item that grows. */
 export const CHUNK_FILL = 0.94;
 /** Hex digits of the short hashes in titles and the manifest. */
@@ -108,103 +108,6 @@ export function shortHash(input: string | Buffer): string {
   return sha256Hex(input).slice(0, SHORT_HASH_CHARS);
 }
 
-/** Thrown when a value is not JSON (a function, `undefined`, a non-finite number, a cycle). */
-export class NotJsonError extends Error {
-  /** Where in the value the first part that is not JSON is, e.g. `items[3].price` (empty: the value itself). */
-  readonly path: string;
-
-  /** @param path - see {@link NotJsonError.path} */
-  constructor(path: string) {
-    super(`not a JSON value at ${path || '(root)'}`);
-    this.name = 'NotJsonError';
-    this.path = path;
-  }
-}
-
-/**
- * The canonical JSON text of a value: object keys sorted by UTF-16 code units, no
- * whitespace, numbers and strings as `JSON.stringify` writes them. Two values equal as
- * JSON give the same text.
- *
- * @throws NotJsonError naming the path of the first part that is not JSON
- */
-export function canonicalJson(value: unknown): string {
-  return pieceTokens(value, Number.MAX_SAFE_INTEGER).join('');
-}
-
-/**
- * The canonical text as tokens: one per value of at most `pieceBytes` bytes, else the
- * value's elements (with their separators and keys) recursively, long strings sliced.
- */
-function pieceTokens(value: unknown, pieceBytes: number): string[] {
-  const out: string[] = [];
-  const seen = new Set<object>();
-  const walk = (node: unknown, prefix: string, path: string): void => {
-    if (node === null || typeof node === 'boolean') {
-      out.push(prefix + String(node));
-      return;
-    }
-    if (typeof node === 'number') {
-      if (!Number.isFinite(node)) throw new NotJsonError(path);
-      out.push(prefix + JSON.stringify(node));
-      return;
-    }
-    if (typeof node === 'string') {
-      const text = JSON.stringify(node);
-      if (Buffer.byteLength(text) <= pieceBytes) out.push(prefix + text);
-      else for (let i = 0; i < text.length; i += pieceBytes / 4) out.push((i === 0 ? prefix : '') + text.slice(i, i + pieceBytes / 4));
-      return;
-    }
-    if (typeof node !== 'object') throw new NotJsonError(path);
-    if (seen.has(node)) throw new NotJsonError(path);
-    seen.add(node);
-    const start = out.length;
-    if (Array.isArray(node)) {
-      out.push(prefix + '[');
-      node.forEach((element: unknown, i) => walk(element, i === 0 ? '' : ',', `${path}[${i}]`));
-      out.push(']');
-    } else {
-      const record = node as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((key) => record[key] !== undefined)
-        .sort();
-      out.push(prefix + '{');
-      keys.forEach((key, i) => walk(record[key], `${i === 0 ? '' : ','}${JSON.stringify(key)}:`, path ? `${path}.${key}` : key));
-      out.push('}');
-    }
-    seen.delete(node);
-    // Small enough to be one piece: join what the walk pushed.
-    const joined = out.slice(start).join('');
-    if (Buffer.byteLength(joined) <= pieceBytes) out.splice(start, out.length - start, joined);
-  };
-  walk(value, '', '');
-  return out;
-}
-
-/**
- * The canonical text cut into pieces: small tokens (a bracket, a short number) are joined
- * with the next ones until {@link PIECE_BYTES}; an element of a large array or object is
- * one piece when it fits.
- */
-export function splitPieces(value: unknown): Buffer[] {
-  const pieces: Buffer[] = [];
-  let pending = '';
-  for (const token of pieceTokens(value, PIECE_BYTES)) {
-    const small = Buffer.byteLength(token) < PIECE_BYTES / 8;
-    if (pending && Buffer.byteLength(pending) + Buffer.byteLength(token) > PIECE_BYTES) {
-      pieces.push(Buffer.from(pending));
-      pending = '';
-    }
-    pending += token;
-    if (!small) {
-      pieces.push(Buffer.from(pending));
-      pending = '';
-    }
-  }
-  if (pending) pieces.push(Buffer.from(pending));
-  return pieces;
-}
-
 /** A value ready to be written: its canonical text cut into pieces. */
 export interface PreparedValue {
   /** The document's name. */
@@ -266,62 +169,6 @@ export function decodeChunk(data: string, encoding: SiteDocumentEncoding): Buffe
 function strictBase64url(data: string): Buffer {
   if (!/^[A-Za-z0-9_-]*$/.test(data)) throw new Error('not base64url');
   return Buffer.from(data, 'base64url');
-}
-
-/** Characters of the dense encoding: 32768 code points from three BMP blocks (no surrogates, no combining marks). */
-const DENSE_BLOCKS: ReadonlyArray<readonly [number, number]> = [
-  [0x3400, 0x4dbf],
-  [0x4e00, 0x9fff],
-  [0xac00, 0xd7a3],
-];
-const DENSE_ALPHABET: readonly number[] = (() => {
-  const points: number[] = [];
-  for (const [from, to] of DENSE_BLOCKS) for (let c = from; c <= to && points.length < 32768; c += 1) points.push(c);
-  return points;
-})();
-const DENSE_INDEX = new Map<number, number>(DENSE_ALPHABET.map((point, i) => [point, i]));
-
-/** 15 bits per character; the first character says how many bits of padding the last one has (0..14). */
-function toBase32768(bytes: Buffer): string {
-  const chars: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const byte of bytes) {
-    buffer = (buffer << 8) | byte;
-    bits += 8;
-    while (bits >= 15) {
-      bits -= 15;
-      chars.push(DENSE_ALPHABET[(buffer >> bits) & 0x7fff] ?? 0);
-    }
-    buffer &= (1 << bits) - 1;
-  }
-  const padding = bits === 0 ? 0 : 15 - bits;
-  if (bits > 0) chars.push(DENSE_ALPHABET[(buffer << padding) & 0x7fff] ?? 0);
-  return String.fromCharCode(DENSE_ALPHABET[padding] ?? 0, ...chars);
-}
-
-function fromBase32768(text: string): Buffer {
-  const values = Array.from(text, (char) => {
-    const value = DENSE_INDEX.get(char.charCodeAt(0));
-    if (value === undefined || char.length !== 1) throw new Error('not base32768');
-    return value;
-  });
-  const padding = values.shift() ?? 0;
-  if (padding > 14) throw new Error('not base32768');
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  values.forEach((value, i) => {
-    const width = i === values.length - 1 ? 15 - padding : 15;
-    buffer = (buffer << width) | (value >> (15 - width));
-    bits += width;
-    while (bits >= 8) {
-      bits -= 8;
-      bytes.push((buffer >> bits) & 0xff);
-    }
-    buffer &= (1 << bits) - 1;
-  });
-  return Buffer.from(bytes);
 }
 
 /** Characters of a slot's data as the upstream counts them (code points: a surrogate pair counts once). */

@@ -83,16 +83,22 @@ export function conflictError(name: string, currentVersion: number, expectedVers
   );
 }
 
-/** `SITE_DOCUMENT_TOO_LARGE`: the value needs more slots than are free. */
+/**
+ * `SITE_DOCUMENT_TOO_LARGE`: the value needs more slots than are free (`slotsAvailable`
+ * counts the free ones), or, with `slotCount`, more than the company has at all (checked
+ * before any slot is read: how many are free is not known then, `slotsAvailable` is every slot).
+ */
 export function tooLargeError(
   name: string,
   details: { bytesNeeded: number; bytesAvailable: number; slotsNeeded: number; slotsAvailable: number },
+  slotCount?: number,
 ): GatewayError<'SITE_DOCUMENT_TOO_LARGE'> {
-  return new GatewayError(
-    'SITE_DOCUMENT_TOO_LARGE',
-    `The site document "${name}" needs ${details.slotsNeeded} free option slots for ${details.bytesNeeded} bytes of JSON, but only ${details.slotsAvailable} are free (about ${details.bytesAvailable} bytes). Free slots, or make the value smaller.`,
-    { name, ...details },
-  );
+  const { slotsNeeded, bytesNeeded, slotsAvailable, bytesAvailable } = details;
+  const message =
+    slotCount === undefined
+      ? `The site document "${name}" needs ${slotsNeeded} free option slots for ${bytesNeeded} bytes of JSON, but only ${slotsAvailable} ${slotsAvailable === 1 ? 'is' : 'are'} free (about ${bytesAvailable} bytes). Free slots, or make the value smaller.`
+      : `The site document "${name}" needs ${slotsNeeded} option slots for ${bytesNeeded} bytes of JSON, but a company has only ${slotCount}: it does not fit even when every slot is free (about ${bytesAvailable} bytes would). Make the value smaller.`;
+  return new GatewayError('SITE_DOCUMENT_TOO_LARGE', message, { name, ...details });
 }
 
 /**
@@ -105,12 +111,16 @@ export function tooLargeError(
 export function checkFits(value: PreparedValue, slotCount: number): EncodedChunk[] {
   const chunks = chunkValue(value.pieces, value.encoding);
   if (chunks.length + 1 > slotCount) {
-    throw tooLargeError(value.name, {
-      bytesNeeded: value.bytes,
-      bytesAvailable: Math.floor((value.bytes / chunks.length) * (slotCount - 1)),
-      slotsNeeded: chunks.length + 1,
-      slotsAvailable: slotCount,
-    });
+    throw tooLargeError(
+      value.name,
+      {
+        bytesNeeded: value.bytes,
+        bytesAvailable: Math.floor((value.bytes / chunks.length) * (slotCount - 1)),
+        slotsNeeded: chunks.length + 1,
+        slotsAvailable: slotCount,
+      },
+      slotCount,
+    );
   }
   return chunks;
 }

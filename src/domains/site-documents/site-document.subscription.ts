@@ -21,23 +21,18 @@ import { NAME_RULE, SiteDocumentInfo } from './site-document.type';
 /** Event of `siteDocumentChanged`. */
 @ObjectType({ description: 'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.' })
 export class SiteDocumentChange {
-  /** The company. */
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  /** The document's name. */
   @Field(() => String, { description: 'The document\'s name.' })
   name!: string;
 
-  /** When the poll that found the change ran. */
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The version before; null when the document did not exist. */
   @Field(() => Int, { nullable: true, description: 'The version before the change; null when the document did not exist.' })
   previousVersion!: number | null;
 
-  /** The document now; null when it was deleted. */
   @Field(() => SiteDocumentInfo, { nullable: true, description: 'The document now (version, updatedAt, bytes, slots); null when it was deleted.' })
   document!: SiteDocumentInfo | null;
 }

@@ -11,23 +11,18 @@ export const JSONScalar = GraphQLJSON;
 /** A document as listed, without its value. */
 @ObjectType({ description: 'A site document as listed by Factory.siteDocuments (and the fields every SiteDocument has): its manifest only, the value is not read.' })
 export class SiteDocumentInfo {
-  /** The document's name, 1 to 32 of a-z, 0-9, ".", "_", "-". */
   @Field(() => String, { description: `The document's name, ${NAME_RULE}.` })
   name!: string;
 
-  /** Starts at 1; each successful setSiteDocument adds 1. */
   @Field(() => Int, { description: 'Starts at 1; each successful setSiteDocument adds 1.' })
   version!: number;
 
-  /** When this version was written. */
   @Field(() => Date, { nullable: true, description: 'When this version was written.' })
   updatedAt!: Date | null;
 
-  /** UTF-8 bytes of the canonical JSON text, before compression. */
   @Field(() => Int, { description: 'UTF-8 bytes of the canonical JSON text, before compression.' })
   bytes!: number;
 
-  /** Option slots the document occupies: the committing slot first, then the chunks. */
   @Field(() => [Int], { description: 'Option slots the document occupies: the committing slot first, then the chunks.' })
   slots!: number[];
 }
@@ -37,15 +32,12 @@ export class SiteDocumentInfo {
   description: `A named JSON document a company website keeps in the company's option slots (written by setSiteDocument): chunks compressed into slots, committed by one manifest slot, checked by SHA-256 on every read. ${describeSource(ENDPOINTS.factoryOption)} See docs/site-documents.md.`,
 })
 export class SiteDocument extends SiteDocumentInfo {
-  /** SHA-256 of the canonical text. */
   @Field(() => String, { description: 'Lower-case hex SHA-256 of the canonical JSON text; verified on every read.' })
   sha256!: string;
 
-  /** Encoding of the chunks. */
   @Field(() => String, { description: 'How the chunks are compressed and encoded, e.g. deflate-base64url (SITE_DOCUMENT_ENCODING at the time of the write).' })
   encoding!: string;
 
-  /** The committing slot. */
   @Field(() => Int, { description: 'The committing slot: it holds the manifest and is written last.' })
   manifestSlot!: number;
 
@@ -56,19 +48,15 @@ export class SiteDocument extends SiteDocumentInfo {
 /** Which slots a new document could take. */
 @ObjectType({ description: 'How much room the company\'s option slots have for site documents. Reads every slot (OPTION_SLOTS, through the cache).' })
 export class SiteDocumentCapacity {
-  /** Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more (a replaced version's chunk is free from the commit that replaced it; it keeps its data until a write reuses it, which takes never-set and cleared slots first). */
   @Field(() => [Int], { description: 'Option slots that hold neither a site document nor data written by something else: never set, cleared ("." or empty title and data), or a chunk no document lists any more (a replaced version\'s chunk is free from the commit that replaced it; it keeps its data until a write reuses it, which takes never-set and cleared slots first).' })
   freeSlots!: number[];
 
-  /** Slots written by something else (by hand, updateFactoryOption, another tool); the gateway never overwrites them. */
   @Field(() => [Int], { description: 'Slots written by something else (by hand, updateFactoryOption, another tool); the gateway never overwrites them.' })
   foreignSlots!: number[];
 
-  /** Slots site documents occupy now. */
   @Field(() => [Int], { description: 'Slots site documents occupy now.' })
   documentSlots!: number[];
 
-  /** Bytes of canonical JSON text that still fit in the free slots for a new document (one free slot commits it), estimated at the bytes per slot measured on a realistic catalogue for the configured encoding: compression varies with the data. */
   @Field(() => Int, {
     description:
       'Bytes of canonical JSON text that still fit in the free slots for a new document (one free slot commits it), estimated at the bytes per slot measured on a realistic catalogue for the configured encoding: compression varies with the data.',
@@ -79,19 +67,15 @@ export class SiteDocumentCapacity {
 /** Input of `setSiteDocument`. */
 @InputType({ description: `Input of setSiteDocument. Checked before any upstream request: the name (${NAME_RULE}), the value (JSON of at most SITE_DOCUMENT_MAX_BYTES bytes, canonical) and the secret.` })
 export class SetSiteDocumentInput {
-  /** The company whose option slots hold the document; must be owned by the key's character. */
   @Field(() => ID, { description: 'The company whose option slots hold the document; must be owned by the key\'s character.' })
   factoryId!: string;
 
-  /** The document's name, 1 to 32 of a-z, 0-9, ".", "_", "-". */
   @Field(() => String, { description: `The document's name, ${NAME_RULE}.` })
   name!: string;
 
-  /** The JSON value; stored as canonical JSON (object keys sorted, no whitespace), at most SITE_DOCUMENT_MAX_BYTES UTF-8 bytes. */
   @Field(() => JSONScalar, { description: 'The JSON value; stored as canonical JSON (object keys sorted, no whitespace), at most SITE_DOCUMENT_MAX_BYTES UTF-8 bytes.' })
   value!: unknown;
 
-  /** Write only if the stored version is this one (0: only if the document does not exist); omitted: no check. */
   @Field(() => Int, {
     nullable: true,
     description:
@@ -99,7 +83,6 @@ export class SetSiteDocumentInput {
   })
   expectedVersion?: number | null;
 
-  /** The API secret belonging to the key. */
   @Field(() => String, { nullable: true, description: 'The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT.' })
   apiSecret?: string | null;
 }
@@ -107,19 +90,15 @@ export class SetSiteDocumentInput {
 /** Result of `setSiteDocument`. */
 @ObjectType({ description: 'Result of setSiteDocument.' })
 export class SetSiteDocumentPayload {
-  /** The document as written (or, while committed is false, as it will read once the write has finished). */
   @Field(() => SiteDocument, { description: 'The document as written (or, while committed is false, as it will read once the write has finished).' })
   document!: SiteDocument;
 
-  /** Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged. */
   @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) this change took so far: one per changed chunk and one for the committing slot (the replaced chunks are freed by the commit, not written); 0 when the value was unchanged.' })
   upstreamWrites!: number;
 
-  /** True when the new version is committed (reads return it). */
   @Field(() => Boolean, { description: 'True when the new version is committed (reads return it). False when the writes did not finish within the request\'s patience (UPSTREAM_PATIENCE_MS or Prefer: wait=N): they go on in the background.' })
   committed!: boolean;
 
-  /** While committed is false: seconds after which the write is expected to be committed (the key's budget paces it). */
   @Field(() => Int, { nullable: true, description: 'While committed is false: seconds after which the write is expected to be committed (the key\'s budget paces it). Null when committed.' })
   retryAfterSeconds!: number | null;
 }
@@ -127,19 +106,15 @@ export class SetSiteDocumentPayload {
 /** Input of `deleteSiteDocument`. */
 @InputType({ description: 'Input of deleteSiteDocument. Checked before any upstream request like setSiteDocument\'s.' })
 export class DeleteSiteDocumentInput {
-  /** The company whose option slots hold the document. */
   @Field(() => ID, { description: 'The company whose option slots hold the document.' })
   factoryId!: string;
 
-  /** The document's name, 1 to 32 of a-z, 0-9, ".", "_", "-". */
   @Field(() => String, { description: `The document's name, ${NAME_RULE}.` })
   name!: string;
 
-  /** Delete only if the stored version is this one; omitted: no check. */
   @Field(() => Int, { nullable: true, description: 'Delete only if the stored version is this one; omitted: no check. CONFLICT on a mismatch, with nothing written.' })
   expectedVersion?: number | null;
 
-  /** The API secret belonging to the key. */
   @Field(() => String, { nullable: true, description: 'The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT.' })
   apiSecret?: string | null;
 }
@@ -147,11 +122,9 @@ export class DeleteSiteDocumentInput {
 /** Result of `deleteSiteDocument`. */
 @ObjectType({ description: 'Result of deleteSiteDocument.' })
 export class DeleteSiteDocumentPayload {
-  /** Slots freed: the committing slot (cleared first, which removes the document at once) and the chunks (cleared after). */
   @Field(() => [Int], { description: 'Slots freed: the committing slot (cleared first, which removes the document at once) and the chunks (cleared after). Empty when there was no such document.' })
   freedSlots!: number[];
 
-  /** Upstream option writes (POST /factory/options) the deletion took. */
   @Field(() => Int, { description: 'Upstream option writes (POST /factory/options) the deletion took.' })
   upstreamWrites!: number;
 }

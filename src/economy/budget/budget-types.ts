@@ -3,7 +3,7 @@ import type { QueueTicket } from '../queue/queue-ticket';
 import type { WaitingLinesOptions } from '../queue/waiting-lines';
 import type { SharedState } from '../shared-state/shared-state';
 import type { BudgetLimit } from './key-state';
-import type { RateLimitSource } from './limit-exceeded';
+import type { RateLimitSource } from '../limit-exceeded';
 
 /** Settings of `KeyBudget`; all times in ms unless named otherwise. */
 export interface KeyBudgetOptions extends WaitingLinesOptions {

@@ -7,7 +7,7 @@ import { WaitingLines } from '../queue/waiting-lines';
 import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-types';
 import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare } from './key-state';
 import type { BudgetLimit, KeyState } from './key-state';
-import { isUpstream429, LimitExceeded } from './limit-exceeded';
+import { isUpstream429, LimitExceeded } from '../limit-exceeded';
 import { plannedSendTimes, SlidingWindowLog } from './sliding-window-log';
 import { takeBudget } from './take-budget';
 import type { TakenSlot } from './take-budget';

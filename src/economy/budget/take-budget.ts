@@ -2,7 +2,7 @@ import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import type { WaitingLines } from '../queue/waiting-lines';
 import type { BudgetLimit, KeyState } from './key-state';
-import { LimitExceeded } from './limit-exceeded';
+import { LimitExceeded } from '../limit-exceeded';
 import { plannedSendTimes } from './sliding-window-log';
 import type { SlidingWindowLog } from './sliding-window-log';
 

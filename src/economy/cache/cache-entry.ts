@@ -29,12 +29,29 @@ export function errorOf(endpoint: Endpoint, failure: UpstreamFailure): UpstreamE
 }
 
 /**
+ * A place for what the domain layer makes of one cached answer (its mapped result), kept
+ * beside the decoded body by the process cache, so the reads of a cached answer map it
+ * once and not once each (see `fetchMapped`). The economy never reads it. A new answer
+ * for the same request is a new entry with a new, empty memo. Whatever is kept here is
+ * shared by every operation that reads the answer: it must not be changed.
+ */
+export interface AnswerMemo {
+  /** What made {@link value} (for `fetchMapped`, the endpoint whose mapping it is), to tell it from another use of the same answer. */
+  by?: unknown;
+  /** The result. */
+  value?: unknown;
+  /** Extra facts about the result (the fields the mapper found drifted). */
+  notes?: readonly string[];
+}
+
+/**
  * One cached upstream answer: a body, or a definitive 4xx (an empty counter's 404, a
  * missing scope's 400, a premium endpoint's 401), which is as stable as a body and as
- * costly to ask again. `storedAt` is epoch ms; `bytes` approximates its JSON size.
+ * costly to ask again. `storedAt` is epoch ms; `bytes` approximates its JSON size. A body
+ * read from the process cache carries the memo of its decoded form (see `AnswerMemo`).
  */
 export type CacheEntry =
-  | { kind: 'body'; body: unknown; storedAt: number; bytes: number }
+  | { kind: 'body'; body: unknown; storedAt: number; bytes: number; memo?: AnswerMemo }
   | { kind: 'failure'; failure: UpstreamFailure; storedAt: number; bytes: number };
 
 /**

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { compactBytes, compactJson, keyBytes, parseCompactJson } from './compact-json';
 import type { CompactJson } from './compact-json';
-import type { CacheEntry, UpstreamFailure } from './cache-entry';
+import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache-entry';
 
 /** Settings of {@link UpstreamCache}. */
 export interface UpstreamCacheOptions {
@@ -9,7 +9,23 @@ export interface UpstreamCacheOptions {
   maxBytes: number;
   /** Clock, epoch ms. */
   now?: () => number;
+  /**
+   * Most bytes of JSON text whose decoded bodies (and their mapped results, see `AnswerMemo`)
+   * are kept for the next reads (default: a sixteenth of `maxBytes`, at most 1 MiB; 0 = none).
+   */
+  decodedMaxBytes?: number;
 }
+
+/** A stored body decoded: the parsed JSON and its memo, shared by the reads that follow. */
+interface Decoded {
+  readonly body: unknown;
+  readonly memo: AnswerMemo;
+  /** Bytes of its JSON text. */
+  readonly bytes: number;
+}
+
+/** The default bound of decoded bodies: {@link UpstreamCacheOptions.decodedMaxBytes}. */
+const DECODED_MAX_BYTES = 1024 * 1024;
 
 /**
  * An entry as the cache keeps it: a body as compact JSON text (parsed on use), or a
@@ -38,24 +54,34 @@ const FAILURE_RECORDS = 1024;
  * shared between keys. An entry lives as long as the longer of its freshness and the
  * stale window; freshness is decided by the caller, which knows the endpoint's TTL.
  *
- * Bodies are kept as their JSON text (see `compact-json.ts`) and parsed on each
- * {@link get}: a parsed answer costs several times its text on the V8 heap. Callers
- * get a fresh object each time, so they may not share it by mistake either.
+ * Bodies are kept as their JSON text (see `compact-json.ts`): a parsed answer costs
+ * several times its text on the V8 heap. Only the most recently decoded bodies are kept
+ * parsed, together with a memo for their mapped results (`AnswerMemo`), up to
+ * `decodedMaxBytes` of text, first decoded first dropped: the reads of a hot answer then
+ * parse and map it once, not once each. Such a body is shared by the reads that get it:
+ * callers must not change it.
  */
 export class UpstreamCache {
   private readonly lru: LRUCache<string, StoredEntry>;
   private readonly failures = new LRUCache<string, UpstreamFailure>({ max: FAILURE_RECORDS });
   private readonly now: () => number;
   private changeCount = 0;
+  /** Decoded bodies by stored entry, in the order they were decoded (a Map keeps it). */
+  private readonly decoded = new Map<StoredEntry, Decoded>();
+  private decodedBytes = 0;
+  private readonly decodedMaxBytes: number;
 
   /** @param options - the bound in bytes and a clock */
   constructor(options: UpstreamCacheOptions) {
     this.now = options.now ?? Date.now;
+    this.decodedMaxBytes = options.decodedMaxBytes ?? Math.min(DECODED_MAX_BYTES, Math.floor(options.maxBytes / 16));
     this.lru = new LRUCache<string, StoredEntry>({
       maxSize: options.maxBytes,
       sizeCalculation: (entry, key) => storedBytes(key, entry),
       ttlAutopurge: false,
       perf: { now: () => this.now() },
+      // A replaced, deleted or evicted entry's decoded body goes with it.
+      dispose: (entry) => this.forgetDecoded(entry),
     });
   }
 
@@ -64,6 +90,8 @@ export class UpstreamCache {
     const stored = this.lru.get(key);
     if (stored === undefined) return undefined;
     if (stored.failure) return { kind: 'failure', failure: stored.failure, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    const known = this.decoded.get(stored);
+    if (known) return { kind: 'body', body: known.body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo: known.memo };
     let body: unknown;
     try {
       body = parseCompactJson(stored.json);
@@ -71,7 +99,30 @@ export class UpstreamCache {
       this.lru.delete(key);
       return undefined;
     }
-    return { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    const memo = this.keepDecoded(stored, body);
+    return memo ? { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo } : { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+  }
+
+  /** Keeps a decoded body for the next reads (dropping the first decoded beyond the bound); its memo, or undefined when it is not kept. */
+  private keepDecoded(stored: StoredEntry & { json: CompactJson }, body: unknown): AnswerMemo | undefined {
+    const bytes = compactBytes(stored.json);
+    if (bytes > this.decodedMaxBytes) return undefined;
+    const memo: AnswerMemo = {};
+    this.decoded.set(stored, { body, memo, bytes });
+    this.decodedBytes += bytes;
+    for (const [first, { bytes: firstBytes }] of this.decoded) {
+      if (this.decodedBytes <= this.decodedMaxBytes) break;
+      this.decoded.delete(first);
+      this.decodedBytes -= firstBytes;
+    }
+    return memo;
+  }
+
+  private forgetDecoded(stored: StoredEntry): void {
+    const known = this.decoded.get(stored);
+    if (!known) return;
+    this.decoded.delete(stored);
+    this.decodedBytes -= known.bytes;
   }
 
   /** Stores an entry for `lifetimeMs` (its TTL or the stale window, whichever is longer). */

@@ -1,5 +1,5 @@
 import type { Endpoint } from '../../upstream/endpoints';
-import { rateLimited } from '../budget/limit-exceeded';
+import { rateLimited } from '../limit-exceeded';
 import type { QueueTicket } from './queue-ticket';
 
 /** What {@link awaitJoined} needs besides the flight. */

@@ -2,7 +2,8 @@
  * `transactionAdded(bankAccountId)`: new transactions of a company's or a building's
  * bank account, polled from the newest page of its transactions. One subscribable
  * resource in one file: the event type, the feed (fetch, diff by {@link TransactionLedger},
- * interval class) and the field.
+ * interval class) and the field. A domain of its own: it reads both owners' transaction
+ * endpoints (companies' and buildings'), which import nothing of it.
  */
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import { UpstreamError } from '../../errors/gateway-error';
@@ -14,22 +15,19 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import { fetchBuildingTransactions } from '../buildings/buildings.api';
 import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';
-import { BankTransaction } from './bank-account.type';
-import type { TransactionPage } from './bank-account.type';
+import { BankTransaction } from '../shared/bank-account.type';
+import type { TransactionPage } from '../shared/bank-account.type';
 import { TransactionLedger } from './transaction-ledger';
 
 /** Event of `transactionAdded`. */
 @ObjectType({ description: 'A transaction that appeared on a bank account.' })
 export class TransactionAdded {
-  /** The bank account (of a company or a building). */
   @Field(() => ID, { description: 'The bank account (of a company or a building).' })
   bankAccountId!: string;
 
-  /** When the poll that found the transaction ran. */
   @Field(() => Date, { description: 'When the gateway saw the transaction (the time of the poll that found it).' })
   observedAt!: Date;
 
-  /** The new transaction. */
   @Field(() => BankTransaction, { description: 'The new transaction.' })
   transaction!: BankTransaction;
 }

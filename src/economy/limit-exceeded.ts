@@ -1,5 +1,5 @@
-import { UpstreamError } from '../../errors/gateway-error';
-import type { Endpoint } from '../../upstream/endpoints';
+import { UpstreamError } from '../errors/gateway-error';
+import type { Endpoint } from '../upstream/endpoints';
 
 /** Where a `RATE_LIMITED` came from: the upstream's 429, its cooldown, or the gateway's own budget. */
 export type RateLimitSource = 'upstream' | 'cooldown' | 'budget';

@@ -3,7 +3,7 @@
  * transactions no id, so their identity is their content and their position on the
  * newest page; {@link TransactionLedger} remembers what it reported.
  */
-import type { BankTransaction, TransactionPage } from './bank-account.type';
+import type { BankTransaction, TransactionPage } from '../shared/bank-account.type';
 
 /** The content of a transaction, its only identity (the upstream gives transactions no id). */
 export function transactionFingerprint(t: BankTransaction): string {

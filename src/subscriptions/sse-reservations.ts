@@ -1,0 +1,254 @@
+/**
+ * Bounds on graphql-sse's reservations (single-connection mode).
+ *
+ * `PUT /graphql/stream` reserves an event stream: graphql-sse answers 201 with a token and
+ * keeps an entry for it in a map inside its handler, until a stream connects with that token
+ * and closes. A client that reserves and never connects would keep that entry forever. Here
+ * every reservation not yet connected is recorded, in the order it was made (one lifetime
+ * for all, so that is also the order they expire in, and one timer, for the oldest, is
+ * enough): it expires after `SSE_RESERVATION_TTL_MS`, and there are at most
+ * `SSE_RESERVATIONS_MAX_PER_ADDRESS` per client address and `SSE_RESERVATIONS_MAX` in all
+ * (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too:
+ * its stream is connected and closed at once internally, which is how graphql-sse itself
+ * deletes a token, so a later request with that token fails as for any unknown token (404
+ * `Stream not found`, or a stream of its own).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+
+/** The header graphql-sse reads a reservation token from (or the `token` query parameter). */
+const TOKEN_HEADER = 'x-graphql-event-stream-token';
+
+/** The caps and lifetime of reservations (`SSE_RESERVATION_TTL_MS`, `SSE_RESERVATIONS_MAX_PER_ADDRESS`, `SSE_RESERVATIONS_MAX`). */
+export interface SseReservationLimits {
+  /** How long a reservation waits for its stream, ms. */
+  ttlMs: number;
+  /** Unconnected reservations per client address. */
+  maxPerAddress: number;
+  /** Unconnected reservations in all. */
+  max: number;
+}
+
+/** The part of graphql-sse's request that {@link SseReservations.authenticate} reads. */
+interface TokenRequest {
+  /** The request line's target. */
+  url: string;
+  /** Header lookup. */
+  headers: { get(name: string): string | null | undefined };
+  /** Node's request. */
+  raw: IncomingMessage;
+}
+
+/** The token a graphql-sse request names, from its header or its `token` query parameter. */
+function tokenOf(url: string | undefined, header: string | null | undefined): string | null {
+  if (header) return header;
+  return new URL(url ?? '/', 'http://gateway.invalid').searchParams.get('token');
+}
+
+/**
+ * Frees graphql-sse's entry of `token` the way graphql-sse frees it itself: an event stream
+ * connects with the token (a request of no socket) and closes before its first write. The
+ * handler sees a response that is no longer writable, leaves its loop and returns the
+ * stream's iterator, which deletes the token and ends the stream's operations.
+ */
+export async function releaseSseToken(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, token: string): Promise<void> {
+  const request = {
+    method: 'GET',
+    url: '/graphql/stream',
+    headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token },
+  };
+  const response = {
+    writable: false,
+    headersSent: true,
+    writableEnded: true,
+    writeHead: () => response,
+    once: () => response,
+    off: () => response,
+    end: (...args: unknown[]) => {
+      const callback = args.find((arg): arg is () => void => typeof arg === 'function');
+      callback?.();
+    },
+  };
+  // Not a socket's request: graphql-sse's Node adapter reads only these members.
+  await handler(request as unknown as IncomingMessage, response as unknown as ServerResponse);
+}
+
+/** One reservation not yet connected. */
+interface Reservation {
+  /** The client address that made it. */
+  address: string;
+  /** When it expires (`Date.now()` time), ms. */
+  expiresAt: number;
+}
+
+/**
+ * Expired reservations freed in one go; the rest follow after the event loop has served
+ * I/O, so that thousands made in a burst, expiring together, never hold the loop long.
+ */
+const RELEASES_PER_TURN = 500;
+
+/**
+ * The record of graphql-sse reservations not yet connected, with their caps and expiry.
+ * Give {@link authenticate} to graphql-sse's `createHandler` and route each
+ * `/graphql/stream` request through {@link handle}.
+ */
+export class SseReservations {
+  readonly #limits: SseReservationLimits;
+  readonly #release: (token: string) => Promise<void>;
+  /** By token, oldest first (a Map keeps the order of insertion). */
+  readonly #pending = new Map<string, Reservation>();
+  /** The timer of the oldest reservation's expiry, or of the next releases. */
+  #timer: NodeJS.Timeout | null = null;
+  /** Reservations (recorded or being made) per address. */
+  readonly #perAddress = new Map<string, number>();
+  /** PUTs between their admission and graphql-sse's answer. */
+  #inFlight = 0;
+  /** The token {@link authenticate} gave each PUT. */
+  readonly #minted = new WeakMap<IncomingMessage, string>();
+
+  /**
+   * @param limits - lifetime and caps
+   * @param release - frees graphql-sse's entry of an expired token ({@link releaseSseToken})
+   */
+  constructor(limits: SseReservationLimits, release: (token: string) => Promise<void>) {
+    this.#limits = limits;
+    this.#release = release;
+  }
+
+  /** Reservations not yet connected. */
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  /** Reservations not yet connected of one client address. */
+  sizeOf(address: string): number {
+    return this.#perAddress.get(address) ?? 0;
+  }
+
+  /**
+   * graphql-sse's `authenticate` hook: the token of the request (header or `token` query
+   * parameter), or a new random one (as graphql-sse's own hook makes), remembered for {@link handle}.
+   */
+  readonly authenticate = (req: TokenRequest): string => {
+    const token = tokenOf(req.url, req.headers.get(TOKEN_HEADER)) ?? randomUUID();
+    if (req.raw.method === 'PUT') this.#minted.set(req.raw, token);
+    return token;
+  };
+
+  /**
+   * Handles one `/graphql/stream` request around graphql-sse (`next`): refuses a PUT over a
+   * cap with 429, records the reservation graphql-sse made (201), and takes a reservation off
+   * the record when its event stream connects.
+   */
+  async handle(req: IncomingMessage, res: ServerResponse, next: () => Promise<void>): Promise<void> {
+    if (req.method === 'PUT') {
+      await this.#reserve(req, res, next);
+      return;
+    }
+    const header = req.headers[TOKEN_HEADER];
+    const token = tokenOf(req.url, Array.isArray(header) ? header.join('') : header);
+    // Connected: graphql-sse deletes the token when this stream closes.
+    if (token !== null && req.headers.accept === 'text/event-stream') this.#take(token);
+    await next();
+  }
+
+  /** Forgets every reservation and stops the timer (graphql-sse's handler goes with the server). */
+  close(): void {
+    this.#pending.clear();
+    this.#perAddress.clear();
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Records a reservation graphql-sse made (a token given again starts anew, at the end). */
+  #record(token: string, address: string): void {
+    this.#take(token);
+    this.#perAddress.set(address, this.sizeOf(address) + 1);
+    this.#pending.set(token, { address, expiresAt: Date.now() + this.#limits.ttlMs });
+    this.#schedule();
+  }
+
+  /** Takes a reservation off the record without freeing it in graphql-sse (its stream connected). */
+  #take(token: string): void {
+    const reservation = this.#pending.get(token);
+    if (!reservation) return;
+    this.#pending.delete(token);
+    this.#forget(reservation.address);
+  }
+
+  /** Sets the timer for the oldest reservation, unless one is set or none is left. */
+  #schedule(): void {
+    if (this.#timer !== null) return;
+    const oldest = this.#pending.values().next();
+    if (oldest.done) return;
+    const timer = setTimeout(() => this.#expire(), Math.max(0, oldest.value.expiresAt - Date.now()));
+    timer.unref();
+    this.#timer = timer;
+  }
+
+
+  /** Frees the expired reservations, up to {@link RELEASES_PER_TURN} now and the rest in the next turns; then waits for the next one. */
+  #expire(): void {
+    this.#timer = null;
+    const now = Date.now();
+    let released = 0;
+    for (const [token, reservation] of this.#pending) {
+      // A timer may fire a little early: the oldest is then waited for again.
+      if (reservation.expiresAt > now) break;
+      if (released === RELEASES_PER_TURN) {
+        // The next timers phase: I/O is served in between.
+        const timer = setTimeout(() => this.#expire(), 0);
+        timer.unref();
+        this.#timer = timer;
+        return;
+      }
+      this.#take(token);
+      released += 1;
+      void this.#release(token).catch(() => undefined);
+    }
+    this.#schedule();
+  }
+
+  async #reserve(req: IncomingMessage, res: ServerResponse, next: () => Promise<void>): Promise<void> {
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const refusal = this.#refusal(address);
+    if (refusal) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(this.#limits.ttlMs / 1000));
+      const text = JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: 'RATE_LIMITED', limit: refusal.limit, max: refusal.max, retryAfterSeconds } }] });
+      res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'retry-after': String(retryAfterSeconds) });
+      res.end(text);
+      return;
+    }
+    // The slot is taken now (PUTs may interleave while graphql-sse answers), then given back
+    // to the record's entry, or to nobody.
+    this.#perAddress.set(address, this.sizeOf(address) + 1);
+    this.#inFlight += 1;
+    try {
+      await next();
+    } finally {
+      this.#inFlight -= 1;
+      this.#forget(address);
+    }
+    const token = this.#minted.get(req);
+    if (res.statusCode === 201 && token !== undefined) this.#record(token, address);
+  }
+
+  /** Which cap a new reservation of `address` would break, if any. */
+  #refusal(address: string): { limit: string; max: number; message: string } | null {
+    const { maxPerAddress, max, ttlMs } = this.#limits;
+    const wait = `Connect the reserved streams, or wait until they expire (SSE_RESERVATION_TTL_MS=${ttlMs}).`;
+    if (this.sizeOf(address) >= maxPerAddress) {
+      return { limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: maxPerAddress, message: `Too many graphql-sse reservations (PUT /graphql/stream) from this address: ${maxPerAddress} are not connected yet (SSE_RESERVATIONS_MAX_PER_ADDRESS). ${wait}` };
+    }
+    if (this.#pending.size + this.#inFlight >= max) {
+      return { limit: 'SSE_RESERVATIONS_MAX', max, message: `Too many graphql-sse reservations (PUT /graphql/stream) on this gateway: ${max} are not connected yet (SSE_RESERVATIONS_MAX). ${wait}` };
+    }
+    return null;
+  }
+
+  #forget(address: string): void {
+    const count = this.sizeOf(address) - 1;
+    if (count > 0) this.#perAddress.set(address, count);
+    else this.#perAddress.delete(address);
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The redactor finds a key however the upstream spreads or encodes it: hexadecimal in
+ * either case, and its characters (or those of any other form) separated by spaces or
+ * punctuation; and it leaves texts without the key alone. Properties over random keys,
+ * separators and surrounding texts (fast-check).
+ */
+import fc from 'fast-check';
+import { REDACTED, Redactor } from '../../src/upstream/redact';
+
+/** Keys as issued: letters, digits, `-` and `_`, 8 to 40 characters, at least 8 of them letters or digits. */
+const keys = fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/).filter((key) => key.replace(/[_-]/g, '').length >= 8);
+/** What may stand between the spread characters. */
+const separators = fc.constantFrom(' ', '-', '.', ',', ', ', ' - ', ':', '_', '/', '|', ';', '  ', '\t', ' . ');
+/** Text around the echoed key (no letters or digits, so it cannot extend the key). */
+const around = fc.stringMatching(/^[ !?#%&@]{0,12}$/);
+
+function spread(text: string, separator: string): string {
+  return [...text].join(separator);
+}
+
+describe('Redactor', () => {
+  it('redacts a key spread out by any separator, in either case', () => {
+    fc.assert(
+      fc.property(keys, separators, around, around, fc.boolean(), (key, separator, before, after, upper) => {
+        const echoed = spread(upper ? key.toUpperCase() : key, separator);
+        const redactor = new Redactor([key]);
+        const out = redactor.redact(`invalid token ${before}${echoed}${after} given`) ?? '';
+        expect(out).not.toContain(echoed);
+        expect(out).toContain(REDACTED);
+        expect(out.startsWith('invalid token ')).toBe(true);
+      }),
+    );
+  });
+
+  it('redacts the hex of a key in either case, whole, spread out, or a piece of 8 characters', () => {
+    fc.assert(
+      fc.property(keys, separators, fc.boolean(), fc.nat(), (key, separator, upper, at) => {
+        const hex = Buffer.from(key, 'utf8').toString('hex');
+        const cased = upper ? hex.toUpperCase() : hex;
+        const start = at % (cased.length - 8);
+        const piece = cased.slice(start, start + 8);
+        const pairs = (cased.match(/../g) ?? []).join(separator);
+        const redactor = new Redactor([key]);
+        for (const form of [cased, pairs, piece]) {
+          const out = redactor.redact(`echo: ${form}!`) ?? '';
+          expect(out).not.toContain(form);
+          expect(out).toBe(`echo: ${REDACTED}!`);
+        }
+      }),
+    );
+  });
+
+  it('withholds texts when a key has fewer than 8 characters besides separators', () => {
+    expect(new Redactor(['_aaaaaaA']).redact('token _ a a a a a a A')).toBeNull();
+  });
+
+  it('keeps the text around the spread key', () => {
+    const redactor = new Redactor(['demo-premium-key']);
+    expect(redactor.redact('key "d e m o - p r e m i u m - k e y" is unknown')).toBe(`key "${REDACTED}" is unknown`);
+    expect(redactor.redact('key 64656d6f2d7072656d69756d2d6b6579 is unknown')).toBe(`key ${REDACTED} is unknown`);
+    expect(redactor.redact('key 64656D6F2D7072656D69756D2D6B6579 is unknown')).toBe(`key ${REDACTED} is unknown`);
+    expect(redactor.redact('key d.e.m.o.-.p.r.e.m.i.u.m is unknown')).toBe(`key ${REDACTED} is unknown`);
+  });
+
+  it('leaves texts alone that do not hold 8 characters of the key, separators or not', () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-f0-9]{24,32}$/), fc.string({ maxLength: 80 }), (key, text) => {
+        // Keys of hex digits only, texts that hold no hex digit: nothing to find.
+        const clean = text.replace(/[a-fA-F0-9]/g, 'x');
+        expect(new Redactor([key]).redact(clean)).toBe(clean);
+      }),
+    );
+    const redactor = new Redactor(['Hostile-Key-0123456789abcdef']);
+    expect(redactor.redact('Missing scope: factory.counter, see /factory/counter/{id}')).toBe('Missing scope: factory.counter, see /factory/counter/{id}');
+  });
+});
