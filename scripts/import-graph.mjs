@@ -27,7 +27,7 @@ export const LAYERS = [
   { nodes: ['pipeline'], role: 'the ordered request checks every transport runs' },
   { nodes: ['graph'], role: 'the schema (built from the domains\' registry) and the checks reading field rules from it' },
   { nodes: ['domains'], role: 'the GraphQL types, resolvers, loaders, mappers and subscribable resources, by domain' },
-  { nodes: ['subscribable', 'field-rules'], role: 'what a domain declares with: a feed and its changes; a field\'s cost and bounds' },
+  { nodes: ['subscribable', 'field-rules', 'vault'], role: 'what a domain declares with: a feed and its changes; a field\'s cost and bounds; the vault of keys and access tokens' },
   { nodes: ['economy'], role: 'cache, coalescing, budget, queue, invalidation, shared state' },
   { nodes: ['http', 'config'], role: 'RFC 7240 Prefer parsing and its plugin; every setting (the only reader of process.env)' },
   { nodes: ['settings-readers'], role: 'the readers of setting values (numbers, durations, URLs, origins, proxies…) the settings table uses' },

@@ -17,6 +17,7 @@ import {
   fractionSetting,
   hostSetting,
   intSetting,
+  masterKeySetting,
   originsSetting,
   otlpHeadersSetting,
   portSetting,
@@ -140,6 +141,10 @@ export interface GatewayConfig {
   serverApiKey: string | null;
   /** The API secret of that key, only when public-site writes are wanted (`STATEV_API_SECRET`, default none). */
   serverApiSecret: string | null;
+  /** The vault of StateV keys and access tokens (`VAULT_FILE`, default `.data/vault.json`; in Redis instead when `REDIS_URL` is set). */
+  vaultFile: string;
+  /** Master key(s) of the vault: 32 random bytes in base64, comma-separated newest first during a rotation (`VAULT_MASTER_KEY`, default none: no vault, no access tokens). */
+  vaultMasterKey: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
   trustedDocumentsPath: string | null;
   /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
@@ -274,6 +279,8 @@ export const DEFAULT_CONFIG = Object.freeze({
   serverApiKey: null,
   serverApiSecret: null,
   trustedDocumentsPath: null,
+  vaultFile: '.data/vault.json',
+  vaultMasterKey: null,
   serveExamples: false,
   playgroundApiKey: null,
   simulatorPort: 4010,
@@ -515,6 +522,10 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('serverApiSecret', 'STATEV_API_SECRET', (env, name) => rawSetting(env, name) ?? null, 'the API secret of that key, for trusted mutations', { secret: true }),
     setting('trustedDocumentsPath', 'TRUSTED_DOCUMENTS', (env, name) => fileSetting(env, name), 'path of the trusted-documents manifest (public-site mode with STATEV_API_KEY)'),
     setting('serveExamples', 'SERVE_EXAMPLES', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.serveExamples), 'serve examples/ at /examples/'),
+  ]),
+  ...section('Vault and access tokens', [
+    setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
+    setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
   ]),
   ...section('Site documents', [
     integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),

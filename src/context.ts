@@ -9,6 +9,8 @@ import { UpstreamSession } from './economy';
 import { hashedKey } from './pipeline/credential';
 import type { Credential } from './pipeline/credential';
 import type { ServerCredentials } from './pipeline/public-site';
+import { GatewayError } from './errors/gateway-error';
+import type { TokenBudgets } from './vault';
 import { patienceFromPrefer } from './http/prefer-wait';
 
 export type { GatewayContext } from './domains/gateway-context';
@@ -20,6 +22,8 @@ export interface GatewayServices {
   /** The settings a context reads: the key-hash secret, loaders on or off, option slots, the request cap, the patience cap. */
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
     Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
+  /** The access tokens' shares of their keys' budgets (`tokens create --budget-share`); absent: not enforced. */
+  tokenBudgets?: TokenBudgets;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -74,10 +78,22 @@ export function createContext(
   );
   // The cost estimate bounds the operation before it runs; this bounds what it really sends.
   if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;
+  // An access token with --budget-share n starts at most n upstream requests per window of its key's budget.
+  const token = serverCredentials?.token;
+  const budgets = services.tokenBudgets;
+  if (token?.budgetShare && budgets) {
+    const share = token.budgetShare;
+    session.accounting.admit = () => {
+      const waitMs = budgets.take(token.id, share);
+      if (waitMs === null) return;
+      throw new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
+    };
+  }
   return {
     apiKey,
     apiSecretHeader: secret ? secret : null,
     serverCredentials: serverCredentials !== null,
+    ...(serverCredentials?.token ? { token: serverCredentials.token } : {}),
     session,
     loaders: operationLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),

@@ -26,6 +26,7 @@ import type { PollClock } from './subscribable/feed';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
+import { startLiveVault, TokenBudgets } from './vault';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -62,6 +63,8 @@ export interface GatewayRuntime {
    * subscription transports call it.
    */
   readonly pipeline: RequestPipeline;
+  /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set; `close` stops watching it. */
+  readonly vault: { allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
 }
 
 /** Options for tests and embedding. */
@@ -161,7 +164,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
         )
       : undefined;
   const schema = await buildGatewaySchema();
-  const pipeline = RequestPipeline.fromConfig(schema, config);
+  // Access tokens: the vault, opened (a wrong VAULT_MASTER_KEY stops the start) and watched.
+  const vault = await startLiveVault(config, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'));
+  const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
@@ -207,7 +212,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config }, pipeline, tracing };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now) }, pipeline, tracing, vault };
 }
 
 /**
@@ -219,7 +224,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
 function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
   return ApolloServerPluginResponseCache<GatewayContext>({
     cache: new ResponseCacheStore(maxBytes),
-    sessionId: async ({ contextValue }) => contextValue.session.keyId,
+    // An access token's answers are its own: its grants may shape them.
+    sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
     extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
     // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.

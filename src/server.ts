@@ -95,6 +95,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await runtime.persistence?.close(); // the last snapshot, with everything the drained requests fetched
     await upstream.close();
     await runtime.shared?.close();
+    await runtime.vault?.close(); // stops watching the vault (and its Redis connections)
     await runtime.tracing?.shutdown(); // the spans still buffered
   };
   await apollo.start();

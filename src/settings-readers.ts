@@ -266,3 +266,20 @@ function originProblem(entry: string): string | null {
   if (url.origin !== entry) return `it is not written as browsers send it (${url.origin})`;
   return null;
 }
+
+/**
+ * `VAULT_MASTER_KEY`: one or more base64 keys of 32 bytes each, comma-separated, or null when unset.
+ *
+ * @throws ConfigError naming the setting (never the value) when a part is not 32 bytes of base64
+ */
+export function masterKeySetting(env: Env, name: string): string | null {
+  const raw = rawSetting(env, name);
+  if (raw === undefined) return null;
+  for (const part of raw.split(',')) {
+    const text = part.trim();
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || Buffer.from(text, 'base64').length !== 32) {
+      throw new ConfigError(name, '<redacted>', '32 random bytes in base64 (openssl rand -base64 32), or several separated by commas, newest first');
+    }
+  }
+  return raw;
+}

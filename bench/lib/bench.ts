@@ -219,7 +219,7 @@ export class Bench {
     const root = this.args.gatewayRoot === null ? ROOT : resolve(this.args.gatewayRoot);
     const main = join(root, 'dist', 'src', 'main.js');
     if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build${this.args.gatewayRoot === null ? '' : ` in ${root}`}`);
-    const shown = Object.entries(settings).map(([k, v]) => `${k}=${/SECRET/.test(k) ? '<random, same on every replica>' : v}`);
+    const shown = Object.entries(settings).map(([k, v]) => `${k}=${/SECRET|MASTER_KEY/.test(k) ? '<random, same on every replica>' : v}`);
     log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
     const service = await startService({
       name,

@@ -63,6 +63,8 @@ export interface LoadSpec {
   keyPerConnection?: (index: number) => string;
   /** Keys rotating per request. */
   rotateKeys?: readonly string[];
+  /** The bearer value every request sends instead of the premium key (e.g. an access token). */
+  bearer?: string;
   /** Checks the probe response beyond "a success" (the floor compares the data). */
   checkProbe?: (data: unknown) => void;
   /** Before the warm-up: e.g. fill the caches of many keys. */
@@ -75,7 +77,7 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
   const url = `${spec.server.origin}/graphql`;
   const body = spec.query === 'dashboard' ? bench.dashboard : bench.small;
   const headers = graphqlHeaders(null, spec.noCache);
-  const probeKey = spec.keyPerConnection?.(0) ?? spec.rotateKeys?.[0] ?? PREMIUM_KEY;
+  const probeKey = spec.keyPerConnection?.(0) ?? spec.rotateKeys?.[0] ?? spec.bearer ?? PREMIUM_KEY;
   log(`${spec.name}: ${spec.description}`);
   const rss = new RssSampler(spec.server.pid);
   try {
@@ -88,7 +90,7 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
       url,
       connections: spec.connections,
       body,
-      headers: spec.keyPerConnection || spec.rotateKeys ? headers : { ...headers, authorization: `Bearer ${PREMIUM_KEY}` },
+      headers: spec.keyPerConnection || spec.rotateKeys ? headers : { ...headers, authorization: `Bearer ${spec.bearer ?? PREMIUM_KEY}` },
       keyPerConnection: spec.keyPerConnection,
       rotateKeys: spec.rotateKeys,
     };

@@ -27,6 +27,7 @@ import { steadyViews } from './steady-views';
 import { warm } from './warm';
 import { warm10c } from './warm-10c';
 import { warmNoResponseCache } from './warm-no-response-cache';
+import { warmToken } from './warm-token';
 
 /** Every scenario, in run order. */
 export const SCENARIOS: readonly Scenario[] = [
@@ -54,4 +55,5 @@ export const SCENARIOS: readonly Scenario[] = [
   livePage,
   liveCrowd,
   siteDocuments,
+  warmToken,
 ];

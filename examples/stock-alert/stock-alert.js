@@ -10,6 +10,8 @@
  *   FACTORY_ID=64f1c2a9e4b0a1d2c3f40001 THRESHOLD=395 WEBHOOK_URL=https://discord.com/api/webhooks/… \
  *   node examples/stock-alert/stock-alert.js
  *
+ * GATEWAY_TOKEN=svg_… (an access token with factory:<id>, read:Factory.inventory and
+ * subscribe) may stand in for STATEV_API_KEY: the bot then never holds the key.
  * Optional: STORE=MACHINE for the machine store. Stops on Ctrl+C. See README.md.
  */
 const { createClient } = require('graphql-ws');
@@ -48,6 +50,8 @@ async function postWebhook(url, content) {
 /**
  * Starts watching. Resolves to `{stop}`; `onAlert(items)` is told after each posted
  * alert and `onError(error)` about failures (a failed webhook post does not stop it).
+ *
+ * `apiKey` is what goes after `Bearer`: a StateV API key or a gateway access token.
  *
  * @param {{gatewayUrl: string, apiKey: string, factoryId: string, store?: 'STORE'|'MACHINE', threshold: number,
  *          webhookUrl: string, onAlert?: (items: unknown[]) => void, onError?: (error: unknown) => void}} options
@@ -89,7 +93,8 @@ module.exports = { startStockAlert, fallenBelow, SUBSCRIPTION };
 
 if (require.main === module) {
   const env = process.env;
-  const missing = ['STATEV_API_KEY', 'FACTORY_ID', 'THRESHOLD', 'WEBHOOK_URL'].filter((name) => !env[name]);
+  const missing = ['FACTORY_ID', 'THRESHOLD', 'WEBHOOK_URL'].filter((name) => !env[name]);
+  if (!env.GATEWAY_TOKEN && !env.STATEV_API_KEY) missing.unshift('GATEWAY_TOKEN (or STATEV_API_KEY)');
   if (missing.length > 0) {
     console.error(`Set ${missing.join(', ')} (see examples/stock-alert/README.md).`);
     process.exit(2);
@@ -101,7 +106,7 @@ if (require.main === module) {
   }
   const watch = startStockAlert({
     gatewayUrl: env.GATEWAY_URL || 'ws://127.0.0.1:4000/graphql',
-    apiKey: env.STATEV_API_KEY,
+    apiKey: env.GATEWAY_TOKEN || env.STATEV_API_KEY,
     factoryId: env.FACTORY_ID,
     store: env.STORE === 'MACHINE' ? 'MACHINE' : 'STORE',
     threshold,

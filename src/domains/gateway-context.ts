@@ -8,6 +8,7 @@ import type { UpstreamSession } from '../economy';
 import type { ListItemErrors } from './shared/list-item-errors';
 import type { Loaders } from './shared/loader';
 import type { SubscriptionScope } from '../subscribable/feed';
+import type { ActiveToken } from '../vault';
 
 /** What every resolver receives: the caller's credentials, its upstream session and loaders. */
 export interface GatewayContext {
@@ -15,8 +16,10 @@ export interface GatewayContext {
   apiKey: string | null;
   /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
   apiSecretHeader: string | null;
-  /** True when the operation runs with the server's key (public-site mode): only the server's secret may be used. */
+  /** True when the operation runs with the server's key (public-site mode) or a vault key (an access token): only that key's stored secret may be used. */
   serverCredentials: boolean;
+  /** The access token the caller sent, once the vault accepted it (its characters, grants, expiry); absent for a key or no key. */
+  token?: ActiveToken;
   /** The operation's upstream session (the key bound to the shared economy, with accounting). */
   session: UpstreamSession;
   /** Per-operation DataLoaders, by domain (each domain registers its own): each distinct upstream request at most once per operation. */

@@ -64,6 +64,8 @@ export class OperationAccounting implements UpstreamAccounting {
   requestCap = Number.POSITIVE_INFINITY;
   /** Upstream fetches started so far (counted when started, so concurrent fields cannot overshoot). */
   started = 0;
+  /** Asked before each upstream fetch starts, after the cap (an access token's share of its key's budget): throws to refuse it. */
+  admit: ((endpoint: Endpoint) => void) | null = null;
   /** True when the whole response came from the per-key response cache (no resolver ran). */
   responseCacheHit = false;
   /** Paths answered from stale data (filled by the operation plugin as fields resolve). */
@@ -106,6 +108,7 @@ export class OperationAccounting implements UpstreamAccounting {
         { maxCost: this.requestCap, endpoint: endpoint.route },
       );
     }
+    this.admit?.(endpoint);
     this.started += 1;
   }
 

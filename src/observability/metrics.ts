@@ -36,6 +36,8 @@ export class GatewayMetrics {
   /** Upstream requests waiting for budget, by priority (operation, missed, background), read at scrape time. */
   readonly budgetQueued: Gauge<'priority'>;
   private readonly budgetDropped: Counter<'priority'>;
+  private readonly tokenOperations: Counter<'token_id'>;
+  private readonly tokenLastUse: Gauge<'token_id'>;
 
   constructor(options: { defaultMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -89,6 +91,18 @@ export class GatewayMetrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.tokenOperations = new Counter({
+      name: 'statev_token_operations_total',
+      help: 'GraphQL operations sent with an access token, by token id (tok_..., never the token).',
+      labelNames: ['token_id'],
+      registers,
+    });
+    this.tokenLastUse = new Gauge({
+      name: 'statev_token_last_use_seconds',
+      help: "When each access token was last used on this replica, Unix time in seconds, by token id.",
+      labelNames: ['token_id'],
+      registers,
+    });
     this.operationLatency = new Histogram({
       name: 'statev_graphql_operation_duration_seconds',
       help: 'GraphQL operation latency by outcome, seconds.',
@@ -137,6 +151,12 @@ export class GatewayMetrics {
   /** Records a whole-response cache hit's age in the served-data age histogram. */
   servedFromResponseCache(ageSeconds: number): void {
     this.servedAge.observe({ kind: 'response' }, ageSeconds);
+  }
+
+  /** Records one operation sent with an access token: its count and last use, by the token's id. */
+  tokenUsed(tokenId: string, at: number = Date.now()): void {
+    this.tokenOperations.inc({ token_id: tokenId });
+    this.tokenLastUse.set({ token_id: tokenId }, Math.floor(at / 1000));
   }
 
   /** Records one GraphQL operation. */

@@ -27,6 +27,8 @@ export interface OperationReport {
   errorCodes: string[];
   /** The key's HMAC id, null without a key. */
   keyId: string | null;
+  /** The access token's id (`tok_…`, never the token) when one was used. */
+  tokenId?: string | null;
   /** `graphql-ws` or `graphql-sse`; absent over HTTP. */
   transport?: 'graphql-ws' | 'graphql-sse';
 }
@@ -38,6 +40,7 @@ export interface OperationReport {
  */
 export function reportOperation(metrics: GatewayMetrics, logger: Logger, report: OperationReport): void {
   metrics.operation(report.outcome, report.durationMs);
+  if (report.tokenId) metrics.tokenUsed(report.tokenId);
   logger.info(
     {
       operationName: report.operationName,
@@ -48,6 +51,7 @@ export function reportOperation(metrics: GatewayMetrics, logger: Logger, report:
       stale: report.stale,
       errorCodes: report.errorCodes,
       key: report.keyId?.slice(0, 8) ?? null,
+      ...(report.tokenId ? { token: report.tokenId } : {}),
     },
     'graphql operation',
   );
@@ -74,6 +78,7 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
       stale: accounting.staleFields.length,
       errorCodes,
       keyId: context.session.keyId,
+      tokenId: context.token?.id ?? null,
     });
   };
 }

@@ -17,6 +17,8 @@ import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
 import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
+import { NO_VAULT } from '../vault';
+import type { ActiveToken, TokenResolver } from '../vault';
 import { PHASES, STEPS } from './steps';
 import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
 
@@ -179,9 +181,10 @@ export class RequestPipeline {
    * @param schema - the gateway's schema
    * @param settings - the limits the steps read
    * @param publicSite - the public-site policy (see {@link RequestPipeline.fromConfig})
+   * @param tokens - the vault's token lookups (default: none, every access token is refused)
    * @throws Error when {@link STEPS} lists a step before one of an earlier phase (a programming error).
    */
-  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite) {
+  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite, tokens: TokenResolver = NO_VAULT) {
     let phase = 0;
     for (const step of STEPS as readonly Step[]) {
       const index = PHASES.indexOf(step.phase);
@@ -195,6 +198,8 @@ export class RequestPipeline {
       boundsMemo: new OperationMemo(),
       costMemo: new OperationMemo(),
       costEstimators: [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots)],
+      tokens,
+      grantsMemo: new WeakMap(),
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));
@@ -203,13 +208,15 @@ export class RequestPipeline {
   /**
    * Builds the pipeline and the public-site policy from the settings, once.
    *
+   * @param tokens - the vault's token lookups (default: none)
    * @throws Error when public-site mode is configured and the trusted-documents manifest cannot be loaded.
    */
   static fromConfig(
     schema: GraphQLSchema,
     config: PipelineSettings & { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null },
+    tokens: TokenResolver = NO_VAULT,
   ): RequestPipeline {
-    return new RequestPipeline(schema, config, PublicSite.fromConfig(config));
+    return new RequestPipeline(schema, config, PublicSite.fromConfig(config), tokens);
   }
 
   /** The names of the steps, in the order they run. */
@@ -315,7 +322,7 @@ export class RequestPipeline {
       return { kind: 'refused', step: 'operation-shape', errors: [refusalError({ code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 })] };
     }
     const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    const operationState: OperationState = { transport, document, operation, variables };
+    const operationState: OperationState = { transport, document, operation, variables, ...(state.serverCredentials?.token ? { token: state.serverCredentials.token } : {}) };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
@@ -329,15 +336,16 @@ export class RequestPipeline {
    * plugin, built from {@link STEPS}. Apollo runs them in this order (parse, validate,
    * then `didResolveOperation`), which is the phases' order.
    */
-  apolloOptions<TContext extends BaseContext>(): ApolloPipelineOptions<TContext> {
+  apolloOptions<TContext extends BaseContext & { readonly token?: ActiveToken }>(): ApolloPipelineOptions<TContext> {
     return {
       parseOptions: PARSE_OPTIONS,
       validationRules: this.rules,
       plugin: {
         requestDidStart: async () => ({
-          didResolveOperation: async ({ document, operation, request, queryHash }) => {
+          didResolveOperation: async ({ document, operation, request, queryHash, contextValue }) => {
             if (!operation) return;
-            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash };
+            const token = contextValue.token;
+            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash, ...(token ? { token } : {}) };
             const failed = this.runOperationPhase(state);
             if (failed) throw failed.error;
             // `operation-shape` keeps only the declared variables: so does the executor.

@@ -1,3 +1,4 @@
+import type { ActiveToken } from '../vault';
 import { parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
@@ -10,6 +11,8 @@ export interface ServerCredentials {
   apiKey: string;
   /** The secret of that key (`STATEV_API_SECRET`), only for a trusted document with a mutation; else null (a write then has no secret to use). */
   apiSecret: string | null;
+  /** When the credentials are an access token's (its first character's key and secret, from the vault): the token; absent in public-site mode. */
+  token?: ActiveToken;
 }
 
 /**

@@ -24,7 +24,7 @@
  * here, in its place.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
-import { getVariableValues, GraphQLError, OperationTypeNode } from 'graphql';
+import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { GatewayConfig } from '../config';
@@ -36,6 +36,9 @@ import { introspectionCostRule, noIntrospectionRule } from '../graph/introspecti
 import { declaredVariables } from '../graph/operation-memo';
 import type { OperationMemo } from '../graph/operation-memo';
 import { costError, measureCost } from './cost';
+import { TOKEN_REFUSALS } from '../vault';
+import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
+import { grantsRule } from '../graph/grants.rule';
 import type { Credential } from './credential';
 import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
 
@@ -62,6 +65,10 @@ export interface StepEnvironment {
   readonly costMemo: OperationMemo<number | null>;
   /** The upstream-cost estimator of the schema's `@UpstreamCost` declarations. */
   readonly costEstimators: ComplexityEstimator[];
+  /** Looks access tokens up in the vault (`NO_VAULT` without `VAULT_MASTER_KEY`). */
+  readonly tokens: TokenResolver;
+  /** Remembered grants results, per parsed document (Apollo's document store keeps one object per text), by token id, operation and variables. */
+  readonly grantsMemo: WeakMap<DocumentNode, Map<string, GraphQLError | null>>;
 }
 
 /** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
@@ -112,6 +119,8 @@ export interface OperationState {
   variables: Record<string, unknown> | undefined;
   /** sha256 of the document text (Apollo's `queryHash`), when known: the bounds and cost results are remembered by it. */
   readonly queryHash?: string;
+  /** The access token it runs with (after the `token` step accepted it), else absent: the `grants` step checks its grants. */
+  readonly token?: ActiveToken;
 }
 
 /** A step of the `request` phase: a refusal, or null to go on. */
@@ -182,6 +191,17 @@ const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
   },
 };
 
+/** Most remembered grants results per document (token, operation and variables), then the memo starts again. */
+const GRANTS_MEMO_PER_DOCUMENT = 256;
+
+/** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
+const TOKEN_REFUSED = Object.fromEntries(
+  (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((reason): [TokenRefusal, Refusal] => [
+    reason,
+    { code: 'UNAUTHENTICATED', message: TOKEN_REFUSALS[reason], status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' }, extensions: { reason } },
+  ]),
+) as Readonly<Record<TokenRefusal, Refusal>>;
+
 /** The query text of a request's parameters, or null. */
 function queryText(state: RequestState): string | null {
   const { body, search } = state.parameters;
@@ -236,10 +256,29 @@ export const STEPS = [
     phase: 'request',
     run: (state, env) => {
       if (!state.input) return null;
-      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key');
+      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key' || state.credential.kind === 'token');
       if (decision.kind === 'refuse') return { code: decision.code, message: decision.message, status: 400 };
       state.parameters = decision.parameters;
       state.serverCredentials = decision.credentials;
+      return null;
+    },
+  },
+  {
+    // An access token (`Bearer svg_…`): looked up in the vault (an in-memory map, kept
+    // current within 1 s of a change); expired, revoked, unknown or malformed is refused
+    // (UNAUTHENTICATED, extensions.reason saying which). A usable one runs with its
+    // character's key and secret from the vault, as public-site mode runs with the server's.
+    name: 'token',
+    phase: 'request',
+    run: (state, env) => {
+      if (state.credential.kind !== 'token') return null;
+      const check = env.tokens.check(state.credential.token);
+      if (check.kind === 'refused') return TOKEN_REFUSED[check.reason];
+      // A token bound to a browser origin (tokens create --origin) is refused from anywhere else.
+      if (check.token.origin !== null && check.token.origin !== state.credential.origin) return TOKEN_REFUSED['wrong-origin'];
+      const [character] = check.token.characters;
+      if (!character) return TOKEN_REFUSED['key-removed'];
+      state.serverCredentials = { apiKey: character.apiKey, apiSecret: character.apiSecret, token: check.token };
       return null;
     },
   },
@@ -299,6 +338,31 @@ export const STEPS = [
       const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
       const [error] = coerced.errors ?? [];
       return error ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }) : null;
+    },
+  },
+  {
+    // An access token's grants (src/graph/grants.rule.ts, a graphql-js validation rule
+    // built for the token and the variables): a field, company or write outside them is
+    // FORBIDDEN with extensions.requiredGrant, before any upstream request. A key caller
+    // skips it (no work).
+    name: 'grants',
+    phase: 'operation',
+    run: (state, env) => {
+      const { token } = state;
+      if (!token) return null;
+      // `read` over whole characters allows every query: nothing to walk.
+      const readsAll = token.grants.some((grant) => grant.kind === 'read') && !token.grants.some((grant) => grant.kind === 'factory');
+      if (readsAll && state.operation.operation === OperationTypeNode.QUERY && !isLiveQueryOperationDefinitionNode(state.operation, state.variables)) return null;
+      let memo = env.grantsMemo.get(state.document);
+      if (!memo) env.grantsMemo.set(state.document, (memo = new Map()));
+      const key = `${token.id}\u0000${state.operation.name?.value ?? state.document.definitions.indexOf(state.operation)}\u0000${JSON.stringify(state.variables ?? null)}`;
+      const known = memo.get(key);
+      if (known !== undefined) return known;
+      const [error] = validate(env.schema, state.document, [grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables })]);
+      // A bound per document: distinct variables of one document cannot grow it without end.
+      if (memo.size >= GRANTS_MEMO_PER_DOCUMENT) memo.clear();
+      memo.set(key, error ?? null);
+      return error ?? null;
     },
   },
   {

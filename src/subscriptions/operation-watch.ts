@@ -135,6 +135,7 @@ export class OperationWatch {
       stale: accounting?.staleFields.length ?? 0,
       errorCodes: errorCodesOf(errors),
       keyId: watched.contextValue?.session.keyId ?? null,
+      tokenId: watched.contextValue?.token?.id ?? null,
       transport: watched.transport,
     });
   }

@@ -350,7 +350,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         // Read once per connection: its parameters and upgrade request do not change.
         let credential = connectionCredentials.get(connection);
         if (!credential) {
-          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization);
+          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
           connectionCredentials.set(connection, credential);
         }
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
@@ -431,7 +431,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
-      const credential = readCredential(req.headers.get('authorization'));
+      const credential = readCredential(req.headers.get('authorization'), req.headers.get('origin'));
       const prepared = prepare(options, 'graphql-sse', params, credential, connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {

@@ -41,6 +41,8 @@ export interface RequestError {
   message: string;
   /** The `extensions.code`. */
   code: string;
+  /** Further extensions (e.g. a refused token's `reason`), beside the code. */
+  extensions?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -49,7 +51,7 @@ export interface RequestError {
  * large, method, malformed Authorization), in the content type the request's `Accept` asks for.
  */
 export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}, copies?: number): void {
-  const result = { errors: errors.map(({ message, code }) => ({ message, extensions: { code } })) };
+  const result = { errors: errors.map(({ message, code, extensions }) => ({ message, extensions: { ...extensions, code } })) };
   // `copies`: one result per operation of a refused batch, so batching clients
   // (Apollo's BatchHttpLink) show the message on each operation.
   const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));

@@ -6,17 +6,20 @@ export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-sec
 
 /**
  * CORS for the GraphQL endpoint with the well-kept `cors` package: origins listed in
- * `CORS_ORIGINS` (or any, with `*`) get a grant; others get no CORS headers at all,
+ * `CORS_ORIGINS` (or any, with `*`), and those an access token is bound to
+ * (`tokenOrigin`, `tokens create --origin`), get a grant; others get no CORS headers at all,
  * so the browser refuses to hand them the response. Preflights are answered 204.
  *
  * @returns a function that handles the CORS part of a request and resolves to true
  *   when the request is finished (a preflight), false when it should go on.
  */
-export function createCors(origins: readonly string[]): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  if (origins.length === 0) return async () => false;
+export function createCors(origins: readonly string[], tokenOrigin?: (origin: string) => boolean): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+  if (origins.length === 0 && !tokenOrigin) return async () => false;
   const allowAll = origins.includes('*');
+  const listed = new Set(origins);
   const middleware = cors({
-    origin: allowAll ? '*' : [...origins],
+    // The origins of CORS_ORIGINS, and those access tokens are bound to (read at each request: the vault changes).
+    origin: allowAll ? '*' : (origin, callback) => callback(null, origin !== undefined && (listed.has(origin) || (tokenOrigin?.(origin) ?? false))),
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: ['retry-after', 'preference-applied'],

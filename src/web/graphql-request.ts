@@ -30,7 +30,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     sendRefusal(req, res, request);
     return;
   }
-  const credential = readCredential(request.headers.get('authorization'));
+  const credential = readCredential(request.headers.get('authorization'), request.headers.get('origin'));
   const body = request.body;
   if (Array.isArray(body) && credential.kind !== 'malformed') {
     // One refusal per operation (so BatchHttpLink shows it on each), up to MAX_BATCH_ANSWERS;
@@ -49,7 +49,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
   const admission = pipeline.admit(input, credential, { body, search: url.search });
   if (admission.kind === 'refused') {
     const { refusal } = admission;
-    sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code }], { ...refusal.headers });
+    sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code, extensions: refusal.extensions }], { ...refusal.headers });
     return;
   }
   await executeOnApollo(runtime.apollo, req, res, {

@@ -41,7 +41,8 @@ export interface SseHandler {
  */
 export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>): RequestListener {
   const { economy, metrics } = runtime;
-  const applyCors = createCors(config.corsOrigins);
+  const vault = runtime.vault;
+  const applyCors = createCors(config.corsOrigins, vault ? (origin) => vault.allowsOrigin(origin) : undefined);
   const examplesRoot = join(projectRoot(), 'examples');
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

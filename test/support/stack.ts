@@ -286,6 +286,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           await runtime.apollo.stop();
           await runtime.upstream.close();
           await runtime.shared?.close();
+          await runtime.vault?.close();
         }
       } finally {
         await mockAgent?.close();

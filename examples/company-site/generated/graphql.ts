@@ -111,6 +111,8 @@ export type Building = {
   id: Scalars['ID']['output'];
   /** Label of the building. */
   label: Scalars['String']['output'];
+  /** The character whose key serves this building; null when the caller sent a StateV key. */
+  owner?: Maybe<Character>;
   /** The building's rooms. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. */
   rooms?: Maybe<Array<Room>>;
   /** The building's tenants; lastPayDate needs scope building.tenants.activity. Source: GET /building/tenants/{id}. Scopes: building, building.tenants (optional: building.tenants.activity). Premium only. Without premium: FORBIDDEN with premium: true. */
@@ -173,6 +175,15 @@ export type BuyLogEntry = {
   price: Scalars['Float']['output'];
   /** The seller. */
   seller: Scalars['String']['output'];
+};
+
+/** A StateV character whose API key the gateway holds in its vault. Never carries the key or the secret. */
+export type Character = {
+  __typename?: 'Character';
+  /** The vault entry's id; for a StateV key sent by the caller, the key's keyed hash (never the key). */
+  id: Scalars['ID']['output'];
+  /** The name given when the key was added to the vault ("API key" for a key sent by the caller). */
+  name: Scalars['String']['output'];
 };
 
 /** The counter (shop shelf) of an end-consumer shop (24/7 shops, restaurants, clothing shops, gas stations). An empty counter is returned as totalWeight 0 and no items (the upstream answers 404 "Counter is empty"). */
@@ -304,6 +315,8 @@ export type Factory = {
   option?: Maybe<FactoryOption>;
   /** All set option slots, 1..OPTION_SLOTS (default 10, at most 20), in slot order; unset and cleared slots are left out. One request per slot: Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path. */
   options?: Maybe<Array<FactoryOption>>;
+  /** The character whose key serves this company; null when the caller sent a StateV key. */
+  owner?: Maybe<Character>;
   /** The company's productions (recipes). Source: GET /factory/productions/{id}. Scopes: factory, factory.productions. Premium only. Without premium: FORBIDDEN with premium: true. */
   productions?: Maybe<Array<Production>>;
   /** The company's sell offers on the market. Source: GET /factory/marketoffers/sell/{id}. Scopes: factory, market. Not premium-only. */
@@ -610,6 +623,8 @@ export type Query = {
   myExportAuctions?: Maybe<Array<MyExportAuction>>;
   /** The character's import auctions, released for its company types. Source: GET /market/my/auctions/import. Scopes: factory, market. Not premium-only. */
   myImportAuctions?: Maybe<Array<MyImportAuction>>;
+  /** The caller: kind, characters and grants. Needs no upstream request. */
+  viewer: Viewer;
 };
 
 
@@ -915,6 +930,28 @@ export type Vehicle = {
   /** Number plate. */
   numberPlate: Scalars['String']['output'];
 };
+
+/** Who is calling, and what they may do. Answered without any upstream request. */
+export type Viewer = {
+  __typename?: 'Viewer';
+  /** The characters whose data this caller reads: the vault entries a token covers, or the caller's own key (none without a key). */
+  characters: Array<Character>;
+  /** When the token stops working; null for a key. */
+  expiresAt?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** The token's grants as written when it was created (e.g. "read", "factory:<id>", "write:siteDocument:catalogue"); empty for a key. */
+  grants: Array<Scalars['String']['output']>;
+  /** KEY for a StateV API key sent by the caller, TOKEN for a gateway access token. */
+  kind: ViewerKind;
+  /** The token's id (never the token itself); null for a key. */
+  tokenId?: Maybe<Scalars['ID']['output']>;
+};
+
+/** What the caller sent in Authorization: a StateV API key or a gateway access token. */
+export type ViewerKind =
+  /** A StateV API key sent by the caller (or the server's key in public-site mode). */
+  | 'KEY'
+  /** A gateway access token (svg_…), whose characters' keys are in the vault. */
+  | 'TOKEN';
 
 export type LiveCompanyPageQueryVariables = Exact<{
   id: Scalars['ID']['input'];

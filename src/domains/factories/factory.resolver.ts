@@ -1,3 +1,4 @@
+import { GatewayError } from '../../errors/gateway-error';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { StaleInfo } from '../../economy';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Int, Query, Resolver, Root } from 'type-graphql';
@@ -15,6 +16,12 @@ import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
 import { UpstreamCost } from '../../field-rules/cost';
 
+/** The companies an access token's factory:<id> grants name, or null when it has none (or the caller sent a key). */
+function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
+  const ids = (ctx.token?.grants ?? []).flatMap((grant) => (grant.kind === 'factory' ? [grant.factoryId] : []));
+  return ids.length > 0 ? new Set(ids) : null;
+}
+
 
 /**
  * Resolves `Query.factories`, `Query.factory(id)` and every upstream-backed field of
@@ -29,8 +36,11 @@ export class FactoryResolver {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
   })
-  factories(@Ctx() ctx: GatewayContext): Promise<Factory[]> {
-    return ctx.loaders.factories.list.load('all');
+  async factories(@Ctx() ctx: GatewayContext): Promise<Factory[]> {
+    const all = await ctx.loaders.factories.list.load('all');
+    // An access token with factory:<id> grants sees only those companies.
+    const granted = grantedFactories(ctx);
+    return granted ? all.filter((factory) => granted.has(factory.id)) : all;
   }
 
   /** One company by id, from the same list request; null when not owned. */
@@ -43,6 +53,10 @@ export class FactoryResolver {
     @Arg('id', () => ID, { description: 'Company identifier.' }) id: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<Factory | null> {
+    const granted = grantedFactories(ctx);
+    if (granted && !granted.has(id)) {
+      throw new GatewayError('FORBIDDEN', `This access token may not read company ${id}: it needs the grant factory:${id}.`, { requiredGrant: `factory:${id}` });
+    }
     const all = await ctx.loaders.factories.list.load('all');
     return all.find((factory) => factory.id === id) ?? null;
   }

@@ -1,0 +1,52 @@
+import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Building } from '../buildings/building.type';
+import { Factory } from '../factories/factory.type';
+import type { GatewayContext } from '../gateway-context';
+import { Character, Viewer, ViewerKind } from './viewer.type';
+
+/** The character a token's data comes from (its first: the one whose key serves it), or null for a key. */
+function ownerOf(ctx: GatewayContext): Character | null {
+  const [character] = ctx.token?.characters ?? [];
+  return character ? { id: character.id, name: character.name } : null;
+}
+
+/** `Query.viewer`: the caller, from the operation's context alone (no upstream request). */
+@Resolver(() => Viewer)
+export class ViewerResolver {
+  /** The caller: kind, characters and grants; never a key, secret or token. */
+  @Query(() => Viewer, { description: 'The caller: kind, characters and grants. Needs no upstream request.' })
+  viewer(@Ctx() ctx: GatewayContext): Viewer {
+    const { token } = ctx;
+    if (token) {
+      return {
+        kind: ViewerKind.TOKEN,
+        tokenId: token.id,
+        expiresAt: token.expiresAt,
+        characters: token.characters.map((character) => ({ id: character.id, name: character.name })),
+        grants: [...token.grantTexts],
+      };
+    }
+    const keyId = ctx.session.keyId;
+    return { kind: ViewerKind.KEY, tokenId: null, expiresAt: null, characters: keyId ? [{ id: keyId, name: 'API key' }] : [], grants: [] };
+  }
+}
+
+/** `Factory.owner`. */
+@Resolver(() => Factory)
+export class FactoryOwnerResolver {
+  /** The character whose key serves this company, or null for a key caller. */
+  @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this company; null when the caller sent a StateV key.' })
+  owner(@Root() _factory: Factory, @Ctx() ctx: GatewayContext): Character | null {
+    return ownerOf(ctx);
+  }
+}
+
+/** `Building.owner`. */
+@Resolver(() => Building)
+export class BuildingOwnerResolver {
+  /** The character whose key serves this building, or null for a key caller. */
+  @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this building; null when the caller sent a StateV key.' })
+  owner(@Root() _building: Building, @Ctx() ctx: GatewayContext): Character | null {
+    return ownerOf(ctx);
+  }
+}

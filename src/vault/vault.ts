@@ -1,0 +1,436 @@
+/**
+ * The vault: StateV API keys (and their secrets) sealed at rest, and the access tokens
+ * that use them. {@link Vault} changes it (the command line); {@link VaultView} is what a
+ * running gateway reads, opened once per change of the stored document.
+ *
+ * The document holds no key, secret or token in clear: each key record is sealed with
+ * AES-256-GCM under a data key of its own, wrapped under the master key
+ * (`VAULT_MASTER_KEY`); a token is kept only as an HMAC under the vault's token key, a
+ * random key wrapped under the master key like a data key (so rotating the master key
+ * keeps every token working).
+ */
+import { randomBytes } from 'node:crypto';
+import { VaultKeyError, newDataKey, open, seal } from './envelope';
+import type { MasterKeys, WrappedKey } from './envelope';
+import { parseGrant } from './grants';
+import type { Grant } from './grants';
+import { looksLikeToken, newToken, tokenChecksumValid, tokenHash } from './token-format';
+import type { VaultStorage } from './storage';
+
+/** The document's format marker. */
+const FORMAT = 'statev-gateway-vault/1';
+
+/** One StateV key, sealed. */
+interface KeyRecord {
+  /** `key_` and 12 hex digits. */
+  readonly id: string;
+  /** The name given to `keys add`. */
+  readonly name: string;
+  /** ISO time it was added. */
+  readonly addedAt: string;
+  /** Its data key, wrapped under the master key. */
+  dataKey: WrappedKey;
+  /** `{apiKey, apiSecret}` as JSON, sealed under the data key. */
+  readonly sealed: string;
+}
+
+/** One access token: its keyed hash, never the token. */
+interface TokenRecord {
+  /** `tok_` and 12 hex digits: what lists, logs and metrics show. */
+  readonly id: string;
+  /** HMAC-SHA-256 of the token under the token key. */
+  readonly hash: string;
+  /** The ids of the keys (characters) it covers. */
+  readonly characters: readonly string[];
+  /** The grants as written. */
+  readonly grants: readonly string[];
+  /** ISO times. */
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  /** The browser origin it is bound to, or null. */
+  readonly origin: string | null;
+  /** Its share of its key's requests per window, or null for all of it. */
+  readonly budgetShare: number | null;
+  /** ISO time it was revoked, or null. */
+  revokedAt: string | null;
+}
+
+/** The stored document. */
+interface VaultDocument {
+  readonly format: typeof FORMAT;
+  /** The token key, wrapped under the master key. */
+  tokenKey: WrappedKey;
+  readonly keys: KeyRecord[];
+  readonly tokens: TokenRecord[];
+}
+
+/** A key as `keys list` shows it: never the key or the secret. */
+export interface KeySummary {
+  /** The vault entry's id. */
+  readonly id: string;
+  /** Its name. */
+  readonly name: string;
+  /** When it was added. */
+  readonly addedAt: Date;
+  /** True when a secret is stored with it. */
+  readonly hasSecret: boolean;
+}
+
+/** A token as `tokens list` shows it. */
+export interface TokenSummary {
+  /** Its id. */
+  readonly id: string;
+  /** The names of its characters (a removed key shows as its id). */
+  readonly characters: readonly string[];
+  /** Its grants as written. */
+  readonly grants: readonly string[];
+  /** When it was created. */
+  readonly createdAt: Date;
+  /** When it expires. */
+  readonly expiresAt: Date;
+  /** When it was revoked, or null. */
+  readonly revokedAt: Date | null;
+  /** The origin it is bound to, or null. */
+  readonly origin: string | null;
+  /** Its share of its key's budget, or null. */
+  readonly budgetShare: number | null;
+  /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
+  readonly lastUsedAt: Date | null;
+}
+
+/** What `tokens create` asks for. */
+export interface TokenRequest {
+  /** Names of vault keys, at least one. */
+  readonly characters: readonly string[];
+  /** Grants (see `GRANT_FORMS`), at least one. */
+  readonly grants: readonly string[];
+  /** How long it works, ms. */
+  readonly expiresInMs: number;
+  /** A browser origin (`scheme://host[:port]`) it is bound to. */
+  readonly origin?: string | null;
+  /** Its share of its key's requests per window, 1 or more. */
+  readonly budgetShare?: number | null;
+}
+
+/** A request to the vault that cannot be done (an unknown name, a bad grant): the message says what to do. */
+export class VaultUsageError extends Error {}
+
+/** A new record id: the prefix and 12 hex digits. */
+function newId(prefix: 'key' | 'tok'): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}
+
+/** The key names `keys add` accepts. */
+const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Parses a stored document.
+ *
+ * @throws VaultKeyError when the text is not a vault document
+ */
+function parseDocument(text: string): VaultDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new VaultKeyError('The vault is not JSON: was it edited by hand?');
+  }
+  const document = value as Partial<VaultDocument> | null;
+  if (!document || document.format !== FORMAT || !Array.isArray(document.keys) || !Array.isArray(document.tokens) || !document.tokenKey) {
+    throw new VaultKeyError(`The vault is not a ${FORMAT} document.`);
+  }
+  return document as VaultDocument;
+}
+
+/** The document's keys opened: the key and secret of each, by id. */
+interface OpenedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly apiKey: string;
+  readonly apiSecret: string | null;
+}
+
+/** Opens one key record. */
+function openKey(master: MasterKeys, record: KeyRecord): OpenedKey {
+  const dataKey = master.unwrap(record.dataKey, `key:${record.id}`);
+  const plain = JSON.parse(open(dataKey, record.sealed, `key:${record.id}:${record.name}`).toString('utf8')) as { apiKey: string; apiSecret: string | null };
+  return { id: record.id, name: record.name, apiKey: plain.apiKey, apiSecret: plain.apiSecret };
+}
+
+/**
+ * The vault as the command line changes it: load, change, save. Each method reads the
+ * stored document afresh and writes it back whole.
+ */
+export class Vault {
+  /**
+   * @param storage - where the document is kept
+   * @param master - the master keys (`VAULT_MASTER_KEY`)
+   * @param now - the clock (tests)
+   */
+  constructor(
+    private readonly storage: VaultStorage,
+    private readonly master: MasterKeys,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The stored document, or a new empty one (with a fresh token key). */
+  private async load(): Promise<VaultDocument> {
+    const text = await this.storage.read();
+    if (text !== null) return parseDocument(text);
+    return { format: FORMAT, tokenKey: this.master.wrap(newDataKey(), 'tokens'), keys: [], tokens: [] };
+  }
+
+  private async save(document: VaultDocument): Promise<void> {
+    await this.storage.write(`${JSON.stringify(document, null, 1)}\n`);
+  }
+
+  /**
+   * Adds (or replaces) a key under a name; the key and secret are sealed before they are stored.
+   *
+   * @throws VaultUsageError for a bad name or an empty key
+   */
+  async addKey(name: string, apiKey: string, apiSecret: string | null): Promise<KeySummary> {
+    if (!KEY_NAME.test(name)) throw new VaultUsageError(`The key name "${name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
+    if (apiKey.trim() === '' || /\s/.test(apiKey)) throw new VaultUsageError('The API key is empty or has spaces: give it on standard input, one line.');
+    const document = await this.load();
+    // The token key must open: a wrong master key is refused before anything is written.
+    this.master.unwrap(document.tokenKey, 'tokens');
+    const existing = document.keys.findIndex((record) => record.name === name);
+    const id = existing >= 0 ? (document.keys[existing] as KeyRecord).id : newId('key');
+    const dataKey = newDataKey();
+    const record: KeyRecord = {
+      id,
+      name,
+      addedAt: this.now().toISOString(),
+      dataKey: this.master.wrap(dataKey, `key:${id}`),
+      sealed: seal(dataKey, Buffer.from(JSON.stringify({ apiKey, apiSecret }), 'utf8'), `key:${id}:${name}`),
+    };
+    if (existing >= 0) document.keys.splice(existing, 1, record);
+    else document.keys.push(record);
+    await this.save(document);
+    return { id, name, addedAt: new Date(record.addedAt), hasSecret: apiSecret !== null };
+  }
+
+  /** Every key, by name (never the key or the secret). */
+  async listKeys(): Promise<KeySummary[]> {
+    const document = await this.load();
+    return document.keys
+      .map((record) => ({ id: record.id, name: record.name, addedAt: new Date(record.addedAt), hasSecret: openKey(this.master, record).apiSecret !== null }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * Removes a key; tokens covering it are refused from then on.
+   *
+   * @throws VaultUsageError when there is no key of that name
+   */
+  async removeKey(name: string): Promise<void> {
+    const document = await this.load();
+    const index = document.keys.findIndex((record) => record.name === name);
+    if (index < 0) throw new VaultUsageError(`The vault has no key named "${name}" (see keys list).`);
+    document.keys.splice(index, 1);
+    await this.save(document);
+  }
+
+  /**
+   * Re-wraps every data key and the token key under the current (first) master key, after
+   * checking each record opens. Returns how many wrapped keys were rewritten and the id of the master key they are under now.
+   *
+   * @throws VaultKeyError when a record does not open with any of the master keys
+   */
+  async rotate(): Promise<{ readonly records: number; readonly masterKeyId: string }> {
+    const document = await this.load();
+    const tokenKey = this.master.unwrap(document.tokenKey, 'tokens');
+    document.tokenKey = this.master.wrap(tokenKey, 'tokens');
+    for (const record of document.keys) {
+      openKey(this.master, record);
+      record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `key:${record.id}`), `key:${record.id}`);
+    }
+    await this.save(document);
+    return { records: document.keys.length + 1, masterKeyId: this.master.currentId };
+  }
+
+  /**
+   * Creates a token and returns it: the only time it exists in clear.
+   *
+   * @throws VaultUsageError for an unknown character, a bad grant, expiry, origin or share
+   */
+  async createToken(request: TokenRequest): Promise<{ readonly id: string; readonly token: string }> {
+    const document = await this.load();
+    if (request.characters.length === 0) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
+    if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
+    const characters = request.characters.map((name) => {
+      const record = document.keys.find((each) => each.name === name);
+      if (!record) throw new VaultUsageError(`The vault has no key named "${name}" (see keys list).`);
+      return record.id;
+    });
+    for (const grant of request.grants) {
+      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, subscribe.`);
+    }
+    if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
+    const token = newToken();
+    const created = this.now();
+    const record: TokenRecord = {
+      id: newId('tok'),
+      hash: tokenHash(this.master.unwrap(document.tokenKey, 'tokens'), token),
+      characters: [...new Set(characters)],
+      grants: [...request.grants],
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + request.expiresInMs).toISOString(),
+      origin: request.origin ?? null,
+      budgetShare: request.budgetShare ?? null,
+      revokedAt: null,
+    };
+    document.tokens.push(record);
+    await this.save(document);
+    return { id: record.id, token };
+  }
+
+  /** Every token, oldest first. */
+  async listTokens(): Promise<TokenSummary[]> {
+    const document = await this.load();
+    const names = new Map(document.keys.map((record) => [record.id, record.name]));
+    const uses = await this.storage.readUsage();
+    return document.tokens.map((record) => ({
+      id: record.id,
+      characters: record.characters.map((id) => names.get(id) ?? id),
+      grants: record.grants,
+      createdAt: new Date(record.createdAt),
+      expiresAt: new Date(record.expiresAt),
+      revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
+      origin: record.origin,
+      budgetShare: record.budgetShare,
+      lastUsedAt: uses[record.id] ? new Date(uses[record.id] as string) : null,
+    }));
+  }
+
+  /**
+   * Revokes a token by id (it stays listed, as revoked).
+   *
+   * @throws VaultUsageError when there is no token of that id
+   */
+  async revokeToken(id: string): Promise<void> {
+    const document = await this.load();
+    const record = document.tokens.find((each) => each.id === id);
+    if (!record) throw new VaultUsageError(`The vault has no token with id "${id}" (see tokens list).`);
+    record.revokedAt ??= this.now().toISOString();
+    await this.save(document);
+  }
+}
+
+/** A character a token covers, opened: its key and secret (in memory only). */
+export interface TokenCharacter {
+  /** The vault entry's id. */
+  readonly id: string;
+  /** Its name. */
+  readonly name: string;
+  /** The StateV API key. */
+  readonly apiKey: string;
+  /** Its API secret, or null. */
+  readonly apiSecret: string | null;
+}
+
+/** A token that may be used now. */
+export interface ActiveToken {
+  /** Its id (never the token). */
+  readonly id: string;
+  /** Its characters, opened, in the order given. */
+  readonly characters: readonly TokenCharacter[];
+  /** Its grants as written. */
+  readonly grantTexts: readonly string[];
+  /** Its grants, parsed. */
+  readonly grants: readonly Grant[];
+  /** When it expires. */
+  readonly expiresAt: Date;
+  /** The origin it is bound to, or null. */
+  readonly origin: string | null;
+  /** Its share of its key's budget, or null. */
+  readonly budgetShare: number | null;
+}
+
+/** Why a token is refused. */
+export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin';
+
+/** What a bearer token is: usable, or refused and why. */
+export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
+
+/** The sentence a refused token is answered with (UNAUTHENTICATED). */
+export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
+  malformed: 'The access token is malformed (its checksum does not match): copy it again, whole, as tokens create printed it.',
+  unknown: 'The access token is not known to this gateway: it was never issued here, or its vault was replaced.',
+  expired: 'The access token has expired: ask for a new one (statev-gateway tokens create).',
+  revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
+  'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
+  'wrong-origin': 'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
+  'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
+};
+
+/**
+ * One stored document, opened: token lookups are synchronous map reads. A running gateway
+ * builds a new view when the document changes (see `LiveVault`).
+ */
+export class VaultView {
+  private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
+  private readonly expiry = new Map<string, number>();
+  private readonly origins = new Set<string>();
+
+  private constructor(private readonly hashKey: Buffer | null) {}
+
+  /** A view with nothing in it (no vault, or none yet). */
+  static empty(): VaultView {
+    return new VaultView(null);
+  }
+
+  /**
+   * Opens a stored document.
+   *
+   * @throws VaultKeyError when the master keys do not open it
+   */
+  static fromText(text: string | null, master: MasterKeys): VaultView {
+    if (text === null) return VaultView.empty();
+    const document = parseDocument(text);
+    const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
+    const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
+    for (const record of document.tokens) {
+      view.expiry.set(record.hash, Date.parse(record.expiresAt));
+      if (record.revokedAt !== null) {
+        view.tokens.set(record.hash, { revoked: true });
+        continue;
+      }
+      const characters = record.characters.map((id) => keys.get(id));
+      if (characters.some((character) => character === undefined)) {
+        view.tokens.set(record.hash, { removed: true });
+        continue;
+      }
+      if (record.origin !== null) view.origins.add(record.origin);
+      view.tokens.set(record.hash, {
+        id: record.id,
+        characters: characters as TokenCharacter[],
+        grantTexts: record.grants,
+        grants: record.grants.map((grant) => parseGrant(grant)).filter((grant): grant is Grant => grant !== null),
+        expiresAt: new Date(record.expiresAt),
+        origin: record.origin,
+        budgetShare: record.budgetShare,
+      });
+    }
+    return view;
+  }
+
+  /** True when a token that is not revoked is bound to this browser origin (CORS lets it through). */
+  allowsOrigin(origin: string): boolean {
+    return this.origins.has(origin);
+  }
+
+  /** Checks a bearer token (one with the token prefix): usable now, or refused and why. */
+  check(token: string, now: number = Date.now()): TokenCheck {
+    if (!looksLikeToken(token) || !tokenChecksumValid(token)) return { kind: 'refused', reason: 'malformed' };
+    if (!this.hashKey) return { kind: 'refused', reason: 'unknown' };
+    const hash = tokenHash(this.hashKey, token);
+    const found = this.tokens.get(hash);
+    if (!found) return { kind: 'refused', reason: 'unknown' };
+    if ('revoked' in found) return { kind: 'refused', reason: 'revoked' };
+    if ((this.expiry.get(hash) ?? 0) <= now) return { kind: 'refused', reason: 'expired' };
+    if ('removed' in found) return { kind: 'refused', reason: 'key-removed' };
+    return { kind: 'ok', token: found };
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * examples/company-site/admin.html in Chromium: an admin edits the company's catalogue site
+ * document holding only an access token (factory:<id>, write:siteDocument:catalogue): the
+ * page loads the document, saves a new version (the gateway takes the secret from the
+ * vault), and a token without the write grant is told which grant it lacks.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { MasterKeys, Vault } from '../../src/vault';
+import { FileVaultStorage } from '../../src/vault/storage';
+import { describeWithBrowser, launchTestBrowser, startStack } from '../support';
+import type { HttpStack } from '../support';
+
+jest.setTimeout(60_000);
+
+describeWithBrowser('the catalogue admin page', () => {
+  let browser: Browser;
+  let stack: HttpStack;
+  let admin: string;
+  let readOnly: string;
+
+  beforeAll(async () => {
+    const vaultFile = join(mkdtempSync(join(tmpdir(), 'admin-page-')), 'vault.json');
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    await vault.addKey('farm', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
+    ({ token: admin } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`, 'write:siteDocument:catalogue'], expiresInMs: 3_600_000 }));
+    ({ token: readOnly } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`], expiresInMs: 3_600_000 }));
+    stack = await startStack({ http: true, config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } });
+    browser = await launchTestBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('loads and saves the catalogue with the token alone; a token without the write grant is told which it lacks', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${stack.gateway.url}/examples/company-site/admin.html?id=${FIXTURE_IDS.farm}`);
+      await page.fill('#token', admin);
+      await page.click('#load');
+      await page.waitForSelector('#editor', { state: 'visible' });
+      expect(await page.textContent('#version')).toBe('not written yet');
+      const catalogue = { items: [{ name: 'Weizen', price: 3.5 }] };
+      await page.fill('#catalogue-json', JSON.stringify(catalogue));
+      await page.click('#save');
+      await page.waitForSelector('#message >> text=/^Saved: version 1\\./');
+
+      const check = await stack.post({ query: `{ factory(id: "${FIXTURE_IDS.farm}") { siteDocument(name: "catalogue") { version value } } }` }, { key: DEMO_KEYS.premium.key });
+      expect(check.body.data).toEqual({ factory: { siteDocument: { version: 1, value: catalogue } } });
+
+      await page.fill('#token', readOnly);
+      await page.click('#load');
+      await page.waitForSelector('#message >> text=/^Signed in/');
+      await page.click('#save');
+      await page.waitForSelector('#message >> text=/could not be saved/');
+      expect(await page.textContent('#message')).toContain('lacks the grant write:siteDocument:catalogue');
+      expect(await page.content()).not.toContain(DEMO_KEYS.premium.secret);
+    } finally {
+      await page.close();
+    }
+  });
+});
