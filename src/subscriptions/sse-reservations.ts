@@ -27,6 +27,11 @@ export interface SseReservationLimits {
   maxPerAddress: number;
   /** Unconnected reservations in all. */
   max: number;
+  /**
+   * The client address of a request (the socket's, or the one a trusted proxy names:
+   * `TRUSTED_PROXIES`); default the socket's.
+   */
+  addressOf?: (request: IncomingMessage) => string;
 }
 
 /** The part of graphql-sse's request that {@link SseReservations.authenticate} reads. */
@@ -210,7 +215,7 @@ export class SseReservations {
   }
 
   async #reserve(req: IncomingMessage, res: ServerResponse, next: () => Promise<void>): Promise<void> {
-    const address = req.socket.remoteAddress ?? 'unknown';
+    const address = this.#limits.addressOf ? this.#limits.addressOf(req) : (req.socket.remoteAddress ?? 'unknown');
     const refusal = this.#refusal(address);
     if (refusal) {
       const retryAfterSeconds = Math.max(1, Math.ceil(this.#limits.ttlMs / 1000));

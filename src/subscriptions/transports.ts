@@ -421,7 +421,7 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
     return connection;
   };
   // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
-  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations(options.sseReservations, (token): Promise<void> => releaseSseToken(sse, token)) : null;
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
     ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),

@@ -202,3 +202,29 @@ describe('graphql-sse reservations in the gateway', () => {
     expect(JSON.parse(answers[3]?.text ?? '')).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: 3 } }] });
   });
 });
+
+describe('graphql-sse reservations behind a trusted proxy', () => {
+  let stack: HttpStack;
+
+  beforeAll(async () => {
+    stack = await startStack({ http: true, config: { sseReservationsMaxPerAddress: 2, trustedProxies: ['127.0.0.1'] } });
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('caps each client the proxy names in X-Forwarded-For, not the proxy itself', async () => {
+    const from = (client: string): Promise<Answer> => call(stack.origin, 'PUT', { 'x-forwarded-for': client });
+    const first = [await from('203.0.113.7'), await from('203.0.113.7'), await from('203.0.113.7')];
+    expect(first.map((answer) => answer.status)).toEqual([201, 201, 429]);
+    // Another client behind the same proxy still has its own places.
+    expect((await from('203.0.113.8')).status).toBe(201);
+  });
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
+    const untrusted = (client: string): Promise<Answer> => call(stack.origin, 'PUT', { 'x-forwarded-for': client }, '', '127.0.0.2');
+    const answers = [await untrusted('198.51.100.1'), await untrusted('198.51.100.2'), await untrusted('198.51.100.3')];
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 429]);
+  });
+});
