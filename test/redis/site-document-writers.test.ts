@@ -41,6 +41,7 @@ describeWithRedis('site-document writers on two replicas and two keys', () => {
     await a?.close();
     await b?.close();
     await simulator?.close();
+    await redis?.stop();
   });
 
   it(`${ROUNDS} rounds of concurrent writes: serialised, versions strictly increasing, never corrupt`, async () => {

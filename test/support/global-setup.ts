@@ -5,7 +5,10 @@
  */
 import { BROWSER_TOOL } from './browser';
 import { REDIS_TOOL } from './redis';
-import { isRequired, toolUnavailable } from './tools';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHILDREN_VARIABLE, isRequired, toolUnavailable } from './tools';
 
 /** Describes the skipped groups to skip-reporter.mjs: a JSON array in this variable. */
 const SKIPPED_VARIABLE = 'STATEV_TEST_SKIPPED_TOOLS';
@@ -17,4 +20,5 @@ export default function globalSetup(): void {
     return reason === null || isRequired(tool) ? [] : [{ label: tool.label, helper: tool.helper, reason, install: tool.install }];
   });
   process.env[SKIPPED_VARIABLE] = JSON.stringify(skipped);
+  process.env[CHILDREN_VARIABLE] = mkdtempSync(join(tmpdir(), 'statev-test-children-'));
 }

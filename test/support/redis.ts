@@ -8,8 +8,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { describeWithTool, toolUnavailable } from './tools';
+import { join } from 'node:path';
+import { CHILDREN_VARIABLE, describeWithTool, toolUnavailable } from './tools';
 import type { Tool } from './tools';
 
 /**
@@ -85,6 +87,18 @@ export function describeWithRedis(name: string, body: () => void, options: TestR
 }
 
 /**
+ * Notes a started redis-server in the run's children folder (global-setup.ts makes it,
+ * global-teardown.ts kills and reports what is still listed there); returns the forget.
+ */
+function noteChild(server: ChildProcess): () => void {
+  const folder = process.env[CHILDREN_VARIABLE];
+  if (!folder || server.pid === undefined) return () => undefined;
+  const file = join(folder, String(server.pid));
+  writeFileSync(file, `redis-server started by ${expect.getState().testPath ?? 'an unknown test file'}`);
+  return () => rmSync(file, { force: true });
+}
+
+/**
  * Starts (or connects to) a Redis. Call it inside {@link describeWithRedis} with the same
  * options.
  *
@@ -107,12 +121,21 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child = server;
+      // A file that forgets stop() must not hold Jest open: on two cores Jest's default
+      // maxWorkers is 1, so it runs every file in band, in its own process, where a live
+      // child and its pipes keep the run from ever exiting (CI once hung 90 minutes so).
+      // Unreferenced, the server no longer holds the process; global-teardown.ts kills it
+      // and fails the run, naming the file.
+      server.unref();
+      const forget = noteChild(server);
+      server.once('exit', forget);
       let output = '';
       server.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (/Ready to accept connections/.test(output)) resolve();
       });
       server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)));
+      for (const stream of [server.stdout, server.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
       server.once('error', reject);
     });
   const stop = (): Promise<void> =>

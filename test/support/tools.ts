@@ -13,6 +13,13 @@
  * eslint.config.mjs rejects a test file that starts Redis or a browser outside these helpers.
  */
 
+/**
+ * The variable global-setup.ts names the run's children folder in: one file per child
+ * process a test started (named by its pid, holding who started it), removed when it stops;
+ * global-teardown.ts kills whatever is still listed and fails the run.
+ */
+export const CHILDREN_VARIABLE = 'STATEV_TEST_CHILDREN_DIR';
+
 /** A program some tests need that `npm ci` does not install. */
 export interface Tool {
   /** What the tests are called in messages: `Redis`, `browser`. */
