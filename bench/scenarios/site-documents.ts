@@ -8,7 +8,7 @@ import { log, ROOT, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, sleep } from '../lib/http';
 import type { GraphQLReply } from '../lib/http';
 import { HOST, startService, stopService } from '../lib/processes';
-import { scenarioLimit } from './rate-limited';
+import { companyPage, scenarioLimit } from './rate-limited';
 
 /** The writing key (a fresh generated premium key of character 1; its secret is `<key>-secret`). */
 const WRITER_KEY = 'sim-key-800101';
@@ -71,7 +71,9 @@ function payloadOf(reply: GraphQLReply, what: string): SetReply {
  * (ceil((reads + writes) / 10 - 1) x 60 s); a one-item change's writes against the minimum
  * (changed chunks + 1: the replaced chunks are freed by the commit, not written); a cold
  * read's upstream reads (a second fresh key, same slots) against the minimum (the
- * committing slot + chunks); and upstream 429s. `ok` is false on a failed write or read, a
+ * committing slot + chunks); a busy key's one-item change, right after a page view of the
+ * same key, with the commit its answer promised (`retryAfterSeconds`) beside the actual one
+ * (target: within 5 s); and upstream 429s. `ok` is false on a failed write or read, a
  * value read back different, or an upstream 429.
  */
 export const siteDocuments: Scenario = {
@@ -143,6 +145,24 @@ export const siteDocuments: Scenario = {
         const readMs = performance.now() - readSent;
         const readDoc = (read.json.data as { factory?: { siteDocument?: { version: number; value: unknown; slots: number[] } } } | undefined)?.factory?.siteDocument;
         const readEqual = readDoc !== undefined && canonicalJson(readDoc.value) === canonicalJson(changed);
+
+        // A busy key: a one-item change right after a page view of the same key, whose fill
+        // and background work are queued on the key's budget. Its answer promises a commit
+        // (committed, or retryAfterSeconds); the simulator's log says when it came.
+        await postGraphQL(url, JSON.stringify({ query: companyPage(), variables: { id: FACTORY } }), graphqlHeaders(WRITER_KEY, false), 30_000);
+        const busyValue = structuredClone(changed);
+        busyValue.items[40] = { ...busyValue.items[40]!, price: 111.11 };
+        const postsBeforeBusy = (await requestsOf('generated', 'POST /factory/options')).filter((request) => request.status === 200).length;
+        const busySent = Date.now();
+        const busy = payloadOf(await postGraphQL(url, setBody(busyValue), writer, 30_000), 'the busy-key change');
+        const busyChunks = busy.document.slots.slice(1).filter((slot) => !nextSlots.has(slot)).length;
+        const busyCommittedAt = busy.committed ? Date.now() : await waitForWrites(postsBeforeBusy + busyChunks + 1, 120_000);
+        const busyPromisedSeconds = busy.committed ? (Date.now() - busySent) / 1000 : (busy.retryAfterSeconds ?? null);
+        const busyActualSeconds = (busyCommittedAt - busySent) / 1000;
+        log(
+          `site-documents: busy key: a one-item change right after a page view ${busy.committed ? 'committed in its answer' : `promised retryAfterSeconds ${busy.retryAfterSeconds}`}, committed after ${round(busyActualSeconds, 1)} s`,
+        );
+
         const all = (await simRequests(sim.origin)).requests;
         const coldReads = all.filter((request) => request.route === 'GET /factory/options/{id}/{slot}' && request.keyLabel === 'generated' && request.at >= changeCommittedAt && request.at <= Date.now()).length;
         const upstream429 = all.filter((request) => request.status === 429).length;
@@ -178,6 +198,13 @@ export const siteDocuments: Scenario = {
             committedInAnswer: change.committed,
             committedAfterSeconds: round((changeCommittedAt - changeSent) / 1000, 1),
           },
+          busyKey: {
+            description: 'a one-item change right after a page view of the same key (its fill and background work queued): the commit its answer promised (retryAfterSeconds, or 0 when committed in the answer) and when it came',
+            committedInAnswer: busy.committed,
+            promisedSeconds: busyPromisedSeconds === null ? null : round(busyPromisedSeconds, 1),
+            actualSeconds: round(busyActualSeconds, 1),
+            lateBySeconds: busyPromisedSeconds === null ? null : round(busyActualSeconds - busyPromisedSeconds, 1),
+          },
           coldRead: { upstreamReads: coldReads, minimum: readMinimum, readsVsMinimum: readMinimum === 0 ? null : round(coldReads / readMinimum, 2), latencyMs: round(readMs, 1), valueEqual: readEqual },
           upstream429,
           targets: {
@@ -187,6 +214,7 @@ export const siteDocuments: Scenario = {
             oneItemChangeRewritesOneChunk: changedChunks === 1,
             coldReadAtMinimum: coldReads === readMinimum,
             zeroUpstream429: upstream429 === 0,
+            busyKeyPromiseHolds: busyPromisedSeconds !== null && Math.abs(busyActualSeconds - busyPromisedSeconds) <= 5,
           },
         };
         log(
