@@ -10,7 +10,7 @@ import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { readCredential } from '../pipeline/credential';
 import { contextOf, prepare } from './admission';
-import { livePatchFormat } from './live-queries';
+import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { SseReservations, releaseSseToken } from './sse-reservations';
 import { SubscriptionConnection } from './subscription-service';

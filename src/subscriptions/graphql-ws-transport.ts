@@ -15,7 +15,7 @@ import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import { formatClientError } from '../pipeline/result-steps';
 import { closeForRefusals, contextOf, mayBeStreaming, prepare, RefusalCount, REFUSED_SUBSCRIPTION } from './admission';
-import { livePatchFormat } from './live-queries';
+import { livePatchFormat } from './live-operations';
 import { OperationsInFlight, overOperationCap } from './operation-cap';
 import type { OperationRuns } from './operation-runs';
 import type { WatchedOperation } from './operation-watch';

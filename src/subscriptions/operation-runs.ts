@@ -7,8 +7,9 @@
 import { subscribe as graphqlSubscribe } from 'graphql';
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import { operationContext } from './admission';
-import { isAsyncIterator } from './live-queries';
-import type { LivePatchFormat, LiveQueries, LiveRun } from './live-queries';
+import { isAsyncIterator } from './live-operations';
+import type { LivePatchFormat } from './live-operations';
+import type { LiveQueries, LiveRun } from './live-queries';
 import { OperationWatch } from './operation-watch';
 import type { SubscriptionTransportOptions } from './transport-options';
 
