@@ -11,6 +11,7 @@
  */
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { stepClockUntil, trackUpstreamSends, until, useFakeTimersWithRealIo, useStacks } from '../support';
+import type { HttpStack } from '../support';
 import { readmePage } from '../support/readme-page';
 import { collect, wsClient } from './clients';
 import type { Received } from './clients';
@@ -23,7 +24,7 @@ const IO_TURNS = 200_000;
 describe('a live query on a cached page while the budget is spent', () => {
   const stacks = useStacks();
 
-  async function filledStack(): Promise<{ current: Awaited<ReturnType<typeof stacks.start>>; settled: () => Promise<void> }> {
+  async function filledStack(): Promise<{ current: HttpStack; settled: () => Promise<void> }> {
     const current = await stacks.start({ http: true, simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
@@ -38,7 +39,7 @@ describe('a live query on a cached page while the budget is spent', () => {
     return { current, settled };
   }
 
-  async function firstLiveResult(current: Awaited<ReturnType<typeof stacks.start>>): Promise<{ first: Received; stop: () => Promise<void> }> {
+  async function firstLiveResult(current: HttpStack): Promise<{ first: Received; stop: () => Promise<void> }> {
     const ws = wsClient(current.endpoint, DEMO_KEYS.premium.key);
     const results: Received[] = [];
     const live = collect((sink) =>
