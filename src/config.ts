@@ -145,6 +145,8 @@ export interface GatewayConfig {
   vaultFile: string;
   /** Master key(s) of the vault: 32 random bytes in base64, comma-separated newest first during a rotation (`VAULT_MASTER_KEY`, default none: no vault, no access tokens). */
   vaultMasterKey: string | null;
+  /** The store of payment requests without Redis (`PAYMENTS_FILE`, default `.data/payments.json`; `off` = process memory only). */
+  paymentsFile: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
   trustedDocumentsPath: string | null;
   /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
@@ -281,6 +283,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   trustedDocumentsPath: null,
   vaultFile: '.data/vault.json',
   vaultMasterKey: null,
+  paymentsFile: '.data/payments.json',
   serveExamples: false,
   playgroundApiKey: null,
   simulatorPort: 4010,
@@ -526,6 +529,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
   ...section('Vault and access tokens', [
     setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
     setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
+  ]),
+  ...section('Payments', [
+    setting('paymentsFile', 'PAYMENTS_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.paymentsFile), 'file of the payment requests (mode 0600); in Redis when REDIS_URL is set; off = memory only', { none: 'off' }),
   ]),
   ...section('Site documents', [
     integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),

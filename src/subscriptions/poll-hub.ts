@@ -67,6 +67,8 @@ interface Poller {
   readonly apiKey: string;
   readonly feed: Feed<unknown, unknown>;
   readonly listeners: Set<(message: FeedMessage<unknown>) => void>;
+  /** Who reads every state this replica polls (see {@link PollHub.watch}). */
+  readonly observers: Set<(state: unknown, session: UpstreamSession) => Promise<void>>;
   /** The last state, once a poll succeeded. */
   state: { value: unknown } | null;
   /** Settles when the first poll has answered; rejects when it failed definitively. */
@@ -142,6 +144,34 @@ export class PollHub {
     return () => this.leave(current, typed);
   }
 
+  /**
+   * Joins the poller of (key, resource) as an observer: `observer` gets every state this
+   * replica polls (the first one too, unlike events), with the session of that poll, so
+   * it can read further pages within the same budget. Its promise is not awaited (it
+   * must not block the poller); it counts as a subscriber, so the poller runs while it
+   * watches. Resolves once the first poll has answered.
+   *
+   * @returns the function that stops watching
+   * @throws GatewayError when the first poll failed definitively
+   */
+  async watch<S>(caller: PollCaller, feed: Feed<S, unknown>, observer: (state: S, session: UpstreamSession) => Promise<void>): Promise<() => void> {
+    const typed = observer as (state: unknown, session: UpstreamSession) => Promise<void>;
+    const id = `${caller.keyId}|${feed.resource}`;
+    const existing = this.pollers.get(id);
+    // A poller that already has a state: the observer starts from it.
+    if (existing?.state && existing.leading) void typed(existing.state.value, new PollSession(this.options.economy, caller.apiKey, caller.keyId, 'background')).catch(() => undefined);
+    const poller = existing ?? this.start(id, caller, feed as Feed<unknown, unknown>);
+    poller.observers.add(typed);
+    const leave = await this.subscribe(caller, feed, () => undefined).catch((error: unknown) => {
+      poller.observers.delete(typed);
+      throw error;
+    });
+    return () => {
+      poller.observers.delete(typed);
+      leave();
+    };
+  }
+
   /** Pollers running in this process (for tests and metrics). */
   get size(): number {
     return this.pollers.size;
@@ -177,6 +207,7 @@ export class PollHub {
       apiKey: caller.apiKey,
       feed,
       listeners: new Set(),
+      observers: new Set(),
       state: null,
       ready: Promise.resolve(),
       failures: 0,
@@ -280,6 +311,7 @@ export class PollHub {
     poller.state = { value };
     poller.failures = 0;
     const events = previous ? feed.diff(previous.value, value, observedAt) : [];
+    for (const observer of [...poller.observers]) void observer(value, session).catch(() => undefined);
     this.options.metrics?.polled(feed.kind, events.length > 0 ? 'changed' : 'unchanged');
     this.activity.emit('polled', feed.kind, events.length > 0 ? 'changed' : 'unchanged');
     if (events.length > 0) {
