@@ -91,6 +91,8 @@ export interface PaymentDeskOptions {
 
 /** See the module comment. */
 export class PaymentDesk {
+  /** Emits `matched(bankAccountId)` after each polled page was matched (tests and tools wait for it instead of sleeping). */
+  readonly activity = new EventEmitter();
   private polling: AccountPolling | null = null;
   private readonly watches = new Map<string, Promise<(() => void) | null>>();
   private readonly bus = new EventEmitter();
@@ -236,7 +238,10 @@ export class PaymentDesk {
    */
   observe(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
     const id = `${owner}|${bankAccountId}`;
-    const run = (this.matching.get(id) ?? Promise.resolve()).then(() => this.match(owner, bankAccountId, vban, page, session));
+    const run = (this.matching.get(id) ?? Promise.resolve()).then(async () => {
+      await this.match(owner, bankAccountId, vban, page, session);
+      this.activity.emit('matched', bankAccountId);
+    });
     const settled = run.catch(() => undefined);
     this.matching.set(id, settled);
     void settled.then(() => {
