@@ -29,6 +29,8 @@ import { preferWaitPlugin } from './http/prefer-wait';
 import { startLiveVault, TokenBudgets } from './vault';
 import { FilePaymentStore, RedisPaymentStore } from './domains/payments/payment-request.store';
 import { PaymentDesk } from './domains/payments/payment-request.service';
+import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
+import { hashedKey } from './pipeline/credential';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -173,6 +175,16 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
   const payments = new PaymentDesk(paymentStore, { onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
+  if (vault) {
+    const webhooks = new WebhookDispatcher(
+      payments,
+      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: { apiKey: hook.apiKey, keyId: hashedKey({ kind: 'key', apiKey: hook.apiKey }, config.keyHashSecret)?.keyId ?? '' } })),
+      { onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery') },
+    );
+    webhooks.start();
+    payments.closeWith(() => webhooks.close());
+  }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();

@@ -55,6 +55,24 @@ interface TokenRecord {
   revokedAt: string | null;
 }
 
+/** One webhook: where a company's payment events are POSTed, polled with a vault key. */
+interface WebhookRecord {
+  /** `whk_` and 12 hex digits. */
+  readonly id: string;
+  /** The id of the key (character) whose requests it reports and whose key polls. */
+  readonly keyId: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** The https URL events are POSTed to. */
+  readonly url: string;
+  /** ISO time it was added. */
+  readonly createdAt: string;
+  /** Its data key, wrapped under the master key. */
+  dataKey: WrappedKey;
+  /** The signing secret (`whsec_…`), sealed under the data key. */
+  readonly sealed: string;
+}
+
 /** The stored document. */
 interface VaultDocument {
   readonly format: typeof FORMAT;
@@ -62,6 +80,36 @@ interface VaultDocument {
   tokenKey: WrappedKey;
   readonly keys: KeyRecord[];
   readonly tokens: TokenRecord[];
+  /** Webhooks (absent in vaults written before there were any). */
+  webhooks?: WebhookRecord[];
+}
+
+/** A webhook as `webhooks list` shows it (never its secret). */
+export interface WebhookSummary {
+  /** `whk_…`. */
+  readonly id: string;
+  /** The vault name of the character whose key polls. */
+  readonly character: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** Where events go. */
+  readonly url: string;
+  /** When it was added. */
+  readonly createdAt: Date;
+}
+
+/** A webhook opened for the gateway: with its signing secret and the key that polls. */
+export interface OpenedWebhook {
+  /** `whk_…`. */
+  readonly id: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** Where events go. */
+  readonly url: string;
+  /** The signing secret (`whsec_` and base64), as the Standard Webhooks specification has it. */
+  readonly secret: string;
+  /** The StateV key that polls the company's accounts; never logged. */
+  readonly apiKey: string;
 }
 
 /** A key as `keys list` shows it: never the key or the secret. */
@@ -116,7 +164,7 @@ export interface TokenRequest {
 export class VaultUsageError extends Error {}
 
 /** A new record id: the prefix and 12 hex digits. */
-function newId(prefix: 'key' | 'tok'): string {
+function newId(prefix: 'key' | 'tok' | 'whk'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }
 
@@ -246,8 +294,11 @@ export class Vault {
       openKey(this.master, record);
       record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `key:${record.id}`), `key:${record.id}`);
     }
+    for (const record of document.webhooks ?? []) {
+      record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
+    }
     await this.save(document);
-    return { records: document.keys.length + 1, masterKeyId: this.master.currentId };
+    return { records: document.keys.length + (document.webhooks?.length ?? 0) + 1, masterKeyId: this.master.currentId };
   }
 
   /**
@@ -284,6 +335,60 @@ export class Vault {
     document.tokens.push(record);
     await this.save(document);
     return { id: record.id, token };
+  }
+
+  /**
+   * Adds a webhook: the company's payment events POSTed to `url`, signed with a fresh
+   * secret (returned here only), polled with the key of the named character.
+   *
+   * @throws VaultUsageError for an unknown character, an empty company or a URL that is not https
+   */
+  async addWebhook(character: string, factoryId: string, url: string): Promise<{ readonly id: string; readonly secret: string }> {
+    const document = await this.load();
+    const key = document.keys.find((each) => each.name === character);
+    if (!key) throw new VaultUsageError(`The vault has no key named "${character}" (see keys list).`);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(factoryId)) throw new VaultUsageError('--factory takes a company id (Factory.id).');
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = null;
+    }
+    if (parsed?.protocol !== 'https:' || parsed.username !== '' || parsed.password !== '') throw new VaultUsageError(`--url must be an https:// URL without credentials: "${url}" is not.`);
+    const id = newId('whk');
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    const dataKey = newDataKey();
+    (document.webhooks ??= []).push({
+      id,
+      keyId: key.id,
+      factoryId,
+      url: parsed.toString(),
+      createdAt: this.now().toISOString(),
+      dataKey: this.master.wrap(dataKey, `webhook:${id}`),
+      sealed: seal(dataKey, Buffer.from(secret, 'utf8'), `webhook:${id}:${factoryId}`),
+    });
+    await this.save(document);
+    return { id, secret };
+  }
+
+  /** Every webhook, oldest first (never a secret). */
+  async listWebhooks(): Promise<WebhookSummary[]> {
+    const document = await this.load();
+    const names = new Map(document.keys.map((record) => [record.id, record.name]));
+    return (document.webhooks ?? []).map((record) => ({ id: record.id, character: names.get(record.keyId) ?? record.keyId, factoryId: record.factoryId, url: record.url, createdAt: new Date(record.createdAt) }));
+  }
+
+  /**
+   * Removes a webhook by id.
+   *
+   * @throws VaultUsageError when there is none of that id
+   */
+  async removeWebhook(id: string): Promise<void> {
+    const document = await this.load();
+    const index = (document.webhooks ?? []).findIndex((record) => record.id === id);
+    if (index < 0) throw new VaultUsageError(`The vault has no webhook with id "${id}" (see webhooks list).`);
+    document.webhooks?.splice(index, 1);
+    await this.save(document);
   }
 
   /** Every token, oldest first. */
@@ -373,6 +478,8 @@ export class VaultView {
   private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
   private readonly expiry = new Map<string, number>();
   private readonly origins = new Set<string>();
+  /** The webhooks whose key is in the vault, opened. */
+  readonly webhooks: OpenedWebhook[] = [];
 
   private constructor(private readonly hashKey: Buffer | null) {}
 
@@ -391,6 +498,12 @@ export class VaultView {
     const document = parseDocument(text);
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
+    for (const record of document.webhooks ?? []) {
+      const key = keys.get(record.keyId);
+      if (!key) continue;
+      const secret = open(master.unwrap(record.dataKey, `webhook:${record.id}`), record.sealed, `webhook:${record.id}:${record.factoryId}`).toString('utf8');
+      view.webhooks.push({ id: record.id, factoryId: record.factoryId, url: record.url, secret, apiKey: key.apiKey });
+    }
     for (const record of document.tokens) {
       view.expiry.set(record.hash, Date.parse(record.expiresAt));
       if (record.revokedAt !== null) {

@@ -99,6 +99,7 @@ export class PaymentDesk {
   private readonly stopEvents: () => void;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly closers: Array<() => Promise<void>> = [];
   /** Serialises matching per owner and account (a page is matched whole before the next). */
   private readonly matching = new Map<string, Promise<void>>();
 
@@ -257,8 +258,14 @@ export class PaymentDesk {
     }
   }
 
+  /** Runs `close` (e.g. the webhook dispatcher's) before the desk closes its store. */
+  closeWith(close: () => Promise<void>): void {
+    this.closers.push(close);
+  }
+
   /** Stops watching, expiring and listening. */
   async close(): Promise<void> {
+    for (const close of this.closers.splice(0)) await close();
     clearInterval(this.sweeper);
     this.stopEvents();
     for (const watch of this.watches.values()) (await watch)?.();

@@ -72,6 +72,24 @@ export interface StoredEvent {
   observedAt: number;
 }
 
+/** One webhook delivery waiting in the outbox. */
+export interface OutboxEntry {
+  /** The message id (`webhook-id`): the same for every attempt, so receivers can drop repeats. */
+  id: string;
+  /** The webhook (`whk_…`). */
+  webhookId: string;
+  /** Where it goes. */
+  url: string;
+  /** The JSON body. */
+  payload: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When it was enqueued, ms (delivery gives up 24 h later). */
+  firstAt: number;
+  /** When the next attempt is due, ms. */
+  nextAt: number;
+}
+
 /** Transfers kept per owner and company in `unmatchedTransfers` (newest first). */
 export const UNMATCHED_KEPT = 100;
 /** Fingerprints kept per owner and account (far more than the 225 transfers one poll can see). */
@@ -104,6 +122,12 @@ export interface PaymentStore {
   account(owner: string, bankAccountId: string): Promise<AccountState>;
   /** Replaces what is known of an account of `owner`. */
   setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void>;
+  /** Adds or replaces an outbox entry. */
+  putOutbox(entry: OutboxEntry): Promise<void>;
+  /** Every outbox entry. */
+  outbox(): Promise<OutboxEntry[]>;
+  /** Removes an outbox entry (delivered, or given up). */
+  removeOutbox(id: string): Promise<void>;
   /** Tells every replica (this one included) of a status change. */
   publish(event: StoredEvent): Promise<void>;
   /** Calls `listener` for every published change; returns the function that stops it. */
@@ -117,6 +141,7 @@ interface FileDocument {
   seen: Record<string, string[]>;
   unmatched: Record<string, StoredTransfer[]>;
   accounts: Record<string, AccountState>;
+  outbox: Record<string, OutboxEntry>;
 }
 
 const NO_ACCOUNT: AccountState = { lastTotal: null, overrunAt: null };
@@ -132,7 +157,7 @@ export function isOpen(status: PaymentStatus): boolean {
  * gateway process: replicas share Redis instead.
  */
 export class FilePaymentStore implements PaymentStore {
-  private doc: FileDocument = { requests: {}, seen: {}, unmatched: {}, accounts: {} };
+  private doc: FileDocument = { requests: {}, seen: {}, unmatched: {}, accounts: {}, outbox: {} };
   private writing: Promise<void> = Promise.resolve();
   private readonly events = new EventEmitter();
 
@@ -211,6 +236,23 @@ export class FilePaymentStore implements PaymentStore {
   /** See {@link PaymentStore.setAccount}. */
   setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void> {
     this.doc.accounts[`${owner}|${bankAccountId}`] = state;
+    return this.save();
+  }
+
+  /** See {@link PaymentStore.putOutbox}. */
+  putOutbox(entry: OutboxEntry): Promise<void> {
+    this.doc.outbox[entry.id] = entry;
+    return this.save();
+  }
+
+  /** See {@link PaymentStore.outbox}. */
+  outbox(): Promise<OutboxEntry[]> {
+    return Promise.resolve(Object.values(this.doc.outbox));
+  }
+
+  /** See {@link PaymentStore.removeOutbox}. */
+  removeOutbox(id: string): Promise<void> {
+    delete this.doc.outbox[id];
     return this.save();
   }
 
@@ -328,6 +370,21 @@ export class RedisPaymentStore implements PaymentStore {
   /** See {@link PaymentStore.setAccount}. */
   async setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void> {
     await this.redis.set(this.key('account', owner, bankAccountId), JSON.stringify(state));
+  }
+
+  /** See {@link PaymentStore.putOutbox}. */
+  async putOutbox(entry: OutboxEntry): Promise<void> {
+    await this.redis.hset(this.key('outbox'), entry.id, JSON.stringify(entry));
+  }
+
+  /** See {@link PaymentStore.outbox}. */
+  async outbox(): Promise<OutboxEntry[]> {
+    return Object.values(await this.redis.hgetall(this.key('outbox'))).map((text) => JSON.parse(text) as OutboxEntry);
+  }
+
+  /** See {@link PaymentStore.removeOutbox}. */
+  async removeOutbox(id: string): Promise<void> {
+    await this.redis.hdel(this.key('outbox'), id);
   }
 
   /** Publishes on `<prefix>payments:events`; every replica's listeners get it (this one's through Redis too). */
