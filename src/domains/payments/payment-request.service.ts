@@ -91,7 +91,7 @@ export interface PaymentDeskOptions {
 
 /** See the module comment. */
 export class PaymentDesk {
-  /** Emits `matched(bankAccountId)` after each polled page was matched (tests and tools wait for it instead of sleeping). */
+  /** Emits `matched(bankAccountId)` after each polled page was matched, and `listening(factoryId)` when a subscriber's event stream opens (tests and tools wait for them instead of sleeping). */
   readonly activity = new EventEmitter();
   private polling: AccountPolling | null = null;
   private readonly watches = new Map<string, Promise<(() => void) | null>>();
@@ -212,6 +212,7 @@ export class PaymentDesk {
       else buffer.push(event);
     };
     this.bus.on('event', listener);
+    this.activity.emit('listening', factoryId);
     const end = (): Promise<IteratorResult<StoredEvent>> => {
       ended = true;
       this.bus.off('event', listener);
