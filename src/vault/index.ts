@@ -15,7 +15,7 @@ export { Vault, VaultUsageError } from './vault';
 export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault';
-export type { ActiveToken, OpenedWebhook, TokenRefusal, WebhookSummary } from './vault';
+export type { ActiveToken, TokenRefusal } from './vault';
 export type { Grant } from './grants';
 export { looksLikeToken } from './token-format';
 export { TokenBudgets } from './token-budgets';
