@@ -96,7 +96,7 @@ export class PaymentDesk {
   private polling: AccountPolling | null = null;
   private readonly watches = new Map<string, Promise<(() => void) | null>>();
   private readonly bus = new EventEmitter();
-  private readonly stopEvents: () => void;
+  private stopEvents: (() => void) | null = null;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
   private readonly closers: Array<() => Promise<void>> = [];
@@ -110,12 +110,17 @@ export class PaymentDesk {
   ) {
     this.now = options.now ?? (() => Date.now());
     this.bus.setMaxListeners(0);
-    this.stopEvents = store.onEvent((event) => this.bus.emit('event', event));
+  }
+
+  /** Starts listening to the store's events (with Redis: its channel) once: at {@link attach}, or at the first event stream. */
+  private listen(): void {
+    this.stopEvents ??= this.store.onEvent((event) => this.bus.emit('event', event));
   }
 
   /** Lets the desk poll through the hub, and expire due requests every second. */
   attach(polling: AccountPolling): void {
     this.polling = polling;
+    this.listen();
     this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.options.onError?.(error)), 1000);
     this.sweeper.unref();
   }
@@ -211,6 +216,7 @@ export class PaymentDesk {
       if (waiter) waiter({ value: event, done: false });
       else buffer.push(event);
     };
+    this.listen();
     this.bus.on('event', listener);
     this.activity.emit('listening', factoryId);
     const end = (): Promise<IteratorResult<StoredEvent>> => {
@@ -268,7 +274,7 @@ export class PaymentDesk {
   async close(): Promise<void> {
     for (const close of this.closers.splice(0)) await close();
     clearInterval(this.sweeper);
-    this.stopEvents();
+    this.stopEvents?.();
     for (const watch of this.watches.values()) (await watch)?.();
     this.watches.clear();
     await this.store.close();

@@ -308,7 +308,8 @@ export class RedisPaymentStore implements PaymentStore {
     private readonly url: string,
     private readonly prefix: string,
   ) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2 });
+    // Connects on first use: a gateway nobody asks for payments opens no connection.
+    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
     this.redis.on('error', () => undefined);
   }
 
