@@ -35,9 +35,12 @@ describeWithBrowser('the shop-checkout example page', () => {
       await page.fill('#account', FIXTURE_IDS.shopMainAccount);
       await page.fill('#amount', '250');
       const listening = new Promise((resolve) => stack.gateway.payments.activity.once('listening', resolve));
+      // The account's poller has made its first poll (and scheduled the next) once it is joined.
+      const polling = new Promise((resolve) => stack.gateway.subscriptions.hub.activity.once('joined', resolve));
       await page.click('button[type=submit]');
       await page.waitForSelector('#payment', { state: 'visible' });
       await listening;
+      await polling;
       expect(await page.textContent('#vban')).toBe('4711002');
       const shown = (await page.textContent('#reference')) ?? '';
       expect(shown).toMatch(/^[2-9A-HJKMNP-Z]{4} [2-9A-HJKMNP-Z]{4}$/);

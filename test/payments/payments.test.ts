@@ -47,10 +47,13 @@ describe('payment requests over the simulator', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
+  /** Creates a request and waits for the first poll of its account to be matched (as a premium caller). */
   async function create(amount: number, key = DEMO_KEYS.premium.key): Promise<{ reference: string; vban: string; status: string }> {
+    const watched = once(stack.gateway.payments.activity, 'matched');
     const answer = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount } } }, { key });
     const body = answer.body as { data?: { createPaymentRequest: { reference: string; vban: string; status: string } } | null };
     if (!body.data) throw new Error(JSON.stringify(answer.body));
+    await watched;
     return body.data.createPaymentRequest;
   }
 
@@ -72,9 +75,17 @@ describe('payment requests over the simulator', () => {
   }
 
   it('a transfer turns the request PAID, once over graphql-ws and once over graphql-sse', async () => {
+    let streams = 0;
+    const listening = new Promise<void>((resolve) =>
+      stack.gateway.payments.activity.on('listening', () => {
+        streams += 1;
+        if (streams === 2) resolve();
+      }),
+    );
     const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
     const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
     const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
+    await listening;
     const request = await create(100);
     expect(request).toMatchObject({ vban: '4711002', status: 'PENDING' });
     pay(40, `Order ${request.reference.toLowerCase()}`);

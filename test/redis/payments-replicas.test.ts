@@ -62,10 +62,14 @@ describeWithRedis('payment requests on two replicas sharing Redis', () => {
   }
 
   it('polls the account on one replica, and both replicas deliver the PAID event once', async () => {
+    const joinedA = once(a.subscriptions.hub.activity, 'joined');
     const created = await post(a, `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`, { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 12 } });
     const reference = (created.createPaymentRequest as { reference: string }).reference;
+    await joinedA;
     // Read on the other replica: the same store; it resumes watching there too (a follower of the same poller).
+    const joinedB = once(b.subscriptions.hub.activity, 'joined');
     expect(await post(b, `query($r: String!) { paymentRequest(reference: $r) { status } }`, { r: reference.toLowerCase() })).toEqual({ paymentRequest: { status: 'PENDING' } });
+    await joinedB;
     expect(a.subscriptions.hub.leading() + b.subscriptions.hub.leading()).toBe(1);
     const leader = a.subscriptions.hub.leading() === 1 ? a : b;
     const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);

@@ -44,11 +44,11 @@ export function toPaymentRequest(r: StoredRequest): PaymentRequest {
 
 /**
  * The desk and the caller of an operation; watching the caller's accounts with open
- * requests resumes (after a restart the gateway holds no key until its owner calls).
+ * requests resumes in the background (after a restart the gateway holds no key until its owner calls).
  *
  * @throws GatewayError `UNAUTHENTICATED` without a key, `INTERNAL_SERVER_ERROR` without a desk
  */
-async function deskOf(ctx: GatewayContext): Promise<{ desk: PaymentDesk; caller: PaymentCaller }> {
+function deskOf(ctx: GatewayContext): { desk: PaymentDesk; caller: PaymentCaller } {
   const apiKey = ctx.apiKey;
   const keyId = ctx.session.keyId;
   if (!apiKey || !keyId) throw missingKeyError();
@@ -57,7 +57,8 @@ async function deskOf(ctx: GatewayContext): Promise<{ desk: PaymentDesk; caller:
   const caller = { apiKey, keyId };
   // The answer reads the gateway's store, which any poll may change: a whole-response cache must not keep it.
   ctx.session.accounting.noteFreshness(0);
-  await desk.resume(caller);
+  // Not awaited: the first polls may wait for the key's budget, the answer does not.
+  void desk.resume(caller).catch(() => undefined);
   return { desk, caller };
 }
 
@@ -89,7 +90,7 @@ export class PaymentRequestResolver {
     @Arg('input', () => CreatePaymentRequestInput, { description: 'The company, its account, the amount, an optional expiry and note.' }) input: CreatePaymentRequestInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = await deskOf(ctx);
+    const { desk, caller } = deskOf(ctx);
     const expiresInSeconds = input.expiresInSeconds ?? null;
     const note = input.note ?? null;
     if (!Number.isFinite(input.amount) || input.amount <= 0) throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
@@ -117,7 +118,7 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The request\'s reference (case, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = await deskOf(ctx);
+    const { desk, caller } = deskOf(ctx);
     return toPaymentRequest(await desk.cancel(caller.keyId, reference));
   }
 
@@ -131,7 +132,7 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The reference (case, spaces, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest | null> {
-    const { desk, caller } = await deskOf(ctx);
+    const { desk, caller } = deskOf(ctx);
     const request = await desk.get(caller.keyId, reference);
     if (!request) return null;
     await warnAbout(ctx, desk, caller.keyId, [request.bankAccountId]);
@@ -148,7 +149,7 @@ export class PaymentRequestResolver {
     @Arg('status', () => PaymentStatus, { nullable: true, description: 'Only requests of this status; omitted: all.' }) status: PaymentStatus | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest[]> {
-    const { desk, caller } = await deskOf(ctx);
+    const { desk, caller } = deskOf(ctx);
     await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, status ?? null);
     await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
@@ -161,7 +162,7 @@ export class PaymentRequestResolver {
     description: `Incoming transfers of the company's accounts seen by the gateway that match no request, newest first (the last 100, from the first request on each account on). Checks the company with ${describeSource(ENDPOINTS.factoryList)} (cached). When more transfers arrived between two polls than the upstream shows (25 + skip 200), transfers may be missing: extensions.warnings has WINDOW_OVERRUN for that account.`,
   })
   async unmatchedTransfers(@Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string, @Ctx() ctx: GatewayContext): Promise<MatchedTransfer[]> {
-    const { desk, caller } = await deskOf(ctx);
+    const { desk, caller } = deskOf(ctx);
     await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, null);
     await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));

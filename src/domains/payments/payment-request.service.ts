@@ -126,7 +126,8 @@ export class PaymentDesk {
   }
 
   /**
-   * Stores a new request with a fresh reference, and watches its account.
+   * Stores a new request with a fresh reference, and starts watching its account (without
+   * waiting for the first poll: a poll may wait for the key's budget, the answer does not).
    *
    * @throws Error from the store
    */
@@ -149,7 +150,7 @@ export class PaymentDesk {
       settledAt: null,
     };
     await this.store.put(request);
-    await this.watch(caller, request.bankAccountId, request.vban);
+    void this.watch(caller, request.bankAccountId, request.vban);
     return request;
   }
 
