@@ -61,8 +61,8 @@ export default tseslint.config(
           message: 'Start Redis inside describeWithRedis(name, () => { beforeAll(… startTestRedis() …) }): without redis-server the tests are then skipped with a note, not failed.',
         },
         {
-          selector: 'Identifier[name="launchTestBrowser"]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithBrowser"] *)',
-          message: 'Launch the browser inside describeWithBrowser(name, () => { beforeAll(… launchTestBrowser() …) }): without Chromium the tests are then skipped with a note, not failed.',
+          selector: 'Identifier[name=/^(launchTestBrowser|useBrowser)$/]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithBrowser"] *)',
+          message: 'Launch the browser inside describeWithBrowser(name, () => { const browser = useBrowser(); … }): without Chromium the tests are then skipped with a note, not failed.',
         },
         {
           selector: 'CallExpression[callee.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/] > Literal[value=/redis-server|chromium/]',

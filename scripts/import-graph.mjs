@@ -30,6 +30,8 @@ export const LAYERS = [
   { nodes: ['subscribable', 'field-rules', 'vault'], role: 'what a domain declares with: a feed and its changes; a field\'s cost and bounds; the vault of keys and access tokens' },
   { nodes: ['economy'], role: 'cache, coalescing, budget, queue, invalidation, shared state' },
   { nodes: ['http', 'config'], role: 'RFC 7240 Prefer parsing and its plugin; every setting (the only reader of process.env)' },
+  { nodes: ['settings-table'], role: 'the SETTINGS table: each setting\'s variable, flag, reader, default and meaning' },
+  { nodes: ['gateway-config'], role: 'GatewayConfig, what every module receives, and its defaults' },
   { nodes: ['settings-readers'], role: 'the readers of setting values (numbers, durations, URLs, origins, proxies…) the settings table uses' },
   { nodes: ['upstream'], role: 'the endpoint catalog and the undici client (the only importer of undici)' },
   { nodes: ['errors', 'process-lifecycle', 'heap-growth', 'project-root'], role: 'leaves: GatewayError; signals; heap flags; the project folder' },

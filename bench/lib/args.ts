@@ -52,7 +52,7 @@ export function usage(names: ScenarioNames): string {
   return `Usage: npm run bench -- [flags]
 
   --latency MS          added latency per simulated upstream request (default 20)
-  --quick               short run for CI: 2 s per scenario, 50 keys, 10 replica keys (about 10 minutes: several scenarios wait out a 60 s window)
+  --quick               short run for CI: 2 s per scenario, 50 keys, 10 replica keys, the rate-limited scenarios at 10 per 6 s (about 6 minutes)
   --duration S          measured seconds per scenario (default 10, --quick 2)
   --warmup S            untimed warm-up seconds before each measurement (default 2, --quick 0.5)
   --keys N              distinct keys of the many-keys scenario (default 500, --quick 50)

@@ -228,6 +228,7 @@ function siteDocumentRatios(bench: Bench): Record<string, Ratio> {
         firstWrite?: { writesVsMinimum: number; commitVsFloor: number | null };
         oneItemChange?: { writesVsMinimum: number; changedChunks: number };
         coldRead?: { readsVsMinimum: number | null };
+        busyKey?: { lateBySeconds: number | null };
         upstream429?: number;
       }
     | undefined;
@@ -243,6 +244,12 @@ function siteDocumentRatios(bench: Bench): Record<string, Ratio> {
     ),
     siteDocumentsOneItemChangeChunks: ratio(record?.oneItemChange?.changedChunks ?? null, '= 1', (v) => v === 1, 'site-documents: chunks a one-item change rewrites'),
     siteDocumentsColdReadVsMinimum: ratio(record?.coldRead?.readsVsMinimum ?? null, '= 1.00', (v) => v === 1, 'site-documents: upstream reads of a cold read / (committing slot + chunks)'),
+    siteDocumentsBusyKeyLateBySeconds: ratio(
+      record?.busyKey?.lateBySeconds ?? null,
+      'within ±5',
+      (v) => Math.abs(v) <= 5,
+      'site-documents: seconds the busy key\'s one-item change (right after a page view) committed after the retryAfterSeconds its answer promised (negative: earlier)',
+    ),
     siteDocumentsUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'site-documents: upstream 429 answers in the simulator log'),
   };
 }

@@ -9,7 +9,7 @@ import { graphqlHeaders, postGraphQL, simRequests, sleep } from '../lib/http';
 import { stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
 import { currentRssMb, RssSampler } from '../lib/rss';
-import { startLimitedSimulator } from './rate-limited';
+import { scenarioLimit, startLimitedSimulator } from './rate-limited';
 
 /** Concurrent visitors of the crowd's gateway. */
 const VISITORS = 1000;
@@ -19,8 +19,6 @@ const BATCH = 100;
 const CROWD_KEY = 'sim-key-800020';
 /** The server key of the one-visitor gateway: fresh too (labelled `premium`), the same character. */
 const SOLO_KEY = 'demo-premium-key';
-/** The limit of the scenario's simulator (rate-limited's): requests per window. */
-const LIMIT = { requests: 10, windowSeconds: 60 };
 /** The item whose counter price the change sets. */
 const ITEM = 'Wasser';
 /** The trusted-documents manifest of the example site (npm run codegen). */
@@ -156,7 +154,7 @@ async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
  * all from 127.0.0.1: the gateway runs with LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS=2000 (its
  * default, 200, would refuse the 201st). At the same time a second gateway on another fresh
  * server key serves the page to ONE visitor, on the same simulator (limited to 10 requests
- * per rolling 60 s, 20 ms latency). Reports: visitors that got the page (first result, and
+ * per rolling 60 s, `--quick` 6 s, 20 ms latency). Reports: visitors that got the page (first result, and
  * the complete page), refused ones, the crowd key's upstream requests against the one
  * visitor's (target: equal, the crowd shares one execution), the crowd gateway's RSS growth
  * from before the visitors came to its peak (target at most 100 MB), and a counter price
@@ -169,6 +167,7 @@ export const liveCrowd: Scenario = {
   name: 'live-crowd',
   profilable: false,
   async run(bench) {
+    const LIMIT = scenarioLimit(bench);
     const sim = await startLimitedSimulator(bench, 'simulator-live-crowd');
     const visitors: Visitor[] = [];
     const gateways: Service[] = [];

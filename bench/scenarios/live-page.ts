@@ -6,15 +6,13 @@ import type { Scenario } from '../lib/bench';
 import { log, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
 import { stopService } from '../lib/processes';
-import { companyPage, startLimitedSimulator } from './rate-limited';
+import { companyPage, scenarioLimit, startLimitedSimulator } from './rate-limited';
 import { currentRssMb, GC_ON_SIGNAL_FLAGS, heapAfterGcMb, RssSampler } from '../lib/rss';
 
 /** The live query's key: a fresh generated premium key (the simulator's log labels it `generated`). */
 const LIVE_KEY = 'sim-key-800002';
 /** The plain query's key, viewed at the same time: fresh too (the log labels it `premium`), same character and page. */
 const PLAIN_KEY = 'demo-premium-key';
-/** The limit of the scenario's simulator (rate-limited's): requests per window. */
-const LIMIT = { requests: 10, windowSeconds: 60 };
 /** Added latency of the scenario's simulator (rate-limited's), ms. */
 const LATENCY_MS = 20;
 /** Seconds between the plain query's views until its page is complete. */
@@ -44,7 +42,7 @@ function wsClient(origin: string, key: string): Client {
 /**
  * live-page: the README company page (docs/example.md) as ONE live query (`@live`, over
  * graphql-ws) on a fresh key, on a simulator of its own limited to 10 requests per
- * rolling 60 s with 20 ms latency, through a gateway with its defaults. At the same time a
+ * rolling 60 s (`--quick`: 6 s) with 20 ms latency, through a gateway with its defaults. At the same time a
  * second fresh key views the same page as a plain query every 2 s until complete (the
  * client loop a live query replaces). Reports the time to the first live result, the
  * time to the complete live result against the floor, the live results sent, the live
@@ -59,6 +57,7 @@ export const livePage: Scenario = {
   name: 'live-page',
   profilable: false,
   async run(bench) {
+    const LIMIT = scenarioLimit(bench);
     const sim = await startLimitedSimulator(bench, 'simulator-live-page');
     try {
       const gateway = await bench.startGateway(

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { UpstreamAccounting } from '../economy';
-import type { HttpResultReport } from '../pipeline/pipeline';
+import type { HttpResultReport } from '../pipeline/http-result-phase';
 import { onUpstreamFailure } from '../upstream/failure-reports';
 import type { UpstreamFailureReport } from '../upstream/failure-reports';
 import type { GatewayMetrics } from './metrics';

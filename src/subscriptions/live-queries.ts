@@ -9,16 +9,20 @@
  * The store's resource identifiers are the economy's cache keys (`<keyId>|<path>`: the
  * hashed key and the request path), told by `UpstreamEconomy.onEntryStored`. A key's
  * change can only name its own cache keys, so it never reaches another key's live query.
+ *
+ * Beside it: live-operations.ts (what a live operation is: `@live`, its throttle, its patch
+ * format, what makes two identical), live-resources.ts (the watched resources and what
+ * re-runs them), live-shared.ts (one execution for identical subscribers).
  */
-import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { InMemoryLiveQueryStore } from '@n1ru4l/in-memory-live-query-store';
 import { liveQueryJSONDiffPatchGenerator } from '@n1ru4l/graphql-live-query-patch-jsondiffpatch';
-import { execute as graphqlExecute, getOperationAST, print } from 'graphql';
-import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
-import stableStringify from 'safe-stable-stringify';
-import { optionKeys } from '../economy';
+import { execute as graphqlExecute } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import type { ReadResource, UpstreamEconomy } from '../economy';
 import { GatewayError, missingKeyError } from '../errors/gateway-error';
+import { isAsyncIterator, isLiveOperation, liveThrottleMs, markedLive, shareKeyOf } from './live-operations';
+import type { LivePatchFormat } from './live-operations';
+import { LiveResources } from './live-resources';
 import { sameness, SharedLiveQuery } from './live-shared';
 import type { SubscriptionContext, SubscriptionScope } from './subscription-service';
 
@@ -45,65 +49,6 @@ interface LiveRunContext {
  */
 export type LiveRun = Pick<SubscriptionContext, 'itemErrors' | 'session'>;
 
-/** A watched resource: how to fetch it again, and how many live queries watch it. */
-interface Watched extends ReadResource {
-  readonly keyId: string;
-  readonly apiKey: string;
-  count: number;
-}
-
-/**
- * The patch format a client asked for in its subscribe message (`extensions.livePatch`),
- * or null for whole results (the default). `jsondiffpatch`: the first result is whole
- * (`data`, `revision: 1`), each later one a `patch` of the previous `data` with the next
- * `revision`, as `@n1ru4l/graphql-live-query-patch-jsondiffpatch`'s
- * `applyLiveQueryJSONDiffPatch` applies them on the client.
- */
-export type LivePatchFormat = 'jsondiffpatch' | null;
-
-/** The patch format of a subscribe message's `extensions` (see {@link LivePatchFormat}). */
-export function livePatchFormat(extensions: unknown): LivePatchFormat {
-  const asked = extensions && typeof extensions === 'object' ? (extensions as { livePatch?: unknown }).livePatch : undefined;
-  return asked === 'jsondiffpatch' ? 'jsondiffpatch' : null;
-}
-
-/** True when `args` runs a query marked `@live` (and not `@live(if: false)`). */
-export function isLiveOperation(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>): boolean {
-  const operation = getOperationAST(args.document, args.operationName);
-  return operation !== undefined && operation !== null && isLiveQueryOperationDefinitionNode(operation, args.variableValues as Record<string, unknown> | undefined);
-}
-
-/**
- * A live query's throttle, ms: `LIVE_QUERY_THROTTLE_MS`, or the longer one the client
- * asked for with `@live(throttle: N)` (never a shorter one).
- */
-function liveThrottleMs(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>, floorMs: number): number {
-  const operation = getOperationAST(args.document, args.operationName);
-  const directive = operation ? getLiveDirectiveNode(operation) : null;
-  const asked = directive ? getLiveDirectiveArgumentValues(directive, args.variableValues as Record<string, unknown> | undefined).throttleValue : null;
-  return Math.max(floorMs, typeof asked === 'number' && Number.isFinite(asked) ? asked : 0);
-}
-
-/** Each document's text, printed once (the pipeline hands the same document to every subscriber of a trusted document). */
-const documentTexts = new WeakMap<DocumentNode, string>();
-
-/**
- * What makes two live operations identical: the key, whether it runs as the public site's
- * (trusted document with the server's key), the document, the operation name and the
- * variables (key order aside). Null for one never shared: a client's own API secret could
- * change what it may read.
- */
-function shareKeyOf(args: ExecutionArgs, context: SubscriptionContext, keyId: string): string | null {
-  if (context.apiSecretHeader !== null && !context.serverCredentials) return null;
-  let text = documentTexts.get(args.document);
-  if (text === undefined) {
-    text = print(args.document);
-    documentTexts.set(args.document, text);
-  }
-  const variables = stableStringify(args.variableValues ?? {}) ?? '{}';
-  return [keyId, context.serverCredentials ? 'site' : 'key', args.operationName ?? '', variables, text].join('\u0000');
-}
-
 /** The result of a re-execution past {@link RE_EXECUTION_DEADLINE_MS}. */
 const DEADLINE = Symbol('deadline');
 
@@ -116,11 +61,8 @@ const DEADLINE = Symbol('deadline');
  */
 export class LiveQueries {
   private readonly store: InMemoryLiveQueryStore;
-  private readonly watched = new Map<string, Watched>();
-  private readonly pending = new Set<string>();
-  /** The runs executing now: what each has read so far, and which of those got new data meanwhile. */
-  private readonly running = new Set<{ readonly reads: ReadonlyMap<string, ReadResource>; readonly changed: Set<string> }>();
-  private readonly stopListening: Array<() => void>;
+  /** The resources the live queries watch, and the economy's news of them. */
+  private readonly resources: LiveResources;
   /** The running executions by their operation (see {@link shareKeyOf}): identical live operations of a key share one. */
   private readonly shared = new Map<string, SharedLiveQuery>();
   /** Live queries executing now: distinct live operations, each shared by its subscribers (tests, metrics). */
@@ -140,19 +82,17 @@ export class LiveQueries {
       // stood for never comes. Each query is throttled in `execute` instead (see `throttled`).
       validateThrottleValue: () => null,
     });
-    const stored = (_keyId: string, key: string): void => this.changed(key);
-    options.economy.entryStored.add(stored);
-    this.stopListening = [() => options.economy.entryStored.delete(stored), options.economy.onInvalidated((keyId, factoryId) => this.written(keyId, factoryId))];
+    this.resources = new LiveResources(options.economy, (keys) => void this.store.invalidate(keys));
   }
 
   /** Resources watched by at least one live query now (tests: released when queries end). */
   get watchedCount(): number {
-    return this.watched.size;
+    return this.resources.size;
   }
 
   /** Stops listening to the economy (at shutdown). */
   close(): void {
-    for (const stop of this.stopListening.splice(0)) stop();
+    this.resources.close();
   }
 
   /**
@@ -271,11 +211,10 @@ export class LiveQueries {
       context.session.reads = reads;
       // New data for what this run read while it ran (e.g. background fill storing what it
       // missed) re-runs the query once the run's resources are tracked.
-      const running = { reads, changed: new Set<string>() };
-      this.running.add(running);
+      const running = this.resources.runStarted(reads);
       const executed = Promise.resolve(runs === 1 ? firstRun(() => graphqlExecute(runArgs)) : graphqlExecute(runArgs));
       const outcome = runs === 1 ? await executed : await withDeadline(executed, RE_EXECUTION_DEADLINE_MS);
-      this.running.delete(running);
+      this.resources.runEnded(running);
       // The query ended while this run executed: its watch and the store's entry are released
       // already, and must stay so. A run that never settles is what the store forgets
       // (it would track the run's resources again when it settled).
@@ -287,7 +226,7 @@ export class LiveQueries {
       }
       const result = finishRun(outcome === DEADLINE ? { errors: [deadlineError()] } : outcome, ran);
       this.executions += 1;
-      this.watch(keyId, apiKey, reads, lastReads);
+      this.resources.move(keyId, apiKey, reads, lastReads);
       lastReads = reads;
       live.addResourceIdentifier([...reads.keys()]);
       last = result;
@@ -323,7 +262,7 @@ export class LiveQueries {
       ended = true;
       clearTimeout(timer);
       this.open -= 1;
-      this.watch(keyId, apiKey, new Map(), lastReads);
+      this.resources.move(keyId, apiKey, new Map(), lastReads);
       lastReads = new Map();
       release();
       // Ours, or none: a later execution of the same operation is in the map only once this one closed.
@@ -337,66 +276,6 @@ export class LiveQueries {
     if (shareKey !== null) this.shared.set(shareKey, shared);
     return shared;
   }
-
-  /** Moves a query's watch from the resources of `before` to those of `now`. */
-  private watch(keyId: string, apiKey: string, now: ReadonlyMap<string, ReadResource>, before: ReadonlyMap<string, ReadResource>): void {
-    for (const [key, resource] of now) {
-      if (before.has(key)) continue;
-      const watched = this.watched.get(key);
-      if (watched) watched.count += 1;
-      else this.watched.set(key, { ...resource, keyId, apiKey, count: 1 });
-    }
-    for (const key of before.keys()) {
-      if (now.has(key)) continue;
-      const watched = this.watched.get(key);
-      if (!watched) continue;
-      watched.count -= 1;
-      if (watched.count <= 0) this.watched.delete(key);
-    }
-  }
-
-  /** A stored answer: the live queries that read it re-run (after the current turn, once per batch). */
-  private changed(key: string): void {
-    for (const run of this.running) if (run.reads.has(key)) run.changed.add(key);
-    if (!this.watched.has(key)) return;
-    // After the current turn: a run that just ended has its resources tracked by then.
-    if (this.pending.size === 0) setImmediate(() => this.flush());
-    this.pending.add(key);
-  }
-
-  private flush(): void {
-    const keys = [...this.pending];
-    this.pending.clear();
-    void this.store.invalidate(keys);
-  }
-
-  /**
-   * A write of `keyId` dropped a company's option slots from the cache: the slots its live
-   * queries watch are fetched again in the background (as the plain query read after the
-   * write would), and their stored answers re-run the queries.
-   */
-  private written(keyId: string, factoryId: string | null): void {
-    if (!factoryId) return;
-    // After the write has settled: the invalidation has dropped the entries (listeners are
-    // told first), and a write-through has stored the new slot (then the read below is a
-    // cache hit, no request).
-    setImmediate(() => this.refetch(keyId, factoryId));
-  }
-
-  private refetch(keyId: string, factoryId: string): void {
-    for (const key of optionKeys(keyId, factoryId)) {
-      const watched = this.watched.get(key);
-      if (!watched) continue;
-      this.options.economy
-        .fetchInBackground({ keyId, apiKey: watched.apiKey, endpoint: watched.endpoint, params: watched.params }, { priority: 'missed' })
-        .catch(() => undefined);
-    }
-  }
-}
-
-/** True for a result that is a stream (a subscription's events, a live query's results). */
-export function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterator<T> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
 /** `promise`, or {@link DEADLINE} when it takes longer than `ms`. */
@@ -411,28 +290,4 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof DE
 
 function deadlineError(): GatewayError {
   return new GatewayError('INTERNAL_SERVER_ERROR', `A live query's re-execution took longer than ${RE_EXECUTION_DEADLINE_MS} ms.`);
-}
-
-/** `source` with each result marked `isLive` again (what the patch generator reads). */
-function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
-  const iterator: AsyncIterableIterator<ExecutionResult & { isLive: true }> = {
-    async next() {
-      const step = await source.next();
-      return step.done ? step : { done: false, value: { ...step.value, isLive: true } };
-    },
-    async return() {
-      await source.return?.();
-      return { done: true, value: undefined };
-    },
-    // graphql-sse ends an operation (client gone, `complete`) only when it is an async
-    // generator: `next`, `return` and `throw`. Without `throw` it never calls `return`.
-    async throw(error: unknown) {
-      await source.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
 }

@@ -10,7 +10,7 @@
  * (its `complete` or `error`). One over the cap is refused before the pipeline parses it
  * (or, when its text may hold a subscription, once parsed and found not to be one), with
  * `RATE_LIMITED` (`setting`, `limit`), and counts toward the connection's refusals
- * (over 100 in 10 s: close 4429, see transports.ts). Live queries (`@live`) are long-lived
+ * (over 100 in 10 s: close 4429, see admission.ts). Live queries (`@live`) are long-lived
  * and counted by the subscription limits instead, so they never hold one of these places.
  */
 import { GatewayError } from '../errors/gateway-error';

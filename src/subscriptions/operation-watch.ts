@@ -15,7 +15,7 @@ import { errorCodesOf } from '../pipeline/result-steps';
 import type { OperationOutcome, OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Prepared } from '../pipeline/pipeline';
-import { isAsyncIterator } from './live-queries';
+import { isAsyncIterator } from './live-operations';
 import type { SubscriptionContext } from './subscription-service';
 
 /** The two streaming transports. */

@@ -87,6 +87,16 @@ class EventStream<T> implements AsyncIterableIterator<T> {
   }
 }
 
+/** `release`, run on the first call only (a hold's release is idempotent). */
+function releaseOnce(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+}
+
 /**
  * Opens subscriptions: checks the key and the limits, adds the subscriber to the
  * pollers of its feeds, and turns their messages into the event stream graphql-js
@@ -165,14 +175,11 @@ export class SubscriptionService implements FeedOpener {
     this.perKey.set(keyId, this.openFor(keyId) + 1);
     connection.active += 1;
     this.metrics?.opened(connection.transport, 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return releaseOnce(() => {
       this.releaseKey(keyId);
       connection.active -= 1;
       this.metrics?.opened(connection.transport, -1);
-    };
+    });
   }
 
   /**
@@ -185,13 +192,10 @@ export class SubscriptionService implements FeedOpener {
     if (this.openFor(keyId) >= this.limits.maxPerKey) throw this.refuse(this.keyRefusal());
     this.perKey.set(keyId, this.openFor(keyId) + 1);
     this.metrics?.liveExecutions(1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return releaseOnce(() => {
       this.releaseKey(keyId);
       this.metrics?.liveExecutions(-1);
-    };
+    });
   }
 
   /**
@@ -208,16 +212,13 @@ export class SubscriptionService implements FeedOpener {
     this.perAddress.set(address, this.liveSubscribersFrom(address) + 1);
     connection.active += 1;
     this.metrics?.opened(connection.transport, 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
+    return releaseOnce(() => {
       const left = this.liveSubscribersFrom(address) - 1;
       if (left > 0) this.perAddress.set(address, left);
       else this.perAddress.delete(address);
       connection.active -= 1;
       this.metrics?.opened(connection.transport, -1);
-    };
+    });
   }
 
   /**

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gatewayCommand } from '../../src/cli/gateway-cli';
 import { SETTINGS } from '../../src/config';
+import { outputUntilExit } from '../support/gateway-process';
 
 const root = join(__dirname, '..', '..');
 // Each test starts several processes (about 1 s each, more on a loaded machine).
@@ -25,20 +26,14 @@ interface Ran {
 
 /** Runs src/main.ts with `args`, `stdin` and exactly `env` (plus PATH and HOME). */
 function cli(args: readonly string[], env: Record<string, string>, stdin = ''): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts'), ...args], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts'), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  const output = outputUntilExit(child);
+  child.stdin.end(stdin);
+  return output;
 }
 
 describe('statev-gateway keys and tokens', () => {

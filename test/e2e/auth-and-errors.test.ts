@@ -7,7 +7,7 @@ import { getIntrospectionQuery } from 'graphql';
 import { BuildingsDocument, UpdateFactoryOptionDocument } from '../generated/graphql';
 import type { UpdateFactoryOptionMutationVariables } from '../generated/graphql';
 import { DEMO_KEYS, createFixtureState, FIXTURE_CHARACTERS, FIXTURE_IDS } from '../../src/simulator';
-import { asObjects, bearer, codes, operationBody, parseResult, send, startStack } from '../support';
+import { asObjects, bearer, codes, operationBody, parseResult, send, useStack } from '../support';
 import type { HttpStack, RawResponse, Result } from '../support';
 
 /** Premium-only fields (productions, bank accounts, tenants) that the basic key is denied. */
@@ -53,19 +53,7 @@ function stacktraces(result: Result<unknown>): unknown[] {
 }
 
 describe('default configuration (production)', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
-
-  beforeEach(() => {
-    stack.simulator.reset();
-  });
+  const stack = useStack({ http: true }, { resetSimulator: true });
 
   describe('the caller’s key reaches the upstream unchanged', () => {
     it.each([
@@ -187,15 +175,7 @@ describe('default configuration (production)', () => {
 });
 
 describe('nodeEnv: development', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: { nodeEnv: 'development' } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true,  config: { nodeEnv: 'development' } });
 
   it('an upstream error carries a stacktrace', async () => {
     const response = await postRaw(stack, { query: PREMIUM_FIELDS_QUERY }, DEMO_KEYS.basic.key);
@@ -218,15 +198,7 @@ describe('nodeEnv: development', () => {
 });
 
 describe('introspection: false', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: { introspection: false } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true,  config: { introspection: false } });
 
   const INTROSPECTION = '{ __schema { queryType { name } } }';
 

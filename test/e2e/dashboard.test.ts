@@ -7,8 +7,7 @@ import { AliasedFactoriesDocument, CompanyDashboardDocument } from '../generated
 import type { CompanyDashboardQuery } from '../generated/graphql';
 import { BOUNDS } from '../../src/field-rules/bounds';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, startStack, upstreamCalls } from '../support';
-import type { HttpStack } from '../support';
+import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, upstreamCalls, useStack } from '../support';
 
 /** Option slots `Factory.options` reads, one request each (1..10). */
 const OPTION_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
@@ -76,19 +75,7 @@ function expectedDashboardCount(): number {
 
 const sorted = (values: readonly string[]): string[] => [...values].sort();
 
-let stack: HttpStack;
-
-beforeAll(async () => {
-  stack = await startStack({ http: true });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ http: true }, { resetSimulator: true });
 
 /** POSTs a document with the given key; `no-cache` so every request counted here really reaches the upstream. */
 function postNoCache(body: unknown, key: string) {

@@ -14,6 +14,7 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { outputUntilExit } from '../support/gateway-process';
 
 const root = join(__dirname, '..', '..');
 
@@ -39,15 +40,7 @@ function start(entry: 'main.ts' | 'demo.ts', env: Record<string, string>, cwd = 
 
 /** Runs an entry point until it exits. CACHE_FILE=off: nothing is written into the project. */
 function run(entry: 'main.ts' | 'demo.ts', env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = start(entry, { CACHE_FILE: 'off', ...env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return outputUntilExit(start(entry, { CACHE_FILE: 'off', ...env }));
 }
 
 /** The one line an entry point prints for the busy port. */

@@ -4,27 +4,14 @@
  */
 import { BuildingsDocument, BuyLogPageDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { asObjects, bearer, codes, exchangeOnOneConnection, mainCharacter, operationBody, operationSearch, parseResult, send, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { asObjects, bearer, codes, exchangeOnOneConnection, mainCharacter, operationBody, operationSearch, parseResult, send, useStack } from '../support';
 
 /** A header that satisfies Apollo's CSRF prevention on a GET. */
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 const JSON_CONTENT = { 'content-type': 'application/json' };
 const MAX_BODY_BYTES = 2048;
 
-let stack: HttpStack;
-
-beforeAll(async () => {
-  stack = await startStack({ http: true });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ http: true }, { resetSimulator: true });
 
 const origin = (): string => stack.gateway.url;
 
@@ -194,15 +181,7 @@ describe('bad requests', () => {
 
 describe('body size limit (maxBodyBytes: 2048)', () => {
   // Its own stack: an oversized upload must not disturb the connections other tests use.
-  let limited: HttpStack;
-
-  beforeAll(async () => {
-    limited = await startStack({ http: true,  config: { maxBodyBytes: MAX_BODY_BYTES } });
-  });
-
-  afterAll(async () => {
-    await limited.close();
-  });
+  const limited = useStack({ http: true,  config: { maxBodyBytes: MAX_BODY_BYTES } });
 
   /** A valid operation padded with a long variable: only its size is wrong. */
   const paddedBody = (padding: number): string =>

@@ -11,26 +11,17 @@
  */
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpstreamClient } from '../../src/upstream/client';
-import { startStack, T0, turn, until, useFakeTimersWithRealIo } from '../support';
-import type { HttpStack } from '../support';
+import { T0, turn, until, useFakeTimersWithRealIo, useStacks } from '../support';
 import { readmePage } from '../support/readme-page';
 import { collect, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
 
 describe('the README company page as a live query at 10 requests per 60 s', () => {
-  let stack: HttpStack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('completes by itself within 1.15 x the floor, with the plain page\'s 20 upstream requests and no 429', async () => {
     const limit = { requests: 10, windowSeconds: 60 };
-    stack = await startStack({ http: true, simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ http: true, simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
     let started = 0;
     let finished = 0;

@@ -17,7 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { advanceClock, startStack, T0, trackUpstreamSends, useFakeTimersWithRealIo } from '../support';
+import { advanceClock, T0, trackUpstreamSends, useFakeTimersWithRealIo, useStacks } from '../support';
 import type { Stack } from '../support';
 
 /** The first GraphQL block of docs/example.md: the page the README points to. */
@@ -29,20 +29,12 @@ function readmePage(): string {
 }
 
 describe('the README company page at 10 requests per 60 s', () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('is complete within 1.15 x the floor, with no upstream 429, at most 10 requests in any 60 s, and every view answering within its patience', async () => {
     const page = readmePage();
     const limit = { requests: 10, windowSeconds: 60 };
-    stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
 
     // The first request opens a connection: it reaches the upstream 400 ms after it was sent.

@@ -1,18 +1,12 @@
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { startStack } from '../support';
-import type { HttpStack, Result } from '../support';
+import { useStack } from '../support';
+import type { Result } from '../support';
 
 // The per-key whole-operation response cache (@apollo/server-plugin-response-cache), on top
 // of the upstream cache: a repeated operation runs no resolver at all.
-let stack: HttpStack;
-beforeAll(async () => {
-  stack = await startStack({ http: true,  config: { responseCacheEnabled: true } });
-});
-afterAll(async () => {
-  await stack.close();
-});
+const stack = useStack({ http: true,  config: { responseCacheEnabled: true } });
 beforeEach(() => {
   stack.simulator.reset();
 });
@@ -82,14 +76,7 @@ it('does not store responses with errors', async () => {
 });
 
 describe('with a failed list item', () => {
-  let mocked: HttpStack;
-  beforeAll(async () => {
-    mocked = await startStack({ http: true, mock: true, config: { responseCacheEnabled: true } });
-  });
-  afterAll(async () => {
-    await mocked.close();
-  });
-
+  const mocked = useStack({ http: true, mock: true, config: { responseCacheEnabled: true } });
   it('does not store a response whose list misses an item (the item error is added after the cache plugin)', async () => {
     const slots = { query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }', variables: { id: FIXTURE_IDS.shop } };
     mocked.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } });

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
-import { startGatewayProcess as startProcess, stopGatewayProcess } from '../support/gateway-process';
+import { postToProcess, startGatewayProcess as startProcess, stopGatewayProcess } from '../support/gateway-process';
 import type { GatewayProcess } from '../support/gateway-process';
 import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
 import { CompanyPageDocument } from '../generated/graphql';
@@ -41,15 +41,6 @@ afterAll(async () => {
   rmSync(folder, { recursive: true, force: true });
 });
 
-async function post(url: string, body: unknown): Promise<{ data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } }> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as { data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } };
-}
-
 it('serves what it had before a SIGTERM restart with zero upstream requests', async () => {
   const cacheFile = join(folder, 'data', 'upstream-cache');
   const env = {
@@ -64,7 +55,7 @@ it('serves what it had before a SIGTERM restart with zero upstream requests', as
   const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
 
   const first = await startGatewayProcess(env);
-  const filled = await post(first.url, page);
+  const filled = await postToProcess(first.url, page);
   expect(filled.errors).toBeUndefined();
   expect(simulator.requests.length).toBeGreaterThan(0);
   expect(await stopGatewayProcess(first.child)).toBe(0);
@@ -77,7 +68,7 @@ it('serves what it had before a SIGTERM restart with zero upstream requests', as
 
   simulator.resetRequests();
   const second = await startGatewayProcess(env);
-  const served = await post(second.url, page);
+  const served = await postToProcess(second.url, page);
   expect(served.errors).toBeUndefined();
   expect(served.data).toEqual(filled.data);
   expect(served.extensions?.upstream?.requests).toBe(0);

@@ -12,8 +12,7 @@
  */
 import { canonicalJson } from '../../src/domains/site-documents/json-pieces';
 import { DEMO_KEYS, FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
-import { advanceClock, codes, startStack, T0, trackUpstreamSends, until, useFakeTimersWithRealIo } from '../support';
-import type { Stack } from '../support';
+import { advanceClock, codes, T0, trackUpstreamSends, until, useFakeTimersWithRealIo, useStacks } from '../support';
 
 const farm = FIXTURE_IDS.farm;
 const shop = FIXTURE_IDS.shop;
@@ -46,19 +45,11 @@ async function stepUntil<T>(settled: () => Promise<void>, work: Promise<T>, what
 }
 
 describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('is committed in the background within the budget, with no upstream 429, and read back from what was written', async () => {
     const limit = { requests: 10, windowSeconds: 60 };
-    stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
     const runUntil = <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> => stepUntil(settled, work, what, maxMs);
@@ -99,8 +90,7 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
   });
   it('Prefer: wait=N lets a client wait for a write the budget finishes in time; without it the write answers within its patience', async () => {
     const limit = { requests: 10, windowSeconds: 5 };
-    stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
     const hours = { mo: '8-20', sa: '10-16' };
@@ -125,14 +115,10 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
 });
 
 describe('site-document writes the simulator fails', () => {
-  let stack: Stack | undefined;
-  afterEach(async () => {
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('a 503 or a dropped connection at any write before the commit leaves the previous version readable', async () => {
-    stack = await startStack();
+    const stack = await stacks.start();
     const v1 = realisticCatalogue(80);
     const first = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: v1 } }, SECRET);
     expect(first.errors).toBeUndefined();
@@ -163,7 +149,7 @@ describe('site-document writes the simulator fails', () => {
   });
 
   it('an upstream 429 at either write before the commit leaves the previous version readable once the key has cooled down', async () => {
-    stack = await startStack({ fakeDate: T0 });
+    const stack = await stacks.start({ fakeDate: T0 });
     const v1 = realisticCatalogue(80);
     expect((await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: v1 } }, SECRET)).errors).toBeUndefined();
     for (const nth of [1, 2]) {

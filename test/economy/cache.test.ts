@@ -21,7 +21,7 @@ import {
   FactoryOptionsDocument,
   UpdateFactoryOptionMessageOnlyDocument,
 } from '../generated/graphql';
-import { errorAt, setClock, startStack, T0, upstreamOf, useFakeDate } from '../support';
+import { errorAt, setClock, startStack, T0, upstreamOf, useFakeDate, useStack } from '../support';
 import type { Stack } from '../support';
 
 const SECOND = 1000;
@@ -299,15 +299,7 @@ describe('cross-request cache with a TTL override (cacheTtlSeconds.stock = 5)', 
 
 describe('cross-request cache memory bound (cacheMaxBytes = 4096)', () => {
   const MAX_BYTES = 4096;
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ config: { cacheMaxBytes: MAX_BYTES } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ config: { cacheMaxBytes: MAX_BYTES } });
 
   it('never holds more than the bound: entries are evicted and fetched again', async () => {
     const key = freshKey();

@@ -11,8 +11,7 @@ import { estimateCost } from '../../src/graph/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyDashboardDocument, EconomyCounterDocument } from '../generated/graphql';
-import { startStack, upstreamOf } from '../support';
-import type { Stack } from '../support';
+import { upstreamOf, useStack } from '../support';
 
 /** `n` aliases of `factories { options { title } }`. */
 function aliasedOptions(n: number): string {
@@ -42,19 +41,7 @@ function roomChain(depth: number): string {
 }
 
 describe('cost and depth limits over HTTP', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-
-  beforeEach(() => {
-    stack.simulator.reset();
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true }, { resetSimulator: true });
 
   it('has the documented defaults', () => {
     expect(DEFAULT_CONFIG.maxUpstreamRequests).toBe(1000);
@@ -120,15 +107,7 @@ describe('cost and depth limits over HTTP', () => {
 });
 
 describe('extensions.upstream on every response', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true });
 
   const ZERO = { requests: 0, cacheHits: 0, coalesced: 0, stale: 0 };
   const counter = { query: print(EconomyCounterDocument), variables: { id: FIXTURE_IDS.shop } };

@@ -17,7 +17,7 @@
 import { FIXTURE_IDS } from '../../src/simulator';
 import type { GatewayConfig } from '../../src/config';
 import { readmePage } from '../support/readme-page';
-import { startStack, T0, trackUpstreamSends, useFakeTimersWithRealIo } from '../support';
+import { T0, trackUpstreamSends, useFakeTimersWithRealIo, useStacks } from '../support';
 import type { Stack } from '../support';
 
 /** The company page with some of its fields: each variation selects a different set. */
@@ -63,22 +63,14 @@ const PATIENCE_MS = 1500;
 const STEP_MS = 100;
 
 describe('the company page completes at its floor whatever the freshness windows', () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it.each(VARIATIONS.map((variation, index) => [index + 1, variation] as const))('run %i: complete within 1.05 x the floor, each resource fetched once first', async (_run, variation) => {
     const cacheTtlSeconds = { lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60, ...variation.ttl };
-    stack = await startStack({
+    const current = await stacks.start({
       simulator: { rateLimit: LIMIT },
       config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: PATIENCE_MS, cacheTtlSeconds, refreshAheadShare: variation.refreshAhead ? 0.7 : 0 },
     });
-    const current = stack;
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
 

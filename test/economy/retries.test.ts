@@ -8,8 +8,7 @@
 import { KeyBudget as KeyLimiter } from '../../src/economy/budget/key-budget';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
-import { errorAt, startStack, upstreamError, upstreamOf } from '../support';
-import type { Stack } from '../support';
+import { errorAt, upstreamError, upstreamOf, useStack } from '../support';
 
 const COUNTER = 'GET /factory/counter/{id}';
 const COUNTER_PATH = `/req/factory/counter/${FIXTURE_IDS.shop}`;
@@ -22,20 +21,13 @@ function freshKey(): string {
 }
 
 describe('retries', () => {
-  let stack: Stack;
 
-  beforeAll(async () => {
-    stack = await startStack({ mock: true });
-  });
+  const stack = useStack({ mock: true });
 
   afterEach(() => {
     stack.mockAgent?.assertNoPendingInterceptors();
     stack.attempts.length = 0;
     stack.simulator.reset();
-  });
-
-  afterAll(async () => {
-    await stack.close();
   });
 
   function counterStatuses(): Array<number | null> {
@@ -130,19 +122,12 @@ describe('retries', () => {
 });
 
 describe('retry and the rate limit', () => {
-  let stack: Stack;
 
-  beforeAll(async () => {
-    stack = await startStack({ mock: true });
-  });
+  const stack = useStack({ mock: true });
 
   afterEach(() => {
     jest.restoreAllMocks();
     stack.mockAgent?.assertNoPendingInterceptors();
-  });
-
-  afterAll(async () => {
-    await stack.close();
   });
 
   it('each attempt takes its own slot and gives it back exactly once (the retry never relies on a second release being harmless)', async () => {

@@ -7,38 +7,20 @@
  */
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { readmePage } from '../support/readme-page';
-import { startStack, T0, trackUpstreamSends, useFakeTimersWithRealIo } from '../support';
-import type { Stack } from '../support';
+import { T0, stepClockUntil, trackUpstreamSends, useFakeTimersWithRealIo, useStacks } from '../support';
 
 const LIMIT = { requests: 10, windowSeconds: 60 };
 const STEP_MS = 100;
 const WRITE = `mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message committed retryAfterSeconds } }`;
 
 describe('a write after a page view on a spent budget', () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('commits with the first request the window frees, as its answer promised, ahead of background fill', async () => {
-    stack = await startStack({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
-    const run = async <T>(work: Promise<T>): Promise<T> => {
-      let done = false;
-      void work.finally(() => (done = true));
-      while (!done) {
-        await settled();
-        if (done) break;
-        jest.advanceTimersByTime(STEP_MS);
-      }
-      return work;
-    };
+    const run = <T>(work: Promise<T>): Promise<T> => stepClockUntil(settled, work, STEP_MS);
 
     const view = await run(current.executeText(readmePage(), { id: FIXTURE_IDS.shop }));
     expect((view.errors ?? []).length).toBeGreaterThan(0);

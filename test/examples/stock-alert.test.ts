@@ -4,54 +4,19 @@
  * threshold, none when it only changes above it.
  */
 import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock, startStack } from '../support';
+import { ManualClock, useStacks } from '../support';
+import { startStockAlert, webhookReceiver } from '../support/stock-alert';
 import type { HttpStack } from '../support';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is a plain CommonJS script
-const { startStockAlert } = require('../../examples/stock-alert/stock-alert.js') as {
-  startStockAlert(options: Record<string, unknown>): { stop(): Promise<void> };
-};
-
-/** A Discord-style webhook receiver on port 0: every POSTed JSON body, in order. */
-async function webhookReceiver(): Promise<{ url: string; server: Server; posts: Array<Record<string, unknown>>; nextPost(): Promise<Record<string, unknown>> }> {
-  const posts: Array<Record<string, unknown>> = [];
-  const waiting: Array<(body: Record<string, unknown>) => void> = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
-      posts.push(body);
-      waiting.shift()?.(body);
-      res.writeHead(204).end();
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/webhook`,
-    server,
-    posts,
-    nextPost: () => new Promise((resolve) => waiting.push(resolve)),
-  };
-}
-
 describe('examples/stock-alert', () => {
+  const stacks = useStacks();
   let stack: HttpStack;
   let clock: ManualClock;
 
   beforeEach(async () => {
     clock = new ManualClock();
-    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock } });
-  });
-
-  afterEach(async () => {
-    await stack.close();
+    stack = await stacks.start({ http: true, gateway: { now: clock.now, pollClock: clock } });
   });
 
   it('posts to the webhook when an item falls below the threshold', async () => {

@@ -9,8 +9,7 @@
 import { createHash } from 'node:crypto';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { DEFAULT_CONFIG, loadConfig } from '../../src/config';
-import { startStack } from '../support';
-import type { Stack } from '../support';
+import { useStacks } from '../support';
 
 /** A small document of its own (distinct text, the same cheap field). */
 function documentNumber(n: number): string {
@@ -31,13 +30,7 @@ function lookupsOf(text: string): () => Promise<boolean[]> {
 }
 
 describe("Apollo's document store is bounded by DOCUMENT_CACHE_MAX_BYTES", () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('defaults to 4 MiB and reads the setting', () => {
     expect(DEFAULT_CONFIG.documentCacheMaxBytes).toBe(4 * 1024 * 1024);
@@ -46,7 +39,7 @@ describe("Apollo's document store is bounded by DOCUMENT_CACHE_MAX_BYTES", () =>
   });
 
   it('parses a document sent again once the store had to make room for others', async () => {
-    stack = await startStack({ config: { documentCacheMaxBytes: 1024 } });
+    const stack = await stacks.start({ config: { documentCacheMaxBytes: 1024 } });
     const lookups = lookupsOf(documentNumber(0));
 
     expect((await stack.executeText(documentNumber(0))).errors).toBeUndefined();
@@ -56,7 +49,7 @@ describe("Apollo's document store is bounded by DOCUMENT_CACHE_MAX_BYTES", () =>
   });
 
   it('keeps a document that fits: sent again, it is not parsed again', async () => {
-    stack = await startStack();
+    const stack = await stacks.start();
     const lookups = lookupsOf(documentNumber(0));
 
     await stack.executeText(documentNumber(0));

@@ -19,7 +19,7 @@ import { depthLimitRule } from '../../src/graph/depth.rule';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { isIntrospectionOnly } from '../../src/pipeline/trusted-documents';
 import { DEMO_KEYS } from '../../src/simulator';
-import { codes, startStack } from '../support';
+import { codes, startStack, useStack } from '../support';
 import type { HttpStack } from '../support';
 
 /**
@@ -89,15 +89,7 @@ describe('walks over a fan-out fragment document are linear', () => {
 });
 
 describe('a fan-out fragment document over HTTP', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true });
 
   it.each([
     ['__typename only', '__typename', 200],

@@ -9,8 +9,7 @@ import { print } from 'graphql';
 import { createContext } from '../../src/context';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
-import { codes, startStack } from '../support';
-import type { HttpStack, Stack } from '../support';
+import { codes, useStack } from '../support';
 
 /** `{"a":{"a":...}}` nested `levels` deep, as JSON text. */
 function nestedJson(levels: number): string {
@@ -36,19 +35,7 @@ function postRaw(url: string, body: Buffer, key: string | null = DEMO_KEYS.premi
 const COUNTER = print(EconomyCounterDocument);
 
 describe('hostile request input over HTTP', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: { maxVariablesBytes: 4096 } });
-  });
-
-  beforeEach(() => {
-    stack.simulator.reset();
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true,  config: { maxVariablesBytes: 4096 } }, { resetSimulator: true });
 
   it('refuses variables over MAX_VARIABLES_BYTES with 413 before any analysis', async () => {
     const answer = await stack.post({ query: COUNTER, variables: { id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) } });
@@ -116,15 +103,7 @@ describe('hostile request input over HTTP', () => {
 });
 
 describe('variables the operation does not declare', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ config: { responseCacheEnabled: true } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ config: { responseCacheEnabled: true } });
 
   it('are never serialized: not by the cost or bounds memo, nor by the response cache', async () => {
     let reads = 0;

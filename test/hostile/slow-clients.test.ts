@@ -12,7 +12,7 @@ import type { Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../../src/config';
 import { CLOSE_HANDSHAKE_MS } from '../../src/subscriptions/ws-close';
-import { startStack, turn, until, useFakeTimersWithRealIo } from '../support';
+import { turn, until, useFakeTimersWithRealIo, useStack } from '../support';
 import type { HttpStack } from '../support';
 
 /** Everything the server sent on the socket until it closed it. */
@@ -38,15 +38,7 @@ async function rawConnection(stack: HttpStack, text: string): Promise<Socket> {
 }
 
 describe('slow clients', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600 } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, config: { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600 } });
 
   it('closes a connection that sent half its header block with 408, and serves others meanwhile', async () => {
     const sockets = await Promise.all(Array.from({ length: 20 }, () => rawConnection(stack, 'GET /healthz HTTP/1.1\r\nHost: gateway\r\nX-Slow: ')));

@@ -9,7 +9,7 @@ import { characterLength } from '../../src/domains/shared/character-length';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpdateFactoryOptionDocument } from '../generated/graphql';
 import type { UpdateFactoryOptionInput } from '../generated/graphql';
-import { startStack } from '../support';
+import { useStack } from '../support';
 import type { Stack } from '../support';
 
 const EMOJI = '\u{1F96A}'; // 🥪, a surrogate pair
@@ -30,19 +30,7 @@ describe('characterLength counts as class-validator does', () => {
 });
 
 describe('title and data bounds with emoji and combining marks', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
-
-  beforeEach(() => {
-    stack.simulator.reset();
-  });
+  const stack = useStack({}, { resetSimulator: true });
 
   const write = (title: string, data: string): ReturnType<Stack['execute']> => {
     const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.shop, slot: 2, title, data, apiSecret: DEMO_KEYS.premium.secret };

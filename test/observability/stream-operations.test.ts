@@ -5,21 +5,13 @@
  */
 import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { LineCollector, metricValue, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { LineCollector, metricValue, useStack } from '../support';
 import { collect, wsClient } from '../subscriptions/clients';
 
 describe('operations over the subscription transports in logs and metrics', () => {
   const logs = new LineCollector();
-  let stack: HttpStack;
 
-  beforeAll(async () => {
-    stack = await startStack({ http: true, logDestination: logs, config: { logLevel: 'info' } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true, logDestination: logs, config: { logLevel: 'info' } });
   const lines = (): Array<Record<string, unknown>> => logs.records().filter((record) => record.msg === 'graphql operation');
 
   it('logs a query over graphql-ws, a live query over graphql-sse once at its first result, and refusals as rejected', async () => {

@@ -16,8 +16,7 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { keyId } from '../../src/economy';
 import { TRACE_ATTRIBUTES } from '../../src/observability/tracing';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { HttpStack } from '../support';
+import { useStack } from '../support';
 import { readmePage } from '../support/readme-page';
 import { collect } from '../subscriptions/clients';
 import type { Collected } from '../subscriptions/clients';
@@ -30,7 +29,6 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
   const exporter = new InMemorySpanExporter();
   const premiumKeyId = keyId(DEMO_KEYS.premium.key, DEFAULT_CONFIG.keyHashSecret);
   const auth = { authorization: `Bearer ${DEMO_KEYS.premium.key}` };
-  let stack: HttpStack;
   const clients: Array<{ dispose(): unknown }> = [];
 
   /** Subscribes over graphql-ws, with these connection parameters added to the key. */
@@ -57,12 +55,7 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
     return exporter.getFinishedSpans().filter((span) => span.parentSpanContext?.spanId === operation.spanContext().spanId);
   }
 
-  beforeAll(async () => {
-    stack = await startStack({ http: true, gateway: { traceExporter: exporter } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, gateway: { traceExporter: exporter } });
   // Resolves with the next SERVER span the exporter receives (each test's first).
   let serverSpanEnded: Promise<ReadableSpan>;
   const exported = exporter.export.bind(exporter);

@@ -15,8 +15,7 @@ import { OperationAccounting, keyId } from '../../src/economy';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
 import { GatewayTracing, TRACE_ATTRIBUTES } from '../../src/observability/tracing';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack, until } from '../support';
-import type { HttpStack } from '../support';
+import { startStack, until, useStack } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 
 /** The first GraphQL block of docs/example.md: the page the README points to. */
@@ -46,16 +45,10 @@ function treeOf(spans: ReadableSpan[], traceId: string): { operation: ReadableSp
 
 describe('traces of the README page', () => {
   const exporter = new InMemorySpanExporter();
-  let stack: HttpStack;
   const page = { query: readmePage(), variables: { id: FIXTURE_IDS.shop } };
   const premiumKeyId = keyId(DEMO_KEYS.premium.key, DEFAULT_CONFIG.keyHashSecret);
 
-  beforeAll(async () => {
-    stack = await startStack({ http: true, gateway: { traceExporter: exporter } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, gateway: { traceExporter: exporter } });
   beforeEach(() => exporter.reset());
 
   it('cold: one span named by the operation, continuing the caller traceparent, with a miss span per upstream request', async () => {

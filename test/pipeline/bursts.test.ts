@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import type { StepName } from '../../src/pipeline/steps';
-import { MAX_REFUSED_SUBSCRIBES, TOO_MANY_REFUSALS_CLOSE_CODE } from '../../src/subscriptions/transports';
+import { MAX_REFUSED_SUBSCRIBES, TOO_MANY_REFUSALS_CLOSE_CODE } from '../../src/subscriptions/admission';
 import { ManualClock, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 

@@ -14,7 +14,7 @@ import type { UpstreamSession } from '../../src/economy';
 import { GatewayError } from '../../src/errors/gateway-error';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
-import type { HttpResultReport } from '../../src/pipeline/pipeline';
+import type { HttpResultReport } from '../../src/pipeline/http-result-phase';
 import { RESULT_PHASES, RESULT_STEPS, runResultSteps } from '../../src/pipeline/result-steps';
 import type { ResultReport } from '../../src/pipeline/result-steps';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { createClient as createSseClient } from 'graphql-sse';
-import { startStack } from '../support';
+import { startStack, useStack } from '../support';
 import type { HttpStack } from '../support';
 import { until } from '../support/clock';
 import { LineCollector } from '../support/logs';
@@ -120,14 +120,8 @@ function table(cases: Case[]): Array<[string, TransportName, Case]> {
 
 function describeTable(title: string, config: () => Partial<GatewayConfig>, cases: Case[], upstreamFree: (entry: Case) => boolean): void {
   describe(title, () => {
-    let stack: HttpStack;
-    beforeAll(async () => {
-      stack = await startStack({ http: true, config: { maxVariablesBytes: 4096, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, maxResponseBytes: MAX_RESPONSE_BYTES, ...config() } });
-    });
-    afterAll(async () => {
-      await stack.close();
-    });
-
+    // A function: what `config` reads is prepared in beforeAll hooks.
+    const stack = useStack(() => ({ http: true, config: { maxVariablesBytes: 4096, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, maxResponseBytes: MAX_RESPONSE_BYTES, ...config() } }));
     it.each(table(cases))('%s over %s', async (_name, transport, entry) => {
       stack.simulator.reset();
       const outcome = await over(transport, stack, entry.body, entry.authorization);
@@ -140,14 +134,7 @@ function describeTable(title: string, config: () => Partial<GatewayConfig>, case
 describeTable('bad input over every transport', () => ({}), CASES, () => true);
 
 describe('introspection switched off over every transport', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { introspection: false } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true, config: { introspection: false } });
   it.each(TRANSPORTS)('refuses __schema with GRAPHQL_VALIDATION_FAILED over %s, and still answers __typename', async (transport) => {
     expect((await over(transport, stack, { query: '{ __schema { queryType { name } } }' }, KEY)).codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
     expect((await over(transport, stack, { query: '{ __typename }' }, KEY)).codes).toEqual([]);
@@ -295,14 +282,7 @@ describe('a RATE_LIMITED item over every transport and as a live query', () => {
 });
 
 describe('a live query: each result carries the item errors of its own run', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true, mock: true, config: { liveQueryThrottleMs: 0 } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true, mock: true, config: { liveQueryThrottleMs: 0 } });
   type Slots = { factory: { options: Array<{ slot: number }> } };
   const slotsOf = (result: Received): number[] => (result.data as Slots | undefined)?.factory.options.map((option) => option.slot) ?? [];
   const failedOf = (result: Received): Array<[unknown, unknown]> => (result.errors ?? []).map((error) => [error.path?.[2], error.extensions?.code]);

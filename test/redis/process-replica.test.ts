@@ -5,9 +5,9 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { print } from 'graphql';
-import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { describeWithRedis, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess, TEST_REDIS_TIMEOUT_MS } from '../support';
+import { describeWithRedis, postToProcess, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess, TEST_REDIS_TIMEOUT_MS } from '../support';
 import type { HttpStack, TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -51,12 +51,12 @@ describeWithRedis('a replica in another process', () => {
   it('what replica A fetched, replica B (another process) serves with zero upstream requests', async () => {
     if (!a) throw new Error('no stack');
     const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
-    const first = await post(a.gateway.url, page);
+    const first = await postToProcess(a.gateway.url, page);
     expect(first.errors).toBeUndefined();
     const sent = a.simulator.requests.length;
     expect(sent).toBeGreaterThan(0);
 
-    const second = await post(bUrl, page);
+    const second = await postToProcess(bUrl, page);
     expect(second.errors).toBeUndefined();
     expect(second.data).toEqual(first.data);
     expect(second.extensions?.upstream?.requests).toBe(0);
@@ -64,11 +64,3 @@ describeWithRedis('a replica in another process', () => {
   });
 });
 
-async function post(url: string, body: unknown): Promise<{ data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } }> {
-  const response = await fetch(`${url}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
-    body: JSON.stringify(body),
-  });
-  return (await response.json()) as { data?: unknown; errors?: unknown[]; extensions?: { upstream?: { requests: number } } };
-}

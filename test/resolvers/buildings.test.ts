@@ -5,8 +5,7 @@
  */
 import { BuildingEverythingDocument, BuildingsDocument, RoomTenantsDocument } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { Stack } from '../support';
+import { useStack } from '../support';
 import {
   NON_PREMIUM_KEY,
   NO_OPTIONAL_SCOPES_KEY,
@@ -22,19 +21,7 @@ import {
   repeatedCalls,
 } from './expected';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } }, { resetSimulator: true });
 
 describe('Query.buildings', () => {
   it('lists the buildings the character owns directly', async () => {

@@ -28,8 +28,8 @@ import {
 import type { FactoryEverythingQueryVariables } from '../generated/graphql';
 import * as factoriesApi from '../../src/domains/factories/factories.api';
 import { DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE } from '../../src/simulator';
-import { startStack } from '../support';
-import type { Result, Stack } from '../support';
+import { startStack, useStack } from '../support';
+import type { Result } from '../support';
 import {
   NON_PREMIUM_KEY,
   building,
@@ -49,19 +49,7 @@ import {
 
 const INVALID_KEY = 'nope-not-a-key-7c1e9b';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } }, { resetSimulator: true });
 
 afterEach(() => {
   jest.restoreAllMocks();
@@ -359,15 +347,7 @@ describe('NOT_FOUND: upstream 404 on a read', () => {
 });
 
 describe('RATE_LIMITED: upstream 429', () => {
-  let limited: Stack;
-
-  beforeAll(async () => {
-    limited = await startStack({ simulator: { rateLimit: { requests: 1, windowSeconds: 30 } } });
-  });
-
-  afterAll(async () => {
-    await limited.close();
-  });
+  const limited = useStack({ simulator: { rateLimit: { requests: 1, windowSeconds: 30 } } });
 
   it('nulls the limited fields with retryAfterSeconds; what was answered before is returned', async () => {
     const { main } = fixtureCharacters();
@@ -447,19 +427,7 @@ describe('UPSTREAM_TIMEOUT: the upstream answers later than the timeout', () => 
 });
 
 describe('QUERY_TOO_EXPENSIVE: over the upstream-cost or depth limit, before any upstream request', () => {
-  let strict: Stack;
-
-  beforeAll(async () => {
-    strict = await startStack({ config: { maxUpstreamRequests: 20, maxDepth: 3 } });
-  });
-
-  afterAll(async () => {
-    await strict.close();
-  });
-
-  beforeEach(() => {
-    strict.simulator.reset();
-  });
+  const strict = useStack({ config: { maxUpstreamRequests: 20, maxDepth: 3 } }, { resetSimulator: true });
 
   it('an operation whose worst-case cost is over maxCost: cost and maxCost in extensions, no data, no request', async () => {
     const result = await strict.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });

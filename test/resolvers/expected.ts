@@ -184,15 +184,7 @@ export function expectedFactoryEverything(c: FixtureCompany, paging: FactoryPagi
     bankAccounts: c.bankAccounts.map((a) => expectedFactoryAccount(a, paging.txLimit, paging.txSkip)),
     vehicles: expectedVehicles(c, premium),
     sellOffers: expectedSellOffers(c, premium),
-    buyOffers: c.buyOffers.map((o) => ({
-      item: o.item,
-      pricePerUnit: o.pricePerUnit,
-      totalPrice: round2(o.pricePerUnit * o.availableAmount),
-      availableAmount: o.availableAmount,
-      createdAt: o.createdAt,
-      icon: iconUrl(premium, 'items', o.item),
-      listPrice: o.listPrice,
-    })),
+    buyOffers: c.buyOffers.map((o) => ({ ...expectedOffer(o, premium), listPrice: o.listPrice })),
     buyLog: expectedBuyLog(c, paging.buyLogLimit, paging.buyLogSkip),
     option: expectedOption(paging.slot, c.options[String(paging.slot)]),
     options: expectedOptions(c),
@@ -206,14 +198,19 @@ export function expectedVehicles(c: FixtureCompany, premium: boolean) {
 
 /** The sell offers of a company. */
 export function expectedSellOffers(c: FixtureCompany, premium: boolean) {
-  return c.sellOffers.map((o) => ({
+  return c.sellOffers.map((o) => expectedOffer(o, premium));
+}
+
+/** One offer (sell or buy) as the API shows it: the total is price x amount, rounded to cents. */
+function expectedOffer(o: FixtureCompany['sellOffers'][number], premium: boolean) {
+  return {
     item: o.item,
     pricePerUnit: o.pricePerUnit,
     totalPrice: round2(o.pricePerUnit * o.availableAmount),
     availableAmount: o.availableAmount,
     createdAt: o.createdAt,
     icon: iconUrl(premium, 'items', o.item),
-  }));
+  };
 }
 
 /** One page of a company's buy log. */
@@ -277,44 +274,26 @@ export function expectedBuildingEverything(b: FixtureBuilding, txLimit: number, 
 
 /** The four auction lists of a character as `Auctions` returns them. */
 export function expectedAuctions(auctions: FixtureAuctions, premium: boolean) {
+  /** The fields every auction has. */
+  const auction = (a: { id: string; item: string; bidAmount: number; auctionEnd: string }) => ({
+    id: a.id,
+    item: a.item,
+    bidAmount: a.bidAmount,
+    auctionEnd: a.auctionEnd,
+    icon: iconUrl(premium, 'items', a.item),
+  });
   return {
-    myImportAuctions: auctions.myImport.map((a) => ({
-      id: a.id,
-      item: a.item,
-      bidAmount: a.bidAmount,
-      auctionEnd: a.auctionEnd,
-      icon: iconUrl(premium, 'items', a.item),
-      isLastBidderMe: a.isLastBidderMe,
-    })),
+    myImportAuctions: auctions.myImport.map((a) => ({ ...auction(a), isLastBidderMe: a.isLastBidderMe })),
     myExportAuctions: auctions.myExport.map((a) => ({
-      id: a.id,
-      item: a.item,
-      bidAmount: a.bidAmount,
-      auctionEnd: a.auctionEnd,
-      icon: iconUrl(premium, 'items', a.item),
+      ...auction(a),
       isLastBidderMe: a.isLastBidderMe,
       amount: a.amount,
       singleWeight: a.singleWeight,
       totalWeight: a.totalWeight,
       duration: a.duration,
     })),
-    importAuctions: auctions.available.import.map((a) => ({
-      id: a.id,
-      item: a.item,
-      bidAmount: a.bidAmount,
-      auctionEnd: a.auctionEnd,
-      icon: iconUrl(premium, 'items', a.item),
-    })),
-    exportAuctions: auctions.available.export.map((a) => ({
-      id: a.id,
-      item: a.item,
-      bidAmount: a.bidAmount,
-      auctionEnd: a.auctionEnd,
-      icon: iconUrl(premium, 'items', a.item),
-      amount: a.amount,
-      weight: a.weight,
-      duration: a.duration,
-    })),
+    importAuctions: auctions.available.import.map(auction),
+    exportAuctions: auctions.available.export.map((a) => ({ ...auction(a), amount: a.amount, weight: a.weight, duration: a.duration })),
   };
 }
 

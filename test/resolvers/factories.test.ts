@@ -13,8 +13,7 @@ import {
   FactoryStoresDocument,
 } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { Stack } from '../support';
+import { useStack } from '../support';
 import {
   NON_PREMIUM_KEY,
   NO_OPTIONAL_SCOPES_KEY,
@@ -39,19 +38,7 @@ import {
 } from './expected';
 import type { FactoryPaging } from './expected';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } }, { resetSimulator: true });
 
 const DEFAULT_PAGING: FactoryPaging = { slot: 1, buyLogLimit: 50, buyLogSkip: 0, txLimit: 10, txSkip: 0 };
 

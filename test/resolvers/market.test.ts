@@ -4,23 +4,10 @@
  */
 import { AuctionsDocument } from '../generated/graphql';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { Stack } from '../support';
+import { useStack } from '../support';
 import { NON_PREMIUM_KEY, calls, errorPaths, expectedAuctions, fixtureCharacters, freshKey, must, repeatedCalls } from './expected';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
-
-beforeEach(() => {
-  stack.simulator.reset();
-});
+const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } }, { resetSimulator: true });
 
 describe('Query auction lists (Auctions)', () => {
   it('returns all four lists with every field for the premium key, icons as URLs', async () => {

@@ -14,19 +14,11 @@ import {
 } from '../generated/graphql';
 import type { UpdateFactoryOptionInput } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { Result, Stack } from '../support';
+import { useStack } from '../support';
+import type { Result } from '../support';
 import { calls, company, expectedOption, freshKey, must, onlyError } from './expected';
 
-let stack: Stack;
-
-beforeAll(async () => {
-  stack = await startStack({ mock: true });
-});
-
-afterAll(async () => {
-  await stack.close();
-});
+const stack = useStack({ mock: true });
 
 beforeEach(() => {
   // Undo the writes of the previous test and clear both logs.

@@ -8,8 +8,7 @@
 import { prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { seedWrites } from '../../src/domains/site-documents/site-document.store';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startStack, T0, trackUpstreamSends, useFakeTimersWithRealIo } from '../support';
-import type { Stack } from '../support';
+import { codes, T0, stepClockUntil, trackUpstreamSends, useFakeTimersWithRealIo, useStacks } from '../support';
 
 // The page view below takes 11 requests (the company, then its ten slots): exactly one window.
 const LIMIT = { requests: 11, windowSeconds: 60 };
@@ -24,34 +23,17 @@ interface SetPayload {
 }
 
 describe('site-document writes on a busy key', () => {
-  let stack: Stack | undefined;
-
-  afterEach(async () => {
-    jest.restoreAllMocks();
-    jest.useRealTimers();
-    await stack?.close();
-    stack = undefined;
-  });
+  const stacks = useStacks();
 
   it('a one-item change after a page view commits when its answer said; a second writer is told that time', async () => {
-    stack = await startStack({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
-    const current = stack;
+    const current = await stacks.start({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
     const week = { mo: '8-20', tu: '8-20', we: '8-20', th: '8-20', fr: '8-20', sa: '9-14', su: 'closed' };
     for (const write of seedWrites(Array.from({ length: 10 }, () => null), prepareValue('hours', week, 'deflate-base64url'), T0)) {
       current.simulator.change({ kind: 'option', factoryId: farm, slot: write.slot, title: write.title, data: write.data });
     }
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
-    const run = async <T>(work: Promise<T>): Promise<T> => {
-      let done = false;
-      void work.finally(() => (done = true));
-      while (!done) {
-        await settled();
-        if (done) break;
-        jest.advanceTimersByTime(STEP_MS);
-      }
-      return work;
-    };
+    const run = <T>(work: Promise<T>): Promise<T> => stepClockUntil(settled, work, STEP_MS);
 
     // The page view reads every slot: the key's whole window.
     const view = await run(current.executeText(PAGE, { id: farm }));

@@ -11,8 +11,7 @@
 import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ManualClock, startStack, until } from '../support';
-import type { HttpStack } from '../support';
+import { ManualClock, startStack, until, useStack } from '../support';
 import { activeGauges, admitsTheLimit, holdings, KINDS, MOMENTS, open, openAndLeave, openIdleWs, openRaw, TRANSPORTS, untilReleased, WAYS } from './streams';
 import type { Kind, Moment, StreamStack } from './streams';
 
@@ -49,15 +48,7 @@ describe('every way of leaving releases every stream', () => {
 });
 
 describe('a WebSocket peer that stops answering pings', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0, subscriptionKeepAliveMs: 100 } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, config: { liveQueryThrottleMs: 0, subscriptionKeepAliveMs: 100 } });
 
   it.each(KINDS)('is dropped after the keep-alive, and its %s released', async (kind) => {
     const idle = openIdleWs(stack, kind);

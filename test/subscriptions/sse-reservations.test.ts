@@ -18,8 +18,7 @@ import { createHandler } from 'graphql-sse/lib/use/http';
 import { SseReservations, releaseSseToken } from '../../src/subscriptions/sse-reservations';
 import type { SseReservationLimits } from '../../src/subscriptions/sse-reservations';
 import { DEMO_KEYS } from '../../src/simulator';
-import { bearer, startStack, useFakeTimersWithRealIo } from '../support';
-import type { HttpStack } from '../support';
+import { bearer, useFakeTimersWithRealIo, useStack } from '../support';
 import { collect } from './clients';
 
 /** One answer: status, content type, Retry-After and body text. */
@@ -179,15 +178,7 @@ describe('SseReservations around graphql-sse', () => {
 });
 
 describe('graphql-sse reservations in the gateway', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { sseReservationsMaxPerAddress: 3 } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, config: { sseReservationsMaxPerAddress: 3 } });
 
   it("serves graphql-sse's single-connection client, and refuses a fourth unconnected reservation", async () => {
     const client = createSseClient({ url: `${stack.origin}/graphql/stream`, singleConnection: true, headers: bearer(DEMO_KEYS.premium.key), retryAttempts: 0 });
@@ -204,15 +195,7 @@ describe('graphql-sse reservations in the gateway', () => {
 });
 
 describe('graphql-sse reservations behind a trusted proxy', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { sseReservationsMaxPerAddress: 2, trustedProxies: ['127.0.0.1'] } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, config: { sseReservationsMaxPerAddress: 2, trustedProxies: ['127.0.0.1'] } });
 
   it('caps each client the proxy names in X-Forwarded-For, not the proxy itself', async () => {
     const from = (client: string): Promise<Answer> => call(stack.origin, 'PUT', { 'x-forwarded-for': client });

@@ -106,31 +106,23 @@ function joined(stack: HttpStack): Promise<Received> {
 function openWithClient(stack: HttpStack, transport: Transport, kind: Kind, way: 'complete' | 'dispose'): Held {
   const operation = operationOf(kind);
   const started = kind === 'subscription' ? joined(stack) : null;
-  if (transport === 'ws') {
-    const client = wsClient(stack.endpoint, KEY);
-    const collected = collect((sink) => client.subscribe(operation, sink));
-    return {
-      first: started ?? collected.next(),
-      ended: collected.ended.then(() => undefined),
-      async leave() {
-        if (way === 'complete') collected.stop();
-        await client.dispose();
-      },
-    };
-  }
-  const client = createSseClient({
-    url: url(stack, '/graphql/stream').href,
-    headers: { authorization: `Bearer ${KEY}` },
-    retryAttempts: 0,
-    singleConnection: transport === 'sse-single',
-  });
+  const client =
+    transport === 'ws'
+      ? wsClient(stack.endpoint, KEY)
+      : createSseClient({
+          url: url(stack, '/graphql/stream').href,
+          headers: { authorization: `Bearer ${KEY}` },
+          retryAttempts: 0,
+          singleConnection: transport === 'sse-single',
+        });
   const collected = collect((sink) => client.subscribe(operation, sink));
   return {
     first: started ?? collected.next(),
     ended: collected.ended.then(() => undefined),
     async leave() {
       if (way === 'complete') collected.stop();
-      else client.dispose();
+      // graphql-ws closes its socket either way; graphql-sse's client is disposed only to leave that way.
+      if (transport === 'ws' || way === 'dispose') await client.dispose();
     },
   };
 }

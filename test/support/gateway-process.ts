@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { DEMO_KEYS } from '../../src/simulator';
 
 const root = join(__dirname, '..', '..');
 
@@ -46,4 +47,44 @@ export async function stopGatewayProcess(child: ChildProcess): Promise<number | 
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
   return exited;
+}
+
+/** What a process printed and how it ended (see {@link outputUntilExit}). */
+export interface ProcessOutput {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Collects what a child with piped stdout and stderr prints until it closes them.
+ *
+ * @returns its exit code and both outputs; rejects when it cannot be started
+ */
+export function outputUntilExit(child: ChildProcess): Promise<ProcessOutput> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A GraphQL answer of a gateway process, as {@link postToProcess} reads it. */
+export interface ProcessAnswer {
+  data?: unknown;
+  errors?: unknown[];
+  extensions?: { upstream?: { requests: number } };
+}
+
+/** POSTs a GraphQL body to a gateway process at `url` (`http://host:port`) with the premium demo key. */
+export async function postToProcess(url: string, body: unknown): Promise<ProcessAnswer> {
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+    body: JSON.stringify(body),
+  });
+  return (await response.json()) as ProcessAnswer;
 }

@@ -13,6 +13,8 @@
  *   skipped (with a note at the end of the run) when it is missing, failing with REQUIRE_REDIS/REQUIRE_BROWSER.
  * - clock.ts: faked `Date`, event-loop turns. poll-clock.ts: a manual clock for the subscription pollers.
  *   logs.ts: pino lines. upstream-limit.ts: the simulator's per-key limit off by default.
+ * - use-stack.ts: `useStack`/`useStacks`/`useBrowser`, the one setup idiom: hooks that start a
+ *   stack (or Chromium) for a block or a test and close it after, restoring mocks and timers.
  * - metrics.ts: one metric's value out of `/metrics` text. terminates.ts: a bound on synchronous
  *   code that would otherwise block the test process for good (an endless loop fails instead).
  */
@@ -29,3 +31,4 @@ export * from './stack';
 export * from './terminates';
 export * from './upstream-limit';
 export * from './upstream-sends';
+export * from './use-stack';

@@ -34,3 +34,20 @@ export function trackUpstreamSends(onSend?: (started: number) => void): { settle
     },
   };
 }
+
+/**
+ * Moves the faked clock in `stepMs` steps, each once no upstream request is on its way
+ * (`settled` of {@link trackUpstreamSends}), until `work` has settled.
+ *
+ * @returns what `work` resolves to (it rejects as `work` does)
+ */
+export async function stepClockUntil<T>(settled: () => Promise<void>, work: Promise<T>, stepMs: number): Promise<T> {
+  let done = false;
+  void work.finally(() => (done = true)).catch(() => undefined);
+  while (!done) {
+    await settled();
+    if (done) break;
+    jest.advanceTimersByTime(stepMs);
+  }
+  return work;
+}

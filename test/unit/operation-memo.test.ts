@@ -6,8 +6,7 @@
 import { getOperationAST, parse } from 'graphql';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { declaredVariables, OperationMemo } from '../../src/graph/operation-memo';
-import { codes, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { codes, useStack } from '../support';
 
 /** The operation of a document with one operation. */
 function only(document: DocumentNode): OperationDefinitionNode {
@@ -59,19 +58,7 @@ describe('OperationMemo', () => {
 });
 
 describe('cost and bounds checks on repeated requests', () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-
-  beforeEach(() => {
-    stack.simulator.reset();
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true }, { resetSimulator: true });
 
   it('rejects an over-cost operation every time, without an upstream request', async () => {
     const query = `query Expensive { ${Array.from({ length: 12 }, (_, i) => `a${i}: factories { options { title } }`).join(' ')} }`;

@@ -44,7 +44,7 @@ function lint(text: string): Promise<LintMessage[]> {
 const PROBE = `import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core'; // reported
 import type { Browser } from 'playwright-core';
-import { describeWithBrowser, describeWithRedis, launchTestBrowser, startTestRedis } from '../support';
+import { describeWithBrowser, describeWithRedis, launchTestBrowser, startTestRedis, useBrowser } from '../support';
 import type { TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -67,7 +67,13 @@ describe('nested', () => {
     });
     afterAll(() => browser?.close());
   });
+  describeWithBrowser('with the hook helper', () => {
+    const browser = useBrowser();
+    it('opens a page', async () => (await browser.newPage()).close());
+  });
 });
+
+const outside = useBrowser(); // reported
 
 it('starts them by hand', async () => {
   const browser = await launchTestBrowser(); // reported
@@ -80,7 +86,7 @@ it('starts them by hand', async () => {
 it('reports every Redis or browser start outside describeWithRedis / describeWithBrowser, and nothing inside them', async () => {
   const messages = await lint(PROBE);
   const expected = PROBE.split('\n').flatMap((line, index) => (line.endsWith('// reported') ? [index + 1] : []));
-  expect(expected).toHaveLength(4);
+  expect(expected).toHaveLength(5);
   expect(messages.filter((m) => m.ruleId === null)).toEqual([]); // no parsing error
   const reported = messages.filter((m) => m.ruleId === 'no-restricted-syntax' || m.ruleId === '@typescript-eslint/no-restricted-imports');
   expect(reported.map((m) => m.line)).toEqual(expected);

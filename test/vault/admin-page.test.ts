@@ -8,35 +8,25 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { describeWithBrowser, launchTestBrowser, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { describeWithBrowser, useBrowser, useStack } from '../support';
 
 jest.setTimeout(60_000);
 
 describeWithBrowser('the catalogue admin page', () => {
-  let browser: Browser;
-  let stack: HttpStack;
+  const browser = useBrowser();
   let admin: string;
   let readOnly: string;
-
-  beforeAll(async () => {
+  const stack = useStack(async () => {
     const vaultFile = join(mkdtempSync(join(tmpdir(), 'admin-page-')), 'vault.json');
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('farm', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
     ({ token: admin } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`, 'write:siteDocument:catalogue'], expiresInMs: 3_600_000 }));
     ({ token: readOnly } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`], expiresInMs: 3_600_000 }));
-    stack = await startStack({ http: true, config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } });
-    browser = await launchTestBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
+    return { http: true, config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } };
   });
 
   it('loads and saves the catalogue with the token alone; a token without the write grant is told which it lacks', async () => {

@@ -6,48 +6,17 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { ManualClock, startStack } from '../support';
+import { ManualClock, useStacks } from '../support';
+import { startStockAlert, webhookReceiver } from '../support/stock-alert';
 import type { HttpStack } from '../support';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is a plain CommonJS script
-const { startStockAlert } = require('../../examples/stock-alert/stock-alert.js') as {
-  startStockAlert(options: Record<string, unknown>): { stop(): Promise<void> };
-};
-
-/** A Discord-style webhook receiver on port 0: every POSTed JSON body, in order. */
-async function webhookReceiver(): Promise<{ url: string; server: Server; posts: Array<Record<string, unknown>>; nextPost(): Promise<Record<string, unknown>> }> {
-  const posts: Array<Record<string, unknown>> = [];
-  const waiting: Array<(body: Record<string, unknown>) => void> = [];
-  const server = createServer((req: IncomingMessage, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>;
-      posts.push(body);
-      waiting.shift()?.(body);
-      res.writeHead(204).end();
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/webhook`,
-    server,
-    posts,
-    nextPost: () => new Promise((resolve) => waiting.push(resolve)),
-  };
-}
-
 describe('examples/stock-alert on an access token', () => {
+  const stacks = useStacks();
   let stack: HttpStack;
   let clock: ManualClock;
   let token: string;
@@ -59,11 +28,7 @@ describe('examples/stock-alert on an access token', () => {
     await vault.addKey('shop', DEMO_KEYS.premium.key, null);
     ({ token } = await vault.createToken({ characters: ['shop'], grants: [`factory:${FIXTURE_IDS.shop}`, 'read:Factory.inventory', 'subscribe'], expiresInMs: 3_600_000 }));
     clock = new ManualClock();
-    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
-  });
-
-  afterEach(async () => {
-    await stack.close();
+    stack = await stacks.start({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
   });
 
   it('posts to the webhook when an item falls below the threshold, holding only the token', async () => {

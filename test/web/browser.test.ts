@@ -13,10 +13,9 @@
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { describeWithBrowser, launchTestBrowser, ManualClock, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { describeWithBrowser, ManualClock, useBrowser, useStacks } from '../support';
 
 const ARTIFACTS = join(__dirname, '../artifacts');
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
@@ -59,25 +58,19 @@ async function confineToGateway(context: BrowserContext, gatewayUrl: string): Pr
 }
 
 describeWithBrowser('in Chromium', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let context: BrowserContext | undefined;
-  let stack: HttpStack | undefined;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await launchTestBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
   });
 
   afterEach(async () => {
     await context?.close();
     context = undefined;
-    await stack?.close();
-    stack = undefined;
   });
+  // Registered after the context's afterEach: the page closes before its gateway.
+  const stacks = useStacks();
 
   async function newPage(gatewayUrl: string): Promise<{ page: Page; foreign: string[] }> {
     context = await browser.newContext({ viewport: VIEWPORT });
@@ -87,7 +80,7 @@ describeWithBrowser('in Chromium', () => {
   }
 
   it('the playground runs a nested query with a key from its Headers editor, loading nothing from other hosts', async () => {
-    stack = await startStack({ http: true });
+    const stack = await stacks.start({ http: true });
     const { page, foreign } = await newPage(stack.gateway.url);
 
     const query = '{\n  factories {\n    name\n    counter { items { item price } }\n  }\n}\n';
@@ -104,7 +97,7 @@ describeWithBrowser('in Chromium', () => {
     await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${DEMO_KEYS.premium.key}` }));
 
     const answer = page.waitForResponse(
-      (r) => r.url().startsWith(stack?.endpoint ?? '-') && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('factories'),
+      (r) => r.url().startsWith(stack.endpoint) && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('factories'),
     );
     await page.locator('.graphiql-execute-button').click();
     const graphqlResponse = await answer;
@@ -128,7 +121,7 @@ describeWithBrowser('in Chromium', () => {
 
   it('the playground runs a subscription over graphql-ws with the key of its Headers editor', async () => {
     const clock = new ManualClock();
-    stack = await startStack({ http: true,  gateway: { now: clock.now, pollClock: clock } });
+    const stack = await stacks.start({ http: true,  gateway: { now: clock.now, pollClock: clock } });
     const { page, foreign } = await newPage(stack.gateway.url);
     const subscription = `subscription {\n  inventoryChanged(factoryId: "${FIXTURE_IDS.shop}") {\n    changes { item delta }\n  }\n}\n`;
     await page.goto(`${stack.gateway.url}/graphql?query=${encodeURIComponent(subscription)}`);
@@ -147,7 +140,7 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site renders a company from one keyless live query by hash', async () => {
-    stack = await startStack({ http: true, 
+    const stack = await stacks.start({ http: true, 
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page, foreign } = await newPage(stack.gateway.url);
@@ -184,7 +177,7 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site shows a clear message for an unknown company', async () => {
-    stack = await startStack({ http: true, 
+    const stack = await stacks.start({ http: true, 
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page } = await newPage(stack.gateway.url);

@@ -9,8 +9,7 @@ import { BatchHttpLink } from '@apollo/client/link/batch-http';
 import { Client as UrqlClient, cacheExchange, fetchExchange, gql as urqlGql } from '@urql/core';
 import { GraphQLClient, gql as requestGql } from 'graphql-request';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { examplePublicSiteConfig, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { examplePublicSiteConfig, useStack } from '../support';
 
 const FACTORIES = `{ factories { id name counter { items { item price } } } }`;
 const UPDATE = `mutation Update($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message option { slot title data } } }`;
@@ -18,14 +17,7 @@ const premium = { authorization: `Bearer ${DEMO_KEYS.premium.key}` };
 const updateInput = (title: string) => ({ input: { factoryId: FIXTURE_IDS.farm, slot: 3, title, data: 'Mon-Fri' } });
 
 describe('GraphQL clients on their default settings', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true });
   describe('Apollo Client', () => {
     const client = (headers: Record<string, string>) => new ApolloClient({ link: new HttpLink({ uri: stack.endpoint, headers }), cache: new InMemoryCache() });
 
@@ -103,14 +95,7 @@ describe('GraphQL clients on their default settings', () => {
 });
 
 describe('GraphQL clients against public-site mode', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: examplePublicSiteConfig() });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true,  config: examplePublicSiteConfig() });
   it("Apollo Client sees the gateway's reason when a keyless query is refused", async () => {
     const apollo = new ApolloClient({ link: new HttpLink({ uri: stack.endpoint }), cache: new InMemoryCache() });
     await expect(apollo.query({ query: apolloGql(FACTORIES) })).rejects.toThrow(/trusted documents/);

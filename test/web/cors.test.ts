@@ -6,7 +6,7 @@
  */
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startStack } from '../support';
+import { useStack } from '../support';
 import type { HttpStack } from '../support';
 
 const SITE = 'https://firma.example';
@@ -43,17 +43,8 @@ function list(response: Response, name: string): string[] {
 
 /** Runs the tests of a describe block against a gateway with the given config. */
 function withStack(config: Partial<GatewayConfig>): () => HttpStack {
-  let stack: HttpStack | undefined;
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  return () => {
-    if (!stack) throw new Error('stack not started');
-    return stack;
-  };
+  const stack = useStack({ http: true, config });
+  return () => stack;
 }
 
 describe('with CORS_ORIGINS=https://firma.example', () => {

@@ -11,8 +11,7 @@ import { serverAudits } from 'graphql-http';
 import type { AuditResult } from 'graphql-http';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS } from '../../src/simulator';
-import { startStack } from '../support';
-import type { HttpStack } from '../support';
+import { useStack } from '../support';
 
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
 
@@ -40,15 +39,7 @@ describe.each<[string, Partial<GatewayConfig>, string | null]>([
   ['with a bearer key', {}, DEMO_KEYS.premium.key],
   ['keyless, in public-site mode', { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST }, null],
 ])('graphql-http server audits %s', (label, config, key) => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true,  config });
 
   it('passes every MUST audit of the GraphQL-over-HTTP spec', async () => {
     const results: AuditResult[] = [];

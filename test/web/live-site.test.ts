@@ -11,13 +11,12 @@
  */
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { seedWrites } from '../../src/domains/site-documents/site-document.store';
 import { createFixtureState, FIXTURE_IDS, shopCatalogue } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
-import { describeWithBrowser, examplePublicSiteConfig, launchTestBrowser, startStack } from '../support';
-import type { HttpStack } from '../support';
+import { describeWithBrowser, examplePublicSiteConfig, startStack, useBrowser, useStacks } from '../support';
 
 const DOCS = join(__dirname, '../../docs');
 const ARTIFACTS = join(__dirname, '../artifacts');
@@ -42,24 +41,15 @@ function seedShopCatalogue(simulator: Simulator): void {
 }
 
 describeWithBrowser('the live company site on the limited simulator', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let context: BrowserContext | undefined;
-  let stack: HttpStack | undefined;
-
-  beforeAll(async () => {
-    browser = await launchTestBrowser();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   afterEach(async () => {
     await context?.close();
     context = undefined;
-    await stack?.close();
-    stack = undefined;
   });
+  // Registered after the context's afterEach: the page closes before its gateway.
+  const stacks = useStacks();
 
   it('completes without a reload within 1.15 x the floor, with no upstream 429', async () => {
     // The page's upstream requests: a plain run of the live document, on an unlimited stack.
@@ -74,7 +64,7 @@ describeWithBrowser('the live company site on the limited simulator', () => {
     const floorMs = (Math.ceil(requests / LIMIT.requests) - 1) * LIMIT.windowSeconds * 1000;
     expect(floorMs).toBeGreaterThan(0);
 
-    stack = await startStack({
+    const stack = await stacks.start({
       http: true,
       simulator: { rateLimit: LIMIT },
       config: { ...examplePublicSiteConfig(), serveExamples: true, upstreamRateLimit: LIMIT, upstreamPatienceMs: 100, liveQueryThrottleMs: 50 },

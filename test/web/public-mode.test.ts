@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { codes, startStack } from '../support';
+import { codes, useStack } from '../support';
 import type { HttpStack } from '../support';
 
 const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/persisted-documents.json');
@@ -55,20 +55,9 @@ afterAll(() => {
  * that reads data makes upstream requests whose key label the simulator logs.
  */
 function withStack(config: () => Partial<GatewayConfig>): () => HttpStack {
-  let stack: HttpStack | undefined;
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: { cacheEnabled: false, ...config() } });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  beforeEach(() => {
-    stack?.simulator.reset();
-  });
-  return () => {
-    if (!stack) throw new Error('stack not started');
-    return stack;
-  };
+  // A function: the manifest the config names is written in the file's beforeAll.
+  const stack = useStack(() => ({ http: true, config: { cacheEnabled: false, ...config() } }), { resetSimulator: true });
+  return () => stack;
 }
 
 /** The distinct key labels of the upstream requests since the last reset. */

@@ -4,7 +4,7 @@
  * HTTP), malformed `Authorization` headers, batches, and the playground's preset headers.
  */
 import { DEMO_KEYS } from '../../src/simulator';
-import { examplePublicSiteConfig, startStack } from '../support';
+import { examplePublicSiteConfig, startStack, useStack } from '../support';
 import type { HttpStack } from '../support';
 
 const GRAPHQL_RESPONSE = 'application/graphql-response+json; charset=utf-8';
@@ -14,14 +14,7 @@ const query = encodeURIComponent('{ factories { name } }');
 const typename = encodeURIComponent('{ __typename }');
 
 describe('a batch (batching is off)', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true });
   const post = (body: unknown) =>
     fetch(stack.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` }, body: JSON.stringify(body) });
 
@@ -54,14 +47,7 @@ async function answer(response: Response): Promise<{ status: number; type: strin
 }
 
 describe('requests the gateway answers itself', () => {
-  let stack: HttpStack;
-  beforeAll(async () => {
-    stack = await startStack({ http: true,  config: { ...examplePublicSiteConfig(), maxBodyBytes: 2048 } });
-  });
-  afterAll(async () => {
-    await stack.close();
-  });
-
+  const stack = useStack({ http: true,  config: { ...examplePublicSiteConfig(), maxBodyBytes: 2048 } });
   describe('CSRF prevention', () => {
     it('runs a GET with Authorization and no content type (no browser sends that cross-site without a preflight)', async () => {
       const response = await fetch(`${stack.endpoint}?query=${query}`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });

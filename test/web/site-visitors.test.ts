@@ -14,9 +14,8 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { describeWithBrowser, examplePublicSiteConfig, launchTestBrowser, startStack } from '../support';
+import { describeWithBrowser, examplePublicSiteConfig, useBrowser, useStack } from '../support';
 import type { HttpStack } from '../support';
 import { activeGauges, untilReleased } from '../subscriptions/streams';
 
@@ -69,15 +68,7 @@ function visit(stack: HttpStack, path: string): Promise<{ data?: { factory?: { n
 }
 
 describe(`the example site's live document, ${LOADS} visitors over plain SSE`, () => {
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    stack = await startStack({ http: true, config: { ...examplePublicSiteConfig(), serveExamples: true } });
-  });
-
-  afterAll(async () => {
-    await stack.close();
-  });
+  const stack = useStack({ http: true, config: { ...examplePublicSiteConfig(), serveExamples: true } });
 
   it('answers every visitor with the company and holds nothing afterwards', async () => {
     const path = livePath(FIXTURE_IDS.shop);
@@ -95,18 +86,8 @@ describe(`the example site's live document, ${LOADS} visitors over plain SSE`, (
 });
 
 describeWithBrowser(`the example company site, ${LOADS} page loads in Chromium`, () => {
-  let browser: Browser;
-  let stack: HttpStack;
-
-  beforeAll(async () => {
-    browser = await launchTestBrowser();
-    stack = await startStack({ http: true, config: { ...examplePublicSiteConfig(), serveExamples: true } });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await stack?.close();
-  });
+  const browser = useBrowser();
+  const stack = useStack({ http: true, config: { ...examplePublicSiteConfig(), serveExamples: true } });
 
   it('shows the company on every load and holds nothing after the pages closed', async () => {
     const context = await browser.newContext();

@@ -200,7 +200,7 @@ export class KeyBudget {
         now: this.now,
         allowance: () => this.allowance(id),
         member: (now) => (this.options.shared ? `${now}-${randomUUID()}` : ''),
-        takeShared: (allowance, slot) => this.takeShared(id, allowance, slot, log, limit),
+        takeShared: (allowance, slot, writeIntent) => this.takeShared(id, allowance, slot, log, limit, writeIntent),
         localOnly: !this.options.shared,
         onDropped: this.options.onDropped,
       },
@@ -226,11 +226,11 @@ export class KeyBudget {
   }
 
   /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
-  private async takeShared(id: string, allowance: number, slot: TakenSlot, log: SlidingWindowLog, limit: BudgetLimit): Promise<number> {
+  private async takeShared(id: string, allowance: number, slot: TakenSlot, log: SlidingWindowLog, limit: BudgetLimit, writeIntent?: string): Promise<number> {
     const shared = this.options.shared;
     const now = slot.at;
     if (shared) {
-      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now, slot.member);
+      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now, slot.member, writeIntent);
       if (waitMs !== null) {
         if (waitMs === 0) log.record(id, now);
         return waitMs;

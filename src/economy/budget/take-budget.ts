@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import type { WaitingLines } from '../queue/waiting-lines';
@@ -35,8 +36,8 @@ interface BudgetParts {
   allowance: () => number;
   /** The member naming a request taken at `now` in the shared log ('' without one). */
   member: (now: number) => string;
-  /** Takes from the shared log (or the local one when Redis does not answer): 0 = taken, else ms to wait. */
-  takeShared: (allowance: number, slot: TakenSlot) => Promise<number>;
+  /** Takes from the shared log (or the local one when Redis does not answer): 0 = taken, else ms to wait; `writeIntent` for a write (see `SharedState.takeWindowSlot`). */
+  takeShared: (allowance: number, slot: TakenSlot, writeIntent?: string) => Promise<number>;
   /** True without shared state: the local log may be taken from directly. */
   localOnly: boolean;
   onDropped?: (priority: UpstreamPriority) => void;
@@ -58,6 +59,9 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
     throw new LimitExceeded(Math.max(1, Math.ceil(limit.windowMs / 1000)), 'budget');
   }
   let priority = waiter.priority;
+  // A write's one name in the shared log's write intents, on every try.
+  const intent = randomUUID();
+  const takeShared = (allowance: number, slot: TakenSlot): Promise<number> => budget.takeShared(allowance, slot, priority === 'write' ? intent : undefined);
   try {
     for (;;) {
       if (ticket && ticket.priority !== priority) {
@@ -77,9 +81,9 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
         // Higher priorities first: wait until the window has room for them and this one.
         const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, now);
         waitMs = Math.max(0, (planned[ahead] ?? now) - now);
-        if (waitMs === 0) waitMs = budget.localOnly && log.take(id, allowance, now) === 0 ? 0 : await budget.takeShared(allowance, slot);
+        if (waitMs === 0) waitMs = budget.localOnly && log.take(id, allowance, now) === 0 ? 0 : await takeShared(allowance, slot);
       } else {
-        waitMs = await budget.takeShared(allowance, slot);
+        waitMs = await takeShared(allowance, slot);
       }
       if (waitMs === 0) return slot;
       // When the budget expects this request to fit: its place in line, planned on the log.

@@ -196,8 +196,8 @@ export class RedisSharedState implements SharedState {
   }
 
   /** See {@link SharedState.takeWindowSlot} (the Lua script of `redis-window-log.ts`). */
-  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null> {
-    return this.guard(() => takeWindowSlot(this.redis, this.key('w', keyId), allowance, windowMs, now, member), null);
+  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string, writeIntent?: string): Promise<number | null> {
+    return this.guard(() => takeWindowSlot(this.redis, this.key('w', keyId), this.key('wi', keyId), allowance, windowMs, now, member, writeIntent), null);
   }
 
   /** See {@link SharedState.settleWindowSlot}. */

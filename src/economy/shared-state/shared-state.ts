@@ -51,9 +51,11 @@ export interface SharedState {
    * Takes one request from the key's shared sliding-window log (the same algorithm as
    * `SlidingWindowLog`): recorded when fewer than `allowance` requests fall within the
    * `windowMs` ending at `now`. 0 = taken, go now; >0 = ms until one more fits; null =
-   * store unavailable (the process's own log decides).
+   * store unavailable (the process's own log decides). `writeIntent` (the same id on each
+   * try of one write) marks a user's write: one that must wait keeps the next freed slot
+   * from every other request of the key, on every replica.
    */
-  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string): Promise<number | null>;
+  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string, writeIntent?: string): Promise<number | null>;
   /**
    * Moves the request `member` (as given to {@link takeWindowSlot}) to `at` in the key's
    * shared log, adding it when it has already left: when its answer arrived (see

@@ -1,0 +1,107 @@
+/**
+ * The result phase over HTTP: one Apollo Server plugin that runs every result step
+ * (result-steps.ts) on the single result, and the `stringifyResult` that writes the text the
+ * `response-size` step measured, so a response is serialized once. The request pipeline
+ * (pipeline.ts) hands it to Apollo.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import type { FormattedExecutionResult } from 'graphql';
+import type { GatewayContext } from '../domains/gateway-context';
+import { runResultSteps } from './result-steps';
+import type { OutgoingResult, ResultEnvironment } from './result-steps';
+
+/** One HTTP operation, as the result phase's `report` step tells it (see {@link RequestPipeline.resultPhase}). */
+export interface HttpResultReport {
+  /** The result as it is sent. */
+  readonly result: FormattedExecutionResult;
+  /** The codes of its errors, each once. */
+  readonly errorCodes: string[];
+  /** The operation's context. */
+  readonly context: GatewayContext;
+  /** The operation's name, null when anonymous or unknown. */
+  readonly operationName: string | null;
+  /** False when it was refused before execution (parse, validation, an `operation` step). */
+  readonly executed: boolean;
+  /** From the request to the result, ms. */
+  readonly durationMs: number;
+  /** The age of a whole response from the response cache, seconds; null when it was executed. */
+  readonly responseCacheAgeSeconds: number | null;
+}
+
+/** What Apollo Server is given to run the result phase over HTTP. */
+export interface ApolloResultPhase {
+  /** One plugin running every result step, in order, in `willSendResponse` (place it after the response cache's). */
+  readonly plugin: ApolloServerPlugin<GatewayContext>;
+  /** Apollo's `stringifyResult`: writes the text `response-size` measured, so a response is serialized once. */
+  readonly stringifyResult: (value: FormattedExecutionResult) => string;
+}
+
+/** A result's JSON text with its fields in the order Apollo Server writes them (errors, data, extensions). */
+function apolloText(result: OutgoingResult): string {
+  return JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions });
+}
+
+/** The object a measured result's text is remembered by: its first part that is an object. */
+function anchorOf(result: OutgoingResult): object | null {
+  const anchor = result.data ?? result.errors ?? result.extensions;
+  return anchor !== null && typeof anchor === 'object' ? anchor : null;
+}
+
+/**
+ * The result phase over HTTP (and `executeOperation` in tests): one Apollo plugin that
+ * runs every result step, in order, on the single result in `willSendResponse`, and the
+ * `stringifyResult` that writes the text the `response-size` step measured.
+ *
+ * The plugin goes after the response cache's (it reads the `age` that one sets on a hit);
+ * the response cache must not store a response with list-item errors (its
+ * `shouldWriteToCache` checks `itemErrors`).
+ *
+ * @param env - the result steps' settings
+ * @param report - the operation's report (metrics, log line), called by the `report` step
+ */
+export function httpResultPhase(env: ResultEnvironment, report: (report: HttpResultReport) => void): ApolloResultPhase {
+  // The text of each measured result, by its anchor; Apollo rebuilds the result object
+  // (errors, data, extensions in this order) before it serializes, so the parts are compared.
+  const texts = new WeakMap<object, { readonly result: OutgoingResult; readonly text: string }>();
+  const plugin: ApolloServerPlugin<GatewayContext> = {
+    requestDidStart: async () => {
+      const started = performance.now();
+      let executed = false;
+      return {
+        executionDidStart: async () => {
+          executed = true;
+        },
+        // Synchronous to the end: the response cache reads `errors` after its own await.
+        willSendResponse: async ({ response, contextValue, operationName, metrics }) => {
+          if (response.body.kind !== 'single') return;
+          const responseCacheAgeSeconds = metrics.responseCacheHit === true ? Number(response.http.headers.get('age') ?? 0) : null;
+          response.body.singleResult = runResultSteps<FormattedExecutionResult>(
+            {
+              transport: 'http',
+              result: response.body.singleResult,
+              execution: contextValue,
+              delivery: contextValue,
+              responseCacheAgeSeconds,
+              serialize: apolloText,
+              measured: (result, text) => {
+                const anchor = anchorOf(result);
+                if (anchor) texts.set(anchor, { result, text });
+              },
+              report: ({ result, errorCodes }) =>
+                report({ result, errorCodes, context: contextValue, operationName: operationName ?? null, executed, durationMs: performance.now() - started, responseCacheAgeSeconds }),
+            },
+            env,
+          );
+        },
+      };
+    },
+  };
+  const stringifyResult = (value: FormattedExecutionResult): string => {
+    const anchor = anchorOf(value);
+    const kept = anchor ? texts.get(anchor) : undefined;
+    const same = kept !== undefined && kept.result.data === value.data && kept.result.errors === value.errors && kept.result.extensions === value.extensions;
+    // Apollo Server's own serialization ends with a newline.
+    return `${same ? kept.text : JSON.stringify(value)}\n`;
+  };
+  return { plugin, stringifyResult };
+}

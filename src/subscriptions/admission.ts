@@ -1,0 +1,171 @@
+/**
+ * Admission of a subscribe message, the same on graphql-ws and graphql-sse: the request
+ * pipeline run with the connection's subscription limits (counting those admitted in this
+ * turn of the event loop), the count of refused subscribe messages that closes a WebSocket
+ * with 4429, and the context of an operation let through.
+ */
+import type { IncomingMessage } from 'node:http';
+import { parse } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import type { WebSocket } from 'ws';
+import { createContext } from '../context';
+import { keyId } from '../economy';
+import type { Credential } from '../pipeline/credential';
+import { hashedKey } from '../pipeline/credential';
+import type { Prepared } from '../pipeline/pipeline';
+import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
+import type { Refusal } from '../pipeline/steps';
+import type { SubscriptionConnection, SubscriptionContext } from './subscription-service';
+import type { SubscriptionTransportOptions } from './transport-options';
+
+/**
+ * Refused subscribe messages (any operation the pipeline refused, a subscription over
+ * a limit included) one WebSocket may send within {@link REFUSAL_WINDOW_MS}; the next one
+ * closes it with {@link TOO_MANY_REFUSALS_CLOSE_CODE}.
+ */
+export const MAX_REFUSED_SUBSCRIBES = 100;
+
+/** The window {@link MAX_REFUSED_SUBSCRIBES} counts in, ms. */
+export const REFUSAL_WINDOW_MS = 10_000;
+
+/** The close code of a WebSocket that sent too many refused subscribe messages: 4429, as graphql-ws closes for too many requests. */
+export const TOO_MANY_REFUSALS_CLOSE_CODE = 4429;
+
+/** Counts one connection's refused subscribe messages in fixed windows of {@link REFUSAL_WINDOW_MS}. */
+export class RefusalCount {
+  private windowStart = 0;
+  private count = 0;
+
+  /** Counts one refusal at `now` (ms); true when the connection is now over {@link MAX_REFUSED_SUBSCRIBES}. */
+  add(now: number): boolean {
+    if (now - this.windowStart >= REFUSAL_WINDOW_MS) {
+      this.windowStart = now;
+      this.count = 0;
+    }
+    this.count += 1;
+    return this.count > MAX_REFUSED_SUBSCRIBES;
+  }
+}
+
+/**
+ * Stands in for a subscription refused over a limit (see {@link createSubscriptionTransports}):
+ * never parsed per message, never executed.
+ */
+export const REFUSED_SUBSCRIPTION = parse('subscription Refused { __typename }');
+
+/** The headers a subscription context reads: none (the key comes as its credential; no secret header, no `Prefer`). */
+const NO_HEADERS = new Map<string, string>();
+
+/**
+ * The context of an operation the pipeline let through: the key it runs with (the
+ * server's in public-site mode), and the subscription scope (connection, limits), whose
+ * `refresh` gives each event a fresh session and loaders.
+ */
+export function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection, credential: Credential): SubscriptionContext {
+  // The credential as the transport read it, hashed once (hashedKey) however often `refresh` runs.
+  const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, credential, prepared.serverCredentials);
+  const contextValue: SubscriptionContext = build();
+  contextValue.subscription = {
+    service: options.subscriptions,
+    connection,
+    refresh() {
+      const { subscription } = contextValue;
+      Object.assign(contextValue, build(), { subscription });
+    },
+  };
+  return contextValue;
+}
+
+/** The refusal of each limit error, built once per error (the service builds each error once). */
+const limitRefusals = new WeakMap<GraphQLError, Refusal>();
+
+/**
+ * Subscriptions admitted on each connection in the current turn of the event loop. `ws`
+ * emits every message of a TCP chunk in one turn, and an admitted subscription starts
+ * (and counts in `connection.active`) only in the microtasks after it: without this count
+ * every subscribe of a burst's first chunk would pass the `subscription-limit` step and be
+ * parsed and validated, to be refused only when it starts. Reset after the turn, when the
+ * admitted ones have started (the service's own check at the start stays the authority).
+ */
+const admittedThisTurn = new WeakMap<SubscriptionConnection, number>();
+
+/** Counts one admitted subscription on `connection` until the end of this turn. */
+function admitThisTurn(connection: SubscriptionConnection): void {
+  const admitted = admittedThisTurn.get(connection) ?? 0;
+  if (admitted === 0) setImmediate(() => admittedThisTurn.delete(connection));
+  admittedThisTurn.set(connection, admitted + 1);
+}
+
+/** Each connection's last server key (public-site mode) and its hash: a burst of subscribes on one connection hashes it once. */
+const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
+
+/** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null, live: boolean) => Refusal | null {
+  const idOf = (apiKey: string): string => {
+    // The caller's own key: the hash its context uses too (hashedKey), computed once.
+    const own = hashedKey(credential, options.services.config.keyHashSecret);
+    if (own?.apiKey === apiKey) return own.keyId;
+    let hashed = hashedKeys.get(connection);
+    if (hashed?.apiKey !== apiKey) {
+      hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
+      hashedKeys.set(connection, hashed);
+    }
+    return hashed.keyId;
+  };
+  return (apiKey, live) => {
+    const admitted = admittedThisTurn.get(connection) ?? 0;
+    // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
+    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted, address: connection.address };
+    // A live query may join an identical one of its key already running: only the
+    // connection's and the address's limits are known before it is parsed.
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
+    if (!error) return null;
+    options.subscriptions.refuse(error);
+    let refusal = limitRefusals.get(error);
+    if (!refusal) {
+      const { code, ...extensions } = error.extensions;
+      refusal = { code, message: error.message, status: 429, extensions };
+      limitRefusals.set(error, refusal);
+    }
+    return refusal;
+  };
+}
+
+/**
+ * Closes a WebSocket that sent too many refused subscribe messages with
+ * {@link TOO_MANY_REFUSALS_CLOSE_CODE}, and makes whatever it sends after cost nothing:
+ * graphql-ws's message listener goes (the messages of the chunk being read are dropped),
+ * and the bytes still coming (the rest of a burst, then the peer's close frame) are read
+ * and dropped unparsed, so the socket sees the peer's end of the connection and closes at
+ * once. `ws` reads a socket through its `data` events (ws 8); the close frame was written
+ * before, so the peer still gets the code.
+ */
+export function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
+  socket.removeAllListeners('message');
+  socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
+  request.socket.removeAllListeners('data');
+  request.socket.on('data', () => undefined);
+}
+
+/**
+ * A subscribe payload whose text may hold a subscription or a live query (the keyword or
+ * `@live`, as the pipeline's `subscription-limit` step tests it): the subscription limits
+ * decide on those, the cap on operations in flight on the others.
+ */
+export function mayBeStreaming(payload: unknown): boolean {
+  const query = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).query : undefined;
+  return typeof query === 'string' && SUBSCRIPTION_KEYWORD.test(query);
+}
+
+/** Runs the pipeline on one subscribe request. */
+export function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
+  const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
+  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
+  if (prepared.kind === 'run' && prepared.operation.operation === 'subscription') admitThisTurn(connection);
+  return prepared;
+}
+
+/** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */
+export function operationContext(value: unknown): SubscriptionContext | null {
+  return value !== null && typeof value === 'object' && 'itemErrors' in value && 'session' in value ? (value as SubscriptionContext) : null;
+}

@@ -1,0 +1,121 @@
+/**
+ * The graphql-sse transport at `/graphql/stream`: one connection per request ("distinct
+ * connections"), or one per reservation token (single connection mode), with reservations
+ * not yet connected capped and expiring (sse-reservations.ts), keep-alive comments, and the
+ * end of operations whose client left while they started.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { subscribe as graphqlSubscribe } from 'graphql';
+import type { ExecutionResult } from 'graphql';
+import { createHandler } from 'graphql-sse/lib/use/http';
+import { readCredential } from '../pipeline/credential';
+import { contextOf, prepare } from './admission';
+import { livePatchFormat } from './live-operations';
+import type { OperationRuns } from './operation-runs';
+import { SseReservations, releaseSseToken } from './sse-reservations';
+import { SubscriptionConnection } from './subscription-service';
+import type { SubscriptionTransportOptions } from './transport-options';
+
+/** The reservation token of a graphql-sse request (header or `token` parameter), or null. */
+function streamToken(req: IncomingMessage): string | null {
+  const header = req.headers['x-graphql-event-stream-token'];
+  if (typeof header === 'string' && header) return header;
+  return new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('token') || null;
+}
+
+/** The graphql-sse transport. */
+export interface SseTransport {
+  /** Answers a request to `/graphql/stream`. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** Drops the reservations not yet connected and ends every open stream (a stop). */
+  close(): void;
+}
+
+/** Creates the graphql-sse transport on `runs` (shared with graphql-ws). */
+export function createSseTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): SseTransport {
+  const { watch, patchFormats, abandonedChecks, unlessAbandoned, finish, execute } = runs;
+  // Reservations (their connections) whose event stream closed.
+  const closedStreams = new WeakSet<SubscriptionConnection>();
+  // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
+  const reservations = new Map<string, SubscriptionConnection>();
+  const sseConnectionOf = (token: string | null | undefined, request: IncomingMessage): SubscriptionConnection => {
+    if (!token) return new SubscriptionConnection('sse', addressOf(request));
+    for (const [held, connection] of reservations) if (connection.active === 0 && held !== token) reservations.delete(held);
+    let connection = reservations.get(token);
+    if (!connection) {
+      connection = new SubscriptionConnection('sse', addressOf(request));
+      reservations.set(token, connection);
+    }
+    return connection;
+  };
+  // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
+  const sse = createHandler({
+    schema: options.schema,
+    ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
+    execute,
+    subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
+    onSubscribe(req, params) {
+      const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
+      const connection = sseConnectionOf(token, req.raw);
+      const watched = watch.begin('graphql-sse', () => req.raw.headers);
+      const credential = readCredential(req.headers.get('authorization'), req.headers.get('origin'));
+      const prepared = prepare(options, 'graphql-sse', params, credential, connection);
+      // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
+      if (prepared.kind === 'refused') {
+        watch.admitted(watched, prepared, undefined);
+        return { data: null, errors: prepared.errors };
+      }
+      const { document, operationName, variables } = prepared;
+      const contextValue = contextOf(options, prepared, connection, credential);
+      patchFormats.set(contextValue, livePatchFormat(params.extensions));
+      watch.admitted(watched, prepared, contextValue);
+      if (token && req.headers.get('accept') !== 'text/event-stream') {
+        // Posted to a reservation: abandoned when this POST ends unanswered or the reservation's stream closes.
+        const post = req.context.res;
+        abandonedChecks.set(contextValue, () => (post.destroyed && !post.writableFinished) || closedStreams.has(connection));
+      }
+      return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
+    },
+    // graphql-sse's operation context is the context onSubscribe gave the operation.
+    onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
+    onNext: (ctx, _req, result) => finish('graphql-sse', ctx, result as ExecutionResult),
+    onComplete: (ctx) => {
+      const watched = watch.of(ctx);
+      if (watched) watch.finish(watched, undefined);
+    },
+  });
+  // The SSE responses open now: a stop ends them (nothing else would before the grace period).
+  const sseResponses = new Set<ServerResponse>();
+  return {
+    async handle(req, res) {
+      sseResponses.add(res);
+      res.once('close', () => sseResponses.delete(res));
+      const token = req.headers.accept === 'text/event-stream' ? streamToken(req) : null;
+      if (token) {
+        const reserved = reservations.get(token);
+        if (reserved) closedStreams.delete(reserved);
+        res.once('close', () => {
+          const connection = reservations.get(token);
+          if (connection) closedStreams.add(connection);
+        });
+      }
+      // Keep-alive comments stop proxies from closing an idle stream.
+      const keepAlive = setInterval(() => {
+        if (res.headersSent && !res.writableEnded) res.write(':\n\n');
+      }, options.keepAliveMs);
+      res.once('close', () => clearInterval(keepAlive));
+      try {
+        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
+      } finally {
+        if (res.writableEnded) clearInterval(keepAlive);
+      }
+    },
+    close() {
+      sseReservations?.close();
+      // An SSE stream has no close handshake: its connection ends (a client reconnects, e.g.
+      // EventSource, to another replica), and graphql-sse returns its operations.
+      for (const res of sseResponses) res.destroy();
+    },
+  };
+}

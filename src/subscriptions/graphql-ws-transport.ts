@@ -1,0 +1,144 @@
+/**
+ * The graphql-ws transport (protocol `graphql-transport-ws`) on a `ws` server without a
+ * port of its own: transports.ts hands it the upgrade requests to `/graphql`. The credential
+ * is read once per connection; every subscribe message goes through the admission
+ * (admission.ts), queries and mutations also through the cap on those in flight per
+ * connection (operation-cap.ts).
+ */
+import type { IncomingMessage } from 'node:http';
+import { GraphQLError } from 'graphql';
+import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
+import type { Credential } from '../pipeline/credential';
+import { readCredential } from '../pipeline/credential';
+import { formatClientError } from '../pipeline/result-steps';
+import { closeForRefusals, contextOf, mayBeStreaming, prepare, RefusalCount, REFUSED_SUBSCRIPTION } from './admission';
+import { livePatchFormat } from './live-operations';
+import { OperationsInFlight, overOperationCap } from './operation-cap';
+import type { OperationRuns } from './operation-runs';
+import type { WatchedOperation } from './operation-watch';
+import { SubscriptionConnection } from './subscription-service';
+import type { SubscriptionTransportOptions } from './transport-options';
+
+/** The answer to a subscribe message on a closing WebSocket (never sent: the socket is closing). */
+const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is closing.')];
+
+/** Each graphql-ws connection's credential, read from its parameters (or upgrade request) on its first subscribe. */
+const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
+
+/** The W3C trace context a WebSocket's connection parameters carry (a browser cannot set the upgrade request's headers). */
+function traceCarrier(headers: IncomingMessage['headers'], params: Record<string, unknown> | undefined): IncomingMessage['headers'] {
+  const { traceparent, tracestate } = params ?? {};
+  if (typeof traceparent !== 'string') return headers;
+  return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
+}
+
+/** Errors of an `error` message, formatted as a result's are (the result phase's `format-errors`). */
+function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
+  return errors.map((error) => formatClientError(error));
+}
+
+/** The graphql-ws transport: its `ws` server (which takes the upgrades) and the graphql-ws server on it. */
+export interface WsTransport {
+  /** The `ws` server, without a port of its own. */
+  readonly wss: WebSocketServer;
+  /** graphql-ws on it; `dispose()` closes every WebSocket with 1001. */
+  readonly server: ReturnType<typeof useServer>;
+}
+
+/** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
+export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
+  const { watch, refusedOverLimit, patchFormats, finish, execute, subscribe } = runs;
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
+  const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
+    let state = connections.get(ctx);
+    if (!state) {
+      state = { connection: new SubscriptionConnection('ws', addressOf(request)), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
+      connections.set(ctx, state);
+    }
+    return state;
+  };
+  // A WebSocket's operations by id (graphql-ws's onComplete and onError name an operation only by its id).
+  const wsWatched = new WeakMap<object, Map<string, WatchedOperation>>();
+  const wsWatchedOf = (ctx: object, id: string): WatchedOperation | undefined => {
+    const watched = wsWatched.get(ctx)?.get(id);
+    if (watched) wsWatched.get(ctx)?.delete(id);
+    return watched;
+  };
+  const server = useServer<Record<string, unknown> | undefined>(
+    {
+      schema: options.schema,
+      connectionInitWaitTimeout: options.connectionInitTimeoutMs,
+      subscribe,
+      execute,
+      onSubscribe(ctx, id, payload) {
+        // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
+        if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
+        const params = ctx.connectionParams ?? {};
+        const fromParams = params.authorization ?? params.Authorization;
+        const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
+        // Read once per connection: its parameters and upgrade request do not change.
+        let credential = connectionCredentials.get(connection);
+        if (!credential) {
+          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
+          connectionCredentials.set(connection, credential);
+        }
+        const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
+        // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
+        // refused before the pipeline, unless the text may hold a subscription (whose limits
+        // the pipeline checks), and then once parsed.
+        const overCap = (): ExecutionArgs => {
+          const errors = overOperationCap(inFlight.max);
+          watch.finish(watched, errors, 'rejected');
+          if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
+          const marker = {};
+          refusedOverLimit.set(marker, errors);
+          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
+        };
+        if (inFlight.full() && !mayBeStreaming(payload)) return overCap();
+        const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
+        if (prepared.kind === 'run') {
+          const { document, operationName, variables } = prepared;
+          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) {
+            if (inFlight.full()) return overCap();
+            inFlight.hold(id);
+          }
+          const contextValue = contextOf(options, prepared, connection, credential);
+          patchFormats.set(contextValue, livePatchFormat(payload.extensions));
+          watch.admitted(watched, prepared, contextValue);
+          wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
+          return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
+        }
+        watch.admitted(watched, prepared, undefined);
+        if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
+        if (prepared.step === 'subscription-limit') {
+          const marker = {};
+          refusedOverLimit.set(marker, prepared.errors);
+          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
+        }
+        // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
+        return prepared.errors;
+      },
+      onOperation: (_ctx, _id, _payload, args, result) => watch.answered(args, result),
+      onNext: (_ctx, _id, _payload, args, result) => finish('graphql-ws', args.contextValue, result),
+      onError: (ctx, id, _payload, errors) => {
+        connections.get(ctx)?.inFlight.release(id);
+        const formatted = formatErrors(errors);
+        const watched = wsWatchedOf(ctx, id);
+        if (watched) watch.finish(watched, formatted);
+        return formatted as unknown as GraphQLError[];
+      },
+      onComplete: (ctx, id) => {
+        connections.get(ctx)?.inFlight.release(id);
+        const watched = wsWatchedOf(ctx, id);
+        if (watched) watch.finish(watched, undefined);
+      },
+    },
+    wss,
+    options.keepAliveMs,
+  );
+  return { wss, server };
+}

@@ -1,0 +1,94 @@
+/**
+ * What graphql-ws and graphql-sse share to run an admitted operation: the watch (span, log
+ * line, metrics), the answer of a subscription refused over a limit, the patch format a live
+ * query asked for, the end of an operation whose client left while it started, and the
+ * result phase of the request pipeline on every result about to be sent.
+ */
+import { subscribe as graphqlSubscribe } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import { operationContext } from './admission';
+import { isAsyncIterator } from './live-operations';
+import type { LivePatchFormat } from './live-operations';
+import type { LiveQueries, LiveRun } from './live-queries';
+import { OperationWatch } from './operation-watch';
+import type { SubscriptionTransportOptions } from './transport-options';
+
+/** The state and steps both transports run operations with (see {@link createOperationRuns}). */
+export interface OperationRuns {
+  /** Each operation's span, log line and metrics. */
+  readonly watch: OperationWatch;
+  /** Markers of subscriptions refused over a limit, and the errors they answer with. */
+  readonly refusedOverLimit: WeakMap<object, readonly GraphQLError[]>;
+  /** The patch format each live query's client asked for, by its context. */
+  readonly patchFormats: WeakMap<object, LivePatchFormat>;
+  /** graphql-sse operations posted to a reservation: whether their client is gone. */
+  readonly abandonedChecks: WeakMap<object, () => boolean>;
+  /** `result`, ended at once when its client left while it started. */
+  unlessAbandoned<T>(contextValue: unknown, result: T): T;
+  /** The result phase on a result about to be sent (a live query's: its `delivery` phase). */
+  finish(transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult;
+  /** Executes a query or mutation (a live one through the live queries). */
+  execute(args: ExecutionArgs): ReturnType<LiveQueries['execute']>;
+  /** Subscribes (or answers a subscription refused over a limit with its errors). */
+  subscribe(args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult;
+}
+
+/** The operation runs of both transports of one gateway. */
+export function createOperationRuns(options: SubscriptionTransportOptions): OperationRuns {
+  // Subscriptions refused over a limit: answered like any refused subscription (a
+  // result with the error, then complete), without executing anything.
+  const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
+  // The patch format each live query's client asked for, by its context.
+  const patchFormats = new WeakMap<object, LivePatchFormat>();
+  // Each operation's span, log line and metrics.
+  const watch = new OperationWatch(options.reportOperation, options.tracing);
+  // graphql-sse operations posted to a reservation (single connection mode): whether the
+  // client is gone, asked when the operation's stream is ready (see `unlessAbandoned`).
+  const abandonedChecks = new WeakMap<object, () => boolean>();
+  /**
+   * `result`, ended at once when its client left while it started: graphql-sse returns a
+   * reservation's operations when its stream closes, but not one whose start (a
+   * subscription's first poll) was still under way then, nor one whose POST the client
+   * aborted before the 202 (graphql-sse's client then sends no DELETE). Either would run on
+   * a closed stream for good, holding its place and poller.
+   */
+  const unlessAbandoned = <T>(contextValue: unknown, result: T): T => {
+    const abandoned = contextValue && typeof contextValue === 'object' ? abandonedChecks.get(contextValue) : undefined;
+    if (!abandoned) return result;
+    const check = (value: unknown): void => {
+      if (isAsyncIterator<unknown>(value) && abandoned()) void value.return?.();
+    };
+    if (result instanceof Promise) return result.then((value: unknown) => (check(value), value)) as T;
+    check(result);
+    return result;
+  };
+  // The contexts of live queries: the result phase's `execution` steps ran at the end of
+  // each run, with that run's item errors and session; onNext runs the `delivery` steps.
+  const liveContexts = new WeakSet<object>();
+  // The result phase on a result about to be sent (a live query's: its `delivery` phase).
+  const finish = (transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult => {
+    const context = operationContext(contextValue);
+    const live = context !== null && liveContexts.has(context);
+    return options.pipeline.finishResult(
+      { transport, result, execution: context, delivery: context, report: ({ result: sent }) => watch.next(contextValue, sent) },
+      live ? ['delivery'] : undefined,
+    );
+  };
+  const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
+    const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
+    const context = operationContext(args.contextValue);
+    const transport = context?.subscription?.connection.transport === 'sse' ? 'graphql-sse' : 'graphql-ws';
+    const finishRun = (result: ExecutionResult, run: LiveRun): ExecutionResult =>
+      options.pipeline.finishResult({ transport, result, execution: run, delivery: context }, ['execution']);
+    // A live query's first execution starts when the transport first reads its results: in the span too.
+    const results = unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work), finishRun)));
+    if (context && isAsyncIterator(results)) liveContexts.add(context);
+    return results;
+  };
+  const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
+    const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
+    if (refused) return { errors: refused };
+    return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args)));
+  };
+  return { watch, refusedOverLimit, patchFormats, abandonedChecks, unlessAbandoned, finish, execute, subscribe };
+}

@@ -1,0 +1,44 @@
+/**
+ * What the subscription transports (graphql-ws and graphql-sse, see transports.ts) are
+ * built from.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { GraphQLSchema } from 'graphql';
+import type { Logger } from 'pino';
+import type { GatewayServices } from '../context';
+import type { OperationReport } from '../observability/operation.plugin';
+import type { GatewayTracing } from '../observability/tracing';
+import type { RequestPipeline } from '../pipeline/pipeline';
+import type { LiveQueries } from './live-queries';
+import type { SseReservationLimits } from './sse-reservations';
+import type { SubscriptionService } from './subscription-service';
+
+/** What the transports need. */
+export interface SubscriptionTransportOptions {
+  /** The schema operations execute on. */
+  schema: GraphQLSchema;
+  /** What a context is built from. */
+  services: GatewayServices;
+  /** The subscription limits and pollers. */
+  subscriptions: SubscriptionService;
+  /** The gateway's request pipeline (the same one HTTP runs). */
+  pipeline: RequestPipeline;
+  /** Runs queries marked `@live` (and every other query and mutation). */
+  liveQueries: LiveQueries;
+  /** Close a WebSocket that sent no `connection_init` within this time, ms. */
+  connectionInitTimeoutMs: number;
+  /** Most queries and mutations in flight at once on one WebSocket (`OPERATIONS_MAX_PER_CONNECTION`, see operation-cap.ts). */
+  operationsMaxPerConnection: number;
+  /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
+  keepAliveMs: number;
+  /** Where the transports log. */
+  logger?: Logger;
+  /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
+  sseReservations?: SseReservationLimits;
+  /** Traces each operation in a span of its own when tracing is on (src/observability/tracing.ts). */
+  tracing?: GatewayTracing;
+  /** Counts and logs each operation at its first answer, as over HTTP (`reportOperation` of src/observability/operation.plugin.ts). */
+  reportOperation?: (report: OperationReport) => void;
+  /** The client address of a request (`TRUSTED_PROXIES`, see src/http/client-address.ts); none: the socket's. */
+  clientAddress?: (request: IncomingMessage) => string;
+}
