@@ -5,27 +5,15 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { UpstreamEconomy } from '../economy';
-import type { UpstreamReply } from '../economy';
 import { GatewayError } from '../errors/gateway-error';
-import { UpstreamSession } from '../economy';
-import type { Endpoint, PathParams } from '../upstream/endpoints';
+import type { UpstreamSession } from '../economy';
 import { isDefinitive } from '../subscribable/feed';
 import type { Feed, FeedMessage, PollClock } from '../subscribable/feed';
+import { PollSession, SYSTEM_CLOCK, pollFailedError, serializeError } from './poll-session';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
 export type { PollClock } from '../subscribable/feed';
-
-/** The real clock. */
-export const SYSTEM_CLOCK: PollClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => {
-    const timer = setTimeout(callback, ms);
-    timer.unref();
-    return timer;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** Settings of {@link PollHub}. */
 export interface PollHubOptions {
@@ -397,38 +385,4 @@ export class PollHub {
   private updatePollerGauges(): void {
     this.options.metrics?.pollers(this.pollers.size, this.leading());
   }
-}
-
-/**
- * The session a feed polls through: every GET goes to `economy.fetchInBackground` at the
- * poll's priority instead of the operation path, so polls queue behind operations on
- * the key's budget and are accounted to no operation.
- */
-class PollSession extends UpstreamSession {
-  constructor(
-    private readonly pollEconomy: UpstreamEconomy,
-    private readonly pollApiKey: string,
-    private readonly pollKeyId: string,
-    private readonly priority: 'missed' | 'background',
-  ) {
-    super(pollEconomy, pollApiKey, pollKeyId);
-  }
-
-  override get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    return this.pollEconomy.fetchInBackground({ keyId: this.pollKeyId, apiKey: this.pollApiKey, endpoint, params }, { priority: this.priority });
-  }
-}
-
-/** The error event after repeated failures: the last failure's code and extensions, and how many failed. */
-function pollFailedError(last: GatewayError, failures: number): GatewayError {
-  return new GatewayError(
-    last.code,
-    `Polling the upstream failed ${failures} times in a row (last: ${last.message}). The subscription stays open and polling goes on with backoff.`,
-    { ...last.extensions, consecutiveFailures: failures },
-  );
-}
-
-function serializeError(error: GatewayError): { code: GatewayError['code']; message: string; extensions: Record<string, unknown> } {
-  const { code: _code, ...extensions } = error.extensions;
-  return { code: error.code, message: error.message, extensions };
 }

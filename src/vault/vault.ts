@@ -16,6 +16,10 @@ import { parseGrant } from './grants';
 import type { Grant } from './grants';
 import { looksLikeToken, newToken, tokenChecksumValid, tokenHash } from './token-format';
 import type { VaultStorage } from './storage';
+import { VaultUsageError } from './usage-error';
+import { addWebhookRecord, openWebhooks, removeWebhookRecord, rewrapWebhooks, webhookSummaries } from './webhooks';
+import type { OpenedWebhook, WebhookRecord, WebhookSummary } from './webhooks';
+import type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
 /** The document's format marker. */
 const FORMAT = 'statev-gateway-vault/1';
@@ -55,24 +59,6 @@ interface TokenRecord {
   revokedAt: string | null;
 }
 
-/** One webhook: where a company's payment events are POSTed, polled with a vault key. */
-interface WebhookRecord {
-  /** `whk_` and 12 hex digits. */
-  readonly id: string;
-  /** The id of the key (character) whose requests it reports and whose key polls. */
-  readonly keyId: string;
-  /** The company. */
-  readonly factoryId: string;
-  /** The https URL events are POSTed to. */
-  readonly url: string;
-  /** ISO time it was added. */
-  readonly createdAt: string;
-  /** Its data key, wrapped under the master key. */
-  dataKey: WrappedKey;
-  /** The signing secret (`whsec_…`), sealed under the data key. */
-  readonly sealed: string;
-}
-
 /** The stored document. */
 interface VaultDocument {
   readonly format: typeof FORMAT;
@@ -84,87 +70,14 @@ interface VaultDocument {
   webhooks?: WebhookRecord[];
 }
 
-/** A webhook as `webhooks list` shows it (never its secret). */
-export interface WebhookSummary {
-  /** `whk_…`. */
-  readonly id: string;
-  /** The vault name of the character whose key polls. */
-  readonly character: string;
-  /** The company. */
-  readonly factoryId: string;
-  /** Where events go. */
-  readonly url: string;
-  /** When it was added. */
-  readonly createdAt: Date;
-}
+export type { OpenedWebhook, WebhookSummary } from './webhooks';
 
-/** A webhook opened for the gateway: with its signing secret and the key that polls. */
-export interface OpenedWebhook {
-  /** `whk_…`. */
-  readonly id: string;
-  /** The company. */
-  readonly factoryId: string;
-  /** Where events go. */
-  readonly url: string;
-  /** The signing secret (`whsec_` and base64), as the Standard Webhooks specification has it. */
-  readonly secret: string;
-  /** The StateV key that polls the company's accounts; never logged. */
-  readonly apiKey: string;
-}
+export type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
-/** A key as `keys list` shows it: never the key or the secret. */
-export interface KeySummary {
-  /** The vault entry's id. */
-  readonly id: string;
-  /** Its name. */
-  readonly name: string;
-  /** When it was added. */
-  readonly addedAt: Date;
-  /** True when a secret is stored with it. */
-  readonly hasSecret: boolean;
-}
-
-/** A token as `tokens list` shows it. */
-export interface TokenSummary {
-  /** Its id. */
-  readonly id: string;
-  /** The names of its characters (a removed key shows as its id). */
-  readonly characters: readonly string[];
-  /** Its grants as written. */
-  readonly grants: readonly string[];
-  /** When it was created. */
-  readonly createdAt: Date;
-  /** When it expires. */
-  readonly expiresAt: Date;
-  /** When it was revoked, or null. */
-  readonly revokedAt: Date | null;
-  /** The origin it is bound to, or null. */
-  readonly origin: string | null;
-  /** Its share of its key's budget, or null. */
-  readonly budgetShare: number | null;
-  /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
-  readonly lastUsedAt: Date | null;
-}
-
-/** What `tokens create` asks for. */
-export interface TokenRequest {
-  /** Names of vault keys, at least one. */
-  readonly characters: readonly string[];
-  /** Grants (see `GRANT_FORMS`), at least one. */
-  readonly grants: readonly string[];
-  /** How long it works, ms. */
-  readonly expiresInMs: number;
-  /** A browser origin (`scheme://host[:port]`) it is bound to. */
-  readonly origin?: string | null;
-  /** Its share of its key's requests per window, 1 or more. */
-  readonly budgetShare?: number | null;
-}
-
-/** A request to the vault that cannot be done (an unknown name, a bad grant): the message says what to do. */
-export class VaultUsageError extends Error {}
+export { VaultUsageError } from './usage-error';
 
 /** A new record id: the prefix and 12 hex digits. */
-function newId(prefix: 'key' | 'tok' | 'whk'): string {
+function newId(prefix: 'key' | 'tok'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
 }
 
@@ -294,9 +207,7 @@ export class Vault {
       openKey(this.master, record);
       record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `key:${record.id}`), `key:${record.id}`);
     }
-    for (const record of document.webhooks ?? []) {
-      record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
-    }
+    rewrapWebhooks(document, this.master);
     await this.save(document);
     return { records: document.keys.length + (document.webhooks?.length ?? 0) + 1, masterKeyId: this.master.currentId };
   }
@@ -338,44 +249,20 @@ export class Vault {
   }
 
   /**
-   * Adds a webhook: the company's payment events POSTed to `url`, signed with a fresh
-   * secret (returned here only), polled with the key of the named character.
+   * Adds a webhook (see webhooks.ts); its signing secret is returned here only.
    *
    * @throws VaultUsageError for an unknown character, an empty company or a URL that is not https
    */
   async addWebhook(character: string, factoryId: string, url: string): Promise<{ readonly id: string; readonly secret: string }> {
     const document = await this.load();
-    const key = document.keys.find((each) => each.name === character);
-    if (!key) throw new VaultUsageError(`The vault has no key named "${character}" (see keys list).`);
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(factoryId)) throw new VaultUsageError('--factory takes a company id (Factory.id).');
-    let parsed: URL | null = null;
-    try {
-      parsed = new URL(url);
-    } catch {
-      parsed = null;
-    }
-    if (parsed?.protocol !== 'https:' || parsed.username !== '' || parsed.password !== '') throw new VaultUsageError(`--url must be an https:// URL without credentials: "${url}" is not.`);
-    const id = newId('whk');
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    const dataKey = newDataKey();
-    (document.webhooks ??= []).push({
-      id,
-      keyId: key.id,
-      factoryId,
-      url: parsed.toString(),
-      createdAt: this.now().toISOString(),
-      dataKey: this.master.wrap(dataKey, `webhook:${id}`),
-      sealed: seal(dataKey, Buffer.from(secret, 'utf8'), `webhook:${id}:${factoryId}`),
-    });
+    const added = addWebhookRecord(document, this.master, { character, factoryId, url, now: this.now() });
     await this.save(document);
-    return { id, secret };
+    return added;
   }
 
   /** Every webhook, oldest first (never a secret). */
   async listWebhooks(): Promise<WebhookSummary[]> {
-    const document = await this.load();
-    const names = new Map(document.keys.map((record) => [record.id, record.name]));
-    return (document.webhooks ?? []).map((record) => ({ id: record.id, character: names.get(record.keyId) ?? record.keyId, factoryId: record.factoryId, url: record.url, createdAt: new Date(record.createdAt) }));
+    return webhookSummaries(await this.load());
   }
 
   /**
@@ -385,9 +272,7 @@ export class Vault {
    */
   async removeWebhook(id: string): Promise<void> {
     const document = await this.load();
-    const index = (document.webhooks ?? []).findIndex((record) => record.id === id);
-    if (index < 0) throw new VaultUsageError(`The vault has no webhook with id "${id}" (see webhooks list).`);
-    document.webhooks?.splice(index, 1);
+    removeWebhookRecord(document, id);
     await this.save(document);
   }
 
@@ -498,12 +383,7 @@ export class VaultView {
     const document = parseDocument(text);
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
-    for (const record of document.webhooks ?? []) {
-      const key = keys.get(record.keyId);
-      if (!key) continue;
-      const secret = open(master.unwrap(record.dataKey, `webhook:${record.id}`), record.sealed, `webhook:${record.id}:${record.factoryId}`).toString('utf8');
-      view.webhooks.push({ id: record.id, factoryId: record.factoryId, url: record.url, secret, apiKey: key.apiKey });
-    }
+    view.webhooks.push(...openWebhooks(document, keys, master));
     for (const record of document.tokens) {
       view.expiry.set(record.hash, Date.parse(record.expiresAt));
       if (record.revokedAt !== null) {
