@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import { operationLoaders } from './domains';
-import type { GatewayContext } from './domains/gateway-context';
+import type { DomainServices, GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
@@ -24,6 +24,8 @@ export interface GatewayServices {
     Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
   /** The access tokens' shares of their keys' budgets (`tokens create --budget-share`); absent: not enforced. */
   tokenBudgets?: TokenBudgets;
+  /** The domains' process-wide parts (the payment desk), handed to every context. */
+  domains?: DomainServices;
 }
 
 function singleHeader(value: string | string[] | undefined): string | undefined {
@@ -103,5 +105,7 @@ export function createContext(
       encoding: services.config.siteDocumentEncoding ?? DEFAULT_CONFIG.siteDocumentEncoding,
       patienceMs: session.patienceMs ?? services.config.upstreamPatienceMs ?? DEFAULT_CONFIG.upstreamPatienceMs,
     },
+    ...(services.domains ? { domains: services.domains } : {}),
+    warnings: new Map(),
   };
 }

@@ -27,6 +27,11 @@ import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
 import { startLiveVault, TokenBudgets } from './vault';
+import { FilePaymentStore } from './domains/payments/payment-request.store';
+import { RedisPaymentStore } from './domains/payments/payment-request.redis-store';
+import { PaymentDesk } from './domains/payments/payment-request.service';
+import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
+import { hashedKey } from './pipeline/credential';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -65,6 +70,8 @@ export interface GatewayRuntime {
   readonly pipeline: RequestPipeline;
   /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set; `close` stops watching it. */
   readonly vault: { allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
+  /** The payment desk (payment requests, their matching and events), in `services.domains` too; `close` stops it and its store. */
+  readonly payments: PaymentDesk;
 }
 
 /** Options for tests and embedding. */
@@ -166,6 +173,19 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const schema = await buildGatewaySchema();
   // Access tokens: the vault, opened (a wrong VAULT_MASTER_KEY stops the start) and watched.
   const vault = await startLiveVault(config, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'));
+  // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
+  const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
+  const payments = new PaymentDesk(paymentStore, { onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
+  if (vault) {
+    const webhooks = new WebhookDispatcher(
+      payments,
+      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: { apiKey: hook.apiKey, keyId: hashedKey({ kind: 'key', apiKey: hook.apiKey }, config.keyHashSecret)?.keyId ?? '' } })),
+      { onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery') },
+    );
+    webhooks.start();
+    payments.closeWith(() => webhooks.close());
+  }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();
@@ -212,7 +232,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now) }, pipeline, tracing, vault };
+  const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now), domains: { payments } };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments };
 }
 
 /**

@@ -96,6 +96,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await upstream.close();
     await runtime.shared?.close();
     await runtime.vault?.close(); // stops watching the vault (and its Redis connections)
+    await runtime.payments.close(); // stops matching and expiring; the last write of the payments file
     await runtime.tracing?.shutdown(); // the spans still buffered
   };
   await apollo.start();

@@ -229,6 +229,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
     setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
   ]),
+  ...section('Payments', [
+    setting('paymentsFile', 'PAYMENTS_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.paymentsFile), 'file of the payment requests (mode 0600); in Redis when REDIS_URL is set; off = memory only', { none: 'off' }),
+  ]),
   ...section('Site documents', [
     integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),
     setting('siteDocumentEncoding', 'SITE_DOCUMENT_ENCODING', (env, name) => enumSetting(env, name, DEFAULT_CONFIG.siteDocumentEncoding, SITE_DOCUMENT_ENCODINGS), `how site-document chunks are encoded: ${SITE_DOCUMENT_ENCODINGS.join(', ')}`),

@@ -16,6 +16,7 @@ import { livePage } from './live-page';
 import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
+import { payments } from './payments';
 import { rateLimited } from './rate-limited';
 import { siteDocuments } from './site-documents';
 import { replicas } from './replicas';
@@ -56,4 +57,5 @@ export const SCENARIOS: readonly Scenario[] = [
   liveCrowd,
   siteDocuments,
   warmToken,
+  payments,
 ];

@@ -11,7 +11,7 @@ import type { Env } from '../settings-readers';
 import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, vaultStorage } from '../vault';
 
 /** The first words that make a vault command. */
-export const VAULT_COMMANDS = ['keys', 'tokens', 'vault'] as const;
+export const VAULT_COMMANDS = ['keys', 'tokens', 'vault', 'webhooks'] as const;
 
 /** What a vault command printed and its exit code. */
 export interface VaultCommandResult {
@@ -33,6 +33,11 @@ const USAGE = `Usage:
                                         print a new access token on one line
   statev-gateway tokens list            id, characters, grants, expiry, state and last use of every token
   statev-gateway tokens revoke <id>     refuse a token from now on (within 1 s on running gateways)
+  statev-gateway webhooks add --character <name> --factory <id> --url <https url>
+                                        POST the company's payment events there, signed (Standard Webhooks);
+                                        prints the webhook id and its signing secret (shown once)
+  statev-gateway webhooks list          id, character, company, URL and added date (never a secret)
+  statev-gateway webhooks remove <id>   stop posting to a webhook (within 1 s on running gateways)
 
 Grants: ${GRANT_FORMS.join(', ')}
 Durations: a number and s, m, h, d or w (e.g. 90m, 12h, 30d).
@@ -155,6 +160,29 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
       }
       const created = await vault.createToken({ characters: strings(values.character), grants: strings(values.grant), expiresInMs: expiresIn, origin: boundOrigin, budgetShare });
       return done(`${created.token}\n`);
+    }
+    case 'webhooks add': {
+      let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+      try {
+        values = parseArgs({ args: [...argv.slice(2)], options: { character: { type: 'string' }, factory: { type: 'string' }, url: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+      } catch (error) {
+        return refused(`${error instanceof Error ? error.message : String(error)}: see statev-gateway webhooks --help.`, 2);
+      }
+      const { character, factory, url } = values;
+      if (typeof character !== 'string' || typeof factory !== 'string' || typeof url !== 'string') return refused('webhooks add needs --character <name> --factory <id> --url <https url>.', 2);
+      const added = await vault.addWebhook(character, factory, url);
+      return done(`${added.id} ${added.secret}\n`);
+    }
+    case 'webhooks list': {
+      const hooks = await vault.listWebhooks();
+      if (hooks.length === 0) return done(`No webhooks in ${where}.\n`);
+      return done(table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt)])]));
+    }
+    case 'webhooks remove': {
+      const [id] = rest;
+      if (!id || rest.length > 1) return refused('webhooks remove takes one webhook id: statev-gateway webhooks remove <id> (see webhooks list)', 2);
+      await vault.removeWebhook(id);
+      return done(`Removed webhook ${id}.\n`);
     }
     default:
       return refused(`Unknown command "statev-gateway ${words.join(' ')}".\n${USAGE}`, 2);

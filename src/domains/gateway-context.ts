@@ -10,6 +10,13 @@ import type { Loaders } from './shared/loader';
 import type { SubscriptionScope } from '../subscribable/feed';
 import type { ActiveToken } from '../vault';
 
+/**
+ * Process-wide parts of the domains (e.g. the payment desk), by domain. Empty here: each
+ * domain adds its optional member by declaration merging, so this module names no domain.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by each domain's declaration merging
+export interface DomainServices {}
+
 /** What every resolver receives: the caller's credentials, its upstream session and loaders. */
 export interface GatewayContext {
   /** The bearer key of the request, or null (introspection works without one). */
@@ -30,6 +37,10 @@ export interface GatewayContext {
   optionSlots: number;
   /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */
   siteDocuments: { maxBytes: number; encoding: SiteDocumentEncoding; patienceMs: number };
+  /** The domains' process-wide parts (absent in contexts built without them: those features answer that they are off). */
+  domains?: DomainServices;
+  /** Warnings for `extensions.warnings` (e.g. `WINDOW_OVERRUN` of a payment request's account), by a key that keeps each once. */
+  warnings?: Map<string, Record<string, unknown>>;
 }
 
 /**

@@ -43,7 +43,7 @@ export interface OutgoingResult {
 }
 
 /** What the `execution` steps read of the execution's context. */
-export type ExecutionContext = Pick<GatewayContext, 'itemErrors' | 'session'>;
+export type ExecutionContext = Pick<GatewayContext, 'itemErrors' | 'session' | 'warnings'>;
 
 /** What the `delivery` steps read of the operation's context. */
 export type DeliveryContext = Pick<GatewayContext, 'apiKey' | 'apiSecretHeader'>;
@@ -182,6 +182,17 @@ export const RESULT_STEPS = [
           ...(age !== null ? { responseCache: { hit: true, ageSeconds: age } } : {}),
         },
       };
+    },
+  },
+  // extensions.warnings: what the execution noted without failing (e.g. WINDOW_OVERRUN of a
+  // payment request's account), each once.
+  {
+    name: 'warnings',
+    phase: 'execution',
+    run(state) {
+      const warnings = state.execution?.warnings;
+      if (!warnings || warnings.size === 0) return;
+      state.result = { ...state.result, extensions: { ...state.result.extensions, warnings: [...warnings.values()] } };
     },
   },
   // Every error through formatError (unexpected ones masked as INTERNAL_SERVER_ERROR), with

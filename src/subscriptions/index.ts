@@ -84,6 +84,8 @@ export function createGatewaySubscriptions(
     metrics,
     logger: parts.logger,
   });
+  // Accounts with open payment requests are polled by the same pollers as transactionAdded.
+  parts.services.domains?.payments?.attach({ watch: (caller, feed, observer) => hub.watch(caller, feed, observer) });
   const service = new SubscriptionService(
     hub,
     { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection, maxLiveSubscribersPerAddress: config.liveQuerySubscribersMaxPerAddress },

@@ -5,27 +5,15 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { UpstreamEconomy } from '../economy';
-import type { UpstreamReply } from '../economy';
 import { GatewayError } from '../errors/gateway-error';
-import { UpstreamSession } from '../economy';
-import type { Endpoint, PathParams } from '../upstream/endpoints';
+import type { UpstreamSession } from '../economy';
 import { isDefinitive } from '../subscribable/feed';
 import type { Feed, FeedMessage, PollClock } from '../subscribable/feed';
+import { PollSession, SYSTEM_CLOCK, pollFailedError, serializeError } from './poll-session';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
 export type { PollClock } from '../subscribable/feed';
-
-/** The real clock. */
-export const SYSTEM_CLOCK: PollClock = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => {
-    const timer = setTimeout(callback, ms);
-    timer.unref();
-    return timer;
-  },
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** Settings of {@link PollHub}. */
 export interface PollHubOptions {
@@ -67,6 +55,8 @@ interface Poller {
   readonly apiKey: string;
   readonly feed: Feed<unknown, unknown>;
   readonly listeners: Set<(message: FeedMessage<unknown>) => void>;
+  /** Who reads every state this replica polls (see {@link PollHub.watch}). */
+  readonly observers: Set<(state: unknown, session: UpstreamSession) => Promise<void>>;
   /** The last state, once a poll succeeded. */
   state: { value: unknown } | null;
   /** Settles when the first poll has answered; rejects when it failed definitively. */
@@ -142,6 +132,34 @@ export class PollHub {
     return () => this.leave(current, typed);
   }
 
+  /**
+   * Joins the poller of (key, resource) as an observer: `observer` gets every state this
+   * replica polls (the first one too, unlike events), with the session of that poll, so
+   * it can read further pages within the same budget. Its promise is not awaited (it
+   * must not block the poller); it counts as a subscriber, so the poller runs while it
+   * watches. Resolves once the first poll has answered.
+   *
+   * @returns the function that stops watching
+   * @throws GatewayError when the first poll failed definitively
+   */
+  async watch<S>(caller: PollCaller, feed: Feed<S, unknown>, observer: (state: S, session: UpstreamSession) => Promise<void>): Promise<() => void> {
+    const typed = observer as (state: unknown, session: UpstreamSession) => Promise<void>;
+    const id = `${caller.keyId}|${feed.resource}`;
+    const existing = this.pollers.get(id);
+    // A poller that already has a state: the observer starts from it.
+    if (existing?.state && existing.leading) void typed(existing.state.value, new PollSession(this.options.economy, caller.apiKey, caller.keyId, 'background')).catch(() => undefined);
+    const poller = existing ?? this.start(id, caller, feed as Feed<unknown, unknown>);
+    poller.observers.add(typed);
+    const leave = await this.subscribe(caller, feed, () => undefined).catch((error: unknown) => {
+      poller.observers.delete(typed);
+      throw error;
+    });
+    return () => {
+      poller.observers.delete(typed);
+      leave();
+    };
+  }
+
   /** Pollers running in this process (for tests and metrics). */
   get size(): number {
     return this.pollers.size;
@@ -177,6 +195,7 @@ export class PollHub {
       apiKey: caller.apiKey,
       feed,
       listeners: new Set(),
+      observers: new Set(),
       state: null,
       ready: Promise.resolve(),
       failures: 0,
@@ -280,6 +299,7 @@ export class PollHub {
     poller.state = { value };
     poller.failures = 0;
     const events = previous ? feed.diff(previous.value, value, observedAt) : [];
+    for (const observer of [...poller.observers]) void observer(value, session).catch(() => undefined);
     this.options.metrics?.polled(feed.kind, events.length > 0 ? 'changed' : 'unchanged');
     this.activity.emit('polled', feed.kind, events.length > 0 ? 'changed' : 'unchanged');
     if (events.length > 0) {
@@ -365,38 +385,4 @@ export class PollHub {
   private updatePollerGauges(): void {
     this.options.metrics?.pollers(this.pollers.size, this.leading());
   }
-}
-
-/**
- * The session a feed polls through: every GET goes to `economy.fetchInBackground` at the
- * poll's priority instead of the operation path, so polls queue behind operations on
- * the key's budget and are accounted to no operation.
- */
-class PollSession extends UpstreamSession {
-  constructor(
-    private readonly pollEconomy: UpstreamEconomy,
-    private readonly pollApiKey: string,
-    private readonly pollKeyId: string,
-    private readonly priority: 'missed' | 'background',
-  ) {
-    super(pollEconomy, pollApiKey, pollKeyId);
-  }
-
-  override get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    return this.pollEconomy.fetchInBackground({ keyId: this.pollKeyId, apiKey: this.pollApiKey, endpoint, params }, { priority: this.priority });
-  }
-}
-
-/** The error event after repeated failures: the last failure's code and extensions, and how many failed. */
-function pollFailedError(last: GatewayError, failures: number): GatewayError {
-  return new GatewayError(
-    last.code,
-    `Polling the upstream failed ${failures} times in a row (last: ${last.message}). The subscription stays open and polling goes on with backoff.`,
-    { ...last.extensions, consecutiveFailures: failures },
-  );
-}
-
-function serializeError(error: GatewayError): { code: GatewayError['code']; message: string; extensions: Record<string, unknown> } {
-  const { code: _code, ...extensions } = error.extensions;
-  return { code: error.code, message: error.message, extensions };
 }

@@ -6,7 +6,7 @@
 import { MasterKeys } from './envelope';
 import type { VaultStorage } from './storage';
 import { VaultView } from './vault';
-import type { TokenCheck } from './vault';
+import type { OpenedWebhook, TokenCheck } from './vault';
 
 
 /** Looks bearer tokens up: what the pipeline reads. */
@@ -95,6 +95,11 @@ export class LiveVault implements TokenResolver {
       for (const [id, at] of Object.entries(uses)) if (!this.uses.has(id)) this.uses.set(id, at);
       this.onError(error);
     }
+  }
+
+  /** The webhooks of the vault as it is now (their keys and secrets opened; never log them). */
+  webhooks(): readonly OpenedWebhook[] {
+    return this.view.webhooks;
   }
 
   /** True when a token that is not revoked is bound to this browser origin. */

@@ -16,6 +16,10 @@ import { parseGrant } from './grants';
 import type { Grant } from './grants';
 import { looksLikeToken, newToken, tokenChecksumValid, tokenHash } from './token-format';
 import type { VaultStorage } from './storage';
+import { VaultUsageError } from './usage-error';
+import { addWebhookRecord, openWebhooks, removeWebhookRecord, rewrapWebhooks, webhookSummaries } from './webhooks';
+import type { OpenedWebhook, WebhookRecord, WebhookSummary } from './webhooks';
+import type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
 /** The document's format marker. */
 const FORMAT = 'statev-gateway-vault/1';
@@ -62,58 +66,15 @@ interface VaultDocument {
   tokenKey: WrappedKey;
   readonly keys: KeyRecord[];
   readonly tokens: TokenRecord[];
+  /** Webhooks (absent in vaults written before there were any). */
+  webhooks?: WebhookRecord[];
 }
 
-/** A key as `keys list` shows it: never the key or the secret. */
-export interface KeySummary {
-  /** The vault entry's id. */
-  readonly id: string;
-  /** Its name. */
-  readonly name: string;
-  /** When it was added. */
-  readonly addedAt: Date;
-  /** True when a secret is stored with it. */
-  readonly hasSecret: boolean;
-}
+export type { OpenedWebhook, WebhookSummary } from './webhooks';
 
-/** A token as `tokens list` shows it. */
-export interface TokenSummary {
-  /** Its id. */
-  readonly id: string;
-  /** The names of its characters (a removed key shows as its id). */
-  readonly characters: readonly string[];
-  /** Its grants as written. */
-  readonly grants: readonly string[];
-  /** When it was created. */
-  readonly createdAt: Date;
-  /** When it expires. */
-  readonly expiresAt: Date;
-  /** When it was revoked, or null. */
-  readonly revokedAt: Date | null;
-  /** The origin it is bound to, or null. */
-  readonly origin: string | null;
-  /** Its share of its key's budget, or null. */
-  readonly budgetShare: number | null;
-  /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
-  readonly lastUsedAt: Date | null;
-}
+export type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
-/** What `tokens create` asks for. */
-export interface TokenRequest {
-  /** Names of vault keys, at least one. */
-  readonly characters: readonly string[];
-  /** Grants (see `GRANT_FORMS`), at least one. */
-  readonly grants: readonly string[];
-  /** How long it works, ms. */
-  readonly expiresInMs: number;
-  /** A browser origin (`scheme://host[:port]`) it is bound to. */
-  readonly origin?: string | null;
-  /** Its share of its key's requests per window, 1 or more. */
-  readonly budgetShare?: number | null;
-}
-
-/** A request to the vault that cannot be done (an unknown name, a bad grant): the message says what to do. */
-export class VaultUsageError extends Error {}
+export { VaultUsageError } from './usage-error';
 
 /** A new record id: the prefix and 12 hex digits. */
 function newId(prefix: 'key' | 'tok'): string {
@@ -246,8 +207,9 @@ export class Vault {
       openKey(this.master, record);
       record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `key:${record.id}`), `key:${record.id}`);
     }
+    rewrapWebhooks(document, this.master);
     await this.save(document);
-    return { records: document.keys.length + 1, masterKeyId: this.master.currentId };
+    return { records: document.keys.length + (document.webhooks?.length ?? 0) + 1, masterKeyId: this.master.currentId };
   }
 
   /**
@@ -284,6 +246,34 @@ export class Vault {
     document.tokens.push(record);
     await this.save(document);
     return { id: record.id, token };
+  }
+
+  /**
+   * Adds a webhook (see webhooks.ts); its signing secret is returned here only.
+   *
+   * @throws VaultUsageError for an unknown character, an empty company or a URL that is not https
+   */
+  async addWebhook(character: string, factoryId: string, url: string): Promise<{ readonly id: string; readonly secret: string }> {
+    const document = await this.load();
+    const added = addWebhookRecord(document, this.master, { character, factoryId, url, now: this.now() });
+    await this.save(document);
+    return added;
+  }
+
+  /** Every webhook, oldest first (never a secret). */
+  async listWebhooks(): Promise<WebhookSummary[]> {
+    return webhookSummaries(await this.load());
+  }
+
+  /**
+   * Removes a webhook by id.
+   *
+   * @throws VaultUsageError when there is none of that id
+   */
+  async removeWebhook(id: string): Promise<void> {
+    const document = await this.load();
+    removeWebhookRecord(document, id);
+    await this.save(document);
   }
 
   /** Every token, oldest first. */
@@ -373,6 +363,8 @@ export class VaultView {
   private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
   private readonly expiry = new Map<string, number>();
   private readonly origins = new Set<string>();
+  /** The webhooks whose key is in the vault, opened. */
+  readonly webhooks: OpenedWebhook[] = [];
 
   private constructor(private readonly hashKey: Buffer | null) {}
 
@@ -391,6 +383,7 @@ export class VaultView {
     const document = parseDocument(text);
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
+    view.webhooks.push(...openWebhooks(document, keys, master));
     for (const record of document.tokens) {
       view.expiry.set(record.hash, Date.parse(record.expiresAt));
       if (record.revokedAt !== null) {

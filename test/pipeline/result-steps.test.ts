@@ -34,7 +34,7 @@ function failItem(context: Pick<GatewayContext, 'itemErrors'>, index: number, er
 
 describe('the result steps', () => {
   it('run in this order, phase by phase', () => {
-    expect(RESULT_STEPS.map((step) => step.name)).toEqual(['item-errors', 'upstream', 'format-errors', 'redact', 'response-size', 'report']);
+    expect(RESULT_STEPS.map((step) => step.name)).toEqual(['item-errors', 'upstream', 'warnings', 'format-errors', 'redact', 'response-size', 'report']);
     const phases = RESULT_STEPS.map((step) => RESULT_PHASES.indexOf(step.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));
   });

@@ -177,6 +177,8 @@ export function testConfig(upstreamBaseUrl: string, overrides: Partial<GatewayCo
       responseCacheEnabled: false,
       // No cache file: tests run in parallel and must not share (or leave) one.
       cacheFile: null,
+      // Payment requests in memory, for the same reason (restart tests name a file of their own).
+      paymentsFile: null,
       // No refresh-ahead: it would add background requests to what tests count (refresh-ahead*.test.ts turn it on).
       refreshAheadShare: 0,
       // No per-key budget, as the simulator has no limit (see upstream-limit.ts); tests of the budget set their own.
@@ -287,6 +289,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
           await runtime.upstream.close();
           await runtime.shared?.close();
           await runtime.vault?.close();
+          await runtime.payments.close();
         }
       } finally {
         await mockAgent?.close();

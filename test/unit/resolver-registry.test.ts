@@ -41,6 +41,7 @@ describe('resolver registry', () => {
       'factoryOptionChanged',
       'inventoryChanged',
       'myAuctionChanged',
+      'paymentReceived',
       'roomChanged',
       'siteDocumentChanged',
       'transactionAdded',

@@ -22,9 +22,7 @@ const PENDING = new Map<string, number>([
   // The simulator's routes: one file per resource group is the seam.
   ['src/simulator/routes.ts', 544],
   // The vault: key storage, tokens and their checks.
-  ['src/vault/vault.ts', 436],
-  // The poll hub: the pollers and the subscriber bookkeeping.
-  ['src/subscriptions/poll-hub.ts', 402],
+  ['src/vault/vault.ts', 429],
 ]);
 
 /** Every .ts file below `folder`, as a path relative to the project. */

@@ -240,6 +240,20 @@ export type CounterItemChange = {
   priceBefore?: Maybe<Scalars['Float']['output']>;
 };
 
+/** What a new payment request asks for. */
+export type CreatePaymentRequestInput = {
+  /** Greater than 0. */
+  amount: Scalars['Float']['input'];
+  /** A bank account of the company (BankAccount.id). */
+  bankAccountId: Scalars['ID']['input'];
+  /** Omitted: never expires. From 1 to 31536000 (a year). */
+  expiresInSeconds?: InputMaybe<Scalars['Int']['input']>;
+  /** The company (Factory.id) of the key's character. */
+  factoryId: Scalars['ID']['input'];
+  /** At most 200 characters; returned as given, never sent upstream. */
+  note?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** Input of deleteSiteDocument. Checked before any upstream request like setSiteDocument's. */
 export type DeleteSiteDocumentInput = {
   /** The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT. */
@@ -519,15 +533,44 @@ export type MarketOfferSell = {
   totalPrice: Scalars['Float']['output'];
 };
 
+/** One incoming bank transfer the gateway saw on a company account (from GET /factory/transactions/{bankId}/25/{skip}; premium, scopes factory and factory.bankaccount). */
+export type MatchedTransfer = {
+  __typename?: 'MatchedTransfer';
+  /** The amount transferred, as BankTransaction.amount. */
+  amount: Scalars['Float']['output'];
+  /** The reference text as the payer wrote it, or null. */
+  reference?: Maybe<Scalars['String']['output']>;
+  /** VBAN of the payer's account, or null. */
+  senderVban?: Maybe<Scalars['String']['output']>;
+  /** When the transfer was booked upstream. */
+  timestamp: Scalars['DateTimeISO']['output'];
+};
+
 /** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
 export type Mutation = {
   __typename?: 'Mutation';
+  /** Cancels a PENDING or PARTIALLY_PAID request of the caller's character (CANCELLED; transfers that arrive later are listed by unmatchedTransfers). Unknown reference: NOT_FOUND; a request no longer open: CONFLICT. No upstream request of its own (resuming the polling of the caller's open requests may poll). */
+  cancelPaymentRequest: PaymentRequest;
+  /** Creates a payment request with a fresh reference; no upstream request beyond reading the account's vban (cached). Reads GET /factory/bankaccounts/{id} (premium; scopes factory and factory.bankaccount; cached) to check the account and its vban. Without premium or those scopes: the same errors as BankAccount.transactions, and nothing is stored. Amount greater than 0; expiresInSeconds 1..31536000; note at most 200 characters (else BAD_USER_INPUT). From then on the account is polled (GET /factory/transactions/{bankId}/25/0, shared with transactionAdded) while it has open requests. */
+  createPaymentRequest: PaymentRequest;
   /** Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument. */
   deleteSiteDocument: DeleteSiteDocumentPayload;
   /** Writes a site document into the company's option slots (Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (GET /factory/options/{id}/{slot}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE). */
   setSiteDocument: SetSiteDocumentPayload;
   /** Writes one free-text option slot of an owned company. Source: POST /factory/options. Scopes: factory, factory.options.edit. Not premium-only. The write goes ahead of the key's background work and takes the next request its budget allows; when that is later than the request's patience, it answers committed: false with retryAfterSeconds and the write goes on. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). Bounds: slot 1..10, title at most 64 characters, data at most 2400 characters. Checked before any upstream request. */
   updateFactoryOption: UpdateFactoryOptionPayload;
+};
+
+
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
+export type MutationCancelPaymentRequestArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+/** The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it. */
+export type MutationCreatePaymentRequestArgs = {
+  input: CreatePaymentRequestInput;
 };
 
 
@@ -593,6 +636,72 @@ export type MyImportAuction = Auction & {
   item: Scalars['String']['output'];
 };
 
+/** A change of a payment request's status. */
+export type PaymentEvent = {
+  __typename?: 'PaymentEvent';
+  /** The status the request moved to. */
+  kind: PaymentEventKind;
+  /** When the gateway saw the change (the poll that found the transfer, or the expiry). */
+  observedAt: Scalars['DateTimeISO']['output'];
+  /** The request after the change. */
+  request: PaymentRequest;
+};
+
+/** The status a payment request moved to. */
+export type PaymentEventKind =
+  /** expiresAt passed before the request was paid. */
+  | 'EXPIRED'
+  /** The sum went above the amount. */
+  | 'OVERPAID'
+  /** The sum reached the amount exactly. */
+  | 'PAID'
+  /** A transfer matched, the sum is still below the amount. */
+  | 'PARTIALLY_PAID';
+
+/** An amount a company expects on one of its bank accounts, identified by a reference the payer writes in the transfer. */
+export type PaymentRequest = {
+  __typename?: 'PaymentRequest';
+  /** The amount asked for, greater than 0. */
+  amount: Scalars['Float']['output'];
+  /** The company bank account (BankAccount.id) the transfer goes to. */
+  bankAccountId: Scalars['ID']['output'];
+  /** When the request was created. */
+  createdAt: Scalars['DateTimeISO']['output'];
+  /** When the request expires unless paid, or null (never). */
+  expiresAt?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** The company (Factory.id) the request is for. */
+  factoryId: Scalars['ID']['output'];
+  /** The note given at creation (at most 200 characters), or null; never sent upstream. */
+  note?: Maybe<Scalars['String']['output']>;
+  /** The sum of the matched transfers. */
+  paidAmount: Scalars['Float']['output'];
+  /** The reference to put in the transfer: short, case-insensitive, with a check character (no 0/O/1/I/L). */
+  reference: Scalars['String']['output'];
+  /** When status became PAID or OVERPAID. */
+  settledAt?: Maybe<Scalars['DateTimeISO']['output']>;
+  /** Where the request stands (see PaymentStatus). */
+  status: PaymentStatus;
+  /** The transfers matched to this request, oldest first, each counted once. */
+  transfers: Array<MatchedTransfer>;
+  /** The VBAN to pay to (the bank account's vban). */
+  vban: Scalars['String']['output'];
+};
+
+/** Where a payment request stands: PENDING (nothing matched), PARTIALLY_PAID (less than the amount), PAID (exactly the amount), OVERPAID (more), EXPIRED (expiresAt passed before it was paid), CANCELLED (cancelPaymentRequest). */
+export type PaymentStatus =
+  /** Cancelled by cancelPaymentRequest; later transfers are listed as unmatched. */
+  | 'CANCELLED'
+  /** expiresAt passed while the request was PENDING or PARTIALLY_PAID. */
+  | 'EXPIRED'
+  /** Matched transfers add up to more than the amount. */
+  | 'OVERPAID'
+  /** Matched transfers add up to the amount (to the cent). */
+  | 'PAID'
+  /** Matched transfers add up to less than the amount. */
+  | 'PARTIALLY_PAID'
+  /** No transfer matched yet. */
+  | 'PENDING';
+
 /** A production (recipe) of the company: the item made and the items it needs. */
 export type Production = {
   __typename?: 'Production';
@@ -623,6 +732,12 @@ export type Query = {
   myExportAuctions?: Maybe<Array<MyExportAuction>>;
   /** The character's import auctions, released for its company types. Source: GET /market/my/auctions/import. Scopes: factory, market. Not premium-only. */
   myImportAuctions?: Maybe<Array<MyImportAuction>>;
+  /** One payment request of the caller's character by reference (case and look-alike characters tolerated); null if unknown. Read from the gateway's store; resuming the polling of the caller's open requests may poll GET /factory/transactions/{bankId}/25/0. A request whose account received more transfers between two polls than the upstream shows (25 + skip 200) has a WINDOW_OVERRUN warning in extensions.warnings. */
+  paymentRequest?: Maybe<PaymentRequest>;
+  /** The payment requests of one company of the caller's character, newest first. Checks the company with Source: GET /factory/list/. Scopes: factory (optional: factory.details). Not premium-only. (cached); a company the character does not own: NOT_FOUND. WINDOW_OVERRUN warnings in extensions.warnings as for paymentRequest. */
+  paymentRequests: Array<PaymentRequest>;
+  /** Incoming transfers of the company's accounts seen by the gateway that match no request, newest first (the last 100, from the first request on each account on). Checks the company with Source: GET /factory/list/. Scopes: factory (optional: factory.details). Not premium-only. (cached). When more transfers arrived between two polls than the upstream shows (25 + skip 200), transfers may be missing: extensions.warnings has WINDOW_OVERRUN for that account. */
+  unmatchedTransfers: Array<MatchedTransfer>;
   /** The caller: kind, characters and grants. Needs no upstream request. */
   viewer: Viewer;
 };
@@ -637,6 +752,25 @@ export type QueryBuildingArgs = {
 /** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
 export type QueryFactoryArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type QueryPaymentRequestArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type QueryPaymentRequestsArgs = {
+  factoryId: Scalars['ID']['input'];
+  status?: InputMaybe<PaymentStatus>;
+};
+
+
+/** Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field. */
+export type QueryUnmatchedTransfersArgs = {
+  factoryId: Scalars['ID']['input'];
 };
 
 /** A room of a building. Source: GET /building/rooms/{id}. The upstream never names the tenant in a room; Room.tenant joins it from the tenant list. */
@@ -805,6 +939,8 @@ export type Subscription = {
   inventoryChanged: InventoryChange;
   /** Changes of the character's own import and export auctions (two polls per interval): Source: GET /market/my/auctions/import. Scopes: factory, market. Not premium-only. Source: GET /market/my/auctions/export. Scopes: factory, market. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
   myAuctionChanged: AuctionChange;
+  /** Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): Source: GET /factory/transactions/{bankId}/{limit}/{skip}. Scopes: factory, factory.bankaccount. Premium only. Polled once per key for every subscriber, within the key's upstream budget: every 60 s by default (the freshness window CACHE_TTL_ACTIVITY_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND. */
+  paymentReceived: PaymentEvent;
   /** Rooms of a building that became occupied or free, or whose rent changed; one event per change. Source: GET /building/rooms/{id}. Scopes: building, building.rooms. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_DETAILS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. */
   roomChanged: RoomChange;
   /** A site document got a new version or was deleted, by this gateway or anything else. Polls only the document's committing slot within the key's upstream budget (the first poll finds it from the name's home slot, and checks the company is owned with GET /factory/list/; while there is no document, every slot). Source: GET /factory/options/{id}/{slot}. Scopes: factory, factory.options. Not premium-only. Polled once per key for every subscriber, within the key's upstream budget: every 300 s by default (the freshness window CACHE_TTL_OPTIONS_SECONDS), longer when the key's budget is short (the current interval is statev_subscription_poll_interval_seconds in /metrics). An event is sent only when something changed. Errors: UNAUTHENTICATED without a key; NOT_FOUND, FORBIDDEN (premium: true) or UPSTREAM_BAD_REQUEST (requiredScopes) from the first poll end the subscription; RATE_LIMITED over SUBSCRIPTIONS_MAX_PER_KEY or SUBSCRIPTIONS_MAX_PER_CONNECTION; after SUBSCRIPTION_ERROR_EVENTS_AFTER failed polls in a row an error event, the subscription staying open. Name: 1 to 32 characters: a-z, 0-9, '-', '_' and '.', else BAD_USER_INPUT. */
@@ -831,6 +967,12 @@ export type SubscriptionFactoryOptionChangedArgs = {
 export type SubscriptionInventoryChangedArgs = {
   factoryId: Scalars['ID']['input'];
   store?: InventoryKind;
+};
+
+
+/** Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md. */
+export type SubscriptionPaymentReceivedArgs = {
+  factoryId: Scalars['ID']['input'];
 };
 
 

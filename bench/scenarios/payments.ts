@@ -1,0 +1,128 @@
+import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import type { Scenario } from '../lib/bench';
+import { log, round } from '../lib/bench';
+import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
+
+/** A generated premium key no other scenario uses (character 1: five company accounts). */
+const KEY = 'sim-key-900001';
+const TRANSACTIONS_ROUTE = 'GET /factory/transactions/{bankId}/{limit}/{skip}';
+const CREATE = `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`;
+const EVENTS = `subscription($f: ID!) { paymentReceived(factoryId: $f) { kind request { reference } } }`;
+
+interface Account {
+  factoryId: string;
+  bankAccountId: string;
+}
+
+function percentile(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? null;
+}
+
+/**
+ * payments: payment requests on a key with the upstream's budget (10 requests per 60 s,
+ * polls may use half) and the default transactions interval (60 s). `--quick` runs the
+ * same ratios ten times faster (10 per 6 s, interval 6 s). Reports the time from a
+ * transfer appearing upstream to its PAID event (target ≤ interval + 5 s, scaled), and
+ * the upstream requests per hour (counted over 5 intervals, `--quick` 3) with open
+ * requests on 1 account and on the character's 5 company accounts (with 10 the key's polling share caps it at 5 polls per window, as
+ * for 5: docs/payments.md). Webhook delivery latency is not measured here (a webhook
+ * needs an https receiver; test/payments/webhooks.test.ts covers delivery).
+ */
+export const payments: Scenario = {
+  name: 'payments',
+  async run(bench) {
+    const scale = bench.args.quick ? 0.1 : 1;
+    const windowSeconds = 60 * scale;
+    const intervalSeconds = 60 * scale;
+    const transfers = bench.args.quick ? 2 : 3;
+    /** Intervals the upstream requests are counted over, per phase. */
+    const countedIntervals = bench.args.quick ? 3 : 5;
+    const gateway = await bench.startGateway('gateway-payments', {
+      UPSTREAM_RATE_LIMIT: `10/${windowSeconds}`,
+      CACHE_TTL_ACTIVITY_SECONDS: String(intervalSeconds),
+      CACHE_TTL_BANK_ACCOUNTS_SECONDS: String(Math.max(1, 120 * scale)),
+      PAYMENTS_FILE: 'off',
+    });
+    const url = `${gateway.origin}/graphql`;
+    const headers = graphqlHeaders(KEY, false);
+    const call = async (query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      const reply = await postGraphQL(url, JSON.stringify({ query, variables }), headers, 60_000);
+      const body = JSON.parse(reply.text) as { data?: Record<string, unknown>; errors?: unknown[] };
+      if (!body.data || body.errors) throw new Error(`payments: ${reply.text.slice(0, 300)}`);
+      return body.data;
+    };
+    const create = async (account: Account, amount: number): Promise<string> =>
+      ((await call(CREATE, { i: { factoryId: account.factoryId, bankAccountId: account.bankAccountId, amount } })).createPaymentRequest as { reference: string }).reference;
+    const pay = async (account: Account, amount: number, reference: string): Promise<void> => {
+      const response = await fetch(`${bench.sim.origin}/__sim/change`, {
+        method: 'POST',
+        body: JSON.stringify({ kind: 'transaction', bankAccountId: account.bankAccountId, amount, reference: `Order ${reference.toLowerCase()}`, otherVban: '4799001' }),
+      });
+      if (!response.ok) throw new Error(`POST /__sim/change answered ${response.status}`);
+    };
+    const client: Client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${KEY}` }, retryAttempts: 0 });
+    try {
+      const factories = (await call('{ factories { id bankAccounts { id } } }', {})).factories as Array<{ id: string; bankAccounts: Array<{ id: string }> | null }>;
+      const accounts: Account[] = factories.flatMap((factory) => (factory.bankAccounts ?? []).map((account) => ({ factoryId: factory.id, bankAccountId: account.id })));
+      const first = accounts[0];
+      if (!first) throw new Error('payments: the key has no company account');
+
+      // Transfer → PAID, on one account kept watched by an open request that is never paid.
+      const paidAt = new Map<string, number>();
+      client.subscribe(
+        { query: EVENTS, variables: { f: first.factoryId } },
+        {
+          next: (result) => {
+            const event = (result.data as { paymentReceived?: { kind: string; request: { reference: string } } } | undefined)?.paymentReceived;
+            if (event?.kind === 'PAID') paidAt.set(event.request.reference, Date.now());
+          },
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      );
+      await create(first, 1_000_000);
+      const latencies: number[] = [];
+      for (let i = 0; i < transfers; i += 1) {
+        const reference = await create(first, 10 + i);
+        // A transfer at a different point of the poll cycle each time.
+        await sleep(((i + 0.5) / transfers) * intervalSeconds * 1000);
+        const sentAt = Date.now();
+        await pay(first, 10 + i, reference);
+        for (let waited = 0; !paidAt.has(reference) && waited < (intervalSeconds * 3 + 10) * 1000; waited += 50) await sleep(50);
+        const at = paidAt.get(reference);
+        if (at !== undefined) latencies.push(at - sentAt);
+      }
+      latencies.sort((a, b) => a - b);
+
+      // Upstream requests with open requests on 1 account, then on every company account.
+      const perHour = async (count: number): Promise<number> => {
+        for (const account of accounts.slice(0, count)) await create(account, 1_000_000);
+        await sleep(intervalSeconds * 500); // the new pollers' first polls settle
+        await simReset(bench.sim.origin);
+        const start = Date.now();
+        await sleep(intervalSeconds * 1000 * countedIntervals);
+        const polls = (await simRequests(bench.sim.origin)).requests.filter((r) => r.route === TRANSACTIONS_ROUTE && r.at >= start).length;
+        return round((polls * 3_600_000) / (Date.now() - start) / (bench.args.quick ? 10 : 1), 0);
+      };
+      const oneAccount = await perHour(1);
+      const allAccounts = await perHour(accounts.length);
+      const max = latencies.at(-1) ?? null;
+      const targetMs = (intervalSeconds + 5 * scale) * 1000;
+      const result = {
+        ok: latencies.length === transfers && max !== null && max <= targetMs,
+        description: `payment requests on one key, budget 10 per ${windowSeconds} s (polls may use half), transactions interval ${intervalSeconds} s${bench.args.quick ? ' (--quick: the real 60 s scaled by 0.1)' : ''}`,
+        transferToPaidMs: { p50: percentile(latencies, 50), max, intervalMs: intervalSeconds * 1000, targetMs, measured: latencies.length, of: transfers },
+        upstreamRequestsPerHour: { oneAccount, [`accounts${accounts.length}`]: allAccounts, tenAccountsExpected: Math.round((3600 / 60) * 5), note: 'per hour at the real 60 s scale; 10 accounts need 10 polls per window, the key\'s polling share allows 5: intervals stretch to 120 s' },
+        webhookDeliveryLatencyMs: null,
+      };
+      log(`payments: transfer → PAID p50 ${result.transferToPaidMs.p50} ms, max ${max} ms (interval ${intervalSeconds * 1000} ms, target ≤ ${targetMs}); upstream/h 1 account ${oneAccount}, ${accounts.length} accounts ${allAccounts}`);
+      bench.record('payments', result);
+    } finally {
+      await client.dispose();
+      await bench.stopServer(gateway);
+    }
+  },
+};

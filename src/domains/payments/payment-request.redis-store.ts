@@ -1,0 +1,133 @@
+/**
+ * The payment store in Redis (`REDIS_URL`), shared by replicas (see payment-request.store.ts
+ * for what is stored).
+ */
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+import { NO_ACCOUNT, UNMATCHED_KEPT, isOpen } from './payment-request.store';
+import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
+
+/**
+ * The store in Redis, shared by replicas: a hash of requests per owner
+ * (`<prefix>payments:requests:<owner>`), a set of owners with open requests, a set of
+ * seen fingerprints per owner and account (`SADD` decides which replica counts a
+ * transfer), a capped list of unmatched transfers, and changes on the channel
+ * `<prefix>payments:events`.
+ */
+export class RedisPaymentStore implements PaymentStore {
+  private readonly redis: Redis;
+  private subscriber: Redis | null = null;
+  private readonly events = new EventEmitter();
+
+  /**
+   * @param url - `REDIS_URL`
+   * @param prefix - `REDIS_PREFIX`
+   */
+  constructor(
+    private readonly url: string,
+    private readonly prefix: string,
+  ) {
+    // Connects on first use: a gateway nobody asks for payments opens no connection.
+    this.redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 });
+    this.redis.on('error', () => undefined);
+  }
+
+  /** Never the URL (it may hold a password). */
+  get where(): string {
+    return `redis ${this.prefix}payments:*`;
+  }
+
+  private key(...parts: string[]): string {
+    return `${this.prefix}payments:${parts.join(':')}`;
+  }
+
+  /** See {@link PaymentStore.get}. */
+  async get(owner: string, reference: string): Promise<StoredRequest | null> {
+    const text = await this.redis.hget(this.key('requests', owner), reference);
+    return text ? (JSON.parse(text) as StoredRequest) : null;
+  }
+
+  /** See {@link PaymentStore.list}. */
+  async list(owner: string): Promise<StoredRequest[]> {
+    return Object.values(await this.redis.hgetall(this.key('requests', owner))).map((text) => JSON.parse(text) as StoredRequest);
+  }
+
+  /** See {@link PaymentStore.owners}. */
+  async owners(): Promise<string[]> {
+    const owners = await this.redis.smembers(this.key('owners'));
+    const open: string[] = [];
+    for (const owner of owners) if ((await this.list(owner)).some((r) => isOpen(r.status))) open.push(owner);
+    return open;
+  }
+
+  /** See {@link PaymentStore.put}. */
+  async put(request: StoredRequest): Promise<void> {
+    await this.redis.multi().hset(this.key('requests', request.owner), request.reference, JSON.stringify(request)).sadd(this.key('owners'), request.owner).exec();
+  }
+
+  /** See {@link PaymentStore.markSeen}. */
+  async markSeen(owner: string, bankAccountId: string, fingerprint: string): Promise<boolean> {
+    return (await this.redis.sadd(this.key('seen', owner, bankAccountId), fingerprint)) === 1;
+  }
+
+  /** See {@link PaymentStore.addUnmatched}. */
+  async addUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): Promise<void> {
+    const key = this.key('unmatched', owner, factoryId);
+    await this.redis.multi().lpush(key, JSON.stringify(transfer)).ltrim(key, 0, UNMATCHED_KEPT - 1).exec();
+  }
+
+  /** See {@link PaymentStore.unmatched}. */
+  async unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]> {
+    return (await this.redis.lrange(this.key('unmatched', owner, factoryId), 0, -1)).map((text) => JSON.parse(text) as StoredTransfer);
+  }
+
+  /** See {@link PaymentStore.account}. */
+  async account(owner: string, bankAccountId: string): Promise<AccountState> {
+    const text = await this.redis.get(this.key('account', owner, bankAccountId));
+    return text ? (JSON.parse(text) as AccountState) : NO_ACCOUNT;
+  }
+
+  /** See {@link PaymentStore.setAccount}. */
+  async setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void> {
+    await this.redis.set(this.key('account', owner, bankAccountId), JSON.stringify(state));
+  }
+
+  /** See {@link PaymentStore.putOutbox}. */
+  async putOutbox(entry: OutboxEntry): Promise<void> {
+    await this.redis.hset(this.key('outbox'), entry.id, JSON.stringify(entry));
+  }
+
+  /** See {@link PaymentStore.outbox}. */
+  async outbox(): Promise<OutboxEntry[]> {
+    return Object.values(await this.redis.hgetall(this.key('outbox'))).map((text) => JSON.parse(text) as OutboxEntry);
+  }
+
+  /** See {@link PaymentStore.removeOutbox}. */
+  async removeOutbox(id: string): Promise<void> {
+    await this.redis.hdel(this.key('outbox'), id);
+  }
+
+  /** Publishes on `<prefix>payments:events`; every replica's listeners get it (this one's through Redis too). */
+  async publish(event: StoredEvent): Promise<void> {
+    await this.redis.publish(this.key('events'), JSON.stringify(event));
+  }
+
+  /** See {@link PaymentStore.onEvent}; subscribes to the channel on first use. */
+  onEvent(listener: (event: StoredEvent) => void): () => void {
+    if (!this.subscriber) {
+      const subscriber = new Redis(this.url, { lazyConnect: false });
+      subscriber.on('error', () => undefined);
+      subscriber.on('message', (_channel: string, text: string) => this.events.emit('event', JSON.parse(text) as StoredEvent));
+      void subscriber.subscribe(this.key('events')).catch(() => undefined);
+      this.subscriber = subscriber;
+    }
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  /** Closes the connections. */
+  async close(): Promise<void> {
+    this.subscriber?.disconnect();
+    await this.redis.quit().catch(() => undefined);
+  }
+}

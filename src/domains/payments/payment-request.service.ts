@@ -1,0 +1,368 @@
+/**
+ * The payment desk: creates, reads and cancels payment requests in their store, matches
+ * the transfers the account pollers see, expires what is due, and tells subscribers
+ * (and webhooks) of every status change. One per gateway process.
+ *
+ * Polling is not its own: the desk asks the poll hub (through {@link AccountPolling},
+ * attached by `src/subscriptions/`) to watch each account with open requests, with the
+ * `transactionAdded` feed, so an account has one poller per key whether clients
+ * subscribe to its transactions, wait for payments, or both. The hub calls back with
+ * each page it polled; an account without open requests is not watched (it costs nothing).
+ */
+import { EventEmitter } from 'node:events';
+import type { UpstreamSession } from '../../economy';
+import { GatewayError } from '../../errors/gateway-error';
+import type { Feed } from '../../subscribable/feed';
+import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
+import { fetchFactoryTransactions } from '../factories/factories.api';
+import type { TransactionPage } from '../shared/bank-account.type';
+import { newReference, normaliseReference } from './payment-reference';
+import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
+import type { SeenTransaction } from './payment-request.matching';
+import { isOpen, transferFingerprint } from './payment-request.store';
+import type { PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
+import { PaymentStatus } from './payment-request.type';
+
+/** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
+export interface PaymentCaller {
+  /** The bearer key; kept in memory only while its accounts are watched, never stored. */
+  apiKey: string;
+  /** The hashed key: the owner of the requests. */
+  keyId: string;
+}
+
+/** The poll hub as the desk uses it (implemented in `src/subscriptions/`). */
+export interface AccountPolling {
+  /**
+   * Joins (or starts) the poller of the feed's resource for the caller's key and calls
+   * `observer` with each state that poller reads itself (the first one included), with
+   * the session it polled through (for further pages). Resolves once the first poll answered.
+   *
+   * @returns the function that leaves the poller again
+   * @throws GatewayError when the first poll failed definitively
+   */
+  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession) => Promise<void>): Promise<() => void>;
+}
+
+/** Transactions per page the upstream allows. */
+const PAGE = 25;
+/** The largest skip the upstream allows. */
+const MAX_SKIP = 200;
+/** Transfers one poll can see at most: the newest page and the pages up to skip 200. */
+export const VISIBLE_WINDOW = PAGE + MAX_SKIP;
+
+/** A warning about the requests of an account, for `extensions.warnings`. */
+export interface PaymentWarning {
+  /** `WINDOW_OVERRUN`: more transfers arrived between two polls than the upstream lets the gateway see. */
+  code: 'WINDOW_OVERRUN';
+  /** What it means, in a sentence. */
+  message: string;
+  /** The account. */
+  bankAccountId: string;
+  /** When it was noticed (ISO 8601). */
+  at: string;
+}
+
+/** What a new request asks for (checked by the resolver). */
+export interface NewRequest {
+  /** The company. */
+  factoryId: string;
+  /** The company bank account. */
+  bankAccountId: string;
+  /** Its VBAN. */
+  vban: string;
+  /** Greater than 0. */
+  amount: number;
+  /** Seconds until it expires, or null. */
+  expiresInSeconds: number | null;
+  /** At most 200 characters, or null. */
+  note: string | null;
+}
+
+/** The desk's options. */
+export interface PaymentDeskOptions {
+  /** The time, ms (default `Date.now`). */
+  now?: () => number;
+  /** Where failures of background work go (a poll's matching, an expiry sweep). */
+  onError?: (error: unknown) => void;
+  /** A reference generator (tests). */
+  reference?: () => string;
+}
+
+/** See the module comment. */
+export class PaymentDesk {
+  /** Emits `matched(bankAccountId)` after each polled page was matched, and `listening(factoryId)` when a subscriber's event stream opens (tests and tools wait for them instead of sleeping). */
+  readonly activity = new EventEmitter();
+  private polling: AccountPolling | null = null;
+  private readonly watches = new Map<string, Promise<(() => void) | null>>();
+  private readonly bus = new EventEmitter();
+  private stopEvents: (() => void) | null = null;
+  private readonly now: () => number;
+  private sweeper: NodeJS.Timeout | undefined;
+  private readonly closers: Array<() => Promise<void>> = [];
+  /** Serialises matching per owner and account (a page is matched whole before the next). */
+  private readonly matching = new Map<string, Promise<void>>();
+
+  constructor(
+    /** Where requests are kept. */
+    readonly store: PaymentStore,
+    private readonly options: PaymentDeskOptions = {},
+  ) {
+    this.now = options.now ?? (() => Date.now());
+    this.bus.setMaxListeners(0);
+  }
+
+  /** Starts listening to the store's events (with Redis: its channel) once: at {@link attach}, or at the first event stream. */
+  private listen(): void {
+    this.stopEvents ??= this.store.onEvent((event) => this.bus.emit('event', event));
+  }
+
+  /** Lets the desk poll through the hub, and expire due requests every second. */
+  attach(polling: AccountPolling): void {
+    this.polling = polling;
+    this.listen();
+    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.options.onError?.(error)), 1000);
+    this.sweeper.unref();
+  }
+
+  /**
+   * Stores a new request with a fresh reference, and starts watching its account (without
+   * waiting for the first poll: a poll may wait for the key's budget, the answer does not).
+   *
+   * @throws Error from the store
+   */
+  async create(caller: PaymentCaller, input: NewRequest): Promise<StoredRequest> {
+    const now = this.now();
+    let reference = this.newReference();
+    while (await this.store.get(caller.keyId, reference)) reference = this.newReference();
+    const request: StoredRequest = {
+      owner: caller.keyId,
+      reference,
+      factoryId: input.factoryId,
+      bankAccountId: input.bankAccountId,
+      vban: input.vban,
+      amount: input.amount,
+      status: PaymentStatus.PENDING,
+      transfers: [],
+      note: input.note,
+      createdAt: now,
+      expiresAt: input.expiresInSeconds === null ? null : now + input.expiresInSeconds * 1000,
+      settledAt: null,
+    };
+    await this.store.put(request);
+    void this.watch(caller, request.bankAccountId, request.vban);
+    return request;
+  }
+
+  /**
+   * Cancels an open request.
+   *
+   * @throws GatewayError `NOT_FOUND` for an unknown reference, `CONFLICT` when it is no longer open
+   */
+  async cancel(owner: string, reference: string): Promise<StoredRequest> {
+    const request = await this.get(owner, reference);
+    if (!request) throw new GatewayError('NOT_FOUND', `No payment request ${reference} of this character.`);
+    if (!isOpen(request.status)) throw new GatewayError('CONFLICT', `The payment request ${request.reference} is ${request.status}: only PENDING or PARTIALLY_PAID requests can be cancelled.`);
+    const cancelled = { ...request, status: PaymentStatus.CANCELLED };
+    await this.store.put(cancelled);
+    await this.release(owner, request.bankAccountId);
+    return cancelled;
+  }
+
+  /** The request of `owner` with this reference (normalised: case, separators, look-alikes), expired when due; null if unknown. */
+  async get(owner: string, reference: string): Promise<StoredRequest | null> {
+    const found = await this.store.get(owner, normaliseReference(reference));
+    return found ? this.expireIfDue(found) : null;
+  }
+
+  /** The requests of `owner`'s company, newest first, optionally of one status. */
+  async list(owner: string, factoryId: string, status: PaymentStatus | null): Promise<StoredRequest[]> {
+    const all = await this.store.list(owner);
+    const current = await Promise.all(all.filter((r) => r.factoryId === factoryId).map((r) => this.expireIfDue(r)));
+    return current.filter((r) => status === null || r.status === status).sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  /** The incoming transfers of `owner`'s company that matched no request, newest first. */
+  unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]> {
+    return this.store.unmatched(owner, factoryId);
+  }
+
+  /** The warning of an account whose transfers may have been missed (`WINDOW_OVERRUN`), or null. */
+  async warningFor(owner: string, bankAccountId: string): Promise<PaymentWarning | null> {
+    const state = await this.store.account(owner, bankAccountId);
+    if (state.overrunAt === null) return null;
+    return {
+      code: 'WINDOW_OVERRUN',
+      message: `More than ${VISIBLE_WINDOW} transactions arrived on account ${bankAccountId} between two polls: the upstream shows only the newest ${VISIBLE_WINDOW}, so transfers may be missing.`,
+      bankAccountId,
+      at: new Date(state.overrunAt).toISOString(),
+    };
+  }
+
+  /** Watches every account of the caller that has open requests (after a restart, on the caller's next payments operation). */
+  async resume(caller: PaymentCaller): Promise<void> {
+    const open = (await this.store.list(caller.keyId)).filter((r) => isOpen(r.status));
+    const accounts = new Map(open.map((r) => [r.bankAccountId, r.vban]));
+    await Promise.all([...accounts].map(([account, vban]) => this.watch(caller, account, vban)));
+  }
+
+  /** Status changes of `owner`'s company, as they happen; `return()` stops them. */
+  events(owner: string, factoryId: string): AsyncIterableIterator<StoredEvent> {
+    const buffer: StoredEvent[] = [];
+    const waiting: Array<(result: IteratorResult<StoredEvent>) => void> = [];
+    let ended = false;
+    const listener = (event: StoredEvent): void => {
+      if (event.request.owner !== owner || event.request.factoryId !== factoryId) return;
+      const waiter = waiting.shift();
+      if (waiter) waiter({ value: event, done: false });
+      else buffer.push(event);
+    };
+    this.listen();
+    this.bus.on('event', listener);
+    this.activity.emit('listening', factoryId);
+    const end = (): Promise<IteratorResult<StoredEvent>> => {
+      ended = true;
+      this.bus.off('event', listener);
+      for (const waiter of waiting.splice(0)) waiter({ value: undefined, done: true });
+      return Promise.resolve({ value: undefined, done: true });
+    };
+    return {
+      next: () => {
+        const value = buffer.shift();
+        if (value) return Promise.resolve({ value, done: false });
+        if (ended) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => waiting.push(resolve));
+      },
+      return: end,
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+  }
+
+  /**
+   * Matches one polled page of an account (and, when the page shows that more arrived
+   * than it holds, the further pages up to skip 200): each incoming transfer once, to
+   * the request whose reference it holds, or to the unmatched ones.
+   */
+  observe(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+    const id = `${owner}|${bankAccountId}`;
+    const run = (this.matching.get(id) ?? Promise.resolve()).then(async () => {
+      await this.match(owner, bankAccountId, vban, page, session);
+      this.activity.emit('matched', bankAccountId);
+    });
+    const settled = run.catch(() => undefined);
+    this.matching.set(id, settled);
+    void settled.then(() => {
+      if (this.matching.get(id) === settled) this.matching.delete(id);
+    });
+    return run;
+  }
+
+  /** Expires every open request that is due (once across replicas), with its event. */
+  async sweep(): Promise<void> {
+    for (const owner of await this.store.owners()) {
+      for (const request of await this.store.list(owner)) await this.expireIfDue(request);
+    }
+  }
+
+  /** Runs `close` (e.g. the webhook dispatcher's) before the desk closes its store. */
+  closeWith(close: () => Promise<void>): void {
+    this.closers.push(close);
+  }
+
+  /** Stops watching, expiring and listening. */
+  async close(): Promise<void> {
+    for (const close of this.closers.splice(0)) await close();
+    clearInterval(this.sweeper);
+    this.stopEvents?.();
+    for (const watch of this.watches.values()) (await watch)?.();
+    this.watches.clear();
+    await this.store.close();
+  }
+
+  private newReference(): string {
+    return (this.options.reference ?? newReference)();
+  }
+
+  private async expireIfDue(request: StoredRequest): Promise<StoredRequest> {
+    const due = expired(request, this.now());
+    if (!due) return request;
+    // Once across replicas: the first to mark it expires it and sends the event.
+    if (await this.store.markSeen(request.owner, 'expired', request.reference)) {
+      await this.store.put(due);
+      await this.store.publish({ kind: 'EXPIRED', request: due, observedAt: this.now() });
+      await this.release(request.owner, request.bankAccountId);
+    }
+    return due;
+  }
+
+  private async match(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+    const state = await this.store.account(owner, bankAccountId);
+    const transactions = [...page.transactions];
+    const arrived = state.lastTotal === null ? 0 : page.totalTransactions - state.lastTotal;
+    // More arrived than the newest page holds: read further pages, up to skip 200.
+    if (session && arrived > page.transactions.length) {
+      for (let skip = PAGE; skip <= MAX_SKIP && skip < arrived; skip += PAGE) {
+        const more = await fetchFactoryTransactions(session, { id: bankAccountId, limit: PAGE, skip });
+        transactions.push(...more.transactions);
+        if (more.transactions.length < PAGE) break;
+      }
+    }
+    const overrun = arrived > VISIBLE_WINDOW;
+    await this.store.setAccount(owner, bankAccountId, { lastTotal: page.totalTransactions, overrunAt: overrun ? this.now() : state.overrunAt });
+    const requests = (await this.store.list(owner)).filter((r) => r.bankAccountId === bankAccountId);
+    const since = Math.min(...requests.map((r) => r.createdAt));
+    const observedAt = this.now();
+    // Oldest first, so that partial payments add up in booking order.
+    for (const t of [...transactions].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())) {
+      const seen: SeenTransaction = { amount: t.amount, senderVban: t.senderVban, receiverVban: t.receiverVban, reference: t.reference, timestamp: t.timestamp.getTime() };
+      if (!isIncoming(seen, vban)) continue;
+      const transfer: StoredTransfer = { amount: seen.amount, senderVban: seen.senderVban, reference: seen.reference, timestamp: seen.timestamp };
+      if (!(await this.store.markSeen(owner, bankAccountId, transferFingerprint(transfer)))) continue;
+      const current = await Promise.all(requests.map((r) => this.store.get(owner, r.reference).then((fresh) => fresh ?? r)));
+      const target = requestFor(transfer, current.map((r) => expired(r, observedAt) ?? r));
+      if (!target) {
+        if (transfer.timestamp >= since) await this.store.addUnmatched(owner, requests[0]?.factoryId ?? '', transfer);
+        continue;
+      }
+      const { request, event } = withTransfer(target, transfer, observedAt);
+      await this.store.put(request);
+      if (event) await this.store.publish(event);
+    }
+    if (!(await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) await this.release(owner, bankAccountId);
+  }
+
+  private watch(caller: PaymentCaller, bankAccountId: string, vban: string): Promise<unknown> {
+    const polling = this.polling;
+    const id = `${caller.keyId}|${bankAccountId}`;
+    if (!polling || this.watches.has(id)) return this.watches.get(id) ?? Promise.resolve();
+    const watching = polling
+      .watch(caller, transactionsFeed(bankAccountId) as Feed<TransactionPage, unknown>, (page, session) =>
+        this.observe(caller.keyId, bankAccountId, vban, page, session).catch((error: unknown) => this.options.onError?.(error)),
+      )
+      .catch((error: unknown) => {
+        this.watches.delete(id);
+        this.options.onError?.(error);
+        return null;
+      });
+    this.watches.set(id, watching);
+    return watching;
+  }
+
+  private async release(owner: string, bankAccountId: string): Promise<void> {
+    const id = `${owner}|${bankAccountId}`;
+    const watch = this.watches.get(id);
+    if (!watch) return;
+    if ((await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) return;
+    this.watches.delete(id);
+    (await watch)?.();
+  }
+}
+
+declare module '../gateway-context' {
+  interface DomainServices {
+    /** The payment desk of the process (absent: payment requests are off in this context). */
+    payments?: PaymentDesk;
+  }
+}

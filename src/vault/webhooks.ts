@@ -1,0 +1,125 @@
+/**
+ * Webhooks in the vault (`statev-gateway webhooks add|list|remove`): where a company's
+ * payment events are POSTed, with the key (character) that polls for them. The signing
+ * secret (`whsec_…`) is sealed under a data key of its own, wrapped by the master key, as
+ * keys are; it is shown once, when the webhook is added.
+ */
+import { randomBytes } from 'node:crypto';
+import { newDataKey, open, seal } from './envelope';
+import type { MasterKeys, WrappedKey } from './envelope';
+import { VaultUsageError } from './usage-error';
+
+/** One webhook as stored. */
+export interface WebhookRecord {
+  /** `whk_` and 12 hex digits. */
+  readonly id: string;
+  /** The id of the key (character) whose requests it reports and whose key polls. */
+  readonly keyId: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** The https URL events are POSTed to. */
+  readonly url: string;
+  /** ISO time it was added. */
+  readonly createdAt: string;
+  /** Its data key, wrapped under the master key. */
+  dataKey: WrappedKey;
+  /** The signing secret, sealed under the data key. */
+  readonly sealed: string;
+}
+
+/** A webhook as `webhooks list` shows it (never its secret). */
+export interface WebhookSummary {
+  /** `whk_…`. */
+  readonly id: string;
+  /** The vault name of the character whose key polls. */
+  readonly character: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** Where events go. */
+  readonly url: string;
+  /** When it was added. */
+  readonly createdAt: Date;
+}
+
+/** A webhook opened for the gateway: with its signing secret and the key that polls. */
+export interface OpenedWebhook {
+  /** `whk_…`. */
+  readonly id: string;
+  /** The company. */
+  readonly factoryId: string;
+  /** Where events go. */
+  readonly url: string;
+  /** The signing secret (`whsec_` and base64), as the Standard Webhooks specification has it. */
+  readonly secret: string;
+  /** The StateV key that polls the company's accounts; never logged. */
+  readonly apiKey: string;
+}
+
+/** What of the vault document the webhooks read and change. */
+interface WithWebhooks {
+  readonly keys: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+  webhooks?: WebhookRecord[];
+}
+
+/**
+ * Adds a webhook record to the document and returns its id and secret.
+ *
+ * @throws VaultUsageError for an unknown character, a bad company id or a URL that is not https without credentials
+ */
+export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hook: { character: string; factoryId: string; url: string; now: Date }): { readonly id: string; readonly secret: string } {
+  const key = document.keys.find((each) => each.name === hook.character);
+  if (!key) throw new VaultUsageError(`The vault has no key named "${hook.character}" (see keys list).`);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(hook.factoryId)) throw new VaultUsageError('--factory takes a company id (Factory.id).');
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(hook.url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed?.protocol !== 'https:' || parsed.username !== '' || parsed.password !== '') throw new VaultUsageError(`--url must be an https:// URL without credentials: "${hook.url}" is not.`);
+  const id = `whk_${randomBytes(6).toString('hex')}`;
+  const secret = `whsec_${randomBytes(24).toString('base64')}`;
+  const dataKey = newDataKey();
+  (document.webhooks ??= []).push({
+    id,
+    keyId: key.id,
+    factoryId: hook.factoryId,
+    url: parsed.toString(),
+    createdAt: hook.now.toISOString(),
+    dataKey: master.wrap(dataKey, `webhook:${id}`),
+    sealed: seal(dataKey, Buffer.from(secret, 'utf8'), `webhook:${id}:${hook.factoryId}`),
+  });
+  return { id, secret };
+}
+
+/** The webhooks of a document as `webhooks list` shows them, oldest first. */
+export function webhookSummaries(document: WithWebhooks): WebhookSummary[] {
+  const names = new Map(document.keys.map((record) => [record.id, record.name]));
+  return (document.webhooks ?? []).map((record) => ({ id: record.id, character: names.get(record.keyId) ?? record.keyId, factoryId: record.factoryId, url: record.url, createdAt: new Date(record.createdAt) }));
+}
+
+/**
+ * Removes a webhook record.
+ *
+ * @throws VaultUsageError when there is none of that id
+ */
+export function removeWebhookRecord(document: WithWebhooks, id: string): void {
+  const index = (document.webhooks ?? []).findIndex((record) => record.id === id);
+  if (index < 0) throw new VaultUsageError(`The vault has no webhook with id "${id}" (see webhooks list).`);
+  document.webhooks?.splice(index, 1);
+}
+
+/** Re-wraps every webhook's data key under the current master key (`vault rotate`). */
+export function rewrapWebhooks(document: WithWebhooks, master: MasterKeys): void {
+  for (const record of document.webhooks ?? []) record.dataKey = master.wrap(master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
+}
+
+/** The webhooks whose key is still in the vault, with their secrets and keys opened. */
+export function openWebhooks(document: WithWebhooks, keys: ReadonlyMap<string, { readonly apiKey: string }>, master: MasterKeys): OpenedWebhook[] {
+  return (document.webhooks ?? []).flatMap((record) => {
+    const key = keys.get(record.keyId);
+    if (!key) return [];
+    const secret = open(master.unwrap(record.dataKey, `webhook:${record.id}`), record.sealed, `webhook:${record.id}:${record.factoryId}`).toString('utf8');
+    return [{ id: record.id, factoryId: record.factoryId, url: record.url, secret, apiKey: key.apiKey }];
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * Payment requests on two replicas sharing a real Redis: a request created on one is
+ * read on the other, its account is polled by one replica only (the transactionAdded
+ * poller's leader), and a subscriber on each replica gets the PAID event once.
+ */
+import { once } from 'node:events';
+import type { Client } from 'graphql-ws';
+import { loadConfig } from '../../src/config';
+import { startGateway } from '../../src/server';
+import type { Gateway } from '../../src/server';
+import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import type { Simulator } from '../../src/simulator';
+import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
+import { describeWithRedis, ManualClock, startTestRedis, TEST_REDIS_TIMEOUT_MS } from '../support';
+import type { TestRedis } from '../support';
+import { subscribeWs, wsClient } from '../subscriptions/clients';
+
+const TRANSACTIONS = 'GET /factory/transactions/{bankId}/{limit}/{skip}';
+const EVENTS = `subscription($f: ID!) { paymentReceived(factoryId: $f) { kind request { reference paidAmount } } }`;
+
+let redis: TestRedis | undefined;
+let simulator: Simulator;
+
+describeWithRedis('payment requests on two replicas sharing Redis', () => {
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    simulator = await startSimulator(UNLIMITED_SIMULATOR);
+  });
+  afterAll(async () => {
+    await simulator?.close();
+    await redis?.stop();
+  });
+
+  let a: Gateway;
+  let b: Gateway;
+  let clock: ManualClock;
+  const clients: Client[] = [];
+
+  beforeEach(async () => {
+    clock = new ManualClock();
+    const prefix = `statev-payments-${process.pid}-${Date.now()}:`;
+    const make = (): Promise<Gateway> =>
+      startGateway(
+        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: TEST_REDIS_TIMEOUT_MS, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
+        { now: clock.now, pollClock: clock },
+      );
+    a = await make();
+    b = await make();
+    await a.shared?.whenUp();
+    await b.shared?.whenUp();
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((each) => each.dispose()));
+    await a?.stop();
+    await b?.stop();
+  });
+
+  async function post(gateway: Gateway, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const response = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` }, body: JSON.stringify({ query, variables }) });
+    return ((await response.json()) as { data: Record<string, unknown> }).data;
+  }
+
+  it('polls the account on one replica, and both replicas deliver the PAID event once', async () => {
+    const joinedA = once(a.subscriptions.hub.activity, 'joined');
+    const created = await post(a, `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`, { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 12 } });
+    const reference = (created.createPaymentRequest as { reference: string }).reference;
+    await joinedA;
+    // Read on the other replica: the same store; it resumes watching there too (a follower of the same poller).
+    const joinedB = once(b.subscriptions.hub.activity, 'joined');
+    expect(await post(b, `query($r: String!) { paymentRequest(reference: $r) { status } }`, { r: reference.toLowerCase() })).toEqual({ paymentRequest: { status: 'PENDING' } });
+    await joinedB;
+    expect(a.subscriptions.hub.leading() + b.subscriptions.hub.leading()).toBe(1);
+    const leader = a.subscriptions.hub.leading() === 1 ? a : b;
+    const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);
+    const onB = wsClient(`${b.url}/graphql`, DEMO_KEYS.premium.key);
+    clients.push(onA, onB);
+    const listening = Promise.all([once(a.payments.activity, 'listening'), once(b.payments.activity, 'listening')]);
+    const fromA = subscribeWs(onA, EVENTS, { f: FIXTURE_IDS.shop });
+    const fromB = subscribeWs(onB, EVENTS, { f: FIXTURE_IDS.shop });
+    await listening;
+    simulator.resetRequests();
+    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 12, reference: `Order ${reference}`, otherVban: '4799001' });
+    const matched = once(leader.payments.activity, 'matched');
+    clock.advance(60_000);
+    await matched;
+    expect(simulator.countRequests({ route: TRANSACTIONS })).toBe(1);
+    for (const events of [fromA, fromB]) expect((await events.next()).data?.paymentReceived).toEqual({ kind: 'PAID', request: { reference, paidAmount: 12 } });
+    expect(await post(b, `query($r: String!) { paymentRequest(reference: $r) { status } }`, { r: reference })).toEqual({ paymentRequest: { status: 'PAID' } });
+  });
+});
