@@ -9,5 +9,6 @@ export { describeRateLimit } from './rate-limit';
 export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
 export type { SimulatedApiKey } from './fixtures';
 export { ChangeError, applyChange } from './live';
-export { PREMIUM_MESSAGE, SIMULATOR_ROUTES } from './routes';
+export { PREMIUM_MESSAGE } from './api-errors';
+export { SIMULATOR_ROUTES } from './routes';
 export type * from './upstream.types';

@@ -19,7 +19,8 @@ import { applyChange, ChangeError, startLive } from './live';
 import type { LiveOptions, SimulatorChange } from './live';
 import { DEFAULT_RATE_LIMIT, RateLimitWindows, validRateLimit } from './rate-limit';
 import type { RateLimit } from './rate-limit';
-import { dispatchApiRequest, errorBody, THROTTLER_MESSAGE } from './routes';
+import { errorBody, THROTTLER_MESSAGE } from './api-errors';
+import { dispatchApiRequest } from './routes';
 
 export type { RateLimit } from './rate-limit';
 
