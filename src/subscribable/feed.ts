@@ -65,6 +65,15 @@ export interface FeedOpener {
    *   and the first poll's definitive error (`NOT_FOUND`, `FORBIDDEN`, `UPSTREAM_BAD_REQUEST`).
    */
   open<E>(context: SubscriberContext, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>>;
+  /**
+   * Counts one open subscription of the context's key and connection against the limits
+   * (`SUBSCRIPTIONS_MAX_PER_KEY`, `_PER_CONNECTION`), for a subscription whose events do not
+   * come from feeds (e.g. `paymentReceived`); call the returned release when it ends
+   * (idempotent).
+   *
+   * @throws GatewayError `UNAUTHENTICATED` without a key, `RATE_LIMITED` over a limit
+   */
+  count(context: SubscriberContext): () => void;
 }
 
 /** What a subscription's context carries when it came over a subscription transport. */
@@ -109,6 +118,32 @@ export function openFeeds<E>(context: unknown, feeds: ReadonlyArray<Feed<unknown
   const service = ctx.subscription?.service;
   if (!service) throw noTransportError();
   return service.open(ctx, feeds);
+}
+
+/**
+ * `source`, calling `release` once when it ends: it finishes, or its consumer returns or
+ * throws (the client went away). For the stream of a subscription counted with
+ * {@link FeedOpener.count}.
+ */
+export function releasing<T>(source: AsyncIterableIterator<T>, release: () => void): AsyncIterableIterator<T> {
+  const iterator: AsyncIterableIterator<T> = {
+    next: async () => {
+      const result = await source.next();
+      if (result.done) release();
+      return result;
+    },
+    return: async (value?: unknown) => {
+      release();
+      return source.return ? source.return(value) : { done: true, value: value as T };
+    },
+    throw: async (error?: unknown) => {
+      release();
+      if (source.throw) return source.throw(error);
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
 }
 
 /**

@@ -163,6 +163,14 @@ export class SubscriptionService implements FeedOpener {
     return stream;
   }
 
+  /** See {@link FeedOpener.count}: {@link hold} for the context's key and connection. */
+  count(ctx: SubscriptionContext): () => void {
+    const keyId = ctx.session.keyId;
+    if (!ctx.subscription) throw noTransportError();
+    if (!ctx.apiKey || !keyId) throw this.refuse(missingKeyError());
+    return this.hold(keyId, ctx.subscription.connection);
+  }
+
   /**
    * Counts one open subscription (or live query) of `keyId` on `connection` against the
    * limits, and returns its release (idempotent).

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient as createSseClient } from 'graphql-sse';
 import type { Client } from 'graphql-ws';
+import { keyId } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
-import { ManualClock, startStack } from '../support';
+import { ManualClock, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
 
@@ -149,5 +150,27 @@ describe('payment requests over the simulator', () => {
     await statusOf(request.reference); // the owner's first call resumes the polling
     await matched;
     expect(await statusOf(request.reference)).toEqual({ status: 'PAID', paidAmount: 25 });
+  });
+
+  it('counts paymentReceived against the key\'s subscription limit, and gives the count back when it ends', async () => {
+    await client.dispose();
+    await stack.close();
+    await start({ subscriptionsMaxPerKey: 2 });
+    const service = stack.gateway.subscriptions.service;
+    const id = keyId(DEMO_KEYS.premium.key, stack.config.keyHashSecret);
+    const first = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    const second = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    await until(() => service.openFor(id) === 2, 'two payment subscriptions counted', 100_000);
+    const third = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    expect((await third.next()).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' });
+    expect(await third.ended).toBe('complete');
+    expect(service.openFor(id)).toBe(2);
+    first.stop();
+    await until(() => service.openFor(id) === 1, 'the first one given back', 100_000);
+    const again = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    await until(() => service.openFor(id) === 2, 'another one counted', 100_000);
+    second.stop();
+    again.stop();
+    await until(() => service.openFor(id) === 0, 'every one given back', 100_000);
   });
 });

@@ -7,7 +7,7 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { describePolling } from '../../subscribable/describe';
-import { noTransportError } from '../../subscribable/feed';
+import { noTransportError, releasing } from '../../subscribable/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { checkFactoryOwned } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';
@@ -18,7 +18,7 @@ import { PaymentEvent, PaymentEventKind } from './payment-request.type';
 /**
  * Opens the stream of a company's payment events for the subscriber.
  *
- * @throws GatewayError `BAD_USER_INPUT` over plain HTTP, `UNAUTHENTICATED` without a key, `NOT_FOUND` for a company the character does not own
+ * @throws GatewayError `BAD_USER_INPUT` over plain HTTP, `UNAUTHENTICATED` without a key, `RATE_LIMITED` over the subscription limits, `NOT_FOUND` for a company the character does not own
  */
 async function openPaymentEvents(context: SubscriptionContext, factoryId: string): Promise<AsyncIterableIterator<StoredEvent>> {
   if (!context.subscription) throw noTransportError();
@@ -27,10 +27,17 @@ async function openPaymentEvents(context: SubscriptionContext, factoryId: string
   if (!apiKey || !keyId) throw missingKeyError();
   const desk = context.domains?.payments;
   if (!desk) throw new GatewayError('INTERNAL_SERVER_ERROR', 'Payment requests are not available in this gateway.');
-  await checkFactoryOwned(context.session, factoryId);
-  const events = desk.events(keyId, factoryId);
-  await desk.resume({ apiKey, keyId });
-  return events;
+  // Counted against the key's and the connection's subscription limits like every other.
+  const release = context.subscription.service.count(context);
+  try {
+    await checkFactoryOwned(context.session, factoryId);
+    const events = desk.events(keyId, factoryId);
+    await desk.resume({ apiKey, keyId });
+    return releasing(events, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
 }
 
 /** `paymentReceived`. */
@@ -38,7 +45,7 @@ async function openPaymentEvents(context: SubscriptionContext, factoryId: string
 export class PaymentEventSubscriptionResolver {
   /** One event per status change of a request of the company. */
   @Subscription(() => PaymentEvent, {
-    description: `Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): ${describePolling(ENDPOINTS.factoryTransactions)} Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND.`,
+    description: `Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): ${describePolling(ENDPOINTS.factoryTransactions)} Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND. Counts against SUBSCRIPTIONS_MAX_PER_KEY and SUBSCRIPTIONS_MAX_PER_CONNECTION like every subscription (over: RATE_LIMITED).`,
     subscribe: ({ args, context }) => openPaymentEvents(context as SubscriptionContext, (args as { factoryId: string }).factoryId),
   })
   paymentReceived(
