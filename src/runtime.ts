@@ -175,7 +175,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const vault = await startLiveVault(config, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'));
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
-  const payments = new PaymentDesk(paymentStore, { onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  const payments = new PaymentDesk(paymentStore, { now: options.now, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
   // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
   if (vault) {
     const webhooks = new WebhookDispatcher(

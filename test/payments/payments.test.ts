@@ -173,4 +173,33 @@ describe('payment requests over the simulator', () => {
     again.stop();
     await until(() => service.openFor(id) === 0, 'every one given back', 100_000);
   });
+
+  it('an unpaid request expires at expiresAt, once, with an EXPIRED event over graphql-ws and graphql-sse', async () => {
+    let streams = 0;
+    const listening = new Promise<void>((resolve) =>
+      stack.gateway.payments.activity.on('listening', () => {
+        streams += 1;
+        if (streams === 2) resolve();
+      }),
+    );
+    const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
+    await listening;
+    const answer = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 25, expiresInSeconds: 120 } } });
+    const { reference } = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest;
+    // Not due yet: the sweep leaves it open.
+    clock.advance(119_000);
+    await stack.gateway.payments.sweep();
+    expect(await statusOf(reference)).toEqual({ status: 'PENDING', paidAmount: 0 });
+    clock.advance(2_000);
+    await stack.gateway.payments.sweep();
+    await stack.gateway.payments.sweep();
+    for (const events of [ws, sseEvents]) {
+      expect((await events.next()).data?.paymentReceived).toMatchObject({ kind: 'EXPIRED', request: { reference, status: 'EXPIRED', paidAmount: 0 } });
+      expect(events.buffered).toBe(0);
+    }
+    expect(await statusOf(reference)).toEqual({ status: 'EXPIRED', paidAmount: 0 });
+    sse.dispose();
+  });
 });
