@@ -56,7 +56,7 @@ interface Poller {
   readonly feed: Feed<unknown, unknown>;
   readonly listeners: Set<(message: FeedMessage<unknown>) => void>;
   /** Who reads every state this replica polls (see {@link PollHub.watch}). */
-  readonly observers: Set<(state: unknown, session: UpstreamSession) => Promise<void>>;
+  readonly observers: Set<(state: unknown, session: UpstreamSession | null) => Promise<void>>;
   /** The last state, once a poll succeeded. */
   state: { value: unknown } | null;
   /** Settles when the first poll has answered; rejects when it failed definitively. */
@@ -135,15 +135,17 @@ export class PollHub {
   /**
    * Joins the poller of (key, resource) as an observer: `observer` gets every state this
    * replica polls (the first one too, unlike events), with the session of that poll, so
-   * it can read further pages within the same budget. Its promise is not awaited (it
+   * it can read further pages within the same budget. On a replica that follows another's
+   * poller (Redis), it gets each changed state the leader relays, without a session (the
+   * leader polls; the follower reads nothing upstream). Its promise is not awaited (it
    * must not block the poller); it counts as a subscriber, so the poller runs while it
    * watches. Resolves once the first poll has answered.
    *
    * @returns the function that stops watching
    * @throws GatewayError when the first poll failed definitively
    */
-  async watch<S>(caller: PollCaller, feed: Feed<S, unknown>, observer: (state: S, session: UpstreamSession) => Promise<void>): Promise<() => void> {
-    const typed = observer as (state: unknown, session: UpstreamSession) => Promise<void>;
+  async watch<S>(caller: PollCaller, feed: Feed<S, unknown>, observer: (state: S, session: UpstreamSession | null) => Promise<void>): Promise<() => void> {
+    const typed = observer as (state: unknown, session: UpstreamSession | null) => Promise<void>;
     const id = `${caller.keyId}|${feed.resource}`;
     const existing = this.pollers.get(id);
     // A poller that already has a state: the observer starts from it.
@@ -342,6 +344,9 @@ export class PollHub {
       poller.state = { value: message.state };
       poller.feed.adopt?.(message.state);
       for (const event of message.events) this.deliver(poller, { kind: 'event', event });
+      // Observers here see what the leader polled: e.g. payment matching, when the leader's
+      // poller serves only transactionAdded subscribers.
+      for (const observer of [...poller.observers]) void observer(message.state, null).catch(() => undefined);
       return;
     }
     const error = new GatewayError(message.error.code, message.error.message, message.error.extensions);

@@ -88,4 +88,35 @@ describeWithRedis('payment requests on two replicas sharing Redis', () => {
     for (const events of [fromA, fromB]) expect((await events.next()).data?.paymentReceived).toEqual({ kind: 'PAID', request: { reference, paidAmount: 12 } });
     expect(await post(b, `query($r: String!) { paymentRequest(reference: $r) { status } }`, { r: reference })).toEqual({ paymentRequest: { status: 'PAID' } });
   });
+
+  it('matches on a replica that follows the poller, when the leader polls only for transactionAdded', async () => {
+    // Replica A leads the account's poller for a plain transactionAdded subscriber, and has no payment watch.
+    const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);
+    clients.push(onA);
+    const joinedA = once(a.subscriptions.hub.activity, 'joined');
+    const transactions = subscribeWs(onA, `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }`);
+    await joinedA;
+    expect(a.subscriptions.hub.leading()).toBe(1);
+    // The request is made on replica B: its watch follows A's poller.
+    const joinedB = once(b.subscriptions.hub.activity, 'joined');
+    const created = await post(b, `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`, { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 30 } });
+    const reference = (created.createPaymentRequest as { reference: string }).reference;
+    await joinedB;
+    expect(b.subscriptions.hub.leading()).toBe(0);
+    simulator.resetRequests();
+    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 30, reference: `Order ${reference}`, otherVban: '4799001' });
+    // B's matchings (its own first poll's may still come): until one has seen the transfer.
+    const paid = new Promise<void>((resolve) => {
+      b.payments.activity.on('matched', () => {
+        void post(a, `query($r: String!) { paymentRequest(reference: $r) { status } }`, { r: reference }).then((data) => {
+          if ((data.paymentRequest as { status: string }).status === 'PAID') resolve();
+        });
+      });
+    });
+    clock.advance(60_000);
+    expect((await transactions.next()).data?.transactionAdded).toMatchObject({ transaction: { amount: 30 } });
+    await paid;
+    expect(simulator.countRequests({ route: TRANSACTIONS })).toBe(1);
+    expect(await post(a, `query($r: String!) { paymentRequest(reference: $r) { status paidAmount } }`, { r: reference })).toEqual({ paymentRequest: { status: 'PAID', paidAmount: 30 } });
+  });
 });

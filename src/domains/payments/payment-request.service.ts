@@ -36,12 +36,13 @@ export interface AccountPolling {
   /**
    * Joins (or starts) the poller of the feed's resource for the caller's key and calls
    * `observer` with each state that poller reads itself (the first one included), with
-   * the session it polled through (for further pages). Resolves once the first poll answered.
+   * the session it polled through (for further pages), and each changed state another
+   * replica's poller relays (session null). Resolves once the first poll answered.
    *
    * @returns the function that leaves the poller again
    * @throws GatewayError when the first poll failed definitively
    */
-  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession) => Promise<void>): Promise<() => void>;
+  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>): Promise<() => void>;
 }
 
 /** Transactions per page the upstream allows. */
