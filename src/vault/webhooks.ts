@@ -61,10 +61,13 @@ interface WithWebhooks {
   webhooks?: WebhookRecord[];
 }
 
+/** Hosts a webhook may be sent to over plain http: this machine only. */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
 /**
  * Adds a webhook record to the document and returns its id and secret.
  *
- * @throws VaultUsageError for an unknown character, a bad company id or a URL that is not https without credentials
+ * @throws VaultUsageError for an unknown character, a bad company id or a URL that is not https (or http to a loopback host) without credentials
  */
 export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hook: { character: string; factoryId: string; url: string; now: Date }): { readonly id: string; readonly secret: string } {
   const key = document.keys.find((each) => each.name === hook.character);
@@ -76,7 +79,11 @@ export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hoo
   } catch {
     parsed = null;
   }
-  if (parsed?.protocol !== 'https:' || parsed.username !== '' || parsed.password !== '') throw new VaultUsageError(`--url must be an https:// URL without credentials: "${hook.url}" is not.`);
+  // Plain http only to this machine (a receiver beside the gateway): never across a network.
+  const loopback = parsed !== null && LOOPBACK_HOSTS.has(parsed.hostname);
+  if (!parsed || !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) || parsed.username !== '' || parsed.password !== '') {
+    throw new VaultUsageError(`--url must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost) without credentials: "${hook.url}" is not.`);
+  }
   const id = `whk_${randomBytes(6).toString('hex')}`;
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const dataKey = newDataKey();

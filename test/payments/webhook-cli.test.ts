@@ -42,9 +42,17 @@ describe('statev-gateway webhooks', () => {
     expect((await run(['webhooks', 'list'])).stdout).toMatch(/^No webhooks/);
   });
 
+  it('takes plain http to a receiver on this machine', async () => {
+    await run(['keys', 'add', 'alice'], 'statev-key-of-alice\n');
+    for (const url of ['http://127.0.0.1:9000/hook', 'http://localhost:9000/hook', 'http://[::1]:9000/hook']) {
+      expect(await run(['webhooks', 'add', '--character', 'alice', '--factory', 'f1', '--url', url])).toMatchObject({ exitCode: 0 });
+    }
+  });
+
   it.each([
     [['--character', 'bob', '--factory', 'f1', '--url', 'https://shop.example/'], 1, /no key named "bob"/],
     [['--character', 'alice', '--factory', 'f1', '--url', 'http://shop.example/'], 1, /https:\/\//],
+    [['--character', 'alice', '--factory', 'f1', '--url', 'http://10.0.0.7:9000/hook'], 1, /http:\/\/ only to 127\.0\.0\.1/],
     [['--character', 'alice', '--factory', 'f1', '--url', 'https://user:pw@shop.example/'], 1, /without credentials/],
     [['--character', 'alice', '--url', 'https://shop.example/'], 2, /needs --character/],
   ])('refuses %j', async (args, exitCode, message) => {
