@@ -1,8 +1,15 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createClient } from 'graphql-ws';
 import type { Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { Scenario } from '../lib/bench';
-import { log, round } from '../lib/bench';
+import { log, ROOT, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
 
 /** A generated premium key no other scenario uses (character 1: five company accounts). */
@@ -28,8 +35,9 @@ function percentile(sorted: readonly number[], p: number): number | null {
  * transfer appearing upstream to its PAID event (target ≤ interval + 5 s, scaled), and
  * the upstream requests per hour (counted over 5 intervals, `--quick` 3) with open
  * requests on 1 account and on the character's 5 company accounts (with 10 the key's polling share caps it at 5 polls per window, as
- * for 5: docs/payments.md). Webhook delivery latency is not measured here (a webhook
- * needs an https receiver; test/payments/webhooks.test.ts covers delivery).
+ * for 5: docs/payments.md). Webhook delivery latency: the key is in a vault of the
+ * scenario's own, with a webhook (`webhooks add`) to a receiver on 127.0.0.1; for each
+ * transfer, the time from the transfer to the signed POST naming its reference.
  */
 export const payments: Scenario = {
   name: 'payments',
@@ -40,7 +48,26 @@ export const payments: Scenario = {
     const transfers = bench.args.quick ? 2 : 3;
     /** Intervals the upstream requests are counted over, per phase. */
     const countedIntervals = bench.args.quick ? 3 : 5;
+    // A vault of its own holding the key, for the webhook (the CLI of the built gateway).
+    const vaultFolder = mkdtempSync(join(tmpdir(), 'statev-bench-vault-'));
+    const vaultEnv = { VAULT_FILE: join(vaultFolder, 'vault.json'), VAULT_MASTER_KEY: randomBytes(32).toString('base64') };
+    const cli = (args: string[], input = ''): string =>
+      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...vaultEnv }, input, encoding: 'utf8' });
+    cli(['keys', 'add', 'bench'], `${KEY}\n${KEY}-secret\n`);
+    // The receiver: when each POST arrived, and its body.
+    const posts: Array<{ at: number; text: string }> = [];
+    const receiver = createServer((request, response) => {
+      let text = '';
+      request.setEncoding('utf8');
+      request.on('data', (chunk: string) => (text += chunk));
+      request.on('end', () => {
+        posts.push({ at: Date.now(), text });
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const gateway = await bench.startGateway('gateway-payments', {
+      ...vaultEnv,
       UPSTREAM_RATE_LIMIT: `10/${windowSeconds}`,
       CACHE_TTL_ACTIVITY_SECONDS: String(intervalSeconds),
       CACHE_TTL_BANK_ACCOUNTS_SECONDS: String(Math.max(1, 120 * scale)),
@@ -69,6 +96,8 @@ export const payments: Scenario = {
       const accounts: Account[] = factories.flatMap((factory) => (factory.bankAccounts ?? []).map((account) => ({ factoryId: factory.id, bankAccountId: account.id })));
       const first = accounts[0];
       if (!first) throw new Error('payments: the key has no company account');
+      cli(['webhooks', 'add', '--character', 'bench', '--factory', first.factoryId, '--url', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`]);
+      await sleep(1500); // the running gateway reads the vault again within 1 s
 
       // Transfer → PAID, on one account kept watched by an open request that is never paid.
       const paidAt = new Map<string, number>();
@@ -85,6 +114,7 @@ export const payments: Scenario = {
       );
       await create(first, 1_000_000);
       const latencies: number[] = [];
+      const webhookLatencies: number[] = [];
       for (let i = 0; i < transfers; i += 1) {
         const reference = await create(first, 10 + i);
         // A transfer at a different point of the poll cycle each time.
@@ -94,8 +124,13 @@ export const payments: Scenario = {
         for (let waited = 0; !paidAt.has(reference) && waited < (intervalSeconds * 3 + 10) * 1000; waited += 50) await sleep(50);
         const at = paidAt.get(reference);
         if (at !== undefined) latencies.push(at - sentAt);
+        const posted = (): number | undefined => posts.find((post) => post.text.includes(reference) && post.text.includes('PAID'))?.at;
+        for (let waited = 0; posted() === undefined && waited < 15_000; waited += 50) await sleep(50);
+        const postedAt = posted();
+        if (postedAt !== undefined) webhookLatencies.push(postedAt - sentAt);
       }
       latencies.sort((a, b) => a - b);
+      webhookLatencies.sort((a, b) => a - b);
 
       // Upstream requests with open requests on 1 account, then on every company account.
       const perHour = async (count: number): Promise<number> => {
@@ -116,13 +151,17 @@ export const payments: Scenario = {
         description: `payment requests on one key, budget 10 per ${windowSeconds} s (polls may use half), transactions interval ${intervalSeconds} s${bench.args.quick ? ' (--quick: the real 60 s scaled by 0.1)' : ''}`,
         transferToPaidMs: { p50: percentile(latencies, 50), max, intervalMs: intervalSeconds * 1000, targetMs, measured: latencies.length, of: transfers },
         upstreamRequestsPerHour: { oneAccount, [`accounts${accounts.length}`]: allAccounts, tenAccountsExpected: Math.round((3600 / 60) * 5), note: 'per hour at the real 60 s scale; 10 accounts need 10 polls per window, the key\'s polling share allows 5: intervals stretch to 120 s' },
-        webhookDeliveryLatencyMs: null,
+        webhookDeliveryLatencyMs: { p50: percentile(webhookLatencies, 50), max: webhookLatencies.at(-1) ?? null, measured: webhookLatencies.length, of: transfers, note: 'from the transfer appearing upstream to the signed POST naming it, at a receiver on 127.0.0.1' },
       };
-      log(`payments: transfer → PAID p50 ${result.transferToPaidMs.p50} ms, max ${max} ms (interval ${intervalSeconds * 1000} ms, target ≤ ${targetMs}); upstream/h 1 account ${oneAccount}, ${accounts.length} accounts ${allAccounts}`);
+      log(
+        `payments: transfer → PAID p50 ${result.transferToPaidMs.p50} ms, max ${max} ms (interval ${intervalSeconds * 1000} ms, target ≤ ${targetMs}); webhook p50 ${result.webhookDeliveryLatencyMs.p50} ms, max ${result.webhookDeliveryLatencyMs.max} ms (${webhookLatencies.length}/${transfers}); upstream/h 1 account ${oneAccount}, ${accounts.length} accounts ${allAccounts}`,
+      );
       bench.record('payments', result);
     } finally {
       await client.dispose();
       await bench.stopServer(gateway);
+      receiver.close();
+      rmSync(vaultFolder, { recursive: true, force: true });
     }
   },
 };
