@@ -5,7 +5,25 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { NO_ACCOUNT, UNMATCHED_KEPT, isOpen } from './payment-request.store';
-import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
+import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+
+/**
+ * A transfer seen for the first time, and what it changes, atomically. KEYS: the seen set,
+ * the owner's requests, the owners, the company's unmatched list; ARGV: the fingerprint,
+ * the change's kind, the request's reference, the JSON (request or transfer), the owner,
+ * the last index of the unmatched list kept. Returns 1 when applied, 0 when seen before.
+ */
+const RECORD_TRANSFER = `
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+if ARGV[2] == 'request' then
+  redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+  redis.call('SADD', KEYS[3], ARGV[5])
+elseif ARGV[2] == 'unmatched' then
+  redis.call('LPUSH', KEYS[4], ARGV[4])
+  redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]))
+end
+return 1
+`;
 
 /**
  * The store in Redis, shared by replicas: a hash of requests per owner
@@ -70,10 +88,18 @@ export class RedisPaymentStore implements PaymentStore {
     return (await this.redis.sadd(this.key('seen', owner, bankAccountId), fingerprint)) === 1;
   }
 
-  /** See {@link PaymentStore.addUnmatched}. */
-  async addUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): Promise<void> {
-    const key = this.key('unmatched', owner, factoryId);
-    await this.redis.multi().lpush(key, JSON.stringify(transfer)).ltrim(key, 0, UNMATCHED_KEPT - 1).exec();
+  /** See {@link PaymentStore.recordTransfer}: one Lua script, so the fingerprint and the change land together or not at all. */
+  async recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean> {
+    const keys = [this.key('seen', owner, bankAccountId), this.key('requests', owner), this.key('owners'), this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : '')];
+    const args = [
+      fingerprint,
+      change.kind,
+      change.kind === 'request' ? change.request.reference : '',
+      change.kind === 'request' ? JSON.stringify(change.request) : change.kind === 'unmatched' ? JSON.stringify(change.transfer) : '',
+      owner,
+      String(UNMATCHED_KEPT - 1),
+    ];
+    return (await this.redis.eval(RECORD_TRANSFER, keys.length, ...keys, ...args)) === 1;
   }
 
   /** See {@link PaymentStore.unmatched}. */

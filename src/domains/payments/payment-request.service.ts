@@ -20,7 +20,7 @@ import { newReference, normaliseReference } from './payment-reference';
 import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
 import type { SeenTransaction } from './payment-request.matching';
 import { isOpen, transferFingerprint } from './payment-request.store';
-import type { PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
+import type { PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 import { PaymentStatus } from './payment-request.type';
 
 /** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
@@ -320,16 +320,13 @@ export class PaymentDesk {
       const seen: SeenTransaction = { amount: t.amount, senderVban: t.senderVban, receiverVban: t.receiverVban, reference: t.reference, timestamp: t.timestamp.getTime() };
       if (!isIncoming(seen, vban)) continue;
       const transfer: StoredTransfer = { amount: seen.amount, senderVban: seen.senderVban, reference: seen.reference, timestamp: seen.timestamp };
-      if (!(await this.store.markSeen(owner, bankAccountId, transferFingerprint(transfer)))) continue;
       const current = await Promise.all(requests.map((r) => this.store.get(owner, r.reference).then((fresh) => fresh ?? r)));
       const target = requestFor(transfer, current.map((r) => expired(r, observedAt) ?? r));
-      if (!target) {
-        if (transfer.timestamp >= since) await this.store.addUnmatched(owner, requests[0]?.factoryId ?? '', transfer);
-        continue;
-      }
-      const { request, event } = withTransfer(target, transfer, observedAt);
-      await this.store.put(request);
-      if (event) await this.store.publish(event);
+      const paid = target ? withTransfer(target, transfer, observedAt) : null;
+      const change: TransferChange = paid ? { kind: 'request', request: paid.request } : transfer.timestamp >= since ? { kind: 'unmatched', factoryId: requests[0]?.factoryId ?? '', transfer } : { kind: 'none' };
+      // Seen and counted in one step (a transfer another replica counted first changes nothing here).
+      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change))) continue;
+      if (paid?.event) await this.store.publish(paid.event);
     }
     if (!(await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) await this.release(owner, bankAccountId);
   }

@@ -99,6 +99,9 @@ export function transferFingerprint(t: StoredTransfer): string {
   return JSON.stringify([t.senderVban, t.reference ?? '', t.amount, t.timestamp]);
 }
 
+/** What a newly seen transfer changes: the request it pays (as it is afterwards), or the company's unmatched transfers. */
+export type TransferChange = { readonly kind: 'request'; readonly request: StoredRequest } | { readonly kind: 'unmatched'; readonly factoryId: string; readonly transfer: StoredTransfer } | { readonly kind: 'none' };
+
 /** The store of payment requests (see the module comment). */
 export interface PaymentStore {
   /** Where it is, for messages (a path or `redis`, never a password). */
@@ -113,8 +116,14 @@ export interface PaymentStore {
   put(request: StoredRequest): Promise<void>;
   /** Records a transfer as seen on an account; true the first time, false when it was seen before (by any replica). */
   markSeen(owner: string, bankAccountId: string, fingerprint: string): Promise<boolean>;
-  /** Adds a transfer to the unmatched ones of `owner`'s company (newest first, {@link UNMATCHED_KEPT} kept). */
-  addUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): Promise<void>;
+  /**
+   * Records a transfer as seen on an account and, the first time only, applies what it
+   * changes (the request it pays, or the unmatched list) in the same atomic step: a crash
+   * never leaves a transfer seen but not counted.
+   *
+   * @returns true when applied; false when it was seen before (by any replica), nothing changed
+   */
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean>;
   /** The unmatched transfers of `owner`'s company, newest first. */
   unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]>;
   /** What is known of an account of `owner`. */
@@ -215,12 +224,22 @@ export class FilePaymentStore implements PaymentStore {
     return true;
   }
 
-  /** See {@link PaymentStore.addUnmatched}. */
-  addUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): Promise<void> {
+  /** See {@link PaymentStore.recordTransfer}: both changes in memory, then one write of the whole file. */
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean> {
+    const seen = (this.doc.seen[`${owner}|${bankAccountId}`] ??= []);
+    if (seen.includes(fingerprint)) return Promise.resolve(false);
+    seen.push(fingerprint);
+    if (seen.length > SEEN_KEPT) seen.splice(0, seen.length - SEEN_KEPT);
+    if (change.kind === 'request') (this.doc.requests[change.request.owner] ??= {})[change.request.reference] = change.request;
+    if (change.kind === 'unmatched') this.unshiftUnmatched(owner, change.factoryId, change.transfer);
+    return this.save().then(() => true);
+  }
+
+  /** Adds a transfer to the unmatched ones of `owner`'s company (newest first, {@link UNMATCHED_KEPT} kept). */
+  private unshiftUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): void {
     const list = (this.doc.unmatched[`${owner}|${factoryId}`] ??= []);
     list.unshift(transfer);
     list.splice(UNMATCHED_KEPT);
-    return this.save();
   }
 
   /** See {@link PaymentStore.unmatched}. */
