@@ -151,9 +151,14 @@ export class RedisPaymentStore implements PaymentStore {
     return () => this.events.off('event', listener);
   }
 
-  /** Closes the connections. */
+  /**
+   * Closes the connections. QUIT only on a connection that is up: on one that never
+   * connected (a Redis that does not answer) it would connect first, retrying forever and
+   * holding the process; `disconnect` then stops any reconnecting.
+   */
   async close(): Promise<void> {
     this.subscriber?.disconnect();
-    await this.redis.quit().catch(() => undefined);
+    if (this.redis.status === 'ready') await this.redis.quit().catch(() => undefined);
+    this.redis.disconnect();
   }
 }
