@@ -97,7 +97,7 @@ export class ReadPath {
     const { flight, joined, meta: ticket } = this.parts.inflight.join(
       key,
       () => {
-        caller.accounting.startRequest(endpoint);
+        caller.accounting.startRequest(endpoint, caller.keyId);
         return this.parts.upstream.load(started);
       },
       started.ticket,
