@@ -87,11 +87,21 @@ export function createContext(
   const budgets = services.tokenBudgets;
   if (token?.budgetShare && budgets) {
     const share = token.budgetShare;
-    session.accounting.admit = (_endpoint, keyId) => {
-      const waitMs = budgets.take(siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.characterId ?? keyId}` : token.id, share);
-      if (waitMs === null) return;
-      throw new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
-    };
+    const budgetOf = (keyId: string): string => (siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.characterId ?? keyId}` : token.id);
+    const refusal = (waitMs: number): GatewayError =>
+      new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
+    if (budgets.replicated) {
+      // With Redis: one count for every replica, asked before each flight the operation starts.
+      session.accounting.admitShared = async (_endpoint, keyId) => {
+        const waitMs = await budgets.takeShared(budgetOf(keyId), share);
+        if (waitMs !== null) throw refusal(waitMs);
+      };
+    } else {
+      session.accounting.admit = (_endpoint, keyId) => {
+        const waitMs = budgets.take(budgetOf(keyId), share);
+        if (waitMs !== null) throw refusal(waitMs);
+      };
+    }
   }
   const context: GatewayContext = {
     apiKey,

@@ -212,7 +212,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now) }, pipeline, tracing, vault };
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services: { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null) }, pipeline, tracing, vault };
 }
 
 /**

@@ -66,6 +66,12 @@ export class OperationAccounting implements UpstreamAccounting {
   started = 0;
   /** Asked before each upstream fetch starts, after the cap, with the hashed key it is for (an access token's share of that key's budget): throws to refuse it. */
   admit: ((endpoint: Endpoint, keyId: string) => void) | null = null;
+  /**
+   * Asked and awaited before this operation starts a flight (not when it joins one) or a
+   * write, with the hashed key it is for: an access token's share counted across replicas
+   * (Redis). Rejects to refuse it; the refusal is this operation's alone.
+   */
+  admitShared: ((endpoint: Endpoint, keyId: string) => Promise<void>) | null = null;
   /** True when the whole response came from the per-key response cache (no resolver ran). */
   responseCacheHit = false;
   /** Paths answered from stale data (filled by the operation plugin as fields resolve). */

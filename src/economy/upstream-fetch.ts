@@ -138,6 +138,8 @@ export class UpstreamFetch {
    */
   async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, trace: FlightTrace): Promise<unknown> {
     caller.accounting.startRequest(endpoint, caller.keyId);
+    // An access token's share counted across replicas; no extra turn of the event loop without one.
+    if (caller.accounting.admitShared) await caller.accounting.admitShared(endpoint, caller.keyId);
     const release = await this.admit(caller, endpoint, 'write', undefined, trace);
     try {
       caller.accounting.requests += 1;
