@@ -86,12 +86,13 @@ export class Owners {
  * operation's own context with one key, or for an object no key claimed), and claims
  * the result for the same key, so that the fields below it use that key too.
  */
-export async function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => Promise<T>): Promise<T> {
+export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => Promise<T>): Promise<T> {
+  // Not async: with one key this is the field's own promise, with no extra turn.
   const owners = ctx.owners;
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
   if (!part) return run(ctx);
-  return owners.claim(await run(part.context as C), part);
+  return run(part.context as C).then((value) => owners.claim(value, part));
 }
 
 /** The context of the key that answered `root`: the operation's own with one key, or for an object no key claimed. */
@@ -127,9 +128,12 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
  * its own items out, with its error at the field's path (`extensions.character`); when
  * every key fails, rejects with the first key's error (the field is null).
  */
-export async function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
+export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
   const owners = ctx.owners;
-  if (!owners) return load(ctx);
+  return owners ? mergeParts(ctx, owners, info, load) : load(ctx);
+}
+
+async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
   const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
   const merged: T[] = [];
   const failures: Array<{ error: Error; part: KeyPart }> = [];
