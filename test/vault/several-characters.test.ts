@@ -5,13 +5,15 @@
  * keeps its own cache and budget share, and one key's failure leaves the other's data.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { startStack } from '../support';
+import { ManualClock, startStack } from '../support';
+import { subscribeWs, wsClient } from '../subscriptions/clients';
 import type { HttpStack } from '../support';
 
 interface Owned {
@@ -166,6 +168,67 @@ describe('--budget-share on a token over several characters', () => {
       expect(answer.errors).toHaveLength(1);
       expect(answer.errors?.[0]).toMatchObject({ path: ['buildings'], extensions: { code: 'RATE_LIMITED', budgetShare: 1, character: { name: 'erika' } } });
     } finally {
+      await stack.close();
+    }
+  });
+});
+
+describe('subscriptions of a token over several characters', () => {
+  it("poll a company with its owner's key", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'several-subscriptions-'));
+    const vaultFile = join(folder, 'vault.json');
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    await vault.addKey('max', DEMO_KEYS.premium.key, null);
+    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { token } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
+    const clock = new ManualClock();
+    const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
+    const client = wsClient(stack.endpoint, token);
+    try {
+      const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+      const events = subscribeWs(client, `subscription { inventoryChanged(factoryId: "${FIXTURE_IDS.otherFactory}") { factoryId changes { item before after } } }`);
+      await joined;
+      stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.otherFactory, item: 'Benzinkanister', delta: -10 });
+      const next = events.next();
+      clock.advance(60_000);
+      const event = await next;
+      expect(event.errors).toBeUndefined();
+      expect(event.data?.inventoryChanged).toEqual({ factoryId: FIXTURE_IDS.otherFactory, changes: [{ item: 'Benzinkanister', before: 60, after: 50 }] });
+      const polls = stack.simulator.requests.filter((request) => request.route === 'GET /factory/inventory/{id}');
+      expect(new Set(polls.map((request) => `${request.keyLabel} ${request.status}`))).toEqual(new Set(['other 200']));
+    } finally {
+      await client.dispose();
+      await stack.close();
+    }
+  });
+});
+
+describe('live queries of access tokens', () => {
+  it('are never shared between tokens of the same key (their grants and characters differ)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'token-live-'));
+    const vaultFile = join(folder, 'vault.json');
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    await vault.addKey('max', DEMO_KEYS.premium.key, null);
+    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const shop = (await vault.createToken({ characters: ['max'], grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'], expiresInMs: 3_600_000 })).token;
+    const farm = (await vault.createToken({ characters: ['max'], grants: [`factory:${FIXTURE_IDS.farm}`, 'subscribe'], expiresInMs: 3_600_000 })).token;
+    const both = (await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 })).token;
+    const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey } });
+    const clients = [shop, farm, both].map((token) => wsClient(stack.endpoint, token));
+    try {
+      const ids = async (client: (typeof clients)[number]): Promise<string[]> => {
+        const first = await subscribeWs(client, 'query Companies @live { factories { id } }').next();
+        expect(first.errors).toBeUndefined();
+        return (first.data?.factories as Array<{ id: string }>).map((factory) => factory.id);
+      };
+      // One after the other, each while the previous one is still live.
+      expect(await ids(clients[0]!)).toEqual([FIXTURE_IDS.shop]);
+      expect(await ids(clients[1]!)).toEqual([FIXTURE_IDS.farm]);
+      expect(await ids(clients[2]!)).toContain(FIXTURE_IDS.otherFactory);
+    } finally {
+      for (const client of clients) await client.dispose();
       await stack.close();
     }
   });

@@ -101,20 +101,42 @@ export function ownerContext<C extends OwnedContext>(ctx: C, root: object): C {
 }
 
 /**
- * The context of the key whose company list holds `factoryId` (a write naming a company,
- * from a token over several characters), and a function claiming a result for that key;
- * the operation's own context with one key, or when no list holds the company (the
- * upstream then answers for it).
+ * The context of the key whose company (`factories`) or building (`buildings`) list holds
+ * `id` (a write or a subscription naming it, from a token over several characters), and a
+ * function claiming a result for that key; the operation's own context with one key, or
+ * when no list holds the id (the upstream then answers for it).
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-export async function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+async function ownerOfId<C extends OwnedContext>(ctx: C, list: 'factories' | 'buildings', id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
   if (!owners) return { context: ctx, claim: (value) => value };
-  const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.factories.list.load('all'), (factory) => factory.id === factoryId);
+  const found = await findAcrossKeys<{ id: string }, C>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
   const part = found ? owners.partOf(found.item) : undefined;
   if (!part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
+}
+
+/**
+ * The context of the key whose company list holds `factoryId` (a write naming a company,
+ * from a token over several characters), and a function claiming a result for that key;
+ * see {@link ownerOfId}.
+ *
+ * @throws the first failing key's error when no list holds it and a key's list failed
+ */
+export function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+  return ownerOfId(ctx, 'factories', factoryId);
+}
+
+/**
+ * Opens a subscription naming a company (`kind: 'factories'`) or building with the key that
+ * owns it (a token over several characters; the owner found as {@link companyContext}
+ * does), keeping the subscription scope the transport set; with one key, or over plain
+ * HTTP (which `open` refuses), `open` gets the operation's own context at once.
+ */
+export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: 'factories' | 'buildings', id: string, open: (ctx: C) => Promise<R>): Promise<R> {
+  if (!ctx.owners || !ctx.subscription) return open(ctx);
+  return ownerOfId(ctx, kind, id).then(({ context }) => open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }));
 }
 
 /** The character whose key answered `root`, or undefined (one key, or an object no key claimed). */
