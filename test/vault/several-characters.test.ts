@@ -133,6 +133,15 @@ describe('a token over several characters', () => {
     expect(read.data).toEqual({ factory: { option: { title: 'Sprit', data: 'billig' } } });
   });
 
+  it("merges each character's auctions", async () => {
+    const answer = await post('{ myImportAuctions { id item } importAuctions { id item } }', both);
+    expect(answer.errors).toBeUndefined();
+    const mine = (answer.data?.myImportAuctions as Array<{ item: string }>).map((auction) => auction.item);
+    const open = (answer.data?.importAuctions as Array<{ id: string; item: string }>).map((auction) => auction.item);
+    expect(mine).toEqual(['Stahl', 'Gummi', 'Farbpigment', 'Benzin']);
+    expect(open).toEqual(['Elektronik', 'Stahl', 'Schrauben', 'Kaffeebohnen', 'Benzin', 'Snackriegel']);
+  });
+
   it("leaves the other key's data when one key fails, with the error at the field's path naming the character", async () => {
     const answer = await post('{ factories { id owner { name } } }', withBroken);
     const factories = answer.data?.factories as Owned[];
