@@ -206,6 +206,20 @@ describe('subscriptions of a token over several characters', () => {
       expect(event.data?.inventoryChanged).toEqual({ factoryId: FIXTURE_IDS.otherFactory, changes: [{ item: 'Benzinkanister', before: 60, after: 50 }] });
       const polls = stack.simulator.requests.filter((request) => request.route === 'GET /factory/inventory/{id}');
       expect(new Set(polls.map((request) => `${request.keyLabel} ${request.status}`))).toEqual(new Set(['other 200']));
+
+      // The fields below an event (a room's tenant) are read with the owner's key too.
+      const rooms = (await stack.post({ query: `{ building(id: "${FIXTURE_IDS.otherBuilding}") { rooms { id occupied } } }` }, { headers: { authorization: `Bearer ${token}` } })).body as Answer;
+      const room = ((rooms.data?.building as { rooms: Array<{ id: string; occupied: boolean }> }).rooms ?? []).find((each) => each.occupied);
+      expect(room).toBeDefined();
+      const roomJoined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+      const roomEvents = subscribeWs(client, `subscription { roomChanged(buildingId: "${FIXTURE_IDS.otherBuilding}") { room { id rent tenant { tenantName } } } }`);
+      await roomJoined;
+      stack.simulator.change({ kind: 'room', roomId: room?.id ?? '', rent: 1750 });
+      const roomNext = roomEvents.next();
+      clock.advance(300_000);
+      const roomEvent = await roomNext;
+      expect(roomEvent.errors).toBeUndefined();
+      expect(roomEvent.data?.roomChanged).toMatchObject({ room: { id: room?.id, rent: 1750, tenant: { tenantName: expect.any(String) } } });
     } finally {
       await client.dispose();
       await stack.close();

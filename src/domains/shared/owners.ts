@@ -82,8 +82,28 @@ export class Owners {
 }
 
 /**
+ * The part that answered `root`; for an object no part claimed in this operation (a
+ * subscription's event, built by a poll before the event's operation), the part whose list
+ * holds the company or building it names (`factoryId`, `buildingId`), claimed from then on.
+ * Undefined when none does.
+ */
+async function lookUpPart(ctx: OwnedContext, owners: Owners, root: object): Promise<KeyPart | undefined> {
+  const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
+  const part =
+    typeof factoryId === 'string' ? await partOwning(ctx, owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(ctx, owners, 'buildings', buildingId) : undefined;
+  if (part) owners.claim(root, part);
+  return part;
+}
+
+/** The part whose company (`factories`) or building (`buildings`) list holds `id`, or undefined; see {@link findAcrossKeys}. */
+async function partOwning(ctx: OwnedContext, owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
+  const found = await findAcrossKeys<{ id: string }, OwnedContext>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
+  return found ? owners.partOf(found.item) : undefined;
+}
+
+/**
  * Runs a field of `root` with the context of the key that answered `root` (the
- * operation's own context with one key, or for an object no key claimed), and claims
+ * operation's own context with one key, or for an object no key's list holds), and claims
  * the result for the same key, so that the fields below it use that key too.
  */
 export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => Promise<T>): Promise<T> {
@@ -91,13 +111,16 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   const owners = ctx.owners;
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
-  if (!part) return run(ctx);
-  return run(part.context as C).then((value) => owners.claim(value, part));
+  if (part) return run(part.context as C).then((value) => owners.claim(value, part));
+  return lookUpPart(ctx, owners, root).then((found) => (found ? run(found.context as C).then((value) => owners.claim(value, found)) : run(ctx)));
 }
 
-/** The context of the key that answered `root`: the operation's own with one key, or for an object no key claimed. */
-export function ownerContext<C extends OwnedContext>(ctx: C, root: object): C {
-  return (ctx.owners?.partOf(root)?.context as C | undefined) ?? ctx;
+/** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */
+export async function ownerContext<C extends OwnedContext>(ctx: C, root: object): Promise<C> {
+  const owners = ctx.owners;
+  if (!owners) return ctx;
+  const part = owners.partOf(root) ?? (await lookUpPart(ctx, owners, root));
+  return (part?.context as C | undefined) ?? ctx;
 }
 
 /**
@@ -110,10 +133,8 @@ export function ownerContext<C extends OwnedContext>(ctx: C, root: object): C {
  */
 async function ownerOfId<C extends OwnedContext>(ctx: C, list: 'factories' | 'buildings', id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
-  if (!owners) return { context: ctx, claim: (value) => value };
-  const found = await findAcrossKeys<{ id: string }, C>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
-  const part = found ? owners.partOf(found.item) : undefined;
-  if (!part) return { context: ctx, claim: (value) => value };
+  const part = owners ? await partOwning(ctx, owners, list, id) : undefined;
+  if (!owners || !part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
 }
 

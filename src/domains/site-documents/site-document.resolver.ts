@@ -90,7 +90,7 @@ export class SiteDocumentResolver {
   })
   async value(@Root() document: KnownDocument, @Ctx() operation: GatewayContext): Promise<unknown> {
     if (document.text !== undefined) return JSON.parse(document.text) as unknown;
-    const ctx = ownerContext(operation, document);
+    const ctx = await ownerContext(operation, document);
     const reader = loaderSlotReader(ctx.loaders.factories, document.factoryId);
     const stored = await findDocument(reader, document.name, ctx.optionSlots);
     if (!stored || stored.manifest.version !== document.version) return null;
@@ -275,7 +275,7 @@ export class FactorySiteDocumentsResolver {
     description: `Every site document in this company's option slots, newest first; values are not read (one request per slot, OPTION_SLOTS of them, through the cache: ${describeSource(ENDPOINTS.factoryOption)}).`,
   })
   async siteDocuments(@Root() factory: Factory, @Ctx() operation: GatewayContext): Promise<SiteDocumentInfo[]> {
-    const ctx = ownerContext(operation, factory);
+    const ctx = await ownerContext(operation, factory);
     const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factory.id), ctx.optionSlots));
     return [...layout.documents.values()]
       .map(({ manifest, manifestSlot }) => documentOf(manifest, manifestSlot, factory.id))
@@ -289,7 +289,7 @@ export class FactorySiteDocumentsResolver {
     description: `Which option slots are free for site documents and which hold data written by something else, and about how many bytes of JSON still fit (an estimate: compression varies). Reads every slot through the cache: ${describeSource(ENDPOINTS.factoryOption)}`,
   })
   async siteDocumentCapacity(@Root() factory: Factory, @Ctx() operation: GatewayContext): Promise<SiteDocumentCapacity> {
-    const ctx = ownerContext(operation, factory);
+    const ctx = await ownerContext(operation, factory);
     const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factory.id), ctx.optionSlots));
     const documentSlots = [...layout.documents.values()].flatMap(({ manifest, manifestSlot }) => [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)]).sort((a, b) => a - b);
     return {
