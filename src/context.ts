@@ -10,7 +10,9 @@ import { hashedKey } from './pipeline/credential';
 import type { Credential } from './pipeline/credential';
 import type { ServerCredentials } from './pipeline/public-site';
 import { GatewayError } from './errors/gateway-error';
-import type { TokenBudgets } from './vault';
+import type { ActiveToken, TokenBudgets } from './vault';
+import { Owners } from './domains/shared/owners';
+import type { KeyPart } from './domains/shared/owners';
 import { patienceFromPrefer } from './http/prefer-wait';
 
 export type { GatewayContext } from './domains/gateway-context';
@@ -80,18 +82,30 @@ export function createContext(
   );
   // The cost estimate bounds the operation before it runs; this bounds what it really sends.
   if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;
-  // An access token with --budget-share n starts at most n upstream requests per window of its key's budget.
   const token = serverCredentials?.token;
+  // A token over several characters: one session per key (its budget, cache and cooldowns), sharing the operation's accounting.
+  const siblings = token && token.characters.length > 1 ? characterSessions(services, token, session) : null;
+  // An access token with --budget-share n starts at most n upstream requests per window of each of its keys' budgets.
   const budgets = services.tokenBudgets;
   if (token?.budgetShare && budgets) {
     const share = token.budgetShare;
-    session.accounting.admit = () => {
-      const waitMs = budgets.take(token.id, share);
-      if (waitMs === null) return;
-      throw new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
-    };
+    const budgetOf = (keyId: string): string => (siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.characterId ?? keyId}` : token.id);
+    const refusal = (waitMs: number): GatewayError =>
+      new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
+    if (budgets.replicated) {
+      // With Redis: one count for every replica, asked before each flight the operation starts.
+      session.accounting.admitShared = async (_endpoint, keyId) => {
+        const waitMs = await budgets.takeShared(budgetOf(keyId), share);
+        if (waitMs !== null) throw refusal(waitMs);
+      };
+    } else {
+      session.accounting.admit = (_endpoint, keyId) => {
+        const waitMs = budgets.take(budgetOf(keyId), share);
+        if (waitMs !== null) throw refusal(waitMs);
+      };
+    }
   }
-  return {
+  const context: GatewayContext = {
     apiKey,
     apiSecretHeader: secret ? secret : null,
     serverCredentials: serverCredentials !== null,
@@ -108,4 +122,41 @@ export function createContext(
     ...(services.domains ? { domains: services.domains } : {}),
     warnings: new Map(),
   };
+  if (siblings) {
+    const parts: KeyPart[] = [];
+    context.owners = new Owners(parts);
+    for (const [index, sibling] of siblings.entries()) {
+      const character = { id: sibling.characterId, name: sibling.name };
+      // The first key is the operation's own session and loaders; each other key gets its own loaders.
+      parts.push({
+        character,
+        context:
+          index === 0
+            ? context
+            : { ...context, apiKey: sibling.session.apiKey, apiSecretHeader: sibling.apiSecret, session: sibling.session, loaders: operationLoaders(sibling.session, { cache: services.config.loadersEnabled }) },
+      });
+    }
+  }
+  return context;
+}
+
+/** A token character's key as a credential, once per opened character: hashed once until the vault changes. */
+const characterKeys = new WeakMap<object, Credential>();
+
+/** One session per character of a token over several (the first is the operation's own), with each key's secret. */
+function characterSessions(
+  services: GatewayServices,
+  token: ActiveToken,
+  first: UpstreamSession,
+): Array<{ characterId: string; name: string; apiSecret: string | null; session: UpstreamSession }> {
+  return token.characters.map((character, index) => {
+    let credential = characterKeys.get(character);
+    if (!credential) {
+      credential = { kind: 'key', apiKey: character.apiKey };
+      characterKeys.set(character, credential);
+    }
+    const key = hashedKey(credential, services.config.keyHashSecret);
+    const session = index === 0 || !key ? first : first.sibling(key.apiKey, key.keyId);
+    return { characterId: character.id, name: character.name, apiSecret: character.apiSecret, session };
+  });
 }

@@ -232,7 +232,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now), domains: { payments } };
+  const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null), domains: { payments } };
   return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments };
 }
 
@@ -247,7 +247,13 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
     cache: new ResponseCacheStore(maxBytes),
     // An access token's answers are its own: its grants may shape them.
     sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
-    extraCacheKeyData: async ({ contextValue }) => (contextValue.session.keyId ? economy.generation(contextValue.session.keyId) : 0),
+    // A token over several characters: a write through any of its keys invalidates its entries.
+    extraCacheKeyData: async ({ contextValue }) =>
+      contextValue.owners
+        ? contextValue.owners.parts.map((part) => (part.context.session.keyId ? economy.generation(part.context.session.keyId) : 0)).join(',')
+        : contextValue.session.keyId
+          ? economy.generation(contextValue.session.keyId)
+          : 0,
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
     // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.
     shouldWriteToCache: async ({ contextValue }) => contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0,

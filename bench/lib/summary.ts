@@ -72,6 +72,18 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
     ),
     warmNoResponseCacheP99Ms: ratio(s('warm-no-response-cache')?.latencyMs.p99 ?? null, '< 100', (v) => v < 100, 'warm-no-response-cache p99 latency at 50 connections, ms'),
     warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
+    // Access tokens on the warm path: the token lookup and the grants step cost at most 5 % of warm throughput.
+    warmTokenVsWarmRps: ratio(div(s('warm-token')?.rps, s('warm')?.rps), '>= 0.95', (v) => v >= 0.95, 'warm-token rps / warm rps (both 50 connections; the token at most 5 % slower)'),
+    warmTokenVsWarmKeyRps: informational(
+      div(s('warm-token')?.rps, s('warm-token-key')?.rps),
+      '>= 0.95',
+      'warm-token rps / warm-token-key rps: token against key on the same gateway with a vault, back to back (the token cost alone)',
+    ),
+    warmTokenVsWarmKeyCpu: informational(
+      div(s('warm-token')?.serverCpuMsPerRequest, s('warm-token-key')?.serverCpuMsPerRequest),
+      '<= 1.05',
+      'warm-token server CPU per request / warm-token-key server CPU per request (same gateway)',
+    ),
     coldUpstreamPerOpVsDistinct: ratio(
       div(s('cold')?.upstreamPerOp, distinct),
       '= 1.00',

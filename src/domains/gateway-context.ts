@@ -7,6 +7,7 @@ import type { SiteDocumentEncoding } from '../config';
 import type { UpstreamSession } from '../economy';
 import type { ListItemErrors } from './shared/list-item-errors';
 import type { Loaders } from './shared/loader';
+import type { Owners } from './shared/owners';
 import type { SubscriptionScope } from '../subscribable/feed';
 import type { ActiveToken } from '../vault';
 
@@ -27,6 +28,8 @@ export interface GatewayContext {
   serverCredentials: boolean;
   /** The access token the caller sent, once the vault accepted it (its characters, grants, expiry); absent for a key or no key. */
   token?: ActiveToken;
+  /** A token over several characters: each key's part of the operation and which part answered which object (see `shared/owners.ts`); absent with one key. */
+  owners?: Owners;
   /** The operation's upstream session (the key bound to the shared economy, with accounting). */
   session: UpstreamSession;
   /** Per-operation DataLoaders, by domain (each domain registers its own): each distinct upstream request at most once per operation. */

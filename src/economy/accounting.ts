@@ -64,8 +64,14 @@ export class OperationAccounting implements UpstreamAccounting {
   requestCap = Number.POSITIVE_INFINITY;
   /** Upstream fetches started so far (counted when started, so concurrent fields cannot overshoot). */
   started = 0;
-  /** Asked before each upstream fetch starts, after the cap (an access token's share of its key's budget): throws to refuse it. */
-  admit: ((endpoint: Endpoint) => void) | null = null;
+  /** Asked before each upstream fetch starts, after the cap, with the hashed key it is for (an access token's share of that key's budget): throws to refuse it. */
+  admit: ((endpoint: Endpoint, keyId: string) => void) | null = null;
+  /**
+   * Asked and awaited before this operation starts a flight (not when it joins one) or a
+   * write, with the hashed key it is for: an access token's share counted across replicas
+   * (Redis). Rejects to refuse it; the refusal is this operation's alone.
+   */
+  admitShared: ((endpoint: Endpoint, keyId: string) => Promise<void>) | null = null;
   /** True when the whole response came from the per-key response cache (no resolver ran). */
   responseCacheHit = false;
   /** Paths answered from stale data (filled by the operation plugin as fields resolve). */
@@ -100,7 +106,7 @@ export class OperationAccounting implements UpstreamAccounting {
    * @throws GatewayError `QUERY_TOO_EXPENSIVE` (extensions `{maxCost}`) when the operation
    *   has started `requestCap` fetches already; fields answered before keep their data.
    */
-  startRequest(endpoint: Endpoint): void {
+  startRequest(endpoint: Endpoint, keyId: string): void {
     if (this.started >= this.requestCap) {
       throw new GatewayError(
         'QUERY_TOO_EXPENSIVE',
@@ -108,7 +114,7 @@ export class OperationAccounting implements UpstreamAccounting {
         { maxCost: this.requestCap, endpoint: endpoint.route },
       );
     }
-    this.admit?.(endpoint);
+    this.admit?.(endpoint, keyId);
     this.started += 1;
   }
 

@@ -93,11 +93,13 @@ export class ReadPath {
     const priority = caller.priority ?? 'operation';
     // Data a view can serve stale is refreshed behind what views are missing, and the view does not wait for budget.
     const servable = priority === 'operation' && !caller.noCache && cached !== undefined && this.parts.freshness.ageMs(cached) <= this.parts.freshness.staleMaxAgeMs;
+    // An access token's share counted across replicas is asked before a flight starts, so that its refusal is never a joiner's.
+    if (caller.accounting.admitShared && !this.parts.inflight.running(key)) await caller.accounting.admitShared(endpoint, caller.keyId);
     const started = flightOf(caller, endpoint, path, key, new QueueTicket(servable ? 'stale' : priority));
     const { flight, joined, meta: ticket } = this.parts.inflight.join(
       key,
       () => {
-        caller.accounting.startRequest(endpoint);
+        caller.accounting.startRequest(endpoint, caller.keyId);
         return this.parts.upstream.load(started);
       },
       started.ticket,

@@ -137,7 +137,9 @@ export class UpstreamFetch {
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
    */
   async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, trace: FlightTrace): Promise<unknown> {
-    caller.accounting.startRequest(endpoint);
+    caller.accounting.startRequest(endpoint, caller.keyId);
+    // An access token's share counted across replicas; no extra turn of the event loop without one.
+    if (caller.accounting.admitShared) await caller.accounting.admitShared(endpoint, caller.keyId);
     const release = await this.admit(caller, endpoint, 'write', undefined, trace);
     try {
       caller.accounting.requests += 1;
@@ -183,7 +185,7 @@ export class UpstreamFetch {
       () => {
         // The retry is one more upstream request of the operation (the first was counted when the flight started).
         if (attempts++ > 0) {
-          caller.accounting.startRequest(endpoint);
+          caller.accounting.startRequest(endpoint, caller.keyId);
           flight.trace.retries += 1;
         }
         return this.attempt(flight);

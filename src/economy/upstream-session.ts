@@ -21,10 +21,10 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
  *   operation came without a bearer key, before any request is sent.
  */
 export class UpstreamSession {
-  /** What this operation cost upstream. */
-  readonly accounting = new OperationAccounting();
+  /** What this operation cost upstream (shared with the sessions of its other keys, see {@link sibling}). */
+  readonly accounting: OperationAccounting;
   /** Results that came from stale data, so the operation plugin can name their paths. */
-  private readonly staleResults = new WeakMap<object, StaleInfo>();
+  private readonly staleResults: WeakMap<object, StaleInfo>;
   /** Read the process cache only, never send (a live query's re-run; see `EconomyCaller.cacheOnly`). */
   cacheOnly = false;
   /** When set, every GET of the operation is recorded here by cache key (the resources a live query watches). */
@@ -43,7 +43,21 @@ export class UpstreamSession {
     readonly patienceMs: number | null = null,
     /** Who waits for this session's requests (default `operation`; a detached session's are `missed`). */
     private readonly requestPriority: UpstreamPriority = 'operation',
-  ) {}
+    /** The operation's first session, when this one is another key's in the same operation (see {@link sibling}). */
+    private readonly primary: UpstreamSession | null = null,
+  ) {
+    this.accounting = primary?.accounting ?? new OperationAccounting();
+    this.staleResults = primary?.staleResults ?? new WeakMap<object, StaleInfo>();
+  }
+
+  /**
+   * A session of another key in the same operation (an access token over several
+   * characters): that key's budget, cache and cooldowns, but this operation's accounting
+   * (request cap, counters, freshness), stale marks, cache-only mode and read log.
+   */
+  sibling(apiKey: string, keyId: string): UpstreamSession {
+    return new UpstreamSession(this.economy, apiKey, keyId, this.noCache, this.patienceMs, this.requestPriority, this.primary ?? this);
+  }
 
   /** GET an endpoint through the economy. */
   get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
@@ -125,8 +139,8 @@ export class UpstreamSession {
       priority: this.requestPriority,
       patienceMs: this.patienceMs ?? undefined,
       accounting: this.accounting,
-      cacheOnly: this.cacheOnly,
-      reads: this.reads ?? undefined,
+      cacheOnly: (this.primary ?? this).cacheOnly,
+      reads: (this.primary ?? this).reads ?? undefined,
     };
   }
 }

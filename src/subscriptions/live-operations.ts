@@ -46,7 +46,7 @@ const documentTexts = new WeakMap<DocumentNode, string>();
 
 /**
  * What makes two live operations identical: the key, whether it runs as the public site's
- * (trusted document with the server's key), the document, the operation name and the
+ * (trusted document with the server's key) or as which access token, the document, the operation name and the
  * variables (key order aside). Null for one never shared: a client's own API secret could
  * change what it may read.
  */
@@ -58,7 +58,9 @@ export function shareKeyOf(args: ExecutionArgs, context: SubscriptionContext, ke
     documentTexts.set(args.document, text);
   }
   const variables = stableStringify(args.variableValues ?? {}) ?? '{}';
-  return [keyId, context.serverCredentials ? 'site' : 'key', args.operationName ?? '', variables, text].join('\u0000');
+  // An access token's own: its grants and characters shape the answer.
+  const runsAs = context.token ? `token:${context.token.id}` : context.serverCredentials ? 'site' : 'key';
+  return [keyId, runsAs, args.operationName ?? '', variables, text].join('\u0000');
 }
 
 /** True for a result that is a stream (a subscription's events, a live query's results). */

@@ -5,6 +5,7 @@ import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '.
 import { BuildingBankAccount } from './building.type';
 import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
 import { UpstreamCost } from '../../field-rules/cost';
+import { owned } from '../shared/owners';
 
 /** Resolves `BuildingBankAccount.transactions` from the building transactions endpoint. */
 @Resolver(() => BuildingBankAccount)
@@ -24,6 +25,6 @@ export class BuildingBankAccountResolver {
     @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<TransactionPage> {
-    return ctx.loaders.buildings.transactions.load({ id: account.id, limit, skip });
+    return owned(ctx, account, (keyContext) => keyContext.loaders.buildings.transactions.load({ id: account.id, limit, skip }));
   }
 }

@@ -1,8 +1,10 @@
-import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
+import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
 
 /** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
 @Resolver(() => Building)
@@ -15,8 +17,9 @@ export class BuildingResolver {
     nullable: true,
     description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
   })
-  buildings(@Ctx() ctx: GatewayContext): Promise<Building[]> {
-    return ctx.loaders.buildings.list.load('all');
+  buildings(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Building[]> {
+    // A token over several characters: every key's buildings, each claimed by its key.
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.buildings.list.load('all'));
   }
 
   /**
@@ -31,8 +34,9 @@ export class BuildingResolver {
     @Arg('id', () => ID, { description: 'Building identifier.' }) id: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<Building | null> {
-    const all = await ctx.loaders.buildings.list.load('all');
-    return all.find((building) => building.id === id) ?? null;
+    // A token over several characters: the key whose list holds the building answers it.
+    const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.buildings.list.load('all'), (building) => building.id === id);
+    return found?.item ?? null;
   }
 
   /** `Building.details`: master data and occupancy (`GET /building/details/{id}`, once per building and operation); an upstream failure nulls the field. */
@@ -42,7 +46,7 @@ export class BuildingResolver {
     description: `Master data and current occupancy. ${describeSource(ENDPOINTS.buildingDetails)}`,
   })
   details(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingDetails> {
-    return ctx.loaders.buildings.details.load(building.id);
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.details.load(building.id));
   }
 
   /** `Building.rooms`: the building's rooms (`GET /building/rooms/{id}`, shared with `Tenant.room` in one operation); an upstream failure nulls the field. */
@@ -52,7 +56,7 @@ export class BuildingResolver {
     description: `The building's rooms. ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
   rooms(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Room[]> {
-    return ctx.loaders.buildings.rooms.load(building.id);
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.rooms.load(building.id));
   }
 
   /**
@@ -64,7 +68,7 @@ export class BuildingResolver {
     description: `The building's tenants; lastPayDate needs scope building.tenants.activity. ${describeSource(ENDPOINTS.buildingTenants)} Without premium: FORBIDDEN with premium: true.`,
   })
   tenants(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Tenant[]> {
-    return ctx.loaders.buildings.tenants.load(building.id);
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.tenants.load(building.id));
   }
 
   /**
@@ -76,6 +80,6 @@ export class BuildingResolver {
     description: `The building's bank accounts. ${describeSource(ENDPOINTS.buildingBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
   bankAccounts(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingBankAccount[]> {
-    return ctx.loaders.buildings.bankAccounts.load(building.id);
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.bankAccounts.load(building.id));
   }
 }

@@ -3,6 +3,7 @@ import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
+import { owned } from '../shared/owners';
 
 /** The joins the REST API lacks: `Room.building` and `Room.tenant`. */
 @Resolver(() => Room)
@@ -15,9 +16,11 @@ export class RoomResolver {
     nullable: true,
     description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
   })
-  async building(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Building | null> {
-    const all = await ctx.loaders.buildings.list.load('all');
-    return all.find((building) => building.id === room.buildingId) ?? null;
+  building(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Building | null> {
+    return owned(ctx, room, async (keyContext) => {
+      const all = await keyContext.loaders.buildings.list.load('all');
+      return all.find((building) => building.id === room.buildingId) ?? null;
+    });
   }
 
   /**
@@ -30,7 +33,7 @@ export class RoomResolver {
   })
   async tenant(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Tenant | null> {
     if (!room.occupied) return null;
-    const tenants = await ctx.loaders.buildings.tenants.load(room.buildingId);
+    const tenants = await owned(ctx, room, (keyContext) => keyContext.loaders.buildings.tenants.load(room.buildingId));
     return tenants.find((tenant) => tenant.roomId === room.id) ?? null;
   }
 }

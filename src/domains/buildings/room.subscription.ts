@@ -12,6 +12,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { Room } from './building.type';
 import { fetchRooms } from './buildings.api';
+import { subscribeAsOwner } from '../shared/owners';
 
 /** What happened to a room. */
 export enum RoomChangeKind {
@@ -92,7 +93,11 @@ export class RoomSubscriptionResolver {
   /** One event per room change of the building; see the field's description for errors. */
   @Subscription(() => RoomChange, {
     description: `Rooms of a building that became occupied or free, or whose rent changed; one event per change. ${describePolling(ENDPOINTS.buildingRooms)}`,
-    subscribe: ({ args, context }) => openFeeds(context, [roomsFeed((args as { buildingId: string }).buildingId)]),
+    subscribe: ({ args, context }) => {
+      const { buildingId } = args as { buildingId: string };
+      // A token over several characters: polled with the key of the building's owner.
+      return subscribeAsOwner(context as SubscriptionContext, 'buildings', buildingId, (owner) => openFeeds(owner, [roomsFeed(buildingId)]));
+    },
   })
   roomChanged(
     @Root() message: FeedMessage<RoomChange>,

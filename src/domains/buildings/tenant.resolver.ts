@@ -3,6 +3,7 @@ import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
+import { owned } from '../shared/owners';
 
 /** The join the REST API lacks: `Tenant.room`. */
 @Resolver(() => Tenant)
@@ -14,7 +15,7 @@ export class TenantResolver {
     description: `The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
   async room(@Root() tenant: Tenant, @Ctx() ctx: GatewayContext): Promise<Room | null> {
-    const rooms = await ctx.loaders.buildings.rooms.load(tenant.buildingId);
+    const rooms = await owned(ctx, tenant, (keyContext) => keyContext.loaders.buildings.rooms.load(tenant.buildingId));
     return rooms.find((room) => room.id === tenant.roomId) ?? null;
   }
 }

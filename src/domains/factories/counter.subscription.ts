@@ -13,6 +13,7 @@ import type { SubscriptionContext } from '../gateway-context';
 import { Counter } from './counter.type';
 import type { CounterItem } from './counter.type';
 import { fetchCounter } from './factories.api';
+import { subscribeAsOwner } from '../shared/owners';
 
 /** One counter item that changed. */
 @ObjectType({ description: 'One counter item that appeared, disappeared, or changed amount or price.' })
@@ -94,7 +95,11 @@ export class CounterSubscriptionResolver {
   /** One event per poll that found a changed counter, with every changed item. */
   @Subscription(() => CounterChange, {
     description: `Changes of a company's counter: items that appeared, disappeared, or changed amount or price. ${describePolling(ENDPOINTS.factoryCounter)}`,
-    subscribe: ({ args, context }) => openFeeds(context, [counterFeed((args as { factoryId: string }).factoryId)]),
+    subscribe: ({ args, context }) => {
+      const { factoryId } = args as { factoryId: string };
+      // A token over several characters: polled with the key of the company's owner.
+      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openFeeds(owner, [counterFeed(factoryId)]));
+    },
   })
   counterChanged(
     @Root() message: FeedMessage<CounterChange>,

@@ -5,6 +5,7 @@ import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '.
 import { FactoryBankAccount } from './factory-bank-account.type';
 import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
 import { UpstreamCost } from '../../field-rules/cost';
+import { owned } from '../shared/owners';
 
 /** Resolves `FactoryBankAccount.transactions` from the company transactions endpoint. */
 @Resolver(() => FactoryBankAccount)
@@ -24,6 +25,6 @@ export class FactoryBankAccountResolver {
     @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
   ): Promise<TransactionPage> {
-    return ctx.loaders.factories.transactions.load({ id: account.id, limit, skip });
+    return owned(ctx, account, (keyContext) => keyContext.loaders.factories.transactions.load({ id: account.id, limit, skip }));
   }
 }

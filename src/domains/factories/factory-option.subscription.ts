@@ -13,6 +13,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { checkFactoryOwned, fetchOption } from './factories.api';
 import { FactoryOption, SLOT_BOUNDS } from './factory-option.type';
+import { subscribeAsOwner } from '../shared/owners';
 
 /** Event of `factoryOptionChanged`. */
 @ObjectType({ description: 'An option slot of a company was written or cleared.' })
@@ -71,9 +72,12 @@ export class FactoryOptionSubscriptionResolver {
       const { factoryId, slot } = args as { factoryId: string; slot?: number | null };
       // Without `slot`: every slot the company has (OPTION_SLOTS, as Factory.options reads them).
       const slots = slot === undefined || slot === null ? Array.from({ length: (context as SubscriptionContext).optionSlots }, (_, i) => i + 1) : [slot];
-      return openFeeds(
-        context,
-        slots.map((each) => optionFeed(factoryId, each)),
+      // A token over several characters: polled with the key of the company's owner.
+      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) =>
+        openFeeds(
+          owner,
+          slots.map((each) => optionFeed(factoryId, each)),
+        ),
       );
     },
   })

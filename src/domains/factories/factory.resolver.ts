@@ -15,6 +15,7 @@ import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
 import { UpstreamCost } from '../../field-rules/cost';
+import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
 
 /** The companies an access token's factory:<id> grants name, or null when it has none (or the caller sent a key). */
 function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
@@ -36,8 +37,9 @@ export class FactoryResolver {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
   })
-  async factories(@Ctx() ctx: GatewayContext): Promise<Factory[]> {
-    const all = await ctx.loaders.factories.list.load('all');
+  async factories(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Factory[]> {
+    // A token over several characters: every key's companies, each claimed by its key.
+    const all = await mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.factories.list.load('all'));
     // An access token with factory:<id> grants sees only those companies.
     const granted = grantedFactories(ctx);
     return granted ? all.filter((factory) => granted.has(factory.id)) : all;
@@ -57,8 +59,9 @@ export class FactoryResolver {
     if (granted && !granted.has(id)) {
       throw new GatewayError('FORBIDDEN', `This access token may not read company ${id}: it needs the grant factory:${id}.`, { requiredGrant: `factory:${id}` });
     }
-    const all = await ctx.loaders.factories.list.load('all');
-    return all.find((factory) => factory.id === id) ?? null;
+    // A token over several characters: the key whose list holds the company answers it.
+    const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.factories.list.load('all'), (factory) => factory.id === id);
+    return found?.item ?? null;
   }
 
   /** `Factory.inventory`: the normal store (`GET /factory/inventory/{id}`, once per company and operation); an upstream failure nulls the field. */
@@ -68,7 +71,7 @@ export class FactoryResolver {
     description: `The normal store, without machine stores and counter; an empty store has no items. ${describeSource(ENDPOINTS.factoryInventory)}`,
   })
   inventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Inventory> {
-    return ctx.loaders.factories.inventory.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.inventory.load(factory.id));
   }
 
   /** `Factory.machineInventory`: all machine stores together (`GET /factory/machine/{id}`); an upstream failure nulls the field. */
@@ -78,7 +81,7 @@ export class FactoryResolver {
     description: `The items of all machine stores together; empty when there are none. ${describeSource(ENDPOINTS.factoryMachine)}`,
   })
   machineInventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Inventory> {
-    return ctx.loaders.factories.machineInventory.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.machineInventory.load(factory.id));
   }
 
   /** `Factory.counter`: the shop shelf with prices (`GET /factory/counter/{id}`); an upstream failure nulls the field. */
@@ -88,7 +91,7 @@ export class FactoryResolver {
     description: `The counter (shop shelf) with prices, for end-consumer shops; an empty counter has no items. ${describeSource(ENDPOINTS.factoryCounter)}`,
   })
   counter(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Counter> {
-    return ctx.loaders.factories.counter.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.counter.load(factory.id));
   }
 
   /** `Factory.productions`: the company's recipes (`GET /factory/productions/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -98,7 +101,7 @@ export class FactoryResolver {
     description: `The company's productions (recipes). ${describeSource(ENDPOINTS.factoryProductions)} Without premium: FORBIDDEN with premium: true.`,
   })
   productions(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Production[]> {
-    return ctx.loaders.factories.productions.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.productions.load(factory.id));
   }
 
   /** `Factory.bankAccounts`: the company's bank accounts (`GET /factory/bankaccounts/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -108,7 +111,7 @@ export class FactoryResolver {
     description: `The company's bank accounts. ${describeSource(ENDPOINTS.factoryBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
   bankAccounts(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<FactoryBankAccount[]> {
-    return ctx.loaders.factories.bankAccounts.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.bankAccounts.load(factory.id));
   }
 
   /** `Factory.vehicles`: the vehicles of a car dealership (`GET /factory/vehicles/{id}`); empty for other companies, null on an upstream failure. */
@@ -118,7 +121,7 @@ export class FactoryResolver {
     description: `Vehicles whose dealership (carShop) is this company; empty for other companies. ${describeSource(ENDPOINTS.factoryVehicles)}`,
   })
   vehicles(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Vehicle[]> {
-    return ctx.loaders.factories.vehicles.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.vehicles.load(factory.id));
   }
 
   /** `Factory.sellOffers`: the company's sell offers on the market (`GET /factory/marketoffers/sell/{id}`); an upstream failure nulls the field. */
@@ -128,7 +131,7 @@ export class FactoryResolver {
     description: `The company's sell offers on the market. ${describeSource(ENDPOINTS.factorySellOffers)}`,
   })
   sellOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<MarketOfferSell[]> {
-    return ctx.loaders.market.sellOffers.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.sellOffers.load(factory.id));
   }
 
   /** `Factory.buyOffers`: the company's buy offers on the market (`GET /factory/marketoffers/buy/{id}`); an upstream failure nulls the field. */
@@ -138,7 +141,7 @@ export class FactoryResolver {
     description: `The company's buy offers on the market. ${describeSource(ENDPOINTS.factoryBuyOffers)}`,
   })
   buyOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<MarketOfferBuy[]> {
-    return ctx.loaders.market.buyOffers.load(factory.id);
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.buyOffers.load(factory.id));
   }
 
   /**
@@ -151,7 +154,7 @@ export class FactoryResolver {
     description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} ${describeBounds(BUY_LOG_PAGE_BOUNDS)}`,
   })
   buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): Promise<BuyLogEntry[]> {
-    return ctx.loaders.factories.buyLog.load({ id: factory.id, limit, skip });
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.buyLog.load({ id: factory.id, limit, skip }));
   }
 
   /**
@@ -168,7 +171,7 @@ export class FactoryResolver {
     @Arg('slot', () => Int, { description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
     @Ctx() ctx: GatewayContext,
   ): Promise<FactoryOption | null> {
-    return ctx.loaders.factories.option.load({ id: factory.id, slot });
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.option.load({ id: factory.id, slot }));
   }
 
   /**
@@ -180,7 +183,11 @@ export class FactoryResolver {
     nullable: true,
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
   })
-  async options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<FactoryOption[]> {
+  options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<FactoryOption[]> {
+    return owned(ctx, factory, (keyContext) => this.optionsOf(factory, keyContext, info));
+  }
+
+  private async optionsOf(factory: Factory, ctx: GatewayContext, info: GraphQLResolveInfo): Promise<FactoryOption[]> {
     const slotNumbers = Array.from({ length: ctx.optionSlots }, (_, i) => i + 1);
     const slots = await ctx.loaders.factories.option.loadMany(slotNumbers.map((slot) => ({ id: factory.id, slot })));
     const failures = slots.filter((slot): slot is Error => slot instanceof Error);

@@ -1,8 +1,22 @@
-import { Ctx, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Ctx, Info, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
 import { UpstreamCost } from '../../field-rules/cost';
+import { mergeAcrossKeys } from '../shared/owners';
+
+/** The first of each id (an auction open to several of a token's characters is listed once), stale when the list was. */
+function firstOfEach<T extends { id: string }>(ctx: GatewayContext, list: T[]): T[] {
+  const seen = new Set<string>();
+  const unique: T[] = [];
+  for (const item of list) {
+    if (seen.has(item.id)) continue;
+    seen.add(item.id);
+    unique.push(item);
+  }
+  return ctx.session.markStale(unique, ctx.session.staleInfo(list) ?? null);
+}
 
 /** The four auction lists of `Query`; each is one upstream request per operation. */
 @Resolver(() => Auction)
@@ -13,8 +27,9 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
   })
-  myImportAuctions(@Ctx() ctx: GatewayContext): Promise<MyImportAuction[]> {
-    return ctx.loaders.market.myImportAuctions.load('all');
+  myImportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<MyImportAuction[]> {
+    // A token over several characters: every key's list.
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myImportAuctions.load('all'));
   }
 
   /** `Query.myExportAuctions`: the character's export auctions (`GET /market/my/auctions/export`); an upstream failure nulls the field. */
@@ -23,8 +38,9 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
   })
-  myExportAuctions(@Ctx() ctx: GatewayContext): Promise<MyExportAuction[]> {
-    return ctx.loaders.market.myExportAuctions.load('all');
+  myExportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<MyExportAuction[]> {
+    // A token over several characters: every key's list.
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myExportAuctions.load('all'));
   }
 
   /**
@@ -35,8 +51,9 @@ export class AuctionResolver {
     nullable: true,
     description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  importAuctions(@Ctx() ctx: GatewayContext): Promise<ImportAuction[]> {
-    return ctx.loaders.market.importAuctions.load('all');
+  importAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<ImportAuction[]> {
+    // A token over several characters: every key's list, each auction once.
+    return ctx.owners ? mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.importAuctions.load('all')).then((list) => firstOfEach(ctx, list)) : ctx.loaders.market.importAuctions.load('all');
   }
 
   /**
@@ -47,7 +64,8 @@ export class AuctionResolver {
     nullable: true,
     description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  exportAuctions(@Ctx() ctx: GatewayContext): Promise<ExportAuction[]> {
-    return ctx.loaders.market.exportAuctions.load('all');
+  exportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<ExportAuction[]> {
+    // A token over several characters: every key's list, each auction once.
+    return ctx.owners ? mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.exportAuctions.load('all')).then((list) => firstOfEach(ctx, list)) : ctx.loaders.market.exportAuctions.load('all');
   }
 }

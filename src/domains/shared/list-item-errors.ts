@@ -38,6 +38,23 @@ export class ListItemErrors {
     );
   }
 
+  /**
+   * Reports that the list field being resolved (`info`) is answered without a part of its
+   * items because of `error` (a key of a token over several characters): the error's path
+   * is the field's own; `extensions` are added (e.g. `{character}`).
+   */
+  reportField(info: GraphQLResolveInfo, error: Error, extensions: Record<string, unknown> = {}): void {
+    const original = error instanceof GraphQLError ? error : undefined;
+    this.reported.push(
+      new GraphQLError(error.message, {
+        nodes: info.fieldNodes,
+        path: responsePathAsArray(info.path),
+        originalError: error,
+        extensions: { ...(original?.extensions ?? {}), ...extensions },
+      }),
+    );
+  }
+
   /** The errors, formatted with the server's `formatError` (which masks unexpected ones). */
   formatted(format: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError): GraphQLFormattedError[] {
     return this.reported.map((error) => {

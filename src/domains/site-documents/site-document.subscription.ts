@@ -17,6 +17,7 @@ import type { Manifest } from './site-document.codec';
 import { findDocument, infoOf, manifestIn } from './site-document.layout';
 import type { SlotReader } from './site-document.layout';
 import { NAME_RULE, SiteDocumentInfo } from './site-document.type';
+import { subscribeAsOwner } from '../shared/owners';
 
 /** Event of `siteDocumentChanged`. */
 @ObjectType({ description: 'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.' })
@@ -97,7 +98,8 @@ export class SiteDocumentSubscriptionResolver {
     subscribe: ({ args, context }) => {
       const { factoryId, name } = args as { factoryId: string; name: string };
       if (!NAME_PATTERN.test(name)) throw badInputError(`A site document name is ${NAME_RULE}.`, 'name');
-      return openFeeds(context, [siteDocumentFeed(factoryId, name, (context as SubscriptionContext).optionSlots)]);
+      // A token over several characters: polled with the key of the company's owner.
+      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openFeeds(owner, [siteDocumentFeed(factoryId, name, owner.optionSlots)]));
     },
   })
   siteDocumentChanged(

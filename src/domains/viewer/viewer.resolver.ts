@@ -2,12 +2,14 @@ import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { Building } from '../buildings/building.type';
 import { Factory } from '../factories/factory.type';
 import type { GatewayContext } from '../gateway-context';
+import { ownerOf as keyOwner } from '../shared/owners';
 import { Character, Viewer, ViewerKind } from './viewer.type';
 
-/** The character a token's data comes from (its first: the one whose key serves it), or null for a key. */
-function ownerOf(ctx: GatewayContext): Character | null {
-  const [character] = ctx.token?.characters ?? [];
-  return character ? { id: character.id, name: character.name } : null;
+/** The character whose key served `root` (a token over several characters), else the token's only character, or null for a key. */
+function ownerOf(ctx: GatewayContext, root: object): Character | null {
+  const [character = null] = ctx.token?.characters ?? [];
+  const owner = keyOwner(ctx, root) ?? character;
+  return owner ? { id: owner.id, name: owner.name } : null;
 }
 
 /** `Query.viewer`: the caller, from the operation's context alone (no upstream request). */
@@ -36,8 +38,8 @@ export class ViewerResolver {
 export class FactoryOwnerResolver {
   /** The character whose key serves this company, or null for a key caller. */
   @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this company; null when the caller sent a StateV key.' })
-  owner(@Root() _factory: Factory, @Ctx() ctx: GatewayContext): Character | null {
-    return ownerOf(ctx);
+  owner(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Character | null {
+    return ownerOf(ctx, factory);
   }
 }
 
@@ -46,7 +48,7 @@ export class FactoryOwnerResolver {
 export class BuildingOwnerResolver {
   /** The character whose key serves this building, or null for a key caller. */
   @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this building; null when the caller sent a StateV key.' })
-  owner(@Root() _building: Building, @Ctx() ctx: GatewayContext): Character | null {
-    return ownerOf(ctx);
+  owner(@Root() building: Building, @Ctx() ctx: GatewayContext): Character | null {
+    return ownerOf(ctx, building);
   }
 }

@@ -27,6 +27,11 @@ export class InFlight<T, M = undefined> {
     return { flight, joined: false, meta };
   }
 
+  /** True while a flight of `key` runs (a caller would join it). */
+  running(key: string): boolean {
+    return this.flights.has(key);
+  }
+
   /** Lets the next caller of `key` start a new flight (callers already waiting keep theirs). */
   forget(key: string): void {
     this.flights.delete(key);

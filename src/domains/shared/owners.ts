@@ -1,0 +1,232 @@
+/**
+ * One graph over several characters: an access token over several vault keys answers
+ * with each key for what that key's character owns. Each key has its part of the
+ * operation ({@link KeyPart}: its own session, so its own budget, cache and cooldowns, and
+ * its own loaders); every object a part answered is remembered as that part's, so the
+ * fields below it (a company's stores, a building's rooms, a bank account's
+ * transactions…) run with the same key.
+ *
+ * When to use: a field resolver whose root may come from another key calls
+ * {@link owned}; a root field over every key calls {@link mergeAcrossKeys} or
+ * {@link findAcrossKeys}. With a single key (`ctx.owners` absent) each is a plain call.
+ */
+import type { GraphQLResolveInfo } from 'graphql';
+import type { UpstreamSession } from '../../economy';
+import type { ListItemErrors } from './list-item-errors';
+import type { Loaders } from './loader';
+
+/** What this module reads of a resolver's context (the `GatewayContext`, which names this module's types). */
+interface OwnedContext {
+  /** The parts of a token over several characters; absent with one key. */
+  owners?: Owners;
+  /** The operation's (or the part's) session. */
+  session: UpstreamSession;
+  /** The operation's loaders (or the part's). */
+  loaders: Loaders;
+  /** The operation's list-item errors. */
+  itemErrors: ListItemErrors;
+}
+
+/** One key of a token over several characters, and the context its fields run with. */
+export interface KeyPart {
+  /** The vault entry of the character (never its key or secret). */
+  readonly character: { readonly id: string; readonly name: string };
+  /** The operation's context with this key's session, loaders and secret (a `GatewayContext`). */
+  readonly context: OwnedContext;
+}
+
+/** The id an object is known by: its own `id` (a company, building, room, bank account…), else none. */
+function idOf(value: object): string | undefined {
+  const { id } = value as { id?: unknown };
+  return typeof id === 'string' ? id : undefined;
+}
+
+/**
+ * The parts of one operation over several keys, and which part answered which object. An
+ * object is known by its id, not by identity: TypeGraphQL hands a field resolver a copy of
+ * its root (an instance of the root's class), and the upstream's ids are unique across
+ * characters. An object without an id of its own (a write's payload, a site document) is
+ * known by the company or building it names (`factoryId`, `buildingId`).
+ */
+export class Owners {
+  private readonly byId = new Map<string, KeyPart>();
+
+  /** One per character, in the token's order (the first is the operation's own session). */
+  readonly parts: readonly KeyPart[];
+
+  /** @param parts - one per character, in the token's order */
+  constructor(parts: readonly KeyPart[]) {
+    this.parts = parts;
+  }
+
+  /** Remembers `value` (and, for a list, each object in it) as answered by `part`, by id; returns it. */
+  claim<T>(value: T, part: KeyPart): T {
+    if (value === null || typeof value !== 'object') return value;
+    const items: unknown[] = Array.isArray(value) ? value : [value];
+    for (const item of items) {
+      const id = item !== null && typeof item === 'object' ? idOf(item) : undefined;
+      if (id !== undefined) this.byId.set(id, part);
+    }
+    return value;
+  }
+
+  /** The part that answered `root` (by its id, else by the company or building it names), or undefined. */
+  partOf(root: object): KeyPart | undefined {
+    const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
+    for (const id of [idOf(root), factoryId, buildingId]) {
+      const part = typeof id === 'string' ? this.byId.get(id) : undefined;
+      if (part) return part;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * The part that answered `root`; for an object no part claimed in this operation (a
+ * subscription's event, built by a poll before the event's operation), the part whose list
+ * holds the company or building it names (`factoryId`, `buildingId`), claimed from then on.
+ * Undefined when none does.
+ */
+async function lookUpPart(ctx: OwnedContext, owners: Owners, root: object): Promise<KeyPart | undefined> {
+  const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
+  const part =
+    typeof factoryId === 'string' ? await partOwning(ctx, owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(ctx, owners, 'buildings', buildingId) : undefined;
+  if (part) owners.claim(root, part);
+  return part;
+}
+
+/** The part whose company (`factories`) or building (`buildings`) list holds `id`, or undefined; see {@link findAcrossKeys}. */
+async function partOwning(ctx: OwnedContext, owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
+  const found = await findAcrossKeys<{ id: string }, OwnedContext>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
+  return found ? owners.partOf(found.item) : undefined;
+}
+
+/**
+ * Runs a field of `root` with the context of the key that answered `root` (the
+ * operation's own context with one key, or for an object no key's list holds), and claims
+ * the result for the same key, so that the fields below it use that key too.
+ */
+export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => Promise<T>): Promise<T> {
+  // Not async: with one key this is the field's own promise, with no extra turn.
+  const owners = ctx.owners;
+  if (!owners) return run(ctx);
+  const part = owners.partOf(root);
+  if (part) return run(part.context as C).then((value) => owners.claim(value, part));
+  return lookUpPart(ctx, owners, root).then((found) => (found ? run(found.context as C).then((value) => owners.claim(value, found)) : run(ctx)));
+}
+
+/** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */
+export async function ownerContext<C extends OwnedContext>(ctx: C, root: object): Promise<C> {
+  const owners = ctx.owners;
+  if (!owners) return ctx;
+  const part = owners.partOf(root) ?? (await lookUpPart(ctx, owners, root));
+  return (part?.context as C | undefined) ?? ctx;
+}
+
+/**
+ * The context of the key whose company (`factories`) or building (`buildings`) list holds
+ * `id` (a write or a subscription naming it, from a token over several characters), and a
+ * function claiming a result for that key; the operation's own context with one key, or
+ * when no list holds the id (the upstream then answers for it).
+ *
+ * @throws the first failing key's error when no list holds it and a key's list failed
+ */
+async function ownerOfId<C extends OwnedContext>(ctx: C, list: 'factories' | 'buildings', id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+  const owners = ctx.owners;
+  const part = owners ? await partOwning(ctx, owners, list, id) : undefined;
+  if (!owners || !part) return { context: ctx, claim: (value) => value };
+  return { context: part.context as C, claim: (value) => owners.claim(value, part) };
+}
+
+/**
+ * The context of the key whose company list holds `factoryId` (a write naming a company,
+ * from a token over several characters), and a function claiming a result for that key;
+ * see {@link ownerOfId}.
+ *
+ * @throws the first failing key's error when no list holds it and a key's list failed
+ */
+export function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+  return ownerOfId(ctx, 'factories', factoryId);
+}
+
+/**
+ * Opens a subscription naming a company (`kind: 'factories'`) or building with the key that
+ * owns it (a token over several characters; the owner found as {@link companyContext}
+ * does), keeping the subscription scope the transport set; with one key, or over plain
+ * HTTP (which `open` refuses), `open` gets the operation's own context at once.
+ */
+export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: 'factories' | 'buildings', id: string, open: (ctx: C) => Promise<R>): Promise<R> {
+  if (!ctx.owners || !ctx.subscription) return open(ctx);
+  return ownerOfId(ctx, kind, id).then(({ context }) => open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }));
+}
+
+/** The character whose key answered `root`, or undefined (one key, or an object no key claimed). */
+export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] | undefined {
+  return ctx.owners?.partOf(root)?.character;
+}
+
+/**
+ * A root list over every key (`factories`, `buildings`): each key's list, in the token's
+ * order of characters, each item claimed by its key. A key whose list fails leaves only
+ * its own items out, with its error at the field's path (`extensions.character`); when
+ * every key fails, rejects with the first key's error (the field is null).
+ */
+export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
+  const owners = ctx.owners;
+  return owners ? mergeParts(ctx, owners, info, load) : load(ctx);
+}
+
+async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
+  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+  const merged: T[] = [];
+  const failures: Array<{ error: Error; part: KeyPart }> = [];
+  let stale = null;
+  for (const [index, outcome] of settled.entries()) {
+    const part = owners.parts[index];
+    if (!part) continue;
+    if (outcome.status === 'rejected') {
+      failures.push({ error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), part });
+      continue;
+    }
+    stale ??= ctx.session.staleInfo(outcome.value) ?? null;
+    merged.push(...owners.claim(outcome.value, part));
+  }
+  const [first] = failures;
+  if (first && failures.length === settled.length) throw first.error;
+  for (const { error, part } of failures) ctx.itemErrors.reportField(info, error, { character: { id: part.character.id, name: part.character.name } });
+  // A merged list holding a stale key's list is stale.
+  return ctx.session.markStale(merged, stale);
+}
+
+/**
+ * The first object any key's list holds that matches (`factory(id)`, `building(id)`, a
+ * write naming a company), claimed by that key; each key's list is loaded at most once per
+ * operation (its loader) and usually comes from its cache. Null when no list holds it;
+ * rejects with the first failing key's error when no list holds it and a key's list
+ * failed (the object may be that key's).
+ */
+export async function findAcrossKeys<T extends object, C extends OwnedContext>(
+  ctx: C,
+  load: (ctx: C) => Promise<T[]>,
+  matches: (item: T) => boolean,
+): Promise<{ item: T; context: C } | null> {
+  const owners = ctx.owners;
+  if (!owners) {
+    const item = (await load(ctx)).find(matches);
+    return item ? { item, context: ctx } : null;
+  }
+  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+  let failure: unknown = null;
+  for (const [index, outcome] of settled.entries()) {
+    const part = owners.parts[index];
+    if (!part) continue;
+    if (outcome.status === 'rejected') {
+      failure ??= outcome.reason;
+      continue;
+    }
+    const item = outcome.value.find(matches);
+    if (item) return { item: owners.claim(item, part), context: part.context as C };
+  }
+  if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
+  return null;
+}
