@@ -5,8 +5,9 @@
  */
 import { MasterKeys } from './envelope';
 import type { VaultStorage } from './storage';
-import { VaultView } from './vault';
-import type { OpenedWebhook, TokenCheck } from './vault';
+import { VaultView } from './vault-view';
+import type { TokenCheck } from './vault-view';
+import type { OpenedWebhook } from './webhooks';
 
 
 /** Looks bearer tokens up: what the pipeline reads. */

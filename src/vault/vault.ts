@@ -1,7 +1,8 @@
 /**
  * The vault: StateV API keys (and their secrets) sealed at rest, and the access tokens
- * that use them. {@link Vault} changes it (the command line); {@link VaultView} is what a
- * running gateway reads, opened once per change of the stored document.
+ * that use them. {@link Vault} changes it (the command line); `VaultView` (vault-view.ts)
+ * is what a running gateway reads, opened once per change of the stored document
+ * (vault-document.ts).
  *
  * The document holds no key, secret or token in clear: each key record is sealed with
  * AES-256-GCM under a data key of its own, wrapped under the master key
@@ -10,67 +11,19 @@
  * keeps every token working).
  */
 import { randomBytes } from 'node:crypto';
-import { VaultKeyError, newDataKey, open, seal } from './envelope';
-import type { MasterKeys, WrappedKey } from './envelope';
+import { newDataKey, seal } from './envelope';
+import type { MasterKeys } from './envelope';
 import { parseGrant } from './grants';
-import type { Grant } from './grants';
-import { looksLikeToken, newToken, tokenChecksumValid, tokenHash } from './token-format';
+import { newToken, tokenHash } from './token-format';
 import type { VaultStorage } from './storage';
 import { VaultUsageError } from './usage-error';
-import { addWebhookRecord, openWebhooks, removeWebhookRecord, rewrapWebhooks, webhookSummaries } from './webhooks';
-import type { OpenedWebhook, WebhookRecord, WebhookSummary } from './webhooks';
+import { FORMAT, openKey, parseDocument } from './vault-document';
+import type { KeyRecord, TokenRecord, VaultDocument } from './vault-document';
+import { addWebhookRecord, removeWebhookRecord, rewrapWebhooks, webhookSummaries } from './webhooks';
+import type { WebhookSummary } from './webhooks';
 import type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
-/** The document's format marker. */
-const FORMAT = 'statev-gateway-vault/1';
-
-/** One StateV key, sealed. */
-interface KeyRecord {
-  /** `key_` and 12 hex digits. */
-  readonly id: string;
-  /** The name given to `keys add`. */
-  readonly name: string;
-  /** ISO time it was added. */
-  readonly addedAt: string;
-  /** Its data key, wrapped under the master key. */
-  dataKey: WrappedKey;
-  /** `{apiKey, apiSecret}` as JSON, sealed under the data key. */
-  readonly sealed: string;
-}
-
-/** One access token: its keyed hash, never the token. */
-interface TokenRecord {
-  /** `tok_` and 12 hex digits: what lists, logs and metrics show. */
-  readonly id: string;
-  /** HMAC-SHA-256 of the token under the token key. */
-  readonly hash: string;
-  /** The ids of the keys (characters) it covers. */
-  readonly characters: readonly string[];
-  /** The grants as written. */
-  readonly grants: readonly string[];
-  /** ISO times. */
-  readonly createdAt: string;
-  readonly expiresAt: string;
-  /** The browser origin it is bound to, or null. */
-  readonly origin: string | null;
-  /** Its share of its key's requests per window, or null for all of it. */
-  readonly budgetShare: number | null;
-  /** ISO time it was revoked, or null. */
-  revokedAt: string | null;
-}
-
-/** The stored document. */
-interface VaultDocument {
-  readonly format: typeof FORMAT;
-  /** The token key, wrapped under the master key. */
-  tokenKey: WrappedKey;
-  readonly keys: KeyRecord[];
-  readonly tokens: TokenRecord[];
-  /** Webhooks (absent in vaults written before there were any). */
-  webhooks?: WebhookRecord[];
-}
-
-export type { OpenedWebhook, WebhookSummary } from './webhooks';
+export type { WebhookSummary } from './webhooks';
 
 export type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
@@ -83,40 +36,6 @@ function newId(prefix: 'key' | 'tok'): string {
 
 /** The key names `keys add` accepts. */
 const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-
-/**
- * Parses a stored document.
- *
- * @throws VaultKeyError when the text is not a vault document
- */
-function parseDocument(text: string): VaultDocument {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new VaultKeyError('The vault is not JSON: was it edited by hand?');
-  }
-  const document = value as Partial<VaultDocument> | null;
-  if (!document || document.format !== FORMAT || !Array.isArray(document.keys) || !Array.isArray(document.tokens) || !document.tokenKey) {
-    throw new VaultKeyError(`The vault is not a ${FORMAT} document.`);
-  }
-  return document as VaultDocument;
-}
-
-/** The document's keys opened: the key and secret of each, by id. */
-interface OpenedKey {
-  readonly id: string;
-  readonly name: string;
-  readonly apiKey: string;
-  readonly apiSecret: string | null;
-}
-
-/** Opens one key record. */
-function openKey(master: MasterKeys, record: KeyRecord): OpenedKey {
-  const dataKey = master.unwrap(record.dataKey, `key:${record.id}`);
-  const plain = JSON.parse(open(dataKey, record.sealed, `key:${record.id}:${record.name}`).toString('utf8')) as { apiKey: string; apiSecret: string | null };
-  return { id: record.id, name: record.name, apiKey: plain.apiKey, apiSecret: plain.apiSecret };
-}
 
 /**
  * The vault as the command line changes it: load, change, save. Each method reads the
@@ -305,125 +224,5 @@ export class Vault {
     if (!record) throw new VaultUsageError(`The vault has no token with id "${id}" (see tokens list).`);
     record.revokedAt ??= this.now().toISOString();
     await this.save(document);
-  }
-}
-
-/** A character a token covers, opened: its key and secret (in memory only). */
-export interface TokenCharacter {
-  /** The vault entry's id. */
-  readonly id: string;
-  /** Its name. */
-  readonly name: string;
-  /** The StateV API key. */
-  readonly apiKey: string;
-  /** Its API secret, or null. */
-  readonly apiSecret: string | null;
-}
-
-/** A token that may be used now. */
-export interface ActiveToken {
-  /** Its id (never the token). */
-  readonly id: string;
-  /** Its characters, opened, in the order given. */
-  readonly characters: readonly TokenCharacter[];
-  /** Its grants as written. */
-  readonly grantTexts: readonly string[];
-  /** Its grants, parsed. */
-  readonly grants: readonly Grant[];
-  /** When it expires. */
-  readonly expiresAt: Date;
-  /** The origin it is bound to, or null. */
-  readonly origin: string | null;
-  /** Its share of its key's budget, or null. */
-  readonly budgetShare: number | null;
-}
-
-/** Why a token is refused. */
-export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin';
-
-/** What a bearer token is: usable, or refused and why. */
-export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
-
-/** The sentence a refused token is answered with (UNAUTHENTICATED). */
-export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
-  malformed: 'The access token is malformed (its checksum does not match): copy it again, whole, as tokens create printed it.',
-  unknown: 'The access token is not known to this gateway: it was never issued here, or its vault was replaced.',
-  expired: 'The access token has expired: ask for a new one (statev-gateway tokens create).',
-  revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
-  'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
-  'wrong-origin': 'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
-  'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
-};
-
-/**
- * One stored document, opened: token lookups are synchronous map reads. A running gateway
- * builds a new view when the document changes (see `LiveVault`).
- */
-export class VaultView {
-  private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
-  private readonly expiry = new Map<string, number>();
-  private readonly origins = new Set<string>();
-  /** The webhooks whose key is in the vault, opened. */
-  readonly webhooks: OpenedWebhook[] = [];
-
-  private constructor(private readonly hashKey: Buffer | null) {}
-
-  /** A view with nothing in it (no vault, or none yet). */
-  static empty(): VaultView {
-    return new VaultView(null);
-  }
-
-  /**
-   * Opens a stored document.
-   *
-   * @throws VaultKeyError when the master keys do not open it
-   */
-  static fromText(text: string | null, master: MasterKeys): VaultView {
-    if (text === null) return VaultView.empty();
-    const document = parseDocument(text);
-    const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
-    const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
-    view.webhooks.push(...openWebhooks(document, keys, master));
-    for (const record of document.tokens) {
-      view.expiry.set(record.hash, Date.parse(record.expiresAt));
-      if (record.revokedAt !== null) {
-        view.tokens.set(record.hash, { revoked: true });
-        continue;
-      }
-      const characters = record.characters.map((id) => keys.get(id));
-      if (characters.some((character) => character === undefined)) {
-        view.tokens.set(record.hash, { removed: true });
-        continue;
-      }
-      if (record.origin !== null) view.origins.add(record.origin);
-      view.tokens.set(record.hash, {
-        id: record.id,
-        characters: characters as TokenCharacter[],
-        grantTexts: record.grants,
-        grants: record.grants.map((grant) => parseGrant(grant)).filter((grant): grant is Grant => grant !== null),
-        expiresAt: new Date(record.expiresAt),
-        origin: record.origin,
-        budgetShare: record.budgetShare,
-      });
-    }
-    return view;
-  }
-
-  /** True when a token that is not revoked is bound to this browser origin (CORS lets it through). */
-  allowsOrigin(origin: string): boolean {
-    return this.origins.has(origin);
-  }
-
-  /** Checks a bearer token (one with the token prefix): usable now, or refused and why. */
-  check(token: string, now: number = Date.now()): TokenCheck {
-    if (!looksLikeToken(token) || !tokenChecksumValid(token)) return { kind: 'refused', reason: 'malformed' };
-    if (!this.hashKey) return { kind: 'refused', reason: 'unknown' };
-    const hash = tokenHash(this.hashKey, token);
-    const found = this.tokens.get(hash);
-    if (!found) return { kind: 'refused', reason: 'unknown' };
-    if ('revoked' in found) return { kind: 'refused', reason: 'revoked' };
-    if ((this.expiry.get(hash) ?? 0) <= now) return { kind: 'refused', reason: 'expired' };
-    if ('removed' in found) return { kind: 'refused', reason: 'key-removed' };
-    return { kind: 'ok', token: found };
   }
 }

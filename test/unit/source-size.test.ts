@@ -19,8 +19,7 @@ const DATA_TABLES = new Set(['src/simulator/fixtures.ts']);
  * the most lines it may have until then.
  */
 const PENDING = new Map<string, number>([
-  // The vault: key storage, tokens and their checks.
-  ['src/vault/vault.ts', 429],
+  // None left: add a file here (with its size) only with the split that will bring it under.
 ]);
 
 /** Every .ts file below `folder`, as a path relative to the project. */

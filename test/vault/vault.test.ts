@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LiveVault, MasterKeys, Vault, VaultKeyError, VaultUsageError } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
-import { VaultView } from '../../src/vault/vault';
+import { VaultView } from '../../src/vault/vault-view';
 import { newToken, tokenChecksumValid } from '../../src/vault/token-format';
 import { parseGrant } from '../../src/vault/grants';
 import type { VaultStorage } from '../../src/vault';
