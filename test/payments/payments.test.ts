@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient as createSseClient } from 'graphql-sse';
+import type { Client as SseClient } from 'graphql-sse';
 import type { Client } from 'graphql-ws';
 import { keyId } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
@@ -17,6 +18,7 @@ import type { Simulator } from '../../src/simulator';
 import { ManualClock, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
+import type { Collected } from '../subscriptions/clients';
 
 const TRANSACTIONS = 'GET /factory/transactions/{bankId}/{limit}/{skip}';
 const CREATE = `mutation($input: CreatePaymentRequestInput!) { createPaymentRequest(input: $input) { reference vban status amount paidAmount } }`;
@@ -48,6 +50,22 @@ describe('payment requests over the simulator', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
+  /** paymentReceived of the shop over graphql-ws and over graphql-sse, once both listen. */
+  async function subscribeOnBoth(): Promise<{ ws: Collected; sse: SseClient; sseEvents: Collected }> {
+    let streams = 0;
+    const listening = new Promise<void>((resolve) =>
+      stack.gateway.payments.activity.on('listening', () => {
+        streams += 1;
+        if (streams === 2) resolve();
+      }),
+    );
+    const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
+    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
+    await listening;
+    return { ws, sse, sseEvents };
+  }
+
   /** Creates a request and waits for the first poll of its account to be matched (as a premium caller). */
   async function create(amount: number, key = DEMO_KEYS.premium.key): Promise<{ reference: string; vban: string; status: string }> {
     const watched = once(stack.gateway.payments.activity, 'matched');
@@ -76,17 +94,7 @@ describe('payment requests over the simulator', () => {
   }
 
   it('a transfer turns the request PAID, once over graphql-ws and once over graphql-sse', async () => {
-    let streams = 0;
-    const listening = new Promise<void>((resolve) =>
-      stack.gateway.payments.activity.on('listening', () => {
-        streams += 1;
-        if (streams === 2) resolve();
-      }),
-    );
-    const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
-    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
-    const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
-    await listening;
+    const { ws, sse, sseEvents } = await subscribeOnBoth();
     const request = await create(100);
     expect(request).toMatchObject({ vban: '4711002', status: 'PENDING' });
     pay(40, `Order ${request.reference.toLowerCase()}`);
@@ -175,17 +183,7 @@ describe('payment requests over the simulator', () => {
   });
 
   it('an unpaid request expires at expiresAt, once, with an EXPIRED event over graphql-ws and graphql-sse', async () => {
-    let streams = 0;
-    const listening = new Promise<void>((resolve) =>
-      stack.gateway.payments.activity.on('listening', () => {
-        streams += 1;
-        if (streams === 2) resolve();
-      }),
-    );
-    const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
-    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
-    const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
-    await listening;
+    const { ws, sse, sseEvents } = await subscribeOnBoth();
     const answer = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 25, expiresInSeconds: 120 } } });
     const { reference } = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest;
     // Not due yet: the sweep leaves it open.

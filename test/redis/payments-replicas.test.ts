@@ -4,57 +4,16 @@
  * poller's leader), and a subscriber on each replica gets the PAID event once.
  */
 import { once } from 'node:events';
-import type { Client } from 'graphql-ws';
-import { loadConfig } from '../../src/config';
-import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
-import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
-import type { Simulator } from '../../src/simulator';
-import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
-import { describeWithRedis, ManualClock, startTestRedis, TEST_REDIS_TIMEOUT_MS } from '../support';
-import type { TestRedis } from '../support';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { describeWithRedis, useTwoReplicas } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 
 const TRANSACTIONS = 'GET /factory/transactions/{bankId}/{limit}/{skip}';
 const EVENTS = `subscription($f: ID!) { paymentReceived(factoryId: $f) { kind request { reference paidAmount } } }`;
 
-let redis: TestRedis | undefined;
-let simulator: Simulator;
-
 describeWithRedis('payment requests on two replicas sharing Redis', () => {
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    simulator = await startSimulator(UNLIMITED_SIMULATOR);
-  });
-  afterAll(async () => {
-    await simulator?.close();
-    await redis?.stop();
-  });
-
-  let a: Gateway;
-  let b: Gateway;
-  let clock: ManualClock;
-  const clients: Client[] = [];
-
-  beforeEach(async () => {
-    clock = new ManualClock();
-    const prefix = `statev-payments-${process.pid}-${Date.now()}:`;
-    const make = (): Promise<Gateway> =>
-      startGateway(
-        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: TEST_REDIS_TIMEOUT_MS, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
-        { now: clock.now, pollClock: clock },
-      );
-    a = await make();
-    b = await make();
-    await a.shared?.whenUp();
-    await b.shared?.whenUp();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((each) => each.dispose()));
-    await a?.stop();
-    await b?.stop();
-  });
+  const replicas = useTwoReplicas('payments');
 
   async function post(gateway: Gateway, query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> {
     const response = await fetch(`${gateway.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` }, body: JSON.stringify({ query, variables }) });
@@ -62,6 +21,7 @@ describeWithRedis('payment requests on two replicas sharing Redis', () => {
   }
 
   it('polls the account on one replica, and both replicas deliver the PAID event once', async () => {
+    const { a, b, clock, simulator, clients } = replicas;
     const joinedA = once(a.subscriptions.hub.activity, 'joined');
     const created = await post(a, `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`, { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 12 } });
     const reference = (created.createPaymentRequest as { reference: string }).reference;
@@ -90,6 +50,7 @@ describeWithRedis('payment requests on two replicas sharing Redis', () => {
   });
 
   it('matches on a replica that follows the poller, when the leader polls only for transactionAdded', async () => {
+    const { a, b, clock, simulator, clients } = replicas;
     // Replica A leads the account's poller for a plain transactionAdded subscriber, and has no payment watch.
     const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);
     clients.push(onA);

@@ -5,60 +5,19 @@
  * pollers on one manual clock.
  */
 import { once } from 'node:events';
-import type { Client } from 'graphql-ws';
-import { loadConfig } from '../../src/config';
-import { startGateway } from '../../src/server';
-import type { Gateway } from '../../src/server';
-import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
-import type { Simulator } from '../../src/simulator';
-import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
-import { describeWithRedis, ManualClock, startTestRedis, TEST_REDIS_TIMEOUT_MS } from '../support';
-import type { TestRedis } from '../support';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { describeWithRedis, useTwoReplicas } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 
 const INTERVAL_MS = 60_000;
 const COUNTER_ROUTE = 'GET /factory/counter/{id}';
 const COUNTER = `subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item amountAfter } } }`;
 
-let redis: TestRedis | undefined;
-let simulator: Simulator;
-
 describeWithRedis('subscriptions on two replicas sharing Redis', () => {
-  beforeAll(async () => {
-    redis = await startTestRedis();
-    simulator = await startSimulator(UNLIMITED_SIMULATOR);
-  });
-  afterAll(async () => {
-    await simulator?.close();
-    await redis?.stop();
-  });
-
-  let a: Gateway;
-  let b: Gateway;
-  let clock: ManualClock;
-  const clients: Client[] = [];
-
-  beforeEach(async () => {
-    clock = new ManualClock();
-    const prefix = `statev-subs-${process.pid}-${Date.now()}:`;
-    const make = (): Promise<Gateway> =>
-      startGateway(
-        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, redisUrl: redis?.url ?? null, redisPrefix: prefix, redisTimeoutMs: TEST_REDIS_TIMEOUT_MS, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
-        { now: clock.now, pollClock: clock },
-      );
-    a = await make();
-    b = await make();
-    await a.shared?.whenUp();
-    await b.shared?.whenUp();
-  });
-
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((each) => each.dispose()));
-    await a?.stop();
-    await b?.stop();
-  });
+  const replicas = useTwoReplicas('subs');
 
   it('has one poller for a key and resource, both replicas deliver, and the other takes over', async () => {
+    const { a, b, clock, simulator, clients } = replicas;
     const onA = wsClient(`${a.url}/graphql`, DEMO_KEYS.premium.key);
     const onB = wsClient(`${b.url}/graphql`, DEMO_KEYS.premium.key);
     clients.push(onA, onB);

@@ -26,6 +26,7 @@ export * from './logs';
 export * from './metrics';
 export * from './poll-clock';
 export * from './redis';
+export * from './replicas';
 export * from './results';
 export * from './stack';
 export * from './terminates';
