@@ -141,10 +141,13 @@ export class RedisPaymentStore implements PaymentStore {
   /** See {@link PaymentStore.onEvent}; subscribes to the channel on first use. */
   onEvent(listener: (event: StoredEvent) => void): () => void {
     if (!this.subscriber) {
-      const subscriber = new Redis(this.url, { lazyConnect: false });
+      // Subscribed on every 'ready' by us, not by ioredis's auto-resubscribe: its internal
+      // SUBSCRIBE after a reconnection has no handler, so a close while it is on its way was
+      // an unhandled rejection ("Connection is closed").
+      const subscriber = new Redis(this.url, { lazyConnect: false, autoResubscribe: false });
       subscriber.on('error', () => undefined);
       subscriber.on('message', (_channel: string, text: string) => this.events.emit('event', JSON.parse(text) as StoredEvent));
-      void subscriber.subscribe(this.key('events')).catch(() => undefined);
+      subscriber.on('ready', () => void subscriber.subscribe(this.key('events')).catch(() => undefined));
       this.subscriber = subscriber;
     }
     this.events.on('event', listener);
