@@ -59,9 +59,9 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
     throw new LimitExceeded(Math.max(1, Math.ceil(limit.windowMs / 1000)), 'budget');
   }
   let priority = waiter.priority;
-  // A write's one name in the shared log's write intents, on every try.
-  const intent = randomUUID();
-  const takeShared = (allowance: number, slot: TakenSlot): Promise<number> => budget.takeShared(allowance, slot, priority === 'write' ? intent : undefined);
+  // A write's one name in the shared log's write intents, on every try (made only for a write: this runs for every upstream request).
+  let intent: string | undefined;
+  const takeShared = (allowance: number, slot: TakenSlot): Promise<number> => budget.takeShared(allowance, slot, priority === 'write' ? (intent ??= randomUUID()) : undefined);
   try {
     for (;;) {
       if (ticket && ticket.priority !== priority) {
