@@ -3,8 +3,8 @@ import { buildPath, ENDPOINTS, MAX_OPTION_SLOTS } from '../../upstream/endpoints
 import { cacheKey } from '../cache/cache-entry';
 import type { SharedState } from '../shared-state/shared-state';
 
-/** A write of `keyId` changed what its reads answer; `factoryId` names the company when known. */
-export type InvalidationListener = (keyId: string, factoryId: string | null) => void;
+/** A write of `keyId` changed what its reads answer; `factoryId` names the company when known, `changed` the cache keys another replica got new answers for. */
+export type InvalidationListener = (keyId: string, factoryId: string | null, changed: readonly string[]) => void;
 
 /** Cache keys of every option slot of one company for one key (all that any `OPTION_SLOTS` setting reads). */
 export function optionKeys(keyId: string, factoryId: string): string[] {
@@ -46,7 +46,7 @@ export class Invalidation {
     private readonly forget: (key: string) => void,
     private readonly shared: SharedState | undefined,
   ) {
-    shared?.onInvalidation((keyId, factoryId) => this.applyLocally(keyId, factoryId));
+    shared?.onInvalidation((keyId, factoryId, changed) => this.applyLocally(keyId, factoryId, changed?.map((each) => each.key)));
     shared?.onReconnect(() => this.resendPending());
   }
 
@@ -108,9 +108,11 @@ export class Invalidation {
     return () => this.listeners.delete(listener);
   }
 
-  /** Applies an invalidation (this process's write, or another replica's message). */
-  applyLocally(keyId: string, factoryId: string | null): void {
-    for (const listener of this.listeners) listener(keyId, factoryId);
+  /** Applies an invalidation (this process's write, or another replica's message, which may name `changed` cache keys to forget). */
+  applyLocally(keyId: string, factoryId: string | null, changed: readonly string[] = []): void {
+    for (const listener of this.listeners) listener(keyId, factoryId, changed);
+    for (const key of changed) this.forget(key);
+    if (changed.length > 0) return; // another replica's new answers, no write: whole responses keep their own freshness
     this.generations.set(keyId, this.generation(keyId) + 1);
     if (!factoryId) return;
     for (const key of optionKeys(keyId, factoryId)) this.forget(key);
