@@ -75,11 +75,15 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
   it('a write through replica A re-runs the live queries of that key on replica B', async () => {
     const { a, b, clients } = replicas;
     const premium = wsClient(`${b.url}/graphql`, DEMO_KEYS.premium.key);
-    clients.push(premium);
+    const generated = wsClient(`${b.url}/graphql`, 'sim-key-1');
+    clients.push(premium, generated);
     const options = subscribeWs(premium, OPTIONS, { id: FIXTURE_IDS.shop });
     const hours = subscribeWs(premium, SITE_DOCUMENT, { id: FIXTURE_IDS.shop });
+    // Another key's live query of the same slots: the writes below change what it would read.
+    const other = subscribeWs(generated, OPTIONS, { id: FIXTURE_IDS.shop });
     await first(options);
     await first(hours);
+    await first(other);
 
     await execute(a, DEMO_KEYS.premium.key, 'mutation($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }', {
       input: { factoryId: FIXTURE_IDS.shop, slot: 9, title: 'Opening hours', data: 'written on A', apiSecret: DEMO_KEYS.premium.secret },
@@ -97,5 +101,7 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     const valueOf = (each: Received): unknown => (each.data?.factory as { siteDocument: { value: unknown } | null } | undefined)?.siteDocument?.value;
     while (valueOf(document) === undefined || valueOf(document) === null) document = await hours.next();
     expect(valueOf(document)).toEqual({ monday: '9-18' });
+    // Its key was never told: it did not re-run (a re-run would read the new slots and send them).
+    expect(other.buffered).toBe(0);
   });
 });
