@@ -59,6 +59,7 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     const liveQueries = b.subscriptions.liveQueries;
     const executions = liveQueries.executions;
 
+    simulator.resetRequests();
     simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 7.25 });
     // A no-cache read takes no answer stored before it: let the (manual) clock move on.
     clock.advance(1000);
@@ -70,6 +71,8 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     // cache keys) neither re-ran nor sent anything.
     expect(liveQueries.executions).toBe(executions + 1);
     expect(other.buffered).toBe(0);
+    // B took A's answer from the shared cache: A's fetch is the only upstream request.
+    expect(simulator.countRequests({ route: 'GET /factory/counter/{id}' })).toBe(1);
   });
 
   it('a write through replica A re-runs the live queries of that key on replica B', async () => {
