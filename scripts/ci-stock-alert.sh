@@ -1,33 +1,55 @@
 #!/usr/bin/env bash
-# examples/stock-alert as its README documents it, against a running demo (.ci/run's demo
-# step calls this; it can be run by hand against `npm run demo` the same way):
-#   scripts/ci-stock-alert.sh <gateway port> <simulator port>
+# examples/stock-alert as its README documents it, against the demo (.ci/run's demo step runs
+# this; run it by hand the same way, from the repository root, after `npm run build`):
+#   scripts/ci-stock-alert.sh                                 # starts a demo of its own
+#   scripts/ci-stock-alert.sh <gateway port> <simulator port> # a demo that runs already
+# With no ports it starts the built demo (what `npm run demo` runs after its build) on free
+# ports, with no cache or payments file: a key's budget of its own, which the other checks of
+# .ci/run's demo step spend meanwhile on theirs (the store's poll would wait behind them).
 # It starts a local webhook receiver, runs the README's command (the sh block after the
 # `ci-stock-alert: command` marker, pointed at these ports and the receiver), waits until the
 # gateway has polled the store once (the baseline), forces the stock change the README shows
 # (the block after `ci-stock-alert: change`), and waits up to 90 s for the script to print
-# `alert posted:` and the receiver to get the message. Both processes are stopped by their
-# process ids. Exit status 1 when the alert does not come.
+# `alert posted:` and the receiver to get the message (the gateway polls the store once a
+# minute). Every process it started is stopped by its process id. Exit status 1 when the
+# alert does not come.
 set -euo pipefail
-port=${1:?gateway port}
-sim_port=${2:?simulator port}
+free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
 readme=examples/stock-alert/README.md
 block() { awk -v marker="$1" 'index($0, marker) { found = 1; next } found && /^```sh/ { inside = 1; next } inside && /^```/ { exit } inside { print }' "$readme"; }
 work=$(mktemp -d)
 receiver_pid=""
 alert_pid=""
+demo_pid=""
 stop() {
   # Only the processes started here, by their ids (each leads a process group of its own).
   if [ -n "$alert_pid" ]; then kill -INT -- "-$alert_pid" 2>/dev/null || true; fi
-  if [ -n "$receiver_pid" ]; then kill -TERM -- "-$receiver_pid" 2>/dev/null || true; fi
-  for pid in $alert_pid $receiver_pid; do
-    for _ in $(seq 1 20); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.25; done
+  for pid in $receiver_pid $demo_pid; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  for pid in $alert_pid $receiver_pid $demo_pid; do
+    for _ in $(seq 1 40); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.25; done
     kill -KILL -- "-$pid" 2>/dev/null || true
   done
   wait 2>/dev/null || true
   rm -rf "$work"
 }
 trap stop EXIT
+trap 'exit 143' TERM INT
+
+if [ $# -ge 2 ]; then
+  port=$1
+  sim_port=$2
+else
+  [ -f dist/src/demo.js ] || { echo "examples/stock-alert: dist/src/demo.js is missing: npm run build first"; exit 1; }
+  port=$(free_port)
+  sim_port=$(free_port)
+  PORT=$port SIMULATOR_PORT=$sim_port CACHE_FILE=off PAYMENTS_FILE=off setsid node dist/src/demo.js >"$work/demo" 2>&1 &
+  demo_pid=$!
+  for _ in $(seq 1 120); do
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
+    kill -0 "$demo_pid" 2>/dev/null || { cat "$work/demo"; echo "examples/stock-alert: the demo exited"; exit 1; }
+    sleep 0.25
+  done
+fi
 
 # The webhook receiver: answers 204 and appends each body to a file; prints its port.
 setsid node -e '
