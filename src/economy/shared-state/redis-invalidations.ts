@@ -1,13 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
-/**
- * The message field that carries a write's scope (see `EndpointRules.writeScope`): its
- * name from when the only scope was a company, kept so that replicas of every version
- * read each other's messages and the log they left.
- */
-const SCOPE_FIELD = 'factoryId';
-
 /** What {@link RedisInvalidations} needs of the main Redis connection. */
 export interface RedisLink {
   /** The main connection (commands, the invalidation log). */
@@ -29,7 +22,7 @@ export interface RedisLink {
  * When to use: {@link RedisSharedState} owns one; nothing else talks to the channel.
  */
 export class RedisInvalidations {
-  private handlers: Array<(keyId: string, scope: string | null) => void> = [];
+  private handlers: Array<(keyId: string, factoryId: string | null) => void> = [];
   private reconnectHandlers: Array<() => Promise<void>> = [];
   /** False from a disconnection until missed invalidations are caught up. */
   private inSync = false;
@@ -84,7 +77,7 @@ export class RedisInvalidations {
   }
 
   /** Registers the handler of invalidation messages (from any replica, also those caught up). */
-  onInvalidation(handler: (keyId: string, scope: string | null) => void): void {
+  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
     this.handlers.push(handler);
   }
 
@@ -94,9 +87,9 @@ export class RedisInvalidations {
    *
    * @throws the Redis error when either command fails (the caller's guard reports it)
    */
-  async publish(keyId: string, scope: string | null): Promise<void> {
-    await this.link.redis.xadd(this.names.log, 'MAXLEN', '~', '10000', '*', 'keyId', keyId, SCOPE_FIELD, scope ?? '');
-    await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, [SCOPE_FIELD]: scope }));
+  async publish(keyId: string, factoryId: string | null): Promise<void> {
+    await this.link.redis.xadd(this.names.log, 'MAXLEN', '~', '10000', '*', 'keyId', keyId, 'factoryId', factoryId ?? '');
+    await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, factoryId }));
   }
 
   /** This replica may miss messages from now on (a disconnection or a failed command). */
@@ -122,7 +115,7 @@ export class RedisInvalidations {
         for (const [, fields] of entries) {
           const record: Record<string, string> = {};
           for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i] ?? ''] = fields[i + 1] ?? '';
-          if (record.keyId) for (const handler of this.handlers) handler(record.keyId, record[SCOPE_FIELD] ? record[SCOPE_FIELD] : null);
+          if (record.keyId) for (const handler of this.handlers) handler(record.keyId, record.factoryId ? record.factoryId : null);
         }
         if (!this.link.isUp()) return;
         this.inSync = true;
@@ -145,10 +138,10 @@ export class RedisInvalidations {
 
   private dispatch(message: string): void {
     try {
-      const value = JSON.parse(message) as Record<string, unknown>;
+      const value = JSON.parse(message) as { keyId?: unknown; factoryId?: unknown };
       if (typeof value.keyId !== 'string') return;
-      const scope = value[SCOPE_FIELD];
-      for (const handler of this.handlers) handler(value.keyId, typeof scope === 'string' ? scope : null);
+      const factoryId = typeof value.factoryId === 'string' ? value.factoryId : null;
+      for (const handler of this.handlers) handler(value.keyId, factoryId);
     } catch {
       // not ours
     }

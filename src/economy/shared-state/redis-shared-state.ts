@@ -227,15 +227,15 @@ export class RedisSharedState implements SharedState {
   }
 
   /** See {@link SharedState.publishInvalidation} (see `RedisInvalidations`). */
-  async publishInvalidation(keyId: string, scope: string | null): Promise<boolean> {
+  async publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean> {
     return this.guard(async () => {
-      await this.invalidations.publish(keyId, scope);
+      await this.invalidations.publish(keyId, factoryId);
       return true;
     }, false);
   }
 
   /** See {@link SharedState.onInvalidation}. */
-  onInvalidation(handler: (keyId: string, scope: string | null) => void): void {
+  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
     this.invalidations.onInvalidation(handler);
   }
 

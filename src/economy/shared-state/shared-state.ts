@@ -75,14 +75,14 @@ export interface SharedState {
   /** Releases a lock taken with {@link tryLock}. */
   unlock(key: string): Promise<void>;
   /**
-   * Tells every replica (this one included) that a key's write changed `scope` (see
-   * `EndpointRules.writeScope`), and logs it for replicas that are disconnected now (they
-   * catch up when back). False when the store is unavailable: the caller keeps it and re-sends it
+   * Tells every replica (this one included) that a key's write changed a company's
+   * options, and logs it for replicas that are disconnected now (they catch up when
+   * back). False when the store is unavailable: the caller keeps it and re-sends it
    * from {@link onReconnect}.
    */
-  publishInvalidation(keyId: string, scope: string | null): Promise<boolean>;
+  publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean>;
   /** Registers the handler of invalidation messages (from any replica, also those caught up after a disconnection). */
-  onInvalidation(handler: (keyId: string, scope: string | null) => void): void;
+  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void;
   /** Registers work to do each time the store is back after an outage, before missed invalidations are caught up. */
   onReconnect(handler: () => Promise<void>): void;
   /**
