@@ -4,7 +4,6 @@
  * or a write that dropped a company's option slots (fetched again in the background). See
  * live-queries.ts, which runs the queries.
  */
-import { optionKeys } from '../economy';
 import type { ReadResource, UpstreamEconomy } from '../economy';
 
 /** A watched resource: how to fetch it again, and how many live queries watch it. */
@@ -114,7 +113,7 @@ export class LiveResources {
   }
 
   private refetch(keyId: string, factoryId: string): void {
-    for (const key of optionKeys(keyId, factoryId)) {
+    for (const key of this.economy.scopeKeys(keyId, factoryId)) {
       const watched = this.watched.get(key);
       if (!watched) continue;
       this.economy
