@@ -35,8 +35,7 @@ import { checkRequestShape } from '../graph/document-limits';
 import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
 import { declaredVariables } from '../graph/operation-memo';
 import type { OperationMemo } from '../graph/operation-memo';
-import { costError, measureCost } from './cost';
-import { upstreamCostEstimator } from '../graph/cost';
+import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
 import { TOKEN_REFUSALS } from '../vault';
 import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
 import { grantsRule } from '../graph/grants.rule';
@@ -383,13 +382,10 @@ export const STEPS = [
     name: 'cost',
     phase: 'operation',
     run: (state, env) => {
-      // A token over several characters: each merged root list costs one request per character's key.
-      const characters = state.token?.characters.length ?? 1;
-      const estimators = characters > 1 ? [upstreamCostEstimator(env.settings.costAssumptions, env.settings.optionSlots, characters)] : env.costEstimators;
-      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, estimators);
-      if (state.queryHash === undefined) return costError(measure(), env.settings);
-      const queryHash = characters > 1 ? `${state.queryHash}\u0000${characters}` : state.queryHash;
-      return costError(env.costMemo.get({ queryHash, operation: state.operation, variables: state.variables }, measure), env.settings);
+      const characters = state.token?.characters.length ?? 1; // a token over several: merged lists cost once per character
+      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, estimatorsFor(characters, env.costEstimators, env.settings));
+      const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: costMemoHash(state.queryHash, characters), operation: state.operation, variables: state.variables }, measure);
+      return costError(cost, env.settings);
     },
   },
   // The result phase, on every result: the ordered list RESULT_STEPS of result-steps.ts.
