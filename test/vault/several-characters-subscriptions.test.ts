@@ -152,3 +152,29 @@ describe('subscriptions of a token over several characters', () => {
     events.stop();
   });
 });
+
+describe('SUBSCRIPTIONS_MAX_PER_CONNECTION and a subscription over several characters', () => {
+  it("counts each character's part, and refuses the whole subscription over the limit, leaving no poller", async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'several-limits-'));
+    const vaultFile = join(folder, 'vault.json');
+    const masterKey = randomBytes(32).toString('base64');
+    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    await vault.addKey('max', DEMO_KEYS.premium.key, null);
+    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { token } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
+    const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, subscriptionsMaxPerConnection: 1 } });
+    const ws = wsClient(stack.endpoint, token);
+    try {
+      // The subscription's start fails: one error result, then the end.
+      const events = subscribeWs(ws, AUCTIONS);
+      const refused = await events.next();
+      expect(refused.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' });
+      expect(await events.ended).toBe('complete');
+      await stack.gateway.subscriptions.hub.settled();
+      expect(stack.gateway.subscriptions.hub.size).toBe(0);
+    } finally {
+      await ws.dispose();
+      await stack.close();
+    }
+  });
+});
