@@ -32,6 +32,7 @@ import { FilePaymentStore } from './domains/payments/payment-request.store';
 import { RedisPaymentStore } from './domains/payments/payment-request.redis-store';
 import { PaymentDesk } from './domains/payments/payment-request.service';
 import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
+import { domainEndpointRules } from './domains';
 import { hashedKey } from './pipeline/credential';
 
 /**
@@ -158,6 +159,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       shared,
       sharedLockMs: config.upstreamTimeoutMs + 1000,
       refreshAhead: { share: config.refreshAheadShare, idleSeconds: config.refreshAheadIdleSeconds },
+      // What the domains say about their endpoints (which reads writes change, what a write invalidates).
+      endpointRules: domainEndpointRules(),
     },
     tracing ? tracing.economyEvents(metrics.economyEvents()) : metrics.economyEvents(),
   );

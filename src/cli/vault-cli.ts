@@ -200,6 +200,13 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
 export async function vaultCommand(argv: readonly string[], readStdin: () => Promise<string>, env?: Env): Promise<VaultCommandResult> {
   if (argv.includes('--help') || argv.includes('-h')) return done(USAGE);
   const words = argv.filter((arg, index) => !arg.startsWith('-') && !(index > 0 && argv[index - 1]?.startsWith('--')));
+  // Only `tokens create` and `webhooks add` take options: any other is refused (never ignored),
+  // named without its value, e.g. a key given as `keys add alice --key …` (visible in `ps`).
+  const command = words.slice(0, 2).join(' ');
+  const option = argv.find((arg) => arg.startsWith('-'));
+  if (option !== undefined && command !== 'tokens create' && command !== 'webhooks add') {
+    return refused(`statev-gateway ${command} takes no option ${option.split('=')[0] ?? ''}: keys and secrets are read from standard input only, never from the command line. See statev-gateway ${words[0] ?? 'keys'} --help.`, 2);
+  }
   let config: GatewayConfig;
   try {
     config = loadConfig(env);

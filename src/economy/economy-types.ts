@@ -3,6 +3,7 @@ import type { OperationAccounting, StaleInfo } from './accounting';
 import type { BudgetStats } from './budget/budget-types';
 import type { RateLimitSource } from './limit-exceeded';
 import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache/cache-entry';
+import type { EndpointRules } from './endpoint-rules';
 import type { UpstreamPriority } from './queue/priority';
 import type { SharedState } from './shared-state/shared-state';
 
@@ -78,6 +79,8 @@ export interface EconomyOptions {
    * all keys (defaults 100 and 10000); `false` turns it off.
    */
   backgroundFill?: BackgroundFillSetting | false;
+  /** What the domains tell the economy about their endpoints (see `EndpointRules`); none when absent. */
+  endpointRules?: readonly EndpointRules[];
 }
 
 /**

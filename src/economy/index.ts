@@ -7,7 +7,7 @@ export { UpstreamEconomy } from './upstream-economy';
 export type { UpstreamReply } from './upstream-economy';
 export type { EconomyCaller, EconomyEvents, ReadResource, TracedRequest, UpstreamRequestEvent } from './economy-types';
 export { perMinuteShare } from './budget/key-state';
-export { optionKeys } from './invalidation/invalidation';
+export type { EndpointRules } from './endpoint-rules';
 export { UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export type { StaleInfo, UpstreamAccounting } from './accounting';

@@ -1,5 +1,5 @@
 import type { Endpoint, PathParams } from '../upstream/endpoints';
-import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import { buildPath } from '../upstream/endpoints';
 import type { BackgroundWork } from './background-work';
 import type { Bookkeeping } from './bookkeeping';
 import { rateLimited } from './limit-exceeded';
@@ -27,7 +27,7 @@ export interface ReadPathParts {
   freshness: Freshness;
   /** Flights in this process, by cache key, with their queue tickets. */
   inflight: InFlight<CacheEntry, QueueTicket>;
-  /** Whether invalidations may have been missed (option slots are then never fresh). */
+  /** Whether invalidations may have been missed (reads that writes change are then never fresh, see `EndpointRules`). */
   invalidation: Invalidation;
   /** The miss path. */
   upstream: UpstreamFetch;
@@ -80,8 +80,8 @@ export class ReadPath {
     const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
     if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);
     if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {
-      if (endpoint === ENDPOINTS.factoryOption && this.parts.invalidation.inDoubt()) {
-        // Another replica may have written this slot while Redis was away: never fresh.
+      if (this.parts.invalidation.inDoubtFor(endpoint)) {
+        // Another replica may have written this resource while Redis was away: never fresh.
         this.parts.notes.stale(caller, endpoint, null);
         return reply(cached, { endpoint: endpoint.route, ageSeconds: Math.floor(this.parts.freshness.ageMs(cached) / 1000), reason: 'INVALIDATION_PENDING' });
       }

@@ -1,5 +1,4 @@
 import type { UpstreamClient } from '../upstream/client';
-import { ENDPOINTS } from '../upstream/endpoints';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { OperationAccounting } from './accounting';
 import { BackgroundWork } from './background-work';
@@ -107,10 +106,7 @@ export class UpstreamEconomy {
     );
     this.notes = new Bookkeeping(freshness, events, this.background);
     const inflight = (this.inflight = new InFlight<CacheEntry, QueueTicket>());
-    this.invalidation = new Invalidation((key) => {
-      cache.delete(key);
-      inflight.forget(key);
-    }, shared);
+    this.invalidation = new Invalidation((key) => { cache.delete(key); inflight.forget(key); }, shared, options.endpointRules);
     const { cacheEnabled, patienceMs } = options;
     this.reads = new ReadPath({ cache, freshness, inflight, upstream: this.upstream, background: this.background, notes: this.notes, invalidation: this.invalidation, events, cacheEnabled, patienceMs, shared, now });
   }
@@ -186,12 +182,10 @@ export class UpstreamEconomy {
   /**
    * A write (POST), at priority `write`: ahead of all the key's queued work, refused in a
    * 429 cooldown, as patient as the budget needs (callers race their own patience), never
-   * retried; on success it invalidates what it changed (that company's option reads).
-   *
-   * `written` is what a GET of the written resource answers now, when the writer knows it
-   * (a site document's slot): it becomes the cached answer (here and in the shared cache),
-   * and this process keeps the other option slots of that company it had cached (the write
-   * changed one slot only), so a read after the write needs no upstream request.
+   * retried; on success it invalidates what it changed (see `EndpointRules.writeScope`).
+   * `written` (what a GET of the written resource answers now, when the writer knows it)
+   * becomes the cached answer here and in the shared cache, and this process keeps the rest
+   * of the write's scope it had cached, so a read after the write needs no upstream request.
    *
    * @returns the upstream's answer body
    * @throws UpstreamError for any failure, `RATE_LIMITED` when the budget refuses it
@@ -205,8 +199,8 @@ export class UpstreamEconomy {
     let failed = true;
     try {
       const answer = await this.upstream.write(caller, endpoint, body, trace);
-      const kept = written ? this.upstream.cachedOptions(caller.keyId, body) : [];
-      if (endpoint === ENDPOINTS.factoryOptionUpdate) await this.invalidation.optionsWritten(caller.keyId, body);
+      const kept = written ? this.upstream.cachedEntries(this.invalidation.writtenKeys(caller.keyId, endpoint, body)) : [];
+      await this.invalidation.written(caller.keyId, endpoint, body);
       if (written) await this.upstream.storeWritten(caller.keyId, written, kept);
       failed = false;
       return answer;
@@ -223,6 +217,11 @@ export class UpstreamEconomy {
   /** A number that changes whenever a write of this key may have changed what its operations answer; whole-response caches put it in their keys. */
   generation(keyId: string): number {
     return this.invalidation.generation(keyId);
+  }
+
+  /** The cache keys of `keyId`'s reads a write in `scope` changes (see `EndpointRules.scopeReads`; none without a scope). */
+  scopeKeys(keyId: string, scope: string | null): string[] {
+    return this.invalidation.scopeKeys(keyId, scope);
   }
 
   /** Registers a callback told each time this process applies an invalidation (its own write, or another replica's message); returns its removal. */

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
-import { buildPath, ENDPOINTS } from '../upstream/endpoints';
+import { buildPath } from '../upstream/endpoints';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 import type { KeyBudget } from './budget/key-budget';
 import { LimitExceeded, rateLimited } from './limit-exceeded';
@@ -12,7 +12,6 @@ import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import type { EconomyCaller, EconomyEvents, EntryStoredListener } from './economy-types';
 import type { UpstreamPriority } from './queue/priority';
 import type { QueueTicket } from './queue/queue-ticket';
-import { optionKeys, writtenFactoryId } from './invalidation/invalidation';
 import { withOneRetry } from './retry/retry';
 import type { SharedState } from './shared-state/shared-state';
 
@@ -29,9 +28,11 @@ export interface FlightTrace {
   retries: number;
 }
 
-/** What a GET of a written resource answers after the write, when the writer knows it (a site document's slot). */
+/** What a GET of a written resource answers after the write, when the writer knows it. */
 export interface WrittenResource {
-  /** The written option slot's path parameters (`GET /factory/options/{id}/{slot}`). */
+  /** The GET that reads the written resource back. */
+  endpoint: Endpoint;
+  /** Its path parameters. */
   params: PathParams;
   /** Its answer body after the write. */
   body: unknown;
@@ -153,18 +154,17 @@ export class UpstreamFetch {
     }
   }
 
-  /** The company's option-slot entries this process holds now, taken before a write invalidates them (see {@link storeWritten}). */
-  cachedOptions(keyId: string, body: unknown): ReadonlyArray<readonly [string, CacheEntry | undefined]> {
-    const factoryId = writtenFactoryId(body);
-    if (!factoryId || !this.parts.cacheEnabled) return [];
-    return optionKeys(keyId, factoryId).map((key) => [key, this.parts.cache.get(key)] as const);
+  /** The entries of `keys` (a write's scope) this process holds now, taken before a write invalidates them (see {@link storeWritten}). */
+  cachedEntries(keys: readonly string[]): ReadonlyArray<readonly [string, CacheEntry | undefined]> {
+    if (!this.parts.cacheEnabled) return [];
+    return keys.map((key) => [key, this.parts.cache.get(key)] as const);
   }
 
-  /** Puts a written slot's new answer in the caches (here and shared), and the kept entries of the other slots back in this process's. */
+  /** Puts a written resource's new answer in the caches (here and shared), and the kept entries of the rest of its scope back in this process's. */
   async storeWritten(keyId: string, written: WrittenResource, kept: ReadonlyArray<readonly [string, CacheEntry | undefined]>): Promise<void> {
     if (!this.parts.cacheEnabled) return;
     const { cache, freshness } = this.parts;
-    const endpoint = ENDPOINTS.factoryOption;
+    const endpoint = written.endpoint;
     const key = cacheKey(keyId, buildPath(endpoint, written.params));
     const lifetime = freshness.lifetimeMs(endpoint);
     for (const [other, entry] of kept) {

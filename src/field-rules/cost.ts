@@ -12,6 +12,15 @@ export interface FieldCost {
   readonly requests: number | 'optionSlots';
   /** For a list field: the `COST_ASSUMED_*` size (number of items) its children's cost is multiplied by; absent for a single object (×1). */
   readonly list?: keyof CostAssumptions;
+  /**
+   * What an access token over several characters makes of it (absent: the same as with one
+   * key): `each`, the whole field once per character (a root list merged across the
+   * characters' keys: `factories`, `buildings`, the auction lists); `find`, its own requests
+   * once per character and what is below once (an id looked up in every key's list:
+   * `factory(id)`, `building(id)`); `owner`, one more request per character (a write that
+   * first finds which key's list holds its company).
+   */
+  readonly perCharacter?: 'each' | 'find' | 'owner';
 }
 
 const UPSTREAM_COST = 'upstreamCost';

@@ -32,13 +32,20 @@ import { fragmentMeasure, operationFragments } from './operation-fragments';
 /**
  * A graphql-query-complexity estimator reading {@link UpstreamCost}: own requests + list
  * size × children. `optionSlots` is the configured number of option slots (`OPTION_SLOTS`).
+ * `characters` is the number of characters the operation runs over (an access token over
+ * several): a field declared `perCharacter` makes that many times its requests (see
+ * `FieldCost.perCharacter`), as it does at run time, one request per key.
  */
-export function upstreamCostEstimator(assumptions: CostAssumptions, optionSlots = DEFAULT_CONFIG.optionSlots): ComplexityEstimator {
+export function upstreamCostEstimator(assumptions: CostAssumptions, optionSlots = DEFAULT_CONFIG.optionSlots, characters = 1): ComplexityEstimator {
   return ({ field, childComplexity }) => {
     const cost = upstreamCostOf(field);
     if (!cost) return childComplexity;
     const requests = cost.requests === 'optionSlots' ? optionSlots : cost.requests;
-    return requests + (cost.list ? assumptions[cost.list] : 1) * childComplexity;
+    const below = (cost.list ? assumptions[cost.list] : 1) * childComplexity;
+    if (characters <= 1 || !cost.perCharacter) return requests + below;
+    if (cost.perCharacter === 'each') return characters * (requests + below);
+    if (cost.perCharacter === 'find') return characters * requests + below;
+    return requests + characters + below;
   };
 }
 

@@ -6,7 +6,8 @@ import { getVariableValues } from 'graphql';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { GatewayError } from '../errors/gateway-error';
-import { operationCost } from '../graph/cost';
+import { operationCost, upstreamCostEstimator } from '../graph/cost';
+import type { CostAssumptions } from '../config';
 
 /**
  * The worst-case upstream cost of one operation with its variables, in upstream
@@ -22,6 +23,24 @@ export function measureCost(
 ): number | null {
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   return coerced.errors ? null : operationCost(schema, document, operation, coerced.coerced, estimators);
+}
+
+/**
+ * The estimators of an operation over `characters` characters (an access token over
+ * several: a merged root list costs one request per character's key, see
+ * `FieldCost.perCharacter`); the gateway's own (`estimators`) for one.
+ */
+export function estimatorsFor(
+  characters: number,
+  estimators: ComplexityEstimator[],
+  settings: { readonly costAssumptions: CostAssumptions; readonly optionSlots: number },
+): ComplexityEstimator[] {
+  return characters > 1 ? [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots, characters)] : estimators;
+}
+
+/** The query hash a cost is remembered by: per number of characters, since the cost depends on it. */
+export function costMemoHash(queryHash: string, characters: number): string {
+  return characters > 1 ? `${queryHash}\u0000${characters}` : queryHash;
 }
 
 /**

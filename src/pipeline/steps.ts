@@ -35,7 +35,7 @@ import { checkRequestShape } from '../graph/document-limits';
 import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
 import { declaredVariables } from '../graph/operation-memo';
 import type { OperationMemo } from '../graph/operation-memo';
-import { costError, measureCost } from './cost';
+import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
 import { TOKEN_REFUSALS } from '../vault';
 import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
 import { grantsRule } from '../graph/grants.rule';
@@ -382,8 +382,9 @@ export const STEPS = [
     name: 'cost',
     phase: 'operation',
     run: (state, env) => {
-      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, env.costEstimators);
-      const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: state.queryHash, operation: state.operation, variables: state.variables }, measure);
+      const characters = state.token?.characters.length ?? 1; // a token over several: merged lists cost once per character
+      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, estimatorsFor(characters, env.costEstimators, env.settings));
+      const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: costMemoHash(state.queryHash, characters), operation: state.operation, variables: state.variables }, measure);
       return costError(cost, env.settings);
     },
   },

@@ -5,7 +5,6 @@
  * replicas, another replica's new answer of one of them (taken from the shared cache). See
  * live-queries.ts, which runs the queries.
  */
-import { optionKeys } from '../economy';
 import type { ReadResource, UpstreamEconomy } from '../economy';
 
 /** A watched resource: how to fetch it again, and how many live queries watch it. */
@@ -44,7 +43,7 @@ export class LiveResources {
   ) {
     const stored = (_keyId: string, key: string): void => this.changed(key);
     economy.entryStored.add(stored);
-    this.stopListening = [() => economy.entryStored.delete(stored), economy.onInvalidated((keyId, factoryId, changed) => this.written(keyId, factoryId, changed))];
+    this.stopListening = [() => economy.entryStored.delete(stored), economy.onInvalidated((keyId, scope, changed) => this.written(keyId, scope, changed))];
   }
 
   /** Resources watched by at least one live query now. */
@@ -102,17 +101,17 @@ export class LiveResources {
   }
 
   /**
-   * A write of `keyId` dropped a company's option slots from the cache, or another replica
+   * A write of `keyId` dropped what it changed from the cache (a company's option slots), or another replica
    * stored new answers of `changed` (dropped here too): those its live queries watch are
    * fetched again in the background (as the plain query read after the write would; another
    * replica's answer comes from the shared cache), and their stored answers re-run the queries.
    */
-  private written(keyId: string, factoryId: string | null, changed: readonly string[]): void {
-    if (!factoryId && changed.length === 0) return;
+  private written(keyId: string, scope: string | null, changed: readonly string[]): void {
+    if (!scope && changed.length === 0) return;
     // After the write has settled: the invalidation has dropped the entries (listeners are
     // told first), and a write-through has stored the new slot (then the read below is a
     // cache hit, no request).
-    setImmediate(() => this.refetch(keyId, factoryId ? [...optionKeys(keyId, factoryId), ...changed] : changed));
+    setImmediate(() => this.refetch(keyId, [...this.economy.scopeKeys(keyId, scope), ...changed]));
   }
 
   private refetch(keyId: string, keys: readonly string[]): void {

@@ -84,6 +84,18 @@ describe('statev-gateway keys and tokens', () => {
     expect(await run(['tokens', 'create', '--character', 'alice', '--grant', 'all', '--expires-in', '1d'])).toMatchObject({ code: 1, stderr: expect.stringContaining('The grant "all"') });
     expect(await run(['tokens', 'create', '--character', 'alice', '--grant', 'read'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--expires-in') });
     expect(await run(['keys', 'add', 'bob'], '')).toMatchObject({ code: 2, stderr: expect.stringContaining('standard input') });
+    // Never from a flag: a key on the command line is refused, and not repeated.
+    const flagged = await run(['keys', 'add', 'bob', '--key', 'key-on-the-command-line'], 'bobs-key\n');
+    expect(flagged).toMatchObject({ code: 2, stderr: expect.stringContaining('takes no option --key') });
+    expect(flagged.stdout + flagged.stderr).not.toContain('key-on-the-command-line');
+    expect((await run(['keys', 'list'])).stdout).not.toMatch(/^bob /m);
+  });
+
+  it('removes a key by name', async () => {
+    expect(await run(['keys', 'add', 'carol'], 'carols-key\n')).toMatchObject({ code: 0 });
+    expect((await run(['keys', 'list'])).stdout).toMatch(/^carol /m);
+    expect(await run(['keys', 'remove', 'carol'])).toMatchObject({ code: 0, stdout: 'Removed key carol.\n' });
+    expect((await run(['keys', 'list'])).stdout).not.toMatch(/^carol /m);
   });
 
   it('rotates the master key: the old key no longer opens the vault, the new one alone does', async () => {

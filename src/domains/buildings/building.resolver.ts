@@ -12,7 +12,7 @@ export class BuildingResolver {
   /**
    * `Query.buildings`: the buildings owned directly by the key's character (`GET /building/list`, once per operation); rejects with UNAUTHENTICATED without a key and the upstream's error otherwise.
    */
-  @UpstreamCost({ requests: 1, list: 'buildings' })
+  @UpstreamCost({ requests: 1, list: 'buildings', perCharacter: 'each' })
   @Query(() => [Building], {
     nullable: true,
     description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
@@ -25,7 +25,7 @@ export class BuildingResolver {
   /**
    * `Query.building(id)`: one building from the same list as `buildings` (no request of its own when the list is loaded); null when the character does not own it.
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Query(() => Building, {
     nullable: true,
     description: `One owned building, or null when the character does not own it. Read from the building list: ${describeSource(ENDPOINTS.buildingList)}`,

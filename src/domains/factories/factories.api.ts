@@ -143,6 +143,6 @@ export async function updateOption(session: UpstreamSession, update: OptionUpdat
     option: update.slot,
     title: update.title,
     data: update.data,
-  }, writeThrough ? { params: { id: update.factoryId, slot: update.slot }, body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() } } : undefined);
+  }, writeThrough ? { endpoint: ENDPOINTS.factoryOption, params: { id: update.factoryId, slot: update.slot }, body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() } } : undefined);
   return mapResponse(endpoint, body, mapUpdateMessage);
 }

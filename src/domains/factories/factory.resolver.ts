@@ -32,7 +32,7 @@ function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
 @Resolver(() => Factory)
 export class FactoryResolver {
   /** All companies of the character. */
-  @UpstreamCost({ requests: 1, list: 'factories' })
+  @UpstreamCost({ requests: 1, list: 'factories', perCharacter: 'each' })
   @Query(() => [Factory], {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
@@ -46,7 +46,7 @@ export class FactoryResolver {
   }
 
   /** One company by id, from the same list request; null when not owned. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Query(() => Factory, {
     nullable: true,
     description: `One owned company, or null when the character does not own it. Read from the company list: ${describeSource(ENDPOINTS.factoryList)}`,

@@ -22,7 +22,7 @@ export class UpdateFactoryOptionPayloadResolver {
    * @throws GatewayError `UNAUTHENTICATED` without a key, `BAD_USER_INPUT` without a
    *   secret, and the upstream's errors (e.g. `FORBIDDEN` for a wrong secret).
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'owner' })
   @Mutation(() => UpdateFactoryOptionPayload, {
     description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The write goes ahead of the key's background work and takes the next request its budget allows; when that is later than the request's patience, it answers committed: false with retryAfterSeconds and the write goes on. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). ${describeBounds(UPDATE_OPTION_BOUNDS)} Checked before any upstream request.`,
   })

@@ -22,7 +22,7 @@ function firstOfEach<T extends { id: string }>(ctx: GatewayContext, list: T[]): 
 @Resolver(() => Auction)
 export class AuctionResolver {
   /** `Query.myImportAuctions`: the character's import auctions (`GET /market/my/auctions/import`); an upstream failure nulls the field. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'each' })
   @Query(() => [MyImportAuction], {
     nullable: true,
     description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
@@ -33,7 +33,7 @@ export class AuctionResolver {
   }
 
   /** `Query.myExportAuctions`: the character's export auctions (`GET /market/my/auctions/export`); an upstream failure nulls the field. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'each' })
   @Query(() => [MyExportAuction], {
     nullable: true,
     description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
@@ -46,7 +46,7 @@ export class AuctionResolver {
   /**
    * `Query.importAuctions`: the import auctions open to the character's company types (`GET /market/import`, premium-only: FORBIDDEN with `premium: true` without it).
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'each' })
   @Query(() => [ImportAuction], {
     nullable: true,
     description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
@@ -59,7 +59,7 @@ export class AuctionResolver {
   /**
    * `Query.exportAuctions`: the export auctions open to the character's company types (`GET /market/export`, premium-only: FORBIDDEN with `premium: true` without it).
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'each' })
   @Query(() => [ExportAuction], {
     nullable: true,
     description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,

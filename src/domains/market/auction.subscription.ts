@@ -12,6 +12,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { MyExportAuction, MyImportAuction } from './auction.type';
 import { fetchMyExportAuctions, fetchMyImportAuctions } from './market.api';
+import { subscribeAcrossKeys } from '../shared/owners';
 
 /** What happened to one of the character's auctions. */
 export enum AuctionChangeKind {
@@ -59,6 +60,9 @@ export class AuctionChange {
 
   @Field(() => Float, { nullable: true, description: 'The bid before the change (as bidAmount gives it), for OUTBID, LEADING and BID_CHANGED; else null.' })
   previousBidAmount!: number | null;
+
+  /** The character whose auction it is (a token over several characters), set when the part's events are merged; read by `AuctionChange.owner`. */
+  character?: { readonly id: string; readonly name: string };
 }
 
 /** One of the character's auctions. */
@@ -106,8 +110,14 @@ export function myAuctionsFeed(which: 'import' | 'export'): Feed<MyAuctionValue[
 export class AuctionSubscriptionResolver {
   /** One event per change of the character's auctions, from two polls per interval. */
   @Subscription(() => AuctionChange, {
-    description: `Changes of the character's own import and export auctions (two polls per interval): ${describePolling(ENDPOINTS.myImportAuctions, ENDPOINTS.myExportAuctions)}`,
-    subscribe: ({ context }) => openFeeds(context, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
+    description: `Changes of the character's own import and export auctions (two polls per interval): ${describePolling(ENDPOINTS.myImportAuctions, ENDPOINTS.myExportAuctions)} An access token over several characters watches every character's auctions, each with its own key (owner names the character); one key's failure is an error event naming it (extensions.character) and leaves the others' events.`,
+    // A token over several characters: each character's auctions, polled with its own key, events merged.
+    subscribe: ({ context }) =>
+      subscribeAcrossKeys(
+        context as SubscriptionContext,
+        (keyContext) => openFeeds(keyContext, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
+        (change: AuctionChange, character): AuctionChange => ({ ...change, character }),
+      ),
   })
   myAuctionChanged(@Root() message: FeedMessage<AuctionChange>, @Ctx() ctx: SubscriptionContext): AuctionChange {
     return eventOf(message, ctx);

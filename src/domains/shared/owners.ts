@@ -12,6 +12,9 @@
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UpstreamSession } from '../../economy';
+import { GatewayError } from '../../errors/gateway-error';
+import type { FeedMessage } from '../../subscribable/feed';
+import { mergeMessages } from '../../subscribable/merge';
 import type { ListItemErrors } from './list-item-errors';
 import type { Loaders } from './loader';
 
@@ -101,6 +104,40 @@ async function partOwning(ctx: OwnedContext, owners: Owners, list: 'factories' |
   return found ? owners.partOf(found.item) : undefined;
 }
 
+/** What a subscription or write names by id: a company, a building, or a bank account (of a company or a building). */
+type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
+
+/**
+ * The part one of whose companies (first) or buildings holds the bank account `id`, from
+ * each key's lists and their accounts (each list at most once per operation, usually from
+ * its cache), or undefined.
+ *
+ * @throws the first failing key's error when no list holds it and a list failed
+ */
+async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string): Promise<KeyPart | undefined> {
+  const accountsOf = async (keyContext: OwnedContext, list: 'factories' | 'buildings'): Promise<Array<{ id: string }>> => {
+    const owned = await keyContext.loaders[list].list.load('all');
+    // A company or building without accounts may answer 404: none there.
+    const none = (error: unknown): [] => {
+      if (error instanceof GatewayError && error.code === 'NOT_FOUND') return [];
+      throw error;
+    };
+    const accounts = await Promise.all(owned.map((item) => keyContext.loaders[list].bankAccounts.load(item.id).catch(none)));
+    return accounts.flat();
+  };
+  let failure: unknown = null;
+  for (const list of ['factories', 'buildings'] as const) {
+    try {
+      const found = await findAcrossKeys(ctx, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
+      if (found) return owners.partOf(found.item);
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
+  return undefined;
+}
+
 /**
  * Runs a field of `root` with the context of the key that answered `root` (the
  * operation's own context with one key, or for an object no key's list holds), and claims
@@ -131,9 +168,9 @@ export async function ownerContext<C extends OwnedContext>(ctx: C, root: object)
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-async function ownerOfId<C extends OwnedContext>(ctx: C, list: 'factories' | 'buildings', id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
-  const part = owners ? await partOwning(ctx, owners, list, id) : undefined;
+  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(ctx, owners, id) : partOwning(ctx, owners, list, id)) : undefined;
   if (!owners || !part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
 }
@@ -150,14 +187,66 @@ export function companyContext<C extends OwnedContext>(ctx: C, factoryId: string
 }
 
 /**
- * Opens a subscription naming a company (`kind: 'factories'`) or building with the key that
- * owns it (a token over several characters; the owner found as {@link companyContext}
- * does), keeping the subscription scope the transport set; with one key, or over plain
- * HTTP (which `open` refuses), `open` gets the operation's own context at once.
+ * Opens a subscription naming a company (`kind: 'factories'`), a building or a bank
+ * account (`'bankAccounts'`: of a company or a building) with the key that owns it (a
+ * token over several characters; the owner found as {@link companyContext} does, an
+ * account through its owners' account lists), keeping the subscription scope the
+ * transport set; with one key, or over plain HTTP (which `open` refuses), `open` gets the
+ * operation's own context at once.
  */
-export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: 'factories' | 'buildings', id: string, open: (ctx: C) => Promise<R>): Promise<R> {
+export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: OwnedKind, id: string, open: (ctx: C) => Promise<R>): Promise<R> {
   if (!ctx.owners || !ctx.subscription) return open(ctx);
   return ownerOfId(ctx, kind, id).then(({ context }) => open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }));
+}
+
+/** `error` naming the character whose part of a subscription it ended or interrupted (`extensions.character`, never the key). */
+function withCharacter(error: unknown, character: KeyPart['character']): GatewayError {
+  const known = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'The subscription failed unexpectedly.');
+  const { code: _code, ...extensions } = known.extensions;
+  return new GatewayError(known.code, known.message, { ...extensions, character: { id: character.id, name: character.name } });
+}
+
+/**
+ * Opens a subscription over every key of a token over several characters (e.g.
+ * `myAuctionChanged`: each character's own auctions): `open` runs once per key with that
+ * key's context (its pollers, budget and cooldowns), and the subscriber gets every key's
+ * events, each passed through `tag` with its character. A key whose part fails (its first
+ * poll's definitive error, its key's subscription limit) or ends later leaves the others
+ * running: its error comes as an error event with `extensions.character`. When every
+ * part fails to start, rejects with the first key's error; over a connection's limit
+ * (`SUBSCRIPTIONS_MAX_PER_CONNECTION`, each key's part counts), rejects as a whole. With
+ * one key, or over plain HTTP (which `open` refuses), `open` gets the operation's context.
+ */
+export async function subscribeAcrossKeys<C extends OwnedContext & { subscription?: unknown }, E>(
+  ctx: C,
+  open: (ctx: C) => Promise<AsyncIterableIterator<FeedMessage<E>>>,
+  tag: (event: E, character: KeyPart['character']) => E,
+): Promise<AsyncIterableIterator<FeedMessage<E>>> {
+  const owners = ctx.owners;
+  if (!owners || !ctx.subscription) return open(ctx);
+  const settled = await Promise.allSettled(owners.parts.map((part) => open(part.context === ctx ? ctx : { ...(part.context as C), subscription: ctx.subscription })));
+  const opened: Array<{ stream: AsyncIterableIterator<FeedMessage<E>>; part: KeyPart }> = [];
+  const failed: Array<{ error: unknown; part: KeyPart }> = [];
+  for (const [index, outcome] of settled.entries()) {
+    const part = owners.parts[index];
+    if (!part) continue;
+    if (outcome.status === 'fulfilled') opened.push({ stream: outcome.value, part });
+    else failed.push({ error: outcome.reason, part });
+  }
+  const overConnection = failed.find(({ error }) => error instanceof GatewayError && error.extensions.setting === 'SUBSCRIPTIONS_MAX_PER_CONNECTION');
+  const [first] = failed;
+  if (first && (opened.length === 0 || overConnection)) {
+    await Promise.all(opened.map(({ stream }) => stream.return?.()));
+    throw overConnection?.error ?? first.error;
+  }
+  return mergeMessages(
+    opened.map(({ stream, part }) => ({
+      stream,
+      label: (message: FeedMessage<E>, final: boolean): FeedMessage<E> =>
+        message.kind === 'event' ? { kind: 'event', event: tag(message.event, part.character) } : { kind: 'error', error: withCharacter(message.error, part.character), final },
+    })),
+    failed.map(({ error, part }): FeedMessage<E> => ({ kind: 'error', error: withCharacter(error, part.character), final: false })),
+  );
 }
 
 /** The character whose key answered `root`, or undefined (one key, or an object no key claimed). */

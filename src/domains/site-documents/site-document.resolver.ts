@@ -104,7 +104,7 @@ export class SiteDocumentResolver {
    * @throws GatewayError `BAD_USER_INPUT`, `SITE_DOCUMENT_TOO_LARGE` (before any upstream
    *   request when it cannot fit even empty slots), `CONFLICT`, and the upstream's errors
    */
-  @UpstreamCost({ requests: 'optionSlots' })
+  @UpstreamCost({ requests: 'optionSlots', perCharacter: 'owner' })
   @Mutation(() => SetSiteDocumentPayload, {
     description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
   })
@@ -132,7 +132,7 @@ export class SiteDocumentResolver {
   }
 
   /** Removes a document: its committing slot first (the document is gone), then its chunks and what its earlier versions left behind. */
-  @UpstreamCost({ requests: 'optionSlots' })
+  @UpstreamCost({ requests: 'optionSlots', perCharacter: 'owner' })
   @Mutation(() => DeleteSiteDocumentPayload, {
     description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })

@@ -1,6 +1,7 @@
 import { Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
 import { Building } from '../buildings/building.type';
 import { Factory } from '../factories/factory.type';
+import { AuctionChange } from '../market/auction.subscription';
 import type { GatewayContext } from '../gateway-context';
 import { ownerOf as keyOwner } from '../shared/owners';
 import { Character, Viewer, ViewerKind } from './viewer.type';
@@ -50,5 +51,19 @@ export class BuildingOwnerResolver {
   @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this building; null when the caller sent a StateV key.' })
   owner(@Root() building: Building, @Ctx() ctx: GatewayContext): Character | null {
     return ownerOf(ctx, building);
+  }
+}
+
+/** `AuctionChange.owner`. */
+@Resolver(() => AuctionChange)
+export class AuctionChangeOwnerResolver {
+  /** The character whose auction changed (the part of a token over several characters that saw it), or null for a key caller. */
+  @FieldResolver(() => Character, {
+    nullable: true,
+    description: 'The character whose auction changed (an access token over several characters watches each of them); null when the caller sent a StateV key.',
+  })
+  owner(@Root() change: AuctionChange, @Ctx() ctx: GatewayContext): Character | null {
+    const owner = change.character ?? ctx.token?.characters[0] ?? null;
+    return owner ? { id: owner.id, name: owner.name } : null;
   }
 }

@@ -6,7 +6,7 @@ import type { Endpoint } from '../../upstream/endpoints';
  * A definitive upstream 4xx as plain data: what an `UpstreamError` is made of. Kept in
  * caches instead of the error itself (an error object costs about a kilobyte and a
  * stack capture); most are turned into results by mappers (an empty counter, an unset
- * option slot) and never become errors at all.
+ * record) and never become errors at all.
  */
 export interface UpstreamFailure {
   /** The error code the failure becomes (`NOT_FOUND`, `FORBIDDEN`, ...). */

@@ -22,7 +22,7 @@ export class Freshness {
 
   /**
    * How long an answer of this endpoint is fresh, ms: its kind's TTL, for a body and
-   * for a cached 4xx alike (an unset option slot's 404 is as stable as a set one; a key
+   * for a cached 4xx alike (an unset record's 404 is as stable as a set one; a key
    * that just gained a scope can send `Cache-Control: no-cache`).
    */
   ttlMs(endpoint: Endpoint): number {

@@ -1,24 +1,14 @@
 import { LRUCache } from 'lru-cache';
-import { buildPath, ENDPOINTS, MAX_OPTION_SLOTS } from '../../upstream/endpoints';
-import { cacheKey } from '../cache/cache-entry';
+import type { Endpoint } from '../../upstream/endpoints';
+import { EndpointRuleBook } from '../endpoint-rules';
+import type { EndpointRules } from '../endpoint-rules';
 import type { SharedState } from '../shared-state/shared-state';
 
-/** A write of `keyId` changed what its reads answer; `factoryId` names the company when known, `changed` the cache keys another replica got new answers for. */
-export type InvalidationListener = (keyId: string, factoryId: string | null, changed: readonly string[]) => void;
-
-/** Cache keys of every option slot of one company for one key (all that any `OPTION_SLOTS` setting reads). */
-export function optionKeys(keyId: string, factoryId: string): string[] {
-  return Array.from({ length: MAX_OPTION_SLOTS }, (_, i) => cacheKey(keyId, buildPath(ENDPOINTS.factoryOption, { id: factoryId, slot: i + 1 })));
-}
+/** A write of `keyId` changed what its reads answer; `scope` names what it changed when known (see `EndpointRules.writeScope`), `changed` the cache keys another replica got new answers for. */
+export type InvalidationListener = (keyId: string, scope: string | null, changed: readonly string[]) => void;
 
 /** Most invalidations kept for re-sending while Redis is away. */
 const MAX_PENDING = 10_000;
-
-/** The company an option write names (`factoryId` of its body), or null. */
-export function writtenFactoryId(body: unknown): string | null {
-  const value = body && typeof body === 'object' ? (body as { factoryId?: unknown }).factoryId : undefined;
-  return typeof value === 'string' ? value : null;
-}
 
 /**
  * Invalidation after writes: forgets what a write changed, in this process, in the
@@ -36,17 +26,22 @@ export class Invalidation {
    * re-sent when it is back. Bounded: past {@link MAX_PENDING} the oldest are dropped
    * (with a Redis outage that long, their cache entries have long expired).
    */
-  private readonly pending = new Map<string, { keyId: string; factoryId: string | null }>();
+  private readonly pending = new Map<string, { keyId: string; scope: string | null }>();
+  /** What the domains say writes change (see `EndpointRules`). */
+  private readonly rules: EndpointRuleBook;
 
   /**
    * @param forget - drops one cache key from this process (its cache and flights)
    * @param shared - the replicas' shared state, whose messages are applied here too
+   * @param rules - the domains' endpoint rules: which reads writes change, what a write invalidates
    */
   constructor(
     private readonly forget: (key: string) => void,
     private readonly shared: SharedState | undefined,
+    rules: readonly EndpointRules[] = [],
   ) {
-    shared?.onInvalidation((keyId, factoryId, changed) => this.applyLocally(keyId, factoryId, changed?.map((each) => each.key)));
+    this.rules = new EndpointRuleBook(rules);
+    shared?.onInvalidation((keyId, scope, changed) => this.applyLocally(keyId, scope, changed?.map((each) => each.key)));
     shared?.onReconnect(() => this.resendPending());
   }
 
@@ -63,6 +58,21 @@ export class Invalidation {
     return this.shared?.invalidationsInDoubt() ?? false;
   }
 
+  /** True when a fresh cached answer of `endpoint` must be served flagged stale now: writes change it and some may have been missed (see {@link inDoubt}). */
+  inDoubtFor(endpoint: Endpoint): boolean {
+    return this.rules.changedByWrites(endpoint) && this.inDoubt();
+  }
+
+  /** The cache keys of `keyId`'s reads a write in `scope` changes (none without a scope). */
+  scopeKeys(keyId: string, scope: string | null): string[] {
+    return scope ? this.rules.scopeKeys(keyId, scope) : [];
+  }
+
+  /** The cache keys a successful write of `endpoint` with `body` changes (see `EndpointRules.writeScope`). */
+  writtenKeys(keyId: string, endpoint: Endpoint, body: unknown): string[] {
+    return this.scopeKeys(keyId, this.rules.writeScope(endpoint, body) ?? null);
+  }
+
   /**
    * A number that changes whenever a write of this key may have changed what its
    * operations answer.
@@ -71,14 +81,19 @@ export class Invalidation {
     return this.generations.get(keyId) ?? 0;
   }
 
-  /** After a successful option write: forget that company's option reads here, in the shared cache, and on every replica. */
-  async optionsWritten(keyId: string, body: unknown): Promise<void> {
-    const factoryId = writtenFactoryId(body);
-    // Locally first: the same operation may read the slot back right away.
-    this.applyLocally(keyId, factoryId);
-    if (this.shared && !(await this.share(keyId, factoryId))) {
-      this.pending.delete(`${keyId}|${factoryId ?? ''}`);
-      this.pending.set(`${keyId}|${factoryId ?? ''}`, { keyId, factoryId });
+  /**
+   * After a successful write: forget the reads of the scope it changed (see
+   * `EndpointRules.writeScope`) here, in the shared cache, and on every replica; nothing
+   * when the endpoint's writes invalidate nothing.
+   */
+  async written(keyId: string, endpoint: Endpoint, body: unknown): Promise<void> {
+    const scope = this.rules.writeScope(endpoint, body);
+    if (scope === undefined) return;
+    // Locally first: the same operation may read the written resource back right away.
+    this.applyLocally(keyId, scope);
+    if (this.shared && !(await this.share(keyId, scope))) {
+      this.pending.delete(`${keyId}|${scope ?? ''}`);
+      this.pending.set(`${keyId}|${scope ?? ''}`, { keyId, scope });
       for (const oldest of this.pending.keys()) {
         if (this.pending.size <= MAX_PENDING) break;
         this.pending.delete(oldest);
@@ -87,17 +102,17 @@ export class Invalidation {
   }
 
   /** Deletes the shared entries and tells every replica; false when the shared state is away. */
-  private async share(keyId: string, factoryId: string | null): Promise<boolean> {
+  private async share(keyId: string, scope: string | null): Promise<boolean> {
     const shared = this.shared;
     if (!shared) return true;
-    const deleted = await shared.deleteEntries(factoryId ? optionKeys(keyId, factoryId) : []);
-    return deleted && (await shared.publishInvalidation(keyId, factoryId));
+    const deleted = await shared.deleteEntries(this.scopeKeys(keyId, scope));
+    return deleted && (await shared.publishInvalidation(keyId, scope));
   }
 
   /** Re-sends the invalidations Redis missed (also deleting the entries a restarted Redis may have brought back). */
   private async resendPending(): Promise<void> {
-    for (const [id, { keyId, factoryId }] of [...this.pending]) {
-      if (!(await this.share(keyId, factoryId))) throw new Error('redis went away while re-sending invalidations');
+    for (const [id, { keyId, scope }] of [...this.pending]) {
+      if (!(await this.share(keyId, scope))) throw new Error('redis went away while re-sending invalidations');
       this.pending.delete(id);
     }
   }
@@ -109,12 +124,12 @@ export class Invalidation {
   }
 
   /** Applies an invalidation (this process's write, or another replica's message, which may name `changed` cache keys to forget). */
-  applyLocally(keyId: string, factoryId: string | null, changed: readonly string[] = []): void {
-    for (const listener of this.listeners) listener(keyId, factoryId, changed);
+  applyLocally(keyId: string, scope: string | null, changed: readonly string[] = []): void {
+    for (const listener of this.listeners) listener(keyId, scope, changed);
     for (const key of changed) this.forget(key);
     if (changed.length > 0) return; // another replica's new answers, no write: whole responses keep their own freshness
     this.generations.set(keyId, this.generation(keyId) + 1);
-    if (!factoryId) return;
-    for (const key of optionKeys(keyId, factoryId)) this.forget(key);
+    if (!scope) return;
+    for (const key of this.scopeKeys(keyId, scope)) this.forget(key);
   }
 }
