@@ -11,7 +11,8 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
-import { CacheFile, CacheSnapshots, RedisSharedState } from './economy';
+import { CacheFile, CacheSnapshots, ChangeSharingRedisState } from './economy';
+import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore } from './graph/response-cache-store';
 import { formatError } from './errors/format-error';
@@ -130,7 +131,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
   }
   const shared = config.redisUrl
-    ? new RedisSharedState({
+    ? new ChangeSharingRedisState({
         url: config.redisUrl,
         commandTimeoutMs: config.redisTimeoutMs,
         prefix: config.redisPrefix,

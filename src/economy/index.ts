@@ -16,5 +16,6 @@ export { CacheFile, CacheSnapshots } from './cache/cache-file';
 export { errorOf } from './cache/cache-entry';
 export type { UpstreamFailure } from './cache/cache-entry';
 export { RedisSharedState } from './shared-state/redis-shared-state';
+export { ChangeSharingRedisState } from './shared-state/change-sharing-state';
 export { compactBytes, compactText, compactUtf8, keyBytes } from './cache/compact-json';
 export type { CompactJson } from './cache/compact-json';

@@ -1,7 +1,8 @@
 /**
  * The resources live queries watch (the economy's cache keys each run read), and what
  * re-runs them: an answer stored for one of them (after the current turn, once per batch),
- * or a write that dropped a company's option slots (fetched again in the background). See
+ * a write that dropped a company's option slots (fetched again in the background), or, with
+ * replicas, another replica's new answer of one of them (taken from the shared cache). See
  * live-queries.ts, which runs the queries.
  */
 import type { ReadResource, UpstreamEconomy } from '../economy';
@@ -42,7 +43,7 @@ export class LiveResources {
   ) {
     const stored = (_keyId: string, key: string): void => this.changed(key);
     economy.entryStored.add(stored);
-    this.stopListening = [() => economy.entryStored.delete(stored), economy.onInvalidated((keyId, factoryId) => this.written(keyId, factoryId))];
+    this.stopListening = [() => economy.entryStored.delete(stored), economy.onInvalidated((keyId, scope, changed) => this.written(keyId, scope, changed))];
   }
 
   /** Resources watched by at least one live query now. */
@@ -100,20 +101,21 @@ export class LiveResources {
   }
 
   /**
-   * A write of `keyId` dropped a company's option slots from the cache: the slots its live
-   * queries watch are fetched again in the background (as the plain query read after the
-   * write would), and their stored answers re-run the queries.
+   * A write of `keyId` dropped what it changed from the cache (a company's option slots), or another replica
+   * stored new answers of `changed` (dropped here too): those its live queries watch are
+   * fetched again in the background (as the plain query read after the write would; another
+   * replica's answer comes from the shared cache), and their stored answers re-run the queries.
    */
-  private written(keyId: string, factoryId: string | null): void {
-    if (!factoryId) return;
+  private written(keyId: string, scope: string | null, changed: readonly string[]): void {
+    if (!scope && changed.length === 0) return;
     // After the write has settled: the invalidation has dropped the entries (listeners are
     // told first), and a write-through has stored the new slot (then the read below is a
     // cache hit, no request).
-    setImmediate(() => this.refetch(keyId, factoryId));
+    setImmediate(() => this.refetch(keyId, [...this.economy.scopeKeys(keyId, scope), ...changed]));
   }
 
-  private refetch(keyId: string, factoryId: string): void {
-    for (const key of this.economy.scopeKeys(keyId, factoryId)) {
+  private refetch(keyId: string, keys: readonly string[]): void {
+    for (const key of keys) {
       const watched = this.watched.get(key);
       if (!watched) continue;
       this.economy

@@ -4,8 +4,8 @@ import { EndpointRuleBook } from '../endpoint-rules';
 import type { EndpointRules } from '../endpoint-rules';
 import type { SharedState } from '../shared-state/shared-state';
 
-/** A write of `keyId` changed what its reads answer; `scope` names what it changed when known (see `EndpointRules.writeScope`). */
-export type InvalidationListener = (keyId: string, scope: string | null) => void;
+/** A write of `keyId` changed what its reads answer; `scope` names what it changed when known (see `EndpointRules.writeScope`), `changed` the cache keys another replica got new answers for. */
+export type InvalidationListener = (keyId: string, scope: string | null, changed: readonly string[]) => void;
 
 /** Most invalidations kept for re-sending while Redis is away. */
 const MAX_PENDING = 10_000;
@@ -41,7 +41,7 @@ export class Invalidation {
     rules: readonly EndpointRules[] = [],
   ) {
     this.rules = new EndpointRuleBook(rules);
-    shared?.onInvalidation((keyId, scope) => this.applyLocally(keyId, scope));
+    shared?.onInvalidation((keyId, scope, changed) => this.applyLocally(keyId, scope, changed?.map((each) => each.key)));
     shared?.onReconnect(() => this.resendPending());
   }
 
@@ -123,9 +123,11 @@ export class Invalidation {
     return () => this.listeners.delete(listener);
   }
 
-  /** Applies an invalidation (this process's write, or another replica's message). */
-  applyLocally(keyId: string, scope: string | null): void {
-    for (const listener of this.listeners) listener(keyId, scope);
+  /** Applies an invalidation (this process's write, or another replica's message, which may name `changed` cache keys to forget). */
+  applyLocally(keyId: string, scope: string | null, changed: readonly string[] = []): void {
+    for (const listener of this.listeners) listener(keyId, scope, changed);
+    for (const key of changed) this.forget(key);
+    if (changed.length > 0) return; // another replica's new answers, no write: whole responses keep their own freshness
     this.generations.set(keyId, this.generation(keyId) + 1);
     if (!scope) return;
     for (const key of this.scopeKeys(keyId, scope)) this.forget(key);

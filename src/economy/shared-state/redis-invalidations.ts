@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { ChangedResource, InvalidationHandler } from './shared-state';
 
 /** What {@link RedisInvalidations} needs of the main Redis connection. */
 export interface RedisLink {
@@ -22,7 +23,7 @@ export interface RedisLink {
  * When to use: {@link RedisSharedState} owns one; nothing else talks to the channel.
  */
 export class RedisInvalidations {
-  private handlers: Array<(keyId: string, factoryId: string | null) => void> = [];
+  private handlers: InvalidationHandler[] = [];
   private reconnectHandlers: Array<() => Promise<void>> = [];
   /** False from a disconnection until missed invalidations are caught up. */
   private inSync = false;
@@ -77,17 +78,22 @@ export class RedisInvalidations {
   }
 
   /** Registers the handler of invalidation messages (from any replica, also those caught up). */
-  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
+  onInvalidation(handler: InvalidationHandler): void {
     this.handlers.push(handler);
   }
 
   /**
    * Logs the message in the stream (first, so a replica that is away now finds it when it
-   * catches up), then publishes it.
+   * catches up), then publishes it. A message of `changed` resources is only published:
+   * a replica that misses it keeps its answer until it expires, as without replicas.
    *
    * @throws the Redis error when either command fails (the caller's guard reports it)
    */
-  async publish(keyId: string, factoryId: string | null): Promise<void> {
+  async publish(keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]): Promise<void> {
+    if (changed) {
+      await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, factoryId, changed }));
+      return;
+    }
     await this.link.redis.xadd(this.names.log, 'MAXLEN', '~', '10000', '*', 'keyId', keyId, 'factoryId', factoryId ?? '');
     await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, factoryId }));
   }
@@ -138,12 +144,21 @@ export class RedisInvalidations {
 
   private dispatch(message: string): void {
     try {
-      const value = JSON.parse(message) as { keyId?: unknown; factoryId?: unknown };
+      const value = JSON.parse(message) as { keyId?: unknown; factoryId?: unknown; changed?: unknown };
       if (typeof value.keyId !== 'string') return;
       const factoryId = typeof value.factoryId === 'string' ? value.factoryId : null;
-      for (const handler of this.handlers) handler(value.keyId, factoryId);
+      const changed = Array.isArray(value.changed) ? changedResources(value.changed) : undefined;
+      for (const handler of this.handlers) handler(value.keyId, factoryId, changed);
     } catch {
       // not ours
     }
   }
+}
+
+/** The well-formed entries of a message's `changed` list. */
+function changedResources(list: unknown[]): ChangedResource[] {
+  return list.flatMap((each): ChangedResource[] => {
+    const record = each && typeof each === 'object' ? (each as { key?: unknown; digest?: unknown }) : {};
+    return typeof record.key === 'string' && typeof record.digest === 'string' ? [{ key: record.key, digest: record.digest }] : [];
+  });
 }

@@ -5,7 +5,7 @@ import { deserializeEntry, serializeEntry } from './entry-json';
 import { RedisInvalidations } from './redis-invalidations';
 import { settleWindowSlot, takeWindowSlot } from './redis-window-log';
 import { releaseWriteLock, takeWriteLock } from './redis-write-lock';
-import type { LearnedAllowance, SharedKeyLimits, SharedState } from './shared-state';
+import type { ChangedResource, InvalidationHandler, LearnedAllowance, SharedKeyLimits, SharedState } from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
 export interface RedisStateOptions {
@@ -227,15 +227,15 @@ export class RedisSharedState implements SharedState {
   }
 
   /** See {@link SharedState.publishInvalidation} (see `RedisInvalidations`). */
-  async publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean> {
+  async publishInvalidation(keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]): Promise<boolean> {
     return this.guard(async () => {
-      await this.invalidations.publish(keyId, factoryId);
+      await this.invalidations.publish(keyId, factoryId, changed);
       return true;
     }, false);
   }
 
   /** See {@link SharedState.onInvalidation}. */
-  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void {
+  onInvalidation(handler: InvalidationHandler): void {
     this.invalidations.onInvalidation(handler);
   }
 

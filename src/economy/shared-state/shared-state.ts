@@ -20,6 +20,17 @@ export interface SharedKeyLimits {
   learnedAt: number;
 }
 
+/** A resource whose cached answer a replica replaced with a different one (see {@link SharedState.publishInvalidation}). */
+export interface ChangedResource {
+  /** Its cache key (`<hashed key>|<path>`). */
+  readonly key: string;
+  /** A digest of its new answer, so a replica that holds that answer already does nothing. */
+  readonly digest: string;
+}
+
+/** The handler of invalidation messages: `changed` is set for a message naming changed resources only (see {@link SharedState.publishInvalidation}). */
+export type InvalidationHandler = (keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]) => void;
+
 /**
  * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):
  * a second cache level, the per-key 429 cooldowns, the per-key budget, short locks
@@ -78,11 +89,13 @@ export interface SharedState {
    * Tells every replica (this one included) that a key's write changed a company's
    * options, and logs it for replicas that are disconnected now (they catch up when
    * back). False when the store is unavailable: the caller keeps it and re-sends it
-   * from {@link onReconnect}.
+   * from {@link onReconnect}. With `changed`, the message only tells that this replica
+   * stored new answers for those resources (in the shared cache first): it is not logged,
+   * and a replica that misses it only keeps its answer until it expires.
    */
-  publishInvalidation(keyId: string, factoryId: string | null): Promise<boolean>;
+  publishInvalidation(keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]): Promise<boolean>;
   /** Registers the handler of invalidation messages (from any replica, also those caught up after a disconnection). */
-  onInvalidation(handler: (keyId: string, factoryId: string | null) => void): void;
+  onInvalidation(handler: InvalidationHandler): void;
   /** Registers work to do each time the store is back after an outage, before missed invalidations are caught up. */
   onReconnect(handler: () => Promise<void>): void;
   /**
