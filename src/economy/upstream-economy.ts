@@ -200,8 +200,7 @@ export class UpstreamEconomy {
     try {
       const answer = await this.upstream.write(caller, endpoint, body, trace);
       const kept = written ? this.upstream.cachedEntries(this.invalidation.writtenKeys(caller.keyId, endpoint, body)) : [];
-      await this.invalidation.written(caller.keyId, endpoint, body);
-      if (written) await this.upstream.storeWritten(caller.keyId, written, kept);
+      await this.invalidation.written(caller.keyId, endpoint, body, written && (() => this.upstream.storeWritten(caller.keyId, written, kept)));
       failed = false;
       return answer;
     } finally {

@@ -84,14 +84,21 @@ export class Invalidation {
   /**
    * After a successful write: forget the reads of the scope it changed (see
    * `EndpointRules.writeScope`) here, in the shared cache, and on every replica; nothing
-   * when the endpoint's writes invalidate nothing.
+   * when the endpoint's writes invalidate nothing. `store` puts the written answer in the
+   * caches (the write-through): after the shared entries are deleted, before the other
+   * replicas are told; this process's listeners are told once it is done.
    */
-  async written(keyId: string, endpoint: Endpoint, body: unknown): Promise<void> {
+  async written(keyId: string, endpoint: Endpoint, body: unknown, store: () => Promise<void> = async () => undefined): Promise<void> {
     const scope = this.rules.writeScope(endpoint, body);
-    if (scope === undefined) return;
+    if (scope === undefined) return store();
     // Locally first: the same operation may read the written resource back right away.
-    this.applyLocally(keyId, scope);
-    if (this.shared && !(await this.share(keyId, scope))) {
+    this.applyLocally(keyId, scope, [], false);
+    let stored = false;
+    const storeOnce = async (): Promise<void> => {
+      stored = true;
+      await store();
+    };
+    if (this.shared && !(await this.share(keyId, scope, storeOnce))) {
       this.pending.delete(`${keyId}|${scope ?? ''}`);
       this.pending.set(`${keyId}|${scope ?? ''}`, { keyId, scope });
       for (const oldest of this.pending.keys()) {
@@ -99,13 +106,21 @@ export class Invalidation {
         this.pending.delete(oldest);
       }
     }
+    if (!stored) await store();
+    // Listeners last: what they read again now is the written answer, not an upstream request.
+    this.notify(keyId, scope, []);
   }
 
-  /** Deletes the shared entries and tells every replica; false when the shared state is away. */
-  private async share(keyId: string, scope: string | null): Promise<boolean> {
+  /**
+   * Deletes the shared entries and tells every replica; false when the shared state is away.
+   * `beforePublish` (the written answer's write-through) runs between the two, so a replica
+   * that reads the written resource again on the message finds it in the shared cache.
+   */
+  private async share(keyId: string, scope: string | null, beforePublish?: () => Promise<void>): Promise<boolean> {
     const shared = this.shared;
     if (!shared) return true;
     const deleted = await shared.deleteEntries(this.scopeKeys(keyId, scope));
+    if (deleted) await beforePublish?.();
     return deleted && (await shared.publishInvalidation(keyId, scope));
   }
 
@@ -124,12 +139,16 @@ export class Invalidation {
   }
 
   /** Applies an invalidation (this process's write, or another replica's message, which may name `changed` cache keys to forget). */
-  applyLocally(keyId: string, scope: string | null, changed: readonly string[] = []): void {
-    for (const listener of this.listeners) listener(keyId, scope, changed);
+  applyLocally(keyId: string, scope: string | null, changed: readonly string[] = [], notify = true): void {
+    if (notify) this.notify(keyId, scope, changed);
     for (const key of changed) this.forget(key);
     if (changed.length > 0) return; // another replica's new answers, no write: whole responses keep their own freshness
     this.generations.set(keyId, this.generation(keyId) + 1);
     if (!scope) return;
     for (const key of this.scopeKeys(keyId, scope)) this.forget(key);
+  }
+
+  private notify(keyId: string, scope: string | null, changed: readonly string[]): void {
+    for (const listener of this.listeners) listener(keyId, scope, changed);
   }
 }
