@@ -88,7 +88,15 @@ export interface PaymentDeskOptions {
   onError?: (error: unknown) => void;
   /** A reference generator (tests). */
   reference?: () => string;
+  /**
+   * The keys the gateway holds itself (the vault's): the open requests of their characters
+   * are watched from the start (and checked again every minute), without waiting for a call.
+   */
+  heldKeys?: () => readonly PaymentCaller[];
 }
+
+/** How often the held keys' open requests are checked again, ms (a watch whose first poll failed starts again). */
+const HELD_KEYS_EVERY_MS = 60_000;
 
 /** See the module comment. */
 export class PaymentDesk {
@@ -100,6 +108,7 @@ export class PaymentDesk {
   private stopEvents: (() => void) | null = null;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
+  private heldCheckedAt = -Infinity;
   private readonly closers: Array<() => Promise<void>> = [];
   /** Serialises matching per owner and account (a page is matched whole before the next). */
   private readonly matching = new Map<string, Promise<void>>();
@@ -118,12 +127,32 @@ export class PaymentDesk {
     this.stopEvents ??= this.store.onEvent((event) => this.bus.emit('event', event));
   }
 
-  /** Lets the desk poll through the hub, and expire due requests every second. */
+  /** Lets the desk poll through the hub, resumes the held keys' open requests, and expires due requests every second. */
   attach(polling: AccountPolling): void {
     this.polling = polling;
     this.listen();
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.options.onError?.(error)), 1000);
+    const background = (work: Promise<void>): void => void work.catch((error: unknown) => this.options.onError?.(error));
+    background(this.resumeHeld());
+    this.sweeper = setInterval(() => {
+      background(this.sweep());
+      if (this.now() - this.heldCheckedAt >= HELD_KEYS_EVERY_MS) background(this.resumeHeld());
+    }, 1000);
     this.sweeper.unref();
+  }
+
+  /**
+   * Watches the accounts with open requests of every character whose key the gateway holds
+   * (the vault's: requests made through an access token, or by a webhook's character), so
+   * that after a restart they are polled again without a call. With Redis every replica
+   * does so, and the pollers' sharing polls each account once. Requests made with a key the
+   * gateway does not hold wait for their owner's next call (see {@link resume}).
+   */
+  async resumeHeld(): Promise<void> {
+    this.heldCheckedAt = this.now();
+    const held = this.options.heldKeys?.() ?? [];
+    if (held.length === 0 || !this.polling) return;
+    const owners = new Set(await this.store.owners());
+    await Promise.all(held.filter((caller) => owners.has(caller.keyId)).map((caller) => this.resume(caller)));
   }
 
   /**
