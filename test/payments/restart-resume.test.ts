@@ -4,7 +4,7 @@
  * accounts of their open requests by itself (a request belongs to the character's hashed
  * key, the same whether it was made with a token or with the key): a transfer booked while the gateway was down turns the request PAID without
  * any client call. A request made with a key the vault does not hold waits for its
- * owner's next call. The file store lives under a temporary `.data/`; pollers run on a
+ * owner's next call. A token creates requests only with the grant `write:payments`. The file store lives under a temporary `.data/`; pollers run on a
  * manual clock (the first poll of a resumed watch is immediate).
  */
 import { once } from 'node:events';
@@ -29,6 +29,8 @@ describe('open payment requests after a restart', () => {
   let simulator: Simulator;
   let stack: HttpStack | undefined;
   let config: Partial<GatewayConfig>;
+  let token: string;
+  let reader: string;
 
   beforeEach(async () => {
     folder = await mkdtemp(join(tmpdir(), 'payments-resume-'));
@@ -37,6 +39,8 @@ describe('open payment requests after a restart', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop-owner', DEMO_KEYS.premium.key, null);
+    token = (await vault.createToken({ characters: ['shop-owner'], grants: [`factory:${FIXTURE_IDS.shop}`, 'write:payments'], expiresInMs: 3_600_000 })).token;
+    reader = (await vault.createToken({ characters: ['shop-owner'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 })).token;
     config = { vaultFile, vaultMasterKey: masterKey, paymentsFile: join(folder, '.data', 'payments.json') };
   });
 
@@ -77,9 +81,9 @@ describe('open payment requests after a restart', () => {
     throw new Error(`gave up waiting for ${reference} to become ${status}`);
   }
 
-  it('polls the account of a request made with a key the vault holds again at start, and the transfer booked meanwhile pays it without a call', async () => {
+  it('polls the account of a request made through an access token again at start, and the transfer booked meanwhile pays it without a call', async () => {
     const owner = keyId(DEMO_KEYS.premium.key, (await start()).config.keyHashSecret);
-    const reference = await create(stack as HttpStack, DEMO_KEYS.premium.key, 30);
+    const reference = await create(stack as HttpStack, token, 30);
     await stop();
     simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 30, reference: `Order ${reference}`, otherVban: '4799001' });
     const before = simulator.countRequests({ route: TRANSACTIONS });
@@ -87,6 +91,20 @@ describe('open payment requests after a restart', () => {
     await storedStatusBecomes(restarted, owner, reference, 'PAID');
     expect(simulator.countRequests({ route: TRANSACTIONS }) - before).toBe(1);
     expect(await restarted.gateway.payments.store.get(owner, reference)).toMatchObject({ status: 'PAID', transfers: [{ amount: 30 }] });
+  });
+
+  it('lets a token create payment requests only with write:payments, and only for its companies', async () => {
+    const running = await start();
+    const before = simulator.countRequests();
+    const input = { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 5 };
+    const refused = await running.post({ query: CREATE, variables: { input } }, { key: reader });
+    expect(refused.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }] });
+    const cancel = await running.post({ query: 'mutation { cancelPaymentRequest(reference: "ABCDEFGH") { status } }' }, { key: reader });
+    expect(cancel.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }] });
+    const elsewhere = await running.post({ query: CREATE, variables: { input: { ...input, factoryId: FIXTURE_IDS.farm, bankAccountId: FIXTURE_IDS.farmAccount } } }, { key: token });
+    expect(elsewhere.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: `factory:${FIXTURE_IDS.farm}` } }] });
+    expect(simulator.countRequests()).toBe(before);
+    expect(await running.gateway.payments.store.list(keyId(DEMO_KEYS.premium.key, running.config.keyHashSecret))).toEqual([]);
   });
 
   it('leaves a request made with a key the vault does not hold to its owner\'s next call', async () => {
