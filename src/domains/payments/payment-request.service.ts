@@ -16,11 +16,12 @@ import type { Feed } from '../../subscribable/feed';
 import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
 import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';
+import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
 import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
 import type { SeenTransaction } from './payment-request.matching';
 import { isOpen, transferFingerprint } from './payment-request.store';
-import type { PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import type { OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 import { PaymentStatus } from './payment-request.type';
 
 /** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
@@ -109,6 +110,7 @@ export class PaymentDesk {
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
   private heldCheckedAt = -Infinity;
+  private outboxFor: ((event: StoredEvent) => OutboxEntry[]) | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
   /** Serialises matching per owner and account (a page is matched whole before the next). */
   private readonly matching = new Map<string, Promise<void>>();
@@ -120,6 +122,15 @@ export class PaymentDesk {
   ) {
     this.now = options.now ?? (() => Date.now());
     this.bus.setMaxListeners(0);
+  }
+
+  /**
+   * Writes the webhook deliveries of each status change (a transfer's, an expiry) into the
+   * outbox in the same atomic step as the change (the webhook dispatcher's `entries`), so a
+   * crash right after that step loses no delivery; such events are published `outboxed`.
+   */
+  outboxWith(entries: (event: StoredEvent) => OutboxEntry[]): void {
+    this.outboxFor = entries;
   }
 
   /** Starts listening to the store's events (with Redis: its channel) once: at {@link attach}, or at the first event stream. */
@@ -238,36 +249,10 @@ export class PaymentDesk {
 
   /** Status changes of `owner`'s company, as they happen; `return()` stops them. */
   events(owner: string, factoryId: string): AsyncIterableIterator<StoredEvent> {
-    const buffer: StoredEvent[] = [];
-    const waiting: Array<(result: IteratorResult<StoredEvent>) => void> = [];
-    let ended = false;
-    const listener = (event: StoredEvent): void => {
-      if (event.request.owner !== owner || event.request.factoryId !== factoryId) return;
-      const waiter = waiting.shift();
-      if (waiter) waiter({ value: event, done: false });
-      else buffer.push(event);
-    };
     this.listen();
-    this.bus.on('event', listener);
+    const stream = eventStream(this.bus, owner, factoryId);
     this.activity.emit('listening', factoryId);
-    const end = (): Promise<IteratorResult<StoredEvent>> => {
-      ended = true;
-      this.bus.off('event', listener);
-      for (const waiter of waiting.splice(0)) waiter({ value: undefined, done: true });
-      return Promise.resolve({ value: undefined, done: true });
-    };
-    return {
-      next: () => {
-        const value = buffer.shift();
-        if (value) return Promise.resolve({ value, done: false });
-        if (ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => waiting.push(resolve));
-      },
-      return: end,
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    return stream;
   }
 
   /**
@@ -320,8 +305,9 @@ export class PaymentDesk {
     if (!due) return request;
     // Once across replicas: the first to mark it expires it and sends the event.
     if (await this.store.markSeen(request.owner, 'expired', request.reference)) {
-      await this.store.put(due);
-      await this.store.publish({ kind: 'EXPIRED', request: due, observedAt: this.now() });
+      const event: StoredEvent = { kind: 'EXPIRED', request: due, observedAt: this.now(), outboxed: this.outboxFor !== null };
+      await this.store.put(due, this.outboxFor ? this.outboxFor(event) : []);
+      await this.store.publish(event);
       await this.release(request.owner, request.bankAccountId);
     }
     return due;
@@ -353,9 +339,10 @@ export class PaymentDesk {
       const target = requestFor(transfer, current.map((r) => expired(r, observedAt) ?? r));
       const paid = target ? withTransfer(target, transfer, observedAt) : null;
       const change: TransferChange = paid ? { kind: 'request', request: paid.request } : transfer.timestamp >= since ? { kind: 'unmatched', factoryId: requests[0]?.factoryId ?? '', transfer } : { kind: 'none' };
-      // Seen and counted in one step (a transfer another replica counted first changes nothing here).
-      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change))) continue;
-      if (paid?.event) await this.store.publish(paid.event);
+      const event = paid?.event ? { ...paid.event, outboxed: this.outboxFor !== null } : null;
+      // Seen, counted and its webhook deliveries queued in one step (a transfer another replica counted first changes nothing here).
+      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change, event && this.outboxFor ? this.outboxFor(event) : []))) continue;
+      if (event) await this.store.publish(event);
     }
     if (!(await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) await this.release(owner, bankAccountId);
   }
