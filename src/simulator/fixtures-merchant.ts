@@ -6,11 +6,13 @@
  *
  * Deterministic, like the rest of the fixtures: no randomness, no clock.
  */
-import type { FixtureCharacter, FixtureCompany, FixtureCompanyBankAccount, KeyPair } from './fixtures';
 import type { WireBankTransaction } from './upstream.types';
 
+// Typed by shape, not by fixtures.ts' interfaces: fixtures.ts imports this file (and checks
+// the shapes where it puts the character into the state), so importing back would be a cycle.
+
 /** The merchant's key: premium, every scope, character 3 (label `merchant` in the request log). */
-export const MERCHANT_KEY: KeyPair = Object.freeze({ key: 'demo-merchant-key', secret: 'demo-merchant-secret' });
+export const MERCHANT_KEY: { readonly key: string; readonly secret: string } = Object.freeze({ key: 'demo-merchant-key', secret: 'demo-merchant-secret' });
 
 /** Character 3. The id is internal to the simulator (the API never shows it). */
 export const MERCHANT_CHARACTER = Object.freeze({ id: 'character-3', name: 'Karl Kaufmann' });
@@ -52,7 +54,7 @@ function transactions(own: string, n: number): WireBankTransaction[] {
   ];
 }
 
-function account(n: number): FixtureCompanyBankAccount {
+function account(n: number) {
   const vban = `4713${String(n).padStart(3, '0')}`;
   const txs = transactions(vban, n);
   return {
@@ -64,7 +66,7 @@ function account(n: number): FixtureCompanyBankAccount {
   };
 }
 
-function company(id: string, name: string, hash: string, type: string, address: string, firstAccount: number, accounts: number): FixtureCompany {
+function company(id: string, name: string, hash: string, type: string, address: string, firstAccount: number, accounts: number) {
   return {
     id,
     name,
@@ -87,7 +89,7 @@ function company(id: string, name: string, hash: string, type: string, address: 
 }
 
 /** A fresh copy of character 3 and everything it owns (no buildings, no auctions). */
-export function merchantCharacter(): FixtureCharacter {
+export function merchantCharacter() {
   const [first, second, third] = ACCOUNTS_PER_COMPANY;
   return {
     id: MERCHANT_CHARACTER.id,
