@@ -179,7 +179,9 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const vault = await startLiveVault(config, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'));
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
-  const payments = new PaymentDesk(paymentStore, { now: options.now, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  // The vault's keys: their characters' open requests are polled again at start, without a call.
+  const heldKeys = vault ? () => vault.vault.apiKeys().map((apiKey) => ({ apiKey, keyId: hashedKey({ kind: 'key', apiKey }, config.keyHashSecret)?.keyId ?? '' })) : undefined;
+  const payments = new PaymentDesk(paymentStore, { now: options.now, heldKeys, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
   // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
   if (vault) {
     const webhooks = new WebhookDispatcher(

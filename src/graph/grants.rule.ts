@@ -11,7 +11,8 @@
  *   company id given to a subscription or a write must be granted (`factories` is filtered
  *   and `factory(id)` outside the grants is null with `FORBIDDEN`, by their resolvers).
  * - Writes: `updateFactoryOption` needs `write:option:<slot>`; `setSiteDocument` and
- *   `deleteSiteDocument` need `write:siteDocument:<name>`; their payloads may be read.
+ *   `deleteSiteDocument` need `write:siteDocument:<name>`; `createPaymentRequest` and
+ *   `cancelPaymentRequest` need `write:payments`; their payloads may be read.
  * - Subscriptions and live queries (`@live`) need `subscribe`.
  *
  * A refusal is `FORBIDDEN` with `extensions.requiredGrant`, the grant that would allow it.
@@ -41,6 +42,7 @@ const COMPANY_ARGUMENTS: Readonly<Record<string, readonly [string, string?]>> = 
   'Mutation.updateFactoryOption': ['input', 'factoryId'],
   'Mutation.setSiteDocument': ['input', 'factoryId'],
   'Mutation.deleteSiteDocument': ['input', 'factoryId'],
+  'Mutation.createPaymentRequest': ['input', 'factoryId'],
 };
 
 /** The grants of a token, sorted for the checks. */
@@ -50,17 +52,19 @@ interface GrantSet {
   readonly factories: ReadonlySet<string>;
   readonly siteDocuments: ReadonlySet<string>;
   readonly optionSlots: ReadonlySet<number>;
+  readonly payments: boolean;
   readonly subscribe: boolean;
 }
 
 function grantSet(grants: readonly Grant[]): GrantSet {
-  const set = { readAll: false, fields: new Set<string>(), factories: new Set<string>(), siteDocuments: new Set<string>(), optionSlots: new Set<number>(), subscribe: false };
+  const set = { readAll: false, fields: new Set<string>(), factories: new Set<string>(), siteDocuments: new Set<string>(), optionSlots: new Set<number>(), payments: false, subscribe: false };
   for (const grant of grants) {
     if (grant.kind === 'read') set.readAll = true;
     else if (grant.kind === 'read-field') set.fields.add(`${grant.type}.${grant.field}`);
     else if (grant.kind === 'factory') set.factories.add(grant.factoryId);
     else if (grant.kind === 'write-site-document') set.siteDocuments.add(grant.name);
     else if (grant.kind === 'write-option') set.optionSlots.add(grant.slot);
+    else if (grant.kind === 'write-payments') set.payments = true;
     else set.subscribe = true;
   }
   return set;
@@ -163,6 +167,11 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
           const slot = argumentValue(node, parent, ['input', 'slot']);
           if (typeof slot !== 'number' || !grants.optionSlots.has(slot)) {
             fail(forbidden(`Writing option slot ${String(slot)} needs the grant write:option:${String(slot)}.`, `write:option:${String(slot)}`, node));
+            return null;
+          }
+        } else if (name === 'createPaymentRequest' || name === 'cancelPaymentRequest') {
+          if (!grants.payments) {
+            fail(forbidden(`${name} needs the grant write:payments.`, 'write:payments', node));
             return null;
           }
         } else {

@@ -1,6 +1,7 @@
 /**
- * Deterministic fixture data of the StateV REST API simulator: two characters, their
- * companies, buildings, bank accounts, market data and the API keys that read them.
+ * Deterministic fixture data of the StateV REST API simulator: three characters, their
+ * companies, buildings, bank accounts, market data and the API keys that read them
+ * (character 3, the merchant with twelve company accounts, is in fixtures-merchant.ts).
  *
  * Everything is a pure function of this file: no randomness, no clock. `createFixtureState()`
  * builds a fresh, independent copy (the simulator mutates its copy on option writes and
@@ -17,6 +18,7 @@ import type {
   WireMyImportAuction,
   WireNamedAmount,
 } from './upstream.types';
+import { MERCHANT_CHARACTER, MERCHANT_KEY, merchantCharacter } from './fixtures-merchant';
 
 /** Base URL of the game's static files; premium icons/images point below it (`/items/…`, `/vehicles/…`, `/interiors/…`). */
 export const STATIC_URL = 'https://static.statev.de';
@@ -87,6 +89,8 @@ export const FIXTURE_CHARACTERS = Object.freeze({
   main: Object.freeze({ id: 'character-1', name: 'Max Mustermann' }),
   /** Character 2, read by the `other` key. */
   other: Object.freeze({ id: 'character-2', name: 'Erika Musterfrau' }),
+  /** Character 3 (three companies, twelve company bank accounts), read by the `merchant` key. */
+  merchant: MERCHANT_CHARACTER,
 });
 
 /** Scopes of the basic (non-premium) demo key. */
@@ -95,11 +99,12 @@ export const BASIC_SCOPES: readonly Scope[] = Object.freeze(['factory', 'factory
 /** Regular expression of generated benchmark keys (`sim-key-<n>`); their secret is `<key>-secret`. */
 export const GENERATED_KEY_PATTERN = /^sim-key-\d+$/;
 
-/** The built-in keys: premium, basic and other (see {@link DEMO_KEYS}). */
+/** The built-in keys: premium, basic and other (see {@link DEMO_KEYS}), and the merchant's (`demo-merchant-key`, premium, every scope, character 3). */
 export const FIXTURE_KEYS: readonly SimulatedApiKey[] = Object.freeze([
   { ...DEMO_KEYS.premium, label: 'premium', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES },
   { ...DEMO_KEYS.basic, label: 'basic', characterId: FIXTURE_CHARACTERS.main.id, premium: false, scopes: BASIC_SCOPES },
   { ...DEMO_KEYS.other, label: 'other', characterId: FIXTURE_CHARACTERS.other.id, premium: true, scopes: ALL_SCOPES },
+  { ...MERCHANT_KEY, label: 'merchant', characterId: MERCHANT_CHARACTER.id, premium: true, scopes: ALL_SCOPES },
 ]);
 
 /**
@@ -950,7 +955,7 @@ function otherBuilding(): FixtureBuilding {
   };
 }
 
-/** Builds a fresh, independent copy of the whole fixture state (character 1 first, then character 2). */
+/** Builds a fresh, independent copy of the whole fixture state (character 1 first, then character 2, then the merchant). */
 export function createFixtureState(): FixtureState {
   return {
     characters: [
@@ -1001,6 +1006,7 @@ export function createFixtureState(): FixtureState {
           },
         },
       },
+      merchantCharacter(),
     ],
   };
 }

@@ -8,6 +8,7 @@ export { realisticCatalogue, shopCatalogue } from './catalogue';
 export { describeRateLimit } from './rate-limit';
 export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
 export type { SimulatedApiKey } from './fixtures';
+export { MERCHANT_IDS, MERCHANT_KEY } from './fixtures-merchant';
 export { ChangeError, applyChange } from './live';
 export { PREMIUM_MESSAGE } from './api-errors';
 export { SIMULATOR_ROUTES } from './routes';

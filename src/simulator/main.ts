@@ -17,6 +17,7 @@
 import { parseArgs } from 'node:util';
 import { packageVersion } from '../project-root';
 import { DEMO_KEYS } from './fixtures';
+import { MERCHANT_KEY } from './fixtures-merchant';
 import { DEFAULT_RATE_LIMIT, describeRateLimit, parseRateLimit } from './rate-limit';
 import { startSimulator } from './simulator';
 import type { SimulatorOptions } from './simulator';
@@ -131,7 +132,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   const simulator = await startSimulator(options);
   process.stdout.write(`${simulator.baseUrl}\n`);
   process.stderr.write(
-    `StateV simulator listening on ${simulator.baseUrl} (keys: ${DEMO_KEYS.premium.key}, ${DEMO_KEYS.basic.key}, ${DEMO_KEYS.other.key}; admin: ${simulator.origin}/__sim/requests)\n` +
+    `StateV simulator listening on ${simulator.baseUrl} (keys: ${DEMO_KEYS.premium.key}, ${DEMO_KEYS.basic.key}, ${DEMO_KEYS.other.key}, ${MERCHANT_KEY.key}; admin: ${simulator.origin}/__sim/requests)\n` +
       `${describeRateLimit(simulator.rateLimit)}\n`,
   );
   const stop = (): void => {

@@ -10,10 +10,11 @@ export type Grant =
   | { readonly kind: 'factory'; readonly factoryId: string }
   | { readonly kind: 'write-site-document'; readonly name: string }
   | { readonly kind: 'write-option'; readonly slot: number }
+  | { readonly kind: 'write-payments' }
   | { readonly kind: 'subscribe' };
 
 /** The grants the command line accepts, for messages and `--help`. */
-export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'subscribe'] as const;
+export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'write:payments', 'subscribe'] as const;
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -25,6 +26,7 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function parseGrant(text: string): Grant | null {
   if (text === 'read') return { kind: 'read' };
   if (text === 'subscribe') return { kind: 'subscribe' };
+  if (text === 'write:payments') return { kind: 'write-payments' };
   const field = /^read:([^.]+)\.(.+)$/.exec(text);
   if (field?.[1] && field[2] && NAME.test(field[1]) && NAME.test(field[2])) return { kind: 'read-field', type: field[1], field: field[2] };
   const factory = /^factory:([0-9A-Za-z_-]{1,64})$/.exec(text);

@@ -103,6 +103,11 @@ export class LiveVault implements TokenResolver {
     return this.view.webhooks;
   }
 
+  /** Every StateV key of the vault as it is now (opened; never log them): the gateway polls for their open payment requests by itself. */
+  apiKeys(): readonly string[] {
+    return this.view.apiKeys;
+  }
+
   /** True when a token that is not revoked is bound to this browser origin. */
   allowsOrigin(origin: string): boolean {
     return this.view.allowsOrigin(origin);

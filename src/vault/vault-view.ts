@@ -68,6 +68,8 @@ export class VaultView {
   private readonly origins = new Set<string>();
   /** The webhooks whose key is in the vault, opened. */
   readonly webhooks: OpenedWebhook[] = [];
+  /** Every StateV key the vault holds, opened (in memory only; never log them). */
+  readonly apiKeys: string[] = [];
 
   private constructor(private readonly hashKey: Buffer | null) {}
 
@@ -87,6 +89,7 @@ export class VaultView {
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
     view.webhooks.push(...openWebhooks(document, keys, master));
+    view.apiKeys.push(...[...keys.values()].map((key) => key.apiKey));
     for (const record of document.tokens) {
       view.expiry.set(record.hash, Date.parse(record.expiresAt));
       if (record.revokedAt !== null) {

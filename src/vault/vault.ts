@@ -146,7 +146,7 @@ export class Vault {
       return record.id;
     });
     for (const grant of request.grants) {
-      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, subscribe.`);
+      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe.`);
     }
     if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
     const token = newToken();

@@ -2,7 +2,8 @@
  * Webhook delivery of payment events: signed as Standard Webhooks says (verified with
  * the `standardwebhooks` package), one `webhook-id` for every attempt, exponential
  * backoff until a 2xx (a receiver failing the first five attempts still gets the
- * event), the outbox surviving a restart, and giving up after 24 h. The receiver is an
+ * event), the outbox surviving a restart, a crash right after a transfer was counted
+ * losing no delivery (the entry is written with the change), and giving up after 24 h. The receiver is an
  * undici MockAgent behind Node's fetch; time is the dispatcher's injected clock.
  */
 import { randomBytes } from 'node:crypto';
@@ -114,6 +115,55 @@ describe('payment webhooks', () => {
     expect(deliveries).toHaveLength(1);
     expect(await second.desk.store.outbox()).toEqual([]);
     await second.desk.close();
+  });
+
+  it('queues the delivery with the transfer that causes it, so a crash before the event is published loses nothing', async () => {
+    const file = join(folder, 'payments.json');
+    const first = await setUp(file);
+    first.hooks.start();
+    // The process dies right after the atomic step: the event is never published.
+    const publish = jest.spyOn(first.desk.store, 'publish').mockRejectedValue(new Error('crashed'));
+    await expect(paidEvent(first.desk, first.events)).rejects.toThrow('crashed');
+    expect(publish).toHaveBeenCalledWith(expect.objectContaining({ kind: 'PAID', outboxed: true }));
+    expect((await first.desk.store.outbox()).map((entry) => entry.webhookId)).toEqual(['whk_1']);
+    await first.hooks.close();
+    await first.desk.close();
+    const second = await setUp(file);
+    second.hooks.start();
+    await second.hooks.deliverDue();
+    expect(deliveries).toHaveLength(1);
+    expect(new Webhook(SECRET).verify(deliveries[0]?.body ?? '', deliveries[0]?.headers ?? {})).toMatchObject({ type: 'payment.paid', data: { status: 'PAID', note: 'order 7' } });
+    expect(await second.desk.store.outbox()).toEqual([]);
+    await second.hooks.close();
+    await second.desk.close();
+  });
+
+  it('queues an expiry\'s delivery with the EXPIRED status itself', async () => {
+    const { desk, hooks } = await setUp(null);
+    hooks.start();
+    await desk.create(CALLER, { factoryId: 'f1', bankAccountId: 'a1', vban: '4711002', amount: 10, expiresInSeconds: 60, note: null });
+    jest.spyOn(desk.store, 'publish').mockRejectedValue(new Error('crashed'));
+    now += 61_000;
+    await expect(desk.sweep()).rejects.toThrow('crashed');
+    const [entry] = await desk.store.outbox();
+    expect(JSON.parse(entry?.payload ?? '{}')).toMatchObject({ type: 'payment.expired', data: { status: 'EXPIRED' } });
+    await hooks.close();
+    await desk.close();
+  });
+
+  it('does not queue a delivery twice when the event written with its transfer is published too', async () => {
+    const { desk, hooks, events } = await setUp(null);
+    hooks.start();
+    const event = await paidEvent(desk, events);
+    expect(event.outboxed).toBe(true);
+    await hooks.enqueue(event); // the published copy, on this replica or another
+    expect(await desk.store.outbox()).toHaveLength(1);
+    await hooks.deliverDue();
+    await hooks.enqueue(event);
+    expect(await desk.store.outbox()).toEqual([]);
+    expect(deliveries).toHaveLength(1);
+    await hooks.close();
+    await desk.close();
   });
 
   it('gives up 24 h after the event', async () => {

@@ -1,4 +1,4 @@
-import { ALL_SCOPES, DEMO_KEYS, FIXTURE_IDS, PREMIUM_MESSAGE, SIMULATOR_ROUTES, createFixtureState, describeRateLimit, startSimulator } from '../../src/simulator';
+import { ALL_SCOPES, DEMO_KEYS, FIXTURE_IDS, MERCHANT_IDS, MERCHANT_KEY, PREMIUM_MESSAGE, SIMULATOR_ROUTES, createFixtureState, describeRateLimit, startSimulator } from '../../src/simulator';
 import type { Simulator, SimulatedApiKey } from '../../src/simulator';
 import { parseCliArgs } from '../../src/simulator/main';
 
@@ -367,6 +367,27 @@ describe('fixtures and shapes', () => {
     expectError(await call(`/building/rooms/${FIXTURE_IDS.otherBuilding}`), 404, 'Not Found', 'Building not found');
     expectError(await call('/building/details/does-not-exist'), 404, 'Not Found', 'Building not found');
     expectError(await call('/factory/productions/does-not-exist'), 404, 'Not Found', 'Factory not found');
+  });
+
+  it('gives the merchant key a character of its own with twelve company bank accounts, each polled on its own', async () => {
+    const companies = asArray((await call('/factory/list/', MERCHANT_KEY.key)).body);
+    expect(companies.map((c) => c.id)).toEqual([MERCHANT_IDS.tradingHouse, MERCHANT_IDS.logistics, MERCHANT_IDS.marketStall]);
+    const accounts: Array<Record<string, unknown>> = [];
+    for (const company of companies) accounts.push(...asArray((await call(`/factory/bankaccounts/${String(company.id)}`, MERCHANT_KEY.key)).body));
+    expect(accounts.map((a) => a.id)).toEqual(MERCHANT_IDS.accounts);
+    expect(new Set(accounts.map((a) => a.vban)).size).toBe(12);
+    expect(accounts[9]).toMatchObject({ vban: '4713010' });
+    for (const id of MERCHANT_IDS.accounts) {
+      const page = asObject((await call(`/factory/transactions/${id}/25/0`, MERCHANT_KEY.key)).body);
+      expect(page.totalTransactions).toBe(3);
+    }
+    expect(asArray((await call('/building/list', MERCHANT_KEY.key)).body)).toEqual([]);
+    // Neither way across characters; the log names the key 'merchant'.
+    expectError(await call(`/factory/transactions/${MERCHANT_IDS.accounts[0] ?? ''}/5/0`), 404, 'Not Found', 'Bank account not found');
+    expectError(await call(`/factory/inventory/${FIXTURE_IDS.shop}`, MERCHANT_KEY.key), 404, 'Not Found', 'Factory not found');
+    expect(sim.countRequests({ keyLabel: 'merchant' })).toBe(1 + 3 + 12 + 1 + 1);
+    sim.change({ kind: 'transaction', bankAccountId: MERCHANT_IDS.accounts[11] ?? '', amount: 25, reference: 'Order X', otherVban: '4799001' });
+    expect(asObject((await call(`/factory/transactions/${MERCHANT_IDS.accounts[11] ?? ''}/25/0`, MERCHANT_KEY.key)).body).totalTransactions).toBe(4);
   });
 
   it('createFixtureState returns independent deep copies', () => {

@@ -8,10 +8,11 @@ import { NO_ACCOUNT, UNMATCHED_KEPT, isOpen } from './payment-request.store';
 import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 
 /**
- * A transfer seen for the first time, and what it changes, atomically. KEYS: the seen set,
- * the owner's requests, the owners, the company's unmatched list; ARGV: the fingerprint,
- * the change's kind, the request's reference, the JSON (request or transfer), the owner,
- * the last index of the unmatched list kept. Returns 1 when applied, 0 when seen before.
+ * A transfer seen for the first time, what it changes and its webhook deliveries,
+ * atomically. KEYS: the seen set, the owner's requests, the owners, the company's
+ * unmatched list, the outbox; ARGV: the fingerprint, the change's kind, the request's
+ * reference, the JSON (request or transfer), the owner, the last index of the unmatched
+ * list kept, then pairs of outbox entry id and JSON. Returns 1 when applied, 0 when seen before.
  */
 const RECORD_TRANSFER = `
 if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
@@ -21,6 +22,9 @@ if ARGV[2] == 'request' then
 elseif ARGV[2] == 'unmatched' then
   redis.call('LPUSH', KEYS[4], ARGV[4])
   redis.call('LTRIM', KEYS[4], 0, tonumber(ARGV[6]))
+end
+for i = 7, #ARGV, 2 do
+  redis.call('HSET', KEYS[5], ARGV[i], ARGV[i + 1])
 end
 return 1
 `;
@@ -78,9 +82,11 @@ export class RedisPaymentStore implements PaymentStore {
     return open;
   }
 
-  /** See {@link PaymentStore.put}. */
-  async put(request: StoredRequest): Promise<void> {
-    await this.redis.multi().hset(this.key('requests', request.owner), request.reference, JSON.stringify(request)).sadd(this.key('owners'), request.owner).exec();
+  /** See {@link PaymentStore.put}: one MULTI, so the request and its deliveries land together. */
+  async put(request: StoredRequest, outbox: readonly OutboxEntry[] = []): Promise<void> {
+    const step = this.redis.multi().hset(this.key('requests', request.owner), request.reference, JSON.stringify(request)).sadd(this.key('owners'), request.owner);
+    for (const entry of outbox) step.hset(this.key('outbox'), entry.id, JSON.stringify(entry));
+    await step.exec();
   }
 
   /** See {@link PaymentStore.markSeen}. */
@@ -88,9 +94,9 @@ export class RedisPaymentStore implements PaymentStore {
     return (await this.redis.sadd(this.key('seen', owner, bankAccountId), fingerprint)) === 1;
   }
 
-  /** See {@link PaymentStore.recordTransfer}: one Lua script, so the fingerprint and the change land together or not at all. */
-  async recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean> {
-    const keys = [this.key('seen', owner, bankAccountId), this.key('requests', owner), this.key('owners'), this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : '')];
+  /** See {@link PaymentStore.recordTransfer}: one Lua script, so the fingerprint, the change and the deliveries land together or not at all. */
+  async recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
+    const keys = [this.key('seen', owner, bankAccountId), this.key('requests', owner), this.key('owners'), this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : ''), this.key('outbox')];
     const args = [
       fingerprint,
       change.kind,
@@ -98,6 +104,7 @@ export class RedisPaymentStore implements PaymentStore {
       change.kind === 'request' ? JSON.stringify(change.request) : change.kind === 'unmatched' ? JSON.stringify(change.transfer) : '',
       owner,
       String(UNMATCHED_KEPT - 1),
+      ...outbox.flatMap((entry) => [entry.id, JSON.stringify(entry)]),
     ];
     return (await this.redis.eval(RECORD_TRANSFER, keys.length, ...keys, ...args)) === 1;
   }

@@ -44,7 +44,8 @@ export function toPaymentRequest(r: StoredRequest): PaymentRequest {
 
 /**
  * The desk and the caller of an operation; watching the caller's accounts with open
- * requests resumes in the background (after a restart the gateway holds no key until its owner calls).
+ * requests resumes in the background (after a restart the gateway resumes by itself only
+ * for keys the vault holds: a raw key's requests wait for their owner's call).
  *
  * @throws GatewayError `UNAUTHENTICATED` without a key, `INTERNAL_SERVER_ERROR` without a desk
  */

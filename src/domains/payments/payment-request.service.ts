@@ -16,11 +16,12 @@ import type { Feed } from '../../subscribable/feed';
 import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
 import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';
+import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
 import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
 import type { SeenTransaction } from './payment-request.matching';
 import { isOpen, transferFingerprint } from './payment-request.store';
-import type { PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import type { OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 import { PaymentStatus } from './payment-request.type';
 
 /** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
@@ -88,7 +89,15 @@ export interface PaymentDeskOptions {
   onError?: (error: unknown) => void;
   /** A reference generator (tests). */
   reference?: () => string;
+  /**
+   * The keys the gateway holds itself (the vault's): the open requests of their characters
+   * are watched from the start (and checked again every minute), without waiting for a call.
+   */
+  heldKeys?: () => readonly PaymentCaller[];
 }
+
+/** How often the held keys' open requests are checked again, ms (a watch whose first poll failed starts again). */
+const HELD_KEYS_EVERY_MS = 60_000;
 
 /** See the module comment. */
 export class PaymentDesk {
@@ -100,6 +109,8 @@ export class PaymentDesk {
   private stopEvents: (() => void) | null = null;
   private readonly now: () => number;
   private sweeper: NodeJS.Timeout | undefined;
+  private heldCheckedAt = -Infinity;
+  private outboxFor: ((event: StoredEvent) => OutboxEntry[]) | null = null;
   private readonly closers: Array<() => Promise<void>> = [];
   /** Serialises matching per owner and account (a page is matched whole before the next). */
   private readonly matching = new Map<string, Promise<void>>();
@@ -113,17 +124,46 @@ export class PaymentDesk {
     this.bus.setMaxListeners(0);
   }
 
+  /**
+   * Writes the webhook deliveries of each status change (a transfer's, an expiry) into the
+   * outbox in the same atomic step as the change (the webhook dispatcher's `entries`), so a
+   * crash right after that step loses no delivery; such events are published `outboxed`.
+   */
+  outboxWith(entries: (event: StoredEvent) => OutboxEntry[]): void {
+    this.outboxFor = entries;
+  }
+
   /** Starts listening to the store's events (with Redis: its channel) once: at {@link attach}, or at the first event stream. */
   private listen(): void {
     this.stopEvents ??= this.store.onEvent((event) => this.bus.emit('event', event));
   }
 
-  /** Lets the desk poll through the hub, and expire due requests every second. */
+  /** Lets the desk poll through the hub, resumes the held keys' open requests, and expires due requests every second. */
   attach(polling: AccountPolling): void {
     this.polling = polling;
     this.listen();
-    this.sweeper = setInterval(() => void this.sweep().catch((error: unknown) => this.options.onError?.(error)), 1000);
+    const background = (work: Promise<void>): void => void work.catch((error: unknown) => this.options.onError?.(error));
+    background(this.resumeHeld());
+    this.sweeper = setInterval(() => {
+      background(this.sweep());
+      if (this.now() - this.heldCheckedAt >= HELD_KEYS_EVERY_MS) background(this.resumeHeld());
+    }, 1000);
     this.sweeper.unref();
+  }
+
+  /**
+   * Watches the accounts with open requests of every character whose key the gateway holds
+   * (the vault's: requests made through an access token, or by a webhook's character), so
+   * that after a restart they are polled again without a call. With Redis every replica
+   * does so, and the pollers' sharing polls each account once. Requests made with a key the
+   * gateway does not hold wait for their owner's next call (see {@link resume}).
+   */
+  async resumeHeld(): Promise<void> {
+    this.heldCheckedAt = this.now();
+    const held = this.options.heldKeys?.() ?? [];
+    if (held.length === 0 || !this.polling) return;
+    const owners = new Set(await this.store.owners());
+    await Promise.all(held.filter((caller) => owners.has(caller.keyId)).map((caller) => this.resume(caller)));
   }
 
   /**
@@ -209,36 +249,10 @@ export class PaymentDesk {
 
   /** Status changes of `owner`'s company, as they happen; `return()` stops them. */
   events(owner: string, factoryId: string): AsyncIterableIterator<StoredEvent> {
-    const buffer: StoredEvent[] = [];
-    const waiting: Array<(result: IteratorResult<StoredEvent>) => void> = [];
-    let ended = false;
-    const listener = (event: StoredEvent): void => {
-      if (event.request.owner !== owner || event.request.factoryId !== factoryId) return;
-      const waiter = waiting.shift();
-      if (waiter) waiter({ value: event, done: false });
-      else buffer.push(event);
-    };
     this.listen();
-    this.bus.on('event', listener);
+    const stream = eventStream(this.bus, owner, factoryId);
     this.activity.emit('listening', factoryId);
-    const end = (): Promise<IteratorResult<StoredEvent>> => {
-      ended = true;
-      this.bus.off('event', listener);
-      for (const waiter of waiting.splice(0)) waiter({ value: undefined, done: true });
-      return Promise.resolve({ value: undefined, done: true });
-    };
-    return {
-      next: () => {
-        const value = buffer.shift();
-        if (value) return Promise.resolve({ value, done: false });
-        if (ended) return Promise.resolve({ value: undefined, done: true });
-        return new Promise((resolve) => waiting.push(resolve));
-      },
-      return: end,
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
+    return stream;
   }
 
   /**
@@ -291,8 +305,9 @@ export class PaymentDesk {
     if (!due) return request;
     // Once across replicas: the first to mark it expires it and sends the event.
     if (await this.store.markSeen(request.owner, 'expired', request.reference)) {
-      await this.store.put(due);
-      await this.store.publish({ kind: 'EXPIRED', request: due, observedAt: this.now() });
+      const event: StoredEvent = { kind: 'EXPIRED', request: due, observedAt: this.now(), outboxed: this.outboxFor !== null };
+      await this.store.put(due, this.outboxFor ? this.outboxFor(event) : []);
+      await this.store.publish(event);
       await this.release(request.owner, request.bankAccountId);
     }
     return due;
@@ -324,9 +339,10 @@ export class PaymentDesk {
       const target = requestFor(transfer, current.map((r) => expired(r, observedAt) ?? r));
       const paid = target ? withTransfer(target, transfer, observedAt) : null;
       const change: TransferChange = paid ? { kind: 'request', request: paid.request } : transfer.timestamp >= since ? { kind: 'unmatched', factoryId: requests[0]?.factoryId ?? '', transfer } : { kind: 'none' };
-      // Seen and counted in one step (a transfer another replica counted first changes nothing here).
-      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change))) continue;
-      if (paid?.event) await this.store.publish(paid.event);
+      const event = paid?.event ? { ...paid.event, outboxed: this.outboxFor !== null } : null;
+      // Seen, counted and its webhook deliveries queued in one step (a transfer another replica counted first changes nothing here).
+      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change, event && this.outboxFor ? this.outboxFor(event) : []))) continue;
+      if (event) await this.store.publish(event);
     }
     if (!(await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) await this.release(owner, bankAccountId);
   }

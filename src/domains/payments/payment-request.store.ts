@@ -69,6 +69,11 @@ export interface StoredEvent {
   request: StoredRequest;
   /** When it was seen, ms. */
   observedAt: number;
+  /**
+   * True when its webhook deliveries were written to the outbox together with the change
+   * (one atomic step, see {@link PaymentStore.recordTransfer}): dispatchers do not enqueue it again.
+   */
+  outboxed?: boolean;
 }
 
 /** One webhook delivery waiting in the outbox. */
@@ -112,18 +117,19 @@ export interface PaymentStore {
   list(owner: string): Promise<StoredRequest[]>;
   /** Every owner with a request that is still open (PENDING or PARTIALLY_PAID). */
   owners(): Promise<string[]>;
-  /** Creates or replaces a request. */
-  put(request: StoredRequest): Promise<void>;
+  /** Creates or replaces a request, adding the webhook deliveries of its status change (`outbox`) in the same atomic step. */
+  put(request: StoredRequest, outbox?: readonly OutboxEntry[]): Promise<void>;
   /** Records a transfer as seen on an account; true the first time, false when it was seen before (by any replica). */
   markSeen(owner: string, bankAccountId: string, fingerprint: string): Promise<boolean>;
   /**
    * Records a transfer as seen on an account and, the first time only, applies what it
-   * changes (the request it pays, or the unmatched list) in the same atomic step: a crash
-   * never leaves a transfer seen but not counted.
+   * changes (the request it pays, or the unmatched list) and adds the webhook deliveries of
+   * the status change it causes (`outbox`) in the same atomic step: a crash never leaves a
+   * transfer seen but not counted, nor counted without its deliveries.
    *
    * @returns true when applied; false when it was seen before (by any replica), nothing changed
    */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean>;
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange, outbox?: readonly OutboxEntry[]): Promise<boolean>;
   /** The unmatched transfers of `owner`'s company, newest first. */
   unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]>;
   /** What is known of an account of `owner`. */
@@ -209,8 +215,9 @@ export class FilePaymentStore implements PaymentStore {
   }
 
   /** See {@link PaymentStore.put}. */
-  put(request: StoredRequest): Promise<void> {
+  put(request: StoredRequest, outbox: readonly OutboxEntry[] = []): Promise<void> {
     (this.doc.requests[request.owner] ??= {})[request.reference] = request;
+    for (const entry of outbox) this.doc.outbox[entry.id] = entry;
     return this.save();
   }
 
@@ -224,14 +231,15 @@ export class FilePaymentStore implements PaymentStore {
     return true;
   }
 
-  /** See {@link PaymentStore.recordTransfer}: both changes in memory, then one write of the whole file. */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange): Promise<boolean> {
+  /** See {@link PaymentStore.recordTransfer}: every change in memory, then one write of the whole file. */
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
     const seen = (this.doc.seen[`${owner}|${bankAccountId}`] ??= []);
     if (seen.includes(fingerprint)) return Promise.resolve(false);
     seen.push(fingerprint);
     if (seen.length > SEEN_KEPT) seen.splice(0, seen.length - SEEN_KEPT);
     if (change.kind === 'request') (this.doc.requests[change.request.owner] ??= {})[change.request.reference] = change.request;
     if (change.kind === 'unmatched') this.unshiftUnmatched(owner, change.factoryId, change.transfer);
+    for (const entry of outbox) this.doc.outbox[entry.id] = entry;
     return this.save().then(() => true);
   }
 

@@ -80,22 +80,33 @@ export class WebhookDispatcher {
     this.now = options.now ?? (() => Date.now());
   }
 
-  /** Enqueues the events of every webhook's company, and delivers what is due every second. */
+  /**
+   * Queues the deliveries of a transfer's status change with the change itself (see
+   * `PaymentDesk.outboxWith`), enqueues the other events of every webhook's company as
+   * they are published, and delivers what is due every second.
+   */
   start(): void {
+    this.desk.outboxWith((event) => this.entries(event));
     this.stopEvents = this.desk.store.onEvent((event) => void this.enqueue(event).catch((error: unknown) => this.options.onError?.(error)));
     this.timer = setInterval(() => void this.tick(), 1000);
     this.timer.unref();
   }
 
-  /** Puts an event into the outbox of each webhook of its company (once across replicas). */
+  /** The outbox entries of an event: one per webhook of its company and character, due now. */
+  entries(event: StoredEvent): OutboxEntry[] {
+    const now = this.now();
+    const payload = JSON.stringify({ type: `payment.${event.kind.toLowerCase()}`, timestamp: new Date(event.observedAt).toISOString(), data: toPaymentRequest(event.request) });
+    return this.targets()
+      .filter((target) => target.factoryId === event.request.factoryId && target.caller.keyId === event.request.owner)
+      .map((target) => ({ id: messageId(target.id, event), webhookId: target.id, url: target.url, payload, attempts: 0, firstAt: now, nextAt: now }));
+  }
+
+  /** Puts an event into the outbox of each webhook of its company (once across replicas), unless it was queued with its change already. */
   async enqueue(event: StoredEvent): Promise<void> {
-    for (const target of this.targets()) {
-      if (target.factoryId !== event.request.factoryId || target.caller.keyId !== event.request.owner) continue;
-      const id = messageId(target.id, event);
-      if (!(await this.desk.store.markSeen(target.id, 'outbox', id))) continue;
-      const now = this.now();
-      const payload = JSON.stringify({ type: `payment.${event.kind.toLowerCase()}`, timestamp: new Date(event.observedAt).toISOString(), data: toPaymentRequest(event.request) });
-      await this.desk.store.putOutbox({ id, webhookId: target.id, url: target.url, payload, attempts: 0, firstAt: now, nextAt: now });
+    if (event.outboxed) return;
+    for (const entry of this.entries(event)) {
+      if (!(await this.desk.store.markSeen(entry.webhookId, 'outbox', entry.id))) continue;
+      await this.desk.store.putOutbox(entry);
     }
   }
 
