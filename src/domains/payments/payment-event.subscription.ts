@@ -11,6 +11,7 @@ import { noTransportError, releasing } from '../../subscribable/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { checkFactoryOwned } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';
+import { subscribeAsOwner } from '../shared/owners';
 import { toPaymentRequest } from './payment-request.resolver';
 import type { StoredEvent } from './payment-request.store';
 import { PaymentEvent, PaymentEventKind } from './payment-request.type';
@@ -46,7 +47,11 @@ export class PaymentEventSubscriptionResolver {
   /** One event per status change of a request of the company. */
   @Subscription(() => PaymentEvent, {
     description: `Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): ${describePolling(ENDPOINTS.factoryTransactions)} Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND. Counts against SUBSCRIPTIONS_MAX_PER_KEY and SUBSCRIPTIONS_MAX_PER_CONNECTION like every subscription (over: RATE_LIMITED).`,
-    subscribe: ({ args, context }) => openPaymentEvents(context as SubscriptionContext, (args as { factoryId: string }).factoryId),
+    subscribe: ({ args, context }) => {
+      const { factoryId } = args as { factoryId: string };
+      // A token over several characters: the events of the company's owner.
+      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openPaymentEvents(owner, factoryId));
+    },
   })
   paymentReceived(
     @Root() event: StoredEvent,

@@ -9,6 +9,7 @@ import { UpstreamCost } from '../../field-rules/cost';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { checkFactoryOwned, fetchFactoryBankAccounts } from '../factories/factories.api';
 import type { GatewayContext } from '../gateway-context';
+import { companyContext } from '../shared/owners';
 import { paidAmount } from './payment-request.matching';
 import type { PaymentCaller, PaymentDesk } from './payment-request.service';
 import type { StoredRequest, StoredTransfer } from './payment-request.store';
@@ -63,6 +64,23 @@ function deskOf(ctx: GatewayContext): { desk: PaymentDesk; caller: PaymentCaller
   return { desk, caller };
 }
 
+/**
+ * The context of the character whose store holds `reference` (a token over several
+ * characters: each character's requests are its own), the operation's own otherwise or
+ * when none holds it. Reads only the gateway's store.
+ */
+async function referenceContext(ctx: GatewayContext, reference: string): Promise<GatewayContext> {
+  const parts = ctx.owners?.parts;
+  const desk = ctx.domains?.payments;
+  if (!parts || !desk) return ctx;
+  for (const part of parts) {
+    const context = part.context as GatewayContext;
+    const keyId = context.session.keyId;
+    if (keyId && (await desk.get(keyId, reference))) return context;
+  }
+  return ctx;
+}
+
 /** Adds the `WINDOW_OVERRUN` warning of each account of `requests` whose transfers may be missing. */
 async function warnAbout(ctx: GatewayContext, desk: PaymentDesk, owner: string, accounts: Iterable<string>): Promise<void> {
   for (const account of new Set(accounts)) {
@@ -91,7 +109,7 @@ export class PaymentRequestResolver {
     @Arg('input', () => CreatePaymentRequestInput, { description: 'The company, its account, the amount, an optional expiry and note.' }) input: CreatePaymentRequestInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = deskOf(ctx);
+    deskOf(ctx);
     const expiresInSeconds = input.expiresInSeconds ?? null;
     const note = input.note ?? null;
     if (!Number.isFinite(input.amount) || input.amount <= 0) throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
@@ -99,7 +117,10 @@ export class PaymentRequestResolver {
       throw new GatewayError('BAD_USER_INPUT', `expiresInSeconds must be from 1 to ${EXPIRES_MAX_SECONDS}.`, { argument: 'input.expiresInSeconds' });
     }
     if (note !== null && [...note].length > NOTE_MAX) throw new GatewayError('BAD_USER_INPUT', `note may have at most ${NOTE_MAX} characters.`, { argument: 'input.note' });
-    const accounts = await fetchFactoryBankAccounts(ctx.session, input.factoryId);
+    // A token over several characters: the request belongs to the company's owner.
+    const { context } = await companyContext(ctx, input.factoryId);
+    const { desk, caller } = deskOf(context);
+    const accounts = await fetchFactoryBankAccounts(context.session, input.factoryId);
     const account = accounts.find((each) => each.id === input.bankAccountId);
     if (!account) throw new GatewayError('NOT_FOUND', `The company ${input.factoryId} has no bank account ${input.bankAccountId}.`);
     const request = await desk.create(caller, { factoryId: input.factoryId, bankAccountId: account.id, vban: account.vban, amount: input.amount, expiresInSeconds, note });
@@ -119,7 +140,7 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The request\'s reference (case, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = deskOf(ctx);
+    const { desk, caller } = deskOf(await referenceContext(ctx, reference));
     return toPaymentRequest(await desk.cancel(caller.keyId, reference));
   }
 
@@ -133,10 +154,11 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The reference (case, spaces, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest | null> {
-    const { desk, caller } = deskOf(ctx);
+    const context = await referenceContext(ctx, reference);
+    const { desk, caller } = deskOf(context);
     const request = await desk.get(caller.keyId, reference);
     if (!request) return null;
-    await warnAbout(ctx, desk, caller.keyId, [request.bankAccountId]);
+    await warnAbout(context, desk, caller.keyId, [request.bankAccountId]);
     return toPaymentRequest(request);
   }
 
@@ -150,10 +172,11 @@ export class PaymentRequestResolver {
     @Arg('status', () => PaymentStatus, { nullable: true, description: 'Only requests of this status; omitted: all.' }) status: PaymentStatus | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest[]> {
-    const { desk, caller } = deskOf(ctx);
-    await checkFactoryOwned(ctx.session, factoryId);
+    const { context } = await companyContext(ctx, factoryId);
+    const { desk, caller } = deskOf(context);
+    await checkFactoryOwned(context.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, status ?? null);
-    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(context, desk, caller.keyId, requests.map((r) => r.bankAccountId));
     return requests.map(toPaymentRequest);
   }
 
@@ -163,10 +186,11 @@ export class PaymentRequestResolver {
     description: `Incoming transfers of the company's accounts seen by the gateway that match no request, newest first (the last 100, from the first request on each account on). Checks the company with ${describeSource(ENDPOINTS.factoryList)} (cached). When more transfers arrived between two polls than the upstream shows (25 + skip 200), transfers may be missing: extensions.warnings has WINDOW_OVERRUN for that account.`,
   })
   async unmatchedTransfers(@Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string, @Ctx() ctx: GatewayContext): Promise<MatchedTransfer[]> {
-    const { desk, caller } = deskOf(ctx);
-    await checkFactoryOwned(ctx.session, factoryId);
+    const { context } = await companyContext(ctx, factoryId);
+    const { desk, caller } = deskOf(context);
+    await checkFactoryOwned(context.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, null);
-    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(context, desk, caller.keyId, requests.map((r) => r.bankAccountId));
     return (await desk.unmatched(caller.keyId, factoryId)).map(toMatchedTransfer);
   }
 }
