@@ -1,3 +1,4 @@
+/* global fetch, AbortController, TextDecoderStream, setTimeout, clearTimeout */
 // examples/shop-checkout as its README documents it, against a running demo (.ci/run's demo
 // step runs this through scripts/ci-shop-checkout.sh; by hand, from the repository root, with
 // `npm run demo` running: node scripts/ci-shop-checkout.mjs 4000 4010).
