@@ -10,7 +10,8 @@
 # for PAID (about one 60 s poll interval, at most 90 s). The demo is stopped by its process
 # group id. Exit status 1 when the request is not paid.
 set -euo pipefail
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+# shellcheck source=scripts/ci-own-demo.sh
+. "$(dirname "$0")/ci-own-demo.sh"
 work=$(mktemp -d)
 demo_pid=""
 stop() {
@@ -29,15 +30,6 @@ if [ $# -ge 2 ]; then
   port=$1
   sim_port=$2
 else
-  [ -f dist/src/demo.js ] || { echo "examples/shop-checkout: dist/src/demo.js is missing: npm run build first"; exit 1; }
-  port=$(free_port)
-  sim_port=$(free_port)
-  PORT=$port SIMULATOR_PORT=$sim_port CACHE_FILE=off PAYMENTS_FILE=off setsid node dist/src/demo.js >"$work/demo" 2>&1 &
-  demo_pid=$!
-  for _ in $(seq 1 120); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    kill -0 "$demo_pid" 2>/dev/null || { cat "$work/demo"; echo "examples/shop-checkout: the demo exited"; exit 1; }
-    sleep 0.25
-  done
+  own_demo examples/shop-checkout "$work"
 fi
 timeout 150 node scripts/ci-shop-checkout.mjs "$port" "$sim_port"

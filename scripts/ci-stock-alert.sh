@@ -14,7 +14,8 @@
 # minute). Every process it started is stopped by its process id. Exit status 1 when the
 # alert does not come.
 set -euo pipefail
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+# shellcheck source=scripts/ci-own-demo.sh
+. "$(dirname "$0")/ci-own-demo.sh"
 readme=examples/stock-alert/README.md
 block() { awk -v marker="$1" 'index($0, marker) { found = 1; next } found && /^```sh/ { inside = 1; next } inside && /^```/ { exit } inside { print }' "$readme"; }
 work=$(mktemp -d)
@@ -39,16 +40,7 @@ if [ $# -ge 2 ]; then
   port=$1
   sim_port=$2
 else
-  [ -f dist/src/demo.js ] || { echo "examples/stock-alert: dist/src/demo.js is missing: npm run build first"; exit 1; }
-  port=$(free_port)
-  sim_port=$(free_port)
-  PORT=$port SIMULATOR_PORT=$sim_port CACHE_FILE=off PAYMENTS_FILE=off setsid node dist/src/demo.js >"$work/demo" 2>&1 &
-  demo_pid=$!
-  for _ in $(seq 1 120); do
-    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break
-    kill -0 "$demo_pid" 2>/dev/null || { cat "$work/demo"; echo "examples/stock-alert: the demo exited"; exit 1; }
-    sleep 0.25
-  done
+  own_demo examples/stock-alert "$work"
 fi
 
 # The webhook receiver: answers 204 and appends each body to a file; prints its port.

@@ -5,14 +5,10 @@
  * `paymentRequest` and `cancelPaymentRequest` find the reference in whichever
  * character's requests hold it (the gateway's store, no upstream request).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEMO_KEYS, MERCHANT_IDS, MERCHANT_KEY } from '../../src/simulator';
-import { MasterKeys, Vault } from '../../src/vault';
-import { FileVaultStorage } from '../../src/vault/storage';
-import { startStack } from '../support';
+import { startStack, testVault } from '../support';
 import type { HttpStack } from '../support';
 
 const CREATE = `mutation($input: CreatePaymentRequestInput!) { createPaymentRequest(input: $input) { reference status factoryId } }`;
@@ -28,10 +24,9 @@ describe('payment requests of a token over several characters', () => {
   let token: string;
 
   beforeAll(async () => {
-    folder = await mkdtemp(join(tmpdir(), 'payments-several-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    const created = testVault('payments-several-');
+    const { vault, vaultFile, masterKey } = created;
+    folder = created.folder;
     // The merchant is the second character: the first key does not own the merchant's companies.
     await vault.addKey('max', DEMO_KEYS.premium.key, null);
     await vault.addKey('merchant', MERCHANT_KEY.key, null);

@@ -33,3 +33,4 @@ export * from './terminates';
 export * from './upstream-limit';
 export * from './upstream-sends';
 export * from './use-stack';
+export * from './vault';

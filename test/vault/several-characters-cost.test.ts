@@ -5,19 +5,13 @@
  * upstream request; `factory(id)`/`building(id)` read every key's list, and a write first
  * finds its company's owner in them.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { getOperationAST, parse } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
-import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { MasterKeys, Vault } from '../../src/vault';
-import { FileVaultStorage } from '../../src/vault/storage';
-import { startStack } from '../support';
+import { FIXTURE_IDS } from '../../src/simulator';
+import { addMaxAndErika, startStack, testVault } from '../support';
 
 describe('the cost estimate over several characters', () => {
   let schema: GraphQLSchema;
@@ -52,12 +46,8 @@ describe('the cost estimate over several characters', () => {
   });
 
   it('refuses before any upstream request a document one character may run and two may not', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'several-cost-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { vault, vaultFile, masterKey } = testVault('several-cost-');
+    await addMaxAndErika(vault);
     const one = (await vault.createToken({ characters: ['max'], grants: ['read'], expiresInMs: 3_600_000 })).token;
     const two = (await vault.createToken({ characters: ['max', 'erika'], grants: ['read'], expiresInMs: 3_600_000 })).token;
     const query = '{ factories { id inventory { __typename } } }';

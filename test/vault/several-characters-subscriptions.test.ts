@@ -6,15 +6,9 @@
  * whose company or building holds the account. Over graphql-ws: the routing is in the
  * subscription fields, which every transport runs alike.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Client } from 'graphql-ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { MasterKeys, Vault } from '../../src/vault';
-import { FileVaultStorage } from '../../src/vault/storage';
-import { ManualClock, startStack } from '../support';
+import { addMaxAndErika, ManualClock, startStack, testVault } from '../support';
 import type { HttpStack } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
@@ -30,10 +24,7 @@ const AUCTIONS = `subscription { myAuctionChanged { kind previousBidAmount owner
   auction { ... on MyImportAuction { id item bidAmount } ... on MyExportAuction { id item bidAmount } } } }`;
 
 describe('subscriptions of a token over several characters', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'several-subscriptions-'));
-  const vaultFile = join(folder, 'vault.json');
-  const masterKey = randomBytes(32).toString('base64');
-  const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+  const { vault, vaultFile, masterKey } = testVault('several-subscriptions-');
   const clock = new ManualClock();
   let stack: HttpStack;
   let both: string;
@@ -64,8 +55,7 @@ describe('subscriptions of a token over several characters', () => {
       .myImportAuctions;
 
   beforeAll(async () => {
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    await addMaxAndErika(vault);
     await vault.addKey('broken', 'not-a-statev-key', null);
     ({ token: both } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 }));
     ({ token: withBroken } = await vault.createToken({ characters: ['max', 'broken'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 }));
@@ -155,12 +145,8 @@ describe('subscriptions of a token over several characters', () => {
 
 describe('SUBSCRIPTIONS_MAX_PER_CONNECTION and a subscription over several characters', () => {
   it("counts each character's part, and refuses the whole subscription over the limit, leaving no poller", async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'several-limits-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { vault, vaultFile, masterKey } = testVault('several-limits-');
+    await addMaxAndErika(vault);
     const { token } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
     const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, subscriptionsMaxPerConnection: 1 } });
     const ws = wsClient(stack.endpoint, token);

@@ -4,15 +4,9 @@
  * owner; `factory(id)`, `building(id)` and writes go to the key that owns the id; each key
  * keeps its own cache and budget share, and one key's failure leaves the other's data.
  */
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { MasterKeys, Vault } from '../../src/vault';
-import { FileVaultStorage } from '../../src/vault/storage';
-import { ManualClock, startStack } from '../support';
+import { addMaxAndErika, ManualClock, startStack, testVault } from '../support';
 import { subscribeWs, wsClient } from '../subscriptions/clients';
 import type { HttpStack } from '../support';
 
@@ -27,10 +21,7 @@ interface Answer {
 }
 
 describe('a token over several characters', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'several-characters-'));
-  const vaultFile = join(folder, 'vault.json');
-  const masterKey = randomBytes(32).toString('base64');
-  const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+  const { vault, vaultFile, masterKey } = testVault('several-characters-');
   let stack: HttpStack;
   let both: string;
   let withBroken: string;
@@ -155,12 +146,8 @@ describe('a token over several characters', () => {
 
 describe('--budget-share on a token over several characters', () => {
   it("counts the share per key: one key's share spent nulls only that key's part", async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'several-shares-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { vault, vaultFile, masterKey } = testVault('several-shares-');
+    await addMaxAndErika(vault);
     const { token } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read'], expiresInMs: 3_600_000, budgetShare: 1 });
     const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } });
     try {
@@ -184,12 +171,8 @@ describe('--budget-share on a token over several characters', () => {
 
 describe('subscriptions of a token over several characters', () => {
   it("poll a company with its owner's key", async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'several-subscriptions-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { vault, vaultFile, masterKey } = testVault('several-subscriptions-');
+    await addMaxAndErika(vault);
     const { token } = await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
     const clock = new ManualClock();
     const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
@@ -229,12 +212,8 @@ describe('subscriptions of a token over several characters', () => {
 
 describe('live queries of access tokens', () => {
   it('are never shared between tokens of the same key (their grants and characters differ)', async () => {
-    const folder = mkdtempSync(join(tmpdir(), 'token-live-'));
-    const vaultFile = join(folder, 'vault.json');
-    const masterKey = randomBytes(32).toString('base64');
-    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
-    await vault.addKey('max', DEMO_KEYS.premium.key, null);
-    await vault.addKey('erika', DEMO_KEYS.other.key, null);
+    const { vault, vaultFile, masterKey } = testVault('token-live-');
+    await addMaxAndErika(vault);
     const shop = (await vault.createToken({ characters: ['max'], grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'], expiresInMs: 3_600_000 })).token;
     const farm = (await vault.createToken({ characters: ['max'], grants: [`factory:${FIXTURE_IDS.farm}`, 'subscribe'], expiresInMs: 3_600_000 })).token;
     const both = (await vault.createToken({ characters: ['max', 'erika'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 })).token;

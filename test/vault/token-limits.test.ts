@@ -4,15 +4,9 @@
  * field outside its grants over graphql-sse or as a live query (the `grants` step runs on
  * every transport, before any upstream request).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { MasterKeys, Vault } from '../../src/vault';
-import { FileVaultStorage } from '../../src/vault/storage';
-import { startStack } from '../support';
+import { startStack, testVault } from '../support';
 import type { HttpStack } from '../support';
 import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
 
@@ -22,10 +16,7 @@ interface Answer {
 }
 
 describe('the limits of an access token', () => {
-  const folder = mkdtempSync(join(tmpdir(), 'token-limits-'));
-  const vaultFile = join(folder, 'vault.json');
-  const masterKey = randomBytes(32).toString('base64');
-  const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+  const { vault, vaultFile, masterKey } = testVault('token-limits-');
   let stack: HttpStack;
   let basic: string;
   let basicAndErika: string;
