@@ -2,12 +2,15 @@
  * The graphql-jit executor (src/graph/jit-executor.ts): the same answers as graphql-js
  * (data, null propagation, errors with their path, locations and original error), a
  * document compiled only once it runs again, and graphql-js's own answer when variables
- * do not coerce.
+ * do not coerce; and a gateway with `EXECUTION_JIT` on answers as one with it off.
  */
 import { buildSchema, execute, GraphQLError, parse } from 'graphql';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import { jitGateway } from '../../src/graph/jit-executor';
+import { FIXTURE_IDS } from '../../src/simulator';
+import { useStacks } from '../support';
+import { readmePage } from '../support/readme-page';
 
 jest.mock('graphql-jit', () => {
   const actual = jest.requireActual<typeof import('graphql-jit')>('graphql-jit');
@@ -81,5 +84,24 @@ describe('jitGateway', () => {
     const expected = shown(await execute({ schema, document, variableValues: { n: 'x' }, contextValue: {} }));
     expect(shown(await run(document, { n: 'x' }))).toEqual(expected);
     expect(shown(await run(document, {}))).toEqual(shown(await execute({ schema, document, variableValues: {}, contextValue: {} })));
+  });
+});
+
+describe('EXECUTION_JIT on and off answer the same', () => {
+  const stacks = useStacks();
+
+  it('the README page, once run with graphql-js and then compiled, equals graphql-js every time', async () => {
+    const jitOn = await stacks.start({ config: { executionJit: true } });
+    const jitOff = await stacks.start({ config: { executionJit: false } });
+    const variables = { id: FIXTURE_IDS.shop };
+    // Both caches filled first: the answers then differ in nothing, `extensions.upstream` included.
+    expect((await jitOff.executeText(readmePage(), variables)).errors ?? []).toEqual([]);
+    expect((await jitOn.executeText(readmePage(), variables)).errors ?? []).toEqual([]);
+    const expected = await jitOff.executeText(readmePage(), variables);
+    expect(expected.extensions).toMatchObject({ upstream: { requests: 0 } });
+    for (let run = 0; run < 3; run += 1) {
+      expect(await jitOn.executeText(readmePage(), variables)).toEqual(expected);
+      expect(await jitOff.executeText(readmePage(), variables)).toEqual(expected);
+    }
   });
 });
