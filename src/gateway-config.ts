@@ -64,6 +64,8 @@ export interface GatewayConfig {
    * default is 30 MiB, which many distinct documents fill at several times that in heap).
    */
   documentCacheMaxBytes: number;
+  /** HTTP operations executed with graphql-jit, compiled on a document's second run (`EXECUTION_JIT`, default true; off: graphql-js). */
+  executionJit: boolean;
   /** Freshness per endpoint kind, seconds (`CACHE_TTL_<KIND>_SECONDS`). */
   cacheTtlSeconds: Record<CacheKind, number>;
   /** Oldest cached value served when the upstream fails or rate-limits, seconds (`STALE_MAX_AGE_SECONDS`, default 3600). */
@@ -235,6 +237,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   responseCacheEnabled: true,
   responseCacheMaxBytes: 32 * 1024 * 1024,
   documentCacheMaxBytes: 4 * 1024 * 1024,
+  executionJit: true,
   cacheTtlSeconds: Object.freeze({ lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 }),
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,

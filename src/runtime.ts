@@ -15,6 +15,7 @@ import { CacheFile, CacheSnapshots, ChangeSharingRedisState } from './economy';
 import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore } from './graph/response-cache-store';
+import { jitGateway } from './graph/jit-executor';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -202,7 +203,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     tracing?.answered(report.errorCodes, report.result.data != null);
   });
   const apollo = new ApolloServer<GatewayContext>({
-    schema,
+    // Apollo's own pipeline, with operations executed by graphql-jit (src/graph/jit-executor.ts) unless EXECUTION_JIT=false.
+    ...(config.executionJit ? { gateway: jitGateway(schema) } : { schema }),
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
     // which is a fraction of their heap): many distinct documents must not grow the process.
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),

@@ -131,10 +131,10 @@ export class BackgroundWork {
     if (typeof told !== 'number' || told < seconds) error.extensions.retryAfterSeconds = seconds;
   }
 
-  /** A read of an answer stored at `entry.storedAt`: refresh-ahead counts it (not for `no-cache` readers). */
-  noteServed(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry): void {
+  /** A read of an answer stored at `entry.storedAt`, fresh for `ttlMs`: refresh-ahead counts it (not for `no-cache` readers). */
+  noteServed(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry, ttlMs: number): void {
     if (!this.refreshAhead || caller.noCache) return;
-    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, storedAt: entry.storedAt, ttlMs: this.parts.freshness.ttlMs(endpoint) });
+    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, storedAt: entry.storedAt, ttlMs });
     if (!this.refreshTimer) {
       this.refreshTimer = setInterval(() => void this.runRefreshes(), this.tickMs);
       this.refreshTimer.unref();

@@ -3,6 +3,7 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
+import { leanResolvers } from './lean-resolvers';
 import { noteStaleFields } from './stale-fields';
 
 /**
@@ -31,7 +32,9 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     .then(() => {
       const [first, ...rest] = domainResolvers();
       if (!first) throw new Error('No resolver found under src/domains/.');
-      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] });
+      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] }).then((schema) =>
+        leanResolvers(schema, [first, ...rest]),
+      );
     })
     .then(describeRootTypes)
     .then(noteStaleFields);

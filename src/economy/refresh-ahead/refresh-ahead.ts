@@ -116,6 +116,9 @@ export class RefreshAhead {
   private readonly keys: LRUCache<string, TrackedKey>;
   private readonly now: () => number;
   private readonly leadFraction: number;
+  /** The key of the last read, and its entry (see {@link noteRead}). */
+  private lastKeyId: string | undefined;
+  private lastTracked: TrackedKey | undefined;
 
   /** @param options - the share, idle time, budget and clock */
   constructor(private readonly options: RefreshAheadOptions) {
@@ -127,11 +130,15 @@ export class RefreshAhead {
   /** Records a read of a cached resource (fresh or stale). */
   noteRead(read: ResourceRead): void {
     const now = this.now();
-    let tracked = this.keys.get(read.keyId);
+    // The reads of one operation come in a row for one key: that key is the LRU's most
+    // recent already, so it is taken as it is (a tick's `delete` forgets it here too).
+    let tracked = this.lastKeyId === read.keyId ? this.lastTracked : this.keys.get(read.keyId);
     if (!tracked) {
       tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new Map(), refreshes: [] };
       this.keys.set(read.keyId, tracked);
     }
+    this.lastKeyId = read.keyId;
+    this.lastTracked = tracked;
     tracked.apiKey = read.apiKey;
     tracked.lastReadAt = now;
     const resources = tracked.resources;
@@ -209,6 +216,7 @@ export class RefreshAhead {
     for (const [keyId, tracked] of [...this.keys.entries()]) {
       if (now - tracked.lastReadAt >= this.options.idleMs) {
         this.keys.delete(keyId);
+        if (this.lastKeyId === keyId) this.lastTracked = undefined;
         continue;
       }
       const allowance = this.allowance(keyId);
