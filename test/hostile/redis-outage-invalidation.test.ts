@@ -107,8 +107,9 @@ describeWithRedis(
 
       // Redis is back (empty: no snapshot): A re-sends its write, B drops its copy.
       const invalidatedOnB = new Promise<void>((resolve) => {
-        const off = b.economy.onInvalidated((_keyId, factoryId) => {
-          if (factoryId !== FIXTURE_IDS.shop) return;
+        const off = b.economy.onInvalidated((_keyId, scope) => {
+          // The write's scope: the one slot it wrote, `<factoryId>/<slot>`.
+          if (scope !== `${FIXTURE_IDS.shop}/1`) return;
           off();
           resolve();
         });

@@ -96,6 +96,7 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     expect(slotOf(result, 9)).toMatchObject({ title: 'Opening hours', data: 'written on A' });
 
     // A site-document write through A: B's live query of the document gets the new value.
+    replicas.simulator.resetRequests();
     const written = await execute(a, DEMO_KEYS.premium.key, 'mutation($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { committed replacedVersion } }', {
       input: { factoryId: FIXTURE_IDS.shop, name: 'hours', value: { monday: '9-18' }, apiSecret: DEMO_KEYS.premium.secret },
     });
@@ -104,6 +105,9 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     const valueOf = (each: Received): unknown => (each.data?.factory as { siteDocument: { value: unknown } | null } | undefined)?.siteDocument?.value;
     while (valueOf(document) === undefined || valueOf(document) === null) document = await hours.next();
     expect(valueOf(document)).toEqual({ monday: '9-18' });
+    // Each written slot was in the shared cache before B heard of the write, and the write
+    // changed only the slots it wrote: B read nothing upstream again.
+    expect(replicas.simulator.countRequests({ route: 'GET /factory/options/{id}/{slot}' })).toBe(0);
     // Its key was never told: it did not re-run (a re-run would read the new slots and send them).
     expect(other.buffered).toBe(0);
   });
