@@ -387,7 +387,7 @@ function livePageRatios(bench: Bench): Record<string, Ratio> {
       rerun?.rerunVsPlainCpu ?? null,
       '<= 1.2',
       (v) => v <= 1.2,
-      'live-page-rerun: gateway CPU per live-query re-run after one changed resource / per plain execution of the same document (no response-cache hit, warm upstream cache)',
+      'live-page-rerun: gateway CPU per live-query re-run after one changed resource / per plain execution of the same document over HTTP (no response cache, warm upstream cache, same process and key)',
     ),
     livePageRerunCpuMs: informational(rerun?.rerunCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per live-query re-run of the company page, ms'),
     livePagePlainCpuMs: informational(rerun?.plainCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per plain execution of the company page, ms'),

@@ -16,6 +16,8 @@ const QUERIES = 20;
 const ITEM = 'Wasser';
 /** A plain read of the counter by the key's holder, bypassing the cache: it stores the new price (and so re-runs the live queries). */
 const FRESH_COUNTER = 'query FreshCounter($id: ID!) { factory(id: $id) { counter { items { item price } } } }';
+/** Unmeasured changes before the measured ones (the plain phase's warm-up runs as many executions). */
+const WARM_UP_CHANGES = 5;
 /** Plain executions of the page in flight at once in the plain phase. */
 const PLAIN_CONCURRENCY = 4;
 
@@ -149,7 +151,8 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
       };
 
       let ok = await allAt(price);
-      ok = ok && (await allAt(await change()));
+      // Unmeasured changes first: each live document is compiled on its second run, and V8 optimizes what it runs often.
+      for (let i = 0; i < WARM_UP_CHANGES && ok; i += 1) ok = await allAt(await change());
       const phaseBefore = cpuTimeMs(gateway.pid);
       for (let i = 0; i < changes && ok; i += 1) ok = await allAt(await change());
       const phaseAfter = cpuTimeMs(gateway.pid);
@@ -180,8 +183,8 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
         };
         await Promise.all(Array.from({ length: PLAIN_CONCURRENCY }, worker));
       };
-      // A warm-up as long as the live phase's warm-up change (the first executions compile the document).
-      await plainLoop(QUERIES);
+      // A warm-up as long as the live phase's (the second execution compiles the document).
+      await plainLoop(WARM_UP_CHANGES * QUERIES);
       next = 0;
       const plainBefore = cpuTimeMs(gateway.pid);
       await plainLoop(plainRuns);
@@ -194,7 +197,7 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
       const plainCpuMs = plainBefore === null || plainAfter === null ? null : (plainAfter - plainBefore) / plainRuns;
       const result: RerunResult = {
         ok: ok && plainErrors === 0,
-        description: `${QUERIES} live queries of the company page (graphql-ws, each under its own operation name), ${changes} counter price changes each stored by a no-cache read and awaited in every live query (one more first, unmeasured); the trigger reads' CPU measured alone and taken off; then ${plainRuns} plain executions of the same document over HTTP (${PLAIN_CONCURRENCY} at a time, warm upstream cache); own simulator (no rate limit, no latency) and gateway (RESPONSE_CACHE_ENABLED=false, LIVE_QUERY_THROTTLE_MS=0)`,
+        description: `${QUERIES} live queries of the company page (graphql-ws, each under its own operation name), ${changes} counter price changes each stored by a no-cache read and awaited in every live query (${WARM_UP_CHANGES} more first, unmeasured); the trigger reads' CPU measured alone and taken off; then ${plainRuns} plain executions of the same document over HTTP (${PLAIN_CONCURRENCY} at a time, warm upstream cache); own simulator (no rate limit, no latency) and gateway (RESPONSE_CACHE_ENABLED=false, LIVE_QUERY_THROTTLE_MS=0)`,
         liveQueries: QUERIES,
         changes,
         reRuns,
