@@ -64,7 +64,7 @@ export interface GatewayConfig {
    * default is 30 MiB, which many distinct documents fill at several times that in heap).
    */
   documentCacheMaxBytes: number;
-  /** HTTP operations executed with graphql-jit, compiled on a document's second run (`EXECUTION_JIT`, default true; off: graphql-js). */
+  /** HTTP operations and live-query runs executed with graphql-jit, compiled on a document's second run (`EXECUTION_JIT`, default true; off: graphql-js). */
   executionJit: boolean;
   /** Freshness per endpoint kind, seconds (`CACHE_TTL_<KIND>_SECONDS`). */
   cacheTtlSeconds: Record<CacheKind, number>;

@@ -192,7 +192,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('responseCacheEnabled', 'RESPONSE_CACHE_ENABLED', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.responseCacheEnabled), 'per-key whole-response cache (needs CACHE_ENABLED)'),
     integer('responseCacheMaxBytes', 'RESPONSE_CACHE_MAX_BYTES', 1024, 'memory bound of the response cache, bytes'),
     integer('documentCacheMaxBytes', 'DOCUMENT_CACHE_MAX_BYTES', 1024, "memory bound of Apollo's parsed-document store, bytes"),
-    setting('executionJit', 'EXECUTION_JIT', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.executionJit), 'execute HTTP operations with graphql-jit (off: graphql-js)'),
+    setting('executionJit', 'EXECUTION_JIT', (env, name) => boolSetting(env, name, DEFAULT_CONFIG.executionJit), 'execute HTTP operations and live-query runs with graphql-jit (off: graphql-js)'),
     setting('cacheFile', 'CACHE_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.cacheFile), 'file keeping the cache across restarts without Redis; off = none', { none: 'off' }),
     integer('cacheSnapshotSeconds', 'CACHE_SNAPSHOT_SECONDS', 0, 'how often the cache file is written, seconds; 0 = only at stop'),
     setting('heapGrowingPercent', 'HEAP_GROWING_PERCENT', (env, name) => intSetting(env, name, DEFAULT_CONFIG.heapGrowingPercent, 0, 300), "V8 heap growth past live data before a full collection, percent; 0 = V8's own"),

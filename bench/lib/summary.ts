@@ -372,6 +372,7 @@ function livePageRatios(bench: Bench): Record<string, Ratio> {
         memory?: { lastRoundVsFirst: number | null; heapLastRoundVsFirst?: number | null };
       }
     | undefined;
+  const rerun = bench.results.get('live-page-rerun') as { rerunVsPlainCpu?: number | null; rerunCpuMs?: number | null; plainCpuMs?: number | null } | undefined;
   return {
     livePageCompleteVsFloor: ratio(record?.completeVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)'),
     livePageUpstreamVsPlain: ratio(record?.upstreamVsPlain ?? null, '= 1', (v) => v === 1, 'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete'),
@@ -382,6 +383,14 @@ function livePageRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 1.1,
       'live-page: gateway heap used after a full GC, after the 10th round of 1,000 live queries opened and closed / after the 1st',
     ),
+    livePageRerunVsPlainCpu: ratio(
+      rerun?.rerunVsPlainCpu ?? null,
+      '<= 1.2',
+      (v) => v <= 1.2,
+      'live-page-rerun: gateway CPU per live-query re-run after one changed resource / per plain execution of the same document over HTTP (no response cache, warm upstream cache, same process and key)',
+    ),
+    livePageRerunCpuMs: informational(rerun?.rerunCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per live-query re-run of the company page, ms'),
+    livePagePlainCpuMs: informational(rerun?.plainCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per plain execution of the company page, ms'),
     // RSS also holds heap pages V8 and the allocator keep after a collection: reported, not judged.
     livePageRssLastVsFirstRound: informational(
       record?.memory?.lastRoundVsFirst ?? null,

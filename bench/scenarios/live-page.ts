@@ -8,6 +8,7 @@ import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../li
 import { stopService } from '../lib/processes';
 import { companyPage, scenarioLimit, startLimitedSimulator } from './rate-limited';
 import { currentRssMb, GC_ON_SIGNAL_FLAGS, heapAfterGcMb, RssSampler } from '../lib/rss';
+import { measureLiveRerun } from './live-rerun';
 
 /** The live query's key: a fresh generated premium key (the simulator's log labels it `generated`). */
 const LIVE_KEY = 'sim-key-800002';
@@ -51,7 +52,10 @@ function wsClient(origin: string, key: string): Client {
  * rounds of 1,000 over 10 WebSockets: after each round the gateway's heap used after a
  * full collection (flat: the last round within 10 % of the first; the gateway runs with
  * {@link GC_ON_SIGNAL_FLAGS}), and its RSS, with the peak RSS (reported, not a target:
- * RSS also holds heap pages V8 and the allocator keep after a collection).
+ * RSS also holds heap pages V8 and the allocator keep after a collection). Last, the CPU
+ * of a live query's re-run after one changed resource against a plain execution of the
+ * same document (`live-page-rerun`, on a simulator and gateway of its own: see
+ * {@link measureLiveRerun}).
  */
 export const livePage: Scenario = {
   name: 'live-page',
@@ -234,5 +238,6 @@ export const livePage: Scenario = {
     } finally {
       await stopService(sim);
     }
+    await measureLiveRerun(bench);
   },
 };

@@ -1,5 +1,5 @@
 import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
-import type { DocumentNode, ExecutionResult, GraphQLSchema } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { execute, GraphQLError, printSchema } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
@@ -39,9 +39,12 @@ class JitExecutor {
 
   /** Executes one operation of Apollo's request pipeline (its gateway executor). */
   async execute(request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> {
-    const { document, operationName, context } = request;
-    const variables = request.request.variables;
-    const compiled = this.compiledFor(document, operationName);
+    return this.run(request.document, request.operationName, request.context, request.request.variables);
+  }
+
+  /** Executes one operation: compiled when it has run before and compiles, else with graphql-js. */
+  async run(document: DocumentNode, operationName: string | null | undefined, context: unknown, variables: Record<string, unknown> | null | undefined): Promise<ExecutionResult> {
+    const compiled = this.compiledFor(document, operationName ?? null);
     if (compiled) {
       const result = await compiled.query(undefined, context, variables ?? {});
       if (result.data !== undefined || !result.errors?.length) return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
@@ -110,4 +113,17 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     load: async () => ({ executor: (request) => executor.execute(request) }),
     stop: async () => undefined,
   };
+}
+
+/**
+ * An `execute` over `schema` with {@link JitExecutor} (for operations run outside Apollo's
+ * pipeline, e.g. each run of a live query): an operation run again is compiled once by
+ * graphql-jit, graphql-js runs the rest. Its own compiled operations, apart from Apollo's.
+ *
+ * @param schema - the executable schema
+ * @returns runs an operation of `schema`'s; the `schema` of the arguments is not read
+ */
+export function jitExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
+  const executor = new JitExecutor(schema);
+  return (args) => executor.run(args.document, args.operationName, args.contextValue, args.variableValues as Record<string, unknown> | null | undefined);
 }

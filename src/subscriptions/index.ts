@@ -23,6 +23,7 @@ import { SubscriptionMetrics } from './subscription-metrics';
 import { SubscriptionService } from './subscription-service';
 import { createSubscriptionTransports } from './transports';
 import { LiveQueries } from './live-queries';
+import { jitExecute } from '../graph/jit-executor';
 
 export type { PollClock } from './poll-hub';
 
@@ -91,7 +92,8 @@ export function createGatewaySubscriptions(
     { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection, maxLiveSubscribersPerAddress: config.liveQuerySubscribersMaxPerAddress },
     metrics,
   );
-  const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs });
+  // Live queries run as plain queries do: compiled by graphql-jit unless EXECUTION_JIT=false.
+  const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs, ...(config.executionJit ? { executeRun: jitExecute(parts.schema) } : {}) });
   const transports = createSubscriptionTransports({
     schema: parts.schema,
     services: parts.services,
