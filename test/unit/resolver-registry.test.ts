@@ -25,9 +25,12 @@ describe('resolver registry', () => {
     const read = rules.find((rule) => rule.endpoint === ENDPOINTS.factoryOption);
     const write = rules.find((rule) => rule.endpoint === ENDPOINTS.factoryOptionUpdate);
     expect(read?.changedByWrites).toBe(true);
-    // A slot write names its company; it changes every slot read of that company.
-    expect(write?.writeScope?.({ factoryId: 'f1', option: 3, title: 't', data: 'd' })).toBe('f1');
+    // A slot write names its company and slot; it changes that slot's read only.
+    expect(write?.writeScope?.({ factoryId: 'f1', option: 3, title: 't', data: 'd' })).toBe('f1/3');
+    expect(write?.scopeReads?.('f1/3')).toEqual(['/factory/options/f1/3']);
     expect(write?.writeScope?.({ option: 3 })).toBeNull();
+    // Without a valid slot: every slot read of the company.
+    expect(write?.writeScope?.({ factoryId: 'f1', option: 0 })).toBe('f1');
     expect(write?.scopeReads?.('f1')).toEqual(Array.from({ length: 20 }, (_, i) => `/factory/options/f1/${i + 1}`));
   });
 
