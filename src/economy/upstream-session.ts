@@ -64,6 +64,11 @@ export class UpstreamSession {
     return this.economy.get(this.caller(), endpoint, params);
   }
 
+  /** A fresh cached answer at once, or `undefined`: then {@link get} (see `ReadPath.freshHit`). */
+  cached(endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
+    return this.economy.freshHit(this.caller(), endpoint, params);
+  }
+
   /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */
   getFresh(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     return this.economy.get({ ...this.caller(), noCache: true }, endpoint, params);
