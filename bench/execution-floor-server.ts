@@ -97,6 +97,7 @@ class AnswerMap {
 /** The part of `UpstreamSession` the domain `fetch*` functions use, reading the Map. */
 function mapSession(answers: AnswerMap): UpstreamSession {
   const session = {
+    cached: () => undefined,
     get: (endpoint: Endpoint, params?: PathParams) => answers.get(endpoint, params),
     getFresh: (endpoint: Endpoint, params?: PathParams) => answers.get(endpoint, params),
     markStale: <T>(result: T): T => result,

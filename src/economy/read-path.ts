@@ -76,6 +76,22 @@ export class ReadPath {
     return this.read(caller, endpoint, params, path, key).finally(() => reads.set(key, { endpoint, params }));
   }
 
+  /**
+   * A fresh cached answer served at once, with {@link get}'s bookkeeping of a hit, or
+   * `undefined` when the read needs more (not cached or not fresh, `no-cache`, cache-only,
+   * an invalidation in doubt, tracing on): then {@link get}. A hit spares its promises.
+   */
+  freshHit(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
+    if (!this.parts.cacheEnabled || caller.noCache || caller.cacheOnly || this.parts.events.traced) return undefined;
+    const path = buildPath(endpoint, params);
+    const key = cacheKey(caller.keyId, path);
+    const cached = this.parts.cache.get(key);
+    if (!cached || !this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint)) return undefined;
+    this.parts.notes.hit(caller, endpoint, key, cached);
+    caller.reads?.set(key, { endpoint, params });
+    return reply(cached, null);
+  }
+
   private async read(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string): Promise<UpstreamReply> {
     const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
     if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);

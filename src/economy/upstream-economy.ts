@@ -78,17 +78,11 @@ export class UpstreamEconomy {
       shared,
     }));
     this.upstream = new UpstreamFetch({
-      client,
-      budget,
-      cache,
-      freshness,
+      client, budget, cache, freshness, shared, now, events,
       cacheEnabled: options.cacheEnabled,
-      shared,
       sharedLockMs: options.sharedLockMs ?? 10_000,
       retryDelayMs: options.retryDelayMs,
       random: options.random ?? Math.random,
-      now,
-      events,
       onCoalesced: (caller) => this.notes.coalesced(caller),
       onStored: (keyId, key) => this.entryStored.forEach((listener) => listener(keyId, key)),
     });
@@ -121,6 +115,11 @@ export class UpstreamEconomy {
    */
   get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     return this.traced(caller, endpoint, () => this.reads.get(caller, endpoint, params));
+  }
+
+  /** A fresh cached answer at once, or `undefined` (then {@link get}); see `ReadPath.freshHit`. */
+  freshHit(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
+    return this.reads.freshHit(caller, endpoint, params);
   }
 
   /** Runs one upstream request through `EconomyEvents.traced` when tracing listens (else as it is). */

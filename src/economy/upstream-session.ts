@@ -29,6 +29,8 @@ export class UpstreamSession {
   cacheOnly = false;
   /** When set, every GET of the operation is recorded here by cache key (the resources a live query watches). */
   reads: Map<string, ReadResource> | null = null;
+  /** The caller of the last read (see `caller`). */
+  private lastCaller: Readonly<EconomyCaller> | undefined;
 
   /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
@@ -62,6 +64,11 @@ export class UpstreamSession {
   /** GET an endpoint through the economy. */
   get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
     return this.economy.get(this.caller(), endpoint, params);
+  }
+
+  /** A fresh cached answer at once, or `undefined`: then {@link get} (see `ReadPath.freshHit`). */
+  cached(endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
+    return this.economy.freshHit(this.caller(), endpoint, params);
   }
 
   /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */
@@ -130,17 +137,26 @@ export class UpstreamSession {
     return result !== null && typeof result === 'object' ? this.staleResults.get(result) : undefined;
   }
 
+  /**
+   * This session as the economy's caller: one object for all its reads (the economy never
+   * changes it), made anew when the operation's cache-only mode or read log changes.
+   */
   private caller(): EconomyCaller {
     if (!this.apiKey || !this.keyId) throw missingKeyError();
-    return {
+    const cacheOnly = (this.primary ?? this).cacheOnly;
+    const reads = (this.primary ?? this).reads ?? undefined;
+    const last = this.lastCaller;
+    if (last && last.cacheOnly === cacheOnly && last.reads === reads) return last;
+    this.lastCaller = {
       keyId: this.keyId,
       apiKey: this.apiKey,
       noCache: this.noCache,
       priority: this.requestPriority,
       patienceMs: this.patienceMs ?? undefined,
       accounting: this.accounting,
-      cacheOnly: (this.primary ?? this).cacheOnly,
-      reads: (this.primary ?? this).reads ?? undefined,
+      cacheOnly,
+      reads,
     };
+    return this.lastCaller;
   }
 }

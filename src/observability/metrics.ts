@@ -13,6 +13,8 @@ export class GatewayMetrics {
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
   private readonly cacheEvents: Counter<'outcome'>;
+  /** Cache lookups not yet added to {@link cacheEvents}, by outcome. */
+  private readonly cacheCounts = new Map<string, number>();
   private readonly servedAge: Histogram<'kind'>;
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
@@ -55,11 +57,18 @@ export class GatewayMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     });
+    // Counted per lookup in a plain map (one per cached answer an operation reads) and
+    // added to the counter whenever it is read (a scrape): the same totals.
+    const cacheCounts = this.cacheCounts;
     this.cacheEvents = new Counter({
       name: 'statev_cache_events_total',
       help: 'Upstream-answer cache lookups: hit, miss, or stale (a stale value served because fresh data failed).',
       labelNames: ['outcome'],
       registers,
+      collect() {
+        for (const [outcome, count] of cacheCounts) this.inc({ outcome }, count);
+        cacheCounts.clear();
+      },
     });
     this.servedAge = new Histogram({
       name: 'statev_served_data_age_seconds',
@@ -139,7 +148,7 @@ export class GatewayMetrics {
   /** The callbacks the economy calls. */
   economyEvents(): EconomyEvents {
     return {
-      cache: (outcome) => this.cacheEvents.inc({ outcome }),
+      cache: (outcome) => this.cacheCounts.set(outcome, (this.cacheCounts.get(outcome) ?? 0) + 1),
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),

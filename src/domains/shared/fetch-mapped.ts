@@ -1,7 +1,7 @@
 import type { Endpoint, PathParams } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../economy';
 import { errorOf } from '../../economy';
-import type { UpstreamFailure } from '../../economy';
+import type { UpstreamFailure, UpstreamReply } from '../../economy';
 import { mapResponse, mapResponseDrift } from './narrow';
 import { emitShapeDrift } from './shape-drift';
 
@@ -22,7 +22,7 @@ import { emitShapeDrift } from './shape-drift';
  * @throws UpstreamError from the session or for an unrecovered 4xx, or `UPSTREAM_ERROR`
  *   when the body has the wrong shape.
  */
-export async function fetchMapped<T>(
+export function fetchMapped<T>(
   session: UpstreamSession,
   endpoint: Endpoint,
   params: PathParams | undefined,
@@ -30,7 +30,20 @@ export async function fetchMapped<T>(
   recover?: (failure: UpstreamFailure) => T | undefined,
   fresh = false,
 ): Promise<T> {
-  const reply = await (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params));
+  // A fresh cached answer is mapped at once: no promise of the session's, the economy's
+  // or the read path's (the read path's bookkeeping of a hit is the same).
+  // Everything it throws (no key, an unmapped body) rejects, as from an async function.
+  try {
+    const hit = fresh ? undefined : session.cached(endpoint, params);
+    if (hit) return Promise.resolve(mapped(session, endpoint, hit, map, recover));
+    return (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params)).then((reply) => mapped(session, endpoint, reply, map, recover));
+  } catch (error) {
+    return Promise.reject(error as Error);
+  }
+}
+
+/** The result of one reply: mapped (once per decoded answer), recovered, or the field's error. */
+function mapped<T>(session: UpstreamSession, endpoint: Endpoint, reply: UpstreamReply, map: (body: unknown) => T, recover?: (failure: UpstreamFailure) => T | undefined): T {
   if (reply.failure) {
     const recovered = recover?.(reply.failure);
     if (recovered === undefined) throw errorOf(endpoint, reply.failure);
