@@ -1,5 +1,6 @@
 # Sourced by the examples' CI checks (scripts/ci-stock-alert.sh, scripts/ci-shop-checkout.sh):
-# `own_demo <label> <folder>` starts the built demo (what `npm run demo` runs after its build)
+# `demo_at <label> <folder> [<gateway port> <simulator port>]` uses the demo on those ports when
+# given, else `own_demo <label> <folder>` starts the built demo (what `npm run demo` runs after its build)
 # on two free ports, with no cache or payments file, in a process group of its own, and waits
 # for its /healthz. It sets `port`, `sim_port` and `demo_pid` (the group's id, for the caller's
 # cleanup), and exits 1 naming <label> when the build is missing or the demo exits.
@@ -16,4 +17,12 @@ own_demo() {
     kill -0 "$demo_pid" 2>/dev/null || { cat "$folder/demo"; echo "$label: the demo exited"; exit 1; }
     sleep 0.25
   done
+}
+demo_at() {
+  if [ $# -ge 4 ]; then
+    port=$3
+    sim_port=$4
+  else
+    own_demo "$1" "$2"
+  fi
 }

@@ -26,10 +26,5 @@ stop() {
 trap stop EXIT
 trap 'exit 143' TERM INT
 
-if [ $# -ge 2 ]; then
-  port=$1
-  sim_port=$2
-else
-  own_demo examples/shop-checkout "$work"
-fi
+demo_at examples/shop-checkout "$work" "$@"
 timeout 150 node scripts/ci-shop-checkout.mjs "$port" "$sim_port"

@@ -36,12 +36,7 @@ stop() {
 trap stop EXIT
 trap 'exit 143' TERM INT
 
-if [ $# -ge 2 ]; then
-  port=$1
-  sim_port=$2
-else
-  own_demo examples/stock-alert "$work"
-fi
+demo_at examples/stock-alert "$work" "$@"
 
 # The webhook receiver: answers 204 and appends each body to a file; prints its port.
 setsid node -e '

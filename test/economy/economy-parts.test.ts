@@ -4,13 +4,13 @@
  * take from the budget, and the `upstreamRequest` event tracing builds on (cache outcome,
  * budget wait, priority, retries). The upstream is a stub client (no network).
  */
-import { DEFAULT_CONFIG } from '../../src/config';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller, UpstreamRequestEvent } from '../../src/economy';
 import { KeyBudget } from '../../src/economy/budget/key-budget';
 import { UpstreamError } from '../../src/errors/gateway-error';
 import type { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
+import { bareEconomyOptions } from '../support';
 
 const MINUTE = 60_000;
 
@@ -48,22 +48,7 @@ describe('UpstreamEconomy: the upstreamRequest event', () => {
   } as unknown as UpstreamClient;
 
   function economy(rateLimit: { requests: number; windowSeconds: number } | null = null): UpstreamEconomy {
-    return new UpstreamEconomy(
-      client,
-      {
-        cacheEnabled: true,
-        cacheMaxBytes: DEFAULT_CONFIG.cacheMaxBytes,
-        ttlSeconds: DEFAULT_CONFIG.cacheTtlSeconds,
-        staleMaxAgeSeconds: 0,
-        defaultBackoffSeconds: 60,
-        retryDelayMs: 0,
-        rateLimit,
-        concurrencyPerKey: 6,
-        patienceMs: 0,
-        backgroundFill: false,
-      },
-      { upstreamRequest: (event) => events.push(event) },
-    );
+    return new UpstreamEconomy(client, bareEconomyOptions({ rateLimit }), { upstreamRequest: (event) => events.push(event) });
   }
 
   const caller = (priority?: EconomyCaller['priority']): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache: false, priority, accounting: new OperationAccounting() });

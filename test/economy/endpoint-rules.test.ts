@@ -6,11 +6,11 @@
  * stay in this process. The rules here are made up on purpose (a write that changes
  * counters), so nothing depends on the option slots' own rules. The upstream is a stub.
  */
-import { DEFAULT_CONFIG } from '../../src/config';
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller, EndpointRules } from '../../src/economy';
 import type { UpstreamClient } from '../../src/upstream/client';
 import { buildPath, ENDPOINTS } from '../../src/upstream/endpoints';
+import { bareEconomyOptions } from '../support';
 
 const WRITE = ENDPOINTS.factoryOptionUpdate;
 const READ = ENDPOINTS.factoryCounter;
@@ -35,19 +35,7 @@ describe('UpstreamEconomy: endpoint rules', () => {
   } as unknown as UpstreamClient;
 
   function economy(endpointRules?: EndpointRules[]): UpstreamEconomy {
-    return new UpstreamEconomy(client, {
-      cacheEnabled: true,
-      cacheMaxBytes: DEFAULT_CONFIG.cacheMaxBytes,
-      ttlSeconds: DEFAULT_CONFIG.cacheTtlSeconds,
-      staleMaxAgeSeconds: 0,
-      defaultBackoffSeconds: 60,
-      retryDelayMs: 0,
-      rateLimit: null,
-      concurrencyPerKey: 6,
-      patienceMs: 0,
-      backgroundFill: false,
-      endpointRules,
-    });
+    return new UpstreamEconomy(client, bareEconomyOptions({ endpointRules }));
   }
 
   const caller = (): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache: false, accounting: new OperationAccounting() });

@@ -34,3 +34,4 @@ export * from './upstream-limit';
 export * from './upstream-sends';
 export * from './use-stack';
 export * from './vault';
+export * from './economy';
