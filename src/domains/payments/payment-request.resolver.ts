@@ -65,20 +65,20 @@ function deskOf(ctx: GatewayContext): { desk: PaymentDesk; caller: PaymentCaller
 }
 
 /**
- * The context of the character whose store holds `reference` (a token over several
- * characters: each character's requests are its own), the operation's own otherwise or
- * when none holds it. Reads only the gateway's store.
+ * The request `reference` names and the context of the character whose store holds it (a
+ * token over several characters: each character's requests are its own; one key: its
+ * own), or null and the operation's own context when none holds it. Reads only the
+ * gateway's store, once per character at most.
  */
-async function referenceContext(ctx: GatewayContext, reference: string): Promise<GatewayContext> {
-  const parts = ctx.owners?.parts;
-  const desk = ctx.domains?.payments;
-  if (!parts || !desk) return ctx;
-  for (const part of parts) {
-    const context = part.context as GatewayContext;
+async function requestByReference(ctx: GatewayContext, reference: string): Promise<{ context: GatewayContext; request: StoredRequest | null }> {
+  const contexts = ctx.owners?.parts.map((part) => part.context as GatewayContext) ?? [ctx];
+  for (const context of contexts) {
     const keyId = context.session.keyId;
-    if (keyId && (await desk.get(keyId, reference))) return context;
+    const desk = context.domains?.payments;
+    const request = keyId && desk ? await desk.get(keyId, reference) : null;
+    if (request) return { context, request };
   }
-  return ctx;
+  return { context: ctx, request: null };
 }
 
 /** Adds the `WINDOW_OVERRUN` warning of each account of `requests` whose transfers may be missing. */
@@ -140,7 +140,7 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The request\'s reference (case, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = deskOf(await referenceContext(ctx, reference));
+    const { desk, caller } = deskOf((await requestByReference(ctx, reference)).context);
     return toPaymentRequest(await desk.cancel(caller.keyId, reference));
   }
 
@@ -154,9 +154,8 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The reference (case, spaces, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest | null> {
-    const context = await referenceContext(ctx, reference);
+    const { context, request } = await requestByReference(ctx, reference);
     const { desk, caller } = deskOf(context);
-    const request = await desk.get(caller.keyId, reference);
     if (!request) return null;
     await warnAbout(context, desk, caller.keyId, [request.bankAccountId]);
     return toPaymentRequest(request);
