@@ -11,7 +11,7 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
-import { CacheFile, CacheSnapshots, ChangeSharingRedisState } from './economy';
+import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
 import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore } from './graph/response-cache-store';
@@ -34,7 +34,6 @@ import { RedisPaymentStore } from './domains/payments/payment-request.redis-stor
 import { PaymentDesk } from './domains/payments/payment-request.service';
 import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
 import { domainEndpointRules } from './domains';
-import { hashedKey } from './pipeline/credential';
 
 /**
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
@@ -181,13 +180,15 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
   // The vault's keys: their characters' open requests are polled again at start, without a call.
-  const heldKeys = vault ? () => vault.vault.apiKeys().map((apiKey) => ({ apiKey, keyId: hashedKey({ kind: 'key', apiKey }, config.keyHashSecret)?.keyId ?? '' })) : undefined;
+  // A vault key as the payment desk's caller: the key and its hashed id.
+  const callerOf = (apiKey: string): { apiKey: string; keyId: string } => ({ apiKey, keyId: keyId(apiKey, config.keyHashSecret) });
+  const heldKeys = vault ? () => vault.vault.apiKeys().map(callerOf) : undefined;
   const payments = new PaymentDesk(paymentStore, { now: options.now, heldKeys, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
   // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
   if (vault) {
     const webhooks = new WebhookDispatcher(
       payments,
-      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: { apiKey: hook.apiKey, keyId: hashedKey({ kind: 'key', apiKey: hook.apiKey }, config.keyHashSecret)?.keyId ?? '' } })),
+      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: callerOf(hook.apiKey) })),
       { onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery') },
     );
     webhooks.start();

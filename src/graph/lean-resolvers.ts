@@ -87,7 +87,7 @@ function directResolver(field: GraphQLField<unknown, unknown>, handler: HandlerM
   return (root, args, context, info) => {
     const values = new Array<unknown>(readers.length);
     for (let i = 0; i < readers.length; i += 1) values[i] = readers[i]?.(root, args, context, info);
-    if (deferred) return Promise.all(values.map((value) => Promise.resolve(value))).then((ready) => call.apply(target, ready));
+    if (deferred) return Promise.all(values).then((ready) => call.apply(target, ready));
     return call.apply(target, values);
   };
 }
