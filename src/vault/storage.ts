@@ -33,6 +33,19 @@ export function laterUses(stored: Readonly<Record<string, string>>, uses: Readon
 /** How often a file vault is checked for changes, ms (changes take effect within 1 s). */
 const FILE_POLL_MS = 250;
 
+/**
+ * Replaces `path` with `text` as only its owner may read it: a temporary file of mode 0600
+ * beside it (its folder made with mode 0700), renamed into place, so a reader never sees
+ * half a file. For the gateway's own stores of secrets and payments.
+ */
+export async function writePrivateFile(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
+  await chmod(temporary, 0o600);
+  await rename(temporary, path);
+}
+
 /** A vault in one file, mode 0600 in a folder of mode 0700 when it creates them. */
 export class FileVaultStorage implements VaultStorage {
   /** @param path - the file (`VAULT_FILE`) */
@@ -54,12 +67,8 @@ export class FileVaultStorage implements VaultStorage {
   }
 
   /** Writes a temporary file of mode 0600 beside it and renames it into place (a reader never sees half a vault). */
-  async write(text: string): Promise<void> {
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
-    await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
-    await chmod(temporary, 0o600);
-    await rename(temporary, this.path);
+  write(text: string): Promise<void> {
+    return writePrivateFile(this.path, text);
   }
 
   /** The usage file beside the vault (`<VAULT_FILE>.usage`): token ids and times only. */

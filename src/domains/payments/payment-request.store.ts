@@ -8,9 +8,8 @@
  * restarts and replicas.
  */
 import { EventEmitter } from 'node:events';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { writePrivateFile } from '../../vault/storage';
 import type { PaymentStatus } from './payment-request.type';
 
 /** One transfer as stored (times in ms since the epoch). */
@@ -304,13 +303,7 @@ export class FilePaymentStore implements PaymentStore {
     const path = this.path;
     if (path === null) return Promise.resolve();
     const text = JSON.stringify(this.doc);
-    this.writing = this.writing.then(async () => {
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-      const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(temporary, text, { mode: 0o600, flag: 'wx' });
-      await chmod(temporary, 0o600);
-      await rename(temporary, path);
-    });
+    this.writing = this.writing.then(() => writePrivateFile(path, text));
     return this.writing;
   }
 }
