@@ -8,7 +8,7 @@ export type { UpstreamReply } from './upstream-economy';
 export type { EconomyCaller, EconomyEvents, ReadResource, TracedRequest, UpstreamRequestEvent } from './economy-types';
 export { perMinuteShare } from './budget/key-state';
 export type { EndpointRules } from './endpoint-rules';
-export { UpstreamSession } from './upstream-session';
+export { NOT_CACHED, UpstreamSession } from './upstream-session';
 export { OperationAccounting } from './accounting';
 export type { StaleInfo, UpstreamAccounting } from './accounting';
 export { keyId } from './key-id';

@@ -9,6 +9,13 @@ import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
 /**
+ * What a {@link UpstreamSession.peekView}'s `get` and `getFresh` throw, synchronously,
+ * instead of sending: the cache holds no fresh answer. One shared instance (compare with
+ * `===`); nothing was sent or counted.
+ */
+export const NOT_CACHED: Error = new Error('No fresh cached answer: read it through the session.');
+
+/**
  * One GraphQL operation's view of the upstream: the caller's key (and its hash)
  * bound to the shared {@link UpstreamEconomy}, the operation's accounting, and which
  * results were served stale. Every upstream request of an operation goes through here.
@@ -31,6 +38,8 @@ export class UpstreamSession {
   reads: Map<string, ReadResource> | null = null;
   /** The caller of the last read (see `caller`). */
   private lastCaller: Readonly<EconomyCaller> | undefined;
+  /** This session for looks at the cache only, made on first use (see {@link peekView}). */
+  private peeking: UpstreamSession | undefined;
 
   /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
@@ -69,6 +78,25 @@ export class UpstreamSession {
   /** A fresh cached answer at once, or `undefined`: then {@link get} (see `ReadPath.freshHit`). */
   cached(endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
     return this.economy.freshHit(this.caller(), endpoint, params);
+  }
+
+  /**
+   * This session for a look at the process cache only, for a loader that answers at once
+   * what the cache holds fresh (`FetchLoader.loadNow`): `cached` as here, the same
+   * bookkeeping of a hit; `get` and `getFresh` send nothing and throw {@link NOT_CACHED}
+   * synchronously. One view per session; it follows the session's cache-only mode and read log.
+   */
+  peekView(): UpstreamSession {
+    if (this.peeking === undefined) {
+      const view = Object.create(this) as UpstreamSession;
+      const refuse = (): never => {
+        throw NOT_CACHED;
+      };
+      view.get = refuse;
+      view.getFresh = refuse;
+      this.peeking = view;
+    }
+    return this.peeking;
   }
 
   /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */

@@ -48,7 +48,7 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
   let owner: 'factory' | 'building' = 'factory';
   let baselined = false;
   const fetch = (session: UpstreamSession, which: 'factory' | 'building'): Promise<TransactionPage> =>
-    which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE });
+    Promise.resolve(which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }));
   const observe = (page: TransactionPage): void => {
     if (baselined) {
       ledger.added(page);

@@ -6,6 +6,7 @@ import { BuildingBankAccount } from './building.type';
 import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
 import { UpstreamCost } from '../../field-rules/cost';
 import { owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Resolves `BuildingBankAccount.transactions` from the building transactions endpoint. */
 @Resolver(() => BuildingBankAccount)
@@ -24,7 +25,7 @@ export class BuildingBankAccountResolver {
     @Root() account: BuildingBankAccount,
     @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
-  ): Promise<TransactionPage> {
-    return owned(ctx, account, (keyContext) => keyContext.loaders.buildings.transactions.load({ id: account.id, limit, skip }));
+  ): MaybePromise<TransactionPage> {
+    return owned(ctx, account, (keyContext) => keyContext.loaders.buildings.transactions.loadNow({ id: account.id, limit, skip }));
   }
 }

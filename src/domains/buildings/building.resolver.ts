@@ -5,6 +5,7 @@ import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
 @Resolver(() => Building)
@@ -17,9 +18,9 @@ export class BuildingResolver {
     nullable: true,
     description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
   })
-  buildings(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Building[]> {
+  buildings(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<Building[]> {
     // A token over several characters: every key's buildings, each claimed by its key.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.buildings.list.load('all'));
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.buildings.list.loadNow('all'));
   }
 
   /**
@@ -45,8 +46,8 @@ export class BuildingResolver {
     nullable: true,
     description: `Master data and current occupancy. ${describeSource(ENDPOINTS.buildingDetails)}`,
   })
-  details(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingDetails> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.details.load(building.id));
+  details(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<BuildingDetails> {
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.details.loadNow(building.id));
   }
 
   /** `Building.rooms`: the building's rooms (`GET /building/rooms/{id}`, shared with `Tenant.room` in one operation); an upstream failure nulls the field. */
@@ -55,8 +56,8 @@ export class BuildingResolver {
     nullable: true,
     description: `The building's rooms. ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
-  rooms(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Room[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.rooms.load(building.id));
+  rooms(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<Room[]> {
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.rooms.loadNow(building.id));
   }
 
   /**
@@ -67,8 +68,8 @@ export class BuildingResolver {
     nullable: true,
     description: `The building's tenants; lastPayDate needs scope building.tenants.activity. ${describeSource(ENDPOINTS.buildingTenants)} Without premium: FORBIDDEN with premium: true.`,
   })
-  tenants(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<Tenant[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.tenants.load(building.id));
+  tenants(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<Tenant[]> {
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.tenants.loadNow(building.id));
   }
 
   /**
@@ -79,7 +80,7 @@ export class BuildingResolver {
     nullable: true,
     description: `The building's bank accounts. ${describeSource(ENDPOINTS.buildingBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
-  bankAccounts(@Root() building: Building, @Ctx() ctx: GatewayContext): Promise<BuildingBankAccount[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.bankAccounts.load(building.id));
+  bankAccounts(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<BuildingBankAccount[]> {
+    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.bankAccounts.loadNow(building.id));
   }
 }

@@ -1,7 +1,6 @@
-import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
-import type { LoaderOptions } from '../shared/loader';
+import type { LoaderOptions , FetchLoader} from '../shared/loader';
 import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './buildings.api';
@@ -10,28 +9,28 @@ import type { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } fro
 /** The building loaders of one operation, one per endpoint. */
 export interface BuildingLoaders {
   /** `GET /building/list`; the only key is `'all'`. */
-  list: DataLoader<'all', Building[], string>;
+  list: FetchLoader<'all', Building[]>;
   /** `GET /building/details/{id}` by building id. */
-  details: DataLoader<string, BuildingDetails, string>;
+  details: FetchLoader<string, BuildingDetails>;
   /** `GET /building/rooms/{id}` by building id: the building's rooms. */
-  rooms: DataLoader<string, Room[], string>;
+  rooms: FetchLoader<string, Room[]>;
   /** `GET /building/tenants/{id}` by building id (premium-only upstream: rejects with FORBIDDEN without it). */
-  tenants: DataLoader<string, Tenant[], string>;
+  tenants: FetchLoader<string, Tenant[]>;
   /** `GET /building/bankaccounts/{id}` by building id (premium-only upstream). */
-  bankAccounts: DataLoader<string, BuildingBankAccount[], string>;
+  bankAccounts: FetchLoader<string, BuildingBankAccount[]>;
   /** Keyed by account id, limit and skip. */
-  transactions: DataLoader<PageKey, TransactionPage, string>;
+  transactions: FetchLoader<PageKey, TransactionPage>;
 }
 
 /** Creates the building loaders for one operation (context factory only). */
 function createBuildingLoaders(session: UpstreamSession, options: LoaderOptions): BuildingLoaders {
   return {
-    list: createFetchLoader(() => api.fetchBuildingList(session), options),
-    details: createFetchLoader((id) => api.fetchBuildingDetails(session, id), options),
-    rooms: createFetchLoader((id) => api.fetchRooms(session, id), options),
-    tenants: createFetchLoader((id) => api.fetchTenants(session, id), options),
-    bankAccounts: createFetchLoader((id) => api.fetchBuildingBankAccounts(session, id), options),
-    transactions: createFetchLoader((key) => api.fetchBuildingTransactions(session, key), options, pageKey),
+    list: createFetchLoader(session, (s) => api.fetchBuildingList(s), options),
+    details: createFetchLoader(session, (s, id) => api.fetchBuildingDetails(s, id), options),
+    rooms: createFetchLoader(session, (s, id) => api.fetchRooms(s, id), options),
+    tenants: createFetchLoader(session, (s, id) => api.fetchTenants(s, id), options),
+    bankAccounts: createFetchLoader(session, (s, id) => api.fetchBuildingBankAccounts(s, id), options),
+    transactions: createFetchLoader(session, (s, key) => api.fetchBuildingTransactions(s, key), options, pageKey),
   };
 }
 

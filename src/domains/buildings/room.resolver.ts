@@ -4,6 +4,8 @@ import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
+import { whenReady } from '../shared/maybe-promise';
 
 /** The joins the REST API lacks: `Room.building` and `Room.tenant`. */
 @Resolver(() => Room)
@@ -16,11 +18,8 @@ export class RoomResolver {
     nullable: true,
     description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
   })
-  building(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Building | null> {
-    return owned(ctx, room, async (keyContext) => {
-      const all = await keyContext.loaders.buildings.list.load('all');
-      return all.find((building) => building.id === room.buildingId) ?? null;
-    });
+  building(@Root() room: Room, @Ctx() ctx: GatewayContext): MaybePromise<Building | null> {
+    return owned(ctx, room, (keyContext) => whenReady(keyContext.loaders.buildings.list.loadNow('all'), (all) => all.find((building) => building.id === room.buildingId) ?? null));
   }
 
   /**
@@ -31,9 +30,9 @@ export class RoomResolver {
     nullable: true,
     description: `The room's tenant, joined from the building's tenant list by roomId; null when vacant (no request is made for a vacant room). ${describeSource(ENDPOINTS.buildingTenants)}`,
   })
-  async tenant(@Root() room: Room, @Ctx() ctx: GatewayContext): Promise<Tenant | null> {
+  tenant(@Root() room: Room, @Ctx() ctx: GatewayContext): MaybePromise<Tenant | null> {
     if (!room.occupied) return null;
-    const tenants = await owned(ctx, room, (keyContext) => keyContext.loaders.buildings.tenants.load(room.buildingId));
-    return tenants.find((tenant) => tenant.roomId === room.id) ?? null;
+    const tenants = owned(ctx, room, (keyContext) => keyContext.loaders.buildings.tenants.loadNow(room.buildingId));
+    return whenReady(tenants, (list) => list.find((tenant) => tenant.roomId === room.id) ?? null);
   }
 }

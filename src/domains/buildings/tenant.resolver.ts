@@ -4,6 +4,8 @@ import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
+import { whenReady } from '../shared/maybe-promise';
 
 /** The join the REST API lacks: `Tenant.room`. */
 @Resolver(() => Tenant)
@@ -14,8 +16,8 @@ export class TenantResolver {
     nullable: true,
     description: `The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
-  async room(@Root() tenant: Tenant, @Ctx() ctx: GatewayContext): Promise<Room | null> {
-    const rooms = await owned(ctx, tenant, (keyContext) => keyContext.loaders.buildings.rooms.load(tenant.buildingId));
-    return rooms.find((room) => room.id === tenant.roomId) ?? null;
+  room(@Root() tenant: Tenant, @Ctx() ctx: GatewayContext): MaybePromise<Room | null> {
+    const rooms = owned(ctx, tenant, (keyContext) => keyContext.loaders.buildings.rooms.loadNow(tenant.buildingId));
+    return whenReady(rooms, (list) => list.find((room) => room.id === tenant.roomId) ?? null);
   }
 }

@@ -12,6 +12,7 @@ import type { TransactionPage } from '../shared/bank-account.type';
 import type { PageKey } from '../shared/loader';
 import type { UpstreamFailure } from '../../economy';
 import { fetchMapped } from '../shared/fetch-mapped';
+import type { MaybePromise } from '../shared/maybe-promise';
 import { mapResponse } from '../shared/narrow';
 import { isEmptyStoreError, isNotFoundError } from '../shared/upstream-errors';
 import type { BuyLogEntry } from './buy-log-entry.type';
@@ -37,7 +38,7 @@ import type { Vehicle } from './vehicle.type';
 
 
 /** `GET /factory/list/`: all companies of the character. */
-export function fetchFactoryList(session: UpstreamSession): Promise<Factory[]> {
+export function fetchFactoryList(session: UpstreamSession): MaybePromise<Factory[]> {
   return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
 }
 
@@ -60,44 +61,44 @@ export async function checkFactoryOwned(session: UpstreamSession, factoryId: str
 const emptyStore = (failure: UpstreamFailure): Inventory | undefined => (isEmptyStoreError(failure) ? emptyInventory() : undefined);
 
 /** `GET /factory/inventory/{id}`: the normal store; empty when the upstream says so. */
-export function fetchInventory(session: UpstreamSession, id: string): Promise<Inventory> {
+export function fetchInventory(session: UpstreamSession, id: string): MaybePromise<Inventory> {
   return fetchMapped(session, ENDPOINTS.factoryInventory, { id }, mapInventory, emptyStore);
 }
 
 /** `GET /factory/machine/{id}`: all machine stores; empty when the upstream says so. */
-export function fetchMachineInventory(session: UpstreamSession, id: string): Promise<Inventory> {
+export function fetchMachineInventory(session: UpstreamSession, id: string): MaybePromise<Inventory> {
   return fetchMapped(session, ENDPOINTS.factoryMachine, { id }, mapInventory, emptyStore);
 }
 
 /** `GET /factory/counter/{id}`: the shop shelf; empty when the upstream says "Counter is empty". */
-export function fetchCounter(session: UpstreamSession, id: string): Promise<Counter> {
+export function fetchCounter(session: UpstreamSession, id: string): MaybePromise<Counter> {
   return fetchMapped(session, ENDPOINTS.factoryCounter, { id }, mapCounter, (failure) =>
     isEmptyStoreError(failure) ? { totalWeight: 0, items: [] } : undefined,
   );
 }
 
 /** `GET /factory/productions/{id}` (premium only). */
-export function fetchProductions(session: UpstreamSession, id: string): Promise<Production[]> {
+export function fetchProductions(session: UpstreamSession, id: string): MaybePromise<Production[]> {
   return fetchMapped(session, ENDPOINTS.factoryProductions, { id }, mapProductions);
 }
 
 /** `GET /factory/bankaccounts/{id}` (premium only). */
-export function fetchFactoryBankAccounts(session: UpstreamSession, id: string): Promise<FactoryBankAccount[]> {
+export function fetchFactoryBankAccounts(session: UpstreamSession, id: string): MaybePromise<FactoryBankAccount[]> {
   return fetchMapped(session, ENDPOINTS.factoryBankAccounts, { id }, mapFactoryBankAccounts);
 }
 
 /** `GET /factory/transactions/{bankId}/{limit}/{skip}` (premium only); `key.id` is the account id. */
-export function fetchFactoryTransactions(session: UpstreamSession, key: PageKey): Promise<TransactionPage> {
+export function fetchFactoryTransactions(session: UpstreamSession, key: PageKey): MaybePromise<TransactionPage> {
   return fetchMapped(session, ENDPOINTS.factoryTransactions, { bankId: key.id, limit: key.limit, skip: key.skip }, mapTransactionPage);
 }
 
 /** `GET /factory/vehicles/{id}`: vehicles of a dealership; empty for other companies. */
-export function fetchVehicles(session: UpstreamSession, id: string): Promise<Vehicle[]> {
+export function fetchVehicles(session: UpstreamSession, id: string): MaybePromise<Vehicle[]> {
   return fetchMapped(session, ENDPOINTS.factoryVehicles, { id }, mapVehicles);
 }
 
 /** `GET /factory/buyLog/{id}/{limit}/{skip}`. */
-export function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<BuyLogEntry[]> {
+export function fetchBuyLog(session: UpstreamSession, key: PageKey): MaybePromise<BuyLogEntry[]> {
   return fetchMapped(session, ENDPOINTS.factoryBuyLog, { id: key.id, limit: key.limit, skip: key.skip }, mapBuyLog);
 }
 
@@ -105,7 +106,7 @@ export function fetchBuyLog(session: UpstreamSession, key: PageKey): Promise<Buy
  * `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404) or was
  * cleared. `fresh` skips a fresh cached answer (a check just before a conditional write).
  */
-export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }, fresh = false): Promise<FactoryOption | null> {
+export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }, fresh = false): MaybePromise<FactoryOption | null> {
   // The company is known to be owned when this runs, so a 404 means the slot is unset.
   return fetchMapped<FactoryOption | null>(
     session,

@@ -1,7 +1,6 @@
-import type DataLoader from 'dataloader';
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
-import type { LoaderOptions } from '../shared/loader';
+import type { LoaderOptions , FetchLoader} from '../shared/loader';
 import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './factories.api';
@@ -17,25 +16,25 @@ import type { Vehicle } from './vehicle.type';
 /** The company loaders of one operation, one per endpoint, keyed by the request's parameters. */
 export interface FactoryLoaders {
   /** `GET /factory/list/`; the only key is `'all'`. */
-  list: DataLoader<'all', Factory[], string>;
+  list: FetchLoader<'all', Factory[]>;
   /** `GET /factory/inventory/{id}` by company id: the normal store. */
-  inventory: DataLoader<string, Inventory, string>;
+  inventory: FetchLoader<string, Inventory>;
   /** `GET /factory/machine/{id}` by company id: all machine stores together. */
-  machineInventory: DataLoader<string, Inventory, string>;
+  machineInventory: FetchLoader<string, Inventory>;
   /** `GET /factory/counter/{id}` by company id: the shop shelf with prices. */
-  counter: DataLoader<string, Counter, string>;
+  counter: FetchLoader<string, Counter>;
   /** `GET /factory/productions/{id}` by company id (premium-only upstream: rejects with FORBIDDEN without it). */
-  productions: DataLoader<string, Production[], string>;
+  productions: FetchLoader<string, Production[]>;
   /** `GET /factory/bankaccounts/{id}` by company id (premium-only upstream). */
-  bankAccounts: DataLoader<string, FactoryBankAccount[], string>;
+  bankAccounts: FetchLoader<string, FactoryBankAccount[]>;
   /** Keyed by account id, limit and skip. */
-  transactions: DataLoader<PageKey, TransactionPage, string>;
+  transactions: FetchLoader<PageKey, TransactionPage>;
   /** `GET /factory/vehicles/{id}` by company id: the vehicles of a car dealership (empty for other companies). */
-  vehicles: DataLoader<string, Vehicle[], string>;
+  vehicles: FetchLoader<string, Vehicle[]>;
   /** Keyed by company id, limit and skip. */
-  buyLog: DataLoader<PageKey, BuyLogEntry[], string>;
+  buyLog: FetchLoader<PageKey, BuyLogEntry[]>;
   /** Keyed by company id and slot; null for an unset slot. */
-  option: DataLoader<{ id: string; slot: number }, FactoryOption | null, string>;
+  option: FetchLoader<{ id: string; slot: number }, FactoryOption | null>;
 }
 
 /**
@@ -44,16 +43,16 @@ export interface FactoryLoaders {
  */
 function createFactoryLoaders(session: UpstreamSession, options: LoaderOptions): FactoryLoaders {
   return {
-    list: createFetchLoader(() => api.fetchFactoryList(session), options),
-    inventory: createFetchLoader((id) => api.fetchInventory(session, id), options),
-    machineInventory: createFetchLoader((id) => api.fetchMachineInventory(session, id), options),
-    counter: createFetchLoader((id) => api.fetchCounter(session, id), options),
-    productions: createFetchLoader((id) => api.fetchProductions(session, id), options),
-    bankAccounts: createFetchLoader((id) => api.fetchFactoryBankAccounts(session, id), options),
-    transactions: createFetchLoader((key) => api.fetchFactoryTransactions(session, key), options, pageKey),
-    vehicles: createFetchLoader((id) => api.fetchVehicles(session, id), options),
-    buyLog: createFetchLoader((key) => api.fetchBuyLog(session, key), options, pageKey),
-    option: createFetchLoader((key) => api.fetchOption(session, key), options, (key) => `${key.id}/${key.slot}`),
+    list: createFetchLoader(session, (s) => api.fetchFactoryList(s), options),
+    inventory: createFetchLoader(session, (s, id) => api.fetchInventory(s, id), options),
+    machineInventory: createFetchLoader(session, (s, id) => api.fetchMachineInventory(s, id), options),
+    counter: createFetchLoader(session, (s, id) => api.fetchCounter(s, id), options),
+    productions: createFetchLoader(session, (s, id) => api.fetchProductions(s, id), options),
+    bankAccounts: createFetchLoader(session, (s, id) => api.fetchFactoryBankAccounts(s, id), options),
+    transactions: createFetchLoader(session, (s, key) => api.fetchFactoryTransactions(s, key), options, pageKey),
+    vehicles: createFetchLoader(session, (s, id) => api.fetchVehicles(s, id), options),
+    buyLog: createFetchLoader(session, (s, key) => api.fetchBuyLog(s, key), options, pageKey),
+    option: createFetchLoader(session, (s, key) => api.fetchOption(s, key), options, (key) => `${key.id}/${key.slot}`),
   };
 }
 

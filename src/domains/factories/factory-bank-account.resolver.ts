@@ -6,6 +6,7 @@ import { FactoryBankAccount } from './factory-bank-account.type';
 import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
 import { UpstreamCost } from '../../field-rules/cost';
 import { owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Resolves `FactoryBankAccount.transactions` from the company transactions endpoint. */
 @Resolver(() => FactoryBankAccount)
@@ -24,7 +25,7 @@ export class FactoryBankAccountResolver {
     @Root() account: FactoryBankAccount,
     @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
-  ): Promise<TransactionPage> {
-    return owned(ctx, account, (keyContext) => keyContext.loaders.factories.transactions.load({ id: account.id, limit, skip }));
+  ): MaybePromise<TransactionPage> {
+    return owned(ctx, account, (keyContext) => keyContext.loaders.factories.transactions.loadNow({ id: account.id, limit, skip }));
   }
 }

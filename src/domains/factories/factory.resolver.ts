@@ -16,6 +16,8 @@ import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
+import { whenReady } from '../shared/maybe-promise';
 
 /** The companies an access token's factory:<id> grants name, or null when it has none (or the caller sent a key). */
 function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
@@ -37,12 +39,12 @@ export class FactoryResolver {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
   })
-  async factories(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<Factory[]> {
+  factories(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<Factory[]> {
     // A token over several characters: every key's companies, each claimed by its key.
-    const all = await mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.factories.list.load('all'));
+    const all = mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.factories.list.loadNow('all'));
     // An access token with factory:<id> grants sees only those companies.
     const granted = grantedFactories(ctx);
-    return granted ? all.filter((factory) => granted.has(factory.id)) : all;
+    return granted ? whenReady(all, (list) => list.filter((factory) => granted.has(factory.id))) : all;
   }
 
   /** One company by id, from the same list request; null when not owned. */
@@ -70,8 +72,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The normal store, without machine stores and counter; an empty store has no items. ${describeSource(ENDPOINTS.factoryInventory)}`,
   })
-  inventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Inventory> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.inventory.load(factory.id));
+  inventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Inventory> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.inventory.loadNow(factory.id));
   }
 
   /** `Factory.machineInventory`: all machine stores together (`GET /factory/machine/{id}`); an upstream failure nulls the field. */
@@ -80,8 +82,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The items of all machine stores together; empty when there are none. ${describeSource(ENDPOINTS.factoryMachine)}`,
   })
-  machineInventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Inventory> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.machineInventory.load(factory.id));
+  machineInventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Inventory> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.machineInventory.loadNow(factory.id));
   }
 
   /** `Factory.counter`: the shop shelf with prices (`GET /factory/counter/{id}`); an upstream failure nulls the field. */
@@ -90,8 +92,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The counter (shop shelf) with prices, for end-consumer shops; an empty counter has no items. ${describeSource(ENDPOINTS.factoryCounter)}`,
   })
-  counter(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Counter> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.counter.load(factory.id));
+  counter(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Counter> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.counter.loadNow(factory.id));
   }
 
   /** `Factory.productions`: the company's recipes (`GET /factory/productions/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -100,8 +102,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The company's productions (recipes). ${describeSource(ENDPOINTS.factoryProductions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  productions(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Production[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.productions.load(factory.id));
+  productions(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Production[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.productions.loadNow(factory.id));
   }
 
   /** `Factory.bankAccounts`: the company's bank accounts (`GET /factory/bankaccounts/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -110,8 +112,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The company's bank accounts. ${describeSource(ENDPOINTS.factoryBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
-  bankAccounts(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<FactoryBankAccount[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.bankAccounts.load(factory.id));
+  bankAccounts(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<FactoryBankAccount[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.bankAccounts.loadNow(factory.id));
   }
 
   /** `Factory.vehicles`: the vehicles of a car dealership (`GET /factory/vehicles/{id}`); empty for other companies, null on an upstream failure. */
@@ -120,8 +122,8 @@ export class FactoryResolver {
     nullable: true,
     description: `Vehicles whose dealership (carShop) is this company; empty for other companies. ${describeSource(ENDPOINTS.factoryVehicles)}`,
   })
-  vehicles(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<Vehicle[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.vehicles.load(factory.id));
+  vehicles(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Vehicle[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.vehicles.loadNow(factory.id));
   }
 
   /** `Factory.sellOffers`: the company's sell offers on the market (`GET /factory/marketoffers/sell/{id}`); an upstream failure nulls the field. */
@@ -130,8 +132,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The company's sell offers on the market. ${describeSource(ENDPOINTS.factorySellOffers)}`,
   })
-  sellOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<MarketOfferSell[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.sellOffers.load(factory.id));
+  sellOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<MarketOfferSell[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.sellOffers.loadNow(factory.id));
   }
 
   /** `Factory.buyOffers`: the company's buy offers on the market (`GET /factory/marketoffers/buy/{id}`); an upstream failure nulls the field. */
@@ -140,8 +142,8 @@ export class FactoryResolver {
     nullable: true,
     description: `The company's buy offers on the market. ${describeSource(ENDPOINTS.factoryBuyOffers)}`,
   })
-  buyOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<MarketOfferBuy[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.buyOffers.load(factory.id));
+  buyOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<MarketOfferBuy[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.buyOffers.loadNow(factory.id));
   }
 
   /**
@@ -153,8 +155,8 @@ export class FactoryResolver {
     nullable: true,
     description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} ${describeBounds(BUY_LOG_PAGE_BOUNDS)}`,
   })
-  buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): Promise<BuyLogEntry[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.buyLog.load({ id: factory.id, limit, skip }));
+  buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): MaybePromise<BuyLogEntry[]> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.buyLog.loadNow({ id: factory.id, limit, skip }));
   }
 
   /**
@@ -170,8 +172,8 @@ export class FactoryResolver {
     @Root() factory: Factory,
     @Arg('slot', () => Int, { description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
     @Ctx() ctx: GatewayContext,
-  ): Promise<FactoryOption | null> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.option.load({ id: factory.id, slot }));
+  ): MaybePromise<FactoryOption | null> {
+    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.option.loadNow({ id: factory.id, slot }));
   }
 
   /**
@@ -183,13 +185,18 @@ export class FactoryResolver {
     nullable: true,
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
   })
-  options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<FactoryOption[]> {
+  options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<FactoryOption[]> {
     return owned(ctx, factory, (keyContext) => this.optionsOf(factory, keyContext, info));
   }
 
-  private async optionsOf(factory: Factory, ctx: GatewayContext, info: GraphQLResolveInfo): Promise<FactoryOption[]> {
-    const slotNumbers = Array.from({ length: ctx.optionSlots }, (_, i) => i + 1);
-    const slots = await ctx.loaders.factories.option.loadMany(slotNumbers.map((slot) => ({ id: factory.id, slot })));
+  private optionsOf(factory: Factory, ctx: GatewayContext, info: GraphQLResolveInfo): MaybePromise<FactoryOption[]> {
+    const keys = new Array<{ id: string; slot: number }>(ctx.optionSlots);
+    for (let slot = 1; slot <= ctx.optionSlots; slot += 1) keys[slot - 1] = { id: factory.id, slot };
+    return whenReady(ctx.loaders.factories.option.loadManyNow(keys), (slots) => this.setSlots(slots, ctx, info));
+  }
+
+  /** The set slots of `slots` (one per slot number, in order), each failed slot reported as its own error. */
+  private setSlots(slots: Array<FactoryOption | null | Error>, ctx: GatewayContext, info: GraphQLResolveInfo): FactoryOption[] {
     const failures = slots.filter((slot): slot is Error => slot instanceof Error);
     // Nothing to show: the field fails as a whole, with one error (e.g. the missing scope).
     if (failures.length === slots.length && failures[0]) throw failures[0];

@@ -8,6 +8,7 @@ import { updateOption } from './factories.api';
 import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { companyContext, owned } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /**
  * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,
@@ -74,7 +75,7 @@ export class UpdateFactoryOptionPayloadResolver {
     nullable: true,
     description: `The slot as it reads after the update; fetched only when selected. ${describeSource(ENDPOINTS.factoryOption)}`,
   })
-  option(@Root() payload: UpdateFactoryOptionPayload, @Ctx() ctx: GatewayContext): Promise<FactoryOption | null> {
-    return owned(ctx, payload, (keyContext) => keyContext.loaders.factories.option.load({ id: payload.factoryId, slot: payload.slot }));
+  option(@Root() payload: UpdateFactoryOptionPayload, @Ctx() ctx: GatewayContext): MaybePromise<FactoryOption | null> {
+    return owned(ctx, payload, (keyContext) => keyContext.loaders.factories.option.loadNow({ id: payload.factoryId, slot: payload.slot }));
   }
 }

@@ -5,6 +5,8 @@ import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import { mergeAcrossKeys } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
+import { whenReady } from '../shared/maybe-promise';
 
 /** The first of each id (an auction open to several of a token's characters is listed once), stale when the list was. */
 function firstOfEach<T extends { id: string }>(ctx: GatewayContext, list: T[]): T[] {
@@ -27,9 +29,9 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
   })
-  myImportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<MyImportAuction[]> {
+  myImportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<MyImportAuction[]> {
     // A token over several characters: every key's list.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myImportAuctions.load('all'));
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myImportAuctions.loadNow('all'));
   }
 
   /** `Query.myExportAuctions`: the character's export auctions (`GET /market/my/auctions/export`); an upstream failure nulls the field. */
@@ -38,9 +40,9 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
   })
-  myExportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<MyExportAuction[]> {
+  myExportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<MyExportAuction[]> {
     // A token over several characters: every key's list.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myExportAuctions.load('all'));
+    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myExportAuctions.loadNow('all'));
   }
 
   /**
@@ -51,9 +53,11 @@ export class AuctionResolver {
     nullable: true,
     description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  importAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<ImportAuction[]> {
+  importAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<ImportAuction[]> {
     // A token over several characters: every key's list, each auction once.
-    return ctx.owners ? mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.importAuctions.load('all')).then((list) => firstOfEach(ctx, list)) : ctx.loaders.market.importAuctions.load('all');
+    return ctx.owners
+      ? whenReady(mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.importAuctions.loadNow('all')), (list) => firstOfEach(ctx, list))
+      : ctx.loaders.market.importAuctions.loadNow('all');
   }
 
   /**
@@ -64,8 +68,10 @@ export class AuctionResolver {
     nullable: true,
     description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  exportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): Promise<ExportAuction[]> {
+  exportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<ExportAuction[]> {
     // A token over several characters: every key's list, each auction once.
-    return ctx.owners ? mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.exportAuctions.load('all')).then((list) => firstOfEach(ctx, list)) : ctx.loaders.market.exportAuctions.load('all');
+    return ctx.owners
+      ? whenReady(mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.exportAuctions.loadNow('all')), (list) => firstOfEach(ctx, list))
+      : ctx.loaders.market.exportAuctions.loadNow('all');
   }
 }

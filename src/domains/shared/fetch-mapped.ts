@@ -1,7 +1,8 @@
 import type { Endpoint, PathParams } from '../../upstream/endpoints';
 import type { UpstreamSession } from '../../economy';
-import { errorOf } from '../../economy';
+import { errorOf, NOT_CACHED } from '../../economy';
 import type { UpstreamFailure, UpstreamReply } from '../../economy';
+import type { MaybePromise } from './maybe-promise';
 import { mapResponse, mapResponseDrift } from './narrow';
 import { emitShapeDrift } from './shape-drift';
 
@@ -9,6 +10,14 @@ import { emitShapeDrift } from './shape-drift';
  * GETs an endpoint through the operation's session and maps the body; what every
  * domain `*.api.ts` function is made of. A result built from stale data is marked so
  * the response can say so in `extensions.stale`.
+ *
+ * A fresh cached answer is returned at once, mapped, not as a promise (no promise of the
+ * session's, the economy's or the read path's; the read path's bookkeeping of a hit is
+ * the same), so a resolver over cached data completes in the same turn. Everything else
+ * is a promise: misses, stale or cache-only reads, `no-cache`, an invalidation in doubt,
+ * tracing on (an upstream span per read), and every failure (no key, an unmapped body, an
+ * unrecovered 4xx), which rejects as from an async function. On a session's `peekView`,
+ * a read the cache cannot answer throws `NOT_CACHED` synchronously and sends nothing.
  *
  * An answer read from the process cache is mapped once while the cache keeps it decoded
  * (its `memo`): the reads after the first share the mapped result (so resolvers must not
@@ -29,15 +38,13 @@ export function fetchMapped<T>(
   map: (body: unknown) => T,
   recover?: (failure: UpstreamFailure) => T | undefined,
   fresh = false,
-): Promise<T> {
-  // A fresh cached answer is mapped at once: no promise of the session's, the economy's
-  // or the read path's (the read path's bookkeeping of a hit is the same).
-  // Everything it throws (no key, an unmapped body) rejects, as from an async function.
+): MaybePromise<T> {
   try {
     const hit = fresh ? undefined : session.cached(endpoint, params);
-    if (hit) return Promise.resolve(mapped(session, endpoint, hit, map, recover));
+    if (hit) return mapped(session, endpoint, hit, map, recover);
     return (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params)).then((reply) => mapped(session, endpoint, reply, map, recover));
   } catch (error) {
+    if (error === NOT_CACHED) throw error;
     return Promise.reject(error as Error);
   }
 }

@@ -1,5 +1,7 @@
 import DataLoader from 'dataloader';
+import { NOT_CACHED } from '../../economy';
 import type { UpstreamSession } from '../../economy';
+import type { MaybePromise } from './maybe-promise';
 
 /** A page request: which company or account, page size and offset. */
 export interface PageKey {
@@ -21,36 +23,120 @@ export interface LoaderOptions {
 }
 
 /**
- * A per-operation DataLoader over a single-key fetch. The upstream has no batch
- * endpoints, so the batch function runs one fetch per distinct key in parallel; what
- * the loader adds is that each distinct key is fetched at most once per operation.
- * Results keep key order, and a failed key yields its own `Error` (DataLoader's
- * contract), so one failure nulls only the fields that asked for that key.
+ * A per-operation DataLoader over a single-key fetch, which can also answer at once from
+ * the process cache ({@link FetchLoader.loadNow}). The upstream has no batch endpoints, so
+ * the batch function runs one fetch per distinct key in parallel; what the loader adds is
+ * that each distinct key is fetched at most once per operation. Results keep key order,
+ * and a failed key yields its own `Error` (DataLoader's contract), so one failure nulls
+ * only the fields that asked for that key.
  *
  * When to use: in a domain's `*.loaders.ts`, called from the per-request context;
- * never at module scope, or data would leak between operations and keys.
+ * never at module scope, or data would leak between operations and keys. Resolvers call
+ * `loadNow`; `load` and `loadMany` keep DataLoader's promises for everything else.
+ */
+export class FetchLoader<K, V> extends DataLoader<K, V, string> {
+  /** DataLoader's memo (its `cacheMap`), null when the loader does not memoize. */
+  private readonly promises: Map<string, Promise<V>> | null;
+  /** The values answered at once, by key: the operation sees one answer per key. */
+  private readonly values: Map<string, V> | null;
+
+  /**
+   * @param session - the operation's session, which `fetch` reads through
+   * @param fetch - loads one key (a domain `fetch*`): at once when the cache holds it fresh
+   * @param options - `{cache: false}` turns deduplication off (the benchmark's naive baseline)
+   * @param keyOf - a string identity for composite keys
+   */
+  constructor(
+    private readonly session: UpstreamSession,
+    private readonly fetch: (session: UpstreamSession, key: K) => MaybePromise<V>,
+    options: LoaderOptions,
+    private readonly keyOf: (key: K) => string,
+  ) {
+    const promises = options.cache ? new Map<string, Promise<V>>() : null;
+    super(
+      (keys) =>
+        Promise.all(
+          keys.map((key) =>
+            Promise.resolve(fetch(session, key)).then(
+              (value) => value,
+              (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+            ),
+          ),
+        ),
+      { cacheKeyFn: keyOf, cache: options.cache, ...(promises ? { cacheMap: promises } : {}) },
+    );
+    this.promises = promises;
+    this.values = options.cache ? new Map<string, V>() : null;
+  }
+
+  /**
+   * The value of `key` at once when this operation already has it, or when the process
+   * cache holds its answer fresh (read with the same bookkeeping as any hit); else
+   * DataLoader's promise (batched, once per operation), as {@link DataLoader.load}. A
+   * cached failure is a rejected promise. Why: a resolver that returns a value, not a
+   * promise, lets execution complete its field in the same turn, which is most of what
+   * executing a document over cached data costs.
+   */
+  loadNow(key: K): MaybePromise<V> {
+    const id = this.keyOf(key);
+    const known = this.values?.get(id) ?? this.promises?.get(id);
+    if (known !== undefined) return known;
+    let value: MaybePromise<V>;
+    try {
+      value = this.fetch(this.session.peekView(), key);
+    } catch (error) {
+      if (error !== NOT_CACHED) throw error;
+      return this.load(key);
+    }
+    if (value instanceof Promise) this.promises?.set(id, value);
+    else this.values?.set(id, value);
+    return value;
+  }
+
+  /**
+   * Each key's {@link loadNow}: an array at once when every value is there, else a promise
+   * of it; a failed key is its `Error` in the array (as {@link DataLoader.loadMany}).
+   */
+  loadManyNow(keys: readonly K[]): MaybePromise<Array<V | Error>> {
+    const now = keys.map((key) => this.loadNow(key));
+    if (!now.some((value) => value instanceof Promise)) return now as V[];
+    return Promise.all(now.map((value) => (value instanceof Promise ? value.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))) : value)));
+  }
+
+  /** {@link DataLoader.load}, resolving to the value this operation was answered at once, if any. */
+  override load(key: K): Promise<V> {
+    const value = this.values?.get(this.keyOf(key));
+    return value !== undefined ? Promise.resolve(value) : super.load(key);
+  }
+
+  /** {@link DataLoader.clear}, forgetting a value answered at once too. */
+  override clear(key: K): this {
+    this.values?.delete(this.keyOf(key));
+    return super.clear(key);
+  }
+
+  /** {@link DataLoader.clearAll}, forgetting the values answered at once too. */
+  override clearAll(): this {
+    this.values?.clear();
+    return super.clearAll();
+  }
+}
+
+/**
+ * Creates a {@link FetchLoader} for one operation's session.
  *
- * @param fetch - loads one key
+ * @param fetch - loads one key through the session it is given (the operation's, or its
+ *   look at the cache only)
  * @param options - `{cache: false}` turns deduplication off (the benchmark's naive baseline)
  * @param cacheKey - a string identity for composite keys (default: `String(key)`)
  */
 export function createFetchLoader<K, V>(
-  fetch: (key: K) => Promise<V>,
+  session: UpstreamSession,
+  fetch: (session: UpstreamSession, key: K) => MaybePromise<V>,
   options: LoaderOptions,
   cacheKey: (key: K) => string = (key) => String(key),
-): DataLoader<K, V, string> {
-  return new DataLoader<K, V, string>(
-    (keys) =>
-      Promise.all(
-        keys.map((key) =>
-          fetch(key).then(
-            (value) => value,
-            (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-          ),
-        ),
-      ),
-    { cacheKeyFn: cacheKey, cache: options.cache },
-  );
+): FetchLoader<K, V> {
+  return new FetchLoader(session, fetch, options, cacheKey);
 }
 
 /**

@@ -16,6 +16,7 @@ import { GatewayError } from '../../errors/gateway-error';
 import type { FeedMessage } from '../../subscribable/feed';
 import { mergeMessages } from '../../subscribable/merge';
 import type { ListItemErrors } from './list-item-errors';
+import type { MaybePromise } from './maybe-promise';
 import type { Loaders } from './loader';
 
 /** What this module reads of a resolver's context (the `GatewayContext`, which names this module's types). */
@@ -143,13 +144,13 @@ async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string):
  * operation's own context with one key, or for an object no key's list holds), and claims
  * the result for the same key, so that the fields below it use that key too.
  */
-export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => Promise<T>): Promise<T> {
-  // Not async: with one key this is the field's own promise, with no extra turn.
+export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => MaybePromise<T>): MaybePromise<T> {
+  // Not async: with one key this is the field's own value or promise, with no extra turn.
   const owners = ctx.owners;
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
-  if (part) return run(part.context as C).then((value) => owners.claim(value, part));
-  return lookUpPart(ctx, owners, root).then((found) => (found ? run(found.context as C).then((value) => owners.claim(value, found)) : run(ctx)));
+  if (part) return Promise.resolve(run(part.context as C)).then((value) => owners.claim(value, part));
+  return lookUpPart(ctx, owners, root).then((found) => (found ? Promise.resolve(run(found.context as C)).then((value) => owners.claim(value, found)) : run(ctx)));
 }
 
 /** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */
@@ -260,12 +261,12 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
  * its own items out, with its error at the field's path (`extensions.character`); when
  * every key fails, rejects with the first key's error (the field is null).
  */
-export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
+export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): MaybePromise<T[]> {
   const owners = ctx.owners;
   return owners ? mergeParts(ctx, owners, info, load) : load(ctx);
 }
 
-async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => Promise<T[]>): Promise<T[]> {
+async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): Promise<T[]> {
   const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
   const merged: T[] = [];
   const failures: Array<{ error: Error; part: KeyPart }> = [];

@@ -22,8 +22,8 @@ export function loaderSlotReader(loaders: FactoryLoaders, factoryId: string): Sl
  */
 export function sessionSlotWriter(session: UpstreamSession, factoryId: string, apiSecret: string, onWritten: (slot: number) => void): SlotWriter {
   return {
-    read: (slot): Promise<SlotContent | null> => fetchOption(session, { id: factoryId, slot }),
-    readFresh: (slot): Promise<SlotContent | null> => fetchOption(session, { id: factoryId, slot }, true),
+    read: (slot): Promise<SlotContent | null> => Promise.resolve(fetchOption(session, { id: factoryId, slot })),
+    readFresh: (slot): Promise<SlotContent | null> => Promise.resolve(fetchOption(session, { id: factoryId, slot }, true)),
     async write(slot, title, data) {
       await updateOption(session, { apiSecret, factoryId, slot, title, data }, true);
       onWritten(slot);
