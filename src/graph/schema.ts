@@ -3,6 +3,7 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
+import { rememberDateTimeText } from './date-time-text';
 import { leanResolvers } from './lean-resolvers';
 import { noteStaleFields } from './stale-fields';
 
@@ -37,7 +38,8 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
       );
     })
     .then(describeRootTypes)
-    .then(noteStaleFields);
+    .then(noteStaleFields)
+    .then(rememberDateTimeText);
   return built;
 }
 
