@@ -37,8 +37,13 @@ describe('resolver registry', () => {
   it('gives each operation every domain\'s loaders, each domain\'s created on first use', () => {
     const session = {} as UpstreamSession;
     const loaders = operationLoaders(session, { cache: true });
-    expect(Object.keys(loaders).sort()).toEqual(['buildings', 'factories', 'market']);
+    const members: string[] = [];
+    for (const member in loaders) members.push(member);
+    expect(members.sort()).toEqual(['buildings', 'factories', 'market']);
+    // Created on first use only, then kept: the market's are not made by this operation.
+    expect(Object.keys(loaders)).toEqual([]);
     expect(loaders.factories).toBe(loaders.factories);
+    expect(Object.keys(loaders)).toEqual(['factories']);
     expect(typeof loaders.buildings.details.load).toBe('function');
     // Another operation gets loaders of its own: nothing cached crosses operations.
     expect(operationLoaders(session, { cache: true }).factories).not.toBe(loaders.factories);

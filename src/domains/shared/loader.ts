@@ -166,14 +166,38 @@ export function registerLoaders<K extends keyof Loaders>(domain: K, create: Load
 /**
  * The operation's loaders, each domain's created on first use: an operation answered
  * from the response cache, or one that touches only companies, builds none (or only
- * those) of the others.
+ * those) of the others. Each domain's member is a getter of one class made for the
+ * registry (so an operation allocates one small object, not a getter per domain); it
+ * creates the domain's loaders on first use and keeps them as the object's own property.
  */
 export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): Loaders {
-  const loaders = {};
-  for (const [domain, create] of registered) {
-    let created: unknown;
-    Object.defineProperty(loaders, domain, { enumerable: true, get: () => (created ??= create(session, options)) });
+  if (lazyClass === undefined || lazyClass.domains !== registered.size) lazyClass = lazyLoadersClass();
+  return new lazyClass.create(session, options) as unknown as Loaders;
+}
+
+/** The class {@link lazyLoaders} makes, for the registry as it was (`domains`: how many were registered). */
+let lazyClass: { create: new (session: UpstreamSession, options: LoaderOptions) => object; domains: number } | undefined;
+
+function lazyLoadersClass(): NonNullable<typeof lazyClass> {
+  const session = Symbol('session');
+  const options = Symbol('options');
+  class OperationLoaders {
+    [session]: UpstreamSession;
+    [options]: LoaderOptions;
+    constructor(forSession: UpstreamSession, withOptions: LoaderOptions) {
+      this[session] = forSession;
+      this[options] = withOptions;
+    }
   }
-  // Every registered member is defined above; the registry loads every domain's loaders.
-  return loaders as Loaders;
+  for (const [domain, create] of registered) {
+    Object.defineProperty(OperationLoaders.prototype, domain, {
+      enumerable: true,
+      get(this: OperationLoaders): unknown {
+        const loaders = create(this[session], this[options]);
+        Object.defineProperty(this, domain, { value: loaders, enumerable: true });
+        return loaders;
+      },
+    });
+  }
+  return { create: OperationLoaders, domains: registered.size };
 }
