@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
 
@@ -77,13 +77,6 @@ function memoKey(request: MemoRequest): string | null {
   } catch {
     return null;
   }
-  return createHash('sha256')
-    .update(request.queryHash)
-    .update('\0')
-    .update(request.operation.name?.value ?? '')
-    .update('\0')
-    .update(request.operation.loc ? String(request.operation.loc.start) : '')
-    .update('\0')
-    .update(variables)
-    .digest('base64url');
+  // One-shot hashing: no Hash object per request.
+  return hash('sha256', `${request.queryHash}\0${request.operation.name?.value ?? ''}\0${request.operation.loc ? String(request.operation.loc.start) : ''}\0${variables}`, 'base64url');
 }
