@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
 import type { BudgetLimit } from '../budget/key-state';
 import { pathOfCacheKey } from '../cache/cache-entry';
+import { EMPTY_READS, forgetLeastRecent, READS_KEPT } from './tracked-resource';
+import type { TrackedKey } from './tracked-resource';
 
 /** One read of a cached resource, as the economy reports it. */
 export interface ResourceRead {
@@ -51,36 +53,6 @@ export interface RefreshAheadOptions {
   maxKeys?: number;
   /** Clock, epoch ms. */
   now?: () => number;
-}
-
-/** Reads remembered per resource (enough to count "at least twice" and a recent rate). */
-const READS_KEPT = 8;
-/** The reads of a resource not read yet (shared: a resource gets its own array at its first read). */
-const EMPTY_READS: readonly number[] = Object.freeze([]);
-
-/**
- * One resource of one key. Kept small, since 500 keys of a dashboard are 43,000 of them: a
- * plain array of read times (a typed array costs three heap objects), and no path (the
- * map key holds it, see `pathOfCacheKey`).
- */
-interface TrackedResource {
-  endpoint: Endpoint;
-  storedAt: number;
-  ttlMs: number;
-  /** Times of the last {@link READS_KEPT} reads (epoch ms); a ring once full, `next` is the oldest. */
-  reads: readonly number[];
-  next: number;
-  /** True while a refresh of it is running. */
-  refreshing: boolean;
-}
-
-interface TrackedKey {
-  apiKey: string;
-  lastReadAt: number;
-  /** By cache key, in the order of their last read (oldest first), at most `maxResourcesPerKey`. */
-  resources: Map<string, TrackedResource>;
-  /** Start times of this key's refreshes in the current budget window. */
-  refreshes: number[];
 }
 
 /** A resource that may be refreshed now, with its rank. */
@@ -134,7 +106,7 @@ export class RefreshAhead {
     // recent already, so it is taken as it is (a tick's `delete` forgets it here too).
     let tracked = this.lastKeyId === read.keyId ? this.lastTracked : this.keys.get(read.keyId);
     if (!tracked) {
-      tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new Map(), refreshes: [] };
+      tracked = { apiKey: read.apiKey, lastReadAt: now, resources: new Map(), readCount: 0, refreshes: [] };
       this.keys.set(read.keyId, tracked);
     }
     this.lastKeyId = read.keyId;
@@ -143,18 +115,13 @@ export class RefreshAhead {
     tracked.lastReadAt = now;
     const resources = tracked.resources;
     let resource = resources.get(read.key);
-    if (resource) {
-      // Most recently read last (a Map keeps insertion order): the oldest read go first.
-      resources.delete(read.key);
-    } else {
-      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: EMPTY_READS, next: 0, refreshing: false };
-      const max = this.options.maxResourcesPerKey ?? 512;
-      if (resources.size >= max) {
-        const oldest = resources.keys().next().value;
-        if (oldest !== undefined) resources.delete(oldest);
-      }
+    if (!resource) {
+      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: EMPTY_READS, next: 0, refreshing: false, lastRead: 0 };
+      if (resources.size >= (this.options.maxResourcesPerKey ?? 512)) forgetLeastRecent(resources);
+      resources.set(read.key, resource);
     }
-    resources.set(read.key, resource);
+    tracked.readCount += 1;
+    resource.lastRead = tracked.readCount;
     resource.storedAt = Math.max(resource.storedAt, read.storedAt);
     resource.ttlMs = read.ttlMs;
     if (resource.reads.length < READS_KEPT) {
@@ -178,7 +145,7 @@ export class RefreshAhead {
     const tracked = this.keys.peek(keyId);
     if (!tracked) return [];
     const now = this.now();
-    const list: RefreshCandidate[] = [];
+    const list: Array<RefreshCandidate & { lastRead: number }> = [];
     for (const [key, resource] of tracked.resources.entries()) {
       if (resource.refreshing) continue;
       const remainingMs = resource.storedAt + resource.ttlMs - now;
@@ -187,9 +154,10 @@ export class RefreshAhead {
       for (const at of resource.reads) if (at >= now - resource.ttlMs) recentReads += 1;
       if (recentReads < 2) continue;
       const remainingSeconds = remainingMs / 1000;
-      list.push({ key, recentReads, remainingSeconds, score: recentReads / Math.max(1, remainingSeconds) });
+      list.push({ key, recentReads, remainingSeconds, score: recentReads / Math.max(1, remainingSeconds), lastRead: resource.lastRead });
     }
-    return list.sort((a, b) => b.score - a.score || a.remainingSeconds - b.remainingSeconds);
+    // Equal ones: the least recently read first.
+    return list.sort((a, b) => b.score - a.score || a.remainingSeconds - b.remainingSeconds || a.lastRead - b.lastRead).map(({ lastRead: _lastRead, ...candidate }) => candidate);
   }
 
   /** How many refreshes this key may start now within its share of the budget. */
