@@ -36,6 +36,9 @@ export interface ApolloResultPhase {
   readonly stringifyResult: (value: FormattedExecutionResult) => string;
 }
 
+/** Measured texts kept for Apollo's serialization at once: more only if Apollo left some unserialized (they are dropped, oldest first). */
+const MAX_KEPT = 256;
+
 /** A result's JSON text with its fields in the order Apollo Server writes them (errors, data, extensions). */
 function apolloText(result: OutgoingResult): string {
   return JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions });
@@ -60,9 +63,14 @@ function anchorOf(result: OutgoingResult): object | null {
  * @param report - the operation's report (metrics, log line), called by the `report` step
  */
 export function httpResultPhase(env: ResultEnvironment, report: (report: HttpResultReport) => void): ApolloResultPhase {
-  // The text of each measured result, by its anchor; Apollo rebuilds the result object
-  // (errors, data, extensions in this order) before it serializes, so the parts are compared.
-  const texts = new WeakMap<object, { readonly result: OutgoingResult; readonly text: string }>();
+  // The text of each measured result, by its anchor, until Apollo serializes it; Apollo
+  // rebuilds the result object (errors, data, extensions in this order) before it
+  // serializes, so the parts are compared. A Map whose entries stringifyResult takes out,
+  // not a WeakMap: V8's young-generation collections keep a WeakMap's values while they
+  // last, so every response's text and result lived until the next full collection (a
+  // tenth of executing a dashboard was that garbage collection). At most MAX_KEPT
+  // entries: one Apollo never serialized is dropped with the oldest.
+  const texts = new Map<object, { readonly result: OutgoingResult; readonly text: string }>();
   const plugin: ApolloServerPlugin<GatewayContext> = {
     requestDidStart: async () => {
       const started = performance.now();
@@ -85,7 +93,9 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
               serialize: apolloText,
               measured: (result, text) => {
                 const anchor = anchorOf(result);
-                if (anchor) texts.set(anchor, { result, text });
+                if (!anchor) return;
+                if (texts.size >= MAX_KEPT) texts.delete(texts.keys().next().value as object);
+                texts.set(anchor, { result, text });
               },
               report: ({ result, errorCodes }) =>
                 report({ result, errorCodes, context: contextValue, operationName: operationName ?? null, executed, durationMs: performance.now() - started, responseCacheAgeSeconds }),
@@ -99,6 +109,7 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
   const stringifyResult = (value: FormattedExecutionResult): string => {
     const anchor = anchorOf(value);
     const kept = anchor ? texts.get(anchor) : undefined;
+    if (anchor && kept) texts.delete(anchor);
     const same = kept !== undefined && kept.result.data === value.data && kept.result.errors === value.errors && kept.result.extensions === value.extensions;
     // Apollo Server's own serialization ends with a newline.
     return `${same ? kept.text : JSON.stringify(value)}\n`;
