@@ -39,6 +39,8 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
   private readonly promises: Map<string, Promise<V>> | null;
   /** The values answered at once, by key: the operation sees one answer per key. */
   private readonly values: Map<string, V> | null;
+  /** The session's look at the cache only, once asked. */
+  private peeking: UpstreamSession | undefined;
 
   /**
    * @param session - the operation's session, which `fetch` reads through
@@ -83,7 +85,7 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
     if (known !== undefined) return known;
     let value: MaybePromise<V>;
     try {
-      value = this.fetch(this.session.peekView(), key);
+      value = this.fetch((this.peeking ??= this.session.peekView()), key);
     } catch (error) {
       if (error !== NOT_CACHED) throw error;
       return this.load(key);
