@@ -9,7 +9,7 @@ import { missingKeyError } from '../errors/gateway-error';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
 /**
- * What a {@link UpstreamSession.peekView}'s `get` and `getFresh` throw, synchronously,
+ * What `get` and `getFresh` throw during {@link UpstreamSession.peek}, synchronously,
  * instead of sending: the cache holds no fresh answer. One shared instance (compare with
  * `===`); nothing was sent or counted.
  */
@@ -38,8 +38,8 @@ export class UpstreamSession {
   reads: Map<string, ReadResource> | null = null;
   /** The caller of the last read (see `caller`). */
   private lastCaller: Readonly<EconomyCaller> | undefined;
-  /** This session for looks at the cache only, made on first use (see {@link peekView}). */
-  private peeking: UpstreamSession | undefined;
+  /** True while {@link peek} runs: a read the cache cannot answer throws {@link NOT_CACHED}. */
+  private peeking = false;
 
   /** @param economy - the process's economy; the other parameters describe the caller */
   constructor(
@@ -72,6 +72,7 @@ export class UpstreamSession {
 
   /** GET an endpoint through the economy. */
   get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    if (this.peeking) throw NOT_CACHED;
     return this.economy.get(this.caller(), endpoint, params);
   }
 
@@ -81,26 +82,33 @@ export class UpstreamSession {
   }
 
   /**
-   * This session for a look at the process cache only, for a loader that answers at once
-   * what the cache holds fresh (`FetchLoader.loadNow`): `cached` as here, the same
-   * bookkeeping of a hit; `get` and `getFresh` send nothing and throw {@link NOT_CACHED}
-   * synchronously. One view per session; it follows the session's cache-only mode and read log.
+   * False when a {@link peek} could never find a fresh answer: the operation reads the
+   * cache only (a live query's re-run: its answers are not `cached`), asks for fresh data
+   * (`no-cache`), or came without a key. Loaders then skip the look.
    */
-  peekView(): UpstreamSession {
-    if (this.peeking === undefined) {
-      const view = Object.create(this) as UpstreamSession;
-      const refuse = (): never => {
-        throw NOT_CACHED;
-      };
-      view.get = refuse;
-      view.getFresh = refuse;
-      this.peeking = view;
+  get answersAtOnce(): boolean {
+    return !this.noCache && !(this.primary ?? this).cacheOnly && this.keyId !== null;
+  }
+
+  /**
+   * Runs `read(this, key)` as a look at the process cache only, for a loader that answers
+   * at once what the cache holds fresh (`FetchLoader.loadNow`): `cached` as always, the
+   * same bookkeeping of a hit; `get` and `getFresh` send nothing and throw
+   * {@link NOT_CACHED} synchronously. `read` must not wait for anything (its reads are
+   * synchronous up to their first `get`).
+   */
+  peek<K, V>(read: (session: UpstreamSession, key: K) => V, key: K): V {
+    this.peeking = true;
+    try {
+      return read(this, key);
+    } finally {
+      this.peeking = false;
     }
-    return this.peeking;
   }
 
   /** GET an endpoint through the economy, skipping a fresh cached answer (and storing the new one). */
   getFresh(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
+    if (this.peeking) throw NOT_CACHED;
     return this.economy.get({ ...this.caller(), noCache: true }, endpoint, params);
   }
 

@@ -97,4 +97,22 @@ describe('FetchLoader.loadNow', () => {
     const loader = createFetchLoader(new UpstreamSession(economy, 'key', 'key-id'), counter, { cache: false });
     expect(loader.loadNow('a')).toEqual({ id: 'a', n: 1 });
   });
+
+  it('does not look at the cache for a cache-only or no-cache operation', async () => {
+    const { economy } = economyOver(() => ({ body: { n: 0 }, stale: null }));
+    const liveRun = new UpstreamSession(economy, 'key', 'key-id');
+    liveRun.cacheOnly = true;
+    const noCache = new UpstreamSession(economy, 'key', 'key-id', true);
+    for (const session of [liveRun, noCache]) {
+      const peek = jest.spyOn(session, 'peek');
+      const read = createFetchLoader(session, counter, { cache: true }).loadNow('a');
+      expect(read).toBeInstanceOf(Promise);
+      await read;
+      expect(peek).not.toHaveBeenCalled();
+    }
+    const plain = new UpstreamSession(economy, 'key', 'key-id');
+    const peek = jest.spyOn(plain, 'peek');
+    await createFetchLoader(plain, counter, { cache: true }).loadNow('a');
+    expect(peek).toHaveBeenCalledTimes(1);
+  });
 });

@@ -16,7 +16,7 @@ import { emitShapeDrift } from './shape-drift';
  * the same), so a resolver over cached data completes in the same turn. Everything else
  * is a promise: misses, stale or cache-only reads, `no-cache`, an invalidation in doubt,
  * tracing on (an upstream span per read), and every failure (no key, an unmapped body, an
- * unrecovered 4xx), which rejects as from an async function. On a session's `peekView`,
+ * unrecovered 4xx), which rejects as from an async function. During a session's `peek`,
  * a read the cache cannot answer throws `NOT_CACHED` synchronously and sends nothing.
  *
  * An answer read from the process cache is mapped once while the cache keeps it decoded

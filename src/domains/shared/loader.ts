@@ -39,8 +39,6 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
   private readonly promises: Map<string, Promise<V>> | null;
   /** The values answered at once, by key: the operation sees one answer per key. */
   private readonly values: Map<string, V> | null;
-  /** The session's look at the cache only, once asked. */
-  private peeking: UpstreamSession | undefined;
 
   /**
    * @param session - the operation's session, which `fetch` reads through
@@ -83,9 +81,10 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
     const id = this.keyOf(key);
     const known = this.values?.get(id) ?? this.promises?.get(id);
     if (known !== undefined) return known;
+    if (!this.session.answersAtOnce) return this.load(key);
     let value: MaybePromise<V>;
     try {
-      value = this.fetch((this.peeking ??= this.session.peekView()), key);
+      value = this.session.peek(this.fetch, key);
     } catch (error) {
       if (error !== NOT_CACHED) throw error;
       return this.load(key);
