@@ -32,7 +32,7 @@ export interface Feed<S, E> {
    *
    * @throws UpstreamError or GatewayError, as the query fields do.
    */
-  poll(session: UpstreamSession, first: boolean): Promise<S>;
+  poll(session: UpstreamSession, first: boolean): S | Promise<S>;
   /**
    * The events between two successive states, computed once per poll (usually from
    * `diffRecords` of `./changes`); an empty list when nothing changed.

@@ -19,6 +19,7 @@ import { BankTransaction } from '../shared/bank-account.type';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { TransactionLedger } from './transaction-ledger';
 import { subscribeAsOwner } from '../shared/owners';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Event of `transactionAdded`. */
 @ObjectType({ description: 'A transaction that appeared on a bank account.' })
@@ -47,8 +48,8 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
   const ledger = new TransactionLedger();
   let owner: 'factory' | 'building' = 'factory';
   let baselined = false;
-  const fetch = (session: UpstreamSession, which: 'factory' | 'building'): Promise<TransactionPage> =>
-    Promise.resolve(which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }));
+  const fetch = (session: UpstreamSession, which: 'factory' | 'building'): MaybePromise<TransactionPage> =>
+    which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE });
   const observe = (page: TransactionPage): void => {
     if (baselined) {
       ledger.added(page);

@@ -1,6 +1,6 @@
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
-import type { LoaderOptions , FetchLoader} from '../shared/loader';
+import type { FetchLoader, LoaderOptions } from '../shared/loader';
 import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './buildings.api';
@@ -25,12 +25,12 @@ export interface BuildingLoaders {
 /** Creates the building loaders for one operation (context factory only). */
 function createBuildingLoaders(session: UpstreamSession, options: LoaderOptions): BuildingLoaders {
   return {
-    list: createFetchLoader(session, (s) => api.fetchBuildingList(s), options),
-    details: createFetchLoader(session, (s, id) => api.fetchBuildingDetails(s, id), options),
-    rooms: createFetchLoader(session, (s, id) => api.fetchRooms(s, id), options),
-    tenants: createFetchLoader(session, (s, id) => api.fetchTenants(s, id), options),
-    bankAccounts: createFetchLoader(session, (s, id) => api.fetchBuildingBankAccounts(s, id), options),
-    transactions: createFetchLoader(session, (s, key) => api.fetchBuildingTransactions(s, key), options, pageKey),
+    list: createFetchLoader(session, api.fetchBuildingList, options),
+    details: createFetchLoader(session, api.fetchBuildingDetails, options),
+    rooms: createFetchLoader(session, api.fetchRooms, options),
+    tenants: createFetchLoader(session, api.fetchTenants, options),
+    bankAccounts: createFetchLoader(session, api.fetchBuildingBankAccounts, options),
+    transactions: createFetchLoader(session, api.fetchBuildingTransactions, options, pageKey),
   };
 }
 

@@ -81,7 +81,7 @@ export function roomsFeed(buildingId: string): Feed<Room[], RoomChange> {
     kind: 'rooms',
     resource: `rooms/${buildingId}`,
     endpoint: ENDPOINTS.buildingRooms,
-    poll: (session) => Promise.resolve(fetchRooms(session, buildingId)),
+    poll: (session) => fetchRooms(session, buildingId),
     diff: (previous, next, observedAt) =>
       diffRooms(previous, next).map((change) => ({ buildingId, observedAt, kind: RoomChangeKind[change.kind], room: change.room, previousRent: change.previousRent })),
   };

@@ -81,7 +81,7 @@ export function counterFeed(factoryId: string): Feed<Counter, CounterChange> {
     kind: 'counter',
     resource: `counter/${factoryId}`,
     endpoint: ENDPOINTS.factoryCounter,
-    poll: (session) => Promise.resolve(fetchCounter(session, factoryId)),
+    poll: (session) => fetchCounter(session, factoryId),
     diff(previous, next, observedAt) {
       const changes = diffCounter(previous.items, next.items);
       return changes.length === 0 ? [] : [{ factoryId, observedAt, changes, counter: next }];

@@ -1,6 +1,6 @@
 import type { UpstreamSession } from '../../economy';
 import type { TransactionPage } from '../shared/bank-account.type';
-import type { LoaderOptions , FetchLoader} from '../shared/loader';
+import type { FetchLoader, LoaderOptions } from '../shared/loader';
 import { createFetchLoader, pageKey, registerLoaders } from '../shared/loader';
 import type { PageKey } from '../shared/loader';
 import * as api from './factories.api';
@@ -43,16 +43,16 @@ export interface FactoryLoaders {
  */
 function createFactoryLoaders(session: UpstreamSession, options: LoaderOptions): FactoryLoaders {
   return {
-    list: createFetchLoader(session, (s) => api.fetchFactoryList(s), options),
-    inventory: createFetchLoader(session, (s, id) => api.fetchInventory(s, id), options),
-    machineInventory: createFetchLoader(session, (s, id) => api.fetchMachineInventory(s, id), options),
-    counter: createFetchLoader(session, (s, id) => api.fetchCounter(s, id), options),
-    productions: createFetchLoader(session, (s, id) => api.fetchProductions(s, id), options),
-    bankAccounts: createFetchLoader(session, (s, id) => api.fetchFactoryBankAccounts(s, id), options),
-    transactions: createFetchLoader(session, (s, key) => api.fetchFactoryTransactions(s, key), options, pageKey),
-    vehicles: createFetchLoader(session, (s, id) => api.fetchVehicles(s, id), options),
-    buyLog: createFetchLoader(session, (s, key) => api.fetchBuyLog(s, key), options, pageKey),
-    option: createFetchLoader(session, (s, key) => api.fetchOption(s, key), options, (key) => `${key.id}/${key.slot}`),
+    list: createFetchLoader(session, api.fetchFactoryList, options),
+    inventory: createFetchLoader(session, api.fetchInventory, options),
+    machineInventory: createFetchLoader(session, api.fetchMachineInventory, options),
+    counter: createFetchLoader(session, api.fetchCounter, options),
+    productions: createFetchLoader(session, api.fetchProductions, options),
+    bankAccounts: createFetchLoader(session, api.fetchFactoryBankAccounts, options),
+    transactions: createFetchLoader(session, api.fetchFactoryTransactions, options, pageKey),
+    vehicles: createFetchLoader(session, api.fetchVehicles, options),
+    buyLog: createFetchLoader(session, api.fetchBuyLog, options, pageKey),
+    option: createFetchLoader(session, api.fetchOption, options, (key) => `${key.id}/${key.slot}`),
   };
 }
 

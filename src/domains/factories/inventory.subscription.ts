@@ -110,7 +110,7 @@ export function inventoryFeed(factoryId: string, store: InventoryKind): Feed<Inv
     kind: machine ? 'machineInventory' : 'inventory',
     resource: `${machine ? 'machine' : 'inventory'}/${factoryId}`,
     endpoint: machine ? ENDPOINTS.factoryMachine : ENDPOINTS.factoryInventory,
-    poll: (session) => Promise.resolve(machine ? fetchMachineInventory(session, factoryId) : fetchInventory(session, factoryId)),
+    poll: (session) => (machine ? fetchMachineInventory(session, factoryId) : fetchInventory(session, factoryId)),
     diff(previous, next, observedAt) {
       const changes = diffInventory(previous.items, next.items);
       return changes.length === 0 ? [] : [{ factoryId, store, observedAt, changes, inventory: next }];

@@ -99,7 +99,7 @@ export function myAuctionsFeed(which: 'import' | 'export'): Feed<MyAuctionValue[
     kind: which === 'import' ? 'myImportAuctions' : 'myExportAuctions',
     resource: `myAuctions/${which}`,
     endpoint: which === 'import' ? ENDPOINTS.myImportAuctions : ENDPOINTS.myExportAuctions,
-    poll: (session) => Promise.resolve(which === 'import' ? fetchMyImportAuctions(session) : fetchMyExportAuctions(session)),
+    poll: (session) => (which === 'import' ? fetchMyImportAuctions(session) : fetchMyExportAuctions(session)),
     diff: (previous, next, observedAt) =>
       diffAuctions(previous, next).map((change) => ({ kind: AuctionChangeKind[change.kind], observedAt, auction: change.auction, previousBidAmount: change.previousBidAmount })),
   };

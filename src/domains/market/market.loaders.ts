@@ -1,5 +1,5 @@
 import type { UpstreamSession } from '../../economy';
-import type { LoaderOptions , FetchLoader} from '../shared/loader';
+import type { FetchLoader, LoaderOptions } from '../shared/loader';
 import { createFetchLoader, registerLoaders } from '../shared/loader';
 import * as api from './market.api';
 import type { ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
@@ -24,12 +24,12 @@ export interface MarketLoaders {
 /** Creates the market loaders for one operation (context factory only). */
 function createMarketLoaders(session: UpstreamSession, options: LoaderOptions): MarketLoaders {
   return {
-    sellOffers: createFetchLoader(session, (s, id) => api.fetchSellOffers(s, id), options),
-    buyOffers: createFetchLoader(session, (s, id) => api.fetchBuyOffers(s, id), options),
-    myImportAuctions: createFetchLoader(session, (s) => api.fetchMyImportAuctions(s), options),
-    myExportAuctions: createFetchLoader(session, (s) => api.fetchMyExportAuctions(s), options),
-    importAuctions: createFetchLoader(session, (s) => api.fetchImportAuctions(s), options),
-    exportAuctions: createFetchLoader(session, (s) => api.fetchExportAuctions(s), options),
+    sellOffers: createFetchLoader(session, api.fetchSellOffers, options),
+    buyOffers: createFetchLoader(session, api.fetchBuyOffers, options),
+    myImportAuctions: createFetchLoader(session, api.fetchMyImportAuctions, options),
+    myExportAuctions: createFetchLoader(session, api.fetchMyExportAuctions, options),
+    importAuctions: createFetchLoader(session, api.fetchImportAuctions, options),
+    exportAuctions: createFetchLoader(session, api.fetchExportAuctions, options),
   };
 }
 

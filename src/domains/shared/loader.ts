@@ -22,6 +22,11 @@ export interface LoaderOptions {
   cache: boolean;
 }
 
+/** A failed key's value in a batch or in `loadMany` (DataLoader's contract: an `Error`). */
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 /**
  * A per-operation DataLoader over a single-key fetch, which can also answer at once from
  * the process cache ({@link FetchLoader.loadNow}). The upstream has no batch endpoints, so
@@ -57,10 +62,7 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
       (keys) =>
         Promise.all(
           keys.map((key) =>
-            Promise.resolve(fetch(session, key)).then(
-              (value) => value,
-              (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
-            ),
+            Promise.resolve(fetch(session, key)).then((value) => value, asError),
           ),
         ),
       { cacheKeyFn: keyOf, cache: options.cache, ...(promises ? { cacheMap: promises } : {}) },
@@ -79,8 +81,10 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
    */
   loadNow(key: K): MaybePromise<V> {
     const id = this.keyOf(key);
-    const known = this.values?.get(id) ?? this.promises?.get(id);
-    if (known !== undefined) return known;
+    // `has`, not a nullish test: an answer may be null (an unset option slot).
+    if (this.values?.has(id)) return this.values.get(id) as V;
+    const pending = this.promises?.get(id);
+    if (pending !== undefined) return pending;
     if (!this.session.answersAtOnce) return this.load(key);
     let value: MaybePromise<V>;
     try {
@@ -101,13 +105,13 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
   loadManyNow(keys: readonly K[]): MaybePromise<Array<V | Error>> {
     const now = keys.map((key) => this.loadNow(key));
     if (!now.some((value) => value instanceof Promise)) return now as V[];
-    return Promise.all(now.map((value) => (value instanceof Promise ? value.catch((error: unknown) => (error instanceof Error ? error : new Error(String(error)))) : value)));
+    return Promise.all(now.map((value) => (value instanceof Promise ? value.catch(asError) : value)));
   }
 
   /** {@link DataLoader.load}, resolving to the value this operation was answered at once, if any. */
   override load(key: K): Promise<V> {
-    const value = this.values?.get(this.keyOf(key));
-    return value !== undefined ? Promise.resolve(value) : super.load(key);
+    const id = this.keyOf(key);
+    return this.values?.has(id) ? Promise.resolve(this.values.get(id) as V) : super.load(key);
   }
 
   /** {@link DataLoader.clear}, forgetting a value answered at once too. */

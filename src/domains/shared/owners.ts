@@ -17,6 +17,7 @@ import type { FeedMessage } from '../../subscribable/feed';
 import { mergeMessages } from '../../subscribable/merge';
 import type { ListItemErrors } from './list-item-errors';
 import type { MaybePromise } from './maybe-promise';
+import { whenReady } from './maybe-promise';
 import type { Loaders } from './loader';
 
 /** What this module reads of a resolver's context (the `GatewayContext`, which names this module's types). */
@@ -149,8 +150,8 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   const owners = ctx.owners;
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
-  if (part) return Promise.resolve(run(part.context as C)).then((value) => owners.claim(value, part));
-  return lookUpPart(ctx, owners, root).then((found) => (found ? Promise.resolve(run(found.context as C)).then((value) => owners.claim(value, found)) : run(ctx)));
+  if (part) return whenReady(run(part.context as C), (value) => owners.claim(value, part));
+  return lookUpPart(ctx, owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
 }
 
 /** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */

@@ -7,7 +7,7 @@
 import type { UpstreamSession } from '../../economy';
 import { fetchOption, updateOption } from '../factories/factories.api';
 import type { FactoryLoaders } from '../factories/factories.loaders';
-import type { SlotContent, SlotReader } from './site-document.layout';
+import type { SlotReader } from './site-document.layout';
 import type { SlotWriter } from './site-document.store';
 
 /** Reads the company's slots through the operation's option loader (`GET /factory/options/{id}/{slot}`). */
@@ -22,8 +22,8 @@ export function loaderSlotReader(loaders: FactoryLoaders, factoryId: string): Sl
  */
 export function sessionSlotWriter(session: UpstreamSession, factoryId: string, apiSecret: string, onWritten: (slot: number) => void): SlotWriter {
   return {
-    read: (slot): Promise<SlotContent | null> => Promise.resolve(fetchOption(session, { id: factoryId, slot })),
-    readFresh: (slot): Promise<SlotContent | null> => Promise.resolve(fetchOption(session, { id: factoryId, slot }, true)),
+    read: (slot) => fetchOption(session, { id: factoryId, slot }),
+    readFresh: (slot) => fetchOption(session, { id: factoryId, slot }, true),
     async write(slot, title, data) {
       await updateOption(session, { apiSecret, factoryId, slot, title, data }, true);
       onWritten(slot);

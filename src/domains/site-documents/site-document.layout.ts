@@ -6,6 +6,7 @@
 import { GatewayError } from '../../errors/gateway-error';
 import { CLEARED, decodeChunk, decodeManifest, parseTitle, sha256Hex, shortHash } from './site-document.codec';
 import type { Manifest } from './site-document.codec';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** One option slot's content as read: null when the slot was never set (the upstream's 404). */
 export interface SlotContent {
@@ -20,7 +21,7 @@ export interface SlotContent {
 /** How the gateway reads slots: through the per-key cache, or skipping it. */
 export interface SlotReader {
   /** The slot as the caches know it (one upstream request on a miss). */
-  read(slot: number): Promise<SlotContent | null>;
+  read(slot: number): MaybePromise<SlotContent | null>;
 }
 
 /** A committed document: its manifest and the slot holding it. */

@@ -28,11 +28,12 @@ import type { SiteDocumentEncoding } from '../../config';
 import type { EncodedChunk, Manifest, ManifestChunk, PreparedValue } from './site-document.codec';
 import { layoutOf, manifestIn, probeOrder } from './site-document.layout';
 import type { SlotContent, SlotLayout, SlotReader } from './site-document.layout';
+import type { MaybePromise } from '../shared/maybe-promise';
 
 /** How the store writes slots; `readFresh` skips the cache (the conflict check). */
 export interface SlotWriter extends SlotReader {
   /** The slot as the upstream holds it now, skipping a fresh cached answer (one upstream request). */
-  readFresh(slot: number): Promise<SlotContent | null>;
+  readFresh(slot: number): MaybePromise<SlotContent | null>;
   /** One `POST /factory/options`; the written content becomes the slot's cached answer. */
   write(slot: number, title: string, data: string): Promise<void>;
 }

@@ -73,7 +73,7 @@ export function siteDocumentFeed(factoryId: string, name: string, slotCount: num
     endpoint: ENDPOINTS.factoryOption,
     async poll(session, first) {
       if (first) await checkFactoryOwned(session, factoryId);
-      const reader: SlotReader = { read: (slot) => Promise.resolve(fetchOption(session, { id: factoryId, slot })) };
+      const reader: SlotReader = { read: (slot) => fetchOption(session, { id: factoryId, slot }) };
       if (known !== null) {
         const manifest = manifestIn(await reader.read(known));
         if (manifest?.name === name) return { slot: known, manifest };
