@@ -5,11 +5,12 @@ import type { CompiledQuery } from 'graphql-jit';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 
+import { installLeanGatewayRequestContext } from './gateway-request-context';
+import type { GatewayGraphQLRequestContext } from './gateway-request-context';
+
 /** Apollo Server's hook for an executor of its own (`@apollo/server-gateway-interface`, as `@apollo/server` exports it). */
 type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
-/** What Apollo hands the executor: one request, parsed, validated, with its context. */
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
-type GatewayGraphQLRequestContext = Parameters<GatewayExecutor>[0];
 type GatewayExecutionResult = Awaited<ReturnType<GatewayExecutor>>;
 
 /** Documents whose compiled operations are kept, the least recently run dropped first. */
@@ -98,12 +99,15 @@ function asGraphQLError(error: GraphQLError): GraphQLError {
 /**
  * Apollo Server's hook for an executor of its own (the `gateway` option): serves the
  * schema as it is and executes every operation with {@link JitExecutor}. Apollo's request
- * pipeline (document store, validation, plugins, formatting) stays as it is.
+ * pipeline (document store, validation, plugins, formatting) stays as it is, except that
+ * the request context it hands the executor is built without a getter per request
+ * ({@link installLeanGatewayRequestContext}).
  *
  * @param schema - the executable schema
  * @returns what `new ApolloServer({ gateway })` takes instead of `schema`
  */
 export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+  installLeanGatewayRequestContext();
   const executor = new JitExecutor(schema);
   return {
     onSchemaLoadOrUpdate(callback) {
