@@ -14,7 +14,7 @@ import type { GatewayContext, GatewayServices } from './context';
 import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
 import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
-import { ResponseCacheStore } from './graph/response-cache-store';
+import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
 import { jitGateway } from './graph/jit-executor';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
@@ -254,6 +254,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
 function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
   return ApolloServerPluginResponseCache<GatewayContext>({
     cache: new ResponseCacheStore(maxBytes),
+    // The query's hash in place of its text: a read hashes a few hundred bytes, not the document.
+    generateCacheKey: (requestContext, data) => responseCacheKey(requestContext, data),
     // An access token's answers are its own: its grants may shape them.
     sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
     // A token over several characters: a write through any of its keys invalidates its entries.

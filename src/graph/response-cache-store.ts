@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { LRUCache } from 'lru-cache';
 import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy';
@@ -60,4 +61,22 @@ export class ResponseCacheStore implements KeyValueCache<string> {
   get size(): number {
     return this.lru.size;
   }
+}
+
+/**
+ * The response cache's key (its `generateCacheKey` option): sha256 (base64url) of the JSON
+ * of the request's identity as the plugin hands it (`operationName`, `variables`,
+ * `extra`, `sessionId`, `sessionMode`), with the query text replaced by its sha256
+ * (Apollo's `queryHash`, already computed for every request). The plugin's default hashes
+ * the JSON of the whole query text on every read; this one hashes a few hundred bytes.
+ * Falls back to the text when Apollo has no hash.
+ *
+ * @param requestContext - Apollo's request context (its `queryHash`)
+ * @param data - the plugin's key data: `source` (the query text) and the fields above
+ * @returns the entry's key; the session id in it is already a hashed key id, never a raw key
+ */
+export function responseCacheKey(requestContext: { readonly queryHash?: string }, data: unknown): string {
+  if (data === null || typeof data !== 'object') return hash('sha256', JSON.stringify([null, data]), 'base64url');
+  const { source, ...rest } = data as Record<string, unknown>;
+  return hash('sha256', JSON.stringify([requestContext.queryHash ?? source, rest]), 'base64url');
 }

@@ -88,8 +88,8 @@ describe('the gateway request context', () => {
     expect(http.headers.get('x-one')).toBe('1');
     expect(http.headers.get('x-none')).toBeNull();
     expect(http.headers.has('x-one')).toBe(true);
-    expect([...http.headers.keys()]).toEqual(['cache-control', 'x-one']);
-    expect([...http.headers.values()]).toEqual(['no-store, private', '1']);
+    expect([...(http.headers.keys() as IterableIterator<string>)]).toEqual(['cache-control', 'x-one']);
+    expect([...(http.headers.values() as IterableIterator<string>)]).toEqual(['no-store, private', '1']);
     const requestHeaders = context.request.http?.headers;
     expect(requestHeaders?.get('x-trace')).toBe('a');
   });

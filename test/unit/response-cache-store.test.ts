@@ -1,9 +1,12 @@
 /**
  * The store of Apollo's whole-response cache (src/graph/response-cache-store.ts): it
  * gives back exactly what was stored, counts UTF-8 bytes, keys and bookkeeping against
- * its bound, evicts the least recently used, and honours Apollo's TTL in seconds.
+ * its bound, evicts the least recently used, and honours Apollo's TTL in seconds; and
+ * the entries' key names the query by its hash and tells every other part of the
+ * request's identity apart.
  */
-import { ResponseCacheStore } from '../../src/graph/response-cache-store';
+import { createHash } from 'node:crypto';
+import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache-store';
 
 describe('ResponseCacheStore', () => {
   afterEach(() => {
@@ -57,5 +60,37 @@ describe('ResponseCacheStore', () => {
     expect(await store.get('k')).toBe('v');
     jest.advanceTimersByTime(2);
     expect(await store.get('k')).toBeUndefined();
+  });
+});
+
+describe('responseCacheKey', () => {
+  const source = '{ factories { id name } }';
+  const queryHash = createHash('sha256').update(source).digest('hex');
+  const identity = { source, operationName: 'Dashboard', variables: { id: '1' }, extra: 3, sessionId: 'kid', sessionMode: 1 };
+
+  it('is the same for the same request, by the query’s hash (the text is not needed)', () => {
+    const key = responseCacheKey({ queryHash }, identity);
+    expect(responseCacheKey({ queryHash }, { ...identity })).toBe(key);
+    expect(responseCacheKey({ queryHash }, { ...identity, source: 'not read when the hash is known' })).toBe(key);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('tells apart every other part of the identity', () => {
+    const key = responseCacheKey({ queryHash }, identity);
+    const others = [
+      responseCacheKey({ queryHash: createHash('sha256').update('{ auctions { id } }').digest('hex') }, identity),
+      responseCacheKey({ queryHash }, { ...identity, operationName: 'Other' }),
+      responseCacheKey({ queryHash }, { ...identity, variables: { id: '2' } }),
+      responseCacheKey({ queryHash }, { ...identity, extra: 4 }),
+      responseCacheKey({ queryHash }, { ...identity, sessionId: 'other-kid' }),
+      responseCacheKey({ queryHash }, { ...identity, sessionMode: 2 }),
+      responseCacheKey({}, identity),
+    ];
+    expect(new Set([key, ...others]).size).toBe(others.length + 1);
+  });
+
+  it('falls back to the query text when Apollo has no hash', () => {
+    expect(responseCacheKey({}, identity)).toBe(responseCacheKey({}, { ...identity }));
+    expect(responseCacheKey({}, identity)).not.toBe(responseCacheKey({}, { ...identity, source: '{ auctions { id } }' }));
   });
 });
