@@ -252,10 +252,16 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
  * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
  */
 function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
+  const store = new ResponseCacheStore(maxBytes);
   return ApolloServerPluginResponseCache<GatewayContext>({
-    cache: new ResponseCacheStore(maxBytes),
-    // The query's hash in place of its text: a read hashes a few hundred bytes, not the document.
-    generateCacheKey: (requestContext, data) => responseCacheKey(requestContext, data),
+    cache: store,
+    // The query's hash in place of its text: a read hashes a few hundred bytes, not the
+    // document. The plugin reads the key at once: a hit tells the context its data's text.
+    generateCacheKey: (requestContext, data) => {
+      const key = responseCacheKey(requestContext, data);
+      store.expectRead(key, requestContext.contextValue);
+      return key;
+    },
     // An access token's answers are its own: its grants may shape them.
     sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
     // A token over several characters: a write through any of its keys invalidates its entries.

@@ -36,6 +36,8 @@ export interface GatewayContext {
   loaders: Loaders;
   /** Errors of single list items a fan-out field answered without (see `ListItemErrors`). */
   itemErrors: ListItemErrors;
+  /** When the whole-response cache answered: the JSON text of that answer's `data`, as stored (set by `ResponseCacheStore`), so it is not serialized again. */
+  responseCacheData?: string;
   /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
   optionSlots: number;
   /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */

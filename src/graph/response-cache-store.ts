@@ -4,8 +4,42 @@ import { LRUCache } from 'lru-cache';
 import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy';
 import type { CompactJson } from '../economy';
 
-/** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record), bytes. */
-const ENTRY_OVERHEAD_BYTES = 64;
+/** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object), bytes. */
+const ENTRY_OVERHEAD_BYTES = 96;
+
+/** How the response-cache plugin's stored text begins: `JSON.stringify({ data, cachePolicy, cacheTime })`. */
+const DATA_PREFIX = '{"data":';
+
+/** One stored response: its text, and where its `data` member's JSON ends in it (-1: not known). */
+interface StoredResponse {
+  readonly json: CompactJson;
+  readonly dataEnd: number;
+}
+
+/** Who reads next (see {@link ResponseCacheStore.expectRead}): the key it reads and the context that learns the answer's `data` text. */
+interface ExpectedRead {
+  readonly key: string;
+  readonly context: { responseCacheData?: string };
+}
+
+/**
+ * Where the JSON of `data` ends in a text the response-cache plugin stored, or -1 when the
+ * text is not exactly `{"data":…,"cachePolicy":…,"cacheTime":…}` (another plugin version:
+ * then the answer is serialized as usual).
+ */
+function dataEndOf(value: string): number {
+  if (!value.startsWith(DATA_PREFIX)) return -1;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return -1;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Object.keys(parsed).join() !== 'data,cachePolicy,cacheTime') return -1;
+  const { cachePolicy, cacheTime } = parsed as { cachePolicy: unknown; cacheTime: unknown };
+  const suffix = `,"cachePolicy":${JSON.stringify(cachePolicy)},"cacheTime":${JSON.stringify(cacheTime)}}`;
+  return value.endsWith(suffix) ? value.length - suffix.length : -1;
+}
 
 /**
  * The store of Apollo's whole-response cache (`@apollo/server-plugin-response-cache`),
@@ -20,29 +54,51 @@ const ENTRY_OVERHEAD_BYTES = 64;
  * When to use: one per process, as the response-cache plugin's `cache`.
  */
 export class ResponseCacheStore implements KeyValueCache<string> {
-  private readonly lru: LRUCache<string, CompactJson>;
+  private readonly lru: LRUCache<string, StoredResponse>;
+  /** The read {@link expectRead} announced, until the next `get`. */
+  private expected: ExpectedRead | null = null;
 
   /**
    * @param maxBytes - `RESPONSE_CACHE_MAX_BYTES`: the most bytes held, keys and bookkeeping included.
    * @param now - clock of the TTLs, ms (tests pass a fake one)
    */
   constructor(maxBytes: number, now: () => number = () => performance.now()) {
-    this.lru = new LRUCache<string, CompactJson>({
+    this.lru = new LRUCache<string, StoredResponse>({
       maxSize: maxBytes,
       perf: { now },
-      sizeCalculation: (value, key) => compactBytes(value) + keyBytes(key) + ENTRY_OVERHEAD_BYTES,
+      sizeCalculation: (value, key) => compactBytes(value.json) + keyBytes(key) + ENTRY_OVERHEAD_BYTES,
     });
+  }
+
+  /**
+   * Announces the next read: when the `get` that follows at once reads `key` (the plugin
+   * prefixes it) and finds an answer, `context.responseCacheData` becomes the JSON text of
+   * that answer's `data`, a slice of the text `get` returns. Why: the result phase then
+   * writes the response around that text instead of serializing the parsed answer again.
+   * The response-cache plugin calls its `generateCacheKey` and then this store's `get` in
+   * the same turn; a `get` of any other key only clears the announcement.
+   *
+   * @param key - the key `generateCacheKey` just made
+   * @param context - the operation's context
+   */
+  expectRead(key: string, context: { responseCacheData?: string }): void {
+    this.expected = { key, context };
   }
 
   /** The cached text, or undefined. */
   async get(key: string): Promise<string | undefined> {
-    const value = this.lru.get(key);
-    return value === undefined ? undefined : compactUtf8(value).toString('utf8');
+    const expected = this.expected;
+    this.expected = null;
+    const entry = this.lru.get(key);
+    if (entry === undefined) return undefined;
+    const text = compactUtf8(entry.json).toString('utf8');
+    if (expected !== null && entry.dataEnd > 0 && key.endsWith(expected.key)) expected.context.responseCacheData = text.slice(DATA_PREFIX.length, entry.dataEnd);
+    return text;
   }
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
-    const stored = compactText(Buffer.from(value));
+    const stored: StoredResponse = { json: compactText(Buffer.from(value)), dataEnd: dataEndOf(value) };
     const ttl = options?.ttl ? options.ttl * 1000 : undefined;
     this.lru.set(key, stored, ttl ? { ttl } : {});
   }

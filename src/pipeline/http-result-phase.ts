@@ -44,6 +44,18 @@ function apolloText(result: OutgoingResult): string {
   return JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions });
 }
 
+/**
+ * A whole response from the response cache as {@link apolloText} writes it, with `data`
+ * as the text the cache stored (`dataText`, from `ResponseCacheStore`) instead of
+ * serialized again: the same text, since the cache stored `JSON.stringify` of the same
+ * data and the result steps never change `data` in place. A result with errors is
+ * serialized as usual.
+ */
+function cachedText(result: OutgoingResult, dataText: string): string {
+  if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
+  return result.extensions === undefined ? `{"data":${dataText}}` : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
+}
+
 /** The object a measured result's text is remembered by: its first part that is an object. */
 function anchorOf(result: OutgoingResult): object | null {
   const anchor = result.data ?? result.errors ?? result.extensions;
@@ -90,7 +102,7 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
               execution: contextValue,
               delivery: contextValue,
               responseCacheAgeSeconds,
-              serialize: apolloText,
+              serialize: responseCacheAgeSeconds !== null && contextValue.responseCacheData !== undefined ? (result) => cachedText(result, contextValue.responseCacheData ?? '') : apolloText,
               measured: (result, text) => {
                 const anchor = anchorOf(result);
                 if (!anchor) return;

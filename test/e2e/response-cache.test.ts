@@ -28,6 +28,9 @@ it('answers a repeated operation of the same key from the response cache, still 
   expect(responseCache(second.body)).toEqual({ hit: true, ageSeconds: expect.any(Number) as unknown });
   expect(upstream(second.body)).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: (responseCache(second.body) as { ageSeconds: number }).ageSeconds });
   expect(stack.simulator.requests).toHaveLength(sent);
+  // Written around the data text the cache stored: the same text as serializing the answer.
+  expect(second.text).toBe(`${JSON.stringify({ data: second.body.data, extensions: second.body.extensions })}\n`);
+  expect(second.text).toContain(JSON.stringify(first.body.data));
 });
 
 it('never answers one key from another key\'s cached response', async () => {

@@ -63,6 +63,39 @@ describe('ResponseCacheStore', () => {
   });
 });
 
+describe('ResponseCacheStore.expectRead', () => {
+  const data = { factory: { name: 'Müller – Autohaus 🚗', items: [1, 2.5, null, 'a"b\\c'] } };
+  const stored = JSON.stringify({ data, cachePolicy: { maxAge: 12, scope: 'PRIVATE' }, cacheTime: 1_764_000_000_000 });
+
+  it('tells the announced reader the data text of the answer it reads, as serializing the data gives it', async () => {
+    const store = new ResponseCacheStore(1_000_000);
+    await store.set('fqc:k', stored);
+    const context: { responseCacheData?: string } = {};
+    store.expectRead('k', context);
+    expect(await store.get('fqc:k')).toBe(stored);
+    expect(context.responseCacheData).toBe(JSON.stringify(data));
+  });
+
+  it('tells nothing on a miss, for another key, without an announcement, or for a text of another shape', async () => {
+    const store = new ResponseCacheStore(1_000_000);
+    await store.set('fqc:k', stored);
+    await store.set('fqc:other', stored);
+    await store.set('fqc:shape', JSON.stringify({ data, errors: [], cachePolicy: { maxAge: 1 }, cacheTime: 1 }));
+    const missed: { responseCacheData?: string } = {};
+    store.expectRead('none', missed);
+    expect(await store.get('fqc:none')).toBeUndefined();
+    const another: { responseCacheData?: string } = {};
+    store.expectRead('k', another);
+    await store.get('fqc:other');
+    // The announcement went with that read: a later read of its key tells nothing.
+    await store.get('fqc:k');
+    const shaped: { responseCacheData?: string } = {};
+    store.expectRead('shape', shaped);
+    expect(await store.get('fqc:shape')).toContain('"errors":[]');
+    expect([missed, another, shaped].map((context) => context.responseCacheData)).toEqual([undefined, undefined, undefined]);
+  });
+});
+
 describe('responseCacheKey', () => {
   const source = '{ factories { id name } }';
   const queryHash = createHash('sha256').update(source).digest('hex');
