@@ -2,10 +2,12 @@ import { dirname, join } from 'node:path';
 import type { ApolloServerOptionsWithGateway, BaseContext, HeaderMap, HTTPGraphQLHead } from '@apollo/server';
 
 /** Apollo Server's hook for an executor of its own (`@apollo/server-gateway-interface`, as `@apollo/server` exports it). */
-type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
+export type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
 type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
 /** What Apollo hands a gateway's executor: one request, parsed, validated, with its context. */
 export type GatewayGraphQLRequestContext = Parameters<GatewayExecutor>[0];
+/** What a gateway's executor answers: one execution result. */
+export type GatewayExecutionResult = Awaited<ReturnType<GatewayExecutor>>;
 /** The Fetch-style headers object of a gateway request context (`request.http.headers`, `response.http.headers`). */
 type FetcherHeaders = NonNullable<NonNullable<GatewayGraphQLRequestContext['response']>['http']>['headers'];
 

@@ -1,4 +1,3 @@
-import type { ApolloServerOptionsWithGateway, BaseContext } from '@apollo/server';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { execute, GraphQLError, printSchema } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
@@ -6,12 +5,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 
 import { installLeanGatewayRequestContext } from './gateway-request-context';
-import type { GatewayGraphQLRequestContext } from './gateway-request-context';
-
-/** Apollo Server's hook for an executor of its own (`@apollo/server-gateway-interface`, as `@apollo/server` exports it). */
-type GatewayInterface = ApolloServerOptionsWithGateway<BaseContext>['gateway'];
-type GatewayExecutor = NonNullable<Awaited<ReturnType<GatewayInterface['load']>>['executor']>;
-type GatewayExecutionResult = Awaited<ReturnType<GatewayExecutor>>;
+import type { GatewayExecutionResult, GatewayGraphQLRequestContext, GatewayInterface } from './gateway-request-context';
 
 /** Documents whose compiled operations are kept, the least recently run dropped first. */
 const COMPILED_DOCUMENTS = 500;

@@ -95,6 +95,7 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
         willSendResponse: async ({ response, contextValue, operationName, metrics }) => {
           if (response.body.kind !== 'single') return;
           const responseCacheAgeSeconds = metrics.responseCacheHit === true ? Number(response.http.headers.get('age') ?? 0) : null;
+          const dataText = contextValue.responseCacheData;
           response.body.singleResult = runResultSteps<FormattedExecutionResult>(
             {
               transport: 'http',
@@ -102,7 +103,7 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
               execution: contextValue,
               delivery: contextValue,
               responseCacheAgeSeconds,
-              serialize: responseCacheAgeSeconds !== null && contextValue.responseCacheData !== undefined ? (result) => cachedText(result, contextValue.responseCacheData ?? '') : apolloText,
+              serialize: responseCacheAgeSeconds !== null && dataText !== undefined ? (result) => cachedText(result, dataText) : apolloText,
               measured: (result, text) => {
                 const anchor = anchorOf(result);
                 if (!anchor) return;
