@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { KeyConnectionGate } from '../../upstream/key-connections';
+import { growingLru } from '../growing-lru';
 import { noneQueued } from '../queue/priority';
 import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
@@ -43,7 +43,7 @@ export type { KeyBudgetOptions } from './budget-types';
  * it, {@link observe} with each failure. Statistics never reorder the LRU.
  */
 export class KeyBudget {
-  private readonly states = new LRUCache<string, KeyState>({ max: 100_000 });
+  private readonly states = growingLru<string, KeyState>(100_000);
   private readonly log: SlidingWindowLog | null;
   private readonly lines: WaitingLines;
   private readonly slots: KeyConnectionGate;

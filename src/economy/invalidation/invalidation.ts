@@ -1,6 +1,6 @@
-import { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
 import { EndpointRuleBook } from '../endpoint-rules';
+import { growingLru } from '../growing-lru';
 import type { EndpointRules } from '../endpoint-rules';
 import type { SharedState } from '../shared-state/shared-state';
 
@@ -19,7 +19,7 @@ const MAX_PENDING = 10_000;
  * from its own levels (cache entry and in-flight request); nothing else here touches them.
  */
 export class Invalidation {
-  private readonly generations = new LRUCache<string, number>({ max: 100_000 });
+  private readonly generations = growingLru<string, number>(100_000);
   private readonly listeners = new Set<InvalidationListener>();
   /**
    * This replica's invalidations the shared state could not take (Redis was away),

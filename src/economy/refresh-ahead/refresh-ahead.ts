@@ -1,7 +1,8 @@
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
 import type { BudgetLimit } from '../budget/key-state';
 import { pathOfCacheKey } from '../cache/cache-entry';
+import { growingLru } from '../growing-lru';
 import { EMPTY_READS, forgetLeastRecent, READS_KEPT } from './tracked-resource';
 import type { TrackedKey } from './tracked-resource';
 
@@ -96,7 +97,7 @@ export class RefreshAhead {
   constructor(private readonly options: RefreshAheadOptions) {
     this.now = options.now ?? Date.now;
     this.leadFraction = options.leadFraction ?? 0.25;
-    this.keys = new LRUCache<string, TrackedKey>({ max: options.maxKeys ?? 10_000 });
+    this.keys = growingLru<string, TrackedKey>(options.maxKeys ?? 10_000);
   }
 
   /** Records a read of a cached resource (fresh or stale). */
@@ -125,8 +126,10 @@ export class RefreshAhead {
     resource.storedAt = Math.max(resource.storedAt, read.storedAt);
     resource.ttlMs = read.ttlMs;
     if (resource.reads.length < READS_KEPT) {
-      // A new array of the exact length: `push` would grow the backing store to 17 slots.
-      resource.reads = [...resource.reads, now];
+      // A new array of the exact length, its times unboxed: `push` or a spread would give
+      // 17 slots, a spread boxes each time as a heap number (about 400 bytes for 8 reads
+      // against 112; 43,000 resources for 500 keys).
+      resource.reads = resource.reads.concat(now);
     } else {
       // Full (its own array by now): a ring, `next` the oldest.
       (resource.reads as number[])[resource.next] = now;
