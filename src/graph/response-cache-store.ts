@@ -22,23 +22,36 @@ interface ExpectedRead {
   readonly context: { responseCacheData?: string };
 }
 
+/** The end of the plugin's text after `data`: its cache policy (an object of numbers and names) and the time. */
+const POLICY_SUFFIX = /,"cachePolicy":\{[^{}]*\},"cacheTime":\d+\}$/;
+
 /**
- * Where the JSON of `data` ends in a text the response-cache plugin stored, or -1 when the
- * text is not exactly `{"data":…,"cachePolicy":…,"cacheTime":…}` (another plugin version:
- * then the answer is serialized as usual).
+ * Where the JSON of `data` ends in a text of `{"data":…,"cachePolicy":{…},"cacheTime":…}`
+ * (what `JSON.stringify({ data, cachePolicy, cacheTime })` gives), or -1 for any other text.
+ * Only the ends are looked at, not the data, which can be megabytes: {@link shapeOf} checks
+ * once per process, by a parse, that the plugin's texts have exactly these members.
  */
 function dataEndOf(value: string): number {
   if (!value.startsWith(DATA_PREFIX)) return -1;
-  let parsed: unknown;
+  const suffix = POLICY_SUFFIX.exec(value.slice(-200));
+  return suffix === null ? -1 : value.length - suffix[0].length;
+}
+
+/**
+ * Whether a text the plugin stored is exactly `{"data":…,"cachePolicy":…,"cacheTime":…}`
+ * with `data` ending where {@link dataEndOf} says: checked by a parse. Another plugin
+ * version (another shape) then gets no data texts at all, and answers are serialized as usual.
+ */
+function shapeOf(value: string): 'known' | 'other' {
+  const end = dataEndOf(value);
+  if (end < 0) return 'other';
   try {
-    parsed = JSON.parse(value);
+    const parsed = JSON.parse(value) as Record<string, unknown>;
+    if (Object.keys(parsed).join() !== 'data,cachePolicy,cacheTime') return 'other';
+    return JSON.stringify(parsed.data) === value.slice(DATA_PREFIX.length, end) ? 'known' : 'other';
   } catch {
-    return -1;
+    return 'other';
   }
-  if (parsed === null || typeof parsed !== 'object' || Object.keys(parsed).join() !== 'data,cachePolicy,cacheTime') return -1;
-  const { cachePolicy, cacheTime } = parsed as { cachePolicy: unknown; cacheTime: unknown };
-  const suffix = `,"cachePolicy":${JSON.stringify(cachePolicy)},"cacheTime":${JSON.stringify(cacheTime)}}`;
-  return value.endsWith(suffix) ? value.length - suffix.length : -1;
 }
 
 /**
@@ -57,6 +70,8 @@ export class ResponseCacheStore implements KeyValueCache<string> {
   private readonly lru: LRUCache<string, StoredResponse>;
   /** The read {@link expectRead} announced, until the next `get`. */
   private expected: ExpectedRead | null = null;
+  /** What the first stored text showed of the plugin's shape (see {@link shapeOf}); unknown until then. */
+  private shape: 'known' | 'other' | 'unknown' = 'unknown';
 
   /**
    * @param maxBytes - `RESPONSE_CACHE_MAX_BYTES`: the most bytes held, keys and bookkeeping included.
@@ -98,7 +113,8 @@ export class ResponseCacheStore implements KeyValueCache<string> {
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
-    const stored: StoredResponse = { json: compactText(Buffer.from(value)), dataEnd: dataEndOf(value) };
+    if (this.shape === 'unknown') this.shape = shapeOf(value);
+    const stored: StoredResponse = { json: compactText(Buffer.from(value)), dataEnd: this.shape === 'known' ? dataEndOf(value) : -1 };
     const ttl = options?.ttl ? options.ttl * 1000 : undefined;
     this.lru.set(key, stored, ttl ? { ttl } : {});
   }

@@ -76,11 +76,10 @@ describe('ResponseCacheStore.expectRead', () => {
     expect(context.responseCacheData).toBe(JSON.stringify(data));
   });
 
-  it('tells nothing on a miss, for another key, without an announcement, or for a text of another shape', async () => {
+  it('tells nothing on a miss, for another key, or without an announcement', async () => {
     const store = new ResponseCacheStore(1_000_000);
     await store.set('fqc:k', stored);
     await store.set('fqc:other', stored);
-    await store.set('fqc:shape', JSON.stringify({ data, errors: [], cachePolicy: { maxAge: 1 }, cacheTime: 1 }));
     const missed: { responseCacheData?: string } = {};
     store.expectRead('none', missed);
     expect(await store.get('fqc:none')).toBeUndefined();
@@ -89,10 +88,48 @@ describe('ResponseCacheStore.expectRead', () => {
     await store.get('fqc:other');
     // The announcement went with that read: a later read of its key tells nothing.
     await store.get('fqc:k');
+    expect([missed, another].map((context) => context.responseCacheData)).toEqual([undefined, undefined]);
+  });
+
+  it('finds the end of data by the policy after it, whatever the data holds', async () => {
+    // Members named like the plugin's, inside the data and inside a string.
+    const tricky = { cachePolicy: { maxAge: 1 }, cacheTime: 2, note: ',"cachePolicy":{},"cacheTime":3}' };
+    const store = new ResponseCacheStore(1_000_000);
+    await store.set('fqc:k', stored);
+    await store.set('fqc:tricky', JSON.stringify({ data: tricky, cachePolicy: { maxAge: 5, scope: 'PUBLIC' }, cacheTime: 7 }));
+    const context: { responseCacheData?: string } = {};
+    store.expectRead('tricky', context);
+    await store.get('fqc:tricky');
+    expect(context.responseCacheData).toBe(JSON.stringify(tricky));
+  });
+
+  it('tells nothing for a text whose ends are not the plugin\'s', async () => {
+    const store = new ResponseCacheStore(1_000_000);
+    await store.set('fqc:k', stored);
+    const odd = ['{"data":{},"cachePolicy":{"maxAge":{"x":1}},"cacheTime":1}', '{"data":1,"cacheTime":1,"cachePolicy":{}}', '[{"data":1},"cachePolicy",{},"cacheTime",1]'];
+    const contexts: Array<string | undefined> = [];
+    for (const [index, text] of odd.entries()) {
+      await store.set(`fqc:odd${index}`, text);
+      const context: { responseCacheData?: string } = {};
+      store.expectRead(`odd${index}`, context);
+      expect(await store.get(`fqc:odd${index}`)).toBe(text);
+      contexts.push(context.responseCacheData);
+    }
+    expect(contexts).toEqual([undefined, undefined, undefined]);
+  });
+
+  it('tells nothing at all when the first text stored shows another plugin shape', async () => {
+    const store = new ResponseCacheStore(1_000_000);
+    // Another version's members: this process's texts are never taken apart.
+    await store.set('fqc:shape', JSON.stringify({ data, errors: [], cachePolicy: { maxAge: 1 }, cacheTime: 1 }));
+    await store.set('fqc:k', stored);
     const shaped: { responseCacheData?: string } = {};
     store.expectRead('shape', shaped);
     expect(await store.get('fqc:shape')).toContain('"errors":[]');
-    expect([missed, another, shaped].map((context) => context.responseCacheData)).toEqual([undefined, undefined, undefined]);
+    const later: { responseCacheData?: string } = {};
+    store.expectRead('k', later);
+    expect(await store.get('fqc:k')).toBe(stored);
+    expect([shaped, later].map((context) => context.responseCacheData)).toEqual([undefined, undefined]);
   });
 });
 
