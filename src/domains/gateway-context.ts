@@ -38,6 +38,13 @@ export interface GatewayContext {
   itemErrors: ListItemErrors;
   /** When the whole-response cache answered: the JSON text of that answer's `data`, as stored (set by `ResponseCacheStore`), so it is not serialized again. */
   responseCacheData?: string;
+  /**
+   * True when the result is written to a plain HTTP response by the result phase's
+   * serializer (set by the HTTP handler): a whole-response cache hit then carries an empty
+   * `data` object, its data being only the text in {@link responseCacheData}. Absent for
+   * `executeOperation` and the streaming transports, which read the result's objects.
+   */
+  httpResponse?: boolean;
   /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
   optionSlots: number;
   /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */

@@ -81,6 +81,11 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     headers: request.headers,
     body: admission.parameters.body,
     search: admission.parameters.search,
-    context: async () => createContext(runtime.services, req.headers, credential, admission.serverCredentials),
+    context: async () => {
+      const context = createContext(runtime.services, req.headers, credential, admission.serverCredentials);
+      // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
+      context.httpResponse = true;
+      return context;
+    },
   });
 }

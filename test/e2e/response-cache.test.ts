@@ -33,6 +33,19 @@ it('answers a repeated operation of the same key from the response cache, still 
   expect(second.text).toContain(JSON.stringify(first.body.data));
 });
 
+it('gives executeOperation a hit\'s data as objects (only HTTP writes it from the stored text)', async () => {
+  const key = 'sim-key-9004';
+  const first = await stack.execute(CompanyPageDocument, { id: FIXTURE_IDS.shop }, { key });
+  expect(first.errors).toBeUndefined();
+  const second = await stack.execute(CompanyPageDocument, { id: FIXTURE_IDS.shop }, { key });
+  expect(second.extensions?.responseCache).toEqual({ hit: true, ageSeconds: expect.any(Number) as unknown });
+  expect(second.data).toEqual(first.data);
+  // And a hit over HTTP after it: the same data, written from the stored text.
+  const overHttp = await stack.post(page, { key });
+  expect(overHttp.body.extensions?.responseCache).toEqual({ hit: true, ageSeconds: expect.any(Number) as unknown });
+  expect(overHttp.body.data).toEqual(first.data);
+});
+
 it('never answers one key from another key\'s cached response', async () => {
   await stack.post(page, { key: 'sim-key-9002' });
   const other = await stack.post(page, { key: 'sim-key-9003' });

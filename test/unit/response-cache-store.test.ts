@@ -76,6 +76,18 @@ describe('ResponseCacheStore.expectRead', () => {
     expect(context.responseCacheData).toBe(JSON.stringify(data));
   });
 
+  it('gives the plugin the text without its data for a context that writes its response as text', async () => {
+    const store = new ResponseCacheStore(1_000_000);
+    await store.set('fqc:k', stored);
+    const context: { responseCacheData?: string; httpResponse?: boolean } = { httpResponse: true };
+    store.expectRead('k', context);
+    const text = await store.get('fqc:k');
+    expect(JSON.parse(text ?? '')).toEqual({ data: {}, cachePolicy: { maxAge: 12, scope: 'PRIVATE' }, cacheTime: 1_764_000_000_000 });
+    expect(context.responseCacheData).toBe(JSON.stringify(data));
+    // Unannounced, the same entry is read whole.
+    expect(await store.get('fqc:k')).toBe(stored);
+  });
+
   it('tells nothing on a miss, for another key, or without an announcement', async () => {
     const store = new ResponseCacheStore(1_000_000);
     await store.set('fqc:k', stored);
