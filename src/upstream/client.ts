@@ -8,7 +8,7 @@ import type { Endpoint, PathParams } from './endpoints';
 import { reportUpstreamFailure } from './failure-reports';
 import { BYTES_PER_CONTAINER, MAX_UPSTREAM_JSON_DEPTH } from './json-nesting';
 import { KeyConnectionGate } from './key-connections';
-import { parseBody, readBody } from './response-body';
+import { parseBody, readBody, turnAfterLargeBody } from './response-body';
 import { Abandoned, statusFailure, transportFailure, withDetail } from './upstream-failures';
 import type { Limits } from './upstream-failures';
 import { safeTexts } from './upstream-texts';
@@ -188,6 +188,7 @@ export class UpstreamClient {
     if (status >= 200 && status < 300) {
       if (parsed.ok) {
         finish(status);
+        await turnAfterLargeBody(bytes);
         return { status, body: parsed.value, bytes };
       }
       const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message: 'invalid JSON in the response' });

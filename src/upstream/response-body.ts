@@ -15,6 +15,9 @@ import type { Limits } from './upstream-failures';
  */
 const READ_SLICE_BYTES = 256 * 1024;
 
+/** From this many bytes on, a body's parsed value is handed on in a later turn of the event loop (see {@link turnAfterLargeBody}). */
+const LARGE_BODY_BYTES = READ_SLICE_BYTES;
+
 /** True for a JSON content type (`application/json`, `…+json`). */
 function isJson(contentType: string): boolean {
   return /\bjson\b/i.test(contentType);
@@ -70,6 +73,16 @@ export async function readBody(
     chunks.push(buffer);
   }
   return { text: Buffer.concat(chunks, bytes).toString('utf8'), bytes };
+}
+
+/**
+ * Waits for a later turn of the event loop after a large body (`bytes` at least
+ * {@link LARGE_BODY_BYTES}) was parsed: parsing a megabyte takes milliseconds, and what is
+ * done with the value next (storing it, mapping it, executing over it) then starts a turn
+ * of its own, with other requests' I/O in between. A smaller body goes on at once.
+ */
+export function turnAfterLargeBody(bytes: number): Promise<void> | null {
+  return bytes >= LARGE_BODY_BYTES ? new Promise<void>((resolve) => setImmediate(resolve)) : null;
 }
 
 /** A body parsed by its content type, or why its JSON does not parse. */
