@@ -16,6 +16,7 @@ import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
 import { jitGateway } from './graph/jit-executor';
+import { answeredLargeList, inOwnTurn } from './graph/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -273,6 +274,10 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
           : 0,
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
     // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.
-    shouldWriteToCache: async ({ contextValue }) => contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0,
+    // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
+    shouldWriteToCache: async ({ contextValue }) => {
+      if (answeredLargeList(contextValue)) await inOwnTurn(null);
+      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0;
+    },
   });
 }

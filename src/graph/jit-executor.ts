@@ -5,6 +5,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 
 import { installLeanGatewayRequestContext } from './gateway-request-context';
+import { afterLargeLists } from './large-lists';
 import type { GatewayExecutionResult, GatewayGraphQLRequestContext, GatewayInterface } from './gateway-request-context';
 
 /** Documents whose compiled operations are kept, the least recently run dropped first. */
@@ -34,7 +35,7 @@ class JitExecutor {
 
   /** Executes one operation of Apollo's request pipeline (its gateway executor). */
   async execute(request: GatewayGraphQLRequestContext): Promise<GatewayExecutionResult> {
-    return this.run(request.document, request.operationName, request.context, request.request.variables);
+    return afterLargeLists(request.context, await this.run(request.document, request.operationName, request.context, request.request.variables));
   }
 
   /** Executes one operation: compiled when it has run before and compiles, else with graphql-js. */

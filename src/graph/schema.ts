@@ -4,6 +4,7 @@ import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
 import { rememberDateTimeText } from './date-time-text';
+import { yieldForLargeLists } from './large-lists';
 import { leanResolvers } from './lean-resolvers';
 import { noteStaleFields } from './stale-fields';
 
@@ -39,7 +40,8 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     })
     .then(describeRootTypes)
     .then(noteStaleFields)
-    .then(rememberDateTimeText);
+    .then(rememberDateTimeText)
+    .then(yieldForLargeLists);
   return built;
 }
 
