@@ -16,7 +16,7 @@ import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
 import { jitGateway } from './graph/jit-executor';
-import { answeredLargeList, inOwnTurn } from './graph/large-lists';
+import { afterLargeLists } from './graph/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -276,7 +276,7 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
     // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.
     // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
     shouldWriteToCache: async ({ contextValue }) => {
-      if (answeredLargeList(contextValue)) await inOwnTurn(null);
+      await afterLargeLists(contextValue, null);
       return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0;
     },
   });

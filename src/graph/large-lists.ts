@@ -22,7 +22,7 @@ function releaseOne(): void {
  * `value`, in a later turn of the event loop: one such value per turn, so that whatever
  * is done with each (completing a large list) runs between the turns' I/O, not all in one.
  */
-export function inOwnTurn<T>(value: T): Promise<T> {
+function inOwnTurn<T>(value: T): Promise<T> {
   return new Promise<T>((resolve) => {
     waiting.push(() => resolve(value));
     if (releasing) return;
@@ -49,7 +49,8 @@ export function answeredLargeList(context: unknown): boolean {
 /**
  * An operation's result, in a turn of its own when the operation answered a large list:
  * serializing such a result (and storing it in the response cache) is as long as
- * completing a list, so it does not follow the last list in the same turn.
+ * completing a list, so it does not follow the last list in the same turn. Awaited with
+ * any value, it waits for that turn (the response cache's write waits for one more).
  *
  * @param context - the operation's context
  * @param result - what executing it gave

@@ -188,7 +188,8 @@ export class UpstreamClient {
     if (status >= 200 && status < 300) {
       if (parsed.ok) {
         finish(status);
-        await turnAfterLargeBody(bytes);
+        const turn = turnAfterLargeBody(bytes);
+        if (turn) await turn;
         return { status, body: parsed.value, bytes };
       }
       const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message: 'invalid JSON in the response' });

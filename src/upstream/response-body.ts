@@ -18,6 +18,11 @@ const READ_SLICE_BYTES = 256 * 1024;
 /** From this many bytes on, a body's parsed value is handed on in a later turn of the event loop (see {@link turnAfterLargeBody}). */
 const LARGE_BODY_BYTES = READ_SLICE_BYTES;
 
+/** A later turn of the event loop: resolves in a `setImmediate`, after the I/O waiting now. */
+function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** True for a JSON content type (`application/json`, `…+json`). */
 function isJson(contentType: string): boolean {
   return /\bjson\b/i.test(contentType);
@@ -60,7 +65,7 @@ export async function readBody(
       // Chunks already buffered arrive as microtasks, without a turn of the event loop
       // between them: give other requests one every slice.
       sinceTurn = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
     if (bytes > limits.maxBodyBytes) {
       controller.abort(new Abandoned('too-large'));
@@ -82,7 +87,7 @@ export async function readBody(
  * of its own, with other requests' I/O in between. A smaller body goes on at once.
  */
 export function turnAfterLargeBody(bytes: number): Promise<void> | null {
-  return bytes >= LARGE_BODY_BYTES ? new Promise<void>((resolve) => setImmediate(resolve)) : null;
+  return bytes >= LARGE_BODY_BYTES ? nextTurn() : null;
 }
 
 /** A body parsed by its content type, or why its JSON does not parse. */
