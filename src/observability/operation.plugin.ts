@@ -41,6 +41,8 @@ export interface OperationReport {
 export function reportOperation(metrics: GatewayMetrics, logger: Logger, report: OperationReport): void {
   metrics.operation(report.outcome, report.durationMs);
   if (report.tokenId) metrics.tokenUsed(report.tokenId);
+  // The line's object is not built when it would not be written (LOG_LEVEL above info).
+  if (!logger.isLevelEnabled('info')) return;
   logger.info(
     {
       operationName: report.operationName,

@@ -100,7 +100,11 @@ interface ResultStep<N extends string> {
 
 /** The codes of `errors`, each once (`INTERNAL_SERVER_ERROR` for an error without one). */
 export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }> | undefined): string[] {
-  return [...new Set((errors ?? []).map((error) => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR')))];
+  const codeOf = (error: { readonly extensions?: { readonly code?: unknown } }): string => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+  // Most results have no error or one (a refusal): no set for those.
+  if (!errors || errors.length === 0) return [];
+  if (errors.length === 1) return [codeOf(errors[0] as (typeof errors)[0])];
+  return [...new Set(errors.map(codeOf))];
 }
 
 /**

@@ -5,7 +5,6 @@
  * with 4429, and the context of an operation let through.
  */
 import type { IncomingMessage } from 'node:http';
-import { parse } from 'graphql';
 import type { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import { createContext } from '../context';
@@ -46,12 +45,6 @@ export class RefusalCount {
     return this.count > MAX_REFUSED_SUBSCRIBES;
   }
 }
-
-/**
- * Stands in for a subscription refused over a limit (see {@link createSubscriptionTransports}):
- * never parsed per message, never executed.
- */
-export const REFUSED_SUBSCRIPTION = parse('subscription Refused { __typename }');
 
 /** The headers a subscription context reads: none (the key comes as its credential; no secret header, no `Prefer`). */
 const NO_HEADERS = new Map<string, string>();
@@ -135,16 +128,16 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
  * Closes a WebSocket that sent too many refused subscribe messages with
  * {@link TOO_MANY_REFUSALS_CLOSE_CODE}, and makes whatever it sends after cost nothing:
  * graphql-ws's message listener goes (the messages of the chunk being read are dropped),
- * and the bytes still coming (the rest of a burst, then the peer's close frame) are read
- * and dropped unparsed, so the socket sees the peer's end of the connection and closes at
- * once. `ws` reads a socket through its `data` events (ws 8); the close frame was written
- * before, so the peer still gets the code.
+ * the socket is read no more (the rest of a burst, often thousands of small reads, stays
+ * unread), the gateway's end of the connection follows the close frame, and once both are
+ * written the connection is dropped, so its operations end at once. Data arrives in order,
+ * so the peer reads the close frame, and its code, before it sees the connection end.
  */
 export function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
   socket.removeAllListeners('message');
   socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
-  request.socket.removeAllListeners('data');
-  request.socket.on('data', () => undefined);
+  socket.pause();
+  request.socket.end(() => socket.terminate());
 }
 
 /**

@@ -7,14 +7,16 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
-import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
+import type { GraphQLFormattedError } from 'graphql';
+import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type { Extra } from 'graphql-ws/use/ws';
 import { WebSocket, WebSocketServer } from 'ws';
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
 import { formatClientError } from '../pipeline/result-steps';
-import { closeForRefusals, contextOf, mayBeStreaming, prepare, RefusalCount, REFUSED_SUBSCRIPTION } from './admission';
+import { closeForRefusals, contextOf, mayBeStreaming, prepare, RefusalCount } from './admission';
 import { livePatchFormat } from './live-operations';
 import { OperationsInFlight, overOperationCap } from './operation-cap';
 import type { OperationRuns } from './operation-runs';
@@ -24,6 +26,26 @@ import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The answer to a subscribe message on a closing WebSocket (never sent: the socket is closing). */
 const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is closing.')];
+
+/**
+ * The `next` payload of each refusal over a limit, as JSON text, by its error: the result
+ * phase's answer to `{ errors: [error] }` without an operation context, which is the same
+ * every time (the limits' errors are built once each).
+ */
+const refusalPayloads = new WeakMap<GraphQLError, string>();
+
+/**
+ * Holds a connection's writes until the end of this turn, once per turn: the refusals of
+ * a burst's messages (`ws` emits a TCP chunk's messages in one turn) leave in one write.
+ */
+function corkForThisTurn(socket: IncomingMessage['socket']): void {
+  if (socket.writableCorked > 0) return;
+  socket.cork();
+  process.nextTick(() => socket.uncork());
+}
+
+/** A graphql-ws connection's context on a `ws` server. */
+type WsContext = Context<Record<string, unknown> | undefined, Extra>;
 
 /** Each graphql-ws connection's credential, read from its parameters (or upgrade request) on its first subscribe. */
 const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
@@ -50,7 +72,7 @@ export interface WsTransport {
 
 /** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
 export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
-  const { watch, refusedOverLimit, patchFormats, finish, execute, subscribe } = runs;
+  const { watch, patchFormats, finish, execute, subscribe } = runs;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
   const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
@@ -67,6 +89,33 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
     const watched = wsWatched.get(ctx)?.get(id);
     if (watched) wsWatched.get(ctx)?.delete(id);
     return watched;
+  };
+  /**
+   * Answers a subscribe refused over a limit as graphql-ws answers a refused subscription
+   * (a `next` with the errors, then `complete`), but at once: two prebuilt frames, none of
+   * graphql-ws's execution and awaited sends, so a flood of refused subscribes costs little.
+   * The operation is then no longer graphql-ws's (as if its client had completed it), and
+   * the errors returned only end its `onSubscribe`. Counts the refusal first: the one over
+   * `MAX_REFUSED_SUBSCRIBES` (admission.ts) closes the socket with 4429 instead.
+   */
+  const refuseOverLimit = (ctx: WsContext, id: string, errors: readonly GraphQLError[], refusals: RefusalCount): readonly GraphQLError[] => {
+    const { socket } = ctx.extra;
+    if (refusals.add(Date.now())) {
+      closeForRefusals(socket, ctx.extra.request);
+    } else {
+      const error = errors.length === 1 ? errors[0] : undefined;
+      let payload = error && refusalPayloads.get(error);
+      if (payload === undefined) {
+        payload = JSON.stringify(finish('graphql-ws', {}, { errors }));
+        if (error) refusalPayloads.set(error, payload);
+      }
+      const quotedId = JSON.stringify(id);
+      corkForThisTurn(ctx.extra.request.socket);
+      socket.send(`{"id":${quotedId},"type":"next","payload":${payload}}`);
+      socket.send(`{"id":${quotedId},"type":"complete"}`);
+    }
+    delete (ctx.subscriptions as Record<string, unknown>)[id];
+    return errors;
   };
   const server = useServer<Record<string, unknown> | undefined>(
     {
@@ -90,13 +139,10 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
         // refused before the pipeline, unless the text may hold a subscription (whose limits
         // the pipeline checks), and then once parsed.
-        const overCap = (): ExecutionArgs => {
+        const overCap = (): readonly GraphQLError[] => {
           const errors = overOperationCap(inFlight.max);
           watch.finish(watched, errors, 'rejected');
-          if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
-          const marker = {};
-          refusedOverLimit.set(marker, errors);
-          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
+          return refuseOverLimit(ctx, id, errors, refusals);
         };
         if (inFlight.full() && !mayBeStreaming(payload)) return overCap();
         const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
@@ -113,12 +159,8 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
         watch.admitted(watched, prepared, undefined);
+        if (prepared.step === 'subscription-limit') return refuseOverLimit(ctx, id, prepared.errors, refusals);
         if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
-        if (prepared.step === 'subscription-limit') {
-          const marker = {};
-          refusedOverLimit.set(marker, prepared.errors);
-          return { schema: options.schema, document: REFUSED_SUBSCRIPTION, contextValue: marker };
-        }
         // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
         return prepared.errors;
       },

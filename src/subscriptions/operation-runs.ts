@@ -1,11 +1,11 @@
 /**
  * What graphql-ws and graphql-sse share to run an admitted operation: the watch (span, log
- * line, metrics), the answer of a subscription refused over a limit, the patch format a live
- * query asked for, the end of an operation whose client left while it started, and the
- * result phase of the request pipeline on every result about to be sent.
+ * line, metrics), the patch format a live query asked for, the end of an operation whose
+ * client left while it started, and the result phase of the request pipeline on every
+ * result about to be sent.
  */
 import { subscribe as graphqlSubscribe } from 'graphql';
-import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
+import type { ExecutionArgs, ExecutionResult } from 'graphql';
 import { operationContext } from './admission';
 import { isAsyncIterator } from './live-operations';
 import type { LivePatchFormat } from './live-operations';
@@ -17,8 +17,6 @@ import type { SubscriptionTransportOptions } from './transport-options';
 export interface OperationRuns {
   /** Each operation's span, log line and metrics. */
   readonly watch: OperationWatch;
-  /** Markers of subscriptions refused over a limit, and the errors they answer with. */
-  readonly refusedOverLimit: WeakMap<object, readonly GraphQLError[]>;
   /** The patch format each live query's client asked for, by its context. */
   readonly patchFormats: WeakMap<object, LivePatchFormat>;
   /** graphql-sse operations posted to a reservation: whether their client is gone. */
@@ -29,15 +27,12 @@ export interface OperationRuns {
   finish(transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult;
   /** Executes a query or mutation (a live one through the live queries). */
   execute(args: ExecutionArgs): ReturnType<LiveQueries['execute']>;
-  /** Subscribes (or answers a subscription refused over a limit with its errors). */
-  subscribe(args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult;
+  /** Subscribes. */
+  subscribe(args: ExecutionArgs): ReturnType<typeof graphqlSubscribe>;
 }
 
 /** The operation runs of both transports of one gateway. */
 export function createOperationRuns(options: SubscriptionTransportOptions): OperationRuns {
-  // Subscriptions refused over a limit: answered like any refused subscription (a
-  // result with the error, then complete), without executing anything.
-  const refusedOverLimit = new WeakMap<object, readonly GraphQLError[]>();
   // The patch format each live query's client asked for, by its context.
   const patchFormats = new WeakMap<object, LivePatchFormat>();
   // Each operation's span, log line and metrics.
@@ -85,10 +80,8 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
     if (context && isAsyncIterator(results)) liveContexts.add(context);
     return results;
   };
-  const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> | ExecutionResult => {
-    const refused = args.contextValue && typeof args.contextValue === 'object' ? refusedOverLimit.get(args.contextValue) : undefined;
-    if (refused) return { errors: refused };
+  const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> => {
     return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args)));
   };
-  return { watch, refusedOverLimit, patchFormats, abandonedChecks, unlessAbandoned, finish, execute, subscribe };
+  return { watch, patchFormats, abandonedChecks, unlessAbandoned, finish, execute, subscribe };
 }

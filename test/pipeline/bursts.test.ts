@@ -85,6 +85,30 @@ describe('a burst of subscribes over the limits', () => {
     client.socket.close();
   });
 
+  it('answers each refusal with one next and one complete, nothing more, and the connection goes on', async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('open');
+    await joined;
+    const burst = 20;
+    for (let i = 0; i < burst; i += 1) client.subscribe(`over-${i}`);
+    // A query after the burst: answered after anything the refusals could still send.
+    client.subscribe('after', '{ __typename }');
+    await until(() => client.received.some((message) => message.id === 'after' && message.type === 'complete'), 'the query after the burst');
+    for (let i = 0; i < burst; i += 1) {
+      const answers = client.received.filter((message) => message.id === `over-${i}`);
+      expect(answers.map((message) => message.type)).toEqual(['next', 'complete']);
+      expect(answers[0]?.payload).toEqual({
+        errors: [{ message: expect.stringContaining('subscriptions') as unknown, extensions: expect.objectContaining({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 1 }) as unknown }],
+      });
+    }
+    // An id refused before may be used again: the refused operation is no longer the server's.
+    client.subscribe('over-0');
+    await until(() => client.received.filter((message) => message.id === 'over-0').length === 4, 'the second refusal of over-0');
+    expect(client.socket.readyState).toBe(WebSocket.OPEN);
+    client.socket.close();
+  });
+
   it('parses only what the limit admits of a burst sent before any subscription started', async () => {
     // Every message at once: they reach the gateway together, before the first
     // subscription has started; the ones admitted count against the limit at once.
