@@ -273,11 +273,12 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
           ? economy.generation(contextValue.session.keyId)
           : 0,
     shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
-    // Never a response with list-item errors (added by the result phase, after this plugin) or stale data.
+    // Never a response with list-item errors (added by the result phase, after this plugin) or stale data,
+    // nor one larger than an entry may be (the result phase measured its text meanwhile).
     // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
     shouldWriteToCache: async ({ contextValue }) => {
       await afterLargeLists(contextValue, null);
-      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0;
+      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0 && (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes;
     },
   });
 }

@@ -38,6 +38,8 @@ export interface GatewayContext {
   itemErrors: ListItemErrors;
   /** When the whole-response cache answered: the JSON text of that answer's `data`, as stored (set by `ResponseCacheStore`), so it is not serialized again. */
   responseCacheData?: string;
+  /** The length of the result's JSON text, characters, once the result phase has measured it (HTTP): the response cache stores no response over its entry bound. */
+  responseTextLength?: number;
   /**
    * True when the result is written to a plain HTTP response by the result phase's
    * serializer (set by the HTTP handler): a whole-response cache hit then carries an empty

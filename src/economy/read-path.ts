@@ -93,7 +93,9 @@ export class ReadPath {
   }
 
   private async read(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string): Promise<UpstreamReply> {
-    const cached = this.parts.cacheEnabled ? this.parts.cache.get(key) : undefined;
+    // A no-cache read neither serves nor holds on to what is cached (a failure reads it again
+    // for a stale stand-in): it is not decoded for nothing, which for a large answer is a whole parse.
+    const cached = this.parts.cacheEnabled && (caller.cacheOnly || !caller.noCache) ? this.parts.cache.get(key) : undefined;
     if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);
     if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {
       if (this.parts.invalidation.inDoubtFor(endpoint)) {

@@ -7,6 +7,13 @@ import type { CompactJson } from '../economy';
 /** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object), bytes. */
 const ENTRY_OVERHEAD_BYTES = 96;
 
+/**
+ * The largest response kept is this share of the cache's bound (1 MiB of the default 32
+ * MiB): one key's single response never takes more, and one larger than that is not
+ * serialized a second time for the cache (see {@link ResponseCacheStore.maxEntryBytes}).
+ */
+const MAX_ENTRY_SHARE = 32;
+
 /** How the response-cache plugin's stored text begins: `JSON.stringify({ data, cachePolicy, cacheTime })`. */
 const DATA_PREFIX = '{"data":';
 
@@ -68,6 +75,12 @@ function shapeOf(value: string): 'known' | 'other' {
  */
 export class ResponseCacheStore implements KeyValueCache<string> {
   private readonly lru: LRUCache<string, StoredResponse>;
+  /**
+   * The most bytes one entry may cost: a larger one is not stored (and an older entry of
+   * its key goes). The plugin's `shouldWriteToCache` asks it first, with the length of the
+   * response text the result phase measured, so such a response is not serialized again.
+   */
+  readonly maxEntryBytes: number;
   /** The read {@link expectRead} announced, until the next `get`. */
   private expected: ExpectedRead | null = null;
   /** What the first stored text showed of the plugin's shape (see {@link shapeOf}); unknown until then. */
@@ -78,8 +91,10 @@ export class ResponseCacheStore implements KeyValueCache<string> {
    * @param now - clock of the TTLs, ms (tests pass a fake one)
    */
   constructor(maxBytes: number, now: () => number = () => performance.now()) {
+    this.maxEntryBytes = Math.floor(maxBytes / MAX_ENTRY_SHARE);
     this.lru = new LRUCache<string, StoredResponse>({
       maxSize: maxBytes,
+      maxEntrySize: this.maxEntryBytes,
       perf: { now },
       sizeCalculation: (value, key) => compactBytes(value.json) + keyBytes(key) + ENTRY_OVERHEAD_BYTES,
     });

@@ -105,6 +105,7 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
               responseCacheAgeSeconds,
               serialize: responseCacheAgeSeconds !== null && dataText !== undefined ? (result) => cachedText(result, dataText) : apolloText,
               measured: (result, text) => {
+                contextValue.responseTextLength = text.length;
                 const anchor = anchorOf(result);
                 if (!anchor) return;
                 if (texts.size >= MAX_KEPT) texts.delete(texts.keys().next().value as object);

@@ -91,6 +91,23 @@ it('does not store responses with errors', async () => {
   expect(responseCache(second.body)).toBeUndefined();
 });
 
+describe('with a small bound', () => {
+  // 16 KiB: room for many pages, but no entry may be over 512 bytes.
+  const small = useStack({ http: true, config: { responseCacheEnabled: true, responseCacheMaxBytes: 16_384 } });
+
+  it('does not store a response over a 32nd of RESPONSE_CACHE_MAX_BYTES, and answers it again from the upstream cache', async () => {
+    const key = 'sim-key-9010';
+    const first = await small.post(page, { key });
+    expect(first.body.errors).toBeUndefined();
+    // Over 512 bytes (the page is about 800), far under the bound.
+    expect(first.text.length).toBeGreaterThan(512);
+    const second = await small.post(page, { key });
+    expect(responseCache(second.body)).toBeUndefined();
+    expect(second.body.data).toEqual(first.body.data);
+    expect((upstream(second.body) as { cacheHits: number }).cacheHits).toBeGreaterThan(0);
+  });
+});
+
 describe('with a failed list item', () => {
   const mocked = useStack({ http: true, mock: true, config: { responseCacheEnabled: true } });
   it('does not store a response whose list misses an item (the item error is added after the cache plugin)', async () => {

@@ -7,6 +7,7 @@
 import { OperationAccounting, UpstreamEconomy } from '../../src/economy';
 import type { EconomyCaller, UpstreamRequestEvent } from '../../src/economy';
 import { KeyBudget } from '../../src/economy/budget/key-budget';
+import { UpstreamCache } from '../../src/economy/cache/upstream-cache';
 import { UpstreamError } from '../../src/errors/gateway-error';
 import type { UpstreamClient } from '../../src/upstream/client';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
@@ -87,5 +88,47 @@ describe('UpstreamEconomy: the upstreamRequest event', () => {
       { outcome: 'miss', retries: 0, failed: true },
     ]);
     expect(events.every((event) => event.budgetWaitMs >= 0)).toBe(true);
+  });
+});
+
+describe('UpstreamEconomy: a no-cache read', () => {
+  let answers: Array<() => unknown>;
+  const client = {
+    send: async () => {
+      const next = answers.shift();
+      if (!next) throw new Error('unexpected upstream request');
+      return { status: 200, body: next(), bytes: 10 };
+    },
+  } as unknown as UpstreamClient;
+  const caller = (noCache: boolean): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache, accounting: new OperationAccounting() });
+
+  beforeEach(() => {
+    answers = [];
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('does not decode what is cached before it fetches (a large answer would be parsed for nothing)', async () => {
+    const upstream = new UpstreamEconomy(client, bareEconomyOptions());
+    answers.push(() => [{ id: 'old' }]);
+    await upstream.get(caller(false), ENDPOINTS.factoryList);
+    const reads = jest.spyOn(UpstreamCache.prototype, 'get');
+    answers.push(() => [{ id: 'new' }]);
+    const fresh = await upstream.get(caller(true), ENDPOINTS.factoryList);
+    expect(fresh).toMatchObject({ body: [{ id: 'new' }], stale: null });
+    expect(reads).not.toHaveBeenCalled();
+  });
+
+  it('still falls back to what is cached when the upstream fails', async () => {
+    const upstream = new UpstreamEconomy(client, bareEconomyOptions({ staleMaxAgeSeconds: 3600 }));
+    answers.push(() => [{ id: 'old' }]);
+    await upstream.get(caller(false), ENDPOINTS.factoryList);
+    const down = (): never => {
+      throw new UpstreamError('UPSTREAM_ERROR', ENDPOINTS.factoryList, { status: 503, endpoint: '/factory/list/', message: 'down' });
+    };
+    answers.push(down, down);
+    const stale = await upstream.get(caller(true), ENDPOINTS.factoryList);
+    expect(stale).toMatchObject({ body: [{ id: 'old' }] });
+    expect(stale.stale).not.toBeNull();
   });
 });

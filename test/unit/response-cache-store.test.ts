@@ -39,17 +39,26 @@ describe('ResponseCacheStore', () => {
 
   it('evicts the least recently used entry when the bound is reached', async () => {
     const probe = new ResponseCacheStore(1_000_000);
-    await probe.set('a', 'x'.repeat(300));
+    await probe.set('k00', 'x'.repeat(300));
     const one = probe.bytes;
-    const store = new ResponseCacheStore(2 * one);
-    await store.set('a', 'x'.repeat(300));
-    await store.set('b', 'y'.repeat(300));
-    await store.get('a');
-    await store.set('c', 'z'.repeat(300));
-    expect(store.size).toBe(2);
-    expect(await store.get('b')).toBeUndefined();
-    expect(await store.get('a')).toBe('x'.repeat(300));
-    expect(store.bytes).toBeLessThanOrEqual(2 * one);
+    const store = new ResponseCacheStore(40 * one);
+    for (let i = 0; i < 40; i += 1) await store.set(`k${String(i).padStart(2, '0')}`, 'x'.repeat(300));
+    await store.get('k00');
+    await store.set('k40', 'z'.repeat(300));
+    expect(store.size).toBe(40);
+    expect(await store.get('k01')).toBeUndefined();
+    expect(await store.get('k00')).toBe('x'.repeat(300));
+    expect(store.bytes).toBeLessThanOrEqual(40 * one);
+  });
+
+  it('keeps no entry over a 32nd of its bound, and drops the older entry of that key', async () => {
+    const store = new ResponseCacheStore(32_000);
+    expect(store.maxEntryBytes).toBe(1000);
+    await store.set('k', 'x'.repeat(500));
+    expect(await store.get('k')).toBe('x'.repeat(500));
+    await store.set('k', 'y'.repeat(1000));
+    expect(await store.get('k')).toBeUndefined();
+    expect(store.bytes).toBe(0);
   });
 
   it('forgets an entry after its TTL in seconds', async () => {
