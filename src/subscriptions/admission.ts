@@ -128,16 +128,23 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
  * Closes a WebSocket that sent too many refused subscribe messages with
  * {@link TOO_MANY_REFUSALS_CLOSE_CODE}, and makes whatever it sends after cost nothing:
  * graphql-ws's message listener goes (the messages of the chunk being read are dropped),
- * the socket is read no more (the rest of a burst, often thousands of small reads, stays
- * unread), the gateway's end of the connection follows the close frame, and once both are
- * written the connection is dropped, so its operations end at once. Data arrives in order,
- * so the peer reads the close frame, and its code, before it sees the connection end.
+ * and the socket is read no more (the rest of a burst would be thousands of small reads).
+ * The gateway's end of the connection follows the close frame, so a peer that stops
+ * sending sees the code and the end at once; one that goes on is dropped when it has not
+ * answered within `CLOSE_HANDSHAKE_MS` (ws-close.ts), having read the code long before.
+ * Dropping the connection at once instead would reset it while such a peer still sends,
+ * and it could lose the close frame (it would see 1006). The connection's operations
+ * (graphql-ws's `ctx.subscriptions`) end now, not when the connection is dropped.
  */
-export function closeForRefusals(socket: WebSocket, request: IncomingMessage): void {
+export function closeForRefusals(socket: WebSocket, request: IncomingMessage, operations: Readonly<Record<string, AsyncIterable<unknown> | null>>): void {
   socket.removeAllListeners('message');
   socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
   socket.pause();
-  request.socket.end(() => socket.terminate());
+  request.socket.end();
+  for (const operation of Object.values(operations)) {
+    const end = (operation as Partial<AsyncGenerator<unknown>> | null)?.return;
+    if (typeof end === 'function') end.call(operation, undefined).catch(() => undefined);
+  }
 }
 
 /**

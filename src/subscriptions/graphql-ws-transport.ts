@@ -101,7 +101,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
   const refuseOverLimit = (ctx: WsContext, id: string, errors: readonly GraphQLError[], refusals: RefusalCount): readonly GraphQLError[] => {
     const { socket } = ctx.extra;
     if (refusals.add(Date.now())) {
-      closeForRefusals(socket, ctx.extra.request);
+      closeForRefusals(socket, ctx.extra.request, ctx.subscriptions);
     } else {
       const error = errors.length === 1 ? errors[0] : undefined;
       let payload = error && refusalPayloads.get(error);
@@ -160,7 +160,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         }
         watch.admitted(watched, prepared, undefined);
         if (prepared.step === 'subscription-limit') return refuseOverLimit(ctx, id, prepared.errors, refusals);
-        if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request);
+        if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request, ctx.subscriptions);
         // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
         return prepared.errors;
       },

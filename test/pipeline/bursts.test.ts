@@ -165,6 +165,22 @@ describe('a burst of subscribes over the limits', () => {
     await until(() => stack.gateway.subscriptions.hub.size === 0, 'the poller to stop');
   });
 
+  it(`still gives ${TOO_MANY_REFUSALS_CLOSE_CODE} to a connection that goes on sending thousands of subscribes after it`, async () => {
+    const client = await connect(stack, DEMO_KEYS.premium.key);
+    const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+    client.subscribe('open');
+    await joined;
+    const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
+    // Sent at once: most of it is still on its way when the gateway closes the connection.
+    for (let i = 0; i < 3000; i += 1) client.subscribe(`flood-${i}`);
+    const [code] = await closed;
+    expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
+    // The refusals answered before the close came whole: a next and a complete each.
+    const answered = client.received.filter((message) => message.id?.startsWith('flood-'));
+    expect(answered.filter((message) => message.type === 'next')).toHaveLength(answered.filter((message) => message.type === 'complete').length);
+    await until(() => stack.gateway.subscriptions.hub.size === 0, 'the poller to stop');
+  });
+
   it('counts refusals of any kind, not only those over a limit', async () => {
     const client = await connect(stack, DEMO_KEYS.premium.key);
     const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
