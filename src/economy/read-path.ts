@@ -78,15 +78,18 @@ export class ReadPath {
 
   /**
    * A fresh cached answer served at once, with {@link get}'s bookkeeping of a hit, or
-   * `undefined` when the read needs more (not cached or not fresh, `no-cache`, cache-only,
-   * an invalidation in doubt, tracing on): then {@link get}. A hit spares its promises.
+   * `undefined` when the read needs more (not cached or not fresh, `no-cache`, an
+   * invalidation in doubt, tracing on): then {@link get}. A cache-only read (a live
+   * query's re-run) is served whatever the age of what is cached, as {@link get} serves
+   * it. A hit spares its promises.
    */
   freshHit(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
-    if (!this.parts.cacheEnabled || caller.noCache || caller.cacheOnly || this.parts.events.traced) return undefined;
+    if (!this.parts.cacheEnabled || caller.noCache || this.parts.events.traced) return undefined;
     const path = buildPath(endpoint, params);
     const key = cacheKey(caller.keyId, path);
     const cached = this.parts.cache.get(key);
-    if (!cached || !this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint)) return undefined;
+    if (!cached) return undefined;
+    if (!caller.cacheOnly && (!this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint))) return undefined;
     this.parts.notes.hit(caller, endpoint, key, cached);
     caller.reads?.set(key, { endpoint, params });
     return reply(cached, null);

@@ -82,12 +82,12 @@ export class UpstreamSession {
   }
 
   /**
-   * False when a {@link peek} could never find a fresh answer: the operation reads the
-   * cache only (a live query's re-run: its answers are not `cached`), asks for fresh data
-   * (`no-cache`), or came without a key. Loaders then skip the look.
+   * False when a {@link peek} could never find an answer: the operation asks for fresh data
+   * (`no-cache`), or came without a key. Loaders then skip the look. (A live query's
+   * re-run reads the cache only: its answers are `cached` whatever their age.)
    */
   get answersAtOnce(): boolean {
-    return !this.noCache && !(this.primary ?? this).cacheOnly && this.keyId !== null;
+    return !this.noCache && this.keyId !== null;
   }
 
   /**

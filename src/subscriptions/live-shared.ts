@@ -10,9 +10,22 @@
  */
 import type { ExecutionResult } from 'graphql';
 
-/** What makes two results of a live query the same: their data and errors (not their extensions, e.g. a run's own figures). */
+/** Where a result keeps its {@link sameness} text: a non-enumerable symbol, which no serialization, copy or comparison sees. */
+const SAMENESS = Symbol('sameness');
+
+/**
+ * What makes two results of a live query the same: their data and errors (not their
+ * extensions, e.g. a run's own figures), as JSON text. Computed once per result object:
+ * the run compares it, and the shared execution compares the same object (the store
+ * hands on the run's result itself).
+ */
 export function sameness(result: ExecutionResult): string {
-  return JSON.stringify({ data: result.data, errors: result.errors });
+  const remembered = result as ExecutionResult & { readonly [SAMENESS]?: string };
+  const known = remembered[SAMENESS];
+  if (known !== undefined) return known;
+  const text = JSON.stringify({ data: result.data, errors: result.errors });
+  if (Object.isExtensible(result)) Object.defineProperty(result, SAMENESS, { value: text });
+  return text;
 }
 
 /** A result as a client receives it: no `isLive` marker. */
@@ -157,9 +170,9 @@ export class SharedLiveQuery {
       for (;;) {
         const step = await this.source.next();
         if (step.done || this.ended) break;
-        const result = plain(step.value);
         // Identical consecutive results are not sent (a re-run over the same data).
-        const text = sameness(result);
+        const text = sameness(step.value);
+        const result = plain(step.value);
         if (text === this.latestText) continue;
         this.latestText = text;
         this.latest = result;

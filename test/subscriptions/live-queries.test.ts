@@ -33,6 +33,13 @@ function recordGets(): Array<{ keyId: string; cacheOnly: boolean; noCache: boole
     calls.push({ keyId: caller.keyId, cacheOnly: caller.cacheOnly === true, noCache: caller.noCache });
     return get.call(this, caller, ...rest);
   });
+  // A read answered at once from the cache (every read of a re-run whose data is cached).
+  const freshHit = UpstreamEconomy.prototype.freshHit;
+  jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    const hit = freshHit.call(this, caller, ...rest);
+    if (hit) calls.push({ keyId: caller.keyId, cacheOnly: caller.cacheOnly === true, noCache: caller.noCache });
+    return hit;
+  });
   return calls;
 }
 
@@ -81,6 +88,24 @@ describe('live queries over WebSocket and SSE', () => {
     expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(7.25);
     live.stop();
     sse.dispose();
+  });
+
+  it('re-runs over cached data answer every read at once, as a plain execution does (no promise per read)', async () => {
+    const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
+    await live.next();
+    const gets: EconomyCaller[] = [];
+    const get = UpstreamEconomy.prototype.get;
+    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+      gets.push(caller);
+      return get.call(this, caller, ...rest);
+    });
+    stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 6.5 });
+    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(6.5);
+    // Only the no-cache read went through the economy's promise path; the re-run read the cache at once.
+    expect(gets.filter((caller) => caller.cacheOnly)).toEqual([]);
+    expect(gets.filter((caller) => caller.noCache).length).toBeGreaterThan(0);
+    live.stop();
   });
 
   it('sends no result when the new data gives the same result', async () => {

@@ -177,6 +177,11 @@ describe('live queries: identical operations of one key share one execution', ()
     const gate = new Promise<void>((resolve) => (letGo = resolve));
     const get = UpstreamEconomy.prototype.get;
     let stalled = 0;
+    // Cache-only reads go to `get` (not answered at once from the cache), where they wait.
+    const freshHit = UpstreamEconomy.prototype.freshHit;
+    jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+      return caller.cacheOnly ? undefined : freshHit.call(this, caller, ...rest);
+    });
     jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
       if (!caller.cacheOnly) return get.call(this, caller, ...rest);
       stalled += 1;
