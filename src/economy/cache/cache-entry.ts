@@ -70,3 +70,18 @@ export function cacheKey(keyId: string, path: string): string {
 export function pathOfCacheKey(keyId: string, key: string): string {
   return key.slice(keyId.length + 1);
 }
+
+/**
+ * The one shared copy of a key text, for tables that keep keys long (the process cache,
+ * refresh-ahead's resources): V8 keeps a string used as an object's property name once
+ * per distinct text (internalized: flat, shared by every table that asks, dropped when
+ * none keeps it). Why: {@link cacheKey} builds a key by concatenation, which V8 keeps as a
+ * tree of cons strings (32 bytes per node, the path's own pieces under it), and each table
+ * would keep the tree of the read that stored it. Only for keys being stored, not for
+ * every read: it costs an object.
+ */
+export function sharedKey(key: string): string {
+  const holder: Record<string, 0> = { [key]: 0 };
+  for (const name in holder) return name;
+  return key;
+}

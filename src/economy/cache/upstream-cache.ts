@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { compactBytes, compactJson, keyBytes, parseCompactJson } from './compact-json';
 import type { CompactJson } from './compact-json';
+import { sharedKey } from './cache-entry';
 import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache-entry';
 
 /** Settings of {@link UpstreamCache}. */
@@ -174,7 +175,8 @@ export class UpstreamCache {
   private store(key: string, stored: StoredEntry, lifetimeMs: number): void {
     if (lifetimeMs <= 0) return;
     if (storedBytes(key, stored) > this.lru.maxSize) return; // larger than the whole cache: not worth evicting everything
-    this.lru.set(key, stored, { ttl: Math.max(1, lifetimeMs) });
+    // Kept as its shared copy (see sharedKey); a key already held keeps the copy it has.
+    this.lru.set(sharedKey(key), stored, { ttl: Math.max(1, lifetimeMs) });
     this.changeCount += 1;
   }
 

@@ -1,7 +1,7 @@
 import type { LRUCache } from 'lru-cache';
 import type { Endpoint } from '../../upstream/endpoints';
 import type { BudgetLimit } from '../budget/key-state';
-import { pathOfCacheKey } from '../cache/cache-entry';
+import { pathOfCacheKey, sharedKey } from '../cache/cache-entry';
 import { growingLru } from '../growing-lru';
 import { EMPTY_READS, forgetLeastRecent, READS_KEPT } from './tracked-resource';
 import type { TrackedKey } from './tracked-resource';
@@ -119,7 +119,7 @@ export class RefreshAhead {
     if (!resource) {
       resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: EMPTY_READS, next: 0, refreshing: false, lastRead: 0 };
       if (resources.size >= (this.options.maxResourcesPerKey ?? 512)) forgetLeastRecent(resources);
-      resources.set(read.key, resource);
+      resources.set(sharedKey(read.key), resource);
     }
     tracked.readCount += 1;
     resource.lastRead = tracked.readCount;
