@@ -103,7 +103,8 @@ export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { rea
   const codeOf = (error: { readonly extensions?: { readonly code?: unknown } }): string => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
   // Most results have no error or one (a refusal): no set for those.
   if (!errors || errors.length === 0) return [];
-  if (errors.length === 1) return [codeOf(errors[0] as (typeof errors)[0])];
+  const [only] = errors;
+  if (errors.length === 1 && only) return [codeOf(only)];
   return [...new Set(errors.map(codeOf))];
 }
 

@@ -90,6 +90,12 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
     if (watched) wsWatched.get(ctx)?.delete(id);
     return watched;
   };
+  /** Counts one refused subscribe; true when it was one too many and the socket is closing with 4429. */
+  const countRefusal = (ctx: WsContext, refusals: RefusalCount): boolean => {
+    if (!refusals.add(Date.now())) return false;
+    closeForRefusals(ctx.extra.socket, ctx.extra.request, ctx.subscriptions);
+    return true;
+  };
   /**
    * Answers a subscribe refused over a limit as graphql-ws answers a refused subscription
    * (a `next` with the errors, then `complete`), but at once: two prebuilt frames, none of
@@ -100,9 +106,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
    */
   const refuseOverLimit = (ctx: WsContext, id: string, errors: readonly GraphQLError[], refusals: RefusalCount): readonly GraphQLError[] => {
     const { socket } = ctx.extra;
-    if (refusals.add(Date.now())) {
-      closeForRefusals(socket, ctx.extra.request, ctx.subscriptions);
-    } else {
+    if (!countRefusal(ctx, refusals)) {
       const error = errors.length === 1 ? errors[0] : undefined;
       let payload = error && refusalPayloads.get(error);
       if (payload === undefined) {
@@ -160,7 +164,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         }
         watch.admitted(watched, prepared, undefined);
         if (prepared.step === 'subscription-limit') return refuseOverLimit(ctx, id, prepared.errors, refusals);
-        if (refusals.add(Date.now())) closeForRefusals(ctx.extra.socket, ctx.extra.request, ctx.subscriptions);
+        countRefusal(ctx, refusals);
         // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
         return prepared.errors;
       },

@@ -35,18 +35,21 @@ describe('KeyBudget', () => {
   });
 });
 
-describe('UpstreamEconomy: the upstreamRequest event', () => {
-  const events: UpstreamRequestEvent[] = [];
-  let answers: Array<() => unknown>;
-
-  /** A client that answers from `answers` in order (or fails with what an answer throws). */
-  const client = {
+/** A client that answers from `answers` in order (or fails with what an answer throws); refill the array between tests. */
+function scriptedClient(answers: Array<() => unknown>): UpstreamClient {
+  return {
     send: async () => {
       const next = answers.shift();
       if (!next) throw new Error('unexpected upstream request');
       return { status: 200, body: next(), bytes: 10 };
     },
   } as unknown as UpstreamClient;
+}
+
+describe('UpstreamEconomy: the upstreamRequest event', () => {
+  const events: UpstreamRequestEvent[] = [];
+  const answers: Array<() => unknown> = [];
+  const client = scriptedClient(answers);
 
   function economy(rateLimit: { requests: number; windowSeconds: number } | null = null): UpstreamEconomy {
     return new UpstreamEconomy(client, bareEconomyOptions({ rateLimit }), { upstreamRequest: (event) => events.push(event) });
@@ -56,7 +59,7 @@ describe('UpstreamEconomy: the upstreamRequest event', () => {
 
   beforeEach(() => {
     events.length = 0;
-    answers = [];
+    answers.length = 0;
   });
 
   it('reports a miss, then a hit, then a joined flight, with the route and priority and no key', async () => {
@@ -92,18 +95,12 @@ describe('UpstreamEconomy: the upstreamRequest event', () => {
 });
 
 describe('UpstreamEconomy: a no-cache read', () => {
-  let answers: Array<() => unknown>;
-  const client = {
-    send: async () => {
-      const next = answers.shift();
-      if (!next) throw new Error('unexpected upstream request');
-      return { status: 200, body: next(), bytes: 10 };
-    },
-  } as unknown as UpstreamClient;
+  const answers: Array<() => unknown> = [];
+  const client = scriptedClient(answers);
   const caller = (noCache: boolean): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache, accounting: new OperationAccounting() });
 
   beforeEach(() => {
-    answers = [];
+    answers.length = 0;
   });
 
   afterEach(() => jest.restoreAllMocks());
