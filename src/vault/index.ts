@@ -19,6 +19,7 @@ export type { ActiveToken, TokenRefusal } from './vault-view';
 export type { Grant } from './grants';
 export { looksLikeToken } from './token-format';
 export { TokenBudgets } from './token-budgets';
+export { RecordMac } from './record-mac';
 
 /** A vault's storage and how to let it go. */
 export interface OpenedStorage {
