@@ -31,6 +31,8 @@ export interface BenchArgs {
   gatewayEnv: Record<string, string>;
   /** Project folder whose `dist/src/main.js` is the gateway (`--gateway-root DIR`; default this project). */
   gatewayRoot: string | null;
+  /** The peer's folder (`--peer-root DIR`; default `../shared/peer` beside the project). */
+  peerRoot: string | null;
   /** First of consecutive fixed ports instead of free ephemeral ones (`--base-port N`). */
   basePort: number | null;
   /** Where the summary JSON goes (`--out FILE`). */
@@ -68,6 +70,8 @@ export function usage(names: ScenarioNames): string {
                         bench/results/NAME.cpuprofile and prints the hottest functions
   --gateway-env K=V     extra environment for every gateway process (repeatable)
   --gateway-root DIR    use DIR/dist/src/main.js as the gateway (before/after comparisons)
+  --peer-root DIR       the peer (GraphQL Mesh on Hive Gateway) of the peer scenario (default
+                        ../shared/peer; without its packages a full run installs a copy)
   --base-port N         use ports N, N+1, ... (must be free) instead of free ephemeral ports
   --out FILE            summary JSON path (default bench/results/latest.json, or
                         bench/results/partial.json with --only/--profile)
@@ -88,6 +92,7 @@ const FLAGS = {
   profile: { type: 'string' },
   'gateway-env': { type: 'string', multiple: true },
   'gateway-root': { type: 'string' },
+  'peer-root': { type: 'string' },
   'base-port': { type: 'string' },
   out: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -138,6 +143,7 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
     profile,
     gatewayEnv,
     gatewayRoot: values['gateway-root'] ?? null,
+    peerRoot: values['peer-root'] ?? null,
     basePort,
     out: values.out ?? null,
     help: values.help === true,

@@ -16,7 +16,7 @@ import { RssSampler } from './rss';
 export interface LoadScenarioResult {
   description: string;
   server: string;
-  query: 'dashboard' | 'small';
+  query: 'dashboard' | 'small' | 'peer-comparable';
   connections: number;
   keys: string;
   cacheControl: 'no-cache' | null;
@@ -54,7 +54,9 @@ export interface LoadSpec {
   serverLabel: string;
   /** True for gateway processes (operation counter and upstream counts available). */
   gateway: boolean;
-  query: 'dashboard' | 'small';
+  query: 'dashboard' | 'small' | 'peer-comparable';
+  /** The request body, when not the named query's own (e.g. the peer's form of an operation). */
+  body?: string;
   connections: number;
   noCache: boolean;
   /** How the keys are described in the summary. */
@@ -75,7 +77,7 @@ export interface LoadSpec {
 export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadScenarioResult> {
   const { args } = bench;
   const url = `${spec.server.origin}/graphql`;
-  const body = spec.query === 'dashboard' ? bench.dashboard : bench.small;
+  const body = spec.body ?? (spec.query === 'dashboard' ? bench.dashboard : bench.small);
   const headers = graphqlHeaders(null, spec.noCache);
   const probeKey = spec.keyPerConnection?.(0) ?? spec.rotateKeys?.[0] ?? spec.bearer ?? PREMIUM_KEY;
   log(`${spec.name}: ${spec.description}`);

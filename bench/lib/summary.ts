@@ -72,6 +72,19 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
     ),
     warmNoResponseCacheP99Ms: ratio(s('warm-no-response-cache')?.latencyMs.p99 ?? null, '< 100', (v) => v < 100, 'warm-no-response-cache p99 latency at 50 connections, ms'),
     warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
+    // Side by side in one run (bench/scenarios/peer.ts): a response-cache hit against the peer's and the physical floor's.
+    warmVsPeerCpu: ratio(
+      div(s('warm-peer-query')?.serverCpuMsPerRequest, s('peer')?.serverCpuMsPerRequest),
+      '<= 0.5',
+      (v) => v <= 0.5,
+      'warm-peer-query server CPU per request / peer (Hive Gateway + Mesh, per-key response cache) server CPU per request (both 10 connections, the same operation)',
+    ),
+    warmVsBytesFloorCpu: ratio(
+      div(s('warm-peer-query')?.serverCpuMsPerRequest, s('bytes-floor')?.serverCpuMsPerRequest),
+      '<= 2',
+      (v) => v <= 2,
+      'warm-peer-query server CPU per request / bytes-floor (node:http answering the stored bytes) server CPU per request (both 10 connections)',
+    ),
     // Access tokens on the warm path: the token lookup and the grants step cost at most 5 % of warm throughput.
     warmTokenVsWarmRps: ratio(div(s('warm-token')?.rps, s('warm')?.rps), '>= 0.95', (v) => v >= 0.95, 'warm-token rps / warm rps (both 50 connections; the token at most 5 % slower)'),
     warmTokenVsWarmKeyRps: informational(
@@ -311,6 +324,12 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
     warm10cRps: warm10c,
     position: warm10c === null ? null : warm10c > PEER.rpsRange[1] ? 'above' : warm10c >= PEER.rpsRange[0] ? 'within' : 'below',
     beatsPeer: warm10c === null ? null : warm10c > PEER.rpsRange[1],
+    measured: {
+      peerCpuMsPerRequest: loadResult(bench, 'peer')?.serverCpuMsPerRequest ?? null,
+      peerRps: loadResult(bench, 'peer')?.rps ?? null,
+      gatewayCpuMsPerRequest: loadResult(bench, 'warm-peer-query')?.serverCpuMsPerRequest ?? null,
+      bytesFloorCpuMsPerRequest: loadResult(bench, 'bytes-floor')?.serverCpuMsPerRequest ?? null,
+    },
   };
   const judged = Object.values(summaryRatios).filter((r) => r.pass !== null);
   const results = [...bench.results.values()];

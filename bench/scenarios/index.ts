@@ -17,6 +17,7 @@ import { manyKeys } from './many-keys';
 import { metricsKeys } from './metrics-keys';
 import { naive } from './naive';
 import { payments } from './payments';
+import { bytesFloor, peer, warmPeerQuery } from './peer';
 import { rateLimited } from './rate-limited';
 import { siteDocuments } from './site-documents';
 import { replicas } from './replicas';
@@ -44,6 +45,9 @@ export const SCENARIOS: readonly Scenario[] = [
   naive,
   floor,
   floor10c,
+  warmPeerQuery,
+  bytesFloor,
+  peer,
   replicas,
   restart,
   steadyViews,
