@@ -371,9 +371,12 @@ async function main(): Promise<number> {
       for (const failure of outcome.failures) console.log(`  ${failure}`);
     }
   };
+  // Stopped (CI's cleanup, Ctrl+C): no further page; the pages running stop their processes.
+  let interrupted = false;
   const onSignal = (): void => {
+    interrupted = true;
+    queue.length = 0;
     for (const run of stopping) for (const proc of run.procs) void proc.stop(1000);
-    process.exitCode = 1;
   };
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   try {
@@ -385,7 +388,7 @@ async function main(): Promise<number> {
   const failed = outcomes.filter((outcome) => outcome.failures.length > 0);
   const sum = (key: 'run' | 'skipped' | 'drift'): number => outcomes.reduce((n, outcome) => n + outcome[key], 0);
   console.log(`doctest: ${outcomes.length} pages, ${sum('run')} blocks run, ${sum('skipped')} skipped (${sum('drift')} known drift), ${failed.length} pages failed, ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  return failed.length ? 1 : 0;
+  return failed.length || interrupted ? 1 : 0;
 }
 
 main().then(
