@@ -12,6 +12,7 @@
  *   <!-- doctest: expect Preference-Applied: wait=8 -->      the output (stdout and stderr) holds this text
  *   <!-- doctest: expect-json data.factories -->             stdout is JSON with this path non-null (arrays non-empty)
  *   <!-- doctest: expect-json !errors -->                    ... and without this one
+ *   <!-- doctest: expect-shape -->                           stdout has the shape of the page's next json block
  *   <!-- doctest: background until Max 24/7 -->              left running until the page ends; waits for the text
  *   <!-- doctest: env STATEV_KEY=demo-premium-key -->        environment of this block (and, exported, the next)
  *   <!-- doctest: replace tok_5d2a9c1e0b7f => "$TOKEN_ID" --> text replaced in the block before it runs
@@ -35,6 +36,11 @@ export interface BlockMarkers {
   expect: string[];
   /** JSON paths of stdout that must be present (`!path`: absent). */
   expectJson: string[];
+  /**
+   * The text of the page's next `json` block (the answer the page shows), when the block has
+   * `expect-shape`: stdout must have its keys and value types (see the harness).
+   */
+  shape?: string;
   /** Left running (killed when the page ends); `until`: the text to wait for, if any. */
   background?: { until?: string };
   /** Extra environment of the block. */
@@ -109,6 +115,10 @@ function applyDirective(markers: BlockMarkers, text: string): string | undefined
       if (!/^!?[\w$]+(\.[\w$]+)*$/.test(arg)) return `doctest: expect-json needs a path like data.factories, got "${arg}"`;
       markers.expectJson.push(arg);
       return undefined;
+    case 'expect-shape':
+      if (arg) return `doctest: expect-shape takes nothing (it compares with the next json block), got "${arg}"`;
+      markers.shape = '';
+      return undefined;
     case 'background': {
       if (arg === '') markers.background = {};
       else if (arg.startsWith('until ') && arg.slice(6).trim()) markers.background = { until: arg.slice(6).trim() };
@@ -139,6 +149,7 @@ export function parsePage(page: string, text: string): DocPage {
   const lines = text.split('\n');
   const result: DocPage = { page, blocks: [], demoEnv: {}, errors: [] };
   let pending: { line: number; text: string }[] = []; // doctest comments since the last content line
+  let wantsShape: DocBlock | undefined; // a block with expect-shape, before its json block
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const comment = COMMENT.exec(line);
@@ -170,16 +181,29 @@ export function parsePage(page: string, text: string): DocPage {
       if (closing.trim().startsWith(ticks) && closing.trim().replace(/[`~]/g, '') === '') break;
       body.push(closing.startsWith(indent) ? closing.slice(indent.length) : closing.trimStart());
     }
+    if (wantsShape && (lang === 'json' || DOCTEST_LANGUAGES.has(lang))) {
+      if (lang === 'json') {
+        wantsShape.markers.shape = body.join('\n');
+        try {
+          JSON.parse(wantsShape.markers.shape);
+        } catch (error) {
+          result.errors.push(`${page}:${i + 1}: doctest: expect-shape: the json block does not parse (${(error as Error).message})`);
+        }
+      }
+      else result.errors.push(`${page}:${wantsShape.line}: doctest: expect-shape: no json block before the next code block`);
+      wantsShape = undefined;
+    }
     if (DOCTEST_LANGUAGES.has(lang)) {
       const markers: BlockMarkers = { expect: [], expectJson: [], env: {}, replace: [], timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
       for (const marker of pending) {
         const problem = applyDirective(markers, marker.text);
         if (problem) result.errors.push(`${page}:${marker.line}: ${problem}`);
       }
-      if (markers.skip !== undefined && (markers.expect.length || markers.expectJson.length || markers.background)) {
+      if (markers.skip !== undefined && (markers.expect.length || markers.expectJson.length || markers.background || markers.shape !== undefined)) {
         result.errors.push(`${page}:${i + 1}: a skipped block takes no expect or background marker`);
       }
       result.blocks.push({ page, line: i + 1, lang, code: body.join('\n'), markers });
+      if (markers.shape !== undefined) wantsShape = result.blocks.at(-1);
     } else {
       for (const marker of pending) result.errors.push(`${page}:${marker.line}: a doctest marker before a ${lang || 'plain'} block, which the harness does not run`);
     }
@@ -187,6 +211,7 @@ export function parsePage(page: string, text: string): DocPage {
     i = end;
   }
   for (const marker of pending) result.errors.push(`${page}:${marker.line}: a doctest marker at the end of the page, before no block`);
+  if (wantsShape) result.errors.push(`${page}:${wantsShape.line}: doctest: expect-shape: no json block follows`);
   return result;
 }
 

@@ -144,10 +144,39 @@ function parseJson(stdout: string): unknown {
   }
 }
 
+/**
+ * How `actual` differs in shape from the answer a page shows: every key of a shown object is
+ * there with a value of the same type (null shown: anything), a shown array's elements match
+ * the first elements of the actual one (a page may trim a list, not lengthen it). Values are
+ * not compared: the demo's data moves (live mode), the page's keys and types must not.
+ */
+function shapeProblems(shown: unknown, actual: unknown, path = '$'): string[] {
+  if (shown === null) return [];
+  const kind = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value);
+  if (kind(shown) !== kind(actual)) return [`${path}: the page shows ${kind(shown)}, the answer has ${kind(actual)}`];
+  if (Array.isArray(shown)) {
+    const list = actual as unknown[];
+    if (list.length < shown.length) return [`${path}: the page shows ${shown.length} elements, the answer has ${list.length}`];
+    return shown.flatMap((element, i) => shapeProblems(element, list[i], `${path}[${i}]`));
+  }
+  if (typeof shown === 'object') {
+    const object = actual as Record<string, unknown>;
+    return Object.entries(shown as Record<string, unknown>).flatMap(([key, value]) =>
+      key in object ? shapeProblems(value, object[key], `${path}.${key}`) : [`${path}: the answer has no ${key}`],
+    );
+  }
+  return [];
+}
+
 /** The problems of a block's outcome against its markers (empty when it is as the page shows). */
 function check(block: DocBlock, proc: Proc): string[] {
   const problems: string[] = [];
   for (const text of block.markers.expect) if (!proc.output.includes(text)) problems.push(`the output lacks "${text}"`);
+  if (block.markers.shape !== undefined) {
+    const value = parseJson(proc.stdout);
+    if (value === undefined) problems.push('stdout is not JSON');
+    else problems.push(...shapeProblems(JSON.parse(block.markers.shape), value).slice(0, 10));
+  }
   if (block.markers.expectJson.length) {
     const value = parseJson(proc.stdout);
     if (value === undefined) problems.push('stdout is not JSON');
@@ -248,6 +277,9 @@ class PageRun {
         const problem = await this.startDemo({});
         if (problem) return problem;
       }
+      // `npm run cli -- <command>` (a checkout's way to run the statev-gateway bin): the built
+      // bin itself, so that two pages at a time never build dist/ under each other's demos.
+      const commands = lines.join('\n').replace(/\bnpm run (?:-s |--silent )?cli --(?=\s)/g, 'statev-gateway');
       const script = join(this.tmp, `block-${index}.sh`);
       writeFileSync(
         script,
@@ -256,7 +288,7 @@ class PageRun {
           `trap 'export -p > ${JSON.stringify(this.envFile)}' EXIT`,
           `cd ${JSON.stringify(root)}`,
           'set -eo pipefail',
-          this.ports(lines.join('\n')),
+          this.ports(commands),
           '',
         ].join('\n'),
       );

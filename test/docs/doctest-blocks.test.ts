@@ -110,6 +110,15 @@ describe('parsePage', () => {
     expect(page(text).errors.join('\n')).toContain(message);
   });
 
+  it('gives an expect-shape block the text of the next json block, the answer the page shows', () => {
+    const parsed = page('<!-- doctest: expect-shape -->\n```sh\ncurl x\n```\nIt answers:\n```json\n{"data": {"a": [1]}}\n```\n');
+    expect(parsed.errors).toEqual([]);
+    expect(JSON.parse(parsed.blocks[0]!.markers.shape!)).toEqual({ data: { a: [1] } });
+    expect(page('<!-- doctest: expect-shape -->\n```sh\ncurl x\n```\n```sh\nls\n```\n```json\n{}\n```').errors.join()).toContain('no json block before the next code block');
+    expect(page('<!-- doctest: expect-shape -->\n```sh\ncurl x\n```\n').errors.join()).toContain('no json block follows');
+    expect(page('<!-- doctest: expect-shape -->\n```sh\ncurl x\n```\n```json\n"a": 1\n```').errors.join()).toContain('does not parse');
+  });
+
   it('ignores blocks in other languages, and finds the end of a longer fence', () => {
     const parsed = page('```json\n{"a": 1}\n```\n````sh\n```\ninner\n```\n````\n```graphql\n{ a }\n```\n');
     expect(parsed.errors).toEqual([]);
