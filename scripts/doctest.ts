@@ -286,6 +286,8 @@ class PageRun {
         [
           `[ -f ${JSON.stringify(this.envFile)} ] && . ${JSON.stringify(this.envFile)}`,
           `trap 'export -p > ${JSON.stringify(this.envFile)}' EXIT`,
+          // The block's own env markers win over what the page's earlier blocks exported.
+          ...Object.entries(block.markers.env).map(([name, value]) => `export ${name}='${this.ports(value).replace(/'/g, `'\\''`)}'`),
           `cd ${JSON.stringify(root)}`,
           'set -eo pipefail',
           this.ports(commands),
