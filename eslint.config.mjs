@@ -27,7 +27,7 @@ const DOCUMENTED = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated/**', 'test/artifacts/**', 'bench/results/**', 'examples/**/generated/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated/**', 'test/artifacts/**', 'bench/results/**', 'examples/**/generated/**', '.doctest/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
