@@ -17,7 +17,7 @@
  * - Subscriptions and live queries (`@live`) need `subscribe`.
  *
  * A refusal is `FORBIDDEN` with `extensions.requiredGrant`, the grant that would allow it;
- * a value of the request is quoted in it cut to {@link QUOTED_VALUE_CHARS} characters.
+ * a value of the request is quoted in it cut to `QUOTED_VALUE_CHARS` (64) characters.
  *
  * The walk reads each fragment once per operation (and position: among the root fields or
  * below them), however often it is spread, so its work is linear in the document's size.
@@ -25,6 +25,7 @@
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { GraphQLError, getNamedType, isAbstractType, isInputObjectType, isObjectType, isInterfaceType, Kind, OperationTypeNode, valueFromAST } from 'graphql';
 import type { FieldNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationRule } from 'graphql';
+import { quotedValue } from '../domains/shared/quoted-value';
 import { TITLE_PREFIX } from '../domains/site-documents/site-document.codec';
 import type { Grant } from '../vault';
 
@@ -95,19 +96,6 @@ function reachable(schema: GraphQLSchema, from: GraphQLNamedType): ReadonlySet<s
   }
   cache.set(from.name, seen);
   return seen;
-}
-
-/** Most characters of a request's value quoted in a refusal (message and `requiredGrant`); longer values are cut, with `…`. */
-export const QUOTED_VALUE_CHARS = 64;
-
-/**
- * A value of the request as a refusal quotes it: at most {@link QUOTED_VALUE_CHARS}
- * characters, so that a variable of many kilobytes is never copied into an error (which
- * is serialized, logged and may be remembered). No real id, slot or name is that long.
- */
-function quoted(value: unknown): string {
-  const text = typeof value === 'string' ? value : String(value);
-  return text.length > QUOTED_VALUE_CHARS ? `${text.slice(0, QUOTED_VALUE_CHARS)}…` : text;
 }
 
 /**
@@ -187,7 +175,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         }
         const id = argumentValue(node, parent, path);
         if (typeof id !== 'string' || !grants.factories.has(id)) {
-          fail(forbidden(`This token may not reach company ${quoted(id)}: it needs the grant factory:${quoted(id)}.`, `factory:${quoted(id)}`, node));
+          fail(forbidden(`This token may not reach company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, `factory:${quotedValue(id)}`, node));
           return null;
         }
       }
@@ -195,7 +183,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         if (name === 'updateFactoryOption') {
           const slot = argumentValue(node, parent, ['input', 'slot']);
           if (typeof slot !== 'number' || !grants.optionSlots.has(slot)) {
-            fail(forbidden(`Writing option slot ${quoted(slot)} needs the grant write:option:${quoted(slot)}.`, `write:option:${quoted(slot)}`, node));
+            fail(forbidden(`Writing option slot ${quotedValue(slot)} needs the grant write:option:${quotedValue(slot)}.`, `write:option:${quotedValue(slot)}`, node));
             return null;
           }
           // A title in the site documents' namespace builds (part of) a site document by hand.
@@ -204,8 +192,8 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
           if (document !== null && !grants.siteDocuments.has(document)) {
             fail(
               forbidden(
-                `The title "${quoted(title)}" belongs to the site document "${quoted(document)}": writing it needs the grant write:siteDocument:${quoted(document)}.`,
-                `write:siteDocument:${quoted(document)}`,
+                `The title "${quotedValue(title)}" belongs to the site document "${quotedValue(document)}": writing it needs the grant write:siteDocument:${quotedValue(document)}.`,
+                `write:siteDocument:${quotedValue(document)}`,
                 node,
               ),
             );
@@ -219,7 +207,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         } else {
           const document = argumentValue(node, parent, ['input', 'name']);
           if (typeof document !== 'string' || !grants.siteDocuments.has(document)) {
-            fail(forbidden(`Writing site document "${quoted(document)}" needs the grant write:siteDocument:${quoted(document)}.`, `write:siteDocument:${quoted(document)}`, node));
+            fail(forbidden(`Writing site document "${quotedValue(document)}" needs the grant write:siteDocument:${quotedValue(document)}.`, `write:siteDocument:${quotedValue(document)}`, node));
             return null;
           }
         }

@@ -13,7 +13,8 @@
 import { parse, validate } from 'graphql';
 import type { FragmentDefinitionNode, SelectionSetNode } from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { grantsRule, QUOTED_VALUE_CHARS } from '../../src/graph/grants.rule';
+import { QUOTED_VALUE_CHARS } from '../../src/domains/shared/quoted-value';
+import { grantsRule } from '../../src/graph/grants.rule';
 import { OperationMemo } from '../../src/graph/operation-memo';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { readCredential } from '../../src/pipeline/credential';
