@@ -26,7 +26,7 @@ import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { GraphQLError, getNamedType, isAbstractType, isInputObjectType, isObjectType, isInterfaceType, Kind, OperationTypeNode, valueFromAST } from 'graphql';
 import type { FieldNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationRule } from 'graphql';
 import { quotedValue } from '../domains/shared/quoted-value';
-import { TITLE_PREFIX } from '../domains/site-documents/site-document.codec';
+import { siteDocumentOfTitle } from '../domains/shared/site-document-titles';
 import type { Grant } from '../vault';
 
 /** The field a subscription watches, for `read:<Type>.<field>` grants. */
@@ -96,16 +96,6 @@ function reachable(schema: GraphQLSchema, from: GraphQLNamedType): ReadonlySet<s
   }
   cache.set(from.name, seen);
   return seen;
-}
-
-/**
- * The site document a slot title names when it is in the site documents' namespace
- * (`~sd:<name>:…`, see `site-document.codec.ts`; spaces around the prefix ignored, in case
- * the upstream trims them), else null. Any such title counts, well-formed or not.
- */
-function siteDocumentOfTitle(title: string): string | null {
-  const [prefix, name = ''] = title.split(':');
-  return prefix?.trim() === TITLE_PREFIX && title.includes(':') ? name.trim() : null;
 }
 
 /** A refusal naming the grant that would allow it. */

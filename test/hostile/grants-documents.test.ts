@@ -8,8 +8,13 @@
  *   kilobytes; the grants memo is bounded in bytes (an `OperationMemo`: hashed keys) and
  *   remembers only "allowed";
  * - a `write:option:<slot>` grant cannot write a slot title in the site documents'
- *   namespace (`~sd:<name>:…`) without `write:siteDocument:<name>`.
+ *   namespace (`~sd:<name>:…`), nor overwrite a slot holding part of a site document,
+ *   without `write:siteDocument:<name>` (against the simulator, over HTTP).
  */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse, validate } from 'graphql';
 import type { FragmentDefinitionNode, SelectionSetNode } from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
@@ -20,7 +25,11 @@ import { buildGatewaySchema } from '../../src/graph/schema';
 import { readCredential } from '../../src/pipeline/credential';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
 import type { StepEnvironment } from '../../src/pipeline/steps';
-import { FIXTURE_IDS } from '../../src/simulator';
+import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
+import { MasterKeys, Vault } from '../../src/vault';
+import { FileVaultStorage } from '../../src/vault/storage';
+import { codes, startStack } from '../support';
+import type { HttpStack } from '../support';
 import { parseGrant } from '../../src/vault/grants';
 import type { Grant } from '../../src/vault/grants';
 import type { ActiveToken, TokenResolver } from '../../src/vault';
@@ -133,5 +142,52 @@ describe("an access token's grants check against hostile documents and variables
     expect(pipeline.prepare('graphql-ws', write('~sd:catalogue:2:m:0123abcd'), bearer(`factory:${SHOP}`, 'write:option:3', 'write:siteDocument:catalogue'))).toMatchObject({ kind: 'run' });
     // A key caller is not limited by grants.
     expect(pipeline.prepare('graphql-ws', write('~sd:catalogue:2:m:0123abcd'), readCredential('Bearer some-api-key'))).toMatchObject({ kind: 'run' });
+  });
+});
+
+describe("a write:option grant and the slots of a site document (over HTTP, the simulator)", () => {
+  const folder = mkdtempSync(join(tmpdir(), 'grants-slots-'));
+  const vaultFile = join(folder, 'vault.json');
+  const masterKey = randomBytes(32).toString('base64');
+  let stack: HttpStack;
+  let slots: number[] = [];
+  const tokens: Record<string, string> = {};
+  const WRITE = 'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { committed } }';
+
+  beforeAll(async () => {
+    const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
+    await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
+    // Every slot may be written as an option (the grants check lets each write through to the resolver).
+    const optionGrants = Array.from({ length: 10 }, (_, i) => `write:option:${i + 1}`);
+    tokens.options = (await vault.createToken({ characters: ['shop'], grants: [`factory:${SHOP}`, ...optionGrants], expiresInMs: 3_600_000 })).token;
+    tokens.document = (await vault.createToken({ characters: ['shop'], grants: [`factory:${SHOP}`, ...optionGrants, 'write:siteDocument:catalogue'], expiresInMs: 3_600_000 })).token;
+    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } });
+    const written = await stack.post(
+      { query: 'mutation Set($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { document { slots } } }', variables: { input: { factoryId: SHOP, name: 'catalogue', value: { items: [1, 2, 3] } } } },
+      { key: DEMO_KEYS.premium.key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
+    );
+    slots = (written.body.data as { setSiteDocument: { document: { slots: number[] } } }).setSiteDocument.document.slots;
+    const free = [...Array(10).keys()].map((i) => i + 1).find((slot) => !slots.includes(slot) && slot > 2) ?? 0;
+    tokens.free = String(free);
+  });
+
+  afterAll(async () => {
+    await stack.close();
+  });
+
+  it('refuses overwriting any slot of the document without write:siteDocument:<name>, before the write; allows a free slot and the granted document', async () => {
+    expect(slots.length).toBeGreaterThan(0);
+    const writes = (): number => stack.simulator.requests.filter((request) => request.method === 'POST').length;
+    const before = writes();
+    for (const slot of slots) {
+      const answer = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot, title: 'Opening hours', data: '9-17' } } }, { key: tokens.options ?? '' });
+      expect(codes(answer.body)).toEqual(['FORBIDDEN']);
+      expect(answer.body.errors?.[0]?.extensions).toMatchObject({ requiredGrant: 'write:siteDocument:catalogue' });
+    }
+    expect(writes()).toBe(before);
+    const free = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot: Number(tokens.free), title: 'Opening hours', data: '9-17' } } }, { key: tokens.options ?? '' });
+    expect(free.body.errors).toBeUndefined();
+    const granted = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot: slots[0], title: 'Opening hours', data: '9-17' } } }, { key: tokens.document ?? '' });
+    expect(granted.body.errors).toBeUndefined();
   });
 });
