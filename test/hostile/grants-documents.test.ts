@@ -190,4 +190,12 @@ describe("a write:option grant and the slots of a site document (over HTTP, the 
     const granted = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot: slots[0], title: 'Opening hours', data: '9-17' } } }, { key: tokens.document ?? '' });
     expect(granted.body.errors).toBeUndefined();
   });
+
+  it("quotes a 60 KB company id cut short in Query.factory's FORBIDDEN", async () => {
+    const huge = `z${'9'.repeat(60_000)}`;
+    const answer = await stack.post({ query: 'query One($id: ID!) { factory(id: $id) { id } }', variables: { id: huge } }, { key: tokens.options ?? '' });
+    expect(codes(answer.body)).toEqual(['FORBIDDEN']);
+    expect(answer.text.length).toBeLessThan(2_000);
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ requiredGrant: `factory:${huge.slice(0, QUOTED_VALUE_CHARS)}…` });
+  });
 });
