@@ -12,7 +12,8 @@
  * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
  * limit, half-sent request headers), bursts of queries on one graphql-ws connection and
  * big upstream bodies (see `burstAndBodyAttacks`), and 50,000 graphql-sse reservations never
- * connected (RSS growth target 40 MB).
+ * connected (RSS growth target 40 MB); and the attacks on an access token's grants check
+ * (fragment bombs, 60 KB variables: hostile-documents.ts).
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -28,6 +29,7 @@ import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
 import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
+import { hostileDocuments } from './hostile-documents';
 import { fanOut } from './soak';
 
 /** A key whose requests run beside the upstream attacks (they must not be delayed). */
@@ -529,11 +531,12 @@ export const hostile: Scenario = {
   name: 'hostile',
   async run(bench) {
     const stub = await startStub(bench);
-    const gateway = await bench.startGateway('gateway-hostile', { STATEV_BASE_URL: `${stub.origin}/req` }, { pinned: true });
+    const documents = await hostileDocuments(bench.args.quick); // the grants attacks (a vault and a token)
+    const gateway = await bench.startGateway('gateway-hostile', { STATEV_BASE_URL: `${stub.origin}/req`, ...documents.env }, { pinned: true });
     const results: Array<Record<string, unknown>> = [];
     let failures = 0;
     try {
-      for (const attack of attacks(bench.args.quick)) {
+      for (const attack of [...attacks(bench.args.quick), ...documents.attacks]) {
         await scrapeMetrics(gateway.origin); // resets the event-loop histogram
         const poller = new HealthPoller(gateway.origin, 50);
         const started = performance.now();

@@ -10,16 +10,23 @@
  *   (`factory`, `factories`, the company subscriptions and writes) are allowed, and a
  *   company id given to a subscription or a write must be granted (`factories` is filtered
  *   and `factory(id)` outside the grants is null with `FORBIDDEN`, by their resolvers).
- * - Writes: `updateFactoryOption` needs `write:option:<slot>`; `setSiteDocument` and
+ * - Writes: `updateFactoryOption` needs `write:option:<slot>`, and with a title in the site
+ *   documents' namespace (`~sd:<name>:…`) also `write:siteDocument:<name>`; `setSiteDocument` and
  *   `deleteSiteDocument` need `write:siteDocument:<name>`; `createPaymentRequest` and
  *   `cancelPaymentRequest` need `write:payments`; their payloads may be read.
  * - Subscriptions and live queries (`@live`) need `subscribe`.
  *
- * A refusal is `FORBIDDEN` with `extensions.requiredGrant`, the grant that would allow it.
+ * A refusal is `FORBIDDEN` with `extensions.requiredGrant`, the grant that would allow it;
+ * a value of the request is quoted in it cut to `QUOTED_VALUE_CHARS` (64) characters.
+ *
+ * The walk reads each fragment once per operation (and position: among the root fields or
+ * below them), however often it is spread, so its work is linear in the document's size.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { GraphQLError, getNamedType, isAbstractType, isInputObjectType, isObjectType, isInterfaceType, Kind, OperationTypeNode, valueFromAST } from 'graphql';
 import type { FieldNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationRule } from 'graphql';
+import { quotedValue } from '../domains/shared/quoted-value';
+import { siteDocumentOfTitle } from '../domains/shared/site-document-titles';
 import type { Grant } from '../vault';
 
 /** The field a subscription watches, for `read:<Type>.<field>` grants. */
@@ -158,7 +165,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         }
         const id = argumentValue(node, parent, path);
         if (typeof id !== 'string' || !grants.factories.has(id)) {
-          fail(forbidden(`This token may not reach company ${String(id)}: it needs the grant factory:${String(id)}.`, `factory:${String(id)}`, node));
+          fail(forbidden(`This token may not reach company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, `factory:${quotedValue(id)}`, node));
           return null;
         }
       }
@@ -166,7 +173,20 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         if (name === 'updateFactoryOption') {
           const slot = argumentValue(node, parent, ['input', 'slot']);
           if (typeof slot !== 'number' || !grants.optionSlots.has(slot)) {
-            fail(forbidden(`Writing option slot ${String(slot)} needs the grant write:option:${String(slot)}.`, `write:option:${String(slot)}`, node));
+            fail(forbidden(`Writing option slot ${quotedValue(slot)} needs the grant write:option:${quotedValue(slot)}.`, `write:option:${quotedValue(slot)}`, node));
+            return null;
+          }
+          // A title in the site documents' namespace builds (part of) a site document by hand.
+          const title = argumentValue(node, parent, ['input', 'title']);
+          const document = typeof title === 'string' ? siteDocumentOfTitle(title) : null;
+          if (document !== null && !grants.siteDocuments.has(document)) {
+            fail(
+              forbidden(
+                `The title "${quotedValue(title)}" belongs to the site document "${quotedValue(document)}": writing it needs the grant write:siteDocument:${quotedValue(document)}.`,
+                `write:siteDocument:${quotedValue(document)}`,
+                node,
+              ),
+            );
             return null;
           }
         } else if (name === 'createPaymentRequest' || name === 'cancelPaymentRequest') {
@@ -177,7 +197,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         } else {
           const document = argumentValue(node, parent, ['input', 'name']);
           if (typeof document !== 'string' || !grants.siteDocuments.has(document)) {
-            fail(forbidden(`Writing site document "${String(document)}" needs the grant write:siteDocument:${String(document)}.`, `write:siteDocument:${String(document)}`, node));
+            fail(forbidden(`Writing site document "${quotedValue(document)}" needs the grant write:siteDocument:${quotedValue(document)}.`, `write:siteDocument:${quotedValue(document)}`, node));
             return null;
           }
         }
@@ -195,20 +215,28 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
       return companiesOnly && (name === 'factory' || name === 'factories');
     };
 
-    const walk = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, inside: boolean, root: OperationTypeNode | null, seen: Set<string>): void => {
+    // Each fragment is walked once per operation and position (among the root fields or
+    // below them): what it allows depends only on its own selections, its type condition
+    // and that position, so walking it again at another spread finds nothing new. Marked
+    // before its walk, which also ends a cycle (graphql-js validation reports it).
+    const walked = new Set<string>();
+    const walk = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, inside: boolean, root: OperationTypeNode | null): void => {
+      // Below an allowed field everything is allowed: nothing to walk.
+      if (inside && root === null) return;
       for (const selection of selectionSet.selections) {
         if (failed) return;
         if (selection.kind === Kind.INLINE_FRAGMENT) {
           const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-          if (type) walk(selection.selectionSet, type, inside, root, seen);
+          if (type) walk(selection.selectionSet, type, inside, root);
           continue;
         }
         if (selection.kind === Kind.FRAGMENT_SPREAD) {
           const fragment = fragments.get(selection.name.value);
-          const key = `${selection.name.value}:${inside}:${root ?? ''}`;
-          if (!fragment || seen.has(key)) continue;
+          const key = `${selection.name.value}\u0000${root ?? ''}`;
+          if (!fragment || walked.has(key)) continue;
+          walked.add(key);
           const type = schema.getType(fragment.typeCondition.name.value);
-          if (type) walk(fragment.selectionSet, type, inside, root, new Set([...seen, key]));
+          if (type) walk(fragment.selectionSet, type, inside, root);
           continue;
         }
         const name = selection.name.value;
@@ -232,7 +260,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
           // Everything below a granted field is allowed.
           childInside = granted;
         }
-        if (selection.selectionSet) walk(selection.selectionSet, type, childInside, null, seen);
+        if (selection.selectionSet) walk(selection.selectionSet, type, childInside, null);
       }
     };
 
@@ -246,7 +274,7 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
           return false;
         }
         const rootType = schema.getRootType(kind);
-        if (rootType) walk(node.selectionSet, rootType, false, kind, new Set());
+        if (rootType) walk(node.selectionSet, rootType, false, kind);
         return false;
       },
       FragmentDefinition: () => false,

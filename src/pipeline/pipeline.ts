@@ -163,7 +163,7 @@ export class RequestPipeline {
       costMemo: new OperationMemo(),
       costEstimators: [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots)],
       tokens,
-      grantsMemo: new WeakMap(),
+      grantsMemo: new OperationMemo(),
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));

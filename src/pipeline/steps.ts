@@ -67,8 +67,8 @@ export interface StepEnvironment {
   readonly costEstimators: ComplexityEstimator[];
   /** Looks access tokens up in the vault (`NO_VAULT` without `VAULT_MASTER_KEY`). */
   readonly tokens: TokenResolver;
-  /** Remembered grants results, per parsed document (Apollo's document store keeps one object per text), by token id, operation and variables. */
-  readonly grantsMemo: WeakMap<DocumentNode, Map<string, GraphQLError | null>>;
+  /** Remembered grants results ("allowed" only), per token and distinct request: hashed keys, bounded in bytes. */
+  readonly grantsMemo: OperationMemo<GraphQLError | null>;
 }
 
 /** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
@@ -191,8 +191,17 @@ const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
   },
 };
 
-/** Most remembered grants results per document (token, operation and variables), then the memo starts again. */
-const GRANTS_MEMO_PER_DOCUMENT = 256;
+/** A name for each parsed document without a query hash (the streaming transports'), for the grants memo; forgotten with the document. */
+const documentNames = new WeakMap<DocumentNode, string>();
+let documentsNamed = 0;
+
+/** The document's identity in a memo key: its query hash, else a name of its own (a parsed document object is reused for one text by Apollo's document store). */
+function documentIdentity(state: OperationState): string {
+  if (state.queryHash !== undefined) return state.queryHash;
+  let name = documentNames.get(state.document);
+  if (name === undefined) documentNames.set(state.document, (name = `document:${(documentsNamed += 1)}`));
+  return name;
+}
 
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 const TOKEN_REFUSED = Object.fromEntries(
@@ -353,16 +362,10 @@ export const STEPS = [
       // `read` over whole characters allows every query: nothing to walk.
       const readsAll = token.grants.some((grant) => grant.kind === 'read') && !token.grants.some((grant) => grant.kind === 'factory');
       if (readsAll && state.operation.operation === OperationTypeNode.QUERY && !isLiveQueryOperationDefinitionNode(state.operation, state.variables)) return null;
-      let memo = env.grantsMemo.get(state.document);
-      if (!memo) env.grantsMemo.set(state.document, (memo = new Map()));
-      const key = `${token.id}\u0000${state.operation.name?.value ?? state.document.definitions.indexOf(state.operation)}\u0000${JSON.stringify(state.variables ?? null)}`;
-      const known = memo.get(key);
-      if (known !== undefined) return known;
-      const [error] = validate(env.schema, state.document, [grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables })]);
-      // A bound per document: distinct variables of one document cannot grow it without end.
-      if (memo.size >= GRANTS_MEMO_PER_DOCUMENT) memo.clear();
-      memo.set(key, error ?? null);
-      return error ?? null;
+      const check = (): GraphQLError | null => validate(env.schema, state.document, [grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables })])[0] ?? null;
+      // Keyed by a hash of (document, token, operation, variables), bounded in bytes; only
+      // "allowed" is remembered (a refusal, which quotes the request, is built afresh).
+      return env.grantsMemo.get({ queryHash: `${documentIdentity(state)}\u0000${token.id}`, operation: state.operation, variables: state.variables }, check, (result) => result === null);
     },
   },
   {

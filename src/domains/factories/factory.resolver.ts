@@ -18,6 +18,7 @@ import { UpstreamCost } from '../../field-rules/cost';
 import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { whenReady } from '../shared/maybe-promise';
+import { quotedValue } from '../shared/quoted-value';
 
 /** The companies an access token's factory:<id> grants name, or null when it has none (or the caller sent a key). */
 function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
@@ -59,7 +60,7 @@ export class FactoryResolver {
   ): Promise<Factory | null> {
     const granted = grantedFactories(ctx);
     if (granted && !granted.has(id)) {
-      throw new GatewayError('FORBIDDEN', `This access token may not read company ${id}: it needs the grant factory:${id}.`, { requiredGrant: `factory:${id}` });
+      throw new GatewayError('FORBIDDEN', `This access token may not read company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, { requiredGrant: `factory:${quotedValue(id)}` });
     }
     // A token over several characters: the key whose list holds the company answers it.
     const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.factories.list.load('all'), (factory) => factory.id === id);

@@ -1,6 +1,6 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
-import { badInputError, missingKeyError } from '../../errors/gateway-error';
+import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { within } from '../shared/within';
@@ -9,6 +9,31 @@ import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFa
 import { UpstreamCost } from '../../field-rules/cost';
 import { companyContext, owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
+import { quotedValue } from '../shared/quoted-value';
+import { siteDocumentOfTitle } from '../shared/site-document-titles';
+import type { Grant } from '../../vault';
+
+/**
+ * An access token's write of a slot that holds part of a site document (a title in the
+ * namespace `~sd:<name>:…`: its committing slot, its chunks, or leftovers of its earlier
+ * versions) needs `write:siteDocument:<name>` besides `write:option:<slot>`: `FORBIDDEN`
+ * (HTTP 403, `extensions.requiredGrant`) otherwise, before the write. Reads the slot once
+ * (`GET /factory/options/{id}/{slot}`, usually from the key's cache). The grants check
+ * (`src/graph/grants.rule.ts`) refuses a new title in that namespace before any request.
+ *
+ * @throws GatewayError `FORBIDDEN`, or the read's upstream error (the slot's owner unknown: no write)
+ */
+async function refuseSiteDocumentSlot(grants: readonly Grant[], ctx: GatewayContext, input: UpdateFactoryOptionInput): Promise<void> {
+  const current = await ctx.loaders.factories.option.load({ id: input.factoryId, slot: input.slot });
+  const document = current ? siteDocumentOfTitle(current.title) : null;
+  if (document === null || grants.some((grant) => grant.kind === 'write-site-document' && grant.name === document)) return;
+  throw new GatewayError(
+    'FORBIDDEN',
+    `Option slot ${input.slot} holds part of the site document "${quotedValue(document)}": overwriting it needs the grant write:siteDocument:${quotedValue(document)}.`,
+    { requiredGrant: `write:siteDocument:${quotedValue(document)}` },
+    403,
+  );
+}
 
 /**
  * The one write: `Mutation.updateFactoryOption`, and `UpdateFactoryOptionPayload.option`,
@@ -35,6 +60,7 @@ export class UpdateFactoryOptionPayloadResolver {
     if (!operation.apiKey) throw missingKeyError();
     // A token over several characters writes with the key (and secret) of the company's owner.
     const { context: ctx, claim } = await companyContext(operation, input.factoryId);
+    if (operation.token) await refuseSiteDocumentSlot(operation.token.grants, ctx, input);
     return claim(await this.update(input, ctx));
   }
 

@@ -28,6 +28,7 @@ import { createHash } from 'node:crypto';
 import { SITE_DOCUMENT_ENCODINGS } from '../../config';
 import type { SiteDocumentEncoding } from '../../config';
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { SITE_DOCUMENT_TITLE_PREFIX } from '../shared/site-document-titles';
 import { fromBase32768, toBase32768 } from './base32768';
 import { canonicalJson, splitPieces } from './json-pieces';
 
@@ -37,8 +38,8 @@ export const SLOT_DATA_CHARS = 2400;
 export const CHUNK_FILL = 0.94;
 /** Hex digits of the short hashes in titles and the manifest. */
 export const SHORT_HASH_CHARS = 8;
-/** Prefix of every title the gateway writes. */
-export const TITLE_PREFIX = '~sd';
+/** Prefix of every title the gateway writes (the namespace access tokens need `write:siteDocument:<name>` for). */
+export const TITLE_PREFIX = SITE_DOCUMENT_TITLE_PREFIX;
 /** Version of the manifest format. */
 export const MANIFEST_FORMAT = 1;
 /** What clients write to clear a slot (an empty string is probably refused upstream). */
