@@ -1,6 +1,6 @@
 /**
- * The hostile scenario's attacks on an access token's grants check (issue 45, items 1
- * and 7), run by bench/scenarios/hostile.ts like its own attacks (`/healthz` polled every
+ * The hostile scenario's attacks on an access token's grants check (the fragment bomb and
+ * variables held by the memo), run by bench/scenarios/hostile.ts like its own attacks (`/healthz` polled every
  * 50 ms, the event-loop delay p99 over the attack):
  *
  * - `grants-fragment-doubling-23`: the 1.3 KB fragment bomb of 23 levels

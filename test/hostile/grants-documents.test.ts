@@ -1,6 +1,6 @@
 /**
- * Hostile documents and variables against an access token's grants check (issue 45,
- * items 1, 7 and 10), through the request pipeline as the streaming transports use it:
+ * Hostile documents and variables against an access token's grants check (the fragment
+ * bomb, variables held by the memo, hand-built site-document slots), through the request pipeline as the streaming transports use it:
  *
  * - the fragment bomb (`fragment Fi on Query { ...Fi+1 ...Fi+1 }`, 40 levels) with a
  *   company-scoped token is checked once per fragment, not once per expansion;
