@@ -1,8 +1,9 @@
 /**
  * The graphql-sse transport at `/graphql/stream`: one connection per request ("distinct
  * connections"), or one per reservation token (single connection mode), with reservations
- * not yet connected capped and expiring (sse-reservations.ts), keep-alive comments, and the
- * end of operations whose client left while they started.
+ * not yet connected capped and expiring (sse-reservations.ts), keep-alive comments, slow
+ * readers cut (slow-readers.ts: an operation waits until its stream has flushed before it
+ * hands over its next result), and the end of operations whose client left while they started.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as graphqlSubscribe } from 'graphql';
@@ -12,6 +13,8 @@ import { readCredential } from '../pipeline/credential';
 import { contextOf, prepare } from './admission';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
+import { guardSseResponse } from './slow-readers';
+import type { SlowReaderGuard } from './slow-readers';
 import { SseReservations, releaseSseToken } from './sse-reservations';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
@@ -49,6 +52,10 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     return connection;
   };
   // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  // The guard of each open event stream: by its request (distinct connections), by its token (a reservation's stream).
+  const guardsByRequest = new WeakMap<IncomingMessage, SlowReaderGuard>();
+  const guardsByToken = new Map<string, SlowReaderGuard>();
+  const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined => (token ? guardsByToken.get(token) : guardsByRequest.get(request));
   const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
@@ -79,7 +86,13 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
     onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
-    onNext: (ctx, _req, result) => finish('graphql-sse', ctx, result as ExecutionResult),
+    // A stream still flushing its last write: the operation waits (graphql-sse awaits onNext),
+    // so a client that does not read holds one result per operation, not every one made.
+    onNext: (ctx, req, result) => {
+      const flushed = guardOf(req.raw, streamToken(req.raw))?.flushed();
+      if (!flushed) return finish('graphql-sse', ctx, result as ExecutionResult);
+      return flushed.then(() => finish('graphql-sse', ctx, result as ExecutionResult));
+    },
     onComplete: (ctx) => {
       const watched = watch.of(ctx);
       if (watched) watch.finish(watched, undefined);
@@ -92,7 +105,16 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       sseResponses.add(res);
       res.once('close', () => sseResponses.delete(res));
       const token = req.headers.accept === 'text/event-stream' ? streamToken(req) : null;
+      // Slow readers are cut, not buffered (slow-readers.ts).
+      const guard = guardSseResponse(res, options.streamBounds, (reason) =>
+        options.logger?.warn({ transport: 'graphql-sse', reason, queuedBytes: res.writableLength }, 'An SSE stream was cut: its client does not read it'),
+      );
+      guardsByRequest.set(req, guard);
       if (token) {
+        guardsByToken.set(token, guard);
+        res.once('close', () => {
+          if (guardsByToken.get(token) === guard) guardsByToken.delete(token);
+        });
         const reserved = reservations.get(token);
         if (reserved) closedStreams.delete(reserved);
         res.once('close', () => {

@@ -103,6 +103,7 @@ export function createGatewaySubscriptions(
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     operationsMaxPerConnection: config.operationsMaxPerConnection,
+    streamBounds: { maxQueuedBytes: config.streamMaxQueuedBytes, drainTimeoutMs: config.streamDrainTimeoutMs },
     sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,

@@ -10,6 +10,7 @@ import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { LiveQueries } from './live-queries';
+import type { StreamBounds } from './slow-readers';
 import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionService } from './subscription-service';
 
@@ -31,6 +32,8 @@ export interface SubscriptionTransportOptions {
   operationsMaxPerConnection: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
   keepAliveMs: number;
+  /** When a stream whose client does not read is cut (`STREAM_MAX_QUEUED_BYTES`, `STREAM_DRAIN_TIMEOUT_MS`, see slow-readers.ts). */
+  streamBounds: StreamBounds;
   /** Where the transports log. */
   logger?: Logger;
   /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */
