@@ -36,7 +36,7 @@ export interface SseTransport {
 
 /** Creates the graphql-sse transport on `runs` (shared with graphql-ws). */
 export function createSseTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): SseTransport {
-  const { watch, patchFormats, abandonedChecks, unlessAbandoned, finish, execute } = runs;
+  const { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute } = runs;
   // Reservations (their connections) whose event stream closed.
   const closedStreams = new WeakSet<SubscriptionConnection>();
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
@@ -61,7 +61,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     schema: options.schema,
     ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
-    subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
+    subscribe: (args) => untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, graphqlSubscribe(args))),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
@@ -75,6 +75,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       }
       const { document, operationName, variables } = prepared;
       const contextValue = contextOf(options, prepared, connection, credential);
+      credentials.set(contextValue, credential);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
       if (token && req.headers.get('accept') !== 'text/event-stream') {

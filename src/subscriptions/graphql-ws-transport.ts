@@ -72,7 +72,7 @@ export interface WsTransport {
 
 /** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
 export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
-  const { watch, patchFormats, finish, execute, subscribe } = runs;
+  const { watch, patchFormats, credentials, finish, execute, subscribe } = runs;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
   const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
@@ -157,6 +157,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
             inFlight.hold(id);
           }
           const contextValue = contextOf(options, prepared, connection, credential);
+          credentials.set(contextValue, credential);
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);
           wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
