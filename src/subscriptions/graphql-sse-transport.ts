@@ -17,6 +17,7 @@ import { guardSseResponse } from './slow-readers';
 import type { SlowReaderGuard } from './slow-readers';
 import { SseReservations, releaseSseToken } from './sse-reservations';
 import { SubscriptionConnection } from './subscription-service';
+import type { SubscriptionContext } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The reservation token of a graphql-sse request (header or `token` parameter), or null. */
@@ -95,6 +96,9 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       return flushed.then(() => finish('graphql-sse', ctx, result as ExecutionResult));
     },
     onComplete: (ctx) => {
+      // Its places go now (a subscription completed while its first poll ran would hold them until that poll answered).
+      const scope = (ctx as { subscription?: SubscriptionContext['subscription'] }).subscription;
+      if (scope) options.subscriptions.leave(scope);
       const watched = watch.of(ctx);
       if (watched) watch.finish(watched, undefined);
     },
