@@ -168,6 +168,12 @@ export interface GatewayConfig {
   sseReservationsMaxPerAddress: number;
   /** graphql-sse reservations not yet connected in all; over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX`, default 10000). */
   sseReservationsMax: number;
+  /** graphql-sse reservations not yet connected per socket peer (a trusted proxy counts as one, whatever `X-Forwarded-For` says); over it HTTP 429 `RATE_LIMITED` (`SSE_RESERVATIONS_MAX_PER_PEER`, default 1000). */
+  sseReservationsMaxPerPeer: number;
+  /** Bytes queued in the process for one stream (SSE response or WebSocket) whose client does not read, before it is cut (`STREAM_MAX_QUEUED_BYTES`, default 4194304). */
+  streamMaxQueuedBytes: number;
+  /** How long a write to a stream may wait to reach the kernel (its client does not drain) before the stream is cut, ms (`STREAM_DRAIN_TIMEOUT_MS`, default 20000). */
+  streamDrainTimeoutMs: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -282,6 +288,9 @@ export const DEFAULT_CONFIG = Object.freeze({
   sseReservationTtlMs: 30_000,
   sseReservationsMaxPerAddress: 100,
   sseReservationsMax: 10_000,
+  sseReservationsMaxPerPeer: 1000,
+  streamMaxQueuedBytes: 4 * 1024 * 1024,
+  streamDrainTimeoutMs: 20_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,

@@ -30,6 +30,7 @@ import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { preferWaitPlugin } from './http/prefer-wait';
 import { startLiveVault, TokenBudgets } from './vault';
+import type { LiveVault } from './vault';
 import { FilePaymentStore } from './domains/payments/payment-request.store';
 import { RedisPaymentStore } from './domains/payments/payment-request.redis-store';
 import { PaymentDesk } from './domains/payments/payment-request.service';
@@ -71,8 +72,8 @@ export interface GatewayRuntime {
    * subscription transports call it.
    */
   readonly pipeline: RequestPipeline;
-  /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set; `close` stops watching it. */
-  readonly vault: { allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
+  /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set (`vault`: its lookups and change events); `close` stops watching it. */
+  readonly vault: { readonly vault: LiveVault; allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
   /** The payment desk (payment requests, their matching and events), in `services.domains` too; `close` stops it and its store. */
   readonly payments: PaymentDesk;
 }

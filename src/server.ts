@@ -83,6 +83,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
       registry: runtime.metrics.registry,
       logger: runtime.logger,
       onRedisError: () => runtime.metrics.redisErrors.inc(),
+      vault: runtime.vault?.vault,
     },
     options.pollClock,
   );

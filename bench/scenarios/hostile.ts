@@ -31,6 +31,7 @@ import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { hostileDocuments } from './hostile-documents';
 import { fanOut } from './soak';
+import { streamAttacks } from './hostile-streams';
 
 /** A key whose requests run beside the upstream attacks (they must not be delayed). */
 const BYSTANDER_KEY = 'sim-key-400001';
@@ -518,6 +519,7 @@ function attacks(quick: boolean): Attack[] {
       run: (g) => sseReservations(g),
     },
     ...burstAndBodyAttacks(quick ? 3 : 10),
+    ...streamAttacks(quick),
   ];
 }
 

@@ -1,7 +1,7 @@
 /**
  * Admission of a subscribe message, the same on graphql-ws and graphql-sse: the request
- * pipeline run with the connection's subscription limits (counting those admitted in this
- * turn of the event loop), the count of refused subscribe messages that closes a WebSocket
+ * pipeline run with the connection's subscription limits (counting those admitted that have
+ * not started yet: `SubscriptionConnection.starting`), the count of refused subscribe messages that closes a WebSocket
  * with 4429, and the context of an operation let through.
  */
 import type { IncomingMessage } from 'node:http';
@@ -66,28 +66,13 @@ export function contextOf(options: SubscriptionTransportOptions, prepared: Extra
       Object.assign(contextValue, build(), { subscription });
     },
   };
+  // A subscription counts on its connection from now until it takes its place or its client completes it.
+  if (prepared.operation.operation === 'subscription') options.subscriptions.admit(contextValue.subscription);
   return contextValue;
 }
 
 /** The refusal of each limit error, built once per error (the service builds each error once). */
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
-
-/**
- * Subscriptions admitted on each connection in the current turn of the event loop. `ws`
- * emits every message of a TCP chunk in one turn, and an admitted subscription starts
- * (and counts in `connection.active`) only in the microtasks after it: without this count
- * every subscribe of a burst's first chunk would pass the `subscription-limit` step and be
- * parsed and validated, to be refused only when it starts. Reset after the turn, when the
- * admitted ones have started (the service's own check at the start stays the authority).
- */
-const admittedThisTurn = new WeakMap<SubscriptionConnection, number>();
-
-/** Counts one admitted subscription on `connection` until the end of this turn. */
-function admitThisTurn(connection: SubscriptionConnection): void {
-  const admitted = admittedThisTurn.get(connection) ?? 0;
-  if (admitted === 0) setImmediate(() => admittedThisTurn.delete(connection));
-  admittedThisTurn.set(connection, admitted + 1);
-}
 
 /** Each connection's last server key (public-site mode) and its hash: a burst of subscribes on one connection hashes it once. */
 const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
@@ -106,9 +91,9 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
     return hashed.keyId;
   };
   return (apiKey, live) => {
-    const admitted = admittedThisTurn.get(connection) ?? 0;
-    // Counted with those admitted in this turn, which have not started yet (see admittedThisTurn).
-    const counted = admitted === 0 ? connection : { transport: connection.transport, active: connection.active + admitted, address: connection.address };
+    const starting = connection.starting.size;
+    // Counted with those admitted that have not started yet (see SubscriptionConnection.starting).
+    const counted = starting === 0 ? connection : { transport: connection.transport, active: connection.active + starting, address: connection.address };
     // A live query may join an identical one of its key already running: only the
     // connection's and the address's limits are known before it is parsed.
     const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
@@ -160,9 +145,7 @@ export function mayBeStreaming(payload: unknown): boolean {
 /** Runs the pipeline on one subscribe request. */
 export function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  const prepared = options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
-  if (prepared.kind === 'run' && prepared.operation.operation === 'subscription') admitThisTurn(connection);
-  return prepared;
+  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
 }
 
 /** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */

@@ -1,8 +1,9 @@
 /**
  * The graphql-sse transport at `/graphql/stream`: one connection per request ("distinct
  * connections"), or one per reservation token (single connection mode), with reservations
- * not yet connected capped and expiring (sse-reservations.ts), keep-alive comments, and the
- * end of operations whose client left while they started.
+ * not yet connected capped and expiring (sse-reservations.ts), keep-alive comments, slow
+ * readers cut (slow-readers.ts: an operation waits until its stream has flushed before it
+ * hands over its next result), and the end of operations whose client left while they started.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as graphqlSubscribe } from 'graphql';
@@ -12,8 +13,11 @@ import { readCredential } from '../pipeline/credential';
 import { contextOf, prepare } from './admission';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
+import { guardSseResponse } from './slow-readers';
+import type { SlowReaderGuard } from './slow-readers';
 import { SseReservations, releaseSseToken } from './sse-reservations';
 import { SubscriptionConnection } from './subscription-service';
+import type { SubscriptionContext } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The reservation token of a graphql-sse request (header or `token` parameter), or null. */
@@ -33,7 +37,7 @@ export interface SseTransport {
 
 /** Creates the graphql-sse transport on `runs` (shared with graphql-ws). */
 export function createSseTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): SseTransport {
-  const { watch, patchFormats, abandonedChecks, unlessAbandoned, finish, execute } = runs;
+  const { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute } = runs;
   // Reservations (their connections) whose event stream closed.
   const closedStreams = new WeakSet<SubscriptionConnection>();
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
@@ -49,12 +53,16 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     return connection;
   };
   // Reservations (PUT) not yet connected expire and are capped (src/subscriptions/sse-reservations.ts).
+  // The guard of each open event stream: by its request (distinct connections), by its token (a reservation's stream).
+  const guardsByRequest = new WeakMap<IncomingMessage, SlowReaderGuard>();
+  const guardsByToken = new Map<string, SlowReaderGuard>();
+  const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined => (token ? guardsByToken.get(token) : guardsByRequest.get(request));
   const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
   const sse = createHandler({
     schema: options.schema,
     ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
-    subscribe: (args) => unlessAbandoned(args.contextValue, graphqlSubscribe(args)),
+    subscribe: (args) => untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, graphqlSubscribe(args))),
     onSubscribe(req, params) {
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
@@ -68,6 +76,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       }
       const { document, operationName, variables } = prepared;
       const contextValue = contextOf(options, prepared, connection, credential);
+      credentials.set(contextValue, credential);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
       if (token && req.headers.get('accept') !== 'text/event-stream') {
@@ -79,8 +88,17 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
     onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
-    onNext: (ctx, _req, result) => finish('graphql-sse', ctx, result as ExecutionResult),
+    // A stream still flushing its last write: the operation waits (graphql-sse awaits onNext),
+    // so a client that does not read holds one result per operation, not every one made.
+    onNext: (ctx, req, result) => {
+      const flushed = guardOf(req.raw, streamToken(req.raw))?.flushed();
+      if (!flushed) return finish('graphql-sse', ctx, result as ExecutionResult);
+      return flushed.then(() => finish('graphql-sse', ctx, result as ExecutionResult));
+    },
     onComplete: (ctx) => {
+      // Its places go now (a subscription completed while its first poll ran would hold them until that poll answered).
+      const scope = (ctx as { subscription?: SubscriptionContext['subscription'] }).subscription;
+      if (scope) options.subscriptions.leave(scope);
       const watched = watch.of(ctx);
       if (watched) watch.finish(watched, undefined);
     },
@@ -92,7 +110,16 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       sseResponses.add(res);
       res.once('close', () => sseResponses.delete(res));
       const token = req.headers.accept === 'text/event-stream' ? streamToken(req) : null;
+      // Slow readers are cut, not buffered (slow-readers.ts).
+      const guard = guardSseResponse(res, options.streamBounds, (reason) =>
+        options.logger?.warn({ transport: 'graphql-sse', reason, queuedBytes: res.writableLength }, 'An SSE stream was cut: its client does not read it'),
+      );
+      guardsByRequest.set(req, guard);
       if (token) {
+        guardsByToken.set(token, guard);
+        res.once('close', () => {
+          if (guardsByToken.get(token) === guard) guardsByToken.delete(token);
+        });
         const reserved = reservations.get(token);
         if (reserved) closedStreams.delete(reserved);
         res.once('close', () => {

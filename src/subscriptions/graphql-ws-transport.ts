@@ -22,6 +22,7 @@ import { OperationsInFlight, overOperationCap } from './operation-cap';
 import type { OperationRuns } from './operation-runs';
 import type { WatchedOperation } from './operation-watch';
 import { SubscriptionConnection } from './subscription-service';
+import type { SubscriptionScope } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The answer to a subscribe message on a closing WebSocket (never sent: the socket is closing). */
@@ -72,7 +73,7 @@ export interface WsTransport {
 
 /** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
 export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
-  const { watch, patchFormats, finish, execute, subscribe } = runs;
+  const { watch, patchFormats, credentials, finish, execute, subscribe } = runs;
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
   const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
@@ -89,6 +90,30 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
     const watched = wsWatched.get(ctx)?.get(id);
     if (watched) wsWatched.get(ctx)?.delete(id);
     return watched;
+  };
+  // Each WebSocket's admitted operations' scopes by id: a `complete` from the client frees
+  // their places at once (graphql-ws itself returns an operation still starting only when its
+  // start is over, e.g. after a subscription's first poll).
+  const wsScopes = new WeakMap<object, Map<string, SubscriptionScope>>();
+  const leave = (ctx: object, id: string): void => {
+    const scopes = wsScopes.get(ctx);
+    const scope = scopes?.get(id);
+    if (!scope) return;
+    scopes?.delete(id);
+    options.subscriptions.leave(scope);
+  };
+  /** Listens for the client's `complete` messages on a new WebSocket (one text test per message, a parse only for those). */
+  const watchCompletes = (ctx: WsContext): void => {
+    ctx.extra.socket.on('message', (data: unknown) => {
+      const text = String(data);
+      if (!text.includes('"complete"')) return;
+      try {
+        const message = JSON.parse(text) as { type?: unknown; id?: unknown };
+        if (message.type === 'complete' && typeof message.id === 'string') leave(ctx, message.id);
+      } catch {
+        // Not JSON: graphql-ws closes the socket for it.
+      }
+    });
   };
   /** Counts one refused subscribe; true when it was one too many and the socket is closing with 4429. */
   const countRefusal = (ctx: WsContext, refusals: RefusalCount): boolean => {
@@ -157,6 +182,15 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
             inFlight.hold(id);
           }
           const contextValue = contextOf(options, prepared, connection, credential);
+          credentials.set(contextValue, credential);
+          if (contextValue.subscription) {
+            let scopes = wsScopes.get(ctx);
+            if (!scopes) {
+              wsScopes.set(ctx, (scopes = new Map()));
+              watchCompletes(ctx);
+            }
+            scopes.set(id, contextValue.subscription);
+          }
           patchFormats.set(contextValue, livePatchFormat(payload.extensions));
           watch.admitted(watched, prepared, contextValue);
           wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
@@ -172,6 +206,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
       onNext: (_ctx, _id, _payload, args, result) => finish('graphql-ws', args.contextValue, result),
       onError: (ctx, id, _payload, errors) => {
         connections.get(ctx)?.inFlight.release(id);
+        leave(ctx, id);
         const formatted = formatErrors(errors);
         const watched = wsWatchedOf(ctx, id);
         if (watched) watch.finish(watched, formatted);
@@ -179,6 +214,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
       },
       onComplete: (ctx, id) => {
         connections.get(ctx)?.inFlight.release(id);
+        leave(ctx, id);
         const watched = wsWatchedOf(ctx, id);
         if (watched) watch.finish(watched, undefined);
       },

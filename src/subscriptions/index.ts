@@ -23,6 +23,8 @@ import { SubscriptionMetrics } from './subscription-metrics';
 import { SubscriptionService } from './subscription-service';
 import { createSubscriptionTransports } from './transports';
 import { LiveQueries } from './live-queries';
+import { TokenStreams } from './token-streams';
+import type { TokenSource } from './token-streams';
 import { jitExecute } from '../graph/jit-executor';
 
 export type { PollClock } from './poll-hub';
@@ -65,6 +67,8 @@ export function createGatewaySubscriptions(
     onRedisError?: () => void;
     tracing?: GatewayTracing;
     reportOperation?: (report: OperationReport) => void;
+    /** The vault, kept current (`LiveVault`): streams of access tokens end when theirs is revoked or expires. */
+    vault?: TokenSource;
   },
   clock?: PollClock,
 ): GatewaySubscriptions {
@@ -94,6 +98,7 @@ export function createGatewaySubscriptions(
   );
   // Live queries run as plain queries do: compiled by graphql-jit unless EXECUTION_JIT=false.
   const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs, ...(config.executionJit ? { executeRun: jitExecute(parts.schema) } : {}) });
+  const tokenStreams = parts.vault ? new TokenStreams(parts.vault) : undefined;
   const transports = createSubscriptionTransports({
     schema: parts.schema,
     services: parts.services,
@@ -103,11 +108,13 @@ export function createGatewaySubscriptions(
     connectionInitTimeoutMs: config.subscriptionConnectionInitTimeoutMs,
     keepAliveMs: config.subscriptionKeepAliveMs,
     operationsMaxPerConnection: config.operationsMaxPerConnection,
-    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, max: config.sseReservationsMax },
+    streamBounds: { maxQueuedBytes: config.streamMaxQueuedBytes, drainTimeoutMs: config.streamDrainTimeoutMs },
+    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, maxPerPeer: config.sseReservationsMaxPerPeer, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,
     clientAddress: clientAddressReader(config.trustedProxies),
+    tokenStreams,
   });
   return {
     service,
@@ -117,6 +124,7 @@ export function createGatewaySubscriptions(
     handleUpgrade: (req, socket, head) => transports.handleUpgrade(req, socket, head),
     async close() {
       await transports.close();
+      tokenStreams?.close();
       liveQueries.close();
       hub.close();
       await relay?.close();

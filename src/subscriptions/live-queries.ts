@@ -128,7 +128,7 @@ export class LiveQueries {
     if (!scope || !apiKey || !keyId) return { errors: [missingKeyError()] };
     let leave: () => void;
     try {
-      leave = scope.service.holdLiveSubscriber(scope.connection);
+      leave = scope.service.track(scope, scope.service.holdLiveSubscriber(scope.connection));
     } catch (error) {
       if (error instanceof GatewayError) return { errors: [error] };
       throw error;

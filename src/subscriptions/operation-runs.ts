@@ -11,6 +11,7 @@ import { isAsyncIterator } from './live-operations';
 import type { LivePatchFormat } from './live-operations';
 import type { LiveQueries, LiveRun } from './live-queries';
 import { OperationWatch } from './operation-watch';
+import type { Credential } from '../pipeline/credential';
 import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The state and steps both transports run operations with (see {@link createOperationRuns}). */
@@ -21,6 +22,10 @@ export interface OperationRuns {
   readonly patchFormats: WeakMap<object, LivePatchFormat>;
   /** graphql-sse operations posted to a reservation: whether their client is gone. */
   readonly abandonedChecks: WeakMap<object, () => boolean>;
+  /** The credential each operation was admitted with, by its context (an access token's streams end with it: token-streams.ts). */
+  readonly credentials: WeakMap<object, Credential>;
+  /** `result` (a stream), ended with a final `UNAUTHENTICATED` event when its access token is revoked or expires. */
+  untilTokenRefused<T>(contextValue: unknown, result: T): T;
   /** `result`, ended at once when its client left while it started. */
   unlessAbandoned<T>(contextValue: unknown, result: T): T;
   /** The result phase on a result about to be sent (a live query's: its `delivery` phase). */
@@ -40,6 +45,21 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
   // graphql-sse operations posted to a reservation (single connection mode): whether the
   // client is gone, asked when the operation's stream is ready (see `unlessAbandoned`).
   const abandonedChecks = new WeakMap<object, () => boolean>();
+  const credentials = new WeakMap<object, Credential>();
+  /**
+   * `result`, ended with a final `UNAUTHENTICATED` event when the access token it was
+   * admitted with is revoked or expires (token-streams.ts); as it is for a key.
+   */
+  const untilTokenRefused = <T>(contextValue: unknown, result: T): T => {
+    const streams = options.tokenStreams;
+    const context = operationContext(contextValue);
+    const credential = context ? credentials.get(context) : undefined;
+    const active = context?.token;
+    if (!streams || credential?.kind !== 'token' || !active) return result;
+    const guard = (value: unknown): unknown => (isAsyncIterator<ExecutionResult>(value) ? streams.guard(value, credential.token, active.expiresAt) : value);
+    if (result instanceof Promise) return result.then(guard) as T;
+    return guard(result) as T;
+  };
   /**
    * `result`, ended at once when its client left while it started: graphql-sse returns a
    * reservation's operations when its stream closes, but not one whose start (a
@@ -78,10 +98,10 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
     // A live query's first execution starts when the transport first reads its results: in the span too.
     const results = unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work), finishRun)));
     if (context && isAsyncIterator(results)) liveContexts.add(context);
-    return results;
+    return untilTokenRefused(args.contextValue, results);
   };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> => {
-    return unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args)));
+    return untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args))));
   };
-  return { watch, patchFormats, abandonedChecks, unlessAbandoned, finish, execute, subscribe };
+  return { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute, subscribe };
 }

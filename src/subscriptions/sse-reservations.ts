@@ -7,8 +7,9 @@
  * every reservation not yet connected is recorded, in the order it was made (one lifetime
  * for all, so that is also the order they expire in, and one timer, for the oldest, is
  * enough): it expires after `SSE_RESERVATION_TTL_MS`, and there are at most
- * `SSE_RESERVATIONS_MAX_PER_ADDRESS` per client address and `SSE_RESERVATIONS_MAX` in all
- * (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too:
+ * `SSE_RESERVATIONS_MAX_PER_ADDRESS` per client address, `SSE_RESERVATIONS_MAX_PER_PEER` per
+ * socket peer (a proxy's address: a rotating `X-Forwarded-For` through it fills no more)
+ * and `SSE_RESERVATIONS_MAX` in all (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too:
  * its stream is connected and closed at once internally, which is how graphql-sse itself
  * deletes a token, so a later request with that token fails as for any unknown token (404
  * `Stream not found`, or a stream of its own).
@@ -19,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 /** The header graphql-sse reads a reservation token from (or the `token` query parameter). */
 const TOKEN_HEADER = 'x-graphql-event-stream-token';
 
-/** The caps and lifetime of reservations (`SSE_RESERVATION_TTL_MS`, `SSE_RESERVATIONS_MAX_PER_ADDRESS`, `SSE_RESERVATIONS_MAX`). */
+/** The caps and lifetime of reservations (`SSE_RESERVATION_TTL_MS`, `SSE_RESERVATIONS_MAX_PER_ADDRESS`, `SSE_RESERVATIONS_MAX_PER_PEER`, `SSE_RESERVATIONS_MAX`). */
 export interface SseReservationLimits {
   /** How long a reservation waits for its stream, ms. */
   ttlMs: number;
@@ -27,6 +28,13 @@ export interface SseReservationLimits {
   maxPerAddress: number;
   /** Unconnected reservations in all. */
   max: number;
+  /**
+   * Unconnected reservations per socket peer (`SSE_RESERVATIONS_MAX_PER_PEER`): behind a
+   * trusted proxy every client comes from the proxy's address, and a forwarded address can
+   * be made up, so one peer may not take the whole of {@link max} by rotating
+   * `X-Forwarded-For`. Default {@link max}.
+   */
+  maxPerPeer?: number;
   /**
    * The client address of a request (the socket's, or the one a trusted proxy names:
    * `TRUSTED_PROXIES`); default the socket's.
@@ -82,6 +90,8 @@ export async function releaseSseToken(handler: (req: IncomingMessage, res: Serve
 interface Reservation {
   /** The client address that made it. */
   address: string;
+  /** The socket peer it came from (the client, or the proxy that forwarded it). */
+  peer: string;
   /** When it expires (`Date.now()` time), ms. */
   expiresAt: number;
 }
@@ -106,6 +116,8 @@ export class SseReservations {
   #timer: NodeJS.Timeout | null = null;
   /** Reservations (recorded or being made) per address. */
   readonly #perAddress = new Map<string, number>();
+  /** Reservations (recorded or being made) per socket peer. */
+  readonly #perPeer = new Map<string, number>();
   /** PUTs between their admission and graphql-sse's answer. */
   #inFlight = 0;
   /** The token {@link authenticate} gave each PUT. */
@@ -161,15 +173,16 @@ export class SseReservations {
   close(): void {
     this.#pending.clear();
     this.#perAddress.clear();
+    this.#perPeer.clear();
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
   }
 
   /** Records a reservation graphql-sse made (a token given again starts anew, at the end). */
-  #record(token: string, address: string): void {
+  #record(token: string, address: string, peer: string): void {
     this.#take(token);
-    this.#perAddress.set(address, this.sizeOf(address) + 1);
-    this.#pending.set(token, { address, expiresAt: Date.now() + this.#limits.ttlMs });
+    this.#count(address, peer);
+    this.#pending.set(token, { address, peer, expiresAt: Date.now() + this.#limits.ttlMs });
     this.#schedule();
   }
 
@@ -178,7 +191,7 @@ export class SseReservations {
     const reservation = this.#pending.get(token);
     if (!reservation) return;
     this.#pending.delete(token);
-    this.#forget(reservation.address);
+    this.#forget(reservation.address, reservation.peer);
   }
 
   /** Sets the timer for the oldest reservation, unless one is set or none is left. */
@@ -215,8 +228,9 @@ export class SseReservations {
   }
 
   async #reserve(req: IncomingMessage, res: ServerResponse, next: () => Promise<void>): Promise<void> {
-    const address = this.#limits.addressOf ? this.#limits.addressOf(req) : (req.socket.remoteAddress ?? 'unknown');
-    const refusal = this.#refusal(address);
+    const peer = req.socket.remoteAddress ?? 'unknown';
+    const address = this.#limits.addressOf ? this.#limits.addressOf(req) : peer;
+    const refusal = this.#refusal(address, peer);
     if (refusal) {
       const retryAfterSeconds = Math.max(1, Math.ceil(this.#limits.ttlMs / 1000));
       const text = JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: 'RATE_LIMITED', limit: refusal.limit, max: refusal.max, retryAfterSeconds } }] });
@@ -226,24 +240,28 @@ export class SseReservations {
     }
     // The slot is taken now (PUTs may interleave while graphql-sse answers), then given back
     // to the record's entry, or to nobody.
-    this.#perAddress.set(address, this.sizeOf(address) + 1);
+    this.#count(address, peer);
     this.#inFlight += 1;
     try {
       await next();
     } finally {
       this.#inFlight -= 1;
-      this.#forget(address);
+      this.#forget(address, peer);
     }
     const token = this.#minted.get(req);
-    if (res.statusCode === 201 && token !== undefined) this.#record(token, address);
+    if (res.statusCode === 201 && token !== undefined) this.#record(token, address, peer);
   }
 
   /** Which cap a new reservation of `address` would break, if any. */
-  #refusal(address: string): { limit: string; max: number; message: string } | null {
+  #refusal(address: string, peer: string): { limit: string; max: number; message: string } | null {
     const { maxPerAddress, max, ttlMs } = this.#limits;
+    const maxPerPeer = this.#limits.maxPerPeer ?? max;
     const wait = `Connect the reserved streams, or wait until they expire (SSE_RESERVATION_TTL_MS=${ttlMs}).`;
     if (this.sizeOf(address) >= maxPerAddress) {
       return { limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: maxPerAddress, message: `Too many graphql-sse reservations (PUT /graphql/stream) from this address: ${maxPerAddress} are not connected yet (SSE_RESERVATIONS_MAX_PER_ADDRESS). ${wait}` };
+    }
+    if (peer !== address && (this.#perPeer.get(peer) ?? 0) >= maxPerPeer) {
+      return { limit: 'SSE_RESERVATIONS_MAX_PER_PEER', max: maxPerPeer, message: `Too many graphql-sse reservations (PUT /graphql/stream) through this proxy: ${maxPerPeer} are not connected yet (SSE_RESERVATIONS_MAX_PER_PEER). ${wait}` };
     }
     if (this.#pending.size + this.#inFlight >= max) {
       return { limit: 'SSE_RESERVATIONS_MAX', max, message: `Too many graphql-sse reservations (PUT /graphql/stream) on this gateway: ${max} are not connected yet (SSE_RESERVATIONS_MAX). ${wait}` };
@@ -251,9 +269,18 @@ export class SseReservations {
     return null;
   }
 
-  #forget(address: string): void {
+  /** Counts one reservation of `address` through `peer`. */
+  #count(address: string, peer: string): void {
+    this.#perAddress.set(address, this.sizeOf(address) + 1);
+    this.#perPeer.set(peer, (this.#perPeer.get(peer) ?? 0) + 1);
+  }
+
+  #forget(address: string, peer: string): void {
     const count = this.sizeOf(address) - 1;
     if (count > 0) this.#perAddress.set(address, count);
     else this.#perAddress.delete(address);
+    const ofPeer = (this.#perPeer.get(peer) ?? 0) - 1;
+    if (ofPeer > 0) this.#perPeer.set(peer, ofPeer);
+    else this.#perPeer.delete(peer);
   }
 }

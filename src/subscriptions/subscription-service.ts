@@ -9,6 +9,13 @@ import type { SubscriptionMetrics } from './subscription-metrics';
 export class SubscriptionConnection {
   /** Subscriptions open on it. */
   active = 0;
+  /**
+   * Subscriptions admitted on it that hold no place yet (their resolver has not run), by
+   * their scope: the limits count them with {@link active}, so that a burst of subscribe
+   * messages cannot all pass before the first starts; one leaves this set when it takes its
+   * place or its client completes it ({@link SubscriptionService.leave}).
+   */
+  readonly starting = new Set<object>();
 
   constructor(
     /** The transport: `ws` (graphql-transport-ws) or `sse` (graphql-sse). */
@@ -105,6 +112,10 @@ function releaseOnce(release: () => void): () => void {
  * When to use: one per process; the `@Subscription` resolvers call {@link open}.
  */
 export class SubscriptionService implements FeedOpener {
+  /** The releases of the places each operation holds, by its scope (see {@link track}). */
+  private readonly places = new WeakMap<object, Set<() => void>>();
+  /** Scopes whose client completed them: a place they take later is given back at once. */
+  private readonly left = new WeakSet<object>();
   private readonly perKey = new Map<string, number>();
   private readonly perAddress = new Map<string, number>();
   private overKey: GatewayError<'RATE_LIMITED'> | undefined;
@@ -141,8 +152,15 @@ export class SubscriptionService implements FeedOpener {
     const { apiKey } = ctx;
     const keyId = ctx.session.keyId;
     if (!apiKey || !keyId) throw this.refuse(missingKeyError());
-    // Counted before the first poll, so subscriptions that start together count too.
-    const held = this.hold(keyId, scope.connection);
+    // Completed before it started: no place, no poll.
+    if (this.left.has(scope)) {
+      const ended = new EventStream<FeedMessage<E>>(() => undefined);
+      ended.end();
+      return ended;
+    }
+    // Counted before the first poll, so subscriptions that start together count too; freed at
+    // once when the client completes it during that poll (see leave).
+    const held = this.track(scope, this.hold(keyId, scope.connection));
     const leaves: Array<() => void> = [];
     const release = (): void => {
       for (const leave of leaves.splice(0)) leave();
@@ -168,7 +186,47 @@ export class SubscriptionService implements FeedOpener {
     const keyId = ctx.session.keyId;
     if (!ctx.subscription) throw noTransportError();
     if (!ctx.apiKey || !keyId) throw this.refuse(missingKeyError());
-    return this.hold(keyId, ctx.subscription.connection);
+    return this.track(ctx.subscription, this.hold(keyId, ctx.subscription.connection));
+  }
+
+  /** Counts an admitted subscription of `scope` as starting on its connection (see {@link SubscriptionConnection.starting}). */
+  admit(scope: SubscriptionScope): void {
+    scope.connection.starting.add(scope);
+  }
+
+  /**
+   * Records `release`, the release of a place `scope` took (it is no longer starting), so
+   * that {@link leave} frees it at once; a scope that has left gets it freed now.
+   * Returns `release` (idempotent).
+   */
+  track(scope: SubscriptionScope, release: () => void): () => void {
+    scope.connection.starting.delete(scope);
+    if (this.left.has(scope)) {
+      release();
+      return release;
+    }
+    let held = this.places.get(scope);
+    if (!held) this.places.set(scope, (held = new Set()));
+    const tracked = releaseOnce(() => {
+      held.delete(tracked);
+      release();
+    });
+    held.add(tracked);
+    return tracked;
+  }
+
+  /**
+   * The client completed (or the transport ended) the operation of `scope`: its places are
+   * freed now, even while its start (a first poll) is still under way, so that churn over
+   * one connection is counted as what the client holds. Idempotent.
+   */
+  leave(scope: SubscriptionScope): void {
+    this.left.add(scope);
+    scope.connection.starting.delete(scope);
+    const held = this.places.get(scope);
+    if (!held) return;
+    this.places.delete(scope);
+    for (const release of [...held]) release();
   }
 
   /**

@@ -10,8 +10,10 @@ import type { OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing } from '../observability/tracing';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { LiveQueries } from './live-queries';
+import type { StreamBounds } from './slow-readers';
 import type { SseReservationLimits } from './sse-reservations';
 import type { SubscriptionService } from './subscription-service';
+import type { TokenStreams } from './token-streams';
 
 /** What the transports need. */
 export interface SubscriptionTransportOptions {
@@ -31,6 +33,10 @@ export interface SubscriptionTransportOptions {
   operationsMaxPerConnection: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
   keepAliveMs: number;
+  /** When a stream whose client does not read is cut (`STREAM_MAX_QUEUED_BYTES`, `STREAM_DRAIN_TIMEOUT_MS`, see slow-readers.ts). */
+  streamBounds: StreamBounds;
+  /** Ends the streams of access tokens that are revoked or expire (token-streams.ts); none without a vault. */
+  tokenStreams?: TokenStreams;
   /** Where the transports log. */
   logger?: Logger;
   /** Lifetime and caps of graphql-sse reservations not yet connected (`SSE_RESERVATION_TTL_MS`, …); none: unbounded. */

@@ -15,6 +15,7 @@ import { createSseTransport } from './graphql-sse-transport';
 import { createWsTransport } from './graphql-ws-transport';
 import { createOperationRuns } from './operation-runs';
 import type { SubscriptionTransportOptions } from './transport-options';
+import { guardWrites, SlowReaderGuard } from './slow-readers';
 import { limitCloseHandshake } from './ws-close';
 
 /** The attached transports. */
@@ -48,6 +49,13 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
       wss.handleUpgrade(req, socket, head, (ws) => {
         // A peer that never answers the gateway's close frame is dropped after a second, not 30 s.
         limitCloseHandshake(ws);
+        // A client that does not read is cut, not buffered (slow-readers.ts): graphql-ws awaits
+        // each send, so what is queued is the socket's own buffer (`bufferedAmount`).
+        const guard = new SlowReaderGuard(options.streamBounds, () => ws.bufferedAmount, (reason) => {
+          options.logger?.warn({ transport: 'graphql-ws', reason, queuedBytes: ws.bufferedAmount }, 'A WebSocket was cut: its client does not read it');
+          ws.terminate();
+        });
+        guardWrites(ws, 'send', guard);
         wss.emit('connection', ws, req);
       });
       return true;

@@ -31,6 +31,8 @@ export class LiveVault implements TokenResolver {
   /** Last uses not yet recorded in the storage, by token id. */
   private uses = new Map<string, string>();
   private flushTimer: NodeJS.Timeout | null = null;
+  /** Told after each new view (see {@link onChange}). */
+  private readonly changeListeners = new Set<() => void>();
 
   /**
    * @param storage - where the document is
@@ -69,6 +71,7 @@ export class LiveVault implements TokenResolver {
         this.again = false;
         try {
           this.view = VaultView.fromText(await this.storage.read(), this.master);
+          for (const listener of this.changeListeners) listener();
         } catch (error) {
           this.onError(error);
         }
@@ -76,6 +79,15 @@ export class LiveVault implements TokenResolver {
       this.loading = null;
     })();
     return this.loading;
+  }
+
+  /**
+   * Calls `listener` each time a changed document was opened (the new view is in place), so
+   * open streams can check their tokens again; returns the function that stops it.
+   */
+  onChange(listener: () => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** {@inheritDoc TokenResolver.check}; a usable token's use is noted (see `tokens list`). */

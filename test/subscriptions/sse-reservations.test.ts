@@ -211,3 +211,16 @@ describe('graphql-sse reservations behind a trusted proxy', () => {
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 429]);
   });
 });
+
+describe('graphql-sse reservations through one proxy peer rotating X-Forwarded-For', () => {
+  const stack = useStack({ http: true, config: { sseReservationsMaxPerAddress: 2, sseReservationsMaxPerPeer: 5, sseReservationsMax: 100, trustedProxies: ['127.0.0.1'] } });
+
+  it('caps the peer too (SSE_RESERVATIONS_MAX_PER_PEER): made-up client addresses do not fill SSE_RESERVATIONS_MAX', async () => {
+    const answers: Answer[] = [];
+    for (let i = 0; i < 7; i += 1) answers.push(await call(stack.origin, 'PUT', { 'x-forwarded-for': `203.0.113.${i + 1}` }));
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201, 429, 429]);
+    expect(answers[5]?.text).toContain('SSE_RESERVATIONS_MAX_PER_PEER');
+    // Another peer (a client of its own, not through the proxy) still gets its places.
+    expect((await call(stack.origin, 'PUT', {}, '', '127.0.0.2')).status).toBe(201);
+  });
+});

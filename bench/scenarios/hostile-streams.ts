@@ -1,0 +1,128 @@
+/**
+ * The hostile scenario's attacks on open streams (issue 45, items 2 and 9; hostile.ts runs
+ * them with the others and measures `/healthz`, the event-loop p99 and RSS the same way):
+ *
+ * - `sse-slow-readers-50`: 50 graphql-sse clients (one key) on one live query of the
+ *   largest company list under the upstream body limit (about 1 MB upstream), whose sockets
+ *   never read. Without a bound the gateway buffered every result for each (1.78 GB in 80 s
+ *   with the data changing); now each stream holds at most `STREAM_MAX_QUEUED_BYTES` and is
+ *   cut after `STREAM_DRAIN_TIMEOUT_MS`. Figures: RSS growth (target 100 MB) and whether the
+ *   streams were cut (`statev_subscriptions_active{transport="sse"}` back to 0).
+ * - `sse-stalled-subscriptions-20`: 20 graphql-sse subscriptions whose client stops reading
+ *   (a paused socket: the bench cannot pull a link), and how long until the gateway frees
+ *   their places. Keep-alives alone do not fill a loopback connection's buffers: this
+ *   measures what a stalled peer costs, and reports `freedAfterMs` (null when they are still
+ *   held at the end: such a peer is found when its backlog stops draining, see
+ *   docs/subscriptions.md).
+ *
+ * Item 5 (a revoked token's streams) needs a gateway with a vault; it is covered by
+ * test/subscriptions/token-streams.test.ts, not measured here.
+ */
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { PREMIUM_KEY, round } from '../lib/bench';
+import { sleep } from '../lib/http';
+import type { Service } from '../lib/processes';
+import { scrapeMetrics } from '../lib/responsiveness';
+import { currentRssMb, RssSampler } from '../lib/rss';
+import { COMPANIES_AT_LIMIT_KEY } from '../upstream-stub';
+
+/** The simulator's company of character 1. */
+const SHOP = '64f1c2a9e4b0a1d2c3f40001';
+/** RSS growth target of the slow-reader attack, MB. */
+const SLOW_READER_RSS_TARGET_MB = 100;
+
+/** An attack's figures (as hostile.ts reads them: `internalErrors`, and `memory` for the RSS target). */
+export type StreamOutcome = Record<string, unknown> & { internalErrors: number };
+
+/** One attack of this file, as hostile.ts runs it. */
+export interface StreamAttack {
+  /** Its name in the results. */
+  name: string;
+  /** What it does. */
+  description: string;
+  /** Runs it against the gateway. */
+  run: (gateway: Service) => Promise<StreamOutcome>;
+}
+
+/** Open graphql-sse subscriptions of the gateway now (its gauge), or null. */
+async function sseActive(gateway: Service): Promise<number | null> {
+  const match = /^statev_subscriptions_active\{transport="sse"\} (\S+)$/m.exec((await scrapeMetrics(gateway.origin)).text);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
+
+/**
+ * Opens one graphql-sse stream (distinct connections mode) by hand on a raw socket, which
+ * stops reading once the response has begun: the peer that never drains.
+ */
+function stalledStream(gateway: Service, key: string, body: string): Promise<Socket> {
+  const url = new URL(gateway.origin);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => {
+      socket.write(
+        `POST /graphql/stream HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    });
+    socket.once('data', () => {
+      socket.pause();
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+/** Waits until the gateway holds no SSE subscription, or `boundMs` passed; the time it took, or null. */
+async function untilSseFreed(gateway: Service, boundMs: number): Promise<number | null> {
+  const started = performance.now();
+  while (performance.now() - started < boundMs) {
+    if ((await sseActive(gateway)) === 0) return round(performance.now() - started);
+    await sleep(250);
+  }
+  return null;
+}
+
+async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutcome> {
+  const body = JSON.stringify({ query: 'query Companies @live { factories { id name } }' });
+  const before = currentRssMb(gateway.pid);
+  const sampler = new RssSampler(gateway.pid);
+  const sockets = await Promise.all(Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_AT_LIMIT_KEY, body)));
+  const opened = await sseActive(gateway);
+  const freedAfterMs = await untilSseFreed(gateway, holdMs);
+  const peak = sampler.stop();
+  for (const socket of sockets) socket.destroy();
+  const growthMb = before === null || peak === null ? null : round(peak - before);
+  return {
+    internalErrors: 0,
+    streams: sockets.length,
+    openedSse: opened,
+    freedAfterMs,
+    memory: { growthMb, growthUnder40Mb: growthMb === null ? null : growthMb < SLOW_READER_RSS_TARGET_MB, targetMb: SLOW_READER_RSS_TARGET_MB },
+  };
+}
+
+async function stalledSubscriptions(gateway: Service, boundMs: number): Promise<StreamOutcome> {
+  const body = JSON.stringify({ query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }', variables: { id: SHOP } });
+  const sockets = await Promise.all(Array.from({ length: 20 }, () => stalledStream(gateway, PREMIUM_KEY, body)));
+  const opened = await sseActive(gateway);
+  const freedAfterMs = await untilSseFreed(gateway, boundMs);
+  for (const socket of sockets) socket.destroy();
+  return { internalErrors: 0, streams: sockets.length, openedSse: opened, freedAfterMs, boundMs };
+}
+
+/** The stream attacks, shorter with `quick`. */
+export function streamAttacks(quick: boolean): StreamAttack[] {
+  const holdMs = quick ? 25_000 : 60_000;
+  return [
+    {
+      name: 'sse-slow-readers-50',
+      description: `50 graphql-sse live queries of a ~1 MB company list (one key) whose clients never read, held up to ${holdMs / 1000} s; RSS growth target ${SLOW_READER_RSS_TARGET_MB} MB`,
+      run: (g) => slowReaders(g, holdMs),
+    },
+    {
+      name: 'sse-stalled-subscriptions-20',
+      description: `20 graphql-sse subscriptions (premium key) whose clients stop reading; how long until their places are free (up to ${holdMs / 1000} s)`,
+      run: (g) => stalledSubscriptions(g, holdMs),
+    },
+  ];
+}
