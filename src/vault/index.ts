@@ -12,7 +12,6 @@ export { MasterKeys, VaultKeyError } from './envelope';
 export { GRANT_FORMS } from './grants';
 export type { VaultStorage } from './storage';
 export { Vault, VaultUsageError, tokenBounds } from './vault';
-export type { TokenBounds } from './vault';
 export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault-view';

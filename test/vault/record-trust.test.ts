@@ -20,7 +20,7 @@ import { LineCollector, send, startStack } from '../support';
 type Json = Record<string, unknown>;
 
 /** A vault with two keys, one token per key, a revoked and a short token, and a webhook. */
-async function seeded(): Promise<{ path: string; storage: FileVaultStorage; masterText: string; master: MasterKeys; tokens: Record<string, { id: string; token: string }>; hook: string }> {
+async function seeded(): Promise<{ path: string; storage: FileVaultStorage; masterText: string; master: MasterKeys; tokens: Record<'reader' | 'revoked' | 'short', { id: string; token: string }>; hook: string }> {
   const path = join(mkdtempSync(join(tmpdir(), 'vault-trust-')), 'vault.json');
   const masterText = randomBytes(32).toString('base64');
   const master = MasterKeys.parse(masterText);
