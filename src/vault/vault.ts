@@ -43,13 +43,13 @@ export interface TokenBounds {
   readonly maxLifetimeDays: number;
   /** The largest budget share: the key's requests per window (`UPSTREAM_RATE_LIMIT`'s N), or null when that limit is off (no bound). */
   readonly maxBudgetShare: number | null;
-  /** The schema `read:<Type>.<field>` grants must name a field of (default: schema.graphql at the package root; null: their form only). */
-  readonly schema: GraphQLSchema | null;
+  /** The schema `read:<Type>.<field>` grants must name a field of, asked for only when such a grant is given (default: schema.graphql at the package root; null: their form only). */
+  readonly schema: () => GraphQLSchema | null;
 }
 
 /** The bounds of a configuration: `TOKEN_MAX_LIFETIME_DAYS`, `UPSTREAM_RATE_LIMIT`'s N, the published schema. */
 export function tokenBounds(config: { readonly tokenMaxLifetimeDays: number; readonly upstreamRateLimit: { readonly requests: number } | null } = DEFAULT_CONFIG): TokenBounds {
-  return { maxLifetimeDays: config.tokenMaxLifetimeDays, maxBudgetShare: config.upstreamRateLimit?.requests ?? null, schema: publishedSchema() };
+  return { maxLifetimeDays: config.tokenMaxLifetimeDays, maxBudgetShare: config.upstreamRateLimit?.requests ?? null, schema: publishedSchema };
 }
 
 /** Records loaded from the storage and which of them verify (only those are signed again when saved). */
@@ -214,7 +214,8 @@ export class Vault {
     for (const grant of request.grants) {
       const parsed = parseGrant(grant);
       if (!parsed) throw new VaultUsageError(`The grant "${grant}" is not one of: ${GRANT_FORMS.join(', ')} (a slot is 1 to 10).`);
-      const problem = this.bounds.schema ? grantSchemaProblem(parsed, grant, this.bounds.schema) : null;
+      const schema = parsed.kind === 'read-field' ? this.bounds.schema() : null;
+      const problem = schema ? grantSchemaProblem(parsed, grant, schema) : null;
       if (problem !== null) throw new VaultUsageError(problem);
     }
     if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
