@@ -183,7 +183,9 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
     case 'webhooks list': {
       const hooks = await vault.listWebhooks();
       if (hooks.length === 0) return done(`No webhooks in ${where}.\n`);
-      return done(table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt)])]));
+      return done(
+        table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED', 'STATE'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt), hook.refused === null ? 'active' : `refused (${hook.refused})`])]),
+      );
     }
     case 'webhooks remove': {
       const [id] = rest;

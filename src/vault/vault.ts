@@ -260,9 +260,10 @@ export class Vault {
     return added;
   }
 
-  /** Every webhook, oldest first (never a secret). */
+  /** Every webhook, oldest first (never a secret); `refused` says why gateways refuse a record that is malformed or does not verify. */
   async listWebhooks(): Promise<WebhookSummary[]> {
-    return webhookSummaries(await this.load());
+    const { document, trusted } = await this.loadChecked();
+    return webhookSummaries(document, trusted);
   }
 
   /**

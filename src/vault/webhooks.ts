@@ -43,6 +43,8 @@ export interface WebhookSummary {
   readonly url: string;
   /** When it was added. */
   readonly createdAt: Date;
+  /** Null when its record verifies; else why gateways refuse it (malformed, not signed, or a MAC that does not verify). */
+  readonly refused: string | null;
 }
 
 /** A webhook opened for the gateway: with its signing secret and the key that polls. */
@@ -103,10 +105,25 @@ export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hoo
   return { id, secret };
 }
 
-/** The webhooks of a document as `webhooks list` shows them, oldest first. */
-export function webhookSummaries(document: WithWebhooks): WebhookSummary[] {
+/**
+ * The webhooks of a document as `webhooks list` shows them, oldest first.
+ *
+ * @param trusted - the records whose MAC verifies (see vault.ts)
+ */
+export function webhookSummaries(document: WithWebhooks, trusted: ReadonlySet<object>): WebhookSummary[] {
   const names = new Map(document.keys.map((record) => [record.id, record.name]));
-  return (document.webhooks ?? []).map((record) => ({ id: record.id, character: names.get(record.keyId) ?? record.keyId, factoryId: record.factoryId, url: record.url, createdAt: new Date(record.createdAt) }));
+  return (document.webhooks ?? []).map((record, index) => {
+    const problem = webhookRecordProblem(record);
+    const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+    return {
+      id: recordName(record, index),
+      character: names.get(text(record.keyId)) ?? text(record.keyId),
+      factoryId: text(record.factoryId),
+      url: text(record.url),
+      createdAt: new Date(problem === null ? record.createdAt : 0),
+      refused: problem !== null ? `malformed: ${problem}` : trusted.has(record) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+    };
+  });
 }
 
 /**

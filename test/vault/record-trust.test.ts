@@ -67,6 +67,7 @@ describe('vault records without the master key', () => {
     expect(view.webhooks).toEqual([]);
     expect(view.problems.join('\n')).toContain(`Token record ${tokens.reader.id} is refused: its MAC does not verify`);
     expect(view.problems.join('\n')).toContain(`Webhook record ${hook} is refused: its MAC does not verify`);
+    expect((await new Vault(new FileVaultStorage(path), master).listWebhooks()).map((each) => each.refused)).toEqual(['its MAC does not verify']);
   });
 
   it("refuses a token re-pointed to another character (it would run with that character's key and secret)", async () => {
