@@ -121,6 +121,8 @@ export interface GatewayConfig {
   vaultFile: string;
   /** Master key(s) of the vault: 32 random bytes in base64, comma-separated newest first during a rotation (`VAULT_MASTER_KEY`, default none: no vault, no access tokens). */
   vaultMasterKey: string | null;
+  /** The longest lifetime `tokens create --expires-in` accepts, days (`TOKEN_MAX_LIFETIME_DAYS`, default 366, at most 366). */
+  tokenMaxLifetimeDays: number;
   /** The store of payment requests without Redis (`PAYMENTS_FILE`, default `.data/payments.json`; `off` = process memory only). */
   paymentsFile: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
@@ -266,6 +268,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   trustedDocumentsPath: null,
   vaultFile: '.data/vault.json',
   vaultMasterKey: null,
+  tokenMaxLifetimeDays: 366,
   paymentsFile: '.data/payments.json',
   serveExamples: false,
   playgroundApiKey: null,

@@ -178,7 +178,11 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       : undefined;
   const schema = await buildGatewaySchema();
   // Access tokens: the vault, opened (a wrong VAULT_MASTER_KEY stops the start) and watched.
-  const vault = await startLiveVault(config, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'));
+  const vault = await startLiveVault(
+    config,
+    (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'),
+    (problem) => logger.warn({ problem }, 'A vault record is refused and left alone'),
+  );
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
   // The vault's keys: their characters' open requests are polled again at start, without a call.

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import type { GatewayConfig } from '../config';
 import type { Env } from '../settings-readers';
-import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, vaultStorage } from '../vault';
+import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, tokenBounds, vaultStorage } from '../vault';
 
 /** The first words that make a vault command. */
 export const VAULT_COMMANDS = ['keys', 'tokens', 'vault', 'webhooks'] as const;
@@ -27,7 +27,9 @@ const USAGE = `Usage:
   statev-gateway keys add <name>        read a StateV API key (line 1) and optionally its API secret (line 2) from stdin
   statev-gateway keys list              names, ids and added dates (never a key or secret)
   statev-gateway keys remove <name>     delete a key; tokens covering it stop working
-  statev-gateway vault rotate           re-wrap every record under the first key of VAULT_MASTER_KEY=new,old
+  statev-gateway vault rotate           re-wrap every record under the first key of VAULT_MASTER_KEY=new,old and sign
+                                        every token and webhook record under it (also those of a vault written before
+                                        records were signed)
   statev-gateway tokens create --character <name> [--character <name> ...] --grant <grant> [--grant ...]
                                --expires-in <duration> [--origin <url>] [--budget-share <n>]
                                         print a new access token on one line
@@ -39,8 +41,9 @@ const USAGE = `Usage:
   statev-gateway webhooks list          id, character, company, URL and added date (never a secret)
   statev-gateway webhooks remove <id>   stop posting to a webhook (within 1 s on running gateways)
 
-Grants: ${GRANT_FORMS.join(', ')}
-Durations: a number and s, m, h, d or w (e.g. 90m, 12h, 30d).
+Grants: ${GRANT_FORMS.join(', ')} (a <Type>.<field> of schema.graphql; a slot 1 to 10)
+Durations: a number and s, m, h, d or w (e.g. 90m, 12h, 30d), at most TOKEN_MAX_LIFETIME_DAYS (366 by default).
+Budget share: at most the key's own limit per window (UPSTREAM_RATE_LIMIT).
 Needs VAULT_MASTER_KEY (32 random bytes in base64: openssl rand -base64 32); the vault is VAULT_FILE,
 or Redis when REDIS_URL is set. See docs/access-tokens.md.
 `;
@@ -104,13 +107,17 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
     }
     case 'vault rotate': {
       const rotated = await vault.rotate();
-      return done(`Re-wrapped ${rotated.records} records under master key ${rotated.masterKeyId} (${where}): the old key may now leave VAULT_MASTER_KEY.\n`);
+      const signed = rotated.newlySigned > 0 ? ` Signed ${rotated.newlySigned} records written before records were signed: check them with tokens list and webhooks list.` : '';
+      const refusedRecords =
+        rotated.refused.length > 0 ? `\nLeft alone ${rotated.refused.length} records that are malformed or whose MAC does not verify (gateways refuse them): ${rotated.refused.join(', ')}. Revoke or remove them.` : '';
+      return done(`Re-wrapped and signed ${rotated.records} records under master key ${rotated.masterKeyId} (${where}): the old key may now leave VAULT_MASTER_KEY.${signed}${refusedRecords}\n`);
     }
     case 'tokens list': {
       const tokens = await vault.listTokens();
       if (tokens.length === 0) return done('The vault has no tokens: statev-gateway tokens create --help.\n');
       const now = Date.now();
-      const state = (token: (typeof tokens)[number]): string => (token.revokedAt ? `revoked ${iso(token.revokedAt)}` : token.expiresAt.getTime() <= now ? 'expired' : 'active');
+      const state = (token: (typeof tokens)[number]): string =>
+        token.refused !== null ? `refused (${token.refused})` : token.revokedAt ? `revoked ${iso(token.revokedAt)}` : token.expiresAt.getTime() <= now ? 'expired' : 'active';
       return done(
         table([
           ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'LAST USE', 'ORIGIN', 'BUDGET SHARE'],
@@ -176,7 +183,9 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
     case 'webhooks list': {
       const hooks = await vault.listWebhooks();
       if (hooks.length === 0) return done(`No webhooks in ${where}.\n`);
-      return done(table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt)])]));
+      return done(
+        table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED', 'STATE'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt), hook.refused === null ? 'active' : `refused (${hook.refused})`])]),
+      );
     }
     case 'webhooks remove': {
       const [id] = rest;
@@ -218,7 +227,7 @@ export async function vaultCommand(argv: readonly string[], readStdin: () => Pro
   const master = MasterKeys.parse(config.vaultMasterKey);
   const opened = vaultStorage(config);
   try {
-    return await run(new Vault(opened.storage, master), opened.storage.where, words, argv, readStdin);
+    return await run(new Vault(opened.storage, master, undefined, tokenBounds(config)), opened.storage.where, words, argv, readStdin);
   } catch (error) {
     if (error instanceof VaultUsageError || error instanceof VaultKeyError) return refused(error.message, 1);
     throw error;

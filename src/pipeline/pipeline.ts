@@ -183,6 +183,16 @@ export class RequestPipeline {
     return new RequestPipeline(schema, config, PublicSite.fromConfig(config), tokens);
   }
 
+  /**
+   * For an access token this gateway does not know yet: a promise that settles once the
+   * vault was read again (see `TokenResolver.whenKnown`), so a token printed by `tokens
+   * create` a moment ago works at once; null for any other credential (nothing to wait
+   * for). Transports await it before they run the `request` phase.
+   */
+  tokenReady(credential: Credential): Promise<void> | null {
+    return credential.kind === 'token' ? (this.env.tokens.whenKnown?.(credential.token) ?? null) : null;
+  }
+
   /** The names of the steps, in the order they run. */
   get steps(): StepName[] {
     return STEPS.map((step) => step.name);

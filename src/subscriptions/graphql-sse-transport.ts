@@ -132,6 +132,9 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
         if (res.headersSent && !res.writableEnded) res.write(':\n\n');
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
+      // A token created a moment ago: the vault is read again before the pipeline looks it up.
+      const tokenReady = options.pipeline.tokenReady(readCredential(req.headers.authorization, req.headers.origin));
+      if (tokenReady) await tokenReady;
       try {
         await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
       } finally {

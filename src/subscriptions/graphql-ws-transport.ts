@@ -150,6 +150,11 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
     {
       schema: options.schema,
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
+      // A token created a moment ago: the vault is read again before the connection is acknowledged.
+      onConnect: async (ctx) => {
+        const params = ctx.connectionParams ?? {};
+        await options.pipeline.tokenReady(readCredential(params.authorization ?? params.Authorization ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin));
+      },
       subscribe,
       execute,
       onSubscribe(ctx, id, payload) {

@@ -3,7 +3,7 @@
  * a data key of its own, and that data key is wrapped (AES-256-GCM too) under the master
  * key from `VAULT_MASTER_KEY`. Everything here is node:crypto; nothing is hand-rolled.
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 
 /** AES-256-GCM's key, nonce and tag lengths, bytes. */
 const KEY_BYTES = 32;
@@ -90,6 +90,19 @@ export class MasterKeys {
   /** A master key's public id: 16 hex digits of HMAC-SHA-256 under the key (it identifies the key, never reveals it). */
   static idOf(key: Buffer): string {
     return createHmac('sha256', key).update('statev-gateway vault master key id').digest('hex').slice(0, 16);
+  }
+
+  /**
+   * A key derived from each master key with HKDF-SHA-256 (node:crypto) for another purpose
+   * than wrapping (the record MACs, see `RecordMac`), by master key id, with the current id.
+   *
+   * @param salt - HKDF's salt
+   * @param info - HKDF's info: the purpose
+   */
+  derive(salt: string, info: string): { readonly currentId: string; readonly keys: ReadonlyMap<string, Buffer> } {
+    const keys = new Map<string, Buffer>();
+    for (const [id, key] of this.byId) keys.set(id, Buffer.from(hkdfSync('sha256', key, salt, info, KEY_BYTES)));
+    return { currentId: this.current.id, keys };
   }
 
   /** The id of the key new data keys are wrapped with. */

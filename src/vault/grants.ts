@@ -16,7 +16,8 @@ export type Grant =
 /** The grants the command line accepts, for messages and `--help`. */
 export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'write:payments', 'subscribe'] as const;
 
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A GraphQL name that is not an introspection name (`__Schema`, `__typename`). */
+const NAME = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Parses one grant.
@@ -33,7 +34,8 @@ export function parseGrant(text: string): Grant | null {
   if (factory?.[1]) return { kind: 'factory', factoryId: factory[1] };
   const site = /^write:siteDocument:([0-9A-Za-z_-]{1,64})$/.exec(text);
   if (site?.[1]) return { kind: 'write-site-document', name: site[1] };
-  const option = /^write:option:([1-9][0-9]?)$/.exec(text);
+  // Slots 1-10: the upstream's option slots.
+  const option = /^write:option:(10|[1-9])$/.exec(text);
   if (option?.[1]) return { kind: 'write-option', slot: Number(option[1]) };
   return null;
 }

@@ -11,7 +11,7 @@ import { LiveVault } from './live-vault';
 export { MasterKeys, VaultKeyError } from './envelope';
 export { GRANT_FORMS } from './grants';
 export type { VaultStorage } from './storage';
-export { Vault, VaultUsageError } from './vault';
+export { Vault, VaultUsageError, tokenBounds } from './vault';
 export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault-view';
@@ -32,17 +32,19 @@ export interface OpenedStorage {
 /**
  * Opens the vault of a running gateway and keeps it current (see {@link LiveVault}), or
  * null when `VAULT_MASTER_KEY` is not set. `close` stops watching and closes its connections.
+ * `onRefused` is told of each token or webhook record the vault refuses (one line, no secret).
  *
  * @throws when the stored vault does not open with the master key
  */
 export async function startLiveVault(
   config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile' | 'vaultMasterKey'>,
   onError: (error: unknown) => void,
+  onRefused?: (problem: string) => void,
 ): Promise<{ readonly vault: LiveVault; allowsOrigin(origin: string): boolean; close(): Promise<void> } | null> {
   if (config.vaultMasterKey === null) return null;
   const opened = vaultStorage(config);
   try {
-    const vault = await LiveVault.start(opened.storage, config.vaultMasterKey, onError);
+    const vault = await LiveVault.start(opened.storage, config.vaultMasterKey, onError, onRefused);
     return {
       vault,
       allowsOrigin: (origin) => vault.allowsOrigin(origin),

@@ -10,7 +10,7 @@
  * key and verifies under any master key of the setting, so a rotation (`new,old`) keeps
  * every record valid until it is signed again.
  */
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import stableStringify from 'safe-stable-stringify';
 import { MasterKeys } from './envelope';
 
@@ -30,15 +30,14 @@ export class RecordMac {
   private readonly currentId: string;
 
   /**
-   * @param masterKeys - the raw 32-byte master keys, newest first (at least one)
+   * @param masterKeys - the raw 32-byte master keys, newest first (at least one), or the vault's parsed {@link MasterKeys}
    * @throws Error when there is none or one is not 32 bytes
    */
-  constructor(masterKeys: readonly Buffer[]) {
-    new MasterKeys(masterKeys); // the same checks as the vault's
-    const keys = new Map<string, Buffer>();
-    for (const key of masterKeys) keys.set(MasterKeys.idOf(key), Buffer.from(hkdfSync('sha256', key, SALT, INFO, 32)));
-    this.keys = keys;
-    this.currentId = MasterKeys.idOf(masterKeys[0] as Buffer);
+  constructor(masterKeys: readonly Buffer[] | MasterKeys) {
+    const master = masterKeys instanceof MasterKeys ? masterKeys : new MasterKeys(masterKeys); // the same checks as the vault's
+    const derived = master.derive(SALT, INFO);
+    this.keys = derived.keys;
+    this.currentId = derived.currentId;
   }
 
   /**

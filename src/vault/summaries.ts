@@ -32,6 +32,11 @@ export interface TokenSummary {
   readonly budgetShare: number | null;
   /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
   readonly lastUsedAt: Date | null;
+  /**
+   * Null when its record verifies; else why gateways refuse it: `malformed: …`, not signed
+   * (written before records were signed: `vault rotate` signs it) or a MAC that does not verify.
+   */
+  readonly refused: string | null;
 }
 
 /** What `tokens create` asks for. */
@@ -44,6 +49,6 @@ export interface TokenRequest {
   readonly expiresInMs: number;
   /** A browser origin (`scheme://host[:port]`) it is bound to. */
   readonly origin?: string | null;
-  /** Its share of its key's requests per window, 1 or more. */
+  /** Its share of its key's requests per window, 1 or more (at most the key's own limit, `UPSTREAM_RATE_LIMIT`). */
   readonly budgetShare?: number | null;
 }

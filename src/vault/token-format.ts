@@ -39,9 +39,13 @@ export function newToken(): string {
   return `${TOKEN_PREFIX}${random}${checksum(random)}`;
 }
 
-/** True when a bearer value has the token prefix (it is then a token, never a StateV key). */
+/**
+ * True when a bearer value has the token prefix in any case (`svg_`, `SVG_`, `Svg_`…): it
+ * is then a token, never a StateV key, so a token mangled on the way (upper-cased, cut
+ * short) is refused as a malformed token and never sent upstream as a key.
+ */
 export function looksLikeToken(bearer: string): boolean {
-  return bearer.startsWith(TOKEN_PREFIX);
+  return bearer.slice(0, TOKEN_PREFIX.length).toLowerCase() === TOKEN_PREFIX;
 }
 
 /** True when a token has the right shape and its checksum matches. */

@@ -7,6 +7,7 @@
 import { VaultKeyError, open } from './envelope';
 import type { MasterKeys, WrappedKey } from './envelope';
 import type { WebhookRecord } from './webhooks';
+import { keyRecordProblem, recordName } from './record-checks';
 
 /** The document's format marker. */
 export const FORMAT = 'statev-gateway-vault/1';
@@ -45,6 +46,8 @@ export interface TokenRecord {
   readonly budgetShare: number | null;
   /** ISO time it was revoked, or null. */
   revokedAt: string | null;
+  /** The record's MAC (see `RecordMac`): absent in vaults written before records were signed. */
+  mac?: string;
 }
 
 /** The stored document. */
@@ -77,6 +80,13 @@ export function parseDocument(text: string): VaultDocument {
   if (!document || document.format !== FORMAT || !Array.isArray(document.keys) || !Array.isArray(document.tokens) || !document.tokenKey) {
     throw new VaultKeyError(`The vault is not a ${FORMAT} document.`);
   }
+  const tokenKey = document.tokenKey as Partial<WrappedKey> | null;
+  if (typeof tokenKey !== 'object' || tokenKey === null || typeof tokenKey.kid !== 'string' || typeof tokenKey.box !== 'string') throw new VaultKeyError('The vault\'s tokenKey is not a wrapped key: was it edited by hand?');
+  if (document.webhooks !== undefined && !Array.isArray(document.webhooks)) throw new VaultKeyError('The vault\'s webhooks are not a list: was it edited by hand?');
+  document.keys.forEach((record: unknown, index) => {
+    const problem = keyRecordProblem(record);
+    if (problem !== null) throw new VaultKeyError(`The vault's key record ${recordName(record, index)} is not valid: ${problem}. Was it edited by hand? Remove it (statev-gateway keys remove) or restore the vault from a backup.`);
+  });
   return document as VaultDocument;
 }
 

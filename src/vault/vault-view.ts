@@ -8,7 +8,10 @@ import { parseGrant } from './grants';
 import type { Grant } from './grants';
 import { looksLikeToken, tokenChecksumValid, tokenHash } from './token-format';
 import { parseDocument, openKey } from './vault-document';
+import type { TokenRecord } from './vault-document';
 import { openWebhooks } from './webhooks';
+import { RecordMac } from './record-mac';
+import { recordName, recordTrust, tokenRecordProblem } from './record-checks';
 import type { OpenedWebhook } from './webhooks';
 
 /** A character a token covers, opened: its key and secret (in memory only). */
@@ -42,7 +45,7 @@ export interface ActiveToken {
 }
 
 /** Why a token is refused. */
-export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin';
+export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin' | 'unverified';
 
 /** What a bearer token is: usable, or refused and why. */
 export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
@@ -55,6 +58,8 @@ export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
   revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
   'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
   'wrong-origin': 'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
+  unverified:
+    'The access token\'s record in the vault does not verify (it was changed outside statev-gateway\'s command line, or the vault was written before records were signed): the operator must check it (statev-gateway tokens list) and run statev-gateway vault rotate, or create a new token.',
   'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
 };
 
@@ -63,9 +68,19 @@ export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
  * builds a new view when the document changes (see `LiveVault`).
  */
 export class VaultView {
-  private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true }>();
+  private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true } | { readonly unverified: true }>();
   private readonly expiry = new Map<string, number>();
   private readonly origins = new Set<string>();
+  /**
+   * The hashes of every token this process has seen revoked: a revocation is for good, so a
+   * later document that shows one of them unrevoked (an older copy put back) does not revive it.
+   */
+  private readonly revoked = new Set<string>();
+  /**
+   * Why records of the document were refused (one line each: the record's id and what is
+   * wrong, never a secret or a hash), for the log.
+   */
+  readonly problems: string[] = [];
   /** The webhooks whose key is in the vault, opened. */
   readonly webhooks: OpenedWebhook[] = [];
   /** Every StateV key the vault holds, opened (in memory only; never log them). */
@@ -79,40 +94,73 @@ export class VaultView {
   }
 
   /**
-   * Opens a stored document.
+   * Opens a stored document. Token and webhook records are checked one by one (shape,
+   * then MAC): one that fails is refused and named in {@link problems}, the rest serve.
    *
-   * @throws VaultKeyError when the master keys do not open it
+   * @param previous - the view this one replaces: the tokens it saw revoked stay revoked
+   * @throws VaultKeyError when the master keys do not open it, or a key record is malformed
    */
-  static fromText(text: string | null, master: MasterKeys): VaultView {
+  static fromText(text: string | null, master: MasterKeys, previous?: VaultView): VaultView {
     if (text === null) return VaultView.empty();
     const document = parseDocument(text);
+    const mac = new RecordMac(master);
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
+    if (previous && previous.hashKey?.equals(view.hashKey as Buffer)) for (const hash of previous.revoked) view.revoked.add(hash);
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
-    view.webhooks.push(...openWebhooks(document, keys, master));
+    const webhooks = openWebhooks(document, keys, master, mac);
+    view.webhooks.push(...webhooks.opened);
+    view.problems.push(...webhooks.problems);
     view.apiKeys.push(...[...keys.values()].map((key) => key.apiKey));
-    for (const record of document.tokens) {
-      view.expiry.set(record.hash, Date.parse(record.expiresAt));
-      if (record.revokedAt !== null) {
-        view.tokens.set(record.hash, { revoked: true });
-        continue;
-      }
-      const characters = record.characters.map((id) => keys.get(id));
-      if (characters.some((character) => character === undefined)) {
-        view.tokens.set(record.hash, { removed: true });
-        continue;
-      }
-      if (record.origin !== null) view.origins.add(record.origin);
-      view.tokens.set(record.hash, {
-        id: record.id,
-        characters: characters as TokenCharacter[],
-        grantTexts: record.grants,
-        grants: record.grants.map((grant) => parseGrant(grant)).filter((grant): grant is Grant => grant !== null),
-        expiresAt: new Date(record.expiresAt),
-        origin: record.origin,
-        budgetShare: record.budgetShare,
-      });
-    }
+    document.tokens.forEach((record: unknown, index) => view.addToken(record, index, keys, mac));
     return view;
+  }
+
+  /** Adds one token record, checked: a record that is malformed or does not verify is refused (and noted in {@link problems}). */
+  private addToken(value: unknown, index: number, keys: ReadonlyMap<string, TokenCharacter>, mac: RecordMac): void {
+    const problem = tokenRecordProblem(value);
+    const hash = typeof (value as { hash?: unknown } | null)?.hash === 'string' ? (value as { hash: string }).hash : null;
+    if (problem !== null) {
+      this.problems.push(`Token record ${recordName(value, index)} is refused: ${problem}.`);
+      if (hash !== null) this.tokens.set(hash, { unverified: true });
+      return;
+    }
+    const record = value as TokenRecord;
+    const trust = recordTrust(mac, 'token', record as unknown as Record<string, unknown>);
+    if (trust !== 'signed') {
+      this.problems.push(
+        trust === 'unsigned'
+          ? `Token record ${record.id} is refused: it is not signed (written before vault records were signed); check it with statev-gateway tokens list, then run statev-gateway vault rotate to sign the vault's records.`
+          : `Token record ${record.id} is refused: its MAC does not verify (it was changed outside statev-gateway's command line, or signed under a master key VAULT_MASTER_KEY does not hold).`,
+      );
+      this.tokens.set(record.hash, { unverified: true });
+      return;
+    }
+    this.expiry.set(record.hash, Date.parse(record.expiresAt));
+    if (record.revokedAt !== null || this.revoked.has(record.hash)) {
+      this.revoked.add(record.hash);
+      this.tokens.set(record.hash, { revoked: true });
+      return;
+    }
+    const characters = record.characters.map((id) => keys.get(id));
+    if (characters.some((character) => character === undefined)) {
+      this.tokens.set(record.hash, { removed: true });
+      return;
+    }
+    if (record.origin !== null) this.origins.add(record.origin);
+    this.tokens.set(record.hash, {
+      id: record.id,
+      characters: characters as TokenCharacter[],
+      grantTexts: record.grants,
+      grants: record.grants.map((grant) => parseGrant(grant)).filter((grant): grant is Grant => grant !== null),
+      expiresAt: new Date(record.expiresAt),
+      origin: record.origin,
+      budgetShare: record.budgetShare,
+    });
+  }
+
+  /** True when the token (a well-formed one) has a record in this view, whatever its state. */
+  knows(token: string): boolean {
+    return this.hashKey !== null && this.tokens.has(tokenHash(this.hashKey, token));
   }
 
   /** True when a token that is not revoked is bound to this browser origin (CORS lets it through). */
@@ -127,8 +175,10 @@ export class VaultView {
     const hash = tokenHash(this.hashKey, token);
     const found = this.tokens.get(hash);
     if (!found) return { kind: 'refused', reason: 'unknown' };
+    if ('unverified' in found) return { kind: 'refused', reason: 'unverified' };
     if ('revoked' in found) return { kind: 'refused', reason: 'revoked' };
-    if ((this.expiry.get(hash) ?? 0) <= now) return { kind: 'refused', reason: 'expired' };
+    // A missing or unparseable expiry (NaN) is expired, never "never expires".
+    if (!((this.expiry.get(hash) ?? Number.NaN) > now)) return { kind: 'refused', reason: 'expired' };
     if ('removed' in found) return { kind: 'refused', reason: 'key-removed' };
     return { kind: 'ok', token: found };
   }

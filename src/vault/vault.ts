@@ -11,9 +11,14 @@
  * keeps every token working).
  */
 import { randomBytes } from 'node:crypto';
+import type { GraphQLSchema } from 'graphql';
+import { DEFAULT_CONFIG } from '../gateway-config';
 import { newDataKey, seal } from './envelope';
 import type { MasterKeys } from './envelope';
-import { parseGrant } from './grants';
+import { GRANT_FORMS, parseGrant } from './grants';
+import { grantSchemaProblem, publishedSchema } from './grant-schema';
+import { RecordMac } from './record-mac';
+import { isIsoTime, recordName, recordTrust, signRecord, tokenRecordProblem, webhookRecordProblem } from './record-checks';
 import { newToken, tokenHash } from './token-format';
 import type { VaultStorage } from './storage';
 import { VaultUsageError } from './usage-error';
@@ -29,6 +34,31 @@ export type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
 export { VaultUsageError } from './usage-error';
 
+/** A day, ms. */
+const DAY_MS = 86_400_000;
+
+/** The bounds `tokens create` checks a request against (from the settings; see {@link Vault}). */
+export interface TokenBounds {
+  /** The longest lifetime, days (`TOKEN_MAX_LIFETIME_DAYS`, default 366). */
+  readonly maxLifetimeDays: number;
+  /** The largest budget share: the key's requests per window (`UPSTREAM_RATE_LIMIT`'s N), or null when that limit is off (no bound). */
+  readonly maxBudgetShare: number | null;
+  /** The schema `read:<Type>.<field>` grants must name a field of, asked for only when such a grant is given (default: schema.graphql at the package root; null: their form only). */
+  readonly schema: () => GraphQLSchema | null;
+}
+
+/** The bounds of a configuration: `TOKEN_MAX_LIFETIME_DAYS`, `UPSTREAM_RATE_LIMIT`'s N, the published schema. */
+export function tokenBounds(config: { readonly tokenMaxLifetimeDays: number; readonly upstreamRateLimit: { readonly requests: number } | null } = DEFAULT_CONFIG): TokenBounds {
+  return { maxLifetimeDays: config.tokenMaxLifetimeDays, maxBudgetShare: config.upstreamRateLimit?.requests ?? null, schema: publishedSchema };
+}
+
+/** Records loaded from the storage and which of them verify (only those are signed again when saved). */
+interface Loaded {
+  readonly document: VaultDocument;
+  /** The token and webhook records the command line may sign again: those whose MAC verifies, and the new ones. */
+  readonly trusted: Set<object>;
+}
+
 /** A new record id: the prefix and 12 hex digits. */
 function newId(prefix: 'key' | 'tok'): string {
   return `${prefix}_${randomBytes(6).toString('hex')}`;
@@ -42,25 +72,46 @@ const KEY_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
  * stored document afresh and writes it back whole.
  */
 export class Vault {
+  private readonly mac: RecordMac;
+
   /**
    * @param storage - where the document is kept
    * @param master - the master keys (`VAULT_MASTER_KEY`)
    * @param now - the clock (tests)
+   * @param bounds - what `tokens create` accepts (default: the default settings', see {@link tokenBounds})
    */
   constructor(
     private readonly storage: VaultStorage,
     private readonly master: MasterKeys,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+    private readonly bounds: TokenBounds = tokenBounds(),
+  ) {
+    this.mac = new RecordMac(master);
+  }
 
   /** The stored document, or a new empty one (with a fresh token key). */
   private async load(): Promise<VaultDocument> {
-    const text = await this.storage.read();
-    if (text !== null) return parseDocument(text);
-    return { format: FORMAT, tokenKey: this.master.wrap(newDataKey(), 'tokens'), keys: [], tokens: [] };
+    return (await this.loadChecked()).document;
   }
 
-  private async save(document: VaultDocument): Promise<void> {
+  /** The stored document (or a new one) and its token and webhook records that verify. */
+  private async loadChecked(): Promise<Loaded> {
+    const text = await this.storage.read();
+    if (text === null) return { document: { format: FORMAT, tokenKey: this.master.wrap(newDataKey(), 'tokens'), keys: [], tokens: [] }, trusted: new Set() };
+    const document = parseDocument(text);
+    const trusted = new Set<object>();
+    for (const record of document.tokens) if (tokenRecordProblem(record) === null && recordTrust(this.mac, 'token', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
+    for (const record of document.webhooks ?? []) if (webhookRecordProblem(record) === null && recordTrust(this.mac, 'webhook', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
+    return { document, trusted };
+  }
+
+  /**
+   * Writes the document back, signing the trusted records again (under the current master
+   * key); the others are written as they were read, so gateways go on refusing them.
+   */
+  private async save(document: VaultDocument, trusted: ReadonlySet<object>): Promise<void> {
+    for (const record of document.tokens) if (trusted.has(record)) signRecord(this.mac, 'token', record);
+    for (const record of document.webhooks ?? []) if (trusted.has(record)) signRecord(this.mac, 'webhook', record);
     await this.storage.write(`${JSON.stringify(document, null, 1)}\n`);
   }
 
@@ -72,7 +123,7 @@ export class Vault {
   async addKey(name: string, apiKey: string, apiSecret: string | null): Promise<KeySummary> {
     if (!KEY_NAME.test(name)) throw new VaultUsageError(`The key name "${name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
     if (apiKey.trim() === '' || /\s/.test(apiKey)) throw new VaultUsageError('The API key is empty or has spaces: give it on standard input, one line.');
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     // The token key must open: a wrong master key is refused before anything is written.
     this.master.unwrap(document.tokenKey, 'tokens');
     const existing = document.keys.findIndex((record) => record.name === name);
@@ -87,7 +138,7 @@ export class Vault {
     };
     if (existing >= 0) document.keys.splice(existing, 1, record);
     else document.keys.push(record);
-    await this.save(document);
+    await this.save(document, trusted);
     return { id, name, addedAt: new Date(record.addedAt), hasSecret: apiSecret !== null };
   }
 
@@ -105,30 +156,45 @@ export class Vault {
    * @throws VaultUsageError when there is no key of that name
    */
   async removeKey(name: string): Promise<void> {
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     const index = document.keys.findIndex((record) => record.name === name);
     if (index < 0) throw new VaultUsageError(`The vault has no key named "${name}" (see keys list).`);
     document.keys.splice(index, 1);
-    await this.save(document);
+    await this.save(document, trusted);
   }
 
   /**
    * Re-wraps every data key and the token key under the current (first) master key, after
-   * checking each record opens. Returns how many wrapped keys were rewritten and the id of the master key they are under now.
+   * checking each record opens, and signs every token and webhook record under it: those
+   * that verify, and those written before records were signed (the migration: see
+   * docs/access-tokens.md). A record whose MAC does not verify, or that is malformed, is
+   * left as it is (gateways go on refusing it) and counted in `refused`.
    *
+   * @returns how many records were rewritten, how many of them were signed for the first time, how many were refused, and the id of the master key they are under now
    * @throws VaultKeyError when a record does not open with any of the master keys
    */
-  async rotate(): Promise<{ readonly records: number; readonly masterKeyId: string }> {
-    const document = await this.load();
+  async rotate(): Promise<{ readonly records: number; readonly newlySigned: number; readonly refused: readonly string[]; readonly masterKeyId: string }> {
+    const { document, trusted } = await this.loadChecked();
     const tokenKey = this.master.unwrap(document.tokenKey, 'tokens');
     document.tokenKey = this.master.wrap(tokenKey, 'tokens');
     for (const record of document.keys) {
       openKey(this.master, record);
       record.dataKey = this.master.wrap(this.master.unwrap(record.dataKey, `key:${record.id}`), `key:${record.id}`);
     }
-    rewrapWebhooks(document, this.master);
-    await this.save(document);
-    return { records: document.keys.length + (document.webhooks?.length ?? 0) + 1, masterKeyId: this.master.currentId };
+    let newlySigned = 0;
+    const refused: string[] = [];
+    const adopt = (record: object & { mac?: unknown }, index: number, problem: string | null, kind: string): void => {
+      if (trusted.has(record)) return;
+      if (problem === null && record.mac === undefined) {
+        trusted.add(record);
+        newlySigned += 1;
+      } else refused.push(`${kind} ${recordName(record, index)}`);
+    };
+    document.tokens.forEach((record, index) => adopt(record, index, tokenRecordProblem(record), 'token'));
+    (document.webhooks ?? []).forEach((record, index) => adopt(record, index, webhookRecordProblem(record), 'webhook'));
+    rewrapWebhooks(document, this.master, (record) => trusted.has(record));
+    await this.save(document, trusted);
+    return { records: document.keys.length + trusted.size + 1, newlySigned, refused, masterKeyId: this.master.currentId };
   }
 
   /**
@@ -137,7 +203,7 @@ export class Vault {
    * @throws VaultUsageError for an unknown character, a bad grant, expiry, origin or share
    */
   async createToken(request: TokenRequest): Promise<{ readonly id: string; readonly token: string }> {
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     if (request.characters.length === 0) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
     if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
     const characters = request.characters.map((name) => {
@@ -146,9 +212,21 @@ export class Vault {
       return record.id;
     });
     for (const grant of request.grants) {
-      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe.`);
+      const parsed = parseGrant(grant);
+      if (!parsed) throw new VaultUsageError(`The grant "${grant}" is not one of: ${GRANT_FORMS.join(', ')} (a slot is 1 to 10).`);
+      const schema = parsed.kind === 'read-field' ? this.bounds.schema() : null;
+      const problem = schema ? grantSchemaProblem(parsed, grant, schema) : null;
+      if (problem !== null) throw new VaultUsageError(problem);
     }
     if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
+    if (request.expiresInMs > this.bounds.maxLifetimeDays * DAY_MS) {
+      throw new VaultUsageError(`--expires-in may be at most ${this.bounds.maxLifetimeDays} days (TOKEN_MAX_LIFETIME_DAYS): create a new token when this one ends.`);
+    }
+    const share = request.budgetShare ?? null;
+    if (share !== null && (!Number.isSafeInteger(share) || share < 1)) throw new VaultUsageError('--budget-share must be a whole number of requests per window, 1 or more.');
+    if (share !== null && this.bounds.maxBudgetShare !== null && share > this.bounds.maxBudgetShare) {
+      throw new VaultUsageError(`--budget-share may be at most ${this.bounds.maxBudgetShare}: the key's own limit per window (UPSTREAM_RATE_LIMIT).`);
+    }
     const token = newToken();
     const created = this.now();
     const record: TokenRecord = {
@@ -159,11 +237,12 @@ export class Vault {
       createdAt: created.toISOString(),
       expiresAt: new Date(created.getTime() + request.expiresInMs).toISOString(),
       origin: request.origin ?? null,
-      budgetShare: request.budgetShare ?? null,
+      budgetShare: share,
       revokedAt: null,
     };
     document.tokens.push(record);
-    await this.save(document);
+    trusted.add(record);
+    await this.save(document, trusted);
     return { id: record.id, token };
   }
 
@@ -173,15 +252,18 @@ export class Vault {
    * @throws VaultUsageError for an unknown character, an empty company or a URL that is not https
    */
   async addWebhook(character: string, factoryId: string, url: string): Promise<{ readonly id: string; readonly secret: string }> {
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     const added = addWebhookRecord(document, this.master, { character, factoryId, url, now: this.now() });
-    await this.save(document);
+    const record = document.webhooks?.at(-1);
+    if (record) trusted.add(record);
+    await this.save(document, trusted);
     return added;
   }
 
-  /** Every webhook, oldest first (never a secret). */
+  /** Every webhook, oldest first (never a secret); `refused` says why gateways refuse a record that is malformed or does not verify. */
   async listWebhooks(): Promise<WebhookSummary[]> {
-    return webhookSummaries(await this.load());
+    const { document, trusted } = await this.loadChecked();
+    return webhookSummaries(document, trusted);
   }
 
   /**
@@ -190,27 +272,35 @@ export class Vault {
    * @throws VaultUsageError when there is none of that id
    */
   async removeWebhook(id: string): Promise<void> {
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     removeWebhookRecord(document, id);
-    await this.save(document);
+    await this.save(document, trusted);
   }
 
-  /** Every token, oldest first. */
+  /** Every token, oldest first; `refused` says why gateways refuse a record that is malformed or does not verify. */
   async listTokens(): Promise<TokenSummary[]> {
-    const document = await this.load();
+    const { document, trusted } = await this.loadChecked();
     const names = new Map(document.keys.map((record) => [record.id, record.name]));
     const uses = await this.storage.readUsage();
-    return document.tokens.map((record) => ({
-      id: record.id,
-      characters: record.characters.map((id) => names.get(id) ?? id),
-      grants: record.grants,
-      createdAt: new Date(record.createdAt),
-      expiresAt: new Date(record.expiresAt),
-      revokedAt: record.revokedAt === null ? null : new Date(record.revokedAt),
-      origin: record.origin,
-      budgetShare: record.budgetShare,
-      lastUsedAt: uses[record.id] ? new Date(uses[record.id] as string) : null,
-    }));
+    const date = (value: unknown): Date => new Date(isIsoTime(value) ? value : 0);
+    return (document.tokens as unknown[]).map((value, index) => {
+      const problem = tokenRecordProblem(value);
+      const record = value as Partial<Record<keyof TokenRecord, unknown>>;
+      const id = recordName(value, index);
+      const strings = (list: unknown): string[] => (Array.isArray(list) ? list.filter((each): each is string => typeof each === 'string') : []);
+      return {
+        id,
+        characters: strings(record.characters).map((key) => names.get(key) ?? key),
+        grants: strings(record.grants),
+        createdAt: date(record.createdAt),
+        expiresAt: date(record.expiresAt),
+        revokedAt: isIsoTime(record.revokedAt) ? new Date(record.revokedAt) : null,
+        origin: typeof record.origin === 'string' ? record.origin : null,
+        budgetShare: typeof record.budgetShare === 'number' ? record.budgetShare : null,
+        lastUsedAt: uses[id] ? new Date(uses[id] as string) : null,
+        refused: problem !== null ? `malformed: ${problem}` : trusted.has(value as object) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+      };
+    });
   }
 
   /**
@@ -219,10 +309,14 @@ export class Vault {
    * @throws VaultUsageError when there is no token of that id
    */
   async revokeToken(id: string): Promise<void> {
-    const document = await this.load();
-    const record = document.tokens.find((each) => each.id === id);
+    const { document, trusted } = await this.loadChecked();
+    const record = document.tokens.find((each) => (each as Partial<TokenRecord> | null)?.id === id);
     if (!record) throw new VaultUsageError(`The vault has no token with id "${id}" (see tokens list).`);
+    if (tokenRecordProblem(record) !== null) throw new VaultUsageError(`The token record "${id}" is malformed (see tokens list): gateways refuse it already; remove it from the vault by hand or restore a backup.`);
     record.revokedAt ??= this.now().toISOString();
-    await this.save(document);
+    // A revocation only takes power away: the record is signed revoked even when it did not
+    // verify before (it can never be used again, and the revocation cannot be undone).
+    trusted.add(record);
+    await this.save(document, trusted);
   }
 }

@@ -8,6 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { newDataKey, open, seal } from './envelope';
 import type { MasterKeys, WrappedKey } from './envelope';
 import { VaultUsageError } from './usage-error';
+import type { RecordMac } from './record-mac';
+import { recordName, recordTrust, webhookRecordProblem } from './record-checks';
 
 /** One webhook as stored. */
 export interface WebhookRecord {
@@ -25,6 +27,8 @@ export interface WebhookRecord {
   dataKey: WrappedKey;
   /** The signing secret, sealed under the data key. */
   readonly sealed: string;
+  /** The record's MAC (see `RecordMac`): absent in vaults written before records were signed. */
+  mac?: string;
 }
 
 /** A webhook as `webhooks list` shows it (never its secret). */
@@ -39,6 +43,8 @@ export interface WebhookSummary {
   readonly url: string;
   /** When it was added. */
   readonly createdAt: Date;
+  /** Null when its record verifies; else why gateways refuse it (malformed, not signed, or a MAC that does not verify). */
+  readonly refused: string | null;
 }
 
 /** A webhook opened for the gateway: with its signing secret and the key that polls. */
@@ -99,10 +105,25 @@ export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hoo
   return { id, secret };
 }
 
-/** The webhooks of a document as `webhooks list` shows them, oldest first. */
-export function webhookSummaries(document: WithWebhooks): WebhookSummary[] {
+/**
+ * The webhooks of a document as `webhooks list` shows them, oldest first.
+ *
+ * @param trusted - the records whose MAC verifies (see vault.ts)
+ */
+export function webhookSummaries(document: WithWebhooks, trusted: ReadonlySet<object>): WebhookSummary[] {
   const names = new Map(document.keys.map((record) => [record.id, record.name]));
-  return (document.webhooks ?? []).map((record) => ({ id: record.id, character: names.get(record.keyId) ?? record.keyId, factoryId: record.factoryId, url: record.url, createdAt: new Date(record.createdAt) }));
+  return (document.webhooks ?? []).map((record, index) => {
+    const problem = webhookRecordProblem(record);
+    const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+    return {
+      id: recordName(record, index),
+      character: names.get(text(record.keyId)) ?? text(record.keyId),
+      factoryId: text(record.factoryId),
+      url: text(record.url),
+      createdAt: new Date(problem === null ? record.createdAt : 0),
+      refused: problem !== null ? `malformed: ${problem}` : trusted.has(record) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+    };
+  });
 }
 
 /**
@@ -116,17 +137,38 @@ export function removeWebhookRecord(document: WithWebhooks, id: string): void {
   document.webhooks?.splice(index, 1);
 }
 
-/** Re-wraps every webhook's data key under the current master key (`vault rotate`). */
-export function rewrapWebhooks(document: WithWebhooks, master: MasterKeys): void {
-  for (const record of document.webhooks ?? []) record.dataKey = master.wrap(master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
+/** Re-wraps the data key of every webhook `rewrap` picks (those that verify) under the current master key (`vault rotate`). */
+export function rewrapWebhooks(document: WithWebhooks, master: MasterKeys, rewrap: (record: WebhookRecord) => boolean): void {
+  for (const record of (document.webhooks ?? []).filter(rewrap)) record.dataKey = master.wrap(master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
 }
 
-/** The webhooks whose key is still in the vault, with their secrets and keys opened. */
-export function openWebhooks(document: WithWebhooks, keys: ReadonlyMap<string, { readonly apiKey: string }>, master: MasterKeys): OpenedWebhook[] {
-  return (document.webhooks ?? []).flatMap((record) => {
+/**
+ * The webhooks whose key is still in the vault, with their secrets and keys opened. A record
+ * that is malformed or whose MAC does not verify is left out (it could send a company's
+ * events, signed, to a URL put there by hand) and named in `problems`.
+ */
+export function openWebhooks(document: WithWebhooks, keys: ReadonlyMap<string, { readonly apiKey: string }>, master: MasterKeys, mac: RecordMac): { opened: OpenedWebhook[]; problems: string[] } {
+  const problems: string[] = [];
+  const opened = (document.webhooks ?? []).flatMap((value: unknown, index) => {
+    const problem = webhookRecordProblem(value);
+    if (problem !== null) {
+      problems.push(`Webhook record ${recordName(value, index)} is refused: ${problem}.`);
+      return [];
+    }
+    const record = value as WebhookRecord;
+    const trust = recordTrust(mac, 'webhook', record as unknown as Record<string, unknown>);
+    if (trust !== 'signed') {
+      problems.push(
+        trust === 'unsigned'
+          ? `Webhook record ${record.id} is refused: it is not signed (written before vault records were signed); check it with statev-gateway webhooks list, then run statev-gateway vault rotate to sign the vault's records.`
+          : `Webhook record ${record.id} is refused: its MAC does not verify (it was changed outside statev-gateway's command line).`,
+      );
+      return [];
+    }
     const key = keys.get(record.keyId);
     if (!key) return [];
     const secret = open(master.unwrap(record.dataKey, `webhook:${record.id}`), record.sealed, `webhook:${record.id}:${record.factoryId}`).toString('utf8');
     return [{ id: record.id, factoryId: record.factoryId, url: record.url, secret, apiKey: key.apiKey }];
   });
+  return { opened, problems };
 }

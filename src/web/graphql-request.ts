@@ -71,6 +71,9 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
         : null
       : { kind: 'get', params: url.searchParams };
   const pipeline: RequestPipeline = runtime.pipeline;
+  // A token created a moment ago: the vault is read again before it is looked up.
+  const tokenReady = pipeline.tokenReady(credential);
+  if (tokenReady) await tokenReady;
   const admission = pipeline.admit(input, credential, { body, search: url.search });
   if (admission.kind === 'refused') {
     const { refusal } = admission;

@@ -101,7 +101,7 @@ describe('statev-gateway keys and tokens', () => {
   it('rotates the master key: the old key no longer opens the vault, the new one alone does', async () => {
     const newKey = randomBytes(32).toString('base64');
     const rotated = await cli(['vault', 'rotate'], { ...env, VAULT_MASTER_KEY: `${newKey},${env.VAULT_MASTER_KEY}` });
-    expect(rotated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Re-wrapped \d+ records under master key [0-9a-f]{16} /) });
+    expect(rotated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Re-wrapped and signed \d+ records under master key [0-9a-f]{16} /) });
     expect((await cli(['keys', 'list'], { ...env, VAULT_MASTER_KEY: newKey })).stdout).toMatch(/^alice /m);
     expect((await cli(['keys', 'list'], env)).code).toBe(1);
   });

@@ -30,7 +30,7 @@ describe('statev-gateway webhooks', () => {
     expect(added).toMatchObject({ exitCode: 0, stdout: expect.stringMatching(/^whk_[0-9a-f]{12} whsec_[A-Za-z0-9+/=]{32}\n$/) });
     const [id, secret] = added.stdout.trim().split(' ');
     const listed = await run(['webhooks', 'list']);
-    expect(listed.stdout).toMatch(new RegExp(`^ID +CHARACTER +FACTORY +URL +ADDED\\n${id} +alice +f1 +https://shop.example/hooks +\\d{4}-`));
+    expect(listed.stdout).toMatch(new RegExp(`^ID +CHARACTER +FACTORY +URL +ADDED +STATE\\n${id} +alice +f1 +https://shop.example/hooks +\\d{4}-`));
     expect(listed.stdout).not.toContain(secret);
     const stored = await readFile(env.VAULT_FILE ?? '', 'utf8');
     expect(stored).not.toContain(secret);

@@ -41,12 +41,10 @@ describeWithRedis('a vault in Redis shared by replicas', () => {
       }
       for (const replica of replicas) expect((await status(replica, early.token)).status).toBe(200);
 
-      // A token made after the replicas started, then revoked: each replica follows.
+      // A token made after the replicas started works at once on each (no wait, no retry), then revoked: each replica follows.
       const late = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 });
-      for (const replica of replicas) {
-        for (let attempt = 0; attempt < 1000 && (await status(replica, late.token)).status !== 200; attempt += 1);
-        expect((await status(replica, late.token)).status).toBe(200);
-      }
+      const atOnce = await Promise.all(replicas.map((replica) => status(replica, late.token)));
+      expect(atOnce.map((answer) => answer.status)).toEqual([200, 200]);
       await vault.revokeToken(late.id);
       for (const replica of replicas) {
         for (let attempt = 0; attempt < 1000 && (await status(replica, late.token)).status === 200; attempt += 1);

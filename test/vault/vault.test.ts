@@ -88,7 +88,7 @@ describe('the vault file', () => {
     const { token } = await new Vault(storage, master).createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 60_000 });
     const newText = randomBytes(32).toString('base64');
     const rotated = await new Vault(storage, MasterKeys.parse(`${newText},${masterText}`)).rotate();
-    expect(rotated).toEqual({ records: 2, masterKeyId: MasterKeys.parse(newText).currentId });
+    expect(rotated).toEqual({ records: 3, newlySigned: 0, refused: [], masterKeyId: MasterKeys.parse(newText).currentId });
     const view = VaultView.fromText(await storage.read(), MasterKeys.parse(newText));
     const check = view.check(token);
     expect(check.kind === 'ok' && check.token.characters[0]).toEqual({ id: expect.any(String), name: 'alice', apiKey: API_KEY, apiSecret: API_SECRET });
