@@ -1,5 +1,5 @@
 /**
- * The hostile scenario's attacks on open streams (issue 45, items 2 and 9; hostile.ts runs
+ * The hostile scenario's attacks on open streams (hostile.ts runs
  * them with the others and measures `/healthz`, the event-loop p99 and RSS the same way):
  *
  * - `sse-slow-readers-50`: 50 graphql-sse clients (one key) on one live query of the

@@ -61,7 +61,7 @@ const isWrapped = (value: unknown): boolean => isObject(value) && isString(value
 /** A record's id for a message: its `id` when it is a short string, else its position. */
 export function recordName(record: unknown, index: number): string {
   const id = isObject(record) ? record.id : undefined;
-  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : `#${index + 1}`;
+  return typeof id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(id) ? id : `number ${index + 1}`;
 }
 
 /**

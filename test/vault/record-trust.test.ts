@@ -1,5 +1,5 @@
 /**
- * The vault's records are authenticated and checked (issue 45, items 6 and 10): without
+ * The vault's records are authenticated and checked: without
  * the master key, an edit of the stored document cannot raise a token's grants, revive a
  * revoked or expired token, re-point it to another character or a webhook to another URL;
  * such a record (and one written before records were signed, until `vault rotate`) is
@@ -126,12 +126,12 @@ describe('vault records without the master key', () => {
     expect(view.problems).toEqual([
       `Token record ${tokens.reader.id} is refused: characters is not a list of key ids.`,
       `Token record ${tokens.short.id} is refused: expiresAt is not an ISO time.`,
-      'Token record #4 is refused: id is not a string.',
+      'Token record number 4 is refused: id is not a string.',
     ]);
     // The command line lists them as refused, and rotate leaves them alone.
     const listed = await new Vault(new FileVaultStorage(path), master).listTokens();
     expect(listed.map((token) => token.refused)).toEqual(['malformed: characters is not a list of key ids', null, 'malformed: expiresAt is not an ISO time', 'malformed: id is not a string']);
-    expect((await new Vault(new FileVaultStorage(path), master).rotate()).refused).toEqual([`token ${tokens.reader.id}`, `token ${tokens.short.id}`, 'token #4']);
+    expect((await new Vault(new FileVaultStorage(path), master).rotate()).refused).toEqual([`token ${tokens.reader.id}`, `token ${tokens.short.id}`, 'token number 4']);
   });
 
   it('refuses the records of a vault written before records were signed until vault rotate signs them; rotate re-signs under the new key', async () => {

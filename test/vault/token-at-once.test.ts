@@ -1,9 +1,9 @@
 /**
- * A token works as soon as `tokens create` printed it (issue 42, item 3): an unknown token
+ * A token works as soon as `tokens create` printed it: an unknown token
  * reads the vault again before it is refused, on HTTP, graphql-ws and graphql-sse, with
  * the reads coalesced and rate-bounded so a flood of made-up tokens costs one read per
  * 100 ms at most. And the bearer values that look like a token (`svg_` in any case) are
- * refused as tokens, never sent upstream as a key (issue 45, item 10).
+ * refused as tokens, never sent upstream as a key.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * What `tokens create` accepts (issue 45, item 10): a lifetime of at most
+ * What `tokens create` accepts: a lifetime of at most
  * TOKEN_MAX_LIFETIME_DAYS (366 by default), a budget share of at most the key's own limit
  * (UPSTREAM_RATE_LIMIT), and grants that name a field of the public schema and a slot of
  * 1 to 10. Run in process through the command line's entry (`vaultCommand`).
