@@ -121,6 +121,8 @@ export interface GatewayConfig {
   vaultFile: string;
   /** Master key(s) of the vault: 32 random bytes in base64, comma-separated newest first during a rotation (`VAULT_MASTER_KEY`, default none: no vault, no access tokens). */
   vaultMasterKey: string | null;
+  /** The gateway's URL as browsers reach it (`PUBLIC_URL`, default none: `http://` and the request's Host): the console's sign-in links, its cookie's `Secure` and `__Host-` (https), and the Origin its requests must carry. */
+  publicUrl: string | null;
   /** The store of payment requests without Redis (`PAYMENTS_FILE`, default `.data/payments.json`; `off` = process memory only). */
   paymentsFile: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
@@ -260,6 +262,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   trustedDocumentsPath: null,
   vaultFile: '.data/vault.json',
   vaultMasterKey: null,
+  publicUrl: null,
   paymentsFile: '.data/payments.json',
   serveExamples: false,
   playgroundApiKey: null,

@@ -229,6 +229,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
   ...section('Vault and access tokens', [
     setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
     setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
+    setting('publicUrl', 'PUBLIC_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['http:', 'https:'])), 'the gateway\'s URL as browsers reach it: console sign-in links, Secure cookies (https), the Origin it accepts'),
   ]),
   ...section('Payments', [
     setting('paymentsFile', 'PAYMENTS_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.paymentsFile), 'file of the payment requests (mode 0600); in Redis when REDIS_URL is set; off = memory only', { none: 'off' }),

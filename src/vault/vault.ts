@@ -138,7 +138,8 @@ export class Vault {
    */
   async createToken(request: TokenRequest): Promise<{ readonly id: string; readonly token: string }> {
     const document = await this.load();
-    if (request.characters.length === 0) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
+    // An admin-only token (the administration graph) needs no character.
+    if (request.characters.length === 0 && !(request.grants.length > 0 && request.grants.every((grant) => grant === 'admin'))) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
     if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
     const characters = request.characters.map((name) => {
       const record = document.keys.find((each) => each.name === name);
@@ -146,7 +147,7 @@ export class Vault {
       return record.id;
     });
     for (const grant of request.grants) {
-      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe.`);
+      if (!parseGrant(grant)) throw new VaultUsageError(`The grant "${grant}" is not one of: read, read:<Type>.<field>, factory:<factoryId>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe, admin.`);
     }
     if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
     const token = newToken();

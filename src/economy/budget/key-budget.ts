@@ -23,6 +23,9 @@ export const WINDOW_EDGE_MARGIN_MS = 250;
 
 export type { KeyBudgetOptions } from './budget-types';
 
+/** Most keys whose upstream 429s are counted (then the counts start again). */
+const COUNTED_KEYS = 10_000;
+
 /**
  * Each key's upstream budget, and the one `acquire` every upstream request of the
  * economy goes through:
@@ -48,6 +51,8 @@ export class KeyBudget {
   private readonly lines: WaitingLines;
   private readonly slots: KeyConnectionGate;
   private readonly now: () => number;
+  /** Upstream 429 answers per key since the start (what the console's `keyBudgets` shows), at most {@link COUNTED_KEYS} keys. */
+  private readonly upstream429s = new Map<string, number>();
 
   /** @param options - the limit, concurrency, patience, queue bounds and hooks (see {@link KeyBudgetOptions}) */
   constructor(private readonly options: KeyBudgetOptions) {
@@ -128,6 +133,8 @@ export class KeyBudget {
    */
   observe(id: string, error: unknown): void {
     if (!isUpstream429(error)) return;
+    if (this.upstream429s.size >= COUNTED_KEYS && !this.upstream429s.has(id)) this.upstream429s.clear();
+    this.upstream429s.set(id, (this.upstream429s.get(id) ?? 0) + 1);
     const retryAfter = error.extensions.retryAfterSeconds;
     const windowMs = this.options.limit?.windowMs ?? 60_000;
     const base = this.options.defaultBackoffSeconds ?? 60;
@@ -172,6 +179,16 @@ export class KeyBudget {
       releaseSlot();
       if (slot) this.settle(id, slot);
     };
+  }
+
+  /**
+   * One key's budget now, read without reordering the LRU: requests sent in its current
+   * window, upstream 429s since the start, and its requests waiting (every priority).
+   */
+  keyStats(id: string): { readonly usedInWindow: number; readonly upstream429s: number; readonly queued: number } {
+    const state = this.states.peek(id);
+    const queued = state ? Object.values(state.queued).reduce((sum, count) => sum + count, 0) : 0;
+    return { usedInWindow: this.log?.times(id, this.now()).length ?? 0, upstream429s: this.upstream429s.get(id) ?? 0, queued };
   }
 
   /** Requests in the current windows of all keys, keys with a reduced allowance, and what waits (for metrics). */
