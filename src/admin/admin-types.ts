@@ -299,9 +299,9 @@ registerEnumType(DeliveryStatus, {
   name: 'DeliveryStatus',
   description: 'Where a delivery stands.',
   valuesConfig: {
-    PENDING: { description: 'Waiting for its next attempt (retried for 24 h).' },
-    DELIVERED: { description: 'The target answered 2xx.' },
-    FAILED: { description: 'Given up.' },
+    [DeliveryStatus.PENDING]: { description: 'Waiting for its next attempt (retried for 24 h).' },
+    [DeliveryStatus.DELIVERED]: { description: 'The target answered 2xx.' },
+    [DeliveryStatus.FAILED]: { description: 'Given up.' },
   },
 });
 

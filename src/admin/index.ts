@@ -19,10 +19,6 @@ import { AdminService } from './admin-service';
 import { ConsoleAuth } from './console-auth';
 import { consoleStore } from './console-store';
 
-export { ConsoleAuth, CODE_TTL_MS, SESSION_IDLE_MS } from './console-auth';
-export { consoleStore } from './console-store';
-export { emitAdminSchema } from './admin-schema';
-
 /** The administration routes of a running gateway. */
 export interface AdminGateway {
   /** Answers `/admin/graphql` and `/console/…` (resolves true), or resolves false for any other path. */
