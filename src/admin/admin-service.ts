@@ -91,6 +91,8 @@ export interface AdminServiceParts {
   readonly keyHashSecret: string;
   /** The economy (budgets; the key check of `addVaultKey`). */
   readonly economy: UpstreamEconomy;
+  /** `UPSTREAM_RATE_LIMIT` (null when off). */
+  readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | null;
   /** The payment store (its outbox of webhook deliveries). */
   readonly payments: PaymentStore;
   /** Codes, sessions and the audit log. */
@@ -131,14 +133,14 @@ export class AdminService {
     const document = parseDocument(text);
     return document.keys
       .map((record) => {
-        const stats = this.parts.economy.keyBudget(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
+        const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
         return Object.assign(new KeyBudget(), {
           character: record.name,
-          limit: stats.limit ?? 0,
-          windowSeconds: stats.windowSeconds ?? 0,
-          usedInWindow: stats.usedInWindow,
+          limit: this.parts.rateLimit?.requests ?? 0,
+          windowSeconds: this.parts.rateLimit?.windowSeconds ?? 0,
+          usedInWindow: stats.windowRequests,
           upstream429s: stats.upstream429s,
-          queued: stats.queued,
+          queued: Object.values(stats.queued).reduce((sum, count) => sum + count, 0),
         });
       })
       .sort((a, b) => a.character.localeCompare(b.character));

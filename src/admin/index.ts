@@ -43,7 +43,7 @@ export interface AdminGatewayParts {
  * @throws when the vault does not open with `VAULT_MASTER_KEY`
  */
 export async function startAdmin(
-  config: Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'keyHashSecret' | 'publicUrl' | 'maxBodyBytes'>,
+  config: Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'keyHashSecret' | 'publicUrl' | 'maxBodyBytes' | 'upstreamRateLimit'>,
   parts: AdminGatewayParts,
 ): Promise<AdminGateway | null> {
   const masterKey = config.vaultMasterKey;
@@ -54,7 +54,7 @@ export async function startAdmin(
   try {
     const tokens = await LiveVault.start(opened.storage, masterKey, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open.'));
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
-    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, economy: parts.economy, payments: parts.payments, auth });
+    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, auth });
     const apollo = new ApolloServer<AdminContext>({
       schema: await buildAdminSchema(),
       introspection: true,

@@ -232,21 +232,11 @@ export class UpstreamEconomy {
     return this.invalidation.inDoubt();
   }
 
-  /**
-   * One key's upstream budget now (the console's `keyBudgets`): its limit and window (null
-   * when `UPSTREAM_RATE_LIMIT` is off), requests sent in the current window, upstream 429s
-   * since the start and requests waiting. Sends nothing.
-   */
-  keyBudget(keyId: string): { readonly limit: number | null; readonly windowSeconds: number | null; readonly usedInWindow: number; readonly upstream429s: number; readonly queued: number } {
-    const rate = this.options.rateLimit;
-    return { limit: rate?.requests ?? null, windowSeconds: rate?.windowSeconds ?? null, ...this.budget.keyStats(keyId) };
-  }
-
-  /** The economy's statistics now (see {@link EconomyStats}); reads every key's state without reordering any. */
-  stats(): EconomyStats {
-    const budget = this.budget.budgetStats();
+  /** The economy's statistics now (see {@link EconomyStats}), its budget's of one key only with `keyId` (the console's `keyBudgets`); reads every key's state without reordering any. */
+  stats(keyId?: string): EconomyStats {
+    const budget = this.budget.budgetStats(keyId);
     // Missed requests wait in background fill until the budget has room; they count as queued.
-    const queued = { ...budget.queued, missed: budget.queued.missed + this.background.missed };
+    const queued = { ...budget.queued, missed: budget.queued.missed + (keyId === undefined ? this.background.missed : this.background.missedFor(keyId)) };
     return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...budget, queued };
   }
 

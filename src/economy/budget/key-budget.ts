@@ -23,9 +23,6 @@ export const WINDOW_EDGE_MARGIN_MS = 250;
 
 export type { KeyBudgetOptions } from './budget-types';
 
-/** Most keys whose upstream 429s are counted (then the counts start again). */
-const COUNTED_KEYS = 10_000;
-
 /**
  * Each key's upstream budget, and the one `acquire` every upstream request of the
  * economy goes through:
@@ -51,8 +48,6 @@ export class KeyBudget {
   private readonly lines: WaitingLines;
   private readonly slots: KeyConnectionGate;
   private readonly now: () => number;
-  /** Upstream 429 answers per key since the start (what the console's `keyBudgets` shows), at most {@link COUNTED_KEYS} keys. */
-  private readonly upstream429s = new Map<string, number>();
 
   /** @param options - the limit, concurrency, patience, queue bounds and hooks (see {@link KeyBudgetOptions}) */
   constructor(private readonly options: KeyBudgetOptions) {
@@ -133,8 +128,6 @@ export class KeyBudget {
    */
   observe(id: string, error: unknown): void {
     if (!isUpstream429(error)) return;
-    if (this.upstream429s.size >= COUNTED_KEYS && !this.upstream429s.has(id)) this.upstream429s.clear();
-    this.upstream429s.set(id, (this.upstream429s.get(id) ?? 0) + 1);
     const retryAfter = error.extensions.retryAfterSeconds;
     const windowMs = this.options.limit?.windowMs ?? 60_000;
     const base = this.options.defaultBackoffSeconds ?? 60;
@@ -181,28 +174,19 @@ export class KeyBudget {
     };
   }
 
-  /**
-   * One key's budget now, read without reordering the LRU: requests sent in its current
-   * window, upstream 429s since the start, and its requests waiting (every priority).
-   */
-  keyStats(id: string): { readonly usedInWindow: number; readonly upstream429s: number; readonly queued: number } {
-    const state = this.states.peek(id);
-    const queued = state ? Object.values(state.queued).reduce((sum, count) => sum + count, 0) : 0;
-    return { usedInWindow: this.log?.times(id, this.now()).length ?? 0, upstream429s: this.upstream429s.get(id) ?? 0, queued };
-  }
-
-  /** Requests in the current windows of all keys, keys with a reduced allowance, and what waits (for metrics). */
-  budgetStats(): BudgetStats {
+  /** Requests in the current windows of all keys (or of the key `id` only), keys with a reduced allowance, upstream 429s and what waits (for metrics and the console). */
+  budgetStats(id?: string): BudgetStats {
     const now = this.now();
-    let reducedKeys = 0;
+    let [reducedKeys, upstream429s] = [0, 0];
     const queued = noneQueued();
     const limit = this.options.limit;
-    // values() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
-    for (const state of this.states.values()) {
+    // values(), peek() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
+    for (const state of id === undefined ? this.states.values() : [this.states.peek(id) ?? newKeyState(limit)]) {
       if (limit && allowanceOf(state, limit, now) < limit.requests) reducedKeys += 1;
+      upstream429s += state.upstream429s;
       for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
     }
-    return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
+    return { windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0, reducedKeys, upstream429s, queued };
   }
 
   private takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot> {
