@@ -11,7 +11,6 @@
 import 'reflect-metadata';
 import { gatewayCommand } from './cli/gateway-cli';
 import { VAULT_COMMANDS, vaultCommand } from './cli/vault-cli';
-import { CONSOLE_COMMAND, consoleCommand } from './cli/console-cli';
 import { redactUrlCredentials } from './config';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
@@ -24,10 +23,10 @@ async function readStdin(): Promise<string> {
 }
 
 const argv = process.argv.slice(2);
-const command = (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') || argv[0] === CONSOLE_COMMAND ? null : gatewayCommand(argv);
-if (argv[0] === CONSOLE_COMMAND) {
-  // `console [--sign-out-all]`: a one-time sign-in link, or every session ended (src/cli/console-cli.ts).
-  void consoleCommand(argv).then((result) => {
+const command = (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') || argv[0] === 'console' ? null : gatewayCommand(argv);
+if (argv[0] === 'console') {
+  // `console [--sign-out-all]`: a one-time sign-in link, or every session ended (src/cli/console-cli.ts, loaded only here).
+  void import('./cli/console-cli').then(({ consoleCommand }) => consoleCommand(argv)).then((result) => {
     process.stdout.write(result.stdout);
     process.stderr.write(result.stderr);
     process.exitCode = result.exitCode;

@@ -10,9 +10,6 @@ import { RecordMac } from '../vault';
 import { ConsoleAuth, signInLink } from '../admin/console-auth';
 import { consoleStore } from '../admin/console-store';
 
-/** The first word of the console command. */
-export const CONSOLE_COMMAND = 'console';
-
 /** What the console command printed and its exit code. */
 export interface ConsoleCommandResult {
   /** For stdout. */
