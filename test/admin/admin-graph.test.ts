@@ -130,15 +130,19 @@ describe('addVaultKey against a rate-limited upstream', () => {
   const stack = useStack(async () => {
     const vault = await testVault();
     ({ token } = await vault.vault.createToken({ characters: [], grants: ['admin'], expiresInMs: 3_600_000 }));
-    return { http: true, mock: true, config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey } };
+    return { http: true, mock: true, config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey, upstreamRateLimit: { requests: 10, windowSeconds: 60 } } };
   });
 
-  it('answers RATE_LIMITED with the retry time, and stores nothing', async () => {
+  it('answers RATE_LIMITED with the retry time, stores nothing, and counts the 429 in the key\'s budget', async () => {
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests', { 'retry-after': '42' }));
     const authorization = `Bearer ${token}`;
-    const answer = await adminPost(stack.origin, 'mutation { addVaultKey(input: { name: "busy", key: "busy-key" }) { name } }', { authorization });
+    // The key `shop` already holds, sent again under a new name: its budget is the one shown for shop.
+    const answer = await adminPost(stack.origin, `mutation { addVaultKey(input: { name: "busy", key: "${DEMO_KEYS.premium.key}" }) { name } }`, { authorization });
     expect(answer.body.errors?.[0]?.extensions).toEqual(expect.objectContaining({ code: 'RATE_LIMITED', retryAfterSeconds: 42 }));
-    const listed = await adminPost(stack.origin, '{ vaultCharacters { name } keyBudgets { character } }', { authorization });
+    expect(answer.text).not.toContain(DEMO_KEYS.premium.key);
+    const listed = await adminPost(stack.origin, '{ vaultCharacters { name } keyBudgets { character limit windowSeconds usedInWindow upstream429s queued } }', { authorization });
     expect(listed.body.data?.vaultCharacters).toEqual([{ name: 'shop' }]);
+    // The refused check waits as one background fill (the economy's way with a rate-limited miss), shown as queued.
+    expect(listed.body.data?.keyBudgets).toEqual([{ character: 'shop', limit: 10, windowSeconds: 60, usedInWindow: 1, upstream429s: 1, queued: 1 }]);
   });
 });
