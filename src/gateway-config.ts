@@ -123,6 +123,8 @@ export interface GatewayConfig {
   vaultMasterKey: string | null;
   /** The longest lifetime `tokens create --expires-in` accepts, days (`TOKEN_MAX_LIFETIME_DAYS`, default 366, at most 366). */
   tokenMaxLifetimeDays: number;
+  /** The gateway's URL as browsers reach it (`PUBLIC_URL`, default none: `http://` and the request's Host): the console's sign-in links, its cookie's `Secure` and `__Host-` (https), and the Origin its requests must carry. */
+  publicUrl: string | null;
   /** The store of payment requests without Redis (`PAYMENTS_FILE`, default `.data/payments.json`; `off` = process memory only). */
   paymentsFile: string | null;
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
@@ -269,6 +271,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   vaultFile: '.data/vault.json',
   vaultMasterKey: null,
   tokenMaxLifetimeDays: 366,
+  publicUrl: null,
   paymentsFile: '.data/payments.json',
   serveExamples: false,
   playgroundApiKey: null,

@@ -4,7 +4,8 @@
  * and the command line (`statev-gateway --help` lists them; see README.md and
  * docs/configuration.md). On SIGINT/SIGTERM it drains requests in flight (up to
  * `SHUTDOWN_GRACE_PERIOD_MS`) and stops. `statev-gateway keys|tokens|vault …` changes the
- * vault instead (src/cli/vault-cli.ts) and exits. A bad flag or setting exits with code 2; a port in
+ * vault instead (src/cli/vault-cli.ts) and exits; `statev-gateway console` prints a console
+ * sign-in link (src/cli/console-cli.ts). A bad flag or setting exits with code 2; a port in
  * use ends it with one line naming `PORT` and exit code 1.
  */
 import 'reflect-metadata';
@@ -22,8 +23,15 @@ async function readStdin(): Promise<string> {
 }
 
 const argv = process.argv.slice(2);
-const command = (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') ? null : gatewayCommand(argv);
-if (command === null) {
+const command = (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') || argv[0] === 'console' ? null : gatewayCommand(argv);
+if (argv[0] === 'console') {
+  // `console [--sign-out-all]`: a one-time sign-in link, or every session ended (src/cli/console-cli.ts, loaded only here).
+  void import('./cli/console-cli').then(({ consoleCommand }) => consoleCommand(argv)).then((result) => {
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    process.exitCode = result.exitCode;
+  });
+} else if (command === null) {
   // `keys …`, `tokens …`, `vault rotate`: change the vault and exit.
   void vaultCommand(argv, readStdin).then((result) => {
     process.stdout.write(result.stdout);

@@ -15,6 +15,7 @@ import { buildGatewaySchema } from './graph/schema';
 import { reportOperation } from './observability/operation.plugin';
 import { Readiness } from './web/readiness';
 import { createRouter } from './web/router';
+import { adminUnavailable, startAdmin } from './admin';
 
 export type { GatewayOptions } from './runtime';
 
@@ -87,6 +88,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     },
     options.pollClock,
   );
+  // The administration graph and the console's sign-in (/admin/graphql, /console/), with a vault only.
+  let admin: Awaited<ReturnType<typeof startAdmin>> = null;
   const stop = async (): Promise<void> => {
     readiness.drain();
     if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
@@ -96,6 +99,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await runtime.persistence?.close(); // the last snapshot, with everything the drained requests fetched
     await upstream.close();
     await runtime.shared?.close();
+    await admin?.close(); // the administration graph, its vault watch and console store
     await runtime.vault?.close(); // stops watching the vault (and its Redis connections)
     await runtime.payments.close(); // stops matching and expiring; the last write of the payments file
     await runtime.tracing?.shutdown(); // the spans still buffered
@@ -119,7 +123,8 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await runtime.persistence?.load(); // before the first request: what was fresh at the last stop is served without upstream requests
     readiness.met('cache file');
     runtime.persistence?.start();
-    httpServer.on('request', createRouter(runtime, config, subscriptions, readiness));
+    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger });
+    httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {
       if (!subscriptions.handleUpgrade(req, socket, head)) socket.destroy();

@@ -230,6 +230,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     setting('vaultFile', 'VAULT_FILE', (env, name) => rawSetting(env, name) ?? DEFAULT_CONFIG.vaultFile, 'file of the vault of StateV keys and access tokens (mode 0600); in Redis when REDIS_URL is set'),
     setting('vaultMasterKey', 'VAULT_MASTER_KEY', (env, name) => masterKeySetting(env, name), 'vault master key: 32 random bytes, base64 (openssl rand -base64 32); new,old while rotating', { secret: true }),
     setting('tokenMaxLifetimeDays', 'TOKEN_MAX_LIFETIME_DAYS', (env, name) => intSetting(env, name, DEFAULT_CONFIG.tokenMaxLifetimeDays, 1, 366), 'longest lifetime tokens create --expires-in accepts, days, 1-366'),
+    setting('publicUrl', 'PUBLIC_URL', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '', ['http:', 'https:'])), 'the gateway\'s URL as browsers reach it: console sign-in links, Secure cookies (https), the Origin it accepts'),
   ]),
   ...section('Payments', [
     setting('paymentsFile', 'PAYMENTS_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.paymentsFile), 'file of the payment requests (mode 0600); in Redis when REDIS_URL is set; off = memory only', { none: 'off' }),

@@ -61,6 +61,7 @@ function helpText(): string {
     '  -h, --help          print this help and exit',
     '  -v, --version       print the version and exit',
     '      --print-config  print the effective settings (secrets redacted) as VARIABLE=value lines, and exit',
+    `Also: ${COMMAND} console [--sign-out-all] (a one-time console sign-in link; docs/console.md).`,
   ];
   const width = Math.max(...SETTINGS.map((definition) => (definition.flag ?? '').length)) + 12;
   let group = '';

@@ -232,11 +232,11 @@ export class UpstreamEconomy {
     return this.invalidation.inDoubt();
   }
 
-  /** The economy's statistics now (see {@link EconomyStats}); reads every key's state without reordering any. */
-  stats(): EconomyStats {
-    const budget = this.budget.budgetStats();
+  /** The economy's statistics now (see {@link EconomyStats}), its budget's of one key only with `keyId` (the console's `keyBudgets`); reads every key's state without reordering any. */
+  stats(keyId?: string): EconomyStats {
+    const budget = this.budget.budgetStats(keyId);
     // Missed requests wait in background fill until the budget has room; they count as queued.
-    const queued = { ...budget.queued, missed: budget.queued.missed + this.background.missed };
+    const queued = { ...budget.queued, missed: budget.queued.missed + (keyId === undefined ? this.background.missed : this.background.missedFor(keyId)) };
     return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...budget, queued };
   }
 

@@ -72,7 +72,7 @@ function grantSet(grants: readonly Grant[]): GrantSet {
     else if (grant.kind === 'write-site-document') set.siteDocuments.add(grant.name);
     else if (grant.kind === 'write-option') set.optionSlots.add(grant.slot);
     else if (grant.kind === 'write-payments') set.payments = true;
-    else set.subscribe = true;
+    else if (grant.kind === 'subscribe') set.subscribe = true;
   }
   return set;
 }

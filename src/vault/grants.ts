@@ -11,10 +11,11 @@ export type Grant =
   | { readonly kind: 'write-site-document'; readonly name: string }
   | { readonly kind: 'write-option'; readonly slot: number }
   | { readonly kind: 'write-payments' }
-  | { readonly kind: 'subscribe' };
+  | { readonly kind: 'subscribe' }
+  | { readonly kind: 'admin' };
 
 /** The grants the command line accepts, for messages and `--help`. */
-export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'write:payments', 'subscribe'] as const;
+export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'write:payments', 'subscribe', 'admin'] as const;
 
 /** A GraphQL name that is not an introspection name (`__Schema`, `__typename`). */
 const NAME = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/;
@@ -27,6 +28,8 @@ const NAME = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/;
 export function parseGrant(text: string): Grant | null {
   if (text === 'read') return { kind: 'read' };
   if (text === 'subscribe') return { kind: 'subscribe' };
+  // The administration graph (/admin/graphql, docs/console.md); nothing of the public graph.
+  if (text === 'admin') return { kind: 'admin' };
   if (text === 'write:payments') return { kind: 'write-payments' };
   const field = /^read:([^.]+)\.(.+)$/.exec(text);
   if (field?.[1] && field[2] && NAME.test(field[1]) && NAME.test(field[2])) return { kind: 'read-field', type: field[1], field: field[2] };

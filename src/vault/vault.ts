@@ -204,7 +204,8 @@ export class Vault {
    */
   async createToken(request: TokenRequest): Promise<{ readonly id: string; readonly token: string }> {
     const { document, trusted } = await this.loadChecked();
-    if (request.characters.length === 0) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
+    // An admin-only token (the administration graph) needs no character.
+    if (request.characters.length === 0 && !(request.grants.length > 0 && request.grants.every((grant) => grant === 'admin'))) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
     if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
     const characters = request.characters.map((name) => {
       const record = document.keys.find((each) => each.name === name);

@@ -22,6 +22,12 @@ export interface SseHandler {
   handleSse(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
+/** Where `/admin/graphql` and `/console/…` go: the administration graph (`src/admin/`, which sits above this layer). */
+export interface AdminHandler {
+  /** Answers an administration route and resolves true, or resolves false for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
+}
+
 /**
  * The gateway's HTTP routes, as one `node:http` request listener:
  *
@@ -34,12 +40,13 @@ export interface SseHandler {
  * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
  * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`); WebSocket upgrades there are the server's (graphql-ws);
  * - `/graphql/stream` → subscriptions over Server-Sent Events (graphql-sse), when `subscriptions` is given;
+ * - `/admin/graphql` and `/console/…` → the administration graph and the console's sign-in, when `admin` is given;
  * - `GET /examples/*` with `config.serveExamples`; anything else → 404 JSON.
  *
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
  * failure before the response started gets a masked 500.
  */
-export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>): RequestListener {
+export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>, admin?: AdminHandler): RequestListener {
   const { economy, metrics } = runtime;
   const vault = runtime.vault;
   const applyCors = createCors(config.corsOrigins, vault ? (origin) => vault.allowsOrigin(origin) : undefined);
@@ -77,6 +84,7 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
       return;
     }
     if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
+    if (admin && (await admin.handle(req, res, path))) return;
     if (path === '/graphql/stream' && subscriptions) {
       await subscriptions.handleSse(req, res);
       return;

@@ -19,8 +19,12 @@ describe('KeyBudget', () => {
   it('counts statistics over many keys without reordering them (a read inside the loop would never end)', () => {
     const budget = new KeyBudget({ limit: { requests: 10, windowMs: MINUTE }, concurrency: 6, patienceMs: 0, now: () => 0 });
     for (const id of ['a', 'b', 'c']) budget.coolDown(id, 1);
-    expect(budget.budgetStats()).toEqual({ windowRequests: 0, reducedKeys: 3, queued: { write: 0, operation: 0, missed: 0, stale: 0, background: 0 } });
-    expect(budget.allowance('a')).toBe(5);
+    expect(budget.budgetStats()).toEqual({ windowRequests: 0, reducedKeys: 3, upstream429s: 3, queued: { write: 0, operation: 0, missed: 0, stale: 0, background: 0 } });
+    // One key's (the console's keyBudgets), and a key nothing is known of.
+    budget.coolDown('a', 1);
+    expect(budget.budgetStats('a')).toEqual({ windowRequests: 0, reducedKeys: 1, upstream429s: 2, queued: { write: 0, operation: 0, missed: 0, stale: 0, background: 0 } });
+    expect(budget.budgetStats('z')).toEqual({ windowRequests: 0, reducedKeys: 0, upstream429s: 0, queued: { write: 0, operation: 0, missed: 0, stale: 0, background: 0 } });
+    expect(budget.allowance('a')).toBe(2);
     expect(budget.cooldownSeconds('b')).toBe(1);
   });
 

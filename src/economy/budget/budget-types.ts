@@ -45,6 +45,8 @@ export interface BudgetStats {
   windowRequests: number;
   /** Keys whose learned allowance is below the limit after an upstream 429. */
   reducedKeys: number;
+  /** Upstream 429 answers learned from (see `KeyState.upstream429s`). */
+  upstream429s: number;
   /** Requests waiting for budget, per priority. */
   queued: Record<UpstreamPriority, number>;
 }

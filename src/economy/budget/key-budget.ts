@@ -174,18 +174,19 @@ export class KeyBudget {
     };
   }
 
-  /** Requests in the current windows of all keys, keys with a reduced allowance, and what waits (for metrics). */
-  budgetStats(): BudgetStats {
+  /** Requests in the current windows of all keys (or of the key `id` only), keys with a reduced allowance, upstream 429s and what waits (for metrics and the console). */
+  budgetStats(id?: string): BudgetStats {
     const now = this.now();
-    let reducedKeys = 0;
+    let [reducedKeys, upstream429s] = [0, 0];
     const queued = noneQueued();
     const limit = this.options.limit;
-    // values() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
-    for (const state of this.states.values()) {
+    // values(), peek() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
+    for (const state of id === undefined ? this.states.values() : [this.states.peek(id) ?? newKeyState(limit)]) {
       if (limit && allowanceOf(state, limit, now) < limit.requests) reducedKeys += 1;
+      upstream429s += state.upstream429s;
       for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
     }
-    return { windowRequests: this.log?.totals(now).requests ?? 0, reducedKeys, queued };
+    return { windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0, reducedKeys, upstream429s, queued };
   }
 
   private takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot> {

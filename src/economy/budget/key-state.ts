@@ -22,11 +22,13 @@ export interface KeyState {
   backoffStreak: number;
   /** Requests waiting for budget, per priority. */
   queued: Record<UpstreamPriority, number>;
+  /** Upstream 429 answers learned from since the key's state was made (the console's `keyBudgets`). */
+  upstream429s: number;
 }
 
 /** A key nothing has been learned of: the full allowance, no cooldown, nothing queued. */
 export function newKeyState(limit: BudgetLimit | null): KeyState {
-  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued() };
+  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued(), upstream429s: 0 };
 }
 
 /**
@@ -50,6 +52,7 @@ export function allowanceOf(state: KeyState | undefined, limit: BudgetLimit | nu
 export function learn429(state: KeyState, limit: BudgetLimit | null, now: number, seconds: number): number {
   state.allowance = Math.max(1, Math.floor(allowanceOf(state, limit, now) / 2));
   state.learnedAt = now;
+  state.upstream429s += 1;
   state.cooldownUntil = Math.max(state.cooldownUntil, now + seconds * 1000);
   return limit ? (limit.requests - state.allowance) * limit.windowMs : 0;
 }

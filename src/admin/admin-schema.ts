@@ -1,0 +1,140 @@
+/**
+ * The administration graph: its resolvers and schema (built from the TypeGraphQL classes of
+ * admin-types.ts, apart from the public schema), emitted to `schema.admin.graphql`.
+ * Every mutation writes an audit entry, done or refused.
+ */
+import type { GraphQLSchema } from 'graphql';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
+import { GatewayError, isGatewayError } from '../errors/gateway-error';
+import type { AdminService } from './admin-service';
+import type { ConsoleAuth } from './console-auth';
+import { AccessTokenSummary, AddVaultKeyInput, Alert, AuditEntry, CreateAccessTokenInput, CreateAlertInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
+
+/** One administration operation's context. */
+export interface AdminContext {
+  /** The service the resolvers call. */
+  readonly admin: AdminService;
+  /** The audit log. */
+  readonly auth: ConsoleAuth;
+  /** Who is acting: `session:<id>` or `token:<id>`. */
+  readonly actor: string;
+}
+
+/** The sentence of every alert mutation until the alerts feature exists. */
+export const ALERTS_NOT_AVAILABLE = 'Alerts are not available yet in this gateway version: no rule can be created or deleted (alerts always lists none). See docs/console.md.';
+
+/** Runs a mutation and writes its audit entry: `done`, or `refused: <code>` (an unexpected failure counts as INTERNAL_SERVER_ERROR). */
+async function audited<T>(context: AdminContext, action: string, target: string | null, run: () => Promise<T>, targetOf: (result: T) => string | null = () => target): Promise<T> {
+  try {
+    const result = await run();
+    await context.auth.audit(context.actor, action, targetOf(result));
+    return result;
+  } catch (error) {
+    await context.auth.audit(context.actor, action, target, `refused: ${isGatewayError(error) ? error.code : 'INTERNAL_SERVER_ERROR'}`);
+    throw error;
+  }
+}
+
+/** The administration graph's queries and mutations. */
+@Resolver()
+export class AdminResolver {
+  /** The vault's characters. */
+  @Query(() => [VaultCharacter], { description: 'The vault\'s characters, by name. Keys and secrets are write-only: no field ever returns them. No upstream request.' })
+  vaultCharacters(@Ctx() context: AdminContext): Promise<VaultCharacter[]> {
+    return context.admin.vaultCharacters();
+  }
+
+  /** Every token. */
+  @Query(() => [AccessTokenSummary], { description: 'Every access token in the vault, newest first. Never the token itself. No upstream request.' })
+  accessTokens(@Ctx() context: AdminContext): Promise<AccessTokenSummary[]> {
+    return context.admin.accessTokens();
+  }
+
+  /** Budgets. */
+  @Query(() => [KeyBudget], { description: 'Each vault character\'s upstream budget as it stands now on this replica. No upstream request.' })
+  keyBudgets(@Ctx() context: AdminContext): Promise<KeyBudget[]> {
+    return context.admin.keyBudgets();
+  }
+
+  /** Alerts: none yet. */
+  @Query(() => [Alert], { description: 'Every alert rule. Alerts are not available yet: always empty.' })
+  alerts(): Alert[] {
+    return [];
+  }
+
+  /** Deliveries. */
+  @Query(() => [Delivery], { description: 'Deliveries waiting in the payments webhook outbox (those delivered leave it), newest first. No upstream request.' })
+  deliveries(@Ctx() context: AdminContext, @Arg('first', () => Int, { nullable: true, defaultValue: 50, description: 'How many, 1..200.' }) first: number | null): Promise<Delivery[]> {
+    return context.admin.deliveries(first);
+  }
+
+  /** The audit log. */
+  @Query(() => [AuditEntry], { description: 'Administrative actions, newest first: who (session or token id), what, when, on what and how it ended. Never a key, secret or token.' })
+  auditLog(@Ctx() context: AdminContext, @Arg('first', () => Int, { nullable: true, defaultValue: 50, description: 'How many, 1..200.' }) first: number | null): Promise<AuditEntry[]> {
+    return context.admin.auditLog(first);
+  }
+
+  /** Adds a key. */
+  @Mutation(() => VaultCharacter, {
+    description:
+      'Adds (or replaces) a StateV API key, and optionally its API secret, under a name. The key is tried upstream once first (GET /factory/list/, scope factory, within its own budget): a wrong key is refused with what the StateV API answered (FORBIDDEN), a rate-limited one with RATE_LIMITED and retryAfterSeconds, and nothing is stored.',
+  })
+  addVaultKey(@Ctx() context: AdminContext, @Arg('input', () => AddVaultKeyInput, { description: 'The name, key and secret (write-only).' }) input: AddVaultKeyInput): Promise<VaultCharacter> {
+    return audited(context, 'addVaultKey', input.name, () => context.admin.addVaultKey(input));
+  }
+
+  /** Removes a key. */
+  @Mutation(() => Boolean, { description: 'Removes a key; tokens covering it are refused from then on (within 1 s on every replica).' })
+  removeVaultKey(@Ctx() context: AdminContext, @Arg('name', () => String, { description: 'The character\'s name.' }) name: string): Promise<boolean> {
+    return audited(context, 'removeVaultKey', name, () => context.admin.removeVaultKey(name));
+  }
+
+  /** Creates a token. */
+  @Mutation(() => CreatedAccessToken, { description: 'Creates an access token. The token is in the answer once and never again; it works at once (within 1 s on every replica).' })
+  createAccessToken(@Ctx() context: AdminContext, @Arg('input', () => CreateAccessTokenInput, { description: 'Its characters, grants, lifetime, origin and budget share.' }) input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+    return audited(context, 'createAccessToken', null, () => context.admin.createAccessToken(input), (created) => created.summary.id);
+  }
+
+  /** Revokes a token. */
+  @Mutation(() => AccessTokenSummary, { description: 'Revokes a token; it is refused within 1 s on every replica.' })
+  revokeAccessToken(@Ctx() context: AdminContext, @Arg('id', () => ID, { description: 'The token\'s id (tok_…).' }) id: string): Promise<AccessTokenSummary> {
+    return audited(context, 'revokeAccessToken', id, () => context.admin.revokeAccessToken(id));
+  }
+
+  /** Alerts: refused. */
+  @Mutation(() => Alert, { description: 'Creates an alert rule. Alerts are not available yet: always refused (BAD_REQUEST).' })
+  createAlert(@Ctx() context: AdminContext, @Arg('input', () => CreateAlertInput, { description: 'The rule.' }) input: CreateAlertInput): Promise<Alert> {
+    return audited(context, 'createAlert', input.character, () => Promise.reject(new GatewayError('BAD_REQUEST', ALERTS_NOT_AVAILABLE)));
+  }
+
+  /** Alerts: refused. */
+  @Mutation(() => Boolean, { description: 'Deletes an alert rule. Alerts are not available yet: always refused (BAD_REQUEST).' })
+  deleteAlert(@Ctx() context: AdminContext, @Arg('id', () => ID, { description: 'The rule\'s id.' }) id: string): Promise<boolean> {
+    return audited(context, 'deleteAlert', id, () => Promise.reject(new GatewayError('BAD_REQUEST', ALERTS_NOT_AVAILABLE)));
+  }
+
+  /** Redelivers. */
+  @Mutation(() => Delivery, { description: 'Makes a delivery waiting in the outbox due now (attempted within the dispatcher\'s next round). A delivered one has left the outbox: NOT_FOUND.' })
+  redeliver(@Ctx() context: AdminContext, @Arg('deliveryId', () => ID, { description: 'The delivery\'s id.' }) deliveryId: string): Promise<Delivery> {
+    return audited(context, 'redeliver', deliveryId, () => context.admin.redeliver(deliveryId));
+  }
+}
+
+let built: Promise<GraphQLSchema> | undefined;
+
+/** Builds the administration schema once per process. */
+export function buildAdminSchema(): Promise<GraphQLSchema> {
+  built ??= buildSchema({ resolvers: [AdminResolver], validate: false }).then((schema) => {
+    const query = schema.getQueryType();
+    if (query) query.description = 'The administration graph (/admin/graphql): the vault, tokens, budgets, deliveries and the audit log. Answers only a console session or a token with the admin grant; no query sends an upstream request.';
+    const mutation = schema.getMutationType();
+    if (mutation) mutation.description = 'Changes to the vault and tokens. Every mutation writes an audit entry; only addVaultKey sends an upstream request (its one key check).';
+    return schema;
+  });
+  return built;
+}
+
+/** Writes the administration schema as SDL (`schema.admin.graphql`). */
+export async function emitAdminSchema(path: string): Promise<void> {
+  await emitSchemaDefinitionFile(path, await buildAdminSchema());
+}

@@ -1,0 +1,271 @@
+/**
+ * What the administration graph's resolvers do, over the vault (`Vault`, as the command
+ * line changes it), the economy's per-key budgets, the payments outbox and the console's
+ * audit log. Nothing here sends an upstream request except `addVaultKey`'s one key check
+ * (GET /factory/list/ within the new key's budget). Keys and secrets go into the vault
+ * and are never returned, logged or put in an error.
+ */
+import type { UpstreamEconomy } from '../economy';
+import { UpstreamSession, keyId } from '../economy';
+import { fetchFactoryList } from '../domains/factories/factories.api';
+import type { PaymentStore } from '../domains/payments/payment-request.store';
+import { GatewayError } from '../errors/gateway-error';
+import { MasterKeys, Vault, VaultKeyError, VaultUsageError } from '../vault';
+import type { VaultStorage } from '../vault';
+import type { TokenSummary } from '../vault/vault';
+import { openKey, parseDocument } from '../vault/vault-document';
+import type { ConsoleAuth } from './console-auth';
+import { AccessTokenSummary, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
+import type { AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
+
+/** Most entries `deliveries` and `auditLog` return. */
+export const MAX_FIRST = 200;
+
+const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** A duration like `30d` in ms, or NaN (as the CLI's `--expires-in`). */
+function durationMs(text: string): number {
+  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
+  return match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? Number.NaN) : Number.NaN;
+}
+
+/** A browser origin (`scheme://host[:port]`), or null. */
+function browserOrigin(text: string): string | null {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '') ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A URL with its secret parts (userinfo, query, fragment, a Discord webhook's token) replaced by an ellipsis. */
+export function elideUrl(text: string): string {
+  try {
+    const url = new URL(text);
+    const path = url.hostname.endsWith('discord.com') ? url.pathname.replace(/^(\/api\/webhooks\/[^/]+\/).+$/, '$1…') : url.pathname;
+    return `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${path}${url.search ? '?…' : ''}`;
+  } catch {
+    return '…';
+  }
+}
+
+function bounded(first: number | null | undefined): number {
+  const value = first ?? 50;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_FIRST) throw new GatewayError('BAD_USER_INPUT', `first must be 1..${MAX_FIRST}.`, { argument: 'first' });
+  return value;
+}
+
+function summary(token: TokenSummary): AccessTokenSummary {
+  return Object.assign(new AccessTokenSummary(), {
+    id: token.id,
+    characters: [...token.characters],
+    grants: [...token.grants],
+    createdAt: token.createdAt,
+    expiresAt: token.expiresAt,
+    revokedAt: token.revokedAt,
+    lastUsedAt: token.lastUsedAt,
+    origin: token.origin,
+    budgetShare: token.budgetShare,
+  });
+}
+
+/** The vault's refusals as client errors (their messages name no key or secret). */
+async function vaultCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof VaultUsageError) throw new GatewayError('BAD_USER_INPUT', error.message);
+    if (error instanceof VaultKeyError) throw new GatewayError('INTERNAL_SERVER_ERROR', 'The vault does not open with VAULT_MASTER_KEY.');
+    throw error;
+  }
+}
+
+/** What the service needs. */
+export interface AdminServiceParts {
+  /** The vault's storage (file or Redis), read and written as the command line does. */
+  readonly storage: VaultStorage;
+  /** `VAULT_MASTER_KEY`. */
+  readonly masterKey: string;
+  /** `KEY_HASH_SECRET`, to name a key's budget. */
+  readonly keyHashSecret: string;
+  /** The economy (budgets; the key check of `addVaultKey`). */
+  readonly economy: UpstreamEconomy;
+  /** `UPSTREAM_RATE_LIMIT` (null when off). */
+  readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | null;
+  /** The payment store (its outbox of webhook deliveries). */
+  readonly payments: PaymentStore;
+  /** Codes, sessions and the audit log. */
+  readonly auth: ConsoleAuth;
+  /** The clock, ms. */
+  readonly now?: () => number;
+}
+
+/** The administration graph's operations. One per gateway. */
+export class AdminService {
+  private readonly master: MasterKeys;
+  private readonly vault: Vault;
+  private readonly now: () => number;
+
+  /** @param parts - see {@link AdminServiceParts} */
+  constructor(private readonly parts: AdminServiceParts) {
+    this.master = MasterKeys.parse(parts.masterKey);
+    this.now = parts.now ?? (() => Date.now());
+    this.vault = new Vault(parts.storage, this.master, () => new Date(this.now()));
+  }
+
+  /** Every character of the vault, by name. */
+  async vaultCharacters(): Promise<VaultCharacter[]> {
+    const keys = await vaultCall(() => this.vault.listKeys());
+    return keys.map((key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret }));
+  }
+
+  /** Every token, newest first. */
+  async accessTokens(): Promise<AccessTokenSummary[]> {
+    const tokens = await vaultCall(() => this.vault.listTokens());
+    return tokens.map(summary).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  }
+
+  /** Each character's budget now, from this replica's economy (no upstream request). */
+  async keyBudgets(): Promise<KeyBudget[]> {
+    const text = await this.parts.storage.read();
+    if (text === null) return [];
+    const document = parseDocument(text);
+    return document.keys
+      .map((record) => {
+        const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
+        return Object.assign(new KeyBudget(), {
+          character: record.name,
+          limit: this.parts.rateLimit?.requests ?? 0,
+          windowSeconds: this.parts.rateLimit?.windowSeconds ?? 0,
+          usedInWindow: stats.windowRequests,
+          upstream429s: stats.upstream429s,
+          queued: Object.values(stats.queued).reduce((sum, count) => sum + count, 0),
+        });
+      })
+      .sort((a, b) => a.character.localeCompare(b.character));
+  }
+
+  /** The payments outbox's deliveries (those not yet delivered), newest first. */
+  async deliveries(first: number | null | undefined): Promise<Delivery[]> {
+    const count = bounded(first);
+    const entries = await this.parts.payments.outbox();
+    return entries
+      .sort((a, b) => b.firstAt - a.firstAt)
+      .slice(0, count)
+      .map((entry) =>
+        Object.assign(new Delivery(), {
+          id: entry.id,
+          source: `webhook:${entry.webhookId}`,
+          url: elideUrl(entry.url),
+          status: DeliveryStatus.PENDING,
+          attempts: entry.attempts,
+          lastStatusCode: null,
+          nextAttemptAt: new Date(entry.nextAt),
+          createdAt: new Date(entry.firstAt),
+        }),
+      );
+  }
+
+  /**
+   * Makes a pending delivery due now (the dispatcher attempts it within its next round).
+   *
+   * @throws GatewayError `NOT_FOUND` when the outbox has no such delivery (delivered, given up, or never)
+   */
+  async redeliver(id: string): Promise<Delivery> {
+    const entry = (await this.parts.payments.outbox()).find((each) => each.id === id);
+    if (!entry) throw new GatewayError('NOT_FOUND', `The outbox has no pending delivery "${id}": delivered deliveries leave it (see deliveries).`);
+    await this.parts.payments.putOutbox({ ...entry, nextAt: this.now() });
+    const [delivery] = (await this.deliveries(MAX_FIRST)).filter((each) => each.id === id);
+    if (!delivery) throw new GatewayError('NOT_FOUND', `The delivery "${id}" left the outbox meanwhile (delivered).`);
+    return delivery;
+  }
+
+  /** The newest audit entries. */
+  async auditLog(first: number | null | undefined): Promise<AuditEntry[]> {
+    const entries = await this.parts.auth.auditLog(bounded(first));
+    return entries.map((entry) => Object.assign(new AuditEntry(), { ...entry, at: new Date(entry.at) }));
+  }
+
+  /**
+   * Checks a key upstream once (GET /factory/list/ within the key's own budget, fresh), then
+   * seals it into the vault. What the StateV API answered comes back as the error (e.g.
+   * `FORBIDDEN` for a wrong key, `RATE_LIMITED` with `retryAfterSeconds`); nothing is stored then.
+   *
+   * @throws GatewayError `BAD_USER_INPUT` for a bad name or key, before any upstream request
+   */
+  async addVaultKey(input: AddVaultKeyInput): Promise<VaultCharacter> {
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(input.name)) {
+      throw new GatewayError('BAD_USER_INPUT', `The key name "${input.name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, { argument: 'input.name' });
+    }
+    const apiKey = input.key.trim();
+    if (apiKey === '' || /\s/.test(apiKey)) throw new GatewayError('BAD_USER_INPUT', 'The API key is empty or has spaces.', { argument: 'input.key' });
+    const secret = input.secret?.trim() ? input.secret.trim() : null;
+    const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret), true);
+    const factories = await fetchFactoryList(session);
+    const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
+    await this.parts.auth.rememberFactories(input.name, factories.map((factory) => factory.id));
+    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret });
+  }
+
+  /**
+   * Removes a key by name.
+   *
+   * @throws GatewayError `BAD_USER_INPUT` when there is none of that name
+   */
+  async removeVaultKey(name: string): Promise<boolean> {
+    await vaultCall(() => this.vault.removeKey(name));
+    return true;
+  }
+
+  /**
+   * Creates a token. A `factory:<id>` grant must name a company one of its characters owns,
+   * as the key check of `addVaultKey` found it (no upstream request here).
+   *
+   * @throws GatewayError `BAD_USER_INPUT` for an unknown character, bad grant, lifetime, origin or share, or a company not owned
+   */
+  async createAccessToken(input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
+    const expiresInMs = durationMs(input.expiresIn);
+    if (Number.isNaN(expiresInMs)) throw new GatewayError('BAD_USER_INPUT', 'expiresIn must be a number and s, m, h, d or w, e.g. 30d.', { argument: 'input.expiresIn' });
+    let origin: string | null = null;
+    if (input.origin !== undefined && input.origin !== null) {
+      origin = browserOrigin(input.origin);
+      if (!origin) throw new GatewayError('BAD_USER_INPUT', `origin "${input.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`, { argument: 'input.origin' });
+    }
+    if (input.budgetShare !== undefined && input.budgetShare !== null && input.budgetShare < 1) {
+      throw new GatewayError('BAD_USER_INPUT', 'budgetShare must be a whole number of requests per window, 1 or more.', { argument: 'input.budgetShare' });
+    }
+    for (const grant of input.grants) {
+      const factory = /^factory:(.+)$/.exec(grant)?.[1];
+      if (factory === undefined) continue;
+      const owners = await Promise.all(input.characters.map(async (name) => ({ name, factories: await this.parts.auth.factoriesOf(name) })));
+      if (owners.some((owner) => owner.factories?.includes(factory))) continue;
+      const unknown = owners.filter((owner) => owner.factories === null).map((owner) => owner.name);
+      throw new GatewayError(
+        'BAD_USER_INPUT',
+        unknown.length > 0
+          ? `The grant "${grant}": the gateway does not know which companies ${unknown.join(', ')} owns (their keys were added with the command line). Add the key again with addVaultKey (one upstream check), or create this token with statev-gateway tokens create.`
+          : `The grant "${grant}" names a company that ${input.characters.join(', ')} does not own.`,
+        { argument: 'input.grants' },
+      );
+    }
+    const created = await vaultCall(() =>
+      this.vault.createToken({ characters: input.characters, grants: input.grants, expiresInMs, origin, budgetShare: input.budgetShare ?? null }),
+    );
+    const token = (await vaultCall(() => this.vault.listTokens())).find((each) => each.id === created.id);
+    if (!token) throw new Error('The token just created is not listed.');
+    return Object.assign(new CreatedAccessToken(), { token: created.token, summary: summary(token) });
+  }
+
+  /**
+   * Revokes a token by id.
+   *
+   * @throws GatewayError `BAD_USER_INPUT` when there is none of that id
+   */
+  async revokeAccessToken(id: string): Promise<AccessTokenSummary> {
+    await vaultCall(() => this.vault.revokeToken(id));
+    const token = (await vaultCall(() => this.vault.listTokens())).find((each) => each.id === id);
+    if (!token) throw new Error('The token just revoked is not listed.');
+    return summary(token);
+  }
+}
