@@ -15,7 +15,7 @@ import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './eco
 import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
-import { jitExecutionPlugin } from './graph/jit-executor';
+import { jitExecution } from './graph/jit-executor';
 import { afterLargeLists } from './graph/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
@@ -205,9 +205,10 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     tracing?.answered(report.errorCodes, report.result.data != null);
   });
   const includeStacktraceInErrorResponses = config.nodeEnv === 'development';
+  const jit = config.executionJit ? jitExecution<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness }) : null;
   const apollo = new ApolloServer<GatewayContext>({
-    // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/jit-executor.ts: a plugin, below) unless EXECUTION_JIT=false.
-    schema,
+    // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
+    ...(jit ? { gateway: jit.gateway } : { schema }),
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
     // which is a fraction of their heap): many distinct documents must not grow the process.
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),
@@ -236,7 +237,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginCacheControlDisabled(),
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
       // After the response cache (a hit answers first): executes the operation with graphql-jit.
-      ...(config.executionJit ? [jitExecutionPlugin<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness })] : []),
+      ...(jit ? [jit.plugin] : []),
       operationPlugin(logger),
       // After the response cache: the result phase reads the `age` it sets on a hit.
       results.plugin,

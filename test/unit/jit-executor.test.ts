@@ -13,7 +13,7 @@ import type { DocumentNode, ExecutionResult } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import { formatError } from '../../src/errors/format-error';
 import { GatewayError } from '../../src/errors/gateway-error';
-import { jitExecute, jitExecutionPlugin } from '../../src/graph/jit-executor';
+import { jitExecute, jitExecution } from '../../src/graph/jit-executor';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { T0, useStacks } from '../support';
 import { readmePage } from '../support/readme-page';
@@ -89,7 +89,7 @@ describe('JitExecutor', () => {
   });
 });
 
-describe('jitExecutionPlugin', () => {
+describe('jitExecution', () => {
   /** A field failing with a gateway error that carries an HTTP status, as the gateway's refusals do. */
   const withStatus = buildSchema('type Query { limited: String items(limit: Int!): [String!] }');
   const queryFields = withStatus.getQueryType()?.getFields();
@@ -102,10 +102,11 @@ describe('jitExecutionPlugin', () => {
   async function answers(query: string, variables: Record<string, unknown>, withPlugin: boolean): Promise<unknown[]> {
     let executions = 0;
     const counting: ApolloServerPlugin = { requestDidStart: async () => ({ executionDidStart: async () => void (executions += 1) }) };
+    const jit = withPlugin ? jitExecution(withStatus, { formatError, includeStacktraceInErrorResponses: false }) : null;
     const apollo = new ApolloServer({
-      schema: withStatus,
+      ...(jit ? { gateway: jit.gateway } : { schema: withStatus }),
       formatError,
-      plugins: [counting, ...(withPlugin ? [jitExecutionPlugin(withStatus, { formatError, includeStacktraceInErrorResponses: false })] : [])],
+      plugins: [counting, ...(jit ? [jit.plugin] : [])],
     });
     await apollo.start();
     const seen: unknown[] = [];
