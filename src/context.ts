@@ -6,7 +6,7 @@ import type { DomainServices, GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
-import { hashedKey } from './pipeline/credential';
+import { hashedKey, hashKey } from './pipeline/credential';
 import type { Credential } from './pipeline/credential';
 import type { ServerCredentials } from './pipeline/public-site';
 import { GatewayError } from './errors/gateway-error';
@@ -39,18 +39,6 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
   return /(^|,)\s*no-cache\s*(,|$)/i.test(cacheControl ?? '') || /no-cache/i.test(pragma ?? '');
 }
 
-/** The server's key (public-site mode) as a credential, one per services: hashed once for the process, not per operation. */
-const serverKeys = new WeakMap<GatewayServices, Credential>();
-
-function serverCredential(services: GatewayServices, apiKey: string): Credential {
-  let credential = serverKeys.get(services);
-  if (credential?.kind !== 'key' || credential.apiKey !== apiKey) {
-    credential = { kind: 'key', apiKey };
-    serverKeys.set(services, credential);
-  }
-  return credential;
-}
-
 /**
  * Builds a fresh context for one operation from the credential its transport read (or, in
  * public-site mode, from the server's credentials) and its other HTTP headers (secret,
@@ -67,7 +55,10 @@ export function createContext(
   const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
   // Public-site mode: a trusted document sent without a key runs with the server's key
   // and secret, never with a secret header from the browser.
-  const key = hashedKey(serverCredentials ? serverCredential(services, serverCredentials.apiKey) : credential, services.config.keyHashSecret);
+  // The key is hashed once per holder (see hashKey): the caller's credential, the server's
+  // credentials, or an access token's vault character (its credentials are per request).
+  const secretOfHash = services.config.keyHashSecret;
+  const key = serverCredentials ? hashKey(serverCredentials.token?.characters[0] ?? serverCredentials, secretOfHash) : hashedKey(credential, secretOfHash);
   const apiKey = key?.apiKey ?? null;
   const secret = serverCredentials ? (serverCredentials.apiSecret ?? undefined) : get('x-api-secret')?.trim();
   const session = new UpstreamSession(
@@ -140,9 +131,6 @@ export function createContext(
   return context;
 }
 
-/** A token character's key as a credential, once per opened character: hashed once until the vault changes. */
-const characterKeys = new WeakMap<object, Credential>();
-
 /** One session per character of a token over several (the first is the operation's own), with each key's secret. */
 function characterSessions(
   services: GatewayServices,
@@ -150,13 +138,8 @@ function characterSessions(
   first: UpstreamSession,
 ): Array<{ characterId: string; name: string; apiSecret: string | null; session: UpstreamSession }> {
   return token.characters.map((character, index) => {
-    let credential = characterKeys.get(character);
-    if (!credential) {
-      credential = { kind: 'key', apiKey: character.apiKey };
-      characterKeys.set(character, credential);
-    }
-    const key = hashedKey(credential, services.config.keyHashSecret);
-    const session = index === 0 || !key ? first : first.sibling(key.apiKey, key.keyId);
+    const key = hashKey(character, services.config.keyHashSecret);
+    const session = index === 0 ? first : first.sibling(key.apiKey, key.keyId);
     return { characterId: character.id, name: character.name, apiSecret: character.apiSecret, session };
   });
 }

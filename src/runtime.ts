@@ -15,13 +15,13 @@ import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './eco
 import type { RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
-import { jitGateway } from './graph/jit-executor';
+import { jitExecution } from './graph/jit-executor';
 import { afterLargeLists } from './graph/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
 import { GatewayMetrics } from './observability/metrics';
-import { operationPlugin, reportHttpOperation } from './observability/operation.plugin';
+import { operationPlugin, reportHttpOperation, restrictToUpstreamFreshness } from './observability/operation.plugin';
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -209,9 +209,11 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     reportHttp(report);
     tracing?.answered(report.errorCodes, report.result.data != null);
   });
+  const includeStacktraceInErrorResponses = config.nodeEnv === 'development';
+  const jit = config.executionJit ? jitExecution<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness }) : null;
   const apollo = new ApolloServer<GatewayContext>({
-    // Apollo's own pipeline, with operations executed by graphql-jit (src/graph/jit-executor.ts) unless EXECUTION_JIT=false.
-    ...(config.executionJit ? { gateway: jitGateway(schema) } : { schema }),
+    // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
+    ...(jit ? { gateway: jit.gateway } : { schema }),
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
     // which is a fraction of their heap): many distinct documents must not grow the process.
     documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),
@@ -222,7 +224,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     // headers, none of which is CORS-safelisted. So urql's default GET with an
     // Authorization header passes; a simple GET or form POST without them is refused.
     csrfPrevention: { requestHeaders: CSRF_SAFE_HEADERS },
-    includeStacktraceInErrorResponses: config.nodeEnv === 'development',
+    includeStacktraceInErrorResponses,
     // Signals are the entry point's (runUntilSignal): Apollo's own handler would stop Apollo
     // and re-raise SIGTERM, ending the process before the cache file and connections close.
     stopOnTerminationSignals: false,
@@ -239,6 +241,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       // operation plugin gives the response cache its policy from the upstream answers used.
       ApolloServerPluginCacheControlDisabled(),
       ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
+      // After the response cache (a hit answers first): executes the operation with graphql-jit.
+      ...(jit ? [jit.plugin] : []),
       operationPlugin(logger),
       // After the response cache: the result phase reads the `age` it sets on a hit.
       results.plugin,

@@ -144,7 +144,7 @@ export class UpstreamFetch {
     const release = await this.admit(caller, endpoint, 'write', undefined, trace);
     try {
       caller.accounting.requests += 1;
-      const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, body });
+      const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, keyId: caller.keyId, body });
       return response.body;
     } catch (error) {
       this.parts.budget.observe(caller.keyId, error);
@@ -211,7 +211,7 @@ export class UpstreamFetch {
     const release = await this.admit(caller, endpoint, caller.priority, flight.ticket, flight.trace);
     try {
       caller.accounting.requests += 1;
-      const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, path });
+      const response = await this.parts.client.send({ endpoint, apiKey: caller.apiKey, keyId: caller.keyId, path });
       return { kind: 'body', body: response.body, storedAt: this.parts.now(), bytes: response.bytes + key.length };
     } catch (error) {
       this.parts.budget.observe(caller.keyId, error);

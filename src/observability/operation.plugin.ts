@@ -1,4 +1,4 @@
-import type { ApolloServerPlugin } from '@apollo/server';
+import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { UpstreamAccounting } from '../economy';
@@ -86,6 +86,21 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
 }
 
 /**
+ * After an operation executed: a whole-response cache may keep its response only as long
+ * as every upstream answer it used stays fresh, only for this key (`PRIVATE`), and never
+ * when stale data went into it. Called at the end of every execution (Apollo's
+ * `executionDidEnd`, and the graphql-jit plugin's, which Apollo calls no hook for).
+ */
+export function restrictToUpstreamFreshness(requestContext: Pick<GraphQLRequestContext<GatewayContext>, 'contextValue' | 'overallCachePolicy'>): void {
+  const accounting = requestContext.contextValue.session.accounting;
+  const freshFor = accounting.stale > 0 ? 0 : accounting.freshForMs;
+  requestContext.overallCachePolicy.restrict({
+    scope: 'PRIVATE',
+    ...(freshFor !== null ? { maxAge: Math.floor(freshFor / 1000) } : {}),
+  });
+}
+
+/**
  * Apollo plugin that, for every operation:
  * - notes each field whose result was built from stale data (`extensions.stale`, which
  *   the result phase's `upstream` step adds; the schema's resolvers note them, see
@@ -112,15 +127,7 @@ export function operationPlugin(logger: Logger): ApolloServerPlugin<GatewayConte
         async executionDidStart(requestContext) {
           return {
             async executionDidEnd() {
-              // A whole-response cache may keep this response only as long as every
-              // upstream answer it used stays fresh, only for this key, and never when
-              // stale data went into it.
-              const accounting = requestContext.contextValue.session.accounting;
-              const freshFor = accounting.stale > 0 ? 0 : accounting.freshForMs;
-              requestContext.overallCachePolicy.restrict({
-                scope: 'PRIVATE',
-                ...(freshFor !== null ? { maxAge: Math.floor(freshFor / 1000) } : {}),
-              });
+              restrictToUpstreamFreshness(requestContext);
             },
           };
         },

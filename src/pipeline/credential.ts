@@ -55,21 +55,43 @@ export interface HashedKey {
   readonly keyId: string;
 }
 
-/** Each credential's hashed key, computed on first use: a credential is hashed once, however many operations use it. */
-const hashes = new WeakMap<Credential, HashedKey>();
+/** Anything that holds a key: a `key` credential, the server's credentials, a vault character. */
+export interface KeyHolder {
+  /** The bearer key. */
+  readonly apiKey: string;
+}
+
+/**
+ * THE memo of key hashes: each holder's hashed key, computed on first use. A holder is an
+ * object that lives as long as its key does (a connection's credential, the public-site
+ * policy's server credentials, a character of the opened vault), so a key is hashed once
+ * per holder, however many operations, subscriptions and upstream requests use it, and no
+ * raw key is ever a map key.
+ */
+const hashes = new WeakMap<KeyHolder, HashedKey>();
+
+/**
+ * A holder's key and its hash (`keyId`: the HMAC with `secret`), computed once per holder
+ * object and kept with it.
+ *
+ * @param secret - `KEY_HASH_SECRET`
+ */
+export function hashKey(holder: KeyHolder, secret: string): HashedKey {
+  let hashed = hashes.get(holder);
+  if (hashed?.apiKey !== holder.apiKey) {
+    hashed = { apiKey: holder.apiKey, keyId: keyId(holder.apiKey, secret) };
+    hashes.set(holder, hashed);
+  }
+  return hashed;
+}
 
 /**
  * The key a credential runs with and its hash, or null when it has none (`none`,
- * `malformed`). The hash is computed once per credential object and kept with it.
+ * `malformed`; a `token` runs with its vault key, see {@link hashKey}). The hash is
+ * computed once per credential object and kept with it.
  *
  * @param secret - `KEY_HASH_SECRET`
  */
 export function hashedKey(credential: Credential, secret: string): HashedKey | null {
-  if (credential.kind !== 'key') return null;
-  let hashed = hashes.get(credential);
-  if (!hashed) {
-    hashed = { apiKey: credential.apiKey, keyId: keyId(credential.apiKey, secret) };
-    hashes.set(credential, hashed);
-  }
-  return hashed;
+  return credential.kind === 'key' ? hashKey(credential, secret) : null;
 }

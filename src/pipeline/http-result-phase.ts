@@ -96,6 +96,9 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
           if (response.body.kind !== 'single') return;
           const responseCacheAgeSeconds = metrics.responseCacheHit === true ? Number(response.http.headers.get('age') ?? 0) : null;
           const dataText = contextValue.responseCacheData;
+          // Executed by a plugin (graphql-jit's answers through `responseForOperation`, for which
+          // Apollo calls no execution hook): an answer with `data` that is not a cache hit.
+          if (responseCacheAgeSeconds === null && 'data' in response.body.singleResult) executed = true;
           response.body.singleResult = runResultSteps<FormattedExecutionResult>(
             {
               transport: 'http',

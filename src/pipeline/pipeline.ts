@@ -11,7 +11,7 @@ import { isGatewayError } from '../errors/gateway-error';
 import { upstreamCostEstimator } from '../graph/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { OperationMemo } from '../graph/operation-memo';
-import type { Credential } from './credential';
+import type { Credential, KeyHolder } from './credential';
 import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
 import { httpResultPhase } from './http-result-phase';
@@ -260,7 +260,7 @@ export class RequestPipeline {
     transport: Exclude<Transport, 'http'>,
     payload: Readonly<Record<string, unknown>>,
     credential: Credential,
-    admitSubscription?: (apiKey: string | null, live: boolean) => Refusal | null,
+    admitSubscription?: (key: KeyHolder | null, live: boolean) => Refusal | null,
   ): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
     const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, serverCredentials: null, admitSubscription };

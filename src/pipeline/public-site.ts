@@ -102,11 +102,16 @@ export function requestParameters(input: GraphQLRequestInput, text: string | nul
  * parameters; none changes the request, the last returns new parameters.
  */
 export class PublicSite {
+  /** The server's credentials for a trusted query (no secret) and for a trusted mutation (with it): one object each, so the key is hashed once (see `hashKey`). */
+  private readonly credentials: { readonly read: ServerCredentials; readonly write: ServerCredentials } | null;
+
   private constructor(
     private readonly documents: TrustedDocuments | null,
     private readonly serverKey: string | null,
     private readonly serverSecret: string | null,
-  ) {}
+  ) {
+    this.credentials = serverKey === null ? null : { read: { apiKey: serverKey, apiSecret: null }, write: { apiKey: serverKey, apiSecret: serverSecret } };
+  }
 
   /** Builds it from the settings; public mode is on with both a server key and a manifest. */
   static fromConfig(config: { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null }): PublicSite {
@@ -132,7 +137,7 @@ export class PublicSite {
     const hash = extractDocumentId(input);
     const trusted = this.lookUp(hash);
     const parameters = requestParameters(input, trusted ? trusted.text : null);
-    if (hasOwnKey || !this.enabled || !this.serverKey) return { kind: 'run', credentials: null, parameters };
+    if (hasOwnKey || !this.enabled || !this.credentials) return { kind: 'run', credentials: null, parameters };
     if (trusted) {
       if (trusted.hasMutation && !this.serverSecret) {
         return {
@@ -141,7 +146,7 @@ export class PublicSite {
           message: 'Writes are disabled for requests without an API key: the gateway has no STATEV_API_SECRET configured.',
         };
       }
-      return { kind: 'run', credentials: { apiKey: this.serverKey, apiSecret: trusted.hasMutation ? this.serverSecret : null }, parameters };
+      return { kind: 'run', credentials: trusted.hasMutation ? this.credentials.write : this.credentials.read, parameters };
     }
     if (hash) return { kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND', message: `No trusted document has the hash ${hash.slice(0, 80)}.` };
     return allowsArbitrary(input) ? { kind: 'run', credentials: null, parameters } : FORBIDDEN;

@@ -39,7 +39,7 @@ import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
 import { TOKEN_REFUSALS } from '../vault';
 import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
 import { grantsRule } from '../graph/grants.rule';
-import type { Credential } from './credential';
+import type { Credential, KeyHolder } from './credential';
 import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
 
 /** The transports that run the pipeline. */
@@ -100,11 +100,11 @@ export interface RequestState {
   /**
    * Streaming transports only: refuses a subscription over the caller's subscription
    * limits (per connection, per key) before anything parses it, or returns null.
-   * `apiKey` is the key it would run with (null: none); `live` is true for a document that
+   * `key` holds the key it would run with (null: none; hashed with `hashKey`); `live` is true for a document that
    * marks a query `@live` and never says `subscription` (a subscriber of a live query
    * already running takes no place of the key, so only the transport knows its limits).
    */
-  readonly admitSubscription?: (apiKey: string | null, live: boolean) => Refusal | null;
+  readonly admitSubscription?: (key: KeyHolder | null, live: boolean) => Refusal | null;
 }
 
 /** One operation during the `operation` phase. Steps may replace `variables`. */
@@ -301,8 +301,9 @@ export const STEPS = [
       if (!state.admitSubscription) return null;
       const text = queryText(state);
       if (text === null || !SUBSCRIPTION_KEYWORD.test(text)) return null;
-      const apiKey = state.serverCredentials?.apiKey ?? (state.credential.kind === 'key' ? state.credential.apiKey : null);
-      return state.admitSubscription(apiKey, !SUBSCRIPTION_WORD.test(text));
+      // The object holding the key it runs with, the one its context hashes too (see hashKey).
+      const key = state.serverCredentials?.token?.characters[0] ?? state.serverCredentials ?? (state.credential.kind === 'key' ? state.credential : null);
+      return state.admitSubscription(key, !SUBSCRIPTION_WORD.test(text));
     },
   },
   // The document is parsed, at most MAX_DOCUMENT_TOKENS tokens (GRAPHQL_PARSE_FAILED).

@@ -8,9 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import type { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import { createContext } from '../context';
-import { keyId } from '../economy';
-import type { Credential } from '../pipeline/credential';
-import { hashedKey } from '../pipeline/credential';
+import type { Credential, KeyHolder } from '../pipeline/credential';
+import { hashKey } from '../pipeline/credential';
 import type { Prepared } from '../pipeline/pipeline';
 import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
 import type { Refusal } from '../pipeline/steps';
@@ -74,29 +73,15 @@ export function contextOf(options: SubscriptionTransportOptions, prepared: Extra
 /** The refusal of each limit error, built once per error (the service builds each error once). */
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
-/** Each connection's last server key (public-site mode) and its hash: a burst of subscribes on one connection hashes it once. */
-const hashedKeys = new WeakMap<SubscriptionConnection, { apiKey: string; keyId: string }>();
-
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection, credential: Credential): (apiKey: string | null, live: boolean) => Refusal | null {
-  const idOf = (apiKey: string): string => {
-    // The caller's own key: the hash its context uses too (hashedKey), computed once.
-    const own = hashedKey(credential, options.services.config.keyHashSecret);
-    if (own?.apiKey === apiKey) return own.keyId;
-    let hashed = hashedKeys.get(connection);
-    if (hashed?.apiKey !== apiKey) {
-      hashed = { apiKey, keyId: keyId(apiKey, options.services.config.keyHashSecret) };
-      hashedKeys.set(connection, hashed);
-    }
-    return hashed.keyId;
-  };
-  return (apiKey, live) => {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (key: KeyHolder | null, live: boolean) => Refusal | null {
+  return (key, live) => {
     const starting = connection.starting.size;
     // Counted with those admitted that have not started yet (see SubscriptionConnection.starting).
     const counted = starting === 0 ? connection : { transport: connection.transport, active: connection.active + starting, address: connection.address };
     // A live query may join an identical one of its key already running: only the
     // connection's and the address's limits are known before it is parsed.
-    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(apiKey ? idOf(apiKey) : null, counted);
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(key ? hashKey(key, options.services.config.keyHashSecret).keyId : null, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -145,7 +130,7 @@ export function mayBeStreaming(payload: unknown): boolean {
 /** Runs the pipeline on one subscribe request. */
 export function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
   const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection, credential));
+  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
 }
 
 /** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */

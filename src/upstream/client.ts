@@ -47,8 +47,11 @@ export interface UpstreamCall {
   /** The caller's API key, forwarded as `Authorization: Bearer <key>`. */
   apiKey: string;
   /**
-   * The hashed key (see `keyId`) that the per-key connection limit is counted under;
-   * without it, a hash of the key computed here.
+   * The hashed key (see `keyId`): what the per-key connection limit is counted under and
+   * what a failure's log line names (its first 8 characters, as every other log line of
+   * the operation names the key). The economy always passes it; without it (a caller
+   * outside the economy, tests) a SHA-256 of the key computed here, which names the key
+   * differently from the rest of the logs.
    */
   keyId?: string;
   /** JSON request body (POST only). */

@@ -2,14 +2,20 @@
  * The graphql-jit executor (src/graph/jit-executor.ts): the same answers as graphql-js
  * (data, null propagation, errors with their path, locations and original error), a
  * document compiled only once it runs again, and graphql-js's own answer when variables
- * do not coerce; and a gateway with `EXECUTION_JIT` on answers as one with it off.
+ * do not coerce; its Apollo plugin answers as Apollo's own execution does (formatted
+ * errors, HTTP status, coercion errors); and a gateway with `EXECUTION_JIT` on answers
+ * as one with it off.
  */
+import { ApolloServer } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { buildSchema, execute, GraphQLError, parse } from 'graphql';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { compileQuery } from 'graphql-jit';
-import { jitGateway } from '../../src/graph/jit-executor';
+import { formatError } from '../../src/errors/format-error';
+import { GatewayError } from '../../src/errors/gateway-error';
+import { jitExecute, jitExecution } from '../../src/graph/jit-executor';
 import { FIXTURE_IDS } from '../../src/simulator';
-import { useStacks } from '../support';
+import { T0, useStacks } from '../support';
 import { readmePage } from '../support/readme-page';
 
 jest.mock('graphql-jit', () => {
@@ -41,12 +47,8 @@ fields.plain.resolve = () => {
 };
 
 async function executor(): Promise<(document: DocumentNode, variables?: Record<string, unknown>) => Promise<ExecutionResult>> {
-  const gateway = jitGateway(schema);
-  gateway.onSchemaLoadOrUpdate(() => undefined);
-  const { executor: run } = await gateway.load({ apollo: {} });
-  if (!run) throw new Error('no executor');
-  // The executor reads the document, operation name, variables and context of Apollo's request context.
-  return (document, variables) => run({ document, operationName: null, request: { variables }, context: {} } as unknown as Parameters<typeof run>[0]);
+  const run = jitExecute(schema);
+  return async (document, variables) => run({ schema, document, operationName: null, variableValues: variables, contextValue: {} });
 }
 
 /**
@@ -59,7 +61,7 @@ function shown(result: ExecutionResult): unknown {
   return { data: JSON.parse(JSON.stringify(result.data ?? null)) as unknown, hasData: 'data' in result, errors: errors.map((error) => ({ ...error.toJSON(), original: error.originalError?.message, originalExtensions: error.extensions })) };
 }
 
-describe('jitGateway', () => {
+describe('JitExecutor', () => {
   beforeEach(() => jest.mocked(compileQuery).mockClear());
 
   it('answers as graphql-js, on the first run and once compiled: data, null propagation, errors', async () => {
@@ -87,12 +89,65 @@ describe('jitGateway', () => {
   });
 });
 
+describe('jitExecution', () => {
+  /** A field failing with a gateway error that carries an HTTP status, as the gateway's refusals do. */
+  const withStatus = buildSchema('type Query { limited: String items(limit: Int!): [String!] }');
+  const queryFields = withStatus.getQueryType()?.getFields();
+  if (!queryFields?.limited || !queryFields.items) throw new Error('schema');
+  queryFields.limited.resolve = () => {
+    throw new GatewayError('RATE_LIMITED', 'slow down', { retryAfterSeconds: 3 }, 429);
+  };
+  queryFields.items.resolve = (_root, args: { limit: number }) => ['a', 'b', 'c'].slice(0, args.limit);
+
+  async function answers(query: string, variables: Record<string, unknown>, withPlugin: boolean): Promise<unknown[]> {
+    let executions = 0;
+    const counting: ApolloServerPlugin = { requestDidStart: async () => ({ executionDidStart: async () => void (executions += 1) }) };
+    const jit = withPlugin ? jitExecution(withStatus, { formatError, includeStacktraceInErrorResponses: false }) : null;
+    const apollo = new ApolloServer({
+      ...(jit ? { gateway: jit.gateway } : { schema: withStatus }),
+      formatError,
+      plugins: [counting, ...(jit ? [jit.plugin] : [])],
+    });
+    await apollo.start();
+    const seen: unknown[] = [];
+    try {
+      for (let run = 0; run < 3; run += 1) {
+        const response = await apollo.executeOperation({ query, variables });
+        seen.push({ status: response.http.status, body: response.body });
+      }
+    } finally {
+      await apollo.stop();
+    }
+    return [...seen, { executedByApollo: executions }];
+  }
+
+  it("answers as Apollo's own execution: data, formatted and masked errors, the status an error carries", async () => {
+    const query = 'query Q($n: Int!) { limited items(limit: $n) }';
+    const apollo = await answers(query, { n: 2 }, false);
+    const jit = await answers(query, { n: 2 }, true);
+    expect(jit.slice(0, 3)).toEqual(apollo.slice(0, 3));
+    expect(jit[0]).toMatchObject({ status: 429, body: { singleResult: { data: { limited: null, items: ['a', 'b'] }, errors: [{ extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 3 } }] } } });
+    // Apollo executed none of them itself: the plugin did (compiled from the second run).
+    expect(jit[3]).toEqual({ executedByApollo: 0 });
+    expect(apollo[3]).toEqual({ executedByApollo: 3 });
+  });
+
+  it('leaves a run that executed nothing (variables that do not coerce) to Apollo, word for word', async () => {
+    const query = 'query Q($n: Int!) { items(limit: $n) }';
+    const apollo = await answers(query, { n: 'x' }, false);
+    const jit = await answers(query, { n: 'x' }, true);
+    expect(jit).toEqual(apollo);
+    expect(jit[0]).toMatchObject({ status: 400, body: { singleResult: { errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] } } });
+  });
+});
+
 describe('EXECUTION_JIT on and off answer the same', () => {
   const stacks = useStacks();
 
   it('the README page, once run with graphql-js and then compiled, equals graphql-js every time', async () => {
-    const jitOn = await stacks.start({ config: { executionJit: true } });
-    const jitOff = await stacks.start({ config: { executionJit: false } });
+    // Date stands still: the answers' ages do not depend on how fast the machine filled each cache.
+    const jitOn = await stacks.start({ config: { executionJit: true }, fakeDate: T0 });
+    const jitOff = await stacks.start({ config: { executionJit: false }, fakeDate: T0 });
     const variables = { id: FIXTURE_IDS.shop };
     // Both caches filled first: the answers then differ in nothing, `extensions.upstream` included.
     expect((await jitOff.executeText(readmePage(), variables)).errors ?? []).toEqual([]);
