@@ -44,17 +44,20 @@ export function requestFor(transfer: StoredTransfer, candidates: readonly Stored
   return candidates.find((r) => (isOpen(r.status) || r.status === PaymentStatus.PAID || r.status === PaymentStatus.OVERPAID) && referenceHolds(transfer.reference, r.reference)) ?? null;
 }
 
-/** The request with a transfer added, and the event its new status gives (null when the status kind is unchanged and nothing was paid). */
+/**
+ * The request with a transfer added, and the event of its new status: PARTIALLY_PAID, PAID
+ * or OVERPAID; null while the sum is still below a cent (transfers of less than half a cent
+ * round to nothing). A request paid in full is closed at `observedAt`.
+ */
 export function withTransfer(request: StoredRequest, transfer: StoredTransfer, observedAt: number): { request: StoredRequest; event: StoredEvent | null } {
   const transfers = [...request.transfers, transfer].sort((a, b) => a.timestamp - b.timestamp);
   const status = statusOf(request.amount, paidAmount({ transfers }));
   const settled = status === PaymentStatus.PAID || status === PaymentStatus.OVERPAID;
-  const next: StoredRequest = { ...request, transfers, status, settledAt: settled ? (request.settledAt ?? observedAt) : null };
-  const kind = status === PaymentStatus.PENDING ? null : status;
-  return { request: next, event: kind && kind !== PaymentStatus.EXPIRED && kind !== PaymentStatus.CANCELLED ? { kind, request: next, observedAt } : null };
+  const next: StoredRequest = { ...request, transfers, status, settledAt: settled ? (request.settledAt ?? observedAt) : null, ...(settled ? { closedAt: request.closedAt ?? observedAt } : {}) };
+  return { request: next, event: status === PaymentStatus.PENDING ? null : { kind: status as StoredEvent['kind'], request: next, observedAt } };
 }
 
 /** The request expired at `now` when it is still open and past `expiresAt`, else null. */
 export function expired(request: StoredRequest, now: number): StoredRequest | null {
-  return isOpen(request.status) && request.expiresAt !== null && request.expiresAt <= now ? { ...request, status: PaymentStatus.EXPIRED } : null;
+  return isOpen(request.status) && request.expiresAt !== null && request.expiresAt <= now ? { ...request, status: PaymentStatus.EXPIRED, closedAt: now } : null;
 }
