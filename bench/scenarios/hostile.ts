@@ -28,6 +28,7 @@ import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
 import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
+import { paymentAttacks } from './hostile-payments';
 import { fanOut } from './soak';
 
 /** A key whose requests run beside the upstream attacks (they must not be delayed). */
@@ -516,6 +517,7 @@ function attacks(quick: boolean): Attack[] {
       run: (g) => sseReservations(g),
     },
     ...burstAndBodyAttacks(quick ? 3 : 10),
+    ...paymentAttacks(),
   ];
 }
 

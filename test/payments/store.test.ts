@@ -132,6 +132,22 @@ describe('the file payment store', () => {
     await reopened.close();
   });
 
+  it('compacts the journal from memory once it holds far more lines than live records', async () => {
+    const path = join(folder, 'payments.json');
+    const store = await FilePaymentStore.open(path, testStoreOptions());
+    for (let i = 0; i < 600; i += 1) {
+      await store.put(PENDING, [DELIVERY]);
+      await store.removeOutbox(DELIVERY.id);
+    }
+    await store.close();
+    const lines = (await readFile(path, 'utf8')).trim().split('\n');
+    expect(lines.length).toBeLessThan(1000);
+    const reopened = await FilePaymentStore.open(path, testStoreOptions());
+    expect(await reopened.get(OWNER, PENDING.reference)).toEqual(PENDING);
+    expect(await reopened.outbox()).toEqual([]);
+    await reopened.close();
+  });
+
   it('refuses, reports and keeps a request or outbox entry whose MAC does not verify', async () => {
     const path = join(folder, 'payments.json');
     const store = await FilePaymentStore.open(path, testStoreOptions());

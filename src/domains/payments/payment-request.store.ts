@@ -298,6 +298,8 @@ export class FilePaymentStore implements PaymentStore {
   private readonly closedByCompany = new Map<string, Set<string>>();
   /** `owner\nreference` → expiresAt, for open requests that expire. */
   private readonly expiring = new Map<string, number>();
+  /** No entry of {@link expiring} is due before this (a lower bound: a sweep before it reads nothing). */
+  private nextExpiry = Infinity;
   private readonly seen = new Map<string, Map<string, number>>();
   private readonly marks = new Set<string>();
   private readonly unmatchedLists = new Map<string, StoredTransfer[]>();
@@ -427,12 +429,18 @@ export class FilePaymentStore implements PaymentStore {
   /** See {@link PaymentStore.due}. */
   due(now: number, limit: number): Promise<DueRequest[]> {
     const found: DueRequest[] = [];
+    if (now < this.nextExpiry) return Promise.resolve(found);
+    let next = Infinity;
     for (const [key, at] of this.expiring) {
-      if (found.length >= limit) break;
-      if (at > now) continue;
+      if (at > now || found.length >= limit) {
+        next = Math.min(next, at);
+        continue;
+      }
       const [owner = '', reference = ''] = key.split('\n');
       found.push({ owner, reference });
     }
+    // What is found stays due until it is expired (then it leaves the index): keep the bound at now.
+    this.nextExpiry = found.length > 0 ? now : next;
     return Promise.resolve(found);
   }
 
@@ -546,7 +554,10 @@ export class FilePaymentStore implements PaymentStore {
       addTo(this.openByAccount, `${owner}|${request.bankAccountId}`, reference);
       addTo(this.openByCompany, company, reference);
       addTo(this.openByOwner, owner, reference);
-      if (request.expiresAt !== null) this.expiring.set(timed, request.expiresAt);
+      if (request.expiresAt !== null) {
+        this.expiring.set(timed, request.expiresAt);
+        this.nextExpiry = Math.min(this.nextExpiry, request.expiresAt);
+      }
       return [];
     }
     removeFrom(this.openByAccount, `${owner}|${request.bankAccountId}`, reference);

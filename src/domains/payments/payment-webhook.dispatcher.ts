@@ -169,28 +169,45 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Delivers one webhook's due entries in order; stops at the first failed attempt. */
-  private async lane(target: WebhookTarget, queue: readonly OutboxEntry[]): Promise<void> {
-    for (const entry of queue) {
-      // One attempt per replica-wide attempt number.
-      if (!(await this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`))) continue;
-      const answer = await this.post(target.url, signedHeaders(target.secret, entry, new Date(this.now())), entry.payload);
-      if (answer.status >= 200 && answer.status < 300) {
-        await this.desk.store.removeOutbox(entry.id);
-        continue;
+  /**
+   * Delivers one webhook's due entries in order, then whatever became due for it meanwhile
+   * (so an event that arrives while the lane runs does not wait for the next tick); stops at
+   * the first failed attempt.
+   */
+  private async lane(target: WebhookTarget, first: readonly OutboxEntry[]): Promise<void> {
+    for (let queue = first; queue.length > 0; queue = await this.dueFor(target.id)) {
+      for (const entry of queue) {
+        // One attempt per replica-wide attempt number.
+        if (!(await this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`))) continue;
+        if (!(await this.attempt(target, entry))) return;
       }
-      const attempts = entry.attempts + 1;
-      const nextAt = this.now() + retryDelayMs(attempts);
-      const last = answer.status ? `status ${answer.status}` : (answer.problem ?? 'no answer');
-      if (nextAt - entry.firstAt > DELIVERY_WINDOW_MS) {
-        await this.desk.store.removeOutbox(entry.id);
-        this.options.onError?.(new Error(`Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last: ${last}).`));
-        return;
-      }
-      await this.desk.store.putOutbox({ ...entry, attempts, nextAt } satisfies OutboxEntry);
-      if (answer.problem?.startsWith('refused')) this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
-      return;
     }
+  }
+
+  /** The due entries of one webhook, oldest first. */
+  private async dueFor(webhookId: string): Promise<OutboxEntry[]> {
+    const now = this.now();
+    return (await this.desk.store.outbox()).filter((entry) => entry.webhookId === webhookId && entry.nextAt <= now).sort((a, b) => a.firstAt - b.firstAt);
+  }
+
+  /** One attempt: true when delivered; else the next attempt is scheduled (or the delivery given up). */
+  private async attempt(target: WebhookTarget, entry: OutboxEntry): Promise<boolean> {
+    const answer = await this.post(target.url, signedHeaders(target.secret, entry, new Date(this.now())), entry.payload);
+    if (answer.status >= 200 && answer.status < 300) {
+      await this.desk.store.removeOutbox(entry.id);
+      return true;
+    }
+    const attempts = entry.attempts + 1;
+    const nextAt = this.now() + retryDelayMs(attempts);
+    const last = answer.status ? `status ${answer.status}` : (answer.problem ?? 'no answer');
+    if (nextAt - entry.firstAt > DELIVERY_WINDOW_MS) {
+      await this.desk.store.removeOutbox(entry.id);
+      this.options.onError?.(new Error(`Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last: ${last}).`));
+      return false;
+    }
+    await this.desk.store.putOutbox({ ...entry, attempts, nextAt } satisfies OutboxEntry);
+    if (answer.problem?.startsWith('refused')) this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
+    return false;
   }
 }
 
