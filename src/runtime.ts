@@ -32,7 +32,7 @@ import { UpstreamClient } from './upstream/client';
 import { webhookPoster } from './upstream/webhook-post';
 import { preferWaitPlugin } from './http/prefer-wait';
 import { RecordMac, startLiveVault, TokenBudgets } from './vault';
-import { FilePaymentStore } from './domains/payments/payment-request.store';
+import { FilePaymentStore } from './domains/payments/payment-request.file-store';
 import { RedisPaymentStore } from './domains/payments/payment-request.redis-store';
 import { PaymentDesk } from './domains/payments/payment-request.service';
 import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';

@@ -7,9 +7,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PaymentDesk, referencesIn } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
-import { withTransfer } from '../../src/domains/payments/payment-request.matching';
+import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
+import { referencesIn, withTransfer } from '../../src/domains/payments/payment-request.matching';
 import type { BankTransaction, TransactionPage } from '../../src/domains/shared/bank-account.type';
 import { testStoreOptions } from '../support/payment-store';
 

@@ -7,7 +7,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import type { StoredEvent } from '../../src/domains/payments/payment-request.store';
 import type { BankTransaction, TransactionPage } from '../../src/domains/shared/bank-account.type';
 import { testStoreOptions } from '../support/payment-store';

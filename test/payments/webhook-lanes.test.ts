@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import { WebhookDispatcher } from '../../src/domains/payments/payment-webhook.dispatcher';
 import type { WebhookTarget } from '../../src/domains/payments/payment-webhook.dispatcher';
 import { webhookPoster } from '../../src/upstream/webhook-post';

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { MockAgent } from 'undici';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import type { StoredEvent } from '../../src/domains/payments/payment-request.store';
 import { DELIVERY_WINDOW_MS, WebhookDispatcher, retryDelayMs } from '../../src/domains/payments/payment-webhook.dispatcher';
 import { webhookPoster } from '../../src/upstream/webhook-post';

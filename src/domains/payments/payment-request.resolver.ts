@@ -11,7 +11,8 @@ import { checkFactoryOwned, fetchFactoryBankAccounts } from '../factories/factor
 import type { GatewayContext } from '../gateway-context';
 import { companyContext } from '../shared/owners';
 import { paidAmount } from './payment-request.matching';
-import type { PaymentCaller, PaymentDesk } from './payment-request.service';
+import type { PaymentCaller } from './payment-desk.types';
+import type { PaymentDesk } from './payment-request.service';
 import type { StoredRequest, StoredTransfer } from './payment-request.store';
 import { CreatePaymentRequestInput, MatchedTransfer, PaymentRequest, PaymentStatus } from './payment-request.type';
 

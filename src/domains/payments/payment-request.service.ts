@@ -17,135 +17,17 @@ import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
 import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { eventStream } from './payment-event.stream';
-import { REFERENCE_BODY_LENGTH, isValidReference, newReference, normaliseReference } from './payment-reference';
-import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
-import { isOpen, transferFingerprint } from './payment-request.store';
+import { newReference, normaliseReference } from './payment-reference';
+import { expired, incomingOccurrences, referencesIn, requestFor, withTransfer } from './payment-request.matching';
+import type { Occurrence } from './payment-request.matching';
+import { MAX_SKIP, OPEN_REQUESTS_MAX, PAGE, VISIBLE_WINDOW } from './payment-desk.types';
+import type { AccountPolling, NewRequest, PaymentCaller, PaymentDeskOptions, PaymentWarning } from './payment-desk.types';
+import { isOpen } from './payment-request.store';
 import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 import { PaymentStatus } from './payment-request.type';
 
-/** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
-export interface PaymentCaller {
-  /** The bearer key; kept in memory only while its accounts are watched, never stored. */
-  apiKey: string;
-  /** The hashed key: the owner of the requests. */
-  keyId: string;
-}
-
-/** The poll hub as the desk uses it (implemented in `src/subscriptions/`). */
-export interface AccountPolling {
-  /**
-   * Joins (or starts) the poller of the feed's resource for the caller's key and calls
-   * `observer` with each state that poller reads itself (the first one included), with
-   * the session it polled through (for further pages), and each changed state another
-   * replica's poller relays (session null). Resolves once the first poll answered.
-   *
-   * @returns the function that leaves the poller again
-   * @throws GatewayError when the first poll failed definitively
-   */
-  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>): Promise<() => void>;
-}
-
-/** Transactions per page the upstream allows. */
-const PAGE = 25;
-/** The largest skip the upstream allows. */
-const MAX_SKIP = 200;
-/** Transfers one poll can see at most: the newest page and the pages up to skip 200. */
-export const VISIBLE_WINDOW = PAGE + MAX_SKIP;
-
-/** A warning about the requests of an account, for `extensions.warnings`. */
-export interface PaymentWarning {
-  /** `WINDOW_OVERRUN`: more transfers arrived between two polls than the upstream lets the gateway see. */
-  code: 'WINDOW_OVERRUN';
-  /** What it means, in a sentence. */
-  message: string;
-  /** The account. */
-  bankAccountId: string;
-  /** When it was noticed (ISO 8601). */
-  at: string;
-}
-
-/** What a new request asks for (checked by the resolver). */
-export interface NewRequest {
-  /** The company. */
-  factoryId: string;
-  /** The company bank account. */
-  bankAccountId: string;
-  /** Its VBAN. */
-  vban: string;
-  /** Greater than 0. */
-  amount: number;
-  /** Seconds until it expires, or null. */
-  expiresInSeconds: number | null;
-  /** At most 200 characters, or null. */
-  note: string | null;
-}
-
-/** The desk's options. */
-export interface PaymentDeskOptions {
-  /** The time, ms (default `Date.now`). */
-  now?: () => number;
-  /** Where failures of background work go (a poll's matching, an expiry sweep). */
-  onError?: (error: unknown) => void;
-  /** A reference generator (tests). */
-  reference?: () => string;
-  /**
-   * The keys the gateway holds itself (the vault's): the open requests of their characters
-   * are watched from the start (and checked again every minute), without waiting for a call.
-   */
-  heldKeys?: () => readonly PaymentCaller[];
-  /** Open requests one owner may have per company (`PAYMENT_OPEN_REQUESTS_MAX`, default {@link OPEN_REQUESTS_MAX}). */
-  openMax?: number;
-}
-
-/** The default bound on open requests per owner and company. */
-export const OPEN_REQUESTS_MAX = 1000;
-
 /** Expiries handled per sweep (a second apart): a backlog is worked off over a few sweeps, never in one long turn. */
 const EXPIRIES_PER_SWEEP = 200;
-
-/** The longest text of a transfer's reference searched for codes, characters (after normalising). */
-const REFERENCE_TEXT_MAX = 256;
-
-/** An incoming transfer of a poll, with which occurrence of its identity on the poll it is (1 for the first). */
-interface Occurrence {
-  /** The transfer. */
-  readonly transfer: StoredTransfer;
-  /** Its identity ({@link transferFingerprint}). */
-  readonly fingerprint: string;
-  /** Which occurrence of the identity on this poll it is. */
-  readonly occurrence: number;
-}
-
-/** Every reference a transfer's text could hold: each run of reference length, normalised, that is a valid reference (its check character). */
-export function referencesIn(text: string | null): string[] {
-  if (!text) return [];
-  const normal = normaliseReference(text).slice(0, REFERENCE_TEXT_MAX);
-  const length = REFERENCE_BODY_LENGTH + 1;
-  const found = new Set<string>();
-  for (let i = 0; i + length <= normal.length; i += 1) {
-    const candidate = normal.slice(i, i + length);
-    if (isValidReference(candidate)) found.add(candidate);
-  }
-  return [...found];
-}
-
-/**
- * The incoming transfers of a poll, oldest first (so partial payments add up in booking
- * order), each with its occurrence number among the transfers of the same identity.
- */
-export function incomingOccurrences(transactions: readonly TransactionPage['transactions'][number][], vban: string): Occurrence[] {
-  const counts = new Map<string, number>();
-  const result: Occurrence[] = [];
-  for (const t of [...transactions].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())) {
-    const transfer: StoredTransfer = { amount: t.amount, senderVban: t.senderVban, reference: t.reference, timestamp: t.timestamp.getTime() };
-    if (!isIncoming({ ...transfer, receiverVban: t.receiverVban }, vban)) continue;
-    const fingerprint = transferFingerprint(transfer);
-    const occurrence = (counts.get(fingerprint) ?? 0) + 1;
-    counts.set(fingerprint, occurrence);
-    result.push({ transfer, fingerprint, occurrence });
-  }
-  return result;
-}
 
 /** How often the held keys' open requests are checked again, ms (a watch whose first poll failed starts again). */
 const HELD_KEYS_EVERY_MS = 60_000;

@@ -22,7 +22,8 @@ import { Webhook } from 'standardwebhooks';
 import { webhookPoster } from '../../upstream/webhook-post';
 import type { WebhookPoster } from '../../upstream/webhook-post';
 import { toPaymentRequest } from './payment-request.resolver';
-import type { PaymentCaller, PaymentDesk } from './payment-request.service';
+import type { PaymentCaller } from './payment-desk.types';
+import type { PaymentDesk } from './payment-request.service';
 import type { OutboxEntry, StoredEvent } from './payment-request.store';
 
 /** A webhook as the dispatcher needs it. */
