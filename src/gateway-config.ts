@@ -127,6 +127,12 @@ export interface GatewayConfig {
   publicUrl: string | null;
   /** The store of payment requests without Redis (`PAYMENTS_FILE`, default `.data/payments.json`; `off` = process memory only). */
   paymentsFile: string | null;
+  /** Open payment requests one key may have per company (`PAYMENT_OPEN_REQUESTS_MAX`, default 1000); as many closed ones are kept, the oldest pruned. */
+  paymentOpenRequestsMax: number;
+  /** The longest one webhook delivery may take, headers and body, ms (`WEBHOOK_TIMEOUT_MS`, default 10 000). */
+  webhookTimeoutMs: number;
+  /** Hosts webhooks may reach over https although they resolve to a private, loopback or link-local address (`WEBHOOK_ALLOW_HOSTS`, comma-separated, default none). */
+  webhookAllowHosts: string[];
   /** Trusted-documents manifest `{hash: document}` (`TRUSTED_DOCUMENTS`, a file path, default none). Public mode needs it and `STATEV_API_KEY`. */
   trustedDocumentsPath: string | null;
   /** Serve `examples/` at `/examples/` (`SERVE_EXAMPLES`, default false; the demo turns it on). */
@@ -273,6 +279,9 @@ export const DEFAULT_CONFIG = Object.freeze({
   tokenMaxLifetimeDays: 366,
   publicUrl: null,
   paymentsFile: '.data/payments.json',
+  paymentOpenRequestsMax: 1000,
+  webhookTimeoutMs: 10_000,
+  webhookAllowHosts: [],
   serveExamples: false,
   playgroundApiKey: null,
   simulatorPort: 4010,

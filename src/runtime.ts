@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
 import type { ApolloServerPlugin } from '@apollo/server';
@@ -28,10 +29,11 @@ import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './subscribable/feed';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
+import { webhookPoster } from './upstream/webhook-post';
 import { preferWaitPlugin } from './http/prefer-wait';
-import { startLiveVault, TokenBudgets } from './vault';
+import { RecordMac, startLiveVault, TokenBudgets } from './vault';
 import type { LiveVault } from './vault';
-import { FilePaymentStore } from './domains/payments/payment-request.store';
+import { FilePaymentStore } from './domains/payments/payment-request.file-store';
 import { RedisPaymentStore } from './domains/payments/payment-request.redis-store';
 import { PaymentDesk } from './domains/payments/payment-request.service';
 import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
@@ -184,18 +186,28 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     (problem) => logger.warn({ problem }, 'A vault record is refused and left alone'),
   );
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
-  const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix) : await FilePaymentStore.open(config.paymentsFile);
+  // Its requests and outbox entries carry a MAC under the vault's master key (without a vault,
+  // under a key derived from KEY_HASH_SECRET): an edited record is refused, logged, left alone.
+  const storeOptions = {
+    mac: config.vaultMasterKey ? RecordMac.fromSetting(config.vaultMasterKey) : new RecordMac([Buffer.from(hkdfSync('sha256', config.keyHashSecret, 'statev-gateway payments', 'record-mac without a vault', 32))]),
+    keptPerCompany: config.paymentOpenRequestsMax,
+    onRefused: (what: string) => logger.error({ record: what }, 'payment store: a record whose MAC does not verify was refused and left as it is'),
+  };
+  const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix, storeOptions) : await FilePaymentStore.open(config.paymentsFile, storeOptions);
   // The vault's keys: their characters' open requests are polled again at start, without a call.
   // A vault key as the payment desk's caller: the key and its hashed id.
   const callerOf = (apiKey: string): { apiKey: string; keyId: string } => ({ apiKey, keyId: keyId(apiKey, config.keyHashSecret) });
   const heldKeys = vault ? () => vault.vault.apiKeys().map(callerOf) : undefined;
-  const payments = new PaymentDesk(paymentStore, { now: options.now, heldKeys, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  const payments = new PaymentDesk(paymentStore, { now: options.now, heldKeys, openMax: config.paymentOpenRequestsMax, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
   // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
   if (vault) {
     const webhooks = new WebhookDispatcher(
       payments,
       () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: callerOf(hook.apiKey) })),
-      { onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery') },
+      {
+        post: webhookPoster({ allowHosts: config.webhookAllowHosts, timeoutMs: config.webhookTimeoutMs }),
+        onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery'),
+      },
     );
     webhooks.start();
     payments.closeWith(() => webhooks.close());

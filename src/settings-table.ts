@@ -234,6 +234,9 @@ export const SETTINGS: readonly SettingDefinition[] = [
   ]),
   ...section('Payments', [
     setting('paymentsFile', 'PAYMENTS_FILE', (env, name) => cacheFileSetting(env, name, DEFAULT_CONFIG.paymentsFile), 'file of the payment requests (mode 0600); in Redis when REDIS_URL is set; off = memory only', { none: 'off' }),
+    integer('paymentOpenRequestsMax', 'PAYMENT_OPEN_REQUESTS_MAX', 1, 'open payment requests one key may have per company; as many closed ones kept'),
+    integer('webhookTimeoutMs', 'WEBHOOK_TIMEOUT_MS', 1, 'longest webhook delivery, headers and body, ms'),
+    setting('webhookAllowHosts', 'WEBHOOK_ALLOW_HOSTS', (env, name) => (rawSetting(env, name) ?? '').split(',').map((host) => host.trim()).filter((host) => host !== ''), 'comma-separated hosts webhooks may reach although private or loopback'),
   ]),
   ...section('Site documents', [
     integer('siteDocumentMaxBytes', 'SITE_DOCUMENT_MAX_BYTES', 2, 'largest site document, UTF-8 bytes of its canonical JSON'),

@@ -30,6 +30,7 @@ import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '..
 import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { hostileDocuments } from './hostile-documents';
+import { paymentAttacks } from './hostile-payments';
 import { fanOut } from './soak';
 import { streamAttacks } from './hostile-streams';
 
@@ -520,6 +521,7 @@ function attacks(quick: boolean): Attack[] {
     },
     ...burstAndBodyAttacks(quick ? 3 : 10),
     ...streamAttacks(quick),
+    ...paymentAttacks(),
   ];
 }
 

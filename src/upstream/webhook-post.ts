@@ -1,23 +1,65 @@
 /**
- * The POST of a webhook delivery (payment events): undici's `request` on the global
- * dispatcher, kept here because this folder is the only importer of undici. Never
- * follows redirects; the body of the answer is read and dropped.
+ * The POST of a webhook delivery (payment events): undici's `request`, kept here because this
+ * folder is the only importer of undici. Never follows redirects; the body of the answer is
+ * read and dropped.
+ *
+ * Every POST obeys the outbound URL rules (outbound-url.ts): checked after DNS resolution
+ * before it is sent, and again on the address the connection uses (the connector's `lookup`),
+ * so neither an edited URL nor a name that changes its answer reaches a private address. One
+ * delivery, headers and body together, takes at most `timeoutMs`: a receiver that answers and
+ * then sends a byte now and then cannot hold a delivery longer than that.
  */
-import { request } from 'undici';
+import { Agent, request } from 'undici';
+import type { Dispatcher } from 'undici';
+import { OutboundUrlError, guardedLookup, resolveOutboundUrl } from './outbound-url';
+import type { HostResolver, OutboundRules } from './outbound-url';
 
-/** How long one delivery may take, ms. */
-const DELIVERY_TIMEOUT_MS = 10_000;
+/** The answer to one delivery attempt. */
+export interface WebhookAnswer {
+  /** The HTTP status, or 0 when there was none (refused URL, connection refused or reset, timed out). */
+  readonly status: number;
+  /** Why there was no status (a refused URL's rule, a timeout), or null. Never holds the body or headers. */
+  readonly problem: string | null;
+}
+
+/** Sends one POST; never rejects. */
+export type WebhookPoster = (url: string, headers: Record<string, string>, body: string) => Promise<WebhookAnswer>;
+
+/** Options of {@link webhookPoster}. */
+export interface WebhookPosterOptions extends OutboundRules {
+  /** The longest one delivery may take, headers and body, ms (`WEBHOOK_TIMEOUT_MS`, default 10 000). */
+  readonly timeoutMs: number;
+  /** The resolver of host names (default: the system's). */
+  readonly resolve?: HostResolver;
+  /** The dispatcher (tests: an undici MockAgent); default two agents whose connectors check each address they connect to. */
+  readonly dispatcher?: Dispatcher;
+}
 
 /**
- * POSTs `body` to `url` with `headers`; resolves with the answer's status, or 0 when
- * there was none (connection refused, reset, timed out).
+ * A poster with its own connection agents (one for https, one for plain http to loopback):
+ * see the module comment.
  */
-export async function postWebhook(url: string, headers: Record<string, string>, body: string): Promise<number> {
-  try {
-    const answer = await request(url, { method: 'POST', headers, body, headersTimeout: DELIVERY_TIMEOUT_MS, bodyTimeout: DELIVERY_TIMEOUT_MS });
-    await answer.body.dump();
-    return answer.statusCode;
-  } catch {
-    return 0;
-  }
+export function webhookPoster(options: WebhookPosterOptions): WebhookPoster {
+  const agents = options.dispatcher
+    ? null
+    : {
+        'https:': new Agent({ connect: { lookup: guardedLookup(options, 'https:', options.resolve) } }),
+        'http:': new Agent({ connect: { lookup: guardedLookup(options, 'http:', options.resolve) } }),
+      };
+  return async (url, headers, body) => {
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error(`no whole answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    try {
+      const { url: checked } = await resolveOutboundUrl(url, options, options.resolve);
+      const dispatcher = options.dispatcher ?? agents?.[checked.protocol as 'https:' | 'http:'];
+      const answer = await request(checked, { method: 'POST', headers, body, dispatcher, signal: abort.signal, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
+      await answer.body.dump({ signal: abort.signal, limit: 64 * 1024 });
+      return { status: answer.statusCode, problem: null };
+    } catch (error) {
+      if (error instanceof OutboundUrlError) return { status: 0, problem: `refused: ${error.message}` };
+      return { status: 0, problem: abort.signal.aborted ? `timed out: no whole answer within ${options.timeoutMs} ms` : 'no answer' };
+    } finally {
+      clearTimeout(timer);
+    }
+  };
 }

@@ -7,9 +7,10 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import type { StoredEvent } from '../../src/domains/payments/payment-request.store';
 import type { BankTransaction, TransactionPage } from '../../src/domains/shared/bank-account.type';
+import { testStoreOptions } from '../support/payment-store';
 
 const OWNER = 'key-hash-1';
 const CALLER = { apiKey: 'unused', keyId: OWNER };
@@ -32,7 +33,7 @@ describe('payment desk', () => {
   let events: StoredEvent[];
 
   async function open(file: string | null): Promise<PaymentDesk> {
-    const opened = new PaymentDesk(await FilePaymentStore.open(file), { now: () => now });
+    const opened = new PaymentDesk(await FilePaymentStore.open(file, testStoreOptions()), { now: () => now });
     opened.store.onEvent((event) => events.push(event));
     return opened;
   }

@@ -104,7 +104,7 @@ describe('open payment requests after a restart', () => {
     const elsewhere = await running.post({ query: CREATE, variables: { input: { ...input, factoryId: FIXTURE_IDS.farm, bankAccountId: FIXTURE_IDS.farmAccount } } }, { key: token });
     expect(elsewhere.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: `factory:${FIXTURE_IDS.farm}` } }] });
     expect(simulator.countRequests()).toBe(before);
-    expect(await running.gateway.payments.store.list(keyId(DEMO_KEYS.premium.key, running.config.keyHashSecret))).toEqual([]);
+    expect(await running.gateway.payments.store.open(keyId(DEMO_KEYS.premium.key, running.config.keyHashSecret))).toEqual([]);
   });
 
   it('leaves a request made with a key the vault does not hold to its owner\'s next call', async () => {

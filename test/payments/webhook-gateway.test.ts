@@ -1,8 +1,8 @@
 /**
  * A webhook in a running gateway: the vault holds the shop owner's key and a webhook for
  * the shop; a request created with that key is paid in the simulator, and the gateway
- * POSTs the signed PAID event by itself (the receiver is an undici MockAgent as the
- * global dispatcher; the upstream client keeps its own connection to the simulator).
+ * POSTs the signed PAID event by itself (the receiver is a local HTTP server on 127.0.0.1,
+ * port 0: plain http goes to loopback only, under the outbound URL rules).
  */
 import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -10,8 +10,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { MockAgent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
-import type { Dispatcher } from 'undici';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
@@ -21,22 +22,28 @@ import type { HttpStack } from '../support';
 describe('webhooks in a running gateway', () => {
   let folder: string;
   let stack: HttpStack;
-  let agent: MockAgent;
-  let previous: Dispatcher;
+  let receiver: Server;
+  let delivered: Promise<{ body: string; headers: Record<string, string> }>;
 
   beforeEach(async () => {
     folder = await mkdtemp(join(tmpdir(), 'webhook-gateway-'));
-    previous = getGlobalDispatcher();
-    agent = new MockAgent();
-    agent.disableNetConnect();
-    agent.enableNetConnect('127.0.0.1');
-    setGlobalDispatcher(agent);
+    delivered = new Promise((resolve) => {
+      receiver = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          resolve({ body: Buffer.concat(chunks).toString('utf8'), headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])) });
+          response.writeHead(204).end();
+        });
+      });
+    });
+    receiver.listen(0, '127.0.0.1');
+    await once(receiver, 'listening');
   });
 
   afterEach(async () => {
     await stack?.close();
-    setGlobalDispatcher(previous);
-    await agent.close();
+    receiver.close();
     await rm(folder, { recursive: true, force: true });
   });
 
@@ -45,16 +52,7 @@ describe('webhooks in a running gateway', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop-owner', DEMO_KEYS.premium.key, null);
-    const { secret } = await vault.addWebhook('shop-owner', FIXTURE_IDS.shop, 'https://hooks.example/statev');
-    const delivered = new Promise<{ body: string; headers: Record<string, string> }>((resolve) => {
-      agent
-        .get('https://hooks.example')
-        .intercept({ path: '/statev', method: 'POST' })
-        .reply((options) => {
-          resolve({ body: String(options.body), headers: Object.fromEntries(Object.entries(options.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)])) });
-          return { statusCode: 204, data: '' };
-        });
-    });
+    const { secret } = await vault.addWebhook('shop-owner', FIXTURE_IDS.shop, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/statev`);
     const clock = new ManualClock();
     stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
     const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');

@@ -4,19 +4,20 @@
  * backoff until a 2xx (a receiver failing the first five attempts still gets the
  * event), the outbox surviving a restart, a crash right after a transfer was counted
  * losing no delivery (the entry is written with the change), and giving up after 24 h. The receiver is an
- * undici MockAgent behind Node's fetch; time is the dispatcher's injected clock.
+ * undici MockAgent given to the poster (shop.example resolved by a fixed resolver); time is the dispatcher's injected clock.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { MockAgent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
-import type { Dispatcher } from 'undici';
+import { MockAgent } from 'undici';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
-import { FilePaymentStore } from '../../src/domains/payments/payment-request.store';
+import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import type { StoredEvent } from '../../src/domains/payments/payment-request.store';
 import { DELIVERY_WINDOW_MS, WebhookDispatcher, retryDelayMs } from '../../src/domains/payments/payment-webhook.dispatcher';
+import { webhookPoster } from '../../src/upstream/webhook-post';
+import { testStoreOptions } from '../support/payment-store';
 
 const CALLER = { apiKey: 'vault-key', keyId: 'hash-of-vault-key' };
 const SECRET = `whsec_${randomBytes(24).toString('base64')}`;
@@ -31,7 +32,6 @@ interface Delivery {
 describe('payment webhooks', () => {
   let folder: string;
   let agent: MockAgent;
-  let previous: Dispatcher;
   let now: number;
   let deliveries: Delivery[];
   let answers: number[];
@@ -41,10 +41,8 @@ describe('payment webhooks', () => {
     now = T0;
     deliveries = [];
     answers = [];
-    previous = getGlobalDispatcher();
     agent = new MockAgent();
     agent.disableNetConnect();
-    setGlobalDispatcher(agent);
     agent
       .get('https://shop.example')
       .intercept({ path: '/hooks', method: 'POST' })
@@ -56,14 +54,15 @@ describe('payment webhooks', () => {
   });
 
   afterEach(async () => {
-    setGlobalDispatcher(previous);
     await agent.close();
     await rm(folder, { recursive: true, force: true });
   });
 
   async function setUp(file: string | null): Promise<{ desk: PaymentDesk; hooks: WebhookDispatcher; events: StoredEvent[] }> {
-    const desk = new PaymentDesk(await FilePaymentStore.open(file), { now: () => now });
-    const hooks = new WebhookDispatcher(desk, () => [{ id: 'whk_1', factoryId: 'f1', url: 'https://shop.example/hooks', secret: SECRET, caller: CALLER }], { now: () => now });
+    const desk = new PaymentDesk(await FilePaymentStore.open(file, testStoreOptions()), { now: () => now });
+    // shop.example resolves to a public address (a fixed resolver: no DNS); the MockAgent answers.
+    const post = webhookPoster({ allowHosts: [], timeoutMs: 10_000, resolve: () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]), dispatcher: agent });
+    const hooks = new WebhookDispatcher(desk, () => [{ id: 'whk_1', factoryId: 'f1', url: 'https://shop.example/hooks', secret: SECRET, caller: CALLER }], { now: () => now, post });
     const events: StoredEvent[] = [];
     desk.store.onEvent((event) => events.push(event));
     return { desk, hooks, events };

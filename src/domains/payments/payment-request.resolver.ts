@@ -11,7 +11,8 @@ import { checkFactoryOwned, fetchFactoryBankAccounts } from '../factories/factor
 import type { GatewayContext } from '../gateway-context';
 import { companyContext } from '../shared/owners';
 import { paidAmount } from './payment-request.matching';
-import type { PaymentCaller, PaymentDesk } from './payment-request.service';
+import type { PaymentCaller } from './payment-desk.types';
+import type { PaymentDesk } from './payment-request.service';
 import type { StoredRequest, StoredTransfer } from './payment-request.store';
 import { CreatePaymentRequestInput, MatchedTransfer, PaymentRequest, PaymentStatus } from './payment-request.type';
 
@@ -99,11 +100,11 @@ export class PaymentRequestResolver {
    * checked by reading the company's accounts (the same endpoint family, scopes and premium as
    * `BankAccount.transactions`), before anything is stored.
    *
-   * @throws GatewayError `BAD_USER_INPUT` for an invalid input, `NOT_FOUND` for an account the company does not have, and the upstream's errors
+   * @throws GatewayError `BAD_USER_INPUT` for an invalid input, `CONFLICT` when the company has its most open requests, `NOT_FOUND` for an account the company does not have, and the upstream's errors
    */
   @UpstreamCost({ requests: 1 })
   @Mutation(() => PaymentRequest, {
-    description: `Creates a payment request with a fresh reference; no upstream request beyond reading the account's vban (cached). ${SOURCE} Without premium or those scopes: the same errors as BankAccount.transactions, and nothing is stored. Amount greater than 0; expiresInSeconds 1..${EXPIRES_MAX_SECONDS}; note at most ${NOTE_MAX} characters (else BAD_USER_INPUT). From then on the account is polled (GET /factory/transactions/{bankId}/25/0, shared with transactionAdded) while it has open requests.`,
+    description: `Creates a payment request with a fresh reference; no upstream request beyond reading the account's vban (cached). ${SOURCE} Without premium or those scopes: the same errors as BankAccount.transactions, and nothing is stored. Amount greater than 0; expiresInSeconds 1..${EXPIRES_MAX_SECONDS}; note at most ${NOTE_MAX} characters (else BAD_USER_INPUT). At most PAYMENT_OPEN_REQUESTS_MAX (default 1000) open requests per company: one more is CONFLICT until one is paid, expires or is cancelled. From then on the account is polled (GET /factory/transactions/{bankId}/25/0, shared with transactionAdded) while it has open requests.`,
   })
   async createPaymentRequest(
     @Arg('input', () => CreatePaymentRequestInput, { description: 'The company, its account, the amount, an optional expiry and note.' }) input: CreatePaymentRequestInput,
@@ -120,6 +121,8 @@ export class PaymentRequestResolver {
     // A token over several characters: the request belongs to the company's owner.
     const { context } = await companyContext(ctx, input.factoryId);
     const { desk, caller } = deskOf(context);
+    // The bound on open requests (PAYMENT_OPEN_REQUESTS_MAX) before any upstream request.
+    await desk.checkRoom(caller.keyId, input.factoryId);
     const accounts = await fetchFactoryBankAccounts(context.session, input.factoryId);
     const account = accounts.find((each) => each.id === input.bankAccountId);
     if (!account) throw new GatewayError('NOT_FOUND', `The company ${input.factoryId} has no bank account ${input.bankAccountId}.`);

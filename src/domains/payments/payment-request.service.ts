@@ -18,83 +18,16 @@ import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
-import { expired, isIncoming, requestFor, withTransfer } from './payment-request.matching';
-import type { SeenTransaction } from './payment-request.matching';
-import { isOpen, transferFingerprint } from './payment-request.store';
-import type { OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import { expired, incomingOccurrences, referencesIn, requestFor, withTransfer } from './payment-request.matching';
+import type { Occurrence } from './payment-request.matching';
+import { MAX_SKIP, OPEN_REQUESTS_MAX, PAGE, VISIBLE_WINDOW } from './payment-desk.types';
+import type { AccountPolling, NewRequest, PaymentCaller, PaymentDeskOptions, PaymentWarning } from './payment-desk.types';
+import { isOpen } from './payment-request.store';
+import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 import { PaymentStatus } from './payment-request.type';
 
-/** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */
-export interface PaymentCaller {
-  /** The bearer key; kept in memory only while its accounts are watched, never stored. */
-  apiKey: string;
-  /** The hashed key: the owner of the requests. */
-  keyId: string;
-}
-
-/** The poll hub as the desk uses it (implemented in `src/subscriptions/`). */
-export interface AccountPolling {
-  /**
-   * Joins (or starts) the poller of the feed's resource for the caller's key and calls
-   * `observer` with each state that poller reads itself (the first one included), with
-   * the session it polled through (for further pages), and each changed state another
-   * replica's poller relays (session null). Resolves once the first poll answered.
-   *
-   * @returns the function that leaves the poller again
-   * @throws GatewayError when the first poll failed definitively
-   */
-  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>): Promise<() => void>;
-}
-
-/** Transactions per page the upstream allows. */
-const PAGE = 25;
-/** The largest skip the upstream allows. */
-const MAX_SKIP = 200;
-/** Transfers one poll can see at most: the newest page and the pages up to skip 200. */
-export const VISIBLE_WINDOW = PAGE + MAX_SKIP;
-
-/** A warning about the requests of an account, for `extensions.warnings`. */
-export interface PaymentWarning {
-  /** `WINDOW_OVERRUN`: more transfers arrived between two polls than the upstream lets the gateway see. */
-  code: 'WINDOW_OVERRUN';
-  /** What it means, in a sentence. */
-  message: string;
-  /** The account. */
-  bankAccountId: string;
-  /** When it was noticed (ISO 8601). */
-  at: string;
-}
-
-/** What a new request asks for (checked by the resolver). */
-export interface NewRequest {
-  /** The company. */
-  factoryId: string;
-  /** The company bank account. */
-  bankAccountId: string;
-  /** Its VBAN. */
-  vban: string;
-  /** Greater than 0. */
-  amount: number;
-  /** Seconds until it expires, or null. */
-  expiresInSeconds: number | null;
-  /** At most 200 characters, or null. */
-  note: string | null;
-}
-
-/** The desk's options. */
-export interface PaymentDeskOptions {
-  /** The time, ms (default `Date.now`). */
-  now?: () => number;
-  /** Where failures of background work go (a poll's matching, an expiry sweep). */
-  onError?: (error: unknown) => void;
-  /** A reference generator (tests). */
-  reference?: () => string;
-  /**
-   * The keys the gateway holds itself (the vault's): the open requests of their characters
-   * are watched from the start (and checked again every minute), without waiting for a call.
-   */
-  heldKeys?: () => readonly PaymentCaller[];
-}
+/** Expiries handled per sweep (a second apart): a backlog is worked off over a few sweeps, never in one long turn. */
+const EXPIRIES_PER_SWEEP = 200;
 
 /** How often the held keys' open requests are checked again, ms (a watch whose first poll failed starts again). */
 const HELD_KEYS_EVERY_MS = 60_000;
@@ -167,12 +100,25 @@ export class PaymentDesk {
   }
 
   /**
+   * Refuses a new request of `owner`'s company when it has its most open requests.
+   *
+   * @throws GatewayError `CONFLICT` at `PAYMENT_OPEN_REQUESTS_MAX` open requests
+   */
+  async checkRoom(owner: string, factoryId: string): Promise<void> {
+    const max = this.options.openMax ?? OPEN_REQUESTS_MAX;
+    if ((await this.store.openCount(owner, 'company', factoryId)) >= max) {
+      throw new GatewayError('CONFLICT', `The company ${factoryId} has ${max} open payment requests, the most allowed (PAYMENT_OPEN_REQUESTS_MAX): cancel some, or wait until they are paid or expire.`);
+    }
+  }
+
+  /**
    * Stores a new request with a fresh reference, and starts watching its account (without
    * waiting for the first poll: a poll may wait for the key's budget, the answer does not).
    *
-   * @throws Error from the store
+   * @throws GatewayError `CONFLICT` when the company has its most open requests ({@link checkRoom}); Error from the store
    */
   async create(caller: PaymentCaller, input: NewRequest): Promise<StoredRequest> {
+    await this.checkRoom(caller.keyId, input.factoryId);
     const now = this.now();
     let reference = this.newReference();
     while (await this.store.get(caller.keyId, reference)) reference = this.newReference();
@@ -190,6 +136,8 @@ export class PaymentDesk {
       expiresAt: input.expiresInSeconds === null ? null : now + input.expiresInSeconds * 1000,
       settledAt: null,
     };
+    const state = await this.store.account(caller.keyId, input.bankAccountId);
+    if (state.since === null) await this.store.setAccount(caller.keyId, input.bankAccountId, { ...state, since: now, factoryId: input.factoryId });
     await this.store.put(request);
     void this.watch(caller, request.bankAccountId, request.vban);
     return request;
@@ -204,7 +152,7 @@ export class PaymentDesk {
     const request = await this.get(owner, reference);
     if (!request) throw new GatewayError('NOT_FOUND', `No payment request ${reference} of this character.`);
     if (!isOpen(request.status)) throw new GatewayError('CONFLICT', `The payment request ${request.reference} is ${request.status}: only PENDING or PARTIALLY_PAID requests can be cancelled.`);
-    const cancelled = { ...request, status: PaymentStatus.CANCELLED };
+    const cancelled = { ...request, status: PaymentStatus.CANCELLED, closedAt: this.now() };
     await this.store.put(cancelled);
     await this.release(owner, request.bankAccountId);
     return cancelled;
@@ -218,8 +166,8 @@ export class PaymentDesk {
 
   /** The requests of `owner`'s company, newest first, optionally of one status. */
   async list(owner: string, factoryId: string, status: PaymentStatus | null): Promise<StoredRequest[]> {
-    const all = await this.store.list(owner);
-    const current = await Promise.all(all.filter((r) => r.factoryId === factoryId).map((r) => this.expireIfDue(r)));
+    const all = await this.store.list(owner, factoryId);
+    const current = await Promise.all(all.map((r) => this.expireIfDue(r)));
     return current.filter((r) => status === null || r.status === status).sort((a, b) => b.createdAt - a.createdAt);
   }
 
@@ -242,7 +190,7 @@ export class PaymentDesk {
 
   /** Watches every account of the caller that has open requests (after a restart, on the caller's next payments operation). */
   async resume(caller: PaymentCaller): Promise<void> {
-    const open = (await this.store.list(caller.keyId)).filter((r) => isOpen(r.status));
+    const open = await this.store.open(caller.keyId);
     const accounts = new Map(open.map((r) => [r.bankAccountId, r.vban]));
     await Promise.all([...accounts].map(([account, vban]) => this.watch(caller, account, vban)));
   }
@@ -274,10 +222,11 @@ export class PaymentDesk {
     return run;
   }
 
-  /** Expires every open request that is due (once across replicas), with its event. */
+  /** Expires the open requests that are due (once across replicas), with their events: read from the store's expiry index, at most a few hundred per sweep. */
   async sweep(): Promise<void> {
-    for (const owner of await this.store.owners()) {
-      for (const request of await this.store.list(owner)) await this.expireIfDue(request);
+    for (const { owner, reference } of await this.store.due(this.now(), EXPIRIES_PER_SWEEP)) {
+      const request = await this.store.get(owner, reference);
+      if (request) await this.expireIfDue(request);
     }
   }
 
@@ -313,11 +262,28 @@ export class PaymentDesk {
     return due;
   }
 
+  /**
+   * Matches one poll of an account, in its jobs: read the window of transfers the poll can
+   * see ({@link window}), read the requests they may pay once ({@link candidates}), count each
+   * new occurrence ({@link count}), and stop watching an account left without open requests.
+   */
   private async match(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+    const { transactions, state } = await this.window(owner, bankAccountId, page, session);
+    const transfers = incomingOccurrences(transactions, vban);
+    const requests = await this.candidates(owner, bankAccountId, transfers);
+    await this.count(owner, bankAccountId, transfers, requests, state);
+    if ((await this.store.openCount(owner, 'account', bankAccountId)) === 0) await this.release(owner, bankAccountId);
+  }
+
+  /**
+   * The transactions a poll can see: its page and, when the page shows that more arrived
+   * since the last poll than it holds, the further pages up to skip 200; notes an overrun
+   * (more arrived than the window shows) and the account's new total.
+   */
+  private async window(owner: string, bankAccountId: string, page: TransactionPage, session: UpstreamSession | null): Promise<{ transactions: TransactionPage['transactions']; state: AccountState }> {
     const state = await this.store.account(owner, bankAccountId);
     const transactions = [...page.transactions];
     const arrived = state.lastTotal === null ? 0 : page.totalTransactions - state.lastTotal;
-    // More arrived than the newest page holds: read further pages, up to skip 200.
     if (session && arrived > page.transactions.length) {
       for (let skip = PAGE; skip <= MAX_SKIP && skip < arrived; skip += PAGE) {
         const more = await fetchFactoryTransactions(session, { id: bankAccountId, limit: PAGE, skip });
@@ -325,26 +291,38 @@ export class PaymentDesk {
         if (more.transactions.length < PAGE) break;
       }
     }
-    const overrun = arrived > VISIBLE_WINDOW;
-    await this.store.setAccount(owner, bankAccountId, { lastTotal: page.totalTransactions, overrunAt: overrun ? this.now() : state.overrunAt });
-    const requests = (await this.store.list(owner)).filter((r) => r.bankAccountId === bankAccountId);
-    const since = Math.min(...requests.map((r) => r.createdAt));
+    const next: AccountState = { ...state, lastTotal: page.totalTransactions, overrunAt: arrived > VISIBLE_WINDOW ? this.now() : state.overrunAt };
+    await this.store.setAccount(owner, bankAccountId, next);
+    return { transactions, state: next };
+  }
+
+  /** The requests on the account the transfers' references name, read from the store once per poll (by reference, never every request). */
+  private async candidates(owner: string, bankAccountId: string, transfers: readonly Occurrence[]): Promise<Map<string, StoredRequest>> {
+    const references = new Set(transfers.flatMap((each) => referencesIn(each.transfer.reference)));
+    const found = await this.store.getMany(owner, [...references]);
+    return new Map(found.filter((r) => r.bankAccountId === bankAccountId).map((r) => [r.reference, r]));
+  }
+
+  /**
+   * Counts each occurrence no poll counted before: adds it to the request whose reference it
+   * holds (kept current in `requests` for the next transfer), or to the company's unmatched
+   * transfers (when booked after the account's first request), with the webhook deliveries
+   * of the status change in the same step, then publishes the change.
+   */
+  private async count(owner: string, bankAccountId: string, transfers: readonly Occurrence[], requests: Map<string, StoredRequest>, account: AccountState): Promise<void> {
     const observedAt = this.now();
-    // Oldest first, so that partial payments add up in booking order.
-    for (const t of [...transactions].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())) {
-      const seen: SeenTransaction = { amount: t.amount, senderVban: t.senderVban, receiverVban: t.receiverVban, reference: t.reference, timestamp: t.timestamp.getTime() };
-      if (!isIncoming(seen, vban)) continue;
-      const transfer: StoredTransfer = { amount: seen.amount, senderVban: seen.senderVban, reference: seen.reference, timestamp: seen.timestamp };
-      const current = await Promise.all(requests.map((r) => this.store.get(owner, r.reference).then((fresh) => fresh ?? r)));
-      const target = requestFor(transfer, current.map((r) => expired(r, observedAt) ?? r));
+    for (const { transfer, fingerprint, occurrence } of transfers) {
+      const target = requestFor(transfer, [...requests.values()].map((r) => expired(r, observedAt) ?? r));
       const paid = target ? withTransfer(target, transfer, observedAt) : null;
-      const change: TransferChange = paid ? { kind: 'request', request: paid.request } : transfer.timestamp >= since ? { kind: 'unmatched', factoryId: requests[0]?.factoryId ?? '', transfer } : { kind: 'none' };
+      // Unmatched only when booked since the account's first request (older transfers are not the gateway's business).
+      const company = account.since !== null && transfer.timestamp >= account.since ? account.factoryId : null;
+      const change: TransferChange = paid ? { kind: 'request', request: paid.request } : company ? { kind: 'unmatched', factoryId: company, transfer } : { kind: 'none' };
       const event = paid?.event ? { ...paid.event, outboxed: this.outboxFor !== null } : null;
-      // Seen, counted and its webhook deliveries queued in one step (a transfer another replica counted first changes nothing here).
-      if (!(await this.store.recordTransfer(owner, bankAccountId, transferFingerprint(transfer), change, event && this.outboxFor ? this.outboxFor(event) : []))) continue;
+      // Counted and its webhook deliveries queued in one step (an occurrence another replica or an earlier poll counted changes nothing).
+      if (!(await this.store.recordTransfer(owner, bankAccountId, fingerprint, occurrence, change, event && this.outboxFor ? this.outboxFor(event) : []))) continue;
+      if (paid) requests.set(paid.request.reference, paid.request);
       if (event) await this.store.publish(event);
     }
-    if (!(await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) await this.release(owner, bankAccountId);
   }
 
   private watch(caller: PaymentCaller, bankAccountId: string, vban: string): Promise<unknown> {
@@ -368,7 +346,7 @@ export class PaymentDesk {
     const id = `${owner}|${bankAccountId}`;
     const watch = this.watches.get(id);
     if (!watch) return;
-    if ((await this.store.list(owner)).some((r) => r.bankAccountId === bankAccountId && isOpen(r.status))) return;
+    if ((await this.store.openCount(owner, 'account', bankAccountId)) > 0) return;
     this.watches.delete(id);
     (await watch)?.();
   }

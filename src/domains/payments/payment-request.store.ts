@@ -1,15 +1,30 @@
 /**
- * Where payment requests live: the gateway's own store, never the upstream. A JSON file
- * (`PAYMENTS_FILE`, default `.data/payments.json`, mode 0600, written whole and renamed
- * into place as the vault file is) by default, Redis (`REDIS_URL`, payment-request.redis-store.ts)
- * when replicas share it. Everything is scoped by the owner: the hashed key (`keyId`) of the character that
- * created the request. Transfers seen are remembered per owner and account by
- * fingerprint (sender, reference, amount, timestamp), so a transfer counts once across
+ * Where payment requests live: the gateway's own store, never the upstream. A file
+ * (`PAYMENTS_FILE`, default `.data/payments.json`, mode 0600, payment-request.file-store.ts) by default, Redis
+ * (`REDIS_URL`, payment-request.redis-store.ts) when replicas share it. Everything is scoped
+ * by the owner: the hashed key (`keyId`) of the character that created the request.
+ *
+ * Bounded and written per change:
+ * - at most `openMax` open (PENDING, PARTIALLY_PAID) requests per owner and company
+ *   (`PAYMENT_OPEN_REQUESTS_MAX`, checked by the desk) and as many closed ones: the oldest
+ *   closed request of a company is pruned when one more closes;
+ * - the file is a journal, one JSON line per change appended, compacted (rewritten from
+ *   memory, in slices) once it holds more than twice the live records; Redis keeps one hash
+ *   field per request;
+ * - indexes answer what polls and sweeps ask (the open requests of an account, of a company,
+ *   the requests by reference, the next expiries) without reading every request.
+ *
+ * Authenticated: each request and outbox entry is stored with a MAC ({@link RecordMac}, kind
+ * `payment-request` or `outbox`); one whose MAC does not verify is refused (never used, never
+ * delivered), reported to `onRefused` and left as it is.
+ *
+ * Transfers are counted as a multiset: per owner and account the store keeps, per identity
+ * (sender, reference, amount, timestamp), the most occurrences any one poll saw; a poll that
+ * shows an identity more often than that counts the difference, so two identical transfers
+ * on one page count twice and a transfer seen again on a later poll counts once, across
  * restarts and replicas.
  */
-import { EventEmitter } from 'node:events';
-import { readFile } from 'node:fs/promises';
-import { writePrivateFile } from '../../vault/storage';
+import type { RecordMac } from '../../vault';
 import type { PaymentStatus } from './payment-request.type';
 
 /** One transfer as stored (times in ms since the epoch). */
@@ -50,6 +65,8 @@ export interface StoredRequest {
   expiresAt: number | null;
   /** When it became PAID or OVERPAID, or null. */
   settledAt: number | null;
+  /** When it stopped being open (paid, expired, cancelled), ms; absent while open. Closed requests are pruned oldest first. */
+  closedAt?: number;
 }
 
 /** What the gateway keeps about one watched account of one owner. */
@@ -58,6 +75,10 @@ export interface AccountState {
   lastTotal: number | null;
   /** When more transfers arrived between two polls than the window shows (25 + skip 200), or null. */
   overrunAt: number | null;
+  /** When the first request on the account was created, ms (transfers booked before it are never listed as unmatched), or null. */
+  since: number | null;
+  /** The company of the account (set with `since`), or null. */
+  factoryId: string | null;
 }
 
 /** A status change, as published to every replica (JSON). */
@@ -95,10 +116,12 @@ export interface OutboxEntry {
 
 /** Transfers kept per owner and company in `unmatchedTransfers` (newest first). */
 export const UNMATCHED_KEPT = 100;
-/** Fingerprints kept per owner and account (far more than the 225 transfers one poll can see). */
-const SEEN_KEPT = 2000;
+/** The MAC kind of a payment request. */
+export const REQUEST_MAC = 'payment-request';
+/** The MAC kind of an outbox entry. */
+export const OUTBOX_MAC = 'outbox';
 
-/** The fingerprint a transfer is counted once by. */
+/** The identity a transfer is counted by (sender, reference, amount, timestamp): identical transfers share it, so the store counts occurrences. */
 export function transferFingerprint(t: StoredTransfer): string {
   return JSON.stringify([t.senderVban, t.reference ?? '', t.amount, t.timestamp]);
 }
@@ -106,29 +129,57 @@ export function transferFingerprint(t: StoredTransfer): string {
 /** What a newly seen transfer changes: the request it pays (as it is afterwards), or the company's unmatched transfers. */
 export type TransferChange = { readonly kind: 'request'; readonly request: StoredRequest } | { readonly kind: 'unmatched'; readonly factoryId: string; readonly transfer: StoredTransfer } | { readonly kind: 'none' };
 
+/** A request due to expire: its owner and reference. */
+export interface DueRequest {
+  /** The owner. */
+  readonly owner: string;
+  /** The reference. */
+  readonly reference: string;
+}
+
+/** Options of both stores. */
+export interface PaymentStoreOptions {
+  /** Signs and verifies requests and outbox entries (made from `VAULT_MASTER_KEY`). */
+  readonly mac: RecordMac;
+  /** Closed requests kept per owner and company (the oldest are pruned); the desk allows as many open ones (`PAYMENT_OPEN_REQUESTS_MAX`). */
+  readonly keptPerCompany: number;
+  /** Told of each record refused because its MAC does not verify (`what` names its kind and id, never its content). */
+  readonly onRefused?: (what: string) => void;
+}
+
 /** The store of payment requests (see the module comment). */
 export interface PaymentStore {
   /** Where it is, for messages (a path or `redis`, never a password). */
   readonly where: string;
-  /** The request of `owner` with this reference, or null. */
+  /** The request of `owner` with this reference, or null (also when its MAC does not verify). */
   get(owner: string, reference: string): Promise<StoredRequest | null>;
-  /** Every request of `owner`. */
-  list(owner: string): Promise<StoredRequest[]>;
+  /** The requests of `owner` with these references that exist (one read, whatever the number). */
+  getMany(owner: string, references: readonly string[]): Promise<StoredRequest[]>;
+  /** Every request of `owner`'s company (at most twice `keptPerCompany`). */
+  list(owner: string, factoryId: string): Promise<StoredRequest[]>;
+  /** The open requests of `owner` (for resuming its watches). */
+  open(owner: string): Promise<StoredRequest[]>;
+  /** How many open requests `owner` has on this account (`kind: 'account'`) or in this company (`kind: 'company'`). */
+  openCount(owner: string, kind: 'account' | 'company', id: string): Promise<number>;
   /** Every owner with a request that is still open (PENDING or PARTIALLY_PAID). */
   owners(): Promise<string[]>;
-  /** Creates or replaces a request, adding the webhook deliveries of its status change (`outbox`) in the same atomic step. */
+  /** Open requests whose `expiresAt` is at or before `now`, at most `limit`. */
+  due(now: number, limit: number): Promise<DueRequest[]>;
+  /** Creates or replaces a request, adding the webhook deliveries of its status change (`outbox`) in the same atomic step; a request that closes may prune its company's oldest closed one. */
   put(request: StoredRequest, outbox?: readonly OutboxEntry[]): Promise<void>;
-  /** Records a transfer as seen on an account; true the first time, false when it was seen before (by any replica). */
-  markSeen(owner: string, bankAccountId: string, fingerprint: string): Promise<boolean>;
+  /** Records a mark (an expiry, an enqueued delivery, an attempt) once; true the first time, false when it was made before (by any replica). */
+  markSeen(owner: string, scope: string, mark: string): Promise<boolean>;
   /**
-   * Records a transfer as seen on an account and, the first time only, applies what it
-   * changes (the request it pays, or the unmatched list) and adds the webhook deliveries of
-   * the status change it causes (`outbox`) in the same atomic step: a crash never leaves a
-   * transfer seen but not counted, nor counted without its deliveries.
+   * Records that a poll of an account showed a transfer identity `occurrence` times and, when
+   * no poll had shown it that often before, applies what one more occurrence changes (the
+   * request it pays, or the unmatched list) and adds the webhook deliveries of the status
+   * change it causes (`outbox`) in the same atomic step: a crash never leaves a transfer
+   * seen but not counted, nor counted without its deliveries.
    *
-   * @returns true when applied; false when it was seen before (by any replica), nothing changed
+   * @param occurrence - which occurrence of the identity on the poll (1 for the first)
+   * @returns true when applied; false when that occurrence was counted before (by any replica), nothing changed
    */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange, outbox?: readonly OutboxEntry[]): Promise<boolean>;
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, occurrence: number, change: TransferChange, outbox?: readonly OutboxEntry[]): Promise<boolean>;
   /** The unmatched transfers of `owner`'s company, newest first. */
   unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]>;
   /** What is known of an account of `owner`. */
@@ -137,7 +188,7 @@ export interface PaymentStore {
   setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void>;
   /** Adds or replaces an outbox entry. */
   putOutbox(entry: OutboxEntry): Promise<void>;
-  /** Every outbox entry. */
+  /** Every outbox entry whose MAC verifies. */
   outbox(): Promise<OutboxEntry[]>;
   /** Removes an outbox entry (delivered, or given up). */
   removeOutbox(id: string): Promise<void>;
@@ -149,161 +200,80 @@ export interface PaymentStore {
   close(): Promise<void>;
 }
 
-interface FileDocument {
-  requests: Record<string, Record<string, StoredRequest>>;
-  seen: Record<string, string[]>;
-  unmatched: Record<string, StoredTransfer[]>;
-  accounts: Record<string, AccountState>;
-  outbox: Record<string, OutboxEntry>;
-}
-
 /** What is known of an account never polled. */
-export const NO_ACCOUNT: AccountState = { lastTotal: null, overrunAt: null };
+export const NO_ACCOUNT: AccountState = { lastTotal: null, overrunAt: null, since: null, factoryId: null };
 
 /** True for the statuses a transfer can still change. */
 export function isOpen(status: PaymentStatus): boolean {
   return status === 'PENDING' || status === 'PARTIALLY_PAID';
 }
 
+/** A stored record and its MAC, as written. */
+export type Signed<T> = T & { mac: string };
+
+/** Splits a stored record into the record and its MAC. */
+export function unsign<T extends object>(signed: T & { mac?: unknown }): { record: T; mac: unknown } {
+  const { mac, ...record } = signed;
+  return { record: record as T, mac };
+}
+
 /**
- * The store in one JSON file, held in memory and written whole after each change (a
- * temporary file of mode 0600 renamed into place; writes are serialised). For one
- * gateway process: replicas share Redis instead.
+ * Signs and verifies records for both stores; a refused one is reported once per store
+ * (a record read again and again is not logged again and again).
  */
-export class FilePaymentStore implements PaymentStore {
-  private doc: FileDocument = { requests: {}, seen: {}, unmatched: {}, accounts: {}, outbox: {} };
-  private writing: Promise<void> = Promise.resolve();
-  private readonly events = new EventEmitter();
+export class RecordSeal {
+  private readonly reported = new Set<string>();
 
-  private constructor(private readonly path: string | null) {}
+  constructor(private readonly options: PaymentStoreOptions) {}
 
-  /**
-   * Opens the file (an empty store when it does not exist yet); `null`: process memory only (`PAYMENTS_FILE=off`).
-   *
-   * @throws Error when the file exists but does not parse
-   */
-  static async open(path: string | null): Promise<FilePaymentStore> {
-    const store = new FilePaymentStore(path);
-    if (path === null) return store;
-    try {
-      store.doc = { ...store.doc, ...(JSON.parse(await readFile(path, 'utf8')) as Partial<FileDocument>) };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  /** The record with its MAC. */
+  sign<T extends object>(kind: string, record: T): Signed<T> {
+    return { ...record, mac: this.options.mac.sign(kind, record) };
+  }
+
+  /** The record when its MAC verifies, else null (reported under `what`). */
+  open<T extends object>(kind: string, signed: unknown, what: string): T | null {
+    if (signed === null || typeof signed !== 'object') return this.refuse(kind, what);
+    const { record, mac } = unsign(signed as T & { mac?: unknown });
+    if (this.options.mac.verify(kind, record, mac)) return record;
+    return this.refuse(kind, what);
+  }
+
+  private refuse(kind: string, what: string): null {
+    if (!this.reported.has(`${kind}|${what}`)) {
+      if (this.reported.size > 10_000) this.reported.clear();
+      this.reported.add(`${kind}|${what}`);
+      this.options.onRefused?.(`${kind} ${what}`);
     }
-    return store;
+    return null;
   }
+}
 
-  /** The file's path (or `memory`). */
-  get where(): string {
-    return this.path ?? 'memory';
-  }
+/** One line of the file store's journal (payment-request.file-store.ts). */
+export type JournalLine =
+  | { op: 'request'; v: Signed<StoredRequest> }
+  | { op: 'drop'; owner: string; ref: string }
+  | { op: 'seen'; key: string; fp: string; n: number }
+  | { op: 'mark'; key: string }
+  | { op: 'unmatched'; key: string; v: StoredTransfer }
+  | { op: 'account'; key: string; v: AccountState }
+  | { op: 'outbox'; v: Signed<OutboxEntry> }
+  | { op: 'sent'; id: string };
 
-  /** See {@link PaymentStore.get}. */
-  get(owner: string, reference: string): Promise<StoredRequest | null> {
-    return Promise.resolve(this.doc.requests[owner]?.[reference] ?? null);
-  }
+/** Marks (expiries, enqueued deliveries, attempts) kept by the file store; the oldest are forgotten beyond this. */
+export const MARKS_KEPT = 100_000;
 
-  /** See {@link PaymentStore.list}. */
-  list(owner: string): Promise<StoredRequest[]> {
-    return Promise.resolve(Object.values(this.doc.requests[owner] ?? {}));
-  }
+/** Adds `value` to the set at `key` of `map`. */
+export function addTo<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(value);
+}
 
-  /** See {@link PaymentStore.owners}. */
-  owners(): Promise<string[]> {
-    return Promise.resolve(Object.keys(this.doc.requests).filter((owner) => Object.values(this.doc.requests[owner] ?? {}).some((r) => isOpen(r.status))));
-  }
-
-  /** See {@link PaymentStore.put}. */
-  put(request: StoredRequest, outbox: readonly OutboxEntry[] = []): Promise<void> {
-    (this.doc.requests[request.owner] ??= {})[request.reference] = request;
-    for (const entry of outbox) this.doc.outbox[entry.id] = entry;
-    return this.save();
-  }
-
-  /** See {@link PaymentStore.markSeen}. */
-  async markSeen(owner: string, bankAccountId: string, fingerprint: string): Promise<boolean> {
-    const seen = (this.doc.seen[`${owner}|${bankAccountId}`] ??= []);
-    if (seen.includes(fingerprint)) return false;
-    seen.push(fingerprint);
-    if (seen.length > SEEN_KEPT) seen.splice(0, seen.length - SEEN_KEPT);
-    await this.save();
-    return true;
-  }
-
-  /** See {@link PaymentStore.recordTransfer}: every change in memory, then one write of the whole file. */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
-    const seen = (this.doc.seen[`${owner}|${bankAccountId}`] ??= []);
-    if (seen.includes(fingerprint)) return Promise.resolve(false);
-    seen.push(fingerprint);
-    if (seen.length > SEEN_KEPT) seen.splice(0, seen.length - SEEN_KEPT);
-    if (change.kind === 'request') (this.doc.requests[change.request.owner] ??= {})[change.request.reference] = change.request;
-    if (change.kind === 'unmatched') this.unshiftUnmatched(owner, change.factoryId, change.transfer);
-    for (const entry of outbox) this.doc.outbox[entry.id] = entry;
-    return this.save().then(() => true);
-  }
-
-  /** Adds a transfer to the unmatched ones of `owner`'s company (newest first, {@link UNMATCHED_KEPT} kept). */
-  private unshiftUnmatched(owner: string, factoryId: string, transfer: StoredTransfer): void {
-    const list = (this.doc.unmatched[`${owner}|${factoryId}`] ??= []);
-    list.unshift(transfer);
-    list.splice(UNMATCHED_KEPT);
-  }
-
-  /** See {@link PaymentStore.unmatched}. */
-  unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]> {
-    return Promise.resolve([...(this.doc.unmatched[`${owner}|${factoryId}`] ?? [])]);
-  }
-
-  /** See {@link PaymentStore.account}. */
-  account(owner: string, bankAccountId: string): Promise<AccountState> {
-    return Promise.resolve(this.doc.accounts[`${owner}|${bankAccountId}`] ?? NO_ACCOUNT);
-  }
-
-  /** See {@link PaymentStore.setAccount}. */
-  setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void> {
-    this.doc.accounts[`${owner}|${bankAccountId}`] = state;
-    return this.save();
-  }
-
-  /** See {@link PaymentStore.putOutbox}. */
-  putOutbox(entry: OutboxEntry): Promise<void> {
-    this.doc.outbox[entry.id] = entry;
-    return this.save();
-  }
-
-  /** See {@link PaymentStore.outbox}. */
-  outbox(): Promise<OutboxEntry[]> {
-    return Promise.resolve(Object.values(this.doc.outbox));
-  }
-
-  /** See {@link PaymentStore.removeOutbox}. */
-  removeOutbox(id: string): Promise<void> {
-    delete this.doc.outbox[id];
-    return this.save();
-  }
-
-  /** In this process only (a file store serves one process). */
-  publish(event: StoredEvent): Promise<void> {
-    this.events.emit('event', event);
-    return Promise.resolve();
-  }
-
-  /** See {@link PaymentStore.onEvent}. */
-  onEvent(listener: (event: StoredEvent) => void): () => void {
-    this.events.on('event', listener);
-    return () => this.events.off('event', listener);
-  }
-
-  /** Waits for the last write. */
-  async close(): Promise<void> {
-    await this.writing;
-  }
-
-  private save(): Promise<void> {
-    const path = this.path;
-    if (path === null) return Promise.resolve();
-    const text = JSON.stringify(this.doc);
-    this.writing = this.writing.then(() => writePrivateFile(path, text));
-    return this.writing;
-  }
+/** Removes `value` from the set at `key` of `map` (and the set once empty). */
+export function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(value);
+  if (set.size === 0) map.delete(key);
 }

@@ -3,18 +3,27 @@
  * company's requests is POSTed to the webhook's https URL, signed as the Standard
  * Webhooks specification says (the `standardwebhooks` package: `webhook-id`,
  * `webhook-timestamp`, `webhook-signature`), from an outbox in the payment store, so a
- * delivery survives a restart. At least once: a failed attempt (no 2xx, or no answer
- * within 10 s) is retried with exponential backoff (5 s, 10 s, 20 s… at most 6 h
- * apart) for 24 h; the `webhook-id` stays the same, for receivers to drop repeats.
+ * delivery survives a restart. At least once: a failed attempt (no 2xx, or no whole answer
+ * within `WEBHOOK_TIMEOUT_MS`, 10 s) is retried with exponential backoff (5 s, 10 s, 20 s…
+ * at most 6 h apart) for 24 h; the `webhook-id` stays the same, for receivers to drop repeats.
+ *
+ * Each webhook has its own queue (a lane): its due deliveries go one after the other, and
+ * the lanes of different webhooks run side by side, so a receiver that hangs or trickles
+ * holds up only its own events. A lane whose attempt fails stops until the next tick (the
+ * rest of its queue is tried then). Deliveries go to the webhook's current URL under the
+ * outbound URL rules (src/upstream/outbound-url.ts), and outbox entries are authenticated by
+ * the store (an edited entry is never sent).
  *
  * The company's accounts are polled with the key the vault holds for the webhook's
  * character, so no client has to stay connected.
  */
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { postWebhook } from '../../upstream/webhook-post';
+import { webhookPoster } from '../../upstream/webhook-post';
+import type { WebhookPoster } from '../../upstream/webhook-post';
 import { toPaymentRequest } from './payment-request.resolver';
-import type { PaymentCaller, PaymentDesk } from './payment-request.service';
+import type { PaymentCaller } from './payment-desk.types';
+import type { PaymentDesk } from './payment-request.service';
 import type { OutboxEntry, StoredEvent } from './payment-request.store';
 
 /** A webhook as the dispatcher needs it. */
@@ -38,9 +47,6 @@ const RETRY_MAX_MS = 6 * 3_600_000;
 /** How long delivery is tried, ms. */
 export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
 
-/** Sends one signed POST; resolves with the status (0 when there was no answer). */
-export type WebhookPost = (url: string, headers: Record<string, string>, body: string) => Promise<number>;
-
 /** The delay before attempt `attempts + 1`, ms: 5 s × 2^(attempts − 1), at most 6 h. */
 export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
@@ -54,8 +60,8 @@ function messageId(webhookId: string, event: StoredEvent): string {
 
 /** Options of {@link WebhookDispatcher}. */
 export interface WebhookDispatcherOptions {
-  /** Sends a POST (default: `postWebhook`, undici on the global dispatcher). */
-  post?: WebhookPost;
+  /** Sends a POST (default: a `webhookPoster` with no host allowed beyond the rules and a 10 s timeout). */
+  post?: WebhookPoster;
   /** The time, ms. */
   now?: () => number;
   /** Told of a delivery given up after 24 h, and of failures of the outbox itself. */
@@ -64,11 +70,12 @@ export interface WebhookDispatcherOptions {
 
 /** See the module comment. */
 export class WebhookDispatcher {
-  private readonly post: WebhookPost;
+  private readonly post: WebhookPoster;
   private readonly now: () => number;
   private stopEvents: (() => void) | null = null;
   private timer: NodeJS.Timeout | undefined;
-  private delivering: Promise<void> | null = null;
+  /** The running lane of each webhook (its id → the lane's end). */
+  private readonly lanes = new Map<string, Promise<void>>();
   private lastResume = 0;
 
   constructor(
@@ -76,7 +83,7 @@ export class WebhookDispatcher {
     private readonly targets: () => readonly WebhookTarget[],
     private readonly options: WebhookDispatcherOptions = {},
   ) {
-    this.post = options.post ?? postWebhook;
+    this.post = options.post ?? webhookPoster({ allowHosts: [], timeoutMs: 10_000 });
     this.now = options.now ?? (() => Date.now());
   }
 
@@ -111,19 +118,43 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Attempts every due delivery once: 2xx removes it from the outbox; anything else
-   * schedules the next attempt, or gives up 24 h after it was enqueued. One run at a time.
+   * Reads the outbox once and starts a lane for each webhook with due deliveries and no lane
+   * running; resolves when the lanes it started have ended (a webhook whose lane still runs
+   * is left to it). In a lane, 2xx removes a delivery from the outbox; anything else
+   * schedules its next attempt (or gives up 24 h after it was enqueued) and ends the lane.
    */
-  deliverDue(): Promise<void> {
-    this.delivering ??= this.deliver().finally(() => (this.delivering = null));
-    return this.delivering;
+  async deliverDue(): Promise<void> {
+    const targets = new Map(this.targets().map((target) => [target.id, target]));
+    const now = this.now();
+    const due = new Map<string, OutboxEntry[]>();
+    for (const entry of await this.desk.store.outbox()) {
+      if (entry.nextAt > now) continue;
+      if (!targets.has(entry.webhookId)) {
+        await this.desk.store.removeOutbox(entry.id); // the webhook was removed
+        continue;
+      }
+      const queue = due.get(entry.webhookId) ?? [];
+      queue.push(entry);
+      due.set(entry.webhookId, queue);
+    }
+    const started: Array<Promise<void>> = [];
+    for (const [webhookId, queue] of due) {
+      const target = targets.get(webhookId);
+      if (!target || this.lanes.has(webhookId)) continue;
+      const lane = this.lane(target, queue.sort((a, b) => a.firstAt - b.firstAt))
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => this.lanes.delete(webhookId));
+      this.lanes.set(webhookId, lane);
+      started.push(lane);
+    }
+    await Promise.all(started);
   }
 
-  /** Stops enqueuing and delivering (the outbox stays for the next start). */
+  /** Stops enqueuing and delivering (the outbox stays for the next start); waits for the running lanes (each attempt is bounded by the timeout). */
   async close(): Promise<void> {
     this.stopEvents?.();
     clearInterval(this.timer);
-    await this.delivering;
+    await Promise.all(this.lanes.values());
   }
 
   private async tick(): Promise<void> {
@@ -139,32 +170,45 @@ export class WebhookDispatcher {
     }
   }
 
-  private async deliver(): Promise<void> {
-    const secrets = new Map(this.targets().map((target) => [target.id, target.secret]));
-    for (const entry of await this.desk.store.outbox()) {
-      const now = this.now();
-      if (entry.nextAt > now) continue;
-      const secret = secrets.get(entry.webhookId);
-      if (!secret) {
-        await this.desk.store.removeOutbox(entry.id); // the webhook was removed
-        continue;
+  /**
+   * Delivers one webhook's due entries in order, then whatever became due for it meanwhile
+   * (so an event that arrives while the lane runs does not wait for the next tick); stops at
+   * the first failed attempt.
+   */
+  private async lane(target: WebhookTarget, first: readonly OutboxEntry[]): Promise<void> {
+    for (let queue = first; queue.length > 0; queue = await this.dueFor(target.id)) {
+      for (const entry of queue) {
+        // One attempt per replica-wide attempt number.
+        if (!(await this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`))) continue;
+        if (!(await this.attempt(target, entry))) return;
       }
-      // One attempt per replica-wide attempt number.
-      if (!(await this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`))) continue;
-      const status = await this.post(entry.url, signedHeaders(secret, entry, new Date(now)), entry.payload);
-      if (status >= 200 && status < 300) {
-        await this.desk.store.removeOutbox(entry.id);
-        continue;
-      }
-      const attempts = entry.attempts + 1;
-      const nextAt = this.now() + retryDelayMs(attempts);
-      if (nextAt - entry.firstAt > DELIVERY_WINDOW_MS) {
-        await this.desk.store.removeOutbox(entry.id);
-        this.options.onError?.(new Error(`Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last status ${status || 'none'}).`));
-        continue;
-      }
-      await this.desk.store.putOutbox({ ...entry, attempts, nextAt } satisfies OutboxEntry);
     }
+  }
+
+  /** The due entries of one webhook, oldest first. */
+  private async dueFor(webhookId: string): Promise<OutboxEntry[]> {
+    const now = this.now();
+    return (await this.desk.store.outbox()).filter((entry) => entry.webhookId === webhookId && entry.nextAt <= now).sort((a, b) => a.firstAt - b.firstAt);
+  }
+
+  /** One attempt: true when delivered; else the next attempt is scheduled (or the delivery given up). */
+  private async attempt(target: WebhookTarget, entry: OutboxEntry): Promise<boolean> {
+    const answer = await this.post(target.url, signedHeaders(target.secret, entry, new Date(this.now())), entry.payload);
+    if (answer.status >= 200 && answer.status < 300) {
+      await this.desk.store.removeOutbox(entry.id);
+      return true;
+    }
+    const attempts = entry.attempts + 1;
+    const nextAt = this.now() + retryDelayMs(attempts);
+    const last = answer.status ? `status ${answer.status}` : (answer.problem ?? 'no answer');
+    if (nextAt - entry.firstAt > DELIVERY_WINDOW_MS) {
+      await this.desk.store.removeOutbox(entry.id);
+      this.options.onError?.(new Error(`Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last: ${last}).`));
+      return false;
+    }
+    await this.desk.store.putOutbox({ ...entry, attempts, nextAt } satisfies OutboxEntry);
+    if (answer.problem?.startsWith('refused')) this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
+    return false;
   }
 }
 

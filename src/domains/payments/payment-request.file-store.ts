@@ -1,0 +1,398 @@
+/**
+ * The payment store in one file (`PAYMENTS_FILE`), for one gateway process: a journal of one
+ * JSON line per change (see payment-request.store.ts for what is stored, its bounds, its MACs
+ * and how transfers are counted). Replicas share Redis instead (payment-request.redis-store.ts).
+ */
+import { EventEmitter } from 'node:events';
+import { appendFile, readFile } from 'node:fs/promises';
+import { writePrivateFile } from '../../vault/storage';
+import { MARKS_KEPT, NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, addTo, isOpen, removeFrom, unsign } from './payment-request.store';
+import type { AccountState, DueRequest, JournalLine, OutboxEntry, PaymentStore, PaymentStoreOptions, Signed, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+
+/** Identities kept per owner and account in the file store (far more than the 225 transfers one poll can see). */
+const SEEN_KEPT = 2000;
+
+/**
+ * The store in one file for one gateway process: held in memory with its indexes, each
+ * change appended to the file as one JSON line (serialised; mode 0600), compacted from memory
+ * once the file holds more than twice the live records (see the module comment). Replicas
+ * share Redis instead.
+ */
+export class FilePaymentStore implements PaymentStore {
+  private readonly requests = new Map<string, Map<string, StoredRequest>>();
+  private readonly openByAccount = new Map<string, Set<string>>();
+  private readonly openByCompany = new Map<string, Set<string>>();
+  private readonly openByOwner = new Map<string, Set<string>>();
+  /** Closed references per owner and company, in closing order (the first is pruned first). */
+  private readonly closedByCompany = new Map<string, Set<string>>();
+  /** `owner\nreference` → expiresAt, for open requests that expire. */
+  private readonly expiring = new Map<string, number>();
+  /** No entry of {@link expiring} is due before this (a lower bound: a sweep before it reads nothing). */
+  private nextExpiry = Infinity;
+  private readonly seen = new Map<string, Map<string, number>>();
+  private readonly marks = new Set<string>();
+  private readonly unmatchedLists = new Map<string, StoredTransfer[]>();
+  private readonly accounts = new Map<string, AccountState>();
+  private readonly outboxEntries = new Map<string, Signed<OutboxEntry>>();
+  /** Lines whose record was refused: kept as they are, through compactions. */
+  private readonly refusedLines: string[] = [];
+  private readonly seal: RecordSeal;
+  private writing: Promise<void> = Promise.resolve();
+  private lines = 0;
+  private compacting = false;
+  private readonly events = new EventEmitter();
+
+  private constructor(
+    private readonly path: string | null,
+    private readonly options: PaymentStoreOptions,
+  ) {
+    this.seal = new RecordSeal(options);
+  }
+
+  /**
+   * Opens the file (an empty store when it does not exist yet); `null`: process memory only
+   * (`PAYMENTS_FILE=off`). A line that does not parse or whose record's MAC does not verify
+   * (an edit, or a file of an older version, written whole without MACs) is refused, reported
+   * and kept as it is.
+   *
+   * @throws Error when the file cannot be read
+   */
+  static async open(path: string | null, options: PaymentStoreOptions): Promise<FilePaymentStore> {
+    const store = new FilePaymentStore(path, options);
+    if (path === null) return store;
+    let text = '';
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      store.lines += 1;
+      if (!store.replay(line)) store.refusedLines.push(line);
+    }
+    return store;
+  }
+
+  /** Applies one journal line; false when it does not parse or its record is refused. */
+  private replay(text: string): boolean {
+    let line: JournalLine;
+    try {
+      line = JSON.parse(text) as JournalLine;
+    } catch {
+      this.options.onRefused?.('a line of the payments file that does not parse');
+      return false;
+    }
+    switch (line.op) {
+      case 'request': {
+        const request = this.seal.open<StoredRequest>(REQUEST_MAC, line.v, `${String(line.v?.reference)}`);
+        if (!request) return false;
+        this.apply(request);
+        return true;
+      }
+      case 'drop':
+        this.drop(line.owner, line.ref);
+        return true;
+      case 'seen':
+        this.setSeen(line.key, line.fp, line.n);
+        return true;
+      case 'mark':
+        this.mark(line.key);
+        return true;
+      case 'unmatched':
+        this.unshiftUnmatched(line.key, line.v);
+        return true;
+      case 'account':
+        this.accounts.set(line.key, line.v);
+        return true;
+      case 'outbox': {
+        if (!this.seal.open<OutboxEntry>(OUTBOX_MAC, line.v, String(line.v?.id))) return false;
+        this.outboxEntries.set(line.v.id, line.v);
+        return true;
+      }
+      case 'sent':
+        this.outboxEntries.delete(line.id);
+        return true;
+      default:
+        this.options.onRefused?.('a line of the payments file of no known kind (a file written whole by an older version?)');
+        return false;
+    }
+  }
+
+  /** The file's path (or `memory`). */
+  get where(): string {
+    return this.path ?? 'memory';
+  }
+
+  /** See {@link PaymentStore.get}. */
+  get(owner: string, reference: string): Promise<StoredRequest | null> {
+    return Promise.resolve(this.requests.get(owner)?.get(reference) ?? null);
+  }
+
+  /** See {@link PaymentStore.getMany}. */
+  getMany(owner: string, references: readonly string[]): Promise<StoredRequest[]> {
+    const mine = this.requests.get(owner);
+    return Promise.resolve(references.flatMap((reference) => mine?.get(reference) ?? []));
+  }
+
+  /** See {@link PaymentStore.list}. */
+  list(owner: string, factoryId: string): Promise<StoredRequest[]> {
+    return Promise.resolve([...(this.requests.get(owner)?.values() ?? [])].filter((r) => r.factoryId === factoryId));
+  }
+
+  /** See {@link PaymentStore.open}. */
+  open(owner: string): Promise<StoredRequest[]> {
+    return this.getMany(owner, [...(this.openByOwner.get(owner) ?? [])]);
+  }
+
+  /** See {@link PaymentStore.openCount}. */
+  openCount(owner: string, kind: 'account' | 'company', id: string): Promise<number> {
+    return Promise.resolve((kind === 'account' ? this.openByAccount : this.openByCompany).get(`${owner}|${id}`)?.size ?? 0);
+  }
+
+  /** See {@link PaymentStore.owners}. */
+  owners(): Promise<string[]> {
+    return Promise.resolve([...this.openByOwner.keys()]);
+  }
+
+  /** See {@link PaymentStore.due}. */
+  due(now: number, limit: number): Promise<DueRequest[]> {
+    const found: DueRequest[] = [];
+    if (now < this.nextExpiry) return Promise.resolve(found);
+    let next = Infinity;
+    for (const [key, at] of this.expiring) {
+      if (at > now || found.length >= limit) {
+        next = Math.min(next, at);
+        continue;
+      }
+      const [owner = '', reference = ''] = key.split('\n');
+      found.push({ owner, reference });
+    }
+    // What is found stays due until it is expired (then it leaves the index): keep the bound at now.
+    this.nextExpiry = found.length > 0 ? now : next;
+    return Promise.resolve(found);
+  }
+
+  /** See {@link PaymentStore.put}. */
+  put(request: StoredRequest, outbox: readonly OutboxEntry[] = []): Promise<void> {
+    return this.write([...this.applyRequest(request), ...outbox.map((entry) => this.addOutbox(entry))]);
+  }
+
+  /** See {@link PaymentStore.markSeen}. */
+  markSeen(owner: string, scope: string, mark: string): Promise<boolean> {
+    const key = `${owner}|${scope}|${mark}`;
+    if (this.marks.has(key)) return Promise.resolve(false);
+    this.mark(key);
+    return this.write([{ op: 'mark', key }]).then(() => true);
+  }
+
+  /** See {@link PaymentStore.recordTransfer}: every change in memory, then their lines appended in one write. */
+  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, occurrence: number, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
+    const key = `${owner}|${bankAccountId}`;
+    if ((this.seen.get(key)?.get(fingerprint) ?? 0) >= occurrence) return Promise.resolve(false);
+    this.setSeen(key, fingerprint, occurrence);
+    const lines: JournalLine[] = [{ op: 'seen', key, fp: fingerprint, n: occurrence }];
+    if (change.kind === 'request') lines.push(...this.applyRequest(change.request));
+    if (change.kind === 'unmatched') {
+      this.unshiftUnmatched(`${owner}|${change.factoryId}`, change.transfer);
+      lines.push({ op: 'unmatched', key: `${owner}|${change.factoryId}`, v: change.transfer });
+    }
+    lines.push(...outbox.map((entry) => this.addOutbox(entry)));
+    return this.write(lines).then(() => true);
+  }
+
+  /** See {@link PaymentStore.unmatched}. */
+  unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]> {
+    return Promise.resolve([...(this.unmatchedLists.get(`${owner}|${factoryId}`) ?? [])]);
+  }
+
+  /** See {@link PaymentStore.account}. */
+  account(owner: string, bankAccountId: string): Promise<AccountState> {
+    return Promise.resolve({ ...NO_ACCOUNT, ...this.accounts.get(`${owner}|${bankAccountId}`) });
+  }
+
+  /** See {@link PaymentStore.setAccount}. */
+  setAccount(owner: string, bankAccountId: string, state: AccountState): Promise<void> {
+    this.accounts.set(`${owner}|${bankAccountId}`, state);
+    return this.write([{ op: 'account', key: `${owner}|${bankAccountId}`, v: state }]);
+  }
+
+  /** See {@link PaymentStore.putOutbox}. */
+  putOutbox(entry: OutboxEntry): Promise<void> {
+    return this.write([this.addOutbox(entry)]);
+  }
+
+  /** See {@link PaymentStore.outbox}. */
+  outbox(): Promise<OutboxEntry[]> {
+    return Promise.resolve([...this.outboxEntries.values()].map((signed) => unsign<OutboxEntry>(signed).record));
+  }
+
+  /** See {@link PaymentStore.removeOutbox}. */
+  removeOutbox(id: string): Promise<void> {
+    this.outboxEntries.delete(id);
+    return this.write([{ op: 'sent', id }]);
+  }
+
+  /** In this process only (a file store serves one process). */
+  publish(event: StoredEvent): Promise<void> {
+    this.events.emit('event', event);
+    return Promise.resolve();
+  }
+
+  /** See {@link PaymentStore.onEvent}. */
+  onEvent(listener: (event: StoredEvent) => void): () => void {
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  /** Waits for the last write. */
+  async close(): Promise<void> {
+    await this.writing;
+  }
+
+  /** Live records the file would hold after a compaction. */
+  private liveRecords(): number {
+    let count = this.outboxEntries.size + this.accounts.size + this.refusedLines.length;
+    for (const mine of this.requests.values()) count += mine.size;
+    for (const ids of this.seen.values()) count += ids.size;
+    for (const list of this.unmatchedLists.values()) count += list.length;
+    return count + this.marks.size;
+  }
+
+  private addOutbox(entry: OutboxEntry): JournalLine {
+    const signed = this.seal.sign(OUTBOX_MAC, entry);
+    this.outboxEntries.set(entry.id, signed);
+    return { op: 'outbox', v: signed };
+  }
+
+  /** Applies a request in memory; its journal lines (the request, and the requests its company's bound prunes). */
+  private applyRequest(request: StoredRequest): JournalLine[] {
+    const pruned = this.apply(request);
+    return [{ op: 'request', v: this.seal.sign(REQUEST_MAC, request) }, ...pruned.map((ref): JournalLine => ({ op: 'drop', owner: request.owner, ref }))];
+  }
+
+  /** Applies a request and its indexes in memory; returns the references pruned. */
+  private apply(request: StoredRequest): string[] {
+    const { owner, reference } = request;
+    let mine = this.requests.get(owner);
+    if (!mine) this.requests.set(owner, (mine = new Map()));
+    mine.set(reference, request);
+    const company = `${owner}|${request.factoryId}`;
+    const timed = `${owner}\n${reference}`;
+    if (isOpen(request.status)) {
+      addTo(this.openByAccount, `${owner}|${request.bankAccountId}`, reference);
+      addTo(this.openByCompany, company, reference);
+      addTo(this.openByOwner, owner, reference);
+      if (request.expiresAt !== null) {
+        this.expiring.set(timed, request.expiresAt);
+        this.nextExpiry = Math.min(this.nextExpiry, request.expiresAt);
+      }
+      return [];
+    }
+    removeFrom(this.openByAccount, `${owner}|${request.bankAccountId}`, reference);
+    removeFrom(this.openByCompany, company, reference);
+    removeFrom(this.openByOwner, owner, reference);
+    this.expiring.delete(timed);
+    const closed = this.closedByCompany.get(company) ?? new Set<string>();
+    this.closedByCompany.set(company, closed);
+    if (closed.has(reference)) return [];
+    closed.add(reference);
+    const pruned: string[] = [];
+    for (const oldest of closed) {
+      if (closed.size <= this.options.keptPerCompany) break;
+      pruned.push(oldest);
+      this.drop(owner, oldest);
+    }
+    return pruned;
+  }
+
+  /** Forgets a closed request (pruned). */
+  private drop(owner: string, reference: string): void {
+    const request = this.requests.get(owner)?.get(reference);
+    if (!request) return;
+    this.requests.get(owner)?.delete(reference);
+    if (this.requests.get(owner)?.size === 0) this.requests.delete(owner);
+    removeFrom(this.closedByCompany, `${owner}|${request.factoryId}`, reference);
+  }
+
+  private setSeen(key: string, fingerprint: string, count: number): void {
+    let ids = this.seen.get(key);
+    if (!ids) this.seen.set(key, (ids = new Map()));
+    ids.delete(fingerprint);
+    ids.set(fingerprint, count);
+    while (ids.size > SEEN_KEPT) {
+      const oldest = ids.keys().next().value;
+      if (oldest === undefined) break;
+      ids.delete(oldest);
+    }
+  }
+
+  private mark(key: string): void {
+    this.marks.add(key);
+    while (this.marks.size > MARKS_KEPT) {
+      const oldest = this.marks.values().next().value;
+      if (oldest === undefined) break;
+      this.marks.delete(oldest);
+    }
+  }
+
+  /** Adds a transfer to the unmatched ones of a company (newest first, {@link UNMATCHED_KEPT} kept). */
+  private unshiftUnmatched(key: string, transfer: StoredTransfer): void {
+    let list = this.unmatchedLists.get(key);
+    if (!list) this.unmatchedLists.set(key, (list = []));
+    list.unshift(transfer);
+    list.splice(UNMATCHED_KEPT);
+  }
+
+  /** Appends the lines of one change (serialised), and compacts when the file holds more than twice the live records. */
+  private write(lines: readonly JournalLine[]): Promise<void> {
+    const path = this.path;
+    if (path === null || lines.length === 0) return Promise.resolve();
+    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+    this.lines += lines.length;
+    this.writing = this.writing.then(() => appendFile(path, text, { mode: 0o600 }));
+    if (!this.compacting && this.lines > Math.max(1000, 2 * this.liveRecords())) {
+      this.compacting = true;
+      this.writing = this.writing.then(() => this.compact(path)).finally(() => (this.compacting = false));
+    }
+    return this.writing;
+  }
+
+  /**
+   * Rewrites the file from memory (runs in the write queue, so no append is lost): the text
+   * is built in slices of a few hundred records with a turn of the event loop between them,
+   * so a large store never holds the loop long.
+   */
+  private async compact(path: string): Promise<void> {
+    const parts: string[] = [...this.refusedLines.map((line) => `${line}\n`)];
+    const slice = async (lines: Iterable<JournalLine>): Promise<void> => {
+      let batch = 0;
+      for (const line of lines) {
+        parts.push(`${JSON.stringify(line)}\n`);
+        batch += 1;
+        if (batch % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const requests = function* (store: FilePaymentStore): Generator<JournalLine> {
+      // Closed first, in closing order, so that replaying prunes nothing that is still kept.
+      for (const [company, refs] of store.closedByCompany) {
+        const mine = store.requests.get(company.slice(0, company.lastIndexOf('|')));
+        for (const ref of refs) {
+          const request = mine?.get(ref);
+          if (request) yield { op: 'request', v: store.seal.sign(REQUEST_MAC, request) };
+        }
+      }
+      for (const mine of store.requests.values()) for (const request of mine.values()) if (isOpen(request.status)) yield { op: 'request', v: store.seal.sign(REQUEST_MAC, request) };
+    };
+    await slice(requests(this));
+    await slice((function* (store: FilePaymentStore): Generator<JournalLine> {
+      for (const [key, ids] of store.seen) for (const [fp, n] of ids) yield { op: 'seen', key, fp, n };
+      for (const key of store.marks) yield { op: 'mark', key };
+      for (const [key, list] of store.unmatchedLists) for (const v of [...list].reverse()) yield { op: 'unmatched', key, v };
+      for (const [key, v] of store.accounts) yield { op: 'account', key, v };
+      for (const v of store.outboxEntries.values()) yield { op: 'outbox', v };
+    })(this));
+    this.lines = parts.length;
+    await writePrivateFile(path, parts.join(''));
+  }
+}
