@@ -6,9 +6,14 @@
  * fields below it (a company's stores, a building's rooms, a bank account's
  * transactions…) run with the same key.
  *
- * When to use: a field resolver whose root may come from another key calls
- * {@link owned}; a root field over every key calls {@link mergeAcrossKeys} or
- * {@link findAcrossKeys}. With a single key (`ctx.owners` absent) each is a plain call.
+ * Domain resolvers never call this module: they always see one key's context. The
+ * schema's per-character wrapper (`src/graph/per-character.ts`) decides, in one place,
+ * which key's context each field runs with: a root field declared `perCharacter` runs
+ * once per key ({@link mergeAcrossKeys}, {@link firstAcrossKeys}) or with the key owning
+ * the company it names ({@link asCompanyOwner}); every field resolver below runs with the
+ * key that answered its root ({@link owned}). Subscriptions open with
+ * {@link subscribeAsOwner} and {@link subscribeAcrossKeys}. With a single key
+ * (`ctx.owners` absent) none of this runs.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UpstreamSession } from '../../economy';
@@ -154,14 +159,6 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   return lookUpPart(ctx, owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
 }
 
-/** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */
-export async function ownerContext<C extends OwnedContext>(ctx: C, root: object): Promise<C> {
-  const owners = ctx.owners;
-  if (!owners) return ctx;
-  const part = owners.partOf(root) ?? (await lookUpPart(ctx, owners, root));
-  return (part?.context as C | undefined) ?? ctx;
-}
-
 /**
  * The context of the key whose company (`factories`) or building (`buildings`) list holds
  * `id` (a write or a subscription naming it, from a token over several characters), and a
@@ -257,19 +254,17 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
 }
 
 /**
- * A root list over every key (`factories`, `buildings`): each key's list, in the token's
- * order of characters, each item claimed by its key. A key whose list fails leaves only
- * its own items out, with its error at the field's path (`extensions.character`); when
- * every key fails, rejects with the first key's error (the field is null).
+ * A root list over every key (`factories`, `buildings`, the auction lists): `load` once
+ * per key with that key's context, the lists joined in the token's order of characters,
+ * each item claimed by its key. An object several keys answer (an auction open to several
+ * of the characters) is listed once, claimed by the first. A key whose list fails leaves
+ * only its own items out, with its error at the field's path (`extensions.character`);
+ * when every key fails, rejects with the first key's error (the field is null).
  */
-export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): MaybePromise<T[]> {
-  const owners = ctx.owners;
-  return owners ? mergeParts(ctx, owners, info, load) : load(ctx);
-}
-
-async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): Promise<T[]> {
+export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[] | null>): Promise<T[]> {
   const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
   const merged: T[] = [];
+  const seen = new Set<string>();
   const failures: Array<{ error: Error; part: KeyPart }> = [];
   let stale = null;
   for (const [index, outcome] of settled.entries()) {
@@ -279,8 +274,14 @@ async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owne
       failures.push({ error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), part });
       continue;
     }
-    stale ??= ctx.session.staleInfo(outcome.value) ?? null;
-    merged.push(...owners.claim(outcome.value, part));
+    const list = outcome.value ?? [];
+    stale ??= ctx.session.staleInfo(list) ?? null;
+    for (const item of list) {
+      const id = item !== null && typeof item === 'object' ? idOf(item) : undefined;
+      if (id !== undefined && seen.has(id)) continue;
+      if (id !== undefined) seen.add(id);
+      merged.push(owners.claim(item, part));
+    }
   }
   const [first] = failures;
   if (first && failures.length === settled.length) throw first.error;
@@ -290,23 +291,14 @@ async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owne
 }
 
 /**
- * The first object any key's list holds that matches (`factory(id)`, `building(id)`, a
- * write naming a company), claimed by that key; each key's list is loaded at most once per
- * operation (its loader) and usually comes from its cache. Null when no list holds it;
- * rejects with the first failing key's error when no list holds it and a key's list
- * failed (the object may be that key's).
+ * A root field looking one object up over every key (`factory(id)`, `building(id)`):
+ * `run` once per key with that key's context; the first answer that is not null, in the
+ * token's order of characters, claimed by its key. Null when every key answers null;
+ * rejects with the first failing key's error when no key answers and one failed (the
+ * object may be that key's).
  */
-export async function findAcrossKeys<T extends object, C extends OwnedContext>(
-  ctx: C,
-  load: (ctx: C) => Promise<T[]>,
-  matches: (item: T) => boolean,
-): Promise<{ item: T; context: C } | null> {
-  const owners = ctx.owners;
-  if (!owners) {
-    const item = (await load(ctx)).find(matches);
-    return item ? { item, context: ctx } : null;
-  }
-  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners, run: (ctx: C) => MaybePromise<T | null | undefined>): Promise<T | null> {
+  const settled = await Promise.allSettled(owners.parts.map((part) => run(part.context as C)));
   let failure: unknown = null;
   for (const [index, outcome] of settled.entries()) {
     const part = owners.parts[index];
@@ -315,9 +307,32 @@ export async function findAcrossKeys<T extends object, C extends OwnedContext>(
       failure ??= outcome.reason;
       continue;
     }
-    const item = outcome.value.find(matches);
-    if (item) return { item: owners.claim(item, part), context: part.context as C };
+    if (outcome.value !== null && outcome.value !== undefined) return owners.claim(outcome.value, part);
   }
   if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
   return null;
+}
+
+/**
+ * The first object any key's list holds that matches (the company or building a write or
+ * a subscription names), claimed by that key; each key's list is loaded at most once per
+ * operation (its loader) and usually comes from its cache. Null when no list holds it;
+ * rejects as {@link firstAcrossKeys} does.
+ */
+function findAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, load: (ctx: C) => Promise<T[]>, matches: (item: T) => boolean): Promise<{ item: T } | null> {
+  const owners = ctx.owners;
+  if (!owners) return load(ctx).then((list) => list.find(matches) ?? null).then((item) => (item ? { item } : null));
+  return firstAcrossKeys<T, C>(owners, (keyContext) => load(keyContext).then((list) => list.find(matches))).then((item) => (item ? { item } : null));
+}
+
+/**
+ * Runs a write naming a company (`updateFactoryOption`, the site-document writes) with
+ * the context, so the key and secret, of the key whose company list holds `factoryId`
+ * (see {@link companyContext}), and claims its result for that key.
+ *
+ * @throws the first failing key's error when no list holds it and a key's list failed
+ */
+export async function asCompanyOwner<T, C extends OwnedContext>(ctx: C, factoryId: string, run: (ctx: C) => MaybePromise<T>): Promise<T> {
+  const { context, claim } = await companyContext(ctx, factoryId);
+  return claim(await run(context));
 }
