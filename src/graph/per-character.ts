@@ -7,11 +7,16 @@ import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLSche
 import { isObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import type { ResolverClass } from '../domains';
-import type { GatewayContext } from '../domains/gateway-context';
-import { asCompanyOwner, firstAcrossKeys, mergeAcrossKeys, owned } from '../domains/shared/owners';
+import type { GatewayContext, SubscriptionContext } from '../domains/gateway-context';
+import type { FeedMessage } from '../subscribable/feed';
+import { asCompanyOwner, firstAcrossKeys, mergeAcrossKeys, owned, subscribeAcrossKeys, subscribeAsOwner } from '../domains/shared/owners';
 import { upstreamCostOf } from '../field-rules/cost';
+import type { SubscriptionFanOut } from '../field-rules/per-character';
+import { perCharacterOf } from '../field-rules/per-character';
 
 type Resolve = GraphQLFieldResolver<unknown, GatewayContext>;
+type Subscribe = GraphQLFieldResolver<unknown, SubscriptionContext>;
+type Events = AsyncIterableIterator<FeedMessage<object>>;
 
 /** The company a write names: `input.factoryId`, else `factoryId`. */
 function factoryIdOf(args: Record<string, unknown>): string | undefined {
@@ -57,6 +62,31 @@ function rootWrapper(field: GraphQLField<unknown, unknown>): ((resolve: Resolve)
   }
 }
 
+/**
+ * A subscription's `subscribe` as its `@PerCharacter` declares: with the key owning what
+ * its argument names (see `subscribeAsOwner`), or with every key, the events merged and
+ * each naming its character (see `subscribeAcrossKeys`). Only a token over several
+ * characters over a subscription transport (`ctx.subscription`) fans out.
+ */
+function subscribeWith(fanOut: SubscriptionFanOut, subscribe: Subscribe): Subscribe {
+  if ('each' in fanOut) {
+    const property = fanOut.each;
+    return (root, args, ctx, info) =>
+      ctx.owners && ctx.subscription
+        ? subscribeAcrossKeys(
+            ctx,
+            async (keyContext) => (await subscribe(root, args, keyContext, info)) as Events,
+            (event, character) => ({ ...event, [property]: character }),
+          )
+        : subscribe(root, args, ctx, info);
+  }
+  const { owner, arg } = fanOut;
+  return (root, args, ctx, info) => {
+    const id = args[arg];
+    return ctx.owners && ctx.subscription && typeof id === 'string' ? subscribeAsOwner(ctx, owner, id, async (keyContext) => subscribe(root, args, keyContext, info)) : subscribe(root, args, ctx, info);
+  };
+}
+
 function wrap(type: GraphQLObjectType | null | undefined, name: string, wrapper: ((resolve: Resolve) => Resolve) | undefined): void {
   const field = type?.getFields()[name];
   if (!field?.resolve || !wrapper) return;
@@ -72,10 +102,12 @@ function wrap(type: GraphQLObjectType | null | undefined, name: string, wrapper:
  * of an object type runs with the key that answered its root, and its result is that
  * key's. The resolvers themselves get one key's context and never look at `owners`.
  *
+ * A subscription declaring `@PerCharacter` opens its feeds with the key owning what its
+ * argument names, or with every key, the events merged; the fields of its events run
+ * with their objects' keys like any other.
+ *
  * With one key each wrapper only reads `ctx.owners` and calls the resolver: no promise
- * or closure is added per field. Subscriptions open their feeds per key themselves
- * (`subscribeAsOwner`, `subscribeAcrossKeys`); the fields of their events run through
- * these wrappers like any other.
+ * or closure is added per field.
  *
  * @param resolvers - the resolver classes the schema was built from
  * @returns the same schema, its resolvers wrapped
@@ -93,6 +125,12 @@ export function perCharacterResolvers(schema: GraphQLSchema, resolvers: readonly
       const field = ours.has(handler.target) ? type?.getFields()[handler.schemaName] : undefined;
       if (field) wrap(type, handler.schemaName, rootWrapper(field));
     }
+  }
+  const subscription = schema.getSubscriptionType();
+  for (const handler of storage.subscriptions) {
+    const field = ours.has(handler.target) ? subscription?.getFields()[handler.schemaName] : undefined;
+    const fanOut = field ? perCharacterOf(field) : undefined;
+    if (field?.subscribe && fanOut) field.subscribe = subscribeWith(fanOut, field.subscribe as Subscribe);
   }
   for (const handler of storage.fieldResolvers) {
     if (handler.kind !== 'external' || !handler.getObjectType || !ours.has(handler.target)) continue;
