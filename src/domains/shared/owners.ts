@@ -97,18 +97,18 @@ export class Owners {
  * holds the company or building it names (`factoryId`, `buildingId`), claimed from then on.
  * Undefined when none does.
  */
-async function lookUpPart(ctx: OwnedContext, owners: Owners, root: object): Promise<KeyPart | undefined> {
+async function lookUpPart(owners: Owners, root: object): Promise<KeyPart | undefined> {
   const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
   const part =
-    typeof factoryId === 'string' ? await partOwning(ctx, owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(ctx, owners, 'buildings', buildingId) : undefined;
+    typeof factoryId === 'string' ? await partOwning(owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(owners, 'buildings', buildingId) : undefined;
   if (part) owners.claim(root, part);
   return part;
 }
 
 /** The part whose company (`factories`) or building (`buildings`) list holds `id`, or undefined; see {@link findAcrossKeys}. */
-async function partOwning(ctx: OwnedContext, owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
-  const found = await findAcrossKeys<{ id: string }, OwnedContext>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
-  return found ? owners.partOf(found.item) : undefined;
+async function partOwning(owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
+  const found = await findAcrossKeys<{ id: string }>(owners, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
+  return found ? owners.partOf(found) : undefined;
 }
 
 /** What a subscription or write names by id: a company, a building, or a bank account (of a company or a building). */
@@ -121,7 +121,7 @@ type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
  *
  * @throws the first failing key's error when no list holds it and a list failed
  */
-async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string): Promise<KeyPart | undefined> {
+async function partOwningAccount(owners: Owners, id: string): Promise<KeyPart | undefined> {
   const accountsOf = async (keyContext: OwnedContext, list: 'factories' | 'buildings'): Promise<Array<{ id: string }>> => {
     const owned = await keyContext.loaders[list].list.load('all');
     // A company or building without accounts may answer 404: none there.
@@ -135,8 +135,8 @@ async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string):
   let failure: unknown = null;
   for (const list of ['factories', 'buildings'] as const) {
     try {
-      const found = await findAcrossKeys(ctx, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
-      if (found) return owners.partOf(found.item);
+      const found = await findAcrossKeys(owners, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
+      if (found) return owners.partOf(found);
     } catch (error) {
       failure ??= error;
     }
@@ -156,7 +156,10 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
   if (part) return whenReady(run(part.context as C), (value) => owners.claim(value, part));
-  return lookUpPart(ctx, owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
+  // An object naming no company or building (a viewer, an auction's change): the operation's own key, at once.
+  const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
+  if (typeof factoryId !== 'string' && typeof buildingId !== 'string') return run(ctx);
+  return lookUpPart(owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
 }
 
 /**
@@ -169,7 +172,7 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
  */
 async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
-  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(ctx, owners, id) : partOwning(ctx, owners, list, id)) : undefined;
+  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(owners, id) : partOwning(owners, list, id)) : undefined;
   if (!owners || !part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
 }
@@ -313,16 +316,9 @@ export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners,
   return null;
 }
 
-/**
- * The first object any key's list holds that matches (the company or building a write or
- * a subscription names), claimed by that key; each key's list is loaded at most once per
- * operation (its loader) and usually comes from its cache. Null when no list holds it;
- * rejects as {@link firstAcrossKeys} does.
- */
-function findAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, load: (ctx: C) => Promise<T[]>, matches: (item: T) => boolean): Promise<{ item: T } | null> {
-  const owners = ctx.owners;
-  if (!owners) return load(ctx).then((list) => list.find(matches) ?? null).then((item) => (item ? { item } : null));
-  return firstAcrossKeys<T, C>(owners, (keyContext) => load(keyContext).then((list) => list.find(matches))).then((item) => (item ? { item } : null));
+/** The first object any key's list holds that matches, claimed by that key (each list at most once per operation, its loader); see {@link firstAcrossKeys}. */
+function findAcrossKeys<T extends object>(owners: Owners, load: (ctx: OwnedContext) => Promise<T[]>, matches: (item: T) => boolean): Promise<T | null> {
+  return firstAcrossKeys<T, OwnedContext>(owners, (keyContext) => load(keyContext).then((list) => list.find(matches)));
 }
 
 /**
