@@ -265,7 +265,7 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
  * when every key fails, rejects with the first key's error (the field is null).
  */
 export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[] | null>): Promise<T[]> {
-  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+  const settled = await Promise.allSettled(owners.parts.map(async (part) => load(part.context as C)));
   const merged: T[] = [];
   const seen = new Set<string>();
   const failures: Array<{ error: Error; part: KeyPart }> = [];
@@ -301,7 +301,7 @@ export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners:
  * object may be that key's).
  */
 export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners, run: (ctx: C) => MaybePromise<T | null | undefined>): Promise<T | null> {
-  const settled = await Promise.allSettled(owners.parts.map((part) => run(part.context as C)));
+  const settled = await Promise.allSettled(owners.parts.map(async (part) => run(part.context as C)));
   let failure: unknown = null;
   for (const [index, outcome] of settled.entries()) {
     const part = owners.parts[index];
