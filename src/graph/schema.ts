@@ -6,6 +6,7 @@ import { domainResolvers } from '../domains';
 import { rememberDateTimeText } from './date-time-text';
 import { yieldForLargeLists } from './large-lists';
 import { leanResolvers } from './lean-resolvers';
+import { perCharacterResolvers } from './per-character';
 import { noteStaleFields } from './stale-fields';
 
 /**
@@ -35,7 +36,7 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
       const [first, ...rest] = domainResolvers();
       if (!first) throw new Error('No resolver found under src/domains/.');
       return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] }).then((schema) =>
-        leanResolvers(schema, [first, ...rest]),
+        perCharacterResolvers(leanResolvers(schema, [first, ...rest]), [first, ...rest]),
       );
     })
     .then(describeRootTypes)

@@ -18,7 +18,7 @@ import type { SubscriptionContext } from '../gateway-context';
 import { BankTransaction } from '../shared/bank-account.type';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { TransactionLedger } from './transaction-ledger';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Event of `transactionAdded`. */
@@ -91,12 +91,12 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
 @Resolver()
 export class BankAccountSubscriptionResolver {
   /** One event per new transaction, oldest first; never the same transaction twice. */
+  @PerCharacter({ owner: 'bankAccounts', arg: 'bankAccountId' })
   @Subscription(() => TransactionAdded, {
     description: `Transactions that appeared on one bank account (a company's or a building's), oldest first, one event each. Polls the newest page (limit 25): ${describePolling(ENDPOINTS.factoryTransactions, ENDPOINTS.buildingTransactions)} The company endpoint is tried first, the building one when it does not know the account. Transactions have no id: the gateway recognises those it saw by content and position and never sends one twice. An access token over several characters polls with the key of the character whose company or building holds the account (found from each key's companies' and buildings' accounts, usually cached).`,
     subscribe: ({ args, context }) => {
       const { bankAccountId } = args as { bankAccountId: string };
-      // A token over several characters: polled with the key of the account's company's (or building's) owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'bankAccounts', bankAccountId, (owner) => openFeeds(owner, [transactionsFeed(bankAccountId)]));
+      return openFeeds(context as SubscriptionContext, [transactionsFeed(bankAccountId)]);
     },
   })
   transactionAdded(

@@ -5,7 +5,6 @@ import { TRANSACTION_PAGE_BOUNDS, TransactionPage, TransactionPageArgs } from '.
 import { BuildingBankAccount } from './building.type';
 import { ArgumentBounds, describeBounds } from '../../field-rules/bounds';
 import { UpstreamCost } from '../../field-rules/cost';
-import { owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Resolves `BuildingBankAccount.transactions` from the building transactions endpoint. */
@@ -26,6 +25,6 @@ export class BuildingBankAccountResolver {
     @Args(() => TransactionPageArgs) { limit, skip }: TransactionPageArgs,
     @Ctx() ctx: GatewayContext,
   ): MaybePromise<TransactionPage> {
-    return owned(ctx, account, (keyContext) => keyContext.loaders.buildings.transactions.loadNow({ id: account.id, limit, skip }));
+    return ctx.loaders.buildings.transactions.loadNow({ id: account.id, limit, skip });
   }
 }

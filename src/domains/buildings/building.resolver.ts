@@ -1,10 +1,8 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Ctx, FieldResolver, ID, Info, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, BuildingBankAccount, BuildingDetails, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 
 /** Resolves `Query.buildings`, `Query.building(id)` and the upstream-backed fields of `Building`. */
@@ -18,9 +16,8 @@ export class BuildingResolver {
     nullable: true,
     description: `Buildings owned directly by the key's character. ${describeSource(ENDPOINTS.buildingList)}`,
   })
-  buildings(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<Building[]> {
-    // A token over several characters: every key's buildings, each claimed by its key.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.buildings.list.loadNow('all'));
+  buildings(@Ctx() ctx: GatewayContext): MaybePromise<Building[]> {
+    return ctx.loaders.buildings.list.loadNow('all');
   }
 
   /**
@@ -35,9 +32,7 @@ export class BuildingResolver {
     @Arg('id', () => ID, { description: 'Building identifier.' }) id: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<Building | null> {
-    // A token over several characters: the key whose list holds the building answers it.
-    const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.buildings.list.load('all'), (building) => building.id === id);
-    return found?.item ?? null;
+    return (await ctx.loaders.buildings.list.load('all')).find((building) => building.id === id) ?? null;
   }
 
   /** `Building.details`: master data and occupancy (`GET /building/details/{id}`, once per building and operation); an upstream failure nulls the field. */
@@ -47,7 +42,7 @@ export class BuildingResolver {
     description: `Master data and current occupancy. ${describeSource(ENDPOINTS.buildingDetails)}`,
   })
   details(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<BuildingDetails> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.details.loadNow(building.id));
+    return ctx.loaders.buildings.details.loadNow(building.id);
   }
 
   /** `Building.rooms`: the building's rooms (`GET /building/rooms/{id}`, shared with `Tenant.room` in one operation); an upstream failure nulls the field. */
@@ -57,7 +52,7 @@ export class BuildingResolver {
     description: `The building's rooms. ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
   rooms(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<Room[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.rooms.loadNow(building.id));
+    return ctx.loaders.buildings.rooms.loadNow(building.id);
   }
 
   /**
@@ -69,7 +64,7 @@ export class BuildingResolver {
     description: `The building's tenants; lastPayDate needs scope building.tenants.activity. ${describeSource(ENDPOINTS.buildingTenants)} Without premium: FORBIDDEN with premium: true.`,
   })
   tenants(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<Tenant[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.tenants.loadNow(building.id));
+    return ctx.loaders.buildings.tenants.loadNow(building.id);
   }
 
   /**
@@ -81,6 +76,6 @@ export class BuildingResolver {
     description: `The building's bank accounts. ${describeSource(ENDPOINTS.buildingBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
   bankAccounts(@Root() building: Building, @Ctx() ctx: GatewayContext): MaybePromise<BuildingBankAccount[]> {
-    return owned(ctx, building, (keyContext) => keyContext.loaders.buildings.bankAccounts.loadNow(building.id));
+    return ctx.loaders.buildings.bankAccounts.loadNow(building.id);
   }
 }

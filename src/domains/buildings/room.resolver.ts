@@ -3,7 +3,6 @@ import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Building, Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { whenReady } from '../shared/maybe-promise';
 
@@ -19,7 +18,7 @@ export class RoomResolver {
     description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
   })
   building(@Root() room: Room, @Ctx() ctx: GatewayContext): MaybePromise<Building | null> {
-    return owned(ctx, room, (keyContext) => whenReady(keyContext.loaders.buildings.list.loadNow('all'), (all) => all.find((building) => building.id === room.buildingId) ?? null));
+    return whenReady(ctx.loaders.buildings.list.loadNow('all'), (all) => all.find((building) => building.id === room.buildingId) ?? null);
   }
 
   /**
@@ -32,7 +31,7 @@ export class RoomResolver {
   })
   tenant(@Root() room: Room, @Ctx() ctx: GatewayContext): MaybePromise<Tenant | null> {
     if (!room.occupied) return null;
-    const tenants = owned(ctx, room, (keyContext) => keyContext.loaders.buildings.tenants.loadNow(room.buildingId));
+    const tenants = ctx.loaders.buildings.tenants.loadNow(room.buildingId);
     return whenReady(tenants, (list) => list.find((tenant) => tenant.roomId === room.id) ?? null);
   }
 }

@@ -12,7 +12,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { Room } from './building.type';
 import { fetchRooms } from './buildings.api';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** What happened to a room. */
 export enum RoomChangeKind {
@@ -91,12 +91,12 @@ export function roomsFeed(buildingId: string): Feed<Room[], RoomChange> {
 @Resolver()
 export class RoomSubscriptionResolver {
   /** One event per room change of the building; see the field's description for errors. */
+  @PerCharacter({ owner: 'buildings', arg: 'buildingId' })
   @Subscription(() => RoomChange, {
     description: `Rooms of a building that became occupied or free, or whose rent changed; one event per change. ${describePolling(ENDPOINTS.buildingRooms)}`,
     subscribe: ({ args, context }) => {
       const { buildingId } = args as { buildingId: string };
-      // A token over several characters: polled with the key of the building's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'buildings', buildingId, (owner) => openFeeds(owner, [roomsFeed(buildingId)]));
+      return openFeeds(context as SubscriptionContext, [roomsFeed(buildingId)]);
     },
   })
   roomChanged(

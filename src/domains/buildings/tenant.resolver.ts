@@ -3,7 +3,6 @@ import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Room, Tenant } from './building.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { whenReady } from '../shared/maybe-promise';
 
@@ -17,7 +16,7 @@ export class TenantResolver {
     description: `The rented room, joined from the building's room list by roomId (shared with Building.rooms in one operation). ${describeSource(ENDPOINTS.buildingRooms)}`,
   })
   room(@Root() tenant: Tenant, @Ctx() ctx: GatewayContext): MaybePromise<Room | null> {
-    const rooms = owned(ctx, tenant, (keyContext) => keyContext.loaders.buildings.rooms.loadNow(tenant.buildingId));
+    const rooms = ctx.loaders.buildings.rooms.loadNow(tenant.buildingId);
     return whenReady(rooms, (list) => list.find((room) => room.id === tenant.roomId) ?? null);
   }
 }

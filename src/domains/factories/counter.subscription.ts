@@ -13,7 +13,7 @@ import type { SubscriptionContext } from '../gateway-context';
 import { Counter } from './counter.type';
 import type { CounterItem } from './counter.type';
 import { fetchCounter } from './factories.api';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** One counter item that changed. */
 @ObjectType({ description: 'One counter item that appeared, disappeared, or changed amount or price.' })
@@ -93,12 +93,12 @@ export function counterFeed(factoryId: string): Feed<Counter, CounterChange> {
 @Resolver()
 export class CounterSubscriptionResolver {
   /** One event per poll that found a changed counter, with every changed item. */
+  @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => CounterChange, {
     description: `Changes of a company's counter: items that appeared, disappeared, or changed amount or price. ${describePolling(ENDPOINTS.factoryCounter)}`,
     subscribe: ({ args, context }) => {
       const { factoryId } = args as { factoryId: string };
-      // A token over several characters: polled with the key of the company's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openFeeds(owner, [counterFeed(factoryId)]));
+      return openFeeds(context as SubscriptionContext, [counterFeed(factoryId)]);
     },
   })
   counterChanged(

@@ -13,7 +13,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { checkFactoryOwned, fetchOption } from './factories.api';
 import { FactoryOption, SLOT_BOUNDS } from './factory-option.type';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** Event of `factoryOptionChanged`. */
 @ObjectType({ description: 'An option slot of a company was written or cleared.' })
@@ -66,18 +66,16 @@ export function optionFeed(factoryId: string, slot: number): Feed<FactoryOption 
 export class FactoryOptionSubscriptionResolver {
   /** One event per written or cleared slot; one poller per slot watched. */
   @ArgumentBounds(SLOT_BOUNDS)
+  @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => FactoryOptionChange, {
     description: `A company's option slot was written, or cleared; every slot (OPTION_SLOTS, default 10: one poll each per interval) when slot is omitted. ${describePolling(ENDPOINTS.factoryOption)} The first poll also reads GET /factory/list/ to tell a company the key does not own (NOT_FOUND) from an unset slot. ${describeBounds(SLOT_BOUNDS)}`,
     subscribe: ({ args, context }) => {
       const { factoryId, slot } = args as { factoryId: string; slot?: number | null };
       // Without `slot`: every slot the company has (OPTION_SLOTS, as Factory.options reads them).
       const slots = slot === undefined || slot === null ? Array.from({ length: (context as SubscriptionContext).optionSlots }, (_, i) => i + 1) : [slot];
-      // A token over several characters: polled with the key of the company's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) =>
-        openFeeds(
-          owner,
-          slots.map((each) => optionFeed(factoryId, each)),
-        ),
+      return openFeeds(
+        context as SubscriptionContext,
+        slots.map((each) => optionFeed(factoryId, each)),
       );
     },
   })

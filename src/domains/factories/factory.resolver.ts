@@ -15,7 +15,6 @@ import { Inventory } from './inventory.type';
 import { Production } from './production.type';
 import { Vehicle } from './vehicle.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { findAcrossKeys, mergeAcrossKeys, owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { whenReady } from '../shared/maybe-promise';
 import { quotedValue } from '../shared/quoted-value';
@@ -40,9 +39,8 @@ export class FactoryResolver {
     nullable: true,
     description: `Companies owned by the key's character (not those it is only employed at). ${describeSource(ENDPOINTS.factoryList)} isOpen, type and address need factory.details.`,
   })
-  factories(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<Factory[]> {
-    // A token over several characters: every key's companies, each claimed by its key.
-    const all = mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.factories.list.loadNow('all'));
+  factories(@Ctx() ctx: GatewayContext): MaybePromise<Factory[]> {
+    const all = ctx.loaders.factories.list.loadNow('all');
     // An access token with factory:<id> grants sees only those companies.
     const granted = grantedFactories(ctx);
     return granted ? whenReady(all, (list) => list.filter((factory) => granted.has(factory.id))) : all;
@@ -62,9 +60,7 @@ export class FactoryResolver {
     if (granted && !granted.has(id)) {
       throw new GatewayError('FORBIDDEN', `This access token may not read company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, { requiredGrant: `factory:${quotedValue(id)}` });
     }
-    // A token over several characters: the key whose list holds the company answers it.
-    const found = await findAcrossKeys(ctx, (keyContext) => keyContext.loaders.factories.list.load('all'), (factory) => factory.id === id);
-    return found?.item ?? null;
+    return (await ctx.loaders.factories.list.load('all')).find((factory) => factory.id === id) ?? null;
   }
 
   /** `Factory.inventory`: the normal store (`GET /factory/inventory/{id}`, once per company and operation); an upstream failure nulls the field. */
@@ -74,7 +70,7 @@ export class FactoryResolver {
     description: `The normal store, without machine stores and counter; an empty store has no items. ${describeSource(ENDPOINTS.factoryInventory)}`,
   })
   inventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Inventory> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.inventory.loadNow(factory.id));
+    return ctx.loaders.factories.inventory.loadNow(factory.id);
   }
 
   /** `Factory.machineInventory`: all machine stores together (`GET /factory/machine/{id}`); an upstream failure nulls the field. */
@@ -84,7 +80,7 @@ export class FactoryResolver {
     description: `The items of all machine stores together; empty when there are none. ${describeSource(ENDPOINTS.factoryMachine)}`,
   })
   machineInventory(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Inventory> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.machineInventory.loadNow(factory.id));
+    return ctx.loaders.factories.machineInventory.loadNow(factory.id);
   }
 
   /** `Factory.counter`: the shop shelf with prices (`GET /factory/counter/{id}`); an upstream failure nulls the field. */
@@ -94,7 +90,7 @@ export class FactoryResolver {
     description: `The counter (shop shelf) with prices, for end-consumer shops; an empty counter has no items. ${describeSource(ENDPOINTS.factoryCounter)}`,
   })
   counter(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Counter> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.counter.loadNow(factory.id));
+    return ctx.loaders.factories.counter.loadNow(factory.id);
   }
 
   /** `Factory.productions`: the company's recipes (`GET /factory/productions/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -104,7 +100,7 @@ export class FactoryResolver {
     description: `The company's productions (recipes). ${describeSource(ENDPOINTS.factoryProductions)} Without premium: FORBIDDEN with premium: true.`,
   })
   productions(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Production[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.productions.loadNow(factory.id));
+    return ctx.loaders.factories.productions.loadNow(factory.id);
   }
 
   /** `Factory.bankAccounts`: the company's bank accounts (`GET /factory/bankaccounts/{id}`, premium-only: FORBIDDEN with `premium: true` without it). */
@@ -114,7 +110,7 @@ export class FactoryResolver {
     description: `The company's bank accounts. ${describeSource(ENDPOINTS.factoryBankAccounts)} Without premium: FORBIDDEN with premium: true.`,
   })
   bankAccounts(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<FactoryBankAccount[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.bankAccounts.loadNow(factory.id));
+    return ctx.loaders.factories.bankAccounts.loadNow(factory.id);
   }
 
   /** `Factory.vehicles`: the vehicles of a car dealership (`GET /factory/vehicles/{id}`); empty for other companies, null on an upstream failure. */
@@ -124,7 +120,7 @@ export class FactoryResolver {
     description: `Vehicles whose dealership (carShop) is this company; empty for other companies. ${describeSource(ENDPOINTS.factoryVehicles)}`,
   })
   vehicles(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<Vehicle[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.vehicles.loadNow(factory.id));
+    return ctx.loaders.factories.vehicles.loadNow(factory.id);
   }
 
   /** `Factory.sellOffers`: the company's sell offers on the market (`GET /factory/marketoffers/sell/{id}`); an upstream failure nulls the field. */
@@ -134,7 +130,7 @@ export class FactoryResolver {
     description: `The company's sell offers on the market. ${describeSource(ENDPOINTS.factorySellOffers)}`,
   })
   sellOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<MarketOfferSell[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.sellOffers.loadNow(factory.id));
+    return ctx.loaders.market.sellOffers.loadNow(factory.id);
   }
 
   /** `Factory.buyOffers`: the company's buy offers on the market (`GET /factory/marketoffers/buy/{id}`); an upstream failure nulls the field. */
@@ -144,7 +140,7 @@ export class FactoryResolver {
     description: `The company's buy offers on the market. ${describeSource(ENDPOINTS.factoryBuyOffers)}`,
   })
   buyOffers(@Root() factory: Factory, @Ctx() ctx: GatewayContext): MaybePromise<MarketOfferBuy[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.market.buyOffers.loadNow(factory.id));
+    return ctx.loaders.market.buyOffers.loadNow(factory.id);
   }
 
   /**
@@ -157,7 +153,7 @@ export class FactoryResolver {
     description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} ${describeBounds(BUY_LOG_PAGE_BOUNDS)}`,
   })
   buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): MaybePromise<BuyLogEntry[]> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.buyLog.loadNow({ id: factory.id, limit, skip }));
+    return ctx.loaders.factories.buyLog.loadNow({ id: factory.id, limit, skip });
   }
 
   /**
@@ -174,7 +170,7 @@ export class FactoryResolver {
     @Arg('slot', () => Int, { description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
     @Ctx() ctx: GatewayContext,
   ): MaybePromise<FactoryOption | null> {
-    return owned(ctx, factory, (keyContext) => keyContext.loaders.factories.option.loadNow({ id: factory.id, slot }));
+    return ctx.loaders.factories.option.loadNow({ id: factory.id, slot });
   }
 
   /**
@@ -187,7 +183,7 @@ export class FactoryResolver {
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
   })
   options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<FactoryOption[]> {
-    return owned(ctx, factory, (keyContext) => this.optionsOf(factory, keyContext, info));
+    return this.optionsOf(factory, ctx, info);
   }
 
   private optionsOf(factory: Factory, ctx: GatewayContext, info: GraphQLResolveInfo): MaybePromise<FactoryOption[]> {

@@ -13,7 +13,7 @@ import type { SubscriptionContext } from '../gateway-context';
 import { fetchInventory, fetchMachineInventory } from './factories.api';
 import { Inventory } from './inventory.type';
 import type { InventoryItem } from './inventory.type';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** Which store of a company `inventoryChanged` watches. */
 export enum InventoryKind {
@@ -122,12 +122,12 @@ export function inventoryFeed(factoryId: string, store: InventoryKind): Feed<Inv
 @Resolver()
 export class InventorySubscriptionResolver {
   /** One event per poll that found a changed store, with every changed item. */
+  @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => InventoryChange, {
     description: `Changes of a company's store or machine store. Polled within the key's upstream budget; one poll serves every subscriber of the key. ${describePolling(ENDPOINTS.factoryInventory)} STORE reads GET /factory/inventory/{id}, MACHINE reads GET /factory/machine/{id} (same scopes and interval).`,
     subscribe: ({ args, context }) => {
       const { factoryId, store } = args as { factoryId: string; store?: InventoryKind };
-      // A token over several characters: polled with the key of the company's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openFeeds(owner, [inventoryFeed(factoryId, store ?? InventoryKind.STORE)]));
+      return openFeeds(context as SubscriptionContext, [inventoryFeed(factoryId, store ?? InventoryKind.STORE)]);
     },
   })
   inventoryChanged(

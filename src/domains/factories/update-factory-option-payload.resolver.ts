@@ -7,7 +7,6 @@ import { within } from '../shared/within';
 import { updateOption } from './factories.api';
 import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { companyContext, owned } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { quotedValue } from '../shared/quoted-value';
 import { siteDocumentOfTitle } from '../shared/site-document-titles';
@@ -55,16 +54,11 @@ export class UpdateFactoryOptionPayloadResolver {
   async updateFactoryOption(
     @Arg('input', () => UpdateFactoryOptionInput, { description: 'Which slot of which company, the new title and data, and optionally the API secret.' })
     input: UpdateFactoryOptionInput,
-    @Ctx() operation: GatewayContext,
+    @Ctx() ctx: GatewayContext,
   ): Promise<UpdateFactoryOptionPayload> {
-    if (!operation.apiKey) throw missingKeyError();
-    // A token over several characters writes with the key (and secret) of the company's owner.
-    const { context: ctx, claim } = await companyContext(operation, input.factoryId);
-    if (operation.token) await refuseSiteDocumentSlot(operation.token.grants, ctx, input);
-    return claim(await this.update(input, ctx));
-  }
-
-  private async update(input: UpdateFactoryOptionInput, ctx: GatewayContext): Promise<UpdateFactoryOptionPayload> {
+    if (!ctx.apiKey) throw missingKeyError();
+    // A token over several characters runs with the key of the company's owner (graph/per-character.ts).
+    if (ctx.token) await refuseSiteDocumentSlot(ctx.token.grants, ctx, input);
     // With the server's key (public-site mode) only the server's secret is used.
     const apiSecret = ctx.serverCredentials ? ctx.apiSecretHeader : input.apiSecret?.trim() || ctx.apiSecretHeader;
     if (!apiSecret) {
@@ -102,6 +96,6 @@ export class UpdateFactoryOptionPayloadResolver {
     description: `The slot as it reads after the update; fetched only when selected. ${describeSource(ENDPOINTS.factoryOption)}`,
   })
   option(@Root() payload: UpdateFactoryOptionPayload, @Ctx() ctx: GatewayContext): MaybePromise<FactoryOption | null> {
-    return owned(ctx, payload, (keyContext) => keyContext.loaders.factories.option.loadNow({ id: payload.factoryId, slot: payload.slot }));
+    return ctx.loaders.factories.option.loadNow({ id: payload.factoryId, slot: payload.slot });
   }
 }

@@ -1,24 +1,9 @@
-import type { GraphQLResolveInfo } from 'graphql';
-import { Ctx, Info, Query, Resolver } from 'type-graphql';
+import { Ctx, Query, Resolver } from 'type-graphql';
 import type { GatewayContext } from '../gateway-context';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Auction, ExportAuction, ImportAuction, MyExportAuction, MyImportAuction } from './auction.type';
 import { UpstreamCost } from '../../field-rules/cost';
-import { mergeAcrossKeys } from '../shared/owners';
 import type { MaybePromise } from '../shared/maybe-promise';
-import { whenReady } from '../shared/maybe-promise';
-
-/** The first of each id (an auction open to several of a token's characters is listed once), stale when the list was. */
-function firstOfEach<T extends { id: string }>(ctx: GatewayContext, list: T[]): T[] {
-  const seen = new Set<string>();
-  const unique: T[] = [];
-  for (const item of list) {
-    if (seen.has(item.id)) continue;
-    seen.add(item.id);
-    unique.push(item);
-  }
-  return ctx.session.markStale(unique, ctx.session.staleInfo(list) ?? null);
-}
 
 /** The four auction lists of `Query`; each is one upstream request per operation. */
 @Resolver(() => Auction)
@@ -29,9 +14,8 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's import auctions, released for its company types. ${describeSource(ENDPOINTS.myImportAuctions)}`,
   })
-  myImportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<MyImportAuction[]> {
-    // A token over several characters: every key's list.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myImportAuctions.loadNow('all'));
+  myImportAuctions(@Ctx() ctx: GatewayContext): MaybePromise<MyImportAuction[]> {
+    return ctx.loaders.market.myImportAuctions.loadNow('all');
   }
 
   /** `Query.myExportAuctions`: the character's export auctions (`GET /market/my/auctions/export`); an upstream failure nulls the field. */
@@ -40,9 +24,8 @@ export class AuctionResolver {
     nullable: true,
     description: `The character's export auctions, released for its company types. ${describeSource(ENDPOINTS.myExportAuctions)}`,
   })
-  myExportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<MyExportAuction[]> {
-    // A token over several characters: every key's list.
-    return mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.myExportAuctions.loadNow('all'));
+  myExportAuctions(@Ctx() ctx: GatewayContext): MaybePromise<MyExportAuction[]> {
+    return ctx.loaders.market.myExportAuctions.loadNow('all');
   }
 
   /**
@@ -53,11 +36,8 @@ export class AuctionResolver {
     nullable: true,
     description: `Available import auctions for the character's company types. ${describeSource(ENDPOINTS.importAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  importAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<ImportAuction[]> {
-    // A token over several characters: every key's list, each auction once.
-    return ctx.owners
-      ? whenReady(mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.importAuctions.loadNow('all')), (list) => firstOfEach(ctx, list))
-      : ctx.loaders.market.importAuctions.loadNow('all');
+  importAuctions(@Ctx() ctx: GatewayContext): MaybePromise<ImportAuction[]> {
+    return ctx.loaders.market.importAuctions.loadNow('all');
   }
 
   /**
@@ -68,10 +48,7 @@ export class AuctionResolver {
     nullable: true,
     description: `Available export auctions for the character's company types. ${describeSource(ENDPOINTS.exportAuctions)} Without premium: FORBIDDEN with premium: true.`,
   })
-  exportAuctions(@Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<ExportAuction[]> {
-    // A token over several characters: every key's list, each auction once.
-    return ctx.owners
-      ? whenReady(mergeAcrossKeys(ctx, info, (keyContext) => keyContext.loaders.market.exportAuctions.loadNow('all')), (list) => firstOfEach(ctx, list))
-      : ctx.loaders.market.exportAuctions.loadNow('all');
+  exportAuctions(@Ctx() ctx: GatewayContext): MaybePromise<ExportAuction[]> {
+    return ctx.loaders.market.exportAuctions.loadNow('all');
   }
 }

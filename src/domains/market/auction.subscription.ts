@@ -12,7 +12,7 @@ import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { MyExportAuction, MyImportAuction } from './auction.type';
 import { fetchMyExportAuctions, fetchMyImportAuctions } from './market.api';
-import { subscribeAcrossKeys } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** What happened to one of the character's auctions. */
 export enum AuctionChangeKind {
@@ -109,15 +109,10 @@ export function myAuctionsFeed(which: 'import' | 'export'): Feed<MyAuctionValue[
 @Resolver()
 export class AuctionSubscriptionResolver {
   /** One event per change of the character's auctions, from two polls per interval. */
+  @PerCharacter({ each: 'character' })
   @Subscription(() => AuctionChange, {
     description: `Changes of the character's own import and export auctions (two polls per interval): ${describePolling(ENDPOINTS.myImportAuctions, ENDPOINTS.myExportAuctions)} An access token over several characters watches every character's auctions, each with its own key (owner names the character); one key's failure is an error event naming it (extensions.character) and leaves the others' events.`,
-    // A token over several characters: each character's auctions, polled with its own key, events merged.
-    subscribe: ({ context }) =>
-      subscribeAcrossKeys(
-        context as SubscriptionContext,
-        (keyContext) => openFeeds(keyContext, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
-        (change: AuctionChange, character): AuctionChange => ({ ...change, character }),
-      ),
+    subscribe: ({ context }) => openFeeds(context as SubscriptionContext, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
   })
   myAuctionChanged(@Root() message: FeedMessage<AuctionChange>, @Ctx() ctx: SubscriptionContext): AuctionChange {
     return eventOf(message, ctx);

@@ -6,9 +6,14 @@
  * fields below it (a company's stores, a building's rooms, a bank account's
  * transactions…) run with the same key.
  *
- * When to use: a field resolver whose root may come from another key calls
- * {@link owned}; a root field over every key calls {@link mergeAcrossKeys} or
- * {@link findAcrossKeys}. With a single key (`ctx.owners` absent) each is a plain call.
+ * Domain resolvers never call this module: they always see one key's context. The
+ * schema's per-character wrapper (`src/graph/per-character.ts`) decides, in one place,
+ * which key's context each field runs with: a root field declared `perCharacter` runs
+ * once per key ({@link mergeAcrossKeys}, {@link firstAcrossKeys}) or with the key owning
+ * the company it names ({@link asCompanyOwner}); every field resolver below runs with the
+ * key that answered its root ({@link owned}). Subscriptions open with
+ * {@link subscribeAsOwner} and {@link subscribeAcrossKeys}. With a single key
+ * (`ctx.owners` absent) none of this runs.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UpstreamSession } from '../../economy';
@@ -92,18 +97,18 @@ export class Owners {
  * holds the company or building it names (`factoryId`, `buildingId`), claimed from then on.
  * Undefined when none does.
  */
-async function lookUpPart(ctx: OwnedContext, owners: Owners, root: object): Promise<KeyPart | undefined> {
+async function lookUpPart(owners: Owners, root: object): Promise<KeyPart | undefined> {
   const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
   const part =
-    typeof factoryId === 'string' ? await partOwning(ctx, owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(ctx, owners, 'buildings', buildingId) : undefined;
+    typeof factoryId === 'string' ? await partOwning(owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(owners, 'buildings', buildingId) : undefined;
   if (part) owners.claim(root, part);
   return part;
 }
 
 /** The part whose company (`factories`) or building (`buildings`) list holds `id`, or undefined; see {@link findAcrossKeys}. */
-async function partOwning(ctx: OwnedContext, owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
-  const found = await findAcrossKeys<{ id: string }, OwnedContext>(ctx, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
-  return found ? owners.partOf(found.item) : undefined;
+async function partOwning(owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
+  const found = await findAcrossKeys<{ id: string }>(owners, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
+  return found ? owners.partOf(found) : undefined;
 }
 
 /** What a subscription or write names by id: a company, a building, or a bank account (of a company or a building). */
@@ -116,7 +121,7 @@ type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
  *
  * @throws the first failing key's error when no list holds it and a list failed
  */
-async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string): Promise<KeyPart | undefined> {
+async function partOwningAccount(owners: Owners, id: string): Promise<KeyPart | undefined> {
   const accountsOf = async (keyContext: OwnedContext, list: 'factories' | 'buildings'): Promise<Array<{ id: string }>> => {
     const owned = await keyContext.loaders[list].list.load('all');
     // A company or building without accounts may answer 404: none there.
@@ -130,8 +135,8 @@ async function partOwningAccount(ctx: OwnedContext, owners: Owners, id: string):
   let failure: unknown = null;
   for (const list of ['factories', 'buildings'] as const) {
     try {
-      const found = await findAcrossKeys(ctx, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
-      if (found) return owners.partOf(found.item);
+      const found = await findAcrossKeys(owners, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
+      if (found) return owners.partOf(found);
     } catch (error) {
       failure ??= error;
     }
@@ -151,15 +156,10 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   if (!owners) return run(ctx);
   const part = owners.partOf(root);
   if (part) return whenReady(run(part.context as C), (value) => owners.claim(value, part));
-  return lookUpPart(ctx, owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
-}
-
-/** The context of the key that answered `root` (see {@link owned}): the operation's own with one key, or for an object no key's list holds. */
-export async function ownerContext<C extends OwnedContext>(ctx: C, root: object): Promise<C> {
-  const owners = ctx.owners;
-  if (!owners) return ctx;
-  const part = owners.partOf(root) ?? (await lookUpPart(ctx, owners, root));
-  return (part?.context as C | undefined) ?? ctx;
+  // An object naming no company or building (a viewer, an auction's change): the operation's own key, at once.
+  const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
+  if (typeof factoryId !== 'string' && typeof buildingId !== 'string') return run(ctx);
+  return lookUpPart(owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
 }
 
 /**
@@ -172,7 +172,7 @@ export async function ownerContext<C extends OwnedContext>(ctx: C, root: object)
  */
 async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
-  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(ctx, owners, id) : partOwning(ctx, owners, list, id)) : undefined;
+  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(owners, id) : partOwning(owners, list, id)) : undefined;
   if (!owners || !part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
 }
@@ -257,19 +257,17 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
 }
 
 /**
- * A root list over every key (`factories`, `buildings`): each key's list, in the token's
- * order of characters, each item claimed by its key. A key whose list fails leaves only
- * its own items out, with its error at the field's path (`extensions.character`); when
- * every key fails, rejects with the first key's error (the field is null).
+ * A root list over every key (`factories`, `buildings`, the auction lists): `load` once
+ * per key with that key's context, the lists joined in the token's order of characters,
+ * each item claimed by its key. An object several keys answer (an auction open to several
+ * of the characters) is listed once, claimed by the first. A key whose list fails leaves
+ * only its own items out, with its error at the field's path (`extensions.character`);
+ * when every key fails, rejects with the first key's error (the field is null).
  */
-export function mergeAcrossKeys<T extends object, C extends OwnedContext>(ctx: C, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): MaybePromise<T[]> {
-  const owners = ctx.owners;
-  return owners ? mergeParts(ctx, owners, info, load) : load(ctx);
-}
-
-async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[]>): Promise<T[]> {
-  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[] | null>): Promise<T[]> {
+  const settled = await Promise.allSettled(owners.parts.map(async (part) => load(part.context as C)));
   const merged: T[] = [];
+  const seen = new Set<string>();
   const failures: Array<{ error: Error; part: KeyPart }> = [];
   let stale = null;
   for (const [index, outcome] of settled.entries()) {
@@ -279,8 +277,14 @@ async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owne
       failures.push({ error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), part });
       continue;
     }
-    stale ??= ctx.session.staleInfo(outcome.value) ?? null;
-    merged.push(...owners.claim(outcome.value, part));
+    const list = outcome.value ?? [];
+    stale ??= ctx.session.staleInfo(list) ?? null;
+    for (const item of list) {
+      const id = item !== null && typeof item === 'object' ? idOf(item) : undefined;
+      if (id !== undefined && seen.has(id)) continue;
+      if (id !== undefined) seen.add(id);
+      merged.push(owners.claim(item, part));
+    }
   }
   const [first] = failures;
   if (first && failures.length === settled.length) throw first.error;
@@ -290,23 +294,14 @@ async function mergeParts<T extends object, C extends OwnedContext>(ctx: C, owne
 }
 
 /**
- * The first object any key's list holds that matches (`factory(id)`, `building(id)`, a
- * write naming a company), claimed by that key; each key's list is loaded at most once per
- * operation (its loader) and usually comes from its cache. Null when no list holds it;
- * rejects with the first failing key's error when no list holds it and a key's list
- * failed (the object may be that key's).
+ * A root field looking one object up over every key (`factory(id)`, `building(id)`):
+ * `run` once per key with that key's context; the first answer that is not null, in the
+ * token's order of characters, claimed by its key. Null when every key answers null;
+ * rejects with the first failing key's error when no key answers and one failed (the
+ * object may be that key's).
  */
-export async function findAcrossKeys<T extends object, C extends OwnedContext>(
-  ctx: C,
-  load: (ctx: C) => Promise<T[]>,
-  matches: (item: T) => boolean,
-): Promise<{ item: T; context: C } | null> {
-  const owners = ctx.owners;
-  if (!owners) {
-    const item = (await load(ctx)).find(matches);
-    return item ? { item, context: ctx } : null;
-  }
-  const settled = await Promise.allSettled(owners.parts.map((part) => load(part.context as C)));
+export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners, run: (ctx: C) => MaybePromise<T | null | undefined>): Promise<T | null> {
+  const settled = await Promise.allSettled(owners.parts.map(async (part) => run(part.context as C)));
   let failure: unknown = null;
   for (const [index, outcome] of settled.entries()) {
     const part = owners.parts[index];
@@ -315,9 +310,25 @@ export async function findAcrossKeys<T extends object, C extends OwnedContext>(
       failure ??= outcome.reason;
       continue;
     }
-    const item = outcome.value.find(matches);
-    if (item) return { item: owners.claim(item, part), context: part.context as C };
+    if (outcome.value !== null && outcome.value !== undefined) return owners.claim(outcome.value, part);
   }
   if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
   return null;
+}
+
+/** The first object any key's list holds that matches, claimed by that key (each list at most once per operation, its loader); see {@link firstAcrossKeys}. */
+function findAcrossKeys<T extends object>(owners: Owners, load: (ctx: OwnedContext) => Promise<T[]>, matches: (item: T) => boolean): Promise<T | null> {
+  return firstAcrossKeys<T, OwnedContext>(owners, (keyContext) => load(keyContext).then((list) => list.find(matches)));
+}
+
+/**
+ * Runs a write naming a company (`updateFactoryOption`, the site-document writes) with
+ * the context, so the key and secret, of the key whose company list holds `factoryId`
+ * (see {@link companyContext}), and claims its result for that key.
+ *
+ * @throws the first failing key's error when no list holds it and a key's list failed
+ */
+export async function asCompanyOwner<T, C extends OwnedContext>(ctx: C, factoryId: string, run: (ctx: C) => MaybePromise<T>): Promise<T> {
+  const { context, claim } = await companyContext(ctx, factoryId);
+  return claim(await run(context));
 }

@@ -10,7 +10,6 @@ import { CLEARED, NAME_PATTERN, prepareValue } from './site-document.codec';
 import type { Manifest, PreparedValue } from './site-document.codec';
 import { findDocument, infoOf, layoutOf, readAll, readChunks } from './site-document.layout';
 import { within } from '../shared/within';
-import { companyContext, owned, ownerContext } from '../shared/owners';
 import { BYTES_PER_SLOT, checkFits, conflictError, executePlan, planWrite } from './site-document.store';
 import type { WritePlan, WriteProgress } from './site-document.store';
 import {
@@ -88,9 +87,8 @@ export class SiteDocumentResolver {
     nullable: true,
     description: `The JSON value, exactly as written (object keys in canonical, sorted order). Its chunks are read only when this field is selected (${describeSource(ENDPOINTS.factoryOption)}) and checked against the manifest's hashes and SHA-256: a mismatch is SITE_DOCUMENT_CORRUPT naming the slots, never a wrong value.`,
   })
-  async value(@Root() document: KnownDocument, @Ctx() operation: GatewayContext): Promise<unknown> {
+  async value(@Root() document: KnownDocument, @Ctx() ctx: GatewayContext): Promise<unknown> {
     if (document.text !== undefined) return JSON.parse(document.text) as unknown;
-    const ctx = await ownerContext(operation, document);
     const reader = loaderSlotReader(ctx.loaders.factories, document.factoryId);
     const stored = await findDocument(reader, document.name, ctx.optionSlots);
     if (!stored || stored.manifest.version !== document.version) return null;
@@ -110,20 +108,17 @@ export class SiteDocumentResolver {
   })
   async setSiteDocument(
     @Arg('input', () => SetSiteDocumentInput, { description: 'Which document of which company, its new value, an optional expectedVersion and the API secret.' }) input: SetSiteDocumentInput,
-    @Ctx() operation: GatewayContext,
+    @Ctx() ctx: GatewayContext,
   ): Promise<SetSiteDocumentPayload> {
-    secretOf(operation, input.apiSecret, 'setSiteDocument');
+    const apiSecret = secretOf(ctx, input.apiSecret, 'setSiteDocument');
     checkName(input.name, 'input.name');
     checkExpectedVersion(input.expectedVersion);
-    const value = prepare(input.name, input.value, operation);
-    checkFits(value, operation.optionSlots);
-    // A token over several characters writes with the key (and secret) of the company's owner.
-    const { context: ctx, claim } = await companyContext(operation, input.factoryId);
-    const apiSecret = secretOf(ctx, input.apiSecret, 'setSiteDocument');
+    const value = prepare(input.name, input.value, ctx);
+    checkFits(value, ctx.optionSlots);
     return this.write(ctx, input.factoryId, input.expectedVersion, apiSecret, value.name, (layout) =>
       planWrite(layout, value, { expectedVersion: input.expectedVersion, now: Date.now(), slotCount: ctx.optionSlots }),
     ).then(({ plan, progress, committed, retryAfterSeconds }) => ({
-      document: claim(documentOf(plan.manifest, plan.manifestSlot, input.factoryId, value.text)),
+      document: documentOf(plan.manifest, plan.manifestSlot, input.factoryId, value.text),
       upstreamWrites: progress.writes,
       replacedVersion: plan.previousVersion,
       committed,
@@ -138,14 +133,11 @@ export class SiteDocumentResolver {
   })
   async deleteSiteDocument(
     @Arg('input', () => DeleteSiteDocumentInput, { description: 'Which document of which company, an optional expectedVersion and the API secret.' }) input: DeleteSiteDocumentInput,
-    @Ctx() operation: GatewayContext,
+    @Ctx() ctx: GatewayContext,
   ): Promise<DeleteSiteDocumentPayload> {
-    secretOf(operation, input.apiSecret, 'deleteSiteDocument');
+    const apiSecret = secretOf(ctx, input.apiSecret, 'deleteSiteDocument');
     checkName(input.name, 'input.name');
     checkExpectedVersion(input.expectedVersion);
-    // A token over several characters writes with the key (and secret) of the company's owner.
-    const { context: ctx } = await companyContext(operation, input.factoryId);
-    const apiSecret = secretOf(ctx, input.apiSecret, 'deleteSiteDocument');
     const { plan, progress } = await this.write(ctx, input.factoryId, input.expectedVersion, apiSecret, input.name, (layout) => {
       const current = layout.documents.get(input.name);
       const currentVersion = current?.manifest.version ?? 0;
@@ -258,14 +250,12 @@ export class FactorySiteDocumentsResolver {
   async siteDocument(
     @Root() factory: Factory,
     @Arg('name', () => String, { description: `The document's name, ${NAME_RULE}.` }) name: string,
-    @Ctx() operation: GatewayContext,
+    @Ctx() ctx: GatewayContext,
   ): Promise<SiteDocument | null> {
     checkName(name, 'Factory.siteDocument(name)');
-    return owned(operation, factory, async (ctx) => {
-      const reader = loaderSlotReader(ctx.loaders.factories, factory.id);
-      const stored = await findDocument(reader, name, ctx.optionSlots);
-      return stored ? documentOf(stored.manifest, stored.manifestSlot, factory.id) : null;
-    });
+    const reader = loaderSlotReader(ctx.loaders.factories, factory.id);
+    const stored = await findDocument(reader, name, ctx.optionSlots);
+    return stored ? documentOf(stored.manifest, stored.manifestSlot, factory.id) : null;
   }
 
   /** Every document of the company, newest first, without values. */
@@ -274,8 +264,7 @@ export class FactorySiteDocumentsResolver {
     nullable: true,
     description: `Every site document in this company's option slots, newest first; values are not read (one request per slot, OPTION_SLOTS of them, through the cache: ${describeSource(ENDPOINTS.factoryOption)}).`,
   })
-  async siteDocuments(@Root() factory: Factory, @Ctx() operation: GatewayContext): Promise<SiteDocumentInfo[]> {
-    const ctx = await ownerContext(operation, factory);
+  async siteDocuments(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<SiteDocumentInfo[]> {
     const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factory.id), ctx.optionSlots));
     return [...layout.documents.values()]
       .map(({ manifest, manifestSlot }) => documentOf(manifest, manifestSlot, factory.id))
@@ -288,8 +277,7 @@ export class FactorySiteDocumentsResolver {
     nullable: true,
     description: `Which option slots are free for site documents and which hold data written by something else, and about how many bytes of JSON still fit (an estimate: compression varies). Reads every slot through the cache: ${describeSource(ENDPOINTS.factoryOption)}`,
   })
-  async siteDocumentCapacity(@Root() factory: Factory, @Ctx() operation: GatewayContext): Promise<SiteDocumentCapacity> {
-    const ctx = await ownerContext(operation, factory);
+  async siteDocumentCapacity(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<SiteDocumentCapacity> {
     const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factory.id), ctx.optionSlots));
     const documentSlots = [...layout.documents.values()].flatMap(({ manifest, manifestSlot }) => [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)]).sort((a, b) => a - b);
     return {

@@ -17,7 +17,7 @@ import type { Manifest } from './site-document.codec';
 import { findDocument, infoOf, manifestIn } from './site-document.layout';
 import type { SlotReader } from './site-document.layout';
 import { NAME_RULE, SiteDocumentInfo } from './site-document.type';
-import { subscribeAsOwner } from '../shared/owners';
+import { PerCharacter } from '../../field-rules/per-character';
 
 /** Event of `siteDocumentChanged`. */
 @ObjectType({ description: 'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.' })
@@ -93,13 +93,13 @@ export function siteDocumentFeed(factoryId: string, name: string, slotCount: num
 @Resolver()
 export class SiteDocumentSubscriptionResolver {
   /** One event per new version or deletion; one poller per key, company and name. */
+  @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => SiteDocumentChange, {
     description: `A site document got a new version or was deleted, by this gateway or anything else. Polls only the document's committing slot within the key's upstream budget (the first poll finds it from the name's home slot, and checks the company is owned with GET /factory/list/; while there is no document, every slot). ${describePolling(ENDPOINTS.factoryOption)} Name: ${NAME_RULE}, else BAD_USER_INPUT.`,
     subscribe: ({ args, context }) => {
       const { factoryId, name } = args as { factoryId: string; name: string };
       if (!NAME_PATTERN.test(name)) throw badInputError(`A site document name is ${NAME_RULE}.`, 'name');
-      // A token over several characters: polled with the key of the company's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openFeeds(owner, [siteDocumentFeed(factoryId, name, owner.optionSlots)]));
+      return openFeeds(context as SubscriptionContext, [siteDocumentFeed(factoryId, name, (context as SubscriptionContext).optionSlots)]);
     },
   })
   siteDocumentChanged(

@@ -1,0 +1,32 @@
+/**
+ * How a subscription of an access token over several characters opens its feeds
+ * ({@link PerCharacter}) and its reader ({@link perCharacterOf}). A leaf: domains declare
+ * with it, `src/graph/per-character.ts` opens the subscription accordingly, and it imports
+ * nothing of either. (Queries and writes declare the same on their `@UpstreamCost`, whose
+ * `perCharacter` the cost estimate reads too.)
+ */
+import { Extensions } from 'type-graphql';
+
+/**
+ * `owner`: polled with the key of the character owning what the argument `arg` names (a
+ * company, a building, or a bank account of either); `each`: polled with every key, the
+ * events merged, each event naming its character in its `character` property.
+ */
+export type SubscriptionFanOut = { readonly owner: 'factories' | 'buildings' | 'bankAccounts'; readonly arg: string } | { readonly each: 'character' };
+
+const PER_CHARACTER = 'perCharacter';
+
+/**
+ * Declares on a `@Subscription` how a token over several characters opens it (a
+ * TypeGraphQL `@Extensions`); without it, a subscription opens once, with the operation's
+ * own key.
+ */
+export function PerCharacter(fanOut: SubscriptionFanOut): ReturnType<typeof Extensions> {
+  return Extensions({ [PER_CHARACTER]: fanOut });
+}
+
+/** The fan-out declared on a subscription field, if any. */
+export function perCharacterOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): SubscriptionFanOut | undefined {
+  const fanOut = field.extensions[PER_CHARACTER];
+  return fanOut && typeof fanOut === 'object' ? (fanOut as SubscriptionFanOut) : undefined;
+}
