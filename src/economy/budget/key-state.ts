@@ -22,11 +22,13 @@ export interface KeyState {
   backoffStreak: number;
   /** Requests waiting for budget, per priority. */
   queued: Record<UpstreamPriority, number>;
+  /** When an upstream 429 the key's own requests did not explain was last reported as a warning, epoch ms (0 = never). */
+  unexplainedWarnedAt: number;
 }
 
 /** A key nothing has been learned of: the full allowance, no cooldown, nothing queued. */
 export function newKeyState(limit: BudgetLimit | null): KeyState {
-  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued() };
+  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued(), unexplainedWarnedAt: 0 };
 }
 
 /**
