@@ -12,6 +12,7 @@
  *   key generated into `.data/`, mode 0600); the company site reads with `demo-site-key`.
  */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -42,9 +43,13 @@ function start(entry: 'main.ts' | 'demo.ts', env: Record<string, string>, cwd = 
   });
 }
 
-/** Runs an entry point until it exits. CACHE_FILE=off: nothing is written into the project. */
+/**
+ * Runs an entry point until it exits. CACHE_FILE=off and a vault in a temporary folder with a
+ * master key of its own: nothing is written into the project (the demo seeds its vault first).
+ */
 function run(entry: 'main.ts' | 'demo.ts', env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return outputUntilExit(start(entry, { CACHE_FILE: 'off', ...env }));
+  const vaultFile = join(mkdtempSync(join(tmpdir(), 'entry-vault-')), 'vault.json');
+  return outputUntilExit(start(entry, { CACHE_FILE: 'off', VAULT_FILE: vaultFile, VAULT_MASTER_KEY: randomBytes(32).toString('base64'), ...env }));
 }
 
 /** The first sh block after `marker` in a Markdown file, its continued lines joined. */
@@ -105,7 +110,7 @@ it('npm start, npm run demo (gateway) and npm run demo (simulator) each name the
   expect(start).toEqual({ code: 1, stdout: '', stderr: expectedLine('PORT', 'npm start') });
   expect(demoGateway).toEqual({ code: 1, stdout: '', stderr: expectedLine('PORT', 'npm run demo') });
   expect(demoSimulator).toEqual({ code: 1, stdout: '', stderr: expectedLine('SIMULATOR_PORT', 'npm run demo') });
-}, 60_000);
+}, 120_000);
 
 it('the demo keeps its upstream cache in .data/demo-upstream-cache, apart from the real gateway\'s .data/upstream-cache, and shows everything at once', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'demo-cache-'));
