@@ -13,7 +13,7 @@ import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
 import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
-import type { RedisSharedState } from './economy';
+import type { EconomyEvents, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
 import { jitExecution } from './graph/jit-executor';
@@ -107,6 +107,25 @@ export interface RuntimeOptions extends GatewayOptions {
 }
 
 /**
+ * The economy's events, with a warning logged for the first upstream 429 of a key in each
+ * window that its own requests do not explain (every one is counted in
+ * `statev_upstream_unexplained_429_total` by `base`): by the key's id, never the key.
+ */
+function warnOfUnexplained429s(base: EconomyEvents, logger: Logger): EconomyEvents {
+  return {
+    ...base,
+    unexplained429: (report) => {
+      base.unexplained429?.(report);
+      if (!report.firstInWindow) return;
+      logger.warn(
+        { key: report.keyId.slice(0, 8), sentInWindow: report.sentInWindow, limit: report.limit, windowSeconds: report.windowSeconds, retryAfterSeconds: report.retryAfterSeconds },
+        `upstream 429 for key ${report.keyId.slice(0, 8)} after only ${report.sentInWindow} of its ${report.limit} requests in ${report.windowSeconds} s from this gateway: another client spends the same key (another gateway without shared Redis, a script, this gateway before a restart), or the upstream's limit is lower than UPSTREAM_RATE_LIMIT; requests for the key wait ${report.retryAfterSeconds} s`,
+      );
+    },
+  };
+}
+
+/**
  * Builds the gateway's runtime: logger, metrics, the upstream client, the upstream
  * economy (with Redis when `config.redisUrl` is set) and the Apollo server with its
  * plugins, and the request pipeline. Nothing listens yet: resolver tests call
@@ -166,7 +185,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       // What the domains say about their endpoints (which reads writes change, what a write invalidates).
       endpointRules: domainEndpointRules(),
     },
-    tracing ? tracing.economyEvents(metrics.economyEvents()) : metrics.economyEvents(),
+    warnOfUnexplained429s(tracing ? tracing.economyEvents(metrics.economyEvents()) : metrics.economyEvents(), logger),
   );
   // With Redis, Redis is the persistent level (see docs/upstream-traffic.md).
   const persistence =

@@ -14,7 +14,7 @@ const LOAD = `query AdminCatalogue($id: ID!) {
   factory(id: $id) { id name siteDocument(name: "catalogue") { version value } }
 }`;
 const SAVE = `mutation SaveCatalogue($input: SetSiteDocumentInput!) {
-  setSiteDocument(input: $input) { committed document { version } }
+  setSiteDocument(input: $input) { committed retryAfterSeconds document { version } }
 }`;
 
 let loadedVersion = null;
@@ -40,8 +40,11 @@ async function graphql(query, variables) {
   const result = await response.json();
   const [error] = result.errors ?? [];
   if (error) {
-    const grant = error.extensions && error.extensions.requiredGrant ? ` (this token lacks the grant ${error.extensions.requiredGrant})` : '';
-    throw new Error(`${error.message}${grant}`);
+    const extensions = error.extensions ?? {};
+    const grant = extensions.requiredGrant ? ` (this token lacks the grant ${extensions.requiredGrant})` : '';
+    // A rate limit says when to try again (retryAfterSeconds): the page says it too, with the time.
+    const retry = typeof extensions.retryAfterSeconds === 'number' ? ` Try again in ${extensions.retryAfterSeconds} s (at ${new Date(Date.now() + extensions.retryAfterSeconds * 1000).toLocaleTimeString()}).` : '';
+    throw new Error(`${error.message}${grant}${retry}`);
   }
   return result.data;
 }
@@ -78,7 +81,8 @@ async function save(event) {
     const data = await graphql(SAVE, { input });
     loadedVersion = data.setSiteDocument.document.version;
     $('version').textContent = `version ${loadedVersion}`;
-    showMessage(data.setSiteDocument.committed ? `Saved: version ${loadedVersion}.` : 'Saving: the gateway finishes the write in the background.', false);
+    const later = data.setSiteDocument.retryAfterSeconds ? ` (in about ${data.setSiteDocument.retryAfterSeconds} s, when the key's budget has room)` : '';
+    showMessage(data.setSiteDocument.committed ? `Saved: version ${loadedVersion}.` : `Saving: the gateway finishes the write in the background${later}.`, false);
   } catch (error) {
     showMessage(`The catalogue could not be saved: ${error.message}`, true);
   }

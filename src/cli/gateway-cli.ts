@@ -1,8 +1,10 @@
 /**
- * The command line of `statev-gateway` (and `npm start`): `--help`, `--version`,
- * `--print-config`, and one flag per setting of {@link SETTINGS}, which wins over the
- * setting's environment variable. Parsed with `node:util` `parseArgs`; the help text, the
- * flags and the printed configuration are all generated from {@link SETTINGS}.
+ * The command line of `statev-gateway` (and `npm start`, and `npm run cli --` in a source
+ * checkout): `--help`, `--version`, `--print-config`, and one flag per setting of
+ * {@link SETTINGS}, which wins over the setting's environment variable. Parsed with
+ * `node:util` `parseArgs`; the help text, the flags and the printed configuration are all
+ * generated from {@link SETTINGS}. The help also lists the commands (`keys`, `tokens`,
+ * `webhooks`, `vault`) that src/cli/vault-cli.ts runs.
  */
 import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
@@ -10,6 +12,7 @@ import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig, redactUrlCredentials
 import type { GatewayConfig, SettingDefinition } from '../config';
 import type { Env, RateSetting } from '../settings-readers';
 import { packageVersion } from '../project-root';
+import type { VAULT_COMMANDS } from './vault-cli';
 
 /** What the command line asks for: run the gateway with a configuration, or print something and exit. */
 export type GatewayCommand =
@@ -25,6 +28,18 @@ export type GatewayCommand =
 
 /** The command's name, as the package's `bin` installs it. */
 const COMMAND = 'statev-gateway';
+
+/**
+ * Every subcommand (the first word of a command line that does not run the gateway), with
+ * one line each for `--help`. Typed by {@link VAULT_COMMANDS}, so a command added there and
+ * not here fails the typecheck.
+ */
+export const SUBCOMMANDS: Readonly<Record<(typeof VAULT_COMMANDS)[number], string>> = {
+  keys: 'add <name> (key and secret from stdin), list, remove <name>: the StateV keys in the vault',
+  tokens: 'create --character <name> --grant <grant> --expires-in <duration>, list, revoke <id>: access tokens',
+  webhooks: 'add --character <name> --factory <id> --url <https url>, list, remove <id>: payment webhooks',
+  vault: 'rotate: re-wrap the vault under the first key of VAULT_MASTER_KEY=new,old',
+};
 
 /**
  * A setting's value as its environment variable would hold it (`10/60`, `off`, `a,b`), so
@@ -52,8 +67,14 @@ function helpText(): string {
   const defaults = loadConfig({});
   const lines = [
     `Usage: ${COMMAND} [options]`,
+    `       ${COMMAND} <command> ...   (${COMMAND} <command> --help for its usage)`,
+    `In a source checkout, after npm ci: npm run cli -- [options] or npm run cli -- <command> ...`,
+    '(builds when the sources changed, like npm start).',
     '',
-    'Runs the StateV GraphQL gateway until SIGINT or SIGTERM (then it drains and stops).',
+    'Commands (each needs VAULT_MASTER_KEY; see docs/access-tokens.md):',
+    ...Object.entries(SUBCOMMANDS).map(([name, summary]) => `  ${name.padEnd(10)}${summary}`),
+    '',
+    'Without a command: runs the StateV GraphQL gateway until SIGINT or SIGTERM (then it drains and stops).',
     'Every setting is an environment variable and a flag; a flag wins over its variable.',
     'Secrets (env only) have no flag: a command line is visible to every user of the machine.',
     'Details of every setting: docs/configuration.md.',
@@ -97,6 +118,24 @@ function flagOptions(): NonNullable<ParseArgsConfig['options']> {
   return options;
 }
 
+/**
+ * `--flag -5` as `--flag=-5`: `parseArgs` takes a value that starts with a dash for a flag of
+ * its own, so a negative number would be refused as "ambiguous"; joined, it reaches the
+ * setting's own check, which names the range it expects.
+ */
+function joinNegativeValues(argv: readonly string[], options: NonNullable<ParseArgsConfig['options']>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else joined.push(arg);
+  }
+  return joined;
+}
+
 /** One line for a command line `parseArgs` refused, naming the argument. */
 function argumentProblem(error: unknown, argv: readonly string[]): string {
   const code = (error as { code?: unknown }).code;
@@ -104,9 +143,9 @@ function argumentProblem(error: unknown, argv: readonly string[]): string {
   const argument = /'(?:-\w, )?(-[^' ,]+)/.exec(message)?.[1] ?? argv.find((arg) => !arg.startsWith('-')) ?? argv.join(' ');
   const hint = `see ${COMMAND} --help`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return /argument missing/.test(message) ? `Flag ${argument} needs a value: ${hint}.` : `Flag ${argument} takes no value: ${hint}.`;
+    return /argument missing|ambiguous/.test(message) ? `Flag ${argument} needs a value: ${hint}.` : `Flag ${argument} takes no value: ${hint}.`;
   }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `Unexpected argument '${argument}': ${COMMAND} takes only flags, ${hint}.`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `Unexpected argument '${argument}': ${COMMAND} takes flags or one of the commands ${Object.keys(SUBCOMMANDS).join(', ')}, ${hint}.`;
   return `Unknown flag ${argument}: ${hint}.`;
 }
 
@@ -120,8 +159,9 @@ function argumentProblem(error: unknown, argv: readonly string[]): string {
  */
 export function gatewayCommand(argv: readonly string[], env?: Env): GatewayCommand {
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  const options = flagOptions();
   try {
-    values = parseArgs({ args: [...argv], options: flagOptions(), strict: true, allowPositionals: false }).values;
+    values = parseArgs({ args: joinNegativeValues(argv, options), options, strict: true, allowPositionals: false }).values;
   } catch (error) {
     return { stderr: `${argumentProblem(error, argv)}\n`, exitCode: 2 };
   }

@@ -1,6 +1,6 @@
 import type { CacheKind, Endpoint, PathParams } from '../upstream/endpoints';
 import type { OperationAccounting, StaleInfo } from './accounting';
-import type { BudgetStats } from './budget/budget-types';
+import type { BudgetStats, Unexplained429 } from './budget/budget-types';
 import type { RateLimitSource } from './limit-exceeded';
 import type { AnswerMemo, CacheEntry, UpstreamFailure } from './cache/cache-entry';
 import type { EndpointRules } from './endpoint-rules';
@@ -118,6 +118,8 @@ export interface EconomyEvents {
   coalesced?(): void;
   /** A `RATE_LIMITED` happened: the upstream's 429, its cooldown, or the gateway's own budget. */
   rateLimited?(source: RateLimitSource): void;
+  /** An upstream 429 the key's own requests do not explain: something else spends the key (see `Unexplained429`). */
+  unexplained429?(report: Unexplained429): void;
   /** An upstream answer was served to an operation: its cache kind, how old it was, and whether it was stale. */
   served?(kind: CacheKind, ageSeconds: number): void;
   /** A refresh-ahead request finished: `stored` or `failed`. */

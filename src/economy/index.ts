@@ -6,6 +6,7 @@
 export { UpstreamEconomy } from './upstream-economy';
 export type { UpstreamReply } from './upstream-economy';
 export type { EconomyCaller, EconomyEvents, ReadResource, TracedRequest, UpstreamRequestEvent } from './economy-types';
+export type { Unexplained429 } from './budget/budget-types';
 export { perMinuteShare } from './budget/key-state';
 export type { EndpointRules } from './endpoint-rules';
 export { NOT_CACHED, UpstreamSession } from './upstream-session';

@@ -73,6 +73,7 @@ export class UpstreamEconomy {
       maxBackoffSeconds: options.maxBackoffSeconds,
       onDropped: (priority) => events.queueDropped?.(priority),
       onRateLimited: (source) => events.rateLimited?.(source),
+      onUnexplained429: (report) => events.unexplained429?.(report),
       missedElsewhere: (id) => this.background.missedFor(id),
       now,
       shared,

@@ -19,6 +19,7 @@ export class GatewayMetrics {
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
+  private readonly unexplained429Total: Counter;
   private readonly operations: Counter<'outcome'>;
   private readonly operationLatency: Histogram<'outcome'>;
   /** Failed Redis operations and connection errors. */
@@ -94,6 +95,11 @@ export class GatewayMetrics {
       labelNames: ['source'],
       registers,
     });
+    this.unexplained429Total = new Counter({
+      name: 'statev_upstream_unexplained_429_total',
+      help: "Upstream 429s the key's own requests in the window do not explain (fewer than UPSTREAM_RATE_LIMIT sent): another client, or a gateway sharing no Redis, spends the same key.",
+      registers,
+    });
     this.operations = new Counter({
       name: 'statev_graphql_operations_total',
       help: 'GraphQL operations by outcome: success, partial (data and errors), error, rejected (before execution).',
@@ -151,6 +157,7 @@ export class GatewayMetrics {
       cache: (outcome) => this.cacheCounts.set(outcome, (this.cacheCounts.get(outcome) ?? 0) + 1),
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
+      unexplained429: () => this.unexplained429Total.inc(),
       served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),

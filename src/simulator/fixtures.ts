@@ -83,6 +83,14 @@ export const DEMO_KEYS: { readonly premium: KeyPair; readonly basic: KeyPair; re
   other: Object.freeze({ key: 'demo-other-key', secret: 'demo-other-secret' }),
 });
 
+/**
+ * The example company site's key in `npm run demo`: character 1 (Max Mustermann), premium,
+ * every scope, like `premium`. The demo's gateway holds it as its server key (public-site
+ * mode), so the site's reads have a budget of their own: a reader trying the premium key
+ * (the README's curl, the playground) cannot spend it.
+ */
+export const DEMO_SITE_KEY: KeyPair = Object.freeze({ key: 'demo-site-key', secret: 'demo-site-secret' });
+
 /** The two characters of the fixtures. The ids are internal to the simulator (the API never shows them). */
 export const FIXTURE_CHARACTERS = Object.freeze({
   /** Character 1, read by the `premium`, `basic` and generated keys. */
@@ -99,11 +107,12 @@ export const BASIC_SCOPES: readonly Scope[] = Object.freeze(['factory', 'factory
 /** Regular expression of generated benchmark keys (`sim-key-<n>`); their secret is `<key>-secret`. */
 export const GENERATED_KEY_PATTERN = /^sim-key-\d+$/;
 
-/** The built-in keys: premium, basic and other (see {@link DEMO_KEYS}), and the merchant's (`demo-merchant-key`, premium, every scope, character 3). */
+/** The built-in keys: premium, basic and other (see {@link DEMO_KEYS}), the demo site's ({@link DEMO_SITE_KEY}), and the merchant's (`demo-merchant-key`, premium, every scope, character 3). */
 export const FIXTURE_KEYS: readonly SimulatedApiKey[] = Object.freeze([
   { ...DEMO_KEYS.premium, label: 'premium', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES },
   { ...DEMO_KEYS.basic, label: 'basic', characterId: FIXTURE_CHARACTERS.main.id, premium: false, scopes: BASIC_SCOPES },
   { ...DEMO_KEYS.other, label: 'other', characterId: FIXTURE_CHARACTERS.other.id, premium: true, scopes: ALL_SCOPES },
+  { ...DEMO_SITE_KEY, label: 'site', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES },
   { ...MERCHANT_KEY, label: 'merchant', characterId: MERCHANT_CHARACTER.id, premium: true, scopes: ALL_SCOPES },
 ]);
 

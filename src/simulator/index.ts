@@ -6,7 +6,7 @@ export { startSimulator } from './simulator';
 export type { Simulator, SimulatorOptions } from './simulator';
 export { realisticCatalogue, shopCatalogue } from './catalogue';
 export { describeRateLimit } from './rate-limit';
-export { ALL_SCOPES, DEMO_KEYS, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
+export { ALL_SCOPES, DEMO_KEYS, DEMO_SITE_KEY, FIXTURE_CHARACTERS, FIXTURE_IDS, createFixtureState } from './fixtures';
 export type { SimulatedApiKey } from './fixtures';
 export { MERCHANT_IDS, MERCHANT_KEY } from './fixtures-merchant';
 export { ChangeError, applyChange } from './live';

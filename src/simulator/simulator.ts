@@ -77,7 +77,7 @@ export interface SimulatedRequest {
   path: string;
   /** Route pattern, e.g. `'GET /factory/inventory/{id}'`, or `'UNKNOWN'` when no route matched. */
   route: string;
-  /** `'premium' | 'basic' | 'other' | 'merchant' | 'generated' | 'invalid' | 'none'` (or an extra key's label); never the key itself. */
+  /** `'premium' | 'basic' | 'other' | 'site' | 'merchant' | 'generated' | 'invalid' | 'none'` (or an extra key's label); never the key itself. */
   keyLabel: string;
   /** Status code of the answer. */
   status: number;

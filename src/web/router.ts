@@ -37,6 +37,7 @@ export interface AdminHandler {
  *   `{"status":"starting","waitingFor":[…]}` or `{"status":"draining"}` (no `readiness`: always ready);
  * - `GET /metrics` → Prometheus text;
  * - `GET|HEAD /` → 302 to `/graphql`;
+ * - `GET|HEAD /favicon.ico` → 204, cacheable for a day (browsers ask for it on every page: no 404 in their consoles);
  * - `GET /playground/*` → the playground's assets; `GET /graphql` from a browser → the playground page;
  * - `GET|POST /graphql` → GraphQL (other methods → 405 with `Allow`); WebSocket upgrades there are the server's (graphql-ws);
  * - `/graphql/stream` → subscriptions over Server-Sent Events (graphql-sse), when `subscriptions` is given;
@@ -58,6 +59,10 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
     const path = url.pathname;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { status: 'ok' });
+      return;
+    }
+    if (path === '/favicon.ico' && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(204, { 'cache-control': 'public, max-age=86400' }).end();
       return;
     }
     if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {

@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gatewayCommand } from '../../src/cli/gateway-cli';
+import { SUBCOMMANDS, gatewayCommand } from '../../src/cli/gateway-cli';
+import { VAULT_COMMANDS } from '../../src/cli/vault-cli';
 import type { GatewayCommand } from '../../src/cli/gateway-cli';
 import { SETTINGS, loadConfig } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
@@ -52,8 +53,24 @@ describe('statev-gateway --help', () => {
     expect(stdout).not.toContain(loadConfig({}).keyHashSecret);
   });
 
+  it('lists every command (keys, tokens, webhooks, vault) and the checkout form npm run cli --', () => {
+    const commands = stdout.slice(stdout.indexOf('Commands'), stdout.indexOf('Without a command'));
+    for (const name of VAULT_COMMANDS) expect(commands).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));
+    expect(Object.keys(SUBCOMMANDS).sort()).toEqual([...VAULT_COMMANDS].sort());
+    expect(stdout).toContain('npm run cli -- <command>');
+  });
+
   it('has -h as its short form', () => {
     expect(prints(gatewayCommand(['-h'], {})).stdout).toBe(stdout);
+  });
+});
+
+describe('npm run cli', () => {
+  it('builds when needed, then runs the same main as the installed statev-gateway, with the arguments after --', () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const script = pkg.scripts.cli ?? '';
+    expect(script).toMatch(/^npm run -s build && node (--\S+ )*(\S+)$/);
+    expect(script.split(' ').at(-1)).toBe(pkg.bin['statev-gateway']);
   });
 });
 
@@ -102,7 +119,9 @@ describe('statev-gateway flags', () => {
     [['--statev-api-key', 'k'], {}, 'Unknown flag --statev-api-key: see statev-gateway --help.'],
     [['--port'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
     [['--help=yes'], {}, 'Flag --help takes no value: see statev-gateway --help.'],
-    [['start'], {}, "Unexpected argument 'start': statev-gateway takes only flags, see statev-gateway --help."],
+    [['start'], {}, "Unexpected argument 'start': statev-gateway takes flags or one of the commands keys, tokens, webhooks, vault, see statev-gateway --help."],
+    [['--upstream-timeout-ms', '-5'], {}, 'Flag --upstream-timeout-ms="-5" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
+    [['--port', '--help'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
   ])('%j with %j exits with code 2 and one line naming the flag or variable, the value and what is expected', (argv, env, line) => {
     expect(prints(gatewayCommand(argv, env))).toEqual({ stdout: '', stderr: `${line}\n`, exitCode: 2 });
   });

@@ -108,6 +108,12 @@ describe('other paths and methods', () => {
     expect(JSON.parse(response.text)).toEqual({ status: 'ok' });
   });
 
+  it('GET /favicon.ico answers 204, cacheable, so a browser on the playground logs no 404', async () => {
+    const response = await send(origin(), { path: '/favicon.ico' });
+    expect(response.status).toBe(204);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=86400');
+  });
+
   it('an unknown path answers 404', async () => {
     const response = await send(origin(), { path: '/nope', headers: bearer() });
     expect(response.status).toBe(404);

@@ -137,3 +137,21 @@ describe('tolerant reader: the general rules', () => {
     expect(seen).toEqual(['GET /factory/productions/{id} itemName']);
   });
 });
+
+describe('the shape-drift log', () => {
+  it('warns once per endpoint and field, and logs a known variant of the reference (lastUpdate) at info only', async () => {
+    const { shapeDriftPlugin } = await import('../../src/observability/shape-drift.plugin');
+    const { GatewayMetrics } = await import('../../src/observability/metrics');
+    const { emitShapeDrift } = await import('../../src/domains/shared/shape-drift');
+    const lines: Array<[string, string]> = [];
+    const logger = { warn: (_fields: unknown, msg: string) => lines.push(['warn', msg]), info: (_fields: unknown, msg: string) => lines.push(['info', msg]) };
+    const plugin = shapeDriftPlugin(new GatewayMetrics({ defaultMetrics: false }), logger as never);
+    const listener = await plugin.serverWillStart?.({} as never);
+    emitShapeDrift('GET /factory/options/{id}/{slot}', 'lastUpdated');
+    emitShapeDrift('GET /factory/options/{id}/{slot}', 'lastUpdated');
+    emitShapeDrift('GET /factory/production/{id}', 'itemName');
+    await listener?.serverWillStop?.();
+    expect(lines.map(([level]) => level)).toEqual(['info', 'warn']);
+    expect(lines[0]?.[1]).toContain('known variant');
+  });
+});

@@ -27,6 +27,30 @@ export interface KeyBudgetOptions extends WaitingLinesOptions {
   onDropped?: (priority: UpstreamPriority) => void;
   /** Told of each upstream 429 learned from (see `KeyBudget.observe`). */
   onRateLimited?: (source: RateLimitSource) => void;
+  /** Told of each upstream 429 that the key's own requests in the window do not explain (see {@link Unexplained429}). */
+  onUnexplained429?: (report: Unexplained429) => void;
+}
+
+/**
+ * An upstream 429 the gateway's own count does not explain: the key had sent fewer than
+ * the budget's `requests` in the last window (this process's window log, without the
+ * refused request), so something else spends the same key upstream: another client, a
+ * second gateway that shares no Redis with this one, this gateway before a restart within
+ * the window, or an upstream limit lower than `UPSTREAM_RATE_LIMIT`.
+ */
+export interface Unexplained429 {
+  /** The key's id (HMAC of the key, see `keyId`), never the key. */
+  keyId: string;
+  /** Requests this process sent for the key in the last window, the refused one not counted. */
+  sentInWindow: number;
+  /** The budget: requests per window (`UPSTREAM_RATE_LIMIT`). */
+  limit: number;
+  /** The window, seconds. */
+  windowSeconds: number;
+  /** The cooldown the 429 started, seconds (its `Retry-After`, or the gateway's backoff). */
+  retryAfterSeconds: number;
+  /** True for the first such 429 of the key in a window: the one to log (later ones are only counted). */
+  firstInWindow: boolean;
 }
 
 /** What `KeyBudget.acquire` is told about one request. */

@@ -132,9 +132,28 @@ export class KeyBudget {
     const windowMs = this.options.limit?.windowMs ?? 60_000;
     const base = this.options.defaultBackoffSeconds ?? 60;
     const seconds = typeof retryAfter === 'number' ? retryAfter : nextBackoffSeconds(this.state(id), windowMs, this.now(), base, this.options.maxBackoffSeconds ?? 3600);
+    this.reportUnexplained(id, seconds);
     this.coolDown(id, seconds);
     this.options.onRateLimited?.('upstream');
     if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
+  }
+
+  /**
+   * Tells `onUnexplained429` of a 429 the key's own requests do not explain: fewer than the
+   * limit in the last window (the window log holds the refused request too, while its slot
+   * is held: not counted). Without a budget there is no count to compare, so nothing.
+   */
+  private reportUnexplained(id: string, seconds: number): void {
+    const limit = this.options.limit;
+    const report = this.options.onUnexplained429;
+    if (!limit || !this.log || !report) return;
+    const now = this.now();
+    const sentInWindow = Math.max(0, this.log.times(id, now).length - 1);
+    if (sentInWindow >= limit.requests) return;
+    const state = this.state(id);
+    const firstInWindow = state.unexplainedWarnedAt === 0 || now - state.unexplainedWarnedAt >= limit.windowMs;
+    if (firstInWindow) state.unexplainedWarnedAt = now;
+    report({ keyId: id, sentInWindow, limit: limit.requests, windowSeconds: limit.windowMs / 1000, retryAfterSeconds: seconds, firstInWindow });
   }
 
   /**

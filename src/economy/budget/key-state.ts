@@ -24,11 +24,13 @@ export interface KeyState {
   queued: Record<UpstreamPriority, number>;
   /** Upstream 429 answers learned from since the key's state was made (the console's `keyBudgets`). */
   upstream429s: number;
+  /** When an upstream 429 the key's own requests did not explain was last reported as a warning, epoch ms (0 = never). */
+  unexplainedWarnedAt: number;
 }
 
 /** A key nothing has been learned of: the full allowance, no cooldown, nothing queued. */
 export function newKeyState(limit: BudgetLimit | null): KeyState {
-  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued(), upstream429s: 0 };
+  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued(), upstream429s: 0, unexplainedWarnedAt: 0 };
 }
 
 /**

@@ -27,6 +27,8 @@ export class RedisInvalidations {
   private reconnectHandlers: Array<() => Promise<void>> = [];
   /** False from a disconnection until missed invalidations are caught up. */
   private inSync = false;
+  /** False until the first connection is in sync: what comes before it is a start, not an outage. */
+  private everInSync = false;
   /** Local time the current outage began (catch-up reads the log from a little before it). */
   private outOfSyncSince = Date.now();
   private resyncing: Promise<void> | null = null;
@@ -126,7 +128,10 @@ export class RedisInvalidations {
         if (!this.link.isUp()) return;
         this.inSync = true;
         for (const resolve of this.syncWaiters.splice(0)) resolve();
-        this.logger.info({ redis: 'in sync', caughtUp: entries.length }, 'invalidations re-sent and caught up after the redis outage');
+        // The first connection is no outage: only a later resync says "after the redis outage".
+        if (this.everInSync) this.logger.info({ redis: 'in sync', caughtUp: entries.length }, 'invalidations re-sent and caught up after the redis outage');
+        else this.logger.debug({ redis: 'in sync' }, 'invalidations in sync: connected to redis');
+        this.everInSync = true;
       } catch (error) {
         this.link.fail(error instanceof Error ? error : new Error(String(error)));
       } finally {
