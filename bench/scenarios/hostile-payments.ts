@@ -1,5 +1,5 @@
 /**
- * The hostile scenario's payment attacks (issue 45, items 3 and 4), hooked into
+ * The hostile scenario's payment attacks, hooked into
  * bench/scenarios/hostile.ts:
  *
  * - `payment-requests-burst`: one premium key sends 1,500 `createPaymentRequest` for one

@@ -74,7 +74,8 @@ export function tokenRecordProblem(record: unknown): string | null {
   return firstProblem([
     ['id is not a string', isString(record.id)],
     ['hash is not a string', isString(record.hash)],
-    ['characters is not a list of key ids', isStrings(record.characters) && record.characters.length > 0],
+    // An admin-only token (the administration graph) covers no character.
+    ['characters is not a list of key ids', isStrings(record.characters) && (record.characters.length > 0 || (isStrings(record.grants) && record.grants.length > 0 && record.grants.every((grant) => grant === 'admin')))],
     ['grants is not a list of grants', isStrings(record.grants) && record.grants.length > 0 && record.grants.every((grant) => parseGrant(grant) !== null)],
     ['createdAt is not an ISO time', isIsoTime(record.createdAt)],
     ['expiresAt is not an ISO time', isIsoTime(record.expiresAt)],

@@ -6,7 +6,7 @@
  *   stack trace, and exits with code 1;
  * - the demo keeps its upstream cache in `.data/demo-upstream-cache`, never in the real
  *   gateway's `.data/upstream-cache` (run in a temporary working directory);
- * - the demo shows everything at once (issue 42): with `SIMULATOR_RATE_LIMIT=off` the
+ * - the demo shows everything at once: with `SIMULATOR_RATE_LIMIT=off` the
  *   gateway's budget is off too, so docs/example.md's query is complete; the curl it prints
  *   is the README's; the access token it prints works at once, from its own vault (master
  *   key generated into `.data/`, mode 0600); the company site reads with `demo-site-key`.
@@ -67,7 +67,7 @@ async function post(origin: string, body: unknown, bearer: string | null): Promi
   return (await answer.json()) as { data?: Record<string, unknown> | null; errors?: unknown[]; extensions?: Record<string, unknown> };
 }
 
-/** What a newcomer meets in the demo's banner and first requests (issue 42). */
+/** What a newcomer meets in the demo's banner and first requests. */
 async function showsEverythingAtOnce(stdout: string, origin: string, cwd: string): Promise<void> {
   // SIMULATOR_RATE_LIMIT=off: the gateway's budget follows, docs/example.md's page is complete.
   expect(stdout).toContain('Rate limit: off');

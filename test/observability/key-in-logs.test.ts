@@ -1,5 +1,5 @@
 /**
- * Every log line of one request names its key the same way (issue 42, item 10): the first
+ * Every log line of one request names its key the same way: the first
  * 8 characters of the key's id (`keyId`, the HMAC with `KEY_HASH_SECRET`), on
  * "graphql operation" and on "upstream request failed" alike. The upstream client gets
  * the key id from the economy, and hashes nothing itself; the key never appears in clear.

@@ -95,7 +95,7 @@ describeWithRedis('replicas sharing a real Redis', () => {
         expect(simulator.requests).toHaveLength(sent);
         expect(upstreamOf(second)).toMatchObject({ requests: 0 });
         expect(upstreamOf(second).cacheHits).toBeGreaterThan(0);
-        // A first connection is no outage: nothing in the log says there was one (issue 42).
+        // A first connection is no outage: nothing in the log says there was one.
         expect(r.logsA.lines.join('\n')).not.toContain('outage');
       } finally {
         await r.close();

@@ -1,5 +1,5 @@
 /**
- * No run-time patch of a dependency (issue 43, item 2): nothing in src/ loads a path
+ * No run-time patch of a dependency: nothing in src/ loads a path
  * inside an installed package that the package does not export (`pkg/sub/path` missing
  * from its package.json `exports`, a `require` of a computed path outside src/, a
  * `require.resolve` other than a package's `package.json`, which locates the static files

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { KeyConnectionGate } from '../../upstream/key-connections';
 import { growingLru } from '../growing-lru';
-import { noneQueued } from '../queue/priority';
 import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import { WaitingLines } from '../queue/waiting-lines';
 import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-types';
-import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare } from './key-state';
+import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare, stateTotals } from './key-state';
 import type { BudgetLimit, KeyState } from './key-state';
 import { isUpstream429, LimitExceeded } from '../limit-exceeded';
 import { SlidingWindowLog } from './sliding-window-log';
 import { takeBudget, waitOutCooldown } from './take-budget';
+import { unexplained429 } from './unexplained-429';
 import { planQueue } from './plan';
 import type { TakenSlot } from './take-budget';
 
@@ -132,28 +132,13 @@ export class KeyBudget {
     const windowMs = this.options.limit?.windowMs ?? 60_000;
     const base = this.options.defaultBackoffSeconds ?? 60;
     const seconds = typeof retryAfter === 'number' ? retryAfter : nextBackoffSeconds(this.state(id), windowMs, this.now(), base, this.options.maxBackoffSeconds ?? 3600);
-    this.reportUnexplained(id, seconds);
+    // A 429 the key's own requests do not explain (see unexplained429); without a budget there is no count to compare.
+    const { limit, onUnexplained429: report } = this.options;
+    const unexplained = limit && this.log && report ? unexplained429(id, this.state(id), limit, this.log.times(id, this.now()).length, this.now(), seconds) : null;
+    if (unexplained) report?.(unexplained);
     this.coolDown(id, seconds);
     this.options.onRateLimited?.('upstream');
     if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
-  }
-
-  /**
-   * Tells `onUnexplained429` of a 429 the key's own requests do not explain: fewer than the
-   * limit in the last window (the window log holds the refused request too, while its slot
-   * is held: not counted). Without a budget there is no count to compare, so nothing.
-   */
-  private reportUnexplained(id: string, seconds: number): void {
-    const limit = this.options.limit;
-    const report = this.options.onUnexplained429;
-    if (!limit || !this.log || !report) return;
-    const now = this.now();
-    const sentInWindow = Math.max(0, this.log.times(id, now).length - 1);
-    if (sentInWindow >= limit.requests) return;
-    const state = this.state(id);
-    const firstInWindow = state.unexplainedWarnedAt === 0 || now - state.unexplainedWarnedAt >= limit.windowMs;
-    if (firstInWindow) state.unexplainedWarnedAt = now;
-    report({ keyId: id, sentInWindow, limit: limit.requests, windowSeconds: limit.windowMs / 1000, retryAfterSeconds: seconds, firstInWindow });
   }
 
   /**
@@ -196,16 +181,9 @@ export class KeyBudget {
   /** Requests in the current windows of all keys (or of the key `id` only), keys with a reduced allowance, upstream 429s and what waits (for metrics and the console). */
   budgetStats(id?: string): BudgetStats {
     const now = this.now();
-    let [reducedKeys, upstream429s] = [0, 0];
-    const queued = noneQueued();
-    const limit = this.options.limit;
-    // values(), peek() and allowanceOf read each state without reordering the LRU (get() inside this loop would never end).
-    for (const state of id === undefined ? this.states.values() : [this.states.peek(id) ?? newKeyState(limit)]) {
-      if (limit && allowanceOf(state, limit, now) < limit.requests) reducedKeys += 1;
-      upstream429s += state.upstream429s;
-      for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
-    }
-    return { windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0, reducedKeys, upstream429s, queued };
+    // values() and peek() read each state without reordering the LRU (get() inside the loop would never end).
+    const states = id === undefined ? this.states.values() : [this.states.peek(id) ?? newKeyState(this.options.limit)];
+    return { windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0, ...stateTotals(states, this.options.limit, now) };
   }
 
   private takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot> {

@@ -91,3 +91,15 @@ export function perMinuteShare(limit: { requests: number; windowSeconds: number 
   if (!limit || !Number.isFinite(allowance)) return Number.POSITIVE_INFINITY;
   return ((Math.min(allowance, limit.requests) * 60) / limit.windowSeconds) * (percent / 100);
 }
+
+/** What `states` add up to now: keys with a reduced allowance, their upstream 429s, and what waits per priority. */
+export function stateTotals(states: Iterable<KeyState>, limit: BudgetLimit | null, now: number): { reducedKeys: number; upstream429s: number; queued: Record<UpstreamPriority, number> } {
+  let [reducedKeys, upstream429s] = [0, 0];
+  const queued = noneQueued();
+  for (const state of states) {
+    if (limit && allowanceOf(state, limit, now) < limit.requests) reducedKeys += 1;
+    upstream429s += state.upstream429s;
+    for (const priority of Object.keys(queued) as UpstreamPriority[]) queued[priority] += state.queued[priority];
+  }
+  return { reducedKeys, upstream429s, queued };
+}
