@@ -21,6 +21,7 @@
  * transpiled by TypeScript first, blocks with `import` or top-level `await` run as ES modules.
  * Every process a page starts is in a process group of its own, stopped by its id.
  */
+import { randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
@@ -196,9 +197,14 @@ function check(block: DocBlock, proc: Proc): string[] {
 class PageRun {
   readonly tmp = mkdtempSync(join(tmpdir(), 'doctest-'));
   readonly envFile = join(this.tmp, 'exported.sh');
+  /** The page's demo vault and its master key (what `npm run demo` keeps in `.data/demo-vault.json` and `.data/demo-vault-key`): blocks naming those paths get these. */
+  readonly vaultFile = join(this.tmp, 'demo-vault.json');
+  readonly vaultKeyFile = join(this.tmp, 'demo-vault-key');
+  readonly masterKey = randomBytes(32).toString('base64');
   readonly procs: Proc[] = [];
   demo: Proc | undefined;
   demoKey = '';
+  private keyWritten = false;
   port = 0;
   simPort = 0;
 
@@ -213,7 +219,8 @@ class PageRun {
       ...process.env,
       PATH: `${this.bin}:${process.env.PATH ?? ''}`,
       CACHE_FILE: 'off',
-      VAULT_FILE: join(this.tmp, 'vault.json'),
+      VAULT_FILE: this.vaultFile,
+      VAULT_MASTER_KEY: this.masterKey,
       PAYMENTS_FILE: join(this.tmp, 'payments.json'),
       ...extra,
     };
@@ -241,8 +248,16 @@ class PageRun {
     return `the demo did not answer /healthz within 30 s:\n${tail(this.demo.output)}`;
   }
 
+  /** `text` with the demo's ports and its vault's paths made this page's; `$DOCTEST_TMP` (in an `env` marker, say) is the page's own temporary folder. */
   ports(text: string): string {
+    if (!this.keyWritten) {
+      writeFileSync(this.vaultKeyFile, `${this.masterKey}\n`, { mode: 0o600 });
+      this.keyWritten = true;
+    }
     return text
+      .split('$DOCTEST_TMP').join(this.tmp)
+      .split('.data/demo-vault.json').join(this.vaultFile)
+      .split('.data/demo-vault-key').join(this.vaultKeyFile)
       .replace(/\b(127\.0\.0\.1|localhost):4000\b/g, `127.0.0.1:${this.port}`)
       .replace(/\b(127\.0\.0\.1|localhost):4010\b/g, `127.0.0.1:${this.simPort}`);
   }
