@@ -56,4 +56,26 @@ describeWithBrowser('the catalogue admin page', () => {
       await page.close();
     }
   });
+
+  it('says when to try again when the gateway answers RATE_LIMITED', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${stack.gateway.url}/examples/company-site/admin.html?id=${FIXTURE_IDS.farm}`);
+      await page.fill('#token', admin);
+      await page.click('#load');
+      await page.waitForSelector('#editor', { state: 'visible' });
+      // The save meets a spent budget: the gateway's answer as it sends it (code and retry time).
+      await page.route('**/graphql', async (route) => {
+        if (!(route.request().postData() ?? '').includes('SaveCatalogue')) return route.continue();
+        const error = { message: 'The StateV API rate limit for this key is reached (POST /factory/options).', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 } };
+        return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ errors: [error], data: null }) });
+      });
+      await page.fill('#catalogue-json', JSON.stringify({ items: [] }));
+      await page.click('#save');
+      await page.waitForSelector('#message >> text=/could not be saved/');
+      expect(await page.textContent('#message')).toMatch(/rate limit .* is reached .*Try again in 42 s \(at \d{1,2}:\d{2}:\d{2}/);
+    } finally {
+      await page.close();
+    }
+  });
 });
