@@ -30,3 +30,25 @@ export function perCharacterOf(field: { readonly extensions: Readonly<Record<str
   const fanOut = field.extensions[PER_CHARACTER];
   return fanOut && typeof fanOut === 'object' ? (fanOut as SubscriptionFanOut) : undefined;
 }
+
+/** The input checks of a write, run with the operation's own context: they throw a `GatewayError` for bad input. */
+export type InputCheck = (args: Record<string, unknown>, ctx: unknown) => void;
+
+const CHECKED_FIRST = 'checkedBeforeOwner';
+
+/**
+ * Declares on a write (`@UpstreamCost({ perCharacter: 'owner' })`) the input checks that must
+ * refuse bad input before any upstream request. With one key the resolver runs them first
+ * itself; a token over several characters first looks up which key owns the company (each
+ * key's company list, maybe an upstream request), so `src/graph/per-character.ts` runs these
+ * before that lookup. The resolver still runs them (cheap, and the same with one key).
+ */
+export function CheckedBeforeOwner(check: InputCheck): ReturnType<typeof Extensions> {
+  return Extensions({ [CHECKED_FIRST]: check });
+}
+
+/** The input checks declared on a write, if any. */
+export function inputCheckOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): InputCheck | undefined {
+  const check = field.extensions[CHECKED_FIRST];
+  return typeof check === 'function' ? (check as InputCheck) : undefined;
+}

@@ -12,7 +12,8 @@ import type { FeedMessage } from '../subscribable/feed';
 import { asCompanyOwner, firstAcrossKeys, mergeAcrossKeys, owned, subscribeAcrossKeys, subscribeAsOwner } from '../domains/shared/owners';
 import { upstreamCostOf } from '../field-rules/cost';
 import type { SubscriptionFanOut } from '../field-rules/per-character';
-import { perCharacterOf } from '../field-rules/per-character';
+import { inputCheckOf, perCharacterOf } from '../field-rules/per-character';
+import type { InputCheck } from '../field-rules/per-character';
 
 type Resolve = GraphQLFieldResolver<unknown, GatewayContext>;
 type Subscribe = GraphQLFieldResolver<unknown, SubscriptionContext>;
@@ -35,11 +36,17 @@ function findInKeys(resolve: Resolve): Resolve {
   return (root, args, ctx, info) => (ctx.owners ? firstAcrossKeys<unknown, GatewayContext>(ctx.owners, (keyContext) => resolve(root, args, keyContext, info)) : resolve(root, args, ctx, info));
 }
 
-/** A write declared `perCharacter: 'owner'`: with the key owning the company it names (see `asCompanyOwner`). */
-function asOwner(resolve: Resolve): Resolve {
+/**
+ * A write declared `perCharacter: 'owner'`: with the key owning the company it names (see
+ * `asCompanyOwner`); its `@CheckedBeforeOwner` input checks run before that lookup, so bad
+ * input is refused before any upstream request with several keys as with one.
+ */
+function asOwner(resolve: Resolve, check: InputCheck | undefined): Resolve {
   return (root, args, ctx, info) => {
     const factoryId = ctx.owners ? factoryIdOf(args) : undefined;
-    return factoryId === undefined ? resolve(root, args, ctx, info) : asCompanyOwner(ctx, factoryId, (keyContext) => resolve(root, args, keyContext, info));
+    if (factoryId === undefined) return resolve(root, args, ctx, info);
+    check?.(args, ctx);
+    return asCompanyOwner(ctx, factoryId, (keyContext) => resolve(root, args, keyContext, info));
   };
 }
 
@@ -56,7 +63,7 @@ function rootWrapper(field: GraphQLField<unknown, unknown>): ((resolve: Resolve)
     case 'find':
       return findInKeys;
     case 'owner':
-      return asOwner;
+      return (resolve) => asOwner(resolve, inputCheckOf(field));
     default:
       return undefined;
   }

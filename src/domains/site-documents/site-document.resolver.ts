@@ -2,6 +2,7 @@ import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql'
 import type { GatewayContext } from '../gateway-context';
 import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { UpstreamCost } from '../../field-rules/cost';
+import { CheckedBeforeOwner } from '../../field-rules/per-character';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { Factory } from '../factories/factory.type';
 import { loaderSlotReader, sessionSlotWriter } from './site-document.api';
@@ -54,6 +55,21 @@ function secretOf(ctx: GatewayContext, given: string | null | undefined, mutatio
   return secret;
 }
 
+/** setSiteDocument's input checks, before any upstream request (see `CheckedBeforeOwner`): name, expectedVersion, value size and fit. */
+function checkSetInput(args: Record<string, unknown>, ctx: unknown): void {
+  const input = args.input as SetSiteDocumentInput;
+  checkName(input.name, 'input.name');
+  checkExpectedVersion(input.expectedVersion);
+  checkFits(prepare(input.name, input.value, ctx as GatewayContext), (ctx as GatewayContext).optionSlots);
+}
+
+/** deleteSiteDocument's input checks, before any upstream request (see `CheckedBeforeOwner`): name and expectedVersion. */
+function checkDeleteInput(args: Record<string, unknown>): void {
+  const input = args.input as DeleteSiteDocumentInput;
+  checkName(input.name, 'input.name');
+  checkExpectedVersion(input.expectedVersion);
+}
+
 /**
  * The value as it will be stored: canonical JSON of at most `SITE_DOCUMENT_MAX_BYTES`.
  *
@@ -103,6 +119,7 @@ export class SiteDocumentResolver {
    *   request when it cannot fit even empty slots), `CONFLICT`, and the upstream's errors
    */
   @UpstreamCost({ requests: 'optionSlots', perCharacter: 'owner' })
+  @CheckedBeforeOwner(checkSetInput)
   @Mutation(() => SetSiteDocumentPayload, {
     description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
   })
@@ -128,6 +145,7 @@ export class SiteDocumentResolver {
 
   /** Removes a document: its committing slot first (the document is gone), then its chunks and what its earlier versions left behind. */
   @UpstreamCost({ requests: 'optionSlots', perCharacter: 'owner' })
+  @CheckedBeforeOwner(checkDeleteInput)
   @Mutation(() => DeleteSiteDocumentPayload, {
     description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })
