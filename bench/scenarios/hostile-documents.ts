@@ -119,7 +119,7 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
   await vault.addKey('premium', PREMIUM_KEY, null);
   const { token } = await vault.createToken({ characters: ['premium'], grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'], expiresInMs: 86_400_000 });
   const repeat = quick ? 5 : 20;
-  const memoRequests = quick ? 1000 : 5120;
+  const memoRequests = quick ? 300 : 5120;
   return {
     env: { VAULT_FILE: vaultFile, VAULT_MASTER_KEY: masterKey },
     attacks: [
