@@ -60,7 +60,8 @@ function ancestors(path: string): string[] {
 function topFolders(folder: string): string[] {
   return readdirSync(join(root, folder), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .map((entry) => `${folder}/${entry.name}`);
+    .map((entry) => `${folder}/${entry.name}`)
+    .filter((path) => !OUTPUTS.some((output) => `${path}/`.startsWith(output)));
 }
 
 /** Every folder under `src/`, relative to the root (`src/economy/cache`, …). */
