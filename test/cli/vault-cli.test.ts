@@ -13,8 +13,7 @@ import { SETTINGS } from '../../src/config';
 import { outputUntilExit } from '../support/gateway-process';
 
 const root = join(__dirname, '..', '..');
-// Each test starts several processes (about 1 s each, more on a loaded machine).
-// Each test spawns several CLI processes through ts-node (seconds each on a loaded 2-core machine).
+// Each test starts several CLI processes through ts-node (about 1 s each, several on a loaded 2-core machine).
 jest.setTimeout(180_000);
 const API_KEY = 'cli-test-statev-key-1234567890';
 const API_SECRET = 'cli-test-statev-secret-0987654321';
