@@ -9,6 +9,9 @@
  * to bench/results/latest.json. Every child process is stopped on exit, on errors and
  * on Ctrl-C.
  */
+// Some scenarios run parts of the gateway in this process (the payment desk of the hostile
+// attacks), whose TypeGraphQL classes need the metadata polyfill loaded first, as main.ts has it.
+import 'reflect-metadata';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseBenchArgs, usage } from './lib/args';
