@@ -29,13 +29,18 @@ describeWithBrowser('the catalogue admin page', () => {
     return { http: true, config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } };
   });
 
+  /** Opens the admin page, signs in with the write token and waits for the editor. */
+  const openEditor = async (page: Awaited<ReturnType<typeof browser.newPage>>): Promise<void> => {
+    await page.goto(`${stack.gateway.url}/examples/company-site/admin.html?id=${FIXTURE_IDS.farm}`);
+    await page.fill('#token', admin);
+    await page.click('#load');
+    await page.waitForSelector('#editor', { state: 'visible' });
+  };
+
   it('loads and saves the catalogue with the token alone; a token without the write grant is told which it lacks', async () => {
     const page = await browser.newPage();
     try {
-      await page.goto(`${stack.gateway.url}/examples/company-site/admin.html?id=${FIXTURE_IDS.farm}`);
-      await page.fill('#token', admin);
-      await page.click('#load');
-      await page.waitForSelector('#editor', { state: 'visible' });
+      await openEditor(page);
       expect(await page.textContent('#version')).toBe('not written yet');
       const catalogue = { items: [{ name: 'Weizen', price: 3.5 }] };
       await page.fill('#catalogue-json', JSON.stringify(catalogue));
@@ -60,10 +65,7 @@ describeWithBrowser('the catalogue admin page', () => {
   it('says when to try again when the gateway answers RATE_LIMITED', async () => {
     const page = await browser.newPage();
     try {
-      await page.goto(`${stack.gateway.url}/examples/company-site/admin.html?id=${FIXTURE_IDS.farm}`);
-      await page.fill('#token', admin);
-      await page.click('#load');
-      await page.waitForSelector('#editor', { state: 'visible' });
+      await openEditor(page);
       // The save meets a spent budget: the gateway's answer as it sends it (code and retry time).
       await page.route('**/graphql', async (route) => {
         if (!(route.request().postData() ?? '').includes('SaveCatalogue')) return route.continue();

@@ -134,7 +134,8 @@ export class KeyBudget {
     const seconds = typeof retryAfter === 'number' ? retryAfter : nextBackoffSeconds(this.state(id), windowMs, this.now(), base, this.options.maxBackoffSeconds ?? 3600);
     // A 429 the key's own requests do not explain (see unexplained429); without a budget there is no count to compare.
     const { limit, onUnexplained429: report } = this.options;
-    const unexplained = limit && this.log && report ? unexplained429(id, this.state(id), limit, this.log.times(id, this.now()).length, this.now(), seconds) : null;
+    const now = this.now();
+    const unexplained = limit && this.log && report ? unexplained429(id, this.state(id), limit, this.log.times(id, now).length, now, seconds) : null;
     if (unexplained) report?.(unexplained);
     this.coolDown(id, seconds);
     this.options.onRateLimited?.('upstream');
