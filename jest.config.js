@@ -1,5 +1,5 @@
-/** @type {import('jest').Config} */
-module.exports = {
+/** @returns {Promise<import('jest').Config>} */
+module.exports = async () => ({
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
@@ -14,4 +14,9 @@ module.exports = {
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/skip-reporter.mjs'],
   testTimeout: 20000,
-};
+  // At least two workers: Jest's default (one fewer than the cores) is one on a 2-core machine,
+  // which runs every file in band, one after another, while many of them mostly wait (on
+  // sockets, timers, Chromium, redis-server and ts-node children), so a second file beside
+  // each keeps both cores busy.
+  maxWorkers: Math.max(2, (await import('node:os')).availableParallelism() - 1),
+});

@@ -1,8 +1,9 @@
 /**
  * Jest's `globalTeardown`: kills every child process a test started and never stopped (the
  * children folder of global-setup.ts still lists it), then fails the run naming who started
- * it. Without it such a child kept Jest from ever exiting: on two cores Jest runs the files
- * in band, in its own process.
+ * it. Without it such a child kept Jest from ever exiting when it ran the file in band, in
+ * its own process (as it does a single file, with --runInBand, or with one worker); in a
+ * worker, the child would outlive the run unnoticed.
  */
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';

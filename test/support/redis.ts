@@ -121,9 +121,10 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child = server;
-      // A file that forgets stop() must not hold Jest open: on two cores Jest's default
-      // maxWorkers is 1, so it runs every file in band, in its own process, where a live
-      // child and its pipes keep the run from ever exiting (CI once hung 90 minutes so).
+      // A file that forgets stop() must not hold Jest open: a file run in band (a single
+      // file, --runInBand, or one worker, as Jest's default was on two cores) runs in Jest's
+      // own process, where a live child and its pipes keep the run from ever exiting (CI
+      // once hung 90 minutes so).
       // Unreferenced, the server no longer holds the process; global-teardown.ts kills it
       // and fails the run, naming the file.
       server.unref();
