@@ -6,9 +6,7 @@ import type { DomainServices, GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import type { UpstreamEconomy } from './economy';
 import { UpstreamSession } from './economy';
-import { hashedKey, hashKey } from './pipeline/credential';
-import type { Credential } from './pipeline/credential';
-import type { ServerCredentials } from './pipeline/public-site';
+import type { CharacterKey, KeyInUse } from './pipeline/key-in-use';
 import { GatewayError } from './errors/gateway-error';
 import type { ActiveToken, TokenBudgets } from './vault';
 import { Owners } from './domains/shared/owners';
@@ -40,67 +38,41 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
 }
 
 /**
- * Builds a fresh context for one operation from the credential its transport read (or, in
- * public-site mode, from the server's credentials) and its other HTTP headers (secret,
- * `Cache-Control`, `Prefer`). The key is not read again from the headers, and is hashed
- * once per credential (`hashedKey`). Loaders are created
- * here and nowhere else, so no per-operation value outlives the operation or crosses keys.
+ * Builds a fresh context for one operation from the key the request steps resolved (the
+ * caller's, the site's in public-site mode, an access token's: see `key-in-use.ts`, hashed
+ * there once) and its other HTTP headers (`X-Api-Secret` with the caller's own key,
+ * `Cache-Control`, `Prefer`). The key is neither read again from the headers nor hashed
+ * again here. Loaders are created here and nowhere else, so no per-operation value
+ * outlives the operation or crosses keys.
  */
-export function createContext(
-  services: GatewayServices,
-  headers: IncomingHttpHeaders | Map<string, string>,
-  credential: Credential,
-  serverCredentials: ServerCredentials | null = null,
-): GatewayContext {
+export function createContext(services: GatewayServices, headers: IncomingHttpHeaders | Map<string, string>, key: KeyInUse | null): GatewayContext {
   const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
-  // Public-site mode: a trusted document sent without a key runs with the server's key
-  // and secret, never with a secret header from the browser.
-  // The key is hashed once per holder (see hashKey): the caller's credential, the server's
-  // credentials, or an access token's vault character (its credentials are per request).
-  const secretOfHash = services.config.keyHashSecret;
-  const key = serverCredentials ? hashKey(serverCredentials.token?.characters[0] ?? serverCredentials, secretOfHash) : hashedKey(credential, secretOfHash);
-  const apiKey = key?.apiKey ?? null;
-  const secret = serverCredentials ? (serverCredentials.apiSecret ?? undefined) : get('x-api-secret')?.trim();
+  // A key the gateway holds (the site's, a vault's) runs with the secret stored with it,
+  // never with a secret header from the browser.
+  const held = key !== null && key.source !== 'caller';
+  const apiSecret = held ? key.storedSecret : get('x-api-secret')?.trim() || null;
   const session = new UpstreamSession(
     services.economy,
-    apiKey,
-    key?.keyId ?? null,
-    // An anonymous caller running with the server's key never bypasses the cache: else
-    // each `Cache-Control: no-cache` would spend the site's upstream budget.
-    !serverCredentials && wantsNoCache(get('cache-control'), get('pragma')),
+    key?.key.apiKey ?? null,
+    key?.key.keyId ?? null,
+    // A key the gateway holds never bypasses the cache: else each `Cache-Control: no-cache`
+    // of an anonymous caller (or a token's) would spend the site's (the vault key's) upstream budget.
+    !held && wantsNoCache(get('cache-control'), get('pragma')),
     // `Prefer: wait=N`: how long this operation waits for upstream budget, up to the cap.
     patienceFromPrefer(get('prefer'), services.config.upstreamPatienceMaxMs ?? DEFAULT_CONFIG.upstreamPatienceMaxMs),
   );
   // The cost estimate bounds the operation before it runs; this bounds what it really sends.
   if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;
-  const token = serverCredentials?.token;
+  const token = key?.source === 'token' ? key : null;
   // A token over several characters: one session per key (its budget, cache and cooldowns), sharing the operation's accounting.
-  const siblings = token && token.characters.length > 1 ? characterSessions(services, token, session) : null;
+  const siblings = token && token.characters.length > 1 ? token.characters.map((part, index) => ({ ...part, session: index === 0 ? session : session.sibling(part.key.apiKey, part.key.keyId) })) : null;
   // An access token with --budget-share n starts at most n upstream requests per window of each of its keys' budgets.
-  const budgets = services.tokenBudgets;
-  if (token?.budgetShare && budgets) {
-    const share = token.budgetShare;
-    const budgetOf = (keyId: string): string => (siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.characterId ?? keyId}` : token.id);
-    const refusal = (waitMs: number): GatewayError =>
-      new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
-    if (budgets.replicated) {
-      // With Redis: one count for every replica, asked before each flight the operation starts.
-      session.accounting.admitShared = async (_endpoint, keyId) => {
-        const waitMs = await budgets.takeShared(budgetOf(keyId), share);
-        if (waitMs !== null) throw refusal(waitMs);
-      };
-    } else {
-      session.accounting.admit = (_endpoint, keyId) => {
-        const waitMs = budgets.take(budgetOf(keyId), share);
-        if (waitMs !== null) throw refusal(waitMs);
-      };
-    }
-  }
+  if (token) shareBudget(services.tokenBudgets, token.token, session, siblings);
   const context: GatewayContext = {
-    apiKey,
-    apiSecretHeader: secret ? secret : null,
-    serverCredentials: serverCredentials !== null,
-    ...(serverCredentials?.token ? { token: serverCredentials.token } : {}),
+    apiKey: key?.key.apiKey ?? null,
+    apiSecret,
+    keySource: key?.source ?? null,
+    ...(token ? { token: token.token } : {}),
     session,
     loaders: operationLoaders(session, { cache: services.config.loadersEnabled }),
     itemErrors: new ListItemErrors(),
@@ -117,29 +89,37 @@ export function createContext(
     const parts: KeyPart[] = [];
     context.owners = new Owners(parts);
     for (const [index, sibling] of siblings.entries()) {
-      const character = { id: sibling.characterId, name: sibling.name };
+      const character = { id: sibling.character.id, name: sibling.character.name };
       // The first key is the operation's own session and loaders; each other key gets its own loaders.
       parts.push({
         character,
         context:
           index === 0
             ? context
-            : { ...context, apiKey: sibling.session.apiKey, apiSecretHeader: sibling.apiSecret, session: sibling.session, loaders: operationLoaders(sibling.session, { cache: services.config.loadersEnabled }) },
+            : { ...context, apiKey: sibling.key.apiKey, apiSecret: sibling.character.apiSecret, session: sibling.session, loaders: operationLoaders(sibling.session, { cache: services.config.loadersEnabled }) },
       });
     }
   }
   return context;
 }
 
-/** One session per character of a token over several (the first is the operation's own), with each key's secret. */
-function characterSessions(
-  services: GatewayServices,
-  token: ActiveToken,
-  first: UpstreamSession,
-): Array<{ characterId: string; name: string; apiSecret: string | null; session: UpstreamSession }> {
-  return token.characters.map((character, index) => {
-    const key = hashKey(character, services.config.keyHashSecret);
-    const session = index === 0 ? first : first.sibling(key.apiKey, key.keyId);
-    return { characterId: character.id, name: character.name, apiSecret: character.apiSecret, session };
-  });
+/** Holds a token with `--budget-share n` to n upstream requests per window of each of its keys' budgets (not enforced without `budgets`). */
+function shareBudget(budgets: TokenBudgets | undefined, token: ActiveToken, session: UpstreamSession, siblings: ReadonlyArray<CharacterKey & { session: UpstreamSession }> | null): void {
+  const share = token.budgetShare;
+  if (!share || !budgets) return;
+  const budgetOf = (keyId: string): string => (siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.character.id ?? keyId}` : token.id);
+  const refusal = (waitMs: number): GatewayError =>
+    new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
+  if (budgets.replicated) {
+    // With Redis: one count for every replica, asked before each flight the operation starts.
+    session.accounting.admitShared = async (_endpoint, keyId) => {
+      const waitMs = await budgets.takeShared(budgetOf(keyId), share);
+      if (waitMs !== null) throw refusal(waitMs);
+    };
+  } else {
+    session.accounting.admit = (_endpoint, keyId) => {
+      const waitMs = budgets.take(budgetOf(keyId), share);
+      if (waitMs !== null) throw refusal(waitMs);
+    };
+  }
 }

@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
 import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import helmet from 'helmet';
-import { readCredential } from '../pipeline/credential';
+import { requestCredential } from '../pipeline/credential';
 import type { TokenResolver } from '../vault';
 import { TOKEN_REFUSALS } from '../vault';
 import { executeOnApollo, readGraphQLRequest, sendGraphQLErrors, sendRefusal } from '../web/apollo-http';
@@ -124,7 +124,7 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
   const actorOf = async (req: IncomingMessage, res: ServerResponse): Promise<string | null> => {
     const authorization = header(req, 'authorization');
     if (authorization !== undefined && authorization.trim() !== '') {
-      const credential = readCredential(authorization, header(req, 'origin') ?? null);
+      const credential = requestCredential(req);
       if (credential.kind === 'key') {
         refuse(req, res, 403, 'FORBIDDEN', 'The administration graph does not accept StateV API keys: sign in with the link of `statev-gateway console`, or send an access token with the admin grant.');
         return null;
@@ -133,7 +133,7 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
         refuse(req, res, 401, 'UNAUTHENTICATED', 'The Authorization header is not "Bearer <access token>".', { 'www-authenticate': 'Bearer' });
         return null;
       }
-      const check = parts.tokens.check(credential.token);
+      const check = parts.tokens.check(credential);
       if (check.kind === 'refused') {
         refuse(req, res, 401, 'UNAUTHENTICATED', TOKEN_REFUSALS[check.reason], { 'www-authenticate': 'Bearer error="invalid_token"' });
         return null;

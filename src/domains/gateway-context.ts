@@ -22,10 +22,18 @@ export interface DomainServices {}
 export interface GatewayContext {
   /** The bearer key of the request, or null (introspection works without one). */
   apiKey: string | null;
-  /** The `X-Api-Secret` header, used by `updateFactoryOption` when the input has no secret. */
-  apiSecretHeader: string | null;
-  /** True when the operation runs with the server's key (public-site mode) or a vault key (an access token): only that key's stored secret may be used. */
-  serverCredentials: boolean;
+  /**
+   * The secret of the key it runs with, used by writes whose input has no secret: the
+   * caller's `X-Api-Secret` header with its own key; the secret the gateway stores with a key
+   * it holds (`STATEV_API_SECRET`, the vault's); null for none.
+   */
+  apiSecret: string | null;
+  /**
+   * Where the key comes from: the caller's own (`caller`), the site's in public-site mode
+   * (`site`), an access token's vault key (`token`); null without a key. With `site` and
+   * `token` only the stored secret ({@link apiSecret}) may be used, never one from the input.
+   */
+  keySource: 'caller' | 'site' | 'token' | null;
   /** The access token the caller sent, once the vault accepted it (its characters, grants, expiry); absent for a key or no key. */
   token?: ActiveToken;
   /** A token over several characters: each key's part of the operation and which part answered which object (see `shared/owners.ts`); absent with one key. */
@@ -62,3 +70,12 @@ export interface GatewayContext {
  * subscription transports set (absent when the operation came over plain HTTP).
  */
 export type SubscriptionContext = GatewayContext & { subscription?: SubscriptionScope };
+
+/**
+ * True when the operation runs with a key the gateway holds (the site's, an access token's
+ * vault key): a write then uses only the secret stored with it ({@link GatewayContext.apiSecret}),
+ * never a secret given in its input.
+ */
+export function keyHeldByGateway(context: Pick<GatewayContext, 'keySource'>): boolean {
+  return context.keySource === 'site' || context.keySource === 'token';
+}

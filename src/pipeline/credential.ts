@@ -1,12 +1,12 @@
 /**
- * The caller's key, read in one place for every transport: the `Authorization` header
- * over HTTP and graphql-sse, the `authorization` connection parameter (or the upgrade
+ * The caller's credential, read in one place for every transport: the `Authorization`
+ * header over HTTP and graphql-sse, the `authorization` connection parameter (or the upgrade
  * request's header) over graphql-ws. Read once per request (once per connection over
- * graphql-ws), hashed at most once ({@link hashedKey}), and handed as it is to the
- * pipeline and to the operation's context: nothing turns it back into a header.
+ * graphql-ws and HTTP keep-alive), then handed as it is to the pipeline, whose steps resolve
+ * it once to the key the operation runs with (`key-in-use.ts`): nothing reads it again or
+ * turns it back into a header.
  */
-import { keyId } from '../economy';
-
+import type { IncomingMessage } from 'node:http';
 import { looksLikeToken } from '../vault';
 
 /**
@@ -15,7 +15,7 @@ import { looksLikeToken } from '../vault';
  * prefix, looked up in the vault by the `token` step), none (`kind: 'none'`), or a value
  * that is set but is not `Bearer <token>` (`kind: 'malformed'`: refused with
  * `UNAUTHENTICATED`, never run as "no key"). A new kind of credential is a new member here
- * and its case in {@link hashedKey}.
+ * and its case in the `key` and `token` steps.
  */
 export type Credential =
   | { readonly kind: 'key'; readonly apiKey: string }
@@ -47,51 +47,33 @@ export function readCredential(value: unknown, origin?: string | null): Credenti
   return looksLikeToken(token) ? { kind: 'token', token, origin: origin ?? null } : { kind: 'key', apiKey: token };
 }
 
-/** A key with its hash (`keyId`: what cache entries, limits, logs and metrics name it by). */
-export interface HashedKey {
-  /** The bearer key, sent upstream and never logged. */
-  readonly apiKey: string;
-  /** HMAC of the key with `KEY_HASH_SECRET` (see `keyId`). */
-  readonly keyId: string;
-}
+/** Where a connection keeps the credential its last request read (see {@link requestCredential}). */
+const LAST_CREDENTIAL = Symbol('lastCredential');
 
-/** Anything that holds a key: a `key` credential, the server's credentials, a vault character. */
-export interface KeyHolder {
-  /** The bearer key. */
-  readonly apiKey: string;
-}
+/** A connection with the credential of its last request, and the header values it was read from. */
+type CredentialSocket = IncomingMessage['socket'] & { [LAST_CREDENTIAL]?: { authorization: string | undefined; origin: string | undefined; credential: Credential } };
 
 /**
- * THE memo of key hashes: each holder's hashed key, computed on first use. A holder is an
- * object that lives as long as its key does (a connection's credential, the public-site
- * policy's server credentials, a character of the opened vault), so a key is hashed once
- * per holder, however many operations, subscriptions and upstream requests use it, and no
- * raw key is ever a map key.
+ * The credential of an HTTP request (its `Authorization` and `Origin` headers, see
+ * {@link readCredential}): the same object as the previous request's on the connection
+ * when both headers are the same, and the same object however often one request asks
+ * (graphql-sse reads it before the vault is awaited and again when it subscribes). Why:
+ * the key is hashed, and an access token looked up, once per credential object, so a
+ * client that keeps its connection open (browsers, bots, load balancers) pays the HMAC
+ * once per connection, not once per request. The header value is kept on the connection
+ * only, as long as Node keeps the connection; it never becomes a cache key.
  */
-const hashes = new WeakMap<KeyHolder, HashedKey>();
-
-/**
- * A holder's key and its hash (`keyId`: the HMAC with `secret`), computed once per holder
- * object and kept with it.
- *
- * @param secret - `KEY_HASH_SECRET`
- */
-export function hashKey(holder: KeyHolder, secret: string): HashedKey {
-  let hashed = hashes.get(holder);
-  if (hashed?.apiKey !== holder.apiKey) {
-    hashed = { apiKey: holder.apiKey, keyId: keyId(holder.apiKey, secret) };
-    hashes.set(holder, hashed);
-  }
-  return hashed;
+export function requestCredential(req: IncomingMessage): Credential {
+  const authorization = single(req.headers.authorization);
+  const origin = single(req.headers.origin);
+  const socket = req.socket as CredentialSocket;
+  const last = socket[LAST_CREDENTIAL];
+  if (last !== undefined && last.authorization === authorization && last.origin === origin) return last.credential;
+  const credential = readCredential(authorization, origin);
+  socket[LAST_CREDENTIAL] = { authorization, origin, credential };
+  return credential;
 }
 
-/**
- * The key a credential runs with and its hash, or null when it has none (`none`,
- * `malformed`; a `token` runs with its vault key, see {@link hashKey}). The hash is
- * computed once per credential object and kept with it.
- *
- * @param secret - `KEY_HASH_SECRET`
- */
-export function hashedKey(credential: Credential, secret: string): HashedKey | null {
-  return credential.kind === 'key' ? hashKey(credential, secret) : null;
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
 }

@@ -11,9 +11,10 @@ import { isGatewayError } from '../errors/gateway-error';
 import { upstreamCostEstimator } from '../graph/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { OperationMemo } from '../graph/operation-memo';
-import type { Credential, KeyHolder } from './credential';
+import type { Credential } from './credential';
+import type { KeyInUse } from './key-in-use';
 import { PublicSite } from './public-site';
-import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';
+import type { GraphQLRequestInput, RequestParameters } from './public-site';
 import { httpResultPhase } from './http-result-phase';
 import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
 import { runResultSteps } from './result-steps';
@@ -36,8 +37,8 @@ export type Admission =
       readonly kind: 'run';
       /** What Apollo is given (a trusted document's text in place of its hash). */
       readonly parameters: RequestParameters;
-      /** The server's credentials for a keyless trusted document (public-site mode), else null. */
-      readonly serverCredentials: ServerCredentials | null;
+      /** The key it runs with (the caller's, the site's, an access token's), resolved and hashed once, or null for none. */
+      readonly key: KeyInUse | null;
     }
   | {
       /** Answer the refusal, run nothing. */
@@ -61,10 +62,8 @@ export type Prepared =
       readonly operation: OperationDefinitionNode;
       /** The variables the operation declares. */
       readonly variables: Record<string, unknown> | undefined;
-      /** The key it runs with (the server's in public-site mode), or null. */
-      readonly apiKey: string | null;
-      /** The server's credentials for a keyless trusted document (public-site mode), else null. */
-      readonly serverCredentials: ServerCredentials | null;
+      /** The key it runs with (the caller's, the site's, an access token's), resolved and hashed once, or null for none. */
+      readonly key: KeyInUse | null;
     }
   | {
       /** Refused before execution. */
@@ -190,7 +189,7 @@ export class RequestPipeline {
    * for). Transports await it before they run the `request` phase.
    */
   tokenReady(credential: Credential): Promise<void> | null {
-    return credential.kind === 'token' ? (this.env.tokens.whenKnown?.(credential.token) ?? null) : null;
+    return credential.kind === 'token' ? (this.env.tokens.whenKnown?.(credential) ?? null) : null;
   }
 
   /** The names of the steps, in the order they run. */
@@ -240,10 +239,10 @@ export class RequestPipeline {
    * @param parameters - what Apollo is given when no step replaces it
    */
   admit(input: GraphQLRequestInput | null, credential: Credential, parameters: RequestParameters): Admission {
-    const state: RequestState = { transport: 'http', input, credential, parameters, serverCredentials: null };
+    const state: RequestState = { transport: 'http', input, credential, parameters, key: null };
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', ...refused };
-    return { kind: 'run', parameters: state.parameters, serverCredentials: state.serverCredentials };
+    return { kind: 'run', parameters: state.parameters, key: state.key };
   }
 
   /**
@@ -260,10 +259,10 @@ export class RequestPipeline {
     transport: Exclude<Transport, 'http'>,
     payload: Readonly<Record<string, unknown>>,
     credential: Credential,
-    admitSubscription?: (key: KeyHolder | null, live: boolean) => Refusal | null,
+    admitSubscription?: (keyId: string | null, live: boolean) => Refusal | null,
   ): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
-    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, serverCredentials: null, admitSubscription };
+    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, key: null, admitSubscription };
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)] };
     const body = state.parameters.body as Record<string, unknown>;
@@ -296,12 +295,11 @@ export class RequestPipeline {
       return { kind: 'refused', step: 'operation-shape', errors: [refusalError({ code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 })] };
     }
     const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    const operationState: OperationState = { transport, document, operation, variables, ...(state.serverCredentials?.token ? { token: state.serverCredentials.token } : {}) };
+    const operationState: OperationState = { transport, document, operation, variables, ...(state.key?.source === 'token' ? { token: state.key.token } : {}) };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
-    const apiKey = state.serverCredentials?.apiKey ?? (credential.kind === 'key' ? credential.apiKey : null);
-    return { kind: 'run', document, operationName, operation, variables: operationState.variables, apiKey, serverCredentials: state.serverCredentials };
+    return { kind: 'run', document, operationName, operation, variables: operationState.variables, key: state.key };
   }
 
   /**

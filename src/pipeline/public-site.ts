@@ -1,19 +1,9 @@
-import type { ActiveToken } from '../vault';
 import { parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { isIntrospectionOnly, TrustedDocuments } from './trusted-documents';
 import type { TrustedDocument } from './trusted-documents';
-
-/** The credentials an operation runs with when they are not the caller's own. */
-export interface ServerCredentials {
-  /** The server-held key (`STATEV_API_KEY`); never logged or echoed. */
-  apiKey: string;
-  /** The secret of that key (`STATEV_API_SECRET`), only for a trusted document with a mutation; else null (a write then has no secret to use). */
-  apiSecret: string | null;
-  /** When the credentials are an access token's (its first character's key and secret, from the vault): the token; absent in public-site mode. */
-  token?: ActiveToken;
-}
+import type { SiteKey } from './key-in-use';
 
 /**
  * A GraphQL request as read: a POST body object (also a graphql-ws or graphql-sse
@@ -30,11 +20,11 @@ export interface RequestParameters {
 }
 
 /**
- * What to do with one GraphQL request: run it (`credentials`: the server's for a keyless
+ * What to do with one GraphQL request: run it (`siteKey`: the site's key for a keyless
  * trusted document, else null; `parameters`: what runs), or refuse it (`code`, `message`).
  */
 export type PublicDecision =
-  | { kind: 'run'; credentials: ServerCredentials | null; parameters: RequestParameters }
+  | { kind: 'run'; siteKey: SiteKey | null; parameters: RequestParameters }
   | { kind: 'refuse'; code: 'FORBIDDEN_DOCUMENT' | 'PERSISTED_QUERY_NOT_FOUND'; message: string };
 
 /** Step 1, extract: the document hash a request names (`documentId`, or APQ's `extensions.persistedQuery.sha256Hash`), or null when it sends query text or names none. */
@@ -102,15 +92,15 @@ export function requestParameters(input: GraphQLRequestInput, text: string | nul
  * parameters; none changes the request, the last returns new parameters.
  */
 export class PublicSite {
-  /** The server's credentials for a trusted query (no secret) and for a trusted mutation (with it): one object each, so the key is hashed once (see `hashKey`). */
-  private readonly credentials: { readonly read: ServerCredentials; readonly write: ServerCredentials } | null;
+  /** The site's key for a trusted query (no secret) and for a trusted mutation (with it): one object each, so the key is hashed once (see `key-in-use.ts`). */
+  private readonly siteKeys: { readonly read: SiteKey; readonly write: SiteKey } | null;
 
   private constructor(
     private readonly documents: TrustedDocuments | null,
     private readonly serverKey: string | null,
     private readonly serverSecret: string | null,
   ) {
-    this.credentials = serverKey === null ? null : { read: { apiKey: serverKey, apiSecret: null }, write: { apiKey: serverKey, apiSecret: serverSecret } };
+    this.siteKeys = serverKey === null ? null : { read: { apiKey: serverKey, apiSecret: null }, write: { apiKey: serverKey, apiSecret: serverSecret } };
   }
 
   /** Builds it from the settings; public mode is on with both a server key and a manifest. */
@@ -137,7 +127,7 @@ export class PublicSite {
     const hash = extractDocumentId(input);
     const trusted = this.lookUp(hash);
     const parameters = requestParameters(input, trusted ? trusted.text : null);
-    if (hasOwnKey || !this.enabled || !this.credentials) return { kind: 'run', credentials: null, parameters };
+    if (hasOwnKey || !this.enabled || !this.siteKeys) return { kind: 'run', siteKey: null, parameters };
     if (trusted) {
       if (trusted.hasMutation && !this.serverSecret) {
         return {
@@ -146,10 +136,10 @@ export class PublicSite {
           message: 'Writes are disabled for requests without an API key: the gateway has no STATEV_API_SECRET configured.',
         };
       }
-      return { kind: 'run', credentials: trusted.hasMutation ? this.credentials.write : this.credentials.read, parameters };
+      return { kind: 'run', siteKey: trusted.hasMutation ? this.siteKeys.write : this.siteKeys.read, parameters };
     }
     if (hash) return { kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND', message: `No trusted document has the hash ${hash.slice(0, 80)}.` };
-    return allowsArbitrary(input) ? { kind: 'run', credentials: null, parameters } : FORBIDDEN;
+    return allowsArbitrary(input) ? { kind: 'run', siteKey: null, parameters } : FORBIDDEN;
   }
 }
 

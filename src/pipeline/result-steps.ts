@@ -46,7 +46,7 @@ export interface OutgoingResult {
 export type ExecutionContext = Pick<GatewayContext, 'itemErrors' | 'session' | 'warnings'>;
 
 /** What the `delivery` steps read of the operation's context. */
-export type DeliveryContext = Pick<GatewayContext, 'apiKey' | 'apiSecretHeader'>;
+export type DeliveryContext = Pick<GatewayContext, 'apiKey' | 'apiSecret'>;
 
 /** The result after the phase, as the operation's report sees it. */
 export interface ResultReport<R extends OutgoingResult> {
@@ -226,7 +226,7 @@ export const RESULT_STEPS = [
       const context = state.delivery;
       if (!errors?.length || !context) return;
       // Shorter secrets cannot be found in free text (the upstream client withholds such texts).
-      const secrets = [context.apiKey, context.apiSecretHeader].filter((secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH);
+      const secrets = [context.apiKey, context.apiSecret].filter((secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH);
       if (secrets.length === 0) return;
       const redactor = new Redactor(secrets);
       let changed = false;

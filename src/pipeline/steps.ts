@@ -39,8 +39,10 @@ import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
 import { TOKEN_REFUSALS } from '../vault';
 import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
 import { grantsRule } from '../graph/grants.rule';
-import type { Credential, KeyHolder } from './credential';
-import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
+import type { Credential } from './credential';
+import { callerKey, siteKey, tokenKey } from './key-in-use';
+import type { KeyInUse } from './key-in-use';
+import type { GraphQLRequestInput, PublicSite, RequestParameters } from './public-site';
 
 /** The transports that run the pipeline. */
 export type Transport = 'http' | 'graphql-ws' | 'graphql-sse';
@@ -48,7 +50,7 @@ export type Transport = 'http' | 'graphql-ws' | 'graphql-sse';
 /** The settings the steps read. */
 export type PipelineSettings = Pick<
   GatewayConfig,
-  'maxDepth' | 'maxUpstreamRequests' | 'costAssumptions' | 'optionSlots' | 'introspection' | 'maxVariablesBytes' | 'maxResponseBytes'
+  'maxDepth' | 'maxUpstreamRequests' | 'costAssumptions' | 'optionSlots' | 'introspection' | 'maxVariablesBytes' | 'maxResponseBytes' | 'keyHashSecret'
 >;
 
 /** What the steps share, built once per gateway by {@link RequestPipeline}. */
@@ -85,7 +87,7 @@ export interface Refusal {
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
-/** One request during the `request` phase. Steps may replace `parameters` and `serverCredentials`. */
+/** One request during the `request` phase. Steps may replace `parameters` and set `key`. */
 export interface RequestState {
   /** The transport that brought it. */
   readonly transport: Transport;
@@ -95,16 +97,16 @@ export interface RequestState {
   readonly credential: Credential;
   /** What runs: the body and query string, with a trusted document's text in place of its hash once `public-site` ran. */
   parameters: RequestParameters;
-  /** The server's key and secret when a keyless request runs a trusted document (public-site mode), else null. */
-  serverCredentials: ServerCredentials | null;
+  /** The key it runs with, resolved from `credential` by the `key`, `public-site` and `token` steps (hashed once), or null for none. */
+  key: KeyInUse | null;
   /**
    * Streaming transports only: refuses a subscription over the caller's subscription
    * limits (per connection, per key) before anything parses it, or returns null.
-   * `key` holds the key it would run with (null: none; hashed with `hashKey`); `live` is true for a document that
+   * `keyId` names the key it would run with (null: none); `live` is true for a document that
    * marks a query `@live` and never says `subscription` (a subscriber of a live query
    * already running takes no place of the key, so only the transport knows its limits).
    */
-  readonly admitSubscription?: (key: KeyHolder | null, live: boolean) => Refusal | null;
+  readonly admitSubscription?: (keyId: string | null, live: boolean) => Refusal | null;
 }
 
 /** One operation during the `operation` phase. Steps may replace `variables`. */
@@ -236,11 +238,14 @@ const SUBSCRIPTION_WORD = /\bsubscription\b/;
  */
 export const STEPS = [
   {
-    // The key, read once (see credential.ts): a value that is set but is not
-    // `Bearer <token>` is refused, never run as "no key".
+    // The key, read once (see credential.ts): a value that is set but is not `Bearer <token>`
+    // is refused, never run as "no key"; a caller's own key runs the operation (key-in-use.ts).
     name: 'key',
     phase: 'request',
-    run: (state) => (state.credential.kind !== 'malformed' ? null : MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming']),
+    run: (state, env) => {
+      state.key = callerKey(state.credential, env.settings.keyHashSecret);
+      return state.credential.kind === 'malformed' ? MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming'] : null;
+    },
   },
   {
     // Sizes before anything parses or walks the request: variables over
@@ -268,27 +273,24 @@ export const STEPS = [
       const decision = env.publicSite.decide(state.input, state.credential.kind === 'key' || state.credential.kind === 'token');
       if (decision.kind === 'refuse') return { code: decision.code, message: decision.message, status: 400 };
       state.parameters = decision.parameters;
-      state.serverCredentials = decision.credentials;
+      if (decision.siteKey) state.key = siteKey(decision.siteKey, env.settings.keyHashSecret);
       return null;
     },
   },
   {
     // An access token (`Bearer svg_…`): looked up in the vault (an in-memory map, kept
     // current within 1 s of a change); expired, revoked, unknown or malformed is refused
-    // (UNAUTHENTICATED, extensions.reason saying which). A usable one runs with its
-    // character's key and secret from the vault, as public-site mode runs with the server's.
+    // (UNAUTHENTICATED, extensions.reason saying which). A usable one runs with its vault keys.
     name: 'token',
     phase: 'request',
     run: (state, env) => {
       if (state.credential.kind !== 'token') return null;
-      const check = env.tokens.check(state.credential.token);
+      const check = env.tokens.check(state.credential);
       if (check.kind === 'refused') return TOKEN_REFUSED[check.reason];
       // A token bound to a browser origin (tokens create --origin) is refused from anywhere else.
       if (check.token.origin !== null && check.token.origin !== state.credential.origin) return TOKEN_REFUSED['wrong-origin'];
-      const [character] = check.token.characters;
-      if (!character) return TOKEN_REFUSED['key-removed'];
-      state.serverCredentials = { apiKey: character.apiKey, apiSecret: character.apiSecret, token: check.token };
-      return null;
+      state.key = tokenKey(check.token, env.settings.keyHashSecret);
+      return state.key ? null : TOKEN_REFUSED['key-removed'];
     },
   },
   {
@@ -301,9 +303,7 @@ export const STEPS = [
       if (!state.admitSubscription) return null;
       const text = queryText(state);
       if (text === null || !SUBSCRIPTION_KEYWORD.test(text)) return null;
-      // The object holding the key it runs with, the one its context hashes too (see hashKey).
-      const key = state.serverCredentials?.token?.characters[0] ?? state.serverCredentials ?? (state.credential.kind === 'key' ? state.credential : null);
-      return state.admitSubscription(key, !SUBSCRIPTION_WORD.test(text));
+      return state.admitSubscription(state.key?.key.keyId ?? null, !SUBSCRIPTION_WORD.test(text));
     },
   },
   // The document is parsed, at most MAX_DOCUMENT_TOKENS tokens (GRAPHQL_PARSE_FAILED).

@@ -8,8 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import { createContext } from '../context';
-import type { Credential, KeyHolder } from '../pipeline/credential';
-import { hashKey } from '../pipeline/credential';
+import type { Credential } from '../pipeline/credential';
 import type { Prepared } from '../pipeline/pipeline';
 import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
 import type { Refusal } from '../pipeline/steps';
@@ -53,9 +52,9 @@ const NO_HEADERS = new Map<string, string>();
  * server's in public-site mode), and the subscription scope (connection, limits), whose
  * `refresh` gives each event a fresh session and loaders.
  */
-export function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection, credential: Credential): SubscriptionContext {
-  // The credential as the transport read it, hashed once (hashedKey) however often `refresh` runs.
-  const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, credential, prepared.serverCredentials);
+export function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection): SubscriptionContext {
+  // The key the pipeline resolved and hashed once, however often `refresh` runs.
+  const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, prepared.key);
   const contextValue: SubscriptionContext = build();
   contextValue.subscription = {
     service: options.subscriptions,
@@ -74,14 +73,14 @@ export function contextOf(options: SubscriptionTransportOptions, prepared: Extra
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (key: KeyHolder | null, live: boolean) => Refusal | null {
-  return (key, live) => {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (keyId: string | null, live: boolean) => Refusal | null {
+  return (keyId, live) => {
     const starting = connection.starting.size;
     // Counted with those admitted that have not started yet (see SubscriptionConnection.starting).
     const counted = starting === 0 ? connection : { transport: connection.transport, active: connection.active + starting, address: connection.address };
     // A live query may join an identical one of its key already running: only the
     // connection's and the address's limits are known before it is parsed.
-    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(key ? hashKey(key, options.services.config.keyHashSecret).keyId : null, counted);
+    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(keyId, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as graphqlSubscribe } from 'graphql';
 import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
-import { readCredential } from '../pipeline/credential';
+import { requestCredential } from '../pipeline/credential';
 import { contextOf, prepare } from './admission';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
@@ -67,7 +67,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
-      const credential = readCredential(req.headers.get('authorization'), req.headers.get('origin'));
+      const credential = requestCredential(req.raw);
       const prepared = prepare(options, 'graphql-sse', params, credential, connection);
       // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
       if (prepared.kind === 'refused') {
@@ -75,7 +75,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
         return { data: null, errors: prepared.errors };
       }
       const { document, operationName, variables } = prepared;
-      const contextValue = contextOf(options, prepared, connection, credential);
+      const contextValue = contextOf(options, prepared, connection);
       credentials.set(contextValue, credential);
       patchFormats.set(contextValue, livePatchFormat(params.extensions));
       watch.admitted(watched, prepared, contextValue);
@@ -133,7 +133,7 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       }, options.keepAliveMs);
       res.once('close', () => clearInterval(keepAlive));
       // A token created a moment ago: the vault is read again before the pipeline looks it up.
-      const tokenReady = options.pipeline.tokenReady(readCredential(req.headers.authorization, req.headers.origin));
+      const tokenReady = options.pipeline.tokenReady(requestCredential(req));
       if (tokenReady) await tokenReady;
       try {
         await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));

@@ -48,8 +48,19 @@ function corkForThisTurn(socket: IncomingMessage['socket']): void {
 /** A graphql-ws connection's context on a `ws` server. */
 type WsContext = Context<Record<string, unknown> | undefined, Extra>;
 
-/** Each graphql-ws connection's credential, read from its parameters (or upgrade request) on its first subscribe. */
-const connectionCredentials = new WeakMap<SubscriptionConnection, Credential>();
+/** Each graphql-ws connection's credential (by its graphql-ws context), read once: its parameters and upgrade request do not change. */
+const connectionCredentials = new WeakMap<WsContext, Credential>();
+
+/** The connection's credential: its `authorization` parameter, else the upgrade request's header (see `readCredential`), read on first use. */
+function credentialOf(ctx: WsContext): Credential {
+  let credential = connectionCredentials.get(ctx);
+  if (!credential) {
+    const params = ctx.connectionParams ?? {};
+    credential = readCredential(params.authorization ?? params.Authorization ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
+    connectionCredentials.set(ctx, credential);
+  }
+  return credential;
+}
 
 /** The W3C trace context a WebSocket's connection parameters carry (a browser cannot set the upgrade request's headers). */
 function traceCarrier(headers: IncomingMessage['headers'], params: Record<string, unknown> | undefined): IncomingMessage['headers'] {
@@ -152,23 +163,15 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
       connectionInitWaitTimeout: options.connectionInitTimeoutMs,
       // A token created a moment ago: the vault is read again before the connection is acknowledged.
       onConnect: async (ctx) => {
-        const params = ctx.connectionParams ?? {};
-        await options.pipeline.tokenReady(readCredential(params.authorization ?? params.Authorization ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin));
+        await options.pipeline.tokenReady(credentialOf(ctx));
       },
       subscribe,
       execute,
       onSubscribe(ctx, id, payload) {
         // Messages that arrive while the socket closes (e.g. after 4429) cost nothing more.
         if (ctx.extra.socket.readyState !== WebSocket.OPEN) return CLOSING;
-        const params = ctx.connectionParams ?? {};
-        const fromParams = params.authorization ?? params.Authorization;
         const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
-        // Read once per connection: its parameters and upgrade request do not change.
-        let credential = connectionCredentials.get(connection);
-        if (!credential) {
-          credential = readCredential(fromParams ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
-          connectionCredentials.set(connection, credential);
-        }
+        const credential = credentialOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
         // refused before the pipeline, unless the text may hold a subscription (whose limits
@@ -186,7 +189,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
             if (inFlight.full()) return overCap();
             inFlight.hold(id);
           }
-          const contextValue = contextOf(options, prepared, connection, credential);
+          const contextValue = contextOf(options, prepared, connection);
           credentials.set(contextValue, credential);
           if (contextValue.subscription) {
             let scopes = wsScopes.get(ctx);

@@ -51,7 +51,7 @@ const documentTexts = new WeakMap<DocumentNode, string>();
  * change what it may read.
  */
 export function shareKeyOf(args: ExecutionArgs, context: SubscriptionContext, keyId: string): string | null {
-  if (context.apiSecretHeader !== null && !context.serverCredentials) return null;
+  if (context.apiSecret !== null && context.keySource === 'caller') return null;
   let text = documentTexts.get(args.document);
   if (text === undefined) {
     text = print(args.document);
@@ -59,7 +59,7 @@ export function shareKeyOf(args: ExecutionArgs, context: SubscriptionContext, ke
   }
   const variables = stableStringify(args.variableValues ?? {}) ?? '{}';
   // An access token's own: its grants and characters shape the answer.
-  const runsAs = context.token ? `token:${context.token.id}` : context.serverCredentials ? 'site' : 'key';
+  const runsAs = context.token ? `token:${context.token.id}` : context.keySource === 'site' ? 'site' : 'key';
   return [keyId, runsAs, args.operationName ?? '', variables, text].join('\u0000');
 }
 

@@ -56,7 +56,7 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
     const credential = context ? credentials.get(context) : undefined;
     const active = context?.token;
     if (!streams || credential?.kind !== 'token' || !active) return result;
-    const guard = (value: unknown): unknown => (isAsyncIterator<ExecutionResult>(value) ? streams.guard(value, credential.token, active.expiresAt) : value);
+    const guard = (value: unknown): unknown => (isAsyncIterator<ExecutionResult>(value) ? streams.guard(value, credential, active.expiresAt) : value);
     if (result instanceof Promise) return result.then(guard) as T;
     return guard(result) as T;
   };

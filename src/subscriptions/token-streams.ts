@@ -16,7 +16,7 @@ import type { ExecutionResult } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
 import { TOKEN_REFUSALS } from '../vault';
 import type { TokenRefusal } from '../vault';
-import type { TokenCheck } from '../vault/vault-view';
+import type { TokenCheck, TokenText } from '../vault/vault-view';
 
 /** Node's longest timer, ms: a later expiry is waited for in steps of it. */
 const LONGEST_TIMER_MS = 2 ** 31 - 1;
@@ -24,15 +24,15 @@ const LONGEST_TIMER_MS = 2 ** 31 - 1;
 /** What {@link TokenStreams} reads of the vault (a `LiveVault`). */
 export interface TokenSource {
   /** Checks a token now. */
-  check(token: string): TokenCheck;
+  check(token: TokenText): TokenCheck;
   /** Calls `listener` each time the vault was opened again after a change; returns the function that stops it. */
   onChange(listener: () => void): () => void;
 }
 
 /** One recorded stream. */
 interface Watched {
-  /** The bearer token it was admitted with. */
-  readonly token: string;
+  /** The bearer token it was admitted with (the request's credential: its hash is computed once, see `TokenText`). */
+  readonly token: TokenText;
   /** When the token expires (`Date.now()` time), ms. */
   expiresAt: number;
   /** Ends the stream with the refusal. */
@@ -169,7 +169,7 @@ export class TokenStreams {
    * expires at `expiresAt`; returns the stream to hand the transport in its place, which ends
    * with {@link tokenEndResult} when the token is refused.
    */
-  guard(stream: AsyncIterator<ExecutionResult>, token: string, expiresAt: Date): AsyncGenerator<ExecutionResult, undefined, undefined> {
+  guard(stream: AsyncIterator<ExecutionResult>, token: TokenText, expiresAt: Date): AsyncGenerator<ExecutionResult, undefined, undefined> {
     const watched: Watched = {
       token,
       expiresAt: expiresAt.getTime(),

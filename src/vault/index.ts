@@ -15,7 +15,7 @@ export { Vault, VaultUsageError, tokenBounds } from './vault';
 export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault-view';
-export type { ActiveToken, TokenRefusal } from './vault-view';
+export type { ActiveToken, TokenCharacter, TokenRefusal } from './vault-view';
 export type { Grant } from './grants';
 export { looksLikeToken } from './token-format';
 export { TokenBudgets } from './token-budgets';

@@ -6,22 +6,22 @@
 import { MasterKeys } from './envelope';
 import type { VaultStorage } from './storage';
 import { VaultView } from './vault-view';
-import type { TokenCheck } from './vault-view';
+import type { TokenCheck, TokenText } from './vault-view';
 import type { OpenedWebhook } from './webhooks';
 import { tokenChecksumValid } from './token-format';
 
 
 /** Looks bearer tokens up: what the pipeline reads. */
 export interface TokenResolver {
-  /** Checks a bearer value that has the token prefix (synchronous: an in-memory lookup). */
-  check(token: string): TokenCheck;
+  /** Checks a bearer value that has the token prefix (synchronous: an in-memory lookup; its hash once per holder, see `TokenText`). */
+  check(token: TokenText): TokenCheck;
   /**
    * For a well-formed token this gateway does not know: a promise that settles once the
    * stored vault was read again after this call (a token printed by `tokens create` a
    * moment ago works at once), else null (nothing to wait for). Transports await it before
    * they run the pipeline. Never rejects.
    */
-  whenKnown?(token: string): Promise<void> | null;
+  whenKnown?(token: TokenText): Promise<void> | null;
 }
 
 /**
@@ -129,8 +129,8 @@ export class LiveVault implements TokenResolver {
    * per {@link UNKNOWN_TOKEN_REREAD_MS}, so a flood of made-up tokens cannot make the gateway
    * read the vault per request. An unchanged text is not opened again.
    */
-  whenKnown(token: string): Promise<void> | null {
-    if (this.closed || !tokenChecksumValid(token) || this.view.knows(token)) return null;
+  whenKnown(token: TokenText): Promise<void> | null {
+    if (this.closed || !tokenChecksumValid(typeof token === 'string' ? token : token.token) || this.view.knows(token)) return null;
     if (this.reread) return this.reread;
     const wait = Math.max(0, this.lastRereadAt + UNKNOWN_TOKEN_REREAD_MS - Date.now());
     const reread = new Promise<void>((resolve) => {
@@ -165,7 +165,7 @@ export class LiveVault implements TokenResolver {
   }
 
   /** {@inheritDoc TokenResolver.check}; a usable token's use is noted (see `tokens list`). */
-  check(token: string): TokenCheck {
+  check(token: TokenText): TokenCheck {
     const checked = this.view.check(token);
     if (checked.kind === 'ok') this.uses.set(checked.token.id, new Date().toISOString());
     return checked;

@@ -47,6 +47,30 @@ export interface ActiveToken {
 /** Why a token is refused. */
 export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin' | 'unverified';
 
+/**
+ * A bearer token to look up: its text, or an object that holds it for as long as the token is
+ * used (the request's credential, read once per request or connection): the token's keyed
+ * hash is then computed once per holder (and vault token key), not once per lookup.
+ */
+export type TokenText = string | { readonly token: string };
+
+/**
+ * Each holder's token hash, by the vault token key it was computed under. Keyed by the
+ * holder object, never by the token's text: no token in clear is a map key, and an entry
+ * lives only as long as its holder (a connection's credential).
+ */
+const tokenHashes = new WeakMap<{ readonly token: string }, { readonly hashKey: Buffer; readonly token: string; readonly hash: string }>();
+
+/** The keyed hash of a token under `hashKey` (see `tokenHash`), once per holder and key. */
+function hashOf(hashKey: Buffer, text: TokenText): string {
+  if (typeof text === 'string') return tokenHash(hashKey, text);
+  const known = tokenHashes.get(text);
+  if (known && known.token === text.token && known.hashKey.equals(hashKey)) return known.hash;
+  const hash = tokenHash(hashKey, text.token);
+  tokenHashes.set(text, { hashKey, token: text.token, hash });
+  return hash;
+}
+
 /** What a bearer token is: usable, or refused and why. */
 export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
 
@@ -159,8 +183,8 @@ export class VaultView {
   }
 
   /** True when the token (a well-formed one) has a record in this view, whatever its state. */
-  knows(token: string): boolean {
-    return this.hashKey !== null && this.tokens.has(tokenHash(this.hashKey, token));
+  knows(token: TokenText): boolean {
+    return this.hashKey !== null && this.tokens.has(hashOf(this.hashKey, token));
   }
 
   /** True when a token that is not revoked is bound to this browser origin (CORS lets it through). */
@@ -169,10 +193,11 @@ export class VaultView {
   }
 
   /** Checks a bearer token (one with the token prefix): usable now, or refused and why. */
-  check(token: string, now: number = Date.now()): TokenCheck {
-    if (!looksLikeToken(token) || !tokenChecksumValid(token)) return { kind: 'refused', reason: 'malformed' };
+  check(token: TokenText, now: number = Date.now()): TokenCheck {
+    const text = typeof token === 'string' ? token : token.token;
+    if (!looksLikeToken(text) || !tokenChecksumValid(text)) return { kind: 'refused', reason: 'malformed' };
     if (!this.hashKey) return { kind: 'refused', reason: 'unknown' };
-    const hash = tokenHash(this.hashKey, token);
+    const hash = hashOf(this.hashKey, token);
     const found = this.tokens.get(hash);
     if (!found) return { kind: 'refused', reason: 'unknown' };
     if ('unverified' in found) return { kind: 'refused', reason: 'unverified' };

@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { GatewayConfig } from '../config';
 import { createContext } from '../context';
-import { readCredential } from '../pipeline/credential';
-import type { Credential } from '../pipeline/credential';
+import { requestCredential } from '../pipeline/credential';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { GraphQLRequestInput } from '../pipeline/public-site';
 import type { GatewayRuntime } from '../runtime';
@@ -15,29 +13,6 @@ const MAX_BATCH_ANSWERS = 50;
 /** The answer to a batch (a JSON array of operations): batching is off, see docs/http.md. */
 export const BATCH_REFUSED =
   'Batched requests (a JSON array of operations) are not supported: send one operation per request (Apollo Client: HttpLink, not BatchHttpLink; graphql-request: request(), not batchRequests()). Over HTTP/1.1 keep-alive or HTTP/2, separate requests cost little, and each gets its own cost and depth limit.';
-
-/** Where a connection keeps the credential its last request read (see {@link connectionCredential}). */
-const LAST_CREDENTIAL = Symbol('lastCredential');
-
-/** A connection with the credential of its last request, and the header values it was read from. */
-type CredentialSocket = Socket & { [LAST_CREDENTIAL]?: { authorization: string | undefined; origin: string | undefined; credential: Credential } };
-
-/**
- * The request's credential (`readCredential`), the same object as the previous request's
- * on the connection when its `Authorization` and `Origin` headers are the same. Why: a
- * key is hashed once per credential object (`hashedKey`), so a client that keeps its
- * connection open (browsers, bots, load balancers) pays the key's HMAC once per
- * connection, not once per request. The header value is kept on the connection only, as
- * long as Node keeps the connection; it never becomes a cache key.
- */
-function connectionCredential(req: IncomingMessage, authorization: string | undefined, origin: string | undefined): Credential {
-  const socket = req.socket as CredentialSocket;
-  const last = socket[LAST_CREDENTIAL];
-  if (last !== undefined && last.authorization === authorization && last.origin === origin) return last.credential;
-  const credential = readCredential(authorization, origin);
-  socket[LAST_CREDENTIAL] = { authorization, origin, credential };
-  return credential;
-}
 
 /**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
@@ -55,7 +30,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     sendRefusal(req, res, request);
     return;
   }
-  const credential = connectionCredential(req, request.headers.get('authorization'), request.headers.get('origin'));
+  const credential = requestCredential(req);
   const body = request.body;
   if (Array.isArray(body) && credential.kind !== 'malformed') {
     // One refusal per operation (so BatchHttpLink shows it on each), up to MAX_BATCH_ANSWERS;
@@ -85,7 +60,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     body: admission.parameters.body,
     search: admission.parameters.search,
     context: async () => {
-      const context = createContext(runtime.services, req.headers, credential, admission.serverCredentials);
+      const context = createContext(runtime.services, req.headers, admission.key);
       // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
       context.httpResponse = true;
       return context;

@@ -39,7 +39,7 @@ const SHOP = FIXTURE_IDS.shop;
 /** A token resolver that knows one token per grant list (the bearer text is the grants joined by commas). */
 const resolver: TokenResolver = {
   check(bearer) {
-    const texts = bearer.slice('svg_'.length).split(',');
+    const texts = (typeof bearer === 'string' ? bearer : bearer.token).slice('svg_'.length).split(',');
     const token: ActiveToken = {
       id: `id-${texts.join('+')}`,
       characters: [{ id: 'c1', name: 'shop', apiKey: 'key', apiSecret: 'secret' }],

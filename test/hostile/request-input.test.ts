@@ -7,6 +7,7 @@
 import { request as httpRequest } from 'node:http';
 import { print } from 'graphql';
 import { createContext } from '../../src/context';
+import { callerKey } from '../../src/pipeline/key-in-use';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument } from '../generated/graphql';
 import { codes, useStack } from '../support';
@@ -116,7 +117,7 @@ describe('variables the operation does not declare', () => {
     for (let i = 0; i < 2; i += 1) {
       const response = await stack.apollo.executeOperation(
         { query: COUNTER, variables: { id: FIXTURE_IDS.shop, unused } },
-        { contextValue: createContext(stack.runtime.services, new Map(), { kind: 'key', apiKey: DEMO_KEYS.premium.key }) },
+        { contextValue: createContext(stack.runtime.services, new Map(), callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, stack.runtime.services.config.keyHashSecret)) },
       );
       expect(response.body.kind === 'single' ? response.body.singleResult.errors : 'not single').toBeUndefined();
     }

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config';
 import { createContext } from '../../src/context';
+import { callerKey } from '../../src/pipeline/key-in-use';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
@@ -41,7 +42,7 @@ describe('a GET that ran into the deadline is not retried', () => {
     try {
       let settled = false;
       const pending = runtime.apollo
-        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map(), { kind: 'key', apiKey: DEMO_KEYS.premium.key }) })
+        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map(), callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, runtime.services.config.keyHashSecret)) })
         .finally(() => {
           settled = true;
         });

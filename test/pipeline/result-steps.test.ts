@@ -22,8 +22,8 @@ const KEY = 'sk-live-0123456789abcdef';
 const SECRET = 'secret-fedcba9876543210';
 
 /** A context as the steps read it: item errors, a session with its accounting, the credentials. */
-function contextWith(accounting = new OperationAccounting()): Pick<GatewayContext, 'itemErrors' | 'session' | 'apiKey' | 'apiSecretHeader'> {
-  return { itemErrors: new ListItemErrors(), session: { accounting, keyId: 'k' } as unknown as UpstreamSession, apiKey: KEY, apiSecretHeader: SECRET };
+function contextWith(accounting = new OperationAccounting()): Pick<GatewayContext, 'itemErrors' | 'session' | 'apiKey' | 'apiSecret'> {
+  return { itemErrors: new ListItemErrors(), session: { accounting, keyId: 'k' } as unknown as UpstreamSession, apiKey: KEY, apiSecret: SECRET };
 }
 
 /** Reports a failed item at `options[index]` of `factory`. */

@@ -46,7 +46,7 @@ describe('the request steps', () => {
     expect(refused).toMatchObject({ kind: 'refused', step: 'key', errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
     expect(ran).toEqual(['key']);
     ran.length = 0;
-    expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({ kind: 'run', apiKey: null });
+    expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({ kind: 'run', key: null });
     expect(ran).toEqual(STEPS.filter((step) => step.phase !== 'result').map((step) => step.name));
     stop();
   });

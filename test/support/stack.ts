@@ -35,6 +35,7 @@ import { loadConfig } from '../../src/config';
 import type { GatewayConfig } from '../../src/config';
 import { createContext } from '../../src/context';
 import { readCredential } from '../../src/pipeline/credential';
+import { callerKey } from '../../src/pipeline/key-in-use';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime } from '../../src/runtime';
 import type { GatewayOptions, GatewayRuntime } from '../../src/runtime';
@@ -243,7 +244,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
 
   const run = async <TData>(query: string | TypedDocumentNode<TData, Record<string, unknown>>, variables: Record<string, unknown> | undefined, call: CallOptions): Promise<Result<TData>> => {
-    const response = await runtime.apollo.executeOperation({ query, variables }, { contextValue: createContext(runtime.services, headerMap(call), readCredential(headerMap(call).get('authorization'))) });
+    const response = await runtime.apollo.executeOperation({ query, variables }, { contextValue: createContext(runtime.services, headerMap(call), callerKey(readCredential(headerMap(call).get('authorization')), runtime.services.config.keyHashSecret)) });
     if (response.body.kind !== 'single') throw new Error('expected a single result');
     return response.body.singleResult as Result<TData>;
   };

@@ -37,7 +37,7 @@ describe('public-site steps', () => {
   it('sets parameters on new objects, leaving a POST body unchanged', () => {
     const body = Object.freeze({ documentId: HASH, variables: { a: 1 }, extensions: Object.freeze({ persistedQuery: { sha256Hash: HASH }, other: true }) });
     const decision = site.decide({ kind: 'post', body }, false);
-    expect(decision).toMatchObject({ kind: 'run', credentials: { apiKey: 'server-key', apiSecret: null } });
+    expect(decision).toMatchObject({ kind: 'run', siteKey: { apiKey: 'server-key', apiSecret: null } });
     if (decision.kind !== 'run') throw new Error('refused');
     expect(decision.parameters.body).toEqual({ query: TEXT, variables: { a: 1 }, extensions: { other: true } });
     expect(body).toEqual({ documentId: HASH, variables: { a: 1 }, extensions: { persistedQuery: { sha256Hash: HASH }, other: true } });
@@ -57,7 +57,7 @@ describe('public-site steps', () => {
   it('refuses text and unknown hashes without a key; allows introspection-only text', () => {
     expect(site.decide({ kind: 'post', body: { query: TEXT } }, false)).toMatchObject({ kind: 'refuse', code: 'FORBIDDEN_DOCUMENT' });
     expect(site.decide({ kind: 'post', body: { documentId: 'abc' } }, false)).toMatchObject({ kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND' });
-    expect(site.decide({ kind: 'post', body: { query: '{ __schema { types { name } } }' } }, false)).toMatchObject({ kind: 'run', credentials: null });
-    expect(site.decide({ kind: 'post', body: { query: TEXT } }, true)).toMatchObject({ kind: 'run', credentials: null });
+    expect(site.decide({ kind: 'post', body: { query: '{ __schema { types { name } } }' } }, false)).toMatchObject({ kind: 'run', siteKey: null });
+    expect(site.decide({ kind: 'post', body: { query: TEXT } }, true)).toMatchObject({ kind: 'run', siteKey: null });
   });
 });

@@ -3,7 +3,7 @@
  * by the master key), tokens kept only as a keyed hash, rotation of the master key, and a
  * running gateway's view following changes.
  */
-import { randomBytes } from 'node:crypto';
+import crypto, { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,6 +97,31 @@ describe('the vault file', () => {
 });
 
 describe('access tokens', () => {
+  it("are hashed once per holder (the request's credential) and vault token key, never keyed by their text", async () => {
+    const { storage, master } = fresh();
+    await new Vault(storage, master).addKey('alice', API_KEY, API_SECRET);
+    const { token } = await new Vault(storage, master).createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 60_000 });
+    const text = await storage.read();
+    const view = VaultView.fromText(text, master);
+    // The next document opened (same token key), as after a change of the vault.
+    const reopened = VaultView.fromText(text, master, view);
+    const credential = { kind: 'token', token, origin: null } as const;
+    const hmac = jest.spyOn(crypto, 'createHmac');
+    try {
+      for (let request = 0; request < 5; request += 1) {
+        expect(view.knows(credential)).toBe(true);
+        expect(view.check(credential).kind).toBe('ok');
+      }
+      expect(reopened.check(credential).kind).toBe('ok');
+      expect(hmac).toHaveBeenCalledTimes(1);
+      // The text alone (the command line, tests) is hashed per lookup.
+      expect(view.check(token).kind).toBe('ok');
+      expect(hmac).toHaveBeenCalledTimes(2);
+    } finally {
+      hmac.mockRestore();
+    }
+  });
+
   it('have a prefix, random characters and a checksum that catches a typo', () => {
     const token = newToken();
     expect(token).toMatch(/^svg_[0-9A-Za-z]{46}$/);

@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { keyHeldByGateway } from '../gateway-context';
 import type { GatewayContext } from '../gateway-context';
 import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { describeBounds } from '../../field-rules/bounds';
@@ -60,7 +61,7 @@ export class UpdateFactoryOptionPayloadResolver {
     // A token over several characters runs with the key of the company's owner (graph/per-character.ts).
     if (ctx.token) await refuseSiteDocumentSlot(ctx.token.grants, ctx, input);
     // With the server's key (public-site mode) only the server's secret is used.
-    const apiSecret = ctx.serverCredentials ? ctx.apiSecretHeader : input.apiSecret?.trim() || ctx.apiSecretHeader;
+    const apiSecret = keyHeldByGateway(ctx) ? ctx.apiSecret : input.apiSecret?.trim() || ctx.apiSecret;
     if (!apiSecret) {
       throw badInputError('updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.', 'input.apiSecret');
     }

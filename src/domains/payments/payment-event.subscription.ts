@@ -6,12 +6,12 @@
  */
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { GatewayError, missingKeyError } from '../../errors/gateway-error';
+import { PerCharacter } from '../../field-rules/per-character';
 import { describePolling } from '../../subscribable/describe';
 import { noTransportError, releasing } from '../../subscribable/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { checkFactoryOwned } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';
-import { subscribeAsOwner } from '../shared/owners';
 import { toPaymentRequest } from './payment-request.resolver';
 import type { StoredEvent } from './payment-request.store';
 import { PaymentEvent, PaymentEventKind } from './payment-request.type';
@@ -44,14 +44,11 @@ async function openPaymentEvents(context: SubscriptionContext, factoryId: string
 /** `paymentReceived`. */
 @Resolver()
 export class PaymentEventSubscriptionResolver {
-  /** One event per status change of a request of the company. */
+  /** One event per status change of a request of the company; a token over several characters: the events of the company's owner. */
+  @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => PaymentEvent, {
     description: `Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): ${describePolling(ENDPOINTS.factoryTransactions)} Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND. Counts against SUBSCRIPTIONS_MAX_PER_KEY and SUBSCRIPTIONS_MAX_PER_CONNECTION like every subscription (over: RATE_LIMITED).`,
-    subscribe: ({ args, context }) => {
-      const { factoryId } = args as { factoryId: string };
-      // A token over several characters: the events of the company's owner.
-      return subscribeAsOwner(context as SubscriptionContext, 'factories', factoryId, (owner) => openPaymentEvents(owner, factoryId));
-    },
+    subscribe: ({ args, context }) => openPaymentEvents(context as SubscriptionContext, (args as { factoryId: string }).factoryId),
   })
   paymentReceived(
     @Root() event: StoredEvent,

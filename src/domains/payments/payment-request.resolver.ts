@@ -1,15 +1,18 @@
 /**
  * `createPaymentRequest`, `cancelPaymentRequest`, `paymentRequest`, `paymentRequests`
  * and `unmatchedTransfers`: payment requests of the key's character, kept in the
- * gateway's own store (see payment-request.service.ts).
+ * gateway's own store (see payment-request.service.ts). Each resolver sees one key: a token
+ * over several characters runs the fields naming a company with the key owning it, and
+ * looks a reference up in every character's requests (`perCharacter`, see
+ * `src/graph/per-character.ts`).
  */
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { UpstreamCost } from '../../field-rules/cost';
+import { CheckedBeforeOwner } from '../../field-rules/per-character';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { checkFactoryOwned, fetchFactoryBankAccounts } from '../factories/factories.api';
 import type { GatewayContext } from '../gateway-context';
-import { companyContext } from '../shared/owners';
 import { paidAmount } from './payment-request.matching';
 import type { PaymentCaller } from './payment-desk.types';
 import type { PaymentDesk } from './payment-request.service';
@@ -66,20 +69,19 @@ function deskOf(ctx: GatewayContext): { desk: PaymentDesk; caller: PaymentCaller
 }
 
 /**
- * The request `reference` names and the context of the character whose store holds it (a
- * token over several characters: each character's requests are its own; one key: its
- * own), or null and the operation's own context when none holds it. Reads only the
- * gateway's store, once per character at most.
+ * The checks of `createPaymentRequest`'s input, before anything else (with several
+ * characters, before the company's owner is looked up: see `@CheckedBeforeOwner`).
+ *
+ * @throws GatewayError `BAD_USER_INPUT` naming the argument
  */
-async function requestByReference(ctx: GatewayContext, reference: string): Promise<{ context: GatewayContext; request: StoredRequest | null }> {
-  const contexts = ctx.owners?.parts.map((part) => part.context as GatewayContext) ?? [ctx];
-  for (const context of contexts) {
-    const keyId = context.session.keyId;
-    const desk = context.domains?.payments;
-    const request = keyId && desk ? await desk.get(keyId, reference) : null;
-    if (request) return { context, request };
+function checkCreateInput(args: Record<string, unknown>): void {
+  const input = args.input as CreatePaymentRequestInput;
+  const expiresInSeconds = input.expiresInSeconds ?? null;
+  if (!Number.isFinite(input.amount) || input.amount <= 0) throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
+  if (expiresInSeconds !== null && (expiresInSeconds < 1 || expiresInSeconds > EXPIRES_MAX_SECONDS)) {
+    throw new GatewayError('BAD_USER_INPUT', `expiresInSeconds must be from 1 to ${EXPIRES_MAX_SECONDS}.`, { argument: 'input.expiresInSeconds' });
   }
-  return { context: ctx, request: null };
+  if (input.note !== null && input.note !== undefined && [...input.note].length > NOTE_MAX) throw new GatewayError('BAD_USER_INPUT', `note may have at most ${NOTE_MAX} characters.`, { argument: 'input.note' });
 }
 
 /** Adds the `WINDOW_OVERRUN` warning of each account of `requests` whose transfers may be missing. */
@@ -102,7 +104,8 @@ export class PaymentRequestResolver {
    *
    * @throws GatewayError `BAD_USER_INPUT` for an invalid input, `CONFLICT` when the company has its most open requests, `NOT_FOUND` for an account the company does not have, and the upstream's errors
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'owner' })
+  @CheckedBeforeOwner(checkCreateInput)
   @Mutation(() => PaymentRequest, {
     description: `Creates a payment request with a fresh reference; no upstream request beyond reading the account's vban (cached). ${SOURCE} Without premium or those scopes: the same errors as BankAccount.transactions, and nothing is stored. Amount greater than 0; expiresInSeconds 1..${EXPIRES_MAX_SECONDS}; note at most ${NOTE_MAX} characters (else BAD_USER_INPUT). At most PAYMENT_OPEN_REQUESTS_MAX (default 1000) open requests per company: one more is CONFLICT until one is paid, expires or is cancelled. From then on the account is polled (GET /factory/transactions/{bankId}/25/0, shared with transactionAdded) while it has open requests.`,
   })
@@ -110,23 +113,14 @@ export class PaymentRequestResolver {
     @Arg('input', () => CreatePaymentRequestInput, { description: 'The company, its account, the amount, an optional expiry and note.' }) input: CreatePaymentRequestInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    deskOf(ctx);
-    const expiresInSeconds = input.expiresInSeconds ?? null;
-    const note = input.note ?? null;
-    if (!Number.isFinite(input.amount) || input.amount <= 0) throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
-    if (expiresInSeconds !== null && (expiresInSeconds < 1 || expiresInSeconds > EXPIRES_MAX_SECONDS)) {
-      throw new GatewayError('BAD_USER_INPUT', `expiresInSeconds must be from 1 to ${EXPIRES_MAX_SECONDS}.`, { argument: 'input.expiresInSeconds' });
-    }
-    if (note !== null && [...note].length > NOTE_MAX) throw new GatewayError('BAD_USER_INPUT', `note may have at most ${NOTE_MAX} characters.`, { argument: 'input.note' });
-    // A token over several characters: the request belongs to the company's owner.
-    const { context } = await companyContext(ctx, input.factoryId);
-    const { desk, caller } = deskOf(context);
+    const { desk, caller } = deskOf(ctx);
+    checkCreateInput({ input });
     // The bound on open requests (PAYMENT_OPEN_REQUESTS_MAX) before any upstream request.
     await desk.checkRoom(caller.keyId, input.factoryId);
-    const accounts = await fetchFactoryBankAccounts(context.session, input.factoryId);
+    const accounts = await fetchFactoryBankAccounts(ctx.session, input.factoryId);
     const account = accounts.find((each) => each.id === input.bankAccountId);
     if (!account) throw new GatewayError('NOT_FOUND', `The company ${input.factoryId} has no bank account ${input.bankAccountId}.`);
-    const request = await desk.create(caller, { factoryId: input.factoryId, bankAccountId: account.id, vban: account.vban, amount: input.amount, expiresInSeconds, note });
+    const request = await desk.create(caller, { factoryId: input.factoryId, bankAccountId: account.id, vban: account.vban, amount: input.amount, expiresInSeconds: input.expiresInSeconds ?? null, note: input.note ?? null });
     return toPaymentRequest(request);
   }
 
@@ -135,7 +129,7 @@ export class PaymentRequestResolver {
    *
    * @throws GatewayError `NOT_FOUND` for an unknown reference, `CONFLICT` for one no longer open
    */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Mutation(() => PaymentRequest, {
     description: 'Cancels a PENDING or PARTIALLY_PAID request of the caller\'s character (CANCELLED; transfers that arrive later are listed by unmatchedTransfers). Unknown reference: NOT_FOUND; a request no longer open: CONFLICT. No upstream request of its own (resuming the polling of the caller\'s open requests may poll).',
   })
@@ -143,12 +137,12 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The request\'s reference (case, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
-    const { desk, caller } = deskOf((await requestByReference(ctx, reference)).context);
+    const { desk, caller } = deskOf(ctx);
     return toPaymentRequest(await desk.cancel(caller.keyId, reference));
   }
 
   /** One request of the caller's character, or null. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Query(() => PaymentRequest, {
     nullable: true,
     description: 'One payment request of the caller\'s character by reference (case and look-alike characters tolerated); null if unknown. Read from the gateway\'s store; resuming the polling of the caller\'s open requests may poll GET /factory/transactions/{bankId}/25/0. A request whose account received more transfers between two polls than the upstream shows (25 + skip 200) has a WINDOW_OVERRUN warning in extensions.warnings.',
@@ -157,15 +151,15 @@ export class PaymentRequestResolver {
     @Arg('reference', () => String, { description: 'The reference (case, spaces, separators and look-alike characters tolerated).' }) reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest | null> {
-    const { context, request } = await requestByReference(ctx, reference);
-    const { desk, caller } = deskOf(context);
+    const { desk, caller } = deskOf(ctx);
+    const request = await desk.get(caller.keyId, reference);
     if (!request) return null;
-    await warnAbout(context, desk, caller.keyId, [request.bankAccountId]);
+    await warnAbout(ctx, desk, caller.keyId, [request.bankAccountId]);
     return toPaymentRequest(request);
   }
 
   /** The requests of a company of the caller's character. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'owner' })
   @Query(() => [PaymentRequest], {
     description: `The payment requests of one company of the caller's character, newest first. Checks the company with ${describeSource(ENDPOINTS.factoryList)} (cached); a company the character does not own: NOT_FOUND. WINDOW_OVERRUN warnings in extensions.warnings as for paymentRequest.`,
   })
@@ -174,25 +168,23 @@ export class PaymentRequestResolver {
     @Arg('status', () => PaymentStatus, { nullable: true, description: 'Only requests of this status; omitted: all.' }) status: PaymentStatus | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest[]> {
-    const { context } = await companyContext(ctx, factoryId);
-    const { desk, caller } = deskOf(context);
-    await checkFactoryOwned(context.session, factoryId);
+    const { desk, caller } = deskOf(ctx);
+    await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, status ?? null);
-    await warnAbout(context, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
     return requests.map(toPaymentRequest);
   }
 
   /** Incoming transfers of a company that matched no request. */
-  @UpstreamCost({ requests: 1 })
+  @UpstreamCost({ requests: 1, perCharacter: 'owner' })
   @Query(() => [MatchedTransfer], {
     description: `Incoming transfers of the company's accounts seen by the gateway that match no request, newest first (the last 100, from the first request on each account on). Checks the company with ${describeSource(ENDPOINTS.factoryList)} (cached). When more transfers arrived between two polls than the upstream shows (25 + skip 200), transfers may be missing: extensions.warnings has WINDOW_OVERRUN for that account.`,
   })
   async unmatchedTransfers(@Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string, @Ctx() ctx: GatewayContext): Promise<MatchedTransfer[]> {
-    const { context } = await companyContext(ctx, factoryId);
-    const { desk, caller } = deskOf(context);
-    await checkFactoryOwned(context.session, factoryId);
+    const { desk, caller } = deskOf(ctx);
+    await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, null);
-    await warnAbout(context, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
     return (await desk.unmatched(caller.keyId, factoryId)).map(toMatchedTransfer);
   }
 }

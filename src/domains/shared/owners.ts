@@ -184,7 +184,7 @@ async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: st
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-export function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   return ownerOfId(ctx, 'factories', factoryId);
 }
 
@@ -294,11 +294,13 @@ export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners:
 }
 
 /**
- * A root field looking one object up over every key (`factory(id)`, `building(id)`):
- * `run` once per key with that key's context; the first answer that is not null, in the
- * token's order of characters, claimed by its key. Null when every key answers null;
- * rejects with the first failing key's error when no key answers and one failed (the
- * object may be that key's).
+ * A root field looking one object up over every key (`factory(id)`, `building(id)`, a
+ * payment request by reference): `run` once per key with that key's context; the first
+ * answer that is not null, in the token's order of characters, claimed by its key. Null
+ * when every key answers null; rejects with the first failing key's error when no key
+ * answers and one failed (the object may be that key's). A key's `NOT_FOUND` only says the
+ * object is not that key's: another key's error comes first (`cancelPaymentRequest` of a
+ * request no longer open: the owner's `CONFLICT`, not the other keys' `NOT_FOUND`).
  */
 export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners, run: (ctx: C) => MaybePromise<T | null | undefined>): Promise<T | null> {
   const settled = await Promise.allSettled(owners.parts.map(async (part) => run(part.context as C)));
@@ -307,13 +309,18 @@ export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners,
     const part = owners.parts[index];
     if (!part) continue;
     if (outcome.status === 'rejected') {
-      failure ??= outcome.reason;
+      if (failure === null || (isNotFound(failure) && !isNotFound(outcome.reason))) failure = outcome.reason;
       continue;
     }
     if (outcome.value !== null && outcome.value !== undefined) return owners.claim(outcome.value, part);
   }
   if (failure !== null) throw failure instanceof Error ? failure : new Error(String(failure));
   return null;
+}
+
+/** True for a `NOT_FOUND` error. */
+function isNotFound(error: unknown): boolean {
+  return error instanceof GatewayError && error.code === 'NOT_FOUND';
 }
 
 /** The first object any key's list holds that matches, claimed by that key (each list at most once per operation, its loader); see {@link firstAcrossKeys}. */

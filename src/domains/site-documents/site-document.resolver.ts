@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { keyHeldByGateway } from '../gateway-context';
 import type { GatewayContext } from '../gateway-context';
 import { badInputError, GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { UpstreamCost } from '../../field-rules/cost';
@@ -50,7 +51,7 @@ function checkExpectedVersion(expected: number | null | undefined): void {
 function secretOf(ctx: GatewayContext, given: string | null | undefined, mutation: string): string {
   if (!ctx.apiKey) throw missingKeyError();
   // With the server's key (public-site mode) only the server's secret is used.
-  const secret = ctx.serverCredentials ? ctx.apiSecretHeader : given?.trim() || ctx.apiSecretHeader;
+  const secret = keyHeldByGateway(ctx) ? ctx.apiSecret : given?.trim() || ctx.apiSecret;
   if (!secret) throw badInputError(`${mutation} needs the API secret: set input.apiSecret or send the X-Api-Secret header.`, 'input.apiSecret');
   return secret;
 }
