@@ -7,7 +7,6 @@ import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { DocumentNode, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
-import { isGatewayError } from '../errors/gateway-error';
 import { upstreamCostEstimator } from '../graph/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { OperationMemo } from '../graph/operation-memo';
@@ -20,7 +19,7 @@ import { runResultSteps } from './result-steps';
 import type { DeliveryContext, OutgoingResult, ResultEnvironment, ResultPhase, ResultReport, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { ActiveToken, TokenResolver } from '../vault';
-import { refusalError } from './refusals';
+import { clientError, refusalError } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
 import type { StepName } from './steps';
@@ -131,30 +130,21 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
 
-/** A copy of a GraphQL error as a client receives it: `code` set (else `fallbackCode`), no `http` extension. */
-function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
-  const source = isGatewayError(error.originalError) ? error.originalError : error;
-  const { http: _http, ...extensions } = source.extensions as Record<string, unknown>;
-  return new GraphQLError(source.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    extensions: { ...extensions, code: typeof extensions.code === 'string' ? extensions.code : fallbackCode },
-  });
-}
-
 /** True for the errors of a later phase, false for a `request` step's refusal. */
 function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is readonly GraphQLError[] {
   return Array.isArray(refused);
 }
 
 /**
- * Runs the request checks of {@link STEPS} in their order, for every transport.
+ * Runs the request checks of {@link STEPS} in their order, for every transport, and
+ * writes every refusal ({@link refuse}).
  *
  * - HTTP: {@link admit} runs the `request` phase before Apollo; Apollo runs the rest with
  *   {@link apolloOptions}, and the result phase with {@link resultPhase}.
  * - graphql-ws and graphql-sse: {@link prepare} runs every phase; the transport runs the
  *   result phase ({@link finishResult}) on each result, event and live query result.
+ * - A transport measures (a body's size, a batch, its operations in flight) and frames;
+ *   it never checks or answers a request itself.
  *
  * When to use: one per gateway (`createGatewayRuntime` builds it); never per request.
  */

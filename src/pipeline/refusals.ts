@@ -1,10 +1,12 @@
 /**
  * The refusals of the request checks (steps.ts), as data: what each says, with which code
- * and HTTP status, and the one function that turns a refusal into the GraphQL error every
- * transport writes ({@link refusalError}). How a refusal is written (the result phase's
- * formatting, redaction and report) is `RequestPipeline.refuse` (pipeline.ts).
+ * and HTTP status, and the functions that turn a refusal ({@link refusalError}) or an error
+ * of a later phase ({@link clientError}) into the GraphQL error every transport writes. How
+ * a refusal is written (the result phase's formatting, redaction and report) is
+ * `RequestPipeline.refuse` (pipeline.ts).
  */
 import { GraphQLError } from 'graphql';
+import { isGatewayError } from '../errors/gateway-error';
 import { TOKEN_REFUSALS } from '../vault';
 import type { TokenRefusal } from '../vault';
 
@@ -35,6 +37,18 @@ export function refusalError(refusal: Refusal): GraphQLError {
     refusalErrors.set(refusal, error);
   }
   return error;
+}
+
+/** A copy of a GraphQL error as a client receives it: `code` set (else `fallbackCode`), no `http` extension. */
+export function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
+  const source = isGatewayError(error.originalError) ? error.originalError : error;
+  const { http: _http, ...extensions } = source.extensions as Record<string, unknown>;
+  return new GraphQLError(source.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { ...extensions, code: typeof extensions.code === 'string' ? extensions.code : fallbackCode },
+  });
 }
 
 /** The refusal of a key that is not `Bearer <token>`, by transport (HTTP 401 with `WWW-Authenticate: Bearer`). */

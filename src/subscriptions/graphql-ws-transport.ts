@@ -17,7 +17,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
-import type { Prepared } from '../pipeline/pipeline';
+import type { StepName } from '../pipeline/steps';
 import { closeForRefusals, contextOf, prepare, RefusalCount } from './admission';
 import { livePatchFormat } from './live-operations';
 import { OperationsInFlight } from './operation-cap';
@@ -38,7 +38,7 @@ const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is cl
 const refusalPayloads = new WeakMap<GraphQLError, string>();
 
 /** The steps whose refusals are answered at once, as a `next` and a `complete` (see `refuseOverLimit`). */
-const OVER_A_LIMIT: ReadonlySet<Prepared['kind'] | string> = new Set(['subscription-limit', 'operation-cap', 'operation-cap-parsed']);
+const OVER_A_LIMIT: ReadonlySet<StepName> = new Set<StepName>(['subscription-limit', 'operation-cap', 'operation-cap-parsed']);
 
 /** The `error` payload of each refused subscribe, by the errors its `onSubscribe` returned (graphql-ws hands `onError` the same array). */
 const errorPayloads = new WeakMap<readonly GraphQLError[], readonly GraphQLFormattedError[]>();
