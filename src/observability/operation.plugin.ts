@@ -1,6 +1,7 @@
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import type { Logger } from 'pino';
 import type { GatewayContext } from '../domains/gateway-context';
+import { OperationAccounting } from '../economy';
 import type { UpstreamAccounting } from '../economy';
 import type { HttpResultReport } from '../pipeline/http-result-phase';
 import { onUpstreamFailure } from '../upstream/failure-reports';
@@ -57,6 +58,19 @@ export function reportOperation(metrics: GatewayMetrics, logger: Logger, report:
     },
     'graphql operation',
   );
+}
+
+/** The upstream accounting of an operation refused before it had a session: all 0. */
+export const NO_UPSTREAM: UpstreamAccounting = Object.freeze(new OperationAccounting().toJSON());
+
+/**
+ * The report of an HTTP request the request pipeline refused before Apollo saw it
+ * (`RequestPipeline.refuse`): counted and logged as `rejected`, as the streaming
+ * transports report theirs (no name, key or upstream work is known yet).
+ */
+export function reportRefusal(metrics: GatewayMetrics, logger: Logger): (refusal: { errorCodes: string[]; durationMs: number }) => void {
+  return ({ errorCodes, durationMs }) =>
+    reportOperation(metrics, logger, { operationName: null, outcome: 'rejected', durationMs, upstream: NO_UPSTREAM, stale: 0, errorCodes, keyId: null });
 }
 
 /**

@@ -103,7 +103,9 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
             {
               transport: 'http',
               result: response.body.singleResult,
-              execution: contextValue,
+              // A refusal (parse, validation, an `operation` step) executed nothing: no execution
+              // extensions, as on every transport (see `RequestPipeline.refuse`).
+              execution: executed || responseCacheAgeSeconds !== null ? contextValue : null,
               delivery: contextValue,
               responseCacheAgeSeconds,
               serialize: responseCacheAgeSeconds !== null && dataText !== undefined ? (result) => cachedText(result, dataText) : apolloText,

@@ -6,8 +6,7 @@
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
-import { isGatewayError } from '../errors/gateway-error';
+import type { DocumentNode, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
 import { upstreamCostEstimator } from '../graph/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
 import { OperationMemo } from '../graph/operation-memo';
@@ -18,12 +17,15 @@ import type { GraphQLRequestInput, RequestParameters } from './public-site';
 import { httpResultPhase } from './http-result-phase';
 import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
 import { runResultSteps } from './result-steps';
-import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
+import type { DeliveryContext, OutgoingResult, ResultEnvironment, ResultPhase, ResultReport, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { ActiveToken, TokenResolver } from '../vault';
-import { PHASES, STEPS } from './steps';
-import type { OperationState, PipelineSettings, Refusal, RequestState, Step, StepEnvironment, StepName, Transport } from './steps';
-
+import { clientError, refusalError } from './refusals';
+import type { Refusal } from './refusals';
+import { STEPS } from './steps';
+import type { StepName } from './steps';
+import { PHASES } from './step-types';
+import type { OperationState, PipelineSettings, RequestState, Step, StepEnvironment, Transport } from './step-types';
 
 /** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (estimated from their query text). */
 const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
@@ -70,9 +72,46 @@ export type Prepared =
       readonly kind: 'refused';
       /** The step that refused (for graphql-js validation errors, which all rules report together: the first `validate` step). */
       readonly step: StepName;
-      /** The errors for the client (formatted already: codes set, no `http` extension). */
+      /** The errors for the client (codes set, no `http` extension); {@link RequestPipeline.refuse} writes them. */
       readonly errors: GraphQLError[];
+      /** The `request` step's refusal (its HTTP status and headers), when a `request` step refused. */
+      readonly refusal?: Refusal;
     };
+
+/** What a transport knows of a request beside its parameters and key, for the `request` steps (see {@link RequestState}). */
+export type RequestFacts = Pick<RequestState, 'bodyBytes' | 'batch' | 'operations' | 'admitSubscription'>;
+
+/** A refusal's payload: its errors as the client receives them. */
+export interface RefusalResult {
+  /** The errors, after the result phase's `delivery` steps. */
+  readonly errors: readonly GraphQLFormattedError[];
+}
+
+/** A refusal as every transport writes it (see {@link RequestPipeline.refuse}); the framing is the transport's. */
+export interface RefusalAnswer {
+  /** HTTP status (over HTTP, and over graphql-sse before its stream starts); 400 for errors of a later phase. */
+  readonly status: number;
+  /** HTTP headers beside the content type (e.g. `WWW-Authenticate`). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The payload `{errors}`: the same on every transport, byte for byte. */
+  readonly result: RefusalResult;
+  /** Its JSON text (over HTTP, a refused batch's is an array of copies). */
+  readonly text: string;
+}
+
+/** Whose refusal it is: its key (for the redaction) or the operation's context, and the operation's report. */
+export interface RefusalOwner {
+  /** The key as the transport read it. */
+  readonly credential?: Credential;
+  /** The operation's context, when it has one (its key and secret are redacted). */
+  readonly delivery?: DeliveryContext | null;
+  /** The operation's report (metrics, log line, span). */
+  readonly report?: (report: ResultReport<OutgoingResult>) => void;
+}
+
+/** Refusals of the streaming transports' `parse` and `operation-shape` checks, built once. */
+const NO_QUERY: Refusal = { code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 };
+const UNNAMED_OPERATION: Refusal = { code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 };
 
 /** Called with each step the pipeline runs itself (tests count the work a request caused). */
 export type StepListener = (step: StepName, transport: Transport) => void;
@@ -90,38 +129,21 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
 
-/** A copy of a GraphQL error as a client receives it: `code` set (else `fallbackCode`), no `http` extension. */
-function clientError(error: GraphQLError, fallbackCode: string): GraphQLError {
-  const source = isGatewayError(error.originalError) ? error.originalError : error;
-  const { http: _http, ...extensions } = source.extensions as Record<string, unknown>;
-  return new GraphQLError(source.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    extensions: { ...extensions, code: typeof extensions.code === 'string' ? extensions.code : fallbackCode },
-  });
-}
-
-/** The error of each refusal object, built once: a refusal that is a constant (a limit, a malformed key) costs no new error each time. */
-const refusalErrors = new WeakMap<Refusal, GraphQLError>();
-
-/** The GraphQL error a streaming transport answers a refusal with. */
-function refusalError(refusal: Refusal): GraphQLError {
-  let error = refusalErrors.get(refusal);
-  if (!error) {
-    error = new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, code: refusal.code } });
-    refusalErrors.set(refusal, error);
-  }
-  return error;
+/** True for the errors of a later phase, false for a `request` step's refusal. */
+function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is readonly GraphQLError[] {
+  return Array.isArray(refused);
 }
 
 /**
- * Runs the request checks of {@link STEPS} in their order, for every transport.
+ * Runs the request checks of {@link STEPS} in their order, for every transport, and
+ * writes every refusal ({@link refuse}).
  *
  * - HTTP: {@link admit} runs the `request` phase before Apollo; Apollo runs the rest with
  *   {@link apolloOptions}, and the result phase with {@link resultPhase}.
  * - graphql-ws and graphql-sse: {@link prepare} runs every phase; the transport runs the
  *   result phase ({@link finishResult}) on each result, event and live query result.
+ * - A transport measures (a body's size, a batch, its operations in flight) and frames;
+ *   it never checks or answers a request itself.
  *
  * When to use: one per gateway (`createGatewayRuntime` builds it); never per request.
  */
@@ -237,9 +259,10 @@ export class RequestPipeline {
    * @param input - the POST body object or GET query string; null for a body that is not an object (Apollo refuses it)
    * @param credential - the `Authorization` header, read
    * @param parameters - what Apollo is given when no step replaces it
+   * @param facts - the body's size as read, and the size of a batch
    */
-  admit(input: GraphQLRequestInput | null, credential: Credential, parameters: RequestParameters): Admission {
-    const state: RequestState = { transport: 'http', input, credential, parameters, key: null };
+  admit(input: GraphQLRequestInput | null, credential: Credential, parameters: RequestParameters, facts: RequestFacts = {}): Admission {
+    const state: RequestState = { transport: 'http', input, credential, parameters, key: null, ...facts };
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', ...refused };
     return { kind: 'run', parameters: state.parameters, key: state.key };
@@ -253,23 +276,18 @@ export class RequestPipeline {
    * @param transport - the transport
    * @param payload - the subscribe payload (`query`, `operationName`, `variables`, `extensions`, `documentId`)
    * @param credential - the key, read from the connection parameters or the header
-   * @param admitSubscription - the transport's subscription limits (see `RequestState.admitSubscription`)
+   * @param facts - the transport's subscription limits, its cap on operations in flight, the body's size as read (see {@link RequestState})
    */
-  prepare(
-    transport: Exclude<Transport, 'http'>,
-    payload: Readonly<Record<string, unknown>>,
-    credential: Credential,
-    admitSubscription?: (keyId: string | null, live: boolean) => Refusal | null,
-  ): Prepared {
+  prepare(transport: Exclude<Transport, 'http'>, payload: Readonly<Record<string, unknown>>, credential: Credential, facts: RequestFacts = {}): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
-    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, key: null, admitSubscription };
+    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, key: null, ...facts };
     const refused = this.runRequestPhase(state);
-    if (refused) return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)] };
+    if (refused) return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)], refusal: refused.refusal };
     const body = state.parameters.body as Record<string, unknown>;
 
     this.ran('parse', transport);
     if (typeof body.query !== 'string' || body.query === '') {
-      return { kind: 'refused', step: 'parse', errors: [refusalError({ code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 })] };
+      return { kind: 'refused', step: 'parse', errors: [refusalError(NO_QUERY)] };
     }
     let document = this.validated.get(body.query);
     if (document === undefined) {
@@ -292,10 +310,11 @@ export class RequestPipeline {
     const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      return { kind: 'refused', step: 'operation-shape', errors: [refusalError({ code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 })] };
+      return { kind: 'refused', step: 'operation-shape', errors: [refusalError(UNNAMED_OPERATION)] };
     }
     const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    const operationState: OperationState = { transport, document, operation, variables, ...(state.key?.source === 'token' ? { token: state.key.token } : {}) };
+    const token = state.key?.source === 'token' ? state.key.token : undefined;
+    const operationState: OperationState = { transport, document, operation, variables, ...(token ? { token } : {}), ...(facts.operations ? { operations: facts.operations } : {}) };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
@@ -326,6 +345,26 @@ export class RequestPipeline {
         }),
       },
     };
+  }
+
+  /**
+   * Writes a refusal before execution, for every transport: `{errors}` through the result
+   * phase's `delivery` steps (formatting, redaction of the caller's key, the report), and
+   * its text. The transport frames it: HTTP (and graphql-sse before its stream starts) as
+   * the body with `status` and `headers`; graphql-sse as a `next` event; graphql-ws as an
+   * `error` message (its payload is `result.errors`) or, over a limit, as a `next` message.
+   *
+   * @param refused - a `request` step's refusal, or the errors of a later phase ({@link Prepared})
+   */
+  refuse(transport: Transport, refused: Refusal | readonly GraphQLError[], owner: RefusalOwner = {}): RefusalAnswer {
+    const refusal = isErrorList(refused) ? null : refused;
+    const errors = isErrorList(refused) ? refused : [refusalError(refused)];
+    const { credential } = owner;
+    const delivery = owner.delivery ?? (credential?.kind === 'key' ? { apiKey: credential.apiKey, apiSecret: null } : null);
+    const result = runResultSteps<OutgoingResult>({ transport, result: { errors }, execution: null, delivery, report: owner.report }, this.resultEnv, ['delivery']) as RefusalResult;
+    const copies = refusal?.copies;
+    const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));
+    return { status: refusal?.status ?? 400, headers: { ...refusal?.headers }, result, text };
   }
 
   /**

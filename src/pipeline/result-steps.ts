@@ -1,15 +1,17 @@
 /**
  * The steps every result goes through before it is sent, in the order they run: THE list
  * of the result phase, as {@link STEPS} (steps.ts) is the list of the request checks.
- * HTTP (GET and POST, one Apollo plugin, see `RequestPipeline.resultPlugin`), graphql-ws
- * and graphql-sse (each result and each subscription event, in `onNext`) and each result
- * of a live query run these steps, in this order, through `RequestPipeline.finishResult`;
- * nothing else touches a result on its way out.
+ * Every transport runs them through the request pipeline (pipeline.ts), in this order:
+ * HTTP (GET and POST) in one Apollo plugin (`RequestPipeline.resultPhase`,
+ * http-result-phase.ts); graphql-ws and graphql-sse on each result, subscription event and
+ * live query result (`RequestPipeline.finishResult`, in `onNext`); and a refusal before
+ * execution on every transport (`RequestPipeline.refuse`: the `delivery` phase). Nothing
+ * else touches a result on its way out.
  *
  * The steps come in two phases, in this order:
  *
  * - `execution`: what the execution that produced the result left in its context: the
- *   list-item errors and the upstream accounting. A live query runs this phase at the end
+ *   list-item errors, the upstream accounting and the warnings. A live query runs this phase at the end
  *   of each of its runs (each run has a context of its own), the other transports with the
  *   rest;
  * - `delivery`: the result as the client receives it: errors formatted and masked, the
@@ -24,7 +26,7 @@ import type { GatewayContext } from '../domains/gateway-context';
 import { formatError } from '../errors/format-error';
 import { MIN_REDACTABLE_LENGTH, Redactor } from '../upstream/redact';
 import { tooLargeError, bytesOver } from './response-size';
-import type { Transport } from './steps';
+import type { Transport } from './step-types';
 
 /** An error of a result: raw (as graphql-js produced it) until `format-errors`, formatted after. */
 type ResultError = GraphQLError | GraphQLFormattedError;

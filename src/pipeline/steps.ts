@@ -5,7 +5,8 @@
  *
  * A step has a phase, and the phases run in this order:
  *
- * - `request`: before the document is parsed (the key, sizes, trusted documents);
+ * - `request`: before the document is parsed (the body's size, the per-connection cap,
+ *   the key, batches, sizes, trusted documents, tokens, the subscription limits);
  * - `parse`: the document is parsed, at most `MAX_DOCUMENT_TOKENS` tokens;
  * - `validate`: graphql-js validation rules, run with graphql-js's own (`specifiedRules`);
  *   a check that walks the document is a rule here, so Apollo's document store skips it
@@ -15,8 +16,8 @@
  * - `result`: on each result before it is sent (on HTTP, graphql-ws and graphql-sse, each
  *   subscription event, and each live query's result): the one entry `result` stands for
  *   the result phase, whose steps are the ordered list `RESULT_STEPS` of result-steps.ts
- *   (list-item errors, extensions.upstream, error formatting, redaction, response size,
- *   the operation's report).
+ *   (list-item errors, extensions.upstream, extensions.warnings, error formatting,
+ *   redaction, response size, the operation's report).
  *
  * Over HTTP, Apollo Server runs the `parse`, `validate` and `operation` phases (its
  * `parseOptions`, `validationRules` and one plugin, all built from this list); over
@@ -25,173 +26,18 @@
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
-import type { ComplexityEstimator } from 'graphql-query-complexity';
-import type { GatewayConfig } from '../config';
+import type { DocumentNode } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
 import { checkOperationBounds } from '../graph/bounds';
 import { depthLimitRule } from '../graph/depth.rule';
 import { checkRequestShape } from '../graph/document-limits';
+import { grantsRule } from '../graph/grants.rule';
 import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
 import { declaredVariables } from '../graph/operation-memo';
-import type { OperationMemo } from '../graph/operation-memo';
 import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
-import { TOKEN_REFUSALS } from '../vault';
-import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
-import { grantsRule } from '../graph/grants.rule';
-import type { Credential } from './credential';
+import { batchRefusal, bodyTooLarge, MALFORMED_KEY, operationCapRefusal, refusalError, TOKEN_REFUSED } from './refusals';
+import type { OperationState, RequestState, Step } from './step-types';
 import { callerKey, siteKey, tokenKey } from './key-in-use';
-import type { KeyInUse } from './key-in-use';
-import type { GraphQLRequestInput, PublicSite, RequestParameters } from './public-site';
-
-/** The transports that run the pipeline. */
-export type Transport = 'http' | 'graphql-ws' | 'graphql-sse';
-
-/** The settings the steps read. */
-export type PipelineSettings = Pick<
-  GatewayConfig,
-  'maxDepth' | 'maxUpstreamRequests' | 'costAssumptions' | 'optionSlots' | 'introspection' | 'maxVariablesBytes' | 'maxResponseBytes' | 'keyHashSecret'
->;
-
-/** What the steps share, built once per gateway by {@link RequestPipeline}. */
-export interface StepEnvironment {
-  /** The gateway's schema. */
-  readonly schema: GraphQLSchema;
-  /** The public-site policy (trusted documents, the server's key), built once. */
-  readonly publicSite: PublicSite;
-  /** The settings. */
-  readonly settings: PipelineSettings;
-  /** Remembered bounds results ("within bounds" only), per distinct request. */
-  readonly boundsMemo: OperationMemo<GraphQLError | null>;
-  /** Remembered costs, per distinct request. */
-  readonly costMemo: OperationMemo<number | null>;
-  /** The upstream-cost estimator of the schema's `@UpstreamCost` declarations. */
-  readonly costEstimators: ComplexityEstimator[];
-  /** Looks access tokens up in the vault (`NO_VAULT` without `VAULT_MASTER_KEY`). */
-  readonly tokens: TokenResolver;
-  /** Remembered grants results ("allowed" only), per token and distinct request: hashed keys, bounded in bytes. */
-  readonly grantsMemo: OperationMemo<GraphQLError | null>;
-}
-
-/** A request the pipeline refuses before execution: one error, and the HTTP status it is answered with over HTTP. */
-export interface Refusal {
-  /** The `extensions.code`. */
-  readonly code: string;
-  /** A sentence the client developer can act on. */
-  readonly message: string;
-  /** HTTP status over HTTP (400, 401, 413 or 429). */
-  readonly status: number;
-  /** Extra HTTP headers over HTTP (e.g. `WWW-Authenticate`). */
-  readonly headers?: Readonly<Record<string, string>>;
-  /** Further extensions (e.g. `limit`, `setting`). */
-  readonly extensions?: Readonly<Record<string, unknown>>;
-}
-
-/** One request during the `request` phase. Steps may replace `parameters` and set `key`. */
-export interface RequestState {
-  /** The transport that brought it. */
-  readonly transport: Transport;
-  /** The request: a POST body or subscribe payload, or a GET query string; null for an HTTP body that is not an object (Apollo explains). */
-  readonly input: GraphQLRequestInput | null;
-  /** The caller's key as sent (see `readCredential`). */
-  readonly credential: Credential;
-  /** What runs: the body and query string, with a trusted document's text in place of its hash once `public-site` ran. */
-  parameters: RequestParameters;
-  /** The key it runs with, resolved from `credential` by the `key`, `public-site` and `token` steps (hashed once), or null for none. */
-  key: KeyInUse | null;
-  /**
-   * Streaming transports only: refuses a subscription over the caller's subscription
-   * limits (per connection, per key) before anything parses it, or returns null.
-   * `keyId` names the key it would run with (null: none); `live` is true for a document that
-   * marks a query `@live` and never says `subscription` (a subscriber of a live query
-   * already running takes no place of the key, so only the transport knows its limits).
-   */
-  readonly admitSubscription?: (keyId: string | null, live: boolean) => Refusal | null;
-}
-
-/** One operation during the `operation` phase. Steps may replace `variables`. */
-export interface OperationState {
-  /** The transport that brought it. */
-  readonly transport: Transport;
-  /** The parsed, validated document. */
-  readonly document: DocumentNode;
-  /** The operation that runs. */
-  readonly operation: OperationDefinitionNode;
-  /** The request's variables (after `operation-shape`: only those the operation declares). */
-  variables: Record<string, unknown> | undefined;
-  /** sha256 of the document text (Apollo's `queryHash`), when known: the bounds and cost results are remembered by it. */
-  readonly queryHash?: string;
-  /** The access token it runs with (after the `token` step accepted it), else absent: the `grants` step checks its grants. */
-  readonly token?: ActiveToken;
-}
-
-/** A step of the `request` phase: a refusal, or null to go on. */
-interface RequestStep<N extends string> {
-  /** The step's name (metrics, tests, docs). */
-  readonly name: N;
-  /** Always `request`. */
-  readonly phase: 'request';
-  /** Checks (and may update) the request: a refusal, or null to go on. Never throws for bad input. */
-  run(state: RequestState, env: StepEnvironment): Refusal | null;
-}
-
-/** The `parse` step (its limit is `MAX_DOCUMENT_TOKENS`). */
-interface ParseStep<N extends string> {
-  /** The step's name. */
-  readonly name: N;
-  /** Always `parse`. */
-  readonly phase: 'parse';
-}
-
-/** A step of the `validate` phase: graphql-js validation rules. */
-interface ValidateStep<N extends string> {
-  /** The step's name. */
-  readonly name: N;
-  /** Always `validate`. */
-  readonly phase: 'validate';
-  /** The step's graphql-js validation rules, built once per pipeline. */
-  rules(env: StepEnvironment): ValidationRule[];
-}
-
-/** A step of the `operation` phase: an error (a `GatewayError` with its HTTP status), or null to go on. */
-interface OperationStep<N extends string> {
-  /** The step's name. */
-  readonly name: N;
-  /** Always `operation`. */
-  readonly phase: 'operation';
-  /** Checks (and may update) the operation: the error that refuses it (with `extensions.http` for HTTP), or null to go on. */
-  run(state: OperationState, env: StepEnvironment): GraphQLError | null;
-}
-
-/** The `result` phase: its steps are `RESULT_STEPS` (result-steps.ts), run on each result. */
-interface ResultStep<N extends string> {
-  /** The step's name. */
-  readonly name: N;
-  /** Always `result`. */
-  readonly phase: 'result';
-}
-
-/** Any step. */
-export type Step<N extends string = string> = RequestStep<N> | ParseStep<N> | ValidateStep<N> | OperationStep<N> | ResultStep<N>;
-
-/** The phases, in the order they run. */
-export const PHASES = ['request', 'parse', 'validate', 'operation', 'result'] as const;
-
-/** The refusal of a key that is not `Bearer <token>`, by transport (HTTP 401 with `WWW-Authenticate: Bearer`). */
-const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
-  http: {
-    code: 'UNAUTHENTICATED',
-    message:
-      'The Authorization header is not "Bearer <token>": send the word Bearer, one space and your StateV API key (no spaces or < > in it), e.g. "Authorization: Bearer abc123". Leave the header out to send no key.',
-    status: 401,
-    headers: { 'www-authenticate': 'Bearer' },
-  },
-  streaming: {
-    code: 'UNAUTHENTICATED',
-    message: 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
-    status: 401,
-  },
-};
 
 /** A name for each parsed document without a query hash (the streaming transports'), for the grants memo; forgotten with the document. */
 const documentNames = new WeakMap<DocumentNode, string>();
@@ -204,14 +50,6 @@ function documentIdentity(state: OperationState): string {
   if (name === undefined) documentNames.set(state.document, (name = `document:${(documentsNamed += 1)}`));
   return name;
 }
-
-/** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
-const TOKEN_REFUSED = Object.fromEntries(
-  (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((reason): [TokenRefusal, Refusal] => [
-    reason,
-    { code: 'UNAUTHENTICATED', message: TOKEN_REFUSALS[reason], status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' }, extensions: { reason } },
-  ]),
-) as Readonly<Record<TokenRefusal, Refusal>>;
 
 /** The query text of a request's parameters, or null. */
 function queryText(state: RequestState): string | null {
@@ -238,6 +76,26 @@ const SUBSCRIPTION_WORD = /\bsubscription\b/;
  */
 export const STEPS = [
   {
+    // MAX_BODY_BYTES: a body (a graphql-ws subscribe message) over it is refused with 413
+    // before anything else; its reader stopped reading at the limit.
+    name: 'body-size',
+    phase: 'request',
+    run: ({ bodyBytes }, env) => (bodyBytes !== undefined && bodyBytes > env.settings.maxBodyBytes ? bodyTooLarge(env.settings.maxBodyBytes) : null),
+  },
+  {
+    // graphql-ws: a query or mutation over OPERATIONS_MAX_PER_CONNECTION in flight on its
+    // connection is refused before anything reads it further (RATE_LIMITED). A text that
+    // may hold a subscription or a live query is left to `subscription-limit`, and to
+    // `operation-cap-parsed` once parsed.
+    name: 'operation-cap',
+    phase: 'request',
+    run: (state) => {
+      if (!state.operations?.full()) return null;
+      const text = queryText(state);
+      return text !== null && SUBSCRIPTION_KEYWORD.test(text) ? null : operationCapRefusal(state.operations.max);
+    },
+  },
+  {
     // The key, read once (see credential.ts): a value that is set but is not `Bearer <token>`
     // is refused, never run as "no key"; a caller's own key runs the operation (key-in-use.ts).
     name: 'key',
@@ -246,6 +104,13 @@ export const STEPS = [
       state.key = callerKey(state.credential, env.settings.keyHashSecret);
       return state.credential.kind === 'malformed' ? MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming'] : null;
     },
+  },
+  {
+    // One operation per request: a JSON array (a batch) is refused (BAD_REQUEST), once per
+    // operation it holds (see batchRefusal).
+    name: 'batch',
+    phase: 'request',
+    run: ({ batch }) => (batch === undefined ? null : batchRefusal(batch)),
   },
   {
     // Sizes before anything parses or walks the request: variables over
@@ -390,6 +255,16 @@ export const STEPS = [
       const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, estimatorsFor(characters, env.costEstimators, env.settings));
       const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: costMemoHash(state.queryHash, characters), operation: state.operation, variables: state.variables }, measure);
       return costError(cost, env.settings);
+    },
+  },
+  {
+    // graphql-ws: a query or mutation whose text mentioned `subscription` or `@live`, found
+    // not to be one, over OPERATIONS_MAX_PER_CONNECTION (see `operation-cap`).
+    name: 'operation-cap-parsed',
+    phase: 'operation',
+    run: ({ operations, operation, variables }) => {
+      if (!operations?.full() || operation.operation === OperationTypeNode.SUBSCRIPTION || isLiveQueryOperationDefinitionNode(operation, variables)) return null;
+      return refusalError(operationCapRefusal(operations.max));
     },
   },
   // The result phase, on every result: the ordered list RESULT_STEPS of result-steps.ts.

@@ -9,9 +9,8 @@ import type { GraphQLError } from 'graphql';
 import type { WebSocket } from 'ws';
 import { createContext } from '../context';
 import type { Credential } from '../pipeline/credential';
-import type { Prepared } from '../pipeline/pipeline';
-import { SUBSCRIPTION_KEYWORD } from '../pipeline/steps';
-import type { Refusal } from '../pipeline/steps';
+import type { Prepared, RequestFacts } from '../pipeline/pipeline';
+import type { Refusal } from '../pipeline/refusals';
 import type { SubscriptionConnection, SubscriptionContext } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
 
@@ -117,19 +116,20 @@ export function closeForRefusals(socket: WebSocket, request: IncomingMessage, op
 }
 
 /**
- * A subscribe payload whose text may hold a subscription or a live query (the keyword or
- * `@live`, as the pipeline's `subscription-limit` step tests it): the subscription limits
- * decide on those, the cap on operations in flight on the others.
+ * Runs the pipeline on one subscribe request, with the connection's subscription limits.
+ *
+ * @param facts - what else the transport knows (the body's size, a batch, the operations in flight)
  */
-export function mayBeStreaming(payload: unknown): boolean {
-  const query = payload && typeof payload === 'object' ? (payload as Record<string, unknown>).query : undefined;
-  return typeof query === 'string' && SUBSCRIPTION_KEYWORD.test(query);
-}
-
-/** Runs the pipeline on one subscribe request. */
-export function prepare(options: SubscriptionTransportOptions, transport: 'graphql-ws' | 'graphql-sse', payload: unknown, credential: Credential, connection: SubscriptionConnection): Prepared {
-  const body = payload && typeof payload === 'object' ? (payload as Record<string, unknown>) : {};
-  return options.pipeline.prepare(transport, body, credential, admitOn(options, connection));
+export function prepare(
+  options: SubscriptionTransportOptions,
+  transport: 'graphql-ws' | 'graphql-sse',
+  payload: unknown,
+  credential: Credential,
+  connection: SubscriptionConnection,
+  facts: Omit<RequestFacts, 'admitSubscription'> = {},
+): Prepared {
+  const body = payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
+  return options.pipeline.prepare(transport, body, credential, { ...facts, admitSubscription: admitOn(options, connection) });
 }
 
 /** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */

@@ -8,8 +8,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { subscribe as graphqlSubscribe } from 'graphql';
 import type { ExecutionResult } from 'graphql';
-import { createHandler } from 'graphql-sse/lib/use/http';
+import { createHandler } from 'graphql-sse';
+import type { Request as SseRequest, Response as SseResponse } from 'graphql-sse';
 import { requestCredential } from '../pipeline/credential';
+import type { Credential } from '../pipeline/credential';
+import type { RefusalResult, RequestFacts } from '../pipeline/pipeline';
+import { BodyTooLargeError, readBody, sendRefusalAnswer } from '../web/apollo-http';
 import { contextOf, prepare } from './admission';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
@@ -25,6 +29,46 @@ function streamToken(req: IncomingMessage): string | null {
   const header = req.headers['x-graphql-event-stream-token'];
   if (typeof header === 'string' && header) return header;
   return new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('token') || null;
+}
+
+/** The graphql-sse request of a `node:http` request: its context is the response. */
+type NodeSseRequest = SseRequest<IncomingMessage, { res: ServerResponse }>;
+
+/**
+ * A POST's body, read here at most `maxBodyBytes` (graphql-sse's own reader has no
+ * limit), or what the pipeline's `body-size` and `batch` steps refuse: its bytes when it
+ * is larger, the size of a JSON array.
+ */
+async function readSseBody(req: IncomingMessage, maxBodyBytes: number): Promise<{ text: string | null; facts: RequestFacts | null }> {
+  if (req.method !== 'POST') return { text: null, facts: null };
+  let text: string;
+  try {
+    text = (await readBody(req, maxBodyBytes)).toString('utf8');
+  } catch (error) {
+    if (error instanceof BodyTooLargeError) return { text: null, facts: { bodyBytes: error.bytes } };
+    throw error;
+  }
+  if (!text.trimStart().startsWith('[')) return { text, facts: null };
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return { text, facts: Array.isArray(parsed) ? { batch: parsed.length } : null };
+  } catch {
+    return { text, facts: null }; // graphql-sse explains
+  }
+}
+
+/** Writes graphql-sse's answer to a `node:http` response, as graphql-sse's own `use/http` does. */
+async function writeSseResponse(res: ServerResponse, [body, init]: SseResponse): Promise<void> {
+  res.writeHead(init.status, init.statusText, init.headers);
+  if (!body || typeof body === 'string') return new Promise((resolve) => res.end(body, () => resolve()));
+  const stop = (): void => void body.return(undefined);
+  res.once('close', stop);
+  for await (const value of body) {
+    const closed = await new Promise<boolean>((resolve, reject) => (res.writable ? res.write(value, (error) => (error ? reject(error) : resolve(false))) : resolve(true)));
+    if (closed) break;
+  }
+  res.off('close', stop);
+  return new Promise((resolve) => res.end(resolve));
 }
 
 /** The graphql-sse transport. */
@@ -58,7 +102,11 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
   const guardsByToken = new Map<string, SlowReaderGuard>();
   const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined => (token ? guardsByToken.get(token) : guardsByRequest.get(request));
   const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
-  const sse = createHandler({
+  // The payload of each refusal graphql-sse sends as a result, by the result onSubscribe gave it.
+  const refusals = new WeakMap<object, RefusalResult>();
+  const refuse = (credential: Credential, errors: Parameters<typeof options.pipeline.refuse>[1], watched: ReturnType<typeof watch.begin>): ReturnType<typeof options.pipeline.refuse> =>
+    options.pipeline.refuse('graphql-sse', errors, { credential, report: ({ result }) => watch.finish(watched, result.errors, 'rejected') });
+  const handler = createHandler<IncomingMessage, { res: ServerResponse }, Record<string, unknown>>({
     schema: options.schema,
     ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
@@ -69,10 +117,12 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
       const credential = requestCredential(req.raw);
       const prepared = prepare(options, 'graphql-sse', params, credential, connection);
-      // graphql-sse takes a result for one only when it has a `data` key; onNext formats it.
+      // graphql-sse takes a result for one only when it has a `data` key; onNext sends the
+      // pipeline's refusal in its place (no `data`: nothing executed).
       if (prepared.kind === 'refused') {
-        watch.admitted(watched, prepared, undefined);
-        return { data: null, errors: prepared.errors };
+        const refused = { data: null, errors: prepared.errors };
+        refusals.set(refused, refuse(credential, prepared.errors, watched).result);
+        return refused;
       }
       const { document, operationName, variables } = prepared;
       const contextValue = contextOf(options, prepared, connection);
@@ -91,18 +141,46 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     // A stream still flushing its last write: the operation waits (graphql-sse awaits onNext),
     // so a client that does not read holds one result per operation, not every one made.
     onNext: (ctx, req, result) => {
+      const refusal = refusals.get(result);
+      if (refusal) return refusal as ExecutionResult;
       const flushed = guardOf(req.raw, streamToken(req.raw))?.flushed();
       if (!flushed) return finish('graphql-sse', ctx, result as ExecutionResult);
       return flushed.then(() => finish('graphql-sse', ctx, result as ExecutionResult));
     },
     onComplete: (ctx) => {
       // Its places go now (a subscription completed while its first poll ran would hold them until that poll answered).
-      const scope = (ctx as { subscription?: SubscriptionContext['subscription'] }).subscription;
+      // A refusal has no context (graphql-sse's `context` option is not set): nothing to free.
+      const scope = (ctx as { subscription?: SubscriptionContext['subscription'] } | undefined)?.subscription;
       if (scope) options.subscriptions.leave(scope);
       const watched = watch.of(ctx);
       if (watched) watch.finish(watched, undefined);
     },
   });
+  // graphql-sse on `node:http`, with the body read here: a POST over MAX_BODY_BYTES, or a
+  // batch, is refused by the pipeline (as over HTTP) before graphql-sse sees it.
+  const sse = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Read before the body: a body over the limit is not read to its end, and its request loses its socket.
+    const address = addressOf(req);
+    const credential = requestCredential(req);
+    const { text, facts } = await readSseBody(req, options.maxBodyBytes);
+    if (facts) {
+      const watched = watch.begin('graphql-sse', () => req.headers);
+      const prepared = prepare(options, 'graphql-sse', {}, credential, new SubscriptionConnection('sse', address), facts);
+      if (prepared.kind === 'refused') {
+        sendRefusalAnswer(req, res, refuse(credential, prepared.refusal ?? prepared.errors, watched));
+        return;
+      }
+    }
+    const request: NodeSseRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: { get: (key) => (Array.isArray(req.headers[key]) ? req.headers[key].join('\n') : req.headers[key]) ?? null },
+      body: text,
+      raw: req,
+      context: { res },
+    };
+    await writeSseResponse(res, await handler(request));
+  };
   // The SSE responses open now: a stop ends them (nothing else would before the grace period).
   const sseResponses = new Set<ServerResponse>();
   return {

@@ -2,12 +2,14 @@
  * The graphql-ws transport (protocol `graphql-transport-ws`) on a `ws` server without a
  * port of its own: transports.ts hands it the upgrade requests to `/graphql`. The credential
  * is read once per connection; every subscribe message goes through the admission
- * (admission.ts), queries and mutations also through the cap on those in flight per
- * connection (operation-cap.ts).
+ * (admission.ts: the request pipeline, with the subscribe message's size, the
+ * connection's subscription limits and its cap on queries and mutations in flight,
+ * operation-cap.ts), and every refusal is written by the pipeline (`RequestPipeline.refuse`).
  */
 import type { IncomingMessage } from 'node:http';
 import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
+import type { RawData } from 'ws';
 import type { Context } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Extra } from 'graphql-ws/use/ws';
@@ -15,10 +17,10 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import type { Credential } from '../pipeline/credential';
 import { readCredential } from '../pipeline/credential';
-import { formatClientError } from '../pipeline/result-steps';
-import { closeForRefusals, contextOf, mayBeStreaming, prepare, RefusalCount } from './admission';
+import type { StepName } from '../pipeline/steps';
+import { closeForRefusals, contextOf, prepare, RefusalCount } from './admission';
 import { livePatchFormat } from './live-operations';
-import { OperationsInFlight, overOperationCap } from './operation-cap';
+import { OperationsInFlight } from './operation-cap';
 import type { OperationRuns } from './operation-runs';
 import type { WatchedOperation } from './operation-watch';
 import { SubscriptionConnection } from './subscription-service';
@@ -29,11 +31,29 @@ import type { SubscriptionTransportOptions } from './transport-options';
 const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is closing.')];
 
 /**
- * The `next` payload of each refusal over a limit, as JSON text, by its error: the result
- * phase's answer to `{ errors: [error] }` without an operation context, which is the same
- * every time (the limits' errors are built once each).
+ * The `next` payload of each refusal over a limit, as JSON text, by its error: the
+ * pipeline's refusal (`RequestPipeline.refuse`) of `[error]`, which is the same every time
+ * (the limits' errors are built once each, and name no key).
  */
 const refusalPayloads = new WeakMap<GraphQLError, string>();
+
+/** The steps whose refusals are answered at once, as a `next` and a `complete` (see `refuseOverLimit`). */
+const OVER_A_LIMIT: ReadonlySet<StepName> = new Set<StepName>(['subscription-limit', 'operation-cap', 'operation-cap-parsed']);
+
+/** The `error` payload of each refused subscribe, by the errors its `onSubscribe` returned (graphql-ws hands `onError` the same array). */
+const errorPayloads = new WeakMap<readonly GraphQLError[], readonly GraphQLFormattedError[]>();
+
+/** The size of the message each WebSocket is handling now: graphql-ws calls `onSubscribe` in the same turn as the message's listeners. */
+const messageBytes = new WeakMap<WebSocket, number>();
+
+/** Headroom of `ws`'s frame limit over `MAX_BODY_BYTES`: a message a little over the limit is refused as a body is, a far larger one closes the socket (1009). */
+const FRAME_HEADROOM_BYTES = 64 * 1024;
+
+/** The bytes of a `ws` message. */
+function bytesOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, part) => sum + part.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
+}
 
 /**
  * Holds a connection's writes until the end of this turn, once per turn: the refusals of
@@ -69,11 +89,6 @@ function traceCarrier(headers: IncomingMessage['headers'], params: Record<string
   return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
 }
 
-/** Errors of an `error` message, formatted as a result's are (the result phase's `format-errors`). */
-function formatErrors(errors: readonly GraphQLError[]): GraphQLFormattedError[] {
-  return errors.map((error) => formatClientError(error));
-}
-
 /** The graphql-ws transport: its `ws` server (which takes the upgrades) and the graphql-ws server on it. */
 export interface WsTransport {
   /** The `ws` server, without a port of its own. */
@@ -85,7 +100,9 @@ export interface WsTransport {
 /** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
 export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
   const { watch, patchFormats, credentials, finish, execute, subscribe } = runs;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.max(1024 * 1024, options.maxBodyBytes + FRAME_HEADROOM_BYTES) });
+  // Before graphql-ws's listener (added by useServer below): each message's size, for the `body-size` step.
+  wss.on('connection', (socket: WebSocket) => socket.on('message', (data: RawData) => messageBytes.set(socket, bytesOf(data))));
   const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
   const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
@@ -146,7 +163,7 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
       const error = errors.length === 1 ? errors[0] : undefined;
       let payload = error && refusalPayloads.get(error);
       if (payload === undefined) {
-        payload = JSON.stringify(finish('graphql-ws', {}, { errors }));
+        payload = options.pipeline.refuse('graphql-ws', errors).text;
         if (error) refusalPayloads.set(error, payload);
       }
       const quotedId = JSON.stringify(id);
@@ -173,22 +190,12 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         const { connection, refusals, inFlight } = connectionOf(ctx, ctx.extra.request);
         const credential = credentialOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
-        // Queries and mutations over OPERATIONS_MAX_PER_CONNECTION (see operation-cap.ts):
-        // refused before the pipeline, unless the text may hold a subscription (whose limits
-        // the pipeline checks), and then once parsed.
-        const overCap = (): readonly GraphQLError[] => {
-          const errors = overOperationCap(inFlight.max);
-          watch.finish(watched, errors, 'rejected');
-          return refuseOverLimit(ctx, id, errors, refusals);
-        };
-        if (inFlight.full() && !mayBeStreaming(payload)) return overCap();
-        const prepared = prepare(options, 'graphql-ws', payload, credential, connection);
+        const bodyBytes = messageBytes.get(ctx.extra.socket);
+        const prepared = prepare(options, 'graphql-ws', payload, credential, connection, { operations: inFlight, ...(bodyBytes === undefined ? {} : { bodyBytes }) });
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
-          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) {
-            if (inFlight.full()) return overCap();
-            inFlight.hold(id);
-          }
+          // A query or mutation holds one of the connection's places (operation-cap.ts) until it completes.
+          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) inFlight.hold(id);
           const contextValue = contextOf(options, prepared, connection);
           credentials.set(contextValue, credential);
           if (contextValue.subscription) {
@@ -204,10 +211,14 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
           wsWatched.set(ctx, (wsWatched.get(ctx) ?? new Map<string, WatchedOperation>()).set(id, watched));
           return { schema: options.schema, document, operationName, variableValues: variables, contextValue };
         }
-        watch.admitted(watched, prepared, undefined);
-        if (prepared.step === 'subscription-limit') return refuseOverLimit(ctx, id, prepared.errors, refusals);
+        if (OVER_A_LIMIT.has(prepared.step)) {
+          watch.finish(watched, prepared.errors, 'rejected');
+          return refuseOverLimit(ctx, id, prepared.errors, refusals);
+        }
         countRefusal(ctx, refusals);
-        // GraphQLErrors here are sent as an `error` message; onError formats them for the client.
+        // Sent as an `error` message: its payload is the pipeline's refusal (onError hands it to graphql-ws).
+        const answer = options.pipeline.refuse('graphql-ws', prepared.errors, { credential, report: ({ result }) => watch.finish(watched, result.errors, 'rejected') });
+        errorPayloads.set(prepared.errors, answer.result.errors);
         return prepared.errors;
       },
       onOperation: (_ctx, _id, _payload, args, result) => watch.answered(args, result),
@@ -215,9 +226,11 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
       onError: (ctx, id, _payload, errors) => {
         connections.get(ctx)?.inFlight.release(id);
         leave(ctx, id);
-        const formatted = formatErrors(errors);
         const watched = wsWatchedOf(ctx, id);
-        if (watched) watch.finish(watched, formatted);
+        // A refusal was written already; errors of an admitted operation are written the same way, with its context.
+        const formatted =
+          errorPayloads.get(errors) ??
+          options.pipeline.refuse('graphql-ws', errors, { delivery: watched?.contextValue ?? null, report: ({ result }) => watched && watch.finish(watched, result.errors) }).result.errors;
         return formatted as unknown as GraphQLError[];
       },
       onComplete: (ctx, id) => {

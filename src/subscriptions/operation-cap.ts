@@ -7,16 +7,14 @@
  *
  * An operation counts from the moment the transport admits it (in the same turn, so every
  * subscribe message of one TCP chunk sees those before it) until graphql-ws completes it
- * (its `complete` or `error`). One over the cap is refused before the pipeline parses it
- * (or, when its text may hold a subscription, once parsed and found not to be one), with
- * `RATE_LIMITED` (`setting`, `limit`), and counts toward the connection's refusals
+ * (its `complete` or `error`). One over the cap is refused by the pipeline's `operation-cap`
+ * step before anything parses it (or, when its text may hold a subscription, by
+ * `operation-cap-parsed` once parsed and found not to be one), with `RATE_LIMITED`
+ * (`setting`, `limit`: see `operationCapRefusal`), and counts toward the connection's refusals
  * (over 100 in 10 s: close 4429, see admission.ts). Live queries (`@live`) are long-lived
  * and counted by the subscription limits instead, so they never hold one of these places.
  */
-import { GatewayError } from '../errors/gateway-error';
-
-/** The setting that caps the queries and mutations in flight on one WebSocket. */
-const SETTING = 'OPERATIONS_MAX_PER_CONNECTION';
+import type { OperationsInFlight as InFlight } from '../pipeline/step-types';
 
 /**
  * The queries and mutations in flight on one WebSocket, by their graphql-ws id.
@@ -24,7 +22,7 @@ const SETTING = 'OPERATIONS_MAX_PER_CONNECTION';
  * When to use: one per connection; {@link full} before running the pipeline,
  * {@link hold} once admitted, {@link release} when graphql-ws completes the id.
  */
-export class OperationsInFlight {
+export class OperationsInFlight implements InFlight {
   private readonly ids = new Set<string>();
 
   constructor(
@@ -46,26 +44,4 @@ export class OperationsInFlight {
   release(id: string): void {
     this.ids.delete(id);
   }
-}
-
-/** The refusal of each cap, built once per limit (a burst of refusals builds no error each). */
-const refusals = new Map<number, readonly GatewayError<'RATE_LIMITED'>[]>();
-
-/**
- * The `RATE_LIMITED` errors that refuse an operation over the cap of `max` (the same array
- * for every refusal of one limit).
- */
-export function overOperationCap(max: number): readonly GatewayError<'RATE_LIMITED'>[] {
-  let errors = refusals.get(max);
-  if (!errors) {
-    errors = [
-      new GatewayError(
-        'RATE_LIMITED',
-        `This connection has ${max} queries and mutations in flight, the most allowed (${SETTING}). Wait for an answer, or open another connection.`,
-        { limit: max, setting: SETTING },
-      ),
-    ];
-    refusals.set(max, errors);
-  }
-  return errors;
 }

@@ -10,17 +10,13 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ExecutionArgs, OperationTypeNode } from 'graphql';
-import { OperationAccounting } from '../economy';
-import type { UpstreamAccounting } from '../economy';
 import { errorCodesOf } from '../pipeline/result-steps';
+import { NO_UPSTREAM } from '../observability/operation.plugin';
 import type { OperationOutcome, OperationReport } from '../observability/operation.plugin';
 import type { GatewayTracing, StreamOperationSpan } from '../observability/tracing';
 import type { Prepared } from '../pipeline/pipeline';
 import { isAsyncIterator } from './live-operations';
 import type { SubscriptionContext } from './subscription-service';
-
-/** The upstream accounting of an operation refused before it had a session: nothing, the same object each time. */
-const NO_UPSTREAM: UpstreamAccounting = Object.freeze(new OperationAccounting().toJSON());
 
 /** The two streaming transports. */
 type Transport = 'graphql-ws' | 'graphql-sse';

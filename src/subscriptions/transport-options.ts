@@ -31,6 +31,8 @@ export interface SubscriptionTransportOptions {
   connectionInitTimeoutMs: number;
   /** Most queries and mutations in flight at once on one WebSocket (`OPERATIONS_MAX_PER_CONNECTION`, see operation-cap.ts). */
   operationsMaxPerConnection: number;
+  /** Largest subscribe message (graphql-ws) or body (graphql-sse), bytes (`MAX_BODY_BYTES`): larger is refused with 413 (the pipeline's `body-size` step). */
+  maxBodyBytes: number;
   /** Interval of WebSocket pings (a peer that misses one is dropped) and SSE keep-alive comments, ms. */
   keepAliveMs: number;
   /** When a stream whose client does not read is cut (`STREAM_MAX_QUEUED_BYTES`, `STREAM_DRAIN_TIMEOUT_MS`, see slow-readers.ts). */

@@ -3,6 +3,7 @@ import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
 import Negotiator from 'negotiator';
 import { checkRequestShape } from '../graph/document-limits';
+import type { RefusalAnswer } from '../pipeline/pipeline';
 
 /**
  * The bridge between `node:http` and Apollo Server 5's `executeHTTPGraphQLRequest`:
@@ -11,7 +12,16 @@ import { checkRequestShape } from '../graph/document-limits';
  */
 
 /** The request body was larger than allowed (the caller answers 413 and closes). */
-export class BodyTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {
+  constructor(
+    /** The bytes read when reading stopped (more than the limit). */
+    readonly bytes: number,
+    /** The request's headers, once {@link readGraphQLRequest} knows them. */
+    readonly request: ReadRequest = { kind: 'request', headers: new HeaderMap(), body: undefined },
+  ) {
+    super(`The request body exceeds the limit (${bytes} bytes read).`);
+  }
+}
 
 /** Writes a JSON response with a Content-Length. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -47,25 +57,28 @@ export interface RequestError {
 
 /**
  * Writes a GraphQL-over-HTTP error answer `{"errors": [...]}` for a request the gateway
- * refuses before execution (limits, malformed JSON, public-site refusal, batch, body too
- * large, method, malformed Authorization), in the content type the request's `Accept` asks for.
+ * refuses before it reaches the request pipeline (malformed JSON or UTF-8, method), in the
+ * content type the request's `Accept` asks for. The pipeline's refusals are written by
+ * {@link sendRefusalAnswer}.
  */
-export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}, copies?: number): void {
-  const result = { errors: errors.map(({ message, code, extensions }) => ({ message, extensions: { ...extensions, code } })) };
-  // `copies`: one result per operation of a refused batch, so batching clients
-  // (Apollo's BatchHttpLink) show the message on each operation.
-  const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));
+export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}): void {
+  const text = JSON.stringify({ errors: errors.map(({ message, code, extensions }) => ({ message, extensions: { ...extensions, code } })) });
   res.writeHead(status, { ...headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/**
+ * Reads a request's body, at most `limit` bytes.
+ *
+ * @throws BodyTooLargeError past `limit` (the rest is not read).
+ */
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     const buffer = chunk as Buffer;
     size += buffer.length;
-    if (size > limit) throw new BodyTooLargeError();
+    if (size > limit) throw new BodyTooLargeError(size);
     chunks.push(buffer);
   }
   return Buffer.concat(chunks);
@@ -142,7 +155,7 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
   try {
     text = utf8.decode(await readBody(req, limits.maxBodyBytes));
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw error;
+    if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, { kind: 'request', headers, body: undefined });
     return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
   }
   if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
@@ -165,6 +178,12 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
 /** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`, in the type `Accept` asks for. */
 export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: Refusal): void {
   sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code }]);
+}
+
+/** Writes a refusal of the request pipeline (`RequestPipeline.refuse`): its status, headers and text, in the type `Accept` asks for. */
+export function sendRefusalAnswer(req: IncomingMessage, res: ServerResponse, answer: RefusalAnswer): void {
+  res.writeHead(answer.status, { ...answer.headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(answer.text) });
+  res.end(answer.text);
 }
 
 /**

@@ -4,41 +4,43 @@ import { createContext } from '../context';
 import { requestCredential } from '../pipeline/credential';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { GraphQLRequestInput } from '../pipeline/public-site';
+import { reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
-import { executeOnApollo, readGraphQLRequest, sendGraphQLErrors, sendRefusal } from './apollo-http';
+import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
+import type { ReadRequest } from './apollo-http';
 
-/** Most results in the answer to a refused batch: one per operation up to this many, else one. */
-const MAX_BATCH_ANSWERS = 50;
-
-/** The answer to a batch (a JSON array of operations): batching is off, see docs/http.md. */
-export const BATCH_REFUSED =
-  'Batched requests (a JSON array of operations) are not supported: send one operation per request (Apollo Client: HttpLink, not BatchHttpLink; graphql-request: request(), not batchRequests()). Over HTTP/1.1 keep-alive or HTTP/2, separate requests cost little, and each gets its own cost and depth limit.';
+/** The request's body as read, or its bytes when it was over `maxBodyBytes` (the `body-size` step refuses it). */
+async function readOrMeasure(req: IncomingMessage, maxBodyBytes: number): Promise<Awaited<ReturnType<typeof readGraphQLRequest>> | { kind: 'too-large'; bodyBytes: number; request: ReadRequest }> {
+  try {
+    return await readGraphQLRequest(req, { maxBodyBytes });
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    return { kind: 'too-large', bodyBytes: error.bytes, request: error.request };
+  }
+}
 
 /**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
- * malformed JSON or UTF-8; `BodyTooLargeError` past `config.maxBodyBytes`, which the
- * router answers with 413), refuses batches (400), runs the `request` phase of the
- * request pipeline (`runtime.pipeline`: a malformed `Authorization` header is 401
- * `UNAUTHENTICATED`, variables over `config.maxVariablesBytes` 413, too deep variables or
- * documents 400, public-site refusals 400), then runs the operation on Apollo (which
- * runs the pipeline's later phases) with a fresh per-request context and writes
- * Apollo's response, bounded by `MAX_RESPONSE_BYTES`.
+ * malformed JSON or UTF-8; reading stops past `config.maxBodyBytes`), runs the `request`
+ * phase of the request pipeline (`runtime.pipeline`: a body over `config.maxBodyBytes` is
+ * 413 and the connection closes, a malformed `Authorization` header 401 `UNAUTHENTICATED`,
+ * a batch 400, variables over `config.maxVariablesBytes` 413, too deep variables or
+ * documents 400, public-site refusals 400), writes a refusal as every transport does
+ * (`RequestPipeline.refuse`), or runs the operation on Apollo (which runs the pipeline's
+ * later phases) with a fresh per-request context and writes Apollo's response, bounded
+ * by `MAX_RESPONSE_BYTES`.
  */
 export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResponse, url: URL, runtime: GatewayRuntime, config: GatewayConfig): Promise<void> {
-  const request = await readGraphQLRequest(req, { maxBodyBytes: config.maxBodyBytes });
-  if (request.kind === 'refused') {
-    sendRefusal(req, res, request);
-    return;
-  }
+  const started = performance.now();
+  // Read before the body: a body over the limit is not read to its end, and its request loses its socket.
   const credential = requestCredential(req);
-  const body = request.body;
-  if (Array.isArray(body) && credential.kind !== 'malformed') {
-    // One refusal per operation (so BatchHttpLink shows it on each), up to MAX_BATCH_ANSWERS;
-    // a larger array gets one, so a body of many tiny entries cannot inflate the answer.
-    const count = body.length;
-    sendGraphQLErrors(req, res, 400, [{ message: BATCH_REFUSED, code: 'BAD_REQUEST' }], {}, count >= 1 && count <= MAX_BATCH_ANSWERS ? count : undefined);
+  const read = await readOrMeasure(req, config.maxBodyBytes);
+  if (read.kind === 'refused') {
+    sendRefusal(req, res, read);
     return;
   }
+  const request = read.kind === 'too-large' ? read.request : read;
+  const body = read.kind === 'too-large' ? undefined : read.body;
   const input: GraphQLRequestInput | null =
     req.method === 'POST'
       ? body && typeof body === 'object' && !Array.isArray(body)
@@ -49,10 +51,18 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
   // A token created a moment ago: the vault is read again before it is looked up.
   const tokenReady = pipeline.tokenReady(credential);
   if (tokenReady) await tokenReady;
-  const admission = pipeline.admit(input, credential, { body, search: url.search });
+  const facts = read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
+  const admission = pipeline.admit(input, credential, { body, search: url.search }, facts);
   if (admission.kind === 'refused') {
-    const { refusal } = admission;
-    sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code, extensions: refusal.extensions }], { ...refusal.headers });
+    const report = reportRefusal(runtime.metrics, runtime.logger);
+    const answer = pipeline.refuse('http', admission.refusal, {
+      credential,
+      report: ({ errorCodes }) => {
+        report({ errorCodes, durationMs: performance.now() - started });
+        runtime.tracing?.answered(errorCodes, false);
+      },
+    });
+    sendRefusalAnswer(req, res, answer);
     return;
   }
   await executeOnApollo(runtime.apollo, req, res, {

@@ -24,7 +24,7 @@ import { OperationMemo } from '../../src/graph/operation-memo';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { readCredential } from '../../src/pipeline/credential';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
-import type { StepEnvironment } from '../../src/pipeline/steps';
+import type { StepEnvironment } from '../../src/pipeline/step-types';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';

@@ -264,7 +264,8 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     for (const refusal of refusals) {
       expect(refusal.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }] });
     }
-    // Refused before the pipeline: not even its first step ran for them.
+    // Refused by the pipeline's `operation-cap` step, before it read the key or anything after.
+    expect(steps).toContain('operation-cap');
     expect(steps).not.toContain('key');
     expect(steps).not.toContain('parse');
     expect(client.socket.readyState).toBe(WebSocket.OPEN);

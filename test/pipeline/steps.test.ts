@@ -6,12 +6,16 @@ import { DEFAULT_CONFIG } from '../../src/config';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { readCredential } from '../../src/pipeline/credential';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
-import { PHASES, STEPS } from '../../src/pipeline/steps';
+import { STEPS } from '../../src/pipeline/steps';
+import { PHASES } from '../../src/pipeline/step-types';
 
 describe('the request steps', () => {
   it('run in this order, phase by phase', () => {
     expect(STEPS.map((step) => step.name)).toEqual([
+      'body-size',
+      'operation-cap',
       'key',
+      'batch',
       'document-size',
       'public-site',
       'token',
@@ -24,6 +28,7 @@ describe('the request steps', () => {
       'grants',
       'bounds',
       'cost',
+      'operation-cap-parsed',
       'result',
     ]);
     const phases = STEPS.map((step) => PHASES.indexOf(step.phase));
@@ -44,7 +49,7 @@ describe('the request steps', () => {
     const stop = pipeline.observe((step) => ran.push(step));
     const refused = pipeline.prepare('graphql-ws', { query: '{ __typename }' }, readCredential('not a bearer'));
     expect(refused).toMatchObject({ kind: 'refused', step: 'key', errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
-    expect(ran).toEqual(['key']);
+    expect(ran).toEqual(['body-size', 'operation-cap', 'key']);
     ran.length = 0;
     expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({ kind: 'run', key: null });
     expect(ran).toEqual(STEPS.filter((step) => step.phase !== 'result').map((step) => step.name));

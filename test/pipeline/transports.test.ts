@@ -5,8 +5,9 @@
  * must be answered with the same error codes everywhere, before any upstream request.
  *
  * Not in the table, because they are about HTTP framing, not the operation: bodies that
- * are not UTF-8 or JSON, batches, methods, CSRF, bodies over MAX_BODY_BYTES (graphql-ws
- * frames have their own 1 MiB limit), and subscription operations over plain HTTP.
+ * are not UTF-8 or JSON, methods, CSRF, and subscription operations over plain HTTP.
+ * Batches, bodies over MAX_BODY_BYTES and the other refusals are compared byte for byte
+ * at the end.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,13 +16,16 @@ import { join } from 'node:path';
 import type { GatewayConfig } from '../../src/config';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { createClient as createSseClient } from 'graphql-sse';
-import { startStack, useStack } from '../support';
+import { operationCapRefusal } from '../../src/pipeline/refusals';
+import { startStack, testVault, useStack } from '../support';
 import type { HttpStack } from '../support';
 import { until } from '../support/clock';
 import { LineCollector } from '../support/logs';
 import { collect, wsClient } from '../subscriptions/clients';
 import type { Received } from '../subscriptions/clients';
 import { over, TRANSPORTS } from './over';
+import { errorsText, RAW_TRANSPORTS, rawOver } from './raw';
+import type { RawAnswer, RawTransport } from './raw';
 import type { OperationBody, Outcome, TransportName } from './over';
 
 const KEY = `Bearer ${DEMO_KEYS.premium.key}`;
@@ -321,5 +325,86 @@ describe('a live query: each result carries the item errors of its own run', () 
       sse.dispose();
       await ws.dispose();
     }
+  });
+});
+
+/**
+ * Refusals, byte for byte: the request pipeline writes every refusal for every transport
+ * (`RequestPipeline.refuse`: the result phase's formatting, redaction and report), so the
+ * payload `{"errors":[…]}` is the same text over HTTP, graphql-sse and graphql-ws (there
+ * the payload of a `next` message, or the errors of an `error` message). Only the framing
+ * differs: HTTP's status and headers, the event or message around it.
+ */
+describe('refusals over every transport, byte for byte', () => {
+  const MAX_BODY_BYTES = 4096;
+  const test = testVault('statev-refusals-');
+  let token: string;
+  let stack: HttpStack;
+  const logs = new LineCollector();
+
+  beforeAll(async () => {
+    await test.vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
+    token = (await test.vault.createToken({ characters: ['shop'], grants: ['read:Factory.inventory'], expiresInMs: 3_600_000 })).token;
+    stack = await startStack({
+      http: true,
+      config: { vaultFile: test.vaultFile, vaultMasterKey: test.masterKey, maxBodyBytes: MAX_BODY_BYTES, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, operationsMaxPerConnection: 1, logLevel: 'info' },
+      logDestination: logs,
+    });
+  });
+  afterAll(async () => {
+    await stack.close();
+    rmSync(test.folder, { recursive: true, force: true });
+  });
+
+  /** Asks each transport and expects the same errors, as text, from each; returns the answers. */
+  async function expectSameBytes(body: string, authorization: string | null, transports: readonly RawTransport[] = RAW_TRANSPORTS): Promise<Record<string, RawAnswer>> {
+    const answers: Record<string, RawAnswer> = {};
+    for (const transport of transports) answers[transport] = await rawOver(transport, stack, body, authorization);
+    const reference = errorsText(answers.http as RawAnswer);
+    for (const transport of transports) expect([transport, errorsText(answers[transport] as RawAnswer)]).toEqual([transport, reference]);
+    return answers;
+  }
+
+  it.each([
+    ['a body over MAX_BODY_BYTES', JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(MAX_BODY_BYTES) } }), KEY, 413, 'BAD_REQUEST'],
+    ['an operation deeper than MAX_DEPTH', JSON.stringify({ query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }` }), KEY, 400, 'QUERY_TOO_EXPENSIVE'],
+    ['an operation over MAX_UPSTREAM_REQUESTS', JSON.stringify({ query: '{ factories { options { title } } }' }), KEY, 400, 'QUERY_TOO_EXPENSIVE'],
+    ['an access token this gateway never issued', JSON.stringify({ query: '{ __typename }' }), `Bearer svg_${'A'.repeat(40)}`, 401, 'UNAUTHENTICATED'],
+  ])('%s', async (_name, body, authorization, status, code) => {
+    const answers = await expectSameBytes(body, authorization);
+    expect(answers.http).toMatchObject({ frame: 'body', status });
+    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code }) as unknown })]);
+  });
+
+  it('a field outside the access token’s grants (FORBIDDEN, requiredGrant)', async () => {
+    const answers = await expectSameBytes(JSON.stringify({ query: '{ factories { id name } }' }), `Bearer ${token}`);
+    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN', requiredGrant: 'read:Factory.name' }) as unknown })]);
+  });
+
+  it('a batch: the same payload (a copy per operation) over HTTP and graphql-sse; graphql-ws has no batches', async () => {
+    const body = JSON.stringify([{ query: '{ __typename }' }, { query: '{ __typename }' }]);
+    const http = await rawOver('http', stack, body, KEY);
+    const sse = await rawOver('graphql-sse', stack, body, KEY);
+    expect(http).toMatchObject({ frame: 'body', status: 400 });
+    expect(sse).toEqual(http);
+    expect((JSON.parse(http.payload) as unknown[]).length).toBe(2);
+  });
+
+  it('the cap on queries in flight on a WebSocket: the payload HTTP would write, before and after parsing', async () => {
+    const expected = stack.gateway.pipeline.refuse('http', operationCapRefusal(1)).text;
+    const held = ['{ factories { id } }'];
+    expect(await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename }' }), KEY, held)).toEqual({ frame: 'next', status: 101, payload: expected });
+    expect(await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename } # subscription' }), KEY, held)).toEqual({ frame: 'next', status: 101, payload: expected });
+  });
+
+  it('reports every refusal once, as rejected, on every transport', async () => {
+    const before = logs.records().length;
+    await expectSameBytes(JSON.stringify({ query: '{ __typename }' }), `Bearer svg_${'B'.repeat(40)}`);
+    const reported = logs.records().slice(before).filter((record) => record.msg === 'graphql operation');
+    expect(reported.map((record) => [record.transport ?? 'http', record.outcome, record.errorCodes])).toEqual([
+      ['http', 'rejected', ['UNAUTHENTICATED']],
+      ['graphql-sse', 'rejected', ['UNAUTHENTICATED']],
+      ['graphql-ws', 'rejected', ['UNAUTHENTICATED']],
+    ]);
   });
 });
