@@ -11,6 +11,7 @@ import type { ExecutionResult } from 'graphql';
 import { createHandler } from 'graphql-sse/lib/use/http';
 import { readCredential } from '../pipeline/credential';
 import { contextOf, prepare } from './admission';
+import { armDeadPeerDetection } from './dead-peers';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { guardSseResponse } from './slow-readers';
@@ -25,6 +26,17 @@ function streamToken(req: IncomingMessage): string | null {
   const header = req.headers['x-graphql-event-stream-token'];
   if (typeof header === 'string' && header) return header;
   return new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('token') || null;
+}
+
+/** Arms an event stream's socket against dead peers, once per socket; logs when the kernel closes it for one. */
+function armSseSocket(req: IncomingMessage, options: SubscriptionTransportOptions): void {
+  const socket = req.socket;
+  void armDeadPeerDetection(socket, { idleMs: options.keepAliveMs, timeoutMs: options.sseDeadPeerTimeoutMs ?? 0 }).then((arming) => {
+    if (arming === 'off') return;
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ETIMEDOUT') options.logger?.warn({ transport: 'graphql-sse', reason: 'dead-peer', arming }, 'An SSE stream was closed: its peer stopped acknowledging');
+    });
+  });
 }
 
 /** The graphql-sse transport. */
@@ -127,6 +139,8 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
           if (connection) closedStreams.add(connection);
         });
       }
+      // A peer gone without a trace (half-open) is closed by the kernel (dead-peers.ts).
+      if (req.headers.accept?.includes('text/event-stream')) armSseSocket(req, options);
       // Keep-alive comments stop proxies from closing an idle stream.
       const keepAlive = setInterval(() => {
         if (res.headersSent && !res.writableEnded) res.write(':\n\n');

@@ -109,6 +109,7 @@ export function createGatewaySubscriptions(
     keepAliveMs: config.subscriptionKeepAliveMs,
     operationsMaxPerConnection: config.operationsMaxPerConnection,
     streamBounds: { maxQueuedBytes: config.streamMaxQueuedBytes, drainTimeoutMs: config.streamDrainTimeoutMs },
+    sseDeadPeerTimeoutMs: config.sseDeadPeerTimeoutMs,
     sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, maxPerPeer: config.sseReservationsMaxPerPeer, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,
