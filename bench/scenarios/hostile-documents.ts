@@ -15,7 +15,8 @@
  *   target 40 MB.
  *
  * The gateway needs a vault for the token: {@link hostileDocuments} writes one (a vault
- * file and a master key, given to the gateway as `VAULT_FILE` and `VAULT_MASTER_KEY`).
+ * file and a master key, given to the gateway as `VAULT_FILE` and `VAULT_MASTER_KEY`), and
+ * runs the attacks on a revoked or expired token's streams with it (hostile-tokens.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { FileVaultStorage } from '../../src/vault/storage';
 import { PREMIUM_KEY, round } from '../lib/bench';
 import type { Service } from '../lib/processes';
 import { currentRssMb, RssSampler } from '../lib/rss';
+import { tokenAttacks } from './hostile-tokens';
 
 /** What an attack reports besides the timings; `memory` is read by hostile.ts for the RSS target. */
 type Outcome = Record<string, unknown> & { internalErrors: number };
@@ -149,6 +151,7 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
           };
         },
       },
+      ...tokenAttacks(vault, quick),
     ],
   };
 }
