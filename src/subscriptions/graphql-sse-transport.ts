@@ -28,9 +28,14 @@ function streamToken(req: IncomingMessage): string | null {
   return new URL(req.url ?? '/', 'http://gateway.invalid').searchParams.get('token') || null;
 }
 
+/** Sockets armed by {@link armSseSocket} (a keep-alive connection may carry several streams, one after another). */
+const armedSockets = new WeakSet<object>();
+
 /** Arms an event stream's socket against dead peers, once per socket; logs when the kernel closes it for one. */
 function armSseSocket(req: IncomingMessage, options: SubscriptionTransportOptions): void {
   const socket = req.socket;
+  if (armedSockets.has(socket)) return;
+  armedSockets.add(socket);
   void armDeadPeerDetection(socket, { idleMs: options.keepAliveMs, timeoutMs: options.sseDeadPeerTimeoutMs ?? 0 }).then((arming) => {
     if (arming === 'off') return;
     socket.once('error', (error: NodeJS.ErrnoException) => {
