@@ -10,7 +10,9 @@
  * - {@link COMPANIES_KEY}: `GET /factory/list/` answers a valid company list of
  *   {@link COMPANY_COUNT} entries (about 4.2 MB), chunked; its other requests 404;
  * - {@link COMPANIES_AT_LIMIT_KEY}: the same with {@link COMPANY_COUNT_AT_LIMIT} entries
- *   (about 1 MB, just under the default `UPSTREAM_MAX_BODY_BYTES` of 1 MiB).
+ *   (about 1 MB, just under the default `UPSTREAM_MAX_BODY_BYTES` of 1 MiB);
+ * - {@link COMPANIES_CHANGING_KEY}: the same list, whose first company's name changes on
+ *   every request (a live query of it gets a new result after each fetch).
  *
  * Usage: `node dist/bench/upstream-stub.js --port N --simulator ORIGIN` (prints
  * `upstream stub on http://127.0.0.1:N` once ready; stops on SIGINT/SIGTERM). A process of
@@ -35,6 +37,9 @@ export const COMPANIES_AT_LIMIT_KEY = 'hostile-companies-key-02';
 /** Entries of {@link COMPANIES_AT_LIMIT_KEY}'s company list: the most under 1 MiB. */
 export const COMPANY_COUNT_AT_LIMIT = 3_700;
 
+/** The key whose company list ({@link COMPANY_COUNT_AT_LIMIT} entries) changes on every request. */
+export const COMPANIES_CHANGING_KEY = 'hostile-companies-key-03';
+
 const HOST = '127.0.0.1';
 
 /** `[` + chains of 62 nested arrays + `]`: 63 levels, about `bytes` long. */
@@ -45,10 +50,10 @@ function deepArrays(bytes: number): Buffer {
 }
 
 /** A company list of `count` entries with every field the upstream may send (about 280 bytes each). */
-function companyList(count: number): Buffer {
+function companyList(count: number, version = 0): Buffer {
   const entries = Array.from({ length: count }, (_, i) => ({
     id: `64f1c2a9e4b0${i.toString(16).padStart(12, '0')}`,
-    name: `Hostile Company ${i} GmbH & Co. KG`,
+    name: `Hostile Company ${i} GmbH & Co. KG${i === 0 && version > 0 ? ` (${version})` : ''}`,
     hash: `h${i.toString(36).padStart(31, '0')}`,
     adLine: `Everything you need, at company ${i}, open every day of the week`,
     isOpen: i % 2 === 0,
@@ -72,12 +77,17 @@ function main(): void {
     [`Bearer ${COMPANIES_KEY}`, companyList(COMPANY_COUNT)],
     [`Bearer ${COMPANIES_AT_LIMIT_KEY}`, companyList(COMPANY_COUNT_AT_LIMIT)],
   ]);
+  let version = 0;
   const server = http.createServer((req, res) => {
     const auth = req.headers.authorization ?? '';
     if (auth === `Bearer ${DEEP_KEY}`) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(deep);
       return;
+    }
+    if (auth === `Bearer ${COMPANIES_CHANGING_KEY}`) {
+      version += 1;
+      companyLists.set(auth, companyList(COMPANY_COUNT_AT_LIMIT, version));
     }
     const companies = companyLists.get(auth);
     if (companies) {

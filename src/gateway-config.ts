@@ -184,6 +184,8 @@ export interface GatewayConfig {
   streamMaxQueuedBytes: number;
   /** How long a write to a stream may wait to reach the kernel (its client does not drain) before the stream is cut, ms (`STREAM_DRAIN_TIMEOUT_MS`, default 20000). */
   streamDrainTimeoutMs: number;
+  /** An SSE connection whose sent bytes (a keep-alive, a result) stay unacknowledged this long is closed by the kernel (`TCP_USER_TIMEOUT`), ms; 0 = left to the system (`SSE_DEAD_PEER_TIMEOUT_MS`, default 30000). */
+  sseDeadPeerTimeoutMs: number;
   /** Local persistent level of the upstream cache without Redis (`CACHE_FILE`, default `.data/upstream-cache`; `off` = none). */
   cacheFile: string | null;
   /** How often the cache file is written, seconds; 0 = only at shutdown (`CACHE_SNAPSHOT_SECONDS`, default 60). */
@@ -306,6 +308,7 @@ export const DEFAULT_CONFIG = Object.freeze({
   sseReservationsMaxPerPeer: 1000,
   streamMaxQueuedBytes: 4 * 1024 * 1024,
   streamDrainTimeoutMs: 20_000,
+  sseDeadPeerTimeoutMs: 30_000,
   cacheFile: '.data/upstream-cache',
   cacheSnapshotSeconds: 60,
   heapGrowingPercent: 30,

@@ -265,6 +265,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
     integer('sseReservationsMaxPerPeer', 'SSE_RESERVATIONS_MAX_PER_PEER', 1, 'graphql-sse reservations not yet connected per socket peer, a proxy counting as one (more: 429)'),
     integer('streamMaxQueuedBytes', 'STREAM_MAX_QUEUED_BYTES', 1024, 'bytes queued for one SSE or WebSocket stream whose client does not read before it is cut'),
     integer('streamDrainTimeoutMs', 'STREAM_DRAIN_TIMEOUT_MS', 1, 'a stream whose write does not reach the kernel within this time is cut, ms'),
+    integer('sseDeadPeerTimeoutMs', 'SSE_DEAD_PEER_TIMEOUT_MS', 0, 'an SSE connection whose sent bytes stay unacknowledged this long is closed (TCP_USER_TIMEOUT), ms; 0 = the system decides'),
   ]),
   ...section('Traces (OpenTelemetry)', [
     otel('endpoint', 'OTEL_EXPORTER_OTLP_ENDPOINT', (env, name) => (rawSetting(env, name) === undefined ? null : urlSetting(env, name, '')), 'OTLP HTTP endpoint (traces to <it>/v1/traces); none = tracing off', { urlWithPassword: true }),

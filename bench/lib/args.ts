@@ -25,6 +25,8 @@ export interface BenchArgs {
   redisServer: string | null;
   /** Scenarios to run (`--only a,b`; default all). */
   only: string[] | null;
+  /** Attacks of the hostile scenario to run (`--attacks a,b`; default all). */
+  attacks: string[] | null;
   /** Scenario whose server process runs with `--cpu-prof` (`--profile NAME`; runs only that scenario). */
   profile: string | null;
   /** Extra environment of every gateway process (`--gateway-env NAME=VALUE`, repeatable). */
@@ -66,6 +68,7 @@ export function usage(names: ScenarioNames): string {
   --redis-server PATH   redis-server binary for replicas-redis and metrics-keys (default:
                         redis-server on PATH; when missing, the Redis parts are skipped)
   --only A,B            run only these scenarios (${names.all.join(', ')})
+  --attacks A,B         run only these attacks of the hostile scenario (names as in its results)
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
   --gateway-env K=V     extra environment for every gateway process (repeatable)
@@ -89,6 +92,7 @@ const FLAGS = {
   'scrape-keys': { type: 'string' },
   'redis-server': { type: 'string' },
   only: { type: 'string' },
+  attacks: { type: 'string' },
   profile: { type: 'string' },
   'gateway-env': { type: 'string', multiple: true },
   'gateway-root': { type: 'string' },
@@ -140,6 +144,7 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
     scrapeKeys: number('scrape-keys', values['scrape-keys'], quick ? 2000 : 10_000, 1, true),
     redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
     only,
+    attacks: values.attacks === undefined ? null : values.attacks.split(',').map((name) => name.trim()).filter((name) => name !== ''),
     profile,
     gatewayEnv,
     gatewayRoot: values['gateway-root'] ?? null,

@@ -15,7 +15,9 @@
  *   target 40 MB.
  *
  * The gateway needs a vault for the token: {@link hostileDocuments} writes one (a vault
- * file and a master key, given to the gateway as `VAULT_FILE` and `VAULT_MASTER_KEY`).
+ * file and a master key, given to the gateway as `VAULT_FILE` and `VAULT_MASTER_KEY`, and a
+ * payment store beside them, `PAYMENTS_FILE`), and
+ * runs the attacks on a revoked or expired token's streams with it (hostile-tokens.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -28,6 +30,7 @@ import { FileVaultStorage } from '../../src/vault/storage';
 import { PREMIUM_KEY, round } from '../lib/bench';
 import type { Service } from '../lib/processes';
 import { currentRssMb, RssSampler } from '../lib/rss';
+import { tokenAttacks } from './hostile-tokens';
 
 /** What an attack reports besides the timings; `memory` is read by hostile.ts for the RSS target. */
 type Outcome = Record<string, unknown> & { internalErrors: number };
@@ -113,7 +116,8 @@ async function liveOverWs(gateway: Service, token: string, query: string): Promi
  * @param quick - fewer repetitions (`--quick`)
  */
 export async function hostileDocuments(quick: boolean): Promise<{ env: Record<string, string>; attacks: DocumentAttack[] }> {
-  const vaultFile = join(mkdtempSync(join(tmpdir(), 'bench-hostile-vault-')), 'vault.json');
+  const folder = mkdtempSync(join(tmpdir(), 'bench-hostile-vault-'));
+  const vaultFile = join(folder, 'vault.json');
   const masterKey = randomBytes(32).toString('base64');
   const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
   await vault.addKey('premium', PREMIUM_KEY, null);
@@ -121,7 +125,8 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
   const repeat = quick ? 5 : 20;
   const memoRequests = quick ? 300 : 5120;
   return {
-    env: { VAULT_FILE: vaultFile, VAULT_MASTER_KEY: masterKey },
+    // The payment store beside it: each run starts empty (the project's .data/ would keep the last run's requests).
+    env: { VAULT_FILE: vaultFile, VAULT_MASTER_KEY: masterKey, PAYMENTS_FILE: join(folder, 'payments.json') },
     attacks: [
       {
         name: 'grants-fragment-doubling-23',
@@ -149,6 +154,7 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
           };
         },
       },
+      ...tokenAttacks(vault, quick),
     ],
   };
 }

@@ -2,12 +2,15 @@
  * The hostile scenario's attacks on open streams (hostile.ts runs
  * them with the others and measures `/healthz`, the event-loop p99 and RSS the same way):
  *
- * - `sse-slow-readers-50`: 50 graphql-sse clients (one key) on one live query of the
- *   largest company list under the upstream body limit (about 1 MB upstream), whose sockets
- *   never read. Without a bound the gateway buffered every result for each (1.78 GB in 80 s
- *   with the data changing); now each stream holds at most `STREAM_MAX_QUEUED_BYTES` and is
- *   cut after `STREAM_DRAIN_TIMEOUT_MS`. Figures: RSS growth (target 100 MB) and whether the
- *   streams were cut (`statev_subscriptions_active{transport="sse"}` back to 0).
+ * - `sse-slow-readers-50`: 50 graphql-sse clients (one key) on one live query of a
+ *   company list of about 290 KB (the largest under the upstream body limit, ids and names)
+ *   whose data changes every 1.1 s (the bench fetches it again with `no-cache` that often,
+ *   and the stub's list changes on every request), and whose sockets never read; one more
+ *   client beside them reads, and counts its results. Without a bound the gateway buffered
+ *   every result for each (1.78 GB in 80 s); now each stream holds at most
+ *   `STREAM_MAX_QUEUED_BYTES` and is cut after `STREAM_DRAIN_TIMEOUT_MS`. Figures: RSS growth
+ *   (target 100 MB), whether the streams were cut (`statev_subscriptions_active{transport="sse"}`
+ *   down to the reader's 1) and the reader's results.
  * - `sse-stalled-subscriptions-20`: 20 graphql-sse subscriptions whose client stops reading
  *   (a paused socket: the bench cannot pull a link), and how long until the gateway frees
  *   their places. Keep-alives alone do not fill a loopback connection's buffers: this
@@ -15,17 +18,17 @@
  *   held at the end: such a peer is found when its backlog stops draining, see
  *   docs/subscriptions.md).
  *
- * Item 5 (a revoked token's streams) needs a gateway with a vault; it is covered by
- * test/subscriptions/token-streams.test.ts, not measured here.
+ * A revoked token's streams: hostile-tokens.ts; a half-open peer: hostile-half-open.ts.
  */
+import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { PREMIUM_KEY, round } from '../lib/bench';
-import { sleep } from '../lib/http';
+import { graphqlHeaders, sleep } from '../lib/http';
 import type { Service } from '../lib/processes';
 import { scrapeMetrics } from '../lib/responsiveness';
 import { currentRssMb, RssSampler } from '../lib/rss';
-import { COMPANIES_AT_LIMIT_KEY } from '../upstream-stub';
+import { COMPANIES_CHANGING_KEY } from '../upstream-stub';
 
 /** The simulator's company of character 1. */
 const SHOP = '64f1c2a9e4b0a1d2c3f40001';
@@ -72,24 +75,74 @@ function stalledStream(gateway: Service, key: string, body: string): Promise<Soc
   });
 }
 
-/** Waits until the gateway holds no SSE subscription, or `boundMs` passed; the time it took, or null. */
-async function untilSseFreed(gateway: Service, boundMs: number): Promise<number | null> {
+/** Waits until the gateway holds at most `left` SSE subscriptions, or `boundMs` passed; the time it took, or null. */
+async function untilSseFreed(gateway: Service, boundMs: number, left = 0): Promise<number | null> {
   const started = performance.now();
   while (performance.now() - started < boundMs) {
-    if ((await sseActive(gateway)) === 0) return round(performance.now() - started);
+    const active = await sseActive(gateway);
+    if (active !== null && active <= left) return round(performance.now() - started);
     await sleep(250);
   }
   return null;
+}
+
+/** A graphql-sse client that reads: counts the results (`event: next`) of its stream until closed. */
+function readingStream(gateway: Service, key: string, body: string): { results(): number; close(): void } {
+  let results = 0;
+  const url = new URL('/graphql/stream', gateway.origin);
+  const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+    let tail = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      const text = tail + chunk;
+      results += text.split('event: next').length - 1;
+      tail = text.slice(-16);
+      if (tail.includes('event: next')) tail = '';
+    });
+  });
+  req.once('error', () => undefined);
+  req.end(body);
+  return { results: () => results, close: () => req.destroy() };
+}
+
+/** Every `everyMs`, the company list of `key` fetched again (`no-cache`): its live queries get a new result each time (the stub changes it). */
+function changeEvery(gateway: Service, key: string, everyMs: number): { fetches(): number; stop(): Promise<void> } {
+  let running = true;
+  let fetches = 0;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      await fetch(`${gateway.origin}/graphql`, { method: 'POST', headers: graphqlHeaders(key, true), body: JSON.stringify({ query: '{ factories { id name } }' }), signal: AbortSignal.timeout(30_000) }).then(
+        (response) => response.text(),
+        () => '',
+      );
+      fetches += 1;
+      await sleep(Math.max(0, everyMs - (performance.now() - started)));
+    }
+  })();
+  return {
+    fetches: () => fetches,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
 }
 
 async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutcome> {
   const body = JSON.stringify({ query: 'query Companies @live { factories { id name } }' });
   const before = currentRssMb(gateway.pid);
   const sampler = new RssSampler(gateway.pid);
-  const sockets = await Promise.all(Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_AT_LIMIT_KEY, body)));
+  const sockets = await Promise.all(Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_CHANGING_KEY, body)));
+  const reader = readingStream(gateway, COMPANIES_CHANGING_KEY, body);
   const opened = await sseActive(gateway);
-  const freedAfterMs = await untilSseFreed(gateway, holdMs);
+  const changes = changeEvery(gateway, COMPANIES_CHANGING_KEY, 1100);
+  // The reader's stream stays: the 50 others are cut.
+  const freedAfterMs = await untilSseFreed(gateway, holdMs, 1);
+  await changes.stop();
   const peak = sampler.stop();
+  const readerResults = reader.results();
+  reader.close();
   for (const socket of sockets) socket.destroy();
   const growthMb = before === null || peak === null ? null : round(peak - before);
   return {
@@ -97,6 +150,8 @@ async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutc
     streams: sockets.length,
     openedSse: opened,
     freedAfterMs,
+    changes: changes.fetches(),
+    readerResults,
     memory: { growthMb, growthUnder40Mb: growthMb === null ? null : growthMb < SLOW_READER_RSS_TARGET_MB, targetMb: SLOW_READER_RSS_TARGET_MB },
   };
 }
@@ -116,7 +171,7 @@ export function streamAttacks(quick: boolean): StreamAttack[] {
   return [
     {
       name: 'sse-slow-readers-50',
-      description: `50 graphql-sse live queries of a ~1 MB company list (one key) whose clients never read, held up to ${holdMs / 1000} s; RSS growth target ${SLOW_READER_RSS_TARGET_MB} MB`,
+      description: `50 graphql-sse live queries of a ~290 KB company list changing every 1.1 s (one key) whose clients never read, one reader beside them, held until they are cut or ${holdMs / 1000} s; RSS growth target ${SLOW_READER_RSS_TARGET_MB} MB`,
       run: (g) => slowReaders(g, holdMs),
     },
     {

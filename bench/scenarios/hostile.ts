@@ -12,8 +12,10 @@
  * 5,000 deep, variables over the limit, distinct documents, an upstream body over its
  * limit, half-sent request headers), bursts of queries on one graphql-ws connection and
  * big upstream bodies (see `burstAndBodyAttacks`), and 50,000 graphql-sse reservations never
- * connected (RSS growth target 40 MB); and the attacks on an access token's grants check
- * (fragment bombs, 60 KB variables: hostile-documents.ts).
+ * connected (RSS growth target 40 MB); the attacks on an access token's grants check
+ * (fragment bombs, 60 KB variables: hostile-documents.ts) and on a revoked or expired token's
+ * open streams (hostile-tokens.ts); streams that never read or whose link is pulled
+ * (hostile-streams.ts, hostile-half-open.ts); and the payment attacks (hostile-payments.ts).
  */
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -30,6 +32,7 @@ import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '..
 import { currentRssMb, RssSampler } from '../lib/rss';
 import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
 import { hostileDocuments } from './hostile-documents';
+import { halfOpenAttack } from './hostile-half-open';
 import { paymentAttacks } from './hostile-payments';
 import { fanOut } from './soak';
 import { streamAttacks } from './hostile-streams';
@@ -521,6 +524,7 @@ function attacks(quick: boolean): Attack[] {
     },
     ...burstAndBodyAttacks(quick ? 3 : 10),
     ...streamAttacks(quick),
+    halfOpenAttack(quick),
     ...paymentAttacks(),
   ];
 }
@@ -540,7 +544,10 @@ export const hostile: Scenario = {
     const results: Array<Record<string, unknown>> = [];
     let failures = 0;
     try {
-      for (const attack of [...attacks(bench.args.quick), ...documents.attacks]) {
+      const every = [...attacks(bench.args.quick), ...documents.attacks];
+      const unknown = (bench.args.attacks ?? []).filter((name) => !every.some((attack) => attack.name === name));
+      if (unknown.length > 0) throw new Error(`Unknown attack(s) in --attacks: ${unknown.join(', ')} (known: ${every.map((attack) => attack.name).join(', ')})`);
+      for (const attack of every.filter((one) => bench.args.attacks === null || bench.args.attacks.includes(one.name))) {
         await scrapeMetrics(gateway.origin); // resets the event-loop histogram
         const poller = new HealthPoller(gateway.origin, 50);
         const started = performance.now();
@@ -553,8 +560,12 @@ export const hostile: Scenario = {
         }
         const attackMs = round(performance.now() - started);
         await sleep(100); // one or two polls after the last answer
-        const health = await poller.stop();
-        const loop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
+        const scenarioHealth = await poller.stop();
+        const scenarioLoop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
+        // An attack run against a gateway of its own (the half-open one) reports that gateway's figures.
+        const own = outcome?.ownGateway as { healthzWorstMs: number; healthzFailures: number; eventLoopP99Ms: number | null; eventLoopMaxMs: number | null } | undefined;
+        const health = own ? { worstMs: own.healthzWorstMs, failures: own.healthzFailures, polls: scenarioHealth.polls } : scenarioHealth;
+        const loop = own ? { p99Ms: own.eventLoopP99Ms, maxMs: own.eventLoopMaxMs } : scenarioLoop;
         if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
         const bystander = outcome?.bystander as { delayMs: number } | undefined;
         const burst = outcome?.burst as { perRefusalMs: number | null; refusals: number } | undefined;

@@ -145,6 +145,24 @@ function formattedOf(error: ResultError): GraphQLFormattedError {
   return error instanceof GraphQLError ? error.toJSON() : error;
 }
 
+/**
+ * The JSON of results the `response-size` step measured without a serializer of the
+ * transport's: one result object handed to several streams (the shared run of a live query,
+ * a subscription event fanned out to its subscribers) is serialized once, not once per
+ * stream. Held only as long as the result object is.
+ */
+const measuredTexts = new WeakMap<object, string>();
+
+/** `JSON.stringify(result)`, once per result object (see {@link measuredTexts}). */
+function measuredText(result: object): string {
+  let text = measuredTexts.get(result);
+  if (text === undefined) {
+    text = JSON.stringify(result);
+    measuredTexts.set(result, text);
+  }
+  return text;
+}
+
 /** The result with `errors` replaced (and the rest as it was). */
 function withErrors<R extends OutgoingResult>(result: R, errors: ReadonlyArray<ResultError>): R {
   return { ...result, errors };
@@ -251,7 +269,7 @@ export const RESULT_STEPS = [
     run(state, env) {
       let text: string;
       try {
-        text = state.serialize ? state.serialize(state.result) : JSON.stringify(state.result);
+        text = state.serialize ? state.serialize(state.result) : measuredText(state.result);
       } catch {
         return; // not JSON (e.g. a cycle): the transport reports its own error
       }

@@ -15,6 +15,7 @@ import type { Credential } from '../pipeline/credential';
 import type { RefusalResult, RequestFacts } from '../pipeline/pipeline';
 import { BodyTooLargeError, readBody, sendRefusalAnswer } from '../web/apollo-http';
 import { contextOf, prepare } from './admission';
+import { armDeadPeerDetection } from './dead-peers';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { guardSseResponse } from './slow-readers';
@@ -69,6 +70,22 @@ async function writeSseResponse(res: ServerResponse, [body, init]: SseResponse):
   }
   res.off('close', stop);
   return new Promise((resolve) => res.end(resolve));
+}
+
+/** Sockets armed by {@link armSseSocket} (a keep-alive connection may carry several streams, one after another). */
+const armedSockets = new WeakSet<object>();
+
+/** Arms an event stream's socket against dead peers, once per socket; logs when the kernel closes it for one. */
+function armSseSocket(req: IncomingMessage, options: SubscriptionTransportOptions): void {
+  const socket = req.socket;
+  if (armedSockets.has(socket)) return;
+  armedSockets.add(socket);
+  void armDeadPeerDetection(socket, { idleMs: options.keepAliveMs, timeoutMs: options.sseDeadPeerTimeoutMs ?? 0 }).then((arming) => {
+    if (arming === 'off') return;
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ETIMEDOUT') options.logger?.warn({ transport: 'graphql-sse', reason: 'dead-peer', arming }, 'An SSE stream was closed: its peer stopped acknowledging');
+    });
+  });
 }
 
 /** The graphql-sse transport. */
@@ -205,6 +222,8 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
           if (connection) closedStreams.add(connection);
         });
       }
+      // A peer gone without a trace (half-open) is closed by the kernel (dead-peers.ts).
+      if (req.headers.accept?.includes('text/event-stream')) armSseSocket(req, options);
       // Keep-alive comments stop proxies from closing an idle stream.
       const keepAlive = setInterval(() => {
         if (res.headersSent && !res.writableEnded) res.write(':\n\n');

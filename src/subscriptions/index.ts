@@ -110,6 +110,7 @@ export function createGatewaySubscriptions(
     operationsMaxPerConnection: config.operationsMaxPerConnection,
     maxBodyBytes: config.maxBodyBytes,
     streamBounds: { maxQueuedBytes: config.streamMaxQueuedBytes, drainTimeoutMs: config.streamDrainTimeoutMs },
+    sseDeadPeerTimeoutMs: config.sseDeadPeerTimeoutMs,
     sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, maxPerPeer: config.sseReservationsMaxPerPeer, max: config.sseReservationsMax },
     logger: parts.logger,
     tracing: parts.tracing,

@@ -37,6 +37,8 @@ export interface SubscriptionTransportOptions {
   keepAliveMs: number;
   /** When a stream whose client does not read is cut (`STREAM_MAX_QUEUED_BYTES`, `STREAM_DRAIN_TIMEOUT_MS`, see slow-readers.ts). */
   streamBounds: StreamBounds;
+  /** An SSE connection whose sent bytes stay unacknowledged this long is closed by the kernel, ms (`SSE_DEAD_PEER_TIMEOUT_MS`, see dead-peers.ts); none or 0: left to the system. */
+  sseDeadPeerTimeoutMs?: number;
   /** Ends the streams of access tokens that are revoked or expire (token-streams.ts); none without a vault. */
   tokenStreams?: TokenStreams;
   /** Where the transports log. */

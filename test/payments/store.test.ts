@@ -5,7 +5,7 @@
  * poll count twice; the indexes (by reference, open per account and company, expiries), the
  * bound on closed requests per company, and the MAC that refuses an edited record.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -112,6 +112,19 @@ describe('the file payment store', () => {
     const reopened = await FilePaymentStore.open(join(folder, 'payments.json'), testStoreOptions({ keptPerCompany: 3 }));
     expect((await reopened.list('owner-bounds', 'f1')).map((r) => r.reference).sort()).toEqual(['REF00001', 'REF00002', 'REF00003', 'REF00004']);
     await reopened.close();
+  });
+
+  it('makes its folder on a first start, and a failed write fails only its own change', async () => {
+    const path = join(folder, 'new', 'payments.json');
+    const store = await FilePaymentStore.open(path, testStoreOptions());
+    await store.put(PENDING);
+    expect(await readFile(path, 'utf8')).toContain(PENDING.reference);
+    await rm(join(folder, 'new'), { recursive: true });
+    await expect(store.put({ ...PENDING, amount: PENDING.amount + 1 })).rejects.toThrow(/ENOENT/);
+    await mkdir(join(folder, 'new'));
+    await store.put(PENDING);
+    expect(await readFile(path, 'utf8')).toContain(PENDING.reference);
+    await store.close();
   });
 
   it('appends each change as lines (the count, the paid request and its delivery in one write), never rewriting the file', async () => {

@@ -106,6 +106,20 @@ describe('the result steps', () => {
     expect(sent.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_EXPENSIVE', responseBytes: 5020, maxResponseBytes: 1024 });
     expect(reports).toEqual([['QUERY_TOO_EXPENSIVE']]);
   });
+
+  it('measure one result handed to several streams once (a live query shared by its subscribers)', () => {
+    const shared = { data: { factories: Array.from({ length: 100 }, (_, i) => ({ id: `f${i}`, name: `Factory ${i}` })) } } as ExecutionResult;
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      for (let stream = 0; stream < 50; stream += 1) {
+        const sent = runResultSteps({ transport: 'graphql-sse', result: shared, execution: null, delivery: null }, { maxResponseBytes: 1_000_000 }, ['delivery']);
+        expect(sent).toBe(shared);
+      }
+      expect(stringify.mock.calls.filter(([value]) => value === shared)).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+    }
+  });
 });
 
 describe('the result phase over HTTP', () => {

@@ -1,18 +1,20 @@
 /**
  * A token revoked on one vault ends its open streams on every replica: two gateways share a
- * Redis vault, each holds a live query of the same access token over graphql-ws, and the
+ * Redis vault, each holds a live query of the same access token (the first over graphql-ws,
+ * the second over graphql-sse), and the
  * token is revoked through the vault (as `statev-gateway tokens revoke` does). Each replica
  * reloads on Redis' change message and ends its stream with a last `UNAUTHENTICATED` event
  * naming `revoked` (src/subscriptions/token-streams.ts). Waits on the events only.
  */
 import { randomBytes } from 'node:crypto';
+import { createClient as createSseClient } from 'graphql-sse';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { MasterKeys, TOKEN_REFUSALS, Vault } from '../../src/vault';
 import { RedisVaultStorage } from '../../src/vault/redis-storage';
 import { describeWithRedis, ManualClock, startStack, startTestRedis, UNLIMITED_SIMULATOR } from '../support';
 import type { HttpStack, TestRedis } from '../support';
-import { subscribeWs, wsClient } from '../subscriptions/clients';
+import { collect, subscribeWs, wsClient } from '../subscriptions/clients';
 
 const LIVE = 'query Name($id: ID!) @live { factory(id: $id) { name } }';
 
@@ -33,7 +35,7 @@ describeWithRedis('streams of a revoked token on two replicas sharing a Redis va
     await redis?.stop();
   });
 
-  it('ends the live query on each replica with a last error naming the revocation', async () => {
+  it('ends the live query on each replica (graphql-ws on one, graphql-sse on the other) with a last error naming the revocation', async () => {
     const prefix = `token-streams-${process.pid}-${Date.now()}:`;
     const masterKey = randomBytes(32).toString('base64');
     const storage = new RedisVaultStorage(redis.url, prefix);
@@ -44,8 +46,10 @@ describeWithRedis('streams of a revoked token on two replicas sharing a Redis va
       const clock = new ManualClock();
       const config = { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json' };
       for (let i = 0; i < 2; i += 1) replicas.push(await startStack({ http: true, redis, simulator, config, gateway: { now: clock.now, pollClock: clock } }));
-      const clients = replicas.map((replica) => wsClient(replica.endpoint, token));
-      const streams = clients.map((client) => subscribeWs(client, LIVE, { id: FIXTURE_IDS.shop }));
+      const [first, second] = replicas as [HttpStack, HttpStack];
+      const ws = wsClient(first.endpoint, token);
+      const sse = createSseClient({ url: `${second.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+      const streams = [subscribeWs(ws, LIVE, { id: FIXTURE_IDS.shop }), collect((sink) => sse.subscribe({ query: LIVE, variables: { id: FIXTURE_IDS.shop } }, sink))];
       for (const stream of streams) expect((await stream.next()).errors).toBeUndefined();
 
       await vault.revokeToken(id);
@@ -54,7 +58,8 @@ describeWithRedis('streams of a revoked token on two replicas sharing a Redis va
         expect(last.errors?.[0]).toMatchObject({ message: TOKEN_REFUSALS.revoked, extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } });
         expect(await stream.ended).toBe('complete');
       }
-      for (const client of clients) await client.dispose();
+      await ws.dispose();
+      sse.dispose();
     } finally {
       await storage.close();
     }

@@ -4,7 +4,8 @@
  * and how transfers are counted). Replicas share Redis instead (payment-request.redis-store.ts).
  */
 import { EventEmitter } from 'node:events';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { writePrivateFile } from '../../vault/storage';
 import { MARKS_KEPT, NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, addTo, isOpen, removeFrom, unsign } from './payment-request.store';
 import type { AccountState, DueRequest, JournalLine, OutboxEntry, PaymentStore, PaymentStoreOptions, Signed, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
@@ -65,6 +66,7 @@ export class FilePaymentStore implements PaymentStore {
       text = await readFile(path, 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await mkdir(dirname(path), { recursive: true, mode: 0o700 }); // a first start: its folder too
     }
     for (const line of text.split('\n')) {
       if (line.trim() === '') continue;
@@ -350,7 +352,7 @@ export class FilePaymentStore implements PaymentStore {
     if (path === null || lines.length === 0) return Promise.resolve();
     const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
     this.lines += lines.length;
-    this.writing = this.writing.then(() => appendFile(path, text, { mode: 0o600 }));
+    this.writing = this.writing.catch(() => undefined).then(() => appendFile(path, text, { mode: 0o600 })); // a failed write fails its own change only
     if (!this.compacting && this.lines > Math.max(1000, 2 * this.liveRecords())) {
       this.compacting = true;
       this.writing = this.writing.then(() => this.compact(path)).finally(() => (this.compacting = false));
