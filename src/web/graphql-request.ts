@@ -7,6 +7,7 @@ import type { Credential } from '../pipeline/credential';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import type { GraphQLRequestInput } from '../pipeline/public-site';
 import type { GatewayRuntime } from '../runtime';
+import { answerFromResponseCache } from './cached-answers';
 import { executeOnApollo, readGraphQLRequest, sendGraphQLErrors, sendRefusal } from './apollo-http';
 
 /** Most results in the answer to a refused batch: one per operation up to this many, else one. */
@@ -80,6 +81,10 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     sendGraphQLErrors(req, res, refusal.status, [{ message: refusal.message, code: refusal.code, extensions: refusal.extensions }], { ...refusal.headers });
     return;
   }
+  // A response cache hit of an API key: answered here, before Apollo's pipeline.
+  const cached = admission.serverCredentials === null ? answerFromResponseCache(req, res, runtime, credential, admission.parameters.body) : { kind: 'apollo' as const, requestKey: undefined };
+  if (cached.kind === 'answered') return;
+  const { requestKey } = cached;
   await executeOnApollo(runtime.apollo, req, res, {
     headers: request.headers,
     body: admission.parameters.body,
@@ -88,6 +93,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
       const context = createContext(runtime.services, req.headers, credential, admission.serverCredentials);
       // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
       context.httpResponse = true;
+      if (requestKey !== undefined) context.responseHitKey = requestKey;
       return context;
     },
   });
