@@ -16,6 +16,8 @@ import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './eco
 import type { EconomyEvents, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
+import { ResponseCacheHits } from './graph/response-cache-hits';
+import type { ApolloResultPhase } from './pipeline/http-result-phase';
 import { jitExecution } from './graph/jit-executor';
 import { afterLargeLists } from './graph/large-lists';
 import { formatError } from './errors/format-error';
@@ -78,6 +80,13 @@ export interface GatewayRuntime {
   readonly vault: { readonly vault: LiveVault; allowsOrigin(origin: string): boolean; close(): Promise<void> } | null;
   /** The payment desk (payment requests, their matching and events), in `services.domains` too; `close` stops it and its store. */
   readonly payments: PaymentDesk;
+  /**
+   * The response cache seen from the HTTP layer, which answers a hit before Apollo
+   * (src/web/cached-answers.ts): the links from raw requests to entries and the result
+   * phase's text of a hit. Null when the response cache is off, and with tracing on (a
+   * hit through Apollo gets its spans).
+   */
+  readonly responseCacheHits: { readonly hits: ResponseCacheHits; readonly response: ApolloResultPhase['cachedResponse'] } | null;
 }
 
 /** Options for tests and embedding. */
@@ -241,6 +250,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     tracing?.answered(report.errorCodes, report.result.data != null);
   });
   const includeStacktraceInErrorResponses = config.nodeEnv === 'development';
+  const responseCache = config.cacheEnabled && config.responseCacheEnabled ? responseCachePlugin(economy, config.responseCacheMaxBytes) : null;
   const jit = config.executionJit ? jitExecution<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness }) : null;
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
@@ -271,7 +281,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       // runs on every field; no field declares a hint, so each would get the longest TTL): the
       // operation plugin gives the response cache its policy from the upstream answers used.
       ApolloServerPluginCacheControlDisabled(),
-      ...(config.cacheEnabled && config.responseCacheEnabled ? [responseCachePlugin(economy, config.responseCacheMaxBytes)] : []),
+      ...(responseCache ? [responseCache.plugin] : []),
       // After the response cache (a hit answers first): executes the operation with graphql-jit.
       ...(jit ? [jit.plugin] : []),
       operationPlugin(logger),
@@ -283,7 +293,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     ],
   });
   const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null), domains: { payments } };
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments };
+  const responseCacheHits = responseCache && !tracing ? { hits: responseCache.hits, response: results.cachedResponse } : null;
+  return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments, responseCacheHits };
 }
 
 /**
@@ -292,15 +303,23 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
  * answer they were built from, a key's writes invalidate all its entries (its
  * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
  */
-function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): ApolloServerPlugin<GatewayContext> {
+function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
   const store = new ResponseCacheStore(maxBytes);
-  return ApolloServerPluginResponseCache<GatewayContext>({
+  const hits = new ResponseCacheHits(store);
+  const plugin = ApolloServerPluginResponseCache<GatewayContext>({
     cache: store,
     // The query's hash in place of its text: a read hashes a few hundred bytes, not the
     // document. The plugin reads the key at once: a hit tells the context its data's text.
     generateCacheKey: (requestContext, data) => {
       const key = responseCacheKey(requestContext, data);
-      store.expectRead(key, requestContext.contextValue);
+      const context = requestContext.contextValue;
+      store.expectRead(key, context);
+      // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
+      // the same request is answered before Apollo next time (src/web/cached-answers.ts).
+      const keyId = context.session.keyId;
+      if (context.responseHitKey !== undefined && keyId !== null && !context.token && !context.owners && !context.serverCredentials && isPrivateRead(data, keyId)) {
+        hits.link(context.responseHitKey, `${RESPONSE_CACHE_PREFIX}${key}`, economy.generation(keyId), requestContext.operationName ?? null);
+      }
       return key;
     },
     // An access token's answers are its own: its grants may shape them.
@@ -321,4 +340,15 @@ function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): Apollo
       return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0 && (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes;
     },
   });
+  return { plugin, hits };
+}
+
+/** The prefix the response-cache plugin puts before each key it hands its store. */
+const RESPONSE_CACHE_PREFIX = 'fqc:';
+
+/** True when the plugin's key data is a read of the private entry of the session `keyId` (its `sessionMode` 1: private). */
+function isPrivateRead(data: unknown, keyId: string): boolean {
+  if (data === null || typeof data !== 'object') return false;
+  const { sessionId, sessionMode } = data as Record<string, unknown>;
+  return sessionMode === 1 && sessionId === keyId;
 }

@@ -46,6 +46,12 @@ export interface GatewayContext {
   itemErrors: ListItemErrors;
   /** When the whole-response cache answered: the JSON text of that answer's `data`, as stored (set by `ResponseCacheStore`), so it is not serialized again. */
   responseCacheData?: string;
+  /**
+   * The identity of the raw HTTP request (hashed key, query, operation name, variables as
+   * sent; see `ResponseCacheHits.requestKey`), set by the HTTP layer for a request it may
+   * answer from the response cache next time: the response cache links it to the entry it reads.
+   */
+  responseHitKey?: string;
   /** The length of the result's JSON text, characters, once the result phase has measured it (HTTP): the response cache stores no response over its entry bound. */
   responseTextLength?: number;
   /**

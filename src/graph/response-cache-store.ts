@@ -32,6 +32,9 @@ interface ExpectedRead {
 /** The end of the plugin's text after `data`: its cache policy (an object of numbers and names) and the time. */
 const POLICY_SUFFIX = /,"cachePolicy":\{[^{}]*\},"cacheTime":\d+\}$/;
 
+/** The plugin's `cacheTime` at the end of its text. */
+const CACHE_TIME = /"cacheTime":(\d+)\}$/;
+
 /**
  * Where the JSON of `data` ends in a text of `{"data":…,"cachePolicy":{…},"cacheTime":…}`
  * (what `JSON.stringify({ data, cachePolicy, cacheTime })` gives), or -1 for any other text.
@@ -132,6 +135,19 @@ export class ResponseCacheStore implements KeyValueCache<string> {
     if (expected === null || entry.dataEnd <= 0 || !key.endsWith(expected.key)) return text;
     expected.context.responseCacheData = text.slice(DATA_PREFIX.length, entry.dataEnd);
     return expected.context.httpResponse === true ? `${DATA_PREFIX}{}${text.slice(entry.dataEnd)}` : text;
+  }
+
+  /**
+   * The stored answer of `key` as its `data` text and its `cacheTime` (ms since the epoch),
+   * without the plugin: undefined when there is none (or it expired), or when its text is
+   * not of the plugin's known shape.
+   */
+  stored(key: string): { dataText: string; cacheTime: number } | undefined {
+    const entry = this.lru.get(key);
+    if (entry === undefined || entry.dataEnd <= 0) return undefined;
+    const text = compactUtf8(entry.json).toString('utf8');
+    const time = CACHE_TIME.exec(text.slice(-40));
+    return time?.[1] === undefined ? undefined : { dataText: text.slice(DATA_PREFIX.length, entry.dataEnd), cacheTime: Number(time[1]) };
   }
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */

@@ -34,6 +34,24 @@ export interface ApolloResultPhase {
   readonly plugin: ApolloServerPlugin<GatewayContext>;
   /** Apollo's `stringifyResult`: writes the text `response-size` measured, so a response is serialized once. */
   readonly stringifyResult: (value: FormattedExecutionResult) => string;
+  /**
+   * The text Apollo Server writes for a whole response from the response cache, for a
+   * hit answered before Apollo (see `ResponseCacheHits`): the same result steps, the same
+   * report, the same text (`data` as stored, then the extensions, then a newline).
+   */
+  readonly cachedResponse: (context: GatewayContext, hit: CachedAnswer) => string;
+}
+
+/** A whole response from the response cache, answered before Apollo. */
+export interface CachedAnswer {
+  /** The JSON text of its `data`, as stored. */
+  readonly dataText: string;
+  /** Its age, whole seconds (what the plugin's `age` header says). */
+  readonly ageSeconds: number;
+  /** The operation's name as Apollo resolved it when it was stored. */
+  readonly operationName: string | null;
+  /** When the request began (`performance.now()`), for the report's duration. */
+  readonly started: number;
 }
 
 /** Measured texts kept for Apollo's serialization at once: more only if Apollo left some unserialized (they are dropped, oldest first). */
@@ -133,5 +151,28 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
     // Apollo Server's own serialization ends with a newline.
     return `${same ? kept.text : JSON.stringify(value)}\n`;
   };
-  return { plugin, stringifyResult };
+  const cachedResponse = (context: GatewayContext, hit: CachedAnswer): string => {
+    let measured: { readonly result: OutgoingResult; readonly text: string } | null = null;
+    const result = runResultSteps<FormattedExecutionResult>(
+      {
+        transport: 'http',
+        result: { data: {} },
+        execution: context,
+        delivery: context,
+        responseCacheAgeSeconds: hit.ageSeconds,
+        serialize: (value) => cachedText(value, hit.dataText),
+        measured: (value, text) => {
+          context.responseTextLength = text.length;
+          measured = { result: value, text };
+        },
+        report: ({ result: sent, errorCodes }) =>
+          report({ result: sent, errorCodes, context, operationName: hit.operationName, executed: false, durationMs: performance.now() - hit.started, responseCacheAgeSeconds: hit.ageSeconds }),
+      },
+      env,
+    );
+    const kept = measured as { readonly result: OutgoingResult; readonly text: string } | null;
+    const same = kept !== null && kept.result.data === result.data && kept.result.errors === result.errors && kept.result.extensions === result.extensions;
+    return `${same ? kept.text : JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`;
+  };
+  return { plugin, stringifyResult, cachedResponse };
 }

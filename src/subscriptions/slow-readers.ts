@@ -73,14 +73,20 @@ export class SlowReaderGuard {
     if (!this.#closed) this.#unflushed += 1;
   }
 
-  /** A write started: cut when the bytes queued are over the bound; else, while it is not flushed, the drain timer runs. */
+  /**
+   * A write started: cut when the bytes queued are over the bound; else, while bytes wait in
+   * the process (the write did not go to the kernel at once), the drain timer runs. A write
+   * the kernel took at once arms no timer (its callback follows in the next tick): a peer
+   * that stops reading fills the kernel's buffer, and the write after that queues and arms it.
+   */
   wrote(): void {
     if (this.#closed || this.#unflushed === 0) return;
-    if (this.queued() > this.bounds.maxQueuedBytes) {
+    const queued = this.queued();
+    if (queued > this.bounds.maxQueuedBytes) {
       this.#end('queued-bytes');
       return;
     }
-    if (this.#timer === null) {
+    if (this.#timer === null && queued > 0) {
       this.#timer = setTimeout(() => this.#end('drain-timeout'), this.bounds.drainTimeoutMs);
       this.#timer.unref();
     }

@@ -8,6 +8,7 @@ import { reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
 import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
 import type { ReadRequest } from './apollo-http';
+import { answerFromResponseCache } from './cached-answers';
 
 /** The request's body as read, or its bytes when it was over `maxBodyBytes` (the `body-size` step refuses it). */
 async function readOrMeasure(req: IncomingMessage, maxBodyBytes: number): Promise<Awaited<ReturnType<typeof readGraphQLRequest>> | { kind: 'too-large'; bodyBytes: number; request: ReadRequest }> {
@@ -65,6 +66,10 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
     sendRefusalAnswer(req, res, answer);
     return;
   }
+  // A response cache hit of the caller's own API key: answered here, before Apollo's pipeline.
+  const cached = answerFromResponseCache(req, res, runtime, admission.key, admission.parameters.body);
+  if (cached.kind === 'answered') return;
+  const { requestKey } = cached;
   await executeOnApollo(runtime.apollo, req, res, {
     headers: request.headers,
     body: admission.parameters.body,
@@ -73,6 +78,7 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
       const context = createContext(runtime.services, req.headers, admission.key);
       // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
       context.httpResponse = true;
+      if (requestKey !== undefined) context.responseHitKey = requestKey;
       return context;
     },
   });

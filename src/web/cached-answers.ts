@@ -1,0 +1,69 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import Negotiator from 'negotiator';
+import { createContext, wantsNoCache } from '../context';
+import { ResponseCacheHits } from '../graph/response-cache-hits';
+import type { KeyInUse } from '../pipeline/key-in-use';
+import type { GatewayRuntime } from '../runtime';
+
+/** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
+const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
+
+/** The content type of a single GraphQL result for `accept`, exactly as Apollo Server chooses it; null when Apollo answers 406. */
+function singleResultType(accept: string | undefined): string | null {
+  if (!accept) return 'application/json; charset=utf-8';
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8']) ?? null;
+}
+
+/** One value of a header (repeated ones joined), as Apollo's header map holds it. */
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** What {@link answerFromResponseCache} decided. */
+export type CachedOutcome =
+  /** Answered from the cache: the response is written. */
+  | { readonly kind: 'answered' }
+  /** Not answered: run the request on Apollo, with this request key in its context (`responseHitKey`), when it has one. */
+  | { readonly kind: 'apollo'; readonly requestKey: string | undefined };
+
+const NOT_ELIGIBLE: CachedOutcome = { kind: 'apollo', requestKey: undefined };
+const ANSWERED: CachedOutcome = { kind: 'answered' };
+
+/**
+ * Answers a GraphQL POST of an API key from the per-key response cache before Apollo
+ * Server runs any of its pipeline, when Apollo answered the same raw request of the same
+ * key from an entry that is still there (see `ResponseCacheHits`): the request phase
+ * (credential, limits, public site) has run; the text and headers are those Apollo
+ * writes for a hit (content type as Apollo negotiates it, `age`, `content-length`), and
+ * the result phase runs as for a hit through Apollo (`extensions.upstream`, the report).
+ *
+ * Only the plainest requests: POST with `Content-Type: application/json`, a body of only
+ * `query`, `operationName` and `variables`, an API key (no access token, no server
+ * credentials), no `Prefer`, no `Cache-Control: no-cache`. Anything else, and every miss,
+ * runs on Apollo as before.
+ *
+ * @param body - the request body as admitted (a trusted document's text in place of its hash)
+ */
+export function answerFromResponseCache(req: IncomingMessage, res: ServerResponse, runtime: GatewayRuntime, inUse: KeyInUse | null, body: unknown): CachedOutcome {
+  const answers = runtime.responseCacheHits;
+  if (answers === null || inUse?.source !== 'caller' || req.method !== 'POST' || body === null || typeof body !== 'object' || Array.isArray(body)) return NOT_ELIGIBLE;
+  if (!/^application\/json\s*(;|$)/i.test(header(req, 'content-type') ?? '') || header(req, 'prefer') !== undefined) return NOT_ELIGIBLE;
+  const fields = body as Record<string, unknown>;
+  for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
+  const { query, operationName, variables } = fields;
+  if (typeof query !== 'string' || (operationName !== undefined && operationName !== null && typeof operationName !== 'string')) return NOT_ELIGIBLE;
+  const key = inUse.key;
+  const requestKey = ResponseCacheHits.requestKey({ keyId: key.keyId, query, operationName: operationName ?? null, variables });
+  const type = singleResultType(header(req, 'accept'));
+  if (type === null || wantsNoCache(header(req, 'cache-control'), header(req, 'pragma')) || runtime.economy.invalidationsInDoubt()) return { kind: 'apollo', requestKey };
+  const started = performance.now();
+  const stored = answers.hits.find(requestKey, runtime.economy.generation(key.keyId));
+  if (stored === undefined) return { kind: 'apollo', requestKey };
+  // The plugin's age: whole seconds since it stored the answer.
+  const ageSeconds = Math.round((Date.now() - stored.cacheTime) / 1000);
+  const text = answers.response(createContext(runtime.services, req.headers, inUse), { dataText: stored.dataText, ageSeconds, operationName: stored.operationName, started });
+  res.writeHead(200, { age: String(ageSeconds), 'content-type': type, 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+  return ANSWERED;
+}
