@@ -19,6 +19,8 @@ import { FileAlertOutboxStore } from '../../src/alerts/alert-outbox.store';
 import { retryDelayMs } from '../../src/upstream/delivery-lanes';
 import type { WebhookAnswer } from '../../src/upstream/webhook-post';
 import { until } from '../support';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/observability/logger';
 import { AdminService } from '../../src/admin/admin-service';
 import type { AdminServiceParts } from '../../src/admin/admin-service';
 import type { PaymentStore } from '../../src/domains/payments/payment-request.store';
@@ -226,5 +228,13 @@ describe('the alerts outbox', () => {
     // Started: the enqueue starts a round at once.
     await until(() => posted.length === 1, 'the first attempt');
     expect(posted).toEqual([DISCORD_URL]);
+  });
+
+  it('keeps a Discord URL out of the log when a target or createAlert\'s variables are logged', () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }));
+    logger.info({ target: { kind: 'DISCORD', url: DISCORD_URL }, variables: { input: { url: DISCORD_URL } }, alert: { target: { url: DISCORD_URL } } }, 'alert');
+    expect(lines.join('')).toContain('[redacted]');
+    expect(lines.join('')).not.toContain(DISCORD_TOKEN);
   });
 });
