@@ -52,9 +52,8 @@ describe('alert lanes and URL rules', () => {
     const hangingGotIt = once(hanging.server, 'request');
     const delivering = alerts.deliverDue();
     await hangingGotIt;
-    for (;;) {
-      const ok = (await alerts.deliveries(50)).find((each) => each.id === 'evt-ok');
-      if (ok?.status === 'DELIVERED') break;
+    for (let turn = 0; (await alerts.deliveries(50)).find((each) => each.id === 'evt-ok')?.status !== 'DELIVERED'; turn += 1) {
+      if (turn > 100_000) throw new Error('the healthy endpoint was never delivered to');
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(held).toHaveLength(1);
