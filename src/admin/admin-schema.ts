@@ -63,7 +63,7 @@ export class AdminResolver {
   }
 
   /** Deliveries. */
-  @Query(() => [Delivery], { description: 'Deliveries waiting in the payments webhook outbox (those delivered leave it), newest first. No upstream request.' })
+  @Query(() => [Delivery], { description: 'Deliveries of alerts (pending, delivered or failed) and of payment webhooks (waiting in their outbox: delivered ones leave it), newest first. No upstream request.' })
   deliveries(@Ctx() context: AdminContext, @Arg('first', () => Int, { nullable: true, defaultValue: 50, description: 'How many, 1..200.' }) first: number | null): Promise<Delivery[]> {
     return context.admin.deliveries(first);
   }
@@ -114,7 +114,7 @@ export class AdminResolver {
   }
 
   /** Redelivers. */
-  @Mutation(() => Delivery, { description: 'Makes a delivery waiting in the outbox due now (attempted within the dispatcher\'s next round). A delivered one has left the outbox: NOT_FOUND.' })
+  @Mutation(() => Delivery, { description: 'Makes a delivery due now (attempted within its outbox\'s next round): an alert\'s whatever its status, a payment webhook\'s while it waits (a delivered one has left its outbox: NOT_FOUND).' })
   redeliver(@Ctx() context: AdminContext, @Arg('deliveryId', () => ID, { description: 'The delivery\'s id.' }) deliveryId: string): Promise<Delivery> {
     return audited(context, 'redeliver', deliveryId, () => context.admin.redeliver(deliveryId));
   }

@@ -9,7 +9,9 @@ import type { UpstreamEconomy } from '../economy';
 import { UpstreamSession, keyId } from '../economy';
 import { fetchFactoryList } from '../domains/factories/factories.api';
 import type { PaymentStore } from '../domains/payments/payment-request.store';
+import type { AlertOutbox } from '../alerts/alert-outbox';
 import { GatewayError } from '../errors/gateway-error';
+import { elideUrl } from '../upstream/outbound-url';
 import { MasterKeys, Vault, VaultKeyError, VaultUsageError } from '../vault';
 import type { VaultStorage } from '../vault';
 import type { TokenSummary } from '../vault/vault';
@@ -36,17 +38,6 @@ function browserOrigin(text: string): string | null {
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '') ? url.origin : null;
   } catch {
     return null;
-  }
-}
-
-/** A URL with its secret parts (userinfo, query, fragment, a Discord webhook's token) replaced by an ellipsis. */
-export function elideUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    const path = url.hostname.endsWith('discord.com') ? url.pathname.replace(/^(\/api\/webhooks\/[^/]+\/).+$/, '$1…') : url.pathname;
-    return `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${path}${url.search ? '?…' : ''}`;
-  } catch {
-    return '…';
   }
 }
 
@@ -95,6 +86,8 @@ export interface AdminServiceParts {
   readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | null;
   /** The payment store (its outbox of webhook deliveries). */
   readonly payments: PaymentStore;
+  /** The alerts' outbox (its deliveries, pending or finished), when the gateway delivers alerts. */
+  readonly alerts?: Pick<AlertOutbox, 'deliveries' | 'redeliver'>;
   /** Codes, sessions and the audit log. */
   readonly auth: ConsoleAuth;
   /** The clock, ms. */
@@ -146,35 +139,40 @@ export class AdminService {
       .sort((a, b) => a.character.localeCompare(b.character));
   }
 
-  /** The payments outbox's deliveries (those not yet delivered), newest first. */
+  /** The alerts' deliveries (pending, delivered or failed) and the payments outbox's (those not yet delivered), newest first. */
   async deliveries(first: number | null | undefined): Promise<Delivery[]> {
     const count = bounded(first);
-    const entries = await this.parts.payments.outbox();
-    return entries
-      .sort((a, b) => b.firstAt - a.firstAt)
-      .slice(0, count)
-      .map((entry) =>
-        Object.assign(new Delivery(), {
-          id: entry.id,
-          source: `webhook:${entry.webhookId}`,
-          url: elideUrl(entry.url),
-          status: DeliveryStatus.PENDING,
-          attempts: entry.attempts,
-          lastStatusCode: null,
-          nextAttemptAt: new Date(entry.nextAt),
-          createdAt: new Date(entry.firstAt),
-        }),
-      );
+    const payments = (await this.parts.payments.outbox()).map((entry) =>
+      Object.assign(new Delivery(), {
+        id: entry.id,
+        source: `webhook:${entry.webhookId}`,
+        url: elideUrl(entry.url),
+        status: DeliveryStatus.PENDING,
+        attempts: entry.attempts,
+        lastStatusCode: null,
+        nextAttemptAt: new Date(entry.nextAt),
+        createdAt: new Date(entry.firstAt),
+      }),
+    );
+    const alerts = (await this.parts.alerts?.deliveries(count)) ?? [];
+    return [...payments, ...alerts.map((each) => Object.assign(new Delivery(), { ...each, status: DeliveryStatus[each.status] }))]
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, count);
   }
 
   /**
-   * Makes a pending delivery due now (the dispatcher attempts it within its next round).
+   * Makes a delivery due now: a payment webhook's pending one, or an alert's whatever its
+   * status (the outboxes attempt them within their next round).
    *
-   * @throws GatewayError `NOT_FOUND` when the outbox has no such delivery (delivered, given up, or never)
+   * @throws GatewayError `NOT_FOUND` when neither outbox has such a delivery (a delivered payment webhook's left it)
    */
   async redeliver(id: string): Promise<Delivery> {
     const entry = (await this.parts.payments.outbox()).find((each) => each.id === id);
-    if (!entry) throw new GatewayError('NOT_FOUND', `The outbox has no pending delivery "${id}": delivered deliveries leave it (see deliveries).`);
+    if (!entry) {
+      const alert = await this.parts.alerts?.redeliver(id);
+      if (alert) return Object.assign(new Delivery(), { ...alert, status: DeliveryStatus[alert.status] });
+      throw new GatewayError('NOT_FOUND', `No outbox has a delivery "${id}": a payment webhook's delivered deliveries leave it (see deliveries).`);
+    }
     await this.parts.payments.putOutbox({ ...entry, nextAt: this.now() });
     const [delivery] = (await this.deliveries(MAX_FIRST)).filter((each) => each.id === id);
     if (!delivery) throw new GatewayError('NOT_FOUND', `The delivery "${id}" left the outbox meanwhile (delivered).`);

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import type { UpstreamEconomy } from '../economy';
 import type { PaymentStore } from '../domains/payments/payment-request.store';
+import type { AlertOutbox } from '../alerts/alert-outbox';
 import { formatError } from '../errors/format-error';
 import { LiveVault, RecordMac, vaultStorage } from '../vault';
 import { adminRoutes } from './admin-http';
@@ -33,6 +34,8 @@ export interface AdminGatewayParts {
   readonly economy: UpstreamEconomy;
   /** The payment store (the webhook outbox). */
   readonly payments: PaymentStore;
+  /** The alerts' outbox (`deliveries` lists its deliveries, `redeliver` sends one again), when there is one. */
+  readonly alerts?: AlertOutbox | null;
   /** The gateway's logger: one line per administration operation (actor, operation, error codes; never variables). */
   readonly logger: Logger;
 }
@@ -54,7 +57,7 @@ export async function startAdmin(
   try {
     const tokens = await LiveVault.start(opened.storage, masterKey, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open.'));
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
-    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, auth });
+    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, alerts: parts.alerts ?? undefined, auth });
     const apollo = new ApolloServer<AdminContext>({
       schema: await buildAdminSchema(),
       introspection: true,

@@ -3,7 +3,8 @@ import type { DestinationStream, Logger } from 'pino';
 
 /**
  * Paths pino redacts in every log line, wherever a request, its headers or its
- * variables might be logged: the bearer key and the API secret never reach a log.
+ * variables might be logged: the bearer key, the API secret and an alert's target (a
+ * Discord webhook URL is a credential) never reach a log.
  */
 export const REDACT_PATHS = [
   'authorization',
@@ -19,6 +20,12 @@ export const REDACT_PATHS = [
   'req.headers["x-api-secret"]',
   'variables.input.apiSecret',
   'secret',
+  // An alert's target: a Discord webhook URL holds its token.
+  'variables.input.url',
+  'target.url',
+  '*.target.url',
+  'signingSecret',
+  '*.signingSecret',
 ];
 
 /**

@@ -197,3 +197,19 @@ export function guardedLookup(
     );
   };
 }
+
+/**
+ * A URL with its secret parts (userinfo, query, fragment, a Discord webhook's token) replaced
+ * by an ellipsis. `discord`: the URL is a Discord webhook's wherever it points (a stand-in
+ * for Discord), so its path after `/webhooks/<id>/` (or all of it, in another shape) is secret.
+ */
+export function elideUrl(text: string, discord = false): string {
+  try {
+    const url = new URL(text);
+    const token = /^(\/api\/(?:v\d+\/)?webhooks\/[^/]+\/).+$/;
+    const path = discord && !token.test(url.pathname) ? '/…' : discord || /(^|\.)discord(app)?\.com$/.test(url.hostname) ? url.pathname.replace(token, '$1…') : url.pathname;
+    return `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${path}${url.search ? '?…' : ''}`;
+  } catch {
+    return '…';
+  }
+}

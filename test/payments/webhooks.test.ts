@@ -15,7 +15,8 @@ import { MockAgent } from 'undici';
 import { PaymentDesk } from '../../src/domains/payments/payment-request.service';
 import { FilePaymentStore } from '../../src/domains/payments/payment-request.file-store';
 import type { StoredEvent } from '../../src/domains/payments/payment-request.store';
-import { DELIVERY_WINDOW_MS, WebhookDispatcher, retryDelayMs } from '../../src/domains/payments/payment-webhook.dispatcher';
+import { WebhookDispatcher } from '../../src/domains/payments/payment-webhook.dispatcher';
+import { DELIVERY_WINDOW_MS, retryDelayMs } from '../../src/upstream/delivery-lanes';
 import { webhookPoster } from '../../src/upstream/webhook-post';
 import { testStoreOptions } from '../support/payment-store';
 

@@ -7,10 +7,11 @@
  * within `WEBHOOK_TIMEOUT_MS`, 10 s) is retried with exponential backoff (5 s, 10 s, 20 s…
  * at most 6 h apart) for 24 h; the `webhook-id` stays the same, for receivers to drop repeats.
  *
- * Each webhook has its own queue (a lane): its due deliveries go one after the other, and
- * the lanes of different webhooks run side by side, so a receiver that hangs or trickles
- * holds up only its own events. A lane whose attempt fails stops until the next tick (the
- * rest of its queue is tried then). Deliveries go to the webhook's current URL under the
+ * Each webhook has its own queue (a lane, src/upstream/delivery-lanes.ts, shared with the
+ * alerts' outbox): its due deliveries go one after the other, and the lanes of different
+ * webhooks run side by side, so a receiver that hangs or trickles holds up only its own
+ * events. A lane whose attempt fails stops until the next tick (the rest of its queue is
+ * tried then). Deliveries go to the webhook's current URL under the
  * outbound URL rules (src/upstream/outbound-url.ts), and outbox entries are authenticated by
  * the store (an edited entry is never sent).
  *
@@ -18,7 +19,7 @@
  * character, so no client has to stay connected.
  */
 import { createHash } from 'node:crypto';
-import { Webhook } from 'standardwebhooks';
+import { DELIVERY_WINDOW_MS, DeliveryLanes, retryDelayMs, signedWebhookHeaders } from '../../upstream/delivery-lanes';
 import { webhookPoster } from '../../upstream/webhook-post';
 import type { WebhookPoster } from '../../upstream/webhook-post';
 import { toPaymentRequest } from './payment-request.resolver';
@@ -38,18 +39,6 @@ export interface WebhookTarget {
   readonly secret: string;
   /** The vault key that polls (and whose hash owns the requests). */
   readonly caller: PaymentCaller;
-}
-
-/** First retry delay, ms; doubled per failed attempt. */
-const RETRY_BASE_MS = 5_000;
-/** The longest delay between two attempts, ms. */
-const RETRY_MAX_MS = 6 * 3_600_000;
-/** How long delivery is tried, ms. */
-export const DELIVERY_WINDOW_MS = 24 * 3_600_000;
-
-/** The delay before attempt `attempts + 1`, ms: 5 s × 2^(attempts − 1), at most 6 h. */
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 }
 
 /** The message id of an event for a webhook: the same on every replica, so it is enqueued once. */
@@ -74,8 +63,8 @@ export class WebhookDispatcher {
   private readonly now: () => number;
   private stopEvents: (() => void) | null = null;
   private timer: NodeJS.Timeout | undefined;
-  /** The running lane of each webhook (its id → the lane's end). */
-  private readonly lanes = new Map<string, Promise<void>>();
+  /** One lane per webhook. */
+  private readonly lanes: DeliveryLanes<OutboxEntry>;
   private lastResume = 0;
 
   constructor(
@@ -85,6 +74,18 @@ export class WebhookDispatcher {
   ) {
     this.post = options.post ?? webhookPoster({ allowHosts: [], timeoutMs: 10_000 });
     this.now = options.now ?? (() => Date.now());
+    this.lanes = new DeliveryLanes<OutboxEntry>(
+      {
+        dueFor: (webhookId) => this.dueFor(webhookId),
+        // One attempt per replica-wide attempt number.
+        claim: (entry) => this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`),
+        attempt: async (entry) => {
+          const target = this.targets().find((each) => each.id === entry.webhookId);
+          return target ? this.attempt(target, entry) : false;
+        },
+      },
+      (error) => this.options.onError?.(error),
+    );
   }
 
   /**
@@ -137,24 +138,15 @@ export class WebhookDispatcher {
       queue.push(entry);
       due.set(entry.webhookId, queue);
     }
-    const started: Array<Promise<void>> = [];
-    for (const [webhookId, queue] of due) {
-      const target = targets.get(webhookId);
-      if (!target || this.lanes.has(webhookId)) continue;
-      const lane = this.lane(target, queue.sort((a, b) => a.firstAt - b.firstAt))
-        .catch((error: unknown) => this.options.onError?.(error))
-        .finally(() => this.lanes.delete(webhookId));
-      this.lanes.set(webhookId, lane);
-      started.push(lane);
-    }
-    await Promise.all(started);
+    for (const queue of due.values()) queue.sort((a, b) => a.firstAt - b.firstAt);
+    await this.lanes.run(due);
   }
 
   /** Stops enqueuing and delivering (the outbox stays for the next start); waits for the running lanes (each attempt is bounded by the timeout). */
   async close(): Promise<void> {
     this.stopEvents?.();
     clearInterval(this.timer);
-    await Promise.all(this.lanes.values());
+    await this.lanes.idle();
   }
 
   private async tick(): Promise<void> {
@@ -170,21 +162,6 @@ export class WebhookDispatcher {
     }
   }
 
-  /**
-   * Delivers one webhook's due entries in order, then whatever became due for it meanwhile
-   * (so an event that arrives while the lane runs does not wait for the next tick); stops at
-   * the first failed attempt.
-   */
-  private async lane(target: WebhookTarget, first: readonly OutboxEntry[]): Promise<void> {
-    for (let queue = first; queue.length > 0; queue = await this.dueFor(target.id)) {
-      for (const entry of queue) {
-        // One attempt per replica-wide attempt number.
-        if (!(await this.desk.store.markSeen(entry.webhookId, 'attempt', `${entry.id}#${entry.attempts}`))) continue;
-        if (!(await this.attempt(target, entry))) return;
-      }
-    }
-  }
-
   /** The due entries of one webhook, oldest first. */
   private async dueFor(webhookId: string): Promise<OutboxEntry[]> {
     const now = this.now();
@@ -193,7 +170,7 @@ export class WebhookDispatcher {
 
   /** One attempt: true when delivered; else the next attempt is scheduled (or the delivery given up). */
   private async attempt(target: WebhookTarget, entry: OutboxEntry): Promise<boolean> {
-    const answer = await this.post(target.url, signedHeaders(target.secret, entry, new Date(this.now())), entry.payload);
+    const answer = await this.post(target.url, signedWebhookHeaders(target.secret, entry.id, new Date(this.now()), entry.payload), entry.payload);
     if (answer.status >= 200 && answer.status < 300) {
       await this.desk.store.removeOutbox(entry.id);
       return true;
@@ -210,16 +187,4 @@ export class WebhookDispatcher {
     if (answer.problem?.startsWith('refused')) this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
     return false;
   }
-}
-
-/** The Standard Webhooks headers of one attempt. */
-function signedHeaders(secret: string, entry: OutboxEntry, at: Date): Record<string, string> {
-  const signature = new Webhook(secret).sign(entry.id, at, entry.payload);
-  return {
-    'content-type': 'application/json',
-    'webhook-id': entry.id,
-    'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-    'webhook-signature': signature,
-    'user-agent': 'statev-gateway-webhooks',
-  };
 }
