@@ -20,6 +20,7 @@ export const LAYERS = [
   { nodes: ['cli'], role: 'statev-gateway\'s command line: flags, --help and --print-config from the settings table' },
   { nodes: ['server', 'simulator'], role: 'startGateway (node:http, drain); the REST API simulator, a program of its own' },
   { nodes: ['subscriptions', 'admin'], role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay; the administration graph and the console sign-in' },
+  { nodes: ['alerts'], role: 'alert rules on the subscriptions\' pollers: their conditions, state and events for the delivery outbox' },
   { nodes: ['web'], role: 'HTTP routes: GraphQL over HTTP, CORS, playground, public-site mode, static files' },
   { nodes: ['runtime'], role: 'createGatewayRuntime: the Apollo server, its plugins, the economy and the client, wired' },
   { nodes: ['observability'], role: 'logger, metrics, the per-operation plugins' },
