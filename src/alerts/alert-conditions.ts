@@ -52,6 +52,8 @@ export interface Evaluation {
   readonly firings: Firing[];
   /** The state to keep. */
   readonly state: RuleState;
+  /** Why the rule cannot work as it stands (e.g. a scope its key lacks), for the log. */
+  readonly problem?: string;
 }
 
 /** Transfer identities a rule keeps (the newest by booking time): more than one poll's window ever shows. */
@@ -195,5 +197,6 @@ export function evaluateRent(params: AlertParams, state: RuleState, tenants: rea
       facts: { kind: 'RENT_OVERDUE', buildingId: params.buildingId ?? '', buildingName, tenant: tenant.tenantName, lastPayDate: period, days: Math.floor((now - tenant.lastPayDate.getTime()) / DAY_MS) },
     });
   }
-  return { firings, state: { reported } };
+  const blind = tenants.length > 0 && tenants.every((tenant) => tenant.lastPayDate === null);
+  return { firings, state: { reported }, ...(blind ? { problem: 'its key lacks the scope building.tenants.activity (the tenants come without lastPayDate): it cannot fire' } : {}) };
 }

@@ -38,7 +38,7 @@ export interface RuleSource {
 const as = <S>(feed: Feed<S, unknown>): Feed<unknown, unknown> => feed as Feed<unknown, unknown>;
 
 /** The resources a rule reads (two for OUTBID: the import and the export auctions). */
-export function ruleSources(rule: OpenedAlert): RuleSource[] {
+export function ruleSources(rule: Pick<OpenedAlert, 'kind' | 'params' | 'createdAt'>): RuleSource[] {
   const params = rule.params;
   switch (rule.kind) {
     case 'STOCK_BELOW': {

@@ -79,6 +79,8 @@ export class AlertWatcher {
   private timer: NodeJS.Timeout | null = null;
   private syncing: Promise<void> = Promise.resolve();
   private closed = false;
+  /** Rules whose problem was logged (once each). */
+  private readonly told = new Set<string>();
 
   /** @param options - see {@link AlertWatcherOptions} */
   constructor(private readonly options: AlertWatcherOptions) {
@@ -110,9 +112,9 @@ export class AlertWatcher {
   }
 
   /** When a rule last fired, as its kept state says, or null. */
-  async lastFiredAt(rule: Pick<OpenedAlert, 'id' | 'kind' | 'params' | 'apiKey' | 'character' | 'target' | 'url' | 'shownUrl' | 'secret' | 'createdAt'>): Promise<Date | null> {
+  async lastFiredAt(rule: Pick<OpenedAlert, 'id' | 'kind' | 'params' | 'createdAt'>): Promise<Date | null> {
     let last: string | null = null;
-    for (const source of ruleSources(rule as OpenedAlert)) {
+    for (const source of ruleSources(rule)) {
       const state = await this.options.state.get(`${rule.id}|${source.feed.resource}`);
       if (state?.firedAt && (last === null || state.firedAt > last)) last = state.firedAt;
     }
@@ -182,7 +184,11 @@ export class AlertWatcher {
         const key = `${rule.id}|${watch.resource}`;
         const previous = (await this.options.state.get(key)) ?? {};
         const now = this.now();
-        const { firings, state } = source.evaluate(previous, polled, now);
+        const { firings, state, problem } = source.evaluate(previous, polled, now);
+        if (problem !== undefined && !this.told.has(rule.id)) {
+          this.told.add(rule.id);
+          this.options.onError?.(`alert rule ${rule.id}: ${problem}`, null);
+        }
         const detectedAt = new Date(now).toISOString();
         for (const firing of firings) {
           const event: AlertEvent = { eventId: `${rule.id}:${firing.occurrence}`, ruleId: rule.id, character: rule.character, detectedAt, facts: firing.facts };

@@ -37,7 +37,8 @@ import { createContext } from '../../src/context';
 import { readCredential } from '../../src/pipeline/credential';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime } from '../../src/runtime';
-import type { GatewayOptions, GatewayRuntime } from '../../src/runtime';
+import type { GatewayRuntime } from '../../src/runtime';
+import type { GatewayStartOptions } from '../../src/server';
 import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
@@ -77,7 +78,7 @@ export interface StackOptions {
   /** Randomness for the retry jitter. */
   random?: () => number;
   /** Further gateway options, applied last (e.g. `{ now: clock.now, pollClock: clock }` with a `ManualClock`). */
-  gateway?: GatewayOptions;
+  gateway?: GatewayStartOptions;
 }
 
 /** An HTTP answer of the gateway: status, headers, text and the text parsed as a GraphQL result. */
