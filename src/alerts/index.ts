@@ -13,7 +13,7 @@ import { AlertWatcher } from './alert-watcher';
 import type { RulePolling } from './alert-watcher';
 import { LoggingAlertSink } from './logging-sink';
 
-export type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
+export type { AlertSink } from './alert-event';
 export { AlertWatcher } from './alert-watcher';
 export type { RulePolling } from './alert-watcher';
 export { LoggingAlertSink } from './logging-sink';
@@ -48,7 +48,7 @@ export async function startAlerts(
     state,
     keyHashSecret: config.keyHashSecret,
     now: parts.now,
-    onError: (message, error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, message),
+    onError: (message, error) => logger.warn(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }, message),
   });
   const stopListening = parts.vault.onChange(() => void watcher.sync());
   await watcher.start();

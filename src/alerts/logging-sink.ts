@@ -4,7 +4,7 @@
  * memory, once per event id.
  */
 import type { Logger } from 'pino';
-import type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
+import type { AlertEvent, AlertKindName, AlertSink, AlertTarget } from './alert-event';
 
 /** Logs events instead of delivering them; an event id already taken is a no-op, as in the outbox. */
 export class LoggingAlertSink implements AlertSink {
@@ -20,7 +20,8 @@ export class LoggingAlertSink implements AlertSink {
     if (this.ids.has(event.eventId)) return Promise.resolve();
     this.ids.add(event.eventId);
     this.events.push({ event, target });
-    this.logger?.info({ eventId: event.eventId, rule: event.ruleId, kind: event.facts.kind, facts: event.facts, target: target.kind }, 'alert (no delivery outbox: logged only)');
+    const kind: AlertKindName = event.facts.kind;
+    this.logger?.info({ eventId: event.eventId, rule: event.ruleId, kind, facts: event.facts, target: target.kind }, 'alert (no delivery outbox: logged only)');
     return Promise.resolve();
   }
 }

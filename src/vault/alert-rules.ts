@@ -19,7 +19,7 @@ import { alertRecordProblem, recordName, recordTrust } from './record-checks';
 export type AlertRuleKind = 'STOCK_BELOW' | 'TRANSACTION_ADDED' | 'OUTBID' | 'RENT_OVERDUE';
 
 /** The kinds, in the graph's order. */
-export const ALERT_RULE_KINDS: readonly AlertRuleKind[] = ['STOCK_BELOW', 'TRANSACTION_ADDED', 'OUTBID', 'RENT_OVERDUE'];
+const ALERT_RULE_KINDS: readonly AlertRuleKind[] = ['STOCK_BELOW', 'TRANSACTION_ADDED', 'OUTBID', 'RENT_OVERDUE'];
 
 /** Where a rule's alerts go. */
 export type AlertTargetName = 'DISCORD' | 'WEBHOOK';
