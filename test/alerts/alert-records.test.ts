@@ -73,6 +73,10 @@ describeWithRedis('alert rule state in Redis', () => {
     redis = await startTestRedis();
   });
 
+  afterAll(async () => {
+    await redis.stop();
+  });
+
   it('is shared by every store on the same prefix, and forgotten per rule', async () => {
     const prefix = `alerts-test-${randomBytes(4).toString('hex')}:`;
     const one = new RedisAlertState(redis.url, prefix);
