@@ -107,6 +107,35 @@ describe('alert rules on the pollers', () => {
     expect(created.sink.events.map((each) => each.event.eventId)).toEqual([`${stock.id}:stock:1`]);
   });
 
+  it('fires TRANSACTION_ADDED, OUTBID and RENT_OVERDUE on the simulator\'s data, once per occurrence', async () => {
+    // The simulator books on the real clock (the manual one ran ahead in the tests above).
+    const transfer = { ...rule({ bankAccountId: FIXTURE_IDS.shopMainAccount, minAmount: 100 }, 'TRANSACTION_ADDED'), createdAt: Date.now() - 1000 };
+    const outbid = rule({}, 'OUTBID');
+    const rent = rule({ buildingId: FIXTURE_IDS.hafen, days: 14 }, 'RENT_OVERDUE');
+    const created = watcher([transfer, outbid, rent]);
+    await created.watcher.start();
+    await created.watcher.settled();
+    const kinds = (): string[] => created.sink.events.map((each) => `${each.event.ruleId === transfer.id ? 'T' : each.event.ruleId === outbid.id ? 'O' : 'R'}:${each.event.facts.kind}`);
+    // At the first poll: the auctions already lost (one import, two export) and the fixtures' tenants, whose last payments are long past; no transaction booked before the rule.
+    expect(kinds().filter((each) => each.startsWith('O'))).toHaveLength(3);
+    expect(kinds().filter((each) => each.startsWith('R')).length).toBeGreaterThan(0);
+    expect(kinds().filter((each) => each.startsWith('T'))).toHaveLength(0);
+    const before = created.sink.events.length;
+
+    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 250, reference: 'Einkauf' });
+    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 20, reference: 'Kaffee' });
+    stack.simulator.change({ kind: 'bid', auctionId: '67d4b1c9e8f7a6b5c4d30001', bidAmount: 1900, isLastBidderMe: false });
+    await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
+    const added = created.sink.events.slice(before);
+    expect(added.map((each) => each.event.facts)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ kind: 'TRANSACTION_ADDED', amount: 250 }), expect.objectContaining({ kind: 'OUTBID', auctionId: '67d4b1c9e8f7a6b5c4d30001', auctionType: 'IMPORT', currentBid: 1900 })]),
+    );
+    expect(added).toHaveLength(2);
+    await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
+    expect(created.sink.events).toHaveLength(before + 2);
+    expect(new Set(created.sink.events.map((each) => each.event.eventId)).size).toBe(created.sink.events.length);
+  });
+
   it('adds no upstream request: 100 rules over 10 stores, each already polled by one subscription', async () => {
     const { shop, carDealer, workshop, farm } = FIXTURE_IDS;
     const stores: Array<{ feed: Feed<unknown, unknown>; factoryId: string; store: 'STORE' | 'MACHINE' | 'COUNTER' }> = [
