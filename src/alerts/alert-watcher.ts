@@ -52,7 +52,7 @@ export interface AlertWatcherOptions {
   readonly now?: () => number;
   /** Told of a failure (a watch that could not start, an evaluation or enqueue that failed); never a key or URL. */
   readonly onError?: (message: string, error: unknown) => void;
-  /** How often watches that failed to start are tried again, ms (default 60 s). */
+  /** How long after a watch failed to start it is tried again, ms (default 10 min; a change of the vault tries at once). */
   readonly retryMs?: number;
 }
 
@@ -81,22 +81,29 @@ export class AlertWatcher {
   private closed = false;
   /** Rules whose problem was logged (once each). */
   private readonly told = new Set<string>();
+  /** Watches whose start failed (not owned, a scope or premium missing), and when: not tried again on every round. */
+  private readonly failed = new Map<string, number>();
 
   /** @param options - see {@link AlertWatcherOptions} */
   constructor(private readonly options: AlertWatcherOptions) {
     this.now = options.now ?? (() => Date.now());
   }
 
-  /** Watches the rules now, and tries watches that failed again every `retryMs`. */
+  /** Watches the rules now, and looks every minute for watches that failed `retryMs` ago or more, to try them again. */
   start(): Promise<void> {
-    this.timer = setInterval(() => void this.sync(), this.options.retryMs ?? 60_000);
+    this.timer = setInterval(() => void this.sync(false), 60_000);
     this.timer.unref();
     return this.sync();
   }
 
-  /** Brings the watches in line with the vault's rules (call it after each change of the vault); one sync at a time. */
-  sync(): Promise<void> {
-    this.syncing = this.syncing.catch(() => undefined).then(() => this.syncNow());
+  /**
+   * Brings the watches in line with the vault's rules (call it after each change of the
+   * vault); one sync at a time.
+   *
+   * @param retryAll - also try again at once the watches that failed lately (a changed vault may have fixed them)
+   */
+  sync(retryAll = true): Promise<void> {
+    this.syncing = this.syncing.catch(() => undefined).then(() => this.syncNow(retryAll));
     return this.syncing;
   }
 
@@ -131,8 +138,9 @@ export class AlertWatcher {
     for (const watch of watches) (await watch.stop)?.();
   }
 
-  private async syncNow(): Promise<void> {
+  private async syncNow(retryAll: boolean): Promise<void> {
     if (this.closed) return;
+    if (retryAll) this.failed.clear();
     const wanted = new Map<string, { caller: RuleCaller; feed: Feed<unknown, unknown>; rules: Watch['rules'] }>();
     const rules = this.options.rules();
     for (const rule of rules) {
@@ -158,6 +166,9 @@ export class AlertWatcher {
         existing.rules = entry.rules;
         continue;
       }
+      const failedAt = this.failed.get(id);
+      if (failedAt !== undefined && this.now() - failedAt < (this.options.retryMs ?? 600_000)) continue;
+      this.failed.delete(id);
       const watch: Watch = { caller: entry.caller, resource: entry.feed.resource, rules: entry.rules, stop: Promise.resolve(null), chain: Promise.resolve() };
       const stop = this.options.polling
         .watch(entry.caller, entry.feed, (state, session) => {
@@ -168,6 +179,7 @@ export class AlertWatcher {
         })
         .catch((error: unknown) => {
           if (this.watches.get(id) === watch) this.watches.delete(id);
+          this.failed.set(id, this.now());
           this.options.onError?.(`alert rules ${watch.rules.map((each) => each.rule.id).join(', ')} cannot watch ${entry.feed.kind}`, error);
           return null;
         });

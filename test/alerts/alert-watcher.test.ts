@@ -46,10 +46,10 @@ describe('alert rules on the pollers', () => {
     await Promise.all(watchers.splice(0).map((watcher) => watcher.close()));
   });
 
-  function watcher(rules: readonly OpenedAlert[], state = new MemoryAlertState(), sink = new LoggingAlertSink()): { watcher: AlertWatcher; sink: LoggingAlertSink; state: MemoryAlertState } {
+  function watcher(rules: readonly OpenedAlert[], state = new MemoryAlertState(), sink = new LoggingAlertSink(), onError?: (message: string) => void): { watcher: AlertWatcher; sink: LoggingAlertSink; state: MemoryAlertState } {
     const hub = stack.gateway.subscriptions.hub;
     const polling: RulePolling = { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) };
-    const created = new AlertWatcher({ polling, rules: () => rules, sink, state, keyHashSecret: stack.config.keyHashSecret, now: clock.now });
+    const created = new AlertWatcher({ polling, rules: () => rules, sink, state, keyHashSecret: stack.config.keyHashSecret, now: clock.now, onError });
     watchers.push(created);
     return { watcher: created, sink, state };
   }
@@ -134,6 +134,20 @@ describe('alert rules on the pollers', () => {
     await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
     expect(created.sink.events).toHaveLength(before + 2);
     expect(new Set(created.sink.events.map((each) => each.event.eventId)).size).toBe(created.sink.events.length);
+  });
+
+  it('reports a rule that cannot watch (a company the key does not own) and does not try it again on every round', async () => {
+    const errors: string[] = [];
+    const foreign = rule({ factoryId: FIXTURE_IDS.otherFactory, item: 'Benzin', store: 'STORE', threshold: 5 });
+    const created = watcher([foreign], undefined, undefined, (message) => errors.push(message));
+    await created.watcher.start();
+    expect(created.watcher.size).toBe(0);
+    expect(errors).toEqual([`alert rules ${foreign.id} cannot watch inventory`]);
+    const sent = stack.simulator.countRequests();
+    await created.watcher.sync(false);
+    expect(stack.simulator.countRequests()).toBe(sent);
+    await created.watcher.sync();
+    expect(errors).toHaveLength(2);
   });
 
   it('adds no upstream request: 100 rules over 10 stores, each already polled by one subscription', async () => {
