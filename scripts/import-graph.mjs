@@ -22,7 +22,7 @@ export const LAYERS = [
   { nodes: ['subscriptions', 'admin'], role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay; the administration graph and the console sign-in' },
   { nodes: ['web'], role: 'HTTP routes: GraphQL over HTTP, CORS, playground, public-site mode, static files' },
   { nodes: ['runtime'], role: 'createGatewayRuntime: the Apollo server, its plugins, the economy and the client, wired' },
-  { nodes: ['alerts'], role: 'alerts: the event seam, delivery from a restart-proof outbox to Discord or a signed webhook' },
+  { nodes: ['alerts'], role: 'alerts: rules on the subscriptions\' pollers (conditions, state, events), delivery from a restart-proof outbox to Discord or a signed webhook' },
   { nodes: ['observability'], role: 'logger, metrics, the per-operation plugins' },
   { nodes: ['context'], role: 'one operation\'s context, built from a request' },
   { nodes: ['pipeline'], role: 'the ordered request checks every transport runs' },

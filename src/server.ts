@@ -16,8 +16,18 @@ import { reportOperation } from './observability/operation.plugin';
 import { Readiness } from './web/readiness';
 import { createRouter } from './web/router';
 import { adminUnavailable, startAdmin } from './admin';
+import { startAlerts } from './alerts';
+import type { AlertSink, GatewayAlerts } from './alerts';
+import { createAlertOutbox } from './alerts/alert-outbox';
+import type { AlertOutbox } from './alerts/alert-outbox';
 
 export type { GatewayOptions } from './runtime';
+
+/** What {@link startGateway} takes beyond the runtime's options. */
+export interface GatewayStartOptions extends GatewayOptions {
+  /** Where alert events go; default: the delivery outbox (with a vault), else a sink that logs each event. */
+  alertSink?: AlertSink;
+}
 
 /** A running gateway. */
 export interface Gateway extends GatewayRuntime {
@@ -29,6 +39,8 @@ export interface Gateway extends GatewayRuntime {
   readonly subscriptions: GatewaySubscriptions;
   /** What `/readyz` answers: ready once started, draining once a stop began. */
   readonly readiness: Readiness;
+  /** The vault's alert rules, watched on the subscriptions' pollers (null without a vault). */
+  readonly alerts: GatewayAlerts | null;
   /**
    * Stops the gateway: `/readyz` answers 503 at once; after `config.shutdownDelayMs` of
    * serving as before, stops accepting connections, lets requests in flight finish for up
@@ -66,7 +78,7 @@ function slowClientLimits(config: Pick<GatewayConfig, 'httpHeadersTimeoutMs' | '
  *
  * @throws Error when the trusted-documents manifest cannot be loaded, or the port is taken.
  */
-export async function startGateway(config: GatewayConfig, options: GatewayOptions = {}): Promise<Gateway> {
+export async function startGateway(config: GatewayConfig, options: GatewayStartOptions = {}): Promise<Gateway> {
   const httpServer = createServer(slowClientLimits(config));
   const readiness = new Readiness();
   readiness.waitFor('schema');
@@ -90,9 +102,13 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
   );
   // The administration graph and the console's sign-in (/admin/graphql, /console/), with a vault only.
   let admin: Awaited<ReturnType<typeof startAdmin>> = null;
+  let alerts: GatewayAlerts | null = null;
+  let outbox: AlertOutbox | null = null;
   const stop = async (): Promise<void> => {
     readiness.drain();
     if (config.shutdownDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.shutdownDelayMs));
+    await alerts?.close(); // the rules' watches, before their pollers stop
+    await outbox?.close(); // deliveries under way end; what waits stays in the outbox for the next start
     await subscriptions.close(); // WebSockets and SSE streams would otherwise hold the drain
     await apollo.stop(); // drains httpServer first (see createGatewayRuntime's httpServer option)
     runtime.economy.close(); // no more refresh-ahead
@@ -123,7 +139,16 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await runtime.persistence?.load(); // before the first request: what was fresh at the last stop is served without upstream requests
     readiness.met('cache file');
     runtime.persistence?.start();
-    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger });
+    // Alert rules ride the subscriptions' pollers (one poll per key and resource, whatever the number of rules).
+    const vault = runtime.vault?.vault;
+    if (vault) {
+      const hub = subscriptions.hub;
+      // Their deliveries wait in a restart-proof outbox (file beside the vault, or Redis).
+      outbox = options.alertSink ? null : await createAlertOutbox(config, { onError: (error) => runtime.logger.warn({ error: error.message }, 'alert delivery') });
+      const sink = options.alertSink ?? outbox ?? undefined;
+      alerts = await startAlerts(config, { vault, polling: { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) }, logger: runtime.logger, sink, now: options.now });
+    }
+    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger, alerts, outbox });
     httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {
@@ -149,6 +174,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     httpServer,
     subscriptions,
     readiness,
+    alerts,
     stop,
   };
 }

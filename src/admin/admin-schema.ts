@@ -5,7 +5,7 @@
  */
 import type { GraphQLSchema } from 'graphql';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
-import { GatewayError, isGatewayError } from '../errors/gateway-error';
+import { isGatewayError } from '../errors/gateway-error';
 import type { AdminService } from './admin-service';
 import type { ConsoleAuth } from './console-auth';
 import { AccessTokenSummary, AddVaultKeyInput, Alert, AuditEntry, CreateAccessTokenInput, CreateAlertInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
@@ -19,9 +19,6 @@ export interface AdminContext {
   /** Who is acting: `session:<id>` or `token:<id>`. */
   readonly actor: string;
 }
-
-/** The sentence of every alert mutation until the alerts feature exists. */
-export const ALERTS_NOT_AVAILABLE = 'Alerts are not available yet in this gateway version: no rule can be created or deleted (alerts always lists none). See docs/console.md.';
 
 /** Runs a mutation and writes its audit entry: `done`, or `refused: <code>` (an unexpected failure counts as INTERNAL_SERVER_ERROR). */
 async function audited<T>(context: AdminContext, action: string, target: string | null, run: () => Promise<T>, targetOf: (result: T) => string | null = () => target): Promise<T> {
@@ -56,10 +53,10 @@ export class AdminResolver {
     return context.admin.keyBudgets();
   }
 
-  /** Alerts: none yet. */
-  @Query(() => [Alert], { description: 'Every alert rule. Alerts are not available yet: always empty.' })
-  alerts(): Alert[] {
-    return [];
+  /** Every alert rule. */
+  @Query(() => [Alert], { description: 'Every alert rule, oldest first: the URL with its secret part replaced by an ellipsis, never a signing secret. No upstream request.' })
+  alerts(@Ctx() context: AdminContext): Promise<Alert[]> {
+    return context.admin.alerts();
   }
 
   /** Deliveries. */
@@ -101,16 +98,19 @@ export class AdminResolver {
     return audited(context, 'revokeAccessToken', id, () => context.admin.revokeAccessToken(id));
   }
 
-  /** Alerts: refused. */
-  @Mutation(() => Alert, { description: 'Creates an alert rule. Alerts are not available yet: always refused (BAD_REQUEST).' })
+  /** Creates an alert rule. */
+  @Mutation(() => Alert, {
+    description:
+      'Creates an alert rule, watched from then on (and after restarts) on the pollers the subscriptions use. Checked before any upstream request: the character, the inputs of its kind (BAD_USER_INPUT naming the missing one), the URL (https; plain http only to a loopback address; no private, link-local or metadata address after DNS). RENT_OVERDUE then reads the building\'s tenants once (within the key\'s budget): a key without the scope building.tenants.activity is refused with FORBIDDEN naming it. A WEBHOOK rule\'s signingSecret is in this answer only.',
+  })
   createAlert(@Ctx() context: AdminContext, @Arg('input', () => CreateAlertInput, { description: 'The rule.' }) input: CreateAlertInput): Promise<Alert> {
-    return audited(context, 'createAlert', input.character, () => Promise.reject(new GatewayError('BAD_REQUEST', ALERTS_NOT_AVAILABLE)));
+    return audited(context, 'createAlert', input.character, () => context.admin.createAlert(input), (created) => created.id);
   }
 
-  /** Alerts: refused. */
-  @Mutation(() => Boolean, { description: 'Deletes an alert rule. Alerts are not available yet: always refused (BAD_REQUEST).' })
-  deleteAlert(@Ctx() context: AdminContext, @Arg('id', () => ID, { description: 'The rule\'s id.' }) id: string): Promise<boolean> {
-    return audited(context, 'deleteAlert', id, () => Promise.reject(new GatewayError('BAD_REQUEST', ALERTS_NOT_AVAILABLE)));
+  /** Deletes an alert rule. */
+  @Mutation(() => Boolean, { description: 'Deletes an alert rule (its polls stop within 1 s on every replica). NOT_FOUND when there is none of that id.' })
+  deleteAlert(@Ctx() context: AdminContext, @Arg('id', () => ID, { description: 'The rule\'s id (alr_…).' }) id: string): Promise<boolean> {
+    return audited(context, 'deleteAlert', id, () => context.admin.deleteAlert(id));
   }
 
   /** Redelivers. */
@@ -126,9 +126,9 @@ let built: Promise<GraphQLSchema> | undefined;
 export function buildAdminSchema(): Promise<GraphQLSchema> {
   built ??= buildSchema({ resolvers: [AdminResolver], validate: false }).then((schema) => {
     const query = schema.getQueryType();
-    if (query) query.description = 'The administration graph (/admin/graphql): the vault, tokens, budgets, deliveries and the audit log. Answers only a console session or a token with the admin grant; no query sends an upstream request.';
+    if (query) query.description = 'The administration graph (/admin/graphql): the vault, tokens, budgets, alert rules, deliveries and the audit log. Answers only a console session or a token with the admin grant; no query sends an upstream request.';
     const mutation = schema.getMutationType();
-    if (mutation) mutation.description = 'Changes to the vault and tokens. Every mutation writes an audit entry; only addVaultKey sends an upstream request (its one key check).';
+    if (mutation) mutation.description = 'Changes to the vault, tokens and alert rules. Every mutation writes an audit entry; only addVaultKey (its one key check) and createAlert of a RENT_OVERDUE rule (its one scope check) send an upstream request.';
     return schema;
   });
   return built;

@@ -16,9 +16,13 @@ import { MasterKeys, Vault, VaultKeyError, VaultUsageError } from '../vault';
 import type { VaultStorage } from '../vault';
 import type { TokenSummary } from '../vault/vault';
 import { openKey, parseDocument } from '../vault/vault-document';
+import { AlertRules } from '../alerts/alert-admin';
+import type { AlertRuleView } from '../alerts/alert-admin';
+import type { AlertWatcher } from '../alerts';
+import type { HostResolver } from '../upstream/outbound-url';
 import type { ConsoleAuth } from './console-auth';
-import { AccessTokenSummary, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
-import type { AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
+import { AccessTokenSummary, Alert, AlertKind, AlertTargetKind, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
+import type { AddVaultKeyInput, CreateAccessTokenInput, CreateAlertInput } from './admin-types';
 
 /** Most entries `deliveries` and `auditLog` return. */
 export const MAX_FIRST = 200;
@@ -92,6 +96,17 @@ export interface AdminServiceParts {
   readonly auth: ConsoleAuth;
   /** The clock, ms. */
   readonly now?: () => number;
+  /** `WEBHOOK_ALLOW_HOSTS`: hosts an alert URL may name although private. */
+  readonly allowHosts?: readonly string[];
+  /** The running alert watcher (an alert's `lastFiredAt`), if any. */
+  readonly alertWatcher?: AlertWatcher | null;
+  /** How host names resolve (tests). */
+  readonly resolve?: HostResolver;
+}
+
+/** An alert rule as the graph's type. */
+function alertOf(view: AlertRuleView): Alert {
+  return Object.assign(new Alert(), { ...view, kind: AlertKind[view.kind], target: AlertTargetKind[view.target] });
 }
 
 /** The administration graph's operations. One per gateway. */
@@ -99,12 +114,61 @@ export class AdminService {
   private readonly master: MasterKeys;
   private readonly vault: Vault;
   private readonly now: () => number;
+  private readonly rules: AlertRules;
 
   /** @param parts - see {@link AdminServiceParts} */
   constructor(private readonly parts: AdminServiceParts) {
     this.master = MasterKeys.parse(parts.masterKey);
     this.now = parts.now ?? (() => Date.now());
     this.vault = new Vault(parts.storage, this.master, () => new Date(this.now()));
+    this.rules = new AlertRules({
+      vault: this.vault,
+      apiKeyOf: (name) => this.apiKeyOf(name),
+      economy: parts.economy,
+      keyHashSecret: parts.keyHashSecret,
+      allowHosts: parts.allowHosts ?? [],
+      watcher: parts.alertWatcher,
+      resolve: parts.resolve,
+    });
+  }
+
+  /** A character's key, opened (never returned or logged), or null. */
+  private async apiKeyOf(name: string): Promise<string | null> {
+    const text = await this.parts.storage.read();
+    const record = text === null ? undefined : parseDocument(text).keys.find((each) => each.name === name);
+    return record ? openKey(this.master, record).apiKey : null;
+  }
+
+  /** Every alert rule, oldest first. */
+  async alerts(): Promise<Alert[]> {
+    return (await this.rules.list()).map(alertOf);
+  }
+
+  /** Creates an alert rule (see `AlertRules.create`). */
+  async createAlert(input: CreateAlertInput): Promise<Alert> {
+    const defined = <T>(value: T | null | undefined): T | undefined => value ?? undefined;
+    const created = await this.rules.create({
+      character: input.character,
+      kind: input.kind,
+      target: input.target,
+      url: input.url,
+      params: {
+        factoryId: defined(input.factoryId),
+        item: defined(input.item),
+        store: defined(input.store),
+        threshold: defined(input.threshold),
+        bankAccountId: defined(input.bankAccountId),
+        minAmount: defined(input.minAmount),
+        buildingId: defined(input.buildingId),
+        days: defined(input.days),
+      },
+    });
+    return alertOf(created);
+  }
+
+  /** Deletes an alert rule (`NOT_FOUND` when there is none of that id). */
+  deleteAlert(id: string): Promise<boolean> {
+    return this.rules.remove(id);
   }
 
   /** Every character of the vault, by name. */

@@ -159,7 +159,7 @@ export enum AlertKind {
 
 registerEnumType(AlertKind, {
   name: 'AlertKind',
-  description: 'What an alert rule watches (alerts are not available yet: see docs/console.md).',
+  description: 'What an alert rule watches, on the pollers the subscriptions use (no upstream request of its own).',
   valuesConfig: {
     STOCK_BELOW: { description: 'An item\'s amount in a company\'s store, machine store or counter falls below a threshold.' },
     TRANSACTION_ADDED: { description: 'A new transaction on a company\'s bank account, of at least minAmount (absolute value).' },
@@ -201,7 +201,7 @@ registerEnumType(AlertTargetKind, {
 });
 
 /** What `createAlert` takes. */
-@InputType({ description: 'A new alert rule (alerts are not available yet: createAlert refuses every rule).' })
+@InputType({ description: 'A new alert rule: the character whose key watches, what it watches (the inputs of its kind) and where it goes.' })
 export class CreateAlertInput {
   /** The character. */
   @Field(() => String, { description: 'The vault character whose key watches.' })
@@ -253,7 +253,7 @@ export class CreateAlertInput {
 }
 
 /** An alert rule. */
-@ObjectType({ description: 'An alert rule (alerts are not available yet: the list is always empty).' })
+@ObjectType({ description: 'An alert rule, kept in the vault (its URL sealed: a Discord webhook URL is a credential).' })
 export class Alert {
   /** Its id. */
   @Field(() => ID, { description: 'The rule\'s id.' })

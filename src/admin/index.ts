@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../config';
 import type { UpstreamEconomy } from '../economy';
 import type { PaymentStore } from '../domains/payments/payment-request.store';
 import type { AlertOutbox } from '../alerts/alert-outbox';
+import type { GatewayAlerts } from '../alerts';
 import { formatError } from '../errors/format-error';
 import { LiveVault, RecordMac, vaultStorage } from '../vault';
 import { adminRoutes } from './admin-http';
@@ -35,9 +36,11 @@ export interface AdminGatewayParts {
   /** The payment store (the webhook outbox). */
   readonly payments: PaymentStore;
   /** The alerts' outbox (`deliveries` lists its deliveries, `redeliver` sends one again), when there is one. */
-  readonly alerts?: AlertOutbox | null;
+  readonly outbox?: AlertOutbox | null;
   /** The gateway's logger: one line per administration operation (actor, operation, error codes; never variables). */
   readonly logger: Logger;
+  /** The gateway's alert rules, when watched (an alert's `lastFiredAt`). */
+  readonly alerts?: GatewayAlerts | null;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface AdminGatewayParts {
  * @throws when the vault does not open with `VAULT_MASTER_KEY`
  */
 export async function startAdmin(
-  config: Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'keyHashSecret' | 'publicUrl' | 'maxBodyBytes' | 'upstreamRateLimit'>,
+  config: Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'keyHashSecret' | 'publicUrl' | 'maxBodyBytes' | 'upstreamRateLimit' | 'webhookAllowHosts'>,
   parts: AdminGatewayParts,
 ): Promise<AdminGateway | null> {
   const masterKey = config.vaultMasterKey;
@@ -57,7 +60,18 @@ export async function startAdmin(
   try {
     const tokens = await LiveVault.start(opened.storage, masterKey, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open.'));
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
-    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, alerts: parts.alerts ?? undefined, auth });
+    const admin = new AdminService({
+      storage: opened.storage,
+      masterKey,
+      keyHashSecret: config.keyHashSecret,
+      rateLimit: config.upstreamRateLimit,
+      economy: parts.economy,
+      payments: parts.payments,
+      alerts: parts.outbox ?? undefined,
+      auth,
+      allowHosts: config.webhookAllowHosts,
+      alertWatcher: parts.alerts?.watcher ?? null,
+    });
     const apollo = new ApolloServer<AdminContext>({
       schema: await buildAdminSchema(),
       introspection: true,

@@ -56,11 +56,13 @@ export type AlertFacts =
 export interface AlertEvent {
   /** Stable and unique per rule and occurrence (e.g. `<ruleId>:<condition fingerprint>`), so a replay is a duplicate. */
   readonly eventId: string;
+  /** The rule that fired (its vault record's id). */
   readonly ruleId: string;
   /** The vault character whose key watched. */
   readonly character: string;
   /** When the gateway saw it, ISO 8601. */
   readonly detectedAt: string;
+  /** What happened, by kind. */
   readonly facts: AlertFacts;
 }
 
@@ -69,5 +71,6 @@ export interface AlertEvent {
  * survives a `kill -9` from then on); enqueueing an `eventId` already there is a no-op.
  */
 export interface AlertSink {
+  /** Stores the event for delivery to `target`; resolves once it is durable. */
   enqueue(event: AlertEvent, target: AlertTarget): Promise<void>;
 }

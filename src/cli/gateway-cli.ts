@@ -39,6 +39,7 @@ export const SUBCOMMANDS: Readonly<Record<(typeof VAULT_COMMANDS)[number], strin
   tokens: 'create --character <name> --grant <grant> --expires-in <duration>, list, revoke <id>: access tokens',
   webhooks: 'add --character <name> --factory <id> --url <https url>, list, remove <id>: payment webhooks',
   vault: 'rotate: re-wrap the vault under the first key of VAULT_MASTER_KEY=new,old',
+  alerts: 'add --character <name> --kind stock-below|transaction-added|outbid|rent-overdue … --discord <url> | --webhook <url>, list, remove <id>: alert rules',
 };
 
 /**

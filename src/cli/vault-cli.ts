@@ -9,9 +9,10 @@ import { ConfigError, loadConfig } from '../config';
 import type { GatewayConfig } from '../config';
 import type { Env } from '../settings-readers';
 import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, tokenBounds, vaultStorage } from '../vault';
+import { alertCommand } from './alert-cli';
 
 /** The first words that make a vault command. */
-export const VAULT_COMMANDS = ['keys', 'tokens', 'vault', 'webhooks'] as const;
+export const VAULT_COMMANDS = ['keys', 'tokens', 'vault', 'webhooks', 'alerts'] as const;
 
 /** What a vault command printed and its exit code. */
 export interface VaultCommandResult {
@@ -40,6 +41,15 @@ const USAGE = `Usage:
                                         prints the webhook id and its signing secret (shown once)
   statev-gateway webhooks list          id, character, company, URL and added date (never a secret)
   statev-gateway webhooks remove <id>   stop posting to a webhook (within 1 s on running gateways)
+  statev-gateway alerts add --character <name> --kind <kind> <inputs of the kind> (--discord <url> | --webhook <url>)
+                                        a rule watched by running gateways on their pollers; prints its id (and, for
+                                        --webhook, its signing secret, shown once). Kinds and their inputs:
+                                          stock-below --factory <id> --item <name> --store store|machine|counter --below <n>
+                                          transaction-added --bank-account <id> [--min-amount <n>]
+                                          outbid
+                                          rent-overdue --building <id> --days <n>  (the key needs building.tenants.activity)
+  statev-gateway alerts list            id, character, kind, inputs, target (token part elided) and added date
+  statev-gateway alerts remove <id>     stop a rule (within 1 s on running gateways)
 
 Grants: ${GRANT_FORMS.join(', ')} (a <Type>.<field> of schema.graphql; a slot 1 to 10)
 Durations: a number and s, m, h, d or w (e.g. 90m, 12h, 30d), at most TOKEN_MAX_LIFETIME_DAYS (366 by default).
@@ -82,8 +92,9 @@ function origin(text: string): string | null {
 }
 
 /** Runs one command on an open vault. */
-async function run(vault: Vault, where: string, words: readonly string[], argv: readonly string[], readStdin: () => Promise<string>): Promise<VaultCommandResult> {
+async function run(vault: Vault, where: string, words: readonly string[], argv: readonly string[], readStdin: () => Promise<string>, config: GatewayConfig): Promise<VaultCommandResult> {
   const [group, action, ...rest] = words;
+  if (group === 'alerts') return alertCommand(vault, where, words, argv, config.webhookAllowHosts);
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   switch (command) {
     case 'keys add': {
@@ -213,7 +224,7 @@ export async function vaultCommand(argv: readonly string[], readStdin: () => Pro
   // named without its value, e.g. a key given as `keys add alice --key …` (visible in `ps`).
   const command = words.slice(0, 2).join(' ');
   const option = argv.find((arg) => arg.startsWith('-'));
-  if (option !== undefined && command !== 'tokens create' && command !== 'webhooks add') {
+  if (option !== undefined && command !== 'tokens create' && command !== 'webhooks add' && command !== 'alerts add') {
     return refused(`statev-gateway ${command} takes no option ${option.split('=')[0] ?? ''}: keys and secrets are read from standard input only, never from the command line. See statev-gateway ${words[0] ?? 'keys'} --help.`, 2);
   }
   let config: GatewayConfig;
@@ -227,7 +238,7 @@ export async function vaultCommand(argv: readonly string[], readStdin: () => Pro
   const master = MasterKeys.parse(config.vaultMasterKey);
   const opened = vaultStorage(config);
   try {
-    return await run(new Vault(opened.storage, master, undefined, tokenBounds(config)), opened.storage.where, words, argv, readStdin);
+    return await run(new Vault(opened.storage, master, undefined, tokenBounds(config)), opened.storage.where, words, argv, readStdin, config);
   } catch (error) {
     if (error instanceof VaultUsageError || error instanceof VaultKeyError) return refused(error.message, 1);
     throw error;

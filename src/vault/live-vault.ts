@@ -8,6 +8,7 @@ import type { VaultStorage } from './storage';
 import { VaultView } from './vault-view';
 import type { TokenCheck, TokenText } from './vault-view';
 import type { OpenedWebhook } from './webhooks';
+import type { OpenedAlert } from './alert-rules';
 import { tokenChecksumValid } from './token-format';
 
 
@@ -187,6 +188,11 @@ export class LiveVault implements TokenResolver {
   /** The webhooks of the vault as it is now (their keys and secrets opened; never log them). */
   webhooks(): readonly OpenedWebhook[] {
     return this.view.webhooks;
+  }
+
+  /** The alert rules of the vault as it is now (their URLs, secrets and keys opened; never log them). */
+  alerts(): readonly OpenedAlert[] {
+    return this.view.alerts;
   }
 
   /** Every StateV key of the vault as it is now (opened; never log them): the gateway polls for their open payment requests by itself. */

@@ -1,7 +1,7 @@
 /**
  * The checks every record of the vault document passes before anything acts on it: its
  * shape (no null field, no wrong type, no unparseable date) and, for the records that are
- * not sealed (tokens and webhooks), its MAC under the master key (see `RecordMac`). A
+ * not sealed (tokens, webhooks and alert rules), its MAC under the master key (see `RecordMac`). A
  * record that fails is refused, named in one log line (its id and what is wrong, never a
  * secret or a hash) and left as it is in the storage.
  */
@@ -9,7 +9,7 @@ import type { RecordMac } from './record-mac';
 import { parseGrant } from './grants';
 
 /** The MAC kinds of the vault's records: a MAC of one kind never verifies as another. */
-export const RECORD_KINDS = { token: 'vault-token', webhook: 'vault-webhook' } as const;
+export const RECORD_KINDS = { token: 'vault-token', webhook: 'vault-webhook', alert: 'vault-alert' } as const;
 
 /** What a record's MAC says. */
 export type RecordTrust = 'signed' | 'unsigned' | 'forged';
@@ -94,6 +94,23 @@ export function webhookRecordProblem(record: unknown): string | null {
     ['keyId is not a string', isString(record.keyId)],
     ['factoryId is not a string', isString(record.factoryId)],
     ['url is not a URL', isString(record.url) && URL.canParse(record.url)],
+    ['createdAt is not an ISO time', isIsoTime(record.createdAt)],
+    ['dataKey is not a wrapped key', isWrapped(record.dataKey)],
+    ['sealed is not a sealed value', isString(record.sealed)],
+    ['mac is not a string', record.mac === undefined || typeof record.mac === 'string'],
+  ]);
+}
+
+/** What is wrong with an alert rule record's fields, or null when nothing is. */
+export function alertRecordProblem(record: unknown): string | null {
+  if (!isObject(record)) return 'it is not an object';
+  return firstProblem([
+    ['id is not a string', isString(record.id)],
+    ['keyId is not a string', isString(record.keyId)],
+    ['kind is not an alert kind', record.kind === 'STOCK_BELOW' || record.kind === 'TRANSACTION_ADDED' || record.kind === 'OUTBID' || record.kind === 'RENT_OVERDUE'],
+    ['params is not an object', isObject(record.params)],
+    ['target is not DISCORD or WEBHOOK', record.target === 'DISCORD' || record.target === 'WEBHOOK'],
+    ['shownUrl is not a string', isString(record.shownUrl)],
     ['createdAt is not an ISO time', isIsoTime(record.createdAt)],
     ['dataKey is not a wrapped key', isWrapped(record.dataKey)],
     ['sealed is not a sealed value', isString(record.sealed)],

@@ -7,6 +7,7 @@
 import { VaultKeyError, open } from './envelope';
 import type { MasterKeys, WrappedKey } from './envelope';
 import type { WebhookRecord } from './webhooks';
+import type { AlertRecord } from './alert-rules';
 import { keyRecordProblem, recordName } from './record-checks';
 
 /** The document's format marker. */
@@ -62,6 +63,8 @@ export interface VaultDocument {
   readonly tokens: TokenRecord[];
   /** Webhooks (absent in vaults written before there were any). */
   webhooks?: WebhookRecord[];
+  /** Alert rules (absent in vaults written before there were any). */
+  alerts?: AlertRecord[];
 }
 
 /**
@@ -83,6 +86,7 @@ export function parseDocument(text: string): VaultDocument {
   const tokenKey = document.tokenKey as Partial<WrappedKey> | null;
   if (typeof tokenKey !== 'object' || tokenKey === null || typeof tokenKey.kid !== 'string' || typeof tokenKey.box !== 'string') throw new VaultKeyError('The vault\'s tokenKey is not a wrapped key: was it edited by hand?');
   if (document.webhooks !== undefined && !Array.isArray(document.webhooks)) throw new VaultKeyError('The vault\'s webhooks are not a list: was it edited by hand?');
+  if (document.alerts !== undefined && !Array.isArray(document.alerts)) throw new VaultKeyError('The vault\'s alerts are not a list: was it edited by hand?');
   document.keys.forEach((record: unknown, index) => {
     const problem = keyRecordProblem(record);
     if (problem !== null) throw new VaultKeyError(`The vault's key record ${recordName(record, index)} is not valid: ${problem}. Was it edited by hand? Remove it (statev-gateway keys remove) or restore the vault from a backup.`);

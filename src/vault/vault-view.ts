@@ -13,6 +13,8 @@ import { openWebhooks } from './webhooks';
 import { RecordMac } from './record-mac';
 import { recordName, recordTrust, tokenRecordProblem } from './record-checks';
 import type { OpenedWebhook } from './webhooks';
+import { openAlerts } from './alert-rules';
+import type { OpenedAlert } from './alert-rules';
 
 /** A character a token covers, opened: its key and secret (in memory only). */
 export interface TokenCharacter {
@@ -107,6 +109,8 @@ export class VaultView {
   readonly problems: string[] = [];
   /** The webhooks whose key is in the vault, opened. */
   readonly webhooks: OpenedWebhook[] = [];
+  /** The alert rules whose key is in the vault, opened. */
+  readonly alerts: OpenedAlert[] = [];
   /** Every StateV key the vault holds, opened (in memory only; never log them). */
   readonly apiKeys: string[] = [];
 
@@ -134,6 +138,9 @@ export class VaultView {
     const webhooks = openWebhooks(document, keys, master, mac);
     view.webhooks.push(...webhooks.opened);
     view.problems.push(...webhooks.problems);
+    const alerts = openAlerts(document, keys, master, mac);
+    view.alerts.push(...alerts.opened);
+    view.problems.push(...alerts.problems);
     view.apiKeys.push(...[...keys.values()].map((key) => key.apiKey));
     document.tokens.forEach((record: unknown, index) => view.addToken(record, index, keys, mac));
     return view;

@@ -18,7 +18,7 @@ import type { MasterKeys } from './envelope';
 import { GRANT_FORMS, parseGrant } from './grants';
 import { grantSchemaProblem, publishedSchema } from './grant-schema';
 import { RecordMac } from './record-mac';
-import { isIsoTime, recordName, recordTrust, signRecord, tokenRecordProblem, webhookRecordProblem } from './record-checks';
+import { alertRecordProblem, isIsoTime, recordName, recordTrust, signRecord, tokenRecordProblem, webhookRecordProblem } from './record-checks';
 import { newToken, tokenHash } from './token-format';
 import type { VaultStorage } from './storage';
 import { VaultUsageError } from './usage-error';
@@ -26,6 +26,8 @@ import { FORMAT, openKey, parseDocument } from './vault-document';
 import type { KeyRecord, TokenRecord, VaultDocument } from './vault-document';
 import { addWebhookRecord, removeWebhookRecord, rewrapWebhooks, webhookSummaries } from './webhooks';
 import type { WebhookSummary } from './webhooks';
+import { addAlertRecord, alertSummaries, removeAlertRecord, rewrapAlerts } from './alert-rules';
+import type { AlertRequest, AlertSummary } from './alert-rules';
 import type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
 export type { WebhookSummary } from './webhooks';
@@ -102,6 +104,7 @@ export class Vault {
     const trusted = new Set<object>();
     for (const record of document.tokens) if (tokenRecordProblem(record) === null && recordTrust(this.mac, 'token', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
     for (const record of document.webhooks ?? []) if (webhookRecordProblem(record) === null && recordTrust(this.mac, 'webhook', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
+    for (const record of document.alerts ?? []) if (alertRecordProblem(record) === null && recordTrust(this.mac, 'alert', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
     return { document, trusted };
   }
 
@@ -112,6 +115,7 @@ export class Vault {
   private async save(document: VaultDocument, trusted: ReadonlySet<object>): Promise<void> {
     for (const record of document.tokens) if (trusted.has(record)) signRecord(this.mac, 'token', record);
     for (const record of document.webhooks ?? []) if (trusted.has(record)) signRecord(this.mac, 'webhook', record);
+    for (const record of document.alerts ?? []) if (trusted.has(record)) signRecord(this.mac, 'alert', record);
     await this.storage.write(`${JSON.stringify(document, null, 1)}\n`);
   }
 
@@ -192,7 +196,9 @@ export class Vault {
     };
     document.tokens.forEach((record, index) => adopt(record, index, tokenRecordProblem(record), 'token'));
     (document.webhooks ?? []).forEach((record, index) => adopt(record, index, webhookRecordProblem(record), 'webhook'));
+    (document.alerts ?? []).forEach((record, index) => adopt(record, index, alertRecordProblem(record), 'alert'));
     rewrapWebhooks(document, this.master, (record) => trusted.has(record));
+    rewrapAlerts(document, this.master, (record) => trusted.has(record));
     await this.save(document, trusted);
     return { records: document.keys.length + trusted.size + 1, newlySigned, refused, masterKeyId: this.master.currentId };
   }
@@ -275,6 +281,38 @@ export class Vault {
   async removeWebhook(id: string): Promise<void> {
     const { document, trusted } = await this.loadChecked();
     removeWebhookRecord(document, id);
+    await this.save(document, trusted);
+  }
+
+  /**
+   * Adds an alert rule (see alert-rules.ts); a WEBHOOK rule's signing secret is returned here only.
+   *
+   * @param allowHosts - hosts a URL may name although private (`WEBHOOK_ALLOW_HOSTS`)
+   * @throws VaultUsageError for an unknown character, a parameter its kind lacks or a URL the outbound rules refuse
+   */
+  async addAlert(request: AlertRequest, allowHosts: readonly string[] = []): Promise<{ readonly id: string; readonly secret: string | null; readonly summary: AlertSummary }> {
+    const { document, trusted } = await this.loadChecked();
+    const added = addAlertRecord(document, this.master, request, this.now(), allowHosts);
+    trusted.add(added.record);
+    await this.save(document, trusted);
+    const summary = alertSummaries(document, trusted).find((each) => each.id === added.id) as AlertSummary;
+    return { id: added.id, secret: added.secret, summary };
+  }
+
+  /** Every alert rule, oldest first (the URL's secret part elided, never a signing secret). */
+  async listAlerts(): Promise<AlertSummary[]> {
+    const { document, trusted } = await this.loadChecked();
+    return alertSummaries(document, trusted);
+  }
+
+  /**
+   * Removes an alert rule by id.
+   *
+   * @throws VaultUsageError when there is none of that id
+   */
+  async removeAlert(id: string): Promise<void> {
+    const { document, trusted } = await this.loadChecked();
+    removeAlertRecord(document, id);
     await this.save(document, trusted);
   }
 

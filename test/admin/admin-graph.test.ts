@@ -1,6 +1,6 @@
 /**
  * The administration graph's queries and mutations with an admin token: the vault's
- * characters and tokens, key budgets, deliveries, alerts (none yet) and the audit log;
+ * characters and tokens, key budgets, deliveries, alerts and the audit log;
  * every mutation writes an audit entry; nothing sends an upstream request except
  * addVaultKey's one key check; no key, secret or token appears in an answer, error or log line
  * (a created token only in createAccessToken's answer).
@@ -83,11 +83,11 @@ describe('the administration graph with an admin token', () => {
     expect(revoked.data?.revokeAccessToken).toEqual({ id: created.summary.id, revokedAt: expect.any(String) });
   });
 
-  it('refuses alerts as not available yet, and a redelivery of an unknown delivery', async () => {
-    const alert = await run('mutation { createAlert(input: { character: "shop", kind: OUTBID, target: WEBHOOK, url: "https://hooks.example/x" }) { id } }');
-    expect(alert.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
-    expect(alert.errors?.[0]?.message).toMatch(/Alerts are not available yet/);
-    expect((await run('mutation { deleteAlert(id: "alr_1") }')).errors?.[0]?.message).toMatch(/Alerts are not available yet/);
+  it('refuses an alert rule without its inputs, an unknown rule, and a redelivery of an unknown delivery', async () => {
+    const alert = await run('mutation { createAlert(input: { character: "shop", kind: STOCK_BELOW, target: WEBHOOK, url: "https://hooks.example/x" }) { id } }');
+    expect(alert.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    expect(alert.errors?.[0]?.message).toMatch(/STOCK_BELOW rule needs --factory \/ factoryId/);
+    expect((await run('mutation { deleteAlert(id: "alr_1") }')).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect((await run('mutation { redeliver(deliveryId: "msg_1") { id } }')).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
     expect((await run('mutation { removeVaultKey(name: "max") }')).data).toEqual({ removeVaultKey: true });
   });
@@ -98,8 +98,8 @@ describe('the administration graph with an admin token', () => {
     expect(entries.map(({ action, outcome }) => `${action} ${outcome}`)).toEqual([
       'removeVaultKey done',
       'redeliver refused: NOT_FOUND',
-      'deleteAlert refused: BAD_REQUEST',
-      'createAlert refused: BAD_REQUEST',
+      'deleteAlert refused: NOT_FOUND',
+      'createAlert refused: BAD_USER_INPUT',
       'revokeAccessToken done',
       'createAccessToken refused: BAD_USER_INPUT',
       'createAccessToken refused: BAD_USER_INPUT',

@@ -119,7 +119,7 @@ describe('statev-gateway flags', () => {
     [['--statev-api-key', 'k'], {}, 'Unknown flag --statev-api-key: see statev-gateway --help.'],
     [['--port'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
     [['--help=yes'], {}, 'Flag --help takes no value: see statev-gateway --help.'],
-    [['start'], {}, "Unexpected argument 'start': statev-gateway takes flags or one of the commands keys, tokens, webhooks, vault, see statev-gateway --help."],
+    [['start'], {}, "Unexpected argument 'start': statev-gateway takes flags or one of the commands keys, tokens, webhooks, vault, alerts, see statev-gateway --help."],
     [['--upstream-timeout-ms', '-5'], {}, 'Flag --upstream-timeout-ms="-5" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
     [['--port', '--help'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
   ])('%j with %j exits with code 2 and one line naming the flag or variable, the value and what is expected', (argv, env, line) => {

@@ -38,7 +38,8 @@ import { readCredential } from '../../src/pipeline/credential';
 import { callerKey } from '../../src/pipeline/key-in-use';
 import type { GatewayContext } from '../../src/context';
 import { createGatewayRuntime } from '../../src/runtime';
-import type { GatewayOptions, GatewayRuntime } from '../../src/runtime';
+import type { GatewayRuntime } from '../../src/runtime';
+import type { GatewayStartOptions } from '../../src/server';
 import { startGateway } from '../../src/server';
 import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, startSimulator } from '../../src/simulator';
@@ -78,7 +79,7 @@ export interface StackOptions {
   /** Randomness for the retry jitter. */
   random?: () => number;
   /** Further gateway options, applied last (e.g. `{ now: clock.now, pollClock: clock }` with a `ManualClock`). */
-  gateway?: GatewayOptions;
+  gateway?: GatewayStartOptions;
 }
 
 /** An HTTP answer of the gateway: status, headers, text and the text parsed as a GraphQL result. */
