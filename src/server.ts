@@ -123,7 +123,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayOption
     await runtime.persistence?.load(); // before the first request: what was fresh at the last stop is served without upstream requests
     readiness.met('cache file');
     runtime.persistence?.start();
-    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger });
+    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger, cacheOutcomes: () => runtime.metrics.cacheOutcomes() });
     httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {

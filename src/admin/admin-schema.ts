@@ -9,6 +9,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error';
 import type { AdminService } from './admin-service';
 import type { ConsoleAuth } from './console-auth';
 import { AccessTokenSummary, AddVaultKeyInput, Alert, AuditEntry, CreateAccessTokenInput, CreateAlertInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
+import { CacheSummary } from './overview-types';
 
 /** One administration operation's context. */
 export interface AdminContext {
@@ -51,9 +52,15 @@ export class AdminResolver {
   }
 
   /** Budgets. */
-  @Query(() => [KeyBudget], { description: 'Each vault character\'s upstream budget as it stands now on this replica. No upstream request.' })
+  @Query(() => [KeyBudget], { description: 'Each vault character\'s upstream budget as it stands now on this replica, with its last hour. No upstream request.' })
   keyBudgets(@Ctx() context: AdminContext): Promise<KeyBudget[]> {
     return context.admin.keyBudgets();
+  }
+
+  /** The cache's lookups. */
+  @Query(() => CacheSummary, { description: 'The upstream-answer cache\'s lookups since this replica started, and their hit ratio. No upstream request.' })
+  cacheSummary(@Ctx() context: AdminContext): CacheSummary {
+    return context.admin.cacheSummary();
   }
 
   /** Alerts: none yet. */

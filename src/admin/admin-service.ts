@@ -17,6 +17,9 @@ import { openKey, parseDocument } from '../vault/vault-document';
 import type { ConsoleAuth } from './console-auth';
 import { AccessTokenSummary, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
 import type { AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
+import { BudgetHistory } from './budget-history';
+import type { BudgetPoint } from './budget-history';
+import { BudgetSample, CacheSummary } from './overview-types';
 
 /** Most entries `deliveries` and `auditLog` return. */
 export const MAX_FIRST = 200;
@@ -99,6 +102,8 @@ export interface AdminServiceParts {
   readonly auth: ConsoleAuth;
   /** The clock, ms. */
   readonly now?: () => number;
+  /** The upstream-answer cache's lookups since the start (the gateway's metrics); absent: all 0. */
+  readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
 }
 
 /** The administration graph's operations. One per gateway. */
@@ -106,6 +111,7 @@ export class AdminService {
   private readonly master: MasterKeys;
   private readonly vault: Vault;
   private readonly now: () => number;
+  private readonly history = new BudgetHistory();
 
   /** @param parts - see {@link AdminServiceParts} */
   constructor(private readonly parts: AdminServiceParts) {
@@ -117,7 +123,9 @@ export class AdminService {
   /** Every character of the vault, by name. */
   async vaultCharacters(): Promise<VaultCharacter[]> {
     const keys = await vaultCall(() => this.vault.listKeys());
-    return keys.map((key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret }));
+    return Promise.all(
+      keys.map(async (key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret, companies: await this.parts.auth.factoriesOf(key.name) })),
+    );
   }
 
   /** Every token, newest first. */
@@ -127,23 +135,48 @@ export class AdminService {
   }
 
   /** Each character's budget now, from this replica's economy (no upstream request). */
-  async keyBudgets(): Promise<KeyBudget[]> {
+  private async budgetsNow(): Promise<Map<string, BudgetPoint>> {
     const text = await this.parts.storage.read();
-    if (text === null) return [];
-    const document = parseDocument(text);
-    return document.keys
-      .map((record) => {
-        const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
-        return Object.assign(new KeyBudget(), {
-          character: record.name,
+    const points = new Map<string, BudgetPoint>();
+    if (text === null) return points;
+    const at = this.now();
+    for (const record of parseDocument(text).keys) {
+      const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
+      const queued = Object.values(stats.queued).reduce((sum, count) => sum + count, 0);
+      points.set(record.name, { at, usedInWindow: stats.windowRequests, upstream429s: stats.upstream429s, queued });
+    }
+    return points;
+  }
+
+  /** Takes the minute's sample of every character's budget (the gateway calls it once a minute). */
+  async sampleBudgets(): Promise<void> {
+    this.history.record(await this.budgetsNow());
+  }
+
+  /** Each character's budget now and over the last hour, from this replica's economy (no upstream request). */
+  async keyBudgets(): Promise<KeyBudget[]> {
+    const now = await this.budgetsNow();
+    this.history.record(now);
+    return [...now]
+      .map(([character, point]) =>
+        Object.assign(new KeyBudget(), {
+          character,
           limit: this.parts.rateLimit?.requests ?? 0,
           windowSeconds: this.parts.rateLimit?.windowSeconds ?? 0,
-          usedInWindow: stats.windowRequests,
-          upstream429s: stats.upstream429s,
-          queued: Object.values(stats.queued).reduce((sum, count) => sum + count, 0),
-        });
-      })
+          usedInWindow: point.usedInWindow,
+          upstream429s: point.upstream429s,
+          queued: point.queued,
+          history: this.history.of(character).map((each) => Object.assign(new BudgetSample(), { ...each, at: new Date(each.at) })),
+        }),
+      )
       .sort((a, b) => a.character.localeCompare(b.character));
+  }
+
+  /** The upstream-answer cache's lookups since the start. */
+  cacheSummary(): CacheSummary {
+    const { hit, miss, stale } = this.parts.cacheOutcomes?.() ?? { hit: 0, miss: 0, stale: 0 };
+    const total = hit + miss + stale;
+    return Object.assign(new CacheSummary(), { hits: hit, misses: miss, stale, hitRatio: total === 0 ? null : hit / total });
   }
 
   /** The payments outbox's deliveries (those not yet delivered), newest first. */
@@ -205,7 +238,7 @@ export class AdminService {
     const factories = await fetchFactoryList(session);
     const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
     await this.parts.auth.rememberFactories(input.name, factories.map((factory) => factory.id));
-    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret });
+    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret, companies: factories.map((factory) => factory.id) });
   }
 
   /**

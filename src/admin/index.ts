@@ -16,6 +16,8 @@ import { adminRoutes } from './admin-http';
 import { buildAdminSchema } from './admin-schema';
 import type { AdminContext } from './admin-schema';
 import { AdminService } from './admin-service';
+import { SAMPLE_EVERY_MS } from './budget-history';
+import { loadConsoleAssets } from './console-assets';
 import { ConsoleAuth } from './console-auth';
 import { consoleStore } from './console-store';
 
@@ -35,6 +37,8 @@ export interface AdminGatewayParts {
   readonly payments: PaymentStore;
   /** The gateway's logger: one line per administration operation (actor, operation, error codes; never variables). */
   readonly logger: Logger;
+  /** The upstream-answer cache's lookups since the start (the console's hit ratio). */
+  readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
 }
 
 /**
@@ -54,7 +58,9 @@ export async function startAdmin(
   try {
     const tokens = await LiveVault.start(opened.storage, masterKey, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open.'));
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
-    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, auth });
+    const admin = new AdminService({ storage: opened.storage, masterKey, keyHashSecret: config.keyHashSecret, rateLimit: config.upstreamRateLimit, economy: parts.economy, payments: parts.payments, auth, cacheOutcomes: parts.cacheOutcomes });
+    // The overview's last hour: one sample a minute, in memory (no upstream request).
+    const sampling = setInterval(() => void admin.sampleBudgets().catch(() => undefined), SAMPLE_EVERY_MS).unref();
     const apollo = new ApolloServer<AdminContext>({
       schema: await buildAdminSchema(),
       introspection: true,
@@ -76,10 +82,11 @@ export async function startAdmin(
       ],
     });
     await apollo.start();
-    const handle = adminRoutes({ apollo, admin, auth, tokens, publicUrl: config.publicUrl, maxBodyBytes: config.maxBodyBytes });
+    const handle = adminRoutes({ apollo, admin, auth, tokens, publicUrl: config.publicUrl, maxBodyBytes: config.maxBodyBytes, assets: loadConsoleAssets() });
     return {
       handle,
       close: async () => {
+        clearInterval(sampling);
         await apollo.stop();
         await tokens.close();
         await store.close();
