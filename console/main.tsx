@@ -9,6 +9,7 @@ import { whenSignedOut } from './api';
 import { Alerts, Deliveries } from './alerts';
 import { Keys } from './keys';
 import { Overview } from './overview';
+import { Payments } from './payments';
 import { Tokens } from './tokens';
 
 const PAGES = {
@@ -26,18 +27,6 @@ type PageName = keyof typeof PAGES;
 function pageOf(hash: string): PageName {
   const name = hash.replace(/^#/, '');
   return name in PAGES ? (name as PageName) : 'overview';
-}
-
-/** Payments: not in the administration graph yet; says where they are. */
-function Payments(): JSX.Element {
-  return (
-    <section aria-labelledby="payments-title">
-      <h2 id="payments-title">Payments</h2>
-      <p>
-        The administration graph does not list payment requests or unmatched transfers yet. Until it does, a token with the <code>write:payments</code> grant reads them on the public graph (<code>paymentRequests</code>); see docs/payments.md.
-      </p>
-    </section>
-  );
 }
 
 /** Site documents: not in the administration graph yet; says where they are. */

@@ -20,6 +20,7 @@ import type { AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
 import { BudgetHistory } from './budget-history';
 import type { BudgetPoint } from './budget-history';
 import { BudgetSample, CacheSummary } from './overview-types';
+import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
 
 /** Most entries `deliveries` and `auditLog` return. */
 export const MAX_FIRST = 200;
@@ -134,14 +135,19 @@ export class AdminService {
     return tokens.map(summary).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
 
+  /** Each character's name and hashed key (the economy's and the payment store's id of it). */
+  private async characterKeys(): Promise<Array<{ readonly name: string; readonly keyId: string }>> {
+    const text = await this.parts.storage.read();
+    if (text === null) return [];
+    return parseDocument(text).keys.map((record) => ({ name: record.name, keyId: keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret) }));
+  }
+
   /** Each character's budget now, from this replica's economy (no upstream request). */
   private async budgetsNow(): Promise<Map<string, BudgetPoint>> {
-    const text = await this.parts.storage.read();
     const points = new Map<string, BudgetPoint>();
-    if (text === null) return points;
     const at = this.now();
-    for (const record of parseDocument(text).keys) {
-      const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
+    for (const record of await this.characterKeys()) {
+      const stats = this.parts.economy.stats(record.keyId);
       const queued = Object.values(stats.queued).reduce((sum, count) => sum + count, 0);
       points.set(record.name, { at, usedInWindow: stats.windowRequests, upstream429s: stats.upstream429s, queued });
     }
@@ -170,6 +176,29 @@ export class AdminService {
         }),
       )
       .sort((a, b) => a.character.localeCompare(b.character));
+  }
+
+  /**
+   * The payment requests and unmatched transfers of every character, for the companies its
+   * key check found (from the payment store; no upstream request).
+   */
+  async payments(): Promise<{ requests: AdminPaymentRequest[]; unmatched: AdminUnmatchedTransfer[] }> {
+    const requests: AdminPaymentRequest[] = [];
+    const unmatched: AdminUnmatchedTransfer[] = [];
+    for (const { name, keyId: owner } of await this.characterKeys()) {
+      for (const factoryId of (await this.parts.auth.factoriesOf(name)) ?? []) {
+        for (const request of await this.parts.payments.list(owner, factoryId)) {
+          const paid = request.transfers.reduce((sum, transfer) => sum + transfer.amount, 0);
+          requests.push(Object.assign(new AdminPaymentRequest(), { character: name, reference: request.reference, factoryId, amount: request.amount, paid, status: request.status, note: request.note, createdAt: new Date(request.createdAt), expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt) }));
+        }
+        for (const transfer of await this.parts.payments.unmatched(owner, factoryId)) {
+          unmatched.push(Object.assign(new AdminUnmatchedTransfer(), { character: name, factoryId, amount: transfer.amount, senderVban: transfer.senderVban, reference: transfer.reference, bookedAt: new Date(transfer.timestamp) }));
+        }
+      }
+    }
+    requests.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    unmatched.sort((a, b) => b.bookedAt.getTime() - a.bookedAt.getTime());
+    return { requests, unmatched };
   }
 
   /** The upstream-answer cache's lookups since the start. */

@@ -22,6 +22,11 @@ jest.setTimeout(120_000);
 const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test', 'artifacts', 'console');
 const PAGES = ['overview', 'keys', 'tokens', 'deliveries', 'alerts', 'payments', 'documents'] as const;
+/** `UPDATE_DOCS_SCREENSHOTS=1` also replaces the console's pictures in docs/ (docs/console.md shows them). */
+const docsShot = async (page: Page, name: string): Promise<void> => {
+  if (process.env.UPDATE_DOCS_SCREENSHOTS) await page.screenshot({ path: join(ROOT, 'docs', `console-${name}.png`) });
+};
+
 const VIEWPORTS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
@@ -67,6 +72,8 @@ describeWithBrowser('the browser console', () => {
         const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
         expect({ page: name, violations: serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
         await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+        if (name === 'overview' && viewport.width === 1280) await docsShot(page, 'overview');
+        if (name === 'keys' && viewport.width === 390) await docsShot(page, 'keys-phone');
       }
       expect(requests.length).toBeGreaterThan(0);
       expect(requests.filter((url) => !url.startsWith(`${stack.origin}/`))).toEqual([]);
@@ -143,6 +150,8 @@ describeWithBrowser('the browser console', () => {
       expect(token).toMatch(/^svg_/);
       await page.click('.secret-once button:has-text("Copy")');
       await page.waitForSelector('.secret-once >> text=Copied.');
+      await page.locator('.secret-once').scrollIntoViewIfNeeded();
+      await docsShot(page, 'tokens');
       expect(await page.evaluate('navigator.clipboard.readText()')).toBe(token);
 
       const row = page.locator('#tokens tbody tr').filter({ hasText: `factory:${FIXTURE_IDS.shop}` });
@@ -152,6 +161,24 @@ describeWithBrowser('the browser console', () => {
       await page.reload();
       await page.waitForSelector('#tokens tbody tr');
       expect(await page.content()).not.toContain(token);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('payments: a request is listed by status (the key was added in the console, which knows its companies)', async () => {
+    const created = await stack.post({ query: `mutation { createPaymentRequest(input: { factoryId: "${FIXTURE_IDS.shop}", bankAccountId: "${FIXTURE_IDS.shopMainAccount}", amount: 25, note: "console test" }) { reference } }` }, { key: DEMO_KEYS.premium.key });
+    const reference = (created.body.data as { createPaymentRequest: { reference: string } } | null)?.createPaymentRequest.reference ?? '';
+    expect(reference).not.toBe('');
+    const { context, page } = await signedIn(VIEWPORTS[0]);
+    try {
+      await open(page, 'payments');
+      await page.waitForSelector(`#payment-requests >> text=${reference}`);
+      await page.selectOption('#payments-status', 'PAID');
+      await page.waitForSelector('#payment-requests >> text=No payment request.');
+      await page.selectOption('#payments-status', 'PENDING');
+      await page.waitForSelector(`#payment-requests >> text=${reference}`);
+      await page.waitForSelector('#unmatched-transfers tbody tr');
     } finally {
       await context.close();
     }
