@@ -37,11 +37,14 @@ function BudgetChart({ budget }: { budget: Budget }): JSX.Element {
     const points = budget.history;
     const data: uPlot.AlignedData = [points.map((point) => Date.parse(point.at) / 1000), points.map((point) => point.usedInWindow), points.map((point) => point.queued), points.map((point) => point.upstream429s)];
     const width = Math.max(240, Math.min(640, element.clientWidth || 320));
+    const now = Date.now() / 1000;
     const chart = new uPlot(
       {
         width,
         height: 160,
         series: [{}, { label: 'requests in window', stroke: '#1d4ed8', width: 2 }, { label: 'queued reads', stroke: '#b45309', width: 2 }, { label: '429s', stroke: '#b91c1c', width: 2 }],
+        // The last hour on the x axis, from 0 on the y axis (at least 0..10), however few samples there are yet.
+        scales: { x: { time: true, range: (): uPlot.Range.MinMax => [now - 3600, now] }, y: { range: (_chart, _min, max): uPlot.Range.MinMax => [0, Math.max(10, max ?? 0)] } },
         axes: [{}, { label: 'count' }],
       },
       data,
