@@ -22,7 +22,7 @@ const FIRST_LOAD_TARGET_BYTES = 250 * 1024;
 const INTERACTIVE_TARGET_MS = 1000;
 const OVERVIEW = JSON.stringify({ query: 'query Overview { keyBudgets { character limit windowSeconds usedInWindow upstream429s queued history { at usedInWindow upstream429s queued } } cacheSummary { hits misses stale hitRatio } }' });
 /** Fresh generated simulator keys no other scenario uses. */
-const key = (index: number): string => `sim-key-${700_001 + index}`;
+const key = (index: number): string => `sim-key-${950_001 + index}`;
 
 export const consoleScenario: Scenario = {
   name: 'console',
