@@ -1,5 +1,5 @@
 /** Overview: each character's budget now and over the last hour, and the cache's hit ratio. */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { Message, useQuery } from './ui';
@@ -31,9 +31,24 @@ const OVERVIEW = `query Overview { keyBudgets { character limit windowSeconds us
 /** One character's last hour as a line chart (uPlot, drawn on a canvas; the numbers are in the table beside it). */
 function BudgetChart({ budget }: { budget: Budget }): JSX.Element {
   const box = useRef<HTMLDivElement>(null);
+  // Drawn once on screen: with 50 characters only the visible charts cost anything at first.
+  const [visible, setVisible] = useState(false);
   useEffect(() => {
     const element = box.current;
-    if (!element) return undefined;
+    if (!element || visible) return undefined;
+    if (typeof IntersectionObserver === 'undefined') {
+      setVisible(true);
+      return undefined;
+    }
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((entry) => entry.isIntersecting)) setVisible(true);
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [visible]);
+  useEffect(() => {
+    const element = box.current;
+    if (!element || !visible) return undefined;
     const points = budget.history;
     const data: uPlot.AlignedData = [points.map((point) => Date.parse(point.at) / 1000), points.map((point) => point.usedInWindow), points.map((point) => point.queued), points.map((point) => point.upstream429s)];
     const width = Math.max(240, Math.min(640, element.clientWidth || 320));
@@ -51,7 +66,7 @@ function BudgetChart({ budget }: { budget: Budget }): JSX.Element {
       element,
     );
     return () => chart.destroy();
-  }, [budget]);
+  }, [budget, visible]);
   return <div ref={box} className="chart" role="img" aria-label={`The last hour of ${budget.character}'s budget: requests in the window, queued reads and 429 answers, one sample a minute.`} />;
 }
 
