@@ -23,11 +23,13 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { projectRoot } from './project-root';
-import { DEMO_KEYS, DEMO_SITE_KEY, FIXTURE_IDS, MERCHANT_KEY, createFixtureState, describeRateLimit, shopCatalogue, startSimulator } from './simulator';
+import { DEMO_KEYS, DEMO_SITE_KEY, FIXTURE_CHARACTERS, FIXTURE_IDS, MERCHANT_KEY, createFixtureState, describeRateLimit, shopCatalogue, startSimulator } from './simulator';
 import type { Simulator } from './simulator';
 import { prepareValue } from './domains/site-documents/site-document.codec';
 import { seedWrites } from './domains/site-documents/site-document.store';
-import { MasterKeys, Vault, vaultStorage } from './vault';
+import { MasterKeys, RecordMac, Vault, vaultStorage } from './vault';
+import { ConsoleAuth, signInLink } from './admin/console-auth';
+import { consoleStore } from './admin/console-store';
 
 /**
  * Where the demo keeps its upstream cache across restarts unless `CACHE_FILE` names another
@@ -125,6 +127,27 @@ async function seedDemoVault(config: Parameters<typeof vaultStorage>[0], masterK
   }
 }
 
+/**
+ * A one-time console sign-in link (as `statev-gateway console` prints it), after telling the
+ * console which companies the demo characters own (for its token grant picker), as adding
+ * their keys in the console would.
+ */
+async function consoleSignIn(config: Parameters<typeof consoleStore>[0] & { readonly publicUrl: string | null }, masterKey: string, gatewayUrl: string): Promise<string> {
+  const store = consoleStore(config);
+  try {
+    const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
+    const characters = createFixtureState().characters;
+    const companiesOf = (id: string): string[] => characters.find((character) => character.id === id)?.companies.map((company) => company.id) ?? [];
+    await auth.rememberFactories(VAULT_NAMES.premium, companiesOf(FIXTURE_CHARACTERS.main.id));
+    await auth.rememberFactories(VAULT_NAMES.other, companiesOf(FIXTURE_CHARACTERS.other.id));
+    await auth.rememberFactories(VAULT_NAMES.merchant, companiesOf(FIXTURE_CHARACTERS.merchant.id));
+    const { code } = await auth.issueCode();
+    return signInLink({ publicUrl: config.publicUrl ?? gatewayUrl, port: 0 }, code);
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(): Promise<Started> {
   const settings = loadConfig();
   applyHeapGrowth(settings.heapGrowingPercent);
@@ -163,6 +186,7 @@ async function main(): Promise<Started> {
   const gateway = await explainPortErrors({ name: 'PORT', command: 'npm run demo' }, () => startGateway(config));
   const endpoint = `${gateway.url}/graphql`;
   const body = JSON.stringify({ query: DEMO_QUERY });
+  const consoleLink = await consoleSignIn(config, vaultMasterKey, gateway.url);
   const vaultEnv = `VAULT_FILE=${config.vaultFile}${settings.vaultMasterKey === null ? ` VAULT_MASTER_KEY="$(cat ${DEMO_VAULT_KEY_FILE})"` : ''}`;
   console.log(
     [
@@ -191,6 +215,10 @@ async function main(): Promise<Started> {
       `  keys ${VAULT_NAMES.premium}, ${VAULT_NAMES.other}, ${VAULT_NAMES.merchant} (the simulator's demo keys, with their secrets)`,
       `  access token (${VAULT_NAMES.premium}; ${DEMO_TOKEN_GRANTS.join(', ')}; 24 h): ${token}`,
       `  its commands on this vault: ${vaultEnv} npm run cli -- tokens list`,
+      '',
+      'Console (keys, tokens, budgets, webhooks in the browser; see docs/console.md):',
+      `  sign-in link (works once, for 10 minutes): ${consoleLink}`,
+      `  a new link: PORT=${new URL(gateway.url).port} ${vaultEnv} npm run cli -- console`,
       '',
       'Ctrl+C stops both.',
     ].join('\n'),

@@ -148,7 +148,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayStartO
       const sink = options.alertSink ?? outbox ?? undefined;
       alerts = await startAlerts(config, { vault, polling: { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) }, logger: runtime.logger, sink, now: options.now });
     }
-    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger, alerts, outbox });
+    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger, alerts, outbox, cacheOutcomes: () => runtime.metrics.cacheOutcomes() });
     httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {

@@ -5,6 +5,7 @@
  */
 import type { Scenario } from '../lib/bench';
 import { cold } from './cold';
+import { consoleScenario } from './console';
 import { cold1c } from './cold-1c';
 import { coldSharedKey } from './cold-shared-key';
 import { distinctDocuments } from './distinct-documents';
@@ -58,6 +59,7 @@ export const SCENARIOS: readonly Scenario[] = [
   distinctDocuments,
   rateLimited,
   livePage,
+  consoleScenario,
   liveCrowd,
   siteDocuments,
   warmToken,

@@ -5,7 +5,7 @@
  *   an access token with the `admin` grant; anything else is 401 (no or a dead credential)
  *   or 403 (a StateV key, a token without the grant, a cross-site request) with no data;
  * - `GET /console/sign-in?code=…`: a one-time code exchanged for a session cookie, 303 to `/console/`;
- * - `GET|HEAD /console/`: the console's page (its UI comes later).
+ * - `GET|HEAD /console/`, `/console/console.js`, `/console/console.css`: the console (built by `npm run build`).
  *
  * Every answer carries a strict Content-Security-Policy (no inline script, no outside
  * host, `frame-ancestors 'none'`), `Referrer-Policy: no-referrer` and `Cache-Control:
@@ -23,6 +23,7 @@ import { executeOnApollo, readGraphQLRequest, sendGraphQLErrors, sendRefusal } f
 import type { AdminContext } from './admin-schema';
 import type { AdminService } from './admin-service';
 import type { ConsoleAuth } from './console-auth';
+import type { ConsoleAsset } from './console-assets';
 
 /** What the routes need. */
 export interface AdminRoutesParts {
@@ -38,6 +39,8 @@ export interface AdminRoutesParts {
   readonly publicUrl: string | null;
   /** `MAX_BODY_BYTES`. */
   readonly maxBodyBytes: number;
+  /** The console's built files by path (empty when not built). */
+  readonly assets: ReadonlyMap<string, ConsoleAsset>;
 }
 
 /** The console session cookie's name: with the `__Host-` prefix behind https. */
@@ -59,13 +62,13 @@ const CSP_DIRECTIVES = {
   frameAncestors: ["'none'"],
 };
 
-/** The console's page until its UI exists: no script, no inline style. */
+/** The console's page when its files were not built: no script, no inline style. */
 const CONSOLE_PAGE = `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>StateV gateway console</title></head>
 <body>
 <h1>StateV gateway console</h1>
-<p>The console's pages come in a later version. Signed in, this browser may use the administration graph at <code>/admin/graphql</code> (POST, from this origin).</p>
+<p>The console's files are not built: run <code>npm run build</code> in the checkout (an installed package has them). Signed in, this browser may still use the administration graph at <code>/admin/graphql</code> (POST, from this origin).</p>
 <p>A new sign-in link: <code>statev-gateway console</code>. To end every session: <code>statev-gateway console --sign-out-all</code>.</p>
 </body>
 </html>
@@ -226,6 +229,14 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
     if (path === '/console') {
       res.writeHead(308, { location: '/console/', 'content-length': '0' });
       res.end();
+      return true;
+    }
+    const asset = parts.assets.get(path);
+    if (asset) {
+      const gzip = /\bgzip\b/.test(header(req, 'accept-encoding') ?? '');
+      const body = gzip ? asset.gzipped : asset.body;
+      res.writeHead(200, { 'content-type': asset.contentType, 'content-length': String(body.length), vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }
     if (path === '/console/') {

@@ -9,6 +9,8 @@ import { isGatewayError } from '../errors/gateway-error';
 import type { AdminService } from './admin-service';
 import type { ConsoleAuth } from './console-auth';
 import { AccessTokenSummary, AddVaultKeyInput, Alert, AuditEntry, CreateAccessTokenInput, CreateAlertInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
+import { CacheSummary } from './overview-types';
+import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
 
 /** One administration operation's context. */
 export interface AdminContext {
@@ -48,9 +50,27 @@ export class AdminResolver {
   }
 
   /** Budgets. */
-  @Query(() => [KeyBudget], { description: 'Each vault character\'s upstream budget as it stands now on this replica. No upstream request.' })
+  @Query(() => [KeyBudget], { description: 'Each vault character\'s upstream budget as it stands now on this replica, with its last hour. No upstream request.' })
   keyBudgets(@Ctx() context: AdminContext): Promise<KeyBudget[]> {
     return context.admin.keyBudgets();
+  }
+
+  /** The cache's lookups. */
+  @Query(() => CacheSummary, { description: 'The upstream-answer cache\'s lookups since this replica started, and their hit ratio. No upstream request.' })
+  cacheSummary(@Ctx() context: AdminContext): CacheSummary {
+    return context.admin.cacheSummary();
+  }
+
+  /** Payment requests. */
+  @Query(() => [AdminPaymentRequest], { description: 'Every vault character\'s payment requests, newest first, for the companies its key check found (keys added in the console). No upstream request.' })
+  async paymentRequests(@Ctx() context: AdminContext): Promise<AdminPaymentRequest[]> {
+    return (await context.admin.payments()).requests;
+  }
+
+  /** Unmatched transfers. */
+  @Query(() => [AdminUnmatchedTransfer], { description: 'Transfers to the characters\' companies that matched no payment request, newest first (the newest 100 per company). No upstream request.' })
+  async unmatchedTransfers(@Ctx() context: AdminContext): Promise<AdminUnmatchedTransfer[]> {
+    return (await context.admin.payments()).unmatched;
   }
 
   /** Every alert rule. */

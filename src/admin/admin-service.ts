@@ -23,6 +23,10 @@ import type { HostResolver } from '../upstream/outbound-url';
 import type { ConsoleAuth } from './console-auth';
 import { AccessTokenSummary, Alert, AlertKind, AlertTargetKind, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
 import type { AddVaultKeyInput, CreateAccessTokenInput, CreateAlertInput } from './admin-types';
+import { BudgetHistory } from './budget-history';
+import type { BudgetPoint } from './budget-history';
+import { BudgetSample, CacheSummary } from './overview-types';
+import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
 
 /** Most entries `deliveries` and `auditLog` return. */
 export const MAX_FIRST = 200;
@@ -102,6 +106,8 @@ export interface AdminServiceParts {
   readonly alertWatcher?: AlertWatcher | null;
   /** How host names resolve (tests). */
   readonly resolve?: HostResolver;
+  /** The upstream-answer cache's lookups since the start (the gateway's metrics); absent: all 0. */
+  readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
 }
 
 /** An alert rule as the graph's type. */
@@ -115,6 +121,7 @@ export class AdminService {
   private readonly vault: Vault;
   private readonly now: () => number;
   private readonly rules: AlertRules;
+  private readonly history = new BudgetHistory();
 
   /** @param parts - see {@link AdminServiceParts} */
   constructor(private readonly parts: AdminServiceParts) {
@@ -174,7 +181,9 @@ export class AdminService {
   /** Every character of the vault, by name. */
   async vaultCharacters(): Promise<VaultCharacter[]> {
     const keys = await vaultCall(() => this.vault.listKeys());
-    return keys.map((key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret }));
+    return Promise.all(
+      keys.map(async (key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret, companies: await this.parts.auth.factoriesOf(key.name) })),
+    );
   }
 
   /** Every token, newest first. */
@@ -183,24 +192,77 @@ export class AdminService {
     return tokens.map(summary).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   }
 
-  /** Each character's budget now, from this replica's economy (no upstream request). */
-  async keyBudgets(): Promise<KeyBudget[]> {
+  /** Each character's name and hashed key (the economy's and the payment store's id of it). */
+  private async characterKeys(): Promise<Array<{ readonly name: string; readonly keyId: string }>> {
     const text = await this.parts.storage.read();
     if (text === null) return [];
-    const document = parseDocument(text);
-    return document.keys
-      .map((record) => {
-        const stats = this.parts.economy.stats(keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret));
-        return Object.assign(new KeyBudget(), {
-          character: record.name,
+    return parseDocument(text).keys.map((record) => ({ name: record.name, keyId: keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret) }));
+  }
+
+  /** Each character's budget now, from this replica's economy (no upstream request). */
+  private async budgetsNow(): Promise<Map<string, BudgetPoint>> {
+    const points = new Map<string, BudgetPoint>();
+    const at = this.now();
+    for (const record of await this.characterKeys()) {
+      const stats = this.parts.economy.stats(record.keyId);
+      const queued = Object.values(stats.queued).reduce((sum, count) => sum + count, 0);
+      points.set(record.name, { at, usedInWindow: stats.windowRequests, upstream429s: stats.upstream429s, queued });
+    }
+    return points;
+  }
+
+  /** Takes the minute's sample of every character's budget (the gateway calls it once a minute). */
+  async sampleBudgets(): Promise<void> {
+    this.history.record(await this.budgetsNow());
+  }
+
+  /** Each character's budget now and over the last hour, from this replica's economy (no upstream request). */
+  async keyBudgets(): Promise<KeyBudget[]> {
+    const now = await this.budgetsNow();
+    this.history.record(now);
+    return [...now]
+      .map(([character, point]) =>
+        Object.assign(new KeyBudget(), {
+          character,
           limit: this.parts.rateLimit?.requests ?? 0,
           windowSeconds: this.parts.rateLimit?.windowSeconds ?? 0,
-          usedInWindow: stats.windowRequests,
-          upstream429s: stats.upstream429s,
-          queued: Object.values(stats.queued).reduce((sum, count) => sum + count, 0),
-        });
-      })
+          usedInWindow: point.usedInWindow,
+          upstream429s: point.upstream429s,
+          queued: point.queued,
+          history: this.history.of(character).map((each) => Object.assign(new BudgetSample(), { ...each, at: new Date(each.at) })),
+        }),
+      )
       .sort((a, b) => a.character.localeCompare(b.character));
+  }
+
+  /**
+   * The payment requests and unmatched transfers of every character, for the companies its
+   * key check found (from the payment store; no upstream request).
+   */
+  async payments(): Promise<{ requests: AdminPaymentRequest[]; unmatched: AdminUnmatchedTransfer[] }> {
+    const requests: AdminPaymentRequest[] = [];
+    const unmatched: AdminUnmatchedTransfer[] = [];
+    for (const { name, keyId: owner } of await this.characterKeys()) {
+      for (const factoryId of (await this.parts.auth.factoriesOf(name)) ?? []) {
+        for (const request of await this.parts.payments.list(owner, factoryId)) {
+          const paid = request.transfers.reduce((sum, transfer) => sum + transfer.amount, 0);
+          requests.push(Object.assign(new AdminPaymentRequest(), { character: name, reference: request.reference, factoryId, amount: request.amount, paid, status: request.status, note: request.note, createdAt: new Date(request.createdAt), expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt) }));
+        }
+        for (const transfer of await this.parts.payments.unmatched(owner, factoryId)) {
+          unmatched.push(Object.assign(new AdminUnmatchedTransfer(), { character: name, factoryId, amount: transfer.amount, senderVban: transfer.senderVban, reference: transfer.reference, bookedAt: new Date(transfer.timestamp) }));
+        }
+      }
+    }
+    requests.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+    unmatched.sort((a, b) => b.bookedAt.getTime() - a.bookedAt.getTime());
+    return { requests, unmatched };
+  }
+
+  /** The upstream-answer cache's lookups since the start. */
+  cacheSummary(): CacheSummary {
+    const { hit, miss, stale } = this.parts.cacheOutcomes?.() ?? { hit: 0, miss: 0, stale: 0 };
+    const total = hit + miss + stale;
+    return Object.assign(new CacheSummary(), { hits: hit, misses: miss, stale, hitRatio: total === 0 ? null : hit / total });
   }
 
   /** The alerts' deliveries (pending, delivered or failed) and the payments outbox's (those not yet delivered), newest first. */
@@ -267,7 +329,7 @@ export class AdminService {
     const factories = await fetchFactoryList(session);
     const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
     await this.parts.auth.rememberFactories(input.name, factories.map((factory) => factory.id));
-    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret });
+    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret, companies: factories.map((factory) => factory.id) });
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { Float } from 'type-graphql';
+import { BudgetSample } from './overview-types';
 
 /** A character in the vault. */
 @ObjectType({ description: 'A StateV character whose API key the vault holds. Keys and secrets are write-only: no field ever returns them.' })
@@ -25,6 +26,10 @@ export class VaultCharacter {
   /** True when its API secret is stored too. */
   @Field(() => Boolean, { description: 'True when the key\'s API secret is stored with it (never the secret itself).' })
   hasSecret!: boolean;
+
+  /** Companies its key check found, or null. */
+  @Field(() => [ID], { nullable: true, description: 'The ids of the companies the character owns, as addVaultKey\'s key check found them (for factory:<id> grants); null when the key was added with the command line (never checked). No upstream request.' })
+  companies!: string[] | null;
 }
 
 /** What `addVaultKey` takes. */
@@ -147,6 +152,10 @@ export class KeyBudget {
   /** Waiting. */
   @Field(() => Int, { description: 'Upstream reads waiting for budget (background fills, refreshes, polls).' })
   queued!: number;
+
+  /** The last hour. */
+  @Field(() => [BudgetSample], { description: 'The last hour on this replica, one sample a minute, oldest first (kept in memory: empty after a restart). No upstream request.' })
+  history!: BudgetSample[];
 }
 
 /** What an alert watches. */

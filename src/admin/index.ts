@@ -18,6 +18,8 @@ import { adminRoutes } from './admin-http';
 import { buildAdminSchema } from './admin-schema';
 import type { AdminContext } from './admin-schema';
 import { AdminService } from './admin-service';
+import { SAMPLE_EVERY_MS } from './budget-history';
+import { loadConsoleAssets } from './console-assets';
 import { ConsoleAuth } from './console-auth';
 import { consoleStore } from './console-store';
 
@@ -41,6 +43,8 @@ export interface AdminGatewayParts {
   readonly logger: Logger;
   /** The gateway's alert rules, when watched (an alert's `lastFiredAt`). */
   readonly alerts?: GatewayAlerts | null;
+  /** The upstream-answer cache's lookups since the start (the console's hit ratio). */
+  readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
 }
 
 /**
@@ -71,7 +75,10 @@ export async function startAdmin(
       auth,
       allowHosts: config.webhookAllowHosts,
       alertWatcher: parts.alerts?.watcher ?? null,
+      cacheOutcomes: parts.cacheOutcomes,
     });
+    // The overview's last hour: one sample a minute, in memory (no upstream request).
+    const sampling = setInterval(() => void admin.sampleBudgets().catch(() => undefined), SAMPLE_EVERY_MS).unref();
     const apollo = new ApolloServer<AdminContext>({
       schema: await buildAdminSchema(),
       introspection: true,
@@ -93,10 +100,11 @@ export async function startAdmin(
       ],
     });
     await apollo.start();
-    const handle = adminRoutes({ apollo, admin, auth, tokens, publicUrl: config.publicUrl, maxBodyBytes: config.maxBodyBytes });
+    const handle = adminRoutes({ apollo, admin, auth, tokens, publicUrl: config.publicUrl, maxBodyBytes: config.maxBodyBytes, assets: loadConsoleAssets() });
     return {
       handle,
       close: async () => {
+        clearInterval(sampling);
         await apollo.stop();
         await tokens.close();
         await store.close();

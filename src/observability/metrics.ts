@@ -15,6 +15,8 @@ export class GatewayMetrics {
   private readonly cacheEvents: Counter<'outcome'>;
   /** Cache lookups not yet added to {@link cacheEvents}, by outcome. */
   private readonly cacheCounts = new Map<string, number>();
+  /** Cache lookups since the start, by outcome (never cleared; read by the console's overview). */
+  private readonly cacheTotals = { hit: 0, miss: 0, stale: 0 };
   private readonly servedAge: Histogram<'kind'>;
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
@@ -154,7 +156,10 @@ export class GatewayMetrics {
   /** The callbacks the economy calls. */
   economyEvents(): EconomyEvents {
     return {
-      cache: (outcome) => this.cacheCounts.set(outcome, (this.cacheCounts.get(outcome) ?? 0) + 1),
+      cache: (outcome) => {
+        this.cacheCounts.set(outcome, (this.cacheCounts.get(outcome) ?? 0) + 1);
+        this.cacheTotals[outcome] += 1;
+      },
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       unexplained429: () => this.unexplained429Total.inc(),
@@ -162,6 +167,11 @@ export class GatewayMetrics {
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };
+  }
+
+  /** Upstream-answer cache lookups since the start: hits, misses and stale answers. */
+  cacheOutcomes(): { readonly hit: number; readonly miss: number; readonly stale: number } {
+    return { ...this.cacheTotals };
   }
 
   /** Records a whole-response cache hit's age in the served-data age histogram. */

@@ -50,6 +50,25 @@ describe('the administration graph with an admin token', () => {
     expect(bounded.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  it('reads the console\'s fields (budget history, companies, cache, payments) without an upstream request', async () => {
+    const before = stack.simulator.requests.length;
+    const answer = await run(`{
+      vaultCharacters { name companies }
+      keyBudgets { character history { at usedInWindow upstream429s queued } }
+      cacheSummary { hits misses stale hitRatio }
+      paymentRequests { reference status }
+      unmatchedTransfers { amount }
+    }`);
+    expect(answer.errors).toBeUndefined();
+    // A key added with the command line was never checked: its companies are unknown.
+    expect(answer.data?.vaultCharacters).toEqual([{ name: 'shop', companies: null }]);
+    expect(answer.data?.keyBudgets).toEqual([{ character: 'shop', history: [{ at: expect.any(String), usedInWindow: 0, upstream429s: 0, queued: 0 }] }]);
+    expect(answer.data?.cacheSummary).toEqual(expect.objectContaining({ hits: expect.any(Number), misses: expect.any(Number) }));
+    expect(answer.data?.paymentRequests).toEqual([]);
+    expect(answer.data?.unmatchedTransfers).toEqual([]);
+    expect(stack.simulator.requests.length).toBe(before);
+  });
+
   it('checks an added key upstream once, says what the StateV API answered for a wrong one, and stores only a good one', async () => {
     const before = stack.simulator.countRequests({ route: FACTORY_LIST });
     const added = await run('mutation ($input: AddVaultKeyInput!) { addVaultKey(input: $input) { name hasSecret } }', { input: { name: 'max', key: DEMO_KEYS.basic.key, secret: DEMO_KEYS.basic.secret } });

@@ -1,0 +1,121 @@
+/** Payments: requests by status, and transfers that matched no request. */
+import { useState } from 'react';
+import { Message, useQuery, when } from './ui';
+
+interface PaymentRequest {
+  character: string;
+  reference: string;
+  factoryId: string;
+  amount: number;
+  paid: number;
+  status: string;
+  note: string | null;
+  createdAt: string;
+  expiresAt: string | null;
+}
+
+interface Transfer {
+  character: string;
+  factoryId: string;
+  amount: number;
+  senderVban: string | null;
+  reference: string | null;
+  bookedAt: string;
+}
+
+const PAYMENTS = `query Payments { paymentRequests { character reference factoryId amount paid status note createdAt expiresAt } unmatchedTransfers { character factoryId amount senderVban reference bookedAt } }`;
+const STATUSES = ['ALL', 'PENDING', 'PARTIALLY_PAID', 'PAID', 'OVERPAID', 'EXPIRED', 'CANCELLED'] as const;
+
+/** The payments page. */
+export function Payments(): JSX.Element {
+  const { data, error } = useQuery<{ paymentRequests: PaymentRequest[]; unmatchedTransfers: Transfer[] }>(PAYMENTS);
+  const [status, setStatus] = useState<string>('ALL');
+  const requests = (data?.paymentRequests ?? []).filter((request) => status === 'ALL' || request.status === status);
+  const count = (each: string): number => (data?.paymentRequests ?? []).filter((request) => each === 'ALL' || request.status === each).length;
+  return (
+    <section aria-labelledby="payments-title">
+      <h2 id="payments-title">Payments</h2>
+      <Message text={error} error />
+      <p className="hint">Requests of the companies each key's check found (keys added on the Keys page). Read from the gateway's payment store: no request to the StateV API.</p>
+      <label htmlFor="payments-status">Status</label>
+      <select id="payments-status" value={status} onChange={(event) => setStatus(event.target.value)}>
+        {STATUSES.map((each) => (
+          <option key={each} value={each}>
+            {each === 'ALL' ? 'all' : each} ({count(each)})
+          </option>
+        ))}
+      </select>
+      <div className="scroll" tabIndex={0} role="region" aria-label="Payment requests (scrolls sideways)">
+        <table className="list" id="payment-requests">
+          <caption>Payment requests, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Reference</th>
+              <th scope="col">Character</th>
+              <th scope="col">Company</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Paid</th>
+              <th scope="col">Status</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data && requests.length === 0 && (
+              <tr>
+                <td colSpan={8}>No payment request.</td>
+              </tr>
+            )}
+            {requests.map((request) => (
+              <tr key={`${request.character}:${request.reference}`}>
+                <td>
+                  <code>{request.reference}</code>
+                  {request.note && <div className="hint">{request.note}</div>}
+                </td>
+                <td>{request.character}</td>
+                <td>{request.factoryId}</td>
+                <td>{request.amount}</td>
+                <td>{request.paid}</td>
+                <td>{request.status}</td>
+                <td>{when(request.createdAt)}</td>
+                <td>{when(request.expiresAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="scroll" tabIndex={0} role="region" aria-label="Unmatched transfers (scrolls sideways)">
+        <table className="list" id="unmatched-transfers">
+          <caption>Transfers that matched no request, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Booked</th>
+              <th scope="col">Character</th>
+              <th scope="col">Company</th>
+              <th scope="col">Amount</th>
+              <th scope="col">From</th>
+              <th scope="col">Reference text</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data && data.unmatchedTransfers.length === 0 && (
+              <tr>
+                <td colSpan={6}>No unmatched transfer.</td>
+              </tr>
+            )}
+            {data?.unmatchedTransfers.map((transfer, index) => (
+              <tr key={`${transfer.character}:${transfer.bookedAt}:${index}`}>
+                <td>{when(transfer.bookedAt)}</td>
+                <td>{transfer.character}</td>
+                <td>{transfer.factoryId}</td>
+                <td>{transfer.amount}</td>
+                <td>{transfer.senderVban ?? '—'}</td>
+                <td>{transfer.reference ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
