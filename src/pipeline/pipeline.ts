@@ -8,9 +8,9 @@ import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from '
 import { LRUCache } from 'lru-cache';
 import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
 import { isGatewayError } from '../errors/gateway-error';
-import { upstreamCostEstimator } from '../graph/cost';
-import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
-import { OperationMemo } from '../graph/operation-memo';
+import { upstreamCostEstimator } from '../field-rules/cost';
+import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
+import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential, KeyHolder } from './credential';
 import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters, ServerCredentials } from './public-site';

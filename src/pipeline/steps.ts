@@ -29,16 +29,16 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode, ValidationRu
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { GatewayConfig } from '../config';
 import { GatewayError } from '../errors/gateway-error';
-import { checkOperationBounds } from '../graph/bounds';
-import { depthLimitRule } from '../graph/depth.rule';
-import { checkRequestShape } from '../graph/document-limits';
-import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
-import { declaredVariables } from '../graph/operation-memo';
-import type { OperationMemo } from '../graph/operation-memo';
-import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
+import { checkOperationBounds } from '../field-rules/bounds';
+import { depthLimitRule } from '../graph/validation/depth.rule';
+import { checkRequestShape } from '../graph/validation/document-limits';
+import { introspectionCostRule, noIntrospectionRule } from '../graph/validation/introspection.rule';
+import { declaredVariables } from '../graph/validation/operation-memo';
+import type { OperationMemo } from '../graph/validation/operation-memo';
+import { costError, costMemoHash, estimatorsFor, measureCost } from '../field-rules/cost';
 import { TOKEN_REFUSALS } from '../vault';
 import type { ActiveToken, TokenRefusal, TokenResolver } from '../vault';
-import { grantsRule } from '../graph/grants.rule';
+import { grantsRule } from '../graph/validation/grants.rule';
 import type { Credential, KeyHolder } from './credential';
 import type { GraphQLRequestInput, PublicSite, RequestParameters, ServerCredentials } from './public-site';
 
@@ -351,7 +351,7 @@ export const STEPS = [
     },
   },
   {
-    // An access token's grants (src/graph/grants.rule.ts, a graphql-js validation rule
+    // An access token's grants (src/graph/validation/grants.rule.ts, a graphql-js validation rule
     // built for the token and the variables): a field, company or write outside them is
     // FORBIDDEN with extensions.requiredGrant, before any upstream request. A key caller
     // skips it (no work).
