@@ -14,7 +14,7 @@
 import 'reflect-metadata';
 import { DEFAULT_CONFIG, loadConfig } from './config';
 import type { SiteDocumentEncoding } from './config';
-import type { RateSetting } from './settings-readers';
+import type { RateSetting } from './config/settings-readers';
 import { applyHeapGrowth } from './heap-growth';
 import { explainPortErrors, runUntilSignal } from './process-lifecycle';
 import type { Started } from './process-lifecycle';

@@ -15,11 +15,11 @@ import type { GatewayContext, GatewayServices } from './context';
 import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
 import type { EconomyEvents, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
-import { ResponseCacheStore, responseCacheKey } from './graph/response-cache-store';
-import { ResponseCacheHits } from './graph/response-cache-hits';
+import { ResponseCacheStore, responseCacheKey } from './graph/response-cache/response-cache-store';
+import { ResponseCacheHits } from './graph/response-cache/response-cache-hits';
 import type { ApolloResultPhase } from './pipeline/http-result-phase';
-import { jitExecution } from './graph/jit-executor';
-import { afterLargeLists } from './graph/large-lists';
+import { jitExecution } from './graph/execution/jit-executor';
+import { afterLargeLists } from './graph/execution/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -28,7 +28,7 @@ import { operationPlugin, reportHttpOperation, restrictToUpstreamFreshness } fro
 import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { PollClock } from './subscribable/feed';
+import type { PollClock } from './domains/feeds/feed';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { webhookPoster } from './upstream/webhook-post';
@@ -253,7 +253,7 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const responseCache = config.cacheEnabled && config.responseCacheEnabled ? responseCachePlugin(economy, config.responseCacheMaxBytes) : null;
   const jit = config.executionJit ? jitExecution<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness }) : null;
   const apollo = new ApolloServer<GatewayContext>({
-    // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
+    // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/execution/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
     ...(jit ? { gateway: jit.gateway } : { schema }),
     // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
     // which is a fraction of their heap): many distinct documents must not grow the process.

@@ -10,7 +10,7 @@ import type { Tenant } from '../domains/buildings/building.type';
 import { counterFeed } from '../domains/factories/counter.subscription';
 import { InventoryKind, inventoryFeed } from '../domains/factories/inventory.subscription';
 import { myAuctionsFeed } from '../domains/market/auction.subscription';
-import type { Feed } from '../subscribable/feed';
+import type { Feed } from '../domains/feeds/feed';
 import { ENDPOINTS } from '../upstream/endpoints';
 import type { OpenedAlert } from '../vault';
 import { evaluateOutbid, evaluateRent, evaluateStock, evaluateTransactions } from './alert-conditions';

@@ -9,7 +9,7 @@
  */
 import type { UpstreamSession } from '../economy';
 import { keyId } from '../economy';
-import type { Feed } from '../subscribable/feed';
+import type { Feed } from '../domains/feeds/feed';
 import type { OpenedAlert } from '../vault';
 import type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
 import { ruleSources } from './alert-feeds';

@@ -5,7 +5,7 @@
  */
 import { ConfigError, loadConfig } from '../config';
 import type { GatewayConfig } from '../config';
-import type { Env } from '../settings-readers';
+import type { Env } from '../config/settings-readers';
 import { RecordMac } from '../vault';
 import { ConsoleAuth, signInLink } from '../admin/console-auth';
 import { consoleStore } from '../admin/console-store';
@@ -35,7 +35,7 @@ const refused = (stderr: string): ConsoleCommandResult => ({ stdout: '', stderr:
  * Runs `statev-gateway console [--sign-out-all]`.
  *
  * @param argv - the words after `statev-gateway`, starting with `console`
- * @param env - the environment (default: `process.env`, read by src/config.ts)
+ * @param env - the environment (default: `process.env`, read by src/config/index.ts)
  */
 export async function consoleCommand(argv: readonly string[], env?: Env): Promise<ConsoleCommandResult> {
   const rest = argv.slice(1);

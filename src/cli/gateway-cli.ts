@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import type { ParseArgsConfig } from 'node:util';
 import { ConfigError, DEFAULT_CONFIG, SETTINGS, loadConfig, redactUrlCredentials } from '../config';
 import type { GatewayConfig, SettingDefinition } from '../config';
-import type { Env, RateSetting } from '../settings-readers';
+import type { Env, RateSetting } from '../config/settings-readers';
 import { packageVersion } from '../project-root';
 import type { VAULT_COMMANDS } from './vault-cli';
 
@@ -154,7 +154,7 @@ function argumentProblem(error: unknown, argv: readonly string[]): string {
  * Reads the command line (without `node` and the script) and the environment.
  *
  * @param argv - e.g. `['--port', '8080', '--upstream-rate-limit', '10/60']`
- * @param env - the environment (default: `process.env`, read by src/config.ts)
+ * @param env - the environment (default: `process.env`, read by src/config/index.ts)
  * @returns the configuration to run with, or what to print and the exit code: 2 with one
  *   line naming the flag or variable, the value and what is expected, when one is bad
  */

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import type { GatewayConfig } from '../config';
-import type { Env } from '../settings-readers';
+import type { Env } from '../config/settings-readers';
 import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, tokenBounds, vaultStorage } from '../vault';
 import { alertCommand } from './alert-cli';
 
@@ -215,7 +215,7 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
  *
  * @param argv - e.g. `['keys', 'add', 'alice']`
  * @param readStdin - reads standard input to its end (the key and secret of `keys add`)
- * @param env - the environment (default: `process.env`, read by src/config.ts)
+ * @param env - the environment (default: `process.env`, read by src/config/index.ts)
  */
 export async function vaultCommand(argv: readonly string[], readStdin: () => Promise<string>, env?: Env): Promise<VaultCommandResult> {
   if (argv.includes('--help') || argv.includes('-h')) return done(USAGE);

@@ -8,7 +8,7 @@ import type { UpstreamSession } from '../economy';
 import type { ListItemErrors } from './shared/list-item-errors';
 import type { Loaders } from './shared/loader';
 import type { Owners } from './shared/owners';
-import type { SubscriptionScope } from '../subscribable/feed';
+import type { SubscriptionScope } from './feeds/feed';
 import type { ActiveToken } from '../vault';
 
 /**

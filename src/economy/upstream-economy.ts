@@ -1,22 +1,12 @@
 import type { UpstreamClient } from '../upstream/client';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { OperationAccounting } from './accounting';
-import { BackgroundWork } from './background-work';
-import { Bookkeeping } from './bookkeeping';
 import type { BackgroundFetchOptions, BackgroundRequest } from './background-work';
-import { KeyBudget } from './budget/key-budget';
-import type { CacheEntry } from './cache/cache-entry';
 import type { PersistableCache } from './cache/cache-file';
-import { Freshness } from './cache/freshness';
-import { UpstreamCache } from './cache/upstream-cache';
-import { InFlight } from './coalescing/in-flight';
 import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, EntryStoredListener, UpstreamReply } from './economy-types';
-import { Invalidation } from './invalidation/invalidation';
-import { ReadPath } from './read-path';
 import type { InvalidationListener } from './invalidation/invalidation';
-import type { QueueTicket } from './queue/queue-ticket';
-import { UpstreamFetch } from './upstream-fetch';
-import { ReplicaWriteLocks } from './write-lock';
+import { economyParts } from './economy-parts';
+import type { EconomyParts } from './economy-parts';
 import type { FlightTrace, WrittenResource } from './upstream-fetch';
 export type { UpstreamReply } from './economy-types'; // where the subscription poller imports it from
 
@@ -36,18 +26,18 @@ export type { UpstreamReply } from './economy-types'; // where the subscription 
  * flight or a budget. Its cache is its own: others read {@link stats}.
  */
 export class UpstreamEconomy {
-  private readonly cache: UpstreamCache;
-  private readonly inflight: InFlight<CacheEntry, QueueTicket>;
-  private readonly budget: KeyBudget;
-  private readonly upstream: UpstreamFetch;
-  private readonly background: BackgroundWork;
-  private readonly invalidation: Invalidation;
-  private readonly notes: Bookkeeping;
-  private readonly reads: ReadPath;
+  private readonly cache: EconomyParts['cache'];
+  private readonly inflight: EconomyParts['inflight'];
+  private readonly budget: EconomyParts['budget'];
+  private readonly upstream: EconomyParts['upstream'];
+  private readonly background: EconomyParts['background'];
+  private readonly invalidation: EconomyParts['invalidation'];
+  private readonly notes: EconomyParts['notes'];
+  private readonly reads: EconomyParts['reads'];
   /** Told each time a key's cache entry gets new data (see `EntryStoredListener`): add a listener, delete it to stop. */
   readonly entryStored = new Set<EntryStoredListener>();
   /** Writers' locks across replicas (see `ReplicaWriteLocks`): site-document writes lock their company. */
-  readonly writeLocks: ReplicaWriteLocks;
+  readonly writeLocks: EconomyParts['writeLocks'];
 
   /**
    * @param client - the upstream client (the only sender of requests)
@@ -59,51 +49,24 @@ export class UpstreamEconomy {
     private readonly options: EconomyOptions,
     private readonly events: EconomyEvents = {},
   ) {
-    const now = options.now ?? Date.now;
-    const shared = options.shared;
-    this.writeLocks = new ReplicaWriteLocks(shared, now);
-    const cache = (this.cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now }));
-    const freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now });
-    const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
-    const budget = (this.budget = new KeyBudget({
-      limit,
-      concurrency: options.concurrencyPerKey,
-      patienceMs: options.patienceMs,
-      defaultBackoffSeconds: options.defaultBackoffSeconds,
-      maxBackoffSeconds: options.maxBackoffSeconds,
-      onDropped: (priority) => events.queueDropped?.(priority),
-      onRateLimited: (source) => events.rateLimited?.(source),
-      onUnexplained429: (report) => events.unexplained429?.(report),
-      missedElsewhere: (id) => this.background.missedFor(id),
-      now,
-      shared,
-    }));
-    this.upstream = new UpstreamFetch({
-      client, budget, cache, freshness, shared, now, events,
-      cacheEnabled: options.cacheEnabled,
-      sharedLockMs: options.sharedLockMs ?? 10_000,
-      retryDelayMs: options.retryDelayMs,
-      random: options.random ?? Math.random,
-      onCoalesced: (caller) => this.notes.coalesced(caller),
-      onStored: (keyId, key) => this.entryStored.forEach((listener) => listener(keyId, key)),
+    const parts = economyParts(client, options, events, {
+      missedFor: (id) => this.background.missedFor(id),
+      fetchInBackground: (request, fetchOptions) => this.fetchInBackground(request, fetchOptions),
+      traced: (caller, endpoint, work) => this.traced(caller, endpoint, work),
+      coalesced: (caller) => this.notes.coalesced(caller),
+      stored: (keyId, key) => this.entryStored.forEach((listener) => listener(keyId, key)),
     });
-    this.background = new BackgroundWork(
-      {
-        budget,
-        cache,
-        freshness,
-        events,
-        now,
-        fetch: (request, fetchOptions) => this.fetchInBackground(request, fetchOptions),
-        refresh: (caller, task) => this.traced(caller, task.endpoint, () => this.reads.refresh(caller, task)),
-      },
-      options,
-    );
-    this.notes = new Bookkeeping(freshness, events, this.background);
-    const inflight = (this.inflight = new InFlight<CacheEntry, QueueTicket>());
-    this.invalidation = new Invalidation((key) => { cache.delete(key); inflight.forget(key); }, shared, options.endpointRules);
-    const { cacheEnabled, patienceMs } = options;
-    this.reads = new ReadPath({ cache, freshness, inflight, upstream: this.upstream, background: this.background, notes: this.notes, invalidation: this.invalidation, events, cacheEnabled, patienceMs, shared, now });
+    ({
+      cache: this.cache,
+      inflight: this.inflight,
+      budget: this.budget,
+      upstream: this.upstream,
+      background: this.background,
+      invalidation: this.invalidation,
+      notes: this.notes,
+      reads: this.reads,
+      writeLocks: this.writeLocks,
+    } = parts);
   }
 
   /**

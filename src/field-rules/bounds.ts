@@ -3,11 +3,17 @@
  * section 8 of the reference), the rules built from them ({@link intRule},
  * {@link lengthRule}), the decorators that attach them to a field
  * ({@link ArgumentBounds}, {@link ValueBounds}) and the readers that find them again in
- * the schema. A leaf: domains declare with it, `src/graph/bounds.ts` enforces what it
- * reads back, and it imports nothing of either.
+ * the schema; and the check ({@link checkOperationBounds}) that enforces them from the schema
+ * before any upstream request. One module, below the domains (which declare with it) and the
+ * pipeline (which checks with it).
  */
-import type { GraphQLInputField } from 'graphql';
+import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
+import type { DocumentNode, GraphQLInputField, GraphQLInputObjectType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { Extensions } from 'type-graphql';
+import { badInputError } from '../errors/gateway-error';
+import type { GatewayError } from '../errors/gateway-error';
+import { characterLength } from './character-length';
+import { executedDocument } from './operation-fragments';
 
 /** An inclusive integer range. */
 export interface IntRange {
@@ -40,7 +46,7 @@ export function rangeText(name: string, range: IntRange): string {
   return `${name} ${range.min}..${range.max}`;
 }
 
-/** A bound on one value: an integer range, or a string's length range (counted in code points, as `characterLength` of `src/domains/shared/character-length.ts` counts them). */
+/** A bound on one value: an integer range, or a string's length range (counted in code points, as `characterLength` of `src/field-rules/character-length.ts` counts them). */
 export type ValueRule = { readonly kind: 'int'; readonly range: IntRange } | { readonly kind: 'length'; readonly range: IntRange };
 
 /** Bounds of a field's arguments, by argument name. */
@@ -96,4 +102,78 @@ export function argumentBoundsOf(field: { readonly extensions: Readonly<Record<s
 export function valueBoundsOf(field: GraphQLInputField): ValueRule | undefined {
   const rule = (field.extensions as Readonly<Record<string, unknown>>)[VALUE_BOUNDS];
   return rule && typeof rule === 'object' ? (rule as ValueRule) : undefined;
+}
+
+// The check.
+// Enforces the argument bounds of the upstream API (section 8 of the reference). Each
+// bounded field declares its rules on itself with `ArgumentBounds` (input object fields
+// with `ValueBounds`, both in `src/field-rules/bounds.ts`), its description quotes the
+// same rules, and {@link checkOperationBounds} enforces them from the schema before any
+// upstream request is made.
+function checkValue(rule: ValueRule, value: unknown, where: string): GatewayError | null {
+  if (value === null || value === undefined) return null; // an omitted optional argument (validation refuses null for required ones)
+  if (rule.kind === 'int') {
+    if (typeof value !== 'number' || value < rule.range.min || value > rule.range.max) {
+      return badInputError(`${where} must be between ${rule.range.min} and ${rule.range.max}, got ${String(value)}.`, where);
+    }
+  } else if (typeof value === 'string' && characterLength(value) > rule.range.max) {
+    return badInputError(`${where} must be at most ${rule.range.max} characters, got ${characterLength(value)}.`, where);
+  }
+  return null;
+}
+
+function checkInput(type: GraphQLInputObjectType, value: unknown, where: string): GatewayError | null {
+  if (value === null || typeof value !== 'object') return null;
+  for (const field of Object.values(type.getFields())) {
+    const rule = valueBoundsOf(field);
+    const error = rule ? checkValue(rule, (value as Record<string, unknown>)[field.name], `${where}.${field.name}`) : null;
+    if (error) return error;
+  }
+  return null;
+}
+
+/**
+ * Checks every bounded argument of the executed operation (inline values and
+ * variables, also inside the fragments it uses) and returns the first violation as a `BAD_USER_INPUT` error, or
+ * null. Runs after validation and before execution, so a violation costs no upstream
+ * request. Variables that do not coerce are left to the executor's own error.
+ */
+export function checkOperationBounds(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): GatewayError | null {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return null;
+  const typeInfo = new TypeInfo(schema);
+  let found: GatewayError | null = null;
+  visit(
+    executedDocument(document, operation),
+    visitWithTypeInfo(typeInfo, {
+      Field(node) {
+        if (found) return false;
+        const parent = typeInfo.getParentType();
+        const fieldDef = typeInfo.getFieldDef();
+        if (!parent || !fieldDef || fieldDef.args.length === 0) return undefined;
+        const argumentRules = argumentBoundsOf(fieldDef);
+        let args: Record<string, unknown>;
+        try {
+          args = getArgumentValues(fieldDef, node, coerced.coerced);
+        } catch {
+          return undefined; // a bad argument value is reported by the executor
+        }
+        for (const argDef of fieldDef.args) {
+          const where = `${parent.name}.${fieldDef.name}(${argDef.name})`;
+          const rule = argumentRules?.[argDef.name];
+          const value = args[argDef.name];
+          const named = getNamedType(argDef.type);
+          found = (rule ? checkValue(rule, value, where) : null) ?? (isInputObjectType(named) ? checkInput(named, value, argDef.name) : null);
+          if (found) return false;
+        }
+        return undefined;
+      },
+    }),
+  );
+  return found;
 }

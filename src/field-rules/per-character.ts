@@ -1,7 +1,7 @@
 /**
  * How a subscription of an access token over several characters opens its feeds
  * ({@link PerCharacter}) and its reader ({@link perCharacterOf}). A leaf: domains declare
- * with it, `src/graph/per-character.ts` opens the subscription accordingly, and it imports
+ * with it, `src/graph/execution/per-character.ts` opens the subscription accordingly, and it imports
  * nothing of either. (Queries and writes declare the same on their `@UpstreamCost`, whose
  * `perCharacter` the cost estimate reads too.)
  */
@@ -40,7 +40,7 @@ const CHECKED_FIRST = 'checkedBeforeOwner';
  * Declares on a write (`@UpstreamCost({ perCharacter: 'owner' })`) the input checks that must
  * refuse bad input before any upstream request. With one key the resolver runs them first
  * itself; a token over several characters first looks up which key owns the company (each
- * key's company list, maybe an upstream request), so `src/graph/per-character.ts` runs these
+ * key's company list, maybe an upstream request), so `src/graph/execution/per-character.ts` runs these
  * before that lookup. The resolver still runs them (cheap, and the same with one key).
  */
 export function CheckedBeforeOwner(check: InputCheck): ReturnType<typeof Extensions> {

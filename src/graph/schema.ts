@@ -3,11 +3,11 @@ import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
-import { rememberDateTimeText } from './date-time-text';
-import { yieldForLargeLists } from './large-lists';
-import { leanResolvers } from './lean-resolvers';
-import { perCharacterResolvers } from './per-character';
-import { noteStaleFields } from './stale-fields';
+import { rememberDateTimeText } from './execution/date-time-text';
+import { yieldForLargeLists } from './execution/large-lists';
+import { leanResolvers } from './execution/lean-resolvers';
+import { perCharacterResolvers } from './execution/per-character';
+import { noteStaleFields } from './execution/stale-fields';
 
 /**
  * TypeGraphQL insists on a pub/sub as soon as there is a `@Subscription`; every

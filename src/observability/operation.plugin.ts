@@ -118,7 +118,7 @@ export function restrictToUpstreamFreshness(requestContext: Pick<GraphQLRequestC
  * Apollo plugin that, for every operation:
  * - notes each field whose result was built from stale data (`extensions.stale`, which
  *   the result phase's `upstream` step adds; the schema's resolvers note them, see
- *   src/graph/stale-fields.ts);
+ *   src/graph/execution/stale-fields.ts);
  * - limits how long a whole-response cache may keep the response (see below);
  * - while the server runs, logs every failed upstream request (of an operation, a
  *   subscription poll or background work) with its whole cause (see {@link logUpstreamFailure}).

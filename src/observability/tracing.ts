@@ -110,7 +110,7 @@ function samplerOf(settings: TracingSettings): Sampler {
   }
 }
 
-/** `OTEL_EXPORTER_OTLP_HEADERS` as a header map (validated by src/config.ts). */
+/** `OTEL_EXPORTER_OTLP_HEADERS` as a header map (validated by src/config/index.ts). */
 function exportHeaders(raw: string | null): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const pair of (raw ?? '').split(',')) {

@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import type { DocumentNode } from 'graphql';
-import { MAX_DOCUMENT_TOKENS } from '../graph/document-limits';
+import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
 import { isIntrospectionOnly, TrustedDocuments } from './trusted-documents';
 import type { TrustedDocument } from './trusted-documents';
 import type { SiteKey } from './key-in-use';

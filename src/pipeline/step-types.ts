@@ -6,7 +6,7 @@
 import type { DocumentNode, GraphQLError, GraphQLSchema, OperationDefinitionNode, ValidationRule } from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import type { GatewayConfig } from '../config';
-import type { OperationMemo } from '../graph/operation-memo';
+import type { OperationMemo } from '../graph/validation/operation-memo';
 import type { ActiveToken, TokenResolver } from '../vault';
 import type { Credential } from './credential';
 import type { KeyInUse } from './key-in-use';

@@ -28,13 +28,13 @@ import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';
 import type { DocumentNode } from 'graphql';
 import { GatewayError } from '../errors/gateway-error';
-import { checkOperationBounds } from '../graph/bounds';
-import { depthLimitRule } from '../graph/depth.rule';
-import { checkRequestShape } from '../graph/document-limits';
-import { grantsRule } from '../graph/grants.rule';
-import { introspectionCostRule, noIntrospectionRule } from '../graph/introspection.rule';
-import { declaredVariables } from '../graph/operation-memo';
-import { costError, costMemoHash, estimatorsFor, measureCost } from './cost';
+import { checkOperationBounds } from '../field-rules/bounds';
+import { depthLimitRule } from '../graph/validation/depth.rule';
+import { checkRequestShape } from '../graph/validation/document-limits';
+import { grantsRule } from '../graph/validation/grants.rule';
+import { introspectionCostRule, noIntrospectionRule } from '../graph/validation/introspection.rule';
+import { declaredVariables } from '../graph/validation/operation-memo';
+import { costError, costMemoHash, estimatorsFor, measureCost } from '../field-rules/cost';
 import { batchRefusal, bodyTooLarge, MALFORMED_KEY, operationCapRefusal, refusalError, TOKEN_REFUSED } from './refusals';
 import type { OperationState, RequestState, Step } from './step-types';
 import { callerKey, siteKey, tokenKey } from './key-in-use';
@@ -216,7 +216,7 @@ export const STEPS = [
     },
   },
   {
-    // An access token's grants (src/graph/grants.rule.ts, a graphql-js validation rule
+    // An access token's grants (src/graph/validation/grants.rule.ts, a graphql-js validation rule
     // built for the token and the variables): a field, company or write outside them is
     // FORBIDDEN with extensions.requiredGrant, before any upstream request. A key caller
     // skips it (no work).

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { Kind, OperationTypeNode, parse } from 'graphql';
 import type { DocumentNode, SelectionSetNode } from 'graphql';
-import { operationFragments } from '../graph/operation-fragments';
+import { operationFragments } from '../field-rules/operation-fragments';
 
 /** One trusted document of the manifest. */
 export interface TrustedDocument {

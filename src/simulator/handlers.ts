@@ -3,7 +3,7 @@
  * the caller's character from the fixture state, with the validation and lookup helpers
  * they share (path parameters within bounds, a company or building of the caller, or 404).
  */
-import { characterLength } from '../domains/shared/character-length';
+import { characterLength } from '../field-rules/character-length';
 import { ApiError } from './api-errors';
 import type { HandlerContext } from './api-errors';
 import { round2, round3, slug, STATIC_URL } from './fixtures';

@@ -25,7 +25,7 @@ import { createSubscriptionTransports } from './transports';
 import { LiveQueries } from './live-queries';
 import { TokenStreams } from './token-streams';
 import type { TokenSource } from './token-streams';
-import { jitExecute } from '../graph/jit-executor';
+import { jitExecute } from '../graph/execution/jit-executor';
 
 export type { PollClock } from './poll-hub';
 

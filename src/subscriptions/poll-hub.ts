@@ -7,13 +7,13 @@ import type { Logger } from 'pino';
 import type { UpstreamEconomy } from '../economy';
 import { GatewayError } from '../errors/gateway-error';
 import type { UpstreamSession } from '../economy';
-import { isDefinitive } from '../subscribable/feed';
-import type { Feed, FeedMessage, PollClock } from '../subscribable/feed';
+import { isDefinitive } from '../domains/feeds/feed';
+import type { Feed, FeedMessage, PollClock } from '../domains/feeds/feed';
 import { PollSession, SYSTEM_CLOCK, pollFailedError, serializeError } from './poll-session';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
-export type { PollClock } from '../subscribable/feed';
+export type { PollClock } from '../domains/feeds/feed';
 
 /** Settings of {@link PollHub}. */
 export interface PollHubOptions {

@@ -5,7 +5,7 @@
 import type { UpstreamEconomy, UpstreamReply } from '../economy';
 import { UpstreamSession } from '../economy';
 import { GatewayError } from '../errors/gateway-error';
-import type { PollClock } from '../subscribable/feed';
+import type { PollClock } from '../domains/feeds/feed';
 import type { Endpoint, PathParams } from '../upstream/endpoints';
 
 /** The real clock. */

@@ -1,7 +1,7 @@
 import type { GatewayContext } from '../context';
 import { GatewayError, missingKeyError } from '../errors/gateway-error';
-import { noTransportError } from '../subscribable/feed';
-import type { Feed, FeedMessage, FeedOpener, SubscriptionScope as FeedScope } from '../subscribable/feed';
+import { noTransportError } from '../domains/feeds/feed';
+import type { Feed, FeedMessage, FeedOpener, SubscriptionScope as FeedScope } from '../domains/feeds/feed';
 import type { PollHub } from './poll-hub';
 import type { SubscriptionMetrics } from './subscription-metrics';
 

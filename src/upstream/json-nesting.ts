@@ -16,7 +16,7 @@
  * count is exactly the nesting depth, because brackets outside strings are structure
  * and a string ends only at an unescaped `"`; UTF-8 continuation bytes are all ≥ 0x80,
  * so no multi-byte character can look like one of these ASCII bytes. It is the count
- * `textNesting` (src/graph/document-limits.ts) makes of a request's text before graphql-js
+ * `textNesting` (src/graph/validation/document-limits.ts) makes of a request's text before graphql-js
  * parses it, done on bytes as they arrive (that one needs the whole string and knows
  * GraphQL's comments and block strings; the upstream layer must not import the graph's).
  *

@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { GraphQLSchema } from 'graphql';
-import { DEFAULT_CONFIG } from '../gateway-config';
+import { DEFAULT_CONFIG } from '../config/gateway-config';
 import { newDataKey, seal } from './envelope';
 import type { MasterKeys } from './envelope';
 import { GRANT_FORMS, parseGrant } from './grants';

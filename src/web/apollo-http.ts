@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
 import Negotiator from 'negotiator';
-import { checkRequestShape } from '../graph/document-limits';
+import { checkRequestShape } from '../graph/validation/document-limits';
 import type { RefusalAnswer } from '../pipeline/pipeline';
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
 import { createContext, wantsNoCache } from '../context';
-import { ResponseCacheHits } from '../graph/response-cache-hits';
+import { ResponseCacheHits } from '../graph/response-cache/response-cache-hits';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 

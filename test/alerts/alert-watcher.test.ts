@@ -12,7 +12,7 @@ import { counterFeed } from '../../src/domains/factories/counter.subscription';
 import { InventoryKind, inventoryFeed } from '../../src/domains/factories/inventory.subscription';
 import { keyId } from '../../src/economy';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import type { Feed } from '../../src/subscribable/feed';
+import type { Feed } from '../../src/domains/feeds/feed';
 import type { OpenedAlert } from '../../src/vault';
 import { ManualClock, useStack } from '../support';
 

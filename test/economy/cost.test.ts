@@ -7,7 +7,7 @@
  */
 import { parse, print } from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { estimateCost } from '../../src/graph/cost';
+import { estimateCost } from '../../src/field-rules/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyDashboardDocument, EconomyCounterDocument } from '../generated/graphql';

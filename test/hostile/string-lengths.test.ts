@@ -5,7 +5,7 @@
  * So 64 emoji are a valid title (128 UTF-16 code units), 65 are not, and 33 letters with a
  * combining accent each are 66 characters, too long.
  */
-import { characterLength } from '../../src/domains/shared/character-length';
+import { characterLength } from '../../src/field-rules/character-length';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { UpdateFactoryOptionDocument } from '../generated/graphql';
 import type { UpdateFactoryOptionInput } from '../generated/graphql';

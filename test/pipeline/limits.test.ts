@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
-import { introspectionCostRule, maxIntrospectionCost } from '../../src/graph/introspection.rule';
+import { introspectionCostRule, maxIntrospectionCost } from '../../src/graph/validation/introspection.rule';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock, startStack } from '../support';

@@ -1,6 +1,6 @@
 /** The one change shape of every subscribable resource: diffRecords, as properties over random record lists. */
 import fc from 'fast-check';
-import { diffRecords } from '../../src/subscribable/changes';
+import { diffRecords } from '../../src/domains/feeds/changes';
 
 interface Rec {
   id: string;

@@ -1,11 +1,11 @@
 /**
- * The merged stream of a subscription over several keys (src/subscribable/merge.ts): one
+ * The merged stream of a subscription over several keys (src/domains/feeds/merge.ts): one
  * part's end (its key's definitive error) leaves the others running, the merged stream
  * ends with the last part, and a subscriber going away returns every part's stream.
  */
 import { GatewayError } from '../../src/errors/gateway-error';
-import type { FeedMessage } from '../../src/subscribable/feed';
-import { mergeMessages } from '../../src/subscribable/merge';
+import type { FeedMessage } from '../../src/domains/feeds/feed';
+import { mergeMessages } from '../../src/domains/feeds/merge';
 
 /** A part's stream the test pushes into and ends, recording whether it was returned. */
 class Source implements AsyncIterableIterator<FeedMessage<string>> {

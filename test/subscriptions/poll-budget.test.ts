@@ -16,7 +16,7 @@ import { WINDOW_EDGE_MARGIN_MS } from '../../src/economy/budget/key-budget';
 import { pollBudgetPerMinute } from '../../src/subscriptions';
 import { PollHub } from '../../src/subscriptions/poll-hub';
 import type { PollClock } from '../../src/subscriptions/poll-hub';
-import type { Feed } from '../../src/subscribable/feed';
+import type { Feed } from '../../src/domains/feeds/feed';
 import { UpstreamError } from '../../src/errors/gateway-error';
 import { UpstreamClient } from '../../src/upstream/client';
 import type { UpstreamCall, UpstreamResponse } from '../../src/upstream/client';

@@ -4,7 +4,7 @@
  */
 import { graphql, GraphQLObjectType, GraphQLScalarType, GraphQLSchema } from 'graphql';
 import { GraphQLDateTimeISO } from 'graphql-scalars';
-import { rememberDateTimeText } from '../../src/graph/date-time-text';
+import { rememberDateTimeText } from '../../src/graph/execution/date-time-text';
 
 function schemaAnswering(value: () => unknown): { schema: GraphQLSchema; scalar: GraphQLScalarType } {
   const scalar = new GraphQLScalarType(GraphQLDateTimeISO.toConfig());

@@ -1,5 +1,5 @@
 /**
- * The docs keep up with the code: every setting of `src/config.ts` (its `SETTINGS` table,
+ * The docs keep up with the code: every setting of `src/config/index.ts` (its `SETTINGS` table,
  * which also makes `statev-gateway --help`) has a row in docs/configuration.md with the
  * same default, and the page has no row for a setting that does not exist.
  */
@@ -36,14 +36,14 @@ function documentedRows(): Map<string, string> {
 describe('docs/configuration.md', () => {
   const rows = documentedRows();
 
-  it('has a table row for every setting src/config.ts reads', () => {
+  it('has a table row for every setting src/config/index.ts reads', () => {
     const settings = settingsRead();
     expect(settings).toEqual(expect.arrayContaining(['PORT', 'STATEV_BASE_URL', 'CACHE_TTL_STOCK_SECONDS', 'REDIS_URL']));
     expect(settings).toEqual(expect.arrayContaining(SETTINGS.map((definition) => definition.env)));
     expect(settings.filter((name) => !rows.has(name))).toEqual([]);
   });
 
-  it('has no row for a setting src/config.ts does not read', () => {
+  it('has no row for a setting src/config/index.ts does not read', () => {
     const read = new Set(settingsRead());
     expect([...rows.keys()].filter((name) => !read.has(name))).toEqual([]);
   });

@@ -10,7 +10,7 @@ import { getOperationAST, isInputObjectType, isInterfaceType, isObjectType, pars
 import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { argumentBoundsOf, boundsText, valueBoundsOf } from '../../src/field-rules/bounds';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
+import { operationCost, upstreamCostEstimator } from '../../src/field-rules/cost';
 import { upstreamCostOf } from '../../src/field-rules/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 

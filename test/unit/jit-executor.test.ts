@@ -1,5 +1,5 @@
 /**
- * The graphql-jit executor (src/graph/jit-executor.ts): the same answers as graphql-js
+ * The graphql-jit executor (src/graph/execution/jit-executor.ts): the same answers as graphql-js
  * (data, null propagation, errors with their path, locations and original error), a
  * document compiled only once it runs again, and graphql-js's own answer when variables
  * do not coerce; its Apollo plugin answers as Apollo's own execution does (formatted
@@ -13,7 +13,7 @@ import type { DocumentNode, ExecutionResult } from 'graphql';
 import { compileQuery } from 'graphql-jit';
 import { formatError } from '../../src/errors/format-error';
 import { GatewayError } from '../../src/errors/gateway-error';
-import { jitExecute, jitExecution } from '../../src/graph/jit-executor';
+import { jitExecute, jitExecution } from '../../src/graph/execution/jit-executor';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { T0, useStacks } from '../support';
 import { readmePage } from '../support/readme-page';

@@ -5,8 +5,8 @@
  * graphql-js and graphql-jit alike.
  */
 import { execute, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, parse } from 'graphql';
-import { jitExecute } from '../../src/graph/jit-executor';
-import { afterLargeLists, answeredLargeList, LARGE_LIST_ITEMS, yieldForLargeLists } from '../../src/graph/large-lists';
+import { jitExecute } from '../../src/graph/execution/jit-executor';
+import { afterLargeLists, answeredLargeList, LARGE_LIST_ITEMS, yieldForLargeLists } from '../../src/graph/execution/large-lists';
 import { turnAfterLargeBody } from '../../src/upstream/response-body';
 
 /** Running turn counters, stopped after each test whatever it asserted. */

@@ -97,7 +97,7 @@ describe('folder layers of src/', () => {
 
   it('keeps the documented directions: web → pipeline → graph → domains → economy → upstream', () => {
     const layerOf = new Map(graph.layers.flatMap((layer, index) => layer.nodes.map((node) => [node, index] as const)));
-    const order = ['web', 'runtime', 'context', 'pipeline', 'graph', 'domains', 'subscribable', 'field-rules', 'economy', 'upstream', 'errors'].map((node) => layerOf.get(node));
+    const order = ['web', 'runtime', 'context', 'pipeline', 'graph', 'domains', 'field-rules', 'economy', 'upstream', 'errors'].map((node) => layerOf.get(node));
     expect(order.every((layer) => layer !== undefined)).toBe(true);
     expect([...order].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(order);
   });

@@ -1,11 +1,11 @@
 /**
- * The byte-bounded memo of the cost and bounds checks (src/graph/operation-memo.ts),
+ * The byte-bounded memo of the cost and bounds checks (src/graph/validation/operation-memo.ts),
  * and that repeated requests still get the verdict of the first one: over HTTP, where
  * Apollo's document store hands the same parsed document to every request with the same text.
  */
 import { getOperationAST, parse } from 'graphql';
 import type { DocumentNode, OperationDefinitionNode } from 'graphql';
-import { declaredVariables, OperationMemo } from '../../src/graph/operation-memo';
+import { declaredVariables, OperationMemo } from '../../src/graph/validation/operation-memo';
 import { codes, useStack } from '../support';
 
 /** The operation of a document with one operation. */

@@ -1,7 +1,7 @@
 /**
  * Resolvers keep to one source: a domain resolver or subscription sees one key's context;
  * the fan-out of an access token over several characters lives in
- * `src/graph/per-character.ts`. This test fails when a resolver file
+ * `src/graph/execution/per-character.ts`. This test fails when a resolver file
  * of `src/domains/` calls the several-keys helpers of `shared/owners.ts` again, or reads
  * `ctx.owners` (reading which character answered an object, `ownerOf`, as `Factory.owner`
  * does, is no fan-out). Payments included: every resolver file is covered, none is exempt.

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import fc from 'fast-check';
-import { ResponseCacheHits } from '../../src/graph/response-cache-hits';
-import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache-store';
+import { ResponseCacheHits } from '../../src/graph/response-cache/response-cache-hits';
+import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
 
 /** One request as a client sends it: its key id, query, operation name and variables. */
 const requestArb = fc.record({

@@ -1,12 +1,12 @@
 /**
- * The store of Apollo's whole-response cache (src/graph/response-cache-store.ts): it
+ * The store of Apollo's whole-response cache (src/graph/response-cache/response-cache-store.ts): it
  * gives back exactly what was stored, counts UTF-8 bytes, keys and bookkeeping against
  * its bound, evicts the least recently used, and honours Apollo's TTL in seconds; and
  * the entries' key names the query by its hash and tells every other part of the
  * request's identity apart.
  */
 import { createHash } from 'node:crypto';
-import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache-store';
+import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
 
 describe('ResponseCacheStore', () => {
   afterEach(() => {

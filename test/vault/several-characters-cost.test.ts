@@ -8,7 +8,7 @@
 import { getOperationAST, parse } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
-import { operationCost, upstreamCostEstimator } from '../../src/graph/cost';
+import { operationCost, upstreamCostEstimator } from '../../src/field-rules/cost';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { addMaxAndErika, startStack, testVault } from '../support';

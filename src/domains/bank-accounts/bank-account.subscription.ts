@@ -8,9 +8,9 @@
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import { UpstreamError } from '../../errors/gateway-error';
 import type { UpstreamSession } from '../../economy';
-import { describePolling } from '../../subscribable/describe';
-import { eventOf, isDefinitive, openFeeds } from '../../subscribable/feed';
-import type { Feed, FeedMessage } from '../../subscribable/feed';
+import { describePolling } from '../feeds/describe';
+import { eventOf, isDefinitive, openFeeds } from '../feeds/feed';
+import type { Feed, FeedMessage } from '../feeds/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { fetchBuildingTransactions } from '../buildings/buildings.api';
 import { fetchFactoryTransactions } from '../factories/factories.api';

@@ -4,10 +4,10 @@
  * the diff, the feed and the field.
  */
 import { Arg, Ctx, Field, Float, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { diffRecords } from '../../subscribable/changes';
-import { describePolling } from '../../subscribable/describe';
-import { eventOf, openFeeds } from '../../subscribable/feed';
-import type { Feed, FeedMessage } from '../../subscribable/feed';
+import { diffRecords } from '../feeds/changes';
+import { describePolling } from '../feeds/describe';
+import { eventOf, openFeeds } from '../feeds/feed';
+import type { Feed, FeedMessage } from '../feeds/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import type { SubscriptionContext } from '../gateway-context';
 import { Counter } from './counter.type';

@@ -19,7 +19,7 @@ import type { Grant } from '../../vault';
  * versions) needs `write:siteDocument:<name>` besides `write:option:<slot>`: `FORBIDDEN`
  * (HTTP 403, `extensions.requiredGrant`) otherwise, before the write. Reads the slot once
  * (`GET /factory/options/{id}/{slot}`, usually from the key's cache). The grants check
- * (`src/graph/grants.rule.ts`) refuses a new title in that namespace before any request.
+ * (`src/graph/validation/grants.rule.ts`) refuses a new title in that namespace before any request.
  *
  * @throws GatewayError `FORBIDDEN`, or the read's upstream error (the slot's owner unknown: no write)
  */

@@ -4,7 +4,7 @@
  * of the upstream's transaction window.
  */
 import type { UpstreamSession } from '../../economy';
-import type { Feed } from '../../subscribable/feed';
+import type { Feed } from '../feeds/feed';
 import type { TransactionPage } from '../shared/bank-account.type';
 
 /** Who polls an account: the key (sent upstream) and its hash (the owner of the requests). */

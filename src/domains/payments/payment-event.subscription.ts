@@ -7,8 +7,8 @@
 import { Arg, Ctx, ID, Resolver, Root, Subscription } from 'type-graphql';
 import { GatewayError, missingKeyError } from '../../errors/gateway-error';
 import { PerCharacter } from '../../field-rules/per-character';
-import { describePolling } from '../../subscribable/describe';
-import { noTransportError, releasing } from '../../subscribable/feed';
+import { describePolling } from '../feeds/describe';
+import { noTransportError, releasing } from '../feeds/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { checkFactoryOwned } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';

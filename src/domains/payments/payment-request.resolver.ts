@@ -4,7 +4,7 @@
  * gateway's own store (see payment-request.service.ts). Each resolver sees one key: a token
  * over several characters runs the fields naming a company with the key owning it, and
  * looks a reference up in every character's requests (`perCharacter`, see
- * `src/graph/per-character.ts`).
+ * `src/graph/execution/per-character.ts`).
  */
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { GatewayError, missingKeyError } from '../../errors/gateway-error';

@@ -12,7 +12,7 @@
 import { EventEmitter } from 'node:events';
 import type { UpstreamSession } from '../../economy';
 import { GatewayError } from '../../errors/gateway-error';
-import type { Feed } from '../../subscribable/feed';
+import type { Feed } from '../feeds/feed';
 import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
 import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';

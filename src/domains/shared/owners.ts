@@ -7,7 +7,7 @@
  * transactions…) run with the same key.
  *
  * Domain resolvers never call this module: they always see one key's context. The
- * schema's per-character wrapper (`src/graph/per-character.ts`) decides, in one place,
+ * schema's per-character wrapper (`src/graph/execution/per-character.ts`) decides, in one place,
  * which key's context each field runs with: a root field declared `perCharacter` runs
  * once per key ({@link mergeAcrossKeys}, {@link firstAcrossKeys}) or with the key owning
  * the company it names ({@link asCompanyOwner}); every field resolver below runs with the
@@ -18,8 +18,8 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UpstreamSession } from '../../economy';
 import { GatewayError } from '../../errors/gateway-error';
-import type { FeedMessage } from '../../subscribable/feed';
-import { mergeMessages } from '../../subscribable/merge';
+import type { FeedMessage } from '../feeds/feed';
+import { mergeMessages } from '../feeds/merge';
 import type { ListItemErrors } from './list-item-errors';
 import type { MaybePromise } from './maybe-promise';
 import { whenReady } from './maybe-promise';

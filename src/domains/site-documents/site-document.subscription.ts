@@ -5,10 +5,10 @@
  */
 import { Arg, Ctx, Field, ID, Int, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import { badInputError } from '../../errors/gateway-error';
-import { diffRecords } from '../../subscribable/changes';
-import { describePolling } from '../../subscribable/describe';
-import { eventOf, openFeeds } from '../../subscribable/feed';
-import type { Feed, FeedMessage } from '../../subscribable/feed';
+import { diffRecords } from '../feeds/changes';
+import { describePolling } from '../feeds/describe';
+import { eventOf, openFeeds } from '../feeds/feed';
+import type { Feed, FeedMessage } from '../feeds/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { checkFactoryOwned, fetchOption } from '../factories/factories.api';
 import type { SubscriptionContext } from '../gateway-context';

@@ -5,21 +5,17 @@ import type { UpstreamPriority } from '../queue/priority';
 import type { QueueTicket } from '../queue/queue-ticket';
 import { WaitingLines } from '../queue/waiting-lines';
 import type { AcquireOptions, BudgetStats, KeyBudgetOptions } from './budget-types';
-import { adoptShared, allowanceOf, learn429, newKeyState, nextBackoffSeconds, perMinuteShare, stateTotals } from './key-state';
+import { adoptShared, allowanceOf, learn429, newKeyState, perMinuteShare, stateTotals } from './key-state';
 import type { BudgetLimit, KeyState } from './key-state';
 import { isUpstream429, LimitExceeded } from '../limit-exceeded';
 import { SlidingWindowLog } from './sliding-window-log';
 import { takeBudget, waitOutCooldown } from './take-budget';
-import { unexplained429 } from './unexplained-429';
+import { settleSlot, takeSharedSlot, waitForSlot } from './budget-slots';
+import { backoffSeconds, unexplained429 } from './unexplained-429';
 import { planQueue } from './plan';
 import type { TakenSlot } from './take-budget';
 
-/**
- * Added to the time a request's answer arrived when it takes its place in the window log,
- * ms: room for an upstream that counts in coarser steps than the gateway's clock. A window
- * of 60 s then ends 60.25 s after the answer; the company page's floor grows by 0.25 s.
- */
-export const WINDOW_EDGE_MARGIN_MS = 250;
+export { WINDOW_EDGE_MARGIN_MS } from './budget-slots';
 
 export type { KeyBudgetOptions } from './budget-types';
 
@@ -129,18 +125,19 @@ export class KeyBudget {
   observe(id: string, error: unknown): void {
     if (!isUpstream429(error)) return;
     const retryAfter = error.extensions.retryAfterSeconds;
-    const windowMs = this.options.limit?.windowMs ?? 60_000;
-    const base = this.options.defaultBackoffSeconds ?? 60;
-    const seconds = typeof retryAfter === 'number' ? retryAfter : nextBackoffSeconds(this.state(id), windowMs, this.now(), base, this.options.maxBackoffSeconds ?? 3600);
-    // A 429 the key's own requests do not explain (see unexplained429); without a budget there is no count to compare.
-    const { limit, onUnexplained429: report } = this.options;
+    const state = this.state(id);
     const now = this.now();
-    const unexplained = limit && this.log && report ? unexplained429(id, this.state(id), limit, this.log.times(id, now).length, now, seconds) : null;
+    const seconds = typeof retryAfter === 'number' ? retryAfter : backoffSeconds(state, this.options, now);
+    // A 429 the key's own requests do not explain (see unexplained429); without a budget there is no count to compare.
+    const report = this.options.onUnexplained429;
+    const sent = this.log?.times(id, now).length ?? 0;
+    const unexplained = report && this.log ? unexplained429(id, state, this.options.limit ?? undefined, sent, now, seconds) : null;
     if (unexplained) report?.(unexplained);
     this.coolDown(id, seconds);
     this.options.onRateLimited?.('upstream');
     if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
   }
+
 
   /**
    * Waits until the key may send one request: no cooldown, room in its window behind
@@ -163,7 +160,7 @@ export class KeyBudget {
     if (!patient) this.checkCooldown(state);
     else if (!this.log && priority === 'stale') await waitOutCooldown(state, this.now, ticket);
     const slot = this.options.limit && this.log ? await this.takeBudget(state, id, priority, deadline, ticket) : null;
-    const releaseSlot = this.slots.tryAcquire(id) ?? (await this.waitForSlot(id, deadline));
+    const releaseSlot = this.slots.tryAcquire(id) ?? (await waitForSlot(this.slots, id, deadline, this.now));
     if (!patient && state.cooldownUntil > this.now()) {
       releaseSlot();
       this.checkCooldown(state);
@@ -175,7 +172,7 @@ export class KeyBudget {
       if (released) return;
       released = true;
       releaseSlot();
-      if (slot) this.settle(id, slot);
+      if (slot && this.options.limit && this.log) settleSlot(this.options, this.log, id, slot, this.now);
     };
   }
 
@@ -199,50 +196,17 @@ export class KeyBudget {
         now: this.now,
         allowance: () => this.allowance(id),
         member: (now) => (this.options.shared ? `${now}-${randomUUID()}` : ''),
-        takeShared: (allowance, slot, writeIntent) => this.takeShared(id, allowance, slot, log, limit, writeIntent),
+        takeShared: (allowance, slot, writeIntent) => takeSharedSlot(this.options.shared, log, { id, allowance, slot, windowMs: limit.windowMs, writeIntent }),
         localOnly: !this.options.shared,
         onDropped: this.options.onDropped,
       },
     );
   }
 
-  /**
-   * A finished request's place in the window log moves from when it was taken to when its
-   * answer arrived, plus the edge margin: the upstream counted it at its arrival, which
-   * only the answer bounds (see `SlidingWindowLog.settle`).
-   */
-  private settle(id: string, slot: TakenSlot): void {
-    const limit = this.options.limit;
-    if (!limit || !this.log) return;
-    const at = Math.max(slot.at, this.now() + (this.options.edgeMarginMs ?? WINDOW_EDGE_MARGIN_MS));
-    this.log.settle(id, slot.at, at);
-    void this.options.shared?.settleWindowSlot(id, slot.member, at, limit.windowMs + (at - this.now()));
-  }
 
   private checkCooldown(state: KeyState): void {
     const left = state.cooldownUntil - this.now();
     if (left > 0) throw new LimitExceeded(Math.ceil(left / 1000), 'cooldown');
   }
 
-  /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
-  private async takeShared(id: string, allowance: number, slot: TakenSlot, log: SlidingWindowLog, limit: BudgetLimit, writeIntent?: string): Promise<number> {
-    const shared = this.options.shared;
-    const now = slot.at;
-    if (shared) {
-      const waitMs = await shared.takeWindowSlot(id, allowance, limit.windowMs, now, slot.member, writeIntent);
-      if (waitMs !== null) {
-        if (waitMs === 0) log.record(id, now);
-        return waitMs;
-      }
-    }
-    return log.take(id, allowance, now);
-  }
-
-  /** Waits for one of the key's slots, until `deadline` (epoch ms; none for background work). */
-  private waitForSlot(id: string, deadline: number): Promise<() => void> {
-    if (!Number.isFinite(deadline)) return this.slots.acquire(id);
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new LimitExceeded(1, 'budget')), Math.max(0, deadline - this.now()));
-    return this.slots.acquire(id, controller.signal).finally(() => clearTimeout(timer));
-  }
 }

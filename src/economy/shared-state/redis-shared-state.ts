@@ -2,6 +2,8 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { CacheEntry } from '../cache/cache-entry';
 import { deserializeEntry, serializeEntry } from './entry-json';
+import { keyLimitsValue, parseKeyLimits } from './key-limits-value';
+import { RedisHealth } from './redis-health';
 import { RedisInvalidations } from './redis-invalidations';
 import { settleWindowSlot, takeWindowSlot } from './redis-window-log';
 import { releaseWriteLock, takeWriteLock } from './redis-write-lock';
@@ -37,9 +39,7 @@ export class RedisSharedState implements SharedState {
   private readonly redis: Redis;
   private readonly subscriber: Redis;
   private readonly invalidations: RedisInvalidations;
-  private up = false;
-  private incidentOpen = false;
-  private probe: NodeJS.Timeout | undefined;
+  private readonly health: RedisHealth;
 
   /** Connects (both connections start at once; see the class comment). */
   constructor(private readonly options: RedisStateOptions) {
@@ -54,28 +54,31 @@ export class RedisSharedState implements SharedState {
     };
     this.redis = new Redis(options.url, common);
     this.subscriber = new Redis(options.url, { ...common, enableOfflineQueue: true, commandTimeout: undefined });
+    this.health = new RedisHealth(options, {
+      ping: () => this.redis.ping(),
+      // A command failed: this replica's own invalidations may not have gone out either.
+      down: () => this.invalidations.markOutOfSync(),
+      up: () => void this.invalidations.resync(),
+    });
     this.invalidations = new RedisInvalidations(
-      { redis: this.redis, subscriber: this.subscriber, isUp: () => this.up, fail: (error) => this.markDown(error) },
+      { redis: this.redis, subscriber: this.subscriber, isUp: () => this.health.up, fail: (error) => this.health.markDown(error) },
       { channel: `${options.prefix}invalidate`, log: `${options.prefix}invalidations` },
       options.logger,
     );
-    this.redis.on('ready', () => this.markUp());
-    this.redis.on('error', (error: Error) => this.markDown(error));
-    this.redis.on('end', () => this.markDown(new Error('connection closed')));
+    this.redis.on('ready', () => this.health.markUp());
+    this.redis.on('error', (error: Error) => this.health.markDown(error));
+    this.redis.on('end', () => this.health.markDown(new Error('connection closed')));
     this.subscriber.on('error', () => undefined); // reported through the main connection
   }
 
-  private waiters: Array<() => void> = [];
-
   /** Whether the last Redis command or connection event succeeded. */
   get healthy(): boolean {
-    return this.up;
+    return this.health.up;
   }
 
   /** Resolves when Redis answers (at once when it does now); for start-up and tests. */
   whenUp(): Promise<void> {
-    if (this.up) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return this.health.whenUp();
   }
 
   /** Resolves when this replica holds every invalidation (connected, pending writes re-sent, missed messages caught up); for tests and start-up. */
@@ -98,44 +101,9 @@ export class RedisSharedState implements SharedState {
     this.invalidations.onReconnect(handler);
   }
 
-  private markUp(): void {
-    if (this.probe) clearInterval(this.probe);
-    this.probe = undefined;
-    this.up = true;
-    this.options.onState?.(true);
-    for (const resolve of this.waiters.splice(0)) resolve();
-    void this.invalidations.resync();
-    if (this.incidentOpen) {
-      this.incidentOpen = false;
-      this.options.logger.info({ redis: 'up' }, 'redis is back; shared cache and limits resume');
-    }
-  }
-
-  private markDown(error: Error): void {
-    this.up = false;
-    // A command failed: this replica's own invalidations may not have gone out either.
-    this.invalidations.markOutOfSync();
-    // A slow Redis keeps its connection, so no 'ready' will come: probe until it answers.
-    // markUp clears the probe.
-    this.probe ??= setInterval(() => void this.redis.ping().then(() => this.markUp(), () => undefined), 1000);
-    this.probe.unref();
-    this.options.onState?.(false);
-    this.options.onError?.();
-    if (!this.incidentOpen) {
-      this.incidentOpen = true;
-      this.options.logger.warn({ redis: 'down', err: error.message }, 'redis unavailable; answering from process memory and the upstream until it is back');
-    }
-  }
-
   /** Runs one Redis command; on failure reports the incident and returns `fallback`. */
-  private async guard<T>(command: () => Promise<T>, fallback: T): Promise<T> {
-    if (!this.up) return fallback;
-    try {
-      return await command();
-    } catch (error) {
-      this.markDown(error instanceof Error ? error : new Error(String(error)));
-      return fallback;
-    }
+  private guard<T>(command: () => Promise<T>, fallback: T): Promise<T> {
+    return this.health.guard(command, fallback);
   }
 
   private get maxCooldownMs(): number {
@@ -174,24 +142,12 @@ export class RedisSharedState implements SharedState {
   /** See {@link SharedState.keyLimits}; a cooldown is believed only up to `maxCooldownMs`. */
   async keyLimits(keyId: string): Promise<SharedKeyLimits> {
     const text = await this.guard(() => this.redis.get(this.key('cd', keyId)), null);
-    // `until` alone (older replicas, or by hand), or `until:allowance:learnedAt`.
-    const [untilText, allowanceText, learnedText] = (text ?? '0').split(':');
-    const until = Number(untilText);
-    const allowance = allowanceText === undefined ? null : Number(allowanceText);
-    const learnedAt = Number(learnedText ?? 0);
-    return {
-      // A cooldown stored by another replica (or by hand) is believed only up to the maximum.
-      cooldownUntil: Number.isFinite(until) ? Math.min(until, Date.now() + this.maxCooldownMs) : 0,
-      allowance: allowance !== null && Number.isInteger(allowance) && allowance >= 1 && Number.isFinite(learnedAt) ? allowance : null,
-      learnedAt: Number.isFinite(learnedAt) ? learnedAt : 0,
-    };
+    return parseKeyLimits(text, Date.now() + this.maxCooldownMs);
   }
 
   /** See {@link SharedState.setCooldown}; capped at `maxCooldownMs`. */
   async setCooldown(keyId: string, untilMs: number, learned?: LearnedAllowance): Promise<void> {
-    const until = Math.min(untilMs, Date.now() + this.maxCooldownMs);
-    const ttl = Math.max(1, Math.round(until - Date.now()), Math.round(learned?.keepMs ?? 0));
-    const value = learned ? `${until}:${learned.allowance}:${learned.learnedAt}` : String(until);
+    const { value, ttl } = keyLimitsValue(untilMs, Date.now(), this.maxCooldownMs, learned);
     await this.guard(() => this.redis.set(this.key('cd', keyId), value, 'PX', ttl), null);
   }
 
@@ -242,8 +198,7 @@ export class RedisSharedState implements SharedState {
   /** Closes both connections and forgets every handler. */
   async close(): Promise<void> {
     this.invalidations.close();
-    if (this.probe) clearInterval(this.probe);
-    this.probe = undefined;
+    this.health.close();
     this.redis.disconnect();
     this.subscriber.disconnect();
   }

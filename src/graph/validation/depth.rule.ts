@@ -1,7 +1,7 @@
 import { Kind } from 'graphql';
 import type { ASTVisitor, FragmentDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
-import { GatewayError } from '../errors/gateway-error';
-import { spreadNames, STOP_VALIDATION } from './operation-fragments';
+import { GatewayError } from '../../errors/gateway-error';
+import { spreadNames, STOP_VALIDATION } from '../../field-rules/operation-fragments';
 
 /** Limits of {@link depthLimitRule}. */
 export interface DepthLimits {

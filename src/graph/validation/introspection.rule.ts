@@ -1,7 +1,7 @@
 import { getIntrospectionQuery, getNamedType, GraphQLError, getNullableType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
 import type { ASTVisitor, DefinitionNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
-import { GatewayError } from '../errors/gateway-error';
-import { fragmentMeasure, STOP_VALIDATION } from './operation-fragments';
+import { GatewayError } from '../../errors/gateway-error';
+import { fragmentMeasure, STOP_VALIDATION } from '../../field-rules/operation-fragments';
 
 /**
  * How many full introspection queries' worth one operation may ask for: 1.5, so the

@@ -6,14 +6,14 @@
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLSchema } from 'graphql';
 import { isObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import type { ResolverClass } from '../domains';
-import type { GatewayContext, SubscriptionContext } from '../domains/gateway-context';
-import type { FeedMessage } from '../subscribable/feed';
-import { asCompanyOwner, firstAcrossKeys, mergeAcrossKeys, owned, subscribeAcrossKeys, subscribeAsOwner } from '../domains/shared/owners';
-import { upstreamCostOf } from '../field-rules/cost';
-import type { SubscriptionFanOut } from '../field-rules/per-character';
-import { inputCheckOf, perCharacterOf } from '../field-rules/per-character';
-import type { InputCheck } from '../field-rules/per-character';
+import type { ResolverClass } from '../../domains';
+import type { GatewayContext, SubscriptionContext } from '../../domains/gateway-context';
+import type { FeedMessage } from '../../domains/feeds/feed';
+import { asCompanyOwner, firstAcrossKeys, mergeAcrossKeys, owned, subscribeAcrossKeys, subscribeAsOwner } from '../../domains/shared/owners';
+import { upstreamCostOf } from '../../field-rules/cost';
+import type { SubscriptionFanOut } from '../../field-rules/per-character';
+import { inputCheckOf, perCharacterOf } from '../../field-rules/per-character';
+import type { InputCheck } from '../../field-rules/per-character';
 
 type Resolve = GraphQLFieldResolver<unknown, GatewayContext>;
 type Subscribe = GraphQLFieldResolver<unknown, SubscriptionContext>;

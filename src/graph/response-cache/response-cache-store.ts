@@ -1,8 +1,8 @@
 import { hash } from 'node:crypto';
 import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { LRUCache } from 'lru-cache';
-import { compactBytes, compactText, compactUtf8, keyBytes } from '../economy';
-import type { CompactJson } from '../economy';
+import { compactBytes, compactText, compactUtf8, keyBytes } from '../../economy';
+import type { CompactJson } from '../../economy';
 
 /** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object), bytes. */
 const ENTRY_OVERHEAD_BYTES = 96;

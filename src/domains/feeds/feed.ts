@@ -5,9 +5,9 @@
  * {@link eventOf}. The poll hub, the relay and the transports (`src/subscriptions/`)
  * run feeds without knowing any domain; this module knows none either.
  */
-import { GatewayError } from '../errors/gateway-error';
-import type { UpstreamSession } from '../economy';
-import type { Endpoint } from '../upstream/endpoints';
+import { GatewayError } from '../../errors/gateway-error';
+import type { UpstreamSession } from '../../economy';
+import type { Endpoint } from '../../upstream/endpoints';
 
 /**
  * One polled upstream resource of one key. The poller keeps the last result and

@@ -1,6 +1,6 @@
 import type { GraphQLFieldResolver, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { getNamedType, isLeafType, isObjectType, responsePathAsArray } from 'graphql';
-import type { GatewayContext } from '../domains/gateway-context';
+import type { GatewayContext } from '../../domains/gateway-context';
 
 /**
  * Notes each field whose result was built from stale data in its operation's accounting

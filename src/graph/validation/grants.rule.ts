@@ -25,9 +25,9 @@
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { GraphQLError, getNamedType, isAbstractType, isInputObjectType, isObjectType, isInterfaceType, Kind, OperationTypeNode, valueFromAST } from 'graphql';
 import type { FieldNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationRule } from 'graphql';
-import { quotedValue } from '../domains/shared/quoted-value';
-import { siteDocumentOfTitle } from '../domains/shared/site-document-titles';
-import type { Grant } from '../vault';
+import { quotedValue } from '../../domains/shared/quoted-value';
+import { siteDocumentOfTitle } from '../../domains/shared/site-document-titles';
+import type { Grant } from '../../vault';
 
 /** The field a subscription watches, for `read:<Type>.<field>` grants. */
 const SUBSCRIPTION_READS: Readonly<Record<string, string>> = {

@@ -27,8 +27,8 @@ import {
 import type { Env } from './settings-readers';
 import { DEFAULT_CONFIG, LOG_LEVELS, SITE_DOCUMENT_ENCODINGS, TRACES_SAMPLERS, TTL_SETTINGS } from './gateway-config';
 import type { CostAssumptions, GatewayConfig, TracingSettings } from './gateway-config';
-import { MAX_OPTION_SLOTS } from './upstream/endpoints';
-import type { CacheKind } from './upstream/endpoints';
+import { MAX_OPTION_SLOTS } from '../upstream/endpoints';
+import type { CacheKind } from '../upstream/endpoints';
 
 /**
  * One setting: its environment variable, the field of {@link GatewayConfig} it fills, how its

@@ -1,7 +1,7 @@
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import { getNamedType, isLeafType, isObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
-import type { ResolverClass } from '../domains';
+import type { ResolverClass } from '../../domains';
 
 type Resolve = GraphQLFieldResolver<unknown, unknown>;
 /** How one parameter of a resolver method is read from graphql's resolver arguments. */

@@ -5,7 +5,7 @@
  * {@link GatewayConfig} (gateway-config.ts, with its defaults, {@link DEFAULT_CONFIG}). Every
  * setting has a default and one entry in {@link SETTINGS} (settings-table.ts), the table
  * `loadConfig` reads and `statev-gateway --help` is generated from, and a row in
- * docs/configuration.md. The readers of the values are in `src/settings-readers.ts`;
+ * docs/configuration.md. The readers of the values are in `src/config/settings-readers.ts`;
  * {@link ConfigError}, what `loadConfig` throws, is exported from here too, as are the
  * configuration's types and defaults and the table: import them from here.
  */

@@ -1,6 +1,6 @@
-import { DEFAULT_CONFIG, TTL_SETTINGS } from '../config';
-import { describeSource } from '../upstream/endpoints';
-import type { Endpoint } from '../upstream/endpoints';
+import { DEFAULT_CONFIG, TTL_SETTINGS } from '../../config';
+import { describeSource } from '../../upstream/endpoints';
+import type { Endpoint } from '../../upstream/endpoints';
 
 /**
  * The standard description suffix of a subscription field: its source, scopes and

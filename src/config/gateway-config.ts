@@ -5,7 +5,7 @@
  * reader of `process.env`. Import these from config.ts.
  */
 import type { RateSetting } from './settings-readers';
-import type { CacheKind } from './upstream/endpoints';
+import type { CacheKind } from '../upstream/endpoints';
 
 /** Every setting of the gateway, with units in the names or the docs. */
 export interface GatewayConfig {

@@ -1,7 +1,7 @@
 /**
  * The readers of setting values: each takes the environment and a variable's name, and
  * returns the value or throws a {@link ConfigError} naming the variable, the value and what
- * is accepted. `src/config.ts` holds the table of settings that uses them (and is the only
+ * is accepted. `src/config/index.ts` holds the table of settings that uses them (and is the only
  * reader of `process.env`: these read the environment they are given).
  */
 import { accessSync, constants as fsConstants, statSync } from 'node:fs';
