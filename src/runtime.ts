@@ -1,10 +1,8 @@
 import { hkdfSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import type { ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
 import type { DestinationStream, Logger } from 'pino';
@@ -15,11 +13,10 @@ import type { GatewayContext, GatewayServices } from './context';
 import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
 import type { EconomyEvents, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
-import { ResponseCacheStore, responseCacheKey } from './graph/response-cache/response-cache-store';
-import { ResponseCacheHits } from './graph/response-cache/response-cache-hits';
+import type { ResponseCacheHits } from './graph/response-cache/response-cache-hits';
+import { responseCachePlugin } from './graph/response-cache/response-cache-plugin';
 import type { ApolloResultPhase } from './pipeline/http-result-phase';
 import { jitExecution } from './graph/execution/jit-executor';
-import { afterLargeLists } from './graph/execution/large-lists';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -295,60 +292,4 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null), domains: { payments } };
   const responseCacheHits = responseCache && !tracing ? { hits: responseCache.hits, response: results.cachedResponse } : null;
   return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments, responseCacheHits };
-}
-
-/**
- * The per-key whole-operation response cache (`@apollo/server-plugin-response-cache`):
- * sessions are hashed keys, entries live no longer than the freshest-expiring upstream
- * answer they were built from, a key's writes invalidate all its entries (its
- * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
- */
-function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
-  const store = new ResponseCacheStore(maxBytes);
-  const hits = new ResponseCacheHits(store);
-  const plugin = ApolloServerPluginResponseCache<GatewayContext>({
-    cache: store,
-    // The query's hash in place of its text: a read hashes a few hundred bytes, not the
-    // document. The plugin reads the key at once: a hit tells the context its data's text.
-    generateCacheKey: (requestContext, data) => {
-      const key = responseCacheKey(requestContext, data);
-      const context = requestContext.contextValue;
-      store.expectRead(key, context);
-      // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
-      // the same request is answered before Apollo next time (src/web/cached-answers.ts).
-      const keyId = context.session.keyId;
-      if (context.responseHitKey !== undefined && keyId !== null && !context.token && !context.owners && !context.serverCredentials && isPrivateRead(data, keyId)) {
-        hits.link(context.responseHitKey, `${RESPONSE_CACHE_PREFIX}${key}`, economy.generation(keyId), requestContext.operationName ?? null);
-      }
-      return key;
-    },
-    // An access token's answers are its own: its grants may shape them.
-    sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
-    // A token over several characters: a write through any of its keys invalidates its entries.
-    extraCacheKeyData: async ({ contextValue }) =>
-      contextValue.owners
-        ? contextValue.owners.parts.map((part) => (part.context.session.keyId ? economy.generation(part.context.session.keyId) : 0)).join(',')
-        : contextValue.session.keyId
-          ? economy.generation(contextValue.session.keyId)
-          : 0,
-    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
-    // Never a response with list-item errors (added by the result phase, after this plugin) or stale data,
-    // nor one larger than an entry may be (the result phase measured its text meanwhile).
-    // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
-    shouldWriteToCache: async ({ contextValue }) => {
-      await afterLargeLists(contextValue, null);
-      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0 && (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes;
-    },
-  });
-  return { plugin, hits };
-}
-
-/** The prefix the response-cache plugin puts before each key it hands its store. */
-const RESPONSE_CACHE_PREFIX = 'fqc:';
-
-/** True when the plugin's key data is a read of the private entry of the session `keyId` (its `sessionMode` 1: private). */
-function isPrivateRead(data: unknown, keyId: string): boolean {
-  if (data === null || typeof data !== 'object') return false;
-  const { sessionId, sessionMode } = data as Record<string, unknown>;
-  return sessionMode === 1 && sessionId === keyId;
 }

@@ -8,7 +8,8 @@ import { Arg, Ctx, ID, Int, Mutation, Query, Resolver, buildSchema, emitSchemaDe
 import { isGatewayError } from '../errors/gateway-error';
 import type { AdminService } from './admin-service';
 import type { ConsoleAuth } from './console-auth';
-import { AccessTokenSummary, AddVaultKeyInput, Alert, AuditEntry, CreateAccessTokenInput, CreateAlertInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
+import { AccessTokenSummary, AddVaultKeyInput, AuditEntry, CreateAccessTokenInput, CreatedAccessToken, Delivery, KeyBudget, VaultCharacter } from './admin-types';
+import { Alert, CreateAlertInput } from './alert-types';
 import { CacheSummary } from './overview-types';
 import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
 

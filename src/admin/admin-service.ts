@@ -12,73 +12,23 @@ import type { PaymentStore } from '../domains/payments/payment-request.store';
 import type { AlertOutbox } from '../alerts/alert-outbox';
 import { GatewayError } from '../errors/gateway-error';
 import { elideUrl } from '../upstream/outbound-url';
-import { MasterKeys, Vault, VaultKeyError, VaultUsageError } from '../vault';
+import { MasterKeys, Vault } from '../vault';
 import type { VaultStorage } from '../vault';
-import type { TokenSummary } from '../vault/vault';
 import { openKey, parseDocument } from '../vault/vault-document';
 import { AlertRules } from '../alerts/alert-admin';
-import type { AlertRuleView } from '../alerts/alert-admin';
 import type { AlertWatcher } from '../alerts';
 import type { HostResolver } from '../upstream/outbound-url';
 import type { ConsoleAuth } from './console-auth';
-import { AccessTokenSummary, Alert, AlertKind, AlertTargetKind, AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
-import type { AddVaultKeyInput, CreateAccessTokenInput, CreateAlertInput } from './admin-types';
+import { AuditEntry, CreatedAccessToken, Delivery, DeliveryStatus, KeyBudget, VaultCharacter } from './admin-types';
+import type { AccessTokenSummary, AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
+import type { Alert } from './alert-types';
+import type { CreateAlertInput } from './alert-types';
+import { MAX_FIRST, bounded, checkFactoryGrants, checkedKeyInput, checkedTokenInput, vaultCall } from './admin-inputs';
+import { alertOf, summary } from './admin-records';
 import { BudgetHistory } from './budget-history';
 import type { BudgetPoint } from './budget-history';
 import { BudgetSample, CacheSummary } from './overview-types';
 import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
-
-/** Most entries `deliveries` and `auditLog` return. */
-export const MAX_FIRST = 200;
-
-const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** A duration like `30d` in ms, or NaN (as the CLI's `--expires-in`). */
-function durationMs(text: string): number {
-  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
-  return match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? Number.NaN) : Number.NaN;
-}
-
-/** A browser origin (`scheme://host[:port]`), or null. */
-function browserOrigin(text: string): string | null {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '') ? url.origin : null;
-  } catch {
-    return null;
-  }
-}
-
-function bounded(first: number | null | undefined): number {
-  const value = first ?? 50;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_FIRST) throw new GatewayError('BAD_USER_INPUT', `first must be 1..${MAX_FIRST}.`, { argument: 'first' });
-  return value;
-}
-
-function summary(token: TokenSummary): AccessTokenSummary {
-  return Object.assign(new AccessTokenSummary(), {
-    id: token.id,
-    characters: [...token.characters],
-    grants: [...token.grants],
-    createdAt: token.createdAt,
-    expiresAt: token.expiresAt,
-    revokedAt: token.revokedAt,
-    lastUsedAt: token.lastUsedAt,
-    origin: token.origin,
-    budgetShare: token.budgetShare,
-  });
-}
-
-/** The vault's refusals as client errors (their messages name no key or secret). */
-async function vaultCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof VaultUsageError) throw new GatewayError('BAD_USER_INPUT', error.message);
-    if (error instanceof VaultKeyError) throw new GatewayError('INTERNAL_SERVER_ERROR', 'The vault does not open with VAULT_MASTER_KEY.');
-    throw error;
-  }
-}
 
 /** What the service needs. */
 export interface AdminServiceParts {
@@ -108,11 +58,6 @@ export interface AdminServiceParts {
   readonly resolve?: HostResolver;
   /** The upstream-answer cache's lookups since the start (the gateway's metrics); absent: all 0. */
   readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
-}
-
-/** An alert rule as the graph's type. */
-function alertOf(view: AlertRuleView): Alert {
-  return Object.assign(new Alert(), { ...view, kind: AlertKind[view.kind], target: AlertTargetKind[view.target] });
 }
 
 /** The administration graph's operations. One per gateway. */
@@ -319,12 +264,7 @@ export class AdminService {
    * @throws GatewayError `BAD_USER_INPUT` for a bad name or key, before any upstream request
    */
   async addVaultKey(input: AddVaultKeyInput): Promise<VaultCharacter> {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(input.name)) {
-      throw new GatewayError('BAD_USER_INPUT', `The key name "${input.name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, { argument: 'input.name' });
-    }
-    const apiKey = input.key.trim();
-    if (apiKey === '' || /\s/.test(apiKey)) throw new GatewayError('BAD_USER_INPUT', 'The API key is empty or has spaces.', { argument: 'input.key' });
-    const secret = input.secret?.trim() ? input.secret.trim() : null;
+    const { apiKey, secret } = checkedKeyInput(input);
     const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret), true);
     const factories = await fetchFactoryList(session);
     const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
@@ -349,30 +289,8 @@ export class AdminService {
    * @throws GatewayError `BAD_USER_INPUT` for an unknown character, bad grant, lifetime, origin or share, or a company not owned
    */
   async createAccessToken(input: CreateAccessTokenInput): Promise<CreatedAccessToken> {
-    const expiresInMs = durationMs(input.expiresIn);
-    if (Number.isNaN(expiresInMs)) throw new GatewayError('BAD_USER_INPUT', 'expiresIn must be a number and s, m, h, d or w, e.g. 30d.', { argument: 'input.expiresIn' });
-    let origin: string | null = null;
-    if (input.origin !== undefined && input.origin !== null) {
-      origin = browserOrigin(input.origin);
-      if (!origin) throw new GatewayError('BAD_USER_INPUT', `origin "${input.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`, { argument: 'input.origin' });
-    }
-    if (input.budgetShare !== undefined && input.budgetShare !== null && input.budgetShare < 1) {
-      throw new GatewayError('BAD_USER_INPUT', 'budgetShare must be a whole number of requests per window, 1 or more.', { argument: 'input.budgetShare' });
-    }
-    for (const grant of input.grants) {
-      const factory = /^factory:(.+)$/.exec(grant)?.[1];
-      if (factory === undefined) continue;
-      const owners = await Promise.all(input.characters.map(async (name) => ({ name, factories: await this.parts.auth.factoriesOf(name) })));
-      if (owners.some((owner) => owner.factories?.includes(factory))) continue;
-      const unknown = owners.filter((owner) => owner.factories === null).map((owner) => owner.name);
-      throw new GatewayError(
-        'BAD_USER_INPUT',
-        unknown.length > 0
-          ? `The grant "${grant}": the gateway does not know which companies ${unknown.join(', ')} owns (their keys were added with the command line). Add the key again with addVaultKey (one upstream check), or create this token with statev-gateway tokens create.`
-          : `The grant "${grant}" names a company that ${input.characters.join(', ')} does not own.`,
-        { argument: 'input.grants' },
-      );
-    }
+    const { expiresInMs, origin } = checkedTokenInput(input);
+    await checkFactoryGrants(input, (name) => this.parts.auth.factoriesOf(name));
     const created = await vaultCall(() =>
       this.vault.createToken({ characters: input.characters, grants: input.grants, expiresInMs, origin, budgetShare: input.budgetShare ?? null }),
     );

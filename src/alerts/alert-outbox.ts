@@ -27,65 +27,17 @@ import { createHash } from 'node:crypto';
 import type { GatewayConfig } from '../config';
 import { MasterKeys, RecordMac } from '../vault';
 import { newDataKey, open, seal } from '../vault/envelope';
-import type { WrappedKey } from '../vault/envelope';
 import { DELIVERY_WINDOW_MS, DeliveryLanes, retryDelayMs, signedWebhookHeaders } from '../upstream/delivery-lanes';
 import { elideUrl } from '../upstream/outbound-url';
 import { webhookPoster } from '../upstream/webhook-post';
 import type { WebhookAnswer, WebhookPoster } from '../upstream/webhook-post';
+import { outcome, view } from './alert-delivery';
+import type { AlertDeliveryRecord, AlertDeliveryStatus, AlertDeliveryView } from './alert-delivery';
 import type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
 import { alertOutboxStore } from './alert-outbox.store';
 import type { AlertOutboxStore } from './alert-outbox.store';
 import { alertWebhookBody } from './alert-webhook-body';
 import { discordBody } from './discord-body';
-
-/** Where a delivery stands. */
-export type AlertDeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
-
-/** One delivery as stored (times in ms since the epoch); its MAC is stored beside it. */
-interface AlertDeliveryRecord {
-  /** The event's id: the delivery's id and the `webhook-id`. */
-  readonly id: string;
-  readonly ruleId: string;
-  readonly kind: AlertTarget['kind'];
-  /** The endpoint's lane: a hash of its URL. */
-  readonly lane: string;
-  /** The URL with its secret part elided. */
-  readonly url: string;
-  /** The target (URL and secret), sealed. */
-  readonly target: { readonly dataKey: WrappedKey; readonly box: string };
-  /** The body. */
-  readonly payload: string;
-  readonly status: AlertDeliveryStatus;
-  readonly attempts: number;
-  readonly lastStatusCode: number | null;
-  /** Why the last attempt had no status (a refused URL, a timeout), or null. Never the URL. */
-  readonly lastProblem: string | null;
-  readonly createdAt: number;
-  /** When the 24 h of attempts began (enqueue, or the last `redeliver`). */
-  readonly windowFrom: number;
-  readonly nextAt: number | null;
-  readonly lastAttemptAt: number | null;
-}
-
-/** A delivery as the administration graph lists it (no secret). */
-export interface AlertDeliveryView {
-  /** The event's id (the `webhook-id`). */
-  readonly id: string;
-  /** `alert:<ruleId>`. */
-  readonly source: string;
-  /** The URL, its secret part an ellipsis. */
-  readonly url: string;
-  /** Where it stands. */
-  readonly status: AlertDeliveryStatus;
-  /** Attempts made so far. */
-  readonly attempts: number;
-  /** The last attempt's HTTP status, or null. */
-  readonly lastStatusCode: number | null;
-  /** When the next attempt is due, or null (DELIVERED, FAILED). */
-  readonly nextAttemptAt: Date | null;
-  /** When it was enqueued. */
-  readonly createdAt: Date;
-}
 
 /** The MAC kind of a stored delivery. */
 const RECORD_KIND = 'alert-delivery';
@@ -306,27 +258,6 @@ export class AlertOutbox implements AlertSink {
   private report(error: unknown): void {
     this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
   }
-}
-
-/** What an answer means: DELIVERED (2xx), FAILED (a refused URL; a Discord 4xx other than 429) or RETRY. */
-function outcome(kind: AlertTarget['kind'], answer: WebhookAnswer): AlertDeliveryStatus | 'RETRY' {
-  if (answer.status >= 200 && answer.status < 300) return 'DELIVERED';
-  if (answer.status === 0 && answer.problem?.startsWith('refused')) return 'FAILED';
-  if (kind === 'DISCORD' && answer.status >= 400 && answer.status < 500 && answer.status !== 429) return 'FAILED';
-  return 'RETRY';
-}
-
-function view(record: AlertDeliveryRecord): AlertDeliveryView {
-  return {
-    id: record.id,
-    source: `alert:${record.ruleId}`,
-    url: record.url,
-    status: record.status,
-    attempts: record.attempts,
-    lastStatusCode: record.lastStatusCode,
-    nextAttemptAt: record.nextAt === null ? null : new Date(record.nextAt),
-    createdAt: new Date(record.createdAt),
-  };
 }
 
 /** What {@link createAlertOutbox} reads of the configuration. */

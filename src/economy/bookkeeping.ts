@@ -3,7 +3,7 @@ import type { BackgroundWork } from './background-work';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';
 import type { EconomyCaller, EconomyEvents, UpstreamRequestEvent } from './economy-types';
-import type { FlightTrace } from './upstream-fetch';
+import type { FlightTrace } from './flight';
 
 /**
  * What the economy notes about each answer it serves: the operation's counts and ages

@@ -10,14 +10,13 @@ import type { UpstreamCache } from './cache/upstream-cache';
 import type { InFlight } from './coalescing/in-flight';
 import { reply } from './economy-types';
 import type { EconomyCaller, EconomyEvents, UpstreamReply } from './economy-types';
+import { awaitFlight, flightOf } from './flight';
 import type { Invalidation } from './invalidation/invalidation';
-import { awaitJoined } from './queue/joined-wait';
-import type { UpstreamPriority } from './queue/priority';
 import { QueueTicket } from './queue/queue-ticket';
 import type { RefreshTask } from './refresh-ahead/refresh-ahead';
 import type { SharedState } from './shared-state/shared-state';
 import { staleReason, staleStandIn } from './stale-fallback/stale-fallback';
-import type { Flight, UpstreamFetch } from './upstream-fetch';
+import type { UpstreamFetch } from './upstream-fetch';
 
 /** The economy's parts a read goes through. */
 export interface ReadPathParts {
@@ -130,7 +129,7 @@ export class ReadPath {
 
     let entry: CacheEntry;
     try {
-      entry = await this.wait(caller, endpoint, flight, ticket, servable ? 'stale' : priority, joined || servable);
+      entry = await awaitFlight(this.parts, caller, endpoint, flight, ticket, servable ? 'stale' : priority, joined || servable);
     } catch (error) {
       if (!servable) this.parts.background.noteMissed(caller, endpoint, params, key, error);
       const reason = staleReason(error);
@@ -148,22 +147,6 @@ export class ReadPath {
     this.parts.notes.served(caller, endpoint, key, entry);
     this.parts.notes.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
     return reply(entry, null);
-  }
-
-  /**
-   * How a caller waits for a flight: a write, a view or a stale refresh raises a joined
-   * flight to its own priority; a view waits while the flight is queued at most its
-   * patience, and a view holding stale data not at all once the budget makes the flight
-   * wait (it answers with the stale data; the flight goes on).
-   */
-  private wait(caller: EconomyCaller, endpoint: Endpoint, flight: Promise<CacheEntry>, ticket: QueueTicket, priority: UpstreamPriority, watch: boolean): Promise<CacheEntry> {
-    if (!watch || (priority !== 'operation' && priority !== 'stale')) {
-      if (priority === 'write') ticket.raise(priority);
-      return flight;
-    }
-    const onRateLimited = (): void => this.parts.events.rateLimited?.('budget');
-    const patienceMs = priority === 'stale' ? 0 : (caller.patienceMs ?? this.parts.patienceMs);
-    return awaitJoined(flight, ticket, endpoint, { priority, patienceMs, untilPlanned: priority === 'stale', now: this.parts.now, onRateLimited });
   }
 
   /**
@@ -191,9 +174,4 @@ export class ReadPath {
     const ticket = new QueueTicket('background');
     return this.parts.inflight.join(task.key, () => this.parts.upstream.load(flightOf(caller, task.endpoint, task.path, task.key, ticket)), ticket).flight;
   }
-}
-
-/** A new flight of `caller`, its trace empty. */
-function flightOf(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Flight {
-  return { caller, endpoint, path, key, ticket, trace: { source: 'upstream', budgetWaitMs: 0, retries: 0 } };
 }

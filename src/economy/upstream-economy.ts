@@ -7,7 +7,7 @@ import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, EntryS
 import type { InvalidationListener } from './invalidation/invalidation';
 import { economyParts } from './economy-parts';
 import type { EconomyParts } from './economy-parts';
-import type { FlightTrace, WrittenResource } from './upstream-fetch';
+import type { FlightTrace, WrittenResource } from './flight';
 export type { UpstreamReply } from './economy-types'; // where the subscription poller imports it from
 
 /**

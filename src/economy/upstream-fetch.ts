@@ -1,7 +1,7 @@
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
 import { buildPath } from '../upstream/endpoints';
-import type { Endpoint, PathParams } from '../upstream/endpoints';
+import type { Endpoint } from '../upstream/endpoints';
 import type { KeyBudget } from './budget/key-budget';
 import { LimitExceeded, rateLimited } from './limit-exceeded';
 import { cacheKey, failureOf } from './cache/cache-entry';
@@ -10,6 +10,7 @@ import type { Freshness } from './cache/freshness';
 import type { UpstreamCache } from './cache/upstream-cache';
 import { loadAcrossReplicas } from './coalescing/replica-coalescing';
 import type { EconomyCaller, EconomyEvents, EntryStoredListener } from './economy-types';
+import type { Flight, FlightTrace, WrittenResource } from './flight';
 import type { UpstreamPriority } from './queue/priority';
 import type { QueueTicket } from './queue/queue-ticket';
 import { withOneRetry } from './retry/retry';
@@ -17,42 +18,6 @@ import type { SharedState } from './shared-state/shared-state';
 
 /** 4xx answers that are the upstream's final word on a request: cached like a body. */
 const DEFINITIVE_STATUSES = new Set([400, 401, 403, 404]);
-
-/** What one flight learned on its way (for `EconomyEvents.upstreamRequest`). */
-export interface FlightTrace {
-  /** Where the answer came from: the upstream, the replicas' shared cache, or another replica's flight. */
-  source: 'upstream' | 'shared' | 'replica';
-  /** Time spent waiting for the key's budget and a slot, ms (all attempts). */
-  budgetWaitMs: number;
-  /** Retries sent after the first attempt. */
-  retries: number;
-}
-
-/** What a GET of a written resource answers after the write, when the writer knows it. */
-export interface WrittenResource {
-  /** The GET that reads the written resource back. */
-  endpoint: Endpoint;
-  /** Its path parameters. */
-  params: PathParams;
-  /** Its answer body after the write. */
-  body: unknown;
-}
-
-/** One GET on its way to the upstream: who started it, where to, and its queue ticket. */
-export interface Flight {
-  /** The caller that started it (its accounting pays for the requests). */
-  caller: EconomyCaller;
-  /** The endpoint and the path with its parameters. */
-  endpoint: Endpoint;
-  /** The path with its parameters. */
-  path: string;
-  /** The cache key (hashed key and path). */
-  key: string;
-  /** The flight's place in the key's queue (callers joining it may raise its priority). */
-  ticket: QueueTicket;
-  /** Filled in on the way. */
-  trace: FlightTrace;
-}
 
 /** The parts {@link UpstreamFetch} works with (the economy's). */
 export interface UpstreamFetchParts {

@@ -2,7 +2,7 @@ import { OperationAccounting } from './accounting';
 import type { StaleInfo } from './accounting';
 import type { EconomyCaller, ReadResource, UpstreamReply } from './economy-types';
 import type { UpstreamEconomy } from './upstream-economy';
-import type { WrittenResource } from './upstream-fetch';
+import type { WrittenResource } from './flight';
 import type { ProcessWriteLocks, WriteLockOutcome } from './write-lock';
 import type { UpstreamPriority } from './queue/priority';
 import { missingKeyError } from '../errors/gateway-error';

@@ -121,9 +121,9 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
             {
               transport: 'http',
               result: response.body.singleResult,
-              // A refusal (parse, validation, an `operation` step) executed nothing: no execution
-              // extensions, as on every transport (see `RequestPipeline.refuse`).
-              execution: executed || responseCacheAgeSeconds !== null ? contextValue : null,
+              // A refusal Apollo answers (parse, validation, an `operation` step) carries
+              // extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
+              execution: contextValue,
               delivery: contextValue,
               responseCacheAgeSeconds,
               serialize: responseCacheAgeSeconds !== null && dataText !== undefined ? (result) => cachedText(result, dataText) : apolloText,

@@ -3,128 +3,37 @@
  * gateway (with the public-site policy, built once too), shared by HTTP, graphql-ws and
  * graphql-sse.
  */
-import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import type { DocumentNode, GraphQLFormattedError, GraphQLSchema, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
+import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import { upstreamCostEstimator } from '../field-rules/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
 import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential } from './credential';
-import type { KeyInUse } from './key-in-use';
 import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters } from './public-site';
 import { httpResultPhase } from './http-result-phase';
 import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
+import type { Admission, ApolloPipelineOptions, Prepared, RefusalAnswer, RefusalOwner, RefusalResult, RequestFacts, StepListener } from './pipeline-types';
 import { runResultSteps } from './result-steps';
-import type { DeliveryContext, OutgoingResult, ResultEnvironment, ResultPhase, ResultReport, ResultState } from './result-steps';
+import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { ActiveToken, TokenResolver } from '../vault';
-import { clientError, refusalError } from './refusals';
+import { clientError, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
 import type { StepName } from './steps';
 import { PHASES } from './step-types';
 import type { OperationState, PipelineSettings, RequestState, Step, StepEnvironment, Transport } from './step-types';
 
+/** The pipeline's answers, named for its callers (their shapes live in pipeline-types.ts). */
+export type { Prepared, RefusalAnswer, RefusalResult, RequestFacts } from './pipeline-types';
+
 /** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (estimated from their query text). */
 const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
 /** A parsed document's heap per character of its query text, roughly (its AST with locations). */
 const DOCUMENT_BYTES_PER_CHARACTER = 16;
-
-/** What the `request` phase decided for an HTTP request. */
-export type Admission =
-  | {
-      /** Go on: Apollo runs the rest of the pipeline. */
-      readonly kind: 'run';
-      /** What Apollo is given (a trusted document's text in place of its hash). */
-      readonly parameters: RequestParameters;
-      /** The key it runs with (the caller's, the site's, an access token's), resolved and hashed once, or null for none. */
-      readonly key: KeyInUse | null;
-    }
-  | {
-      /** Answer the refusal, run nothing. */
-      readonly kind: 'refused';
-      /** The step that refused. */
-      readonly step: StepName;
-      /** The refusal, with its HTTP status. */
-      readonly refusal: Refusal;
-    };
-
-/** What the whole pipeline decided for an operation of a streaming transport. */
-export type Prepared =
-  | {
-      /** Execute it. */
-      readonly kind: 'run';
-      /** The parsed, validated document. */
-      readonly document: DocumentNode;
-      /** The operation to run, when the request named one. */
-      readonly operationName: string | undefined;
-      /** The operation the document runs (its type: query, mutation or subscription). */
-      readonly operation: OperationDefinitionNode;
-      /** The variables the operation declares. */
-      readonly variables: Record<string, unknown> | undefined;
-      /** The key it runs with (the caller's, the site's, an access token's), resolved and hashed once, or null for none. */
-      readonly key: KeyInUse | null;
-    }
-  | {
-      /** Refused before execution. */
-      readonly kind: 'refused';
-      /** The step that refused (for graphql-js validation errors, which all rules report together: the first `validate` step). */
-      readonly step: StepName;
-      /** The errors for the client (codes set, no `http` extension); {@link RequestPipeline.refuse} writes them. */
-      readonly errors: GraphQLError[];
-      /** The `request` step's refusal (its HTTP status and headers), when a `request` step refused. */
-      readonly refusal?: Refusal;
-    };
-
-/** What a transport knows of a request beside its parameters and key, for the `request` steps (see {@link RequestState}). */
-export type RequestFacts = Pick<RequestState, 'bodyBytes' | 'batch' | 'operations' | 'admitSubscription'>;
-
-/** A refusal's payload: its errors as the client receives them. */
-export interface RefusalResult {
-  /** The errors, after the result phase's `delivery` steps. */
-  readonly errors: readonly GraphQLFormattedError[];
-}
-
-/** A refusal as every transport writes it (see {@link RequestPipeline.refuse}); the framing is the transport's. */
-export interface RefusalAnswer {
-  /** HTTP status (over HTTP, and over graphql-sse before its stream starts); 400 for errors of a later phase. */
-  readonly status: number;
-  /** HTTP headers beside the content type (e.g. `WWW-Authenticate`). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The payload `{errors}`: the same on every transport, byte for byte. */
-  readonly result: RefusalResult;
-  /** Its JSON text (over HTTP, a refused batch's is an array of copies). */
-  readonly text: string;
-}
-
-/** Whose refusal it is: its key (for the redaction) or the operation's context, and the operation's report. */
-export interface RefusalOwner {
-  /** The key as the transport read it. */
-  readonly credential?: Credential;
-  /** The operation's context, when it has one (its key and secret are redacted). */
-  readonly delivery?: DeliveryContext | null;
-  /** The operation's report (metrics, log line, span). */
-  readonly report?: (report: ResultReport<OutgoingResult>) => void;
-}
-
-/** Refusals of the streaming transports' `parse` and `operation-shape` checks, built once. */
-const NO_QUERY: Refusal = { code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 };
-const UNNAMED_OPERATION: Refusal = { code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 };
-
-/** Called with each step the pipeline runs itself (tests count the work a request caused). */
-export type StepListener = (step: StepName, transport: Transport) => void;
-
-/** What Apollo Server is given to run the `parse`, `validate` and `operation` phases over HTTP. */
-export interface ApolloPipelineOptions<TContext extends BaseContext> {
-  /** Apollo's `parseOptions`: the `parse` step's token limit. */
-  readonly parseOptions: ParseOptions;
-  /** Apollo's `validationRules`: every `validate` step's rules, in order (Apollo adds `specifiedRules`). */
-  readonly validationRules: ValidationRule[];
-  /** One plugin running every `operation` step, in order, once the operation is known. */
-  readonly plugin: ApolloServerPlugin<TContext>;
-}
 
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };

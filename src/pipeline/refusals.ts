@@ -67,6 +67,12 @@ export const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
   },
 };
 
+/** The refusal of a streaming operation without a query (the `parse` check of graphql-ws and graphql-sse), built once. */
+export const NO_QUERY: Refusal = { code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 };
+
+/** The refusal of a streaming operation whose document has no operation by the name it gave, or several and no name (`operation-shape`), built once. */
+export const UNNAMED_OPERATION: Refusal = { code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 };
+
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 export const TOKEN_REFUSED = Object.fromEntries(
   (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((reason): [TokenRefusal, Refusal] => [

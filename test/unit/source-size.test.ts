@@ -12,7 +12,7 @@ const ECONOMY_LIMIT = 250;
 const LIMIT = 400;
 
 /** Data, not code: tables that are long because the data is. */
-const DATA_TABLES = new Set(['src/simulator/fixtures.ts']);
+const DATA_TABLES = new Set(['src/simulator/fixtures.ts', 'src/config/settings-table.ts']);
 
 /**
  * Over the limit today, split next (they belong to work in progress elsewhere): the file and

@@ -4,9 +4,7 @@
  * and how transfers are counted). Replicas share Redis instead (payment-request.redis-store.ts).
  */
 import { EventEmitter } from 'node:events';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { writePrivateFile } from '../../vault/storage';
+import { PaymentJournal } from './payment-request.journal';
 import { MARKS_KEPT, NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, addTo, isOpen, removeFrom, unsign } from './payment-request.store';
 import type { AccountState, DueRequest, JournalLine, OutboxEntry, PaymentStore, PaymentStoreOptions, Signed, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
 
@@ -15,9 +13,8 @@ const SEEN_KEPT = 2000;
 
 /**
  * The store in one file for one gateway process: held in memory with its indexes, each
- * change appended to the file as one JSON line (serialised; mode 0600), compacted from memory
- * once the file holds more than twice the live records (see the module comment). Replicas
- * share Redis instead.
+ * change appended to the file as one JSON line, compacted from memory once the file holds
+ * more than twice the live records (payment-request.journal.ts). Replicas share Redis instead.
  */
 export class FilePaymentStore implements PaymentStore {
   private readonly requests = new Map<string, Map<string, StoredRequest>>();
@@ -35,12 +32,8 @@ export class FilePaymentStore implements PaymentStore {
   private readonly unmatchedLists = new Map<string, StoredTransfer[]>();
   private readonly accounts = new Map<string, AccountState>();
   private readonly outboxEntries = new Map<string, Signed<OutboxEntry>>();
-  /** Lines whose record was refused: kept as they are, through compactions. */
-  private readonly refusedLines: string[] = [];
   private readonly seal: RecordSeal;
-  private writing: Promise<void> = Promise.resolve();
-  private lines = 0;
-  private compacting = false;
+  private readonly journal: PaymentJournal | null;
   private readonly events = new EventEmitter();
 
   private constructor(
@@ -48,6 +41,8 @@ export class FilePaymentStore implements PaymentStore {
     private readonly options: PaymentStoreOptions,
   ) {
     this.seal = new RecordSeal(options);
+    const memory = { liveRecords: () => this.liveRecords(), snapshot: () => [this.requestLines(), this.otherLines()] };
+    this.journal = path === null ? null : new PaymentJournal(path, memory);
   }
 
   /**
@@ -60,31 +55,12 @@ export class FilePaymentStore implements PaymentStore {
    */
   static async open(path: string | null, options: PaymentStoreOptions): Promise<FilePaymentStore> {
     const store = new FilePaymentStore(path, options);
-    if (path === null) return store;
-    let text = '';
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-      await mkdir(dirname(path), { recursive: true, mode: 0o700 }); // a first start: its folder too
-    }
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      store.lines += 1;
-      if (!store.replay(line)) store.refusedLines.push(line);
-    }
+    await store.journal?.replay((line) => store.replay(line), options.onRefused);
     return store;
   }
 
-  /** Applies one journal line; false when it does not parse or its record is refused. */
-  private replay(text: string): boolean {
-    let line: JournalLine;
-    try {
-      line = JSON.parse(text) as JournalLine;
-    } catch {
-      this.options.onRefused?.('a line of the payments file that does not parse');
-      return false;
-    }
+  /** Applies one journal line; false when its record is refused. */
+  private replay(line: JournalLine): boolean {
     switch (line.op) {
       case 'request': {
         const request = this.seal.open<StoredRequest>(REQUEST_MAC, line.v, `${String(line.v?.reference)}`);
@@ -249,12 +225,12 @@ export class FilePaymentStore implements PaymentStore {
 
   /** Waits for the last write. */
   async close(): Promise<void> {
-    await this.writing;
+    await this.journal?.close();
   }
 
   /** Live records the file would hold after a compaction. */
   private liveRecords(): number {
-    let count = this.outboxEntries.size + this.accounts.size + this.refusedLines.length;
+    let count = this.outboxEntries.size + this.accounts.size;
     for (const mine of this.requests.values()) count += mine.size;
     for (const ids of this.seen.values()) count += ids.size;
     for (const list of this.unmatchedLists.values()) count += list.length;
@@ -346,55 +322,31 @@ export class FilePaymentStore implements PaymentStore {
     list.splice(UNMATCHED_KEPT);
   }
 
-  /** Appends the lines of one change (serialised), and compacts when the file holds more than twice the live records. */
+  /** Appends the lines of one change to the file (none in memory only). */
   private write(lines: readonly JournalLine[]): Promise<void> {
-    const path = this.path;
-    if (path === null || lines.length === 0) return Promise.resolve();
-    const text = lines.map((line) => `${JSON.stringify(line)}\n`).join('');
-    this.lines += lines.length;
-    this.writing = this.writing.catch(() => undefined).then(() => appendFile(path, text, { mode: 0o600 })); // a failed write fails its own change only
-    if (!this.compacting && this.lines > Math.max(1000, 2 * this.liveRecords())) {
-      this.compacting = true;
-      this.writing = this.writing.then(() => this.compact(path)).finally(() => (this.compacting = false));
-    }
-    return this.writing;
+    return this.journal?.append(lines) ?? Promise.resolve();
   }
 
-  /**
-   * Rewrites the file from memory (runs in the write queue, so no append is lost): the text
-   * is built in slices of a few hundred records with a turn of the event loop between them,
-   * so a large store never holds the loop long.
-   */
-  private async compact(path: string): Promise<void> {
-    const parts: string[] = [...this.refusedLines.map((line) => `${line}\n`)];
-    const slice = async (lines: Iterable<JournalLine>): Promise<void> => {
-      let batch = 0;
-      for (const line of lines) {
-        parts.push(`${JSON.stringify(line)}\n`);
-        batch += 1;
-        if (batch % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+  /** The requests' lines, for a compaction: closed first, in closing order, so that replaying prunes nothing still kept. */
+  private *requestLines(): Generator<JournalLine> {
+    for (const [company, refs] of this.closedByCompany) {
+      const mine = this.requests.get(company.slice(0, company.lastIndexOf('|')));
+      for (const ref of refs) {
+        const request = mine?.get(ref);
+        if (request) yield { op: 'request', v: this.seal.sign(REQUEST_MAC, request) };
       }
-    };
-    const requests = function* (store: FilePaymentStore): Generator<JournalLine> {
-      // Closed first, in closing order, so that replaying prunes nothing that is still kept.
-      for (const [company, refs] of store.closedByCompany) {
-        const mine = store.requests.get(company.slice(0, company.lastIndexOf('|')));
-        for (const ref of refs) {
-          const request = mine?.get(ref);
-          if (request) yield { op: 'request', v: store.seal.sign(REQUEST_MAC, request) };
-        }
-      }
-      for (const mine of store.requests.values()) for (const request of mine.values()) if (isOpen(request.status)) yield { op: 'request', v: store.seal.sign(REQUEST_MAC, request) };
-    };
-    await slice(requests(this));
-    await slice((function* (store: FilePaymentStore): Generator<JournalLine> {
-      for (const [key, ids] of store.seen) for (const [fp, n] of ids) yield { op: 'seen', key, fp, n };
-      for (const key of store.marks) yield { op: 'mark', key };
-      for (const [key, list] of store.unmatchedLists) for (const v of [...list].reverse()) yield { op: 'unmatched', key, v };
-      for (const [key, v] of store.accounts) yield { op: 'account', key, v };
-      for (const v of store.outboxEntries.values()) yield { op: 'outbox', v };
-    })(this));
-    this.lines = parts.length;
-    await writePrivateFile(path, parts.join(''));
+    }
+    for (const mine of this.requests.values())
+      for (const request of mine.values())
+        if (isOpen(request.status)) yield { op: 'request', v: this.seal.sign(REQUEST_MAC, request) };
+  }
+
+  /** The other records' lines, for a compaction. */
+  private *otherLines(): Generator<JournalLine> {
+    for (const [key, ids] of this.seen) for (const [fp, n] of ids) yield { op: 'seen', key, fp, n };
+    for (const key of this.marks) yield { op: 'mark', key };
+    for (const [key, list] of this.unmatchedLists) for (const v of [...list].reverse()) yield { op: 'unmatched', key, v };
+    for (const [key, v] of this.accounts) yield { op: 'account', key, v };
+    for (const v of this.outboxEntries.values()) yield { op: 'outbox', v };
   }
 }

@@ -14,16 +14,16 @@ import type { UpstreamSession } from '../../economy';
 import { GatewayError } from '../../errors/gateway-error';
 import type { Feed } from '../feeds/feed';
 import { transactionsFeed } from '../bank-accounts/bank-account.subscription';
-import { fetchFactoryTransactions } from '../factories/factories.api';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
-import { expired, incomingOccurrences, referencesIn, requestFor, withTransfer } from './payment-request.matching';
-import type { Occurrence } from './payment-request.matching';
-import { MAX_SKIP, OPEN_REQUESTS_MAX, PAGE, VISIBLE_WINDOW } from './payment-desk.types';
+import { expired } from './payment-request.matching';
+import { OPEN_REQUESTS_MAX, VISIBLE_WINDOW } from './payment-desk.types';
 import type { AccountPolling, NewRequest, PaymentCaller, PaymentDeskOptions, PaymentWarning } from './payment-desk.types';
 import { isOpen } from './payment-request.store';
-import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import type { OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
+import { matchPage } from './payment-request.page-matching';
+import type { PageMatching } from './payment-request.page-matching';
 import { PaymentStatus } from './payment-request.type';
 
 /** Expiries handled per sweep (a second apart): a backlog is worked off over a few sweeps, never in one long turn. */
@@ -262,67 +262,11 @@ export class PaymentDesk {
     return due;
   }
 
-  /**
-   * Matches one poll of an account, in its jobs: read the window of transfers the poll can
-   * see ({@link window}), read the requests they may pay once ({@link candidates}), count each
-   * new occurrence ({@link count}), and stop watching an account left without open requests.
-   */
+  /** Matches one poll of an account ({@link matchPage}), and stops watching an account left without open requests. */
   private async match(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
-    const { transactions, state } = await this.window(owner, bankAccountId, page, session);
-    const transfers = incomingOccurrences(transactions, vban);
-    const requests = await this.candidates(owner, bankAccountId, transfers);
-    await this.count(owner, bankAccountId, transfers, requests, state);
+    const desk: PageMatching = { store: this.store, now: this.now, outboxFor: this.outboxFor };
+    await matchPage(desk, owner, bankAccountId, vban, page, session);
     if ((await this.store.openCount(owner, 'account', bankAccountId)) === 0) await this.release(owner, bankAccountId);
-  }
-
-  /**
-   * The transactions a poll can see: its page and, when the page shows that more arrived
-   * since the last poll than it holds, the further pages up to skip 200; notes an overrun
-   * (more arrived than the window shows) and the account's new total.
-   */
-  private async window(owner: string, bankAccountId: string, page: TransactionPage, session: UpstreamSession | null): Promise<{ transactions: TransactionPage['transactions']; state: AccountState }> {
-    const state = await this.store.account(owner, bankAccountId);
-    const transactions = [...page.transactions];
-    const arrived = state.lastTotal === null ? 0 : page.totalTransactions - state.lastTotal;
-    if (session && arrived > page.transactions.length) {
-      for (let skip = PAGE; skip <= MAX_SKIP && skip < arrived; skip += PAGE) {
-        const more = await fetchFactoryTransactions(session, { id: bankAccountId, limit: PAGE, skip });
-        transactions.push(...more.transactions);
-        if (more.transactions.length < PAGE) break;
-      }
-    }
-    const next: AccountState = { ...state, lastTotal: page.totalTransactions, overrunAt: arrived > VISIBLE_WINDOW ? this.now() : state.overrunAt };
-    await this.store.setAccount(owner, bankAccountId, next);
-    return { transactions, state: next };
-  }
-
-  /** The requests on the account the transfers' references name, read from the store once per poll (by reference, never every request). */
-  private async candidates(owner: string, bankAccountId: string, transfers: readonly Occurrence[]): Promise<Map<string, StoredRequest>> {
-    const references = new Set(transfers.flatMap((each) => referencesIn(each.transfer.reference)));
-    const found = await this.store.getMany(owner, [...references]);
-    return new Map(found.filter((r) => r.bankAccountId === bankAccountId).map((r) => [r.reference, r]));
-  }
-
-  /**
-   * Counts each occurrence no poll counted before: adds it to the request whose reference it
-   * holds (kept current in `requests` for the next transfer), or to the company's unmatched
-   * transfers (when booked after the account's first request), with the webhook deliveries
-   * of the status change in the same step, then publishes the change.
-   */
-  private async count(owner: string, bankAccountId: string, transfers: readonly Occurrence[], requests: Map<string, StoredRequest>, account: AccountState): Promise<void> {
-    const observedAt = this.now();
-    for (const { transfer, fingerprint, occurrence } of transfers) {
-      const target = requestFor(transfer, [...requests.values()].map((r) => expired(r, observedAt) ?? r));
-      const paid = target ? withTransfer(target, transfer, observedAt) : null;
-      // Unmatched only when booked since the account's first request (older transfers are not the gateway's business).
-      const company = account.since !== null && transfer.timestamp >= account.since ? account.factoryId : null;
-      const change: TransferChange = paid ? { kind: 'request', request: paid.request } : company ? { kind: 'unmatched', factoryId: company, transfer } : { kind: 'none' };
-      const event = paid?.event ? { ...paid.event, outboxed: this.outboxFor !== null } : null;
-      // Counted and its webhook deliveries queued in one step (an occurrence another replica or an earlier poll counted changes nothing).
-      if (!(await this.store.recordTransfer(owner, bankAccountId, fingerprint, occurrence, change, event && this.outboxFor ? this.outboxFor(event) : []))) continue;
-      if (paid) requests.set(paid.request.reference, paid.request);
-      if (event) await this.store.publish(event);
-    }
   }
 
   private watch(caller: PaymentCaller, bankAccountId: string, vban: string): Promise<unknown> {

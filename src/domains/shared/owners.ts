@@ -11,22 +11,20 @@
  * which key's context each field runs with: a root field declared `perCharacter` runs
  * once per key ({@link mergeAcrossKeys}, {@link firstAcrossKeys}) or with the key owning
  * the company it names ({@link asCompanyOwner}); every field resolver below runs with the
- * key that answered its root ({@link owned}). Subscriptions open with
- * {@link subscribeAsOwner} and {@link subscribeAcrossKeys}. With a single key
- * (`ctx.owners` absent) none of this runs.
+ * key that answered its root ({@link owned}). Subscriptions open with `subscribeAsOwner`
+ * and `subscribeAcrossKeys` (owner-subscriptions.ts). With a single key (`ctx.owners`
+ * absent) none of this runs.
  */
 import type { GraphQLResolveInfo } from 'graphql';
 import type { UpstreamSession } from '../../economy';
 import { GatewayError } from '../../errors/gateway-error';
-import type { FeedMessage } from '../feeds/feed';
-import { mergeMessages } from '../feeds/merge';
 import type { ListItemErrors } from './list-item-errors';
 import type { MaybePromise } from './maybe-promise';
 import { whenReady } from './maybe-promise';
 import type { Loaders } from './loader';
 
 /** What this module reads of a resolver's context (the `GatewayContext`, which names this module's types). */
-interface OwnedContext {
+export interface OwnedContext {
   /** The parts of a token over several characters; absent with one key. */
   owners?: Owners;
   /** The operation's (or the part's) session. */
@@ -112,7 +110,7 @@ async function partOwning(owners: Owners, list: 'factories' | 'buildings', id: s
 }
 
 /** What a subscription or write names by id: a company, a building, or a bank account (of a company or a building). */
-type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
+export type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
 
 /**
  * The part one of whose companies (first) or buildings holds the bank account `id`, from
@@ -170,7 +168,7 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+export async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
   const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(owners, id) : partOwning(owners, list, id)) : undefined;
   if (!owners || !part) return { context: ctx, claim: (value) => value };
@@ -186,69 +184,6 @@ async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: st
  */
 function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
   return ownerOfId(ctx, 'factories', factoryId);
-}
-
-/**
- * Opens a subscription naming a company (`kind: 'factories'`), a building or a bank
- * account (`'bankAccounts'`: of a company or a building) with the key that owns it (a
- * token over several characters; the owner found as {@link companyContext} does, an
- * account through its owners' account lists), keeping the subscription scope the
- * transport set; with one key, or over plain HTTP (which `open` refuses), `open` gets the
- * operation's own context at once.
- */
-export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: OwnedKind, id: string, open: (ctx: C) => Promise<R>): Promise<R> {
-  if (!ctx.owners || !ctx.subscription) return open(ctx);
-  return ownerOfId(ctx, kind, id).then(({ context }) => open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }));
-}
-
-/** `error` naming the character whose part of a subscription it ended or interrupted (`extensions.character`, never the key). */
-function withCharacter(error: unknown, character: KeyPart['character']): GatewayError {
-  const known = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'The subscription failed unexpectedly.');
-  const { code: _code, ...extensions } = known.extensions;
-  return new GatewayError(known.code, known.message, { ...extensions, character: { id: character.id, name: character.name } });
-}
-
-/**
- * Opens a subscription over every key of a token over several characters (e.g.
- * `myAuctionChanged`: each character's own auctions): `open` runs once per key with that
- * key's context (its pollers, budget and cooldowns), and the subscriber gets every key's
- * events, each passed through `tag` with its character. A key whose part fails (its first
- * poll's definitive error, its key's subscription limit) or ends later leaves the others
- * running: its error comes as an error event with `extensions.character`. When every
- * part fails to start, rejects with the first key's error; over a connection's limit
- * (`SUBSCRIPTIONS_MAX_PER_CONNECTION`, each key's part counts), rejects as a whole. With
- * one key, or over plain HTTP (which `open` refuses), `open` gets the operation's context.
- */
-export async function subscribeAcrossKeys<C extends OwnedContext & { subscription?: unknown }, E>(
-  ctx: C,
-  open: (ctx: C) => Promise<AsyncIterableIterator<FeedMessage<E>>>,
-  tag: (event: E, character: KeyPart['character']) => E,
-): Promise<AsyncIterableIterator<FeedMessage<E>>> {
-  const owners = ctx.owners;
-  if (!owners || !ctx.subscription) return open(ctx);
-  const settled = await Promise.allSettled(owners.parts.map((part) => open(part.context === ctx ? ctx : { ...(part.context as C), subscription: ctx.subscription })));
-  const opened: Array<{ stream: AsyncIterableIterator<FeedMessage<E>>; part: KeyPart }> = [];
-  const failed: Array<{ error: unknown; part: KeyPart }> = [];
-  for (const [index, outcome] of settled.entries()) {
-    const part = owners.parts[index];
-    if (!part) continue;
-    if (outcome.status === 'fulfilled') opened.push({ stream: outcome.value, part });
-    else failed.push({ error: outcome.reason, part });
-  }
-  const overConnection = failed.find(({ error }) => error instanceof GatewayError && error.extensions.setting === 'SUBSCRIPTIONS_MAX_PER_CONNECTION');
-  const [first] = failed;
-  if (first && (opened.length === 0 || overConnection)) {
-    await Promise.all(opened.map(({ stream }) => stream.return?.()));
-    throw overConnection?.error ?? first.error;
-  }
-  return mergeMessages(
-    opened.map(({ stream, part }) => ({
-      stream,
-      label: (message: FeedMessage<E>, final: boolean): FeedMessage<E> =>
-        message.kind === 'event' ? { kind: 'event', event: tag(message.event, part.character) } : { kind: 'error', error: withCharacter(message.error, part.character), final },
-    })),
-    failed.map(({ error, part }): FeedMessage<E> => ({ kind: 'error', error: withCharacter(error, part.character), final: false })),
-  );
 }
 
 /** The character whose key answered `root`, or undefined (one key, or an object no key claimed). */

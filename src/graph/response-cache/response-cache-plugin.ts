@@ -1,0 +1,69 @@
+/**
+ * The response cache's Apollo plugin (`@apollo/server-plugin-response-cache`) over the
+ * gateway's store (response-cache-store.ts) and the links of raw requests to its entries
+ * (response-cache-hits.ts): how entries are keyed, by session and generation, and when an
+ * answer is read from or written to the cache.
+ */
+import type { ApolloServerPlugin } from '@apollo/server';
+import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
+import type { GatewayContext } from '../../domains/gateway-context';
+import type { UpstreamEconomy } from '../../economy';
+import { afterLargeLists } from '../execution/large-lists';
+import { ResponseCacheHits } from './response-cache-hits';
+import { ResponseCacheStore, responseCacheKey } from './response-cache-store';
+
+/**
+ * The per-key whole-operation response cache (`@apollo/server-plugin-response-cache`):
+ * sessions are hashed keys, entries live no longer than the freshest-expiring upstream
+ * answer they were built from, a key's writes invalidate all its entries (its
+ * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
+ */
+export function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
+  const store = new ResponseCacheStore(maxBytes);
+  const hits = new ResponseCacheHits(store);
+  const plugin = ApolloServerPluginResponseCache<GatewayContext>({
+    cache: store,
+    // The query's hash in place of its text: a read hashes a few hundred bytes, not the
+    // document. The plugin reads the key at once: a hit tells the context its data's text.
+    generateCacheKey: (requestContext, data) => {
+      const key = responseCacheKey(requestContext, data);
+      const context = requestContext.contextValue;
+      store.expectRead(key, context);
+      // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
+      // the same request is answered before Apollo next time (src/web/cached-answers.ts).
+      const keyId = context.session.keyId;
+      if (context.responseHitKey !== undefined && keyId !== null && !context.token && !context.owners && !context.serverCredentials && isPrivateRead(data, keyId)) {
+        hits.link(context.responseHitKey, `${RESPONSE_CACHE_PREFIX}${key}`, economy.generation(keyId), requestContext.operationName ?? null);
+      }
+      return key;
+    },
+    // An access token's answers are its own: its grants may shape them.
+    sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
+    // A token over several characters: a write through any of its keys invalidates its entries.
+    extraCacheKeyData: async ({ contextValue }) =>
+      contextValue.owners
+        ? contextValue.owners.parts.map((part) => (part.context.session.keyId ? economy.generation(part.context.session.keyId) : 0)).join(',')
+        : contextValue.session.keyId
+          ? economy.generation(contextValue.session.keyId)
+          : 0,
+    shouldReadFromCache: async ({ contextValue }) => !contextValue.session.noCache && !economy.invalidationsInDoubt(),
+    // Never a response with list-item errors (added by the result phase, after this plugin) or stale data,
+    // nor one larger than an entry may be (the result phase measured its text meanwhile).
+    // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
+    shouldWriteToCache: async ({ contextValue }) => {
+      await afterLargeLists(contextValue, null);
+      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0 && (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes;
+    },
+  });
+  return { plugin, hits };
+}
+
+/** The prefix the response-cache plugin puts before each key it hands its store. */
+const RESPONSE_CACHE_PREFIX = 'fqc:';
+
+/** True when the plugin's key data is a read of the private entry of the session `keyId` (its `sessionMode` 1: private). */
+function isPrivateRead(data: unknown, keyId: string): boolean {
+  if (data === null || typeof data !== 'object') return false;
+  const { sessionId, sessionMode } = data as Record<string, unknown>;
+  return sessionMode === 1 && sessionId === keyId;
+}
