@@ -6,7 +6,8 @@ import tseslint from 'typescript-eslint';
 // Every public member of an exported class or interface, and every export of src/, has a
 // doc comment (what it does, its units, its errors): eslint-plugin-jsdoc's require-jsdoc
 // with these selectors. Private and protected members (and #private ones) are exempt.
-const NOT_PRIVATE = ':not([accessibility="private"]):not([accessibility="protected"]):not([key.type="PrivateIdentifier"])';
+const NOT_PRIVATE =
+  ':not([accessibility="private"]):not([accessibility="protected"]):not([key.type="PrivateIdentifier"])';
 const DOCUMENTED = [
   // public methods, getters and setters, and properties of exported classes
   `ExportNamedDeclaration > ClassDeclaration > ClassBody > MethodDefinition[kind!="constructor"]${NOT_PRIVATE}`,
@@ -27,7 +28,18 @@ const DOCUMENTED = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/generated/**', 'test/artifacts/**', 'bench/results/**', 'examples/**/generated/**', '.doctest/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'coverage/**',
+      'test/generated/**',
+      'test/artifacts/**',
+      'bench/results/**',
+      'examples/**/generated/**',
+      '.doctest/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -35,7 +47,10 @@ export default tseslint.config(
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false },
+      ],
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -44,7 +59,10 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     plugins: { jsdoc },
     rules: {
-      'jsdoc/require-jsdoc': ['error', { require: { FunctionDeclaration: false }, contexts: DOCUMENTED, enableFixer: false }],
+      'jsdoc/require-jsdoc': [
+        'error',
+        { require: { FunctionDeclaration: false }, contexts: DOCUMENTED, enableFixer: false },
+      ],
     },
   },
   {
@@ -57,16 +75,22 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
-          selector: 'Identifier[name="startTestRedis"]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithRedis"] *)',
-          message: 'Start Redis inside describeWithRedis(name, () => { beforeAll(… startTestRedis() …) }): without redis-server the tests are then skipped with a note, not failed.',
+          selector:
+            'Identifier[name="startTestRedis"]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithRedis"] *)',
+          message:
+            'Start Redis inside describeWithRedis(name, () => { beforeAll(… startTestRedis() …) }): without redis-server the tests are then skipped with a note, not failed.',
         },
         {
-          selector: 'Identifier[name=/^(launchTestBrowser|useBrowser)$/]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithBrowser"] *)',
-          message: 'Launch the browser inside describeWithBrowser(name, () => { const browser = useBrowser(); … }): without Chromium the tests are then skipped with a note, not failed.',
+          selector:
+            'Identifier[name=/^(launchTestBrowser|useBrowser)$/]:not(ImportSpecifier *):not(CallExpression[callee.name="describeWithBrowser"] *)',
+          message:
+            'Launch the browser inside describeWithBrowser(name, () => { const browser = useBrowser(); … }): without Chromium the tests are then skipped with a note, not failed.',
         },
         {
-          selector: 'CallExpression[callee.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/] > Literal[value=/redis-server|chromium/]',
-          message: 'Start redis-server with startTestRedis() inside describeWithRedis, Chromium with launchTestBrowser() inside describeWithBrowser (test/support).',
+          selector:
+            'CallExpression[callee.name=/^(spawn|spawnSync|exec|execSync|execFile|execFileSync)$/] > Literal[value=/redis-server|chromium/]',
+          message:
+            'Start redis-server with startTestRedis() inside describeWithRedis, Chromium with launchTestBrowser() inside describeWithBrowser (test/support).',
         },
       ],
       '@typescript-eslint/no-restricted-imports': [
@@ -85,6 +109,14 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+    languageOptions: {
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        __dirname: 'readonly',
+      },
+    },
   },
 );

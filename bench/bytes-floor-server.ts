@@ -15,14 +15,22 @@ import { parseArgs } from 'node:util';
 const USAGE = 'Usage: bytes-floor-server.js --port N --body FILE [--headers FILE]';
 
 function main(): void {
-  const { values } = parseArgs({ options: { port: { type: 'string' }, body: { type: 'string' }, headers: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, body: { type: 'string' }, headers: { type: 'string' } },
+    strict: true,
+  });
   if (values.port === undefined || values.body === undefined) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }
   const body = readFileSync(values.body);
-  const stored = values.headers === undefined ? {} : (JSON.parse(readFileSync(values.headers, 'utf8')) as Record<string, string>);
-  const headers = { 'content-type': 'application/json; charset=utf-8', ...stored, 'content-length': String(body.length) };
+  const stored =
+    values.headers === undefined ? {} : (JSON.parse(readFileSync(values.headers, 'utf8')) as Record<string, string>);
+  const headers = {
+    'content-type': 'application/json; charset=utf-8',
+    ...stored,
+    'content-length': String(body.length),
+  };
   const server = createServer((req, res) => {
     if (req.url === '/healthz') {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
@@ -32,7 +40,9 @@ function main(): void {
     req.resume();
     req.once('end', () => res.writeHead(200, headers).end(body));
   });
-  server.listen(Number(values.port), '127.0.0.1', () => process.stdout.write(`bytes-floor listening on http://127.0.0.1:${values.port}/graphql\n`));
+  server.listen(Number(values.port), '127.0.0.1', () =>
+    process.stdout.write(`bytes-floor listening on http://127.0.0.1:${values.port}/graphql\n`),
+  );
   const stop = (): void => {
     server.close();
     server.closeAllConnections();

@@ -31,7 +31,14 @@ import { projectRoot } from '../src/project-root';
 import type { Endpoint, PathParams } from '../src/upstream/endpoints';
 import { buildPath } from '../src/upstream/endpoints';
 import { BodyTooLargeError, readGraphQLRequest, sendJson, sendRefusal } from '../src/web/apollo-http';
-import { fetchBuildingBankAccounts, fetchBuildingDetails, fetchBuildingList, fetchBuildingTransactions, fetchRooms, fetchTenants } from '../src/domains/buildings/buildings.api';
+import {
+  fetchBuildingBankAccounts,
+  fetchBuildingDetails,
+  fetchBuildingList,
+  fetchBuildingTransactions,
+  fetchRooms,
+  fetchTenants,
+} from '../src/domains/buildings/buildings.api';
 import {
   fetchCounter,
   fetchFactoryBankAccounts,
@@ -84,12 +91,17 @@ class AnswerMap {
     let message = `HTTP ${response.status}`;
     try {
       const parsed = JSON.parse(text) as unknown;
-      if (parsed && typeof parsed === 'object' && typeof (parsed as { message?: unknown }).message === 'string') message = (parsed as { message: string }).message;
+      if (parsed && typeof parsed === 'object' && typeof (parsed as { message?: unknown }).message === 'string')
+        message = (parsed as { message: string }).message;
     } catch {
       // not JSON: keep the status
     }
     if (response.status >= 500) throw new Error(`${endpoint.route}: ${message}`);
-    const failure: UpstreamFailure = { code: codeOf(response.status), upstream: { status: response.status, endpoint: endpoint.route, message }, extra: {} };
+    const failure: UpstreamFailure = {
+      code: codeOf(response.status),
+      upstream: { status: response.status, endpoint: endpoint.route, message },
+      extra: {},
+    };
     return { failure, stale: null };
   }
 }
@@ -110,7 +122,11 @@ type Resolver = GraphQLFieldResolver<Record<string, unknown>, unknown, Record<st
 /** The dashboard's upstream-backed fields; every other field is read from its parent by graphql's default resolver. */
 function resolvers(session: UpstreamSession): Record<string, Record<string, Resolver>> {
   const id = (parent: Record<string, unknown>): string => String(parent.id);
-  const page = (parent: Record<string, unknown>, args: Record<string, unknown>) => ({ id: id(parent), limit: Number(args.limit), skip: Number(args.skip) });
+  const page = (parent: Record<string, unknown>, args: Record<string, unknown>) => ({
+    id: id(parent),
+    limit: Number(args.limit),
+    skip: Number(args.skip),
+  });
   return {
     Query: {
       factories: () => fetchFactoryList(session),
@@ -125,7 +141,9 @@ function resolvers(session: UpstreamSession): Record<string, Record<string, Reso
       vehicles: (parent) => fetchVehicles(session, id(parent)),
       bankAccounts: (parent) => fetchFactoryBankAccounts(session, id(parent)),
       options: async (parent) => {
-        const slots = await Promise.all(Array.from({ length: OPTION_SLOTS }, (_, i) => fetchOption(session, { id: id(parent), slot: i + 1 })));
+        const slots = await Promise.all(
+          Array.from({ length: OPTION_SLOTS }, (_, i) => fetchOption(session, { id: id(parent), slot: i + 1 })),
+        );
         return slots.filter((slot) => slot !== null);
       },
     },
@@ -154,7 +172,10 @@ function resolvers(session: UpstreamSession): Record<string, Record<string, Reso
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string' }, simulator: { type: 'string' }, key: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { port: { type: 'string' }, simulator: { type: 'string' }, key: { type: 'string' } },
+    strict: true,
+  });
   if (values.port === undefined || values.simulator === undefined || values.key === undefined) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
@@ -185,7 +206,10 @@ async function main(): Promise<void> {
         sendJson(res, 404, { error: 'Not found. POST /graphql.' });
         return;
       }
-      const request = await readGraphQLRequest(req, { maxBodyBytes: MAX_BODY_BYTES, maxVariablesBytes: MAX_BODY_BYTES });
+      const request = await readGraphQLRequest(req, {
+        maxBodyBytes: MAX_BODY_BYTES,
+        maxVariablesBytes: MAX_BODY_BYTES,
+      });
       if (request.kind === 'refused') {
         sendRefusal(req, res, request);
         return;
@@ -208,7 +232,10 @@ async function main(): Promise<void> {
       const result = await execute({
         schema,
         document,
-        variableValues: body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined,
+        variableValues:
+          body.variables && typeof body.variables === 'object'
+            ? (body.variables as Record<string, unknown>)
+            : undefined,
         operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
       });
       sendJson(res, 200, result);
@@ -218,7 +245,9 @@ async function main(): Promise<void> {
         res.destroy();
         return;
       }
-      sendJson(res, error instanceof BodyTooLargeError ? 413 : 500, { errors: [{ message: error instanceof Error ? error.message : 'Internal server error' }] });
+      sendJson(res, error instanceof BodyTooLargeError ? 413 : 500, {
+        errors: [{ message: error instanceof Error ? error.message : 'Internal server error' }],
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -45,19 +45,29 @@ async function main(): Promise<void> {
         sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
         return;
       }
-      const request = await readGraphQLRequest(req, { maxBodyBytes: MAX_BODY_BYTES, maxVariablesBytes: MAX_BODY_BYTES });
+      const request = await readGraphQLRequest(req, {
+        maxBodyBytes: MAX_BODY_BYTES,
+        maxVariablesBytes: MAX_BODY_BYTES,
+      });
       if (request.kind === 'refused') {
         sendRefusal(req, res, request);
         return;
       }
-      await executeOnApollo(apollo, req, res, { headers: request.headers, body: request.body, search: url.search, context: async () => ({}) });
+      await executeOnApollo(apollo, req, res, {
+        headers: request.headers,
+        body: request.body,
+        search: url.search,
+        context: async () => ({}),
+      });
     };
     route().catch((error: unknown) => {
       if (res.headersSent) {
         res.destroy();
         return;
       }
-      sendJson(res, error instanceof BodyTooLargeError ? 413 : 500, { errors: [{ message: error instanceof Error ? error.message : 'Internal server error' }] });
+      sendJson(res, error instanceof BodyTooLargeError ? 413 : 500, {
+        errors: [{ message: error instanceof Error ? error.message : 'Internal server error' }],
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -37,7 +37,10 @@ async function sseActive(origin: string): Promise<number | null> {
 
 /** One graphql-sse subscription on a raw socket to `host`; resolves once the response has begun. */
 function subscription(host: string, port: number): Promise<Socket> {
-  const body = JSON.stringify({ query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }', variables: { id: SHOP } });
+  const body = JSON.stringify({
+    query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }',
+    variables: { id: SHOP },
+  });
   return new Promise((resolve, reject) => {
     const socket = connect(port, host, () => {
       socket.write(
@@ -60,14 +63,30 @@ async function until(check: () => Promise<boolean>, boundMs: number): Promise<nu
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { root: { type: 'string' }, 'bound-ms': { type: 'string' }, 'gateway-env': { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    options: { root: { type: 'string' }, 'bound-ms': { type: 'string' }, 'gateway-env': { type: 'string' } },
+    strict: true,
+  });
   const root = values.root ?? process.cwd();
   const boundMs = Number(values['bound-ms'] ?? '90000');
-  const extra = Object.fromEntries((values['gateway-env'] ?? '').split(',').filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+  const extra = Object.fromEntries(
+    (values['gateway-env'] ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((pair) => pair.split('=', 2) as [string, string]),
+  );
   const simPort = await freePort();
   const sim = await startService({
     name: 'simulator',
-    args: [join(root, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', '127.0.0.1', '--rate-limit', 'off'],
+    args: [
+      join(root, 'dist', 'src', 'simulator', 'main.js'),
+      '--port',
+      String(simPort),
+      '--host',
+      '127.0.0.1',
+      '--rate-limit',
+      'off',
+    ],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
     cwd: root,
     port: simPort,
@@ -77,7 +96,18 @@ async function main(): Promise<void> {
   const gateway = await startService({
     name: 'gateway',
     args: [join(root, 'dist', 'src', 'main.js')],
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', PORT: String(port), HOST: '0.0.0.0', STATEV_BASE_URL: `${sim.origin}/req`, UPSTREAM_RATE_LIMIT: 'off', CACHE_FILE: 'off', LOG_LEVEL: 'warn', ...extra },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '0.0.0.0',
+      STATEV_BASE_URL: `${sim.origin}/req`,
+      UPSTREAM_RATE_LIMIT: 'off',
+      CACHE_FILE: 'off',
+      LOG_LEVEL: 'warn',
+      ...extra,
+    },
     cwd: root,
     port,
     ready: /StateV GraphQL gateway on /,

@@ -30,7 +30,9 @@ const NAMES: ScenarioNames = {
 
 function selectedScenarios(args: BenchArgs): Scenario[] {
   const names = args.profile !== null ? [args.profile] : args.only;
-  return names === null ? SCENARIOS.filter((scenario) => scenario.optIn !== true) : SCENARIOS.filter((scenario) => names.includes(scenario.name));
+  return names === null
+    ? SCENARIOS.filter((scenario) => scenario.optIn !== true)
+    : SCENARIOS.filter((scenario) => names.includes(scenario.name));
 }
 
 async function run(args: BenchArgs): Promise<void> {
@@ -41,7 +43,9 @@ async function run(args: BenchArgs): Promise<void> {
   }
   if (args.profile !== null) rmSync(join(RESULTS, `${args.profile}.cpuprofile`), { force: true });
   const selected = selectedScenarios(args);
-  log(`scenarios: ${selected.map((scenario) => scenario.name).join(', ')}; ${args.durationSeconds} s each after ${args.warmupSeconds} s warm-up; latency ${args.latencyMs} ms`);
+  log(
+    `scenarios: ${selected.map((scenario) => scenario.name).join(', ')}; ${args.durationSeconds} s each after ${args.warmupSeconds} s warm-up; latency ${args.latencyMs} ms`,
+  );
 
   const bench = await Bench.start(args, selected);
   for (const [index, scenario] of selected.entries()) {
@@ -54,7 +58,9 @@ async function run(args: BenchArgs): Promise<void> {
 
   const summary = buildSummary(bench, startedAt);
   const text = JSON.stringify(summary, null, 2);
-  const out = args.out ? resolve(args.out) : join(RESULTS, args.only !== null || args.profile !== null ? 'partial.json' : 'latest.json');
+  const out = args.out
+    ? resolve(args.out)
+    : join(RESULTS, args.only !== null || args.profile !== null ? 'partial.json' : 'latest.json');
   writeFileSync(out, `${text}\n`);
   process.stdout.write(`${text}\n`);
   log(`summary written to ${out} (${summary.totalSeconds} s)`);
@@ -87,7 +93,12 @@ async function main(): Promise<void> {
   process.once('SIGTERM', interrupt);
   // Bound the whole run: a few minutes normally, less with --quick.
   // replicas runs two halves (the registry counts it once), each with its first views.
-  const limitSeconds = 120 + (args.durationSeconds + args.warmupSeconds + 15) * (SCENARIOS.length + 1) + args.manyKeys * 0.5 + args.replicaKeys * 1.5 + (args.quick ? 60 : 900); // steady-views: its fill under 10/60, then 5 minutes of views
+  const limitSeconds =
+    120 +
+    (args.durationSeconds + args.warmupSeconds + 15) * (SCENARIOS.length + 1) +
+    args.manyKeys * 0.5 +
+    args.replicaKeys * 1.5 +
+    (args.quick ? 60 : 900); // steady-views: its fill under 10/60, then 5 minutes of views
   const watchdog = setTimeout(() => {
     process.stderr.write(`[bench] the run exceeded ${Math.round(limitSeconds)} s; stopping\n`);
     stopActiveLoad();

@@ -106,11 +106,19 @@ function main(): void {
     req.on('data', (part: Buffer) => body.push(part));
     req.on('end', () => {
       const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers[name] = value;
-      fetch(`${simOrigin}${req.url ?? '/'}`, { method: req.method, headers, body: body.length > 0 ? Buffer.concat(body) : undefined, signal: AbortSignal.timeout(30_000) })
+      for (const [name, value] of Object.entries(req.headers))
+        if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers[name] = value;
+      fetch(`${simOrigin}${req.url ?? '/'}`, {
+        method: req.method,
+        headers,
+        body: body.length > 0 ? Buffer.concat(body) : undefined,
+        signal: AbortSignal.timeout(30_000),
+      })
         .then(async (response) => {
           const text = Buffer.from(await response.arrayBuffer());
-          const out: Record<string, string> = { 'content-type': response.headers.get('content-type') ?? 'application/json' };
+          const out: Record<string, string> = {
+            'content-type': response.headers.get('content-type') ?? 'application/json',
+          };
           const retryAfter = response.headers.get('retry-after');
           if (retryAfter) out['retry-after'] = retryAfter;
           res.writeHead(response.status, out);
@@ -122,7 +130,9 @@ function main(): void {
         });
     });
   });
-  server.listen(Number(values.port), HOST, () => process.stdout.write(`upstream stub on http://${HOST}:${values.port}\n`));
+  server.listen(Number(values.port), HOST, () =>
+    process.stdout.write(`upstream stub on http://${HOST}:${values.port}\n`),
+  );
   const stop = (): void => {
     server.closeAllConnections();
     server.close(() => process.exit(0));

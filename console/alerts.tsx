@@ -34,11 +34,30 @@ const REDELIVER = `mutation Redeliver($id: ID!) { redeliver(deliveryId: $id) { i
 const KINDS = ['STOCK_BELOW', 'TRANSACTION_ADDED', 'OUTBID', 'RENT_OVERDUE'] as const;
 
 /** A text input with its label (empty means "not given"). */
-function Field({ id, label, value, set, type = 'text' }: { id: string; label: string; value: string; set: (value: string) => void; type?: string }): JSX.Element {
+function Field({
+  id,
+  label,
+  value,
+  set,
+  type = 'text',
+}: {
+  id: string;
+  label: string;
+  value: string;
+  set: (value: string) => void;
+  type?: string;
+}): JSX.Element {
   return (
     <>
       <label htmlFor={id}>{label}</label>
-      <input id={id} type={type} value={value} onChange={(event) => set(event.target.value)} autoComplete="off" step={type === 'number' ? 'any' : undefined} />
+      <input
+        id={id}
+        type={type}
+        value={value}
+        onChange={(event) => set(event.target.value)}
+        autoComplete="off"
+        step={type === 'number' ? 'any' : undefined}
+      />
     </>
   );
 }
@@ -62,13 +81,24 @@ export function Alerts(): JSX.Element {
         kind: value('kind'),
         target: value('target'),
         url: value('url'),
-        ...(value('kind') === 'STOCK_BELOW' ? { factoryId: textOf('factoryId'), item: textOf('item'), store: value('store'), threshold: numberOf('threshold') } : {}),
-        ...(value('kind') === 'TRANSACTION_ADDED' ? { bankAccountId: textOf('bankAccountId'), minAmount: numberOf('minAmount') } : {}),
+        ...(value('kind') === 'STOCK_BELOW'
+          ? {
+              factoryId: textOf('factoryId'),
+              item: textOf('item'),
+              store: value('store'),
+              threshold: numberOf('threshold'),
+            }
+          : {}),
+        ...(value('kind') === 'TRANSACTION_ADDED'
+          ? { bankAccountId: textOf('bankAccountId'), minAmount: numberOf('minAmount') }
+          : {}),
         ...(value('kind') === 'RENT_OVERDUE' ? { buildingId: textOf('buildingId'), days: numberOf('days') } : {}),
       };
       const answer = await gql<{ createAlert: { id: string; signingSecret: string | null } }>(CREATE, { input });
       await reload();
-      return answer.createAlert.signingSecret ? `Alert ${answer.createAlert.id} created. Its signing secret, shown this once: ${answer.createAlert.signingSecret}` : `Alert ${answer.createAlert.id} created.`;
+      return answer.createAlert.signingSecret
+        ? `Alert ${answer.createAlert.id} created. Its signing secret, shown this once: ${answer.createAlert.signingSecret}`
+        : `Alert ${answer.createAlert.id} created.`;
     });
   };
 
@@ -128,7 +158,11 @@ export function Alerts(): JSX.Element {
       <form onSubmit={(event) => void submit(event)} aria-labelledby="create-alert-title">
         <h3 id="create-alert-title">Create an alert</h3>
         <label htmlFor="alert-character">Character</label>
-        <select id="alert-character" value={value('character')} onChange={(event) => set('character')(event.target.value)}>
+        <select
+          id="alert-character"
+          value={value('character')}
+          onChange={(event) => set('character')(event.target.value)}
+        >
           {data?.vaultCharacters.map((character) => (
             <option key={character.name}>{character.name}</option>
           ))}
@@ -154,8 +188,19 @@ export function Alerts(): JSX.Element {
         )}
         {kind === 'TRANSACTION_ADDED' && (
           <>
-            <Field id="alert-account" label="Bank account id" value={value('bankAccountId')} set={set('bankAccountId')} />
-            <Field id="alert-min" label="Smallest amount" type="number" value={value('minAmount')} set={set('minAmount')} />
+            <Field
+              id="alert-account"
+              label="Bank account id"
+              value={value('bankAccountId')}
+              set={set('bankAccountId')}
+            />
+            <Field
+              id="alert-min"
+              label="Smallest amount"
+              type="number"
+              value={value('minAmount')}
+              set={set('minAmount')}
+            />
           </>
         )}
         {kind === 'RENT_OVERDUE' && (
@@ -188,7 +233,8 @@ export function Deliveries(): JSX.Element {
       <h2 id="deliveries-title">Webhook deliveries</h2>
       <Message text={error} error />
       <p>
-        Payment webhook deliveries still waiting in the outbox (a delivered one leaves it). Webhooks are added with <code>statev-gateway webhooks add</code>.
+        Payment webhook deliveries still waiting in the outbox (a delivered one leaves it). Webhooks are added with{' '}
+        <code>statev-gateway webhooks add</code>.
       </p>
       <div className="scroll" tabIndex={0} role="region" aria-label="The list (scrolls sideways)">
         <table className="list" id="deliveries">

@@ -33,7 +33,12 @@ export function whenSignedOut(handler: () => void): void {
 export async function gql<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
   let response: Response;
   try {
-    response = await fetch('/admin/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ query, variables }), credentials: 'same-origin' });
+    response = await fetch('/admin/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query, variables }),
+      credentials: 'same-origin',
+    });
   } catch {
     throw new ConsoleError('The gateway did not answer: is it still running?', 'NETWORK');
   }
@@ -41,7 +46,12 @@ export async function gql<T>(query: string, variables: Record<string, unknown> =
   try {
     answer = (await response.json()) as GraphQLAnswer<T>;
   } catch {
-    throw new ConsoleError(`The gateway answered HTTP ${response.status} without a GraphQL answer.`, 'BAD_ANSWER', null, response.status);
+    throw new ConsoleError(
+      `The gateway answered HTTP ${response.status} without a GraphQL answer.`,
+      'BAD_ANSWER',
+      null,
+      response.status,
+    );
   }
   const error = answer.errors?.[0];
   if (response.status === 401) {

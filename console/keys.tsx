@@ -28,7 +28,9 @@ export function Keys(): JSX.Element {
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     const done = await add.run(async () => {
-      const answer = await gql<{ addVaultKey: { name: string; companies: string[] | null } }>(ADD, { input: { name, key, secret: secret === '' ? null : secret } });
+      const answer = await gql<{ addVaultKey: { name: string; companies: string[] | null } }>(ADD, {
+        input: { name, key, secret: secret === '' ? null : secret },
+      });
       return `Key "${answer.addVaultKey.name}" stored (it owns ${answer.addVaultKey.companies?.length ?? 0} companies). The key and secret are not shown again.`;
     });
     // The key and secret leave the page either way: never kept in the form.
@@ -74,7 +76,8 @@ export function Keys(): JSX.Element {
                   disabled={remove.busy}
                   onClick={() =>
                     void remove.run(async () => {
-                      if (!window.confirm(`Remove the key "${character.name}"? Tokens over it stop working.`)) return 'Nothing removed.';
+                      if (!window.confirm(`Remove the key "${character.name}"? Tokens over it stop working.`))
+                        return 'Nothing removed.';
                       await gql(REMOVE, { name: character.name });
                       await reload();
                       return `Key "${character.name}" removed.`;
@@ -91,13 +94,35 @@ export function Keys(): JSX.Element {
       <Message text={remove.message} error={remove.failed} />
       <form onSubmit={(event) => void submit(event)} aria-labelledby="add-key-title">
         <h3 id="add-key-title">Add or replace a key</h3>
-        <p>The gateway tries the key once against the StateV API before it stores it. A name that exists is replaced.</p>
+        <p>
+          The gateway tries the key once against the StateV API before it stores it. A name that exists is replaced.
+        </p>
         <label htmlFor="key-name">Name</label>
-        <input id="key-name" required value={name} onChange={(event) => setName(event.target.value)} pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}" autoComplete="off" />
+        <input
+          id="key-name"
+          required
+          value={name}
+          onChange={(event) => setName(event.target.value)}
+          pattern="[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}"
+          autoComplete="off"
+        />
         <label htmlFor="key-key">API key</label>
-        <input id="key-key" type="password" required value={key} onChange={(event) => setKey(event.target.value)} autoComplete="off" />
+        <input
+          id="key-key"
+          type="password"
+          required
+          value={key}
+          onChange={(event) => setKey(event.target.value)}
+          autoComplete="off"
+        />
         <label htmlFor="key-secret">API secret (optional, for premium endpoints)</label>
-        <input id="key-secret" type="password" value={secret} onChange={(event) => setSecret(event.target.value)} autoComplete="off" />
+        <input
+          id="key-secret"
+          type="password"
+          value={secret}
+          onChange={(event) => setSecret(event.target.value)}
+          autoComplete="off"
+        />
         <button type="submit" disabled={add.busy}>
           {add.busy ? 'Checking…' : 'Add key'}
         </button>

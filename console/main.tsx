@@ -35,7 +35,9 @@ function SiteDocuments(): JSX.Element {
     <section aria-labelledby="documents-title">
       <h2 id="documents-title">Site documents</h2>
       <p>
-        Site documents are edited on the public graph (<code>setSiteDocument</code>, with its expected version) by a token with the <code>write:siteDocument:&lt;name&gt;</code> grant, e.g. with the example company site's admin page or <code>examples/site-document-upload</code>; see docs/site-documents.md.
+        Site documents are edited on the public graph (<code>setSiteDocument</code>, with its expected version) by a
+        token with the <code>write:siteDocument:&lt;name&gt;</code> grant, e.g. with the example company site's admin
+        page or <code>examples/site-document-upload</code>; see docs/site-documents.md.
       </p>
     </section>
   );
@@ -48,8 +50,14 @@ function SignedOut(): JSX.Element {
       <h1>StateV gateway console</h1>
       <section aria-labelledby="signed-out-title" className="card">
         <h2 id="signed-out-title">Sign in again</h2>
-        <p>You are not signed in, or your session ended (after 12 hours without a request, or when every session was signed out).</p>
-        <p>For a new sign-in link, run this where the gateway's vault is, then open the link it prints (it works once, for 10 minutes):</p>
+        <p>
+          You are not signed in, or your session ended (after 12 hours without a request, or when every session was
+          signed out).
+        </p>
+        <p>
+          For a new sign-in link, run this where the gateway's vault is, then open the link it prints (it works once,
+          for 10 minutes):
+        </p>
         <pre>
           <code>statev-gateway console</code>
         </pre>

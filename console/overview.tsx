@@ -50,16 +50,29 @@ function BudgetChart({ budget }: { budget: Budget }): JSX.Element {
     const element = box.current;
     if (!element || !visible) return undefined;
     const points = budget.history;
-    const data: uPlot.AlignedData = [points.map((point) => Date.parse(point.at) / 1000), points.map((point) => point.usedInWindow), points.map((point) => point.queued), points.map((point) => point.upstream429s)];
+    const data: uPlot.AlignedData = [
+      points.map((point) => Date.parse(point.at) / 1000),
+      points.map((point) => point.usedInWindow),
+      points.map((point) => point.queued),
+      points.map((point) => point.upstream429s),
+    ];
     const width = Math.max(240, Math.min(640, element.clientWidth || 320));
     const now = Date.now() / 1000;
     const chart = new uPlot(
       {
         width,
         height: 160,
-        series: [{}, { label: 'requests in window', stroke: '#1d4ed8', width: 2 }, { label: 'queued reads', stroke: '#b45309', width: 2 }, { label: '429s', stroke: '#b91c1c', width: 2 }],
+        series: [
+          {},
+          { label: 'requests in window', stroke: '#1d4ed8', width: 2 },
+          { label: 'queued reads', stroke: '#b45309', width: 2 },
+          { label: '429s', stroke: '#b91c1c', width: 2 },
+        ],
         // The last hour on the x axis, from 0 on the y axis (at least 0..10), however few samples there are yet.
-        scales: { x: { time: true, range: (): uPlot.Range.MinMax => [now - 3600, now] }, y: { range: (_chart, _min, max): uPlot.Range.MinMax => [0, Math.max(10, max ?? 0)] } },
+        scales: {
+          x: { time: true, range: (): uPlot.Range.MinMax => [now - 3600, now] },
+          y: { range: (_chart, _min, max): uPlot.Range.MinMax => [0, Math.max(10, max ?? 0)] },
+        },
         axes: [{}, { label: 'count' }],
       },
       data,
@@ -67,7 +80,14 @@ function BudgetChart({ budget }: { budget: Budget }): JSX.Element {
     );
     return () => chart.destroy();
   }, [budget, visible]);
-  return <div ref={box} className="chart" role="img" aria-label={`The last hour of ${budget.character}'s budget: requests in the window, queued reads and 429 answers, one sample a minute.`} />;
+  return (
+    <div
+      ref={box}
+      className="chart"
+      role="img"
+      aria-label={`The last hour of ${budget.character}'s budget: requests in the window, queued reads and 429 answers, one sample a minute.`}
+    />
+  );
 }
 
 /** The overview page. */
@@ -84,7 +104,9 @@ export function Overview(): JSX.Element {
       <Message text={error} error />
       {cache && (
         <p id="cache-ratio">
-          Cache hit ratio: <strong>{cache.hitRatio === null ? 'no lookups yet' : `${Math.round(cache.hitRatio * 100)} %`}</strong> ({cache.hits} hits, {cache.misses} misses, {cache.stale} stale)
+          Cache hit ratio:{' '}
+          <strong>{cache.hitRatio === null ? 'no lookups yet' : `${Math.round(cache.hitRatio * 100)} %`}</strong> (
+          {cache.hits} hits, {cache.misses} misses, {cache.stale} stale)
         </p>
       )}
       {data && data.keyBudgets.length === 0 && <p>The vault holds no key yet: add one on the Keys page.</p>}
@@ -97,7 +119,11 @@ export function Overview(): JSX.Element {
               <tbody>
                 <tr>
                   <th scope="row">Requests in window</th>
-                  <td>{budget.limit === 0 ? `${budget.usedInWindow} (no limit)` : `${budget.usedInWindow} of ${budget.limit} per ${budget.windowSeconds} s`}</td>
+                  <td>
+                    {budget.limit === 0
+                      ? `${budget.usedInWindow} (no limit)`
+                      : `${budget.usedInWindow} of ${budget.limit} per ${budget.windowSeconds} s`}
+                  </td>
                 </tr>
                 <tr>
                   <th scope="row">Upstream 429s</th>

@@ -31,12 +31,16 @@ export function Payments(): JSX.Element {
   const { data, error } = useQuery<{ paymentRequests: PaymentRequest[]; unmatchedTransfers: Transfer[] }>(PAYMENTS);
   const [status, setStatus] = useState<string>('ALL');
   const requests = (data?.paymentRequests ?? []).filter((request) => status === 'ALL' || request.status === status);
-  const count = (each: string): number => (data?.paymentRequests ?? []).filter((request) => each === 'ALL' || request.status === each).length;
+  const count = (each: string): number =>
+    (data?.paymentRequests ?? []).filter((request) => each === 'ALL' || request.status === each).length;
   return (
     <section aria-labelledby="payments-title">
       <h2 id="payments-title">Payments</h2>
       <Message text={error} error />
-      <p className="hint">Requests of the companies each key's check found (keys added on the Keys page). Read from the gateway's payment store: no request to the StateV API.</p>
+      <p className="hint">
+        Requests of the companies each key's check found (keys added on the Keys page). Read from the gateway's payment
+        store: no request to the StateV API.
+      </p>
       <label htmlFor="payments-status">Status</label>
       <select id="payments-status" value={status} onChange={(event) => setStatus(event.target.value)}>
         {STATUSES.map((each) => (

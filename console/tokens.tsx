@@ -46,9 +46,18 @@ export function Tokens(): JSX.Element {
   const [created, setCreated] = useState<string | null>(null);
   const [copied, setCopied] = useState(false);
 
-  const toggle = (list: string[], value: string, set: (next: string[]) => void): void => set(list.includes(value) ? list.filter((each) => each !== value) : [...list, value]);
-  const companies = [...new Set((data?.vaultCharacters ?? []).filter((each) => characters.includes(each.name)).flatMap((each) => each.companies ?? []))];
-  const unchecked = (data?.vaultCharacters ?? []).filter((each) => characters.includes(each.name) && each.companies === null).map((each) => each.name);
+  const toggle = (list: string[], value: string, set: (next: string[]) => void): void =>
+    set(list.includes(value) ? list.filter((each) => each !== value) : [...list, value]);
+  const companies = [
+    ...new Set(
+      (data?.vaultCharacters ?? [])
+        .filter((each) => characters.includes(each.name))
+        .flatMap((each) => each.companies ?? []),
+    ),
+  ];
+  const unchecked = (data?.vaultCharacters ?? [])
+    .filter((each) => characters.includes(each.name) && each.companies === null)
+    .map((each) => each.name);
 
   const submit = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
@@ -56,7 +65,13 @@ export function Tokens(): JSX.Element {
     setCopied(false);
     const all = [...grants, ...more.split(/[\s,]+/).filter((each) => each !== '')];
     await create.run(async () => {
-      const input = { characters, grants: all, expiresIn, origin: origin.trim() === '' ? null : origin.trim(), budgetShare: share === '' ? null : Number(share) };
+      const input = {
+        characters,
+        grants: all,
+        expiresIn,
+        origin: origin.trim() === '' ? null : origin.trim(),
+        budgetShare: share === '' ? null : Number(share),
+      };
       const answer = await gql<{ createAccessToken: { token: string; summary: { id: string } } }>(CREATE, { input });
       setCreated(answer.createAccessToken.token);
       await reload();
@@ -74,7 +89,12 @@ export function Tokens(): JSX.Element {
           <legend>Characters</legend>
           {data?.vaultCharacters.map((character) => (
             <label key={character.name} className="check">
-              <input type="checkbox" checked={characters.includes(character.name)} onChange={() => toggle(characters, character.name, setCharacters)} /> {character.name}
+              <input
+                type="checkbox"
+                checked={characters.includes(character.name)}
+                onChange={() => toggle(characters, character.name, setCharacters)}
+              />{' '}
+              {character.name}
             </label>
           ))}
         </fieldset>
@@ -82,24 +102,56 @@ export function Tokens(): JSX.Element {
           <legend>Grants</legend>
           {GRANTS.map(({ grant, meaning }) => (
             <label key={grant} className="check">
-              <input type="checkbox" checked={grants.includes(grant)} onChange={() => toggle(grants, grant, setGrants)} /> <code>{grant}</code> ({meaning})
+              <input
+                type="checkbox"
+                checked={grants.includes(grant)}
+                onChange={() => toggle(grants, grant, setGrants)}
+              />{' '}
+              <code>{grant}</code> ({meaning})
             </label>
           ))}
           {companies.map((id) => (
             <label key={id} className="check">
-              <input type="checkbox" checked={grants.includes(`factory:${id}`)} onChange={() => toggle(grants, `factory:${id}`, setGrants)} /> <code>factory:{id}</code> (this company only)
+              <input
+                type="checkbox"
+                checked={grants.includes(`factory:${id}`)}
+                onChange={() => toggle(grants, `factory:${id}`, setGrants)}
+              />{' '}
+              <code>factory:{id}</code> (this company only)
             </label>
           ))}
-          {unchecked.length > 0 && <p className="hint">The companies of {unchecked.join(', ')} are not known (added with the command line): add the key again on the Keys page to list them, or type factory:&lt;id&gt; below.</p>}
+          {unchecked.length > 0 && (
+            <p className="hint">
+              The companies of {unchecked.join(', ')} are not known (added with the command line): add the key again on
+              the Keys page to list them, or type factory:&lt;id&gt; below.
+            </p>
+          )}
           <label htmlFor="token-more">More grants (space separated, e.g. write:siteDocument:catalogue)</label>
           <input id="token-more" value={more} onChange={(event) => setMore(event.target.value)} autoComplete="off" />
         </fieldset>
         <label htmlFor="token-origin">Browser origin (optional, e.g. https://shop.example)</label>
-        <input id="token-origin" value={origin} onChange={(event) => setOrigin(event.target.value)} autoComplete="off" />
+        <input
+          id="token-origin"
+          value={origin}
+          onChange={(event) => setOrigin(event.target.value)}
+          autoComplete="off"
+        />
         <label htmlFor="token-expires">Expires in (a number and s, m, h, d or w)</label>
-        <input id="token-expires" required value={expiresIn} onChange={(event) => setExpiresIn(event.target.value)} autoComplete="off" />
+        <input
+          id="token-expires"
+          required
+          value={expiresIn}
+          onChange={(event) => setExpiresIn(event.target.value)}
+          autoComplete="off"
+        />
         <label htmlFor="token-share">Budget share (requests per window, optional)</label>
-        <input id="token-share" type="number" min={1} value={share} onChange={(event) => setShare(event.target.value)} />
+        <input
+          id="token-share"
+          type="number"
+          min={1}
+          value={share}
+          onChange={(event) => setShare(event.target.value)}
+        />
         <button type="submit" disabled={create.busy}>
           Create token
         </button>

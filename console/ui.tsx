@@ -17,7 +17,10 @@ export function Message({ text, error }: { text: string | null; error?: boolean 
 }
 
 /** A query's state: its data, the failure's sentence, and a reload. */
-export function useQuery<T>(query: string, variables: Record<string, unknown> = {}): { data: T | null; error: string | null; reload: () => Promise<void> } {
+export function useQuery<T>(
+  query: string,
+  variables: Record<string, unknown> = {},
+): { data: T | null; error: string | null; reload: () => Promise<void> } {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<string | null>(null);
   const key = JSON.stringify(variables);
@@ -36,7 +39,12 @@ export function useQuery<T>(query: string, variables: Record<string, unknown> = 
 }
 
 /** Runs a mutation from a form: busy flag, and the message to show after it. */
-export function useAction(): { busy: boolean; message: string | null; failed: boolean; run: (action: () => Promise<string>) => Promise<boolean> } {
+export function useAction(): {
+  busy: boolean;
+  message: string | null;
+  failed: boolean;
+  run: (action: () => Promise<string>) => Promise<boolean>;
+} {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);

@@ -21,8 +21,10 @@ const fail = (message) => {
 const page = await (await fetch(`${base}/examples/shop-checkout/`)).text();
 if (!page.includes('<script src="checkout.js"')) fail('the page is not served at /examples/shop-checkout/');
 const script = await (await fetch(`${base}/examples/shop-checkout/checkout.js`)).text();
-const documentOf = (name) => new RegExp(`const ${name} = \`([^\`]*)\``).exec(script)?.[1] ?? fail(`checkout.js has no ${name} document`);
-const valueOf = (id) => new RegExp(`id="${id}" [^>]*value="([^"]*)"`).exec(page)?.[1] ?? fail(`the page has no ${id} field`);
+const documentOf = (name) =>
+  new RegExp(`const ${name} = \`([^\`]*)\``).exec(script)?.[1] ?? fail(`checkout.js has no ${name} document`);
+const valueOf = (id) =>
+  new RegExp(`id="${id}" [^>]*value="([^"]*)"`).exec(page)?.[1] ?? fail(`the page has no ${id} field`);
 const key = valueOf('key');
 const factoryId = valueOf('factory');
 
@@ -62,18 +64,33 @@ const paid = (async () => {
       const message = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const data = /^data: *(.*)$/m.exec(message)?.[1];
-      const event = /^event: *(.*)$/m.exec(message)?.[1] === 'next' && data ? JSON.parse(data).data?.paymentReceived : undefined;
+      const event =
+        /^event: *(.*)$/m.exec(message)?.[1] === 'next' && data ? JSON.parse(data).data?.paymentReceived : undefined;
       if (event && event.request.reference === reference) {
-        console.log(`examples/shop-checkout: ${event.kind}, ${event.request.status} (${event.request.paidAmount} of ${event.request.amount})`);
+        console.log(
+          `examples/shop-checkout: ${event.kind}, ${event.request.status} (${event.request.paidAmount} of ${event.request.amount})`,
+        );
         if (event.request.status === 'PAID') return;
       }
     }
   }
 })();
 
-const created = (await graphql(documentOf('CREATE'), { input: { factoryId, bankAccountId, amount: Number(valueOf('amount')), note: valueOf('note'), expiresInSeconds: 3600 } })).createPaymentRequest;
+const created = (
+  await graphql(documentOf('CREATE'), {
+    input: {
+      factoryId,
+      bankAccountId,
+      amount: Number(valueOf('amount')),
+      note: valueOf('note'),
+      expiresInSeconds: 3600,
+    },
+  })
+).createPaymentRequest;
 reference = created.reference;
-console.log(`examples/shop-checkout: pay ${created.amount} to VBAN ${created.vban}, reference ${reference.replace(/^(.{4})/, '$1 ')}`);
+console.log(
+  `examples/shop-checkout: pay ${created.amount} to VBAN ${created.vban}, reference ${reference.replace(/^(.{4})/, '$1 ')}`,
+);
 
 // The README's curl: its second sh block, the placeholders filled in as a reader would.
 const readme = readFileSync('examples/shop-checkout/README.md', 'utf8');
@@ -81,7 +98,10 @@ const blocks = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
 const curl = (blocks[1] ?? fail('the README has no transfer block'))
   .replace('<the bank account id>', bankAccountId)
   .replace(/"amount":\d+/, `"amount":${created.amount}`)
-  .replace(/order [a-z0-9]{4}-[a-z0-9]{4}/, `order ${reference.slice(0, 4).toLowerCase()}-${reference.slice(4).toLowerCase()}`)
+  .replace(
+    /order [a-z0-9]{4}-[a-z0-9]{4}/,
+    `order ${reference.slice(0, 4).toLowerCase()}-${reference.slice(4).toLowerCase()}`,
+  )
   .replaceAll('localhost:4010', `127.0.0.1:${simulatorPort}`);
 if (curl.includes('k7m2')) fail('the README curl has no reference to replace');
 console.log(curl.trim());

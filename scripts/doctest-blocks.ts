@@ -26,7 +26,17 @@ import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /** The fence languages the harness runs (or needs a `skip` for). */
-export const DOCTEST_LANGUAGES: ReadonlySet<string> = new Set(['sh', 'bash', 'shell', 'js', 'javascript', 'mjs', 'cjs', 'ts', 'typescript']);
+export const DOCTEST_LANGUAGES: ReadonlySet<string> = new Set([
+  'sh',
+  'bash',
+  'shell',
+  'js',
+  'javascript',
+  'mjs',
+  'cjs',
+  'ts',
+  'typescript',
+]);
 
 /** What a block's markers ask for. */
 export interface BlockMarkers {
@@ -112,7 +122,8 @@ function applyDirective(markers: BlockMarkers, text: string): string | undefined
       markers.expect.push(arg);
       return undefined;
     case 'expect-json':
-      if (!/^!?[\w$]+(\.[\w$]+)*$/.test(arg)) return `doctest: expect-json needs a path like data.factories, got "${arg}"`;
+      if (!/^!?[\w$]+(\.[\w$]+)*$/.test(arg))
+        return `doctest: expect-json needs a path like data.factories, got "${arg}"`;
       markers.expectJson.push(arg);
       return undefined;
     case 'expect-shape':
@@ -157,7 +168,8 @@ export function parsePage(page: string, text: string): DocPage {
       const body = comment[1]!.trim();
       if (body.startsWith('doctest-page:')) {
         const rest = body.slice('doctest-page:'.length).trim();
-        if (!rest.startsWith('demo-env ')) result.errors.push(`${page}:${i + 1}: unknown doctest-page directive "${rest}"`);
+        if (!rest.startsWith('demo-env '))
+          result.errors.push(`${page}:${i + 1}: unknown doctest-page directive "${rest}"`);
         else {
           const problem = parseAssignments(rest.slice('demo-env '.length), result.demoEnv);
           if (problem) result.errors.push(`${page}:${i + 1}: doctest-page: demo-env: ${problem}`);
@@ -168,7 +180,8 @@ export function parsePage(page: string, text: string): DocPage {
     if (line.trim() === '') continue;
     const fence = FENCE.exec(line);
     if (!fence) {
-      for (const marker of pending) result.errors.push(`${page}:${marker.line}: a doctest marker must come right before a code block`);
+      for (const marker of pending)
+        result.errors.push(`${page}:${marker.line}: a doctest marker must come right before a code block`);
       pending = [];
       continue;
     }
@@ -187,30 +200,47 @@ export function parsePage(page: string, text: string): DocPage {
         try {
           JSON.parse(wantsShape.markers.shape);
         } catch (error) {
-          result.errors.push(`${page}:${i + 1}: doctest: expect-shape: the json block does not parse (${(error as Error).message})`);
+          result.errors.push(
+            `${page}:${i + 1}: doctest: expect-shape: the json block does not parse (${(error as Error).message})`,
+          );
         }
-      }
-      else result.errors.push(`${page}:${wantsShape.line}: doctest: expect-shape: no json block before the next code block`);
+      } else
+        result.errors.push(
+          `${page}:${wantsShape.line}: doctest: expect-shape: no json block before the next code block`,
+        );
       wantsShape = undefined;
     }
     if (DOCTEST_LANGUAGES.has(lang)) {
-      const markers: BlockMarkers = { expect: [], expectJson: [], env: {}, replace: [], timeoutSeconds: DEFAULT_TIMEOUT_SECONDS };
+      const markers: BlockMarkers = {
+        expect: [],
+        expectJson: [],
+        env: {},
+        replace: [],
+        timeoutSeconds: DEFAULT_TIMEOUT_SECONDS,
+      };
       for (const marker of pending) {
         const problem = applyDirective(markers, marker.text);
         if (problem) result.errors.push(`${page}:${marker.line}: ${problem}`);
       }
-      if (markers.skip !== undefined && (markers.expect.length || markers.expectJson.length || markers.background || markers.shape !== undefined)) {
+      if (
+        markers.skip !== undefined &&
+        (markers.expect.length || markers.expectJson.length || markers.background || markers.shape !== undefined)
+      ) {
         result.errors.push(`${page}:${i + 1}: a skipped block takes no expect or background marker`);
       }
       result.blocks.push({ page, line: i + 1, lang, code: body.join('\n'), markers });
       if (markers.shape !== undefined) wantsShape = result.blocks.at(-1);
     } else {
-      for (const marker of pending) result.errors.push(`${page}:${marker.line}: a doctest marker before a ${lang || 'plain'} block, which the harness does not run`);
+      for (const marker of pending)
+        result.errors.push(
+          `${page}:${marker.line}: a doctest marker before a ${lang || 'plain'} block, which the harness does not run`,
+        );
     }
     pending = [];
     i = end;
   }
-  for (const marker of pending) result.errors.push(`${page}:${marker.line}: a doctest marker at the end of the page, before no block`);
+  for (const marker of pending)
+    result.errors.push(`${page}:${marker.line}: a doctest marker at the end of the page, before no block`);
   if (wantsShape) result.errors.push(`${page}:${wantsShape.line}: doctest: expect-shape: no json block follows`);
   return result;
 }
@@ -230,10 +260,14 @@ export function unsafeToRun(block: DocBlock): string | undefined {
     .filter((line) => !DEMO_LINE.test(line))
     .join('\n');
   const npm = /\bnpm\s+(ci|install|i|uninstall|update|pack|publish|start)\b/.exec(commands);
-  return npm ? `runs \`npm ${npm[1]}\`, which would change or leave running this checkout: mark the block \`doctest: skip <reason>\`` : undefined;
+  return npm
+    ? `runs \`npm ${npm[1]}\`, which would change or leave running this checkout: mark the block \`doctest: skip <reason>\``
+    : undefined;
 }
 
 /** Reads and parses every page of {@link docPages}. */
 export function readDocPages(root: string): DocPage[] {
-  return docPages(root).map((page) => parsePage(relative(root, join(root, page)), readFileSync(join(root, page), 'utf8')));
+  return docPages(root).map((page) =>
+    parsePage(relative(root, join(root, page)), readFileSync(join(root, page), 'utf8')),
+  );
 }

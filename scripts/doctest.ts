@@ -117,7 +117,12 @@ class Proc {
 }
 
 function tail(text: string, lines = 25): string {
-  return text.trimEnd().split('\n').slice(-lines).map((line) => `      | ${line}`).join('\n');
+  return text
+    .trimEnd()
+    .split('\n')
+    .slice(-lines)
+    .map((line) => `      | ${line}`)
+    .join('\n');
 }
 
 function jsonPath(value: unknown, path: string): unknown {
@@ -157,7 +162,8 @@ function shapeProblems(shown: unknown, actual: unknown, path = '$'): string[] {
   if (kind(shown) !== kind(actual)) return [`${path}: the page shows ${kind(shown)}, the answer has ${kind(actual)}`];
   if (Array.isArray(shown)) {
     const list = actual as unknown[];
-    if (list.length < shown.length) return [`${path}: the page shows ${shown.length} elements, the answer has ${list.length}`];
+    if (list.length < shown.length)
+      return [`${path}: the page shows ${shown.length} elements, the answer has ${list.length}`];
     return shown.flatMap((element, i) => shapeProblems(element, list[i], `${path}[${i}]`));
   }
   if (typeof shown === 'object') {
@@ -186,7 +192,8 @@ function check(block: DocBlock, proc: Proc): string[] {
         const absent = path.startsWith('!');
         const found = jsonPath(value, absent ? path.slice(1) : path);
         const present = found !== undefined && found !== null && !(Array.isArray(found) && found.length === 0);
-        if (absent && found !== undefined) problems.push(`stdout has ${path.slice(1)}: ${JSON.stringify(found).slice(0, 300)}`);
+        if (absent && found !== undefined)
+          problems.push(`stdout has ${path.slice(1)}: ${JSON.stringify(found).slice(0, 300)}`);
         if (!absent && !present) problems.push(`stdout has no ${path}`);
       }
   }
@@ -233,7 +240,11 @@ class PageRun {
     this.port = await freePort();
     this.simPort = await freePort();
     this.demoKey = key;
-    this.demo = new Proc('node', ['dist/src/demo.js'], this.baseEnv({ ...this.page.demoEnv, ...env, PORT: String(this.port), SIMULATOR_PORT: String(this.simPort) }));
+    this.demo = new Proc(
+      'node',
+      ['dist/src/demo.js'],
+      this.baseEnv({ ...this.page.demoEnv, ...env, PORT: String(this.port), SIMULATOR_PORT: String(this.simPort) }),
+    );
     this.procs.push(this.demo);
     for (let i = 0; i < 300; i++) {
       if (!this.demo.running) return `the demo exited:\n${tail(this.demo.output)}`;
@@ -255,9 +266,12 @@ class PageRun {
       this.keyWritten = true;
     }
     return text
-      .split('$DOCTEST_TMP').join(this.tmp)
-      .split('.data/demo-vault.json').join(this.vaultFile)
-      .split('.data/demo-vault-key').join(this.vaultKeyFile)
+      .split('$DOCTEST_TMP')
+      .join(this.tmp)
+      .split('.data/demo-vault.json')
+      .join(this.vaultFile)
+      .split('.data/demo-vault-key')
+      .join(this.vaultKeyFile)
       .replace(/\b(127\.0\.0\.1|localhost):4000\b/g, `127.0.0.1:${this.port}`)
       .replace(/\b(127\.0\.0\.1|localhost):4010\b/g, `127.0.0.1:${this.simPort}`);
   }
@@ -302,7 +316,9 @@ class PageRun {
           `[ -f ${JSON.stringify(this.envFile)} ] && . ${JSON.stringify(this.envFile)}`,
           `trap 'export -p > ${JSON.stringify(this.envFile)}' EXIT`,
           // The block's own env markers win over what the page's earlier blocks exported.
-          ...Object.entries(block.markers.env).map(([name, value]) => `export ${name}='${this.ports(value).replace(/'/g, `'\\''`)}'`),
+          ...Object.entries(block.markers.env).map(
+            ([name, value]) => `export ${name}='${this.ports(value).replace(/'/g, `'\\''`)}'`,
+          ),
           `cd ${JSON.stringify(root)}`,
           'set -eo pipefail',
           this.ports(commands),
@@ -317,19 +333,32 @@ class PageRun {
     }
     let source = this.ports(code);
     if (block.lang === 'ts' || block.lang === 'typescript') {
-      source = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
+      source = ts.transpileModule(source, {
+        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+      }).outputText;
     }
     // CommonJS when the block require()s, else an ES module (import, top-level await).
     const esm = block.lang === 'mjs' || !/\brequire\(/.test(source);
     mkdirSync(jsDir, { recursive: true });
-    const file = join(jsDir, `${block.page.replace(/[^\w]+/g, '-')}-${block.line}.${block.lang === 'cjs' ? 'cjs' : esm ? 'mjs' : 'cjs'}`);
+    const file = join(
+      jsDir,
+      `${block.page.replace(/[^\w]+/g, '-')}-${block.line}.${block.lang === 'cjs' ? 'cjs' : esm ? 'mjs' : 'cjs'}`,
+    );
     writeFileSync(file, source);
     return { command: 'node', args: [file] };
   }
 
   async run(): Promise<Outcome> {
     const started = Date.now();
-    const outcome: Outcome = { page: this.page.page, run: 0, skipped: 0, drift: 0, failures: [...this.page.errors], log: [], seconds: 0 };
+    const outcome: Outcome = {
+      page: this.page.page,
+      run: 0,
+      skipped: 0,
+      drift: 0,
+      failures: [...this.page.errors],
+      log: [],
+      seconds: 0,
+    };
     const background: { block: DocBlock; proc: Proc }[] = [];
     try {
       for (const [index, block] of this.page.blocks.entries()) {
@@ -345,13 +374,21 @@ class PageRun {
           outcome.failures.push(`${where}: ${prepared}`);
           break;
         }
-        const proc = new Proc(prepared.command, prepared.args, this.baseEnv(Object.fromEntries(Object.entries(block.markers.env).map(([name, value]) => [name, this.ports(value)]))));
+        const proc = new Proc(
+          prepared.command,
+          prepared.args,
+          this.baseEnv(
+            Object.fromEntries(Object.entries(block.markers.env).map(([name, value]) => [name, this.ports(value)])),
+          ),
+        );
         this.procs.push(proc);
         if (block.markers.background) {
           background.push({ block, proc });
           const until = block.markers.background.until;
           if (until && !(await proc.waitFor(until, block.markers.timeoutSeconds * 1000))) {
-            outcome.failures.push(`${where}: the background block did not print "${until}" within ${block.markers.timeoutSeconds} s${proc.running ? '' : ` (it exited with ${proc.exitCode ?? proc.signal})`}:\n${tail(proc.output)}`);
+            outcome.failures.push(
+              `${where}: the background block did not print "${until}" within ${block.markers.timeoutSeconds} s${proc.running ? '' : ` (it exited with ${proc.exitCode ?? proc.signal})`}:\n${tail(proc.output)}`,
+            );
             break;
           }
           continue;
@@ -360,7 +397,11 @@ class PageRun {
         await proc.exited;
         clearTimeout(timer);
         if (this.verbose) outcome.log.push(`  ${where} (${prepared.command}):\n${tail(proc.output, 200)}`);
-        const problems = proc.stopping ? [`did not finish within ${block.markers.timeoutSeconds} s`] : proc.exitCode !== 0 ? [`exited with ${proc.exitCode ?? proc.signal}`] : check(block, proc);
+        const problems = proc.stopping
+          ? [`did not finish within ${block.markers.timeoutSeconds} s`]
+          : proc.exitCode !== 0
+            ? [`exited with ${proc.exitCode ?? proc.signal}`]
+            : check(block, proc);
         if (problems.length) {
           outcome.failures.push(`${where}: ${problems.join('; ')}:\n${tail(proc.output)}`);
           break; // later blocks of the page build on this one
@@ -370,7 +411,10 @@ class PageRun {
         const where = `${block.page}:${block.line}`;
         if (this.verbose) outcome.log.push(`  ${where} (background):\n${tail(proc.output, 200)}`);
         // A server, subscription or live query: it runs until the reader stops it.
-        if (!proc.running) outcome.failures.push(`${where}: the background block exited (with ${proc.exitCode ?? proc.signal}) before the page ended:\n${tail(proc.output)}`);
+        if (!proc.running)
+          outcome.failures.push(
+            `${where}: the background block exited (with ${proc.exitCode ?? proc.signal}) before the page ended:\n${tail(proc.output)}`,
+          );
         else {
           const problems = check(block, proc);
           if (problems.length) outcome.failures.push(`${where}: ${problems.join('; ')}:\n${tail(proc.output)}`);
@@ -390,7 +434,11 @@ class PageRun {
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { 'no-build': { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, verbose: { type: 'boolean', default: false } },
+    options: {
+      'no-build': { type: 'boolean', default: false },
+      jobs: { type: 'string', default: '2' },
+      verbose: { type: 'boolean', default: false },
+    },
   });
   const started = Date.now();
   if (!values['no-build']) {
@@ -400,7 +448,10 @@ async function main(): Promise<number> {
   const pages = readDocPages(root).filter((page) => positionals.length === 0 || positionals.includes(page.page));
   // statev-gateway and statev-simulator as the package installs them: the built bins.
   const bin = mkdtempSync(join(tmpdir(), 'doctest-bin-'));
-  for (const [name, file] of [['statev-gateway', 'dist/src/main.js'], ['statev-simulator', 'dist/src/simulator/main.js']] as const) {
+  for (const [name, file] of [
+    ['statev-gateway', 'dist/src/main.js'],
+    ['statev-simulator', 'dist/src/simulator/main.js'],
+  ] as const) {
     writeFileSync(join(bin, name), `#!/bin/sh\nexec node ${JSON.stringify(join(root, file))} "$@"\n`);
     chmodSync(join(bin, name), 0o755);
   }
@@ -415,7 +466,9 @@ async function main(): Promise<number> {
       stopping.delete(run);
       outcomes.push(outcome);
       const drift = outcome.drift ? ` (${outcome.drift} known drift)` : '';
-      console.log(`${outcome.page}: ${outcome.run} blocks run, ${outcome.skipped} skipped${drift}${outcome.failures.length ? ', FAILED' : ''} (${outcome.seconds.toFixed(1)} s)`);
+      console.log(
+        `${outcome.page}: ${outcome.run} blocks run, ${outcome.skipped} skipped${drift}${outcome.failures.length ? ', FAILED' : ''} (${outcome.seconds.toFixed(1)} s)`,
+      );
       for (const line of outcome.log) console.log(line);
       for (const failure of outcome.failures) console.log(`  ${failure}`);
     }
@@ -436,7 +489,9 @@ async function main(): Promise<number> {
   }
   const failed = outcomes.filter((outcome) => outcome.failures.length > 0);
   const sum = (key: 'run' | 'skipped' | 'drift'): number => outcomes.reduce((n, outcome) => n + outcome[key], 0);
-  console.log(`doctest: ${outcomes.length} pages, ${sum('run')} blocks run, ${sum('skipped')} skipped (${sum('drift')} known drift), ${failed.length} pages failed, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `doctest: ${outcomes.length} pages, ${sum('run')} blocks run, ${sum('skipped')} skipped (${sum('drift')} known drift), ${failed.length} pages failed, ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   return failed.length || interrupted ? 1 : 0;
 }
 

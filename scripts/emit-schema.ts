@@ -10,12 +10,12 @@ import { emitGatewaySchema } from '../src/graph/schema';
 
 const target = resolve(__dirname, '..', 'schema.graphql');
 const adminTarget = resolve(__dirname, '..', 'schema.admin.graphql');
-emitGatewaySchema(target).then(
-  () => emitAdminSchema(adminTarget),
-).then(
-  () => console.log(`schemas written to ${target} and ${adminTarget}`),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+emitGatewaySchema(target)
+  .then(() => emitAdminSchema(adminTarget))
+  .then(
+    () => console.log(`schemas written to ${target} and ${adminTarget}`),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );

@@ -25,7 +25,17 @@ async function main(): Promise<number> {
     },
   });
   const simulator = await startSimulator({ rateLimit: 'off' });
-  const config = loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: simulator.baseUrl, logLevel: 'silent', cacheFile: null, upstreamRateLimit: null });
+  const config = loadConfig(
+    {},
+    {
+      port: 0,
+      host: '127.0.0.1',
+      upstreamBaseUrl: simulator.baseUrl,
+      logLevel: 'silent',
+      cacheFile: null,
+      upstreamRateLimit: null,
+    },
+  );
   const gateway = await startGateway(config);
   try {
     const seed = Number(values.seed);
@@ -46,7 +56,13 @@ async function main(): Promise<number> {
       byStatus: report.byStatus,
       slowestMs: Math.round(report.slowestMs),
       failures: report.failures.length,
-      firstFailures: report.failures.slice(0, 10).map((failure) => ({ problem: failure.problem, status: failure.status, query: failure.request.body.query.slice(0, 500) })),
+      firstFailures: report.failures
+        .slice(0, 10)
+        .map((failure) => ({
+          problem: failure.problem,
+          status: failure.status,
+          query: failure.request.body.query.slice(0, 500),
+        })),
       alive,
     };
     console.log(JSON.stringify(summary, null, 2));

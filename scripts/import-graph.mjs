@@ -17,22 +17,49 @@ import { cruise } from 'dependency-cruiser';
  */
 export const LAYERS = [
   { nodes: ['main', 'demo'], role: 'the programs: npm start and npm run demo (wiring only)' },
-  { nodes: ['cli'], role: 'statev-gateway\'s command line: flags, --help and --print-config from the settings table' },
-  { nodes: ['server', 'simulator'], role: 'startGateway (node:http, drain); the REST API simulator, a program of its own' },
-  { nodes: ['subscriptions', 'admin'], role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay; the administration graph and the console sign-in' },
+  { nodes: ['cli'], role: "statev-gateway's command line: flags, --help and --print-config from the settings table" },
+  {
+    nodes: ['server', 'simulator'],
+    role: 'startGateway (node:http, drain); the REST API simulator, a program of its own',
+  },
+  {
+    nodes: ['subscriptions', 'admin'],
+    role: 'graphql-ws and graphql-sse transports, the poll hub, its limits and the Redis relay; the administration graph and the console sign-in',
+  },
   { nodes: ['web'], role: 'HTTP routes: GraphQL over HTTP, CORS, playground, public-site mode, static files' },
-  { nodes: ['runtime'], role: 'createGatewayRuntime: the Apollo server, its plugins, the economy and the client, wired' },
-  { nodes: ['alerts'], role: 'alerts: rules on the subscriptions\' pollers (conditions, state, events), delivery from a restart-proof outbox to Discord or a signed webhook' },
+  {
+    nodes: ['runtime'],
+    role: 'createGatewayRuntime: the Apollo server, its plugins, the economy and the client, wired',
+  },
+  {
+    nodes: ['alerts'],
+    role: "alerts: rules on the subscriptions' pollers (conditions, state, events), delivery from a restart-proof outbox to Discord or a signed webhook",
+  },
   { nodes: ['observability'], role: 'logger, metrics, the per-operation plugins' },
-  { nodes: ['context'], role: 'one operation\'s context, built from a request' },
+  { nodes: ['context'], role: "one operation's context, built from a request" },
   { nodes: ['pipeline'], role: 'the ordered request checks every transport runs' },
-  { nodes: ['graph'], role: 'the schema (built from the domains\' registry) and the checks reading field rules from it' },
-  { nodes: ['domains'], role: 'the GraphQL types, resolvers, loaders, mappers and subscribable resources, by domain; the feeds they poll (feeds/)' },
-  { nodes: ['field-rules', 'vault'], role: 'what a field declares (its cost, bounds and fan-out) and the walks that sum them over a document; the vault of keys and access tokens' },
+  {
+    nodes: ['graph'],
+    role: "the schema (built from the domains' registry) and the checks reading field rules from it",
+  },
+  {
+    nodes: ['domains'],
+    role: 'the GraphQL types, resolvers, loaders, mappers and subscribable resources, by domain; the feeds they poll (feeds/)',
+  },
+  {
+    nodes: ['field-rules', 'vault'],
+    role: 'what a field declares (its cost, bounds and fan-out) and the walks that sum them over a document; the vault of keys and access tokens',
+  },
   { nodes: ['economy'], role: 'cache, coalescing, budget, queue, invalidation, shared state' },
-  { nodes: ['http', 'config'], role: 'RFC 7240 Prefer parsing and its plugin; every setting: GatewayConfig and its defaults, the SETTINGS table, the readers of values (the only reader of process.env)' },
+  {
+    nodes: ['http', 'config'],
+    role: 'RFC 7240 Prefer parsing and its plugin; every setting: GatewayConfig and its defaults, the SETTINGS table, the readers of values (the only reader of process.env)',
+  },
   { nodes: ['upstream'], role: 'the endpoint catalog and the undici client (the only importer of undici)' },
-  { nodes: ['errors', 'process-lifecycle', 'heap-growth', 'project-root'], role: 'leaves: GatewayError; signals; heap flags; the project folder' },
+  {
+    nodes: ['errors', 'process-lifecycle', 'heap-growth', 'project-root'],
+    role: 'leaves: GatewayError; signals; heap flags; the project folder',
+  },
 ];
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
@@ -66,10 +93,20 @@ export function siblingsOf(fromPath, toPath) {
 export function layerRules() {
   const known = LAYERS.flatMap((layer) => layer.nodes);
   const rules = [
-    { name: 'node-not-in-layer-table', severity: 'error', from: { path: '^src/' }, to: { path: '^src/', pathNot: nodePath(known) } },
+    {
+      name: 'node-not-in-layer-table',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^src/', pathNot: nodePath(known) },
+    },
   ];
   // Code outside the economy reaches it through src/economy/index.ts only (its public surface).
-  rules.push({ name: 'economy-through-index', severity: 'error', from: { path: '^src/', pathNot: '^src/economy/' }, to: { path: '^src/economy/', pathNot: '^src/economy/index\\.ts$' } });
+  rules.push({
+    name: 'economy-through-index',
+    severity: 'error',
+    from: { path: '^src/', pathNot: '^src/economy/' },
+    to: { path: '^src/economy/', pathNot: '^src/economy/index\\.ts$' },
+  });
   LAYERS.forEach((layer, index) => {
     const below = LAYERS.slice(index + 1).flatMap((each) => each.nodes);
     for (const node of layer.nodes) {
@@ -123,8 +160,14 @@ export async function importGraph() {
     }
   }
   const sorted = (map) => [...map.values()].sort((a, b) => (a.from + a.to).localeCompare(b.from + b.to));
-  const folders = [...nested.entries()].map(([parent, map]) => ({ parent, edges: sorted(map) })).sort((a, b) => a.parent.localeCompare(b.parent));
-  const violations = summary.violations.map((violation) => ({ rule: violation.rule.name, from: violation.from, to: violation.to }));
+  const folders = [...nested.entries()]
+    .map(([parent, map]) => ({ parent, edges: sorted(map) }))
+    .sort((a, b) => a.parent.localeCompare(b.parent));
+  const violations = summary.violations.map((violation) => ({
+    rule: violation.rule.name,
+    from: violation.from,
+    to: violation.to,
+  }));
   return { modules: modules.length, edges: sorted(edges), folders, violations };
 }
 
@@ -145,7 +188,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   if (process.argv.includes('--json')) {
     process.stdout.write(`${JSON.stringify({ layers: LAYERS, ...graph })}\n`);
   } else {
-    const line = (edge) => `${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`;
+    const line = (edge) =>
+      `${edge.from} -> ${edge.to} (${edge.imports} imports${edge.typeOnly ? `, ${edge.typeOnly} type-only` : ''})`;
     if (process.argv.includes('--folders')) {
       // Inside each folder: one line per child that imports a sibling, top (most below it) first.
       const only = process.argv.slice(process.argv.indexOf('--folders') + 1).filter((arg) => !arg.startsWith('--'));
@@ -157,7 +201,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     } else {
       for (const edge of graph.edges) console.log(line(edge));
     }
-    for (const violation of graph.violations) console.log(`VIOLATION ${violation.rule}: ${violation.from} -> ${violation.to}`);
+    for (const violation of graph.violations)
+      console.log(`VIOLATION ${violation.rule}: ${violation.from} -> ${violation.to}`);
   }
   process.exitCode = graph.violations.length > 0 ? 1 : 0;
 }

@@ -21,7 +21,17 @@ export interface GatewayServices {
   economy: UpstreamEconomy;
   /** The settings a context reads: the key-hash secret, loaders on or off, option slots, the request cap, the patience cap. */
   config: Pick<GatewayConfig, 'keyHashSecret' | 'loadersEnabled'> &
-    Partial<Pick<GatewayConfig, 'optionSlots' | 'maxUpstreamRequests' | 'upstreamPatienceMaxMs' | 'upstreamPatienceMs' | 'siteDocumentMaxBytes' | 'siteDocumentEncoding'>>;
+    Partial<
+      Pick<
+        GatewayConfig,
+        | 'optionSlots'
+        | 'maxUpstreamRequests'
+        | 'upstreamPatienceMaxMs'
+        | 'upstreamPatienceMs'
+        | 'siteDocumentMaxBytes'
+        | 'siteDocumentEncoding'
+      >
+    >;
   /** The access tokens' shares of their keys' budgets (`tokens create --budget-share`); absent: not enforced. */
   tokenBudgets?: TokenBudgets;
   /** The domains' process-wide parts (the payment desk), handed to every context. */
@@ -45,8 +55,13 @@ export function wantsNoCache(cacheControl: string | undefined, pragma: string | 
  * again here. Loaders are created here and nowhere else, so no per-operation value
  * outlives the operation or crosses keys.
  */
-export function createContext(services: GatewayServices, headers: IncomingHttpHeaders | Map<string, string>, key: KeyInUse | null): GatewayContext {
-  const get = (name: string): string | undefined => (headers instanceof Map ? headers.get(name) : singleHeader(headers[name]));
+export function createContext(
+  services: GatewayServices,
+  headers: IncomingHttpHeaders | Map<string, string>,
+  key: KeyInUse | null,
+): GatewayContext {
+  const get = (name: string): string | undefined =>
+    headers instanceof Map ? headers.get(name) : singleHeader(headers[name]);
   // A key the gateway holds (the site's, a vault's) runs with the secret stored with it,
   // never with a secret header from the browser.
   const held = key !== null && key.source !== 'caller';
@@ -62,10 +77,17 @@ export function createContext(services: GatewayServices, headers: IncomingHttpHe
     patienceFromPrefer(get('prefer'), services.config.upstreamPatienceMaxMs ?? DEFAULT_CONFIG.upstreamPatienceMaxMs),
   );
   // The cost estimate bounds the operation before it runs; this bounds what it really sends.
-  if (services.config.maxUpstreamRequests !== undefined) session.accounting.requestCap = services.config.maxUpstreamRequests;
+  if (services.config.maxUpstreamRequests !== undefined)
+    session.accounting.requestCap = services.config.maxUpstreamRequests;
   const token = key?.source === 'token' ? key : null;
   // A token over several characters: one session per key (its budget, cache and cooldowns), sharing the operation's accounting.
-  const siblings = token && token.characters.length > 1 ? token.characters.map((part, index) => ({ ...part, session: index === 0 ? session : session.sibling(part.key.apiKey, part.key.keyId) })) : null;
+  const siblings =
+    token && token.characters.length > 1
+      ? token.characters.map((part, index) => ({
+          ...part,
+          session: index === 0 ? session : session.sibling(part.key.apiKey, part.key.keyId),
+        }))
+      : null;
   // An access token with --budget-share n starts at most n upstream requests per window of each of its keys' budgets.
   if (token) shareBudget(services.tokenBudgets, token.token, session, siblings);
   const context: GatewayContext = {
@@ -96,7 +118,13 @@ export function createContext(services: GatewayServices, headers: IncomingHttpHe
         context:
           index === 0
             ? context
-            : { ...context, apiKey: sibling.key.apiKey, apiSecret: sibling.character.apiSecret, session: sibling.session, loaders: operationLoaders(sibling.session, { cache: services.config.loadersEnabled }) },
+            : {
+                ...context,
+                apiKey: sibling.key.apiKey,
+                apiSecret: sibling.character.apiSecret,
+                session: sibling.session,
+                loaders: operationLoaders(sibling.session, { cache: services.config.loadersEnabled }),
+              },
       });
     }
   }
@@ -104,12 +132,22 @@ export function createContext(services: GatewayServices, headers: IncomingHttpHe
 }
 
 /** Holds a token with `--budget-share n` to n upstream requests per window of each of its keys' budgets (not enforced without `budgets`). */
-function shareBudget(budgets: TokenBudgets | undefined, token: ActiveToken, session: UpstreamSession, siblings: ReadonlyArray<CharacterKey & { session: UpstreamSession }> | null): void {
+function shareBudget(
+  budgets: TokenBudgets | undefined,
+  token: ActiveToken,
+  session: UpstreamSession,
+  siblings: ReadonlyArray<CharacterKey & { session: UpstreamSession }> | null,
+): void {
   const share = token.budgetShare;
   if (!share || !budgets) return;
-  const budgetOf = (keyId: string): string => (siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.character.id ?? keyId}` : token.id);
+  const budgetOf = (keyId: string): string =>
+    siblings ? `${token.id}:${siblings.find((part) => part.session.keyId === keyId)?.character.id ?? keyId}` : token.id;
   const refusal = (waitMs: number): GatewayError =>
-    new GatewayError('RATE_LIMITED', `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`, { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share });
+    new GatewayError(
+      'RATE_LIMITED',
+      `This access token has used its share of ${share} upstream requests per window of its key's budget: try again later.`,
+      { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), budgetShare: share },
+    );
   if (budgets.replicated) {
     // With Redis: one count for every replica, asked before each flight the operation starts.
     session.accounting.admitShared = async (_endpoint, keyId) => {

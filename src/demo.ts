@@ -23,7 +23,17 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { projectRoot } from './project-root';
-import { DEMO_KEYS, DEMO_SITE_KEY, FIXTURE_CHARACTERS, FIXTURE_IDS, MERCHANT_KEY, createFixtureState, describeRateLimit, shopCatalogue, startSimulator } from './simulator';
+import {
+  DEMO_KEYS,
+  DEMO_SITE_KEY,
+  FIXTURE_CHARACTERS,
+  FIXTURE_IDS,
+  MERCHANT_KEY,
+  createFixtureState,
+  describeRateLimit,
+  shopCatalogue,
+  startSimulator,
+} from './simulator';
 import type { Simulator } from './simulator';
 import { prepareValue } from './domains/site-documents/site-document.codec';
 import { seedWrites } from './domains/site-documents/site-document.store';
@@ -58,7 +68,8 @@ const VAULT_NAMES = { premium: 'demo-premium', other: 'demo-other', merchant: 'd
 const DEMO_TOKEN_GRANTS = ['read', 'subscribe', 'write:payments'];
 
 /** The subscription the demo prints as a curl command (Server-Sent Events). */
-export const DEMO_SUBSCRIPTION = 'subscription { myAuctionChanged { kind observedAt previousBidAmount auction { ... on MyImportAuction { item bidAmount isLastBidderMe } ... on MyExportAuction { item bidAmount isLastBidderMe } } } }';
+export const DEMO_SUBSCRIPTION =
+  'subscription { myAuctionChanged { kind observedAt previousBidAmount auction { ... on MyImportAuction { item bidAmount isLastBidderMe } ... on MyExportAuction { item bidAmount isLastBidderMe } } } }';
 
 /**
  * The nested query the demo prints as a curl command: the README's (`<!-- readme-curl -->`),
@@ -80,17 +91,28 @@ function sameRate(a: RateSetting | null, b: RateSetting | null): boolean {
 /** The line of the banner on the gateway's per-key budget. */
 function describeBudget(limit: RateSetting | null, own: boolean): string {
   const source = own ? 'UPSTREAM_RATE_LIMIT' : "the simulator's limit; UPSTREAM_RATE_LIMIT sets another";
-  return limit === null ? `Gateway budget: off (${source}).` : `Gateway budget: ${limit.requests} requests per key per ${limit.windowSeconds} s (${source}).`;
+  return limit === null
+    ? `Gateway budget: off (${source}).`
+    : `Gateway budget: ${limit.requests} requests per key per ${limit.windowSeconds} s (${source}).`;
 }
 
 function seedShopCatalogue(simulator: Simulator, encoding: SiteDocumentEncoding): void {
-  const shop = createFixtureState().characters.flatMap((character) => character.companies).find((company) => company.id === FIXTURE_IDS.shop);
+  const shop = createFixtureState()
+    .characters.flatMap((character) => character.companies)
+    .find((company) => company.id === FIXTURE_IDS.shop);
   const contents = Array.from({ length: 10 }, (_, i) => {
     const option = shop?.options[String(i + 1)];
     return option ? { title: option.title, data: option.data, lastUpdated: null } : null;
   });
   const value = prepareValue('catalogue', shopCatalogue(), encoding);
-  for (const write of seedWrites(contents, value, Date.now())) simulator.change({ kind: 'option', factoryId: FIXTURE_IDS.shop, slot: write.slot, title: write.title, data: write.data });
+  for (const write of seedWrites(contents, value, Date.now()))
+    simulator.change({
+      kind: 'option',
+      factoryId: FIXTURE_IDS.shop,
+      slot: write.slot,
+      title: write.title,
+      data: write.data,
+    });
 }
 
 /**
@@ -120,7 +142,13 @@ async function seedDemoVault(config: Parameters<typeof vaultStorage>[0], masterK
     await vault.addKey(VAULT_NAMES.premium, DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
     await vault.addKey(VAULT_NAMES.other, DEMO_KEYS.other.key, DEMO_KEYS.other.secret);
     await vault.addKey(VAULT_NAMES.merchant, MERCHANT_KEY.key, MERCHANT_KEY.secret);
-    const created = await vault.createToken({ characters: [VAULT_NAMES.premium], grants: DEMO_TOKEN_GRANTS, expiresInMs: 86_400_000, origin: null, budgetShare: null });
+    const created = await vault.createToken({
+      characters: [VAULT_NAMES.premium],
+      grants: DEMO_TOKEN_GRANTS,
+      expiresInMs: 86_400_000,
+      origin: null,
+      budgetShare: null,
+    });
     return created.token;
   } finally {
     await opened.close();
@@ -132,12 +160,17 @@ async function seedDemoVault(config: Parameters<typeof vaultStorage>[0], masterK
  * console which companies the demo characters own (for its token grant picker), as adding
  * their keys in the console would.
  */
-async function consoleSignIn(config: Parameters<typeof consoleStore>[0] & { readonly publicUrl: string | null }, masterKey: string, gatewayUrl: string): Promise<string> {
+async function consoleSignIn(
+  config: Parameters<typeof consoleStore>[0] & { readonly publicUrl: string | null },
+  masterKey: string,
+  gatewayUrl: string,
+): Promise<string> {
   const store = consoleStore(config);
   try {
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
     const characters = createFixtureState().characters;
-    const companiesOf = (id: string): string[] => characters.find((character) => character.id === id)?.companies.map((company) => company.id) ?? [];
+    const companiesOf = (id: string): string[] =>
+      characters.find((character) => character.id === id)?.companies.map((company) => company.id) ?? [];
     await auth.rememberFactories(VAULT_NAMES.premium, companiesOf(FIXTURE_CHARACTERS.main.id));
     await auth.rememberFactories(VAULT_NAMES.other, companiesOf(FIXTURE_CHARACTERS.other.id));
     await auth.rememberFactories(VAULT_NAMES.merchant, companiesOf(FIXTURE_CHARACTERS.merchant.id));
@@ -198,7 +231,9 @@ async function main(): Promise<Started> {
       `  GraphQL endpoint:     ${endpoint}`,
       `  playground:           ${endpoint} (open in a browser; the demo premium key is preset in its Headers tab)`,
       ...(publicMode
-        ? [`  example company site: ${gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop} (public-site mode, no key in the browser; its reads use ${DEMO_SITE_KEY.key}, a budget of its own)`]
+        ? [
+            `  example company site: ${gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop} (public-site mode, no key in the browser; its reads use ${DEMO_SITE_KEY.key}, a budget of its own)`,
+          ]
         : []),
       '',
       'Demo API keys (Authorization: Bearer <key>):',

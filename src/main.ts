@@ -23,14 +23,17 @@ async function readStdin(): Promise<string> {
 }
 
 const argv = process.argv.slice(2);
-const command = (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') || argv[0] === 'console' ? null : gatewayCommand(argv);
+const command =
+  (VAULT_COMMANDS as readonly string[]).includes(argv[0] ?? '') || argv[0] === 'console' ? null : gatewayCommand(argv);
 if (argv[0] === 'console') {
   // `console [--sign-out-all]`: a one-time sign-in link, or every session ended (src/cli/console-cli.ts, loaded only here).
-  void import('./cli/console-cli').then(({ consoleCommand }) => consoleCommand(argv)).then((result) => {
-    process.stdout.write(result.stdout);
-    process.stderr.write(result.stderr);
-    process.exitCode = result.exitCode;
-  });
+  void import('./cli/console-cli')
+    .then(({ consoleCommand }) => consoleCommand(argv))
+    .then((result) => {
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
+      process.exitCode = result.exitCode;
+    });
 } else if (command === null) {
   // `keys …`, `tokens …`, `vault rotate`: change the vault and exit.
   void vaultCommand(argv, readStdin).then((result) => {
@@ -45,7 +48,9 @@ if (argv[0] === 'console') {
     // Loaded here, so the vault commands start without loading the server.
     const { startGateway } = await import('./server');
     const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
-    console.log(`StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${redactUrlCredentials(config.upstreamBaseUrl)})`);
+    console.log(
+      `StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${redactUrlCredentials(config.upstreamBaseUrl)})`,
+    );
     return { stop: () => gateway.stop(), gracePeriodMs: config.shutdownDelayMs + config.shutdownGracePeriodMs };
   });
 } else {

@@ -37,7 +37,14 @@ export interface PortSetting {
  */
 export function portErrorMessage(error: unknown, setting: PortSetting): string | null {
   // Not `instanceof Error`: an error from another realm (a vm context, as under Jest) is one too.
-  if (typeof error !== 'object' || error === null || !('code' in error) || !('syscall' in error) || error.syscall !== 'listen') return null;
+  if (
+    typeof error !== 'object' ||
+    error === null ||
+    !('code' in error) ||
+    !('syscall' in error) ||
+    error.syscall !== 'listen'
+  )
+    return null;
   const port = 'port' in error && typeof error.port === 'number' ? error.port : null;
   const address = 'address' in error && typeof error.address === 'string' ? ` on ${error.address}` : '';
   if (port === null) return null;

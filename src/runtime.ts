@@ -1,7 +1,10 @@
 import { hkdfSync } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import type { DocumentNode } from 'graphql';
@@ -42,7 +45,12 @@ import { domainEndpointRules } from './domains';
  * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
  * a browser sends none of them cross-site without a CORS preflight the gateway controls.
  */
-export const CSRF_SAFE_HEADERS = ['authorization', 'x-api-secret', 'apollo-require-preflight', 'x-apollo-operation-name'];
+export const CSRF_SAFE_HEADERS = [
+  'authorization',
+  'x-api-secret',
+  'apollo-require-preflight',
+  'x-apollo-operation-name',
+];
 
 /** The gateway's process-wide parts, created once and shared by every operation. */
 export interface GatewayRuntime {
@@ -83,7 +91,10 @@ export interface GatewayRuntime {
    * phase's text of a hit. Null when the response cache is off, and with tracing on (a
    * hit through Apollo gets its spans).
    */
-  readonly responseCacheHits: { readonly hits: ResponseCacheHits; readonly response: ApolloResultPhase['cachedResponse'] } | null;
+  readonly responseCacheHits: {
+    readonly hits: ResponseCacheHits;
+    readonly response: ApolloResultPhase['cachedResponse'];
+  } | null;
 }
 
 /** Options for tests and embedding. */
@@ -124,7 +135,13 @@ function warnOfUnexplained429s(base: EconomyEvents, logger: Logger): EconomyEven
       base.unexplained429?.(report);
       if (!report.firstInWindow) return;
       logger.warn(
-        { key: report.keyId.slice(0, 8), sentInWindow: report.sentInWindow, limit: report.limit, windowSeconds: report.windowSeconds, retryAfterSeconds: report.retryAfterSeconds },
+        {
+          key: report.keyId.slice(0, 8),
+          sentInWindow: report.sentInWindow,
+          limit: report.limit,
+          windowSeconds: report.windowSeconds,
+          retryAfterSeconds: report.retryAfterSeconds,
+        },
         `upstream 429 for key ${report.keyId.slice(0, 8)} after only ${report.sentInWindow} of its ${report.limit} requests in ${report.windowSeconds} s from this gateway: another client spends the same key (another gateway without shared Redis, a script, this gateway before a restart), or the upstream's limit is lower than UPSTREAM_RATE_LIMIT; requests for the key wait ${report.retryAfterSeconds} s`,
       );
     },
@@ -139,7 +156,10 @@ function warnOfUnexplained429s(base: EconomyEvents, logger: Logger): EconomyEven
  *
  * @throws Error when public-site mode is configured and its trusted-documents manifest cannot be loaded.
  */
-export async function createGatewayRuntime(config: GatewayConfig, options: RuntimeOptions = {}): Promise<GatewayRuntime> {
+export async function createGatewayRuntime(
+  config: GatewayConfig,
+  options: RuntimeOptions = {},
+): Promise<GatewayRuntime> {
   const metrics = new GatewayMetrics();
   const logger = createLogger(config.logLevel, options.logDestination);
   const upstream = new UpstreamClient({
@@ -153,11 +173,16 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   });
   upstream.observe((observation) => metrics.upstream(observation));
   // The OpenTelemetry SDK (about 16 MB of RSS) is loaded only when tracing is on.
-  const tracingOn = options.traceExporter !== undefined || config.tracing.endpoint !== null || config.tracing.tracesEndpoint !== null;
-  const tracing = tracingOn ? (await import('./observability/tracing')).GatewayTracing.fromSettings(config.tracing, options.traceExporter) : undefined;
+  const tracingOn =
+    options.traceExporter !== undefined || config.tracing.endpoint !== null || config.tracing.tracesEndpoint !== null;
+  const tracing = tracingOn
+    ? (await import('./observability/tracing')).GatewayTracing.fromSettings(config.tracing, options.traceExporter)
+    : undefined;
   if (tracing) upstream.observe((observation) => tracing.observeUpstream(observation));
   if (config.redisUrl && config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) {
-    logger.warn('KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.');
+    logger.warn(
+      'KEY_HASH_SECRET is not set: Redis keys use the built-in default. Set your own secret, the same on every replica.',
+    );
   }
   const shared = config.redisUrl
     ? new ChangeSharingRedisState({
@@ -207,23 +232,45 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
   // Access tokens: the vault, opened (a wrong VAULT_MASTER_KEY stops the start) and watched.
   const vault = await startLiveVault(
     config,
-    (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open: tokens keep their previous state.'),
+    (error) =>
+      logger.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'The vault changed but does not open: tokens keep their previous state.',
+      ),
     (problem) => logger.warn({ problem }, 'A vault record is refused and left alone'),
   );
   // Payment requests: the gateway's own store (Redis with REDIS_URL, else PAYMENTS_FILE).
   // Its requests and outbox entries carry a MAC under the vault's master key (without a vault,
   // under a key derived from KEY_HASH_SECRET): an edited record is refused, logged, left alone.
   const storeOptions = {
-    mac: config.vaultMasterKey ? RecordMac.fromSetting(config.vaultMasterKey) : new RecordMac([Buffer.from(hkdfSync('sha256', config.keyHashSecret, 'statev-gateway payments', 'record-mac without a vault', 32))]),
+    mac: config.vaultMasterKey
+      ? RecordMac.fromSetting(config.vaultMasterKey)
+      : new RecordMac([
+          Buffer.from(
+            hkdfSync('sha256', config.keyHashSecret, 'statev-gateway payments', 'record-mac without a vault', 32),
+          ),
+        ]),
     keptPerCompany: config.paymentOpenRequestsMax,
-    onRefused: (what: string) => logger.error({ record: what }, 'payment store: a record whose MAC does not verify was refused and left as it is'),
+    onRefused: (what: string) =>
+      logger.error({ record: what }, 'payment store: a record whose MAC does not verify was refused and left as it is'),
   };
-  const paymentStore = config.redisUrl ? new RedisPaymentStore(config.redisUrl, config.redisPrefix, storeOptions) : await FilePaymentStore.open(config.paymentsFile, storeOptions);
+  const paymentStore = config.redisUrl
+    ? new RedisPaymentStore(config.redisUrl, config.redisPrefix, storeOptions)
+    : await FilePaymentStore.open(config.paymentsFile, storeOptions);
   // The vault's keys: their characters' open requests are polled again at start, without a call.
   // A vault key as the payment desk's caller: the key and its hashed id.
-  const callerOf = (apiKey: string): { apiKey: string; keyId: string } => ({ apiKey, keyId: keyId(apiKey, config.keyHashSecret) });
+  const callerOf = (apiKey: string): { apiKey: string; keyId: string } => ({
+    apiKey,
+    keyId: keyId(apiKey, config.keyHashSecret),
+  });
   const heldKeys = vault ? () => vault.vault.apiKeys().map(callerOf) : undefined;
-  const payments = new PaymentDesk(paymentStore, { now: options.now, heldKeys, openMax: config.paymentOpenRequestsMax, onError: (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed') });
+  const payments = new PaymentDesk(paymentStore, {
+    now: options.now,
+    heldKeys,
+    openMax: config.paymentOpenRequestsMax,
+    onError: (error) =>
+      logger.error({ error: error instanceof Error ? error.message : String(error) }, 'payment matching failed'),
+  });
   // Webhooks (statev-gateway webhooks add): the vault holds them, with the keys that poll.
   if (vault) {
     const webhooks = new WebhookDispatcher(
@@ -231,7 +278,8 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: callerOf(hook.apiKey) })),
       {
         post: webhookPoster({ allowHosts: config.webhookAllowHosts, timeoutMs: config.webhookTimeoutMs }),
-        onError: (error) => logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery'),
+        onError: (error) =>
+          logger.warn({ error: error instanceof Error ? error.message : String(error) }, 'webhook delivery'),
       },
     );
     webhooks.start();
@@ -247,8 +295,17 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     tracing?.answered(report.errorCodes, report.result.data != null);
   });
   const includeStacktraceInErrorResponses = config.nodeEnv === 'development';
-  const responseCache = config.cacheEnabled && config.responseCacheEnabled ? responseCachePlugin(economy, config.responseCacheMaxBytes) : null;
-  const jit = config.executionJit ? jitExecution<GatewayContext>(schema, { formatError, includeStacktraceInErrorResponses, executed: restrictToUpstreamFreshness }) : null;
+  const responseCache =
+    config.cacheEnabled && config.responseCacheEnabled
+      ? responseCachePlugin(economy, config.responseCacheMaxBytes)
+      : null;
+  const jit = config.executionJit
+    ? jitExecution<GatewayContext>(schema, {
+        formatError,
+        includeStacktraceInErrorResponses,
+        executed: restrictToUpstreamFreshness,
+      })
+    : null;
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/execution/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
     ...(jit ? { gateway: jit.gateway } : { schema }),
@@ -273,7 +330,14 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
     plugins: [
       ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,
-      ...(options.httpServer ? [ApolloServerPluginDrainHttpServer({ httpServer: options.httpServer, stopGracePeriodMillis: config.shutdownGracePeriodMs })] : []),
+      ...(options.httpServer
+        ? [
+            ApolloServerPluginDrainHttpServer({
+              httpServer: options.httpServer,
+              stopGracePeriodMillis: config.shutdownGracePeriodMs,
+            }),
+          ]
+        : []),
       // No per-field cache hints (Apollo would add its cache-control plugin itself, whose hook
       // runs on every field; no field declares a hint, so each would get the longest TTL): the
       // operation plugin gives the response cache its policy from the upstream answers used.
@@ -289,7 +353,27 @@ export async function createGatewayRuntime(config: GatewayConfig, options: Runti
       ApolloServerPluginLandingPageDisabled(),
     ],
   });
-  const services: GatewayServices = { economy, config, tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null), domains: { payments } };
-  const responseCacheHits = responseCache && !tracing ? { hits: responseCache.hits, response: results.cachedResponse } : null;
-  return { apollo, upstream, economy, metrics, logger, shared, persistence, services, pipeline, tracing, vault, payments, responseCacheHits };
+  const services: GatewayServices = {
+    economy,
+    config,
+    tokenBudgets: new TokenBudgets((config.upstreamRateLimit?.windowSeconds ?? 60) * 1000, options.now, shared ?? null),
+    domains: { payments },
+  };
+  const responseCacheHits =
+    responseCache && !tracing ? { hits: responseCache.hits, response: results.cachedResponse } : null;
+  return {
+    apollo,
+    upstream,
+    economy,
+    metrics,
+    logger,
+    shared,
+    persistence,
+    services,
+    pipeline,
+    tracing,
+    vault,
+    payments,
+    responseCacheHits,
+  };
 }

@@ -132,7 +132,10 @@ export async function startGateway(config: GatewayConfig, options: GatewayStartO
       // Take requests only once Redis answers (else a new replica would fetch what the others
       // already have); a Redis that is down at start delays the start by at most 2 s.
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([runtime.shared.whenUp(), new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)))]);
+      await Promise.race([
+        runtime.shared.whenUp(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000))),
+      ]);
       clearTimeout(timer);
     }
     readiness.waitFor('cache file');
@@ -144,11 +147,28 @@ export async function startGateway(config: GatewayConfig, options: GatewayStartO
     if (vault) {
       const hub = subscriptions.hub;
       // Their deliveries wait in a restart-proof outbox (file beside the vault, or Redis).
-      outbox = options.alertSink ? null : await createAlertOutbox(config, { onError: (error) => runtime.logger.warn({ error: error.message }, 'alert delivery') });
+      outbox = options.alertSink
+        ? null
+        : await createAlertOutbox(config, {
+            onError: (error) => runtime.logger.warn({ error: error.message }, 'alert delivery'),
+          });
       const sink = options.alertSink ?? outbox ?? undefined;
-      alerts = await startAlerts(config, { vault, polling: { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) }, logger: runtime.logger, sink, now: options.now });
+      alerts = await startAlerts(config, {
+        vault,
+        polling: { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) },
+        logger: runtime.logger,
+        sink,
+        now: options.now,
+      });
     }
-    admin = await startAdmin(config, { economy: runtime.economy, payments: runtime.payments.store, logger: runtime.logger, alerts, outbox, cacheOutcomes: () => runtime.metrics.cacheOutcomes() });
+    admin = await startAdmin(config, {
+      economy: runtime.economy,
+      payments: runtime.payments.store,
+      logger: runtime.logger,
+      alerts,
+      outbox,
+      cacheOutcomes: () => runtime.metrics.cacheOutcomes(),
+    });
     httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.
     httpServer.on('upgrade', (req, socket, head) => {

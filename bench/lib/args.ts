@@ -119,11 +119,22 @@ function number(flag: string, raw: string | undefined, fallback: number, min: nu
 export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): BenchArgs {
   const { values } = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false });
   const known = (name: string): boolean => names.all.includes(name);
-  const only = values.only === undefined ? null : values.only.split(',').map((name) => name.trim()).filter((name) => name !== '');
-  for (const name of only ?? []) if (!known(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${names.all.join(', ')})`);
+  const only =
+    values.only === undefined
+      ? null
+      : values.only
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== '');
+  for (const name of only ?? [])
+    if (!known(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${names.all.join(', ')})`);
   const profile = values.profile ?? null;
-  if (profile !== null && !known(profile)) throw new Error(`Unknown scenario '${profile}' for --profile (known: ${names.all.join(', ')})`);
-  if (profile !== null && names.notProfilable.includes(profile)) throw new Error(`--profile ${profile} is not supported: it runs several gateway processes (profile one of the single-gateway scenarios)`);
+  if (profile !== null && !known(profile))
+    throw new Error(`Unknown scenario '${profile}' for --profile (known: ${names.all.join(', ')})`);
+  if (profile !== null && names.notProfilable.includes(profile))
+    throw new Error(
+      `--profile ${profile} is not supported: it runs several gateway processes (profile one of the single-gateway scenarios)`,
+    );
   const gatewayEnv: Record<string, string> = {};
   for (const pair of values['gateway-env'] ?? []) {
     const at = pair.indexOf('=');
@@ -144,7 +155,13 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
     scrapeKeys: number('scrape-keys', values['scrape-keys'], quick ? 2000 : 10_000, 1, true),
     redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
     only,
-    attacks: values.attacks === undefined ? null : values.attacks.split(',').map((name) => name.trim()).filter((name) => name !== ''),
+    attacks:
+      values.attacks === undefined
+        ? null
+        : values.attacks
+            .split(',')
+            .map((name) => name.trim())
+            .filter((name) => name !== ''),
     profile,
     gatewayEnv,
     gatewayRoot: values['gateway-root'] ?? null,

@@ -33,7 +33,8 @@ export const RESULTS = join(ROOT, 'bench', 'results');
  * `--max-semi-space-size=4`.
  */
 export function startNodeFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts;
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
+    .scripts;
   const flags = /\bnode((?:\s+--\S+)*)\s+dist\/src\/main\.js/.exec(scripts?.['start'] ?? '')?.[1] ?? '';
   return flags.split(/\s+/).filter((flag) => flag.length > 0);
 }
@@ -148,7 +149,17 @@ export class Bench {
     const simPort = await ports.allocate('simulator');
     const sim = await startService({
       name: 'simulator',
-      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(args.latencyMs), '--rate-limit', 'off'],
+      args: [
+        join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
+        '--port',
+        String(simPort),
+        '--host',
+        HOST,
+        '--latency',
+        String(args.latencyMs),
+        '--rate-limit',
+        'off',
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port: simPort,
@@ -188,7 +199,11 @@ export class Bench {
   }
 
   /** The environment of a gateway process: only what the benchmark sets (plus PATH/HOME). */
-  gatewayEnvironment(port: number, settings: Record<string, string>, options: GatewayEnvOptions = {}): NodeJS.ProcessEnv {
+  gatewayEnvironment(
+    port: number,
+    settings: Record<string, string>,
+    options: GatewayEnvOptions = {},
+  ): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
@@ -213,13 +228,20 @@ export class Bench {
    * Starts a gateway process (`dist/src/main.js`, or `--gateway-root`'s) with `settings`
    * on top of the defaults, waits for `/healthz`, and returns it. Stop it with {@link stopServer}.
    */
-  async startGateway(name: string, settings: Record<string, string> = {}, options: GatewayEnvOptions = {}): Promise<Service> {
+  async startGateway(
+    name: string,
+    settings: Record<string, string> = {},
+    options: GatewayEnvOptions = {},
+  ): Promise<Service> {
     const profile = options.profile ?? this.profiling;
     const port = await this.ports.allocate(name);
     const root = this.args.gatewayRoot === null ? ROOT : resolve(this.args.gatewayRoot);
     const main = join(root, 'dist', 'src', 'main.js');
-    if (!existsSync(main)) throw new Error(`${main} is missing: run npm run build${this.args.gatewayRoot === null ? '' : ` in ${root}`}`);
-    const shown = Object.entries(settings).map(([k, v]) => `${k}=${/SECRET|MASTER_KEY/.test(k) ? '<random, same on every replica>' : v}`);
+    if (!existsSync(main))
+      throw new Error(`${main} is missing: run npm run build${this.args.gatewayRoot === null ? '' : ` in ${root}`}`);
+    const shown = Object.entries(settings).map(
+      ([k, v]) => `${k}=${/SECRET|MASTER_KEY/.test(k) ? '<random, same on every replica>' : v}`,
+    );
     log(`starting ${name} on port ${port}${shown.length > 0 ? ` (${shown.join(' ')})` : ''}`);
     const service = await startService({
       name,
@@ -261,7 +283,9 @@ export class Bench {
   async shared(server: SharedServer): Promise<Service> {
     const running = this.started.get(server);
     if (running) return running;
-    const profile = this.selected.some((scenario) => scenario.name === this.args.profile && scenario.uses?.includes(server));
+    const profile = this.selected.some(
+      (scenario) => scenario.name === this.args.profile && scenario.uses?.includes(server),
+    );
     const service = await server.start(this, profile);
     this.started.set(server, service);
     return service;
@@ -280,7 +304,10 @@ export class Bench {
   async settle(gateways: readonly Service[]): Promise<void> {
     let last = '';
     for (let i = 0; i < 60; i += 1) {
-      const [upstream, operations] = await Promise.all([simRequests(this.sim.origin), Promise.all(gateways.map((gateway) => gatewayOperations(gateway.origin)))]);
+      const [upstream, operations] = await Promise.all([
+        simRequests(this.sim.origin),
+        Promise.all(gateways.map((gateway) => gatewayOperations(gateway.origin))),
+      ]);
       const now = `${upstream.count}|${operations.map(total).join(',')}`;
       if (now === last) return;
       last = now;

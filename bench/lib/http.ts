@@ -20,7 +20,12 @@ export function graphqlHeaders(apiKey: string | null, noCache: boolean): Record<
 }
 
 /** POSTs one operation and parses the answer. */
-export async function postGraphQL(url: string, body: string, headers: Record<string, string>, timeoutMs = 30_000): Promise<GraphQLReply> {
+export async function postGraphQL(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<GraphQLReply> {
   const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
   const text = await response.text();
   let json: GraphQLReply['json'];
@@ -38,8 +43,15 @@ export async function postGraphQL(url: string, body: string, headers: Record<str
  * @throws Error quoting the first error otherwise.
  */
 export function assertSuccess(reply: GraphQLReply, what: string): void {
-  if (reply.status !== 200 || reply.json.errors !== undefined || reply.json.data === undefined || reply.json.data === null) {
-    throw new Error(`${what}: expected a successful GraphQL response, got HTTP ${reply.status}: ${reply.text.slice(0, 500)}`);
+  if (
+    reply.status !== 200 ||
+    reply.json.errors !== undefined ||
+    reply.json.data === undefined ||
+    reply.json.data === null
+  ) {
+    throw new Error(
+      `${what}: expected a successful GraphQL response, got HTTP ${reply.status}: ${reply.text.slice(0, 500)}`,
+    );
   }
 }
 
@@ -104,9 +116,15 @@ export async function gatewayCounters(gatewayOrigin: string): Promise<GatewayCou
   }
   let upstreamRequests = 0;
   // Label values hold route patterns with braces (`{id}`): match up to the last `} `.
-  for (const match of text.matchAll(/^statev_upstream_requests_total\{.*\} (\d+(?:\.\d+)?)$/gm)) upstreamRequests += Number(match[1]);
+  for (const match of text.matchAll(/^statev_upstream_requests_total\{.*\} (\d+(?:\.\d+)?)$/gm))
+    upstreamRequests += Number(match[1]);
   const single = (name: string): number => Number(new RegExp(`^${name} (\\d+(?:\\.\\d+)?)$`, 'm').exec(text)?.[1] ?? 0);
-  return { operations, upstreamRequests, redisErrors: single('statev_redis_errors_total'), redisUp: single('statev_redis_up') };
+  return {
+    operations,
+    upstreamRequests,
+    redisErrors: single('statev_redis_errors_total'),
+    redisUp: single('statev_redis_up'),
+  };
 }
 
 /** Sum of the values of an outcome map. */
@@ -115,7 +133,10 @@ export function total(outcomes: Readonly<Record<string, number>>): number {
 }
 
 /** `after - before` per outcome (outcomes that did not change are left out). */
-export function difference(after: Readonly<Record<string, number>>, before: Readonly<Record<string, number>>): Record<string, number> {
+export function difference(
+  after: Readonly<Record<string, number>>,
+  before: Readonly<Record<string, number>>,
+): Record<string, number> {
   const result: Record<string, number> = {};
   for (const [outcome, value] of Object.entries(after)) {
     const delta = value - (before[outcome] ?? 0);

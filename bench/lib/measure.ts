@@ -5,7 +5,16 @@
  */
 import type { Bench } from './bench';
 import { log, PREMIUM_KEY, round } from './bench';
-import { assertSuccess, difference, gatewayOperations, graphqlHeaders, postGraphQL, simRequests, simReset, total } from './http';
+import {
+  assertSuccess,
+  difference,
+  gatewayOperations,
+  graphqlHeaders,
+  postGraphQL,
+  simRequests,
+  simReset,
+  total,
+} from './http';
 import { runLoad } from './load';
 import type { LoadResult } from './load';
 import type { Service } from './processes';
@@ -42,7 +51,14 @@ export interface LoadScenarioResult {
   /** True when every response was a 2xx and every operation a success. */
   ok: boolean;
   /** many-keys: filling the caches with each key's first (cold) operation. */
-  fill?: { keys: number; seconds: number; operationsPerSecond: number; upstreamRequests: number; upstreamPerKey: number; rssAfterFillMb: number | null };
+  fill?: {
+    keys: number;
+    seconds: number;
+    operationsPerSecond: number;
+    upstreamRequests: number;
+    upstreamPerKey: number;
+    rssAfterFillMb: number | null;
+  };
 }
 
 /** What {@link measureLoad} measures. */
@@ -92,7 +108,10 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
       url,
       connections: spec.connections,
       body,
-      headers: spec.keyPerConnection || spec.rotateKeys ? headers : { ...headers, authorization: `Bearer ${spec.bearer ?? PREMIUM_KEY}` },
+      headers:
+        spec.keyPerConnection || spec.rotateKeys
+          ? headers
+          : { ...headers, authorization: `Bearer ${spec.bearer ?? PREMIUM_KEY}` },
       keyPerConnection: spec.keyPerConnection,
       rotateKeys: spec.rotateKeys,
     };

@@ -152,7 +152,9 @@ export async function startService(options: StartOptions): Promise<Service> {
     : outcome === 'timeout'
       ? `it did not report readiness within ${timeoutMs} ms`
       : 'it exited before it was ready';
-  throw new Error(`${options.name} failed to start: ${reason}.\n--- last output of ${options.name} ---\n${tail.trim()}\n---`);
+  throw new Error(
+    `${options.name} failed to start: ${reason}.\n--- last output of ${options.name} ---\n${tail.trim()}\n---`,
+  );
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {

@@ -111,7 +111,12 @@ export function summarizeProfile(file: string, limit = 25): ProfileSummary {
     if (startup) continue;
     busy += count;
     self.set(label(node), (self.get(label(node)) ?? 0) + count);
-    const group = name === '(garbage collector)' ? '(garbage collector)' : name === '(program)' ? '(program)' : origin(node.callFrame.url);
+    const group =
+      name === '(garbage collector)'
+        ? '(garbage collector)'
+        : name === '(program)'
+          ? '(program)'
+          : origin(node.callFrame.url);
     byOrigin.set(group, (byOrigin.get(group) ?? 0) + count);
     const seen = new Set<string>();
     for (let cursor: number | undefined = id; cursor !== undefined; cursor = parent.get(cursor)) {

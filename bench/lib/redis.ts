@@ -34,7 +34,11 @@ export function findRedisServer(explicit: string | null): string | null {
 
 /** `redis-server --version` (e.g. `7.0.15`), or null. */
 export function redisServerVersion(binary: string): string | null {
-  const result = spawnSync(binary, ['--version'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] });
+  const result = spawnSync(binary, ['--version'], {
+    encoding: 'utf8',
+    timeout: 5000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   return /\bv=(\S+)/.exec(result.stdout ?? '')?.[1] ?? null;
 }
 
@@ -46,7 +50,20 @@ export async function startRedis(binary: string, port: number): Promise<Service>
   return startService({
     name: 'redis',
     command: binary,
-    args: ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', tmpdir()],
+    args: [
+      '--port',
+      String(port),
+      '--bind',
+      HOST,
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no',
+      '--dir',
+      tmpdir(),
+    ],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' },
     cwd: tmpdir(),
     port,
@@ -77,7 +94,11 @@ function parseReply(buffer: Buffer): Reply {
 }
 
 /** Sends one command to the Redis on `HOST:port` over a fresh connection and returns its reply. */
-export async function redisCommand(port: number, args: readonly string[], timeoutMs = 5000): Promise<string | number | null> {
+export async function redisCommand(
+  port: number,
+  args: readonly string[],
+  timeoutMs = 5000,
+): Promise<string | number | null> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, HOST);
     let buffer = Buffer.alloc(0);
@@ -90,7 +111,10 @@ export async function redisCommand(port: number, args: readonly string[], timeou
       if (error) reject(error);
       else resolve(value);
     };
-    const timer = setTimeout(() => finish(new Error(`redis ${args[0] ?? ''} on port ${port} timed out after ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`redis ${args[0] ?? ''} on port ${port} timed out after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
     socket.once('connect', () => {
       socket.write(`*${args.length}\r\n${args.map((arg) => `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`).join('')}`);
     });

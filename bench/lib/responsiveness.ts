@@ -34,8 +34,12 @@ export function gaugeOf(text: string, name: string): number | null {
 
 /** The event-loop delay the gateway measured since the previous scrape, ms (null when its metrics lack it). */
 export function eventLoopDelay(text: string): { p99Ms: number | null; maxMs: number | null } {
-  const ms = (seconds: number | null): number | null => (seconds === null ? null : Math.round(seconds * 1000 * 10) / 10);
-  return { p99Ms: ms(gaugeOf(text, 'nodejs_eventloop_lag_p99_seconds')), maxMs: ms(gaugeOf(text, 'nodejs_eventloop_lag_max_seconds')) };
+  const ms = (seconds: number | null): number | null =>
+    seconds === null ? null : Math.round(seconds * 1000 * 10) / 10;
+  return {
+    p99Ms: ms(gaugeOf(text, 'nodejs_eventloop_lag_p99_seconds')),
+    maxMs: ms(gaugeOf(text, 'nodejs_eventloop_lag_max_seconds')),
+  };
 }
 
 /**
@@ -102,7 +106,11 @@ export class HealthPoller {
   async stop(): Promise<HealthFigures> {
     this.stopped = true;
     await this.loop;
-    return { polls: this.waits.length, failures: this.failures, worstMs: Math.round(Math.max(0, ...this.waits) * 10) / 10 };
+    return {
+      polls: this.waits.length,
+      failures: this.failures,
+      worstMs: Math.round(Math.max(0, ...this.waits) * 10) / 10,
+    };
   }
 }
 
@@ -154,13 +162,14 @@ export class Scraper {
         this.firstFailure ??= error instanceof Error ? error.message : String(error);
       }
       const left = this.intervalMs - (performance.now() - started);
-      if (left > 0 && !this.stopped) await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      if (left > 0 && !this.stopped)
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
     }
   }
 
@@ -186,7 +195,8 @@ export class Scraper {
       firstFailure: this.firstFailure,
       latencyMs: this.latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(this.latencies)),
       healthzBesideMs: this.healthz.length === 0 ? null : summarizeLatencies(Float64Array.from(this.healthz)),
-      beyondHealthzMs: this.beyondHealthz.length === 0 ? null : summarizeLatencies(Float64Array.from(this.beyondHealthz)),
+      beyondHealthzMs:
+        this.beyondHealthz.length === 0 ? null : summarizeLatencies(Float64Array.from(this.beyondHealthz)),
     };
   }
 }

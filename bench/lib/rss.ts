@@ -62,7 +62,10 @@ export class RssSampler {
  * `--expose-gc`, and a preloaded module that runs a full collection (`gc()`) on SIGUSR2
  * (a signal neither Node nor the gateway uses). Never part of `npm start`.
  */
-export const GC_ON_SIGNAL_FLAGS: readonly string[] = ['--expose-gc', `--import=data:text/javascript,process.on('SIGUSR2',()=>globalThis.gc())`];
+export const GC_ON_SIGNAL_FLAGS: readonly string[] = [
+  '--expose-gc',
+  `--import=data:text/javascript,process.on('SIGUSR2',()=>globalThis.gc())`,
+];
 
 /**
  * Heap used (MB) of a gateway started with {@link GC_ON_SIGNAL_FLAGS}, after a full

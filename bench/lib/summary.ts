@@ -14,7 +14,11 @@ import { dashboardAnalysis } from '../scenarios/shared';
 /** Dependent upstream round trips on the dashboard's critical path (see bench/queries/dashboard.graphql). */
 const CRITICAL_PATH_ROUND_TRIPS = 3;
 /** The generic peer's warm dashboard throughput at 10 connections (GraphQL Mesh on Hive Gateway, per-key response cache). */
-const PEER = { name: 'GraphQL Mesh served by Hive Gateway, per-key response cache', rpsRange: [2400, 3300] as const, connections: 10 };
+const PEER = {
+  name: 'GraphQL Mesh served by Hive Gateway, per-key response cache',
+  rpsRange: [2400, 3300] as const,
+  connections: 10,
+};
 
 /** One ratio with its target. */
 interface Ratio {
@@ -39,7 +43,12 @@ function firstViewUpstreamPerOp(bench: Bench, name: string): number | null {
 }
 
 function ratio(value: number | null, target: string, pass: (v: number) => boolean, how: string): Ratio {
-  return { value: value === null || !Number.isFinite(value) ? null : round(value, 2), target, pass: value === null || !Number.isFinite(value) ? null : pass(round(value, 2)), how };
+  return {
+    value: value === null || !Number.isFinite(value) ? null : round(value, 2),
+    target,
+    pass: value === null || !Number.isFinite(value) ? null : pass(round(value, 2)),
+    how,
+  };
 }
 
 /** A figure reported beside the ratios but never judged (`pass` null, left out of `allTargetsMet`). */
@@ -50,7 +59,8 @@ function informational(value: number | null, target: string, how: string): Ratio
 function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
   const s = (name: string): LoadScenarioResult | undefined => loadResult(bench, name);
   const latency = bench.args.latencyMs;
-  const div = (a: number | null | undefined, b: number | null | undefined): number | null => (a === null || a === undefined || !b ? null : a / b);
+  const div = (a: number | null | undefined, b: number | null | undefined): number | null =>
+    a === null || a === undefined || !b ? null : a / b;
   return {
     executionVsExecutionFloorCpu: ratio(
       div(s('warm-no-response-cache')?.serverCpuMsPerRequest, s('execution-floor')?.serverCpuMsPerRequest),
@@ -70,8 +80,18 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v >= 2,
       'warm-10c rps / warm-no-response-cache-10c rps (both 10 connections)',
     ),
-    warmNoResponseCacheP99Ms: ratio(s('warm-no-response-cache')?.latencyMs.p99 ?? null, '< 100', (v) => v < 100, 'warm-no-response-cache p99 latency at 50 connections, ms'),
-    warmVsFloor: ratio(div(s('warm')?.rps, s('floor')?.rps), '>= 0.85', (v) => v >= 0.85, 'warm rps / floor rps (both 50 connections)'),
+    warmNoResponseCacheP99Ms: ratio(
+      s('warm-no-response-cache')?.latencyMs.p99 ?? null,
+      '< 100',
+      (v) => v < 100,
+      'warm-no-response-cache p99 latency at 50 connections, ms',
+    ),
+    warmVsFloor: ratio(
+      div(s('warm')?.rps, s('floor')?.rps),
+      '>= 0.85',
+      (v) => v >= 0.85,
+      'warm rps / floor rps (both 50 connections)',
+    ),
     // Side by side in one run (bench/scenarios/peer.ts): a response-cache hit against the peer's and the physical floor's.
     warmVsPeerCpu: ratio(
       div(s('warm-peer-query')?.serverCpuMsPerRequest, s('peer')?.serverCpuMsPerRequest),
@@ -86,7 +106,12 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       'warm-peer-query server CPU per request / bytes-floor (node:http answering the stored bytes) server CPU per request (both 10 connections)',
     ),
     // Access tokens on the warm path: the token lookup and the grants step cost at most 5 % of warm throughput.
-    warmTokenVsWarmRps: ratio(div(s('warm-token')?.rps, s('warm')?.rps), '>= 0.95', (v) => v >= 0.95, 'warm-token rps / warm rps (both 50 connections; the token at most 5 % slower)'),
+    warmTokenVsWarmRps: ratio(
+      div(s('warm-token')?.rps, s('warm')?.rps),
+      '>= 0.95',
+      (v) => v >= 0.95,
+      'warm-token rps / warm rps (both 50 connections; the token at most 5 % slower)',
+    ),
     warmTokenVsWarmKeyRps: informational(
       div(s('warm-token')?.rps, s('warm-token-key')?.rps),
       '>= 0.95',
@@ -103,7 +128,12 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v === 1,
       'cold upstream requests per operation / distinct upstream paths of one no-cache dashboard run',
     ),
-    warmUpstreamPerOp: ratio(s('warm')?.upstreamPerOp ?? null, '= 0', (v) => v === 0, 'upstream requests during warm / operations'),
+    warmUpstreamPerOp: ratio(
+      s('warm')?.upstreamPerOp ?? null,
+      '= 0',
+      (v) => v === 0,
+      'upstream requests during warm / operations',
+    ),
     naiveVsGatewayUpstream: ratio(
       div(s('naive')?.upstreamPerOp, s('cold')?.upstreamPerOp),
       '>= 1.00 (informational: what loaders and cache save on a cold run)',
@@ -116,7 +146,12 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       (v) => v <= 1.3,
       `cold p50 / (${CRITICAL_PATH_ROUND_TRIPS} dependent upstream round trips x ${latency} ms added latency)`,
     ),
-    manyKeysPeakRssMb: ratio(s('many-keys')?.peakRssMb ?? null, '<= 200', (v) => v <= 200, 'peak RSS of the fresh many-keys gateway process (fill + warm-up + measurement), MB'),
+    manyKeysPeakRssMb: ratio(
+      s('many-keys')?.peakRssMb ?? null,
+      '<= 200',
+      (v) => v <= 200,
+      'peak RSS of the fresh many-keys gateway process (fill + warm-up + measurement), MB',
+    ),
     replicasRedisVsNoRedisUpstream: ratio(
       div(firstViewUpstreamPerOp(bench, 'replicas-redis'), firstViewUpstreamPerOp(bench, 'replicas-no-redis')),
       '<= 0.55 (about half: replica B reads what A fetched)',
@@ -145,10 +180,20 @@ function ratios(bench: Bench, distinct: number | null): Record<string, Ratio> {
       steadyViewsFigure(bench, 'upstreamPerMinuteVsBudget'),
       '<= 1.00',
       (v) => v <= 1,
-      'steady-views: upstream requests per minute (simulator log) / the key\'s budget per minute',
+      "steady-views: upstream requests per minute (simulator log) / the key's budget per minute",
     ),
-    steadyViewsRateLimitedAnswers: ratio(steadyViewsFigure(bench, 'rateLimitedAnswers'), '= 0', (v) => v === 0, 'steady-views: RATE_LIMITED answers after the first complete view'),
-    steadyViewsErrors: ratio(steadyViewsFigure(bench, 'errors'), '= 0', (v) => v === 0, 'steady-views: failed views (HTTP or GraphQL errors other than RATE_LIMITED)'),
+    steadyViewsRateLimitedAnswers: ratio(
+      steadyViewsFigure(bench, 'rateLimitedAnswers'),
+      '= 0',
+      (v) => v === 0,
+      'steady-views: RATE_LIMITED answers after the first complete view',
+    ),
+    steadyViewsErrors: ratio(
+      steadyViewsFigure(bench, 'errors'),
+      '= 0',
+      (v) => v === 0,
+      'steady-views: failed views (HTTP or GraphQL errors other than RATE_LIMITED)',
+    ),
     steadyViewsAgeP99VsLongestWindow: ratio(
       steadyViewsFigure(bench, 'ageP99VsLongestWindow'),
       '<= 1.00',
@@ -171,20 +216,36 @@ function responsivenessRatios(bench: Bench): Record<string, Ratio> {
     | {
         worstHealthzMs?: number | null;
         worstEventLoopP99Ms?: number | null;
-        attacks?: Array<{ outcome?: { bystander?: { delayMs: number }; burst?: { perRefusalMs: number | null } } | null }>;
+        attacks?: Array<{
+          outcome?: { bystander?: { delayMs: number }; burst?: { perRefusalMs: number | null } } | null;
+        }>;
       }
     | undefined;
-  const delays = (hostile?.attacks ?? []).map((attack) => attack.outcome?.bystander?.delayMs).filter((delay): delay is number => delay !== undefined);
-  const perRefusal = (hostile?.attacks ?? []).map((attack) => attack.outcome?.burst?.perRefusalMs).filter((ms): ms is number => typeof ms === 'number');
+  const delays = (hostile?.attacks ?? [])
+    .map((attack) => attack.outcome?.bystander?.delayMs)
+    .filter((delay): delay is number => delay !== undefined);
+  const perRefusal = (hostile?.attacks ?? [])
+    .map((attack) => attack.outcome?.burst?.perRefusalMs)
+    .filter((ms): ms is number => typeof ms === 'number');
   return {
-    soakScrapeP99Ms: ratio(soak?.scrapeLatencyMs?.p99 ?? null, '< 100', (v) => v < 100, 'soak: p99 latency of GET /metrics, scraped every second under the mixed load over 200 keys, ms'),
+    soakScrapeP99Ms: ratio(
+      soak?.scrapeLatencyMs?.p99 ?? null,
+      '< 100',
+      (v) => v < 100,
+      'soak: p99 latency of GET /metrics, scraped every second under the mixed load over 200 keys, ms',
+    ),
     metricsKeysScrapeP99Ms: ratio(
       keys?.worstIdleP99Ms ?? null,
       '< 100',
       (v) => v < 100,
       `metrics-keys: worst p99 latency of GET /metrics over the combinations of budget off/on and Redis off/on, with ${keys?.keys ?? '--scrape-keys'} keys known, ms`,
     ),
-    hostileWorstHealthzMs: ratio(hostile?.worstHealthzMs ?? null, '< 100', (v) => v < 100, 'hostile: worst /healthz wait (polled every 50 ms) over every attack, ms'),
+    hostileWorstHealthzMs: ratio(
+      hostile?.worstHealthzMs ?? null,
+      '< 100',
+      (v) => v < 100,
+      'hostile: worst /healthz wait (polled every 50 ms) over every attack, ms',
+    ),
     hostileWorstEventLoopP99Ms: ratio(
       hostile?.worstEventLoopP99Ms ?? null,
       '< 100',
@@ -224,7 +285,13 @@ function sseReservationsRssGrowthMb(attacks: ReadonlyArray<{ outcome?: unknown }
 /** The rate-limited scenario's ratios (all null when it did not run). */
 function rateLimitedRatios(bench: Bench): Record<string, Ratio> {
   const record = bench.results.get('rate-limited') as
-    | { completeVsFloor?: number | null; upstream429?: number; upstreamPerKeyBusiestMinute?: number; stream?: { errors: number }; firstView?: { latencyVsCriticalPath: number | null } }
+    | {
+        completeVsFloor?: number | null;
+        upstream429?: number;
+        upstreamPerKeyBusiestMinute?: number;
+        stream?: { errors: number };
+        firstView?: { latencyVsCriticalPath: number | null };
+      }
     | undefined;
   return {
     rateLimitedCompleteVsFloor: ratio(
@@ -233,9 +300,24 @@ function rateLimitedRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 1.15,
       'rate-limited: seconds from the first view to the first complete answer (a view every 2 s) / floor (ceil(distinct requests / 10 - 1) x 60 s)',
     ),
-    rateLimitedUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'rate-limited: upstream 429 answers in the simulator log'),
-    rateLimitedPerKeyPerMinute: ratio(record?.upstreamPerKeyBusiestMinute ?? null, '<= 10', (v) => v <= 10, 'rate-limited: upstream requests of the key in its busiest 60 s'),
-    rateLimitedErrorsOnceComplete: ratio(record?.stream?.errors ?? null, '= 0', (v) => v === 0, 'rate-limited: failed views at 300 views per minute once the page is complete'),
+    rateLimitedUpstream429: ratio(
+      record?.upstream429 ?? null,
+      '= 0',
+      (v) => v === 0,
+      'rate-limited: upstream 429 answers in the simulator log',
+    ),
+    rateLimitedPerKeyPerMinute: ratio(
+      record?.upstreamPerKeyBusiestMinute ?? null,
+      '<= 10',
+      (v) => v <= 10,
+      'rate-limited: upstream requests of the key in its busiest 60 s',
+    ),
+    rateLimitedErrorsOnceComplete: ratio(
+      record?.stream?.errors ?? null,
+      '= 0',
+      (v) => v === 0,
+      'rate-limited: failed views at 300 views per minute once the page is complete',
+    ),
     rateLimitedFirstViewVsCriticalPath: ratio(
       record?.firstView?.latencyVsCriticalPath ?? null,
       '<= 1.3',
@@ -258,36 +340,70 @@ function siteDocumentRatios(bench: Bench): Record<string, Ratio> {
       }
     | undefined;
   return {
-    siteDocumentsTenSlotBytes: ratio(record?.capacity?.defaultEncodingBytes ?? null, '>= 40000', (v) => v >= 40_000, 'site-documents: bytes of the realistic catalogue\'s JSON that fit ten slots with the default encoding (deflate-base64url)'),
-    siteDocumentsFirstWriteVsMinimum: ratio(record?.firstWrite?.writesVsMinimum ?? null, '= 1.00', (v) => v === 1, 'site-documents: upstream writes of the first write / (chunks + 1)'),
-    siteDocumentsFirstCommitVsFloor: ratio(record?.firstWrite?.commitVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'site-documents: seconds to the committed first write / floor (ceil((reads + writes) / 10 - 1) x 60 s)'),
+    siteDocumentsTenSlotBytes: ratio(
+      record?.capacity?.defaultEncodingBytes ?? null,
+      '>= 40000',
+      (v) => v >= 40_000,
+      "site-documents: bytes of the realistic catalogue's JSON that fit ten slots with the default encoding (deflate-base64url)",
+    ),
+    siteDocumentsFirstWriteVsMinimum: ratio(
+      record?.firstWrite?.writesVsMinimum ?? null,
+      '= 1.00',
+      (v) => v === 1,
+      'site-documents: upstream writes of the first write / (chunks + 1)',
+    ),
+    siteDocumentsFirstCommitVsFloor: ratio(
+      record?.firstWrite?.commitVsFloor ?? null,
+      '<= 1.15',
+      (v) => v <= 1.15,
+      'site-documents: seconds to the committed first write / floor (ceil((reads + writes) / 10 - 1) x 60 s)',
+    ),
     siteDocumentsOneItemChangeVsMinimum: ratio(
       record?.oneItemChange?.writesVsMinimum ?? null,
       '= 1.00',
       (v) => v === 1,
       'site-documents: upstream writes of a one-item change / (changed chunks + 1); the commit is the last write (the replaced chunks are freed by it, not written)',
     ),
-    siteDocumentsOneItemChangeChunks: ratio(record?.oneItemChange?.changedChunks ?? null, '= 1', (v) => v === 1, 'site-documents: chunks a one-item change rewrites'),
-    siteDocumentsColdReadVsMinimum: ratio(record?.coldRead?.readsVsMinimum ?? null, '= 1.00', (v) => v === 1, 'site-documents: upstream reads of a cold read / (committing slot + chunks)'),
+    siteDocumentsOneItemChangeChunks: ratio(
+      record?.oneItemChange?.changedChunks ?? null,
+      '= 1',
+      (v) => v === 1,
+      'site-documents: chunks a one-item change rewrites',
+    ),
+    siteDocumentsColdReadVsMinimum: ratio(
+      record?.coldRead?.readsVsMinimum ?? null,
+      '= 1.00',
+      (v) => v === 1,
+      'site-documents: upstream reads of a cold read / (committing slot + chunks)',
+    ),
     siteDocumentsBusyKeyLateBySeconds: ratio(
       record?.busyKey?.lateBySeconds ?? null,
       'within ±5',
       (v) => Math.abs(v) <= 5,
-      'site-documents: seconds the busy key\'s one-item change (right after a page view) committed after the retryAfterSeconds its answer promised (negative: earlier)',
+      "site-documents: seconds the busy key's one-item change (right after a page view) committed after the retryAfterSeconds its answer promised (negative: earlier)",
     ),
-    siteDocumentsUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'site-documents: upstream 429 answers in the simulator log'),
+    siteDocumentsUpstream429: ratio(
+      record?.upstream429 ?? null,
+      '= 0',
+      (v) => v === 0,
+      'site-documents: upstream 429 answers in the simulator log',
+    ),
   };
 }
 
 /** A figure of the steady-views scenario's record, or null when it did not run. */
-function steadyViewsFigure(bench: Bench, figure: 'upstreamPerMinuteVsBudget' | 'rateLimitedAnswers' | 'errors' | 'ageP99VsLongestWindow'): number | null {
+function steadyViewsFigure(
+  bench: Bench,
+  figure: 'upstreamPerMinuteVsBudget' | 'rateLimitedAnswers' | 'errors' | 'ageP99VsLongestWindow',
+): number | null {
   const record = bench.results.get('steady-views') as Partial<Record<typeof figure, number | null>> | undefined;
   return record?.[figure] ?? null;
 }
 
 /** A figure of the subscriptions scenario's record, or null when it did not run. */
 function subscriptionsFigure(bench: Bench, figure: 'upstreamRatio' | 'p99'): number | null {
-  const record = bench.results.get('subscriptions') as { upstreamRatio?: number; latencyToInterval?: { p99: number | null } } | undefined;
+  const record = bench.results.get('subscriptions') as
+    { upstreamRatio?: number; latencyToInterval?: { p99: number | null } } | undefined;
   if (!record) return null;
   return figure === 'upstreamRatio' ? (record.upstreamRatio ?? null) : (record.latencyToInterval?.p99 ?? null);
 }
@@ -297,8 +413,17 @@ function machine(): Record<string, unknown> {
   let commit: string | null = null;
   let dirty: boolean | null = null;
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() !== '';
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+    dirty =
+      execFileSync('git', ['status', '--porcelain'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() !== '';
   } catch {
     // not a git checkout
   }
@@ -314,7 +439,10 @@ function machine(): Record<string, unknown> {
 }
 
 /** The summary of a finished run. */
-export function buildSummary(bench: Bench, startedAt: number): Record<string, unknown> & { allScenariosOk: boolean; totalSeconds: number } {
+export function buildSummary(
+  bench: Bench,
+  startedAt: number,
+): Record<string, unknown> & { allScenariosOk: boolean; totalSeconds: number } {
   const { args } = bench;
   const analysis = dashboardAnalysis(bench);
   const summaryRatios = ratios(bench, analysis?.distinct ?? null);
@@ -322,7 +450,8 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
   const peer = {
     ...PEER,
     warm10cRps: warm10c,
-    position: warm10c === null ? null : warm10c > PEER.rpsRange[1] ? 'above' : warm10c >= PEER.rpsRange[0] ? 'within' : 'below',
+    position:
+      warm10c === null ? null : warm10c > PEER.rpsRange[1] ? 'above' : warm10c >= PEER.rpsRange[0] ? 'within' : 'below',
     beatsPeer: warm10c === null ? null : warm10c > PEER.rpsRange[1],
     measured: {
       peerCpuMsPerRequest: loadResult(bench, 'peer')?.serverCpuMsPerRequest ?? null,
@@ -369,15 +498,47 @@ export function buildSummary(bench: Bench, startedAt: number): Record<string, un
 /** The live-crowd scenario's ratios (all null when it did not run). */
 function liveCrowdRatios(bench: Bench): Record<string, Ratio> {
   const record = bench.results.get('live-crowd') as
-    | { visitors?: number; completePage?: { visitors: number }; crowdUpstreamVsOneVisitor?: number | null; rssGrowthMb?: number | null; change?: { lastMs: number | null; reachedVisitors: number } }
+    | {
+        visitors?: number;
+        completePage?: { visitors: number };
+        crowdUpstreamVsOneVisitor?: number | null;
+        rssGrowthMb?: number | null;
+        change?: { lastMs: number | null; reachedVisitors: number };
+      }
     | undefined;
-  const share = (part: number | undefined): number | null => (record?.visitors && part !== undefined ? part / record.visitors : null);
+  const share = (part: number | undefined): number | null =>
+    record?.visitors && part !== undefined ? part / record.visitors : null;
   return {
-    liveCrowdCompletePageShare: ratio(share(record?.completePage?.visitors), '= 1', (v) => v === 1, 'live-crowd: visitors that got the complete live page / 1,000'),
-    liveCrowdUpstreamVsOneVisitor: ratio(record?.crowdUpstreamVsOneVisitor ?? null, '<= 1', (v) => v <= 1, "live-crowd: upstream requests of 1,000 visitors' key / of one visitor's (another gateway, same page)"),
-    liveCrowdRssGrowthMb: ratio(record?.rssGrowthMb ?? null, '<= 100', (v) => v <= 100, 'live-crowd: gateway peak RSS while 1,000 visitors connect and get the page - RSS before, MB'),
-    liveCrowdChangeReachedShare: ratio(share(record?.change?.reachedVisitors), '= 1', (v) => v === 1, 'live-crowd: visitors that got the changed price / 1,000'),
-    liveCrowdChangeLastMs: ratio(record?.change?.lastMs ?? null, '<= 1000', (v) => v <= 1000, 'live-crowd: ms from the simulator receiving the first counter request after a price change to the last visitor getting the new price'),
+    liveCrowdCompletePageShare: ratio(
+      share(record?.completePage?.visitors),
+      '= 1',
+      (v) => v === 1,
+      'live-crowd: visitors that got the complete live page / 1,000',
+    ),
+    liveCrowdUpstreamVsOneVisitor: ratio(
+      record?.crowdUpstreamVsOneVisitor ?? null,
+      '<= 1',
+      (v) => v <= 1,
+      "live-crowd: upstream requests of 1,000 visitors' key / of one visitor's (another gateway, same page)",
+    ),
+    liveCrowdRssGrowthMb: ratio(
+      record?.rssGrowthMb ?? null,
+      '<= 100',
+      (v) => v <= 100,
+      'live-crowd: gateway peak RSS while 1,000 visitors connect and get the page - RSS before, MB',
+    ),
+    liveCrowdChangeReachedShare: ratio(
+      share(record?.change?.reachedVisitors),
+      '= 1',
+      (v) => v === 1,
+      'live-crowd: visitors that got the changed price / 1,000',
+    ),
+    liveCrowdChangeLastMs: ratio(
+      record?.change?.lastMs ?? null,
+      '<= 1000',
+      (v) => v <= 1000,
+      'live-crowd: ms from the simulator receiving the first counter request after a price change to the last visitor getting the new price',
+    ),
   };
 }
 
@@ -391,11 +552,27 @@ function livePageRatios(bench: Bench): Record<string, Ratio> {
         memory?: { lastRoundVsFirst: number | null; heapLastRoundVsFirst?: number | null };
       }
     | undefined;
-  const rerun = bench.results.get('live-page-rerun') as { rerunVsPlainCpu?: number | null; rerunCpuMs?: number | null; plainCpuMs?: number | null } | undefined;
+  const rerun = bench.results.get('live-page-rerun') as
+    { rerunVsPlainCpu?: number | null; rerunCpuMs?: number | null; plainCpuMs?: number | null } | undefined;
   return {
-    livePageCompleteVsFloor: ratio(record?.completeVsFloor ?? null, '<= 1.15', (v) => v <= 1.15, 'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)'),
-    livePageUpstreamVsPlain: ratio(record?.upstreamVsPlain ?? null, '= 1', (v) => v === 1, 'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete'),
-    livePageUpstream429: ratio(record?.upstream429 ?? null, '= 0', (v) => v === 0, 'live-page: upstream 429 answers in the simulator log'),
+    livePageCompleteVsFloor: ratio(
+      record?.completeVsFloor ?? null,
+      '<= 1.15',
+      (v) => v <= 1.15,
+      'live-page: seconds to the complete live result / floor (ceil(distinct requests / 10 - 1) x 60 s)',
+    ),
+    livePageUpstreamVsPlain: ratio(
+      record?.upstreamVsPlain ?? null,
+      '= 1',
+      (v) => v === 1,
+      'live-page: upstream requests of the live page / of the same page as a plain query viewed until complete',
+    ),
+    livePageUpstream429: ratio(
+      record?.upstream429 ?? null,
+      '= 0',
+      (v) => v === 0,
+      'live-page: upstream 429 answers in the simulator log',
+    ),
     livePageHeapAfterGcLastVsFirstRound: ratio(
       record?.memory?.heapLastRoundVsFirst ?? null,
       '<= 1.10',
@@ -408,8 +585,16 @@ function livePageRatios(bench: Bench): Record<string, Ratio> {
       (v) => v <= 1.2,
       'live-page-rerun: gateway CPU per live-query re-run after one changed resource / per plain execution of the same document over HTTP (no response cache, warm upstream cache, same process and key)',
     ),
-    livePageRerunCpuMs: informational(rerun?.rerunCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per live-query re-run of the company page, ms'),
-    livePagePlainCpuMs: informational(rerun?.plainCpuMs ?? null, 'informational (ms)', 'live-page-rerun: gateway CPU per plain execution of the company page, ms'),
+    livePageRerunCpuMs: informational(
+      rerun?.rerunCpuMs ?? null,
+      'informational (ms)',
+      'live-page-rerun: gateway CPU per live-query re-run of the company page, ms',
+    ),
+    livePagePlainCpuMs: informational(
+      rerun?.plainCpuMs ?? null,
+      'informational (ms)',
+      'live-page-rerun: gateway CPU per plain execution of the company page, ms',
+    ),
     // RSS also holds heap pages V8 and the allocator keep after a collection: reported, not judged.
     livePageRssLastVsFirstRound: informational(
       record?.memory?.lastRoundVsFirst ?? null,

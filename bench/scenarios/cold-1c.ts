@@ -10,7 +10,8 @@ export const cold1c: Scenario = {
     await measureLoad(bench, {
       ...(await onDefaultGateway(bench)),
       name: 'cold-1c',
-      description: 'dashboard with Cache-Control: no-cache, 1 connection (one operation at a time: latency without load)',
+      description:
+        'dashboard with Cache-Control: no-cache, 1 connection (one operation at a time: latency without load)',
       query: 'dashboard',
       connections: 1,
       noCache: true,

@@ -11,7 +11,8 @@ export const coldSharedKey: Scenario = {
     await measureLoad(bench, {
       ...(await onDefaultGateway(bench)),
       name: 'cold-shared-key',
-      description: 'dashboard with Cache-Control: no-cache, 10 connections, all with the premium key (concurrent operations share in-flight upstream requests)',
+      description:
+        'dashboard with Cache-Control: no-cache, 10 connections, all with the premium key (concurrent operations share in-flight upstream requests)',
       query: 'dashboard',
       connections: 10,
       noCache: true,

@@ -10,7 +10,8 @@ export const cold: Scenario = {
     await measureLoad(bench, {
       ...(await onDefaultGateway(bench)),
       name: 'cold',
-      description: 'dashboard with Cache-Control: no-cache, 10 connections, one key per connection (no sharing between operations)',
+      description:
+        'dashboard with Cache-Control: no-cache, 10 connections, one key per connection (no sharing between operations)',
       query: 'dashboard',
       connections: 10,
       noCache: true,

@@ -22,7 +22,11 @@ export const distinctDocuments: Scenario = {
   name: 'distinct-documents',
   async run(bench) {
     const documents = bench.args.quick ? 300 : 5000;
-    const gateway = await bench.startGateway('gateway-distinct-documents', { MAX_VARIABLES_BYTES: String(1024 * 1024) }, { pinned: true });
+    const gateway = await bench.startGateway(
+      'gateway-distinct-documents',
+      { MAX_VARIABLES_BYTES: String(1024 * 1024) },
+      { pinned: true },
+    );
     try {
       const url = `${gateway.origin}/graphql`;
       const headers = graphqlHeaders(PREMIUM_KEY, false);
@@ -39,11 +43,15 @@ export const distinctDocuments: Scenario = {
         while (sent < documents) {
           const n = sent;
           sent += 1;
-          const body = JSON.stringify({ query: `query Distinct${n} { __typename d${n}: __typename }`, variables: UNUSED_900_KB });
+          const body = JSON.stringify({
+            query: `query Distinct${n} { __typename d${n}: __typename }`,
+            variables: UNUSED_900_KB,
+          });
           try {
             const response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(30_000) });
             const text = await response.text();
-            if (response.status !== 200 || text.includes('"errors"')) throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
+            if (response.status !== 200 || text.includes('"errors"'))
+              throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
           } catch (error) {
             errors += 1;
             if (firstErrors.length < 5) firstErrors.push(error instanceof Error ? error.message : String(error));
@@ -67,7 +75,9 @@ export const distinctDocuments: Scenario = {
         heapGrowthMb: growth === null ? null : round(growth, 1),
         targets: { heapGrowthWithin50Mb: growth === null ? null : growth <= 50, zeroErrors: errors === 0 },
       };
-      log(`distinct-documents: ${documents} documents, ${errors} errors, heap floor ${result.heapFloorStartMb} -> ${result.heapFloorEndMb} MB`);
+      log(
+        `distinct-documents: ${documents} documents, ${errors} errors, heap floor ${result.heapFloorStartMb} -> ${result.heapFloorEndMb} MB`,
+      );
       bench.record('distinct-documents', result);
     } finally {
       await bench.stopServer(gateway);

@@ -21,7 +21,16 @@ export const executionFloor: Scenario = {
     log(`starting execution-floor on port ${port}`);
     const server = await startService({
       name: 'execution-floor',
-      args: [...bench.profileFlags(bench.profiling), join(ROOT, 'dist', 'bench', 'execution-floor-server.js'), '--port', String(port), '--simulator', `${bench.sim.origin}/req`, '--key', PREMIUM_KEY],
+      args: [
+        ...bench.profileFlags(bench.profiling),
+        join(ROOT, 'dist', 'bench', 'execution-floor-server.js'),
+        '--port',
+        String(port),
+        '--simulator',
+        `${bench.sim.origin}/req`,
+        '--key',
+        PREMIUM_KEY,
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port,
@@ -31,7 +40,8 @@ export const executionFloor: Scenario = {
     try {
       await measureLoad(bench, {
         name: 'execution-floor',
-        description: 'dashboard by graphql-js execute with plain resolvers over the upstream answers in a Map, 50 connections',
+        description:
+          'dashboard by graphql-js execute with plain resolvers over the upstream answers in a Map, 50 connections',
         server,
         serverLabel: 'execution floor (graphql-js execute, answers from a Map)',
         gateway: false,
@@ -40,7 +50,8 @@ export const executionFloor: Scenario = {
         noCache: false,
         keys: PREMIUM_KEY,
         checkProbe: (data) => {
-          if (JSON.stringify(data) !== expected) throw new Error('execution-floor: its response data differs from the gateway response');
+          if (JSON.stringify(data) !== expected)
+            throw new Error('execution-floor: its response data differs from the gateway response');
         },
       });
     } finally {

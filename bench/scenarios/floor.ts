@@ -15,7 +15,14 @@ const floorServer: SharedServer = {
     log(`starting floor on port ${port}`);
     const floor = await startService({
       name: 'floor',
-      args: [...bench.profileFlags(profile), join(ROOT, 'dist', 'bench', 'floor-server.js'), '--port', String(port), '--data', FLOOR_DATA],
+      args: [
+        ...bench.profileFlags(profile),
+        join(ROOT, 'dist', 'bench', 'floor-server.js'),
+        '--port',
+        String(port),
+        '--data',
+        FLOOR_DATA,
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port,
@@ -39,7 +46,8 @@ async function measureFloor(bench: Bench, name: string, connections: number): Pr
     noCache: false,
     keys: PREMIUM_KEY,
     checkProbe: (data) => {
-      if (JSON.stringify(data) !== expected) throw new Error('floor: its response data differs from the gateway response it serves');
+      if (JSON.stringify(data) !== expected)
+        throw new Error('floor: its response data differs from the gateway response it serves');
     },
   });
 }
@@ -48,4 +56,8 @@ async function measureFloor(bench: Bench, name: string, connections: number): Pr
 export const floor: Scenario = { name: 'floor', uses: [floorServer], run: (bench) => measureFloor(bench, 'floor', 50) };
 
 /** floor-10c: the floor at 10 connections. */
-export const floor10c: Scenario = { name: 'floor-10c', uses: [floorServer], run: (bench) => measureFloor(bench, 'floor-10c', 10) };
+export const floor10c: Scenario = {
+  name: 'floor-10c',
+  uses: [floorServer],
+  run: (bench) => measureFloor(bench, 'floor-10c', 10),
+};

@@ -54,7 +54,13 @@ function doubling(levels: number, live = false): string {
 }
 
 /** POSTs `body` `times` times (`concurrency` at a time) with `token`; statuses counted, 5xx and INTERNAL_SERVER_ERROR as internal errors. */
-async function postAll(gateway: Service, token: string, bodies: (i: number) => string, times: number, concurrency: number): Promise<Outcome> {
+async function postAll(
+  gateway: Service,
+  token: string,
+  bodies: (i: number) => string,
+  times: number,
+  concurrency: number,
+): Promise<Outcome> {
   const statuses: Record<string, number> = {};
   let internalErrors = 0;
   let next = 0;
@@ -88,12 +94,18 @@ async function liveOverWs(gateway: Service, token: string, query: string): Promi
       clearTimeout(timer);
       resolve();
     };
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+    );
     socket.on('message', (data: WebSocket.RawData) => {
       const text = String(data);
-      const message = JSON.parse(text) as { type?: string; payload?: { errors?: Array<{ extensions?: { code?: string } }> } };
+      const message = JSON.parse(text) as {
+        type?: string;
+        payload?: { errors?: Array<{ extensions?: { code?: string } }> };
+      };
       if (text.includes('"INTERNAL_SERVER_ERROR"')) internalErrors += 1;
-      if (message.type === 'connection_ack') socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
+      if (message.type === 'connection_ack')
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query } }));
       else if (message.type === 'next' || message.type === 'error') {
         first = message.type === 'next' ? (message.payload?.errors?.[0]?.extensions?.code ?? 'data') : 'error';
         done();
@@ -115,13 +127,19 @@ async function liveOverWs(gateway: Service, token: string, query: string): Promi
  *
  * @param quick - fewer repetitions (`--quick`)
  */
-export async function hostileDocuments(quick: boolean): Promise<{ env: Record<string, string>; attacks: DocumentAttack[] }> {
+export async function hostileDocuments(
+  quick: boolean,
+): Promise<{ env: Record<string, string>; attacks: DocumentAttack[] }> {
   const folder = mkdtempSync(join(tmpdir(), 'bench-hostile-vault-'));
   const vaultFile = join(folder, 'vault.json');
   const masterKey = randomBytes(32).toString('base64');
   const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
   await vault.addKey('premium', PREMIUM_KEY, null);
-  const { token } = await vault.createToken({ characters: ['premium'], grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'], expiresInMs: 86_400_000 });
+  const { token } = await vault.createToken({
+    characters: ['premium'],
+    grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'],
+    expiresInMs: 86_400_000,
+  });
   const repeat = quick ? 5 : 20;
   const memoRequests = quick ? 300 : 5120;
   return {
@@ -135,7 +153,8 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
       },
       {
         name: 'grants-fragment-doubling-32-ws-live',
-        description: 'the same shape, 32 levels, as a live query (@live) over graphql-ws, with a token scoped to one company (grant subscribe)',
+        description:
+          'the same shape, 32 levels, as a live query (@live) over graphql-ws, with a token scoped to one company (grant subscribe)',
         run: (g) => liveOverWs(g, token, doubling(32, true)),
       },
       {
@@ -145,12 +164,28 @@ export async function hostileDocuments(quick: boolean): Promise<{ env: Record<st
           const rssBeforeMb = currentRssMb(g.pid);
           const sampler = new RssSampler(g.pid);
           const pad = 'v'.repeat(60_000);
-          const outcome = await postAll(g, token, (i) => JSON.stringify({ query: `query Memo${i}($id: ID!) { factory(id: $id) { id } }`, variables: { id: `${i}-${pad}` } }), memoRequests, 8);
+          const outcome = await postAll(
+            g,
+            token,
+            (i) =>
+              JSON.stringify({
+                query: `query Memo${i}($id: ID!) { factory(id: $id) { id } }`,
+                variables: { id: `${i}-${pad}` },
+              }),
+            memoRequests,
+            8,
+          );
           const peakMb = sampler.stop();
           const growthMb = rssBeforeMb === null || peakMb === null ? null : round(peakMb - rssBeforeMb);
           return {
             ...outcome,
-            memory: { rssBeforeMb: rssBeforeMb === null ? null : round(rssBeforeMb), rssPeakMb: peakMb, growthMb, targetMb: RSS_TARGET_MB, growthUnder40Mb: growthMb === null ? null : growthMb <= RSS_TARGET_MB },
+            memory: {
+              rssBeforeMb: rssBeforeMb === null ? null : round(rssBeforeMb),
+              rssPeakMb: peakMb,
+              growthMb,
+              targetMb: RSS_TARGET_MB,
+              growthUnder40Mb: growthMb === null ? null : growthMb <= RSS_TARGET_MB,
+            },
           };
         },
       },

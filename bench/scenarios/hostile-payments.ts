@@ -58,12 +58,20 @@ async function requestBurst(gateway: Service, count: number): Promise<Outcome> {
   const codes: Record<string, number> = {};
   let internalErrors = 0;
   let next = 0;
-  const body = JSON.stringify({ query: CREATE, variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 1 } } });
+  const body = JSON.stringify({
+    query: CREATE,
+    variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 1 } },
+  });
   await Promise.all(
     Array.from({ length: 8 }, async () => {
       while (next < count) {
         next += 1;
-        const response = await fetch(`${gateway.origin}/graphql`, { method: 'POST', headers: graphqlHeaders(PREMIUM_KEY, false), body, signal: AbortSignal.timeout(60_000) });
+        const response = await fetch(`${gateway.origin}/graphql`, {
+          method: 'POST',
+          headers: graphqlHeaders(PREMIUM_KEY, false),
+          body,
+          signal: AbortSignal.timeout(60_000),
+        });
         const text = await response.text();
         const code = /"code":"([A-Z_]+)"/.exec(text)?.[1] ?? (response.ok ? 'ok' : String(response.status));
         codes[code] = (codes[code] ?? 0) + 1;
@@ -93,8 +101,19 @@ async function storeAt50000(): Promise<Outcome> {
       for (let i = 0; i < 2000; i += 1) {
         const closed = i < 1000;
         const request: StoredRequest = {
-          owner, reference: newReference(), factoryId: `f${company}`, bankAccountId: `a${company}`, vban: `47${company}`, amount: 10,
-          status: closed ? PaymentStatus.CANCELLED : PaymentStatus.PENDING, transfers: [], note: 'bench', createdAt: i, expiresAt: closed ? null : 1e15, settledAt: null, ...(closed ? { closedAt: i } : {}),
+          owner,
+          reference: newReference(),
+          factoryId: `f${company}`,
+          bankAccountId: `a${company}`,
+          vban: `47${company}`,
+          amount: 10,
+          status: closed ? PaymentStatus.CANCELLED : PaymentStatus.PENDING,
+          transfers: [],
+          note: 'bench',
+          createdAt: i,
+          expiresAt: closed ? null : 1e15,
+          settledAt: null,
+          ...(closed ? { closedAt: i } : {}),
         };
         if (!closed && company === 0) open.push(request);
         lines.push(JSON.stringify({ op: 'request', v: { ...request, mac: mac.sign(REQUEST_MAC, request) } }));
@@ -107,15 +126,48 @@ async function storeAt50000(): Promise<Outcome> {
     const caller = { apiKey: 'unused', keyId: owner };
     const pollMs: number[] = [];
     for (let poll = 0; poll < 20; poll += 1) {
-      const transactions = Array.from({ length: 25 }, (_, i) => ({ amount: 1, reference: `Invoice ${open[poll * 25 + i]?.reference ?? ''}`, senderVban: '4799001', receiverVban: '470', timestamp: new Date(1_700_000_000_000 + poll * 100 + i) }));
-      pollMs.push(await activeMs(() => desk.observe(owner, 'a0', '470', { totalTransactions: 25 * (poll + 1), transactions }, null)));
+      const transactions = Array.from({ length: 25 }, (_, i) => ({
+        amount: 1,
+        reference: `Invoice ${open[poll * 25 + i]?.reference ?? ''}`,
+        senderVban: '4799001',
+        receiverVban: '470',
+        timestamp: new Date(1_700_000_000_000 + poll * 100 + i),
+      }));
+      pollMs.push(
+        await activeMs(() =>
+          desk.observe(owner, 'a0', '470', { totalTransactions: 25 * (poll + 1), transactions }, null),
+        ),
+      );
     }
     const cancelMs = await activeMs(() => desk.cancel(owner, open[600]?.reference ?? ''));
-    const createMs = await activeMs(() => desk.create(caller, { factoryId: 'f0', bankAccountId: 'a0', vban: '470', amount: 5, expiresInSeconds: 60, note: null }));
+    const createMs = await activeMs(() =>
+      desk.create(caller, {
+        factoryId: 'f0',
+        bankAccountId: 'a0',
+        vban: '470',
+        amount: 5,
+        expiresInSeconds: 60,
+        note: null,
+      }),
+    );
     const sweepMs = await activeMs(() => desk.sweep());
     await desk.close();
     const worst = Math.max(...pollMs, createMs, cancelMs, sweepMs);
-    return { stored: lines.length, pollMs: { first: pollMs[0], max: Math.max(...pollMs), median: [...pollMs].sort((a, b) => a - b)[10], all: pollMs }, createMs, cancelMs, sweepMs, rssGrowthMb: round((process.memoryUsage().rss - rssBefore) / 1048576), targets: { everyOperationUnder50Ms: worst < STORE_TARGET_MS }, internalErrors: 0 };
+    return {
+      stored: lines.length,
+      pollMs: {
+        first: pollMs[0],
+        max: Math.max(...pollMs),
+        median: [...pollMs].sort((a, b) => a - b)[10],
+        all: pollMs,
+      },
+      createMs,
+      cancelMs,
+      sweepMs,
+      rssGrowthMb: round((process.memoryUsage().rss - rssBefore) / 1048576),
+      targets: { everyOperationUnder50Ms: worst < STORE_TARGET_MS },
+      internalErrors: 0,
+    };
   } finally {
     rmSync(folder, { recursive: true, force: true });
   }
@@ -141,22 +193,50 @@ async function slowReceivers(): Promise<Outcome> {
   });
   const healthy = await listen((response) => response.end('ok'));
   const caller = { apiKey: 'unused', keyId: 'bench-webhooks' };
-  const desk = new PaymentDesk(await FilePaymentStore.open(null, { mac: new RecordMac([randomBytes(32)]), keptPerCompany: 1000 }));
+  const desk = new PaymentDesk(
+    await FilePaymentStore.open(null, { mac: new RecordMac([randomBytes(32)]), keptPerCompany: 1000 }),
+  );
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const targets = [
     { id: 'whk_hang', url: hanging.url },
     { id: 'whk_trickle', url: trickling.url },
     { id: 'whk_ok', url: healthy.url },
   ].map((target) => ({ ...target, factoryId: 'f1', secret, caller }));
-  const hooks = new WebhookDispatcher(desk, () => targets, { post: webhookPoster({ allowHosts: [], timeoutMs: 10_000 }) });
+  const hooks = new WebhookDispatcher(desk, () => targets, {
+    post: webhookPoster({ allowHosts: [], timeoutMs: 10_000 }),
+  });
   desk.outboxWith((event) => hooks.entries(event));
   const delays: number[] = [];
   try {
     for (let event = 0; event < 6; event += 1) {
-      const request = await desk.create(caller, { factoryId: 'f1', bankAccountId: 'a1', vban: '4711002', amount: 1, expiresInSeconds: null, note: null });
+      const request = await desk.create(caller, {
+        factoryId: 'f1',
+        bankAccountId: 'a1',
+        vban: '4711002',
+        amount: 1,
+        expiresInSeconds: null,
+        note: null,
+      });
       const got = once(healthy.server, 'request');
       const started = performance.now();
-      await desk.observe(caller.keyId, 'a1', '4711002', { totalTransactions: event + 1, transactions: [{ amount: 1, reference: request.reference, senderVban: '4799001', receiverVban: '4711002', timestamp: new Date(1_700_000_000_000 + event) }] }, null);
+      await desk.observe(
+        caller.keyId,
+        'a1',
+        '4711002',
+        {
+          totalTransactions: event + 1,
+          transactions: [
+            {
+              amount: 1,
+              reference: request.reference,
+              senderVban: '4799001',
+              receiverVban: '4711002',
+              timestamp: new Date(1_700_000_000_000 + event),
+            },
+          ],
+        },
+        null,
+      );
       void hooks.deliverDue();
       await got;
       delays.push(round(performance.now() - started));
@@ -170,14 +250,33 @@ async function slowReceivers(): Promise<Outcome> {
     }
     await desk.close();
   }
-  return { healthyDelaysMs: delays, targets: { healthyWithin1s: Math.max(...delays) <= WEBHOOK_TARGET_MS }, internalErrors: 0 };
+  return {
+    healthyDelaysMs: delays,
+    targets: { healthyWithin1s: Math.max(...delays) <= WEBHOOK_TARGET_MS },
+    internalErrors: 0,
+  };
 }
 
 /** The payment attacks of the hostile scenario (see the module comment). */
 export function paymentAttacks(): PaymentAttack[] {
   return [
-    { name: 'payment-requests-burst', description: '1,500 createPaymentRequest for one company from one premium key, 8 at a time (1,000 stored, the rest CONFLICT)', run: (g) => requestBurst(g, 1500) },
-    { name: 'payment-store-50000', description: 'in the bench process: 20 polls, a cancel, a create and a sweep against a file store of 50,000 requests; event-loop time of each (target < 50 ms)', run: () => storeAt50000() },
-    { name: 'webhook-slow-receivers', description: 'in the bench process: six events to three webhooks (one hangs, one trickles a byte every 2 s, one healthy); the healthy one\'s delay (target ≤ 1 s)', run: () => slowReceivers() },
+    {
+      name: 'payment-requests-burst',
+      description:
+        '1,500 createPaymentRequest for one company from one premium key, 8 at a time (1,000 stored, the rest CONFLICT)',
+      run: (g) => requestBurst(g, 1500),
+    },
+    {
+      name: 'payment-store-50000',
+      description:
+        'in the bench process: 20 polls, a cancel, a create and a sweep against a file store of 50,000 requests; event-loop time of each (target < 50 ms)',
+      run: () => storeAt50000(),
+    },
+    {
+      name: 'webhook-slow-receivers',
+      description:
+        "in the bench process: six events to three webhooks (one hangs, one trickles a byte every 2 s, one healthy); the healthy one's delay (target ≤ 1 s)",
+      run: () => slowReceivers(),
+    },
   ];
 }

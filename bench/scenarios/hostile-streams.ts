@@ -50,7 +50,9 @@ export interface StreamAttack {
 
 /** Open graphql-sse subscriptions of the gateway now (its gauge), or null. */
 async function sseActive(gateway: Service): Promise<number | null> {
-  const match = /^statev_subscriptions_active\{transport="sse"\} (\S+)$/m.exec((await scrapeMetrics(gateway.origin)).text);
+  const match = /^statev_subscriptions_active\{transport="sse"\} (\S+)$/m.exec(
+    (await scrapeMetrics(gateway.origin)).text,
+  );
   return match?.[1] === undefined ? null : Number(match[1]);
 }
 
@@ -90,16 +92,28 @@ async function untilSseFreed(gateway: Service, boundMs: number, left = 0): Promi
 function readingStream(gateway: Service, key: string, body: string): { results(): number; close(): void } {
   let results = 0;
   const url = new URL('/graphql/stream', gateway.origin);
-  const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-    let tail = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      const text = tail + chunk;
-      results += text.split('event: next').length - 1;
-      tail = text.slice(-16);
-      if (tail.includes('event: next')) tail = '';
-    });
-  });
+  const req = httpRequest(
+    url,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    },
+    (res) => {
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const text = tail + chunk;
+        results += text.split('event: next').length - 1;
+        tail = text.slice(-16);
+        if (tail.includes('event: next')) tail = '';
+      });
+    },
+  );
   req.once('error', () => undefined);
   req.end(body);
   return { results: () => results, close: () => req.destroy() };
@@ -112,7 +126,12 @@ function changeEvery(gateway: Service, key: string, everyMs: number): { fetches(
   const loop = (async () => {
     while (running) {
       const started = performance.now();
-      await fetch(`${gateway.origin}/graphql`, { method: 'POST', headers: graphqlHeaders(key, true), body: JSON.stringify({ query: '{ factories { id name } }' }), signal: AbortSignal.timeout(30_000) }).then(
+      await fetch(`${gateway.origin}/graphql`, {
+        method: 'POST',
+        headers: graphqlHeaders(key, true),
+        body: JSON.stringify({ query: '{ factories { id name } }' }),
+        signal: AbortSignal.timeout(30_000),
+      }).then(
         (response) => response.text(),
         () => '',
       );
@@ -133,7 +152,9 @@ async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutc
   const body = JSON.stringify({ query: 'query Companies @live { factories { id name } }' });
   const before = currentRssMb(gateway.pid);
   const sampler = new RssSampler(gateway.pid);
-  const sockets = await Promise.all(Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_CHANGING_KEY, body)));
+  const sockets = await Promise.all(
+    Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_CHANGING_KEY, body)),
+  );
   const reader = readingStream(gateway, COMPANIES_CHANGING_KEY, body);
   const opened = await sseActive(gateway);
   const changes = changeEvery(gateway, COMPANIES_CHANGING_KEY, 1100);
@@ -152,12 +173,19 @@ async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutc
     freedAfterMs,
     changes: changes.fetches(),
     readerResults,
-    memory: { growthMb, growthUnder40Mb: growthMb === null ? null : growthMb < SLOW_READER_RSS_TARGET_MB, targetMb: SLOW_READER_RSS_TARGET_MB },
+    memory: {
+      growthMb,
+      growthUnder40Mb: growthMb === null ? null : growthMb < SLOW_READER_RSS_TARGET_MB,
+      targetMb: SLOW_READER_RSS_TARGET_MB,
+    },
   };
 }
 
 async function stalledSubscriptions(gateway: Service, boundMs: number): Promise<StreamOutcome> {
-  const body = JSON.stringify({ query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }', variables: { id: SHOP } });
+  const body = JSON.stringify({
+    query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }',
+    variables: { id: SHOP },
+  });
   const sockets = await Promise.all(Array.from({ length: 20 }, () => stalledStream(gateway, PREMIUM_KEY, body)));
   const opened = await sseActive(gateway);
   const freedAfterMs = await untilSseFreed(gateway, boundMs);

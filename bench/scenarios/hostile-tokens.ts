@@ -62,7 +62,9 @@ function wsStream(gateway: Service, token: string): Stream {
   const first = deferred<void>();
   const ended = deferred<{ reason: string; atMs: number }>();
   const socket = new WebSocket(`${gateway.origin.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
-  socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+  socket.once('open', () =>
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+  );
   socket.on('message', (data: WebSocket.RawData) => {
     const text = String(data);
     const type = (JSON.parse(text) as { type?: string }).type;
@@ -82,19 +84,31 @@ function sseStream(gateway: Service, token: string): Stream {
   const ended = deferred<{ reason: string; atMs: number }>();
   const body = JSON.stringify(LIVE);
   const url = new URL('/graphql/stream', gateway.origin);
-  const req = httpRequest(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-    let text = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => {
-      text += chunk;
-      const reason = reasonOf(text);
-      if (reason !== null) ended.resolve({ reason, atMs: performance.now() });
-      else if (text.includes('event: next')) first.resolve();
-      if (text.length > 100_000) text = text.slice(-10_000);
-    });
-    res.once('end', () => ended.resolve({ reason: 'ended', atMs: performance.now() }));
-    res.once('error', () => ended.resolve({ reason: 'response error', atMs: performance.now() }));
-  });
+  const req = httpRequest(
+    url,
+    {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        accept: 'text/event-stream',
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      },
+    },
+    (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        text += chunk;
+        const reason = reasonOf(text);
+        if (reason !== null) ended.resolve({ reason, atMs: performance.now() });
+        else if (text.includes('event: next')) first.resolve();
+        if (text.length > 100_000) text = text.slice(-10_000);
+      });
+      res.once('end', () => ended.resolve({ reason: 'ended', atMs: performance.now() }));
+      res.once('error', () => ended.resolve({ reason: 'response error', atMs: performance.now() }));
+    },
+  );
   req.once('error', () => ended.resolve({ reason: 'request error', atMs: performance.now() }));
   req.end(body);
   return { first: first.promise, ended: ended.promise, close: () => req.destroy() };
@@ -104,20 +118,48 @@ function sseStream(gateway: Service, token: string): Stream {
  * Opens `count` streams with a new token (half graphql-ws, half graphql-sse), waits for
  * their first results, then `invalidate`s the token and waits for their ends.
  */
-async function streamsOfToken(gateway: Service, vault: Vault, count: number, expiresInMs: number, invalidate: (id: string) => Promise<number>, boundMs: number): Promise<Outcome> {
-  const { id, token } = await vault.createToken({ characters: ['premium'], grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'], expiresInMs });
+async function streamsOfToken(
+  gateway: Service,
+  vault: Vault,
+  count: number,
+  expiresInMs: number,
+  invalidate: (id: string) => Promise<number>,
+  boundMs: number,
+): Promise<Outcome> {
+  const { id, token } = await vault.createToken({
+    characters: ['premium'],
+    grants: [`factory:${FIXTURE_IDS.shop}`, 'subscribe'],
+    expiresInMs,
+  });
   // The gateway reads the vault file again within 250 ms.
   await sleep(600);
-  const streams = Array.from({ length: count }, (_, i) => (i % 2 === 0 ? wsStream(gateway, token) : sseStream(gateway, token)));
+  const streams = Array.from({ length: count }, (_, i) =>
+    i % 2 === 0 ? wsStream(gateway, token) : sseStream(gateway, token),
+  );
   try {
-    const opened = await Promise.race([Promise.all(streams.map((stream) => stream.first)).then(() => true), sleep(30_000).then(() => false)]);
+    const opened = await Promise.race([
+      Promise.all(streams.map((stream) => stream.first)).then(() => true),
+      sleep(30_000).then(() => false),
+    ]);
     const atMs = await invalidate(id);
-    const ends = await Promise.all(streams.map((stream) => Promise.race([stream.ended, sleep(boundMs).then(() => ({ reason: 'still open', atMs: Number.NaN }))])));
+    const ends = await Promise.all(
+      streams.map((stream) =>
+        Promise.race([stream.ended, sleep(boundMs).then(() => ({ reason: 'still open', atMs: Number.NaN }))]),
+      ),
+    );
     const reasons: Record<string, number> = {};
     for (const end of ends) reasons[end.reason] = (reasons[end.reason] ?? 0) + 1;
     const latest = Math.max(...ends.map((end) => end.atMs - atMs));
     const lastEndMs = Number.isFinite(latest) ? round(latest) : null;
-    return { streams: count, allOpened: opened, reasons, lastEndAfterMs: lastEndMs, targetMs: END_TARGET_MS, endedWithin1s: lastEndMs !== null && lastEndMs <= END_TARGET_MS, internalErrors: 0 };
+    return {
+      streams: count,
+      allOpened: opened,
+      reasons,
+      lastEndAfterMs: lastEndMs,
+      targetMs: END_TARGET_MS,
+      endedWithin1s: lastEndMs !== null && lastEndMs <= END_TARGET_MS,
+      internalErrors: 0,
+    };
   } finally {
     for (const stream of streams) stream.close();
   }

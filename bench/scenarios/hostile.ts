@@ -30,7 +30,15 @@ import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
 import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
 import { currentRssMb, RssSampler } from '../lib/rss';
-import { COMPANIES_AT_LIMIT_KEY, COMPANIES_KEY, COMPANY_COUNT, COMPANY_COUNT_AT_LIMIT, DEEP_KEY, LARGE_KEY, NESTED_KEY } from '../upstream-stub';
+import {
+  COMPANIES_AT_LIMIT_KEY,
+  COMPANIES_KEY,
+  COMPANY_COUNT,
+  COMPANY_COUNT_AT_LIMIT,
+  DEEP_KEY,
+  LARGE_KEY,
+  NESTED_KEY,
+} from '../upstream-stub';
 import { hostileDocuments } from './hostile-documents';
 import { halfOpenAttack } from './hostile-half-open';
 import { paymentAttacks } from './hostile-payments';
@@ -86,7 +94,14 @@ async function startStub(bench: Bench): Promise<Service> {
 type Outcome = Record<string, unknown> & { internalErrors: number };
 
 /** POSTs a body `times` times, `concurrency` at a time; statuses counted, INTERNAL_SERVER_ERROR and 5xx counted as internal errors. */
-async function repeatPost(gateway: Service, body: string, key: string | null, times: number, concurrency = 1, noCache = false): Promise<Outcome> {
+async function repeatPost(
+  gateway: Service,
+  body: string,
+  key: string | null,
+  times: number,
+  concurrency = 1,
+  noCache = false,
+): Promise<Outcome> {
   const statuses: Record<string, number> = {};
   let internalErrors = 0;
   let bytes = 0;
@@ -94,7 +109,12 @@ async function repeatPost(gateway: Service, body: string, key: string | null, ti
   const worker = async (): Promise<void> => {
     while (next < times) {
       next += 1;
-      const response = await fetch(`${gateway.origin}/graphql`, { method: 'POST', headers: graphqlHeaders(key, noCache), body, signal: AbortSignal.timeout(60_000) });
+      const response = await fetch(`${gateway.origin}/graphql`, {
+        method: 'POST',
+        headers: graphqlHeaders(key, noCache),
+        body,
+        signal: AbortSignal.timeout(60_000),
+      });
       const text = await response.text();
       bytes += text.length;
       statuses[response.status] = (statuses[response.status] ?? 0) + 1;
@@ -109,7 +129,9 @@ async function repeatPost(gateway: Service, body: string, key: string | null, ti
 async function wsConnection(gateway: Service, key: string | null): Promise<WebSocket> {
   const socket = new WebSocket(`${gateway.origin.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
   await new Promise<void>((resolve, reject) => {
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: key ? { authorization: `Bearer ${key}` } : {} })));
+    socket.once('open', () =>
+      socket.send(JSON.stringify({ type: 'connection_init', payload: key ? { authorization: `Bearer ${key}` } : {} })),
+    );
     socket.on('message', (data: WebSocket.RawData) => {
       if ((JSON.parse(String(data)) as { type?: string }).type === 'connection_ack') resolve();
     });
@@ -165,11 +187,19 @@ const BURST_ROUNDS = 5;
 async function subscribeBurst(gateway: Service, count: number): Promise<Outcome> {
   const outcomes: Outcome[] = [];
   for (let round = 0; round < BURST_ROUNDS; round += 1) outcomes.push(await oneSubscribeBurst(gateway, count));
-  const perRefusal = (outcome: Outcome): number => ((outcome.burst as { perRefusalMs: number | null } | undefined)?.perRefusalMs ?? Number.POSITIVE_INFINITY);
+  const perRefusal = (outcome: Outcome): number =>
+    (outcome.burst as { perRefusalMs: number | null } | undefined)?.perRefusalMs ?? Number.POSITIVE_INFINITY;
   const sorted = [...outcomes].sort((a, b) => perRefusal(a) - perRefusal(b));
   const median = sorted[Math.floor(sorted.length / 2)] as Outcome;
   const internalErrors = outcomes.reduce((sum, outcome) => sum + outcome.internalErrors, 0);
-  return { ...median, internalErrors, burst: { ...(median.burst as object), perRefusalMsRounds: outcomes.map((outcome) => (outcome.burst as { perRefusalMs: number | null }).perRefusalMs) } };
+  return {
+    ...median,
+    internalErrors,
+    burst: {
+      ...(median.burst as object),
+      perRefusalMsRounds: outcomes.map((outcome) => (outcome.burst as { perRefusalMs: number | null }).perRefusalMs),
+    },
+  };
 }
 
 /**
@@ -186,14 +216,24 @@ async function subscribeBurst(gateway: Service, count: number): Promise<Outcome>
 async function oneSubscribeBurst(gateway: Service, count: number): Promise<Outcome> {
   const socket = await wsConnection(gateway, PREMIUM_KEY);
   const query = 'subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item amountAfter } } }';
-  const messages = Array.from({ length: count }, (_, i) => JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: SHOP } } }));
+  const messages = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({ id: `s${i}`, type: 'subscribe', payload: { query, variables: { id: SHOP } } }),
+  );
   const ended = new Set<string>();
   let refusals = 0;
   let closedWith: number | null = null;
   let onEnd = (): void => undefined;
   socket.on('message', (data: WebSocket.RawData) => {
-    const message = JSON.parse(String(data)) as { id?: string; type?: string; payload?: { errors?: unknown[] } | unknown[] };
-    if (message.type === 'error' || (message.type === 'next' && !Array.isArray(message.payload) && message.payload?.errors)) refusals += 1;
+    const message = JSON.parse(String(data)) as {
+      id?: string;
+      type?: string;
+      payload?: { errors?: unknown[] } | unknown[];
+    };
+    if (
+      message.type === 'error' ||
+      (message.type === 'next' && !Array.isArray(message.payload) && message.payload?.errors)
+    )
+      refusals += 1;
     if ((message.type === 'error' || message.type === 'complete') && message.id) ended.add(message.id);
     onEnd();
   });
@@ -229,15 +269,25 @@ async function oneSubscribeBurst(gateway: Service, count: number): Promise<Outco
   // The refusals the gateway handled: every message of the burst up to its 4429 (it closes
   // after MAX_REFUSED_SUBSCRIBES, and the refusals it had not sent yet are not sent then, so
   // the answers received undercount them).
-  const handled = closedWith === TOO_MANY_REFUSALS_CLOSE_CODE ? Math.min(count - opening, MAX_REFUSED_SUBSCRIBES + 1 - refusalsBefore) : refusedInBurst;
+  const handled =
+    closedWith === TOO_MANY_REFUSALS_CLOSE_CODE
+      ? Math.min(count - opening, MAX_REFUSED_SUBSCRIBES + 1 - refusalsBefore)
+      : refusedInBurst;
   // The whole burst's CPU time, also reading the messages it no longer handled after its 4429: an upper bound.
-  const perRefusalMs = burstCpuMs === null || handled <= 0 ? null : Math.round((burstCpuMs / handled) * 10_000) / 10_000;
+  const perRefusalMs =
+    burstCpuMs === null || handled <= 0 ? null : Math.round((burstCpuMs / handled) * 10_000) / 10_000;
   return {
     subscribes: count,
     ended: ended.size,
     refusals,
     closedWith,
-    burst: { refusals: handled, refusalsAnswered: refusedInBurst, mainThreadCpuMs: burstCpuMs, perRefusalMs, perRefusalUnder50Us: perRefusalMs === null ? null : perRefusalMs <= REFUSAL_TARGET_MS },
+    burst: {
+      refusals: handled,
+      refusalsAnswered: refusedInBurst,
+      mainThreadCpuMs: burstCpuMs,
+      perRefusalMs,
+      perRefusalUnder50Us: perRefusalMs === null ? null : perRefusalMs <= REFUSAL_TARGET_MS,
+    },
     internalErrors: 0,
   };
 }
@@ -245,7 +295,12 @@ async function oneSubscribeBurst(gateway: Service, count: number): Promise<Outco
 /** Latency of one bystander request (`no-cache`: it goes upstream), ms. */
 async function bystanderRequest(gateway: Service): Promise<number> {
   const started = performance.now();
-  await postGraphQL(`${gateway.origin}/graphql`, JSON.stringify({ query: '{ factories { id } }' }), graphqlHeaders(BYSTANDER_KEY, true), 30_000);
+  await postGraphQL(
+    `${gateway.origin}/graphql`,
+    JSON.stringify({ query: '{ factories { id } }' }),
+    graphqlHeaders(BYSTANDER_KEY, true),
+    30_000,
+  );
   return performance.now() - started;
 }
 
@@ -270,7 +325,14 @@ async function withBystander(gateway: Service, attack: () => Promise<Outcome>): 
   const delay = round(Math.max(0, worst - baseline.p50));
   return {
     ...outcome,
-    bystander: { requestsBefore: before.length, p50BeforeMs: baseline.p50, requestsDuring: during.length, maxDuringMs: round(worst), delayMs: delay, delayUnder50Ms: delay <= BYSTANDER_TARGET_MS },
+    bystander: {
+      requestsBefore: before.length,
+      p50BeforeMs: baseline.p50,
+      requestsDuring: during.length,
+      maxDuringMs: round(worst),
+      delayMs: delay,
+      delayUnder50Ms: delay <= BYSTANDER_TARGET_MS,
+    },
   };
 }
 
@@ -322,21 +384,34 @@ async function sseReservations(gateway: Service): Promise<Outcome> {
   const put = (index: number): Promise<void> =>
     new Promise((resolve, reject) => {
       const localAddress = `127.0.0.${2 + (index % SSE_RESERVATION_ADDRESSES)}`;
-      const req = httpRequest({ host: HOST, port: Number(port), path: '/graphql/stream', method: 'PUT', localAddress, agent, timeout: 30_000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => {
-          const status = res.statusCode ?? 0;
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (status >= 500) internalErrors += 1;
-          if (status === 429) {
-            const limit = (JSON.parse(text) as { errors?: Array<{ extensions?: { limit?: string } }> }).errors?.[0]?.extensions?.limit ?? 'unknown';
-            limits[limit] = (limits[limit] ?? 0) + 1;
-          }
-          resolve();
-        });
-      });
+      const req = httpRequest(
+        {
+          host: HOST,
+          port: Number(port),
+          path: '/graphql/stream',
+          method: 'PUT',
+          localAddress,
+          agent,
+          timeout: 30_000,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => {
+            const status = res.statusCode ?? 0;
+            statuses[status] = (statuses[status] ?? 0) + 1;
+            if (status >= 500) internalErrors += 1;
+            if (status === 429) {
+              const limit =
+                (JSON.parse(text) as { errors?: Array<{ extensions?: { limit?: string } }> }).errors?.[0]?.extensions
+                  ?.limit ?? 'unknown';
+              limits[limit] = (limits[limit] ?? 0) + 1;
+            }
+            resolve();
+          });
+        },
+      );
       req.once('timeout', () => req.destroy(new Error('PUT /graphql/stream timed out')));
       req.once('error', reject);
       req.end();
@@ -366,7 +441,12 @@ async function sseReservations(gateway: Service): Promise<Outcome> {
     addresses: SSE_RESERVATION_ADDRESSES,
     statuses,
     refusedBy: limits,
-    expiry: { waitedMs: SSE_RESERVATION_TTL_MS + 2000, healthzWorstMs: expiry.worstMs, healthzPolls: expiry.polls, healthzFailures: expiry.failures },
+    expiry: {
+      waitedMs: SSE_RESERVATION_TTL_MS + 2000,
+      healthzWorstMs: expiry.worstMs,
+      healthzPolls: expiry.polls,
+      healthzFailures: expiry.failures,
+    },
     memory: {
       rssBeforeMb: rssBeforeMb === null ? null : round(rssBeforeMb),
       rssPeakMb: peakMb,
@@ -409,7 +489,10 @@ async function wsQueryBurst(gateway: Service, key: string | null, query: string,
     };
     socket.on('message', (data: WebSocket.RawData) => {
       const text = String(data);
-      const message = JSON.parse(text) as { type?: string; payload?: { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> } };
+      const message = JSON.parse(text) as {
+        type?: string;
+        payload?: { data?: unknown; errors?: Array<{ extensions?: { code?: string } }> };
+      };
       if (text.includes('"INTERNAL_SERVER_ERROR"')) internalErrors += 1;
       if (message.type === 'next') {
         const code = message.payload?.errors?.[0]?.extensions?.code;
@@ -439,14 +522,28 @@ async function wsQueryBurst(gateway: Service, key: string | null, query: string,
  * and the largest company list under that limit (3,700 entries, about 1 MB), likewise.
  */
 function burstAndBodyAttacks(repeat: number): Attack[] {
-  const list = (aliases: number): string => JSON.stringify({ query: `{ ${Array.from({ length: aliases }, (_, i) => `c${i}: factories { id name }`).join(' ')} }` });
+  const list = (aliases: number): string =>
+    JSON.stringify({
+      query: `{ ${Array.from({ length: aliases }, (_, i) => `c${i}: factories { id name }`).join(' ')} }`,
+    });
   return [
-    { name: 'ws-queries-3000-keyless', description: '3,000 { __typename } queries sent at once on one graphql-ws connection, no key', run: (g) => wsQueryBurst(g, null, '{ __typename }', 3000) },
-    { name: 'ws-queries-3000-keyed', description: '3,000 { factories { id name } } queries sent at once on one graphql-ws connection (premium key)', run: (g) => wsQueryBurst(g, PREMIUM_KEY, '{ factories { id name } }', 3000) },
+    {
+      name: 'ws-queries-3000-keyless',
+      description: '3,000 { __typename } queries sent at once on one graphql-ws connection, no key',
+      run: (g) => wsQueryBurst(g, null, '{ __typename }', 3000),
+    },
+    {
+      name: 'ws-queries-3000-keyed',
+      description: '3,000 { factories { id name } } queries sent at once on one graphql-ws connection (premium key)',
+      run: (g) => wsQueryBurst(g, PREMIUM_KEY, '{ factories { id name } }', 3000),
+    },
     {
       name: 'upstream-deep-arrays-4.9mb',
       description: `the upstream answers 200 with about 4.9 MB of arrays nested 63 deep (under the bound of 64), ${repeat} operations one after another (no-cache), another key's operations beside them`,
-      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), DEEP_KEY, repeat, 1, true)),
+      run: (g) =>
+        withBystander(g, () =>
+          repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), DEEP_KEY, repeat, 1, true),
+        ),
     },
     {
       name: 'upstream-company-list-15000',
@@ -475,28 +572,71 @@ function attacks(quick: boolean): Attack[] {
   const introspection = JSON.stringify({ query: introspectionAliases(369) });
   const repeat = quick ? 5 : 20;
   return [
-    { name: 'introspection-369-aliases', description: 'a 39 KB POST of 369 aliases of __schema { types { name fields { name type { … } } } }, no key', run: (g) => repeatPost(g, introspection, null, 1) },
-    { name: 'introspection-369-aliases-4x', description: 'the same, four at once', run: (g) => repeatPost(g, introspection, null, 4, 4) },
-    { name: 'introspection-369-aliases-ws', description: 'the same document over graphql-ws (no key)', run: (g) => introspectionOverWs(g, introspectionAliases(369)) },
-    { name: 'subscribe-burst-1000', description: '1,000 subscribe messages on one graphql-ws connection (premium key)', run: (g) => subscribeBurst(g, 1000) },
-    { name: 'subscribe-burst-3000', description: '3,000 subscribe messages on one graphql-ws connection (premium key)', run: (g) => subscribeBurst(g, 3000) },
+    {
+      name: 'introspection-369-aliases',
+      description: 'a 39 KB POST of 369 aliases of __schema { types { name fields { name type { … } } } }, no key',
+      run: (g) => repeatPost(g, introspection, null, 1),
+    },
+    {
+      name: 'introspection-369-aliases-4x',
+      description: 'the same, four at once',
+      run: (g) => repeatPost(g, introspection, null, 4, 4),
+    },
+    {
+      name: 'introspection-369-aliases-ws',
+      description: 'the same document over graphql-ws (no key)',
+      run: (g) => introspectionOverWs(g, introspectionAliases(369)),
+    },
+    {
+      name: 'subscribe-burst-1000',
+      description: '1,000 subscribe messages on one graphql-ws connection (premium key)',
+      run: (g) => subscribeBurst(g, 1000),
+    },
+    {
+      name: 'subscribe-burst-3000',
+      description: '3,000 subscribe messages on one graphql-ws connection (premium key)',
+      run: (g) => subscribeBurst(g, 3000),
+    },
     {
       name: 'upstream-nested-arrays',
       description: `the upstream answers 200 with 200,000 nested arrays (400 KB), ${repeat} operations one after another (no-cache), another key's operations beside them`,
-      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), NESTED_KEY, repeat, 1, true)),
+      run: (g) =>
+        withBystander(g, () =>
+          repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), NESTED_KEY, repeat, 1, true),
+        ),
     },
     {
       name: 'upstream-body-over-limit',
-      description: "the upstream streams 6 MiB (over UPSTREAM_MAX_BODY_BYTES), 3 operations one after another (no-cache), another key's operations beside them",
-      run: (g) => withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), LARGE_KEY, 3, 1, true)),
+      description:
+        "the upstream streams 6 MiB (over UPSTREAM_MAX_BODY_BYTES), 3 operations one after another (no-cache), another key's operations beside them",
+      run: (g) =>
+        withBystander(g, () => repeatPost(g, JSON.stringify({ query: '{ factories { id } }' }), LARGE_KEY, 3, 1, true)),
     },
-    { name: 'fragment-fan-out', description: `16-level fragment fan-out (4^15 expansions from under 1 KB), no key, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: fanOut(16) }), null, repeat) },
-    { name: 'nested-document-5000', description: `a document nested 5,000 levels, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: nestedDocument(5000) }), PREMIUM_KEY, repeat) },
-    { name: 'fragment-chain-5000', description: `a chain of 5,000 fragments, ${repeat} times`, run: (g) => repeatPost(g, JSON.stringify({ query: fragmentChain(5000) }), PREMIUM_KEY, repeat) },
+    {
+      name: 'fragment-fan-out',
+      description: `16-level fragment fan-out (4^15 expansions from under 1 KB), no key, ${repeat} times`,
+      run: (g) => repeatPost(g, JSON.stringify({ query: fanOut(16) }), null, repeat),
+    },
+    {
+      name: 'nested-document-5000',
+      description: `a document nested 5,000 levels, ${repeat} times`,
+      run: (g) => repeatPost(g, JSON.stringify({ query: nestedDocument(5000) }), PREMIUM_KEY, repeat),
+    },
+    {
+      name: 'fragment-chain-5000',
+      description: `a chain of 5,000 fragments, ${repeat} times`,
+      run: (g) => repeatPost(g, JSON.stringify({ query: fragmentChain(5000) }), PREMIUM_KEY, repeat),
+    },
     {
       name: 'variables-over-limit',
       description: `70 KB of variables (over MAX_VARIABLES_BYTES), ${repeat} times`,
-      run: (g) => repeatPost(g, JSON.stringify({ query: '{ factories { id } }', variables: { unused: 'x'.repeat(70_000) } }), PREMIUM_KEY, repeat),
+      run: (g) =>
+        repeatPost(
+          g,
+          JSON.stringify({ query: '{ factories { id } }', variables: { unused: 'x'.repeat(70_000) } }),
+          PREMIUM_KEY,
+          repeat,
+        ),
     },
     {
       name: 'distinct-documents-300',
@@ -516,7 +656,11 @@ function attacks(quick: boolean): Attack[] {
         return outcome;
       },
     },
-    { name: 'half-sent-headers-200', description: '200 connections that send half their request headers, held for 1 s', run: (g) => halfSentHeaders(g) },
+    {
+      name: 'half-sent-headers-200',
+      description: '200 connections that send half their request headers, held for 1 s',
+      run: (g) => halfSentHeaders(g),
+    },
     {
       name: 'sse-reservations-50000',
       description: `${SSE_RESERVATIONS.toLocaleString('en')} keyless PUT /graphql/stream (graphql-sse reservations never connected) from ${SSE_RESERVATION_ADDRESSES} local addresses, 64 at a time, then 32 s while they expire; RSS growth target ${SSE_RESERVATION_RSS_TARGET_MB} MB`,
@@ -540,14 +684,23 @@ export const hostile: Scenario = {
   async run(bench) {
     const stub = await startStub(bench);
     const documents = await hostileDocuments(bench.args.quick); // the grants attacks (a vault and a token)
-    const gateway = await bench.startGateway('gateway-hostile', { STATEV_BASE_URL: `${stub.origin}/req`, ...documents.env }, { pinned: true });
+    const gateway = await bench.startGateway(
+      'gateway-hostile',
+      { STATEV_BASE_URL: `${stub.origin}/req`, ...documents.env },
+      { pinned: true },
+    );
     const results: Array<Record<string, unknown>> = [];
     let failures = 0;
     try {
       const every = [...attacks(bench.args.quick), ...documents.attacks];
       const unknown = (bench.args.attacks ?? []).filter((name) => !every.some((attack) => attack.name === name));
-      if (unknown.length > 0) throw new Error(`Unknown attack(s) in --attacks: ${unknown.join(', ')} (known: ${every.map((attack) => attack.name).join(', ')})`);
-      for (const attack of every.filter((one) => bench.args.attacks === null || bench.args.attacks.includes(one.name))) {
+      if (unknown.length > 0)
+        throw new Error(
+          `Unknown attack(s) in --attacks: ${unknown.join(', ')} (known: ${every.map((attack) => attack.name).join(', ')})`,
+        );
+      for (const attack of every.filter(
+        (one) => bench.args.attacks === null || bench.args.attacks.includes(one.name),
+      )) {
         await scrapeMetrics(gateway.origin); // resets the event-loop histogram
         const poller = new HealthPoller(gateway.origin, 50);
         const started = performance.now();
@@ -563,8 +716,17 @@ export const hostile: Scenario = {
         const scenarioHealth = await poller.stop();
         const scenarioLoop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
         // An attack run against a gateway of its own (the half-open one) reports that gateway's figures.
-        const own = outcome?.ownGateway as { healthzWorstMs: number; healthzFailures: number; eventLoopP99Ms: number | null; eventLoopMaxMs: number | null } | undefined;
-        const health = own ? { worstMs: own.healthzWorstMs, failures: own.healthzFailures, polls: scenarioHealth.polls } : scenarioHealth;
+        const own = outcome?.ownGateway as
+          | {
+              healthzWorstMs: number;
+              healthzFailures: number;
+              eventLoopP99Ms: number | null;
+              eventLoopMaxMs: number | null;
+            }
+          | undefined;
+        const health = own
+          ? { worstMs: own.healthzWorstMs, failures: own.healthzFailures, polls: scenarioHealth.polls }
+          : scenarioHealth;
         const loop = own ? { p99Ms: own.eventLoopP99Ms, maxMs: own.eventLoopMaxMs } : scenarioLoop;
         if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
         const bystander = outcome?.bystander as { delayMs: number } | undefined;
@@ -583,28 +745,42 @@ export const hostile: Scenario = {
             healthzUnder100Ms: health.worstMs < TARGET_MS,
             eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,
             ...(bystander ? { bystanderDelayUnder50Ms: bystander.delayMs <= BYSTANDER_TARGET_MS } : {}),
-            ...(burst ? { perRefusalUnder50Us: burst.perRefusalMs === null ? null : burst.perRefusalMs <= REFUSAL_TARGET_MS } : {}),
+            ...(burst
+              ? { perRefusalUnder50Us: burst.perRefusalMs === null ? null : burst.perRefusalMs <= REFUSAL_TARGET_MS }
+              : {}),
             ...(memory ? { rssGrowthUnder40Mb: memory.growthUnder40Mb } : {}),
           },
           outcome,
           error,
         };
         results.push(result);
-        log(`hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms)${bystander ? `, other key +${bystander.delayMs} ms` : ''}${burst ? `, ${burst.perRefusalMs ?? '-'} ms of main thread per refusal (${burst.refusals} refusals)` : ''}${memory ? `, RSS +${memory.growthMb ?? '-'} MB` : ''}, ${attackMs} ms${error ? `, failed: ${error}` : ''}`);
+        log(
+          `hostile ${attack.name}: /healthz worst ${health.worstMs} ms, event loop p99 ${loop.p99Ms ?? '-'} ms (max ${loop.maxMs ?? '-'} ms)${bystander ? `, other key +${bystander.delayMs} ms` : ''}${burst ? `, ${burst.perRefusalMs ?? '-'} ms of main thread per refusal (${burst.refusals} refusals)` : ''}${memory ? `, RSS +${memory.growthMb ?? '-'} MB` : ''}, ${attackMs} ms${error ? `, failed: ${error}` : ''}`,
+        );
       }
-      const alive = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then((response) => response.ok, () => false);
+      const alive = await fetch(`${gateway.origin}/healthz`, { signal: AbortSignal.timeout(10_000) }).then(
+        (response) => response.ok,
+        () => false,
+      );
       const worst = (figure: 'healthzWorstMs' | 'eventLoopP99Ms'): number | null => {
-        const values = results.map((result) => result[figure]).filter((value): value is number => typeof value === 'number');
+        const values = results
+          .map((result) => result[figure])
+          .filter((value): value is number => typeof value === 'number');
         return values.length === 0 ? null : Math.max(...values);
       };
       bench.record('hostile', {
         ok: alive && failures === 0,
-        description: 'each attack alone on a gateway with its defaults (upstream: a stub that passes other keys on to the simulator), /healthz polled every 50 ms',
+        description:
+          'each attack alone on a gateway with its defaults (upstream: a stub that passes other keys on to the simulator), /healthz polled every 50 ms',
         targetMs: TARGET_MS,
         attacks: results,
         worstHealthzMs: worst('healthzWorstMs'),
         worstEventLoopP99Ms: worst('eventLoopP99Ms'),
-        attacksMissingTargets: results.filter((result) => !Object.values(result.targets as Record<string, boolean | null>).every((met) => met !== false)).map((result) => result.attack),
+        attacksMissingTargets: results
+          .filter(
+            (result) => !Object.values(result.targets as Record<string, boolean | null>).every((met) => met !== false),
+          )
+          .map((result) => result.attack),
         aliveAfter: alive,
       });
     } finally {

@@ -55,7 +55,10 @@ function liveDocumentHash(): string {
 }
 
 /** The counter price of `item` in a page result, or null. */
-function priceIn(result: { data?: { factory?: { counter?: { items?: Array<{ item: string; price: number }> } } | null } | null }, item: string): number | null {
+function priceIn(
+  result: { data?: { factory?: { counter?: { items?: Array<{ item: string; price: number }> } } | null } | null },
+  item: string,
+): number | null {
   return result.data?.factory?.counter?.items?.find((entry) => entry.item === item)?.price ?? null;
 }
 
@@ -73,8 +76,24 @@ function openVisitor(origin: string, hash: string, started: number): Promise<Vis
   });
   const url = new URL(`${origin}/graphql/stream?${params}`);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: 'GET', agent: false, headers: { accept: 'text/event-stream' } });
-    const visitor: Visitor = { request: req, openedMs: performance.now() - started, firstMs: null, completeMs: null, price: null, priceAt: 0, results: 0, refused: null };
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname + url.search,
+      method: 'GET',
+      agent: false,
+      headers: { accept: 'text/event-stream' },
+    });
+    const visitor: Visitor = {
+      request: req,
+      openedMs: performance.now() - started,
+      firstMs: null,
+      completeMs: null,
+      price: null,
+      priceAt: 0,
+      results: 0,
+      refused: null,
+    };
     req.on('response', (res) => {
       res.setEncoding('utf8');
       let buffer = '';
@@ -89,7 +108,10 @@ function openVisitor(origin: string, hash: string, started: number): Promise<Vis
             .filter((line) => line.startsWith('data:'))
             .map((line) => line.slice(5).trimStart())
             .join('\n');
-          const result = JSON.parse(data) as { data?: { factory?: unknown } | null; errors?: Array<{ extensions?: { code?: string } }> };
+          const result = JSON.parse(data) as {
+            data?: { factory?: unknown } | null;
+            errors?: Array<{ extensions?: { code?: string } }>;
+          };
           const now = performance.now();
           visitor.results += 1;
           visitor.firstMs ??= now - started;
@@ -172,10 +194,22 @@ export const liveCrowd: Scenario = {
     const visitors: Visitor[] = [];
     const gateways: Service[] = [];
     try {
-      const common = { STATEV_BASE_URL: `${sim.origin}/req`, UPSTREAM_RATE_LIMIT: `${LIMIT.requests}/${LIMIT.windowSeconds}`, TRUSTED_DOCUMENTS: MANIFEST };
-      const crowd = await bench.startGateway('gateway-live-crowd', { ...common, STATEV_API_KEY: CROWD_KEY, LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS: String(2 * VISITORS) }, { pinned: true });
+      const common = {
+        STATEV_BASE_URL: `${sim.origin}/req`,
+        UPSTREAM_RATE_LIMIT: `${LIMIT.requests}/${LIMIT.windowSeconds}`,
+        TRUSTED_DOCUMENTS: MANIFEST,
+      };
+      const crowd = await bench.startGateway(
+        'gateway-live-crowd',
+        { ...common, STATEV_API_KEY: CROWD_KEY, LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS: String(2 * VISITORS) },
+        { pinned: true },
+      );
       gateways.push(crowd);
-      const solo = await bench.startGateway('gateway-live-crowd-solo', { ...common, STATEV_API_KEY: SOLO_KEY }, { pinned: true });
+      const solo = await bench.startGateway(
+        'gateway-live-crowd-solo',
+        { ...common, STATEV_API_KEY: SOLO_KEY },
+        { pinned: true },
+      );
       gateways.push(solo);
       const hash = liveDocumentHash();
       const maxWaitMs = bench.args.quick ? 150_000 : 200_000;
@@ -188,7 +222,9 @@ export const liveCrowd: Scenario = {
       const single = await openVisitor(solo.origin, hash, started);
       const openFailures: string[] = [];
       for (let from = 0; from < VISITORS; from += BATCH) {
-        const batch = await Promise.allSettled(Array.from({ length: Math.min(BATCH, VISITORS - from) }, () => openVisitor(crowd.origin, hash, started)));
+        const batch = await Promise.allSettled(
+          Array.from({ length: Math.min(BATCH, VISITORS - from) }, () => openVisitor(crowd.origin, hash, started)),
+        );
         for (const outcome of batch) {
           if (outcome.status === 'fulfilled') visitors.push(outcome.value);
           else openFailures.push(String(outcome.reason));
@@ -197,7 +233,12 @@ export const liveCrowd: Scenario = {
       const connectedMs = performance.now() - started;
       const allFirst = await waitFor(() => visitors.every((visitor) => visitor.firstMs !== null), 30_000);
       const cpuConnectMs = cpuBeforeMs === null ? null : (cpuMs(crowd.pid) ?? cpuBeforeMs) - cpuBeforeMs;
-      const allComplete = await waitFor(() => single.completeMs !== null && visitors.every((visitor) => visitor.completeMs !== null || visitor.refused !== null), maxWaitMs);
+      const allComplete = await waitFor(
+        () =>
+          single.completeMs !== null &&
+          visitors.every((visitor) => visitor.completeMs !== null || visitor.refused !== null),
+        maxWaitMs,
+      );
       const rssPeakMb = rss.stop();
       const rssAfterMb = currentRssMb(crowd.pid);
       // Background fill of both keys settles before the log is read.
@@ -206,11 +247,22 @@ export const liveCrowd: Scenario = {
       const crowdUpstream = requests.filter((entry) => entry.keyLabel === 'generated').length;
       const soloUpstream = requests.filter((entry) => entry.keyLabel === 'premium').length;
       const upstream429 = requests.filter((entry) => entry.status === 429).length;
-      const firsts = visitors.map((visitor) => visitor.firstMs).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
-      const firstAfterOpen = visitors.map((visitor) => (visitor.firstMs === null ? null : visitor.firstMs - visitor.openedMs)).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
-      const completes = visitors.map((visitor) => visitor.completeMs).filter((ms): ms is number => ms !== null).sort((a, b) => a - b);
+      const firsts = visitors
+        .map((visitor) => visitor.firstMs)
+        .filter((ms): ms is number => ms !== null)
+        .sort((a, b) => a - b);
+      const firstAfterOpen = visitors
+        .map((visitor) => (visitor.firstMs === null ? null : visitor.firstMs - visitor.openedMs))
+        .filter((ms): ms is number => ms !== null)
+        .sort((a, b) => a - b);
+      const completes = visitors
+        .map((visitor) => visitor.completeMs)
+        .filter((ms): ms is number => ms !== null)
+        .sort((a, b) => a - b);
       const refused = visitors.filter((visitor) => visitor.refused !== null).length;
-      log(`live-crowd: ${completes.length}/${VISITORS} complete (last at ${round((completes.at(-1) ?? 0) / 1000, 1)} s), ${refused} refused; upstream ${crowdUpstream} crowd vs ${soloUpstream} one visitor`);
+      log(
+        `live-crowd: ${completes.length}/${VISITORS} complete (last at ${round((completes.at(-1) ?? 0) / 1000, 1)} s), ${refused} refused; upstream ${crowdUpstream} crowd vs ${soloUpstream} one visitor`,
+      );
 
       // A change: a new counter price upstream, fetched by the key holder's no-cache read of the
       // counter (repeated every 3 s while the key's budget is spent: the read then answers from
@@ -225,7 +277,8 @@ export const liveCrowd: Scenario = {
         signal: AbortSignal.timeout(10_000),
       });
       const body = JSON.stringify({ query: FRESH_COUNTER, variables: { id: FIXTURE_IDS.shop } });
-      const everyoneHasIt = (): boolean => visitors.every((visitor) => visitor.price === newPrice || visitor.refused !== null);
+      const everyoneHasIt = (): boolean =>
+        visitors.every((visitor) => visitor.price === newPrice || visitor.refused !== null);
       let readAttempts = 0;
       const changeDeadline = performance.now() + LIMIT.windowSeconds * 1000 + 15_000;
       while (!everyoneHasIt() && performance.now() < changeDeadline) {
@@ -233,18 +286,35 @@ export const liveCrowd: Scenario = {
         await postGraphQL(`${crowd.origin}/graphql`, body, graphqlHeaders(CROWD_KEY, true), 10_000).catch(() => null);
         await waitFor(everyoneHasIt, 3000);
       }
-      const counterFetch = (await simRequests(sim.origin)).requests.find((entry) => entry.keyLabel === 'generated' && entry.status === 200 && entry.at >= changedAt && entry.route.includes('counter'));
+      const counterFetch = (await simRequests(sim.origin)).requests.find(
+        (entry) =>
+          entry.keyLabel === 'generated' &&
+          entry.status === 200 &&
+          entry.at >= changedAt &&
+          entry.route.includes('counter'),
+      );
       const fetchedAt = counterFetch?.at ?? null;
-      const delays = fetchedAt === null ? [] : visitors.filter((visitor) => visitor.price === newPrice).map((visitor) => visitor.priceAt - fetchedAt).sort((a, b) => a - b);
+      const delays =
+        fetchedAt === null
+          ? []
+          : visitors
+              .filter((visitor) => visitor.price === newPrice)
+              .map((visitor) => visitor.priceAt - fetchedAt)
+              .sort((a, b) => a - b);
       const fanOutMs = delays.length > 0 ? (delays.at(-1) ?? 0) - (delays[0] ?? 0) : null;
       const reached = delays.length === VISITORS;
-      log(`live-crowd: change reached ${delays.length}/${VISITORS} visitors, the last ${round(delays.at(-1) ?? -1, 0)} ms after the upstream was asked for the counter`);
+      log(
+        `live-crowd: change reached ${delays.length}/${VISITORS} visitors, the last ${round(delays.at(-1) ?? -1, 0)} ms after the upstream was asked for the counter`,
+      );
 
       // Every visitor leaves.
       for (const visitor of [...visitors, single]) visitor.request.destroy();
       let released = { open: -1, executions: -1 };
       for (let attempt = 0; attempt < 40; attempt += 1) {
-        const [open, executions] = await Promise.all([gaugeSum(crowd.origin, 'statev_subscriptions_active'), gaugeSum(crowd.origin, 'statev_live_query_executions')]);
+        const [open, executions] = await Promise.all([
+          gaugeSum(crowd.origin, 'statev_subscriptions_active'),
+          gaugeSum(crowd.origin, 'statev_live_query_executions'),
+        ]);
         released = { open, executions };
         if (open === 0 && executions === 0) break;
         await sleep(250);
@@ -265,7 +335,12 @@ export const liveCrowd: Scenario = {
           afterOwnRequestP50Ms: round(quantile(firstAfterOpen, 0.5) ?? -1, 0),
           afterOwnRequestP99Ms: round(quantile(firstAfterOpen, 0.99) ?? -1, 0),
         },
-        completePage: { visitors: completes.length, p50Seconds: round((quantile(completes, 0.5) ?? -1) / 1000, 1), maxSeconds: round((completes.at(-1) ?? -1) / 1000, 1), oneVisitorSeconds: single.completeMs === null ? null : round(single.completeMs / 1000, 1) },
+        completePage: {
+          visitors: completes.length,
+          p50Seconds: round((quantile(completes, 0.5) ?? -1) / 1000, 1),
+          maxSeconds: round((completes.at(-1) ?? -1) / 1000, 1),
+          oneVisitorSeconds: single.completeMs === null ? null : round(single.completeMs / 1000, 1),
+        },
         refused,
         upstream: { crowd: crowdUpstream, oneVisitor: soloUpstream, upstream429 },
         crowdUpstreamVsOneVisitor: soloUpstream === 0 ? null : round(crowdUpstream / soloUpstream, 2),

@@ -37,7 +37,12 @@ async function activeSubscriptions(origin: string): Promise<number> {
 }
 
 function wsClient(origin: string, key: string): Client {
-  return createClient({ url: `${origin.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
+  return createClient({
+    url: `${origin.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${key}` },
+    retryAttempts: 0,
+  });
 }
 
 /**
@@ -107,8 +112,14 @@ export const livePage: Scenario = {
           const body = JSON.stringify({ query, variables });
           while (performance.now() - started < maxWaitMs) {
             const tick = sleep(VIEW_INTERVAL_MS);
-            const reply = await postGraphQL(`${gateway.origin}/graphql`, body, graphqlHeaders(PLAIN_KEY, false), 10_000).catch(() => null);
-            if (reply && reply.status === 200 && reply.json.errors === undefined && reply.json.data) return performance.now() - started;
+            const reply = await postGraphQL(
+              `${gateway.origin}/graphql`,
+              body,
+              graphqlHeaders(PLAIN_KEY, false),
+              10_000,
+            ).catch(() => null);
+            if (reply && reply.status === 200 && reply.json.errors === undefined && reply.json.data)
+              return performance.now() - started;
             await tick;
           }
           return null;
@@ -122,14 +133,20 @@ export const livePage: Scenario = {
         const liveRequests = requests.filter((request) => request.keyLabel === 'generated');
         const plainRequests = requests.filter((request) => request.keyLabel === 'premium');
         const upstream429 = requests.filter((request) => request.status === 429).length;
-        const distinct = new Set(liveRequests.filter((request) => request.status !== 429).map((request) => `${request.method} ${request.path}`)).size;
+        const distinct = new Set(
+          liveRequests
+            .filter((request) => request.status !== 429)
+            .map((request) => `${request.method} ${request.path}`),
+        ).size;
         const floorSeconds = Math.max(0, Math.ceil(distinct / LIMIT.requests - 1)) * LIMIT.windowSeconds;
         const complete = liveResults.find((result) => result.errors === 0);
         const completeSeconds = complete === undefined ? null : complete.ms / 1000;
         const completeVsFloor = completeSeconds === null || floorSeconds === 0 ? null : completeSeconds / floorSeconds;
         const upstreamVsPlain = plainRequests.length === 0 ? null : liveRequests.length / plainRequests.length;
 
-        log(`live-page: page phase done: results at ${liveResults.map((entry) => `${round(entry.ms / 1000, 1)} s (${entry.errors} errors)`).join(', ')}; upstream ${liveRequests.length} live vs ${plainRequests.length} plain, ${upstream429} 429s; memory phase starts`);
+        log(
+          `live-page: page phase done: results at ${liveResults.map((entry) => `${round(entry.ms / 1000, 1)} s (${entry.errors} errors)`).join(', ')}; upstream ${liveRequests.length} live vs ${plainRequests.length} plain, ${upstream429} 429s; memory phase starts`,
+        );
         // Memory: 10,000 live queries of the cached counter opened and closed, 1,000 at a time.
         const rss = new RssSampler(gateway.pid);
         const rssBeforeMb = currentRssMb(gateway.pid);
@@ -157,7 +174,12 @@ export const livePage: Scenario = {
                       next: (result) => {
                         if (!seen) {
                           seen = true;
-                          if (result.errors?.some((error) => error.extensions?.code === 'RATE_LIMITED' && error.extensions.setting)) refusals += 1;
+                          if (
+                            result.errors?.some(
+                              (error) => error.extensions?.code === 'RATE_LIMITED' && error.extensions.setting,
+                            )
+                          )
+                            refusals += 1;
                           else firstResults += 1;
                         }
                         resolve();
@@ -179,7 +201,9 @@ export const livePage: Scenario = {
           for (let i = 0; i < 100 && (await activeSubscriptions(gateway.origin)) > 0; i += 1) await sleep(50);
           heapAfterRoundMb.push(await heapAfterGcMb(gateway));
           rssAfterRoundMb.push(currentRssMb(gateway.pid));
-          log(`live-page: round ${round_ + 1}: ${opened} opened and closed, heap after GC ${round(heapAfterRoundMb[heapAfterRoundMb.length - 1] ?? 0, 1)} MB, RSS ${round(rssAfterRoundMb[rssAfterRoundMb.length - 1] ?? 0, 1)} MB`);
+          log(
+            `live-page: round ${round_ + 1}: ${opened} opened and closed, heap after GC ${round(heapAfterRoundMb[heapAfterRoundMb.length - 1] ?? 0, 1)} MB, RSS ${round(rssAfterRoundMb[rssAfterRoundMb.length - 1] ?? 0, 1)} MB`,
+          );
           if (stalledRound !== null) break;
         }
         const peakRssMb = rss.stop();

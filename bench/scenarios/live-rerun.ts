@@ -43,7 +43,9 @@ interface RerunResult {
 
 /** The counter price of {@link ITEM} in a page result, or null. */
 function priceIn(data: unknown): number | null {
-  const items = (data as { factory?: { counter?: { items?: Array<{ item: string; price: number }> } | null } | null } | null)?.factory?.counter?.items;
+  const items = (
+    data as { factory?: { counter?: { items?: Array<{ item: string; price: number }> } | null } | null } | null
+  )?.factory?.counter?.items;
   return items?.find((entry) => entry.item === ITEM)?.price ?? null;
 }
 
@@ -83,7 +85,17 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
   const simPort = await bench.allocatePort('simulator-live-rerun');
   const sim = await startService({
     name: 'simulator-live-rerun',
-    args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', '0', '--rate-limit', 'off'],
+    args: [
+      join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
+      '--port',
+      String(simPort),
+      '--host',
+      HOST,
+      '--latency',
+      '0',
+      '--rate-limit',
+      'off',
+    ],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
     cwd: ROOT,
     port: simPort,
@@ -96,17 +108,29 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
         STATEV_BASE_URL: `${sim.origin}/req`,
         // Every plain request executes (as in warm-no-response-cache); live queries never use that cache.
         RESPONSE_CACHE_ENABLED: 'false',
-        LIVE_QUERY_THROTTLE_MS: '0', SUBSCRIPTIONS_MAX_PER_KEY: String(QUERIES), SUBSCRIPTIONS_MAX_PER_CONNECTION: String(QUERIES),
+        LIVE_QUERY_THROTTLE_MS: '0',
+        SUBSCRIPTIONS_MAX_PER_KEY: String(QUERIES),
+        SUBSCRIPTIONS_MAX_PER_CONNECTION: String(QUERIES),
       },
       { pinned: true },
     );
-    const client: Client = createClient({ url: `${gateway.origin.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${PREMIUM_KEY}` }, retryAttempts: 0 });
+    const client: Client = createClient({
+      url: `${gateway.origin.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${PREMIUM_KEY}` },
+      retryAttempts: 0,
+    });
     try {
       const query = companyPage();
       const url = `${gateway.origin}/graphql`;
-      const page = await postGraphQL(url, JSON.stringify({ query, variables: { id: FIXTURE_IDS.shop } }), graphqlHeaders(PREMIUM_KEY, false));
+      const page = await postGraphQL(
+        url,
+        JSON.stringify({ query, variables: { id: FIXTURE_IDS.shop } }),
+        graphqlHeaders(PREMIUM_KEY, false),
+      );
       let price = priceIn(page.json.data);
-      if (page.status !== 200 || page.json.errors !== undefined || price === null) throw new Error(`live-page-rerun: the page's first read failed (${page.status})`);
+      if (page.status !== 200 || page.json.errors !== undefined || price === null)
+        throw new Error(`live-page-rerun: the page's first read failed (${page.status})`);
 
       // The live queries; `prices` holds each one's latest counter price.
       const prices: Array<number | null> = Array.from({ length: QUERIES }, () => null);
@@ -117,7 +141,10 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
       const stops = prices.map((_, index) =>
         client.subscribe(
           // Its own operation name: identical live operations of a key would share one execution.
-          { query: query.replace('query CompanyPage($id: ID!)', `query CompanyPageLive${index}($id: ID!) @live`), variables: { id: FIXTURE_IDS.shop } },
+          {
+            query: query.replace('query CompanyPage($id: ID!)', `query CompanyPageLive${index}($id: ID!) @live`),
+            variables: { id: FIXTURE_IDS.shop },
+          },
           {
             next: (result) => {
               prices[index] = result.errors === undefined ? priceIn(result.data) : null;
@@ -174,7 +201,10 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
         const reply = await postGraphQL(url, plainBody, graphqlHeaders(PREMIUM_KEY, false));
         if (reply.status !== 200 || reply.json.errors !== undefined || priceIn(reply.json.data) !== price) {
           plainErrors += 1;
-          if (plainErrors === 1) log(`live-page-rerun: a plain execution failed: ${reply.status} ${JSON.stringify(reply.json.errors ?? priceIn(reply.json.data)).slice(0, 300)}`);
+          if (plainErrors === 1)
+            log(
+              `live-page-rerun: a plain execution failed: ${reply.status} ${JSON.stringify(reply.json.errors ?? priceIn(reply.json.data)).slice(0, 300)}`,
+            );
         }
       };
       const plainLoop = async (runs: number): Promise<void> => {
@@ -193,7 +223,10 @@ export async function measureLiveRerun(bench: Bench): Promise<void> {
       const reRuns = changes * QUERIES;
       const changePhaseCpuMs = phaseBefore === null || phaseAfter === null ? null : phaseAfter - phaseBefore;
       const triggerOnlyCpuMs = triggerBefore === null || triggerAfter === null ? null : triggerAfter - triggerBefore;
-      const rerunCpuMs = changePhaseCpuMs === null || triggerOnlyCpuMs === null ? null : Math.max(0, changePhaseCpuMs - triggerOnlyCpuMs) / reRuns;
+      const rerunCpuMs =
+        changePhaseCpuMs === null || triggerOnlyCpuMs === null
+          ? null
+          : Math.max(0, changePhaseCpuMs - triggerOnlyCpuMs) / reRuns;
       const plainCpuMs = plainBefore === null || plainAfter === null ? null : (plainAfter - plainBefore) / plainRuns;
       const result: RerunResult = {
         ok: ok && plainErrors === 0,

@@ -16,7 +16,11 @@ const manyKey = (index: number): string => `sim-key-${index + 1}`;
  * gateway's upstream connections. (Many more cold keys at once wait longer than
  * UPSTREAM_PATIENCE_MS (then UPSTREAM_QUEUE_TIMEOUT_MS) for their slots and fail with RATE_LIMITED: see bench/README.md.)
  */
-async function fillKeys(bench: Bench, gateway: Service, keys: readonly string[]): Promise<NonNullable<LoadScenarioResult['fill']>> {
+async function fillKeys(
+  bench: Bench,
+  gateway: Service,
+  keys: readonly string[],
+): Promise<NonNullable<LoadScenarioResult['fill']>> {
   await bench.settle([gateway]);
   await simReset(bench.sim.origin);
   const started = performance.now();
@@ -27,12 +31,14 @@ async function fillKeys(bench: Bench, gateway: Service, keys: readonly string[])
       const key = keys[next] ?? '';
       next += 1;
       const reply = await postGraphQL(`${gateway.origin}/graphql`, bench.dashboard, graphqlHeaders(key, false), 60_000);
-      if (reply.status !== 200 || reply.json.errors !== undefined) failures.push(`${key}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+      if (reply.status !== 200 || reply.json.errors !== undefined)
+        failures.push(`${key}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(bench.args.fillConcurrency, keys.length) }, () => worker()));
   const seconds = (performance.now() - started) / 1000;
-  if (failures.length > 0) throw new Error(`many-keys: ${failures.length} of ${keys.length} first operations failed, e.g. ${failures[0]}`);
+  if (failures.length > 0)
+    throw new Error(`many-keys: ${failures.length} of ${keys.length} first operations failed, e.g. ${failures[0]}`);
   await bench.settle([gateway]);
   const upstreamRequests = (await simRequests(bench.sim.origin)).count;
   const rssNow = currentRssMb(gateway.pid);

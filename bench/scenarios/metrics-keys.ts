@@ -46,15 +46,32 @@ interface CombinationResult {
   fillFailures: number;
   firstFillFailure: string | null;
   /** Scrapes every second while the keys were made known. */
-  duringFill: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; healthzBesideMs: LoadResult['latencyMs'] | null };
+  duringFill: {
+    scrapes: number;
+    failures: number;
+    latencyMs: LoadResult['latencyMs'] | null;
+    healthzBesideMs: LoadResult['latencyMs'] | null;
+  };
   /** {@link IDLE_SCRAPES} scrapes once every key was known. */
-  idle: { scrapes: number; failures: number; latencyMs: LoadResult['latencyMs'] | null; healthzAfterEachMs: LoadResult['latencyMs'] | null; bytes: number };
+  idle: {
+    scrapes: number;
+    failures: number;
+    latencyMs: LoadResult['latencyMs'] | null;
+    healthzAfterEachMs: LoadResult['latencyMs'] | null;
+    bytes: number;
+  };
   /** `statev_upstream_budget_window_requests` after the fill (each key's request is in its window when the budget is on). */
   budgetWindowRequests: number | null;
 }
 
 /** Makes `keys` keys known (one operation each), scraping every second meanwhile; then times idle scrapes. */
-async function measure(bench: Bench, gateway: Service, combination: Combination, settings: Record<string, string>, keys: number): Promise<CombinationResult> {
+async function measure(
+  bench: Bench,
+  gateway: Service,
+  combination: Combination,
+  settings: Record<string, string>,
+  keys: number,
+): Promise<CombinationResult> {
   const url = `${gateway.origin}/graphql`;
   const scraper = new Scraper(gateway.origin, 1000);
   const started = performance.now();
@@ -67,7 +84,8 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
       next += 1;
       try {
         const reply = await postGraphQL(url, QUERY, graphqlHeaders(key(index), false), 60_000);
-        if (reply.status !== 200 || reply.json.errors !== undefined) throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+        if (reply.status !== 200 || reply.json.errors !== undefined)
+          throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
       } catch (error) {
         failures += 1;
         firstFailure ??= error instanceof Error ? error.message : String(error);
@@ -107,12 +125,18 @@ async function measure(bench: Bench, gateway: Service, combination: Combination,
     fillSeconds: round(fillSeconds, 1),
     fillFailures: failures,
     firstFillFailure: firstFailure,
-    duringFill: { scrapes: duringFill.scrapes, failures: duringFill.failures, latencyMs: duringFill.latencyMs, healthzBesideMs: duringFill.healthzBesideMs },
+    duringFill: {
+      scrapes: duringFill.scrapes,
+      failures: duringFill.failures,
+      latencyMs: duringFill.latencyMs,
+      healthzBesideMs: duringFill.healthzBesideMs,
+    },
     idle: {
       scrapes: latencies.length,
       failures: idleFailures,
       latencyMs: latencies.length === 0 ? null : summarizeLatencies(Float64Array.from(latencies)),
-      healthzAfterEachMs: healthzLatencies.length === 0 ? null : summarizeLatencies(Float64Array.from(healthzLatencies)),
+      healthzAfterEachMs:
+        healthzLatencies.length === 0 ? null : summarizeLatencies(Float64Array.from(healthzLatencies)),
       bytes,
     },
     budgetWindowRequests: windowRequests,
@@ -147,12 +171,22 @@ export const metricsKeys: Scenario = {
           skipped.push(`${combination.name}: no redis-server`);
           continue;
         }
-        if (combination.redis && redis === null && binary !== null) redis = await startRedis(binary, await bench.allocatePort('redis-metrics-keys'));
+        if (combination.redis && redis === null && binary !== null)
+          redis = await startRedis(binary, await bench.allocatePort('redis-metrics-keys'));
         const settings: Record<string, string> = {
           UPSTREAM_RATE_LIMIT: combination.budget ? '10/60' : 'off',
-          ...(combination.redis && redis ? { REDIS_URL: `redis://${HOST}:${redis.port}`, REDIS_PREFIX: `bench-${combination.name}:`, KEY_HASH_SECRET: randomBytes(16).toString('hex') } : {}),
+          ...(combination.redis && redis
+            ? {
+                REDIS_URL: `redis://${HOST}:${redis.port}`,
+                REDIS_PREFIX: `bench-${combination.name}:`,
+                KEY_HASH_SECRET: randomBytes(16).toString('hex'),
+              }
+            : {}),
         };
-        const gateway = await bench.startGateway(`gateway-metrics-keys-${combination.name}`, settings, { pinned: true, omit: combination.redis ? [] : ['REDIS_URL', 'REDIS_PREFIX'] });
+        const gateway = await bench.startGateway(`gateway-metrics-keys-${combination.name}`, settings, {
+          pinned: true,
+          omit: combination.redis ? [] : ['REDIS_URL', 'REDIS_PREFIX'],
+        });
         try {
           const { KEY_HASH_SECRET: _secret, ...shown } = settings;
           results.push(await measure(bench, gateway, combination, shown, keys));
@@ -165,7 +199,10 @@ export const metricsKeys: Scenario = {
     }
     const p99s = results.map((result) => result.idle.latencyMs?.p99 ?? Number.POSITIVE_INFINITY);
     const worstP99Ms = p99s.length === 0 ? null : round(Math.max(...p99s));
-    const failures = results.reduce((sum, result) => sum + result.fillFailures + result.duringFill.failures + result.idle.failures, 0);
+    const failures = results.reduce(
+      (sum, result) => sum + result.fillFailures + result.duringFill.failures + result.idle.failures,
+      0,
+    );
     bench.record('metrics-keys', {
       ok: failures === 0 && results.length > 0,
       description: `GET /metrics after ${keys} keys made one operation each, on a fresh gateway per combination of UPSTREAM_RATE_LIMIT (off, 10/60) and Redis (off, on)`,

@@ -10,7 +10,8 @@ export const naive: Scenario = {
     try {
       await measureLoad(bench, {
         name: 'naive',
-        description: 'dashboard on a gateway with LOADERS_ENABLED=false CACHE_ENABLED=false (benchmark-only), cold-style load: no-cache, 10 connections, one key per connection',
+        description:
+          'dashboard on a gateway with LOADERS_ENABLED=false CACHE_ENABLED=false (benchmark-only), cold-style load: no-cache, 10 connections, one key per connection',
         server: gateway,
         serverLabel: 'gateway (LOADERS_ENABLED=false CACHE_ENABLED=false)',
         gateway: true,

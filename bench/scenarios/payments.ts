@@ -54,9 +54,16 @@ export const payments: Scenario = {
     const countedIntervals = bench.args.quick ? 4 : 6;
     // A vault of its own holding the key, for the webhook (the CLI of the built gateway).
     const vaultFolder = mkdtempSync(join(tmpdir(), 'statev-bench-vault-'));
-    const vaultEnv = { VAULT_FILE: join(vaultFolder, 'vault.json'), VAULT_MASTER_KEY: randomBytes(32).toString('base64') };
+    const vaultEnv = {
+      VAULT_FILE: join(vaultFolder, 'vault.json'),
+      VAULT_MASTER_KEY: randomBytes(32).toString('base64'),
+    };
     const cli = (args: string[], input = ''): string =>
-      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...vaultEnv }, input, encoding: 'utf8' });
+      execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), ...args], {
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...vaultEnv },
+        input,
+        encoding: 'utf8',
+      });
     cli(['keys', 'add', 'bench'], `${KEY}\n${KEY}-secret\n`);
     // The receiver: when each POST arrived, and its body.
     const posts: Array<{ at: number; text: string }> = [];
@@ -86,21 +93,50 @@ export const payments: Scenario = {
       return body.data;
     };
     const create = async (account: Account, amount: number): Promise<string> =>
-      ((await call(CREATE, { i: { factoryId: account.factoryId, bankAccountId: account.bankAccountId, amount } })).createPaymentRequest as { reference: string }).reference;
+      (
+        (await call(CREATE, { i: { factoryId: account.factoryId, bankAccountId: account.bankAccountId, amount } }))
+          .createPaymentRequest as { reference: string }
+      ).reference;
     const pay = async (account: Account, amount: number, reference: string): Promise<void> => {
       const response = await fetch(`${bench.sim.origin}/__sim/change`, {
         method: 'POST',
-        body: JSON.stringify({ kind: 'transaction', bankAccountId: account.bankAccountId, amount, reference: `Order ${reference.toLowerCase()}`, otherVban: '4799001' }),
+        body: JSON.stringify({
+          kind: 'transaction',
+          bankAccountId: account.bankAccountId,
+          amount,
+          reference: `Order ${reference.toLowerCase()}`,
+          otherVban: '4799001',
+        }),
       });
       if (!response.ok) throw new Error(`POST /__sim/change answered ${response.status}`);
     };
-    const client: Client = createClient({ url: url.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${KEY}` }, retryAttempts: 0 });
+    const client: Client = createClient({
+      url: url.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${KEY}` },
+      retryAttempts: 0,
+    });
     try {
-      const factories = (await call('{ factories { id bankAccounts { id } } }', {})).factories as Array<{ id: string; bankAccounts: Array<{ id: string }> | null }>;
-      const accounts: Account[] = factories.flatMap((factory) => (factory.bankAccounts ?? []).map((account) => ({ factoryId: factory.id, bankAccountId: account.id })));
+      const factories = (await call('{ factories { id bankAccounts { id } } }', {})).factories as Array<{
+        id: string;
+        bankAccounts: Array<{ id: string }> | null;
+      }>;
+      const accounts: Account[] = factories.flatMap((factory) =>
+        (factory.bankAccounts ?? []).map((account) => ({ factoryId: factory.id, bankAccountId: account.id })),
+      );
       const first = accounts[0];
-      if (!first || accounts.length < MANY_ACCOUNTS) throw new Error(`payments: the key has ${accounts.length} company accounts, ${MANY_ACCOUNTS} needed`);
-      cli(['webhooks', 'add', '--character', 'bench', '--factory', first.factoryId, '--url', `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`]);
+      if (!first || accounts.length < MANY_ACCOUNTS)
+        throw new Error(`payments: the key has ${accounts.length} company accounts, ${MANY_ACCOUNTS} needed`);
+      cli([
+        'webhooks',
+        'add',
+        '--character',
+        'bench',
+        '--factory',
+        first.factoryId,
+        '--url',
+        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+      ]);
       await sleep(1500); // the running gateway reads the vault again within 1 s
 
       // Transfer → PAID, on one account kept watched by an open request that is never paid.
@@ -109,7 +145,9 @@ export const payments: Scenario = {
         { query: EVENTS, variables: { f: first.factoryId } },
         {
           next: (result) => {
-            const event = (result.data as { paymentReceived?: { kind: string; request: { reference: string } } } | undefined)?.paymentReceived;
+            const event = (
+              result.data as { paymentReceived?: { kind: string; request: { reference: string } } } | undefined
+            )?.paymentReceived;
             if (event?.kind === 'PAID') paidAt.set(event.request.reference, Date.now());
           },
           error: () => undefined,
@@ -125,10 +163,12 @@ export const payments: Scenario = {
         await sleep(((i + 0.5) / transfers) * intervalSeconds * 1000);
         const sentAt = Date.now();
         await pay(first, 10 + i, reference);
-        for (let waited = 0; !paidAt.has(reference) && waited < (intervalSeconds * 3 + 10) * 1000; waited += 50) await sleep(50);
+        for (let waited = 0; !paidAt.has(reference) && waited < (intervalSeconds * 3 + 10) * 1000; waited += 50)
+          await sleep(50);
         const at = paidAt.get(reference);
         if (at !== undefined) latencies.push(at - sentAt);
-        const posted = (): number | undefined => posts.find((post) => post.text.includes(reference) && post.text.includes('PAID'))?.at;
+        const posted = (): number | undefined =>
+          posts.find((post) => post.text.includes(reference) && post.text.includes('PAID'))?.at;
         for (let waited = 0; posted() === undefined && waited < 15_000; waited += 50) await sleep(50);
         const postedAt = posted();
         if (postedAt !== undefined) webhookLatencies.push(postedAt - sentAt);
@@ -144,7 +184,9 @@ export const payments: Scenario = {
         await simReset(bench.sim.origin);
         const start = Date.now();
         await sleep(intervalSeconds * 1000 * countedIntervals);
-        const polls = (await simRequests(bench.sim.origin)).requests.filter((r) => r.route === TRANSACTIONS_ROUTE && r.at >= start).length;
+        const polls = (await simRequests(bench.sim.origin)).requests.filter(
+          (r) => r.route === TRANSACTIONS_ROUTE && r.at >= start,
+        ).length;
         return round((polls * 3_600_000) / (Date.now() - start) / (bench.args.quick ? 10 : 1), 0);
       };
       const oneAccount = await perHour(1);
@@ -154,9 +196,29 @@ export const payments: Scenario = {
       const result = {
         ok: latencies.length === transfers && max !== null && max <= targetMs,
         description: `payment requests on one key, budget 10 per ${windowSeconds} s (polls may use half), transactions interval ${intervalSeconds} s${bench.args.quick ? ' (--quick: the real 60 s scaled by 0.1)' : ''}`,
-        transferToPaidMs: { p50: percentile(latencies, 50), max, intervalMs: intervalSeconds * 1000, targetMs, measured: latencies.length, of: transfers },
-        upstreamRequestsPerHour: { oneAccount, tenAccounts: manyAccounts, oneAccountExpected: 60, tenAccountsExpected: Math.round((3600 / 60) * 5), countedOverIntervals: countedIntervals, note: 'per hour at the real 60 s scale; 10 accounts need 10 polls per window, the key\'s polling share allows 5: intervals stretch to 120 s' },
-        webhookDeliveryLatencyMs: { p50: percentile(webhookLatencies, 50), max: webhookLatencies.at(-1) ?? null, measured: webhookLatencies.length, of: transfers, note: 'from the transfer appearing upstream to the signed POST naming it, at a receiver on 127.0.0.1' },
+        transferToPaidMs: {
+          p50: percentile(latencies, 50),
+          max,
+          intervalMs: intervalSeconds * 1000,
+          targetMs,
+          measured: latencies.length,
+          of: transfers,
+        },
+        upstreamRequestsPerHour: {
+          oneAccount,
+          tenAccounts: manyAccounts,
+          oneAccountExpected: 60,
+          tenAccountsExpected: Math.round((3600 / 60) * 5),
+          countedOverIntervals: countedIntervals,
+          note: "per hour at the real 60 s scale; 10 accounts need 10 polls per window, the key's polling share allows 5: intervals stretch to 120 s",
+        },
+        webhookDeliveryLatencyMs: {
+          p50: percentile(webhookLatencies, 50),
+          max: webhookLatencies.at(-1) ?? null,
+          measured: webhookLatencies.length,
+          of: transfers,
+          note: 'from the transfer appearing upstream to the signed POST naming it, at a receiver on 127.0.0.1',
+        },
       };
       log(
         `payments: transfer → PAID p50 ${result.transferToPaidMs.p50} ms, max ${max} ms (interval ${intervalSeconds * 1000} ms, target ≤ ${targetMs}); webhook p50 ${result.webhookDeliveryLatencyMs.p50} ms, max ${result.webhookDeliveryLatencyMs.max} ms (${webhookLatencies.length}/${transfers}); upstream/h 1 account ${oneAccount}, ${MANY_ACCOUNTS} accounts ${manyAccounts}`,

@@ -38,7 +38,11 @@ async function gatewayAnswer(bench: Bench): Promise<{ text: string; data: unknow
   const url = `${gateway.origin}/graphql`;
   // The first answer may still be filling; the second comes from the response cache.
   assertSuccess(await postGraphQL(url, GATEWAY_BODY, graphqlHeaders(PREMIUM_KEY, false)), 'warm-peer-query probe');
-  const response = await fetch(url, { method: 'POST', headers: graphqlHeaders(PREMIUM_KEY, false), body: GATEWAY_BODY });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: graphqlHeaders(PREMIUM_KEY, false),
+    body: GATEWAY_BODY,
+  });
   const text = await response.text();
   const headers: Record<string, string> = {};
   for (const name of ['content-type', 'cache-control', 'vary']) {
@@ -94,7 +98,15 @@ export const bytesFloor: Scenario = {
     log(`starting bytes-floor on port ${port}`);
     const server = await startService({
       name: 'bytes-floor',
-      args: [join(ROOT, 'dist', 'bench', 'bytes-floor-server.js'), '--port', String(port), '--body', FLOOR_BODY, '--headers', FLOOR_HEADERS],
+      args: [
+        join(ROOT, 'dist', 'bench', 'bytes-floor-server.js'),
+        '--port',
+        String(port),
+        '--body',
+        FLOOR_BODY,
+        '--headers',
+        FLOOR_HEADERS,
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port,
@@ -127,7 +139,8 @@ function peerFolder(bench: Bench): { root: string } | { skipped: string } {
   if (existsSync(bin(given))) return { root: given };
   const copy = join(RESULTS, 'peer');
   if (existsSync(bin(copy))) return { root: copy };
-  if (bench.args.quick) return { skipped: `the peer's packages are not installed: npm ci in ${given} (a full run installs a copy)` };
+  if (bench.args.quick)
+    return { skipped: `the peer's packages are not installed: npm ci in ${given} (a full run installs a copy)` };
   log(`installing the peer's packages into ${copy} (npm ci, a few minutes)`);
   rmSync(copy, { recursive: true, force: true });
   cpSync(given, copy, { recursive: true, filter: (source) => !source.includes('node_modules') });
@@ -151,8 +164,25 @@ export const peer: Scenario = {
     log(`starting the peer (Hive Gateway, profile tuned) on port ${port}`);
     const server = await startService({
       name: 'peer',
-      args: [join(folder.root, 'node_modules', '.bin', 'hive-gateway'), 'supergraph', 'supergraph.graphql', '--port', String(port), '--host', '127.0.0.1', '--fork', '1'],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production', NO_COLOR: '1', STATEV_BASE_URL: `${bench.sim.origin}/req`, PEER_PROFILE: 'tuned' },
+      args: [
+        join(folder.root, 'node_modules', '.bin', 'hive-gateway'),
+        'supergraph',
+        'supergraph.graphql',
+        '--port',
+        String(port),
+        '--host',
+        '127.0.0.1',
+        '--fork',
+        '1',
+      ],
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        NODE_ENV: 'production',
+        NO_COLOR: '1',
+        STATEV_BASE_URL: `${bench.sim.origin}/req`,
+        PEER_PROFILE: 'tuned',
+      },
       cwd: folder.root,
       port,
       ready: /Listening on /,
@@ -171,7 +201,8 @@ export const peer: Scenario = {
         noCache: false,
         keys: PREMIUM_KEY,
         checkProbe: (data) => {
-          if (identities(data) !== expected) throw new Error('peer: its answer names other companies, buildings or accounts than the gateway');
+          if (identities(data) !== expected)
+            throw new Error('peer: its answer names other companies, buildings or accounts than the gateway');
         },
       });
     } finally {

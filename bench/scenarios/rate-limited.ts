@@ -53,7 +53,8 @@ export function companyPage(): string {
 function leaves(value: unknown): number {
   if (value === null || value === undefined) return 0;
   if (Array.isArray(value)) return value.reduce((sum: number, item: unknown) => sum + leaves(item), 0);
-  if (typeof value === 'object') return Object.values(value).reduce((sum: number, item: unknown) => sum + leaves(item), 0);
+  if (typeof value === 'object')
+    return Object.values(value).reduce((sum: number, item: unknown) => sum + leaves(item), 0);
   return 1;
 }
 
@@ -86,7 +87,17 @@ export async function startLimitedSimulator(bench: Bench, name: string): Promise
   const simPort = await bench.allocatePort(name);
   return startService({
     name,
-    args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(LATENCY_MS), '--rate-limit', `${LIMIT.requests}/${LIMIT.windowSeconds}`],
+    args: [
+      join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
+      '--port',
+      String(simPort),
+      '--host',
+      HOST,
+      '--latency',
+      String(LATENCY_MS),
+      '--rate-limit',
+      `${LIMIT.requests}/${LIMIT.windowSeconds}`,
+    ],
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
     cwd: ROOT,
     port: simPort,
@@ -152,7 +163,9 @@ export const rateLimited: Scenario = {
             reply = await postGraphQL(url, body, headers, VIEW_TIMEOUT_MS);
           } catch (error) {
             // A view that does not answer in time is counted, and the next view goes on.
-            viewFailures.push(`view ${views + 1} at ${round((sent - started) / 1000, 1)} s: ${error instanceof Error ? error.message : String(error)}`);
+            viewFailures.push(
+              `view ${views + 1} at ${round((sent - started) / 1000, 1)} s: ${error instanceof Error ? error.message : String(error)}`,
+            );
             views += 1;
             continue;
           }
@@ -179,11 +192,13 @@ export const rateLimited: Scenario = {
             pending.push(
               postGraphQL(url, body, headers, 30_000)
                 .then((reply) => {
-                  if (reply.status !== 200 || reply.json.errors !== undefined) throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+                  if (reply.status !== 200 || reply.json.errors !== undefined)
+                    throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
                 })
                 .catch((error: unknown) => {
                   stream.errors += 1;
-                  if (stream.firstErrors.length < 5) stream.firstErrors.push(error instanceof Error ? error.message : String(error));
+                  if (stream.firstErrors.length < 5)
+                    stream.firstErrors.push(error instanceof Error ? error.message : String(error));
                 })
                 .finally(() => {
                   stream.views += 1;
@@ -195,13 +210,18 @@ export const rateLimited: Scenario = {
 
         const log429 = (await simRequests(sim.origin)).requests.filter((request) => request.keyLabel === 'generated');
         const upstream429 = log429.filter((request) => request.status === 429).length;
-        const distinct = new Set(log429.filter((request) => request.status !== 429).map((request) => `${request.method} ${request.path}`)).size;
+        const distinct = new Set(
+          log429.filter((request) => request.status !== 429).map((request) => `${request.method} ${request.path}`),
+        ).size;
         const floorSeconds = Math.max(0, Math.ceil(distinct / LIMIT.requests - 1)) * LIMIT.windowSeconds;
         const busiest = busiestWindow(
           log429.map((request) => request.at),
           LIMIT.windowSeconds * 1000,
         );
-        const firstShare = complete === null || first === null ? null : leaves(first.reply.json.data) / Math.max(1, leaves(complete.json.data));
+        const firstShare =
+          complete === null || first === null
+            ? null
+            : leaves(first.reply.json.data) / Math.max(1, leaves(complete.json.data));
         const firstViewMs = first?.ms ?? null;
         const criticalPathMs = CRITICAL_PATH_ROUND_TRIPS * LATENCY_MS;
         const completeVsFloor = completeSeconds === null || floorSeconds === 0 ? null : completeSeconds / floorSeconds;
@@ -226,7 +246,12 @@ export const rateLimited: Scenario = {
             errorCodes: firstErrorCodes,
             coldProcessFirstViewMs: coldProcessFirstViewMs === null ? null : round(coldProcessFirstViewMs, 1),
           },
-          stream: { seconds: streamSeconds, views: stream.views, errors: stream.errors, firstErrors: stream.firstErrors },
+          stream: {
+            seconds: streamSeconds,
+            views: stream.views,
+            errors: stream.errors,
+            firstErrors: stream.firstErrors,
+          },
           targets: {
             completeWithin115PercentOfFloor: completeVsFloor !== null && completeVsFloor <= 1.15,
             zeroUpstream429: upstream429 === 0,

@@ -5,7 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Bench, GatewayEnvOptions, Scenario } from '../lib/bench';
 import { log, round } from '../lib/bench';
-import { difference, gatewayCounters, graphqlHeaders, postGraphQL, simRequests, simReset, sleep, total } from '../lib/http';
+import {
+  difference,
+  gatewayCounters,
+  graphqlHeaders,
+  postGraphQL,
+  simRequests,
+  simReset,
+  sleep,
+  total,
+} from '../lib/http';
 import type { GatewayCounters, GraphQLReply } from '../lib/http';
 import { runLoad, summarizeLatencies } from '../lib/load';
 import type { LoadOptions, LoadResult } from '../lib/load';
@@ -109,9 +118,13 @@ async function pairCounters(pair: ReplicaPair<Service>): Promise<ReplicaPair<Gat
 }
 
 /** Operations by outcome that both replicas finished between two readings. */
-function pairOutcomes(before: ReplicaPair<GatewayCounters>, after: ReplicaPair<GatewayCounters>): Record<string, number> {
+function pairOutcomes(
+  before: ReplicaPair<GatewayCounters>,
+  after: ReplicaPair<GatewayCounters>,
+): Record<string, number> {
   const outcomes = difference(after.a.operations, before.a.operations);
-  for (const [outcome, count] of Object.entries(difference(after.b.operations, before.b.operations))) outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
+  for (const [outcome, count] of Object.entries(difference(after.b.operations, before.b.operations)))
+    outcomes[outcome] = (outcomes[outcome] ?? 0) + count;
   return outcomes;
 }
 
@@ -132,7 +145,10 @@ async function waitForRedisUp(name: string, gateways: readonly Service[], timeou
     const counters = await Promise.all(gateways.map((gateway) => gatewayCounters(gateway.origin)));
     const down = gateways.filter((_, index) => counters[index]?.redisUp !== 1).map((gateway) => gateway.name);
     if (down.length === 0) return;
-    if (Date.now() >= deadline) throw new Error(`${name}: ${down.join(' and ')} did not connect to Redis within ${timeoutMs / 1000} s (statev_redis_up stayed 0)`);
+    if (Date.now() >= deadline)
+      throw new Error(
+        `${name}: ${down.join(' and ')} did not connect to Redis within ${timeoutMs / 1000} s (statev_redis_up stayed 0)`,
+      );
     await sleep(100);
   }
 }
@@ -152,7 +168,12 @@ interface PairRedis {
  * (`--fill-concurrency` keys at a time). Upstream requests per operation come from the
  * simulator's log; per replica from each gateway's own upstream counter.
  */
-async function replicaFirstViews(bench: Bench, pair: ReplicaPair<Service>, keys: readonly string[], redisPort: number | null): Promise<{ result: ReplicasResult['firstViews']; redis: { stats: RedisStats; commands: number } | null }> {
+async function replicaFirstViews(
+  bench: Bench,
+  pair: ReplicaPair<Service>,
+  keys: readonly string[],
+  redisPort: number | null,
+): Promise<{ result: ReplicasResult['firstViews']; redis: { stats: RedisStats; commands: number } | null }> {
   await bench.settle([pair.a, pair.b]);
   await simReset(bench.sim.origin);
   const before = await pairCounters(pair);
@@ -167,7 +188,13 @@ async function replicaFirstViews(bench: Bench, pair: ReplicaPair<Service>, keys:
     try {
       const reply = await postGraphQL(`${gateway.origin}/graphql`, bench.dashboard, graphqlHeaders(key, false), 60_000);
       latencies[which].push(performance.now() - started);
-      if (reply.status === 200 && reply.json.errors === undefined && reply.json.data !== undefined && reply.json.data !== null) return reply;
+      if (
+        reply.status === 200 &&
+        reply.json.errors === undefined &&
+        reply.json.data !== undefined &&
+        reply.json.data !== null
+      )
+        return reply;
       failures.push(`${gateway.name} ${key}: HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
     } catch (error) {
       failures.push(`${gateway.name} ${key}: ${error instanceof Error ? error.message : String(error)}`);
@@ -200,14 +227,18 @@ async function replicaFirstViews(bench: Bench, pair: ReplicaPair<Service>, keys:
       operations,
       upstreamRequests,
       upstreamPerOp: operations > 0 ? round(upstreamRequests / operations, 2) : null,
-      upstreamByReplica: { a: after.a.upstreamRequests - before.a.upstreamRequests, b: after.b.upstreamRequests - before.b.upstreamRequests },
+      upstreamByReplica: {
+        a: after.a.upstreamRequests - before.a.upstreamRequests,
+        b: after.b.upstreamRequests - before.b.upstreamRequests,
+      },
       latencyMs: { a: percentiles(latencies.a), b: percentiles(latencies.b) },
       answersDifferFromA: differ,
       failures: failures.length,
       firstFailure: failures[0] ?? null,
       outcomes,
     },
-    redis: redisBefore && redisAfter ? { stats: redisAfter, commands: redisCommandsBetween(redisBefore, redisAfter) } : null,
+    redis:
+      redisBefore && redisAfter ? { stats: redisAfter, commands: redisCommandsBetween(redisBefore, redisAfter) } : null,
   };
 }
 
@@ -226,7 +257,11 @@ async function runReplicaPair(bench: Bench, name: ReplicaScenario, redis: PairRe
     ...(redis ? { REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, KEY_HASH_SECRET: redis.secret } : {}),
   };
   // Pinned: a REDIS_URL from --gateway-env must not turn the no-Redis half into a Redis one (or the reverse).
-  const envOptions: GatewayEnvOptions = { pinned: true, omit: redis ? [] : ['REDIS_URL', 'REDIS_PREFIX'], profile: false };
+  const envOptions: GatewayEnvOptions = {
+    pinned: true,
+    omit: redis ? [] : ['REDIS_URL', 'REDIS_PREFIX'],
+    profile: false,
+  };
   const description = redis
     ? `two gateways sharing one Redis (same REDIS_URL, REDIS_PREFIX, KEY_HASH_SECRET), one simulator; ${keys.length} fresh keys: each key's first dashboard on A then on B, then both under load (${REPLICA_CONNECTIONS} connections each, keys rotating)`
     : `two gateways without Redis, one simulator; ${keys.length} fresh keys: each key's first dashboard on A then on B, then both under load (${REPLICA_CONNECTIONS} connections each, keys rotating)`;
@@ -253,12 +288,19 @@ async function runReplicaPair(bench: Bench, name: ReplicaScenario, redis: PairRe
       headers: graphqlHeaders(null, false),
       rotateKeys: keys,
     });
-    if (args.warmupSeconds > 0) await Promise.all([runLoad({ ...loadOf(a), durationSeconds: args.warmupSeconds }), runLoad({ ...loadOf(b), durationSeconds: args.warmupSeconds })]);
+    if (args.warmupSeconds > 0)
+      await Promise.all([
+        runLoad({ ...loadOf(a), durationSeconds: args.warmupSeconds }),
+        runLoad({ ...loadOf(b), durationSeconds: args.warmupSeconds }),
+      ]);
     await bench.settle([a, b]);
     await simReset(bench.sim.origin);
     const before = await pairCounters(pair);
     const redisBefore = redis ? await redisStats(redis.service.port) : null;
-    const [loadA, loadB] = await Promise.all([runLoad({ ...loadOf(a), durationSeconds: args.durationSeconds }), runLoad({ ...loadOf(b), durationSeconds: args.durationSeconds })]);
+    const [loadA, loadB] = await Promise.all([
+      runLoad({ ...loadOf(a), durationSeconds: args.durationSeconds }),
+      runLoad({ ...loadOf(b), durationSeconds: args.durationSeconds }),
+    ]);
     await bench.settle([a, b]);
     const upstreamRequests = (await simRequests(bench.sim.origin)).count;
     const after = await pairCounters(pair);
@@ -276,8 +318,18 @@ async function runReplicaPair(bench: Bench, name: ReplicaScenario, redis: PairRe
     const firstViewsFailed = fv.failures + (fv.operations - (fv.outcomes.success ?? 0));
     const result: ReplicasResult = {
       description,
-      servers: { a: `gateway A (${redis ? 'REDIS_URL' : 'no Redis'}, defaults)`, b: `gateway B (${redis ? 'the same REDIS_URL' : 'no Redis'}, defaults)` },
-      settings: redis ? { RESPONSE_CACHE_ENABLED: 'true', REDIS_URL: redis.url, REDIS_PREFIX: redis.prefix, KEY_HASH_SECRET: '<random, same on both>' } : { RESPONSE_CACHE_ENABLED: 'true' },
+      servers: {
+        a: `gateway A (${redis ? 'REDIS_URL' : 'no Redis'}, defaults)`,
+        b: `gateway B (${redis ? 'the same REDIS_URL' : 'no Redis'}, defaults)`,
+      },
+      settings: redis
+        ? {
+            RESPONSE_CACHE_ENABLED: 'true',
+            REDIS_URL: redis.url,
+            REDIS_PREFIX: redis.prefix,
+            KEY_HASH_SECRET: '<random, same on both>',
+          }
+        : { RESPONSE_CACHE_ENABLED: 'true' },
       query: 'dashboard',
       keys: `${replicaKey(0)}..${replicaKey(keys.length - 1)}`,
       firstViews: fv,
@@ -294,7 +346,10 @@ async function runReplicaPair(bench: Bench, name: ReplicaScenario, redis: PairRe
       upstreamRequests,
       operations,
       upstreamPerOp: operations > 0 ? round(upstreamRequests / operations, 3) : null,
-      upstreamByReplica: { a: after.a.upstreamRequests - before.a.upstreamRequests, b: after.b.upstreamRequests - before.b.upstreamRequests },
+      upstreamByReplica: {
+        a: after.a.upstreamRequests - before.a.upstreamRequests,
+        b: after.b.upstreamRequests - before.b.upstreamRequests,
+      },
       peakRssMb,
       redisErrors: redis ? { a: after.a.redisErrors, b: after.b.redisErrors } : null,
       redis:
@@ -315,7 +370,12 @@ async function runReplicaPair(bench: Bench, name: ReplicaScenario, redis: PairRe
       non2xx,
       errors,
       timeouts: loadA.timeouts + loadB.timeouts,
-      ok: firstViewsFailed === 0 && non2xx === 0 && errors === 0 && operations - (outcomes.success ?? 0) === 0 && requests > 0,
+      ok:
+        firstViewsFailed === 0 &&
+        non2xx === 0 &&
+        errors === 0 &&
+        operations - (outcomes.success ?? 0) === 0 &&
+        requests > 0,
     };
     log(
       `${name}: load: ${result.rps} rps (A ${loadA.rps}, B ${loadB.rps}), p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, ` +
@@ -342,7 +402,8 @@ async function runReplicas(bench: Bench): Promise<void> {
   const description = 'two gateways sharing one Redis: first-view upstream requests per operation and load';
   const binary = findRedisServer(bench.args.redisServer);
   if (binary === null) {
-    const where = bench.args.redisServer === null ? 'no redis-server on PATH' : `${bench.args.redisServer} is not an executable`;
+    const where =
+      bench.args.redisServer === null ? 'no redis-server on PATH' : `${bench.args.redisServer} is not an executable`;
     const note = `${where}: the Redis half of the replicas group did not run (install redis-server, e.g. apt-get install redis-server, or pass --redis-server PATH)`;
     log(`replicas-redis: skipped: ${note}`);
     bench.record('replicas-redis', { description, skipped: 'redis-server not found', note });
@@ -355,19 +416,26 @@ async function runReplicas(bench: Bench): Promise<void> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(`replicas-redis: skipped: ${message}`);
-    bench.record('replicas-redis', { description, skipped: 'redis-server failed to start', note: message.slice(0, 1000) });
+    bench.record('replicas-redis', {
+      description,
+      skipped: 'redis-server failed to start',
+      note: message.slice(0, 1000),
+    });
     return;
   }
   log(`redis-server on port ${port} (${binary})`);
   try {
-    bench.record('replicas-redis', await runReplicaPair(bench, 'replicas-redis', {
-      service,
-      binary,
-      version: redisServerVersion(binary),
-      url: `redis://${HOST}:${port}`,
-      prefix: `bench-replicas-${process.pid}:`,
-      secret: randomBytes(16).toString('hex'),
-    }));
+    bench.record(
+      'replicas-redis',
+      await runReplicaPair(bench, 'replicas-redis', {
+        service,
+        binary,
+        version: redisServerVersion(binary),
+        url: `redis://${HOST}:${port}`,
+        prefix: `bench-replicas-${process.pid}:`,
+        secret: randomBytes(16).toString('hex'),
+      }),
+    );
   } finally {
     await stopService(service);
   }

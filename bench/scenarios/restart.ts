@@ -25,7 +25,8 @@ export const restart: Scenario = {
     const url = (service: Service): string => `${service.origin}/graphql`;
     let target: Service | null = await bench.startGateway('gateway-restart-a', settings, { pinned: true });
     const fill = await postGraphQL(url(target), bench.dashboard, graphqlHeaders(RESTART_KEY, false), 60_000);
-    if (fill.status !== 200 || fill.json.errors !== undefined) throw new Error(`restart: the first view failed: ${fill.text.slice(0, 200)}`);
+    if (fill.status !== 200 || fill.json.errors !== undefined)
+      throw new Error(`restart: the first view failed: ${fill.text.slice(0, 200)}`);
 
     const counts = { before: 0, after: 0, errors: 0, refused: 0 };
     const firstErrors: string[] = [];
@@ -40,7 +41,8 @@ export const restart: Scenario = {
           try {
             const reply = await postGraphQL(url(service), bench.dashboard, graphqlHeaders(RESTART_KEY, false), 30_000);
             counts[counted] += 1;
-            if (reply.status !== 200 || reply.json.errors !== undefined) throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
+            if (reply.status !== 200 || reply.json.errors !== undefined)
+              throw new Error(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error);
             if (/ECONNREFUSED|fetch failed|other side closed|socket/i.test(message) && target !== service) {
@@ -83,7 +85,9 @@ export const restart: Scenario = {
       firstErrors,
       targets: { zeroUpstreamAfterRestart: upstream === 0, zeroErrors: counts.errors === 0 },
     };
-    log(`restart: ${counts.after} views after the restart with ${upstream} upstream requests, ${counts.errors} errors (restart took ${result.restartSeconds} s)`);
+    log(
+      `restart: ${counts.after} views after the restart with ${upstream} upstream requests, ${counts.errors} errors (restart took ${result.restartSeconds} s)`,
+    );
     bench.record('restart', result);
   },
 };

@@ -46,7 +46,9 @@ async function analyseDashboard(bench: Bench, gateway: Service): Promise<void> {
   writeFileSync(FLOOR_DATA, JSON.stringify(warm.json.data));
   const analysis: DashboardAnalysis = { distinct, total: upstream.count, responseBytes: Buffer.byteLength(warm.text) };
   bench.facts.set(ANALYSIS, analysis);
-  log(`dashboard: ${analysis.total} upstream requests without cache, ${analysis.distinct} distinct paths, ${analysis.responseBytes} bytes of response`);
+  log(
+    `dashboard: ${analysis.total} upstream requests without cache, ${analysis.distinct} distinct paths, ${analysis.responseBytes} bytes of response`,
+  );
 }
 
 /** The gateway with its defaults; on start it analyses the dashboard (see {@link dashboardAnalysis}). */

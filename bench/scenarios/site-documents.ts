@@ -34,8 +34,13 @@ interface SetReply {
 }
 
 /** The largest realistic catalogue (items) whose chunks fit `SLOTS - 1` slots in `encoding`, and its bytes. */
-function capacity(encoding: (typeof SITE_DOCUMENT_ENCODINGS)[number]): { items: number; bytes: number; writeMs: number } {
-  const fits = (items: number): boolean => chunkValue(prepareValue('c', realisticCatalogue(items), encoding).pieces, encoding).length <= SLOTS - 1;
+function capacity(encoding: (typeof SITE_DOCUMENT_ENCODINGS)[number]): {
+  items: number;
+  bytes: number;
+  writeMs: number;
+} {
+  const fits = (items: number): boolean =>
+    chunkValue(prepareValue('c', realisticCatalogue(items), encoding).pieces, encoding).length <= SLOTS - 1;
   let low = 1;
   let high = 2000;
   while (low < high) {
@@ -47,7 +52,9 @@ function capacity(encoding: (typeof SITE_DOCUMENT_ENCODINGS)[number]): { items: 
   const started = performance.now();
   const chunks = chunkValue(value.pieces, encoding).length;
   const writeMs = performance.now() - started;
-  log(`site-documents: ${encoding}: the 200-item catalogue takes ${chunks} chunks; ${low} items fit ${SLOTS - 1} chunk slots`);
+  log(
+    `site-documents: ${encoding}: the 200-item catalogue takes ${chunks} chunks; ${low} items fit ${SLOTS - 1} chunk slots`,
+  );
   return { items: low, bytes: prepareValue('c', realisticCatalogue(low), encoding).bytes, writeMs: round(writeMs, 1) };
 }
 
@@ -57,7 +64,8 @@ function setBody(value: unknown): string {
 
 function payloadOf(reply: GraphQLReply, what: string): SetReply {
   const data = reply.json.data as { setSiteDocument?: SetReply } | undefined;
-  if (!data?.setSiteDocument) throw new Error(`site-documents: ${what} failed: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
+  if (!data?.setSiteDocument)
+    throw new Error(`site-documents: ${what} failed: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
   return data.setSiteDocument;
 }
 
@@ -87,24 +95,45 @@ export const siteDocuments: Scenario = {
     const simPort = await bench.allocatePort('simulator-site-documents');
     const sim = await startService({
       name: 'simulator-site-documents',
-      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(LATENCY_MS), '--rate-limit', `${LIMIT.requests}/${LIMIT.windowSeconds}`],
+      args: [
+        join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
+        '--port',
+        String(simPort),
+        '--host',
+        HOST,
+        '--latency',
+        String(LATENCY_MS),
+        '--rate-limit',
+        `${LIMIT.requests}/${LIMIT.windowSeconds}`,
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port: simPort,
       ready: /^http:\/\/\S+\/req$/m,
     });
     try {
-      const gateway = await bench.startGateway('gateway-site-documents', { STATEV_BASE_URL: `${sim.origin}/req`, UPSTREAM_RATE_LIMIT: `${LIMIT.requests}/${LIMIT.windowSeconds}` }, { pinned: true });
+      const gateway = await bench.startGateway(
+        'gateway-site-documents',
+        { STATEV_BASE_URL: `${sim.origin}/req`, UPSTREAM_RATE_LIMIT: `${LIMIT.requests}/${LIMIT.windowSeconds}` },
+        { pinned: true },
+      );
       try {
         const url = `${gateway.origin}/graphql`;
         const writer = { ...graphqlHeaders(WRITER_KEY, false), 'x-api-secret': `${WRITER_KEY}-secret` };
         const catalogue = realisticCatalogue(200);
-        const requestsOf = async (label: string, route?: string): Promise<Array<{ status: number; at: number; route: string }>> =>
-          (await simRequests(sim.origin)).requests.filter((request) => request.keyLabel === label && (route === undefined || request.route === route));
+        const requestsOf = async (
+          label: string,
+          route?: string,
+        ): Promise<Array<{ status: number; at: number; route: string }>> =>
+          (await simRequests(sim.origin)).requests.filter(
+            (request) => request.keyLabel === label && (route === undefined || request.route === route),
+          );
         const waitForWrites = async (count: number, maxMs: number): Promise<number> => {
           const started = performance.now();
           while (performance.now() - started < maxMs) {
-            const posts = (await requestsOf('generated', 'POST /factory/options')).filter((request) => request.status === 200);
+            const posts = (await requestsOf('generated', 'POST /factory/options')).filter(
+              (request) => request.status === 200,
+            );
             if (posts.length >= count) return Math.max(...posts.map((request) => request.at));
             await sleep(250);
           }
@@ -120,47 +149,72 @@ export const siteDocuments: Scenario = {
         const firstWrites = (await requestsOf('generated', 'POST /factory/options')).length;
         const firstReads = (await requestsOf('generated', 'GET /factory/options/{id}/{slot}')).length;
         const firstSeconds = (firstCommittedAt - firstSent) / 1000;
-        const firstFloor = Math.max(0, Math.ceil((firstReads + firstWrites) / LIMIT.requests - 1)) * LIMIT.windowSeconds;
+        const firstFloor =
+          Math.max(0, Math.ceil((firstReads + firstWrites) / LIMIT.requests - 1)) * LIMIT.windowSeconds;
 
         // A one-item change: the slots are cached (written through), so it reads nothing.
         const changed = structuredClone(catalogue);
         changed.items[120] = { ...changed.items[120]!, price: 999.99 };
         const before = await requestsOf('generated');
         const changeSent = Date.now();
-        const change = payloadOf(await postGraphQL(url, setBody(changed), { ...writer, prefer: 'wait=10' }, 30_000), 'the one-item change');
+        const change = payloadOf(
+          await postGraphQL(url, setBody(changed), { ...writer, prefer: 'wait=10' }, 30_000),
+          'the one-item change',
+        );
         const previousSlots = new Set(first.document.slots);
         const nextSlots = new Set(change.document.slots);
         const changedChunks = change.document.slots.slice(1).filter((slot) => !previousSlots.has(slot)).length;
         // Slots of the first version the change's commit freed: free from then on, never written.
         const freedByCommit = first.document.slots.filter((slot) => !nextSlots.has(slot)).length;
-        const changeCommittedAt = change.committed ? Date.now() : await waitForWrites(firstWrites + changedChunks + 1, 120_000);
+        const changeCommittedAt = change.committed
+          ? Date.now()
+          : await waitForWrites(firstWrites + changedChunks + 1, 120_000);
         await sleep(500);
         const changeRequests = (await requestsOf('generated')).slice(before.length);
         const changeWrites = changeRequests.filter((request) => request.route === 'POST /factory/options').length;
-        const changeReads = changeRequests.filter((request) => request.route === 'GET /factory/options/{id}/{slot}').length;
+        const changeReads = changeRequests.filter(
+          (request) => request.route === 'GET /factory/options/{id}/{slot}',
+        ).length;
 
         // A cold read: another key (its own empty cache and budget), the same slots. Its
         // upstream reads are those between its request and its answer (the writer's key is
         // a generated key too, and the busy-key phase below reads a slot of it).
         const readSent = performance.now();
         const readStartedAt = Date.now();
-        const read = await postGraphQL(url, JSON.stringify({ query: READ, variables: { id: FACTORY } }), graphqlHeaders(READER_KEY, false), 30_000);
+        const read = await postGraphQL(
+          url,
+          JSON.stringify({ query: READ, variables: { id: FACTORY } }),
+          graphqlHeaders(READER_KEY, false),
+          30_000,
+        );
         const readEndedAt = Date.now();
         const readMs = performance.now() - readSent;
-        const readDoc = (read.json.data as { factory?: { siteDocument?: { version: number; value: unknown; slots: number[] } } } | undefined)?.factory?.siteDocument;
+        const readDoc = (
+          read.json.data as
+            { factory?: { siteDocument?: { version: number; value: unknown; slots: number[] } } } | undefined
+        )?.factory?.siteDocument;
         const readEqual = readDoc !== undefined && canonicalJson(readDoc.value) === canonicalJson(changed);
 
         // A busy key: a one-item change right after a page view of the same key, whose fill
         // and background work are queued on the key's budget. Its answer promises a commit
         // (committed, or retryAfterSeconds); the simulator's log says when it came.
-        await postGraphQL(url, JSON.stringify({ query: companyPage(), variables: { id: FACTORY } }), graphqlHeaders(WRITER_KEY, false), 30_000);
+        await postGraphQL(
+          url,
+          JSON.stringify({ query: companyPage(), variables: { id: FACTORY } }),
+          graphqlHeaders(WRITER_KEY, false),
+          30_000,
+        );
         const busyValue = structuredClone(changed);
         busyValue.items[40] = { ...busyValue.items[40]!, price: 111.11 };
-        const postsBeforeBusy = (await requestsOf('generated', 'POST /factory/options')).filter((request) => request.status === 200).length;
+        const postsBeforeBusy = (await requestsOf('generated', 'POST /factory/options')).filter(
+          (request) => request.status === 200,
+        ).length;
         const busySent = Date.now();
         const busy = payloadOf(await postGraphQL(url, setBody(busyValue), writer, 30_000), 'the busy-key change');
         const busyChunks = busy.document.slots.slice(1).filter((slot) => !nextSlots.has(slot)).length;
-        const busyCommittedAt = busy.committed ? Date.now() : await waitForWrites(postsBeforeBusy + busyChunks + 1, 120_000);
+        const busyCommittedAt = busy.committed
+          ? Date.now()
+          : await waitForWrites(postsBeforeBusy + busyChunks + 1, 120_000);
         const busyPromisedSeconds = busy.committed ? (Date.now() - busySent) / 1000 : (busy.retryAfterSeconds ?? null);
         const busyActualSeconds = (busyCommittedAt - busySent) / 1000;
         log(
@@ -168,16 +222,26 @@ export const siteDocuments: Scenario = {
         );
 
         const all = (await simRequests(sim.origin)).requests;
-        const coldReads = all.filter((request) => request.route === 'GET /factory/options/{id}/{slot}' && request.keyLabel === 'generated' && request.at >= readStartedAt && request.at <= readEndedAt).length;
+        const coldReads = all.filter(
+          (request) =>
+            request.route === 'GET /factory/options/{id}/{slot}' &&
+            request.keyLabel === 'generated' &&
+            request.at >= readStartedAt &&
+            request.at <= readEndedAt,
+        ).length;
         const upstream429 = all.filter((request) => request.status === 429).length;
 
         const firstMinimum = chunks + 1;
         const changeMinimum = changedChunks + 1;
-        const readMinimum = (readDoc?.slots.length ?? 0);
+        const readMinimum = readDoc?.slots.length ?? 0;
         const result = {
           ok: read.json.errors === undefined && readEqual && upstream429 === 0 && change.document.version === 2,
           description: `a ${first.document.bytes}-byte catalogue (200 items) as a site document on the farm's ten free slots, simulator at ${LIMIT.requests}/${LIMIT.windowSeconds} s per key with ${LATENCY_MS} ms latency, gateway defaults (UPSTREAM_RATE_LIMIT=${LIMIT.requests}/${LIMIT.windowSeconds}, patience 1500 ms)`,
-          capacity: { slotsForChunks: SLOTS - 1, perEncoding: encodings, defaultEncodingBytes: encodings['deflate-base64url']?.bytes ?? null },
+          capacity: {
+            slotsForChunks: SLOTS - 1,
+            perEncoding: encodings,
+            defaultEncodingBytes: encodings['deflate-base64url']?.bytes ?? null,
+          },
           firstWrite: {
             bytes: first.document.bytes,
             chunks,
@@ -203,13 +267,20 @@ export const siteDocuments: Scenario = {
             committedAfterSeconds: round((changeCommittedAt - changeSent) / 1000, 1),
           },
           busyKey: {
-            description: 'a one-item change right after a page view of the same key (its fill and background work queued): the commit its answer promised (retryAfterSeconds, or 0 when committed in the answer) and when it came',
+            description:
+              'a one-item change right after a page view of the same key (its fill and background work queued): the commit its answer promised (retryAfterSeconds, or 0 when committed in the answer) and when it came',
             committedInAnswer: busy.committed,
             promisedSeconds: busyPromisedSeconds === null ? null : round(busyPromisedSeconds, 1),
             actualSeconds: round(busyActualSeconds, 1),
             lateBySeconds: busyPromisedSeconds === null ? null : round(busyActualSeconds - busyPromisedSeconds, 1),
           },
-          coldRead: { upstreamReads: coldReads, minimum: readMinimum, readsVsMinimum: readMinimum === 0 ? null : round(coldReads / readMinimum, 2), latencyMs: round(readMs, 1), valueEqual: readEqual },
+          coldRead: {
+            upstreamReads: coldReads,
+            minimum: readMinimum,
+            readsVsMinimum: readMinimum === 0 ? null : round(coldReads / readMinimum, 2),
+            latencyMs: round(readMs, 1),
+            valueEqual: readEqual,
+          },
           upstream429,
           targets: {
             firstWriteAtMinimum: firstWrites === firstMinimum,

@@ -8,6 +8,14 @@ export const small: Scenario = {
   name: 'small',
   uses: [defaultGateway],
   async run(bench) {
-    await measureLoad(bench, { ...(await onDefaultGateway(bench)), name: 'small', description: '{ factories { id name } }, warm caches, premium key, 50 connections', query: 'small', connections: 50, noCache: false, keys: PREMIUM_KEY });
+    await measureLoad(bench, {
+      ...(await onDefaultGateway(bench)),
+      name: 'small',
+      description: '{ factories { id name } }, warm caches, premium key, 50 connections',
+      query: 'small',
+      connections: 50,
+      noCache: false,
+      keys: PREMIUM_KEY,
+    });
   },
 };

@@ -11,7 +11,8 @@ const SOAK_KEYS = Array.from({ length: 200 }, (_, index) => `sim-key-${9000 + in
 /** A fragment fan-out document: `levels` fragments each spreading the next four times (answered at once). */
 export function fanOut(levels: number): string {
   const parts = ['query SoakFanOut { ...S0 }'];
-  for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment S${i} on Query { ...S${i + 1} ...S${i + 1} ...S${i + 1} ...S${i + 1} }`);
+  for (let i = 0; i < levels - 1; i += 1)
+    parts.push(`fragment S${i} on Query { ...S${i + 1} ...S${i + 1} ...S${i + 1} ...S${i + 1} }`);
   parts.push(`fragment S${levels - 1} on Query { __typename }`);
   return parts.join('\n');
 }
@@ -43,13 +44,28 @@ function request(bench: { dashboard: string; small: string }, n: number): { body
       return { body: bench.dashboard, key };
     case 1:
       // One of DISTINCT_DOCUMENTS texts (they differ by an alias): every document cache fills and evicts.
-      return { body: JSON.stringify({ query: `query Distinct { d${n % DISTINCT_DOCUMENTS}: factories { id name } }` }), key };
+      return {
+        body: JSON.stringify({ query: `query Distinct { d${n % DISTINCT_DOCUMENTS}: factories { id name } }` }),
+        key,
+      };
     case 2:
-      return { body: JSON.stringify({ query: `query Unused { factories { id } } # ${n % DISTINCT_DOCUMENTS}`, variables: BIG_UNUSED }), key };
+      return {
+        body: JSON.stringify({
+          query: `query Unused { factories { id } } # ${n % DISTINCT_DOCUMENTS}`,
+          variables: BIG_UNUSED,
+        }),
+        key,
+      };
     case 3:
       return { body: JSON.stringify({ query: fanOut(16) }), key: null };
     case 4:
-      return { body: JSON.stringify({ query: `query Paged($skip: Int!) { factories { bankAccounts { transactions(limit: 5, skip: $skip) { totalTransactions } } } }`, variables: { skip: n % 201 } }), key };
+      return {
+        body: JSON.stringify({
+          query: `query Paged($skip: Int!) { factories { bankAccounts { transactions(limit: 5, skip: $skip) { totalTransactions } } } }`,
+          variables: { skip: n % 201 },
+        }),
+        key,
+      };
     default:
       return { body: bench.small, key };
   }
@@ -105,10 +121,16 @@ export const soak: Scenario = {
           const { body, key } = request(bench, n);
           try {
             const sentAt = performance.now();
-            const response = await fetch(url, { method: 'POST', headers: graphqlHeaders(key, false), body, signal: AbortSignal.timeout(30_000) });
+            const response = await fetch(url, {
+              method: 'POST',
+              headers: graphqlHeaders(key, false),
+              body,
+              signal: AbortSignal.timeout(30_000),
+            });
             const text = await response.text();
             latencies.push(performance.now() - sentAt);
-            if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"')) throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
+            if (response.status >= 500 || text.includes('"INTERNAL_SERVER_ERROR"'))
+              throw new Error(`HTTP ${response.status} ${text.slice(0, 200)}`);
           } catch (error) {
             errors += 1;
             if (firstErrors.length < 5) firstErrors.push(error instanceof Error ? error.message : String(error));

@@ -65,13 +65,25 @@ export const steadyViews: Scenario = {
     const scale = bench.args.quick ? 10 : 1;
     const limit = { requests: 10, windowSeconds: 60 / scale };
     const measureSeconds = bench.args.quick ? 15 : 300;
-    const ttls = Object.fromEntries(Object.entries(DEFAULT_TTLS).map(([kind, seconds]) => [kind, seconds / scale])) as Record<keyof typeof DEFAULT_TTLS, number>;
+    const ttls = Object.fromEntries(
+      Object.entries(DEFAULT_TTLS).map(([kind, seconds]) => [kind, seconds / scale]),
+    ) as Record<keyof typeof DEFAULT_TTLS, number>;
     const rateLimit = `${limit.requests}/${limit.windowSeconds}`;
 
     const simPort = await bench.allocatePort('simulator-limited');
     const sim = await startService({
       name: 'simulator-limited',
-      args: [join(ROOT, 'dist', 'src', 'simulator', 'main.js'), '--port', String(simPort), '--host', HOST, '--latency', String(bench.args.latencyMs), '--rate-limit', rateLimit],
+      args: [
+        join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
+        '--port',
+        String(simPort),
+        '--host',
+        HOST,
+        '--latency',
+        String(bench.args.latencyMs),
+        '--rate-limit',
+        rateLimit,
+      ],
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
       cwd: ROOT,
       port: simPort,
@@ -85,7 +97,14 @@ export const steadyViews: Scenario = {
         // so the simulator's window, started at the arrival, has always passed when it sends again.
         UPSTREAM_RATE_LIMIT: rateLimit,
         CACHE_FILE: join(CACHE_FILES, 'steady-views'),
-        ...(scale === 1 ? {} : Object.fromEntries(Object.entries(ttls).map(([kind, seconds]) => [TTL_SETTINGS[kind as keyof typeof DEFAULT_TTLS], String(seconds)]))),
+        ...(scale === 1
+          ? {}
+          : Object.fromEntries(
+              Object.entries(ttls).map(([kind, seconds]) => [
+                TTL_SETTINGS[kind as keyof typeof DEFAULT_TTLS],
+                String(seconds),
+              ]),
+            )),
       };
       gateway = await bench.startGateway('gateway-steady-views', settings, { pinned: true });
       const url = `${gateway.origin}/graphql`;
@@ -101,8 +120,10 @@ export const steadyViews: Scenario = {
         const reply = await postGraphQL(url, body, headers, 60_000);
         if (reply.status === 200 && reply.json.errors === undefined && reply.json.data) break;
         const codes = errorCodes(reply);
-        if (reply.status !== 200 || codes.some((code) => code !== 'RATE_LIMITED')) throw new Error(`steady-views: a fill view failed: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
-        if (performance.now() - fillStarted > fillLimitMs) throw new Error(`steady-views: no complete view within ${fillLimitMs / 1000} s`);
+        if (reply.status !== 200 || codes.some((code) => code !== 'RATE_LIMITED'))
+          throw new Error(`steady-views: a fill view failed: HTTP ${reply.status} ${reply.text.slice(0, 300)}`);
+        if (performance.now() - fillStarted > fillLimitMs)
+          throw new Error(`steady-views: no complete view within ${fillLimitMs / 1000} s`);
         await sleep(60_000 / VIEWS_PER_MINUTE);
       }
       const fillSeconds = (performance.now() - fillStarted) / 1000;
@@ -121,7 +142,8 @@ export const steadyViews: Scenario = {
           const codes = errorCodes(reply);
           const age = maxAge(reply);
           if (age !== null) ages.push(age);
-          if (codes.length > 0 && codes.every((code) => code === 'RATE_LIMITED') && reply.status === 200) counts.rateLimited += 1;
+          if (codes.length > 0 && codes.every((code) => code === 'RATE_LIMITED') && reply.status === 200)
+            counts.rateLimited += 1;
           else if (reply.status !== 200 || codes.length > 0) {
             counts.errors += 1;
             if (firstErrors.length < 5) firstErrors.push(`HTTP ${reply.status} ${reply.text.slice(0, 200)}`);

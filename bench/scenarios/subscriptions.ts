@@ -76,7 +76,8 @@ export const subscriptions: Scenario = {
                   errors += 1;
                   return;
                 }
-                const data = result.data as { counterChanged?: { changes: Array<{ item: string; amountAfter: number | null }> } } | undefined;
+                const data = result.data as
+                  { counterChanged?: { changes: Array<{ item: string; amountAfter: number | null }> } } | undefined;
                 const amount = data?.counterChanged?.changes.find((entry) => entry.item === 'Wasser')?.amountAfter;
                 const at = amount === null || amount === undefined ? undefined : changedAt.get(amount);
                 events += 1;
@@ -105,7 +106,9 @@ export const subscriptions: Scenario = {
       await sleep(intervalSeconds * 1000 + 500); // the last change's events
       const peakRssMb = rss.stop();
 
-      const polls = (await simRequests(bench.sim.origin)).requests.filter((r) => r.route === COUNTER_ROUTE && r.at >= windowStart && r.at < windowEnd).length;
+      const polls = (await simRequests(bench.sim.origin)).requests.filter(
+        (r) => r.route === COUNTER_ROUTE && r.at >= windowStart && r.at < windowEnd,
+      ).length;
       const minutes = (windowEnd - windowStart) / 60_000;
       const perMinute = polls / minutes;
       const expected = (keys * 1 * 60) / intervalSeconds;
@@ -128,10 +131,15 @@ export const subscriptions: Scenario = {
         events,
         errors,
         eventLatencyMs: { p50, p99, intervalMs: intervalSeconds * 1000 },
-        latencyToInterval: { p50: p50 === null ? null : round(p50 / (intervalSeconds * 1000), 2), p99: p99 === null ? null : round(p99 / (intervalSeconds * 1000), 2) },
+        latencyToInterval: {
+          p50: p50 === null ? null : round(p50 / (intervalSeconds * 1000), 2),
+          p99: p99 === null ? null : round(p99 / (intervalSeconds * 1000), 2),
+        },
         peakRssMb,
       };
-      log(`subscriptions: ${result.upstreamRequestsPerMinute} upstream/min vs ${expected} (${ratio} x), latency p50 ${p50} ms p99 ${p99} ms (interval ${intervalSeconds * 1000} ms), ${events} events, peak RSS ${peakRssMb} MB`);
+      log(
+        `subscriptions: ${result.upstreamRequestsPerMinute} upstream/min vs ${expected} (${ratio} x), latency p50 ${p50} ms p99 ${p99} ms (interval ${intervalSeconds * 1000} ms), ${events} events, peak RSS ${peakRssMb} MB`,
+      );
       bench.record('subscriptions', result);
     } finally {
       await Promise.all(clients.map((client) => client.dispose()));

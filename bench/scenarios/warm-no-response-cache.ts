@@ -23,14 +23,16 @@ export const warmNoResponseCache: Scenario = {
       noCache: false,
       keys: PREMIUM_KEY,
       checkProbe: (data: unknown) => {
-        if (JSON.stringify(data) !== expected) throw new Error('warm-no-response-cache: its response data differs from the default gateway response');
+        if (JSON.stringify(data) !== expected)
+          throw new Error('warm-no-response-cache: its response data differs from the default gateway response');
       },
     } as const;
     try {
       await measureLoad(bench, {
         ...spec,
         name: 'warm-no-response-cache',
-        description: 'dashboard, warm upstream cache, no response cache (every operation executes), premium key, 50 connections',
+        description:
+          'dashboard, warm upstream cache, no response cache (every operation executes), premium key, 50 connections',
         connections: 50,
       });
       await measureLoad(bench, {

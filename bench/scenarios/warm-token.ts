@@ -24,9 +24,27 @@ export const warmToken: Scenario = {
     const { token } = await vault.createToken({ characters: ['premium'], grants: ['read'], expiresInMs: 86_400_000 });
     const gateway = await bench.startGateway('gateway-vault', { VAULT_FILE: vaultFile, VAULT_MASTER_KEY: masterKey });
     try {
-      const common = { server: gateway, serverLabel: 'gateway (VAULT_MASTER_KEY set)', gateway: true, query: 'dashboard', connections: 50, noCache: false } as const;
-      await measureLoad(bench, { ...common, name: 'warm-token-key', description: 'dashboard, warm caches, premium key, 50 connections, on a gateway with a vault', keys: PREMIUM_KEY });
-      await measureLoad(bench, { ...common, name: 'warm-token', description: 'dashboard, warm caches, an access token (grant read) over the premium key, 50 connections', keys: 'access token (read)', bearer: token });
+      const common = {
+        server: gateway,
+        serverLabel: 'gateway (VAULT_MASTER_KEY set)',
+        gateway: true,
+        query: 'dashboard',
+        connections: 50,
+        noCache: false,
+      } as const;
+      await measureLoad(bench, {
+        ...common,
+        name: 'warm-token-key',
+        description: 'dashboard, warm caches, premium key, 50 connections, on a gateway with a vault',
+        keys: PREMIUM_KEY,
+      });
+      await measureLoad(bench, {
+        ...common,
+        name: 'warm-token',
+        description: 'dashboard, warm caches, an access token (grant read) over the premium key, 50 connections',
+        keys: 'access token (read)',
+        bearer: token,
+      });
     } finally {
       await bench.stopServer(gateway);
     }

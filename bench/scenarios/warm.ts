@@ -8,6 +8,14 @@ export const warm: Scenario = {
   name: 'warm',
   uses: [defaultGateway],
   async run(bench) {
-    await measureLoad(bench, { ...(await onDefaultGateway(bench)), name: 'warm', description: 'dashboard, warm caches, premium key, 50 connections', query: 'dashboard', connections: 50, noCache: false, keys: PREMIUM_KEY });
+    await measureLoad(bench, {
+      ...(await onDefaultGateway(bench)),
+      name: 'warm',
+      description: 'dashboard, warm caches, premium key, 50 connections',
+      query: 'dashboard',
+      connections: 50,
+      noCache: false,
+      keys: PREMIUM_KEY,
+    });
   },
 };

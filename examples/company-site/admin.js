@@ -34,7 +34,11 @@ function showMessage(text, isError) {
 async function graphql(query, variables) {
   const response = await fetch(ENDPOINT, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', authorization: `Bearer ${$('token').value.trim()}` },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/graphql-response+json, application/json',
+      authorization: `Bearer ${$('token').value.trim()}`,
+    },
     body: JSON.stringify({ query, variables }),
   });
   const result = await response.json();
@@ -43,7 +47,10 @@ async function graphql(query, variables) {
     const extensions = error.extensions ?? {};
     const grant = extensions.requiredGrant ? ` (this token lacks the grant ${extensions.requiredGrant})` : '';
     // A rate limit says when to try again (retryAfterSeconds): the page says it too, with the time.
-    const retry = typeof extensions.retryAfterSeconds === 'number' ? ` Try again in ${extensions.retryAfterSeconds} s (at ${new Date(Date.now() + extensions.retryAfterSeconds * 1000).toLocaleTimeString()}).` : '';
+    const retry =
+      typeof extensions.retryAfterSeconds === 'number'
+        ? ` Try again in ${extensions.retryAfterSeconds} s (at ${new Date(Date.now() + extensions.retryAfterSeconds * 1000).toLocaleTimeString()}).`
+        : '';
     throw new Error(`${error.message}${grant}${retry}`);
   }
   return result.data;
@@ -77,12 +84,24 @@ async function save(event) {
     return;
   }
   try {
-    const input = { factoryId: $('factory-id').value.trim(), name: 'catalogue', value, ...(loadedVersion === null ? {} : { expectedVersion: loadedVersion }) };
+    const input = {
+      factoryId: $('factory-id').value.trim(),
+      name: 'catalogue',
+      value,
+      ...(loadedVersion === null ? {} : { expectedVersion: loadedVersion }),
+    };
     const data = await graphql(SAVE, { input });
     loadedVersion = data.setSiteDocument.document.version;
     $('version').textContent = `version ${loadedVersion}`;
-    const later = data.setSiteDocument.retryAfterSeconds ? ` (in about ${data.setSiteDocument.retryAfterSeconds} s, when the key's budget has room)` : '';
-    showMessage(data.setSiteDocument.committed ? `Saved: version ${loadedVersion}.` : `Saving: the gateway finishes the write in the background${later}.`, false);
+    const later = data.setSiteDocument.retryAfterSeconds
+      ? ` (in about ${data.setSiteDocument.retryAfterSeconds} s, when the key's budget has room)`
+      : '';
+    showMessage(
+      data.setSiteDocument.committed
+        ? `Saved: version ${loadedVersion}.`
+        : `Saving: the gateway finishes the write in the background${later}.`,
+      false,
+    );
   } catch (error) {
     showMessage(`The catalogue could not be saved: ${error.message}`, true);
   }

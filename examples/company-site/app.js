@@ -140,7 +140,11 @@ function show(result, live) {
   const errors = Array.isArray(result.errors) ? result.errors : [];
   const company = result.data && result.data.factory;
   if (!company) {
-    fail(errors.length > 0 ? `The company could not be loaded: ${describeErrors(errors)}` : 'There is no company with this id.');
+    fail(
+      errors.length > 0
+        ? `The company could not be loaded: ${describeErrors(errors)}`
+        : 'There is no company with this id.',
+    );
     return false;
   }
   render(company);

@@ -84,7 +84,15 @@ $('order').addEventListener('submit', async (submit) => {
       const event = result.data?.paymentReceived;
       if (event && event.request.reference === reference) show(event.request);
     });
-    const data = await graphql(key, CREATE, { input: { factoryId, bankAccountId, amount: Number($('amount').value), note: $('note').value || null, expiresInSeconds: 3600 } });
+    const data = await graphql(key, CREATE, {
+      input: {
+        factoryId,
+        bankAccountId,
+        amount: Number($('amount').value),
+        note: $('note').value || null,
+        expiresInSeconds: 3600,
+      },
+    });
     const request = data.createPaymentRequest;
     reference = request.reference;
     $('amount-shown').textContent = String(request.amount);

@@ -36,13 +36,17 @@ function parseArgs(argv) {
     if (arg === '--expected-version' || arg === '--wait' || arg === '--retries') {
       const value = Number(argv[i + 1]);
       if (!Number.isInteger(value) || value < 0) throw new Error(`${arg} needs a whole number ≥ 0`);
-      options[{ '--wait': 'waitSeconds', '--retries': 'retries', '--expected-version': 'expectedVersion' }[arg]] = value;
+      options[{ '--wait': 'waitSeconds', '--retries': 'retries', '--expected-version': 'expectedVersion' }[arg]] =
+        value;
       i += 1;
     } else {
       positional.push(arg);
     }
   }
-  if (positional.length !== 3) throw new Error('usage: upload.js <factoryId> <name> <file.json> [--expected-version N] [--wait SECONDS] [--retries N]');
+  if (positional.length !== 3)
+    throw new Error(
+      'usage: upload.js <factoryId> <name> <file.json> [--expected-version N] [--wait SECONDS] [--retries N]',
+    );
   const [factoryId, name, file] = positional;
   return { factoryId, name, file, ...options };
 }
@@ -66,7 +70,11 @@ async function upload(options) {
   if (options.waitSeconds !== undefined) headers.prefer = `wait=${options.waitSeconds}`;
   const input = { factoryId: options.factoryId, name: options.name, value };
   if (options.expectedVersion !== undefined) input.expectedVersion = options.expectedVersion;
-  const response = await fetch(options.gatewayUrl, { method: 'POST', headers, body: JSON.stringify({ query: MUTATION, variables: { input } }) });
+  const response = await fetch(options.gatewayUrl, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ query: MUTATION, variables: { input } }),
+  });
   const body = await response.json();
   const error = body.errors && body.errors[0];
   if (error) {
@@ -109,7 +117,9 @@ async function uploadPatiently(options, hooks = {}) {
 /** One line a person reads. */
 function describe(result) {
   const { document } = result;
-  const state = result.committed ? 'committed' : `writing in the background, committed in about ${result.retryAfterSeconds} s`;
+  const state = result.committed
+    ? 'committed'
+    : `writing in the background, committed in about ${result.retryAfterSeconds} s`;
   return `${document.name} v${document.version}: ${document.bytes} bytes in slots ${document.slots.join(', ')}; ${result.upstreamWrites} upstream writes; ${state}`;
 }
 

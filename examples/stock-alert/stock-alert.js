@@ -43,7 +43,11 @@ function message(items, threshold, observedAt) {
 
 /** POSTs `{content, username}` to the webhook; throws on a non-2xx answer. */
 async function postWebhook(url, content) {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'StateV stock alert', content }) });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'StateV stock alert', content }),
+  });
   if (!response.ok) throw new Error(`webhook answered ${response.status}`);
 }
 
@@ -69,13 +73,20 @@ function startStockAlert(options) {
     {
       next(result) {
         if (result.errors) {
-          onError(new Error(result.errors.map((error) => `${error.extensions?.code ?? 'ERROR'}: ${error.message}`).join('; ')));
+          onError(
+            new Error(
+              result.errors.map((error) => `${error.extensions?.code ?? 'ERROR'}: ${error.message}`).join('; '),
+            ),
+          );
           return;
         }
         const change = result.data?.inventoryChanged;
         const items = change ? fallenBelow(change, options.threshold) : [];
         if (items.length === 0) return;
-        postWebhook(options.webhookUrl, message(items, options.threshold, change.observedAt)).then(() => options.onAlert?.(items), onError);
+        postWebhook(options.webhookUrl, message(items, options.threshold, change.observedAt)).then(
+          () => options.onAlert?.(items),
+          onError,
+        );
       },
       error: onError,
       complete: () => undefined,

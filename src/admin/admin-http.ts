@@ -84,8 +84,18 @@ const SIGN_IN_FAILED = `<!doctype html>
 </html>
 `;
 
-function sendHtml(req: IncomingMessage, res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(html)) });
+function sendHtml(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  html: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': String(Buffer.byteLength(html)),
+  });
   res.end(req.method === 'HEAD' ? undefined : html);
 }
 
@@ -98,10 +108,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * Builds the administration routes' handler. It answers `/admin/graphql`, `/console` and
  * `/console/*` and resolves true; any other path resolves false (the router goes on).
  */
-export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean> {
+export function adminRoutes(
+  parts: AdminRoutesParts,
+): (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean> {
   const secure = parts.publicUrl?.startsWith('https:') ?? false;
   const cookieName = sessionCookieName(secure);
-  const ownOrigin = (req: IncomingMessage): string => (parts.publicUrl ? new URL(parts.publicUrl).origin : `http://${header(req, 'host') ?? ''}`);
+  const ownOrigin = (req: IncomingMessage): string =>
+    parts.publicUrl ? new URL(parts.publicUrl).origin : `http://${header(req, 'host') ?? ''}`;
   const secureHeaders = helmet({
     contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
     referrerPolicy: { policy: 'no-referrer' },
@@ -119,7 +132,14 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
     return origin === ownOrigin(req) ? null : `its Origin ${origin} is not the gateway's own (${ownOrigin(req)})`;
   };
 
-  const refuse = (req: IncomingMessage, res: ServerResponse, status: 401 | 403 | 405, code: string, message: string, headers: Record<string, string> = {}): void => {
+  const refuse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: 401 | 403 | 405,
+    code: string,
+    message: string,
+    headers: Record<string, string> = {},
+  ): void => {
     sendGraphQLErrors(req, res, status, [{ message, code }], headers);
   };
 
@@ -129,41 +149,78 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
     if (authorization !== undefined && authorization.trim() !== '') {
       const credential = requestCredential(req);
       if (credential.kind === 'key') {
-        refuse(req, res, 403, 'FORBIDDEN', 'The administration graph does not accept StateV API keys: sign in with the link of `statev-gateway console`, or send an access token with the admin grant.');
+        refuse(
+          req,
+          res,
+          403,
+          'FORBIDDEN',
+          'The administration graph does not accept StateV API keys: sign in with the link of `statev-gateway console`, or send an access token with the admin grant.',
+        );
         return null;
       }
       if (credential.kind !== 'token') {
-        refuse(req, res, 401, 'UNAUTHENTICATED', 'The Authorization header is not "Bearer <access token>".', { 'www-authenticate': 'Bearer' });
+        refuse(req, res, 401, 'UNAUTHENTICATED', 'The Authorization header is not "Bearer <access token>".', {
+          'www-authenticate': 'Bearer',
+        });
         return null;
       }
       const check = parts.tokens.check(credential);
       if (check.kind === 'refused') {
-        refuse(req, res, 401, 'UNAUTHENTICATED', TOKEN_REFUSALS[check.reason], { 'www-authenticate': 'Bearer error="invalid_token"' });
+        refuse(req, res, 401, 'UNAUTHENTICATED', TOKEN_REFUSALS[check.reason], {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
         return null;
       }
       if (check.token.origin !== null && check.token.origin !== credential.origin) {
-        refuse(req, res, 401, 'UNAUTHENTICATED', TOKEN_REFUSALS['wrong-origin'], { 'www-authenticate': 'Bearer error="invalid_token"' });
+        refuse(req, res, 401, 'UNAUTHENTICATED', TOKEN_REFUSALS['wrong-origin'], {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
         return null;
       }
       if (!check.token.grantTexts.includes('admin')) {
-        refuse(req, res, 403, 'FORBIDDEN', 'This access token has no admin grant: the administration graph answers only a console session or a token created with --grant admin.');
+        refuse(
+          req,
+          res,
+          403,
+          'FORBIDDEN',
+          'This access token has no admin grant: the administration graph answers only a console session or a token created with --grant admin.',
+        );
         return null;
       }
       return `token:${check.token.id}`;
     }
     const cookieValue = parseCookies(header(req, 'cookie') ?? '')[cookieName];
     if (cookieValue === undefined) {
-      refuse(req, res, 401, 'UNAUTHENTICATED', 'Sign in first: open the link `statev-gateway console` prints, or send an access token with the admin grant (Authorization: Bearer svg_…).', { 'www-authenticate': 'Bearer' });
+      refuse(
+        req,
+        res,
+        401,
+        'UNAUTHENTICATED',
+        'Sign in first: open the link `statev-gateway console` prints, or send an access token with the admin grant (Authorization: Bearer svg_…).',
+        { 'www-authenticate': 'Bearer' },
+      );
       return null;
     }
     const cross = crossSite(req, true);
     if (cross !== null) {
-      refuse(req, res, 403, 'FORBIDDEN', `A console request must come from the gateway's own pages: this one was refused because ${cross}.`);
+      refuse(
+        req,
+        res,
+        403,
+        'FORBIDDEN',
+        `A console request must come from the gateway's own pages: this one was refused because ${cross}.`,
+      );
       return null;
     }
     const session = await parts.auth.session(cookieValue);
     if (!session) {
-      refuse(req, res, 401, 'UNAUTHENTICATED', 'The console session has ended (12 hours without a request, or every session was signed out): run `statev-gateway console` for a new sign-in link.');
+      refuse(
+        req,
+        res,
+        401,
+        'UNAUTHENTICATED',
+        'The console session has ended (12 hours without a request, or every session was signed out): run `statev-gateway console` for a new sign-in link.',
+      );
       return null;
     }
     return `session:${session.id}`;
@@ -171,7 +228,14 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
 
   const graphql = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'GET' && req.method !== 'POST') {
-      refuse(req, res, 405, 'METHOD_NOT_ALLOWED', `The method ${req.method ?? ''} is not allowed on /admin/graphql: use POST (or GET for queries).`, { allow: 'GET, POST' });
+      refuse(
+        req,
+        res,
+        405,
+        'METHOD_NOT_ALLOWED',
+        `The method ${req.method ?? ''} is not allowed on /admin/graphql: use POST (or GET for queries).`,
+        { allow: 'GET, POST' },
+      );
       return;
     }
     const actor = await actorOf(req, res);
@@ -197,7 +261,12 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
       return;
     }
     await parts.auth.audit(`session:${signedIn.session.id}`, 'signIn', null);
-    const cookie = serializeCookie(cookieName, signedIn.cookieValue, { httpOnly: true, sameSite: 'strict', path: '/', secure });
+    const cookie = serializeCookie(cookieName, signedIn.cookieValue, {
+      httpOnly: true,
+      sameSite: 'strict',
+      path: '/',
+      secure,
+    });
     res.writeHead(303, { location: '/console/', 'set-cookie': cookie, 'content-length': '0' });
     res.end();
   };
@@ -211,7 +280,9 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
       return true;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      sendHtml(req, res, 405, '<!doctype html><title>Method not allowed</title><p>Use GET.</p>\n', { allow: 'GET, HEAD' });
+      sendHtml(req, res, 405, '<!doctype html><title>Method not allowed</title><p>Use GET.</p>\n', {
+        allow: 'GET, HEAD',
+      });
       return true;
     }
     const url = new URL(req.url ?? '/', 'http://gateway.invalid');
@@ -222,7 +293,12 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
     if (parseCookies(header(req, 'cookie') ?? '')[cookieName] !== undefined) {
       const cross = crossSite(req, false);
       if (cross !== null) {
-        sendHtml(req, res, 403, '<!doctype html><title>Refused</title><p>A cross-site request with the console cookie was refused.</p>\n');
+        sendHtml(
+          req,
+          res,
+          403,
+          '<!doctype html><title>Refused</title><p>A cross-site request with the console cookie was refused.</p>\n',
+        );
         return true;
       }
     }
@@ -235,7 +311,12 @@ export function adminRoutes(parts: AdminRoutesParts): (req: IncomingMessage, res
     if (asset) {
       const gzip = /\bgzip\b/.test(header(req, 'accept-encoding') ?? '');
       const body = gzip ? asset.gzipped : asset.body;
-      res.writeHead(200, { 'content-type': asset.contentType, 'content-length': String(body.length), vary: 'accept-encoding', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+      res.writeHead(200, {
+        'content-type': asset.contentType,
+        'content-length': String(body.length),
+        vary: 'accept-encoding',
+        ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
       return true;
     }

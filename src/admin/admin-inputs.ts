@@ -22,7 +22,9 @@ function durationMs(text: string): number {
 function browserOrigin(text: string): string | null {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '') ? url.origin : null;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
+      ? url.origin
+      : null;
   } catch {
     return null;
   }
@@ -35,7 +37,8 @@ function browserOrigin(text: string): string | null {
  */
 export function bounded(first: number | null | undefined): number {
   const value = first ?? 50;
-  if (!Number.isInteger(value) || value < 1 || value > MAX_FIRST) throw new GatewayError('BAD_USER_INPUT', `first must be 1..${MAX_FIRST}.`, { argument: 'first' });
+  if (!Number.isInteger(value) || value < 1 || value > MAX_FIRST)
+    throw new GatewayError('BAD_USER_INPUT', `first must be 1..${MAX_FIRST}.`, { argument: 'first' });
   return value;
 }
 
@@ -45,7 +48,8 @@ export async function vaultCall<T>(call: () => Promise<T>): Promise<T> {
     return await call();
   } catch (error) {
     if (error instanceof VaultUsageError) throw new GatewayError('BAD_USER_INPUT', error.message);
-    if (error instanceof VaultKeyError) throw new GatewayError('INTERNAL_SERVER_ERROR', 'The vault does not open with VAULT_MASTER_KEY.');
+    if (error instanceof VaultKeyError)
+      throw new GatewayError('INTERNAL_SERVER_ERROR', 'The vault does not open with VAULT_MASTER_KEY.');
     throw error;
   }
 }
@@ -57,10 +61,15 @@ export async function vaultCall<T>(call: () => Promise<T>): Promise<T> {
  */
 export function checkedKeyInput(input: AddVaultKeyInput): { readonly apiKey: string; readonly secret: string | null } {
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/.test(input.name)) {
-    throw new GatewayError('BAD_USER_INPUT', `The key name "${input.name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`, { argument: 'input.name' });
+    throw new GatewayError(
+      'BAD_USER_INPUT',
+      `The key name "${input.name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+      { argument: 'input.name' },
+    );
   }
   const apiKey = input.key.trim();
-  if (apiKey === '' || /\s/.test(apiKey)) throw new GatewayError('BAD_USER_INPUT', 'The API key is empty or has spaces.', { argument: 'input.key' });
+  if (apiKey === '' || /\s/.test(apiKey))
+    throw new GatewayError('BAD_USER_INPUT', 'The API key is empty or has spaces.', { argument: 'input.key' });
   const secret = input.secret?.trim() ? input.secret.trim() : null;
   return { apiKey, secret };
 }
@@ -70,16 +79,29 @@ export function checkedKeyInput(input: AddVaultKeyInput): { readonly apiKey: str
  *
  * @throws GatewayError `BAD_USER_INPUT` for a bad lifetime, origin or budget share
  */
-export function checkedTokenInput(input: CreateAccessTokenInput): { readonly expiresInMs: number; readonly origin: string | null } {
+export function checkedTokenInput(input: CreateAccessTokenInput): {
+  readonly expiresInMs: number;
+  readonly origin: string | null;
+} {
   const expiresInMs = durationMs(input.expiresIn);
-  if (Number.isNaN(expiresInMs)) throw new GatewayError('BAD_USER_INPUT', 'expiresIn must be a number and s, m, h, d or w, e.g. 30d.', { argument: 'input.expiresIn' });
+  if (Number.isNaN(expiresInMs))
+    throw new GatewayError('BAD_USER_INPUT', 'expiresIn must be a number and s, m, h, d or w, e.g. 30d.', {
+      argument: 'input.expiresIn',
+    });
   let origin: string | null = null;
   if (input.origin !== undefined && input.origin !== null) {
     origin = browserOrigin(input.origin);
-    if (!origin) throw new GatewayError('BAD_USER_INPUT', `origin "${input.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`, { argument: 'input.origin' });
+    if (!origin)
+      throw new GatewayError(
+        'BAD_USER_INPUT',
+        `origin "${input.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`,
+        { argument: 'input.origin' },
+      );
   }
   if (input.budgetShare !== undefined && input.budgetShare !== null && input.budgetShare < 1) {
-    throw new GatewayError('BAD_USER_INPUT', 'budgetShare must be a whole number of requests per window, 1 or more.', { argument: 'input.budgetShare' });
+    throw new GatewayError('BAD_USER_INPUT', 'budgetShare must be a whole number of requests per window, 1 or more.', {
+      argument: 'input.budgetShare',
+    });
   }
   return { expiresInMs, origin };
 }
@@ -91,11 +113,16 @@ export function checkedTokenInput(input: CreateAccessTokenInput): { readonly exp
  * @param factoriesOf - a character's companies, or null when its key was never checked
  * @throws GatewayError `BAD_USER_INPUT` for a company not owned, or owners never checked
  */
-export async function checkFactoryGrants(input: CreateAccessTokenInput, factoriesOf: (name: string) => Promise<readonly string[] | null>): Promise<void> {
+export async function checkFactoryGrants(
+  input: CreateAccessTokenInput,
+  factoriesOf: (name: string) => Promise<readonly string[] | null>,
+): Promise<void> {
   for (const grant of input.grants) {
     const factory = /^factory:(.+)$/.exec(grant)?.[1];
     if (factory === undefined) continue;
-    const owners = await Promise.all(input.characters.map(async (name) => ({ name, factories: await factoriesOf(name) })));
+    const owners = await Promise.all(
+      input.characters.map(async (name) => ({ name, factories: await factoriesOf(name) })),
+    );
     if (owners.some((owner) => owner.factories?.includes(factory))) continue;
     const unknown = owners.filter((owner) => owner.factories === null).map((owner) => owner.name);
     throw new GatewayError(

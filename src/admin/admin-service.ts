@@ -127,7 +127,15 @@ export class AdminService {
   async vaultCharacters(): Promise<VaultCharacter[]> {
     const keys = await vaultCall(() => this.vault.listKeys());
     return Promise.all(
-      keys.map(async (key) => Object.assign(new VaultCharacter(), { id: key.id, name: key.name, addedAt: key.addedAt, hasSecret: key.hasSecret, companies: await this.parts.auth.factoriesOf(key.name) })),
+      keys.map(async (key) =>
+        Object.assign(new VaultCharacter(), {
+          id: key.id,
+          name: key.name,
+          addedAt: key.addedAt,
+          hasSecret: key.hasSecret,
+          companies: await this.parts.auth.factoriesOf(key.name),
+        }),
+      ),
     );
   }
 
@@ -141,7 +149,10 @@ export class AdminService {
   private async characterKeys(): Promise<Array<{ readonly name: string; readonly keyId: string }>> {
     const text = await this.parts.storage.read();
     if (text === null) return [];
-    return parseDocument(text).keys.map((record) => ({ name: record.name, keyId: keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret) }));
+    return parseDocument(text).keys.map((record) => ({
+      name: record.name,
+      keyId: keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret),
+    }));
   }
 
   /** Each character's budget now, from this replica's economy (no upstream request). */
@@ -174,7 +185,9 @@ export class AdminService {
           usedInWindow: point.usedInWindow,
           upstream429s: point.upstream429s,
           queued: point.queued,
-          history: this.history.of(character).map((each) => Object.assign(new BudgetSample(), { ...each, at: new Date(each.at) })),
+          history: this.history
+            .of(character)
+            .map((each) => Object.assign(new BudgetSample(), { ...each, at: new Date(each.at) })),
         }),
       )
       .sort((a, b) => a.character.localeCompare(b.character));
@@ -191,10 +204,31 @@ export class AdminService {
       for (const factoryId of (await this.parts.auth.factoriesOf(name)) ?? []) {
         for (const request of await this.parts.payments.list(owner, factoryId)) {
           const paid = request.transfers.reduce((sum, transfer) => sum + transfer.amount, 0);
-          requests.push(Object.assign(new AdminPaymentRequest(), { character: name, reference: request.reference, factoryId, amount: request.amount, paid, status: request.status, note: request.note, createdAt: new Date(request.createdAt), expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt) }));
+          requests.push(
+            Object.assign(new AdminPaymentRequest(), {
+              character: name,
+              reference: request.reference,
+              factoryId,
+              amount: request.amount,
+              paid,
+              status: request.status,
+              note: request.note,
+              createdAt: new Date(request.createdAt),
+              expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt),
+            }),
+          );
         }
         for (const transfer of await this.parts.payments.unmatched(owner, factoryId)) {
-          unmatched.push(Object.assign(new AdminUnmatchedTransfer(), { character: name, factoryId, amount: transfer.amount, senderVban: transfer.senderVban, reference: transfer.reference, bookedAt: new Date(transfer.timestamp) }));
+          unmatched.push(
+            Object.assign(new AdminUnmatchedTransfer(), {
+              character: name,
+              factoryId,
+              amount: transfer.amount,
+              senderVban: transfer.senderVban,
+              reference: transfer.reference,
+              bookedAt: new Date(transfer.timestamp),
+            }),
+          );
         }
       }
     }
@@ -207,7 +241,12 @@ export class AdminService {
   cacheSummary(): CacheSummary {
     const { hit, miss, stale } = this.parts.cacheOutcomes?.() ?? { hit: 0, miss: 0, stale: 0 };
     const total = hit + miss + stale;
-    return Object.assign(new CacheSummary(), { hits: hit, misses: miss, stale, hitRatio: total === 0 ? null : hit / total });
+    return Object.assign(new CacheSummary(), {
+      hits: hit,
+      misses: miss,
+      stale,
+      hitRatio: total === 0 ? null : hit / total,
+    });
   }
 
   /** The alerts' deliveries (pending, delivered or failed) and the payments outbox's (those not yet delivered), newest first. */
@@ -226,7 +265,10 @@ export class AdminService {
       }),
     );
     const alerts = (await this.parts.alerts?.deliveries(count)) ?? [];
-    return [...payments, ...alerts.map((each) => Object.assign(new Delivery(), { ...each, status: DeliveryStatus[each.status] }))]
+    return [
+      ...payments,
+      ...alerts.map((each) => Object.assign(new Delivery(), { ...each, status: DeliveryStatus[each.status] })),
+    ]
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, count);
   }
@@ -242,7 +284,10 @@ export class AdminService {
     if (!entry) {
       const alert = await this.parts.alerts?.redeliver(id);
       if (alert) return Object.assign(new Delivery(), { ...alert, status: DeliveryStatus[alert.status] });
-      throw new GatewayError('NOT_FOUND', `No outbox has a delivery "${id}": a payment webhook's delivered deliveries leave it (see deliveries).`);
+      throw new GatewayError(
+        'NOT_FOUND',
+        `No outbox has a delivery "${id}": a payment webhook's delivered deliveries leave it (see deliveries).`,
+      );
     }
     await this.parts.payments.putOutbox({ ...entry, nextAt: this.now() });
     const [delivery] = (await this.deliveries(MAX_FIRST)).filter((each) => each.id === id);
@@ -268,8 +313,17 @@ export class AdminService {
     const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret), true);
     const factories = await fetchFactoryList(session);
     const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
-    await this.parts.auth.rememberFactories(input.name, factories.map((factory) => factory.id));
-    return Object.assign(new VaultCharacter(), { id: added.id, name: added.name, addedAt: added.addedAt, hasSecret: added.hasSecret, companies: factories.map((factory) => factory.id) });
+    await this.parts.auth.rememberFactories(
+      input.name,
+      factories.map((factory) => factory.id),
+    );
+    return Object.assign(new VaultCharacter(), {
+      id: added.id,
+      name: added.name,
+      addedAt: added.addedAt,
+      hasSecret: added.hasSecret,
+      companies: factories.map((factory) => factory.id),
+    });
   }
 
   /**
@@ -292,7 +346,13 @@ export class AdminService {
     const { expiresInMs, origin } = checkedTokenInput(input);
     await checkFactoryGrants(input, (name) => this.parts.auth.factoriesOf(name));
     const created = await vaultCall(() =>
-      this.vault.createToken({ characters: input.characters, grants: input.grants, expiresInMs, origin, budgetShare: input.budgetShare ?? null }),
+      this.vault.createToken({
+        characters: input.characters,
+        grants: input.grants,
+        expiresInMs,
+        origin,
+        budgetShare: input.budgetShare ?? null,
+      }),
     );
     const token = (await vaultCall(() => this.vault.listTokens())).find((each) => each.id === created.id);
     if (!token) throw new Error('The token just created is not listed.');

@@ -8,14 +8,19 @@ import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-gr
 import { BudgetSample } from './overview-types';
 
 /** A character in the vault. */
-@ObjectType({ description: 'A StateV character whose API key the vault holds. Keys and secrets are write-only: no field ever returns them.' })
+@ObjectType({
+  description:
+    'A StateV character whose API key the vault holds. Keys and secrets are write-only: no field ever returns them.',
+})
 export class VaultCharacter {
   /** The vault entry's id. */
-  @Field(() => ID, { description: 'The vault entry\'s id (key_…).' })
+  @Field(() => ID, { description: "The vault entry's id (key_…)." })
   id!: string;
 
   /** The name given when the key was added. */
-  @Field(() => String, { description: 'The name given when the key was added (1-64 letters, digits, ".", "_" or "-").' })
+  @Field(() => String, {
+    description: 'The name given when the key was added (1-64 letters, digits, ".", "_" or "-").',
+  })
   name!: string;
 
   /** When it was added (or last replaced). */
@@ -23,19 +28,29 @@ export class VaultCharacter {
   addedAt!: Date;
 
   /** True when its API secret is stored too. */
-  @Field(() => Boolean, { description: 'True when the key\'s API secret is stored with it (never the secret itself).' })
+  @Field(() => Boolean, { description: "True when the key's API secret is stored with it (never the secret itself)." })
   hasSecret!: boolean;
 
   /** Companies its key check found, or null. */
-  @Field(() => [ID], { nullable: true, description: 'The ids of the companies the character owns, as addVaultKey\'s key check found them (for factory:<id> grants); null when the key was added with the command line (never checked). No upstream request.' })
+  @Field(() => [ID], {
+    nullable: true,
+    description:
+      "The ids of the companies the character owns, as addVaultKey's key check found them (for factory:<id> grants); null when the key was added with the command line (never checked). No upstream request.",
+  })
   companies!: string[] | null;
 }
 
 /** What `addVaultKey` takes. */
-@InputType({ description: 'A StateV API key to add to the vault under a name, with its API secret if any. Checked once upstream (GET /factory/list/, scope factory) before it is stored.' })
+@InputType({
+  description:
+    'A StateV API key to add to the vault under a name, with its API secret if any. Checked once upstream (GET /factory/list/, scope factory) before it is stored.',
+})
 export class AddVaultKeyInput {
   /** The name. */
-  @Field(() => String, { description: 'The name to keep it under: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit. An existing key of that name is replaced.' })
+  @Field(() => String, {
+    description:
+      'The name to keep it under: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit. An existing key of that name is replaced.',
+  })
   name!: string;
 
   /** The key. */
@@ -43,7 +58,10 @@ export class AddVaultKeyInput {
   key!: string;
 
   /** The secret. */
-  @Field(() => String, { nullable: true, description: 'The StateV API secret, for premium endpoints (write-only: never returned, logged or traced).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The StateV API secret, for premium endpoints (write-only: never returned, logged or traced).',
+  })
   secret?: string | null;
 }
 
@@ -51,15 +69,21 @@ export class AddVaultKeyInput {
 @ObjectType({ description: 'An access token as the vault lists it. Never the token itself.' })
 export class AccessTokenSummary {
   /** Its id. */
-  @Field(() => ID, { description: 'The token\'s id (tok_…).' })
+  @Field(() => ID, { description: "The token's id (tok_…)." })
   id!: string;
 
   /** Names of its characters. */
-  @Field(() => [String], { description: 'Names of the vault characters it covers (empty for an admin-only token; a removed key shows as its id).' })
+  @Field(() => [String], {
+    description:
+      'Names of the vault characters it covers (empty for an admin-only token; a removed key shows as its id).',
+  })
   characters!: string[];
 
   /** Grants as written. */
-  @Field(() => [String], { description: 'Its grants as written (read, read:Type.field, factory:<id>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe, admin).' })
+  @Field(() => [String], {
+    description:
+      'Its grants as written (read, read:Type.field, factory:<id>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe, admin).',
+  })
   grants!: string[];
 
   /** When it was created. */
@@ -79,37 +103,56 @@ export class AccessTokenSummary {
   lastUsedAt!: Date | null;
 
   /** The browser origin it is bound to. */
-  @Field(() => String, { nullable: true, description: 'The browser origin it is bound to (scheme://host[:port]), or null.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The browser origin it is bound to (scheme://host[:port]), or null.',
+  })
   origin!: string | null;
 
   /** Its share of its key's budget. */
-  @Field(() => Int, { nullable: true, description: 'Upstream requests per window of each of its keys\' budgets it may start, or null for no share.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: "Upstream requests per window of each of its keys' budgets it may start, or null for no share.",
+  })
   budgetShare!: number | null;
 }
 
 /** What `createAccessToken` takes. */
-@InputType({ description: 'A new access token: its characters, grants, lifetime, and optionally a browser origin and a budget share.' })
+@InputType({
+  description:
+    'A new access token: its characters, grants, lifetime, and optionally a browser origin and a budget share.',
+})
 export class CreateAccessTokenInput {
   /** Character names. */
-  @Field(() => [String], { description: 'Names of vault characters it covers (at least one, unless its only grant is admin).' })
+  @Field(() => [String], {
+    description: 'Names of vault characters it covers (at least one, unless its only grant is admin).',
+  })
   characters!: string[];
 
   /** Grants. */
   @Field(() => [String], {
-    description: 'Grants as the CLI takes them: read, read:Type.field, factory:<id>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe, admin. A factory:<id> grant must name a company one of its characters owns.',
+    description:
+      'Grants as the CLI takes them: read, read:Type.field, factory:<id>, write:siteDocument:<name>, write:option:<slot>, write:payments, subscribe, admin. A factory:<id> grant must name a company one of its characters owns.',
   })
   grants!: string[];
 
   /** Lifetime. */
-  @Field(() => String, { description: 'A number and s, m, h, d or w, as the CLI\'s --expires-in (e.g. 1h, 30d).' })
+  @Field(() => String, { description: "A number and s, m, h, d or w, as the CLI's --expires-in (e.g. 1h, 30d)." })
   expiresIn!: string;
 
   /** Origin. */
-  @Field(() => String, { nullable: true, description: 'A browser origin (scheme://host[:port]) the token is bound to: requests from any other origin are refused.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'A browser origin (scheme://host[:port]) the token is bound to: requests from any other origin are refused.',
+  })
   origin?: string | null;
 
   /** Budget share. */
-  @Field(() => Int, { nullable: true, description: 'Upstream requests per window of its keys\' budgets it may start, 1 or more.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: "Upstream requests per window of its keys' budgets it may start, 1 or more.",
+  })
   budgetShare?: number | null;
 }
 
@@ -126,14 +169,18 @@ export class CreatedAccessToken {
 }
 
 /** A character's budget. */
-@ObjectType({ description: 'A vault character\'s upstream budget as this replica sees it now. Read without any upstream request.' })
+@ObjectType({
+  description: "A vault character's upstream budget as this replica sees it now. Read without any upstream request.",
+})
 export class KeyBudget {
   /** The character. */
-  @Field(() => String, { description: 'The vault character\'s name.' })
+  @Field(() => String, { description: "The vault character's name." })
   character!: string;
 
   /** Limit per window. */
-  @Field(() => Int, { description: 'Upstream requests allowed per window (UPSTREAM_RATE_LIMIT; 0 when the limit is off).' })
+  @Field(() => Int, {
+    description: 'Upstream requests allowed per window (UPSTREAM_RATE_LIMIT; 0 when the limit is off).',
+  })
   limit!: number;
 
   /** Window. */
@@ -153,7 +200,10 @@ export class KeyBudget {
   queued!: number;
 
   /** The last hour. */
-  @Field(() => [BudgetSample], { description: 'The last hour on this replica, one sample a minute, oldest first (kept in memory: empty after a restart). No upstream request.' })
+  @Field(() => [BudgetSample], {
+    description:
+      'The last hour on this replica, one sample a minute, oldest first (kept in memory: empty after a restart). No upstream request.',
+  })
   history!: BudgetSample[];
 }
 
@@ -175,10 +225,12 @@ registerEnumType(DeliveryStatus, {
 });
 
 /** One delivery. */
-@ObjectType({ description: 'A delivery of a webhook (payments) or alert event. Read from the outbox without any upstream request.' })
+@ObjectType({
+  description: 'A delivery of a webhook (payments) or alert event. Read from the outbox without any upstream request.',
+})
 export class Delivery {
   /** Its id. */
-  @Field(() => ID, { description: 'The delivery\'s id (the message id, webhook-id, the same for every attempt).' })
+  @Field(() => ID, { description: "The delivery's id (the message id, webhook-id, the same for every attempt)." })
   id!: string;
 
   /** What it delivers for. */
@@ -186,7 +238,9 @@ export class Delivery {
   source!: string;
 
   /** The URL, secret parts elided. */
-  @Field(() => String, { description: 'The target URL, secret parts (userinfo, query, a Discord webhook\'s token) replaced by an ellipsis.' })
+  @Field(() => String, {
+    description: "The target URL, secret parts (userinfo, query, a Discord webhook's token) replaced by an ellipsis.",
+  })
   url!: string;
 
   /** Its status. */
@@ -198,7 +252,10 @@ export class Delivery {
   attempts!: number;
 
   /** The last HTTP status. */
-  @Field(() => Int, { nullable: true, description: 'The HTTP status of the last attempt, or null (none yet, or not kept).' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The HTTP status of the last attempt, or null (none yet, or not kept).',
+  })
   lastStatusCode!: number | null;
 
   /** When it is tried next. */
@@ -222,11 +279,16 @@ export class AuditEntry {
   actor!: string;
 
   /** What. */
-  @Field(() => String, { description: 'e.g. addVaultKey, createAccessToken, revokeAccessToken, createAlert, redeliver, signIn.' })
+  @Field(() => String, {
+    description: 'e.g. addVaultKey, createAccessToken, revokeAccessToken, createAlert, redeliver, signIn.',
+  })
   action!: string;
 
   /** On what. */
-  @Field(() => String, { nullable: true, description: 'What it acted on: a character name, token id, alert id or delivery id.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'What it acted on: a character name, token id, alert id or delivery id.',
+  })
   target!: string | null;
 
   /** How it ended. */

@@ -17,10 +17,14 @@ registerEnumType(AlertKind, {
   name: 'AlertKind',
   description: 'What an alert rule watches, on the pollers the subscriptions use (no upstream request of its own).',
   valuesConfig: {
-    STOCK_BELOW: { description: 'An item\'s amount in a company\'s store, machine store or counter falls below a threshold.' },
-    TRANSACTION_ADDED: { description: 'A new transaction on a company\'s bank account, of at least minAmount (absolute value).' },
-    OUTBID: { description: 'One of the character\'s import or export auctions is no longer led by the character.' },
-    RENT_OVERDUE: { description: 'A tenant\'s last rent payment in a building is older than a number of days.' },
+    STOCK_BELOW: {
+      description: "An item's amount in a company's store, machine store or counter falls below a threshold.",
+    },
+    TRANSACTION_ADDED: {
+      description: "A new transaction on a company's bank account, of at least minAmount (absolute value).",
+    },
+    OUTBID: { description: "One of the character's import or export auctions is no longer led by the character." },
+    RENT_OVERDUE: { description: "A tenant's last rent payment in a building is older than a number of days." },
   },
 });
 
@@ -35,7 +39,7 @@ registerEnumType(AlertStore, {
   name: 'AlertStore',
   description: 'Which store of a company a STOCK_BELOW rule reads.',
   valuesConfig: {
-    STORE: { description: 'The company\'s store (GET /factory/inventory/{id}).' },
+    STORE: { description: "The company's store (GET /factory/inventory/{id})." },
     MACHINE: { description: 'The machine store (GET /factory/machine/{id}).' },
     COUNTER: { description: 'The counter (GET /factory/counter/{id}).' },
   },
@@ -51,13 +55,18 @@ registerEnumType(AlertTargetKind, {
   name: 'AlertTargetKind',
   description: 'Where an alert is delivered.',
   valuesConfig: {
-    DISCORD: { description: 'A Discord webhook (https://discord.com/api/webhooks/... ; plain http only to a loopback address).' },
-    WEBHOOK: { description: 'A Standard Webhooks endpoint, signed with the rule\'s own secret (whsec_...).' },
+    DISCORD: {
+      description: 'A Discord webhook (https://discord.com/api/webhooks/... ; plain http only to a loopback address).',
+    },
+    WEBHOOK: { description: "A Standard Webhooks endpoint, signed with the rule's own secret (whsec_...)." },
   },
 });
 
 /** What `createAlert` takes. */
-@InputType({ description: 'A new alert rule: the character whose key watches, what it watches (the inputs of its kind) and where it goes.' })
+@InputType({
+  description:
+    'A new alert rule: the character whose key watches, what it watches (the inputs of its kind) and where it goes.',
+})
 export class CreateAlertInput {
   /** The character. */
   @Field(() => String, { description: 'The vault character whose key watches.' })
@@ -72,7 +81,7 @@ export class CreateAlertInput {
   factoryId?: string | null;
 
   /** STOCK_BELOW: the item. */
-  @Field(() => String, { nullable: true, description: 'STOCK_BELOW: the item\'s name.' })
+  @Field(() => String, { nullable: true, description: "STOCK_BELOW: the item's name." })
   item?: string | null;
 
   /** STOCK_BELOW: the store. */
@@ -84,11 +93,14 @@ export class CreateAlertInput {
   threshold?: number | null;
 
   /** TRANSACTION_ADDED: the account. */
-  @Field(() => ID, { nullable: true, description: 'TRANSACTION_ADDED: the company\'s bank account.' })
+  @Field(() => ID, { nullable: true, description: "TRANSACTION_ADDED: the company's bank account." })
   bankAccountId?: string | null;
 
   /** TRANSACTION_ADDED: the smallest amount. */
-  @Field(() => Float, { nullable: true, description: 'TRANSACTION_ADDED: the smallest amount (absolute value) that fires.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'TRANSACTION_ADDED: the smallest amount (absolute value) that fires.',
+  })
   minAmount?: number | null;
 
   /** RENT_OVERDUE: the building. */
@@ -109,10 +121,12 @@ export class CreateAlertInput {
 }
 
 /** An alert rule. */
-@ObjectType({ description: 'An alert rule, kept in the vault (its URL sealed: a Discord webhook URL is a credential).' })
+@ObjectType({
+  description: 'An alert rule, kept in the vault (its URL sealed: a Discord webhook URL is a credential).',
+})
 export class Alert {
   /** Its id. */
-  @Field(() => ID, { description: 'The rule\'s id.' })
+  @Field(() => ID, { description: "The rule's id." })
   id!: string;
 
   /** The character. */
@@ -124,7 +138,9 @@ export class Alert {
   kind!: AlertKind;
 
   /** The URL, secret parts elided. */
-  @Field(() => String, { description: 'The target URL with any secret part (a Discord webhook\'s token) replaced by an ellipsis.' })
+  @Field(() => String, {
+    description: "The target URL with any secret part (a Discord webhook's token) replaced by an ellipsis.",
+  })
   url!: string;
 
   /** The target's kind. */
@@ -132,7 +148,10 @@ export class Alert {
   target!: AlertTargetKind;
 
   /** The signing secret, once. */
-  @Field(() => String, { nullable: true, description: 'For WEBHOOK targets: the signing secret, returned by createAlert only; null everywhere else.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'For WEBHOOK targets: the signing secret, returned by createAlert only; null everywhere else.',
+  })
   signingSecret!: string | null;
 
   /** When it was created. */

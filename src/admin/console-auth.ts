@@ -88,7 +88,8 @@ export class ConsoleAuth {
     if (!SECRET_FORM.test(code)) return null;
     const hash = sha256(code);
     const record = await this.store.takeCode(hash);
-    if (!record || !this.mac.verify('console-code', record.fields, record.mac) || record.fields.hash !== hash) return null;
+    if (!record || !this.mac.verify('console-code', record.fields, record.mac) || record.fields.hash !== hash)
+      return null;
     const expiresAt = record.fields.expiresAt;
     if (typeof expiresAt !== 'number' || expiresAt <= this.now()) return null;
     const cookieValue = newSecret();
@@ -105,7 +106,8 @@ export class ConsoleAuth {
     if (!SECRET_FORM.test(cookieValue)) return null;
     const hash = sha256(cookieValue);
     const record = await this.store.getSession(hash);
-    if (!record || !this.mac.verify('console-session', record.fields, record.mac) || record.fields.hash !== hash) return null;
+    if (!record || !this.mac.verify('console-session', record.fields, record.mac) || record.fields.hash !== hash)
+      return null;
     const { id, createdAt, lastSeenAt } = record.fields;
     if (typeof id !== 'string' || typeof createdAt !== 'number' || typeof lastSeenAt !== 'number') return null;
     const now = this.now();
@@ -128,7 +130,9 @@ export class ConsoleAuth {
   /** The newest `first` audit entries whose MAC verifies, newest first. */
   async auditLog(first: number): Promise<AuditEntry[]> {
     const records = await this.store.audit(first);
-    return records.filter((record) => this.mac.verify('console-audit', record.fields, record.mac)).map((record) => auditEntry(record));
+    return records
+      .filter((record) => this.mac.verify('console-audit', record.fields, record.mac))
+      .map((record) => auditEntry(record));
   }
 
   /** Remembers the companies a character owns, as `addVaultKey`'s key check found them. */
@@ -140,7 +144,8 @@ export class ConsoleAuth {
   /** The companies a character owns as last checked, or null when its key was never checked here. */
   async factoriesOf(name: string): Promise<string[] | null> {
     const record = await this.store.getCharacter(sha256(name));
-    if (!record || !this.mac.verify('console-character', record.fields, record.mac) || record.fields.name !== name) return null;
+    if (!record || !this.mac.verify('console-character', record.fields, record.mac) || record.fields.name !== name)
+      return null;
     const factories = record.fields.factories;
     return typeof factories === 'string' && factories !== '' ? factories.split(',') : [];
   }
@@ -153,5 +158,11 @@ export class ConsoleAuth {
 
 function auditEntry(record: StoredRecord): AuditEntry {
   const { at, actor, action, target, outcome } = record.fields;
-  return { at: Number(at), actor: String(actor), action: String(action), target: typeof target === 'string' ? target : null, outcome: typeof outcome === 'string' ? outcome : 'done' };
+  return {
+    at: Number(at),
+    actor: String(actor),
+    action: String(action),
+    target: typeof target === 'string' ? target : null,
+    outcome: typeof outcome === 'string' ? outcome : 'done',
+  };
 }

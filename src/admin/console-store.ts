@@ -127,7 +127,10 @@ export class FileConsoleStore implements ConsoleStore {
   appendAudit(record: StoredRecord): Promise<void> {
     const write = this.auditQueue.then(async () => {
       const entries = await this.readAudit();
-      await writePrivateFile(join(this.folder, 'audit.json'), JSON.stringify([record, ...entries].slice(0, AUDIT_KEPT)));
+      await writePrivateFile(
+        join(this.folder, 'audit.json'),
+        JSON.stringify([record, ...entries].slice(0, AUDIT_KEPT)),
+      );
     });
     this.auditQueue = write.catch(() => undefined);
     return write;
@@ -144,7 +147,9 @@ export class FileConsoleStore implements ConsoleStore {
     if (text === null) return [];
     try {
       const value = JSON.parse(text) as unknown;
-      return Array.isArray(value) ? value.map((each) => parseRecord(JSON.stringify(each))).filter((each): each is StoredRecord => each !== null) : [];
+      return Array.isArray(value)
+        ? value.map((each) => parseRecord(JSON.stringify(each))).filter((each): each is StoredRecord => each !== null)
+        : [];
     } catch {
       return [];
     }
@@ -185,7 +190,12 @@ export class RedisConsoleStore implements ConsoleStore {
 
   /** SET with an expiry. */
   async putCode(hash: string, record: StoredRecord, ttlMs: number): Promise<void> {
-    await this.redis.set(`${this.prefix}console:code:${safeName(hash)}`, JSON.stringify(record), 'PX', Math.max(1, Math.ceil(ttlMs)));
+    await this.redis.set(
+      `${this.prefix}console:code:${safeName(hash)}`,
+      JSON.stringify(record),
+      'PX',
+      Math.max(1, Math.ceil(ttlMs)),
+    );
   }
 
   /** GETDEL: atomic across replicas. */
@@ -214,7 +224,11 @@ export class RedisConsoleStore implements ConsoleStore {
   /** LPUSH and LTRIM. */
   async appendAudit(record: StoredRecord): Promise<void> {
     const key = `${this.prefix}console:audit`;
-    await this.redis.multi().lpush(key, JSON.stringify(record)).ltrim(key, 0, AUDIT_KEPT - 1).exec();
+    await this.redis
+      .multi()
+      .lpush(key, JSON.stringify(record))
+      .ltrim(key, 0, AUDIT_KEPT - 1)
+      .exec();
   }
 
   /** LRANGE of the newest. */
@@ -240,6 +254,12 @@ export class RedisConsoleStore implements ConsoleStore {
 }
 
 /** The console's store for a configuration: Redis when `REDIS_URL` is set, else the folder `<VAULT_FILE>.console`. */
-export function consoleStore(config: { readonly redisUrl: string | null; readonly redisPrefix: string; readonly vaultFile: string }): ConsoleStore {
-  return config.redisUrl ? new RedisConsoleStore(config.redisUrl, config.redisPrefix) : new FileConsoleStore(`${config.vaultFile}.console`);
+export function consoleStore(config: {
+  readonly redisUrl: string | null;
+  readonly redisPrefix: string;
+  readonly vaultFile: string;
+}): ConsoleStore {
+  return config.redisUrl
+    ? new RedisConsoleStore(config.redisUrl, config.redisPrefix)
+    : new FileConsoleStore(`${config.vaultFile}.console`);
 }

@@ -5,7 +5,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import {
+  ApolloServerPluginCacheControlDisabled,
+  ApolloServerPluginLandingPageDisabled,
+} from '@apollo/server/plugin/disabled';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config';
 import type { UpstreamEconomy } from '../economy';
@@ -53,7 +56,18 @@ export interface AdminGatewayParts {
  * @throws when the vault does not open with `VAULT_MASTER_KEY`
  */
 export async function startAdmin(
-  config: Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'keyHashSecret' | 'publicUrl' | 'maxBodyBytes' | 'upstreamRateLimit' | 'webhookAllowHosts'>,
+  config: Pick<
+    GatewayConfig,
+    | 'vaultMasterKey'
+    | 'vaultFile'
+    | 'redisUrl'
+    | 'redisPrefix'
+    | 'keyHashSecret'
+    | 'publicUrl'
+    | 'maxBodyBytes'
+    | 'upstreamRateLimit'
+    | 'webhookAllowHosts'
+  >,
   parts: AdminGatewayParts,
 ): Promise<AdminGateway | null> {
   const masterKey = config.vaultMasterKey;
@@ -62,7 +76,12 @@ export async function startAdmin(
   const store = consoleStore(config);
   const logger = parts.logger.child({ graph: 'admin' });
   try {
-    const tokens = await LiveVault.start(opened.storage, masterKey, (error) => logger.error({ error: error instanceof Error ? error.message : String(error) }, 'The vault changed but does not open.'));
+    const tokens = await LiveVault.start(opened.storage, masterKey, (error) =>
+      logger.error(
+        { error: error instanceof Error ? error.message : String(error) },
+        'The vault changed but does not open.',
+      ),
+    );
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(masterKey));
     const admin = new AdminService({
       storage: opened.storage,
@@ -93,14 +112,29 @@ export async function startAdmin(
           // One line per operation: who, which operation, which error codes (never variables: they may hold a key).
           requestDidStart: async () => ({
             willSendResponse: async ({ contextValue, operationName, errors }) => {
-              logger.info({ actor: contextValue.actor, operation: operationName ?? null, errorCodes: (errors ?? []).map((error) => String(error.extensions.code ?? 'INTERNAL_SERVER_ERROR')) }, 'admin operation');
+              logger.info(
+                {
+                  actor: contextValue.actor,
+                  operation: operationName ?? null,
+                  errorCodes: (errors ?? []).map((error) => String(error.extensions.code ?? 'INTERNAL_SERVER_ERROR')),
+                },
+                'admin operation',
+              );
             },
           }),
         },
       ],
     });
     await apollo.start();
-    const handle = adminRoutes({ apollo, admin, auth, tokens, publicUrl: config.publicUrl, maxBodyBytes: config.maxBodyBytes, assets: loadConsoleAssets() });
+    const handle = adminRoutes({
+      apollo,
+      admin,
+      auth,
+      tokens,
+      publicUrl: config.publicUrl,
+      maxBodyBytes: config.maxBodyBytes,
+      assets: loadConsoleAssets(),
+    });
     return {
       handle,
       close: async () => {
@@ -128,7 +162,10 @@ export function adminUnavailable(): AdminGateway {
     handle: async (_req, res, path) => {
       if (path !== '/admin/graphql' && path !== '/console' && !path.startsWith('/console/')) return false;
       const text = JSON.stringify({ errors: [{ message, extensions: { code: 'NOT_FOUND' } }] });
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)) });
+      res.writeHead(404, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(text)),
+      });
       res.end(text);
       return true;
     },

@@ -5,7 +5,7 @@
 import { Field, Float, Int, ObjectType } from 'type-graphql';
 
 /** One minute of a character's budget. */
-@ObjectType({ description: 'A character\'s budget at one moment (one sample a minute).' })
+@ObjectType({ description: "A character's budget at one moment (one sample a minute)." })
 export class BudgetSample {
   /** When. */
   @Field(() => Date, { description: 'When the sample was taken.' })
@@ -25,7 +25,7 @@ export class BudgetSample {
 }
 
 /** The upstream-answer cache's lookups. */
-@ObjectType({ description: 'The upstream-answer cache\'s lookups since this replica started. No upstream request.' })
+@ObjectType({ description: "The upstream-answer cache's lookups since this replica started. No upstream request." })
 export class CacheSummary {
   /** Hits. */
   @Field(() => Int, { description: 'Lookups answered from the cache.' })
@@ -40,6 +40,9 @@ export class CacheSummary {
   stale!: number;
 
   /** Hit ratio. */
-  @Field(() => Float, { nullable: true, description: 'hits / (hits + misses + stale), 0..1, or null before any lookup.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'hits / (hits + misses + stale), 0..1, or null before any lookup.',
+  })
   hitRatio!: number | null;
 }

@@ -33,7 +33,7 @@ export class AdminPaymentRequest {
   status!: PaymentStatus;
 
   /** Note. */
-  @Field(() => String, { nullable: true, description: 'The creator\'s note, or null.' })
+  @Field(() => String, { nullable: true, description: "The creator's note, or null." })
   note!: string | null;
 
   /** Created. */
@@ -46,7 +46,10 @@ export class AdminPaymentRequest {
 }
 
 /** A transfer no request matched. */
-@ObjectType({ description: 'A transfer to a company account that matched no payment request (the newest 100 per company; no upstream request).' })
+@ObjectType({
+  description:
+    'A transfer to a company account that matched no payment request (the newest 100 per company; no upstream request).',
+})
 export class AdminUnmatchedTransfer {
   /** Whose. */
   @Field(() => String, { description: 'The vault character whose account received it.' })
@@ -61,11 +64,11 @@ export class AdminUnmatchedTransfer {
   amount!: number;
 
   /** Sender. */
-  @Field(() => String, { nullable: true, description: 'The payer\'s VBAN, or null.' })
+  @Field(() => String, { nullable: true, description: "The payer's VBAN, or null." })
   senderVban!: string | null;
 
   /** Reference text. */
-  @Field(() => String, { nullable: true, description: 'The transfer\'s reference text as written, or null.' })
+  @Field(() => String, { nullable: true, description: "The transfer's reference text as written, or null." })
   reference!: string | null;
 
   /** When. */

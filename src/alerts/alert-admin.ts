@@ -78,13 +78,23 @@ export class AlertRules {
    */
   async create(request: AlertRequest): Promise<AlertRuleView> {
     const apiKey = await this.parts.apiKeyOf(request.character);
-    if (apiKey === null) throw new GatewayError('BAD_USER_INPUT', `The vault has no character named "${request.character}" (see vaultCharacters).`, { argument: 'input.character' });
+    if (apiKey === null)
+      throw new GatewayError(
+        'BAD_USER_INPUT',
+        `The vault has no character named "${request.character}" (see vaultCharacters).`,
+        { argument: 'input.character' },
+      );
     const params = await usage(() => checkAlertParams(request.kind, request.params));
     await usage(() => checkAlertUrl(request.target, request.url, this.parts.allowHosts));
     try {
       await resolveOutboundUrl(request.url, { allowHosts: this.parts.allowHosts }, this.parts.resolve);
     } catch (error) {
-      if (error instanceof OutboundUrlError) throw new GatewayError('BAD_USER_INPUT', `The ${request.target === 'DISCORD' ? 'Discord' : 'webhook'} URL is refused: ${error.message}.`, { argument: 'input.url' });
+      if (error instanceof OutboundUrlError)
+        throw new GatewayError(
+          'BAD_USER_INPUT',
+          `The ${request.target === 'DISCORD' ? 'Discord' : 'webhook'} URL is refused: ${error.message}.`,
+          { argument: 'input.url' },
+        );
       throw error;
     }
     if (request.kind === 'RENT_OVERDUE') await this.checkRentScope(apiKey, request.character, params.buildingId ?? '');
@@ -118,19 +128,37 @@ export class AlertRules {
     const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret));
     const tenants = await fetchTenants(session, buildingId);
     if (tenants.length > 0 && tenants.every((tenant) => tenant.lastPayDate === null)) {
-      throw new GatewayError('FORBIDDEN', `RENT_OVERDUE needs the scope ${RENT_SCOPE} on ${character}'s key (the tenants' lastPayDate): the StateV API leaves it out for this key. Create a key with that scope in the game's web portal and add it again.`, {
-        requiredScopes: [RENT_SCOPE],
-      });
+      throw new GatewayError(
+        'FORBIDDEN',
+        `RENT_OVERDUE needs the scope ${RENT_SCOPE} on ${character}'s key (the tenants' lastPayDate): the StateV API leaves it out for this key. Create a key with that scope in the game's web portal and add it again.`,
+        {
+          requiredScopes: [RENT_SCOPE],
+        },
+      );
     }
   }
 
   private async lastFiredAt(summary: AlertSummary): Promise<Date | null> {
     const watcher = this.parts.watcher;
     if (!watcher || summary.refused !== null) return null;
-    return watcher.lastFiredAt({ id: summary.id, kind: summary.kind, params: summary.params, createdAt: summary.createdAt.getTime() });
+    return watcher.lastFiredAt({
+      id: summary.id,
+      kind: summary.kind,
+      params: summary.params,
+      createdAt: summary.createdAt.getTime(),
+    });
   }
 
   private view(summary: AlertSummary, lastFiredAt: Date | null): AlertRuleView {
-    return { id: summary.id, character: summary.character, kind: summary.kind, url: summary.url, target: summary.target, signingSecret: null, createdAt: summary.createdAt, lastFiredAt };
+    return {
+      id: summary.id,
+      character: summary.character,
+      kind: summary.kind,
+      url: summary.url,
+      target: summary.target,
+      signingSecret: null,
+      createdAt: summary.createdAt,
+      lastFiredAt,
+    };
   }
 }

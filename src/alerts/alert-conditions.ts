@@ -74,7 +74,12 @@ function clean(value: number): number {
  *
  * @param items - the store's stacks or the counter's items
  */
-export function evaluateStock(params: AlertParams, state: RuleState, items: ReadonlyArray<{ readonly item: string; readonly amount: number }>, factoryName: string | null = null): Evaluation {
+export function evaluateStock(
+  params: AlertParams,
+  state: RuleState,
+  items: ReadonlyArray<{ readonly item: string; readonly amount: number }>,
+  factoryName: string | null = null,
+): Evaluation {
   const threshold = params.threshold ?? 0;
   const amount = clean(items.filter((each) => each.item === params.item).reduce((sum, each) => sum + each.amount, 0));
   const below = amount < threshold;
@@ -82,7 +87,20 @@ export function evaluateStock(params: AlertParams, state: RuleState, items: Read
   if (state.below === true) return { firings: [], state };
   const crossings = (state.crossings ?? 0) + 1;
   return {
-    firings: [{ occurrence: `stock:${crossings}`, facts: { kind: 'STOCK_BELOW', factoryId: params.factoryId ?? '', factoryName, store: params.store ?? 'STORE', item: params.item ?? '', amount, threshold } }],
+    firings: [
+      {
+        occurrence: `stock:${crossings}`,
+        facts: {
+          kind: 'STOCK_BELOW',
+          factoryId: params.factoryId ?? '',
+          factoryName,
+          store: params.store ?? 'STORE',
+          item: params.item ?? '',
+          amount,
+          threshold,
+        },
+      },
+    ],
     state: { below: true, crossings },
   };
 }
@@ -106,13 +124,23 @@ export interface SeenTransfer {
  *
  * @param createdAt - when the rule was created, ms: older transactions are not new
  */
-export function evaluateTransactions(params: AlertParams, state: RuleState, transactions: readonly SeenTransfer[], createdAt: number): Evaluation {
+export function evaluateTransactions(
+  params: AlertParams,
+  state: RuleState,
+  transactions: readonly SeenTransfer[],
+  createdAt: number,
+): Evaluation {
   const seen: Record<string, { n: number; t: number }> = { ...state.seen };
   const counts = new Map<string, number>();
   const firings: Firing[] = [];
   for (const t of [...transactions].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())) {
     const at = t.timestamp.getTime();
-    const fingerprint = transferFingerprint({ amount: t.amount, senderVban: t.senderVban, reference: t.reference, timestamp: at });
+    const fingerprint = transferFingerprint({
+      amount: t.amount,
+      senderVban: t.senderVban,
+      reference: t.reference,
+      timestamp: at,
+    });
     const occurrence = (counts.get(fingerprint) ?? 0) + 1;
     counts.set(fingerprint, occurrence);
     if ((seen[fingerprint]?.n ?? 0) >= occurrence) continue;
@@ -120,7 +148,16 @@ export function evaluateTransactions(params: AlertParams, state: RuleState, tran
     if (at < createdAt || Math.abs(t.amount) < (params.minAmount ?? 0)) continue;
     firings.push({
       occurrence: `tx:${digest(fingerprint)}:${occurrence}`,
-      facts: { kind: 'TRANSACTION_ADDED', bankAccountId: params.bankAccountId ?? '', factoryName: null, amount: t.amount, sender: t.senderVban, receiver: t.receiverVban, reference: t.reference, at: t.timestamp.toISOString() },
+      facts: {
+        kind: 'TRANSACTION_ADDED',
+        bankAccountId: params.bankAccountId ?? '',
+        factoryName: null,
+        amount: t.amount,
+        sender: t.senderVban,
+        receiver: t.receiverVban,
+        reference: t.reference,
+        at: t.timestamp.toISOString(),
+      },
     });
   }
   const kept = Object.entries(seen)
@@ -144,7 +181,11 @@ export interface SeenAuction {
 }
 
 /** OUTBID over one poll of the character's import or export auctions. */
-export function evaluateOutbid(state: RuleState, auctions: readonly SeenAuction[], type: 'IMPORT' | 'EXPORT'): Evaluation {
+export function evaluateOutbid(
+  state: RuleState,
+  auctions: readonly SeenAuction[],
+  type: 'IMPORT' | 'EXPORT',
+): Evaluation {
   const before = state.auctions ?? {};
   const after: Record<string, { leading: boolean; outbids: number }> = {};
   const firings: Firing[] = [];
@@ -155,7 +196,14 @@ export function evaluateOutbid(state: RuleState, auctions: readonly SeenAuction[
       outbids += 1;
       firings.push({
         occurrence: `outbid:${type}:${digest(auction.id)}:${outbids}`,
-        facts: { kind: 'OUTBID', auctionId: auction.id, auctionType: type, item: auction.item, currentBid: auction.bidAmount, endsAt: auction.auctionEnd.toISOString() },
+        facts: {
+          kind: 'OUTBID',
+          auctionId: auction.id,
+          auctionType: type,
+          item: auction.item,
+          currentBid: auction.bidAmount,
+          endsAt: auction.auctionEnd.toISOString(),
+        },
       });
     }
     after[auction.id] = { leading: auction.isLastBidderMe, outbids };
@@ -177,7 +225,13 @@ export interface SeenTenant {
 const DAY_MS = 86_400_000;
 
 /** RENT_OVERDUE over one poll of a building's tenants, at `now` (ms). */
-export function evaluateRent(params: AlertParams, state: RuleState, tenants: readonly SeenTenant[], now: number, buildingName: string | null = null): Evaluation {
+export function evaluateRent(
+  params: AlertParams,
+  state: RuleState,
+  tenants: readonly SeenTenant[],
+  now: number,
+  buildingName: string | null = null,
+): Evaluation {
   const days = params.days ?? 1;
   const reported: Record<string, string> = {};
   const firings: Firing[] = [];
@@ -194,9 +248,25 @@ export function evaluateRent(params: AlertParams, state: RuleState, tenants: rea
     reported[key] = period;
     firings.push({
       occurrence: `rent:${digest(key)}:${period}`,
-      facts: { kind: 'RENT_OVERDUE', buildingId: params.buildingId ?? '', buildingName, tenant: tenant.tenantName, lastPayDate: period, days: Math.floor((now - tenant.lastPayDate.getTime()) / DAY_MS) },
+      facts: {
+        kind: 'RENT_OVERDUE',
+        buildingId: params.buildingId ?? '',
+        buildingName,
+        tenant: tenant.tenantName,
+        lastPayDate: period,
+        days: Math.floor((now - tenant.lastPayDate.getTime()) / DAY_MS),
+      },
     });
   }
   const blind = tenants.length > 0 && tenants.every((tenant) => tenant.lastPayDate === null);
-  return { firings, state: { reported }, ...(blind ? { problem: 'its key lacks the scope building.tenants.activity (the tenants come without lastPayDate): it cannot fire' } : {}) };
+  return {
+    firings,
+    state: { reported },
+    ...(blind
+      ? {
+          problem:
+            'its key lacks the scope building.tenants.activity (the tenants come without lastPayDate): it cannot fire',
+        }
+      : {}),
+  };
 }

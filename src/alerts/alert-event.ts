@@ -11,7 +11,11 @@ export type AlertKindName = 'STOCK_BELOW' | 'TRANSACTION_ADDED' | 'OUTBID' | 'RE
 /** Where an alert goes. `url` is the clear URL (a Discord URL is a credential: never log it). */
 export type AlertTarget =
   | { readonly kind: 'DISCORD'; readonly url: string }
-  | { readonly kind: 'WEBHOOK'; readonly url: string; /** Standard Webhooks secret, `whsec_…`. */ readonly secret: string };
+  | {
+      readonly kind: 'WEBHOOK';
+      readonly url: string;
+      /** Standard Webhooks secret, `whsec_…`. */ readonly secret: string;
+    };
 
 /** The facts of one event, in the upstream's words; amounts in the game's dollars, dates ISO 8601. */
 export type AlertFacts =

@@ -43,18 +43,44 @@ export function ruleSources(rule: Pick<OpenedAlert, 'kind' | 'params' | 'created
   switch (rule.kind) {
     case 'STOCK_BELOW': {
       const factoryId = params.factoryId ?? '';
-      const feed = params.store === 'COUNTER' ? as(counterFeed(factoryId)) : as(inventoryFeed(factoryId, params.store === 'MACHINE' ? InventoryKind.MACHINE : InventoryKind.STORE));
-      return [{ feed, evaluate: (state, polled) => evaluateStock(params, state, (polled as { items: Array<{ item: string; amount: number }> }).items) }];
+      const feed =
+        params.store === 'COUNTER'
+          ? as(counterFeed(factoryId))
+          : as(inventoryFeed(factoryId, params.store === 'MACHINE' ? InventoryKind.MACHINE : InventoryKind.STORE));
+      return [
+        {
+          feed,
+          evaluate: (state, polled) =>
+            evaluateStock(params, state, (polled as { items: Array<{ item: string; amount: number }> }).items),
+        },
+      ];
     }
     case 'TRANSACTION_ADDED':
-      return [{ feed: as(transactionsFeed(params.bankAccountId ?? '')), evaluate: (state, polled) => evaluateTransactions(params, state, (polled as { transactions: SeenTransfer[] }).transactions, rule.createdAt) }];
+      return [
+        {
+          feed: as(transactionsFeed(params.bankAccountId ?? '')),
+          evaluate: (state, polled) =>
+            evaluateTransactions(
+              params,
+              state,
+              (polled as { transactions: SeenTransfer[] }).transactions,
+              rule.createdAt,
+            ),
+        },
+      ];
     case 'OUTBID':
       return (['import', 'export'] as const).map((which) => ({
         feed: as(myAuctionsFeed(which)),
-        evaluate: (state: RuleState, polled: unknown) => evaluateOutbid(state, polled as SeenAuction[], which === 'import' ? 'IMPORT' : 'EXPORT'),
+        evaluate: (state: RuleState, polled: unknown) =>
+          evaluateOutbid(state, polled as SeenAuction[], which === 'import' ? 'IMPORT' : 'EXPORT'),
       }));
     case 'RENT_OVERDUE':
-      return [{ feed: as(tenantsFeed(params.buildingId ?? '')), evaluate: (state, polled, now) => evaluateRent(params, state, polled as SeenTenant[], now) }];
+      return [
+        {
+          feed: as(tenantsFeed(params.buildingId ?? '')),
+          evaluate: (state, polled, now) => evaluateRent(params, state, polled as SeenTenant[], now),
+        },
+      ];
     default:
       return [];
   }

@@ -57,8 +57,10 @@ export class FileAlertOutboxStore implements AlertOutboxStore {
     }
     if (text !== null) {
       const parsed = JSON.parse(text) as { version?: unknown; deliveries?: unknown };
-      if (parsed.version !== 1 || parsed.deliveries === null || typeof parsed.deliveries !== 'object') throw new Error(`${path ?? ''} is not an alerts outbox.`);
-      for (const [id, value] of Object.entries(parsed.deliveries)) if (typeof value === 'string') deliveries.set(id, value);
+      if (parsed.version !== 1 || parsed.deliveries === null || typeof parsed.deliveries !== 'object')
+        throw new Error(`${path ?? ''} is not an alerts outbox.`);
+      for (const [id, value] of Object.entries(parsed.deliveries))
+        if (typeof value === 'string') deliveries.set(id, value);
     }
     return new FileAlertOutboxStore(path, deliveries);
   }
@@ -185,6 +187,10 @@ export class RedisAlertOutboxStore implements AlertOutboxStore {
 }
 
 /** The outbox store of a configuration: Redis when `REDIS_URL` is set, else the file beside `VAULT_FILE`. */
-export async function alertOutboxStore(config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile'>): Promise<AlertOutboxStore> {
-  return config.redisUrl ? new RedisAlertOutboxStore({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix }) : FileAlertOutboxStore.open(`${config.vaultFile}.alerts-outbox.json`);
+export async function alertOutboxStore(
+  config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile'>,
+): Promise<AlertOutboxStore> {
+  return config.redisUrl
+    ? new RedisAlertOutboxStore({ redisUrl: config.redisUrl, redisPrefix: config.redisPrefix })
+    : FileAlertOutboxStore.open(`${config.vaultFile}.alerts-outbox.json`);
 }

@@ -81,7 +81,9 @@ export class AlertOutbox implements AlertSink {
     this.master = MasterKeys.parse(options.masterKey);
     this.mac = new RecordMac(this.master);
     this.now = options.now ?? (() => Date.now());
-    this.consoleUrl = options.publicUrl ? new URL('console/', options.publicUrl.endsWith('/') ? options.publicUrl : `${options.publicUrl}/`).href : null;
+    this.consoleUrl = options.publicUrl
+      ? new URL('console/', options.publicUrl.endsWith('/') ? options.publicUrl : `${options.publicUrl}/`).href
+      : null;
     this.lanes = new DeliveryLanes<AlertDeliveryRecord>(
       {
         dueFor: async (lane) => (await this.due()).filter((record) => record.lane === lane),
@@ -99,7 +101,8 @@ export class AlertOutbox implements AlertSink {
    * @throws Error when the event id is not 1-200 printable ASCII characters, or the store fails
    */
   async enqueue(event: AlertEvent, target: AlertTarget): Promise<void> {
-    if (!EVENT_ID.test(event.eventId)) throw new Error('An alert event id is 1-200 printable ASCII characters without spaces.');
+    if (!EVENT_ID.test(event.eventId))
+      throw new Error('An alert event id is 1-200 printable ASCII characters without spaces.');
     if ((await this.store.get(event.eventId)) !== null) return;
     const now = this.now();
     const dataKey = newDataKey();
@@ -110,8 +113,14 @@ export class AlertOutbox implements AlertSink {
       kind: target.kind,
       lane: createHash('sha256').update(`alert-lane\0${target.url}`).digest('hex').slice(0, 32),
       url: elideUrl(target.url, target.kind === 'DISCORD'),
-      target: { dataKey: this.master.wrap(dataKey, context), box: seal(dataKey, Buffer.from(JSON.stringify(target), 'utf8'), context) },
-      payload: target.kind === 'DISCORD' ? JSON.stringify(discordBody(event, this.consoleUrl)) : alertWebhookBody(event, this.consoleUrl),
+      target: {
+        dataKey: this.master.wrap(dataKey, context),
+        box: seal(dataKey, Buffer.from(JSON.stringify(target), 'utf8'), context),
+      },
+      payload:
+        target.kind === 'DISCORD'
+          ? JSON.stringify(discordBody(event, this.consoleUrl))
+          : alertWebhookBody(event, this.consoleUrl),
       status: 'PENDING',
       attempts: 0,
       lastStatusCode: null,
@@ -145,8 +154,11 @@ export class AlertOutbox implements AlertSink {
    */
   async deliverDue(): Promise<void> {
     const records = await this.records();
-    const finished = records.filter((record) => record.status !== 'PENDING').sort((a, b) => (b.lastAttemptAt ?? 0) - (a.lastAttemptAt ?? 0));
-    if (finished.length > FINISHED_KEPT) await this.store.remove(finished.slice(FINISHED_KEPT).map((record) => record.id));
+    const finished = records
+      .filter((record) => record.status !== 'PENDING')
+      .sort((a, b) => (b.lastAttemptAt ?? 0) - (a.lastAttemptAt ?? 0));
+    if (finished.length > FINISHED_KEPT)
+      await this.store.remove(finished.slice(FINISHED_KEPT).map((record) => record.id));
     const due = new Map<string, AlertDeliveryRecord[]>();
     for (const record of this.dueOf(records)) due.set(record.lane, [...(due.get(record.lane) ?? []), record]);
     await this.lanes.run(due);
@@ -186,41 +198,81 @@ export class AlertOutbox implements AlertSink {
   /** The pending deliveries due now, oldest first. */
   private dueOf(records: readonly AlertDeliveryRecord[]): AlertDeliveryRecord[] {
     const now = this.now();
-    return records.filter((record) => record.status === 'PENDING' && record.nextAt !== null && record.nextAt <= now).sort((a, b) => a.createdAt - b.createdAt);
+    return records
+      .filter((record) => record.status === 'PENDING' && record.nextAt !== null && record.nextAt <= now)
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** One attempt (of a delivery still as it was read): true when delivered. */
   private async attempt(read: AlertDeliveryRecord): Promise<boolean> {
     const record = await this.record(read.id);
-    if (!record || record.status !== 'PENDING' || record.attempts !== read.attempts || record.windowFrom !== read.windowFrom) return true; // changed meanwhile (another replica)
+    if (
+      !record ||
+      record.status !== 'PENDING' ||
+      record.attempts !== read.attempts ||
+      record.windowFrom !== read.windowFrom
+    )
+      return true; // changed meanwhile (another replica)
     let target: AlertTarget;
     try {
       const context = `alert-target:${record.id}`;
-      target = JSON.parse(open(this.master.unwrap(record.target.dataKey, context), record.target.box, context).toString('utf8')) as AlertTarget;
+      target = JSON.parse(
+        open(this.master.unwrap(record.target.dataKey, context), record.target.box, context).toString('utf8'),
+      ) as AlertTarget;
     } catch {
-      await this.save(record, { status: 0, problem: 'its sealed target does not open with VAULT_MASTER_KEY' }, 'FAILED');
+      await this.save(
+        record,
+        { status: 0, problem: 'its sealed target does not open with VAULT_MASTER_KEY' },
+        'FAILED',
+      );
       return false;
     }
-    const headers = target.kind === 'WEBHOOK' ? signedWebhookHeaders(target.secret, record.id, new Date(this.now()), record.payload) : { 'content-type': 'application/json', 'user-agent': 'statev-gateway-alerts' };
+    const headers =
+      target.kind === 'WEBHOOK'
+        ? signedWebhookHeaders(target.secret, record.id, new Date(this.now()), record.payload)
+        : { 'content-type': 'application/json', 'user-agent': 'statev-gateway-alerts' };
     const answer = await this.options.post(target.url, headers, record.payload);
     return (await this.save(record, answer, outcome(record.kind, answer))) === 'DELIVERED';
   }
 
   /** Stores an attempt's outcome: DELIVERED, FAILED, or PENDING with the next attempt (FAILED past the 24 h). */
-  private async save(record: AlertDeliveryRecord, answer: WebhookAnswer, next: AlertDeliveryStatus | 'RETRY'): Promise<AlertDeliveryStatus> {
+  private async save(
+    record: AlertDeliveryRecord,
+    answer: WebhookAnswer,
+    next: AlertDeliveryStatus | 'RETRY',
+  ): Promise<AlertDeliveryStatus> {
     const now = this.now();
     const attempts = record.attempts + 1;
     let status: AlertDeliveryStatus = next === 'RETRY' ? 'PENDING' : next;
     let nextAt: number | null = null;
     if (next === 'RETRY') {
       // A 429 says how long to wait: never sooner than that.
-      nextAt = now + (answer.status === 429 && answer.retryAfterMs != null ? Math.max(answer.retryAfterMs, 1) : retryDelayMs(attempts));
+      nextAt =
+        now +
+        (answer.status === 429 && answer.retryAfterMs != null
+          ? Math.max(answer.retryAfterMs, 1)
+          : retryDelayMs(attempts));
       if (nextAt - record.windowFrom > DELIVERY_WINDOW_MS) [status, nextAt] = ['FAILED', null];
     }
     const problem = answer.status ? null : (answer.problem ?? 'no answer');
-    await this.store.put(record.id, this.signed({ ...record, status, attempts, nextAt, lastStatusCode: answer.status || null, lastProblem: problem, lastAttemptAt: now }));
+    await this.store.put(
+      record.id,
+      this.signed({
+        ...record,
+        status,
+        attempts,
+        nextAt,
+        lastStatusCode: answer.status || null,
+        lastProblem: problem,
+        lastAttemptAt: now,
+      }),
+    );
     if (status === 'FAILED') {
-      this.report(new Error(`Alert delivery ${record.id} (rule ${record.ruleId}, ${record.url}) FAILED after ${attempts} attempts (last: ${answer.status ? `status ${answer.status}` : problem}).`));
+      this.report(
+        new Error(
+          `Alert delivery ${record.id} (rule ${record.ruleId}, ${record.url}) FAILED after ${attempts} attempts (last: ${answer.status ? `status ${answer.status}` : problem}).`,
+        ),
+      );
     }
     return status;
   }
@@ -250,7 +302,11 @@ export class AlertOutbox implements AlertSink {
     }
     if (!this.refused.has(id)) {
       this.refused.add(id);
-      this.report(new Error(`Alert delivery ${JSON.stringify(id.slice(0, 200))} in ${this.store.where} was refused: its MAC does not verify (left as it is, never sent).`));
+      this.report(
+        new Error(
+          `Alert delivery ${JSON.stringify(id.slice(0, 200))} in ${this.store.where} was refused: its MAC does not verify (left as it is, never sent).`,
+        ),
+      );
     }
     return null;
   }
@@ -261,14 +317,20 @@ export class AlertOutbox implements AlertSink {
 }
 
 /** What {@link createAlertOutbox} reads of the configuration. */
-export type AlertOutboxSettings = Pick<GatewayConfig, 'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'publicUrl' | 'webhookAllowHosts' | 'webhookTimeoutMs'>;
+export type AlertOutboxSettings = Pick<
+  GatewayConfig,
+  'vaultMasterKey' | 'vaultFile' | 'redisUrl' | 'redisPrefix' | 'publicUrl' | 'webhookAllowHosts' | 'webhookTimeoutMs'
+>;
 
 /**
  * The alerts' outbox of a running gateway, started (delivering every second), or null
  * without a vault (`VAULT_MASTER_KEY`): its store beside the vault, its POSTs under the
  * outbound URL rules (`WEBHOOK_ALLOW_HOSTS`) within `WEBHOOK_TIMEOUT_MS` (or `options.post`). `close` stops it.
  */
-export async function createAlertOutbox(config: AlertOutboxSettings, options: Partial<Pick<AlertOutboxOptions, 'onError' | 'now' | 'post'>> = {}): Promise<AlertOutbox | null> {
+export async function createAlertOutbox(
+  config: AlertOutboxSettings,
+  options: Partial<Pick<AlertOutboxOptions, 'onError' | 'now' | 'post'>> = {},
+): Promise<AlertOutbox | null> {
   if (config.vaultMasterKey === null) return null;
   const outbox = new AlertOutbox(await alertOutboxStore(config), {
     masterKey: config.vaultMasterKey,

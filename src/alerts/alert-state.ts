@@ -64,7 +64,9 @@ export class FileAlertState extends MemoryAlertState {
     const store = new FileAlertState(path);
     try {
       const value = JSON.parse(await readFile(path, 'utf8')) as unknown;
-      if (value && typeof value === 'object' && !Array.isArray(value)) for (const [key, state] of Object.entries(value)) if (state && typeof state === 'object') store.states.set(key, state as RuleState);
+      if (value && typeof value === 'object' && !Array.isArray(value))
+        for (const [key, state] of Object.entries(value))
+          if (state && typeof state === 'object') store.states.set(key, state as RuleState);
     } catch {
       // No file yet (or not JSON): every rule starts from its first poll.
     }

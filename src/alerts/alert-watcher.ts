@@ -33,7 +33,11 @@ export interface RulePolling {
    * @returns the function that leaves the poller
    * @throws GatewayError when the first poll failed definitively
    */
-  watch(caller: RuleCaller, feed: Feed<unknown, unknown>, observer: (state: unknown, session: UpstreamSession | null) => Promise<void>): Promise<() => void>;
+  watch(
+    caller: RuleCaller,
+    feed: Feed<unknown, unknown>,
+    observer: (state: unknown, session: UpstreamSession | null) => Promise<void>,
+  ): Promise<() => void>;
 }
 
 /** What the watcher needs. */
@@ -68,7 +72,9 @@ interface Watch {
 
 /** The target of a rule, with its URL and secret in clear. */
 function targetOf(rule: OpenedAlert): AlertTarget {
-  return rule.target === 'WEBHOOK' ? { kind: 'WEBHOOK', url: rule.url, secret: rule.secret ?? '' } : { kind: 'DISCORD', url: rule.url };
+  return rule.target === 'WEBHOOK'
+    ? { kind: 'WEBHOOK', url: rule.url, secret: rule.secret ?? '' }
+    : { kind: 'DISCORD', url: rule.url };
 }
 
 /** The vault's rules, watched. One per gateway. */
@@ -158,7 +164,8 @@ export class AlertWatcher {
       (await watch.stop)?.();
     }
     const ids = new Set(rules.map((rule) => rule.id));
-    for (const gone of [...this.known].filter((id) => !ids.has(id))) await this.options.state.forget(gone).catch((error: unknown) => this.options.onError?.('alert state', error));
+    for (const gone of [...this.known].filter((id) => !ids.has(id)))
+      await this.options.state.forget(gone).catch((error: unknown) => this.options.onError?.('alert state', error));
     this.known = ids;
     for (const [id, entry] of wanted) {
       const existing = this.watches.get(id);
@@ -169,7 +176,13 @@ export class AlertWatcher {
       const failedAt = this.failed.get(id);
       if (failedAt !== undefined && this.now() - failedAt < (this.options.retryMs ?? 600_000)) continue;
       this.failed.delete(id);
-      const watch: Watch = { caller: entry.caller, resource: entry.feed.resource, rules: entry.rules, stop: Promise.resolve(null), chain: Promise.resolve() };
+      const watch: Watch = {
+        caller: entry.caller,
+        resource: entry.feed.resource,
+        rules: entry.rules,
+        stop: Promise.resolve(null),
+        chain: Promise.resolve(),
+      };
       const stop = this.options.polling
         .watch(entry.caller, entry.feed, (state, session) => {
           // A state another replica polled is evaluated there.
@@ -180,7 +193,10 @@ export class AlertWatcher {
         .catch((error: unknown) => {
           if (this.watches.get(id) === watch) this.watches.delete(id);
           this.failed.set(id, this.now());
-          this.options.onError?.(`alert rules ${watch.rules.map((each) => each.rule.id).join(', ')} cannot watch ${entry.feed.kind}`, error);
+          this.options.onError?.(
+            `alert rules ${watch.rules.map((each) => each.rule.id).join(', ')} cannot watch ${entry.feed.kind}`,
+            error,
+          );
           return null;
         });
       (watch as { stop: Promise<(() => void) | null> }).stop = stop;
@@ -203,7 +219,13 @@ export class AlertWatcher {
         }
         const detectedAt = new Date(now).toISOString();
         for (const firing of firings) {
-          const event: AlertEvent = { eventId: `${rule.id}:${firing.occurrence}`, ruleId: rule.id, character: rule.character, detectedAt, facts: firing.facts };
+          const event: AlertEvent = {
+            eventId: `${rule.id}:${firing.occurrence}`,
+            ruleId: rule.id,
+            character: rule.character,
+            detectedAt,
+            facts: firing.facts,
+          };
           await this.options.sink.enqueue(event, targetOf(rule));
         }
         await this.options.state.set(key, { ...state, firedAt: firings.length > 0 ? detectedAt : previous.firedAt });

@@ -9,7 +9,16 @@
 import type { AlertEvent, AlertFacts } from './alert-event';
 
 /** Discord's limits of one embed (https://discord.com/developers/docs/resources/message#embed-object-embed-limits). */
-export const DISCORD_LIMITS = { title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000, content: 2000 } as const;
+export const DISCORD_LIMITS = {
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  total: 6000,
+  content: 2000,
+} as const;
 
 /** One field of an embed. */
 interface EmbedField {
@@ -53,7 +62,12 @@ function dollars(amount: number | null): string {
 const STORES: Readonly<Record<string, string>> = { STORE: 'store', MACHINE: 'machine', COUNTER: 'counter' };
 
 /** The title, description, colour and fields of one event's facts. */
-function describe(facts: AlertFacts): { title: string; description: string; color: number; fields: Array<[string, string]> } {
+function describe(facts: AlertFacts): {
+  title: string;
+  description: string;
+  color: number;
+  fields: Array<[string, string]>;
+} {
   switch (facts.kind) {
     case 'STOCK_BELOW': {
       const company = facts.factoryName ?? `company ${facts.factoryId}`;
@@ -61,7 +75,12 @@ function describe(facts: AlertFacts): { title: string; description: string; colo
         title: `Low stock: ${facts.item}`,
         description: `${company} has ${facts.amount} ${facts.item} left in its ${STORES[facts.store] ?? facts.store}, below ${facts.threshold}.`,
         color: 0xe67e22,
-        fields: [['Company', company], ['Item', facts.item], ['Amount', String(facts.amount)], ['Threshold', String(facts.threshold)]],
+        fields: [
+          ['Company', company],
+          ['Item', facts.item],
+          ['Amount', String(facts.amount)],
+          ['Threshold', String(facts.threshold)],
+        ],
       };
     }
     case 'TRANSACTION_ADDED':
@@ -69,14 +88,26 @@ function describe(facts: AlertFacts): { title: string; description: string; colo
         title: `Transfer of ${dollars(facts.amount)}`,
         description: `${dollars(facts.amount)} ${facts.amount < 0 ? 'left' : 'reached'} ${facts.factoryName ?? `bank account ${facts.bankAccountId}`}${facts.reference ? ` with the reference "${facts.reference}"` : ''}.`,
         color: 0x2ecc71,
-        fields: [['Amount', dollars(facts.amount)], ['From', facts.sender ?? 'unknown'], ['To', facts.receiver ?? 'unknown'], ['Reference', facts.reference ?? 'none'], ['Account', facts.bankAccountId], ...(facts.at ? ([['Booked', facts.at]] as Array<[string, string]>) : [])],
+        fields: [
+          ['Amount', dollars(facts.amount)],
+          ['From', facts.sender ?? 'unknown'],
+          ['To', facts.receiver ?? 'unknown'],
+          ['Reference', facts.reference ?? 'none'],
+          ['Account', facts.bankAccountId],
+          ...(facts.at ? ([['Booked', facts.at]] as Array<[string, string]>) : []),
+        ],
       };
     case 'OUTBID':
       return {
         title: `Outbid: ${facts.item ?? `auction ${facts.auctionId}`}`,
         description: `Someone bid more on ${facts.auctionType ? `${facts.auctionType.toLowerCase()} ` : ''}auction ${facts.auctionId}${facts.item ? ` (${facts.item})` : ''}: the highest bid is now ${dollars(facts.currentBid)}.`,
         color: 0xe74c3c,
-        fields: [['Auction', facts.auctionId], ['Item', facts.item ?? 'unknown'], ['Highest bid', dollars(facts.currentBid)], ['Ends', facts.endsAt ?? 'unknown']],
+        fields: [
+          ['Auction', facts.auctionId],
+          ['Item', facts.item ?? 'unknown'],
+          ['Highest bid', dollars(facts.currentBid)],
+          ['Ends', facts.endsAt ?? 'unknown'],
+        ],
       };
     case 'RENT_OVERDUE': {
       const building = facts.buildingName ?? `building ${facts.buildingId}`;
@@ -84,7 +115,12 @@ function describe(facts: AlertFacts): { title: string; description: string; colo
         title: `Rent overdue: ${facts.tenant}`,
         description: `${facts.tenant} in ${building} last paid rent on ${facts.lastPayDate}, ${facts.days} days ago.`,
         color: 0x9b59b6,
-        fields: [['Building', building], ['Tenant', facts.tenant], ['Last paid', facts.lastPayDate], ['Days', String(facts.days)]],
+        fields: [
+          ['Building', building],
+          ['Tenant', facts.tenant],
+          ['Last paid', facts.lastPayDate],
+          ['Days', String(facts.days)],
+        ],
       };
     }
   }
@@ -111,11 +147,25 @@ export function discordBody(event: AlertEvent, consoleUrl: string | null): Disco
     // Keep 200 for the description; the names are this module's own short words.
     if (budget < name.length + 1 + 200) break;
     const fieldName = fit(name, DISCORD_LIMITS.fieldName);
-    embedFields.push({ name: fieldName, value: fit(value === '' ? '-' : value, Math.min(DISCORD_LIMITS.fieldValue, budget - 200)), inline: true });
+    embedFields.push({
+      name: fieldName,
+      value: fit(value === '' ? '-' : value, Math.min(DISCORD_LIMITS.fieldValue, budget - 200)),
+      inline: true,
+    });
   }
   const embedDescription = fit(description, DISCORD_LIMITS.description);
   return {
-    embeds: [{ title: embedTitle, description: embedDescription, ...(consoleUrl ? { url: consoleUrl } : {}), color, timestamp: event.detectedAt, fields: embedFields, footer: { text: footer } }],
+    embeds: [
+      {
+        title: embedTitle,
+        description: embedDescription,
+        ...(consoleUrl ? { url: consoleUrl } : {}),
+        color,
+        timestamp: event.detectedAt,
+        fields: embedFields,
+        footer: { text: footer },
+      },
+    ],
     allowed_mentions: { parse: [] },
   };
 }

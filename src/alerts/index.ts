@@ -27,8 +27,12 @@ export interface GatewayAlerts {
 }
 
 /** The rules' state store of a configuration: Redis with `REDIS_URL`, else `<VAULT_FILE>.alerts-state`. */
-async function stateStore(config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile'>): Promise<AlertStateStore> {
-  return config.redisUrl ? new RedisAlertState(config.redisUrl, config.redisPrefix) : FileAlertState.open(`${config.vaultFile}.alerts-state`);
+async function stateStore(
+  config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile'>,
+): Promise<AlertStateStore> {
+  return config.redisUrl
+    ? new RedisAlertState(config.redisUrl, config.redisPrefix)
+    : FileAlertState.open(`${config.vaultFile}.alerts-state`);
 }
 
 /**
@@ -37,7 +41,14 @@ async function stateStore(config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix'
  */
 export async function startAlerts(
   config: Pick<GatewayConfig, 'redisUrl' | 'redisPrefix' | 'vaultFile' | 'keyHashSecret'>,
-  parts: { readonly vault: LiveVault; readonly polling: RulePolling; readonly logger: Logger; readonly sink?: AlertSink; readonly now?: () => number; readonly state?: AlertStateStore },
+  parts: {
+    readonly vault: LiveVault;
+    readonly polling: RulePolling;
+    readonly logger: Logger;
+    readonly sink?: AlertSink;
+    readonly now?: () => number;
+    readonly state?: AlertStateStore;
+  },
 ): Promise<GatewayAlerts> {
   const logger = parts.logger.child({ part: 'alerts' });
   const state = parts.state ?? (await stateStore(config));
@@ -48,7 +59,8 @@ export async function startAlerts(
     state,
     keyHashSecret: config.keyHashSecret,
     now: parts.now,
-    onError: (message, error) => logger.warn(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }, message),
+    onError: (message, error) =>
+      logger.warn(error === null ? {} : { error: error instanceof Error ? error.message : String(error) }, message),
   });
   const stopListening = parts.vault.onChange(() => void watcher.sync());
   await watcher.start();

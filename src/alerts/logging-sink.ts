@@ -21,7 +21,10 @@ export class LoggingAlertSink implements AlertSink {
     this.ids.add(event.eventId);
     this.events.push({ event, target });
     const kind: AlertKindName = event.facts.kind;
-    this.logger?.info({ eventId: event.eventId, rule: event.ruleId, kind, facts: event.facts, target: target.kind }, 'alert (no delivery outbox: logged only)');
+    this.logger?.info(
+      { eventId: event.eventId, rule: event.ruleId, kind, facts: event.facts, target: target.kind },
+      'alert (no delivery outbox: logged only)',
+    );
     return Promise.resolve();
   }
 }

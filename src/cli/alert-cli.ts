@@ -19,7 +19,12 @@ interface AlertCommandResult {
   readonly exitCode: 0 | 1 | 2;
 }
 
-const KINDS: Readonly<Record<string, AlertRuleKind>> = { 'stock-below': 'STOCK_BELOW', 'transaction-added': 'TRANSACTION_ADDED', outbid: 'OUTBID', 'rent-overdue': 'RENT_OVERDUE' };
+const KINDS: Readonly<Record<string, AlertRuleKind>> = {
+  'stock-below': 'STOCK_BELOW',
+  'transaction-added': 'TRANSACTION_ADDED',
+  outbid: 'OUTBID',
+  'rent-overdue': 'RENT_OVERDUE',
+};
 const STORES: Readonly<Record<string, AlertStoreName>> = { store: 'STORE', machine: 'MACHINE', counter: 'COUNTER' };
 
 const done = (stdout: string): AlertCommandResult => ({ stdout, stderr: '', exitCode: 0 });
@@ -42,7 +47,13 @@ function inputs(params: AlertParams): string {
 /** Rows as aligned columns. */
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /**
@@ -53,7 +64,13 @@ function table(rows: readonly (readonly string[])[]): string {
  * @param allowHosts - `WEBHOOK_ALLOW_HOSTS`
  * @throws VaultUsageError from the vault (exit code 1 for the caller)
  */
-export async function alertCommand(vault: Vault, where: string, words: readonly string[], argv: readonly string[], allowHosts: readonly string[]): Promise<AlertCommandResult> {
+export async function alertCommand(
+  vault: Vault,
+  where: string,
+  words: readonly string[],
+  argv: readonly string[],
+  allowHosts: readonly string[],
+): Promise<AlertCommandResult> {
   const [, action, ...rest] = words;
   switch (action) {
     case 'add': {
@@ -62,21 +79,36 @@ export async function alertCommand(vault: Vault, where: string, words: readonly 
         const text = { type: 'string' } as const;
         values = parseArgs({
           args: [...argv.slice(2)],
-          options: { character: text, kind: text, factory: text, item: text, store: text, below: text, 'bank-account': text, 'min-amount': text, building: text, days: text, discord: text, webhook: text },
+          options: {
+            character: text,
+            kind: text,
+            factory: text,
+            item: text,
+            store: text,
+            below: text,
+            'bank-account': text,
+            'min-amount': text,
+            building: text,
+            days: text,
+            discord: text,
+            webhook: text,
+          },
           strict: true,
           allowPositionals: false,
         }).values;
       } catch (error) {
         return refused(`${error instanceof Error ? error.message : String(error)}: see statev-gateway alerts --help.`);
       }
-      const text = (name: string): string | undefined => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+      const text = (name: string): string | undefined =>
+        typeof values[name] === 'string' ? (values[name] as string) : undefined;
       const kind = KINDS[text('kind') ?? ''];
       if (!kind) return refused(`alerts add needs --kind ${Object.keys(KINDS).join('|')}.`);
       const character = text('character');
       if (!character) return refused('alerts add needs --character <name> (see keys list).');
       const discord = text('discord');
       const webhook = text('webhook');
-      if ((discord === undefined) === (webhook === undefined)) return refused('alerts add needs one target: --discord <url> or --webhook <url>.');
+      if ((discord === undefined) === (webhook === undefined))
+        return refused('alerts add needs one target: --discord <url> or --webhook <url>.');
       const store = text('store');
       if (store !== undefined && !STORES[store]) return refused('--store takes store, machine or counter.');
       const params: AlertParams = {
@@ -89,7 +121,16 @@ export async function alertCommand(vault: Vault, where: string, words: readonly 
         buildingId: text('building'),
         days: numberFlag(values.days),
       };
-      const added = await vault.addAlert({ character, kind, params, target: discord !== undefined ? 'DISCORD' : 'WEBHOOK', url: discord ?? webhook ?? '' }, allowHosts);
+      const added = await vault.addAlert(
+        {
+          character,
+          kind,
+          params,
+          target: discord !== undefined ? 'DISCORD' : 'WEBHOOK',
+          url: discord ?? webhook ?? '',
+        },
+        allowHosts,
+      );
       return done(`${added.id}${added.secret === null ? '' : ` ${added.secret}`}\n`);
     }
     case 'list': {
@@ -98,18 +139,31 @@ export async function alertCommand(vault: Vault, where: string, words: readonly 
       return done(
         table([
           ['ID', 'CHARACTER', 'KIND', 'INPUTS', 'TARGET', 'URL', 'ADDED', 'STATE'],
-          ...rules.map((rule) => [rule.id, rule.character, rule.kind, inputs(rule.params) || '-', rule.target, rule.url, rule.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'), rule.refused === null ? 'active' : `refused (${rule.refused})`]),
+          ...rules.map((rule) => [
+            rule.id,
+            rule.character,
+            rule.kind,
+            inputs(rule.params) || '-',
+            rule.target,
+            rule.url,
+            rule.createdAt.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            rule.refused === null ? 'active' : `refused (${rule.refused})`,
+          ]),
         ]),
       );
     }
     case 'remove': {
       const [id] = rest;
-      if (!id || rest.length > 1) return refused('alerts remove takes one rule id: statev-gateway alerts remove <id> (see alerts list)');
+      if (!id || rest.length > 1)
+        return refused('alerts remove takes one rule id: statev-gateway alerts remove <id> (see alerts list)');
       await vault.removeAlert(id);
       return done(`Removed alert rule ${id}.\n`);
     }
     default:
-      if (action === undefined) throw new VaultUsageError('alerts takes add, list or remove: see statev-gateway alerts --help.');
-      return refused(`Unknown command "statev-gateway ${words.join(' ')}": alerts takes add, list or remove (see statev-gateway alerts --help).`);
+      if (action === undefined)
+        throw new VaultUsageError('alerts takes add, list or remove: see statev-gateway alerts --help.');
+      return refused(
+        `Unknown command "statev-gateway ${words.join(' ')}": alerts takes add, list or remove (see statev-gateway alerts --help).`,
+      );
   }
 }

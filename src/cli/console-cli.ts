@@ -41,7 +41,8 @@ export async function consoleCommand(argv: readonly string[], env?: Env): Promis
   const rest = argv.slice(1);
   if (rest.includes('--help') || rest.includes('-h')) return { stdout: USAGE, stderr: '', exitCode: 0 };
   const signOutAll = rest.length === 1 && rest[0] === '--sign-out-all';
-  if (rest.length > 0 && !signOutAll) return refused(`statev-gateway console takes only --sign-out-all, not "${rest.join(' ')}".\n${USAGE}`);
+  if (rest.length > 0 && !signOutAll)
+    return refused(`statev-gateway console takes only --sign-out-all, not "${rest.join(' ')}".\n${USAGE}`);
   let config: GatewayConfig;
   try {
     config = loadConfig(env);
@@ -49,7 +50,8 @@ export async function consoleCommand(argv: readonly string[], env?: Env): Promis
     if (error instanceof ConfigError) return refused(error.message);
     throw error;
   }
-  if (config.vaultMasterKey === null) return refused('VAULT_MASTER_KEY is not set: the console needs the vault\'s master key, the same as the gateway\'s.');
+  if (config.vaultMasterKey === null)
+    return refused("VAULT_MASTER_KEY is not set: the console needs the vault's master key, the same as the gateway's.");
   const store = consoleStore(config);
   try {
     const auth = new ConsoleAuth(store, RecordMac.fromSetting(config.vaultMasterKey));

@@ -39,7 +39,8 @@ export const SUBCOMMANDS: Readonly<Record<(typeof VAULT_COMMANDS)[number], strin
   tokens: 'create --character <name> --grant <grant> --expires-in <duration>, list, revoke <id>: access tokens',
   webhooks: 'add --character <name> --factory <id> --url <https url>, list, remove <id>: payment webhooks',
   vault: 'rotate: re-wrap the vault under the first key of VAULT_MASTER_KEY=new,old',
-  alerts: 'add --character <name> --kind stock-below|transaction-added|outbid|rent-overdue … --discord <url> | --webhook <url>, list, remove <id>: alert rules',
+  alerts:
+    'add --character <name> --kind stock-below|transaction-added|outbid|rent-overdue … --discord <url> | --webhook <url>, list, remove <id>: alert rules',
 };
 
 /**
@@ -93,7 +94,8 @@ function helpText(): string {
       lines.push('', `${group}:`);
     }
     const shown = asText(definition, definition.value(defaults));
-    const fallback = definition.redaction === 'secret' ? (shown === '' ? 'none' : 'built in') : shown === '' ? 'none' : shown;
+    const fallback =
+      definition.redaction === 'secret' ? (shown === '' ? 'none' : 'built in') : shown === '' ? 'none' : shown;
     const flag = definition.flag === null ? '(env only)' : `--${definition.flag} <value>`;
     lines.push(`  ${flag.padEnd(width)} ${definition.env}, default ${fallback}`, `      ${definition.summary}`);
   }
@@ -102,9 +104,13 @@ function helpText(): string {
 
 /** The `--print-config` text: one `VARIABLE=value` line per setting, secrets redacted. */
 function configText(config: GatewayConfig): string {
-  const lines = [`# ${COMMAND} ${packageVersion()}: effective settings (flags, then environment, then defaults); secrets redacted`];
-  for (const definition of SETTINGS) lines.push(`${definition.env}=${redacted(definition, asText(definition, definition.value(config)))}`);
-  if (config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret) lines.push('# KEY_HASH_SECRET is the built-in default: set your own in production.');
+  const lines = [
+    `# ${COMMAND} ${packageVersion()}: effective settings (flags, then environment, then defaults); secrets redacted`,
+  ];
+  for (const definition of SETTINGS)
+    lines.push(`${definition.env}=${redacted(definition, asText(definition, definition.value(config)))}`);
+  if (config.keyHashSecret === DEFAULT_CONFIG.keyHashSecret)
+    lines.push('# KEY_HASH_SECRET is the built-in default: set your own in production.');
   return `${lines.join('\n')}\n`;
 }
 
@@ -141,12 +147,16 @@ function joinNegativeValues(argv: readonly string[], options: NonNullable<ParseA
 function argumentProblem(error: unknown, argv: readonly string[]): string {
   const code = (error as { code?: unknown }).code;
   const message = error instanceof Error ? error.message : String(error);
-  const argument = /'(?:-\w, )?(-[^' ,]+)/.exec(message)?.[1] ?? argv.find((arg) => !arg.startsWith('-')) ?? argv.join(' ');
+  const argument =
+    /'(?:-\w, )?(-[^' ,]+)/.exec(message)?.[1] ?? argv.find((arg) => !arg.startsWith('-')) ?? argv.join(' ');
   const hint = `see ${COMMAND} --help`;
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-    return /argument missing|ambiguous/.test(message) ? `Flag ${argument} needs a value: ${hint}.` : `Flag ${argument} takes no value: ${hint}.`;
+    return /argument missing|ambiguous/.test(message)
+      ? `Flag ${argument} needs a value: ${hint}.`
+      : `Flag ${argument} takes no value: ${hint}.`;
   }
-  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') return `Unexpected argument '${argument}': ${COMMAND} takes flags or one of the commands ${Object.keys(SUBCOMMANDS).join(', ')}, ${hint}.`;
+  if (code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return `Unexpected argument '${argument}': ${COMMAND} takes flags or one of the commands ${Object.keys(SUBCOMMANDS).join(', ')}, ${hint}.`;
   return `Unknown flag ${argument}: ${hint}.`;
 }
 
@@ -162,7 +172,12 @@ export function gatewayCommand(argv: readonly string[], env?: Env): GatewayComma
   let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   const options = flagOptions();
   try {
-    values = parseArgs({ args: joinNegativeValues(argv, options), options, strict: true, allowPositionals: false }).values;
+    values = parseArgs({
+      args: joinNegativeValues(argv, options),
+      options,
+      strict: true,
+      allowPositionals: false,
+    }).values;
   } catch (error) {
     return { stderr: `${argumentProblem(error, argv)}\n`, exitCode: 2 };
   }

@@ -74,41 +74,70 @@ function iso(date: Date): string {
 /** Rows as aligned columns. */
 function table(rows: readonly (readonly string[])[]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n') + '\n';
+  return (
+    rows
+      .map((row) =>
+        row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** What a finished command prints. */
 const done = (stdout: string): VaultCommandResult => ({ stdout, stderr: '', exitCode: 0 });
-const refused = (stderr: string, exitCode: 1 | 2): VaultCommandResult => ({ stdout: '', stderr: `${stderr}\n`, exitCode });
+const refused = (stderr: string, exitCode: 1 | 2): VaultCommandResult => ({
+  stdout: '',
+  stderr: `${stderr}\n`,
+  exitCode,
+});
 
 /** Reads a browser origin (`scheme://host[:port]`), or null when it is not one. */
 function origin(text: string): string | null {
   try {
     const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '') ? url.origin : null;
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
+      ? url.origin
+      : null;
   } catch {
     return null;
   }
 }
 
 /** Runs one command on an open vault. */
-async function run(vault: Vault, where: string, words: readonly string[], argv: readonly string[], readStdin: () => Promise<string>, config: GatewayConfig): Promise<VaultCommandResult> {
+async function run(
+  vault: Vault,
+  where: string,
+  words: readonly string[],
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  config: GatewayConfig,
+): Promise<VaultCommandResult> {
   const [group, action, ...rest] = words;
   if (group === 'alerts') return alertCommand(vault, where, words, argv, config.webhookAllowHosts);
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   switch (command) {
     case 'keys add': {
       const [name] = rest;
-      if (!name || rest.length > 1) return refused('keys add takes one name: statev-gateway keys add <name> < key-file', 2);
+      if (!name || rest.length > 1)
+        return refused('keys add takes one name: statev-gateway keys add <name> < key-file', 2);
       const [apiKey = '', apiSecret = ''] = (await readStdin()).split(/\r?\n/).map((line) => line.trim());
-      if (apiKey === '') return refused('keys add reads the API key from standard input (line 1; the API secret, if any, on line 2): nothing was given.', 2);
+      if (apiKey === '')
+        return refused(
+          'keys add reads the API key from standard input (line 1; the API secret, if any, on line 2): nothing was given.',
+          2,
+        );
       const added = await vault.addKey(name, apiKey, apiSecret === '' ? null : apiSecret);
       return done(`Added key ${added.name} (${added.id})${added.hasSecret ? ' with its API secret' : ''}.\n`);
     }
     case 'keys list': {
       const keys = await vault.listKeys();
       if (keys.length === 0) return done('The vault has no keys: statev-gateway keys add <name>.\n');
-      return done(table([['NAME', 'ID', 'ADDED', 'SECRET'], ...keys.map((key) => [key.name, key.id, iso(key.addedAt), key.hasSecret ? 'yes' : 'no'])]));
+      return done(
+        table([
+          ['NAME', 'ID', 'ADDED', 'SECRET'],
+          ...keys.map((key) => [key.name, key.id, iso(key.addedAt), key.hasSecret ? 'yes' : 'no']),
+        ]),
+      );
     }
     case 'keys remove': {
       const [name] = rest;
@@ -118,17 +147,30 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
     }
     case 'vault rotate': {
       const rotated = await vault.rotate();
-      const signed = rotated.newlySigned > 0 ? ` Signed ${rotated.newlySigned} records written before records were signed: check them with tokens list and webhooks list.` : '';
+      const signed =
+        rotated.newlySigned > 0
+          ? ` Signed ${rotated.newlySigned} records written before records were signed: check them with tokens list and webhooks list.`
+          : '';
       const refusedRecords =
-        rotated.refused.length > 0 ? `\nLeft alone ${rotated.refused.length} records that are malformed or whose MAC does not verify (gateways refuse them): ${rotated.refused.join(', ')}. Revoke or remove them.` : '';
-      return done(`Re-wrapped and signed ${rotated.records} records under master key ${rotated.masterKeyId} (${where}): the old key may now leave VAULT_MASTER_KEY.${signed}${refusedRecords}\n`);
+        rotated.refused.length > 0
+          ? `\nLeft alone ${rotated.refused.length} records that are malformed or whose MAC does not verify (gateways refuse them): ${rotated.refused.join(', ')}. Revoke or remove them.`
+          : '';
+      return done(
+        `Re-wrapped and signed ${rotated.records} records under master key ${rotated.masterKeyId} (${where}): the old key may now leave VAULT_MASTER_KEY.${signed}${refusedRecords}\n`,
+      );
     }
     case 'tokens list': {
       const tokens = await vault.listTokens();
       if (tokens.length === 0) return done('The vault has no tokens: statev-gateway tokens create --help.\n');
       const now = Date.now();
       const state = (token: (typeof tokens)[number]): string =>
-        token.refused !== null ? `refused (${token.refused})` : token.revokedAt ? `revoked ${iso(token.revokedAt)}` : token.expiresAt.getTime() <= now ? 'expired' : 'active';
+        token.refused !== null
+          ? `refused (${token.refused})`
+          : token.revokedAt
+            ? `revoked ${iso(token.revokedAt)}`
+            : token.expiresAt.getTime() <= now
+              ? 'expired'
+              : 'active';
       return done(
         table([
           ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'LAST USE', 'ORIGIN', 'BUDGET SHARE'],
@@ -147,7 +189,8 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
     }
     case 'tokens revoke': {
       const [id] = rest;
-      if (!id || rest.length > 1) return refused('tokens revoke takes one token id: statev-gateway tokens revoke <id> (see tokens list)', 2);
+      if (!id || rest.length > 1)
+        return refused('tokens revoke takes one token id: statev-gateway tokens revoke <id> (see tokens list)', 2);
       await vault.revokeToken(id);
       return done(`Revoked token ${id}.\n`);
     }
@@ -156,38 +199,69 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
       try {
         values = parseArgs({
           args: [...argv.slice(2)],
-          options: { character: { type: 'string', multiple: true }, grant: { type: 'string', multiple: true }, 'expires-in': { type: 'string' }, origin: { type: 'string' }, 'budget-share': { type: 'string' } },
+          options: {
+            character: { type: 'string', multiple: true },
+            grant: { type: 'string', multiple: true },
+            'expires-in': { type: 'string' },
+            origin: { type: 'string' },
+            'budget-share': { type: 'string' },
+          },
           strict: true,
           allowPositionals: false,
         }).values;
       } catch (error) {
-        return refused(`${error instanceof Error ? error.message : String(error)}: see statev-gateway tokens --help.`, 2);
+        return refused(
+          `${error instanceof Error ? error.message : String(error)}: see statev-gateway tokens --help.`,
+          2,
+        );
       }
-      const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : []);
+      const strings = (value: unknown): string[] =>
+        Array.isArray(value) ? value.filter((each): each is string => typeof each === 'string') : [];
       const expiresIn = typeof values['expires-in'] === 'string' ? durationMs(values['expires-in']) : Number.NaN;
-      if (Number.isNaN(expiresIn)) return refused('tokens create needs --expires-in <duration>: a number and s, m, h, d or w, e.g. 30d.', 2);
+      if (Number.isNaN(expiresIn))
+        return refused('tokens create needs --expires-in <duration>: a number and s, m, h, d or w, e.g. 30d.', 2);
       let boundOrigin: string | null = null;
       if (typeof values.origin === 'string') {
         boundOrigin = origin(values.origin);
-        if (!boundOrigin) return refused(`--origin "${values.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`, 2);
+        if (!boundOrigin)
+          return refused(
+            `--origin "${values.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`,
+            2,
+          );
       }
       let budgetShare: number | null = null;
       if (typeof values['budget-share'] === 'string') {
         budgetShare = /^[1-9]\d{0,5}$/.test(values['budget-share']) ? Number(values['budget-share']) : Number.NaN;
-        if (Number.isNaN(budgetShare)) return refused('--budget-share must be a whole number of requests per window, 1 or more.', 2);
+        if (Number.isNaN(budgetShare))
+          return refused('--budget-share must be a whole number of requests per window, 1 or more.', 2);
       }
-      const created = await vault.createToken({ characters: strings(values.character), grants: strings(values.grant), expiresInMs: expiresIn, origin: boundOrigin, budgetShare });
+      const created = await vault.createToken({
+        characters: strings(values.character),
+        grants: strings(values.grant),
+        expiresInMs: expiresIn,
+        origin: boundOrigin,
+        budgetShare,
+      });
       return done(`${created.token}\n`);
     }
     case 'webhooks add': {
       let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
       try {
-        values = parseArgs({ args: [...argv.slice(2)], options: { character: { type: 'string' }, factory: { type: 'string' }, url: { type: 'string' } }, strict: true, allowPositionals: false }).values;
+        values = parseArgs({
+          args: [...argv.slice(2)],
+          options: { character: { type: 'string' }, factory: { type: 'string' }, url: { type: 'string' } },
+          strict: true,
+          allowPositionals: false,
+        }).values;
       } catch (error) {
-        return refused(`${error instanceof Error ? error.message : String(error)}: see statev-gateway webhooks --help.`, 2);
+        return refused(
+          `${error instanceof Error ? error.message : String(error)}: see statev-gateway webhooks --help.`,
+          2,
+        );
       }
       const { character, factory, url } = values;
-      if (typeof character !== 'string' || typeof factory !== 'string' || typeof url !== 'string') return refused('webhooks add needs --character <name> --factory <id> --url <https url>.', 2);
+      if (typeof character !== 'string' || typeof factory !== 'string' || typeof url !== 'string')
+        return refused('webhooks add needs --character <name> --factory <id> --url <https url>.', 2);
       const added = await vault.addWebhook(character, factory, url);
       return done(`${added.id} ${added.secret}\n`);
     }
@@ -195,12 +269,26 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
       const hooks = await vault.listWebhooks();
       if (hooks.length === 0) return done(`No webhooks in ${where}.\n`);
       return done(
-        table([['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED', 'STATE'], ...hooks.map((hook) => [hook.id, hook.character, hook.factoryId, hook.url, iso(hook.createdAt), hook.refused === null ? 'active' : `refused (${hook.refused})`])]),
+        table([
+          ['ID', 'CHARACTER', 'FACTORY', 'URL', 'ADDED', 'STATE'],
+          ...hooks.map((hook) => [
+            hook.id,
+            hook.character,
+            hook.factoryId,
+            hook.url,
+            iso(hook.createdAt),
+            hook.refused === null ? 'active' : `refused (${hook.refused})`,
+          ]),
+        ]),
       );
     }
     case 'webhooks remove': {
       const [id] = rest;
-      if (!id || rest.length > 1) return refused('webhooks remove takes one webhook id: statev-gateway webhooks remove <id> (see webhooks list)', 2);
+      if (!id || rest.length > 1)
+        return refused(
+          'webhooks remove takes one webhook id: statev-gateway webhooks remove <id> (see webhooks list)',
+          2,
+        );
       await vault.removeWebhook(id);
       return done(`Removed webhook ${id}.\n`);
     }
@@ -217,7 +305,11 @@ async function run(vault: Vault, where: string, words: readonly string[], argv: 
  * @param readStdin - reads standard input to its end (the key and secret of `keys add`)
  * @param env - the environment (default: `process.env`, read by src/config/index.ts)
  */
-export async function vaultCommand(argv: readonly string[], readStdin: () => Promise<string>, env?: Env): Promise<VaultCommandResult> {
+export async function vaultCommand(
+  argv: readonly string[],
+  readStdin: () => Promise<string>,
+  env?: Env,
+): Promise<VaultCommandResult> {
   if (argv.includes('--help') || argv.includes('-h')) return done(USAGE);
   const words = argv.filter((arg, index) => !arg.startsWith('-') && !(index > 0 && argv[index - 1]?.startsWith('--')));
   // Only `tokens create` and `webhooks add` take options: any other is refused (never ignored),
@@ -225,7 +317,10 @@ export async function vaultCommand(argv: readonly string[], readStdin: () => Pro
   const command = words.slice(0, 2).join(' ');
   const option = argv.find((arg) => arg.startsWith('-'));
   if (option !== undefined && command !== 'tokens create' && command !== 'webhooks add' && command !== 'alerts add') {
-    return refused(`statev-gateway ${command} takes no option ${option.split('=')[0] ?? ''}: keys and secrets are read from standard input only, never from the command line. See statev-gateway ${words[0] ?? 'keys'} --help.`, 2);
+    return refused(
+      `statev-gateway ${command} takes no option ${option.split('=')[0] ?? ''}: keys and secrets are read from standard input only, never from the command line. See statev-gateway ${words[0] ?? 'keys'} --help.`,
+      2,
+    );
   }
   let config: GatewayConfig;
   try {
@@ -234,11 +329,22 @@ export async function vaultCommand(argv: readonly string[], readStdin: () => Pro
     if (error instanceof ConfigError) return refused(error.message, 2);
     throw error;
   }
-  if (config.vaultMasterKey === null) return refused('VAULT_MASTER_KEY is not set: the vault needs a master key, 32 random bytes in base64 (openssl rand -base64 32), in the environment.', 2);
+  if (config.vaultMasterKey === null)
+    return refused(
+      'VAULT_MASTER_KEY is not set: the vault needs a master key, 32 random bytes in base64 (openssl rand -base64 32), in the environment.',
+      2,
+    );
   const master = MasterKeys.parse(config.vaultMasterKey);
   const opened = vaultStorage(config);
   try {
-    return await run(new Vault(opened.storage, master, undefined, tokenBounds(config)), opened.storage.where, words, argv, readStdin, config);
+    return await run(
+      new Vault(opened.storage, master, undefined, tokenBounds(config)),
+      opened.storage.where,
+      words,
+      argv,
+      readStdin,
+      config,
+    );
   } catch (error) {
     if (error instanceof VaultUsageError || error instanceof VaultKeyError) return refused(error.message, 1);
     throw error;

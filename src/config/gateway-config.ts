@@ -217,7 +217,14 @@ export interface TracingSettings {
 }
 
 /** The samplers `OTEL_TRACES_SAMPLER` accepts (the OpenTelemetry specification's names). */
-export const TRACES_SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 /** List sizes assumed by the cost estimate, per parent. */
 export interface CostAssumptions {
@@ -256,7 +263,14 @@ export const DEFAULT_CONFIG = Object.freeze({
   responseCacheMaxBytes: 32 * 1024 * 1024,
   documentCacheMaxBytes: 4 * 1024 * 1024,
   executionJit: true,
-  cacheTtlSeconds: Object.freeze({ lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 60, activity: 60 }),
+  cacheTtlSeconds: Object.freeze({
+    lists: 600,
+    details: 300,
+    options: 300,
+    bankAccounts: 120,
+    stock: 60,
+    activity: 60,
+  }),
   staleMaxAgeSeconds: 3600,
   rateLimitBackoffSeconds: 60,
   retryAfterMaxSeconds: 3600,
@@ -314,7 +328,14 @@ export const DEFAULT_CONFIG = Object.freeze({
   heapGrowingPercent: 30,
   refreshAheadShare: 0.7,
   refreshAheadIdleSeconds: 600,
-  tracing: Object.freeze({ endpoint: null, tracesEndpoint: null, headers: null, serviceName: 'statev-gateway', sampler: 'parentbased_always_on', samplerRatio: 1 }),
+  tracing: Object.freeze({
+    endpoint: null,
+    tracesEndpoint: null,
+    headers: null,
+    serviceName: 'statev-gateway',
+    sampler: 'parentbased_always_on',
+    samplerRatio: 1,
+  }),
 }) as Readonly<GatewayConfig>;
 
 /** How site-document chunks may be compressed and encoded (`SITE_DOCUMENT_ENCODING`), default first; see `site-document.codec.ts`. */

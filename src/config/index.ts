@@ -25,7 +25,8 @@ export type { SettingDefinition } from './settings-table';
 const REMOVED_SETTINGS: Readonly<Record<string, string>> = {
   UPSTREAM_RATE_PER_MINUTE: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
   UPSTREAM_RATE_BURST: 'nothing: it was replaced by UPSTREAM_RATE_LIMIT=N/SECONDS (a sliding window, e.g. 10/60)',
-  UPSTREAM_QUEUE_TIMEOUT_MS: 'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)',
+  UPSTREAM_QUEUE_TIMEOUT_MS:
+    'nothing: it was replaced by UPSTREAM_PATIENCE_MS (ms an operation waits for budget, default 1500)',
 };
 
 /** A fresh copy of the defaults, with nested records of its own (settings write into them). */
@@ -51,7 +52,11 @@ function defaults(): GatewayConfig {
  *   reported under its flag's name (`--port`)
  * @throws ConfigError naming the setting (or flag), the value and what is expected, so a bad deployment fails at start.
  */
-export function loadConfig(env: Env = process.env, overrides: Partial<GatewayConfig> = {}, flags: Env = {}): GatewayConfig {
+export function loadConfig(
+  env: Env = process.env,
+  overrides: Partial<GatewayConfig> = {},
+  flags: Env = {},
+): GatewayConfig {
   for (const [removed, expected] of Object.entries(REMOVED_SETTINGS)) {
     const raw = rawSetting(env, removed);
     if (raw !== undefined) throw new ConfigError(removed, raw, expected);
@@ -72,4 +77,3 @@ export function loadConfig(env: Env = process.env, overrides: Partial<GatewayCon
   }
   return { ...config, ...overrides };
 }
-

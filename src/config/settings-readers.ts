@@ -43,12 +43,22 @@ export function rawSetting(env: Env, name: string): string | undefined {
 }
 
 /** A whole number from `min` to `max` (decimal digits only: `1e3`, `0x10` and `12.5` are refused). */
-export function intSetting(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+export function intSetting(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const raw = rawSetting(env, name);
   if (raw === undefined) return fallback;
   const value = /^[+-]?\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new ConfigError(name, raw, max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`);
+    throw new ConfigError(
+      name,
+      raw,
+      max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}` : `an integer from ${min} to ${max}`,
+    );
   }
   return value;
 }
@@ -60,7 +70,11 @@ const MAX_TIMER_MS = 2_147_483_647;
 const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 /** Settings in seconds that become timers (×1000), so they are bounded like the `_MS` settings. */
-export const TIMER_SECONDS_SETTINGS: ReadonlySet<string> = new Set(['CACHE_SNAPSHOT_SECONDS', 'RATE_LIMIT_BACKOFF_SECONDS', 'RETRY_AFTER_MAX_SECONDS']);
+export const TIMER_SECONDS_SETTINGS: ReadonlySet<string> = new Set([
+  'CACHE_SNAPSHOT_SECONDS',
+  'RATE_LIMIT_BACKOFF_SECONDS',
+  'RETRY_AFTER_MAX_SECONDS',
+]);
 
 /**
  * A duration that becomes a timer: a whole number from `min` to {@link MAX_TIMER_MS} ms
@@ -73,7 +87,11 @@ export function durationSetting(env: Env, name: string, fallback: number, min: n
     return intSetting(env, name, fallback, min, max);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    throw new ConfigError(name, error.value, `an integer from ${min} to ${max} (${unit}; Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
+    throw new ConfigError(
+      name,
+      error.value,
+      `an integer from ${min} to ${max} (${unit}; Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`,
+    );
   }
 }
 
@@ -97,7 +115,11 @@ export function rateSetting(env: Env, name: string, fallback: RateSetting | null
     throw new ConfigError(name, raw, "'off' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60");
   }
   if (windowSeconds > MAX_TIMER_SECONDS) {
-    throw new ConfigError(name, raw, `N/SECONDS with SECONDS at most ${MAX_TIMER_SECONDS} (Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`);
+    throw new ConfigError(
+      name,
+      raw,
+      `N/SECONDS with SECONDS at most ${MAX_TIMER_SECONDS} (Node's timers wait at most ${MAX_TIMER_MS} ms, about 24.8 days)`,
+    );
   }
   return { requests, windowSeconds };
 }
@@ -145,7 +167,12 @@ export function redactUrlCredentials(text: string): string {
 }
 
 /** An absolute URL with one of the given schemes (e.g. `['http:', 'https:']`); trailing slashes are removed. */
-export function urlSetting(env: Env, name: string, fallback: string, protocols: readonly string[] = ['http:', 'https:']): string {
+export function urlSetting(
+  env: Env,
+  name: string,
+  fallback: string,
+  protocols: readonly string[] = ['http:', 'https:'],
+): string {
   const raw = rawSetting(env, name);
   if (raw === undefined) return fallback;
   const expected = `an absolute ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URL`;
@@ -155,7 +182,8 @@ export function urlSetting(env: Env, name: string, fallback: string, protocols: 
   } catch {
     throw new ConfigError(name, redactUrlCredentials(raw), expected);
   }
-  if (!protocols.includes(url.protocol) || url.hostname === '') throw new ConfigError(name, redactUrlCredentials(raw), expected);
+  if (!protocols.includes(url.protocol) || url.hostname === '')
+    throw new ConfigError(name, redactUrlCredentials(raw), expected);
   return raw.replace(/\/+$/, '');
 }
 
@@ -188,7 +216,8 @@ export function fractionSetting(env: Env, name: string, fallback: number): numbe
   const raw = rawSetting(env, name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
-  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(value >= 0 && value <= 1)) throw new ConfigError(name, raw, 'a number from 0 to 1, such as 0.7');
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(raw) || !(value >= 0 && value <= 1))
+    throw new ConfigError(name, raw, 'a number from 0 to 1, such as 0.7');
   return value;
 }
 
@@ -214,7 +243,12 @@ export function otlpHeadersSetting(env: Env, name: string): string | null {
       valid = false;
     }
     // The value is a secret (often a token): name only the pair's position, never its text.
-    if (!valid) throw new ConfigError(name, '<redacted>', 'name=value pairs separated by commas, values URL-encoded, e.g. authorization=Bearer%20abc');
+    if (!valid)
+      throw new ConfigError(
+        name,
+        '<redacted>',
+        'name=value pairs separated by commas, values URL-encoded, e.g. authorization=Bearer%20abc',
+      );
   }
   return raw;
 }
@@ -224,11 +258,19 @@ export function otlpHeadersSetting(env: Env, name: string): string | null {
  * `scheme://host[:port]` (http or https, no path, no trailing slash, no query), or `*` for any.
  */
 export function originsSetting(env: Env, name: string): string[] {
-  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (rawSetting(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     if (entry === '*') continue;
     const reason = originProblem(entry);
-    if (reason) throw new ConfigError(name, entry, `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`);
+    if (reason)
+      throw new ConfigError(
+        name,
+        entry,
+        `a bare origin scheme://host[:port] such as https://example.com, or * (${reason}; a browser's Origin header never matches it)`,
+      );
   }
   return entries;
 }
@@ -238,12 +280,19 @@ export function originsSetting(env: Env, name: string): string[] {
  * (`10.0.0.0/8`), or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`.
  */
 export function proxiesSetting(env: Env, name: string): string[] {
-  const entries = (rawSetting(env, name) ?? '').split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const entries = (rawSetting(env, name) ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
   for (const entry of entries) {
     try {
       proxyaddr.compile(entry);
     } catch {
-      throw new ConfigError(name, entry, 'IP addresses or CIDR ranges separated by commas (e.g. 10.0.0.1,10.1.0.0/16), or loopback, linklocal, uniquelocal');
+      throw new ConfigError(
+        name,
+        entry,
+        'IP addresses or CIDR ranges separated by commas (e.g. 10.0.0.1,10.1.0.0/16), or loopback, linklocal, uniquelocal',
+      );
     }
   }
   return entries;
@@ -278,7 +327,11 @@ export function masterKeySetting(env: Env, name: string): string | null {
   for (const part of raw.split(',')) {
     const text = part.trim();
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || Buffer.from(text, 'base64').length !== 32) {
-      throw new ConfigError(name, '<redacted>', '32 random bytes in base64 (openssl rand -base64 32), or several separated by commas, newest first');
+      throw new ConfigError(
+        name,
+        '<redacted>',
+        '32 random bytes in base64 (openssl rand -base64 32), or several separated by commas, newest first',
+      );
     }
   }
   return raw;

@@ -47,7 +47,10 @@ let loaded: Array<[string, Record<string, unknown>]> | undefined;
 /** Every {@link registeredFiles} module with its exports, loaded once (loading a `*.loaders` or `*.endpoint-rules` file registers what it holds). */
 function loadedFiles(): Array<[string, Record<string, unknown>]> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- the registry loads domain files by name
-  return (loaded ??= registeredFiles().map((file) => [file, require(join(__dirname, file)) as Record<string, unknown>]));
+  return (loaded ??= registeredFiles().map((file) => [
+    file,
+    require(join(__dirname, file)) as Record<string, unknown>,
+  ]));
 }
 
 /**
@@ -80,8 +83,13 @@ export function domainResolvers(): ResolverClass[] {
     if (/\.(loaders|endpoint-rules)\.[^.]+$/.test(file)) continue;
     // TypeGraphQL records a class as a resolver when its module runs, i.e. when loadedFiles requires it.
     const targets = new Set<unknown>(getMetadataStorage().resolverClasses.map((meta) => meta.target));
-    const declared = Object.values(exports).filter((value): value is ResolverClass => typeof value === 'function' && targets.has(value));
-    if (declared.length === 0) throw new Error(`src/domains/${file} exports no @Resolver class (files named *.resolver.ts or *.subscription.ts must).`);
+    const declared = Object.values(exports).filter(
+      (value): value is ResolverClass => typeof value === 'function' && targets.has(value),
+    );
+    if (declared.length === 0)
+      throw new Error(
+        `src/domains/${file} exports no @Resolver class (files named *.resolver.ts or *.subscription.ts must).`,
+      );
     resolvers.push(...declared);
   }
   return resolvers;

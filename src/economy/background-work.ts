@@ -74,7 +74,9 @@ export class BackgroundWork {
     options: Pick<EconomyOptions, 'refreshAhead' | 'backgroundFill' | 'cacheEnabled' | 'rateLimit'>,
   ) {
     const refresh = options.refreshAhead;
-    const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
+    const limit = options.rateLimit
+      ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 }
+      : null;
     this.tickMs = refresh?.tickMs ?? 1000;
     this.refreshAhead =
       refresh && refresh.share > 0 && options.cacheEnabled
@@ -109,12 +111,19 @@ export class BackgroundWork {
    * when the budget has room; the error's `retryAfterSeconds` becomes the time the fill
    * expects to send it, when that is later (missed requests queued ahead of it).
    */
-  noteMissed(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, key: string, error: unknown): void {
+  noteMissed(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    params: PathParams | undefined,
+    key: string,
+    error: unknown,
+  ): void {
     if (!this.fill || (caller.priority ?? 'operation') !== 'operation') return;
     if (!(error instanceof UpstreamError) || error.code !== 'RATE_LIMITED') return;
     const { keyId, apiKey } = caller;
     const { cache, freshness } = this.parts;
-    const fetch = (): Promise<UpstreamReply> => this.parts.fetch({ keyId, apiKey, endpoint, params }, { priority: 'missed' });
+    const fetch = (): Promise<UpstreamReply> =>
+      this.parts.fetch({ keyId, apiKey, endpoint, params }, { priority: 'missed' });
     const at = this.fill.note({
       keyId,
       apiKey,
@@ -134,7 +143,14 @@ export class BackgroundWork {
   /** A read of an answer stored at `entry.storedAt`, fresh for `ttlMs`: refresh-ahead counts it (not for `no-cache` readers). */
   noteServed(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry, ttlMs: number): void {
     if (!this.refreshAhead || caller.noCache) return;
-    this.refreshAhead.noteRead({ keyId: caller.keyId, apiKey: caller.apiKey, key, endpoint, storedAt: entry.storedAt, ttlMs });
+    this.refreshAhead.noteRead({
+      keyId: caller.keyId,
+      apiKey: caller.apiKey,
+      key,
+      endpoint,
+      storedAt: entry.storedAt,
+      ttlMs,
+    });
     if (!this.refreshTimer) {
       this.refreshTimer = setInterval(() => void this.runRefreshes(), this.tickMs);
       this.refreshTimer.unref();
@@ -159,7 +175,13 @@ export class BackgroundWork {
   }
 
   private async refreshOne(task: RefreshTask): Promise<void> {
-    const caller: EconomyCaller = { keyId: task.keyId, apiKey: task.apiKey, noCache: true, priority: 'background', accounting: new OperationAccounting() };
+    const caller: EconomyCaller = {
+      keyId: task.keyId,
+      apiKey: task.apiKey,
+      noCache: true,
+      priority: 'background',
+      accounting: new OperationAccounting(),
+    };
     try {
       const entry = await this.parts.refresh(caller, task);
       this.refreshAhead?.done(task, entry.storedAt);

@@ -55,7 +55,14 @@ export class Bookkeeping {
     this.servedAged(caller, endpoint, key, entry, this.freshness.ageMs(entry), this.freshness.ttlMs(endpoint));
   }
 
-  private servedAged(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry, ageMs: number, ttlMs: number): void {
+  private servedAged(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    key: string,
+    entry: CacheEntry,
+    ageMs: number,
+    ttlMs: number,
+  ): void {
     caller.accounting.noteAge(ageMs);
     this.events.served?.(endpoint.cacheKind, ageMs / 1000);
     this.background.noteServed(caller, endpoint, key, entry, ttlMs);
@@ -68,7 +75,20 @@ export class Bookkeeping {
   }
 
   /** Reports one finished read or write to `EconomyEvents.upstreamRequest`, if anyone listens. */
-  traced(caller: EconomyCaller, endpoint: Endpoint, outcome: UpstreamRequestEvent['outcome'], trace: FlightTrace | null, failed: boolean): void {
-    this.events.upstreamRequest?.({ route: endpoint.route, outcome, priority: caller.priority ?? 'operation', budgetWaitMs: trace?.budgetWaitMs ?? 0, retries: trace?.retries ?? 0, failed });
+  traced(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    outcome: UpstreamRequestEvent['outcome'],
+    trace: FlightTrace | null,
+    failed: boolean,
+  ): void {
+    this.events.upstreamRequest?.({
+      route: endpoint.route,
+      outcome,
+      priority: caller.priority ?? 'operation',
+      budgetWaitMs: trace?.budgetWaitMs ?? 0,
+      retries: trace?.retries ?? 0,
+      failed,
+    });
   }
 }

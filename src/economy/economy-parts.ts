@@ -38,13 +38,24 @@ export interface EconomySelf {
  * bookkeeping, coalescing, invalidation and the read path. `UpstreamEconomy` composes
  * what this returns; nothing else should call it.
  */
-export function economyParts(client: UpstreamClient, options: EconomyOptions, events: EconomyEvents, self: EconomySelf) {
+export function economyParts(
+  client: UpstreamClient,
+  options: EconomyOptions,
+  events: EconomyEvents,
+  self: EconomySelf,
+) {
   const now = options.now ?? Date.now;
   const shared = options.shared;
   const writeLocks = new ReplicaWriteLocks(shared, now);
   const cache = new UpstreamCache({ maxBytes: options.cacheMaxBytes, now });
-  const freshness = new Freshness({ ttlSeconds: options.ttlSeconds, staleMaxAgeSeconds: options.staleMaxAgeSeconds, now });
-  const limit = options.rateLimit ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 } : null;
+  const freshness = new Freshness({
+    ttlSeconds: options.ttlSeconds,
+    staleMaxAgeSeconds: options.staleMaxAgeSeconds,
+    now,
+  });
+  const limit = options.rateLimit
+    ? { requests: options.rateLimit.requests, windowMs: options.rateLimit.windowSeconds * 1000 }
+    : null;
   const budget = new KeyBudget({
     limit,
     concurrency: options.concurrencyPerKey,
@@ -59,7 +70,13 @@ export function economyParts(client: UpstreamClient, options: EconomyOptions, ev
     shared,
   });
   const upstream = new UpstreamFetch({
-    client, budget, cache, freshness, shared, now, events,
+    client,
+    budget,
+    cache,
+    freshness,
+    shared,
+    now,
+    events,
     cacheEnabled: options.cacheEnabled,
     sharedLockMs: options.sharedLockMs ?? 10_000,
     retryDelayMs: options.retryDelayMs,
@@ -81,8 +98,28 @@ export function economyParts(client: UpstreamClient, options: EconomyOptions, ev
   );
   const notes = new Bookkeeping(freshness, events, background);
   const inflight = new InFlight<CacheEntry, QueueTicket>();
-  const invalidation = new Invalidation((key) => { cache.delete(key); inflight.forget(key); }, shared, options.endpointRules);
+  const invalidation = new Invalidation(
+    (key) => {
+      cache.delete(key);
+      inflight.forget(key);
+    },
+    shared,
+    options.endpointRules,
+  );
   const { cacheEnabled, patienceMs } = options;
-  const reads: ReadPath = new ReadPath({ cache, freshness, inflight, upstream, background, notes, invalidation, events, cacheEnabled, patienceMs, shared, now });
+  const reads: ReadPath = new ReadPath({
+    cache,
+    freshness,
+    inflight,
+    upstream,
+    background,
+    notes,
+    invalidation,
+    events,
+    cacheEnabled,
+    patienceMs,
+    shared,
+    now,
+  });
   return { cache, inflight, budget, upstream, background, invalidation, notes, reads, writeLocks };
 }

@@ -162,13 +162,14 @@ export interface EconomyStats extends BudgetStats {
  * failure record (the mapper may turn it into a result, e.g. "Counter is empty" into
  * an empty counter, or into an error for its field).
  */
-export type UpstreamReply = ({ body: unknown; failure?: undefined } | { body?: undefined; failure: UpstreamFailure }) & {
+export type UpstreamReply = (
+  { body: unknown; failure?: undefined } | { body?: undefined; failure: UpstreamFailure }
+) & {
   /** Set when the answer is a stale cached value served because fresh data failed. */
   stale: StaleInfo | null;
   /** The cached answer's memo, shared by every read of it while the cache keeps it decoded (see {@link AnswerMemo}); absent for an answer not read from the process cache. */
   memo?: AnswerMemo;
 };
-
 
 /** Who is asking: the hashed key for state, the key itself only for the header. */
 export interface EconomyCaller {

@@ -49,7 +49,8 @@ export class EndpointRuleBook {
    */
   constructor(rules: readonly EndpointRules[] = []) {
     for (const rule of rules) {
-      if (this.byEndpoint.has(rule.endpoint)) throw new Error(`Endpoint rules for ${rule.endpoint.route} registered twice.`);
+      if (this.byEndpoint.has(rule.endpoint))
+        throw new Error(`Endpoint rules for ${rule.endpoint.route} registered twice.`);
       this.byEndpoint.set(rule.endpoint, rule);
     }
     this.scopes = rules.flatMap((rule) => (rule.scopeReads ? [rule.scopeReads] : []));

@@ -42,7 +42,13 @@ export interface Flight {
 }
 
 /** A new flight of `caller`, its trace empty. */
-export function flightOf(caller: EconomyCaller, endpoint: Endpoint, path: string, key: string, ticket: QueueTicket): Flight {
+export function flightOf(
+  caller: EconomyCaller,
+  endpoint: Endpoint,
+  path: string,
+  key: string,
+  ticket: QueueTicket,
+): Flight {
   return { caller, endpoint, path, key, ticket, trace: { source: 'upstream', budgetWaitMs: 0, retries: 0 } };
 }
 
@@ -64,12 +70,26 @@ export interface FlightWaitParts {
  *
  * @throws the flight's error, or UpstreamError `RATE_LIMITED` when patience ran out while it was queued
  */
-export function awaitFlight(parts: FlightWaitParts, caller: EconomyCaller, endpoint: Endpoint, flight: Promise<CacheEntry>, ticket: QueueTicket, priority: UpstreamPriority, watch: boolean): Promise<CacheEntry> {
+export function awaitFlight(
+  parts: FlightWaitParts,
+  caller: EconomyCaller,
+  endpoint: Endpoint,
+  flight: Promise<CacheEntry>,
+  ticket: QueueTicket,
+  priority: UpstreamPriority,
+  watch: boolean,
+): Promise<CacheEntry> {
   if (!watch || (priority !== 'operation' && priority !== 'stale')) {
     if (priority === 'write') ticket.raise(priority);
     return flight;
   }
   const onRateLimited = (): void => parts.events.rateLimited?.('budget');
   const patienceMs = priority === 'stale' ? 0 : (caller.patienceMs ?? parts.patienceMs);
-  return awaitJoined(flight, ticket, endpoint, { priority, patienceMs, untilPlanned: priority === 'stale', now: parts.now, onRateLimited });
+  return awaitJoined(flight, ticket, endpoint, {
+    priority,
+    patienceMs,
+    untilPlanned: priority === 'stale',
+    now: parts.now,
+    onRateLimited,
+  });
 }

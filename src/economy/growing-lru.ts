@@ -13,6 +13,8 @@ import { LRUCache } from 'lru-cache';
  *
  * @param max - most entries (a positive integer)
  */
-export function growingLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(max: number): LRUCache<K, V> {
+export function growingLru<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(
+  max: number,
+): LRUCache<K, V> {
   return new LRUCache<K, V>({ maxSize: max, sizeCalculation: () => 1 });
 }

@@ -16,7 +16,11 @@ export class LimitExceeded extends Error {
     /** `cooldown`: the upstream answered 429; `budget`: the gateway's own per-key budget or queue. */
     readonly reason: 'cooldown' | 'budget',
   ) {
-    super(reason === 'cooldown' ? 'The upstream rate limit of this key is cooling down' : 'The per-key upstream budget is spent');
+    super(
+      reason === 'cooldown'
+        ? 'The upstream rate limit of this key is cooling down'
+        : 'The per-key upstream budget is spent',
+    );
     this.name = 'LimitExceeded';
   }
 }
@@ -27,12 +31,21 @@ export class LimitExceeded extends Error {
  *
  * @param retryAfterSeconds - whole seconds, for `extensions.retryAfterSeconds`
  */
-export function rateLimited(endpoint: Endpoint, retryAfterSeconds: number, reason: 'cooldown' | 'budget'): UpstreamError {
+export function rateLimited(
+  endpoint: Endpoint,
+  retryAfterSeconds: number,
+  reason: 'cooldown' | 'budget',
+): UpstreamError {
   const message =
     reason === 'cooldown'
       ? 'the upstream rate-limited this key; the gateway sends nothing for it until Retry-After has passed'
       : 'the per-key upstream budget of the gateway is spent';
-  return new UpstreamError('RATE_LIMITED', endpoint, { status: null, endpoint: endpoint.route, message }, { retryAfterSeconds });
+  return new UpstreamError(
+    'RATE_LIMITED',
+    endpoint,
+    { status: null, endpoint: endpoint.route, message },
+    { retryAfterSeconds },
+  );
 }
 
 /** True for the upstream's own 429 (its `Retry-After`, if any, is in `extensions.retryAfterSeconds`). */

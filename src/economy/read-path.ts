@@ -88,22 +88,37 @@ export class ReadPath {
     const key = cacheKey(caller.keyId, path);
     const cached = this.parts.cache.get(key);
     if (!cached) return undefined;
-    if (!caller.cacheOnly && (!this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint))) return undefined;
+    if (
+      !caller.cacheOnly &&
+      (!this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint))
+    )
+      return undefined;
     this.parts.notes.hit(caller, endpoint, key, cached);
     caller.reads?.set(key, { endpoint, params });
     return reply(cached, null);
   }
 
-  private async read(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, path: string, key: string): Promise<UpstreamReply> {
+  private async read(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    params: PathParams | undefined,
+    path: string,
+    key: string,
+  ): Promise<UpstreamReply> {
     // A no-cache read neither serves nor holds on to what is cached (a failure reads it again
     // for a stale stand-in): it is not decoded for nothing, which for a large answer is a whole parse.
-    const cached = this.parts.cacheEnabled && (caller.cacheOnly || !caller.noCache) ? this.parts.cache.get(key) : undefined;
+    const cached =
+      this.parts.cacheEnabled && (caller.cacheOnly || !caller.noCache) ? this.parts.cache.get(key) : undefined;
     if (caller.cacheOnly) return this.fromCacheOnly(caller, endpoint, params, key, cached);
     if (cached && !caller.noCache && this.parts.freshness.isFresh(cached, endpoint)) {
       if (this.parts.invalidation.inDoubtFor(endpoint)) {
         // Another replica may have written this resource while Redis was away: never fresh.
         this.parts.notes.stale(caller, endpoint, null);
-        return reply(cached, { endpoint: endpoint.route, ageSeconds: Math.floor(this.parts.freshness.ageMs(cached) / 1000), reason: 'INVALIDATION_PENDING' });
+        return reply(cached, {
+          endpoint: endpoint.route,
+          ageSeconds: Math.floor(this.parts.freshness.ageMs(cached) / 1000),
+          reason: 'INVALIDATION_PENDING',
+        });
       }
       this.parts.notes.hit(caller, endpoint, key, cached);
       return reply(cached, null);
@@ -112,11 +127,20 @@ export class ReadPath {
     // Joining a running flight costs nothing; starting one counts against the operation's cap.
     const priority = caller.priority ?? 'operation';
     // Data a view can serve stale is refreshed behind what views are missing, and the view does not wait for budget.
-    const servable = priority === 'operation' && !caller.noCache && cached !== undefined && this.parts.freshness.ageMs(cached) <= this.parts.freshness.staleMaxAgeMs;
+    const servable =
+      priority === 'operation' &&
+      !caller.noCache &&
+      cached !== undefined &&
+      this.parts.freshness.ageMs(cached) <= this.parts.freshness.staleMaxAgeMs;
     // An access token's share counted across replicas is asked before a flight starts, so that its refusal is never a joiner's.
-    if (caller.accounting.admitShared && !this.parts.inflight.running(key)) await caller.accounting.admitShared(endpoint, caller.keyId);
+    if (caller.accounting.admitShared && !this.parts.inflight.running(key))
+      await caller.accounting.admitShared(endpoint, caller.keyId);
     const started = flightOf(caller, endpoint, path, key, new QueueTicket(servable ? 'stale' : priority));
-    const { flight, joined, meta: ticket } = this.parts.inflight.join(
+    const {
+      flight,
+      joined,
+      meta: ticket,
+    } = this.parts.inflight.join(
       key,
       () => {
         caller.accounting.startRequest(endpoint, caller.keyId);
@@ -129,11 +153,21 @@ export class ReadPath {
 
     let entry: CacheEntry;
     try {
-      entry = await awaitFlight(this.parts, caller, endpoint, flight, ticket, servable ? 'stale' : priority, joined || servable);
+      entry = await awaitFlight(
+        this.parts,
+        caller,
+        endpoint,
+        flight,
+        ticket,
+        servable ? 'stale' : priority,
+        joined || servable,
+      );
     } catch (error) {
       if (!servable) this.parts.background.noteMissed(caller, endpoint, params, key, error);
       const reason = staleReason(error);
-      const fallback = this.parts.cacheEnabled ? (this.parts.cache.get(key) ?? (reason ? await this.parts.shared?.getEntry(key) : undefined)) : undefined;
+      const fallback = this.parts.cacheEnabled
+        ? (this.parts.cache.get(key) ?? (reason ? await this.parts.shared?.getEntry(key) : undefined))
+        : undefined;
       const standIn = staleStandIn(reason, fallback, endpoint.route, this.parts.freshness);
       if (!standIn) {
         this.parts.notes.traced(caller, endpoint, joined ? 'coalesced' : 'miss', trace, true);
@@ -145,7 +179,13 @@ export class ReadPath {
     }
     this.parts.notes.fresh(caller, endpoint, entry);
     this.parts.notes.served(caller, endpoint, key, entry);
-    this.parts.notes.traced(caller, endpoint, joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss', trace, false);
+    this.parts.notes.traced(
+      caller,
+      endpoint,
+      joined || trace?.source === 'replica' ? 'coalesced' : trace?.source === 'shared' ? 'hit' : 'miss',
+      trace,
+      false,
+    );
     return reply(entry, null);
   }
 
@@ -153,7 +193,13 @@ export class ReadPath {
    * A cache-only read (see `EconomyCaller.cacheOnly`): the cached entry whatever its age,
    * or `RATE_LIMITED` (nothing sent) with the time background fill expects to fetch it.
    */
-  private fromCacheOnly(caller: EconomyCaller, endpoint: Endpoint, params: PathParams | undefined, key: string, cached: CacheEntry | undefined): UpstreamReply {
+  private fromCacheOnly(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    params: PathParams | undefined,
+    key: string,
+    cached: CacheEntry | undefined,
+  ): UpstreamReply {
     if (cached) {
       this.parts.notes.hit(caller, endpoint, key, cached);
       return reply(cached, null);
@@ -172,6 +218,10 @@ export class ReadPath {
    */
   refresh(caller: EconomyCaller, task: RefreshTask): Promise<CacheEntry> {
     const ticket = new QueueTicket('background');
-    return this.parts.inflight.join(task.key, () => this.parts.upstream.load(flightOf(caller, task.endpoint, task.path, task.key, ticket)), ticket).flight;
+    return this.parts.inflight.join(
+      task.key,
+      () => this.parts.upstream.load(flightOf(caller, task.endpoint, task.path, task.key, ticket)),
+      ticket,
+    ).flight;
   }
 }

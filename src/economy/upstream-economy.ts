@@ -3,7 +3,14 @@ import type { Endpoint, PathParams } from '../upstream/endpoints';
 import { OperationAccounting } from './accounting';
 import type { BackgroundFetchOptions, BackgroundRequest } from './background-work';
 import type { PersistableCache } from './cache/cache-file';
-import type { EconomyCaller, EconomyEvents, EconomyOptions, EconomyStats, EntryStoredListener, UpstreamReply } from './economy-types';
+import type {
+  EconomyCaller,
+  EconomyEvents,
+  EconomyOptions,
+  EconomyStats,
+  EntryStoredListener,
+  UpstreamReply,
+} from './economy-types';
 import type { InvalidationListener } from './invalidation/invalidation';
 import { economyParts } from './economy-parts';
 import type { EconomyParts } from './economy-parts';
@@ -89,7 +96,9 @@ export class UpstreamEconomy {
   /** Runs one upstream request through `EconomyEvents.traced` when tracing listens (else as it is). */
   private traced<T>(caller: EconomyCaller, endpoint: Endpoint, work: () => Promise<T>): Promise<T> {
     const { traced } = this.events;
-    return traced ? traced({ route: endpoint.route, priority: caller.priority ?? 'operation', keyId: caller.keyId }, work) : work();
+    return traced
+      ? traced({ route: endpoint.route, priority: caller.priority ?? 'operation', keyId: caller.keyId }, work)
+      : work();
   }
 
   /**
@@ -157,13 +166,25 @@ export class UpstreamEconomy {
     return this.traced(caller, endpoint, () => this.write(caller, endpoint, body, written));
   }
 
-  private async write(caller: EconomyCaller, endpoint: Endpoint, body: unknown, written?: WrittenResource): Promise<unknown> {
+  private async write(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    body: unknown,
+    written?: WrittenResource,
+  ): Promise<unknown> {
     const trace: FlightTrace = { source: 'upstream', budgetWaitMs: 0, retries: 0 };
     let failed = true;
     try {
       const answer = await this.upstream.write(caller, endpoint, body, trace);
-      const kept = written ? this.upstream.cachedEntries(this.invalidation.writtenKeys(caller.keyId, endpoint, body)) : [];
-      await this.invalidation.written(caller.keyId, endpoint, body, written && (() => this.upstream.storeWritten(caller.keyId, written, kept)));
+      const kept = written
+        ? this.upstream.cachedEntries(this.invalidation.writtenKeys(caller.keyId, endpoint, body))
+        : [];
+      await this.invalidation.written(
+        caller.keyId,
+        endpoint,
+        body,
+        written && (() => this.upstream.storeWritten(caller.keyId, written, kept)),
+      );
       failed = false;
       return answer;
     } finally {
@@ -173,7 +194,9 @@ export class UpstreamEconomy {
 
   /** See `UpstreamSession.plannedCommit`: when the last of `writesLeft` writes goes upstream, behind the writes queued now (`underWay`: one of them is queued or in flight already). */
   plannedCommit(keyId: string, writesLeft: number, underWay: boolean): number {
-    return underWay ? this.budget.plannedCommit(keyId, writesLeft) : (this.budget.plannedTimes(keyId, writesLeft, 'write', true).at(-1) ?? this.budget.plannedCommit(keyId, 0));
+    return underWay
+      ? this.budget.plannedCommit(keyId, writesLeft)
+      : (this.budget.plannedTimes(keyId, writesLeft, 'write', true).at(-1) ?? this.budget.plannedCommit(keyId, 0));
   }
 
   /** A number that changes whenever a write of this key may have changed what its operations answer; whole-response caches put it in their keys. */
@@ -200,8 +223,17 @@ export class UpstreamEconomy {
   stats(keyId?: string): EconomyStats {
     const budget = this.budget.budgetStats(keyId);
     // Missed requests wait in background fill until the budget has room; they count as queued.
-    const queued = { ...budget.queued, missed: budget.queued.missed + (keyId === undefined ? this.background.missed : this.background.missedFor(keyId)) };
-    return { cacheEntries: this.cache.size, cacheBytes: this.cache.bytes, inFlight: this.inflight.size, ...budget, queued };
+    const queued = {
+      ...budget.queued,
+      missed: budget.queued.missed + (keyId === undefined ? this.background.missed : this.background.missedFor(keyId)),
+    };
+    return {
+      cacheEntries: this.cache.size,
+      cacheBytes: this.cache.bytes,
+      inFlight: this.inflight.size,
+      ...budget,
+      queued,
+    };
   }
 
   /** The process cache as a cache file writes and reads it (see `cache/cache-file.ts`). */

@@ -75,7 +75,9 @@ export class UpstreamFetch {
     const { entry, source } = await loadAcrossReplicas(shared, {
       key,
       usable: (candidate): candidate is CacheEntry =>
-        candidate !== undefined && freshness.isFresh(candidate, endpoint) && (!caller.noCache || candidate.storedAt >= startedAt),
+        candidate !== undefined &&
+        freshness.isFresh(candidate, endpoint) &&
+        (!caller.noCache || candidate.storedAt >= startedAt),
       fetch: () => this.fetch(flight),
       lockMs: this.parts.sharedLockMs,
       now: this.parts.now,
@@ -126,7 +128,11 @@ export class UpstreamFetch {
   }
 
   /** Puts a written resource's new answer in the caches (here and shared), and the kept entries of the rest of its scope back in this process's. */
-  async storeWritten(keyId: string, written: WrittenResource, kept: ReadonlyArray<readonly [string, CacheEntry | undefined]>): Promise<void> {
+  async storeWritten(
+    keyId: string,
+    written: WrittenResource,
+    kept: ReadonlyArray<readonly [string, CacheEntry | undefined]>,
+  ): Promise<void> {
     if (!this.parts.cacheEnabled) return;
     const { cache, freshness } = this.parts;
     const endpoint = written.endpoint;
@@ -135,7 +141,12 @@ export class UpstreamFetch {
     for (const [other, entry] of kept) {
       if (other !== key && entry && !cache.get(other)) cache.set(other, entry, lifetime - freshness.ageMs(entry));
     }
-    const entry: CacheEntry = { kind: 'body', body: written.body, storedAt: this.parts.now(), bytes: JSON.stringify(written.body).length + key.length };
+    const entry: CacheEntry = {
+      kind: 'body',
+      body: written.body,
+      storedAt: this.parts.now(),
+      bytes: JSON.stringify(written.body).length + key.length,
+    };
     cache.set(key, entry, lifetime);
     this.parts.onStored(keyId, key);
     await this.parts.shared?.setEntry(key, entry, lifetime);
@@ -196,7 +207,13 @@ export class UpstreamFetch {
    *
    * @throws UpstreamError `RATE_LIMITED` with `retryAfterSeconds` during a cooldown or when the budget is spent
    */
-  private async admit(caller: EconomyCaller, endpoint: Endpoint, priority: UpstreamPriority = 'operation', ticket: QueueTicket | undefined, trace: FlightTrace): Promise<() => void> {
+  private async admit(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    priority: UpstreamPriority = 'operation',
+    ticket: QueueTicket | undefined,
+    trace: FlightTrace,
+  ): Promise<() => void> {
     const startedAt = this.parts.now();
     try {
       return await this.parts.budget.acquire(caller.keyId, { priority, patienceMs: caller.patienceMs, ticket });

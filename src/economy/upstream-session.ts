@@ -67,7 +67,15 @@ export class UpstreamSession {
    * (request cap, counters, freshness), stale marks, cache-only mode and read log.
    */
   sibling(apiKey: string, keyId: string): UpstreamSession {
-    return new UpstreamSession(this.economy, apiKey, keyId, this.noCache, this.patienceMs, this.requestPriority, this.primary ?? this);
+    return new UpstreamSession(
+      this.economy,
+      apiKey,
+      keyId,
+      this.noCache,
+      this.patienceMs,
+      this.requestPriority,
+      this.primary ?? this,
+    );
   }
 
   /** GET an endpoint through the economy. */

@@ -102,7 +102,12 @@ export class UpstreamError extends GatewayError<UpstreamErrorCode> {
    */
   detail: string | undefined;
 
-  constructor(code: UpstreamErrorCode, endpoint: FailedEndpoint, upstream: UpstreamErrorInfo, extra: Record<string, unknown> = {}) {
+  constructor(
+    code: UpstreamErrorCode,
+    endpoint: FailedEndpoint,
+    upstream: UpstreamErrorInfo,
+    extra: Record<string, unknown> = {},
+  ) {
     super(code, upstreamMessage(code, endpoint, upstream), { upstream, ...extra });
     this.name = 'UpstreamError';
     this.endpoint = endpoint;

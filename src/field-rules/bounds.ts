@@ -7,8 +7,22 @@
  * before any upstream request. One module, below the domains (which declare with it) and the
  * pipeline (which checks with it).
  */
-import { getArgumentValues, getNamedType, getVariableValues, isInputObjectType, TypeInfo, visit, visitWithTypeInfo } from 'graphql';
-import type { DocumentNode, GraphQLInputField, GraphQLInputObjectType, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import {
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  isInputObjectType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
+} from 'graphql';
+import type {
+  DocumentNode,
+  GraphQLInputField,
+  GraphQLInputObjectType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+} from 'graphql';
 import { Extensions } from 'type-graphql';
 import { badInputError } from '../errors/gateway-error';
 import type { GatewayError } from '../errors/gateway-error';
@@ -47,7 +61,8 @@ export function rangeText(name: string, range: IntRange): string {
 }
 
 /** A bound on one value: an integer range, or a string's length range (counted in code points, as `characterLength` of `src/field-rules/character-length.ts` counts them). */
-export type ValueRule = { readonly kind: 'int'; readonly range: IntRange } | { readonly kind: 'length'; readonly range: IntRange };
+export type ValueRule =
+  { readonly kind: 'int'; readonly range: IntRange } | { readonly kind: 'length'; readonly range: IntRange };
 
 /** Bounds of a field's arguments, by argument name. */
 export type ArgumentRules = Readonly<Record<string, ValueRule>>;
@@ -93,7 +108,9 @@ export function ValueBounds(rule: ValueRule): ReturnType<typeof Extensions> {
 }
 
 /** The argument bounds declared on a field, if any. */
-export function argumentBoundsOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): ArgumentRules | undefined {
+export function argumentBoundsOf(field: {
+  readonly extensions: Readonly<Record<string, unknown>>;
+}): ArgumentRules | undefined {
   const rules = field.extensions[ARGUMENT_BOUNDS];
   return rules && typeof rules === 'object' ? (rules as ArgumentRules) : undefined;
 }
@@ -114,10 +131,16 @@ function checkValue(rule: ValueRule, value: unknown, where: string): GatewayErro
   if (value === null || value === undefined) return null; // an omitted optional argument (validation refuses null for required ones)
   if (rule.kind === 'int') {
     if (typeof value !== 'number' || value < rule.range.min || value > rule.range.max) {
-      return badInputError(`${where} must be between ${rule.range.min} and ${rule.range.max}, got ${String(value)}.`, where);
+      return badInputError(
+        `${where} must be between ${rule.range.min} and ${rule.range.max}, got ${String(value)}.`,
+        where,
+      );
     }
   } else if (typeof value === 'string' && characterLength(value) > rule.range.max) {
-    return badInputError(`${where} must be at most ${rule.range.max} characters, got ${characterLength(value)}.`, where);
+    return badInputError(
+      `${where} must be at most ${rule.range.max} characters, got ${characterLength(value)}.`,
+      where,
+    );
   }
   return null;
 }
@@ -126,7 +149,9 @@ function checkInput(type: GraphQLInputObjectType, value: unknown, where: string)
   if (value === null || typeof value !== 'object') return null;
   for (const field of Object.values(type.getFields())) {
     const rule = valueBoundsOf(field);
-    const error = rule ? checkValue(rule, (value as Record<string, unknown>)[field.name], `${where}.${field.name}`) : null;
+    const error = rule
+      ? checkValue(rule, (value as Record<string, unknown>)[field.name], `${where}.${field.name}`)
+      : null;
     if (error) return error;
   }
   return null;
@@ -168,7 +193,9 @@ export function checkOperationBounds(
           const rule = argumentRules?.[argDef.name];
           const value = args[argDef.name];
           const named = getNamedType(argDef.type);
-          found = (rule ? checkValue(rule, value, where) : null) ?? (isInputObjectType(named) ? checkInput(named, value, argDef.name) : null);
+          found =
+            (rule ? checkValue(rule, value, where) : null) ??
+            (isInputObjectType(named) ? checkInput(named, value, argDef.name) : null);
           if (found) return false;
         }
         return undefined;

@@ -20,7 +20,15 @@ import {
   isObjectType,
   Kind,
 } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, GraphQLCompositeType, GraphQLSchema, OperationDefinitionNode, SelectionNode, SelectionSetNode } from 'graphql';
+import type {
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLCompositeType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionNode,
+  SelectionSetNode,
+} from 'graphql';
 import type { ComplexityEstimator } from 'graphql-query-complexity';
 import { Extensions } from 'type-graphql';
 import { DEFAULT_CONFIG } from '../config';
@@ -58,7 +66,9 @@ export function UpstreamCost(cost: FieldCost): ReturnType<typeof Extensions> {
 }
 
 /** The upstream cost declared on a field, if any. */
-export function upstreamCostOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): FieldCost | undefined {
+export function upstreamCostOf(field: {
+  readonly extensions: Readonly<Record<string, unknown>>;
+}): FieldCost | undefined {
   const cost = field.extensions[UPSTREAM_COST];
   return cost && typeof cost === 'object' ? (cost as FieldCost) : undefined;
 }
@@ -79,7 +89,11 @@ export function upstreamCostOf(field: { readonly extensions: Readonly<Record<str
  * several): a field declared `perCharacter` makes that many times its requests (see
  * `FieldCost.perCharacter`), as it does at run time, one request per key.
  */
-export function upstreamCostEstimator(assumptions: CostAssumptions, optionSlots = DEFAULT_CONFIG.optionSlots, characters = 1): ComplexityEstimator {
+export function upstreamCostEstimator(
+  assumptions: CostAssumptions,
+  optionSlots = DEFAULT_CONFIG.optionSlots,
+  characters = 1,
+): ComplexityEstimator {
   return ({ field, childComplexity }) => {
     const cost = upstreamCostOf(field);
     if (!cost) return childComplexity;
@@ -117,19 +131,27 @@ export function operationCost(
 
   const included = (node: SelectionNode): boolean => {
     for (const directive of node.directives ?? []) {
-      const definition = directive.name.value === 'include' ? GraphQLIncludeDirective : directive.name.value === 'skip' ? GraphQLSkipDirective : null;
+      const definition =
+        directive.name.value === 'include'
+          ? GraphQLIncludeDirective
+          : directive.name.value === 'skip'
+            ? GraphQLSkipDirective
+            : null;
       if (!definition) continue;
       const condition = getDirectiveValues(definition, node, variables)?.if;
       if (typeof condition === 'boolean' && condition === (definition === GraphQLSkipDirective)) return false;
     }
     return true;
   };
-  const typeNames = (type: GraphQLCompositeType): string[] => (isAbstractType(type) ? schema.getPossibleTypes(type).map((t) => t.name) : [type.name]);
+  const typeNames = (type: GraphQLCompositeType): string[] =>
+    isAbstractType(type) ? schema.getPossibleTypes(type).map((t) => t.name) : [type.name];
   const add = (sums: Map<string, number>, names: readonly string[], value: number): void => {
     for (const name of names) sums.set(name, (sums.get(name) ?? 0) + value);
   };
   // Unknown, cyclic or not composite: 0 (validation reports it).
-  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => (isCompositeType(type) ? selectionCost(fragment.selectionSet, type) : 0));
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) =>
+    isCompositeType(type) ? selectionCost(fragment.selectionSet, type) : 0,
+  );
   function selectionCost(selectionSet: SelectionSetNode, type: GraphQLCompositeType): number {
     const fields = isObjectType(type) || isInterfaceType(type) ? type.getFields() : {};
     const own = typeNames(type);
@@ -140,7 +162,8 @@ export function operationCost(
         const field = fields[selection.name.value];
         if (!field) continue; // introspection or unknown: no upstream cost
         const fieldType = getNamedType(field.type);
-        const childComplexity = selection.selectionSet && isCompositeType(fieldType) ? selectionCost(selection.selectionSet, fieldType) : 0;
+        const childComplexity =
+          selection.selectionSet && isCompositeType(fieldType) ? selectionCost(selection.selectionSet, fieldType) : 0;
         let args: Record<string, unknown> = {};
         try {
           args = getArgumentValues(field, selection, variables);
@@ -211,7 +234,9 @@ export function estimatorsFor(
   estimators: ComplexityEstimator[],
   settings: { readonly costAssumptions: CostAssumptions; readonly optionSlots: number },
 ): ComplexityEstimator[] {
-  return characters > 1 ? [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots, characters)] : estimators;
+  return characters > 1
+    ? [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots, characters)]
+    : estimators;
 }
 
 /** The query hash a cost is remembered by: per number of characters, since the cost depends on it. */

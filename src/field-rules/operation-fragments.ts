@@ -1,5 +1,12 @@
 import { Kind, visit } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import type {
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLNamedType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
 
 const executed = new WeakMap<OperationDefinitionNode, DocumentNode>();
 
@@ -20,7 +27,8 @@ export function executedDocument(document: DocumentNode, operation: OperationDef
   if (known) return known;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
+    if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value))
+      fragments.set(definition.name.value, definition);
   }
   const used = new Set<string>();
   const pending = spreadNames(operation.selectionSet);
@@ -32,15 +40,24 @@ export function executedDocument(document: DocumentNode, operation: OperationDef
   }
   const part: DocumentNode = {
     kind: Kind.DOCUMENT,
-    definitions: document.definitions.filter((d) => d === operation || (d.kind === Kind.FRAGMENT_DEFINITION && used.has(d.name.value) && fragments.get(d.name.value) === d)),
+    definitions: document.definitions.filter(
+      (d) =>
+        d === operation ||
+        (d.kind === Kind.FRAGMENT_DEFINITION && used.has(d.name.value) && fragments.get(d.name.value) === d),
+    ),
   };
   executed.set(operation, part);
   return part;
 }
 
 /** The fragments one operation uses (directly or through other fragments), each once. */
-export function operationFragments(document: DocumentNode, operation: OperationDefinitionNode): FragmentDefinitionNode[] {
-  return executedDocument(document, operation).definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION);
+export function operationFragments(
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+): FragmentDefinitionNode[] {
+  return executedDocument(document, operation).definitions.filter(
+    (d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION,
+  );
 }
 
 /** The distinct fragment names spread anywhere in a selection set (graphql-js's `visit` is iterative). */

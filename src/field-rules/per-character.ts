@@ -12,7 +12,8 @@ import { Extensions } from 'type-graphql';
  * company, a building, or a bank account of either); `each`: polled with every key, the
  * events merged, each event naming its character in its `character` property.
  */
-export type SubscriptionFanOut = { readonly owner: 'factories' | 'buildings' | 'bankAccounts'; readonly arg: string } | { readonly each: 'character' };
+export type SubscriptionFanOut =
+  { readonly owner: 'factories' | 'buildings' | 'bankAccounts'; readonly arg: string } | { readonly each: 'character' };
 
 const PER_CHARACTER = 'perCharacter';
 
@@ -26,7 +27,9 @@ export function PerCharacter(fanOut: SubscriptionFanOut): ReturnType<typeof Exte
 }
 
 /** The fan-out declared on a subscription field, if any. */
-export function perCharacterOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): SubscriptionFanOut | undefined {
+export function perCharacterOf(field: {
+  readonly extensions: Readonly<Record<string, unknown>>;
+}): SubscriptionFanOut | undefined {
   const fanOut = field.extensions[PER_CHARACTER];
   return fanOut && typeof fanOut === 'object' ? (fanOut as SubscriptionFanOut) : undefined;
 }
@@ -48,7 +51,9 @@ export function CheckedBeforeOwner(check: InputCheck): ReturnType<typeof Extensi
 }
 
 /** The input checks declared on a write, if any. */
-export function inputCheckOf(field: { readonly extensions: Readonly<Record<string, unknown>> }): InputCheck | undefined {
+export function inputCheckOf(field: {
+  readonly extensions: Readonly<Record<string, unknown>>;
+}): InputCheck | undefined {
   const check = field.extensions[CHECKED_FIRST];
   return typeof check === 'function' ? (check as InputCheck) : undefined;
 }

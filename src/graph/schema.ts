@@ -35,9 +35,12 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
     .then(() => {
       const [first, ...rest] = domainResolvers();
       if (!first) throw new Error('No resolver found under src/domains/.');
-      return buildSchema({ resolvers: [first, ...rest], validate: false, pubSub: NO_PUBSUB, directives: [...specifiedDirectives, GraphQLLiveDirective] }).then((schema) =>
-        perCharacterResolvers(leanResolvers(schema, [first, ...rest]), [first, ...rest]),
-      );
+      return buildSchema({
+        resolvers: [first, ...rest],
+        validate: false,
+        pubSub: NO_PUBSUB,
+        directives: [...specifiedDirectives, GraphQLLiveDirective],
+      }).then((schema) => perCharacterResolvers(leanResolvers(schema, [first, ...rest]), [first, ...rest]));
     })
     .then(describeRootTypes)
     .then(noteStaleFields)
@@ -54,11 +57,13 @@ function describeRootTypes(schema: GraphQLSchema): GraphQLSchema {
       'Read access to the StateV data of the character behind the bearer key: companies, buildings and auctions. Every field that needs its own upstream request is nullable, so one failing request nulls only that field.';
   }
   const mutation = schema.getMutationType();
-  if (mutation) mutation.description = 'The one write of the StateV API, updating a company\'s free-text option slot, and the site documents built on it.';
+  if (mutation)
+    mutation.description =
+      "The one write of the StateV API, updating a company's free-text option slot, and the site documents built on it.";
   const subscription = schema.getSubscriptionType();
   if (subscription) {
     subscription.description =
-      'Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key\'s upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md.';
+      "Change events the StateV API does not have: the gateway polls each resource once per key (for every subscriber, on every replica) within the key's upstream budget and sends an event only when something changed. Over WebSocket (graphql-transport-ws) at /graphql and Server-Sent Events (graphql-sse) at /graphql/stream; see docs/subscriptions.md.";
   }
   return schema;
 }

@@ -45,7 +45,8 @@ export function preferWaitPlugin(): ApolloServerPlugin<PatientContext> {
       return {
         async willSendResponse({ response, contextValue }) {
           const patienceMs = contextValue.session.patienceMs;
-          if (patienceMs !== null) response.http.headers.set('preference-applied', `wait=${Math.floor(patienceMs / 1000)}`);
+          if (patienceMs !== null)
+            response.http.headers.set('preference-applied', `wait=${Math.floor(patienceMs / 1000)}`);
         },
       };
     },

@@ -35,5 +35,8 @@ export const REDACT_PATHS = [
  * @param destination - where lines go (default stdout); tests pass a stream to read them
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'statev-gateway' } }, destination);
+  return pino(
+    { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: { service: 'statev-gateway' } },
+    destination,
+  );
 }

@@ -116,7 +116,7 @@ export class GatewayMetrics {
     });
     this.tokenLastUse = new Gauge({
       name: 'statev_token_last_use_seconds',
-      help: "When each access token was last used on this replica, Unix time in seconds, by token id.",
+      help: 'When each access token was last used on this replica, Unix time in seconds, by token id.',
       labelNames: ['token_id'],
       registers,
     });
@@ -138,18 +138,51 @@ export class GatewayMetrics {
       labelNames: ['endpoint', 'field'],
       registers,
     });
-    this.redisUp = new Gauge({ name: 'statev_redis_up', help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).', registers });
-    this.cacheEntries = new Gauge({ name: 'statev_cache_entries', help: 'Entries in the upstream-answer cache.', registers });
-    this.cacheBytes = new Gauge({ name: 'statev_cache_bytes', help: 'Bytes held by the upstream-answer cache.', registers });
-    this.budgetWindowRequests = new Gauge({ name: 'statev_upstream_budget_window_requests', help: "Upstream requests in the current budget windows of all keys (UPSTREAM_RATE_LIMIT), this process's view.", registers });
-    this.budgetReducedKeys = new Gauge({ name: 'statev_upstream_budget_reduced_keys', help: 'Keys whose learned allowance is below UPSTREAM_RATE_LIMIT after an upstream 429.', registers });
-    this.budgetQueued = new Gauge({ name: 'statev_upstream_budget_queued_requests', help: 'Upstream requests waiting for their key\'s budget, by priority (operation, missed, background).', labelNames: ['priority'], registers });
-    this.budgetDropped = new Counter({ name: 'statev_upstream_budget_dropped_total', help: "Upstream requests refused because their key's queue for budget was full, by priority.", labelNames: ['priority'], registers });
+    this.redisUp = new Gauge({
+      name: 'statev_redis_up',
+      help: '1 while the shared Redis answers, 0 while it does not (only with REDIS_URL).',
+      registers,
+    });
+    this.cacheEntries = new Gauge({
+      name: 'statev_cache_entries',
+      help: 'Entries in the upstream-answer cache.',
+      registers,
+    });
+    this.cacheBytes = new Gauge({
+      name: 'statev_cache_bytes',
+      help: 'Bytes held by the upstream-answer cache.',
+      registers,
+    });
+    this.budgetWindowRequests = new Gauge({
+      name: 'statev_upstream_budget_window_requests',
+      help: "Upstream requests in the current budget windows of all keys (UPSTREAM_RATE_LIMIT), this process's view.",
+      registers,
+    });
+    this.budgetReducedKeys = new Gauge({
+      name: 'statev_upstream_budget_reduced_keys',
+      help: 'Keys whose learned allowance is below UPSTREAM_RATE_LIMIT after an upstream 429.',
+      registers,
+    });
+    this.budgetQueued = new Gauge({
+      name: 'statev_upstream_budget_queued_requests',
+      help: "Upstream requests waiting for their key's budget, by priority (operation, missed, background).",
+      labelNames: ['priority'],
+      registers,
+    });
+    this.budgetDropped = new Counter({
+      name: 'statev_upstream_budget_dropped_total',
+      help: "Upstream requests refused because their key's queue for budget was full, by priority.",
+      labelNames: ['priority'],
+      registers,
+    });
   }
 
   /** Records one finished upstream request (wired to `UpstreamClient.observe`). */
   upstream(observation: UpstreamObservation): void {
-    this.upstreamRequests.inc({ endpoint: observation.route, status: observation.status === null ? 'none' : String(observation.status) });
+    this.upstreamRequests.inc({
+      endpoint: observation.route,
+      status: observation.status === null ? 'none' : String(observation.status),
+    });
     this.upstreamLatency.observe({ endpoint: observation.route }, observation.durationMs / 1000);
   }
 

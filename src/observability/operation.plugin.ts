@@ -68,9 +68,20 @@ export const NO_UPSTREAM: UpstreamAccounting = Object.freeze(new OperationAccoun
  * (`RequestPipeline.refuse`): counted and logged as `rejected`, as the streaming
  * transports report theirs (no name, key or upstream work is known yet).
  */
-export function reportRefusal(metrics: GatewayMetrics, logger: Logger): (refusal: { errorCodes: string[]; durationMs: number }) => void {
+export function reportRefusal(
+  metrics: GatewayMetrics,
+  logger: Logger,
+): (refusal: { errorCodes: string[]; durationMs: number }) => void {
   return ({ errorCodes, durationMs }) =>
-    reportOperation(metrics, logger, { operationName: null, outcome: 'rejected', durationMs, upstream: NO_UPSTREAM, stale: 0, errorCodes, keyId: null });
+    reportOperation(metrics, logger, {
+      operationName: null,
+      outcome: 'rejected',
+      durationMs,
+      upstream: NO_UPSTREAM,
+      stale: 0,
+      errorCodes,
+      keyId: null,
+    });
 }
 
 /**
@@ -84,7 +95,16 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
   return ({ result, errorCodes, context, operationName, executed, durationMs, responseCacheAgeSeconds }) => {
     if (responseCacheAgeSeconds !== null) metrics.servedFromResponseCache(responseCacheAgeSeconds);
     const hasErrors = errorCodes.length > 0;
-    const outcome: Outcome = responseCacheAgeSeconds !== null ? 'success' : !executed ? 'rejected' : !hasErrors ? 'success' : result.data != null ? 'partial' : 'error';
+    const outcome: Outcome =
+      responseCacheAgeSeconds !== null
+        ? 'success'
+        : !executed
+          ? 'rejected'
+          : !hasErrors
+            ? 'success'
+            : result.data != null
+              ? 'partial'
+              : 'error';
     const accounting = context.session.accounting;
     reportOperation(metrics, logger, {
       operationName,
@@ -105,7 +125,9 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
  * when stale data went into it. Called at the end of every execution (Apollo's
  * `executionDidEnd`, and the graphql-jit plugin's, which Apollo calls no hook for).
  */
-export function restrictToUpstreamFreshness(requestContext: Pick<GraphQLRequestContext<GatewayContext>, 'contextValue' | 'overallCachePolicy'>): void {
+export function restrictToUpstreamFreshness(
+  requestContext: Pick<GraphQLRequestContext<GatewayContext>, 'contextValue' | 'overallCachePolicy'>,
+): void {
   const accounting = requestContext.contextValue.session.accounting;
   const freshFor = accounting.stale > 0 ? 0 : accounting.freshForMs;
   requestContext.overallCachePolicy.restrict({
@@ -159,6 +181,14 @@ export function operationPlugin(logger: Logger): ApolloServerPlugin<GatewayConte
  * empty counter or stock answers 404 in normal operation).
  */
 function logUpstreamFailure(logger: Logger, report: UpstreamFailureReport): void {
-  const level = report.code === 'UPSTREAM_ERROR' || report.code === 'UPSTREAM_TIMEOUT' ? 'warn' : report.code === 'NOT_FOUND' ? 'debug' : 'info';
-  logger[level]({ code: report.code, endpoint: report.route, status: report.status, detail: report.detail, key: report.key }, 'upstream request failed');
+  const level =
+    report.code === 'UPSTREAM_ERROR' || report.code === 'UPSTREAM_TIMEOUT'
+      ? 'warn'
+      : report.code === 'NOT_FOUND'
+        ? 'debug'
+        : 'info';
+  logger[level](
+    { code: report.code, endpoint: report.route, status: report.status, detail: report.detail, key: report.key },
+    'upstream request failed',
+  );
 }

@@ -9,7 +9,9 @@ import type { GatewayMetrics } from './metrics';
  * since they are no news to an operator (the simulator's sample data has them too, so
  * `npm run demo` would otherwise warn about its own simulator).
  */
-export const KNOWN_VARIANTS: ReadonlyMap<string, string> = new Map([['GET /factory/options/{id}/{slot} lastUpdated', 'lastUpdate, a legacy name some option slots still carry']]);
+export const KNOWN_VARIANTS: ReadonlyMap<string, string> = new Map([
+  ['GET /factory/options/{id}/{slot} lastUpdated', 'lastUpdate, a legacy name some option slots still carry'],
+]);
 
 /**
  * Apollo plugin that, while the server runs, counts every upstream shape drift the
@@ -27,8 +29,16 @@ export function shapeDriftPlugin(metrics: GatewayMetrics, logger: Logger): Apoll
         if (logged.has(id)) return;
         logged.add(id);
         const known = KNOWN_VARIANTS.get(id);
-        if (known) logger.info({ endpoint, field }, `upstream response uses a known variant of the reference (${known}); read tolerantly (logged once per endpoint and field)`);
-        else logger.warn({ endpoint, field }, 'upstream response differs from the reference; read tolerantly (logged once per endpoint and field)');
+        if (known)
+          logger.info(
+            { endpoint, field },
+            `upstream response uses a known variant of the reference (${known}); read tolerantly (logged once per endpoint and field)`,
+          );
+        else
+          logger.warn(
+            { endpoint, field },
+            'upstream response differs from the reference; read tolerantly (logged once per endpoint and field)',
+          );
       });
       return {
         async serverWillStop() {

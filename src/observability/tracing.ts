@@ -38,7 +38,12 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_SERVICE_NAME, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_SERVICE_NAME,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
 import type { TracingSettings } from '../config';
 import type { GatewayContext } from '../context';
 import type { EconomyEvents, TracedRequest } from '../economy';
@@ -166,7 +171,9 @@ export class GatewayTracing {
     installContextManager();
     const processor = exporter
       ? new SimpleSpanProcessor(exporter)
-      : new BatchSpanProcessor(new OTLPTraceExporter({ url: url ?? undefined, headers: exportHeaders(settings.headers) }));
+      : new BatchSpanProcessor(
+          new OTLPTraceExporter({ url: url ?? undefined, headers: exportHeaders(settings.headers) }),
+        );
     const provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName }),
       sampler: samplerOf(settings),
@@ -181,7 +188,11 @@ export class GatewayTracing {
    */
   async operation<T>(headers: IncomingHttpHeaders, res: ServerResponse, work: () => Promise<T>): Promise<T> {
     const parent = this.propagator.extract(ROOT_CONTEXT, headers, headerGetter);
-    const span = this.tracer.startSpan('graphql', { kind: SpanKind.SERVER, attributes: { [ATTR_URL_PATH]: '/graphql' } }, parent);
+    const span = this.tracer.startSpan(
+      'graphql',
+      { kind: SpanKind.SERVER, attributes: { [ATTR_URL_PATH]: '/graphql' } },
+      parent,
+    );
     try {
       return await context.with(trace.setSpan(parent, span), work);
     } finally {
@@ -199,7 +210,11 @@ export class GatewayTracing {
    */
   streamOperation(transport: 'graphql-ws' | 'graphql-sse', carrier: IncomingHttpHeaders): StreamOperationSpan {
     const parent = this.propagator.extract(ROOT_CONTEXT, carrier, headerGetter);
-    const span = this.tracer.startSpan('graphql', { kind: SpanKind.SERVER, attributes: { [TRACE_ATTRIBUTES.transport]: transport } }, parent);
+    const span = this.tracer.startSpan(
+      'graphql',
+      { kind: SpanKind.SERVER, attributes: { [TRACE_ATTRIBUTES.transport]: transport } },
+      parent,
+    );
     const active = trace.setSpan(parent, span);
     let ended = false;
     return {
@@ -279,7 +294,8 @@ export class GatewayTracing {
         if (event.outcome !== 'write') upstream.span.setAttribute(TRACE_ATTRIBUTES.cache, event.outcome);
         upstream.span.setAttribute(TRACE_ATTRIBUTES.retries, event.retries);
         // Only a request of its own waits for budget (a hit or a joined flight does not).
-        if (event.outcome === 'miss' || event.outcome === 'write' || event.budgetWaitMs > 0) upstream.span.setAttribute(TRACE_ATTRIBUTES.budgetWaitMs, Math.round(event.budgetWaitMs));
+        if (event.outcome === 'miss' || event.outcome === 'write' || event.budgetWaitMs > 0)
+          upstream.span.setAttribute(TRACE_ATTRIBUTES.budgetWaitMs, Math.round(event.budgetWaitMs));
       },
       queued: (work) => {
         // The operation's span, not that of its request that missed (a child of it).
@@ -328,7 +344,11 @@ export class GatewayTracing {
       },
       background ? ROOT_CONTEXT : context.active(),
     );
-    const state: UpstreamTrace = { span, operation: background ? undefined : trace.getSpan(context.active())?.spanContext(), attempts: 0 };
+    const state: UpstreamTrace = {
+      span,
+      operation: background ? undefined : trace.getSpan(context.active())?.spanContext(),
+      attempts: 0,
+    };
     // Background work runs in a context of its own: nothing it starts (timers) inherits an operation's.
     const parent = background ? ROOT_CONTEXT : context.active();
     try {
@@ -355,4 +375,3 @@ function nameOperationSpan(span: Span, operation: string, operationName: string 
 function current(): UpstreamTrace | undefined {
   return context.active().getValue(UPSTREAM_TRACE) as UpstreamTrace | undefined;
 }
-

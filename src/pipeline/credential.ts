@@ -41,7 +41,8 @@ export function bearerToken(header: string | undefined): string | null {
  * request's `Origin` header, kept with a token (see `tokens create --origin`).
  */
 export function readCredential(value: unknown, origin?: string | null): Credential {
-  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === '')) return { kind: 'none' };
+  if (value === undefined || value === null || (typeof value === 'string' && value.trim() === ''))
+    return { kind: 'none' };
   const token = typeof value === 'string' ? bearerToken(value) : null;
   if (!token) return { kind: 'malformed' };
   return looksLikeToken(token) ? { kind: 'token', token, origin: origin ?? null } : { kind: 'key', apiKey: token };
@@ -51,7 +52,9 @@ export function readCredential(value: unknown, origin?: string | null): Credenti
 const LAST_CREDENTIAL = Symbol('lastCredential');
 
 /** A connection with the credential of its last request, and the header values it was read from. */
-type CredentialSocket = IncomingMessage['socket'] & { [LAST_CREDENTIAL]?: { authorization: string | undefined; origin: string | undefined; credential: Credential } };
+type CredentialSocket = IncomingMessage['socket'] & {
+  [LAST_CREDENTIAL]?: { authorization: string | undefined; origin: string | undefined; credential: Credential };
+};
 
 /**
  * The credential of an HTTP request (its `Authorization` and `Origin` headers, see

@@ -71,7 +71,9 @@ function apolloText(result: OutgoingResult): string {
  */
 function cachedText(result: OutgoingResult, dataText: string): string {
   if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
-  return result.extensions === undefined ? `{"data":${dataText}}` : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
+  return result.extensions === undefined
+    ? `{"data":${dataText}}`
+    : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
 }
 
 /** The object a measured result's text is remembered by: its first part that is an object. */
@@ -112,7 +114,8 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
         // Synchronous to the end: the response cache reads `errors` after its own await.
         willSendResponse: async ({ response, contextValue, operationName, metrics }) => {
           if (response.body.kind !== 'single') return;
-          const responseCacheAgeSeconds = metrics.responseCacheHit === true ? Number(response.http.headers.get('age') ?? 0) : null;
+          const responseCacheAgeSeconds =
+            metrics.responseCacheHit === true ? Number(response.http.headers.get('age') ?? 0) : null;
           const dataText = contextValue.responseCacheData;
           // Executed by a plugin (graphql-jit's answers through `responseForOperation`, for which
           // Apollo calls no execution hook): an answer with `data` that is not a cache hit.
@@ -126,7 +129,10 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
               execution: contextValue,
               delivery: contextValue,
               responseCacheAgeSeconds,
-              serialize: responseCacheAgeSeconds !== null && dataText !== undefined ? (result) => cachedText(result, dataText) : apolloText,
+              serialize:
+                responseCacheAgeSeconds !== null && dataText !== undefined
+                  ? (result) => cachedText(result, dataText)
+                  : apolloText,
               measured: (result, text) => {
                 contextValue.responseTextLength = text.length;
                 const anchor = anchorOf(result);
@@ -135,7 +141,15 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
                 texts.set(anchor, { result, text });
               },
               report: ({ result, errorCodes }) =>
-                report({ result, errorCodes, context: contextValue, operationName: operationName ?? null, executed, durationMs: performance.now() - started, responseCacheAgeSeconds }),
+                report({
+                  result,
+                  errorCodes,
+                  context: contextValue,
+                  operationName: operationName ?? null,
+                  executed,
+                  durationMs: performance.now() - started,
+                  responseCacheAgeSeconds,
+                }),
             },
             env,
           );
@@ -147,7 +161,11 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
     const anchor = anchorOf(value);
     const kept = anchor ? texts.get(anchor) : undefined;
     if (anchor && kept) texts.delete(anchor);
-    const same = kept !== undefined && kept.result.data === value.data && kept.result.errors === value.errors && kept.result.extensions === value.extensions;
+    const same =
+      kept !== undefined &&
+      kept.result.data === value.data &&
+      kept.result.errors === value.errors &&
+      kept.result.extensions === value.extensions;
     // Apollo Server's own serialization ends with a newline.
     return `${same ? kept.text : JSON.stringify(value)}\n`;
   };
@@ -166,12 +184,24 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
           measured = { result: value, text };
         },
         report: ({ result: sent, errorCodes }) =>
-          report({ result: sent, errorCodes, context, operationName: hit.operationName, executed: false, durationMs: performance.now() - hit.started, responseCacheAgeSeconds: hit.ageSeconds }),
+          report({
+            result: sent,
+            errorCodes,
+            context,
+            operationName: hit.operationName,
+            executed: false,
+            durationMs: performance.now() - hit.started,
+            responseCacheAgeSeconds: hit.ageSeconds,
+          }),
       },
       env,
     );
     const kept = measured as { readonly result: OutgoingResult; readonly text: string } | null;
-    const same = kept !== null && kept.result.data === result.data && kept.result.errors === result.errors && kept.result.extensions === result.extensions;
+    const same =
+      kept !== null &&
+      kept.result.data === result.data &&
+      kept.result.errors === result.errors &&
+      kept.result.extensions === result.extensions;
     return `${same ? kept.text : JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`;
   };
   return { plugin, stringifyResult, cachedResponse };

@@ -54,7 +54,13 @@ export interface CharacterKey {
 export type KeyInUse =
   | { readonly source: 'caller'; readonly key: HashedKey }
   | { readonly source: 'site'; readonly key: HashedKey; readonly storedSecret: string | null }
-  | { readonly source: 'token'; readonly key: HashedKey; readonly storedSecret: string | null; readonly token: ActiveToken; readonly characters: readonly CharacterKey[] };
+  | {
+      readonly source: 'token';
+      readonly key: HashedKey;
+      readonly storedSecret: string | null;
+      readonly token: ActiveToken;
+      readonly characters: readonly CharacterKey[];
+    };
 
 /**
  * THE memo of key hashes: each holder's hashed key, computed on first use. A holder is an

@@ -4,7 +4,14 @@
  * writes it, and Apollo's options. The pipeline decides; these only name its answers.
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
-import type { DocumentNode, GraphQLError, GraphQLFormattedError, OperationDefinitionNode, ParseOptions, ValidationRule } from 'graphql';
+import type {
+  DocumentNode,
+  GraphQLError,
+  GraphQLFormattedError,
+  OperationDefinitionNode,
+  ParseOptions,
+  ValidationRule,
+} from 'graphql';
 import type { Credential } from './credential';
 import type { KeyInUse } from './key-in-use';
 import type { RequestParameters } from './public-site';

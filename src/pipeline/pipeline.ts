@@ -15,7 +15,16 @@ import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters } from './public-site';
 import { httpResultPhase } from './http-result-phase';
 import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
-import type { Admission, ApolloPipelineOptions, Prepared, RefusalAnswer, RefusalOwner, RefusalResult, RequestFacts, StepListener } from './pipeline-types';
+import type {
+  Admission,
+  ApolloPipelineOptions,
+  Prepared,
+  RefusalAnswer,
+  RefusalOwner,
+  RefusalResult,
+  RequestFacts,
+  StepListener,
+} from './pipeline-types';
 import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
@@ -78,11 +87,17 @@ export class RequestPipeline {
    * @param tokens - the vault's token lookups (default: none, every access token is refused)
    * @throws Error when {@link STEPS} lists a step before one of an earlier phase (a programming error).
    */
-  constructor(schema: GraphQLSchema, settings: PipelineSettings, publicSite: PublicSite, tokens: TokenResolver = NO_VAULT) {
+  constructor(
+    schema: GraphQLSchema,
+    settings: PipelineSettings,
+    publicSite: PublicSite,
+    tokens: TokenResolver = NO_VAULT,
+  ) {
     let phase = 0;
     for (const step of STEPS as readonly Step[]) {
       const index = PHASES.indexOf(step.phase);
-      if (index < phase) throw new Error(`The request step ${step.name} (${step.phase}) comes after a step of a later phase.`);
+      if (index < phase)
+        throw new Error(`The request step ${step.name} (${step.phase}) comes after a step of a later phase.`);
       phase = index;
     }
     this.env = {
@@ -107,7 +122,11 @@ export class RequestPipeline {
    */
   static fromConfig(
     schema: GraphQLSchema,
-    config: PipelineSettings & { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null },
+    config: PipelineSettings & {
+      serverApiKey: string | null;
+      serverApiSecret: string | null;
+      trustedDocumentsPath: string | null;
+    },
     tokens: TokenResolver = NO_VAULT,
   ): RequestPipeline {
     return new RequestPipeline(schema, config, PublicSite.fromConfig(config), tokens);
@@ -139,7 +158,11 @@ export class RequestPipeline {
   }
 
   /** Runs the steps of one phase in order, up to the first that refuses (`run` answers non-null): that step and its answer, or null. */
-  private firstRefusal<R>(phase: 'request' | 'operation', transport: Transport, run: (step: Step<StepName>) => R | null): { step: StepName; found: R } | null {
+  private firstRefusal<R>(
+    phase: 'request' | 'operation',
+    transport: Transport,
+    run: (step: Step<StepName>) => R | null,
+  ): { step: StepName; found: R } | null {
     for (const step of STEPS as readonly Step<StepName>[]) {
       if (step.phase !== phase) continue;
       this.ran(step.name, transport);
@@ -151,13 +174,17 @@ export class RequestPipeline {
 
   /** Runs the `request` phase on `state`: the first refusal, or null. */
   private runRequestPhase(state: RequestState): { step: StepName; refusal: Refusal } | null {
-    const refused = this.firstRefusal('request', state.transport, (step) => (step.phase === 'request' ? step.run(state, this.env) : null));
+    const refused = this.firstRefusal('request', state.transport, (step) =>
+      step.phase === 'request' ? step.run(state, this.env) : null,
+    );
     return refused && { step: refused.step, refusal: refused.found };
   }
 
   /** Runs the `operation` phase on `state`: the first error, or null. */
   private runOperationPhase(state: OperationState): { step: StepName; error: GraphQLError } | null {
-    const failed = this.firstRefusal('operation', state.transport, (step) => (step.phase === 'operation' ? step.run(state, this.env) : null));
+    const failed = this.firstRefusal('operation', state.transport, (step) =>
+      step.phase === 'operation' ? step.run(state, this.env) : null,
+    );
     return failed && { step: failed.step, error: failed.found };
   }
 
@@ -170,7 +197,12 @@ export class RequestPipeline {
    * @param parameters - what Apollo is given when no step replaces it
    * @param facts - the body's size as read, and the size of a batch
    */
-  admit(input: GraphQLRequestInput | null, credential: Credential, parameters: RequestParameters, facts: RequestFacts = {}): Admission {
+  admit(
+    input: GraphQLRequestInput | null,
+    credential: Credential,
+    parameters: RequestParameters,
+    facts: RequestFacts = {},
+  ): Admission {
     const state: RequestState = { transport: 'http', input, credential, parameters, key: null, ...facts };
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', ...refused };
@@ -187,11 +219,24 @@ export class RequestPipeline {
    * @param credential - the key, read from the connection parameters or the header
    * @param facts - the transport's subscription limits, its cap on operations in flight, the body's size as read (see {@link RequestState})
    */
-  prepare(transport: Exclude<Transport, 'http'>, payload: Readonly<Record<string, unknown>>, credential: Credential, facts: RequestFacts = {}): Prepared {
+  prepare(
+    transport: Exclude<Transport, 'http'>,
+    payload: Readonly<Record<string, unknown>>,
+    credential: Credential,
+    facts: RequestFacts = {},
+  ): Prepared {
     const input: GraphQLRequestInput = { kind: 'post', body: payload };
-    const state: RequestState = { transport, input, credential, parameters: { body: payload, search: '' }, key: null, ...facts };
+    const state: RequestState = {
+      transport,
+      input,
+      credential,
+      parameters: { body: payload, search: '' },
+      key: null,
+      ...facts,
+    };
     const refused = this.runRequestPhase(state);
-    if (refused) return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)], refusal: refused.refusal };
+    if (refused)
+      return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)], refusal: refused.refusal };
     const body = state.parameters.body as Record<string, unknown>;
 
     this.ran('parse', transport);
@@ -209,7 +254,11 @@ export class RequestPipeline {
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
       const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
       if (invalid.length > 0) {
-        return { kind: 'refused', step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
+        return {
+          kind: 'refused',
+          step: 'depth',
+          errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')),
+        };
       }
       this.validated.set(body.query, document);
     } else {
@@ -221,9 +270,17 @@ export class RequestPipeline {
     if (!operation) {
       return { kind: 'refused', step: 'operation-shape', errors: [refusalError(UNNAMED_OPERATION)] };
     }
-    const variables = body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
+    const variables =
+      body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
     const token = state.key?.source === 'token' ? state.key.token : undefined;
-    const operationState: OperationState = { transport, document, operation, variables, ...(token ? { token } : {}), ...(facts.operations ? { operations: facts.operations } : {}) };
+    const operationState: OperationState = {
+      transport,
+      document,
+      operation,
+      variables,
+      ...(token ? { token } : {}),
+      ...(facts.operations ? { operations: facts.operations } : {}),
+    };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
@@ -245,7 +302,14 @@ export class RequestPipeline {
           didResolveOperation: async ({ document, operation, request, queryHash, contextValue }) => {
             if (!operation) return;
             const token = contextValue.token;
-            const state: OperationState = { transport: 'http', document, operation, variables: request.variables, queryHash, ...(token ? { token } : {}) };
+            const state: OperationState = {
+              transport: 'http',
+              document,
+              operation,
+              variables: request.variables,
+              queryHash,
+              ...(token ? { token } : {}),
+            };
             const failed = this.runOperationPhase(state);
             if (failed) throw failed.error;
             // `operation-shape` keeps only the declared variables: so does the executor.
@@ -269,8 +333,13 @@ export class RequestPipeline {
     const refusal = isErrorList(refused) ? null : refused;
     const errors = isErrorList(refused) ? refused : [refusalError(refused)];
     const { credential } = owner;
-    const delivery = owner.delivery ?? (credential?.kind === 'key' ? { apiKey: credential.apiKey, apiSecret: null } : null);
-    const result = runResultSteps<OutgoingResult>({ transport, result: { errors }, execution: null, delivery, report: owner.report }, this.resultEnv, ['delivery']) as RefusalResult;
+    const delivery =
+      owner.delivery ?? (credential?.kind === 'key' ? { apiKey: credential.apiKey, apiSecret: null } : null);
+    const result = runResultSteps<OutgoingResult>(
+      { transport, result: { errors }, execution: null, delivery, report: owner.report },
+      this.resultEnv,
+      ['delivery'],
+    ) as RefusalResult;
     const copies = refusal?.copies;
     const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));
     return { status: refusal?.status ?? 400, headers: { ...refusal?.headers }, result, text };

@@ -9,7 +9,9 @@ import type { SiteKey } from './key-in-use';
  * A GraphQL request as read: a POST body object (also a graphql-ws or graphql-sse
  * subscribe payload, `kind: 'post'`) or the GET query string (`kind: 'get'`, `params`).
  */
-export type GraphQLRequestInput = { readonly kind: 'post'; readonly body: Readonly<Record<string, unknown>> } | { readonly kind: 'get'; readonly params: URLSearchParams };
+export type GraphQLRequestInput =
+  | { readonly kind: 'post'; readonly body: Readonly<Record<string, unknown>> }
+  | { readonly kind: 'get'; readonly params: URLSearchParams };
 
 /** What Apollo is given: the body (POST) and the query string (GET, with its leading `?`, or empty). */
 export interface RequestParameters {
@@ -44,7 +46,9 @@ export function extractDocumentId(input: GraphQLRequestInput): string | null {
     return typeof hash === 'string' && hash !== '' ? hash : null;
   };
   if (queryText(input) !== null) return null;
-  return input.kind === 'post' ? read(input.body.documentId, input.body.extensions) : read(input.params.get('documentId'), input.params.get('extensions'));
+  return input.kind === 'post'
+    ? read(input.body.documentId, input.body.extensions)
+    : read(input.params.get('documentId'), input.params.get('extensions'));
 }
 
 function queryText(input: GraphQLRequestInput): string | null {
@@ -100,11 +104,18 @@ export class PublicSite {
     private readonly serverKey: string | null,
     private readonly serverSecret: string | null,
   ) {
-    this.siteKeys = serverKey === null ? null : { read: { apiKey: serverKey, apiSecret: null }, write: { apiKey: serverKey, apiSecret: serverSecret } };
+    this.siteKeys =
+      serverKey === null
+        ? null
+        : { read: { apiKey: serverKey, apiSecret: null }, write: { apiKey: serverKey, apiSecret: serverSecret } };
   }
 
   /** Builds it from the settings; public mode is on with both a server key and a manifest. */
-  static fromConfig(config: { serverApiKey: string | null; serverApiSecret: string | null; trustedDocumentsPath: string | null }): PublicSite {
+  static fromConfig(config: {
+    serverApiKey: string | null;
+    serverApiSecret: string | null;
+    trustedDocumentsPath: string | null;
+  }): PublicSite {
     const documents = config.trustedDocumentsPath ? TrustedDocuments.load(config.trustedDocumentsPath) : null;
     return new PublicSite(documents, config.serverApiKey, config.serverApiSecret);
   }
@@ -133,12 +144,18 @@ export class PublicSite {
         return {
           kind: 'refuse',
           code: 'FORBIDDEN_DOCUMENT',
-          message: 'Writes are disabled for requests without an API key: the gateway has no STATEV_API_SECRET configured.',
+          message:
+            'Writes are disabled for requests without an API key: the gateway has no STATEV_API_SECRET configured.',
         };
       }
       return { kind: 'run', siteKey: trusted.hasMutation ? this.siteKeys.write : this.siteKeys.read, parameters };
     }
-    if (hash) return { kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND', message: `No trusted document has the hash ${hash.slice(0, 80)}.` };
+    if (hash)
+      return {
+        kind: 'refuse',
+        code: 'PERSISTED_QUERY_NOT_FOUND',
+        message: `No trusted document has the hash ${hash.slice(0, 80)}.`,
+      };
     return allowsArbitrary(input) ? { kind: 'run', siteKey: null, parameters } : FORBIDDEN;
   }
 }

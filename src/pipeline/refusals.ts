@@ -62,22 +62,37 @@ export const MALFORMED_KEY: Readonly<Record<'http' | 'streaming', Refusal>> = {
   },
   streaming: {
     code: 'UNAUTHENTICATED',
-    message: 'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
+    message:
+      'The authorization value is not "Bearer <API key>": send connectionParams {"authorization": "Bearer <key>"} (WebSocket) or the Authorization header (SSE).',
     status: 401,
   },
 };
 
 /** The refusal of a streaming operation without a query (the `parse` check of graphql-ws and graphql-sse), built once. */
-export const NO_QUERY: Refusal = { code: 'BAD_REQUEST', message: 'The request has no query (or no known documentId).', status: 400 };
+export const NO_QUERY: Refusal = {
+  code: 'BAD_REQUEST',
+  message: 'The request has no query (or no known documentId).',
+  status: 400,
+};
 
 /** The refusal of a streaming operation whose document has no operation by the name it gave, or several and no name (`operation-shape`), built once. */
-export const UNNAMED_OPERATION: Refusal = { code: 'BAD_REQUEST', message: 'Name the operation to run (operationName).', status: 400 };
+export const UNNAMED_OPERATION: Refusal = {
+  code: 'BAD_REQUEST',
+  message: 'Name the operation to run (operationName).',
+  status: 400,
+};
 
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 export const TOKEN_REFUSED = Object.fromEntries(
   (Object.keys(TOKEN_REFUSALS) as TokenRefusal[]).map((reason): [TokenRefusal, Refusal] => [
     reason,
-    { code: 'UNAUTHENTICATED', message: TOKEN_REFUSALS[reason], status: 401, headers: { 'www-authenticate': 'Bearer error="invalid_token"' }, extensions: { reason } },
+    {
+      code: 'UNAUTHENTICATED',
+      message: TOKEN_REFUSALS[reason],
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      extensions: { reason },
+    },
   ]),
 ) as Readonly<Record<TokenRefusal, Refusal>>;
 
@@ -99,7 +114,16 @@ const batchRefusals = new Map<number | undefined, Refusal>();
 export function batchRefusal(count: number): Refusal {
   const copies = count >= 1 && count <= MAX_BATCH_ANSWERS ? count : undefined;
   let refusal = batchRefusals.get(copies);
-  if (!refusal) batchRefusals.set(copies, (refusal = { code: 'BAD_REQUEST', message: BATCH_REFUSED, status: 400, ...(copies === undefined ? {} : { copies }) }));
+  if (!refusal)
+    batchRefusals.set(
+      copies,
+      (refusal = {
+        code: 'BAD_REQUEST',
+        message: BATCH_REFUSED,
+        status: 400,
+        ...(copies === undefined ? {} : { copies }),
+      }),
+    );
   return refusal;
 }
 
@@ -109,7 +133,16 @@ const tooLarge = new Map<number, Refusal>();
 /** The refusal of a request body (a graphql-ws subscribe message) over `maxBodyBytes`. */
 export function bodyTooLarge(maxBodyBytes: number): Refusal {
   let refusal = tooLarge.get(maxBodyBytes);
-  if (!refusal) tooLarge.set(maxBodyBytes, (refusal = { code: 'BAD_REQUEST', message: `The request body exceeds ${maxBodyBytes} bytes.`, status: 413, headers: { connection: 'close' } }));
+  if (!refusal)
+    tooLarge.set(
+      maxBodyBytes,
+      (refusal = {
+        code: 'BAD_REQUEST',
+        message: `The request body exceeds ${maxBodyBytes} bytes.`,
+        status: 413,
+        headers: { connection: 'close' },
+      }),
+    );
   return refusal;
 }
 

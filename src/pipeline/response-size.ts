@@ -17,7 +17,10 @@ interface TooLargeExtensions {
 }
 
 /** The error (message and extensions) that replaces a result of `bytes` bytes, over `maxResponseBytes`. */
-export function tooLargeError(bytes: number, maxResponseBytes: number): { message: string; extensions: TooLargeExtensions } {
+export function tooLargeError(
+  bytes: number,
+  maxResponseBytes: number,
+): { message: string; extensions: TooLargeExtensions } {
   return {
     message: `The response would be ${bytes} bytes, more than the ${maxResponseBytes} bytes allowed (MAX_RESPONSE_BYTES). Ask for fewer fields, companies or pages at once.`,
     extensions: { code: 'QUERY_TOO_EXPENSIVE', responseBytes: bytes, maxResponseBytes },

@@ -101,8 +101,11 @@ interface ResultStep<N extends string> {
 }
 
 /** The codes of `errors`, each once (`INTERNAL_SERVER_ERROR` for an error without one). */
-export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }> | undefined): string[] {
-  const codeOf = (error: { readonly extensions?: { readonly code?: unknown } }): string => String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
+export function errorCodesOf(
+  errors: ReadonlyArray<{ readonly extensions?: { readonly code?: unknown } }> | undefined,
+): string[] {
+  const codeOf = (error: { readonly extensions?: { readonly code?: unknown } }): string =>
+    String(error.extensions?.code ?? 'INTERNAL_SERVER_ERROR');
   // Most results have no error or one (a refusal): no set for those.
   if (!errors || errors.length === 0) return [];
   const [only] = errors;
@@ -117,7 +120,10 @@ export function errorCodesOf(errors: ReadonlyArray<{ readonly extensions?: { rea
  */
 export function formatClientError(error: GraphQLError): GraphQLFormattedError {
   const { http: _http, ...extensions } = error.extensions as Record<string, unknown>;
-  const enriched = { ...error.toJSON(), extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' } };
+  const enriched = {
+    ...error.toJSON(),
+    extensions: { ...extensions, code: extensions.code ?? 'INTERNAL_SERVER_ERROR' },
+  };
   return formatError(enriched, error);
 }
 
@@ -246,7 +252,9 @@ export const RESULT_STEPS = [
       const context = state.delivery;
       if (!errors?.length || !context) return;
       // Shorter secrets cannot be found in free text (the upstream client withholds such texts).
-      const secrets = [context.apiKey, context.apiSecret].filter((secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH);
+      const secrets = [context.apiKey, context.apiSecret].filter(
+        (secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH,
+      );
       if (secrets.length === 0) return;
       const redactor = new Redactor(secrets);
       let changed = false;
@@ -279,7 +287,10 @@ export const RESULT_STEPS = [
         return;
       }
       const { message, extensions } = tooLargeError(bytes, env.maxResponseBytes);
-      state.result = { data: null, errors: [{ message, extensions: { ...extensions } }] } as unknown as typeof state.result;
+      state.result = {
+        data: null,
+        errors: [{ message, extensions: { ...extensions } }],
+      } as unknown as typeof state.result;
     },
   },
   // The operation's metrics, its `graphql operation` log line and its span, from the
@@ -300,7 +311,11 @@ export type ResultStepName = (typeof RESULT_STEPS)[number]['name'];
  * Runs the steps of `phases` of {@link RESULT_STEPS} on `state`, in order, and returns the
  * result to send.
  */
-export function runResultSteps<R extends OutgoingResult>(state: ResultState<R>, env: ResultEnvironment, phases: readonly ResultPhase[] = RESULT_PHASES): R {
+export function runResultSteps<R extends OutgoingResult>(
+  state: ResultState<R>,
+  env: ResultEnvironment,
+  phases: readonly ResultPhase[] = RESULT_PHASES,
+): R {
   for (const step of RESULT_STEPS as readonly ResultStep<ResultStepName>[]) {
     if (phases.includes(step.phase)) step.run(state, env);
   }

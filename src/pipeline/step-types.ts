@@ -19,7 +19,15 @@ export type Transport = 'http' | 'graphql-ws' | 'graphql-sse';
 /** The settings the steps read. */
 export type PipelineSettings = Pick<
   GatewayConfig,
-  'maxDepth' | 'maxUpstreamRequests' | 'costAssumptions' | 'optionSlots' | 'introspection' | 'maxBodyBytes' | 'maxVariablesBytes' | 'maxResponseBytes' | 'keyHashSecret'
+  | 'maxDepth'
+  | 'maxUpstreamRequests'
+  | 'costAssumptions'
+  | 'optionSlots'
+  | 'introspection'
+  | 'maxBodyBytes'
+  | 'maxVariablesBytes'
+  | 'maxResponseBytes'
+  | 'keyHashSecret'
 >;
 
 /** What the steps share, built once per gateway by {@link RequestPipeline}. */
@@ -143,7 +151,8 @@ interface ResultStep<N extends string> {
 }
 
 /** Any step. */
-export type Step<N extends string = string> = RequestStep<N> | ParseStep<N> | ValidateStep<N> | OperationStep<N> | ResultStep<N>;
+export type Step<N extends string = string> =
+  RequestStep<N> | ParseStep<N> | ValidateStep<N> | OperationStep<N> | ResultStep<N>;
 
 /** The phases, in the order they run. */
 export const PHASES = ['request', 'parse', 'validate', 'operation', 'result'] as const;

@@ -35,7 +35,14 @@ import { grantsRule } from '../graph/validation/grants.rule';
 import { introspectionCostRule, noIntrospectionRule } from '../graph/validation/introspection.rule';
 import { declaredVariables } from '../graph/validation/operation-memo';
 import { costError, costMemoHash, estimatorsFor, measureCost } from '../field-rules/cost';
-import { batchRefusal, bodyTooLarge, MALFORMED_KEY, operationCapRefusal, refusalError, TOKEN_REFUSED } from './refusals';
+import {
+  batchRefusal,
+  bodyTooLarge,
+  MALFORMED_KEY,
+  operationCapRefusal,
+  refusalError,
+  TOKEN_REFUSED,
+} from './refusals';
 import type { OperationState, RequestState, Step } from './step-types';
 import { callerKey, siteKey, tokenKey } from './key-in-use';
 
@@ -80,7 +87,8 @@ export const STEPS = [
     // before anything else; its reader stopped reading at the limit.
     name: 'body-size',
     phase: 'request',
-    run: ({ bodyBytes }, env) => (bodyBytes !== undefined && bodyBytes > env.settings.maxBodyBytes ? bodyTooLarge(env.settings.maxBodyBytes) : null),
+    run: ({ bodyBytes }, env) =>
+      bodyBytes !== undefined && bodyBytes > env.settings.maxBodyBytes ? bodyTooLarge(env.settings.maxBodyBytes) : null,
   },
   {
     // graphql-ws: a query or mutation over OPERATIONS_MAX_PER_CONNECTION in flight on its
@@ -102,7 +110,9 @@ export const STEPS = [
     phase: 'request',
     run: (state, env) => {
       state.key = callerKey(state.credential, env.settings.keyHashSecret);
-      return state.credential.kind === 'malformed' ? MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming'] : null;
+      return state.credential.kind === 'malformed'
+        ? MALFORMED_KEY[state.transport === 'http' ? 'http' : 'streaming']
+        : null;
     },
   },
   {
@@ -135,7 +145,10 @@ export const STEPS = [
     phase: 'request',
     run: (state, env) => {
       if (!state.input) return null;
-      const decision = env.publicSite.decide(state.input, state.credential.kind === 'key' || state.credential.kind === 'token');
+      const decision = env.publicSite.decide(
+        state.input,
+        state.credential.kind === 'key' || state.credential.kind === 'token',
+      );
       if (decision.kind === 'refuse') return { code: decision.code, message: decision.message, status: 400 };
       state.parameters = decision.parameters;
       if (decision.siteKey) state.key = siteKey(decision.siteKey, env.settings.keyHashSecret);
@@ -153,7 +166,8 @@ export const STEPS = [
       const check = env.tokens.check(state.credential);
       if (check.kind === 'refused') return TOKEN_REFUSED[check.reason];
       // A token bound to a browser origin (tokens create --origin) is refused from anywhere else.
-      if (check.token.origin !== null && check.token.origin !== state.credential.origin) return TOKEN_REFUSED['wrong-origin'];
+      if (check.token.origin !== null && check.token.origin !== state.credential.origin)
+        return TOKEN_REFUSED['wrong-origin'];
       state.key = tokenKey(check.token, env.settings.keyHashSecret);
       return state.key ? null : TOKEN_REFUSED['key-removed'];
     },
@@ -193,10 +207,20 @@ export const STEPS = [
     phase: 'operation',
     run: (state) => {
       if (state.transport === 'http' && state.operation.operation === OperationTypeNode.SUBSCRIPTION) {
-        return new GatewayError('BAD_REQUEST', 'Subscription operations are not served over POST or GET /graphql: subscribe over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream.', {}, 400);
+        return new GatewayError(
+          'BAD_REQUEST',
+          'Subscription operations are not served over POST or GET /graphql: subscribe over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream.',
+          {},
+          400,
+        );
       }
       if (state.transport === 'http' && isLiveQueryOperationDefinitionNode(state.operation, state.variables)) {
-        return new GatewayError('BAD_REQUEST', 'Live queries (@live) are not served over POST or GET /graphql: send them over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream, as a subscription is sent.', {}, 400);
+        return new GatewayError(
+          'BAD_REQUEST',
+          'Live queries (@live) are not served over POST or GET /graphql: send them over WebSocket (graphql-transport-ws) at /graphql or over Server-Sent Events at /graphql/stream, as a subscription is sent.',
+          {},
+          400,
+        );
       }
       if (state.variables) state.variables = declaredVariables(state.operation, state.variables);
       return null;
@@ -212,7 +236,9 @@ export const STEPS = [
       if (state.transport === 'http') return null;
       const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
       const [error] = coerced.errors ?? [];
-      return error ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } }) : null;
+      return error
+        ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } })
+        : null;
     },
   },
   {
@@ -226,12 +252,29 @@ export const STEPS = [
       const { token } = state;
       if (!token) return null;
       // `read` over whole characters allows every query: nothing to walk.
-      const readsAll = token.grants.some((grant) => grant.kind === 'read') && !token.grants.some((grant) => grant.kind === 'factory');
-      if (readsAll && state.operation.operation === OperationTypeNode.QUERY && !isLiveQueryOperationDefinitionNode(state.operation, state.variables)) return null;
-      const check = (): GraphQLError | null => validate(env.schema, state.document, [grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables })])[0] ?? null;
+      const readsAll =
+        token.grants.some((grant) => grant.kind === 'read') && !token.grants.some((grant) => grant.kind === 'factory');
+      if (
+        readsAll &&
+        state.operation.operation === OperationTypeNode.QUERY &&
+        !isLiveQueryOperationDefinitionNode(state.operation, state.variables)
+      )
+        return null;
+      const check = (): GraphQLError | null =>
+        validate(env.schema, state.document, [
+          grantsRule({ grants: token.grants, operation: state.operation, variables: state.variables }),
+        ])[0] ?? null;
       // Keyed by a hash of (document, token, operation, variables), bounded in bytes; only
       // "allowed" is remembered (a refusal, which quotes the request, is built afresh).
-      return env.grantsMemo.get({ queryHash: `${documentIdentity(state)}\u0000${token.id}`, operation: state.operation, variables: state.variables }, check, (result) => result === null);
+      return env.grantsMemo.get(
+        {
+          queryHash: `${documentIdentity(state)}\u0000${token.id}`,
+          operation: state.operation,
+          variables: state.variables,
+        },
+        check,
+        (result) => result === null,
+      );
     },
   },
   {
@@ -239,10 +282,15 @@ export const STEPS = [
     name: 'bounds',
     phase: 'operation',
     run: (state, env) => {
-      const check = (): GraphQLError | null => checkOperationBounds(env.schema, state.document, state.operation, state.variables);
+      const check = (): GraphQLError | null =>
+        checkOperationBounds(env.schema, state.document, state.operation, state.variables);
       if (state.queryHash === undefined) return check();
       // Only "within bounds" is remembered: a violation is built afresh for every request.
-      return env.boundsMemo.get({ queryHash: state.queryHash, operation: state.operation, variables: state.variables }, check, (result) => result === null);
+      return env.boundsMemo.get(
+        { queryHash: state.queryHash, operation: state.operation, variables: state.variables },
+        check,
+        (result) => result === null,
+      );
     },
   },
   {
@@ -252,8 +300,25 @@ export const STEPS = [
     phase: 'operation',
     run: (state, env) => {
       const characters = state.token?.characters.length ?? 1; // a token over several: merged lists cost once per character
-      const measure = (): number | null => measureCost(env.schema, state.document, state.operation, state.variables, estimatorsFor(characters, env.costEstimators, env.settings));
-      const cost = state.queryHash === undefined ? measure() : env.costMemo.get({ queryHash: costMemoHash(state.queryHash, characters), operation: state.operation, variables: state.variables }, measure);
+      const measure = (): number | null =>
+        measureCost(
+          env.schema,
+          state.document,
+          state.operation,
+          state.variables,
+          estimatorsFor(characters, env.costEstimators, env.settings),
+        );
+      const cost =
+        state.queryHash === undefined
+          ? measure()
+          : env.costMemo.get(
+              {
+                queryHash: costMemoHash(state.queryHash, characters),
+                operation: state.operation,
+                variables: state.variables,
+              },
+              measure,
+            );
       return costError(cost, env.settings);
     },
   },
@@ -263,7 +328,12 @@ export const STEPS = [
     name: 'operation-cap-parsed',
     phase: 'operation',
     run: ({ operations, operation, variables }) => {
-      if (!operations?.full() || operation.operation === OperationTypeNode.SUBSCRIPTION || isLiveQueryOperationDefinitionNode(operation, variables)) return null;
+      if (
+        !operations?.full() ||
+        operation.operation === OperationTypeNode.SUBSCRIPTION ||
+        isLiveQueryOperationDefinitionNode(operation, variables)
+      )
+        return null;
       return refusalError(operationCapRefusal(operations.max));
     },
   },

@@ -29,14 +29,17 @@ export class TrustedDocuments {
     try {
       manifest = JSON.parse(readFileSync(path, 'utf8'));
     } catch (error) {
-      throw new Error(`TRUSTED_DOCUMENTS ${path}: expected a readable JSON file {hash: document} (${error instanceof Error ? error.message : String(error)})`);
+      throw new Error(
+        `TRUSTED_DOCUMENTS ${path}: expected a readable JSON file {hash: document} (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     if (!manifest || typeof manifest !== 'object' || Array.isArray(manifest)) {
       throw new Error(`TRUSTED_DOCUMENTS ${path}: expected a JSON object {hash: document}`);
     }
     const documents = new TrustedDocuments();
     for (const [hash, text] of Object.entries(manifest as Record<string, unknown>)) {
-      if (typeof text !== 'string') throw new Error(`TRUSTED_DOCUMENTS ${path}: the document of ${hash} is not a string`);
+      if (typeof text !== 'string')
+        throw new Error(`TRUSTED_DOCUMENTS ${path}: the document of ${hash} is not a string`);
       if (createHash('sha256').update(text).digest('hex') !== hash.toLowerCase()) {
         throw new Error(`TRUSTED_DOCUMENTS ${path}: ${hash} is not the sha256 of its document`);
       }
@@ -44,9 +47,13 @@ export class TrustedDocuments {
       try {
         parsed = parse(text);
       } catch (error) {
-        throw new Error(`TRUSTED_DOCUMENTS ${path}: the document of ${hash} does not parse (${error instanceof Error ? error.message : String(error)})`);
+        throw new Error(
+          `TRUSTED_DOCUMENTS ${path}: the document of ${hash} does not parse (${error instanceof Error ? error.message : String(error)})`,
+        );
       }
-      const hasMutation = parsed.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION);
+      const hasMutation = parsed.definitions.some(
+        (d) => d.kind === Kind.OPERATION_DEFINITION && d.operation === OperationTypeNode.MUTATION,
+      );
       documents.byHash.set(hash.toLowerCase(), { text, hasMutation });
     }
     return documents;
@@ -83,6 +90,8 @@ export function isIntrospectionOnly(document: DocumentNode): boolean {
     (definition) =>
       definition.kind !== Kind.OPERATION_DEFINITION ||
       (onlyMeta(definition.selectionSet) &&
-        operationFragments(document, definition).every((fragment) => fragment.typeCondition.name.value.startsWith('__') || onlyMeta(fragment.selectionSet))),
+        operationFragments(document, definition).every(
+          (fragment) => fragment.typeCondition.name.value.startsWith('__') || onlyMeta(fragment.selectionSet),
+        )),
   );
 }

@@ -47,7 +47,6 @@ export const THROTTLER_MESSAGE = 'ThrottlerException: Too Many Requests';
 /** The message of a premium-only endpoint refused to a key without premium: a 401 containing "Premium", as clients check. */
 export const PREMIUM_MESSAGE = 'Premium required: this endpoint is only available to StateV Premium keys';
 
-
 /** Everything a route handler may use. */
 export interface HandlerContext {
   /** The caller's key (scopes, premium). */

@@ -36,13 +36,77 @@ export interface Catalogue {
   items: CatalogueItem[];
 }
 
-const NOUNS = ['Sandwich', 'Kaffee', 'Wasser', 'Burger', 'Pizza', 'Salat', 'Limonade', 'Donut', 'Brezel', 'Energy Drink', 'Schokolade', 'Chips', 'Tee', 'Bagel', 'Wrap', 'Suppe', 'Muffin', 'Croissant', 'Saft', 'Eis'];
-const ADJECTIVES = ['frisch', 'hausgemacht', 'klassisch', 'scharf', 'vegan', 'groß', 'klein', 'gekühlt', 'warm', 'knusprig', 'süß', 'herzhaft'];
+const NOUNS = [
+  'Sandwich',
+  'Kaffee',
+  'Wasser',
+  'Burger',
+  'Pizza',
+  'Salat',
+  'Limonade',
+  'Donut',
+  'Brezel',
+  'Energy Drink',
+  'Schokolade',
+  'Chips',
+  'Tee',
+  'Bagel',
+  'Wrap',
+  'Suppe',
+  'Muffin',
+  'Croissant',
+  'Saft',
+  'Eis',
+];
+const ADJECTIVES = [
+  'frisch',
+  'hausgemacht',
+  'klassisch',
+  'scharf',
+  'vegan',
+  'groß',
+  'klein',
+  'gekühlt',
+  'warm',
+  'knusprig',
+  'süß',
+  'herzhaft',
+];
 const CATEGORIES = ['Getränke', 'Snacks', 'Warme Speisen', 'Backwaren', 'Süßes', 'Frühstück'];
 const UNITS = ['Stück', 'Flasche', 'Becher', 'Portion', 'Packung'];
 const WORDS = [
-  'mit', 'aus', 'regionalen', 'Zutaten', 'täglich', 'frisch', 'zubereitet', 'ideal', 'für', 'unterwegs', 'nach', 'altem', 'Familienrezept', 'ohne', 'Zusatzstoffe',
-  'perfekt', 'zum', 'Frühstück', 'oder', 'als', 'Snack', 'zwischendurch', 'solange', 'der', 'Vorrat', 'reicht', 'auch', 'zum', 'Mitnehmen', 'beliebt', 'bei', 'Stammkunden',
+  'mit',
+  'aus',
+  'regionalen',
+  'Zutaten',
+  'täglich',
+  'frisch',
+  'zubereitet',
+  'ideal',
+  'für',
+  'unterwegs',
+  'nach',
+  'altem',
+  'Familienrezept',
+  'ohne',
+  'Zusatzstoffe',
+  'perfekt',
+  'zum',
+  'Frühstück',
+  'oder',
+  'als',
+  'Snack',
+  'zwischendurch',
+  'solange',
+  'der',
+  'Vorrat',
+  'reicht',
+  'auch',
+  'zum',
+  'Mitnehmen',
+  'beliebt',
+  'bei',
+  'Stammkunden',
 ];
 
 /** A small deterministic PRNG (mulberry32). */
@@ -70,7 +134,12 @@ function pick<T>(next: () => number, list: readonly T[]): T {
 export function realisticCatalogue(items = 200, seed = 1): Catalogue {
   const next = random(seed);
   return {
-    shop: { name: '24/7 Supermarkt Vinewood', slogan: 'Rund um die Uhr für Sie da – frische Ware, faire Preise.', phone: '555-0147', address: 'Vinewood Blvd 12, Los Santos' },
+    shop: {
+      name: '24/7 Supermarkt Vinewood',
+      slogan: 'Rund um die Uhr für Sie da – frische Ware, faire Preise.',
+      phone: '555-0147',
+      address: 'Vinewood Blvd 12, Los Santos',
+    },
     openingHours: [
       { days: 'Mo–Fr', from: '00:00', to: '24:00' },
       { days: 'Sa–So', from: '08:00', to: '22:00' },
@@ -101,7 +170,14 @@ export function realisticCatalogue(items = 200, seed = 1): Catalogue {
  * to the live counter prices (`examples/company-site/`).
  */
 export function shopCatalogue(): Catalogue {
-  const item = (id: string, name: string, category: string, price: number, unit: string, description: string): CatalogueItem => ({
+  const item = (
+    id: string,
+    name: string,
+    category: string,
+    price: number,
+    unit: string,
+    description: string,
+  ): CatalogueItem => ({
     id,
     name,
     category,
@@ -112,7 +188,12 @@ export function shopCatalogue(): Catalogue {
     available: true,
   });
   return {
-    shop: { name: 'Kiosk am Hafen', slogan: 'Rund um die Uhr geöffnet – frischer Kaffee, kalte Getränke, alles für unterwegs.', phone: '555-0147', address: 'Hafenstraße 1, Los Santos' },
+    shop: {
+      name: 'Kiosk am Hafen',
+      slogan: 'Rund um die Uhr geöffnet – frischer Kaffee, kalte Getränke, alles für unterwegs.',
+      phone: '555-0147',
+      address: 'Hafenstraße 1, Los Santos',
+    },
     openingHours: [{ days: 'Mo–So', from: '00:00', to: '24:00' }],
     currency: 'USD',
     items: [
@@ -120,7 +201,14 @@ export function shopCatalogue(): Catalogue {
       item('sandwich', 'Sandwich', 'Snacks', 7, 'Stück', 'Täglich frisch belegt: Käse, Schinken oder vegetarisch.'),
       item('kaffee', 'Kaffee', 'Getränke', 3.5, 'Becher', 'Frisch gemahlen, auch zum Mitnehmen.'),
       item('zigaretten', 'Zigaretten', 'Tabak', 12, 'Packung', 'Nur ab 18 Jahren.'),
-      item('verbandskasten', 'Verbandskasten', 'Erste Hilfe', 45, 'Stück', 'Nach DIN 13164, Pflicht in jedem Fahrzeug.'),
+      item(
+        'verbandskasten',
+        'Verbandskasten',
+        'Erste Hilfe',
+        45,
+        'Stück',
+        'Nach DIN 13164, Pflicht in jedem Fahrzeug.',
+      ),
       item('pappbecher', 'Pappbecher', 'Zubehör', 0.2, 'Stück', 'Für Kaffee zum Mitnehmen, 0,3 l.'),
     ],
   };

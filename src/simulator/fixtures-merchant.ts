@@ -12,7 +12,10 @@ import type { WireBankTransaction } from './upstream.types';
 // the shapes where it puts the character into the state), so importing back would be a cycle.
 
 /** The merchant's key: premium, every scope, character 3 (label `merchant` in the request log). */
-export const MERCHANT_KEY: { readonly key: string; readonly secret: string } = Object.freeze({ key: 'demo-merchant-key', secret: 'demo-merchant-secret' });
+export const MERCHANT_KEY: { readonly key: string; readonly secret: string } = Object.freeze({
+  key: 'demo-merchant-key',
+  secret: 'demo-merchant-secret',
+});
 
 /** Character 3. The id is internal to the simulator (the API never shows it). */
 export const MERCHANT_CHARACTER = Object.freeze({ id: 'character-3', name: 'Karl Kaufmann' });
@@ -48,7 +51,13 @@ const NOW = Date.parse('2024-05-15T12:00:00.000Z');
 function transactions(own: string, n: number): WireBankTransaction[] {
   const at = (hours: number): string => new Date(NOW - hours * 3_600_000).toISOString();
   return [
-    { senderVban: `47341${String(n).padStart(2, '0')}`, receiverVban: own, reference: `Rechnung ${1000 + n}`, amount: 150 + n * 10, timestamp: at(2 + n) },
+    {
+      senderVban: `47341${String(n).padStart(2, '0')}`,
+      receiverVban: own,
+      reference: `Rechnung ${1000 + n}`,
+      amount: 150 + n * 10,
+      timestamp: at(2 + n),
+    },
     { senderVban: own, receiverVban: '4790010', reference: 'Wareneinkauf', amount: 90 + n, timestamp: at(30 + n) },
     { senderVban: null, receiverVban: own, reference: 'Bareinzahlung', amount: 500, timestamp: at(60 + n) },
   ];
@@ -66,7 +75,15 @@ function account(n: number) {
   };
 }
 
-function company(id: string, name: string, hash: string, type: string, address: string, firstAccount: number, accounts: number) {
+function company(
+  id: string,
+  name: string,
+  hash: string,
+  type: string,
+  address: string,
+  firstAccount: number,
+  accounts: number,
+) {
   return {
     id,
     name,
@@ -95,9 +112,33 @@ export function merchantCharacter() {
     id: MERCHANT_CHARACTER.id,
     name: MERCHANT_CHARACTER.name,
     companies: [
-      company(MERCHANT_IDS.tradingHouse, 'Kaufmann Handelskontor', 'k4f1a201', 'Großhandel', 'Port of Los Santos 1', 1, first),
-      company(MERCHANT_IDS.logistics, 'Kaufmann Logistik', 'k4f1a202', 'Spedition', 'Elysian Island 9', 1 + first, second),
-      company(MERCHANT_IDS.marketStall, 'Kaufmanns Marktstand', 'k4f1a203', 'Marktstand', 'Legion Square 3', 1 + first + second, third),
+      company(
+        MERCHANT_IDS.tradingHouse,
+        'Kaufmann Handelskontor',
+        'k4f1a201',
+        'Großhandel',
+        'Port of Los Santos 1',
+        1,
+        first,
+      ),
+      company(
+        MERCHANT_IDS.logistics,
+        'Kaufmann Logistik',
+        'k4f1a202',
+        'Spedition',
+        'Elysian Island 9',
+        1 + first,
+        second,
+      ),
+      company(
+        MERCHANT_IDS.marketStall,
+        'Kaufmanns Marktstand',
+        'k4f1a203',
+        'Marktstand',
+        'Legion Square 3',
+        1 + first + second,
+        third,
+      ),
     ],
     buildings: [],
     auctions: { myImport: [], myExport: [], available: { import: [], export: [] } },

@@ -77,11 +77,13 @@ export interface KeyPair {
  * - `basic`: character 1, NOT premium, scopes `factory, factory.inventory, market, building, building.rooms` only.
  * - `other`: character 2 (Erika Musterfrau), premium, every scope.
  */
-export const DEMO_KEYS: { readonly premium: KeyPair; readonly basic: KeyPair; readonly other: KeyPair } = Object.freeze({
-  premium: Object.freeze({ key: 'demo-premium-key', secret: 'demo-premium-secret' }),
-  basic: Object.freeze({ key: 'demo-basic-key', secret: 'demo-basic-secret' }),
-  other: Object.freeze({ key: 'demo-other-key', secret: 'demo-other-secret' }),
-});
+export const DEMO_KEYS: { readonly premium: KeyPair; readonly basic: KeyPair; readonly other: KeyPair } = Object.freeze(
+  {
+    premium: Object.freeze({ key: 'demo-premium-key', secret: 'demo-premium-secret' }),
+    basic: Object.freeze({ key: 'demo-basic-key', secret: 'demo-basic-secret' }),
+    other: Object.freeze({ key: 'demo-other-key', secret: 'demo-other-secret' }),
+  },
+);
 
 /**
  * The example company site's key in `npm run demo`: character 1 (Max Mustermann), premium,
@@ -102,14 +104,26 @@ export const FIXTURE_CHARACTERS = Object.freeze({
 });
 
 /** Scopes of the basic (non-premium) demo key. */
-export const BASIC_SCOPES: readonly Scope[] = Object.freeze(['factory', 'factory.inventory', 'market', 'building', 'building.rooms']);
+export const BASIC_SCOPES: readonly Scope[] = Object.freeze([
+  'factory',
+  'factory.inventory',
+  'market',
+  'building',
+  'building.rooms',
+]);
 
 /** Regular expression of generated benchmark keys (`sim-key-<n>`); their secret is `<key>-secret`. */
 export const GENERATED_KEY_PATTERN = /^sim-key-\d+$/;
 
 /** The built-in keys: premium, basic and other (see {@link DEMO_KEYS}), the demo site's ({@link DEMO_SITE_KEY}), and the merchant's (`demo-merchant-key`, premium, every scope, character 3). */
 export const FIXTURE_KEYS: readonly SimulatedApiKey[] = Object.freeze([
-  { ...DEMO_KEYS.premium, label: 'premium', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES },
+  {
+    ...DEMO_KEYS.premium,
+    label: 'premium',
+    characterId: FIXTURE_CHARACTERS.main.id,
+    premium: true,
+    scopes: ALL_SCOPES,
+  },
   { ...DEMO_KEYS.basic, label: 'basic', characterId: FIXTURE_CHARACTERS.main.id, premium: false, scopes: BASIC_SCOPES },
   { ...DEMO_KEYS.other, label: 'other', characterId: FIXTURE_CHARACTERS.other.id, premium: true, scopes: ALL_SCOPES },
   { ...DEMO_SITE_KEY, label: 'site', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES },
@@ -121,7 +135,14 @@ export const FIXTURE_KEYS: readonly SimulatedApiKey[] = Object.freeze([
  * character 1's data, label `'generated'`, secret `<key>-secret`.
  */
 export function generatedKey(key: string): SimulatedApiKey {
-  return { key, secret: `${key}-secret`, label: 'generated', characterId: FIXTURE_CHARACTERS.main.id, premium: true, scopes: ALL_SCOPES };
+  return {
+    key,
+    secret: `${key}-secret`,
+    label: 'generated',
+    characterId: FIXTURE_CHARACTERS.main.id,
+    premium: true,
+    scopes: ALL_SCOPES,
+  };
 }
 
 function oid(prefix: string, n: number): string {
@@ -433,7 +454,13 @@ interface BookingTemplate {
  * Builds `count` transactions of an account, newest first, cycling through the templates.
  * The first is `firstHoursAgo` hours before {@link FIXTURE_NOW}, then one every `spacingHours`.
  */
-function bookings(own: string, count: number, templates: readonly BookingTemplate[], firstHoursAgo: number, spacingHours: number): WireBankTransaction[] {
+function bookings(
+  own: string,
+  count: number,
+  templates: readonly BookingTemplate[],
+  firstHoursAgo: number,
+  spacingHours: number,
+): WireBankTransaction[] {
   const out: WireBankTransaction[] = [];
   for (let i = 0; i < count; i += 1) {
     const t = templates[i % templates.length];
@@ -450,7 +477,15 @@ function bookings(own: string, count: number, templates: readonly BookingTemplat
 }
 
 const EMPLOYEES = ['Max Mustermann', 'Jonas Weber', 'Aylin Yilmaz'] as const;
-const CUSTOMERS = ['Kevin Schulz', 'Laura Hoffmann', 'Deniz Kaya', 'Paul Fischer', 'Mia Wagner', 'Luca Bianchi', 'Nina Braun'] as const;
+const CUSTOMERS = [
+  'Kevin Schulz',
+  'Laura Hoffmann',
+  'Deniz Kaya',
+  'Paul Fischer',
+  'Mia Wagner',
+  'Luca Bianchi',
+  'Nina Braun',
+] as const;
 const WORKSHOP_PRICES: Readonly<Record<string, number>> = { Reparaturkit: 250, Tuningkit: 1200, Lack: 80 };
 const WORKSHOP_BASKETS: readonly WireNamedAmount[][] = [
   [{ name: 'Reparaturkit', amount: 1 }],
@@ -491,7 +526,14 @@ interface RoomSpec {
   readonly hash: string;
   readonly name: string;
   readonly rent: number;
-  readonly interior: 'Industrie-Loft' | 'Studio' | 'Penthouse' | 'Modernes Apartment' | 'Einfaches Apartment' | 'Altbauwohnung' | 'Villa';
+  readonly interior:
+    | 'Industrie-Loft'
+    | 'Studio'
+    | 'Penthouse'
+    | 'Modernes Apartment'
+    | 'Einfaches Apartment'
+    | 'Altbauwohnung'
+    | 'Villa';
   readonly tenant?: { readonly name: string; readonly lastPayDate: string };
 }
 
@@ -654,7 +696,11 @@ function carDealer(): FixtureCompany {
     buyOffers: [],
     buyLog: [],
     options: {
-      '1': { title: 'Finanzierung', data: 'Ab 0,9 % effektiv, Laufzeit bis 48 Monate', lastUpdated: '2024-03-18T14:00:00.000Z' },
+      '1': {
+        title: 'Finanzierung',
+        data: 'Ab 0,9 % effektiv, Laufzeit bis 48 Monate',
+        lastUpdated: '2024-03-18T14:00:00.000Z',
+      },
     },
   };
 }
@@ -729,7 +775,11 @@ function workshop(): FixtureCompany {
     buyOffers: [{ item: 'Stahl', pricePerUnit: 2.1, availableAmount: 500, listPrice: 2.5, createdAt: hoursBefore(12) }],
     buyLog: workshopBuyLog(),
     options: {
-      '1': { title: 'Preisliste', data: 'Reparaturkit 250$, Tuningkit 1200$, Lack 80$', lastUpdated: '2024-05-01T08:30:00.000Z' },
+      '1': {
+        title: 'Preisliste',
+        data: 'Reparaturkit 250$, Tuningkit 1200$, Lack 80$',
+        lastUpdated: '2024-05-01T08:30:00.000Z',
+      },
     },
   };
 }
@@ -784,13 +834,48 @@ function farm(): FixtureCompany {
 function hafen(): FixtureBuilding {
   const own = '4720001';
   const rooms = [
-    room({ n: 1, hash: 'r1c0a7e1', name: 'Loft 1', rent: 1200, interior: 'Industrie-Loft', tenant: { name: 'Lena Schmidt', lastPayDate: '2024-05-01T10:12:00.000Z' } }),
-    room({ n: 2, hash: 'r2d4b812', name: 'Loft 2', rent: 1200, interior: 'Industrie-Loft', tenant: { name: 'Jonas Weber', lastPayDate: '2024-05-02T19:40:00.000Z' } }),
-    room({ n: 3, hash: 'r3e9c223', name: 'Loft 3', rent: 950, interior: 'Studio', tenant: { name: 'Aylin Yilmaz', lastPayDate: '2024-04-28T07:05:00.000Z' } }),
+    room({
+      n: 1,
+      hash: 'r1c0a7e1',
+      name: 'Loft 1',
+      rent: 1200,
+      interior: 'Industrie-Loft',
+      tenant: { name: 'Lena Schmidt', lastPayDate: '2024-05-01T10:12:00.000Z' },
+    }),
+    room({
+      n: 2,
+      hash: 'r2d4b812',
+      name: 'Loft 2',
+      rent: 1200,
+      interior: 'Industrie-Loft',
+      tenant: { name: 'Jonas Weber', lastPayDate: '2024-05-02T19:40:00.000Z' },
+    }),
+    room({
+      n: 3,
+      hash: 'r3e9c223',
+      name: 'Loft 3',
+      rent: 950,
+      interior: 'Studio',
+      tenant: { name: 'Aylin Yilmaz', lastPayDate: '2024-04-28T07:05:00.000Z' },
+    }),
     room({ n: 4, hash: 'r4f0d334', name: 'Loft 4', rent: 950, interior: 'Studio' }),
-    room({ n: 5, hash: 'r5a1e445', name: 'Penthouse', rent: 2400, interior: 'Penthouse', tenant: { name: 'Tom Becker', lastPayDate: '2024-05-03T21:30:00.000Z' } }),
+    room({
+      n: 5,
+      hash: 'r5a1e445',
+      name: 'Penthouse',
+      rent: 2400,
+      interior: 'Penthouse',
+      tenant: { name: 'Tom Becker', lastPayDate: '2024-05-03T21:30:00.000Z' },
+    }),
     room({ n: 6, hash: 'r6b2f556', name: 'Loft 6', rent: 1100, interior: 'Modernes Apartment' }),
-    room({ n: 7, hash: 'r7c30667', name: 'Loft 7', rent: 1100, interior: 'Modernes Apartment', tenant: { name: 'Sofia Rossi', lastPayDate: '2024-04-15T12:00:00.000Z' } }),
+    room({
+      n: 7,
+      hash: 'r7c30667',
+      name: 'Loft 7',
+      rent: 1100,
+      interior: 'Modernes Apartment',
+      tenant: { name: 'Sofia Rossi', lastPayDate: '2024-04-15T12:00:00.000Z' },
+    }),
     room({ n: 8, hash: 'r8d41778', name: 'Lager-Apartment', rent: 700, interior: 'Einfaches Apartment' }),
   ];
   return {
@@ -859,7 +944,14 @@ function altstadt(): FixtureBuilding {
     garageSlots: 2,
     price: 420000,
     rooms: [
-      room({ n: 0x11, hash: 'a1b2c3d4', name: 'Erdgeschoss', rent: 800, interior: 'Altbauwohnung', tenant: { name: 'Paul Fischer', lastPayDate: '2024-05-05T09:00:00.000Z' } }),
+      room({
+        n: 0x11,
+        hash: 'a1b2c3d4',
+        name: 'Erdgeschoss',
+        rent: 800,
+        interior: 'Altbauwohnung',
+        tenant: { name: 'Paul Fischer', lastPayDate: '2024-05-05T09:00:00.000Z' },
+      }),
       room({ n: 0x12, hash: 'a2b3c4d5', name: '1. OG', rent: 850, interior: 'Altbauwohnung' }),
       room({ n: 0x13, hash: 'a3b4c5d6', name: 'Dachgeschoss', rent: 650, interior: 'Einfaches Apartment' }),
     ],
@@ -929,7 +1021,9 @@ function otherFactory(): FixtureCompany {
     ],
     vehicles: [],
     sellOffers: [],
-    buyOffers: [{ item: 'Benzin', pricePerUnit: 1.6, availableAmount: 5000, listPrice: 1.8, createdAt: hoursBefore(15) }],
+    buyOffers: [
+      { item: 'Benzin', pricePerUnit: 1.6, availableAmount: 5000, listPrice: 1.8, createdAt: hoursBefore(15) },
+    ],
     buyLog: [],
     options: {
       '1': { title: 'Spritpreise', data: 'Benzin 1,79 $/l', lastUpdated: '2024-05-10T06:00:00.000Z' },
@@ -948,7 +1042,14 @@ function otherBuilding(): FixtureBuilding {
     garageSlots: 4,
     price: 980000,
     rooms: [
-      room({ n: 0x101, hash: 'v1a2b3c4', name: 'Gästehaus', rent: 1500, interior: 'Villa', tenant: { name: 'Nina Braun', lastPayDate: '2024-05-04T16:20:00.000Z' } }),
+      room({
+        n: 0x101,
+        hash: 'v1a2b3c4',
+        name: 'Gästehaus',
+        rent: 1500,
+        interior: 'Villa',
+        tenant: { name: 'Nina Braun', lastPayDate: '2024-05-04T16:20:00.000Z' },
+      }),
       room({ n: 0x102, hash: 'v2b3c4d5', name: 'Einliegerwohnung', rent: 900, interior: 'Modernes Apartment' }),
     ],
     bankAccounts: [
@@ -958,7 +1059,13 @@ function otherBuilding(): FixtureBuilding {
         balance: 15800,
         note: 'Villa',
         main: true,
-        transactions: bookings(own, 3, [{ dir: 'in', other: '4740301', reference: 'Miete Gästehaus', amount: 1500 }], 20, 240),
+        transactions: bookings(
+          own,
+          3,
+          [{ dir: 'in', other: '4740301', reference: 'Miete Gästehaus', amount: 1500 }],
+          20,
+          240,
+        ),
       },
     ],
   };
@@ -977,11 +1084,37 @@ export function createFixtureState(): FixtureState {
           myImport: [
             { id: oid(AUCTION, 1), item: 'Stahl', bidAmount: 1850, isLastBidderMe: true, auctionEnd: hoursAfter(30) },
             { id: oid(AUCTION, 2), item: 'Gummi', bidAmount: 640, isLastBidderMe: false, auctionEnd: hoursAfter(6) },
-            { id: oid(AUCTION, 3), item: 'Farbpigment', bidAmount: 300, isLastBidderMe: true, auctionEnd: hoursAfter(52) },
+            {
+              id: oid(AUCTION, 3),
+              item: 'Farbpigment',
+              bidAmount: 300,
+              isLastBidderMe: true,
+              auctionEnd: hoursAfter(52),
+            },
           ],
           myExport: [
-            { id: oid(AUCTION, 0x11), item: 'Weizen', bidAmount: 920, isLastBidderMe: false, auctionEnd: hoursAfter(20), amount: 2000, singleWeight: 0.2, totalWeight: 400, duration: 48 },
-            { id: oid(AUCTION, 0x12), item: 'Mehl', bidAmount: 1400, isLastBidderMe: false, auctionEnd: hoursAfter(70), amount: 300, singleWeight: 1, totalWeight: 300, duration: null },
+            {
+              id: oid(AUCTION, 0x11),
+              item: 'Weizen',
+              bidAmount: 920,
+              isLastBidderMe: false,
+              auctionEnd: hoursAfter(20),
+              amount: 2000,
+              singleWeight: 0.2,
+              totalWeight: 400,
+              duration: 48,
+            },
+            {
+              id: oid(AUCTION, 0x12),
+              item: 'Mehl',
+              bidAmount: 1400,
+              isLastBidderMe: false,
+              auctionEnd: hoursAfter(70),
+              amount: 300,
+              singleWeight: 1,
+              totalWeight: 300,
+              duration: null,
+            },
           ],
           available: {
             import: [
@@ -991,9 +1124,33 @@ export function createFixtureState(): FixtureState {
               { id: oid(AUCTION, 0x24), item: 'Kaffeebohnen', bidAmount: 480, auctionEnd: hoursAfter(40) },
             ],
             export: [
-              { id: oid(AUCTION, 0x31), item: 'Weizen', bidAmount: 700, auctionEnd: hoursAfter(10), amount: 5000, weight: 1000, duration: 24 },
-              { id: oid(AUCTION, 0x32), item: 'Reifen', bidAmount: 1900, auctionEnd: hoursAfter(22), amount: 40, weight: 320, duration: 48 },
-              { id: oid(AUCTION, 0x33), item: 'Wasser', bidAmount: 350, auctionEnd: hoursAfter(34), amount: 1000, weight: 500, duration: 72 },
+              {
+                id: oid(AUCTION, 0x31),
+                item: 'Weizen',
+                bidAmount: 700,
+                auctionEnd: hoursAfter(10),
+                amount: 5000,
+                weight: 1000,
+                duration: 24,
+              },
+              {
+                id: oid(AUCTION, 0x32),
+                item: 'Reifen',
+                bidAmount: 1900,
+                auctionEnd: hoursAfter(22),
+                amount: 40,
+                weight: 320,
+                duration: 48,
+              },
+              {
+                id: oid(AUCTION, 0x33),
+                item: 'Wasser',
+                bidAmount: 350,
+                auctionEnd: hoursAfter(34),
+                amount: 1000,
+                weight: 500,
+                duration: 72,
+              },
             ],
           },
         },
@@ -1004,14 +1161,32 @@ export function createFixtureState(): FixtureState {
         companies: [otherFactory()],
         buildings: [otherBuilding()],
         auctions: {
-          myImport: [{ id: oid(AUCTION, 0x101), item: 'Benzin', bidAmount: 4200, isLastBidderMe: true, auctionEnd: hoursAfter(16) }],
+          myImport: [
+            {
+              id: oid(AUCTION, 0x101),
+              item: 'Benzin',
+              bidAmount: 4200,
+              isLastBidderMe: true,
+              auctionEnd: hoursAfter(16),
+            },
+          ],
           myExport: [],
           available: {
             import: [
               { id: oid(AUCTION, 0x111), item: 'Benzin', bidAmount: 3900, auctionEnd: hoursAfter(9) },
               { id: oid(AUCTION, 0x112), item: 'Snackriegel', bidAmount: 150, auctionEnd: hoursAfter(33) },
             ],
-            export: [{ id: oid(AUCTION, 0x121), item: 'Altöl', bidAmount: 260, auctionEnd: hoursAfter(21), amount: 200, weight: 200, duration: 24 }],
+            export: [
+              {
+                id: oid(AUCTION, 0x121),
+                item: 'Altöl',
+                bidAmount: 260,
+                auctionEnd: hoursAfter(21),
+                amount: 200,
+                weight: 200,
+                duration: 24,
+              },
+            ],
           },
         },
       },

@@ -66,12 +66,21 @@ function has(key: SimulatedApiKey, scope: Scope): boolean {
   return key.scopes.includes(scope);
 }
 
-function icon(ctx: HandlerContext, folder: 'items' | 'vehicles' | 'interiors', name: string, ext = 'png'): string | null {
+function icon(
+  ctx: HandlerContext,
+  folder: 'items' | 'vehicles' | 'interiors',
+  name: string,
+  ext = 'png',
+): string | null {
   return ctx.key.premium ? `${STATIC_URL}/${folder}/${slug(name)}.${ext}` : null;
 }
 
 /** An inventory answer of `items` (the store or the machine store), or 404 with `emptyMessage` when there are none. */
-export function inventory(ctx: HandlerContext, items: readonly FixtureItem[], emptyMessage: string): WireInventoryResponse {
+export function inventory(
+  ctx: HandlerContext,
+  items: readonly FixtureItem[],
+  emptyMessage: string,
+): WireInventoryResponse {
   if (items.length === 0) throw new ApiError(404, emptyMessage);
   const rendered = items.map((i) => ({
     item: i.item,
@@ -229,7 +238,8 @@ export function writeOption(ctx: HandlerContext): string {
   const { apiSecret, factoryId, option, title, data } = parsed;
   if (typeof apiSecret !== 'string') throw new ApiError(400, 'apiSecret must be a string');
   if (typeof factoryId !== 'string') throw new ApiError(400, 'factoryId must be a string');
-  if (typeof option !== 'number' || !Number.isInteger(option)) throw new ApiError(400, 'option must be an integer number');
+  if (typeof option !== 'number' || !Number.isInteger(option))
+    throw new ApiError(400, 'option must be an integer number');
   if (option < 1) throw new ApiError(400, 'option must not be less than 1');
   if (option > 10) throw new ApiError(400, 'option must not be greater than 10');
   if (typeof title !== 'string') throw new ApiError(400, 'title must be a string');
@@ -312,7 +322,13 @@ export function rooms(ctx: HandlerContext): WireRoom[] {
 
 /** `GET /building/bankaccounts/{id}`: the simulated answer for the caller's character. */
 export function buildingBankAccounts(ctx: HandlerContext): WireBuildingBankAccount[] {
-  return building(ctx).bankAccounts.map((a) => ({ id: a.id, vban: a.vban, balance: a.balance, note: a.note, main: a.main }));
+  return building(ctx).bankAccounts.map((a) => ({
+    id: a.id,
+    vban: a.vban,
+    balance: a.balance,
+    note: a.note,
+    main: a.main,
+  }));
 }
 
 /** `GET /building/transactions/{bankId}/{limit?}/{skip?}`: the simulated answer for the caller's character. */

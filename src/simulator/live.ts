@@ -66,7 +66,8 @@ function addStock(items: FixtureItem[], item: string, delta: number): void {
 export function applyChange(state: FixtureState, change: SimulatorChange, now: number): void {
   switch (change.kind) {
     case 'stock': {
-      if (!Number.isFinite(change.delta) || change.delta === 0) throw new ChangeError('delta must be a non-zero number');
+      if (!Number.isFinite(change.delta) || change.delta === 0)
+        throw new ChangeError('delta must be a non-zero number');
       const company = companyOf(state, change.factoryId);
       addStock(change.store === 'machine' ? company.machineStore : company.inventory, change.item, change.delta);
       return;
@@ -74,11 +75,19 @@ export function applyChange(state: FixtureState, change: SimulatorChange, now: n
     case 'counter': {
       const company = companyOf(state, change.factoryId);
       const entry = company.counter.find((item) => item.item === change.item);
-      if (change.amount !== undefined && (!Number.isFinite(change.amount) || change.amount < 0)) throw new ChangeError('amount must be ≥ 0');
-      if (change.price !== undefined && (!Number.isFinite(change.price) || change.price <= 0)) throw new ChangeError('price must be > 0');
+      if (change.amount !== undefined && (!Number.isFinite(change.amount) || change.amount < 0))
+        throw new ChangeError('amount must be ≥ 0');
+      if (change.price !== undefined && (!Number.isFinite(change.price) || change.price <= 0))
+        throw new ChangeError('price must be > 0');
       if (!entry) {
-        if (change.price === undefined || !change.amount) throw new ChangeError(`${change.item} is not on the counter: give amount and price`);
-        company.counter.push({ item: change.item, amount: change.amount, price: round2(change.price), singleWeight: 1 });
+        if (change.price === undefined || !change.amount)
+          throw new ChangeError(`${change.item} is not on the counter: give amount and price`);
+        company.counter.push({
+          item: change.item,
+          amount: change.amount,
+          price: round2(change.price),
+          singleWeight: 1,
+        });
         return;
       }
       if (change.price !== undefined) entry.price = round2(change.price);
@@ -87,8 +96,11 @@ export function applyChange(state: FixtureState, change: SimulatorChange, now: n
       return;
     }
     case 'transaction': {
-      if (!Number.isFinite(change.amount) || change.amount === 0) throw new ChangeError('amount must be a non-zero number');
-      const account = [...companies(state), ...buildings(state)].flatMap((owner) => owner.bankAccounts).find((each) => each.id === change.bankAccountId);
+      if (!Number.isFinite(change.amount) || change.amount === 0)
+        throw new ChangeError('amount must be a non-zero number');
+      const account = [...companies(state), ...buildings(state)]
+        .flatMap((owner) => owner.bankAccounts)
+        .find((each) => each.id === change.bankAccountId);
       if (!account) throw new ChangeError(`no bank account ${change.bankAccountId}`);
       const own = String(account.vban);
       const other = change.otherVban ?? null;
@@ -123,28 +135,40 @@ export function applyChange(state: FixtureState, change: SimulatorChange, now: n
       throw new ChangeError(`no own auction ${change.auctionId}`);
     }
     case 'room': {
-      const room = buildings(state).flatMap((each) => each.rooms).find((each) => each.id === change.roomId);
+      const room = buildings(state)
+        .flatMap((each) => each.rooms)
+        .find((each) => each.id === change.roomId);
       if (!room) throw new ChangeError(`no room ${change.roomId}`);
       if (change.rent !== undefined) {
         if (!Number.isFinite(change.rent) || change.rent <= 0) throw new ChangeError('rent must be > 0');
         room.rent = round2(change.rent);
       }
-      if (change.tenant !== undefined) room.tenant = change.tenant === null ? null : { name: change.tenant, lastPayDate: new Date(now).toISOString() };
+      if (change.tenant !== undefined)
+        room.tenant = change.tenant === null ? null : { name: change.tenant, lastPayDate: new Date(now).toISOString() };
       return;
     }
     case 'option': {
       const company = companies(state).find((each) => each.id === change.factoryId);
       if (!company) throw new ChangeError(`no company ${change.factoryId}`);
-      if (!Number.isInteger(change.slot) || change.slot < 1 || change.slot > 10) throw new ChangeError('slot must be 1 to 10');
-      if ([...change.title].length > 64 || [...change.data].length > 2400) throw new ChangeError('title at most 64, data at most 2400 characters');
-      company.options[String(change.slot)] = { title: change.title, data: change.data, lastUpdated: new Date(now).toISOString() };
+      if (!Number.isInteger(change.slot) || change.slot < 1 || change.slot > 10)
+        throw new ChangeError('slot must be 1 to 10');
+      if ([...change.title].length > 64 || [...change.data].length > 2400)
+        throw new ChangeError('title at most 64, data at most 2400 characters');
+      company.options[String(change.slot)] = {
+        title: change.title,
+        data: change.data,
+        lastUpdated: new Date(now).toISOString(),
+      };
       return;
     }
   }
 }
 
 function ownAuctions(state: FixtureState): Array<{ id: string; bidAmount: number; isLastBidderMe: boolean }> {
-  return state.characters.flatMap((character: FixtureCharacter) => [...character.auctions.myImport, ...character.auctions.myExport]);
+  return state.characters.flatMap((character: FixtureCharacter) => [
+    ...character.auctions.myImport,
+    ...character.auctions.myExport,
+  ]);
 }
 
 /** A small deterministic PRNG (mulberry32), so a live run (or a fuzz run) can be replayed from its seed. */
@@ -175,7 +199,8 @@ export function randomChange(state: FixtureState, random: () => number): Simulat
       const company = pick(character.companies.filter((each) => each.inventory.length > 0));
       const item = company && pick(company.inventory);
       if (!company || !item) return null;
-      const delta = random() < 0.6 ? -Math.min(item.amount, 1 + Math.floor(random() * 5)) : 5 + Math.floor(random() * 20);
+      const delta =
+        random() < 0.6 ? -Math.min(item.amount, 1 + Math.floor(random() * 5)) : 5 + Math.floor(random() * 20);
       return delta === 0 ? null : { kind: 'stock', factoryId: company.id, item: item.item, delta };
     }
     case 1: {
@@ -183,19 +208,40 @@ export function randomChange(state: FixtureState, random: () => number): Simulat
       const item = company && pick(company.counter);
       if (!company || !item) return null;
       return random() < 0.7
-        ? { kind: 'counter', factoryId: company.id, item: item.item, amount: Math.max(1, item.amount + (random() < 0.5 ? -1 : 3)) }
-        : { kind: 'counter', factoryId: company.id, item: item.item, price: round2(Math.max(0.1, item.price * (0.95 + random() * 0.1))) };
+        ? {
+            kind: 'counter',
+            factoryId: company.id,
+            item: item.item,
+            amount: Math.max(1, item.amount + (random() < 0.5 ? -1 : 3)),
+          }
+        : {
+            kind: 'counter',
+            factoryId: company.id,
+            item: item.item,
+            price: round2(Math.max(0.1, item.price * (0.95 + random() * 0.1))),
+          };
     }
     case 2: {
       const account = pick([...character.companies, ...character.buildings].flatMap((owner) => owner.bankAccounts));
       if (!account) return null;
       const amount = round2((random() < 0.7 ? 1 : -1) * (10 + random() * 490));
-      return { kind: 'transaction', bankAccountId: account.id, amount, reference: random() < 0.5 ? 'Einkauf' : 'Lieferung', otherVban: String(4730000 + Math.floor(random() * 1000)) };
+      return {
+        kind: 'transaction',
+        bankAccountId: account.id,
+        amount,
+        reference: random() < 0.5 ? 'Einkauf' : 'Lieferung',
+        otherVban: String(4730000 + Math.floor(random() * 1000)),
+      };
     }
     case 3: {
       const auction = pick([...character.auctions.myImport, ...character.auctions.myExport]);
       if (!auction) return null;
-      return { kind: 'bid', auctionId: auction.id, bidAmount: round2(auction.bidAmount * (1.02 + random() * 0.08)), isLastBidderMe: random() < 0.5 };
+      return {
+        kind: 'bid',
+        auctionId: auction.id,
+        bidAmount: round2(auction.bidAmount * (1.02 + random() * 0.08)),
+        isLastBidderMe: random() < 0.5,
+      };
     }
     default: {
       const room = pick(character.buildings.flatMap((each) => each.rooms));

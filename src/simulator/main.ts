@@ -66,7 +66,8 @@ function readFlags(argv: readonly string[]): {
     const code = (error as { code?: unknown }).code;
     const flag = /'(-[^' ]+)/.exec(error instanceof Error ? error.message : '')?.[1] ?? '';
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') throw new Error(`${flag} needs a value`);
-    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') throw new Error(`Unknown argument '${flag || argv.join(' ')}'`);
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+      throw new Error(`Unknown argument '${flag || argv.join(' ')}'`);
     throw error;
   }
 }
@@ -88,7 +89,8 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
   if (values.host !== undefined) options.host = values.host;
   if (values.latency !== undefined) options.latencyMs = nonNegativeInt('--latency', values.latency);
   const window = values['rate-limit-window'];
-  if (window !== undefined && window !== 'rolling' && window !== 'fixed') throw new Error(`--rate-limit-window must be rolling or fixed, got '${window}'`);
+  if (window !== undefined && window !== 'rolling' && window !== 'fixed')
+    throw new Error(`--rate-limit-window must be rolling or fixed, got '${window}'`);
   const rateLimit = values['rate-limit'] === undefined ? undefined : parseRateLimit(values['rate-limit']);
   if (rateLimit !== undefined) options.rateLimit = rateLimit;
   if (window !== undefined) {
@@ -100,12 +102,18 @@ export function parseCliArgs(argv: readonly string[]): SimulatorOptions {
   const liveInterval = values['live-interval'];
   if (liveInterval !== undefined && !values.live) throw new Error('--live-interval needs --live');
   // Live mode: a random data change on a schedule (stock, counter, bookings, bids, rooms).
-  if (values.live) options.live = liveInterval === undefined ? true : { intervalMs: Math.max(1, nonNegativeInt('--live-interval', liveInterval)) };
+  if (values.live)
+    options.live =
+      liveInterval === undefined ? true : { intervalMs: Math.max(1, nonNegativeInt('--live-interval', liveInterval)) };
   const failWrite = values['fail-write'];
   if (failWrite !== undefined) {
     const match = /^(\d+)(?::(429|500|502|503|drop))?$/.exec(failWrite);
-    if (!match || Number(match[1]) < 1) throw new Error(`--fail-write must be N or N:STATUS (N ≥ 1; STATUS 429, 500, 502, 503 or drop), got '${failWrite}'`);
-    const status = match[2] === undefined ? 503 : match[2] === 'drop' ? 'drop' : (Number(match[2]) as 429 | 500 | 502 | 503);
+    if (!match || Number(match[1]) < 1)
+      throw new Error(
+        `--fail-write must be N or N:STATUS (N ≥ 1; STATUS 429, 500, 502, 503 or drop), got '${failWrite}'`,
+      );
+    const status =
+      match[2] === undefined ? 503 : match[2] === 'drop' ? 'drop' : (Number(match[2]) as 429 | 500 | 502 | 503);
     options.failWrite = { nth: Number(match[1]), status };
   }
   return options;

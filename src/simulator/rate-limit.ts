@@ -17,13 +17,19 @@ export interface RateLimit {
 }
 
 /** The simulator's default: 10 requests per key per rolling 60 s, the only public statement of the real limit. */
-export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({ requests: 10, windowSeconds: 60, window: 'rolling' });
+export const DEFAULT_RATE_LIMIT: Readonly<RateLimit> = Object.freeze({
+  requests: 10,
+  windowSeconds: 60,
+  window: 'rolling',
+});
 
 /** Checks a limit's numbers. @throws RangeError when they are out of range. */
 export function validRateLimit(limit: RateLimit | 'off' | undefined): RateLimit | undefined {
   if (limit === undefined || limit === 'off') return undefined;
-  if (!Number.isInteger(limit.requests) || limit.requests < 1) throw new RangeError(`rateLimit.requests must be an integer ≥ 1, got ${limit.requests}`);
-  if (!Number.isFinite(limit.windowSeconds) || limit.windowSeconds <= 0) throw new RangeError(`rateLimit.windowSeconds must be > 0, got ${limit.windowSeconds}`);
+  if (!Number.isInteger(limit.requests) || limit.requests < 1)
+    throw new RangeError(`rateLimit.requests must be an integer ≥ 1, got ${limit.requests}`);
+  if (!Number.isFinite(limit.windowSeconds) || limit.windowSeconds <= 0)
+    throw new RangeError(`rateLimit.windowSeconds must be > 0, got ${limit.windowSeconds}`);
   if (limit.window !== undefined && limit.window !== 'rolling' && limit.window !== 'fixed') {
     throw new RangeError(`rateLimit.window must be 'rolling' or 'fixed', got ${String(limit.window)}`);
   }

@@ -36,8 +36,9 @@ import {
   writeOption,
 } from './handlers';
 
-
-type Segment = { readonly kind: 'static'; readonly value: string } | { readonly kind: 'param'; readonly name: string; readonly optional: boolean };
+type Segment =
+  | { readonly kind: 'static'; readonly value: string }
+  | { readonly kind: 'param'; readonly name: string; readonly optional: boolean };
 
 interface RouteDef {
   readonly method: 'GET' | 'POST';
@@ -69,10 +70,22 @@ function parsePattern(pattern: string): Segment[] {
     });
 }
 
-function def(method: RouteDef['method'], pattern: string, scopes: readonly Scope[], handle: RouteDef['handle'], premium = false): RouteDef {
-  return { method, route: `${method} ${pattern.replace(/\?\}/g, '}')}`, segments: parsePattern(pattern), scopes, premium, handle };
+function def(
+  method: RouteDef['method'],
+  pattern: string,
+  scopes: readonly Scope[],
+  handle: RouteDef['handle'],
+  premium = false,
+): RouteDef {
+  return {
+    method,
+    route: `${method} ${pattern.replace(/\?\}/g, '}')}`,
+    segments: parsePattern(pattern),
+    scopes,
+    premium,
+    handle,
+  };
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Route table
@@ -80,12 +93,22 @@ function def(method: RouteDef['method'], pattern: string, scopes: readonly Scope
 
 const ROUTES: readonly RouteDef[] = [
   def('GET', '/factory/list/', ['factory'], factoryList),
-  def('GET', '/factory/inventory/{id}', ['factory', 'factory.inventory'], (ctx) => inventory(ctx, company(ctx).inventory, 'Inventory is empty')),
-  def('GET', '/factory/machine/{id}', ['factory', 'factory.inventory'], (ctx) => inventory(ctx, company(ctx).machineStore, 'Machine store is empty')),
+  def('GET', '/factory/inventory/{id}', ['factory', 'factory.inventory'], (ctx) =>
+    inventory(ctx, company(ctx).inventory, 'Inventory is empty'),
+  ),
+  def('GET', '/factory/machine/{id}', ['factory', 'factory.inventory'], (ctx) =>
+    inventory(ctx, company(ctx).machineStore, 'Machine store is empty'),
+  ),
   def('GET', '/factory/counter/{id}', ['factory', 'factory.counter'], counter),
   def('GET', '/factory/productions/{id}', ['factory', 'factory.productions'], productions, true),
   def('GET', '/factory/bankaccounts/{id}', ['factory', 'factory.bankaccount'], factoryBankAccounts, true),
-  def('GET', '/factory/transactions/{bankId}/{limit?}/{skip?}', ['factory', 'factory.bankaccount'], factoryTransactions, true),
+  def(
+    'GET',
+    '/factory/transactions/{bankId}/{limit?}/{skip?}',
+    ['factory', 'factory.bankaccount'],
+    factoryTransactions,
+    true,
+  ),
   def('GET', '/factory/vehicles/{id}', ['factory', 'factory.vehicles'], vehicles),
   def('GET', '/factory/marketoffers/sell/{id}', ['factory', 'market'], sellOffers),
   def('GET', '/factory/marketoffers/buy/{id}', ['factory', 'market'], buyOffers),
@@ -101,7 +124,13 @@ const ROUTES: readonly RouteDef[] = [
   def('GET', '/building/tenants/{id}', ['building', 'building.tenants'], tenants, true),
   def('GET', '/building/rooms/{id}', ['building', 'building.rooms'], rooms),
   def('GET', '/building/bankaccounts/{id}', ['building', 'building.bankaccount'], buildingBankAccounts, true),
-  def('GET', '/building/transactions/{bankId}/{limit?}/{skip?}', ['building', 'building.bankaccount'], buildingTransactions, true),
+  def(
+    'GET',
+    '/building/transactions/{bankId}/{limit?}/{skip?}',
+    ['building', 'building.bankaccount'],
+    buildingTransactions,
+    true,
+  ),
 ];
 
 /**
@@ -183,7 +212,13 @@ export interface ApiResult {
 }
 
 function failure(error: ApiError, route: string, keyLabel: string): ApiResult {
-  return { status: error.status, body: errorBody(error.status, error.message), headers: error.headers, route, keyLabel };
+  return {
+    status: error.status,
+    body: errorBody(error.status, error.message),
+    headers: error.headers,
+    route,
+    keyLabel,
+  };
 }
 
 /**
@@ -213,7 +248,8 @@ export function dispatchApiRequest(request: ApiRequest, env: ApiEnvironment): Ap
     return failure(new ApiError(404, `Cannot ${request.method} /req${request.path}`), UNKNOWN_ROUTE, keyLabel);
   }
   try {
-    if (resolved === undefined) throw new ApiError(401, authorization.length === 0 ? 'Missing API key' : 'Invalid API key');
+    if (resolved === undefined)
+      throw new ApiError(401, authorization.length === 0 ? 'Missing API key' : 'Invalid API key');
     const throttled = env.rateLimit(resolved, request.now);
     if (throttled !== undefined) throw new ApiError(429, THROTTLER_MESSAGE, throttled);
     const missing = route.scopes.filter((s) => !resolved.scopes.includes(s));
@@ -225,6 +261,10 @@ export function dispatchApiRequest(request: ApiRequest, env: ApiEnvironment): Ap
     return { status: 200, body, headers: {}, route: route.route, keyLabel };
   } catch (error) {
     if (error instanceof ApiError) return failure(error, route.route, keyLabel);
-    return failure(new ApiError(500, error instanceof Error ? error.message : 'Internal server error'), route.route, keyLabel);
+    return failure(
+      new ApiError(500, error instanceof Error ? error.message : 'Internal server error'),
+      route.route,
+      keyLabel,
+    );
   }
 }

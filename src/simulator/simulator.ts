@@ -132,7 +132,8 @@ function validWriteFailure(failure: WriteFailure): WriteFailure {
   const { nth, status, count = 1 } = failure ?? ({} as WriteFailure);
   if (!Number.isInteger(nth) || nth < 1) throw new RangeError('nth must be a whole number ≥ 1');
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a whole number ≥ 1');
-  if (![429, 500, 502, 503, 'drop'].includes(status)) throw new RangeError('status must be 429, 500, 502, 503 or "drop"');
+  if (![429, 500, 502, 503, 'drop'].includes(status))
+    throw new RangeError('status must be 429, 500, 502, 503 or "drop"');
   return { nth, status, count };
 }
 
@@ -151,7 +152,12 @@ function readBody(req: IncomingMessage): Promise<{ text: string; tooLarge: boole
   });
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): void {
   if (res.writableEnded || res.destroyed) return;
   const payload = JSON.stringify(body);
   res.writeHead(status, {
@@ -181,7 +187,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let log: SimulatedRequest[] = [];
   let windows = rateLimit && new RateLimitWindows(rateLimit);
   const pending = new Set<NodeJS.Timeout>();
-  let writeFailure: (WriteFailure & { seen: number }) | null = options.failWrite ? { ...validWriteFailure(options.failWrite), seen: 0 } : null;
+  let writeFailure: (WriteFailure & { seen: number }) | null = options.failWrite
+    ? { ...validWriteFailure(options.failWrite), seen: 0 }
+    : null;
 
   /** The injected answer for this request, if it is an option write that must fail. */
   const injected = (method: string, path: string): WriteFailure['status'] | null => {
@@ -214,7 +222,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       return;
     }
     if (failure !== null) {
-      log.push({ method, path, route: 'POST /factory/options', keyLabel: 'injected', status: failure, at, latencyMs: 0 });
+      log.push({
+        method,
+        path,
+        route: 'POST /factory/options',
+        keyLabel: 'injected',
+        status: failure,
+        at,
+        latencyMs: 0,
+      });
       send(res, failure, errorBody(failure, failure === 429 ? THROTTLER_MESSAGE : 'injected failure (simulator)'));
       return;
     }
@@ -223,7 +239,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       { state, resolveKey, rateLimit: checkRateLimit },
     );
     const delay = latencyMs;
-    log.push({ method, path, route: result.route, keyLabel: result.keyLabel, status: result.status, at, latencyMs: delay });
+    log.push({
+      method,
+      path,
+      route: result.route,
+      keyLabel: result.keyLabel,
+      status: result.status,
+      at,
+      latencyMs: delay,
+    });
     if (delay <= 0) {
       send(res, result.status, result.body, result.headers);
       return;
@@ -242,14 +266,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         applyChange(state, JSON.parse(body) as SimulatorChange, Date.now());
         send(res, 200, { ok: true });
       } catch (error) {
-        send(res, 400, errorBody(400, error instanceof ChangeError || error instanceof SyntaxError ? error.message : 'invalid change'));
+        send(
+          res,
+          400,
+          errorBody(
+            400,
+            error instanceof ChangeError || error instanceof SyntaxError ? error.message : 'invalid change',
+          ),
+        );
       }
       return;
     }
     if (method === 'GET' && url.pathname === '/__sim/requests') {
       const route = url.searchParams.get('route');
       const keyLabel = url.searchParams.get('keyLabel');
-      const requests = log.filter((r) => (route === null || r.route === route) && (keyLabel === null || r.keyLabel === keyLabel));
+      const requests = log.filter(
+        (r) => (route === null || r.route === route) && (keyLabel === null || r.keyLabel === keyLabel),
+      );
       send(res, 200, { count: requests.length, requests });
       return;
     }
@@ -313,7 +346,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       log = [];
     },
     countRequests(filter: { route?: string; keyLabel?: string } = {}): number {
-      return log.filter((r) => (filter.route === undefined || r.route === filter.route) && (filter.keyLabel === undefined || r.keyLabel === filter.keyLabel)).length;
+      return log.filter(
+        (r) =>
+          (filter.route === undefined || r.route === filter.route) &&
+          (filter.keyLabel === undefined || r.keyLabel === filter.keyLabel),
+      ).length;
     },
     setLatency(ms: number): void {
       latencyMs = validLatency(ms);

@@ -51,7 +51,11 @@ const NO_HEADERS = new Map<string, string>();
  * server's in public-site mode), and the subscription scope (connection, limits), whose
  * `refresh` gives each event a fresh session and loaders.
  */
-export function contextOf(options: SubscriptionTransportOptions, prepared: Extract<Prepared, { kind: 'run' }>, connection: SubscriptionConnection): SubscriptionContext {
+export function contextOf(
+  options: SubscriptionTransportOptions,
+  prepared: Extract<Prepared, { kind: 'run' }>,
+  connection: SubscriptionConnection,
+): SubscriptionContext {
   // The key the pipeline resolved and hashed once, however often `refresh` runs.
   const build = (): SubscriptionContext => createContext(options.services, NO_HEADERS, prepared.key);
   const contextValue: SubscriptionContext = build();
@@ -72,14 +76,22 @@ export function contextOf(options: SubscriptionTransportOptions, prepared: Extra
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): (keyId: string | null, live: boolean) => Refusal | null {
+function admitOn(
+  options: SubscriptionTransportOptions,
+  connection: SubscriptionConnection,
+): (keyId: string | null, live: boolean) => Refusal | null {
   return (keyId, live) => {
     const starting = connection.starting.size;
     // Counted with those admitted that have not started yet (see SubscriptionConnection.starting).
-    const counted = starting === 0 ? connection : { transport: connection.transport, active: connection.active + starting, address: connection.address };
+    const counted =
+      starting === 0
+        ? connection
+        : { transport: connection.transport, active: connection.active + starting, address: connection.address };
     // A live query may join an identical one of its key already running: only the
     // connection's and the address's limits are known before it is parsed.
-    const error = live ? options.subscriptions.liveLimitRefusal(counted) : options.subscriptions.limitRefusal(keyId, counted);
+    const error = live
+      ? options.subscriptions.liveLimitRefusal(counted)
+      : options.subscriptions.limitRefusal(keyId, counted);
     if (!error) return null;
     options.subscriptions.refuse(error);
     let refusal = limitRefusals.get(error);
@@ -104,7 +116,11 @@ function admitOn(options: SubscriptionTransportOptions, connection: Subscription
  * and it could lose the close frame (it would see 1006). The connection's operations
  * (graphql-ws's `ctx.subscriptions`) end now, not when the connection is dropped.
  */
-export function closeForRefusals(socket: WebSocket, request: IncomingMessage, operations: Readonly<Record<string, AsyncIterable<unknown> | null>>): void {
+export function closeForRefusals(
+  socket: WebSocket,
+  request: IncomingMessage,
+  operations: Readonly<Record<string, AsyncIterable<unknown> | null>>,
+): void {
   socket.removeAllListeners('message');
   socket.close(TOO_MANY_REFUSALS_CLOSE_CODE, 'Too many refused subscribe messages');
   socket.pause();
@@ -128,11 +144,17 @@ export function prepare(
   connection: SubscriptionConnection,
   facts: Omit<RequestFacts, 'admitSubscription'> = {},
 ): Prepared {
-  const body = payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
-  return options.pipeline.prepare(transport, body, credential, { ...facts, admitSubscription: admitOn(options, connection) });
+  const body =
+    payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
+  return options.pipeline.prepare(transport, body, credential, {
+    ...facts,
+    admitSubscription: admitOn(options, connection),
+  });
 }
 
 /** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */
 export function operationContext(value: unknown): SubscriptionContext | null {
-  return value !== null && typeof value === 'object' && 'itemErrors' in value && 'session' in value ? (value as SubscriptionContext) : null;
+  return value !== null && typeof value === 'object' && 'itemErrors' in value && 'session' in value
+    ? (value as SubscriptionContext)
+    : null;
 }

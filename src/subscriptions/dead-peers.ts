@@ -42,7 +42,9 @@ let loaded: Promise<UserTimeoutSetter | null> | null = null;
 /** net-keepalive's setter, loaded once on first use; null where it does not load. */
 function loadUserTimeoutSetter(): Promise<UserTimeoutSetter | null> {
   loaded ??= import('net-keepalive').then(
-    (module): UserTimeoutSetter => (socket, timeoutMs) => module.setUserTimeout(socket, timeoutMs),
+    (module): UserTimeoutSetter =>
+      (socket, timeoutMs) =>
+        module.setUserTimeout(socket, timeoutMs),
     () => null,
   );
   return loaded;
@@ -59,7 +61,11 @@ const armed = new WeakMap<Socket, Promise<DeadPeerArming>>();
  * @param load - where the user-timeout setter comes from (tests give another)
  * @returns how the socket was armed; never throws
  */
-export function armDeadPeerDetection(socket: Socket, options: DeadPeerOptions, load: () => Promise<UserTimeoutSetter | null> = loadUserTimeoutSetter): Promise<DeadPeerArming> {
+export function armDeadPeerDetection(
+  socket: Socket,
+  options: DeadPeerOptions,
+  load: () => Promise<UserTimeoutSetter | null> = loadUserTimeoutSetter,
+): Promise<DeadPeerArming> {
   const known = armed.get(socket);
   if (known) return known;
   const arming = (async (): Promise<DeadPeerArming> => {

@@ -40,7 +40,10 @@ type NodeSseRequest = SseRequest<IncomingMessage, { res: ServerResponse }>;
  * limit), or what the pipeline's `body-size` and `batch` steps refuse: its bytes when it
  * is larger, the size of a JSON array.
  */
-async function readSseBody(req: IncomingMessage, maxBodyBytes: number): Promise<{ text: string | null; facts: RequestFacts | null }> {
+async function readSseBody(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+): Promise<{ text: string | null; facts: RequestFacts | null }> {
   if (req.method !== 'POST') return { text: null, facts: null };
   let text: string;
   try {
@@ -65,7 +68,9 @@ async function writeSseResponse(res: ServerResponse, [body, init]: SseResponse):
   const stop = (): void => void body.return(undefined);
   res.once('close', stop);
   for await (const value of body) {
-    const closed = await new Promise<boolean>((resolve, reject) => (res.writable ? res.write(value, (error) => (error ? reject(error) : resolve(false))) : resolve(true)));
+    const closed = await new Promise<boolean>((resolve, reject) =>
+      res.writable ? res.write(value, (error) => (error ? reject(error) : resolve(false))) : resolve(true),
+    );
     if (closed) break;
   }
   res.off('close', stop);
@@ -80,12 +85,18 @@ function armSseSocket(req: IncomingMessage, options: SubscriptionTransportOption
   const socket = req.socket;
   if (armedSockets.has(socket)) return;
   armedSockets.add(socket);
-  void armDeadPeerDetection(socket, { idleMs: options.keepAliveMs, timeoutMs: options.sseDeadPeerTimeoutMs ?? 0 }).then((arming) => {
-    if (arming === 'off') return;
-    socket.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'ETIMEDOUT') options.logger?.warn({ transport: 'graphql-sse', reason: 'dead-peer', arming }, 'An SSE stream was closed: its peer stopped acknowledging');
-    });
-  });
+  void armDeadPeerDetection(socket, { idleMs: options.keepAliveMs, timeoutMs: options.sseDeadPeerTimeoutMs ?? 0 }).then(
+    (arming) => {
+      if (arming === 'off') return;
+      socket.once('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ETIMEDOUT')
+          options.logger?.warn(
+            { transport: 'graphql-sse', reason: 'dead-peer', arming },
+            'An SSE stream was closed: its peer stopped acknowledging',
+          );
+      });
+    },
+  );
 }
 
 /** The graphql-sse transport. */
@@ -97,15 +108,21 @@ export interface SseTransport {
 }
 
 /** Creates the graphql-sse transport on `runs` (shared with graphql-ws). */
-export function createSseTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): SseTransport {
-  const { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute } = runs;
+export function createSseTransport(
+  options: SubscriptionTransportOptions,
+  runs: OperationRuns,
+  addressOf: (request: IncomingMessage) => string,
+): SseTransport {
+  const { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute } =
+    runs;
   // Reservations (their connections) whose event stream closed.
   const closedStreams = new WeakSet<SubscriptionConnection>();
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
   const reservations = new Map<string, SubscriptionConnection>();
   const sseConnectionOf = (token: string | null | undefined, request: IncomingMessage): SubscriptionConnection => {
     if (!token) return new SubscriptionConnection('sse', addressOf(request));
-    for (const [held, connection] of reservations) if (connection.active === 0 && held !== token) reservations.delete(held);
+    for (const [held, connection] of reservations)
+      if (connection.active === 0 && held !== token) reservations.delete(held);
     let connection = reservations.get(token);
     if (!connection) {
       connection = new SubscriptionConnection('sse', addressOf(request));
@@ -117,19 +134,34 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
   // The guard of each open event stream: by its request (distinct connections), by its token (a reservation's stream).
   const guardsByRequest = new WeakMap<IncomingMessage, SlowReaderGuard>();
   const guardsByToken = new Map<string, SlowReaderGuard>();
-  const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined => (token ? guardsByToken.get(token) : guardsByRequest.get(request));
-  const sseReservations: SseReservations | null = options.sseReservations ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> => releaseSseToken(sse, token)) : null;
+  const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined =>
+    token ? guardsByToken.get(token) : guardsByRequest.get(request);
+  const sseReservations: SseReservations | null = options.sseReservations
+    ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> =>
+        releaseSseToken(sse, token),
+      )
+    : null;
   // The payload of each refusal graphql-sse sends as a result, by the result onSubscribe gave it.
   const refusals = new WeakMap<object, RefusalResult>();
-  const refuse = (credential: Credential, errors: Parameters<typeof options.pipeline.refuse>[1], watched: ReturnType<typeof watch.begin>): ReturnType<typeof options.pipeline.refuse> =>
-    options.pipeline.refuse('graphql-sse', errors, { credential, report: ({ result }) => watch.finish(watched, result.errors, 'rejected') });
+  const refuse = (
+    credential: Credential,
+    errors: Parameters<typeof options.pipeline.refuse>[1],
+    watched: ReturnType<typeof watch.begin>,
+  ): ReturnType<typeof options.pipeline.refuse> =>
+    options.pipeline.refuse('graphql-sse', errors, {
+      credential,
+      report: ({ result }) => watch.finish(watched, result.errors, 'rejected'),
+    });
   const handler = createHandler<IncomingMessage, { res: ServerResponse }, Record<string, unknown>>({
     schema: options.schema,
     ...(sseReservations ? { authenticate: sseReservations.authenticate } : {}),
     execute,
-    subscribe: (args) => untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, graphqlSubscribe(args))),
+    subscribe: (args) =>
+      untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, graphqlSubscribe(args))),
     onSubscribe(req, params) {
-      const token = req.headers.get('x-graphql-event-stream-token') ?? new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
+      const token =
+        req.headers.get('x-graphql-event-stream-token') ??
+        new URL(req.url, 'http://gateway.invalid').searchParams.get('token');
       const connection = sseConnectionOf(token, req.raw);
       const watched = watch.begin('graphql-sse', () => req.raw.headers);
       const credential = requestCredential(req.raw);
@@ -149,9 +181,18 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       if (token && req.headers.get('accept') !== 'text/event-stream') {
         // Posted to a reservation: abandoned when this POST ends unanswered or the reservation's stream closes.
         const post = req.context.res;
-        abandonedChecks.set(contextValue, () => (post.destroyed && !post.writableFinished) || closedStreams.has(connection));
+        abandonedChecks.set(
+          contextValue,
+          () => (post.destroyed && !post.writableFinished) || closedStreams.has(connection),
+        );
       }
-      return { schema: options.schema, document, operationName, variableValues: variables, contextValue: contextValue as unknown as Record<string, unknown> };
+      return {
+        schema: options.schema,
+        document,
+        operationName,
+        variableValues: variables,
+        contextValue: contextValue as unknown as Record<string, unknown>,
+      };
     },
     // graphql-sse's operation context is the context onSubscribe gave the operation.
     onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
@@ -182,7 +223,14 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     const { text, facts } = await readSseBody(req, options.maxBodyBytes);
     if (facts) {
       const watched = watch.begin('graphql-sse', () => req.headers);
-      const prepared = prepare(options, 'graphql-sse', {}, credential, new SubscriptionConnection('sse', address), facts);
+      const prepared = prepare(
+        options,
+        'graphql-sse',
+        {},
+        credential,
+        new SubscriptionConnection('sse', address),
+        facts,
+      );
       if (prepared.kind === 'refused') {
         sendRefusalAnswer(req, res, refuse(credential, prepared.refusal ?? prepared.errors, watched));
         return;
@@ -191,7 +239,9 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
     const request: NodeSseRequest = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
-      headers: { get: (key) => (Array.isArray(req.headers[key]) ? req.headers[key].join('\n') : req.headers[key]) ?? null },
+      headers: {
+        get: (key) => (Array.isArray(req.headers[key]) ? req.headers[key].join('\n') : req.headers[key]) ?? null,
+      },
       body: text,
       raw: req,
       context: { res },
@@ -207,7 +257,10 @@ export function createSseTransport(options: SubscriptionTransportOptions, runs: 
       const token = req.headers.accept === 'text/event-stream' ? streamToken(req) : null;
       // Slow readers are cut, not buffered (slow-readers.ts).
       const guard = guardSseResponse(res, options.streamBounds, (reason) =>
-        options.logger?.warn({ transport: 'graphql-sse', reason, queuedBytes: res.writableLength }, 'An SSE stream was cut: its client does not read it'),
+        options.logger?.warn(
+          { transport: 'graphql-sse', reason, queuedBytes: res.writableLength },
+          'An SSE stream was cut: its client does not read it',
+        ),
       );
       guardsByRequest.set(req, guard);
       if (token) {

@@ -38,7 +38,11 @@ const CLOSING: readonly GraphQLError[] = [new GraphQLError('The connection is cl
 const refusalPayloads = new WeakMap<GraphQLError, string>();
 
 /** The steps whose refusals are answered at once, as a `next` and a `complete` (see `refuseOverLimit`). */
-const OVER_A_LIMIT: ReadonlySet<StepName> = new Set<StepName>(['subscription-limit', 'operation-cap', 'operation-cap-parsed']);
+const OVER_A_LIMIT: ReadonlySet<StepName> = new Set<StepName>([
+  'subscription-limit',
+  'operation-cap',
+  'operation-cap-parsed',
+]);
 
 /** The `error` payload of each refused subscribe, by the errors its `onSubscribe` returned (graphql-ws hands `onError` the same array). */
 const errorPayloads = new WeakMap<readonly GraphQLError[], readonly GraphQLFormattedError[]>();
@@ -76,14 +80,20 @@ function credentialOf(ctx: WsContext): Credential {
   let credential = connectionCredentials.get(ctx);
   if (!credential) {
     const params = ctx.connectionParams ?? {};
-    credential = readCredential(params.authorization ?? params.Authorization ?? ctx.extra.request.headers.authorization, ctx.extra.request.headers.origin);
+    credential = readCredential(
+      params.authorization ?? params.Authorization ?? ctx.extra.request.headers.authorization,
+      ctx.extra.request.headers.origin,
+    );
     connectionCredentials.set(ctx, credential);
   }
   return credential;
 }
 
 /** The W3C trace context a WebSocket's connection parameters carry (a browser cannot set the upgrade request's headers). */
-function traceCarrier(headers: IncomingMessage['headers'], params: Record<string, unknown> | undefined): IncomingMessage['headers'] {
+function traceCarrier(
+  headers: IncomingMessage['headers'],
+  params: Record<string, unknown> | undefined,
+): IncomingMessage['headers'] {
   const { traceparent, tracestate } = params ?? {};
   if (typeof traceparent !== 'string') return headers;
   return { ...headers, traceparent, ...(typeof tracestate === 'string' ? { tracestate } : {}) };
@@ -98,16 +108,35 @@ export interface WsTransport {
 }
 
 /** Creates the graphql-ws transport on `runs` (shared with graphql-sse). */
-export function createWsTransport(options: SubscriptionTransportOptions, runs: OperationRuns, addressOf: (request: IncomingMessage) => string): WsTransport {
+export function createWsTransport(
+  options: SubscriptionTransportOptions,
+  runs: OperationRuns,
+  addressOf: (request: IncomingMessage) => string,
+): WsTransport {
   const { watch, patchFormats, credentials, finish, execute, subscribe } = runs;
-  const wss = new WebSocketServer({ noServer: true, maxPayload: Math.max(1024 * 1024, options.maxBodyBytes + FRAME_HEADROOM_BYTES) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: Math.max(1024 * 1024, options.maxBodyBytes + FRAME_HEADROOM_BYTES),
+  });
   // Before graphql-ws's listener (added by useServer below): each message's size, for the `body-size` step.
-  wss.on('connection', (socket: WebSocket) => socket.on('message', (data: RawData) => messageBytes.set(socket, bytesOf(data))));
-  const connections = new WeakMap<object, { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }>();
-  const connectionOf = (ctx: object, request: IncomingMessage): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
+  wss.on('connection', (socket: WebSocket) =>
+    socket.on('message', (data: RawData) => messageBytes.set(socket, bytesOf(data))),
+  );
+  const connections = new WeakMap<
+    object,
+    { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight }
+  >();
+  const connectionOf = (
+    ctx: object,
+    request: IncomingMessage,
+  ): { connection: SubscriptionConnection; refusals: RefusalCount; inFlight: OperationsInFlight } => {
     let state = connections.get(ctx);
     if (!state) {
-      state = { connection: new SubscriptionConnection('ws', addressOf(request)), refusals: new RefusalCount(), inFlight: new OperationsInFlight(options.operationsMaxPerConnection) };
+      state = {
+        connection: new SubscriptionConnection('ws', addressOf(request)),
+        refusals: new RefusalCount(),
+        inFlight: new OperationsInFlight(options.operationsMaxPerConnection),
+      };
       connections.set(ctx, state);
     }
     return state;
@@ -157,7 +186,12 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
    * the errors returned only end its `onSubscribe`. Counts the refusal first: the one over
    * `MAX_REFUSED_SUBSCRIBES` (admission.ts) closes the socket with 4429 instead.
    */
-  const refuseOverLimit = (ctx: WsContext, id: string, errors: readonly GraphQLError[], refusals: RefusalCount): readonly GraphQLError[] => {
+  const refuseOverLimit = (
+    ctx: WsContext,
+    id: string,
+    errors: readonly GraphQLError[],
+    refusals: RefusalCount,
+  ): readonly GraphQLError[] => {
     const { socket } = ctx.extra;
     if (!countRefusal(ctx, refusals)) {
       const error = errors.length === 1 ? errors[0] : undefined;
@@ -191,11 +225,18 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         const credential = credentialOf(ctx);
         const watched = watch.begin('graphql-ws', () => traceCarrier(ctx.extra.request.headers, ctx.connectionParams));
         const bodyBytes = messageBytes.get(ctx.extra.socket);
-        const prepared = prepare(options, 'graphql-ws', payload, credential, connection, { operations: inFlight, ...(bodyBytes === undefined ? {} : { bodyBytes }) });
+        const prepared = prepare(options, 'graphql-ws', payload, credential, connection, {
+          operations: inFlight,
+          ...(bodyBytes === undefined ? {} : { bodyBytes }),
+        });
         if (prepared.kind === 'run') {
           const { document, operationName, variables } = prepared;
           // A query or mutation holds one of the connection's places (operation-cap.ts) until it completes.
-          if (prepared.operation.operation !== 'subscription' && !isLiveQueryOperationDefinitionNode(prepared.operation, variables)) inFlight.hold(id);
+          if (
+            prepared.operation.operation !== 'subscription' &&
+            !isLiveQueryOperationDefinitionNode(prepared.operation, variables)
+          )
+            inFlight.hold(id);
           const contextValue = contextOf(options, prepared, connection);
           credentials.set(contextValue, credential);
           if (contextValue.subscription) {
@@ -217,7 +258,10 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         }
         countRefusal(ctx, refusals);
         // Sent as an `error` message: its payload is the pipeline's refusal (onError hands it to graphql-ws).
-        const answer = options.pipeline.refuse('graphql-ws', prepared.errors, { credential, report: ({ result }) => watch.finish(watched, result.errors, 'rejected') });
+        const answer = options.pipeline.refuse('graphql-ws', prepared.errors, {
+          credential,
+          report: ({ result }) => watch.finish(watched, result.errors, 'rejected'),
+        });
         errorPayloads.set(prepared.errors, answer.result.errors);
         return prepared.errors;
       },
@@ -230,7 +274,10 @@ export function createWsTransport(options: SubscriptionTransportOptions, runs: O
         // A refusal was written already; errors of an admitted operation are written the same way, with its context.
         const formatted =
           errorPayloads.get(errors) ??
-          options.pipeline.refuse('graphql-ws', errors, { delivery: watched?.contextValue ?? null, report: ({ result }) => watched && watch.finish(watched, result.errors) }).result.errors;
+          options.pipeline.refuse('graphql-ws', errors, {
+            delivery: watched?.contextValue ?? null,
+            report: ({ result }) => watched && watch.finish(watched, result.errors),
+          }).result.errors;
         return formatted as unknown as GraphQLError[];
       },
       onComplete: (ctx, id) => {

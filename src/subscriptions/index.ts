@@ -50,7 +50,10 @@ export interface GatewaySubscriptions {
  * (see `perMinuteShare` in the economy's budget, which the running gateway asks through
  * `UpstreamEconomy.pollShare`). Kept for callers that have the settings at hand.
  */
-export function pollBudgetPerMinute(config: Pick<GatewayConfig, 'upstreamRateLimit' | 'subscriptionBudgetPercent'>, allowance: number): number {
+export function pollBudgetPerMinute(
+  config: Pick<GatewayConfig, 'upstreamRateLimit' | 'subscriptionBudgetPercent'>,
+  allowance: number,
+): number {
   return perMinuteShare(config.upstreamRateLimit, allowance, config.subscriptionBudgetPercent);
 }
 
@@ -74,7 +77,13 @@ export function createGatewaySubscriptions(
 ): GatewaySubscriptions {
   const metrics = new SubscriptionMetrics(parts.registry);
   const relay = config.redisUrl
-    ? new RedisPollRelay({ url: config.redisUrl, prefix: config.redisPrefix, commandTimeoutMs: config.redisTimeoutMs, logger: parts.logger, onError: parts.onRedisError })
+    ? new RedisPollRelay({
+        url: config.redisUrl,
+        prefix: config.redisPrefix,
+        commandTimeoutMs: config.redisTimeoutMs,
+        logger: parts.logger,
+        onError: parts.onRedisError,
+      })
     : undefined;
   const hub = new PollHub({
     economy: parts.economy,
@@ -93,11 +102,19 @@ export function createGatewaySubscriptions(
   parts.services.domains?.payments?.attach({ watch: (caller, feed, observer) => hub.watch(caller, feed, observer) });
   const service = new SubscriptionService(
     hub,
-    { maxPerKey: config.subscriptionsMaxPerKey, maxPerConnection: config.subscriptionsMaxPerConnection, maxLiveSubscribersPerAddress: config.liveQuerySubscribersMaxPerAddress },
+    {
+      maxPerKey: config.subscriptionsMaxPerKey,
+      maxPerConnection: config.subscriptionsMaxPerConnection,
+      maxLiveSubscribersPerAddress: config.liveQuerySubscribersMaxPerAddress,
+    },
     metrics,
   );
   // Live queries run as plain queries do: compiled by graphql-jit unless EXECUTION_JIT=false.
-  const liveQueries = new LiveQueries({ economy: parts.economy, throttleMs: config.liveQueryThrottleMs, ...(config.executionJit ? { executeRun: jitExecute(parts.schema) } : {}) });
+  const liveQueries = new LiveQueries({
+    economy: parts.economy,
+    throttleMs: config.liveQueryThrottleMs,
+    ...(config.executionJit ? { executeRun: jitExecute(parts.schema) } : {}),
+  });
   const tokenStreams = parts.vault ? new TokenStreams(parts.vault) : undefined;
   const transports = createSubscriptionTransports({
     schema: parts.schema,
@@ -111,7 +128,12 @@ export function createGatewaySubscriptions(
     maxBodyBytes: config.maxBodyBytes,
     streamBounds: { maxQueuedBytes: config.streamMaxQueuedBytes, drainTimeoutMs: config.streamDrainTimeoutMs },
     sseDeadPeerTimeoutMs: config.sseDeadPeerTimeoutMs,
-    sseReservations: { ttlMs: config.sseReservationTtlMs, maxPerAddress: config.sseReservationsMaxPerAddress, maxPerPeer: config.sseReservationsMaxPerPeer, max: config.sseReservationsMax },
+    sseReservations: {
+      ttlMs: config.sseReservationTtlMs,
+      maxPerAddress: config.sseReservationsMaxPerAddress,
+      maxPerPeer: config.sseReservationsMaxPerPeer,
+      max: config.sseReservationsMax,
+    },
     logger: parts.logger,
     tracing: parts.tracing,
     reportOperation: parts.reportOperation,

@@ -3,7 +3,11 @@
  * throttle, the patch format its client asked for, and what makes two of them identical
  * (see live-queries.ts, which runs them).
  */
-import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
+import {
+  getLiveDirectiveArgumentValues,
+  getLiveDirectiveNode,
+  isLiveQueryOperationDefinitionNode,
+} from '@n1ru4l/graphql-live-query';
 import { getOperationAST, print } from 'graphql';
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
 import stableStringify from 'safe-stable-stringify';
@@ -20,24 +24,35 @@ export type LivePatchFormat = 'jsondiffpatch' | null;
 
 /** The patch format of a subscribe message's `extensions` (see {@link LivePatchFormat}). */
 export function livePatchFormat(extensions: unknown): LivePatchFormat {
-  const asked = extensions && typeof extensions === 'object' ? (extensions as { livePatch?: unknown }).livePatch : undefined;
+  const asked =
+    extensions && typeof extensions === 'object' ? (extensions as { livePatch?: unknown }).livePatch : undefined;
   return asked === 'jsondiffpatch' ? 'jsondiffpatch' : null;
 }
 
 /** True when `args` runs a query marked `@live` (and not `@live(if: false)`). */
 export function isLiveOperation(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>): boolean {
   const operation = getOperationAST(args.document, args.operationName);
-  return operation !== undefined && operation !== null && isLiveQueryOperationDefinitionNode(operation, args.variableValues as Record<string, unknown> | undefined);
+  return (
+    operation !== undefined &&
+    operation !== null &&
+    isLiveQueryOperationDefinitionNode(operation, args.variableValues as Record<string, unknown> | undefined)
+  );
 }
 
 /**
  * A live query's throttle, ms: `LIVE_QUERY_THROTTLE_MS`, or the longer one the client
  * asked for with `@live(throttle: N)` (never a shorter one).
  */
-export function liveThrottleMs(args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>, floorMs: number): number {
+export function liveThrottleMs(
+  args: Pick<ExecutionArgs, 'document' | 'operationName' | 'variableValues'>,
+  floorMs: number,
+): number {
   const operation = getOperationAST(args.document, args.operationName);
   const directive = operation ? getLiveDirectiveNode(operation) : null;
-  const asked = directive ? getLiveDirectiveArgumentValues(directive, args.variableValues as Record<string, unknown> | undefined).throttleValue : null;
+  const asked = directive
+    ? getLiveDirectiveArgumentValues(directive, args.variableValues as Record<string, unknown> | undefined)
+        .throttleValue
+    : null;
   return Math.max(floorMs, typeof asked === 'number' && Number.isFinite(asked) ? asked : 0);
 }
 
@@ -69,7 +84,9 @@ export function isAsyncIterator<T>(value: unknown): value is AsyncIterableIterat
 }
 
 /** `source` with each result marked `isLive` again (what the patch generator reads). */
-export function markedLive(source: AsyncIterableIterator<ExecutionResult>): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
+export function markedLive(
+  source: AsyncIterableIterator<ExecutionResult>,
+): AsyncIterableIterator<ExecutionResult & { isLive: true }> {
   const iterator: AsyncIterableIterator<ExecutionResult & { isLive: true }> = {
     async next() {
       const step = await source.next();

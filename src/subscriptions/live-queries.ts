@@ -265,7 +265,8 @@ export class LiveQueries {
       });
       return scheduled;
     };
-    const results = this.store.makeExecute(throttled as never)(args) as AsyncIterableIterator<ExecutionResult> | ExecutionResult | Promise<ExecutionResult>;
+    const results = this.store.makeExecute(throttled as never)(args) as
+      AsyncIterableIterator<ExecutionResult> | ExecutionResult | Promise<ExecutionResult>;
     const end = (): void => {
       ended = true;
       clearTimeout(timer);
@@ -297,5 +298,8 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof DE
 }
 
 function deadlineError(): GatewayError {
-  return new GatewayError('INTERNAL_SERVER_ERROR', `A live query's re-execution took longer than ${RE_EXECUTION_DEADLINE_MS} ms.`);
+  return new GatewayError(
+    'INTERNAL_SERVER_ERROR',
+    `A live query's re-execution took longer than ${RE_EXECUTION_DEADLINE_MS} ms.`,
+  );
 }

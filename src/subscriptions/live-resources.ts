@@ -43,7 +43,10 @@ export class LiveResources {
   ) {
     const stored = (_keyId: string, key: string): void => this.changed(key);
     economy.entryStored.add(stored);
-    this.stopListening = [() => economy.entryStored.delete(stored), economy.onInvalidated((keyId, scope, changed) => this.written(keyId, scope, changed))];
+    this.stopListening = [
+      () => economy.entryStored.delete(stored),
+      economy.onInvalidated((keyId, scope, changed) => this.written(keyId, scope, changed)),
+    ];
   }
 
   /** Resources watched by at least one live query now. */
@@ -69,7 +72,12 @@ export class LiveResources {
   }
 
   /** Moves a query's watch from the resources of `before` to those of `now`. */
-  move(keyId: string, apiKey: string, now: ReadonlyMap<string, ReadResource>, before: ReadonlyMap<string, ReadResource>): void {
+  move(
+    keyId: string,
+    apiKey: string,
+    now: ReadonlyMap<string, ReadResource>,
+    before: ReadonlyMap<string, ReadResource>,
+  ): void {
     for (const [key, resource] of now) {
       if (before.has(key)) continue;
       const watched = this.watched.get(key);
@@ -119,7 +127,10 @@ export class LiveResources {
       const watched = this.watched.get(key);
       if (!watched) continue;
       this.economy
-        .fetchInBackground({ keyId, apiKey: watched.apiKey, endpoint: watched.endpoint, params: watched.params }, { priority: 'missed' })
+        .fetchInBackground(
+          { keyId, apiKey: watched.apiKey, endpoint: watched.endpoint, params: watched.params },
+          { priority: 'missed' },
+        )
         .catch(() => undefined);
     }
   }

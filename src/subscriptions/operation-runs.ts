@@ -56,7 +56,8 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
     const credential = context ? credentials.get(context) : undefined;
     const active = context?.token;
     if (!streams || credential?.kind !== 'token' || !active) return result;
-    const guard = (value: unknown): unknown => (isAsyncIterator<ExecutionResult>(value) ? streams.guard(value, credential, active.expiresAt) : value);
+    const guard = (value: unknown): unknown =>
+      isAsyncIterator<ExecutionResult>(value) ? streams.guard(value, credential, active.expiresAt) : value;
     if (result instanceof Promise) return result.then(guard) as T;
     return guard(result) as T;
   };
@@ -81,27 +82,59 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
   // each run, with that run's item errors and session; onNext runs the `delivery` steps.
   const liveContexts = new WeakSet<object>();
   // The result phase on a result about to be sent (a live query's: its `delivery` phase).
-  const finish = (transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult => {
+  const finish = (
+    transport: 'graphql-ws' | 'graphql-sse',
+    contextValue: unknown,
+    result: ExecutionResult,
+  ): ExecutionResult => {
     const context = operationContext(contextValue);
     const live = context !== null && liveContexts.has(context);
     return options.pipeline.finishResult(
-      { transport, result, execution: context, delivery: context, report: ({ result: sent }) => watch.next(contextValue, sent) },
+      {
+        transport,
+        result,
+        execution: context,
+        delivery: context,
+        report: ({ result: sent }) => watch.next(contextValue, sent),
+      },
       live ? ['delivery'] : undefined,
     );
   };
   const execute = (args: ExecutionArgs): ReturnType<LiveQueries['execute']> => {
-    const patches = args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
+    const patches =
+      args.contextValue && typeof args.contextValue === 'object' ? (patchFormats.get(args.contextValue) ?? null) : null;
     const context = operationContext(args.contextValue);
     const transport = context?.subscription?.connection.transport === 'sse' ? 'graphql-sse' : 'graphql-ws';
     const finishRun = (result: ExecutionResult, run: LiveRun): ExecutionResult =>
       options.pipeline.finishResult({ transport, result, execution: run, delivery: context }, ['execution']);
     // A live query's first execution starts when the transport first reads its results: in the span too.
-    const results = unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work), finishRun)));
+    const results = unlessAbandoned(
+      args.contextValue,
+      watch.run(args.contextValue, () =>
+        options.liveQueries.execute(args, patches, (work) => watch.run(args.contextValue, work), finishRun),
+      ),
+    );
     if (context && isAsyncIterator(results)) liveContexts.add(context);
     return untilTokenRefused(args.contextValue, results);
   };
   const subscribe = (args: ExecutionArgs): ReturnType<typeof graphqlSubscribe> => {
-    return untilTokenRefused(args.contextValue, unlessAbandoned(args.contextValue, watch.run(args.contextValue, () => graphqlSubscribe(args))));
+    return untilTokenRefused(
+      args.contextValue,
+      unlessAbandoned(
+        args.contextValue,
+        watch.run(args.contextValue, () => graphqlSubscribe(args)),
+      ),
+    );
   };
-  return { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute, subscribe };
+  return {
+    watch,
+    patchFormats,
+    abandonedChecks,
+    credentials,
+    unlessAbandoned,
+    untilTokenRefused,
+    finish,
+    execute,
+    subscribe,
+  };
 }

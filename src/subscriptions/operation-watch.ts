@@ -108,7 +108,8 @@ export class OperationWatch {
    */
   answered(args: ExecutionArgs, result: unknown): void {
     const watched = this.of(args.contextValue);
-    if (watched && isAsyncIterator(result) && watched.operationType === 'subscription') this.finish(watched, undefined, 'success');
+    if (watched && isAsyncIterator(result) && watched.operationType === 'subscription')
+      this.finish(watched, undefined, 'success');
   }
 
   /** A result about to be sent: the first one ends the operation. */
@@ -121,7 +122,11 @@ export class OperationWatch {
    * Ends the operation: ends its span and reports it. An operation the client completed
    * before its first answer counts as a success.
    */
-  finish(watched: WatchedOperation, errors: readonly ErrorLike[] | undefined, outcome: OperationOutcome = errors?.length ? 'error' : 'success'): void {
+  finish(
+    watched: WatchedOperation,
+    errors: readonly ErrorLike[] | undefined,
+    outcome: OperationOutcome = errors?.length ? 'error' : 'success',
+  ): void {
     if (watched.done) return;
     watched.done = true;
     watched.span?.end(errors);

@@ -96,7 +96,11 @@ export class PollHub {
    * @returns the function that removes the subscriber again
    * @throws GatewayError when the first poll failed definitively (`NOT_FOUND`, `FORBIDDEN`, …)
    */
-  async subscribe<S, E>(caller: PollCaller, feed: Feed<S, E>, listener: (message: FeedMessage<E>) => void): Promise<() => void> {
+  async subscribe<S, E>(
+    caller: PollCaller,
+    feed: Feed<S, E>,
+    listener: (message: FeedMessage<E>) => void,
+  ): Promise<() => void> {
     const id = `${caller.keyId}|${feed.resource}`;
     let poller = this.pollers.get(id);
     if (!poller) {
@@ -127,12 +131,20 @@ export class PollHub {
    * @returns the function that stops watching
    * @throws GatewayError when the first poll failed definitively
    */
-  async watch<S>(caller: PollCaller, feed: Feed<S, unknown>, observer: (state: S, session: UpstreamSession | null) => Promise<void>): Promise<() => void> {
+  async watch<S>(
+    caller: PollCaller,
+    feed: Feed<S, unknown>,
+    observer: (state: S, session: UpstreamSession | null) => Promise<void>,
+  ): Promise<() => void> {
     const typed = observer as (state: unknown, session: UpstreamSession | null) => Promise<void>;
     const id = `${caller.keyId}|${feed.resource}`;
     const existing = this.pollers.get(id);
     // A poller that already has a state: the observer starts from it.
-    if (existing?.state && existing.leading) void typed(existing.state.value, new PollSession(this.options.economy, caller.apiKey, caller.keyId, 'background')).catch(() => undefined);
+    if (existing?.state && existing.leading)
+      void typed(
+        existing.state.value,
+        new PollSession(this.options.economy, caller.apiKey, caller.keyId, 'background'),
+      ).catch(() => undefined);
     const poller = existing ?? this.start(id, caller, feed as Feed<unknown, unknown>);
     poller.observers.add(typed);
     const leave = await this.subscribe(caller, feed, () => undefined).catch((error: unknown) => {
@@ -283,8 +295,12 @@ export class PollHub {
   }
 
   private failed(poller: Poller, error: unknown, starting: boolean): 'failed' | 'definitive' {
-    const known = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'The poll failed unexpectedly.');
-    if (!(error instanceof GatewayError)) this.options.logger?.error({ err: error, resource: poller.feed.kind }, 'subscription poll failed unexpectedly');
+    const known =
+      error instanceof GatewayError
+        ? error
+        : new GatewayError('INTERNAL_SERVER_ERROR', 'The poll failed unexpectedly.');
+    if (!(error instanceof GatewayError))
+      this.options.logger?.error({ err: error, resource: poller.feed.kind }, 'subscription poll failed unexpectedly');
     this.options.metrics?.polled(poller.feed.kind, 'failed');
     this.activity.emit('polled', poller.feed.kind, 'failed');
     if (isDefinitive(known)) {
@@ -341,7 +357,8 @@ export class PollHub {
     if (!Number.isFinite(budget) || budget <= 0) return 1;
     let perMinute = 0;
     for (const poller of this.pollers.values()) {
-      if (poller.keyId === keyId && poller.leading) perMinute += 60_000 / Math.max(1, this.options.intervalMs(poller.feed));
+      if (poller.keyId === keyId && poller.leading)
+        perMinute += 60_000 / Math.max(1, this.options.intervalMs(poller.feed));
     }
     return Math.max(1, perMinute / budget);
   }

@@ -36,7 +36,10 @@ export class PollSession extends UpstreamSession {
 
   /** A GET as background work of the poll's priority (cache, coalescing and the key's budget, behind operations). */
   override get(endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    return this.pollEconomy.fetchInBackground({ keyId: this.pollKeyId, apiKey: this.pollApiKey, endpoint, params }, { priority: this.priority });
+    return this.pollEconomy.fetchInBackground(
+      { keyId: this.pollKeyId, apiKey: this.pollApiKey, endpoint, params },
+      { priority: this.priority },
+    );
   }
 }
 
@@ -50,7 +53,11 @@ export function pollFailedError(last: GatewayError, failures: number): GatewayEr
 }
 
 /** A GatewayError as the Redis relay sends it to the other replicas. */
-export function serializeError(error: GatewayError): { code: GatewayError['code']; message: string; extensions: Record<string, unknown> } {
+export function serializeError(error: GatewayError): {
+  code: GatewayError['code'];
+  message: string;
+  extensions: Record<string, unknown>;
+} {
   const { code: _code, ...extensions } = error.extensions;
   return { code: error.code, message: error.message, extensions };
 }

@@ -30,7 +30,12 @@ export interface Poller {
 }
 
 /** A new poller of `caller`'s `feed`, nobody subscribed yet and no poll done. */
-export function newPoller(id: string, caller: { apiKey: string; keyId: string }, feed: Feed<unknown, unknown>, leading: boolean): Poller {
+export function newPoller(
+  id: string,
+  caller: { apiKey: string; keyId: string },
+  feed: Feed<unknown, unknown>,
+  leading: boolean,
+): Poller {
   return {
     id,
     keyId: caller.keyId,

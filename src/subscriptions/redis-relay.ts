@@ -70,7 +70,15 @@ export class RedisPollRelay implements PollRelay {
   private readonly replica = randomUUID();
   private readonly handlers = new Map<string, (message: RelayMessage) => void>();
 
-  constructor(private readonly options: { url: string; prefix: string; commandTimeoutMs: number; logger?: Logger; onError?: () => void }) {
+  constructor(
+    private readonly options: {
+      url: string;
+      prefix: string;
+      commandTimeoutMs: number;
+      logger?: Logger;
+      onError?: () => void;
+    },
+  ) {
     // disconnectTimeout 0: close() leaves no ioredis timer (2 s by default) behind, also
     // for a connection waiting to reconnect.
     const common = { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: false, disconnectTimeout: 0 };
@@ -123,7 +131,9 @@ export class RedisPollRelay implements PollRelay {
    * Publishes a message as JSON on the poller's channel (a `Date` is tagged as `{"$date": ISO}` and revived on receipt); a Redis failure is reported through `onError`, not thrown.
    */
   async publish(pollerId: string, message: RelayMessage): Promise<void> {
-    await this.redis.publish(this.channel(pollerId), JSON.stringify(message, tagDates)).catch(() => this.options.onError?.());
+    await this.redis
+      .publish(this.channel(pollerId), JSON.stringify(message, tagDates))
+      .catch(() => this.options.onError?.());
   }
 
   private dispatch(channel: string, payload: string): void {

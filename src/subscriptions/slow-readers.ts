@@ -159,7 +159,11 @@ export function guardWrites(stream: EventEmitter, method: 'write' | 'send', guar
 }
 
 /** Guards an SSE response: its writes against `bounds`, destroyed when cut; `onCut` is told why. */
-export function guardSseResponse(res: ServerResponse, bounds: StreamBounds, onCut: (reason: CutReason) => void): SlowReaderGuard {
+export function guardSseResponse(
+  res: ServerResponse,
+  bounds: StreamBounds,
+  onCut: (reason: CutReason) => void,
+): SlowReaderGuard {
   const guard = new SlowReaderGuard(
     bounds,
     () => res.writableLength,

@@ -64,7 +64,10 @@ function tokenOf(url: string | undefined, header: string | null | undefined): st
  * handler sees a response that is no longer writable, leaves its loop and returns the
  * stream's iterator, which deletes the token and ends the stream's operations.
  */
-export async function releaseSseToken(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, token: string): Promise<void> {
+export async function releaseSseToken(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  token: string,
+): Promise<void> {
   const request = {
     method: 'GET',
     url: '/graphql/stream',
@@ -204,7 +207,6 @@ export class SseReservations {
     this.#timer = timer;
   }
 
-
   /** Frees the expired reservations, up to {@link RELEASES_PER_TURN} now and the rest in the next turns; then waits for the next one. */
   #expire(): void {
     this.#timer = null;
@@ -233,8 +235,19 @@ export class SseReservations {
     const refusal = this.#refusal(address, peer);
     if (refusal) {
       const retryAfterSeconds = Math.max(1, Math.ceil(this.#limits.ttlMs / 1000));
-      const text = JSON.stringify({ errors: [{ message: refusal.message, extensions: { code: 'RATE_LIMITED', limit: refusal.limit, max: refusal.max, retryAfterSeconds } }] });
-      res.writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'retry-after': String(retryAfterSeconds) });
+      const text = JSON.stringify({
+        errors: [
+          {
+            message: refusal.message,
+            extensions: { code: 'RATE_LIMITED', limit: refusal.limit, max: refusal.max, retryAfterSeconds },
+          },
+        ],
+      });
+      res.writeHead(429, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(text),
+        'retry-after': String(retryAfterSeconds),
+      });
       res.end(text);
       return;
     }
@@ -258,13 +271,25 @@ export class SseReservations {
     const maxPerPeer = this.#limits.maxPerPeer ?? max;
     const wait = `Connect the reserved streams, or wait until they expire (SSE_RESERVATION_TTL_MS=${ttlMs}).`;
     if (this.sizeOf(address) >= maxPerAddress) {
-      return { limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: maxPerAddress, message: `Too many graphql-sse reservations (PUT /graphql/stream) from this address: ${maxPerAddress} are not connected yet (SSE_RESERVATIONS_MAX_PER_ADDRESS). ${wait}` };
+      return {
+        limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS',
+        max: maxPerAddress,
+        message: `Too many graphql-sse reservations (PUT /graphql/stream) from this address: ${maxPerAddress} are not connected yet (SSE_RESERVATIONS_MAX_PER_ADDRESS). ${wait}`,
+      };
     }
     if (peer !== address && (this.#perPeer.get(peer) ?? 0) >= maxPerPeer) {
-      return { limit: 'SSE_RESERVATIONS_MAX_PER_PEER', max: maxPerPeer, message: `Too many graphql-sse reservations (PUT /graphql/stream) through this proxy: ${maxPerPeer} are not connected yet (SSE_RESERVATIONS_MAX_PER_PEER). ${wait}` };
+      return {
+        limit: 'SSE_RESERVATIONS_MAX_PER_PEER',
+        max: maxPerPeer,
+        message: `Too many graphql-sse reservations (PUT /graphql/stream) through this proxy: ${maxPerPeer} are not connected yet (SSE_RESERVATIONS_MAX_PER_PEER). ${wait}`,
+      };
     }
     if (this.#pending.size + this.#inFlight >= max) {
-      return { limit: 'SSE_RESERVATIONS_MAX', max, message: `Too many graphql-sse reservations (PUT /graphql/stream) on this gateway: ${max} are not connected yet (SSE_RESERVATIONS_MAX). ${wait}` };
+      return {
+        limit: 'SSE_RESERVATIONS_MAX',
+        max,
+        message: `Too many graphql-sse reservations (PUT /graphql/stream) on this gateway: ${max} are not connected yet (SSE_RESERVATIONS_MAX). ${wait}`,
+      };
     }
     return null;
   }

@@ -16,7 +16,12 @@ export class SubscriptionMetrics {
 
   constructor(registry: Registry) {
     const registers = [registry];
-    this.active = new Gauge({ name: 'statev_subscriptions_active', help: 'Open subscriptions by transport (ws, sse).', labelNames: ['transport'], registers });
+    this.active = new Gauge({
+      name: 'statev_subscriptions_active',
+      help: 'Open subscriptions by transport (ws, sse).',
+      labelNames: ['transport'],
+      registers,
+    });
     this.pollerCount = new Gauge({
       name: 'statev_subscription_pollers',
       help: 'Pollers of this replica: "leading" poll the upstream, "following" receive a leader replica\'s events through Redis.',
@@ -25,7 +30,7 @@ export class SubscriptionMetrics {
     });
     this.intervalSeconds = new Gauge({
       name: 'statev_subscription_poll_interval_seconds',
-      help: 'The polling interval last scheduled for a resource kind, seconds: its freshness window, stretched when a key\'s polling budget is short.',
+      help: "The polling interval last scheduled for a resource kind, seconds: its freshness window, stretched when a key's polling budget is short.",
       labelNames: ['resource'],
       registers,
     });
@@ -35,13 +40,23 @@ export class SubscriptionMetrics {
       labelNames: ['resource', 'outcome'],
       registers,
     });
-    this.eventCount = new Counter({ name: 'statev_subscription_events_total', help: 'Change events found by polls, by resource kind (before fan-out to subscribers).', labelNames: ['resource'], registers });
+    this.eventCount = new Counter({
+      name: 'statev_subscription_events_total',
+      help: 'Change events found by polls, by resource kind (before fan-out to subscribers).',
+      labelNames: ['resource'],
+      registers,
+    });
     this.liveExecutionCount = new Gauge({
       name: 'statev_live_query_executions',
       help: 'Distinct live queries executing, each shared by its subscribers (identical operations of one key); the subscribers count in statev_subscriptions_active.',
       registers,
     });
-    this.rejected = new Counter({ name: 'statev_subscriptions_rejected_total', help: 'Subscriptions refused before they started, by error code.', labelNames: ['code'], registers });
+    this.rejected = new Counter({
+      name: 'statev_subscriptions_rejected_total',
+      help: 'Subscriptions refused before they started, by error code.',
+      labelNames: ['code'],
+      registers,
+    });
   }
 
   /** A subscription opened (+1) or closed (−1). */

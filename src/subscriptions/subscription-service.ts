@@ -146,7 +146,10 @@ export class SubscriptionService implements FeedOpener {
    * @throws GatewayError `UNAUTHENTICATED` without a key, `RATE_LIMITED` over a limit,
    *   and the first poll's definitive error (`NOT_FOUND`, `FORBIDDEN`, `UPSTREAM_BAD_REQUEST`).
    */
-  async open<E>(ctx: SubscriptionContext, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>> {
+  async open<E>(
+    ctx: SubscriptionContext,
+    feeds: ReadonlyArray<Feed<unknown, E>>,
+  ): Promise<AsyncIterableIterator<FeedMessage<E>>> {
     const scope = ctx.subscription;
     if (!scope) throw noTransportError();
     const { apiKey } = ctx;

@@ -169,7 +169,11 @@ export class TokenStreams {
    * expires at `expiresAt`; returns the stream to hand the transport in its place, which ends
    * with {@link tokenEndResult} when the token is refused.
    */
-  guard(stream: AsyncIterator<ExecutionResult>, token: TokenText, expiresAt: Date): AsyncGenerator<ExecutionResult, undefined, undefined> {
+  guard(
+    stream: AsyncIterator<ExecutionResult>,
+    token: TokenText,
+    expiresAt: Date,
+  ): AsyncGenerator<ExecutionResult, undefined, undefined> {
     const watched: Watched = {
       token,
       expiresAt: expiresAt.getTime(),

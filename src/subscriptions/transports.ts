@@ -33,7 +33,8 @@ export interface SubscriptionTransports {
  * server's `upgrade` events to `handleUpgrade`.
  */
 export function createSubscriptionTransports(options: SubscriptionTransportOptions): SubscriptionTransports {
-  const addressOf = options.clientAddress ?? ((request: IncomingMessage): string => request.socket.remoteAddress ?? 'unknown');
+  const addressOf =
+    options.clientAddress ?? ((request: IncomingMessage): string => request.socket.remoteAddress ?? 'unknown');
   const runs = createOperationRuns(options);
   const { wss, server: wsServer } = createWsTransport(options, runs, addressOf);
   const sse = createSseTransport(options, runs, addressOf);
@@ -51,10 +52,17 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         limitCloseHandshake(ws);
         // A client that does not read is cut, not buffered (slow-readers.ts): graphql-ws awaits
         // each send, so what is queued is the socket's own buffer (`bufferedAmount`).
-        const guard = new SlowReaderGuard(options.streamBounds, () => ws.bufferedAmount, (reason) => {
-          options.logger?.warn({ transport: 'graphql-ws', reason, queuedBytes: ws.bufferedAmount }, 'A WebSocket was cut: its client does not read it');
-          ws.terminate();
-        });
+        const guard = new SlowReaderGuard(
+          options.streamBounds,
+          () => ws.bufferedAmount,
+          (reason) => {
+            options.logger?.warn(
+              { transport: 'graphql-ws', reason, queuedBytes: ws.bufferedAmount },
+              'A WebSocket was cut: its client does not read it',
+            );
+            ws.terminate();
+          },
+        );
         guardWrites(ws, 'send', guard);
         wss.emit('connection', ws, req);
       });
@@ -69,7 +77,10 @@ export function createSubscriptionTransports(options: SubscriptionTransportOptio
         const disposed = wsServer.dispose();
         let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([disposed, new Promise<void>((resolve) => (timer = setTimeout(resolve, options.keepAliveMs)))]);
+          await Promise.race([
+            disposed,
+            new Promise<void>((resolve) => (timer = setTimeout(resolve, options.keepAliveMs))),
+          ]);
         } finally {
           clearTimeout(timer);
         }

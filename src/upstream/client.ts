@@ -173,7 +173,8 @@ export class UpstreamClient {
   async send(call: UpstreamCall): Promise<UpstreamResponse> {
     const { endpoint } = call;
     // What must never be echoed back to a client: the key, and a secret sent in the body.
-    const bodySecret = call.body && typeof call.body === 'object' ? (call.body as { apiSecret?: unknown }).apiSecret : undefined;
+    const bodySecret =
+      call.body && typeof call.body === 'object' ? (call.body as { apiSecret?: unknown }).apiSecret : undefined;
     const secrets = typeof bodySecret === 'string' ? [call.apiKey, bodySecret] : [call.apiKey];
     const url = this.baseUrl + (call.path ?? buildPath(endpoint, call.params));
     const finish = this.reporter(call);
@@ -195,12 +196,26 @@ export class UpstreamClient {
         if (turn) await turn;
         return { status, body: parsed.value, bytes };
       }
-      const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message: 'invalid JSON in the response' });
-      withDetail(failure, `invalid JSON in a ${bytes}-byte response: ${safeTexts(parsed.reason, secrets, 'JSON.parse failed').detail}`);
+      const failure = new UpstreamError('UPSTREAM_ERROR', endpoint, {
+        status,
+        endpoint: endpoint.route,
+        message: 'invalid JSON in the response',
+      });
+      withDetail(
+        failure,
+        `invalid JSON in a ${bytes}-byte response: ${safeTexts(parsed.reason, secrets, 'JSON.parse failed').detail}`,
+      );
       finish(status, failure);
       throw failure;
     }
-    const failure = statusFailure(endpoint, status, parsed.ok ? parsed.value : text, headers, secrets, this.maxRetryAfterSeconds);
+    const failure = statusFailure(
+      endpoint,
+      status,
+      parsed.ok ? parsed.value : text,
+      headers,
+      secrets,
+      this.maxRetryAfterSeconds,
+    );
     finish(status, failure);
     throw failure;
   }
@@ -215,7 +230,11 @@ export class UpstreamClient {
    */
   private async exchange(call: UpstreamCall, url: string): Promise<Answer> {
     const { endpoint, apiKey } = call;
-    const headers: Record<string, string> = { authorization: `Bearer ${apiKey}`, accept: 'application/json', 'user-agent': USER_AGENT };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${apiKey}`,
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+    };
     let body: string | undefined;
     if (call.body !== undefined) {
       body = JSON.stringify(call.body);
@@ -258,7 +277,13 @@ export class UpstreamClient {
       if (failure) {
         observation.errorCode = failure.code;
         const key = (call.keyId ?? partitionOf(call.apiKey)).slice(0, 8);
-        reportUpstreamFailure({ route, status, code: failure.code, detail: failure.detail ?? failure.upstream.message, key });
+        reportUpstreamFailure({
+          route,
+          status,
+          code: failure.code,
+          detail: failure.detail ?? failure.upstream.message,
+          key,
+        });
       }
       for (const observer of this.observers) {
         try {
@@ -272,7 +297,12 @@ export class UpstreamClient {
 
   /** The client's limits, as the body reader and the failures name them. */
   private limits(): Limits {
-    return { timeoutMs: this.timeoutMs, maxBodyBytes: this.maxBodyBytes, maxJsonDepth: this.maxJsonDepth, maxContainers: this.maxContainers };
+    return {
+      timeoutMs: this.timeoutMs,
+      maxBodyBytes: this.maxBodyBytes,
+      maxJsonDepth: this.maxJsonDepth,
+      maxContainers: this.maxContainers,
+    };
   }
 
   /** Closes the connection pool (only when the client created it). */

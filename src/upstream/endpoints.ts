@@ -59,9 +59,23 @@ export const ENDPOINTS = Object.freeze({
   factoryInventory: endpoint('GET', '/factory/inventory/{id}', ['factory', 'factory.inventory'], 'stock'),
   factoryMachine: endpoint('GET', '/factory/machine/{id}', ['factory', 'factory.inventory'], 'stock'),
   factoryCounter: endpoint('GET', '/factory/counter/{id}', ['factory', 'factory.counter'], 'stock'),
-  factoryProductions: endpoint('GET', '/factory/productions/{id}', ['factory', 'factory.productions'], 'details', { premium: true }),
-  factoryBankAccounts: endpoint('GET', '/factory/bankaccounts/{id}', ['factory', 'factory.bankaccount'], 'bankAccounts', { premium: true }),
-  factoryTransactions: endpoint('GET', '/factory/transactions/{bankId}/{limit}/{skip}', ['factory', 'factory.bankaccount'], 'activity', { premium: true }),
+  factoryProductions: endpoint('GET', '/factory/productions/{id}', ['factory', 'factory.productions'], 'details', {
+    premium: true,
+  }),
+  factoryBankAccounts: endpoint(
+    'GET',
+    '/factory/bankaccounts/{id}',
+    ['factory', 'factory.bankaccount'],
+    'bankAccounts',
+    { premium: true },
+  ),
+  factoryTransactions: endpoint(
+    'GET',
+    '/factory/transactions/{bankId}/{limit}/{skip}',
+    ['factory', 'factory.bankaccount'],
+    'activity',
+    { premium: true },
+  ),
   factoryVehicles: endpoint('GET', '/factory/vehicles/{id}', ['factory', 'factory.vehicles'], 'details'),
   factorySellOffers: endpoint('GET', '/factory/marketoffers/sell/{id}', ['factory', 'market'], 'activity'),
   factoryBuyOffers: endpoint('GET', '/factory/marketoffers/buy/{id}', ['factory', 'market'], 'activity'),
@@ -79,8 +93,20 @@ export const ENDPOINTS = Object.freeze({
     optionalScopes: ['building.tenants.activity'],
   }),
   buildingRooms: endpoint('GET', '/building/rooms/{id}', ['building', 'building.rooms'], 'details'),
-  buildingBankAccounts: endpoint('GET', '/building/bankaccounts/{id}', ['building', 'building.bankaccount'], 'bankAccounts', { premium: true }),
-  buildingTransactions: endpoint('GET', '/building/transactions/{bankId}/{limit}/{skip}', ['building', 'building.bankaccount'], 'activity', { premium: true }),
+  buildingBankAccounts: endpoint(
+    'GET',
+    '/building/bankaccounts/{id}',
+    ['building', 'building.bankaccount'],
+    'bankAccounts',
+    { premium: true },
+  ),
+  buildingTransactions: endpoint(
+    'GET',
+    '/building/transactions/{bankId}/{limit}/{skip}',
+    ['building', 'building.bankaccount'],
+    'activity',
+    { premium: true },
+  ),
 });
 
 /** Values for an endpoint's `{name}` placeholders. */

@@ -116,11 +116,17 @@ export function checkOutboundUrl(text: string, rules: OutboundRules): URL {
   if (url.username !== '' || url.password !== '') throw new OutboundUrlError('a URL with credentials');
   const host = bareHost(url);
   if (url.protocol === 'http:') {
-    if (!LOOPBACK_NAMES.has(host) && !isLoopbackAddress(host)) throw new OutboundUrlError(`plain http to ${host}: http only to this machine (127.0.0.1, ::1, localhost), else https`);
+    if (!LOOPBACK_NAMES.has(host) && !isLoopbackAddress(host))
+      throw new OutboundUrlError(
+        `plain http to ${host}: http only to this machine (127.0.0.1, ::1, localhost), else https`,
+      );
     return url;
   }
   if (url.protocol !== 'https:') throw new OutboundUrlError(`${url.protocol} URL: https only`);
-  if (!allowed(host, rules) && (LOOPBACK_NAMES.has(host) || isBlockedAddress(host))) throw new OutboundUrlError(`https to ${host}, a private, loopback, link-local or reserved address (an operator may allow the host: WEBHOOK_ALLOW_HOSTS)`);
+  if (!allowed(host, rules) && (LOOPBACK_NAMES.has(host) || isBlockedAddress(host)))
+    throw new OutboundUrlError(
+      `https to ${host}, a private, loopback, link-local or reserved address (an operator may allow the host: WEBHOOK_ALLOW_HOSTS)`,
+    );
   return url;
 }
 
@@ -128,14 +134,22 @@ export function checkOutboundUrl(text: string, rules: OutboundRules): URL {
 function checkAddress(url: URL, address: string, rules: OutboundRules): void {
   const host = bareHost(url);
   if (url.protocol === 'http:') {
-    if (!isLoopbackAddress(address)) throw new OutboundUrlError(`plain http to ${host}, which resolves to ${address}: http only to this machine`);
+    if (!isLoopbackAddress(address))
+      throw new OutboundUrlError(`plain http to ${host}, which resolves to ${address}: http only to this machine`);
     return;
   }
-  if (!allowed(host, rules) && isBlockedAddress(address)) throw new OutboundUrlError(`https to ${host}, which resolves to ${address}, a private, loopback, link-local or reserved address (an operator may allow the host: WEBHOOK_ALLOW_HOSTS)`);
+  if (!allowed(host, rules) && isBlockedAddress(address))
+    throw new OutboundUrlError(
+      `https to ${host}, which resolves to ${address}, a private, loopback, link-local or reserved address (an operator may allow the host: WEBHOOK_ALLOW_HOSTS)`,
+    );
 }
 
 const systemResolver: HostResolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) =>
+      error ? reject(error) : resolve(addresses),
+    ),
+  );
 
 /**
  * Checks a URL and every address its host resolves to (all of them must pass: a name with one
@@ -145,7 +159,11 @@ const systemResolver: HostResolver = (hostname) =>
  * @returns the URL and the addresses
  * @throws OutboundUrlError for a URL the rules refuse or a host that does not resolve
  */
-export async function resolveOutboundUrl(text: string, rules: OutboundRules, resolve: HostResolver = systemResolver): Promise<{ url: URL; addresses: string[] }> {
+export async function resolveOutboundUrl(
+  text: string,
+  rules: OutboundRules,
+  resolve: HostResolver = systemResolver,
+): Promise<{ url: URL; addresses: string[] }> {
   const url = checkOutboundUrl(text, rules);
   const host = bareHost(url);
   let addresses: string[];
@@ -179,7 +197,8 @@ export function guardedLookup(
 ): (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void {
   return (hostname, options, callback) => {
     const url = new URL(`${scheme}//${isIP(hostname) === 6 ? `[${hostname}]` : hostname}/`);
-    const addresses = isIP(hostname) !== 0 ? Promise.resolve([{ address: hostname, family: isIP(hostname) }]) : resolve(hostname);
+    const addresses =
+      isIP(hostname) !== 0 ? Promise.resolve([{ address: hostname, family: isIP(hostname) }]) : resolve(hostname);
     addresses.then(
       (found) => {
         try {
@@ -207,7 +226,12 @@ export function elideUrl(text: string, discord = false): string {
   try {
     const url = new URL(text);
     const token = /^(\/api\/(?:v\d+\/)?webhooks\/[^/]+\/).+$/;
-    const path = discord && !token.test(url.pathname) ? '/…' : discord || /(^|\.)discord(app)?\.com$/.test(url.hostname) ? url.pathname.replace(token, '$1…') : url.pathname;
+    const path =
+      discord && !token.test(url.pathname)
+        ? '/…'
+        : discord || /(^|\.)discord(app)?\.com$/.test(url.hostname)
+          ? url.pathname.replace(token, '$1…')
+          : url.pathname;
     return `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${path}${url.search ? '?…' : ''}`;
   } catch {
     return '…';

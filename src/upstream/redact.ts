@@ -66,7 +66,9 @@ export class Redactor {
   constructor(secrets: readonly string[]) {
     const present = secrets.filter((secret) => secret.length > 0);
     this.withholds = present.some((secret) => secret.length < MIN_REDACTABLE_LENGTH);
-    this.shortCompacts = present.map((secret) => compact(secret).text.toLowerCase()).filter((text) => text.length < MIN_REDACTABLE_LENGTH);
+    this.shortCompacts = present
+      .map((secret) => compact(secret).text.toLowerCase())
+      .filter((text) => text.length < MIN_REDACTABLE_LENGTH);
     for (const secret of present) {
       for (const form of encodings(secret)) {
         addWindows(this.windows, form.toLowerCase());
@@ -90,10 +92,12 @@ export class Redactor {
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase())) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
+      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
+        hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
-      if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH))) hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
+      if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
+        hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
     }
     if (hits.length === 0) return text;
     hits.sort((a, b) => a[0] - b[0]);
@@ -118,7 +122,8 @@ export class Redactor {
 
 /** Adds every window of {@link MIN_REDACTABLE_LENGTH} characters of `form` to `windows`. */
 function addWindows(windows: Set<string>, form: string): void {
-  for (let i = 0; i + MIN_REDACTABLE_LENGTH <= form.length; i += 1) windows.add(form.slice(i, i + MIN_REDACTABLE_LENGTH));
+  for (let i = 0; i + MIN_REDACTABLE_LENGTH <= form.length; i += 1)
+    windows.add(form.slice(i, i + MIN_REDACTABLE_LENGTH));
 }
 
 /** A text without its {@link SEPARATORS}, and where each of its characters was in the text. */

@@ -53,7 +53,9 @@ export async function readBody(
   if (Number.isFinite(declared) && declared > limits.maxBodyBytes) controller.abort(new Abandoned('too-large'));
   // A JSON body's nesting is followed as it streams: a hostile one is abandoned at the
   // first bracket past the limit, before anything parses it.
-  const nesting = isJson(String(headers['content-type'] ?? '')) ? new JsonNesting(limits.maxJsonDepth, limits.maxContainers) : null;
+  const nesting = isJson(String(headers['content-type'] ?? ''))
+    ? new JsonNesting(limits.maxJsonDepth, limits.maxContainers)
+    : null;
   const chunks: Buffer[] = [];
   let bytes = 0;
   let sinceTurn = 0;
@@ -72,7 +74,9 @@ export async function readBody(
       break;
     }
     if (nesting && !nesting.feed(buffer)) {
-      controller.abort(new Abandoned(nesting.exceeded === 'containers' ? 'too-many-containers' : 'too-deep', nesting.exceededAt));
+      controller.abort(
+        new Abandoned(nesting.exceeded === 'containers' ? 'too-many-containers' : 'too-deep', nesting.exceededAt),
+      );
       break;
     }
     chunks.push(buffer);

@@ -10,7 +10,12 @@ import type { Endpoint } from './endpoints';
 import { rawMessage, safeTexts } from './upstream-texts';
 
 /** undici error codes (as its docs advise, classified by `err.code`) that mean "too slow". */
-const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+]);
 
 /** Why the client abandoned an exchange itself (the abort reason). */
 export class Abandoned extends Error {
@@ -55,7 +60,10 @@ export function statusFailure(
 ): UpstreamError {
   const texts = safeTexts(rawMessage(body), secrets, `HTTP ${status}`);
   const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: texts.shown || `HTTP ${status}` };
-  return withDetail(statusError(endpoint, status, upstream, headers, maxRetryAfterSeconds), `HTTP ${status}: ${texts.detail}`);
+  return withDetail(
+    statusError(endpoint, status, upstream, headers, maxRetryAfterSeconds),
+    `HTTP ${status}: ${texts.detail}`,
+  );
 }
 
 function statusError(
@@ -95,13 +103,22 @@ export interface Limits {
 }
 
 /** The error of an exchange that gave no complete answer: abandoned by the client (deadline, a limit) or failed in undici or the socket. */
-export function transportFailure(endpoint: Endpoint, error: unknown, status: number | null, secrets: readonly string[], limits: Limits): UpstreamError {
+export function transportFailure(
+  endpoint: Endpoint,
+  error: unknown,
+  status: number | null,
+  secrets: readonly string[],
+  limits: Limits,
+): UpstreamError {
   if (error instanceof Abandoned) {
     // A deadline means no complete answer: status null, so the retry rules treat it as the
     // timeout it is (never retried), whatever status line came before the body stalled.
     if (error.why === 'deadline') {
       const message = `no complete answer within the ${limits.timeoutMs} ms deadline`;
-      return withDetail(new UpstreamError('UPSTREAM_TIMEOUT', endpoint, { status: null, endpoint: endpoint.route, message }), message);
+      return withDetail(
+        new UpstreamError('UPSTREAM_TIMEOUT', endpoint, { status: null, endpoint: endpoint.route, message }),
+        message,
+      );
     }
     const message =
       error.why === 'too-large'
@@ -110,12 +127,23 @@ export function transportFailure(endpoint: Endpoint, error: unknown, status: num
           ? `JSON with more than ${limits.maxContainers} arrays and objects; abandoned`
           : `JSON nested deeper than ${limits.maxJsonDepth} levels; abandoned`;
     const at = error.at === null ? '' : ` (at byte ${error.at})`;
-    return withDetail(new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message }), `${message}${at}`);
+    return withDetail(
+      new UpstreamError('UPSTREAM_ERROR', endpoint, { status, endpoint: endpoint.route, message }),
+      `${message}${at}`,
+    );
   }
   const code = errorCode(error);
   const texts = safeTexts(error instanceof Error ? error.message : 'request failed', secrets, 'request failed');
-  const upstream: UpstreamErrorInfo = { status, endpoint: endpoint.route, message: code ? `${code}: ${texts.shown}` : texts.shown };
-  const failure = new UpstreamError(code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR', endpoint, upstream);
+  const upstream: UpstreamErrorInfo = {
+    status,
+    endpoint: endpoint.route,
+    message: code ? `${code}: ${texts.shown}` : texts.shown,
+  };
+  const failure = new UpstreamError(
+    code && TIMEOUT_CODES.has(code) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_ERROR',
+    endpoint,
+    upstream,
+  );
   return withDetail(failure, code ? `${code}: ${texts.detail}` : texts.detail);
 }
 

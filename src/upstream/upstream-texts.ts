@@ -67,14 +67,19 @@ function after(text: string, token: string, from: number): number {
  * {@link Redactor}); when a secret is too short to be recognised, a neutral text
  * replaces both. Redacts before cutting, so no piece of a key survives the cut.
  */
-export function safeTexts(message: string, secrets: readonly string[], fallback: string): { shown: string; detail: string } {
+export function safeTexts(
+  message: string,
+  secrets: readonly string[],
+  fallback: string,
+): { shown: string; detail: string } {
   const redactor = new Redactor(secrets);
   const withheld = `${fallback} (message withheld: it may echo the credentials)`;
   // Enough beyond the cut that an echo crossing it is still seen whole.
   const shown = redactor.redact(plainText(message).slice(0, MAX_MESSAGE_LENGTH * 2 + 256));
   const whole = redactor.redact(message.slice(0, MAX_DETAIL_LENGTH + 256));
   if (shown === null || whole === null) return { shown: withheld, detail: withheld };
-  const cut = message.length > MAX_DETAIL_LENGTH ? ` … (cut at ${MAX_DETAIL_LENGTH} of ${message.length} characters)` : '';
+  const cut =
+    message.length > MAX_DETAIL_LENGTH ? ` … (cut at ${MAX_DETAIL_LENGTH} of ${message.length} characters)` : '';
   return { shown: shown.slice(0, MAX_MESSAGE_LENGTH), detail: whole.slice(0, MAX_DETAIL_LENGTH) + cut };
 }
 

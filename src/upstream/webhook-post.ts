@@ -44,7 +44,8 @@ async function retryAfterOf(answer: Dispatcher.ResponseData, signal: AbortSignal
   let fromBody: number | null = null;
   try {
     const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-    const seconds = parsed !== null && typeof parsed === 'object' ? (parsed as { retry_after?: unknown }).retry_after : undefined;
+    const seconds =
+      parsed !== null && typeof parsed === 'object' ? (parsed as { retry_after?: unknown }).retry_after : undefined;
     if (typeof seconds === 'number' && Number.isFinite(seconds) && seconds >= 0) fromBody = Math.ceil(seconds * 1000);
   } catch {
     // not JSON: the header may say
@@ -81,17 +82,32 @@ export function webhookPoster(options: WebhookPosterOptions): WebhookPoster {
       };
   return async (url, headers, body) => {
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(new Error(`no whole answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(
+      () => abort.abort(new Error(`no whole answer within ${options.timeoutMs} ms`)),
+      options.timeoutMs,
+    );
     try {
       const { url: checked } = await resolveOutboundUrl(url, options, options.resolve);
       const dispatcher = options.dispatcher ?? agents?.[checked.protocol as 'https:' | 'http:'];
-      const answer = await request(checked, { method: 'POST', headers, body, dispatcher, signal: abort.signal, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs });
-      if (answer.statusCode === 429) return { status: 429, problem: null, retryAfterMs: await retryAfterOf(answer, abort.signal) };
+      const answer = await request(checked, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher,
+        signal: abort.signal,
+        headersTimeout: options.timeoutMs,
+        bodyTimeout: options.timeoutMs,
+      });
+      if (answer.statusCode === 429)
+        return { status: 429, problem: null, retryAfterMs: await retryAfterOf(answer, abort.signal) };
       await answer.body.dump({ signal: abort.signal, limit: 64 * 1024 });
       return { status: answer.statusCode, problem: null };
     } catch (error) {
       if (error instanceof OutboundUrlError) return { status: 0, problem: `refused: ${error.message}` };
-      return { status: 0, problem: abort.signal.aborted ? `timed out: no whole answer within ${options.timeoutMs} ms` : 'no answer' };
+      return {
+        status: 0,
+        problem: abort.signal.aborted ? `timed out: no whole answer within ${options.timeoutMs} ms` : 'no answer',
+      };
     } finally {
       clearTimeout(timer);
     }

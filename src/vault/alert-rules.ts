@@ -139,7 +139,8 @@ interface WithAlerts {
 export function shownUrl(text: string): string {
   try {
     const url = new URL(text);
-    const discord = /(^|\.)discord(app)?\.com$/.test(url.hostname) || /^\/api\/webhooks\/[^/]+\/[^/]+/.test(url.pathname);
+    const discord =
+      /(^|\.)discord(app)?\.com$/.test(url.hostname) || /^\/api\/webhooks\/[^/]+\/[^/]+/.test(url.pathname);
     const path = discord ? url.pathname.replace(/^(\/api\/webhooks\/[^/]+\/).+$/, '$1…') : url.pathname;
     return `${url.protocol}//${url.username || url.password ? '…@' : ''}${url.host}${path}${url.search ? '?…' : ''}`;
   } catch {
@@ -152,26 +153,67 @@ const ID_TEXT = /^[A-Za-z0-9_-]{1,64}$/;
 /** The parameters of a kind, checked: each one the kind needs present and in range; the others dropped. */
 export function checkAlertParams(kind: AlertRuleKind, params: AlertParams): AlertParams {
   const need = (name: keyof AlertParams, flag: string, ok: boolean, what: string): void => {
-    if (params[name] === undefined || params[name] === null) throw new VaultUsageError(`A ${kind} rule needs ${flag} (${what}).`);
+    if (params[name] === undefined || params[name] === null)
+      throw new VaultUsageError(`A ${kind} rule needs ${flag} (${what}).`);
     if (!ok) throw new VaultUsageError(`${flag} must be ${what}.`);
   };
   const finite = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value);
   switch (kind) {
     case 'STOCK_BELOW':
       need('factoryId', '--factory / factoryId', ID_TEXT.test(params.factoryId ?? ''), 'a company id (Factory.id)');
-      need('item', '--item / item', typeof params.item === 'string' && params.item.trim() !== '' && params.item.length <= 200, 'an item name of 1 to 200 characters');
-      need('store', '--store / store', params.store === 'STORE' || params.store === 'MACHINE' || params.store === 'COUNTER', 'store, machine or counter');
-      need('threshold', '--below / threshold', finite(params.threshold) && (params.threshold ?? 0) > 0, 'a number greater than 0');
-      return { factoryId: params.factoryId, item: params.item?.trim(), store: params.store, threshold: params.threshold };
+      need(
+        'item',
+        '--item / item',
+        typeof params.item === 'string' && params.item.trim() !== '' && params.item.length <= 200,
+        'an item name of 1 to 200 characters',
+      );
+      need(
+        'store',
+        '--store / store',
+        params.store === 'STORE' || params.store === 'MACHINE' || params.store === 'COUNTER',
+        'store, machine or counter',
+      );
+      need(
+        'threshold',
+        '--below / threshold',
+        finite(params.threshold) && (params.threshold ?? 0) > 0,
+        'a number greater than 0',
+      );
+      return {
+        factoryId: params.factoryId,
+        item: params.item?.trim(),
+        store: params.store,
+        threshold: params.threshold,
+      };
     case 'TRANSACTION_ADDED':
-      need('bankAccountId', '--bank-account / bankAccountId', ID_TEXT.test(params.bankAccountId ?? ''), 'a company bank account id (BankAccount.id)');
-      if (params.minAmount !== undefined && params.minAmount !== null && !(finite(params.minAmount) && params.minAmount >= 0)) throw new VaultUsageError('--min-amount / minAmount must be a number of 0 or more.');
+      need(
+        'bankAccountId',
+        '--bank-account / bankAccountId',
+        ID_TEXT.test(params.bankAccountId ?? ''),
+        'a company bank account id (BankAccount.id)',
+      );
+      if (
+        params.minAmount !== undefined &&
+        params.minAmount !== null &&
+        !(finite(params.minAmount) && params.minAmount >= 0)
+      )
+        throw new VaultUsageError('--min-amount / minAmount must be a number of 0 or more.');
       return { bankAccountId: params.bankAccountId, minAmount: params.minAmount ?? 0 };
     case 'OUTBID':
       return {};
     case 'RENT_OVERDUE':
-      need('buildingId', '--building / buildingId', ID_TEXT.test(params.buildingId ?? ''), 'a building id (Building.id)');
-      need('days', '--days / days', Number.isSafeInteger(params.days) && (params.days ?? 0) >= 1 && (params.days ?? 0) <= 3650, 'a whole number of days, 1 to 3650');
+      need(
+        'buildingId',
+        '--building / buildingId',
+        ID_TEXT.test(params.buildingId ?? ''),
+        'a building id (Building.id)',
+      );
+      need(
+        'days',
+        '--days / days',
+        Number.isSafeInteger(params.days) && (params.days ?? 0) >= 1 && (params.days ?? 0) <= 3650,
+        'a whole number of days, 1 to 3650',
+      );
       return { buildingId: params.buildingId, days: params.days };
     default:
       throw new VaultUsageError(`The alert kind "${String(kind)}" is not one of ${ALERT_RULE_KINDS.join(', ')}.`);
@@ -188,12 +230,19 @@ export function checkAlertParams(kind: AlertRuleKind, params: AlertParams): Aler
 export function checkAlertUrl(target: AlertTargetName, url: string, allowHosts: readonly string[] = []): URL {
   try {
     const parsed = checkOutboundUrl(url, { allowHosts });
-    if (target === 'DISCORD' && parsed.protocol === 'https:' && !/^\/api\/webhooks\/[^/]+\/[^/]+/.test(parsed.pathname)) {
+    if (
+      target === 'DISCORD' &&
+      parsed.protocol === 'https:' &&
+      !/^\/api\/webhooks\/[^/]+\/[^/]+/.test(parsed.pathname)
+    ) {
       throw new OutboundUrlError('not a Discord webhook URL (https://discord.com/api/webhooks/<id>/<token>)');
     }
     return parsed;
   } catch (error) {
-    if (error instanceof OutboundUrlError) throw new VaultUsageError(`The ${target === 'DISCORD' ? 'Discord' : 'webhook'} URL is refused: ${error.message}.`);
+    if (error instanceof OutboundUrlError)
+      throw new VaultUsageError(
+        `The ${target === 'DISCORD' ? 'Discord' : 'webhook'} URL is refused: ${error.message}.`,
+      );
     throw error;
   }
 }
@@ -203,10 +252,17 @@ export function checkAlertUrl(target: AlertTargetName, url: string, allowHosts: 
  *
  * @throws VaultUsageError for an unknown character, a parameter its kind lacks, or a URL the outbound rules refuse
  */
-export function addAlertRecord(document: WithAlerts, master: MasterKeys, request: AlertRequest, now: Date, allowHosts: readonly string[] = []): { readonly id: string; readonly secret: string | null; readonly record: AlertRecord } {
+export function addAlertRecord(
+  document: WithAlerts,
+  master: MasterKeys,
+  request: AlertRequest,
+  now: Date,
+  allowHosts: readonly string[] = [],
+): { readonly id: string; readonly secret: string | null; readonly record: AlertRecord } {
   const key = document.keys.find((each) => each.name === request.character);
   if (!key) throw new VaultUsageError(`The vault has no key named "${request.character}" (see keys list).`);
-  if (request.target !== 'DISCORD' && request.target !== 'WEBHOOK') throw new VaultUsageError('An alert goes to DISCORD (--discord <url>) or WEBHOOK (--webhook <url>).');
+  if (request.target !== 'DISCORD' && request.target !== 'WEBHOOK')
+    throw new VaultUsageError('An alert goes to DISCORD (--discord <url>) or WEBHOOK (--webhook <url>).');
   const params = checkAlertParams(request.kind, request.params);
   const url = checkAlertUrl(request.target, request.url, allowHosts).toString();
   const id = `alr_${randomBytes(6).toString('hex')}`;
@@ -241,7 +297,14 @@ export function alertSummaries(document: WithAlerts, trusted: ReadonlySet<object
       target: record.target,
       url: text(record.shownUrl),
       createdAt: new Date(problem === null ? record.createdAt : 0),
-      refused: problem !== null ? `malformed: ${problem}` : trusted.has(record) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+      refused:
+        problem !== null
+          ? `malformed: ${problem}`
+          : trusted.has(record)
+            ? null
+            : record.mac === undefined
+              ? 'not signed: run statev-gateway vault rotate'
+              : 'its MAC does not verify',
     };
   });
 }
@@ -259,7 +322,8 @@ export function removeAlertRecord(document: WithAlerts, id: string): void {
 
 /** Re-wraps the data key of every rule `rewrap` picks under the current master key (`vault rotate`). */
 export function rewrapAlerts(document: WithAlerts, master: MasterKeys, rewrap: (record: AlertRecord) => boolean): void {
-  for (const record of (document.alerts ?? []).filter(rewrap)) record.dataKey = master.wrap(master.unwrap(record.dataKey, `alert:${record.id}`), `alert:${record.id}`);
+  for (const record of (document.alerts ?? []).filter(rewrap))
+    record.dataKey = master.wrap(master.unwrap(record.dataKey, `alert:${record.id}`), `alert:${record.id}`);
 }
 
 /**
@@ -283,12 +347,20 @@ export function openAlerts(
     const record = value as AlertRecord;
     const trust = recordTrust(mac, 'alert', record as unknown as Record<string, unknown>);
     if (trust !== 'signed') {
-      problems.push(`Alert record ${record.id} is refused: ${trust === 'unsigned' ? 'it is not signed' : 'its MAC does not verify (it was changed outside statev-gateway\'s command line)'}.`);
+      problems.push(
+        `Alert record ${record.id} is refused: ${trust === 'unsigned' ? 'it is not signed' : "its MAC does not verify (it was changed outside statev-gateway's command line)"}.`,
+      );
       return [];
     }
     const key = keys.get(record.keyId);
     if (!key) return [];
-    const plain = JSON.parse(open(master.unwrap(record.dataKey, `alert:${record.id}`), record.sealed, `alert:${record.id}:${record.target}`).toString('utf8')) as { url: string; secret: string | null };
+    const plain = JSON.parse(
+      open(
+        master.unwrap(record.dataKey, `alert:${record.id}`),
+        record.sealed,
+        `alert:${record.id}:${record.target}`,
+      ).toString('utf8'),
+    ) as { url: string; secret: string | null };
     return [
       {
         id: record.id,

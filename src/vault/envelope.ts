@@ -40,14 +40,17 @@ export function seal(key: Buffer, plain: Buffer, context: string): Box {
  */
 export function open(key: Buffer, box: Box, context: string): Buffer {
   const [nonce, tag, data] = box.split('.').map((part) => Buffer.from(part, 'base64url'));
-  if (!nonce || !tag || !data || nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES) throw new VaultKeyError('A vault record is not a sealed value.');
+  if (!nonce || !tag || !data || nonce.length !== NONCE_BYTES || tag.length !== TAG_BYTES)
+    throw new VaultKeyError('A vault record is not a sealed value.');
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, nonce);
     decipher.setAAD(Buffer.from(context, 'utf8'));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(data), decipher.final()]);
   } catch {
-    throw new VaultKeyError('A vault record does not open with the master key (a wrong VAULT_MASTER_KEY, or an altered vault).');
+    throw new VaultKeyError(
+      'A vault record does not open with the master key (a wrong VAULT_MASTER_KEY, or an altered vault).',
+    );
   }
 }
 
@@ -122,7 +125,10 @@ export class MasterKeys {
    */
   unwrap(wrapped: WrappedKey, context: string): Buffer {
     const key = this.byId.get(wrapped.kid);
-    if (!key) throw new VaultKeyError(`A vault record is wrapped by master key ${wrapped.kid}, which VAULT_MASTER_KEY does not hold (current: ${this.current.id}).`);
+    if (!key)
+      throw new VaultKeyError(
+        `A vault record is wrapped by master key ${wrapped.kid}, which VAULT_MASTER_KEY does not hold (current: ${this.current.id}).`,
+      );
     return open(key, wrapped.box, `wrap:${context}`);
   }
 }

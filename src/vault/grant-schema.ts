@@ -34,7 +34,9 @@ export function publishedSchema(): GraphQLSchema | null {
 export function grantSchemaProblem(grant: Grant, text: string, schema: GraphQLSchema): string | null {
   if (grant.kind !== 'read-field') return null;
   const type = grant.type.startsWith('__') ? undefined : schema.getType(grant.type);
-  if (!type || !(isObjectType(type) || isInterfaceType(type))) return `The grant "${text}" names the type ${grant.type}, which the public schema does not have (see schema.graphql).`;
-  if (!Object.hasOwn(type.getFields(), grant.field)) return `The grant "${text}" names the field ${grant.type}.${grant.field}, which the public schema does not have (see schema.graphql).`;
+  if (!type || !(isObjectType(type) || isInterfaceType(type)))
+    return `The grant "${text}" names the type ${grant.type}, which the public schema does not have (see schema.graphql).`;
+  if (!Object.hasOwn(type.getFields(), grant.field))
+    return `The grant "${text}" names the field ${grant.type}.${grant.field}, which the public schema does not have (see schema.graphql).`;
   return null;
 }

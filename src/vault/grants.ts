@@ -15,7 +15,16 @@ export type Grant =
   | { readonly kind: 'admin' };
 
 /** The grants the command line accepts, for messages and `--help`. */
-export const GRANT_FORMS = ['read', 'read:<Type>.<field>', 'factory:<factoryId>', 'write:siteDocument:<name>', 'write:option:<slot>', 'write:payments', 'subscribe', 'admin'] as const;
+export const GRANT_FORMS = [
+  'read',
+  'read:<Type>.<field>',
+  'factory:<factoryId>',
+  'write:siteDocument:<name>',
+  'write:option:<slot>',
+  'write:payments',
+  'subscribe',
+  'admin',
+] as const;
 
 /** A GraphQL name that is not an introspection name (`__Schema`, `__typename`). */
 const NAME = /^(?!__)[A-Za-z_][A-Za-z0-9_]*$/;
@@ -32,7 +41,8 @@ export function parseGrant(text: string): Grant | null {
   if (text === 'admin') return { kind: 'admin' };
   if (text === 'write:payments') return { kind: 'write-payments' };
   const field = /^read:([^.]+)\.(.+)$/.exec(text);
-  if (field?.[1] && field[2] && NAME.test(field[1]) && NAME.test(field[2])) return { kind: 'read-field', type: field[1], field: field[2] };
+  if (field?.[1] && field[2] && NAME.test(field[1]) && NAME.test(field[2]))
+    return { kind: 'read-field', type: field[1], field: field[2] };
   const factory = /^factory:([0-9A-Za-z_-]{1,64})$/.exec(text);
   if (factory?.[1]) return { kind: 'factory', factoryId: factory[1] };
   const site = /^write:siteDocument:([0-9A-Za-z_-]{1,64})$/.exec(text);

@@ -22,7 +22,14 @@ export { looksLikeToken } from './token-format';
 export { TokenBudgets } from './token-budgets';
 export { RecordMac } from './record-mac';
 export { checkAlertParams, checkAlertUrl } from './alert-rules';
-export type { AlertParams, AlertRequest, AlertRuleKind, AlertStoreName, AlertSummary, OpenedAlert } from './alert-rules';
+export type {
+  AlertParams,
+  AlertRequest,
+  AlertRuleKind,
+  AlertStoreName,
+  AlertSummary,
+  OpenedAlert,
+} from './alert-rules';
 
 /** A vault's storage and how to let it go. */
 export interface OpenedStorage {

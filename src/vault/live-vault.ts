@@ -11,7 +11,6 @@ import type { OpenedWebhook } from './webhooks';
 import type { OpenedAlert } from './alert-rules';
 import { tokenChecksumValid } from './token-format';
 
-
 /** Looks bearer tokens up: what the pipeline reads. */
 export interface TokenResolver {
   /** Checks a bearer value that has the token prefix (synchronous: an in-memory lookup; its hash once per holder, see `TokenText`). */
@@ -76,7 +75,12 @@ export class LiveVault implements TokenResolver {
    * @param onRefused - told of each record the vault refuses (see the constructor); default: `onError`
    * @throws when the stored document does not open with the master key (a wrong key stops the start)
    */
-  static async start(storage: VaultStorage, masterKey: string, onError: (error: unknown) => void, onRefused: (problem: string) => void = (problem) => onError(new Error(problem))): Promise<LiveVault> {
+  static async start(
+    storage: VaultStorage,
+    masterKey: string,
+    onError: (error: unknown) => void,
+    onRefused: (problem: string) => void = (problem) => onError(new Error(problem)),
+  ): Promise<LiveVault> {
     const vault = new LiveVault(storage, MasterKeys.parse(masterKey), onError, onRefused);
     vault.open(await storage.read());
     vault.stopWatching = storage.watch(() => vault.reload());
@@ -131,7 +135,8 @@ export class LiveVault implements TokenResolver {
    * read the vault per request. An unchanged text is not opened again.
    */
   whenKnown(token: TokenText): Promise<void> | null {
-    if (this.closed || !tokenChecksumValid(typeof token === 'string' ? token : token.token) || this.view.knows(token)) return null;
+    if (this.closed || !tokenChecksumValid(typeof token === 'string' ? token : token.token) || this.view.knows(token))
+      return null;
     if (this.reread) return this.reread;
     const wait = Math.max(0, this.lastRereadAt + UNKNOWN_TOKEN_REREAD_MS - Date.now());
     const reread = new Promise<void>((resolve) => {

@@ -38,7 +38,11 @@ function unsigned(record: Readonly<Record<string, unknown>>): Record<string, unk
  * `unsigned` (no MAC: written before records were signed; `vault rotate` signs it) or
  * `forged` (a MAC that does not verify: the record was edited outside the command line).
  */
-export function recordTrust(mac: RecordMac, kind: keyof typeof RECORD_KINDS, record: Readonly<Record<string, unknown>>): RecordTrust {
+export function recordTrust(
+  mac: RecordMac,
+  kind: keyof typeof RECORD_KINDS,
+  record: Readonly<Record<string, unknown>>,
+): RecordTrust {
   if (record.mac === undefined) return 'unsigned';
   return mac.verify(RECORD_KINDS[kind], unsigned(record), record.mac) ? 'signed' : 'forged';
 }
@@ -55,7 +59,8 @@ function firstProblem(checks: ReadonlyArray<readonly [string, boolean]>): string
 }
 
 const isString = (value: unknown): value is string => typeof value === 'string' && value !== '';
-const isStrings = (value: unknown): value is string[] => Array.isArray(value) && value.every((each) => typeof each === 'string');
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((each) => typeof each === 'string');
 const isWrapped = (value: unknown): boolean => isObject(value) && isString(value.kid) && isString(value.box);
 
 /** A record's id for a message: its `id` when it is a short string, else its position. */
@@ -75,12 +80,25 @@ export function tokenRecordProblem(record: unknown): string | null {
     ['id is not a string', isString(record.id)],
     ['hash is not a string', isString(record.hash)],
     // An admin-only token (the administration graph) covers no character.
-    ['characters is not a list of key ids', isStrings(record.characters) && (record.characters.length > 0 || (isStrings(record.grants) && record.grants.length > 0 && record.grants.every((grant) => grant === 'admin')))],
-    ['grants is not a list of grants', isStrings(record.grants) && record.grants.length > 0 && record.grants.every((grant) => parseGrant(grant) !== null)],
+    [
+      'characters is not a list of key ids',
+      isStrings(record.characters) &&
+        (record.characters.length > 0 ||
+          (isStrings(record.grants) && record.grants.length > 0 && record.grants.every((grant) => grant === 'admin'))),
+    ],
+    [
+      'grants is not a list of grants',
+      isStrings(record.grants) &&
+        record.grants.length > 0 &&
+        record.grants.every((grant) => parseGrant(grant) !== null),
+    ],
     ['createdAt is not an ISO time', isIsoTime(record.createdAt)],
     ['expiresAt is not an ISO time', isIsoTime(record.expiresAt)],
     ['origin is neither null nor a string', record.origin === null || isString(record.origin)],
-    ['budgetShare is neither null nor a whole number of 1 or more', record.budgetShare === null || (Number.isSafeInteger(record.budgetShare) && (record.budgetShare as number) >= 1)],
+    [
+      'budgetShare is neither null nor a whole number of 1 or more',
+      record.budgetShare === null || (Number.isSafeInteger(record.budgetShare) && (record.budgetShare as number) >= 1),
+    ],
     ['revokedAt is neither null nor an ISO time', record.revokedAt === null || isIsoTime(record.revokedAt)],
     ['mac is not a string', record.mac === undefined || typeof record.mac === 'string'],
   ]);
@@ -107,7 +125,13 @@ export function alertRecordProblem(record: unknown): string | null {
   return firstProblem([
     ['id is not a string', isString(record.id)],
     ['keyId is not a string', isString(record.keyId)],
-    ['kind is not an alert kind', record.kind === 'STOCK_BELOW' || record.kind === 'TRANSACTION_ADDED' || record.kind === 'OUTBID' || record.kind === 'RENT_OVERDUE'],
+    [
+      'kind is not an alert kind',
+      record.kind === 'STOCK_BELOW' ||
+        record.kind === 'TRANSACTION_ADDED' ||
+        record.kind === 'OUTBID' ||
+        record.kind === 'RENT_OVERDUE',
+    ],
     ['params is not an object', isObject(record.params)],
     ['target is not DISCORD or WEBHOOK', record.target === 'DISCORD' || record.target === 'WEBHOOK'],
     ['shownUrl is not a string', isString(record.shownUrl)],

@@ -24,7 +24,10 @@ export interface VaultStorage {
 }
 
 /** Merges last uses: the later ISO time of each token id. */
-export function laterUses(stored: Readonly<Record<string, string>>, uses: Readonly<Record<string, string>>): Record<string, string> {
+export function laterUses(
+  stored: Readonly<Record<string, string>>,
+  uses: Readonly<Record<string, string>>,
+): Record<string, string> {
   const merged = { ...stored };
   for (const [id, at] of Object.entries(uses)) if (!merged[id] || merged[id] < at) merged[id] = at;
   return merged;

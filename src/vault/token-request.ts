@@ -24,8 +24,17 @@ export interface TokenBounds {
 }
 
 /** The bounds of a configuration: `TOKEN_MAX_LIFETIME_DAYS`, `UPSTREAM_RATE_LIMIT`'s N, the published schema. */
-export function tokenBounds(config: { readonly tokenMaxLifetimeDays: number; readonly upstreamRateLimit: { readonly requests: number } | null } = DEFAULT_CONFIG): TokenBounds {
-  return { maxLifetimeDays: config.tokenMaxLifetimeDays, maxBudgetShare: config.upstreamRateLimit?.requests ?? null, schema: publishedSchema };
+export function tokenBounds(
+  config: {
+    readonly tokenMaxLifetimeDays: number;
+    readonly upstreamRateLimit: { readonly requests: number } | null;
+  } = DEFAULT_CONFIG,
+): TokenBounds {
+  return {
+    maxLifetimeDays: config.tokenMaxLifetimeDays,
+    maxBudgetShare: config.upstreamRateLimit?.requests ?? null,
+    schema: publishedSchema,
+  };
 }
 
 /**
@@ -36,7 +45,11 @@ export function tokenBounds(config: { readonly tokenMaxLifetimeDays: number; rea
  */
 export function checkTokenRequest(request: TokenRequest, keys: readonly KeyRecord[], bounds: TokenBounds): string[] {
   // An admin-only token (the administration graph) needs no character.
-  if (request.characters.length === 0 && !(request.grants.length > 0 && request.grants.every((grant) => grant === 'admin'))) throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
+  if (
+    request.characters.length === 0 &&
+    !(request.grants.length > 0 && request.grants.every((grant) => grant === 'admin'))
+  )
+    throw new VaultUsageError('A token needs at least one --character <name> (see keys list).');
   if (request.grants.length === 0) throw new VaultUsageError('A token needs at least one --grant.');
   const characters = request.characters.map((name) => {
     const record = keys.find((each) => each.name === name);
@@ -45,19 +58,26 @@ export function checkTokenRequest(request: TokenRequest, keys: readonly KeyRecor
   });
   for (const grant of request.grants) {
     const parsed = parseGrant(grant);
-    if (!parsed) throw new VaultUsageError(`The grant "${grant}" is not one of: ${GRANT_FORMS.join(', ')} (a slot is 1 to 10).`);
+    if (!parsed)
+      throw new VaultUsageError(`The grant "${grant}" is not one of: ${GRANT_FORMS.join(', ')} (a slot is 1 to 10).`);
     const schema = parsed.kind === 'read-field' ? bounds.schema() : null;
     const problem = schema ? grantSchemaProblem(parsed, grant, schema) : null;
     if (problem !== null) throw new VaultUsageError(problem);
   }
-  if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0) throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
+  if (!Number.isFinite(request.expiresInMs) || request.expiresInMs <= 0)
+    throw new VaultUsageError('--expires-in must be a positive duration, e.g. 30d, 12h, 90m.');
   if (request.expiresInMs > bounds.maxLifetimeDays * DAY_MS) {
-    throw new VaultUsageError(`--expires-in may be at most ${bounds.maxLifetimeDays} days (TOKEN_MAX_LIFETIME_DAYS): create a new token when this one ends.`);
+    throw new VaultUsageError(
+      `--expires-in may be at most ${bounds.maxLifetimeDays} days (TOKEN_MAX_LIFETIME_DAYS): create a new token when this one ends.`,
+    );
   }
   const share = request.budgetShare ?? null;
-  if (share !== null && (!Number.isSafeInteger(share) || share < 1)) throw new VaultUsageError('--budget-share must be a whole number of requests per window, 1 or more.');
+  if (share !== null && (!Number.isSafeInteger(share) || share < 1))
+    throw new VaultUsageError('--budget-share must be a whole number of requests per window, 1 or more.');
   if (share !== null && bounds.maxBudgetShare !== null && share > bounds.maxBudgetShare) {
-    throw new VaultUsageError(`--budget-share may be at most ${bounds.maxBudgetShare}: the key's own limit per window (UPSTREAM_RATE_LIMIT).`);
+    throw new VaultUsageError(
+      `--budget-share may be at most ${bounds.maxBudgetShare}: the key's own limit per window (UPSTREAM_RATE_LIMIT).`,
+    );
   }
   return characters;
 }

@@ -80,16 +80,33 @@ export function parseDocument(text: string): VaultDocument {
     throw new VaultKeyError('The vault is not JSON: was it edited by hand?');
   }
   const document = value as Partial<VaultDocument> | null;
-  if (!document || document.format !== FORMAT || !Array.isArray(document.keys) || !Array.isArray(document.tokens) || !document.tokenKey) {
+  if (
+    !document ||
+    document.format !== FORMAT ||
+    !Array.isArray(document.keys) ||
+    !Array.isArray(document.tokens) ||
+    !document.tokenKey
+  ) {
     throw new VaultKeyError(`The vault is not a ${FORMAT} document.`);
   }
   const tokenKey = document.tokenKey as Partial<WrappedKey> | null;
-  if (typeof tokenKey !== 'object' || tokenKey === null || typeof tokenKey.kid !== 'string' || typeof tokenKey.box !== 'string') throw new VaultKeyError('The vault\'s tokenKey is not a wrapped key: was it edited by hand?');
-  if (document.webhooks !== undefined && !Array.isArray(document.webhooks)) throw new VaultKeyError('The vault\'s webhooks are not a list: was it edited by hand?');
-  if (document.alerts !== undefined && !Array.isArray(document.alerts)) throw new VaultKeyError('The vault\'s alerts are not a list: was it edited by hand?');
+  if (
+    typeof tokenKey !== 'object' ||
+    tokenKey === null ||
+    typeof tokenKey.kid !== 'string' ||
+    typeof tokenKey.box !== 'string'
+  )
+    throw new VaultKeyError("The vault's tokenKey is not a wrapped key: was it edited by hand?");
+  if (document.webhooks !== undefined && !Array.isArray(document.webhooks))
+    throw new VaultKeyError("The vault's webhooks are not a list: was it edited by hand?");
+  if (document.alerts !== undefined && !Array.isArray(document.alerts))
+    throw new VaultKeyError("The vault's alerts are not a list: was it edited by hand?");
   document.keys.forEach((record: unknown, index) => {
     const problem = keyRecordProblem(record);
-    if (problem !== null) throw new VaultKeyError(`The vault's key record ${recordName(record, index)} is not valid: ${problem}. Was it edited by hand? Remove it (statev-gateway keys remove) or restore the vault from a backup.`);
+    if (problem !== null)
+      throw new VaultKeyError(
+        `The vault's key record ${recordName(record, index)} is not valid: ${problem}. Was it edited by hand? Remove it (statev-gateway keys remove) or restore the vault from a backup.`,
+      );
   });
   return document as VaultDocument;
 }
@@ -109,6 +126,9 @@ export interface OpenedKey {
 /** Opens one key record. */
 export function openKey(master: MasterKeys, record: KeyRecord): OpenedKey {
   const dataKey = master.unwrap(record.dataKey, `key:${record.id}`);
-  const plain = JSON.parse(open(dataKey, record.sealed, `key:${record.id}:${record.name}`).toString('utf8')) as { apiKey: string; apiSecret: string | null };
+  const plain = JSON.parse(open(dataKey, record.sealed, `key:${record.id}:${record.name}`).toString('utf8')) as {
+    apiKey: string;
+    apiSecret: string | null;
+  };
   return { id: record.id, name: record.name, apiKey: plain.apiKey, apiSecret: plain.apiSecret };
 }

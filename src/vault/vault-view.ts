@@ -47,7 +47,8 @@ export interface ActiveToken {
 }
 
 /** Why a token is refused. */
-export type TokenRefusal = 'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin' | 'unverified';
+export type TokenRefusal =
+  'malformed' | 'unknown' | 'expired' | 'revoked' | 'key-removed' | 'no-vault' | 'wrong-origin' | 'unverified';
 
 /**
  * A bearer token to look up: its text, or an object that holds it for as long as the token is
@@ -61,7 +62,10 @@ export type TokenText = string | { readonly token: string };
  * holder object, never by the token's text: no token in clear is a map key, and an entry
  * lives only as long as its holder (a connection's credential).
  */
-const tokenHashes = new WeakMap<{ readonly token: string }, { readonly hashKey: Buffer; readonly token: string; readonly hash: string }>();
+const tokenHashes = new WeakMap<
+  { readonly token: string },
+  { readonly hashKey: Buffer; readonly token: string; readonly hash: string }
+>();
 
 /** The keyed hash of a token under `hashKey` (see `tokenHash`), once per holder and key. */
 function hashOf(hashKey: Buffer, text: TokenText): string {
@@ -74,19 +78,23 @@ function hashOf(hashKey: Buffer, text: TokenText): string {
 }
 
 /** What a bearer token is: usable, or refused and why. */
-export type TokenCheck = { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
+export type TokenCheck =
+  { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
 
 /** The sentence a refused token is answered with (UNAUTHENTICATED). */
 export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
-  malformed: 'The access token is malformed (its checksum does not match): copy it again, whole, as tokens create printed it.',
+  malformed:
+    'The access token is malformed (its checksum does not match): copy it again, whole, as tokens create printed it.',
   unknown: 'The access token is not known to this gateway: it was never issued here, or its vault was replaced.',
   expired: 'The access token has expired: ask for a new one (statev-gateway tokens create).',
   revoked: 'The access token was revoked: ask for a new one (statev-gateway tokens create).',
   'key-removed': 'The access token covers a character whose key was removed from the vault: ask for a new one.',
-  'wrong-origin': 'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
+  'wrong-origin':
+    'The access token is bound to a browser origin, and this request did not come from it (its Origin header differs or is missing).',
   unverified:
-    'The access token\'s record in the vault does not verify (it was changed outside statev-gateway\'s command line, or the vault was written before records were signed): the operator must check it (statev-gateway tokens list) and run statev-gateway vault rotate, or create a new token.',
-  'no-vault': 'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
+    "The access token's record in the vault does not verify (it was changed outside statev-gateway's command line, or the vault was written before records were signed): the operator must check it (statev-gateway tokens list) and run statev-gateway vault rotate, or create a new token.",
+  'no-vault':
+    'This gateway has no vault (VAULT_MASTER_KEY is not set), so it accepts no access tokens: send a StateV API key.',
 };
 
 /**
@@ -94,7 +102,10 @@ export const TOKEN_REFUSALS: Readonly<Record<TokenRefusal, string>> = {
  * builds a new view when the document changes (see `LiveVault`).
  */
 export class VaultView {
-  private readonly tokens = new Map<string, ActiveToken | { readonly revoked: true } | { readonly removed: true } | { readonly unverified: true }>();
+  private readonly tokens = new Map<
+    string,
+    ActiveToken | { readonly revoked: true } | { readonly removed: true } | { readonly unverified: true }
+  >();
   private readonly expiry = new Map<string, number>();
   private readonly origins = new Set<string>();
   /**
@@ -133,7 +144,8 @@ export class VaultView {
     const document = parseDocument(text);
     const mac = new RecordMac(master);
     const view = new VaultView(master.unwrap(document.tokenKey, 'tokens'));
-    if (previous && previous.hashKey?.equals(view.hashKey as Buffer)) for (const hash of previous.revoked) view.revoked.add(hash);
+    if (previous && previous.hashKey?.equals(view.hashKey as Buffer))
+      for (const hash of previous.revoked) view.revoked.add(hash);
     const keys = new Map(document.keys.map((record) => [record.id, openKey(master, record)]));
     const webhooks = openWebhooks(document, keys, master, mac);
     view.webhooks.push(...webhooks.opened);
@@ -149,7 +161,8 @@ export class VaultView {
   /** Adds one token record, checked: a record that is malformed or does not verify is refused (and noted in {@link problems}). */
   private addToken(value: unknown, index: number, keys: ReadonlyMap<string, TokenCharacter>, mac: RecordMac): void {
     const problem = tokenRecordProblem(value);
-    const hash = typeof (value as { hash?: unknown } | null)?.hash === 'string' ? (value as { hash: string }).hash : null;
+    const hash =
+      typeof (value as { hash?: unknown } | null)?.hash === 'string' ? (value as { hash: string }).hash : null;
     if (problem !== null) {
       this.problems.push(`Token record ${recordName(value, index)} is refused: ${problem}.`);
       if (hash !== null) this.tokens.set(hash, { unverified: true });

@@ -14,7 +14,15 @@ import { randomBytes } from 'node:crypto';
 import { newDataKey, seal } from './envelope';
 import type { MasterKeys } from './envelope';
 import { RecordMac } from './record-mac';
-import { alertRecordProblem, isIsoTime, recordName, recordTrust, signRecord, tokenRecordProblem, webhookRecordProblem } from './record-checks';
+import {
+  alertRecordProblem,
+  isIsoTime,
+  recordName,
+  recordTrust,
+  signRecord,
+  tokenRecordProblem,
+  webhookRecordProblem,
+} from './record-checks';
 import { newToken, tokenHash } from './token-format';
 import { checkTokenRequest, tokenBounds } from './token-request';
 import type { TokenBounds } from './token-request';
@@ -79,12 +87,31 @@ export class Vault {
   /** The stored document (or a new one) and its token and webhook records that verify. */
   private async loadChecked(): Promise<Loaded> {
     const text = await this.storage.read();
-    if (text === null) return { document: { format: FORMAT, tokenKey: this.master.wrap(newDataKey(), 'tokens'), keys: [], tokens: [] }, trusted: new Set() };
+    if (text === null)
+      return {
+        document: { format: FORMAT, tokenKey: this.master.wrap(newDataKey(), 'tokens'), keys: [], tokens: [] },
+        trusted: new Set(),
+      };
     const document = parseDocument(text);
     const trusted = new Set<object>();
-    for (const record of document.tokens) if (tokenRecordProblem(record) === null && recordTrust(this.mac, 'token', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
-    for (const record of document.webhooks ?? []) if (webhookRecordProblem(record) === null && recordTrust(this.mac, 'webhook', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
-    for (const record of document.alerts ?? []) if (alertRecordProblem(record) === null && recordTrust(this.mac, 'alert', record as unknown as Record<string, unknown>) === 'signed') trusted.add(record);
+    for (const record of document.tokens)
+      if (
+        tokenRecordProblem(record) === null &&
+        recordTrust(this.mac, 'token', record as unknown as Record<string, unknown>) === 'signed'
+      )
+        trusted.add(record);
+    for (const record of document.webhooks ?? [])
+      if (
+        webhookRecordProblem(record) === null &&
+        recordTrust(this.mac, 'webhook', record as unknown as Record<string, unknown>) === 'signed'
+      )
+        trusted.add(record);
+    for (const record of document.alerts ?? [])
+      if (
+        alertRecordProblem(record) === null &&
+        recordTrust(this.mac, 'alert', record as unknown as Record<string, unknown>) === 'signed'
+      )
+        trusted.add(record);
     return { document, trusted };
   }
 
@@ -105,8 +132,12 @@ export class Vault {
    * @throws VaultUsageError for a bad name or an empty key
    */
   async addKey(name: string, apiKey: string, apiSecret: string | null): Promise<KeySummary> {
-    if (!KEY_NAME.test(name)) throw new VaultUsageError(`The key name "${name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`);
-    if (apiKey.trim() === '' || /\s/.test(apiKey)) throw new VaultUsageError('The API key is empty or has spaces: give it on standard input, one line.');
+    if (!KEY_NAME.test(name))
+      throw new VaultUsageError(
+        `The key name "${name}" is not valid: 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.`,
+      );
+    if (apiKey.trim() === '' || /\s/.test(apiKey))
+      throw new VaultUsageError('The API key is empty or has spaces: give it on standard input, one line.');
     const { document, trusted } = await this.loadChecked();
     // The token key must open: a wrong master key is refused before anything is written.
     this.master.unwrap(document.tokenKey, 'tokens');
@@ -130,7 +161,12 @@ export class Vault {
   async listKeys(): Promise<KeySummary[]> {
     const document = await this.load();
     return document.keys
-      .map((record) => ({ id: record.id, name: record.name, addedAt: new Date(record.addedAt), hasSecret: openKey(this.master, record).apiSecret !== null }))
+      .map((record) => ({
+        id: record.id,
+        name: record.name,
+        addedAt: new Date(record.addedAt),
+        hasSecret: openKey(this.master, record).apiSecret !== null,
+      }))
       .sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -157,7 +193,12 @@ export class Vault {
    * @returns how many records were rewritten, how many of them were signed for the first time, how many were refused, and the id of the master key they are under now
    * @throws VaultKeyError when a record does not open with any of the master keys
    */
-  async rotate(): Promise<{ readonly records: number; readonly newlySigned: number; readonly refused: readonly string[]; readonly masterKeyId: string }> {
+  async rotate(): Promise<{
+    readonly records: number;
+    readonly newlySigned: number;
+    readonly refused: readonly string[];
+    readonly masterKeyId: string;
+  }> {
     const { document, trusted } = await this.loadChecked();
     const tokenKey = this.master.unwrap(document.tokenKey, 'tokens');
     document.tokenKey = this.master.wrap(tokenKey, 'tokens');
@@ -180,7 +221,12 @@ export class Vault {
     rewrapWebhooks(document, this.master, (record) => trusted.has(record));
     rewrapAlerts(document, this.master, (record) => trusted.has(record));
     await this.save(document, trusted);
-    return { records: document.keys.length + trusted.size + 1, newlySigned, refused, masterKeyId: this.master.currentId };
+    return {
+      records: document.keys.length + trusted.size + 1,
+      newlySigned,
+      refused,
+      masterKeyId: this.master.currentId,
+    };
   }
 
   /**
@@ -216,7 +262,11 @@ export class Vault {
    *
    * @throws VaultUsageError for an unknown character, an empty company or a URL that is not https
    */
-  async addWebhook(character: string, factoryId: string, url: string): Promise<{ readonly id: string; readonly secret: string }> {
+  async addWebhook(
+    character: string,
+    factoryId: string,
+    url: string,
+  ): Promise<{ readonly id: string; readonly secret: string }> {
     const { document, trusted } = await this.loadChecked();
     const added = addWebhookRecord(document, this.master, { character, factoryId, url, now: this.now() });
     const record = document.webhooks?.at(-1);
@@ -248,7 +298,10 @@ export class Vault {
    * @param allowHosts - hosts a URL may name although private (`WEBHOOK_ALLOW_HOSTS`)
    * @throws VaultUsageError for an unknown character, a parameter its kind lacks or a URL the outbound rules refuse
    */
-  async addAlert(request: AlertRequest, allowHosts: readonly string[] = []): Promise<{ readonly id: string; readonly secret: string | null; readonly summary: AlertSummary }> {
+  async addAlert(
+    request: AlertRequest,
+    allowHosts: readonly string[] = [],
+  ): Promise<{ readonly id: string; readonly secret: string | null; readonly summary: AlertSummary }> {
     const { document, trusted } = await this.loadChecked();
     const added = addAlertRecord(document, this.master, request, this.now(), allowHosts);
     trusted.add(added.record);
@@ -284,7 +337,8 @@ export class Vault {
       const problem = tokenRecordProblem(value);
       const record = value as Partial<Record<keyof TokenRecord, unknown>>;
       const id = recordName(value, index);
-      const strings = (list: unknown): string[] => (Array.isArray(list) ? list.filter((each): each is string => typeof each === 'string') : []);
+      const strings = (list: unknown): string[] =>
+        Array.isArray(list) ? list.filter((each): each is string => typeof each === 'string') : [];
       return {
         id,
         characters: strings(record.characters).map((key) => names.get(key) ?? key),
@@ -295,7 +349,14 @@ export class Vault {
         origin: typeof record.origin === 'string' ? record.origin : null,
         budgetShare: typeof record.budgetShare === 'number' ? record.budgetShare : null,
         lastUsedAt: uses[id] ? new Date(uses[id] as string) : null,
-        refused: problem !== null ? `malformed: ${problem}` : trusted.has(value as object) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+        refused:
+          problem !== null
+            ? `malformed: ${problem}`
+            : trusted.has(value as object)
+              ? null
+              : record.mac === undefined
+                ? 'not signed: run statev-gateway vault rotate'
+                : 'its MAC does not verify',
       };
     });
   }
@@ -309,7 +370,10 @@ export class Vault {
     const { document, trusted } = await this.loadChecked();
     const record = document.tokens.find((each) => (each as Partial<TokenRecord> | null)?.id === id);
     if (!record) throw new VaultUsageError(`The vault has no token with id "${id}" (see tokens list).`);
-    if (tokenRecordProblem(record) !== null) throw new VaultUsageError(`The token record "${id}" is malformed (see tokens list): gateways refuse it already; remove it from the vault by hand or restore a backup.`);
+    if (tokenRecordProblem(record) !== null)
+      throw new VaultUsageError(
+        `The token record "${id}" is malformed (see tokens list): gateways refuse it already; remove it from the vault by hand or restore a backup.`,
+      );
     record.revokedAt ??= this.now().toISOString();
     // A revocation only takes power away: the record is signed revoked even when it did not
     // verify before (it can never be used again, and the revocation cannot be undone).

@@ -75,10 +75,15 @@ const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '
  *
  * @throws VaultUsageError for an unknown character, a bad company id or a URL that is not https (or http to a loopback host) without credentials
  */
-export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hook: { character: string; factoryId: string; url: string; now: Date }): { readonly id: string; readonly secret: string } {
+export function addWebhookRecord(
+  document: WithWebhooks,
+  master: MasterKeys,
+  hook: { character: string; factoryId: string; url: string; now: Date },
+): { readonly id: string; readonly secret: string } {
   const key = document.keys.find((each) => each.name === hook.character);
   if (!key) throw new VaultUsageError(`The vault has no key named "${hook.character}" (see keys list).`);
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(hook.factoryId)) throw new VaultUsageError('--factory takes a company id (Factory.id).');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(hook.factoryId))
+    throw new VaultUsageError('--factory takes a company id (Factory.id).');
   let parsed: URL | null = null;
   try {
     parsed = new URL(hook.url);
@@ -87,8 +92,15 @@ export function addWebhookRecord(document: WithWebhooks, master: MasterKeys, hoo
   }
   // Plain http only to this machine (a receiver beside the gateway): never across a network.
   const loopback = parsed !== null && LOOPBACK_HOSTS.has(parsed.hostname);
-  if (!parsed || !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) || parsed.username !== '' || parsed.password !== '') {
-    throw new VaultUsageError(`--url must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost) without credentials: "${hook.url}" is not.`);
+  if (
+    !parsed ||
+    !(parsed.protocol === 'https:' || (parsed.protocol === 'http:' && loopback)) ||
+    parsed.username !== '' ||
+    parsed.password !== ''
+  ) {
+    throw new VaultUsageError(
+      `--url must be an https:// URL (http:// only to 127.0.0.1, ::1 or localhost) without credentials: "${hook.url}" is not.`,
+    );
   }
   const id = `whk_${randomBytes(6).toString('hex')}`;
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
@@ -121,7 +133,14 @@ export function webhookSummaries(document: WithWebhooks, trusted: ReadonlySet<ob
       factoryId: text(record.factoryId),
       url: text(record.url),
       createdAt: new Date(problem === null ? record.createdAt : 0),
-      refused: problem !== null ? `malformed: ${problem}` : trusted.has(record) ? null : record.mac === undefined ? 'not signed: run statev-gateway vault rotate' : 'its MAC does not verify',
+      refused:
+        problem !== null
+          ? `malformed: ${problem}`
+          : trusted.has(record)
+            ? null
+            : record.mac === undefined
+              ? 'not signed: run statev-gateway vault rotate'
+              : 'its MAC does not verify',
     };
   });
 }
@@ -138,8 +157,13 @@ export function removeWebhookRecord(document: WithWebhooks, id: string): void {
 }
 
 /** Re-wraps the data key of every webhook `rewrap` picks (those that verify) under the current master key (`vault rotate`). */
-export function rewrapWebhooks(document: WithWebhooks, master: MasterKeys, rewrap: (record: WebhookRecord) => boolean): void {
-  for (const record of (document.webhooks ?? []).filter(rewrap)) record.dataKey = master.wrap(master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
+export function rewrapWebhooks(
+  document: WithWebhooks,
+  master: MasterKeys,
+  rewrap: (record: WebhookRecord) => boolean,
+): void {
+  for (const record of (document.webhooks ?? []).filter(rewrap))
+    record.dataKey = master.wrap(master.unwrap(record.dataKey, `webhook:${record.id}`), `webhook:${record.id}`);
 }
 
 /**
@@ -147,7 +171,12 @@ export function rewrapWebhooks(document: WithWebhooks, master: MasterKeys, rewra
  * that is malformed or whose MAC does not verify is left out (it could send a company's
  * events, signed, to a URL put there by hand) and named in `problems`.
  */
-export function openWebhooks(document: WithWebhooks, keys: ReadonlyMap<string, { readonly apiKey: string }>, master: MasterKeys, mac: RecordMac): { opened: OpenedWebhook[]; problems: string[] } {
+export function openWebhooks(
+  document: WithWebhooks,
+  keys: ReadonlyMap<string, { readonly apiKey: string }>,
+  master: MasterKeys,
+  mac: RecordMac,
+): { opened: OpenedWebhook[]; problems: string[] } {
   const problems: string[] = [];
   const opened = (document.webhooks ?? []).flatMap((value: unknown, index) => {
     const problem = webhookRecordProblem(value);
@@ -167,7 +196,11 @@ export function openWebhooks(document: WithWebhooks, keys: ReadonlyMap<string, {
     }
     const key = keys.get(record.keyId);
     if (!key) return [];
-    const secret = open(master.unwrap(record.dataKey, `webhook:${record.id}`), record.sealed, `webhook:${record.id}:${record.factoryId}`).toString('utf8');
+    const secret = open(
+      master.unwrap(record.dataKey, `webhook:${record.id}`),
+      record.sealed,
+      `webhook:${record.id}:${record.factoryId}`,
+    ).toString('utf8');
     return [{ id: record.id, factoryId: record.factoryId, url: record.url, secret, apiKey: key.apiKey }];
   });
   return { opened, problems };

@@ -26,7 +26,10 @@ export class BodyTooLargeError extends Error {
 /** Writes a JSON response with a Content-Length. */
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -42,7 +45,10 @@ const GRAPHQL_RESPONSE_TYPES = ['application/json; charset=utf-8', 'application/
 export function graphQLResponseType(accept: string | string[] | undefined): string {
   const header = Array.isArray(accept) ? accept.join(', ') : accept;
   if (!header) return 'application/json; charset=utf-8';
-  return new Negotiator({ headers: { accept: header } }).mediaType(GRAPHQL_RESPONSE_TYPES) ?? 'application/json; charset=utf-8';
+  return (
+    new Negotiator({ headers: { accept: header } }).mediaType(GRAPHQL_RESPONSE_TYPES) ??
+    'application/json; charset=utf-8'
+  );
 }
 
 /** One error of a GraphQL error answer: a message and its `extensions.code`. */
@@ -61,9 +67,21 @@ export interface RequestError {
  * content type the request's `Accept` asks for. The pipeline's refusals are written by
  * {@link sendRefusalAnswer}.
  */
-export function sendGraphQLErrors(req: IncomingMessage, res: ServerResponse, status: number, errors: RequestError[], headers: Record<string, string> = {}): void {
-  const text = JSON.stringify({ errors: errors.map(({ message, code, extensions }) => ({ message, extensions: { ...extensions, code } })) });
-  res.writeHead(status, { ...headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(text) });
+export function sendGraphQLErrors(
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  errors: RequestError[],
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify({
+    errors: errors.map(({ message, code, extensions }) => ({ message, extensions: { ...extensions, code } })),
+  });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': graphQLResponseType(req.headers.accept),
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -155,7 +173,8 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
   try {
     text = utf8.decode(await readBody(req, limits.maxBodyBytes));
   } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, { kind: 'request', headers, body: undefined });
+    if (error instanceof BodyTooLargeError)
+      throw new BodyTooLargeError(error.bytes, { kind: 'request', headers, body: undefined });
     return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
   }
   if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
@@ -182,7 +201,11 @@ export function sendRefusal(req: IncomingMessage, res: ServerResponse, refusal: 
 
 /** Writes a refusal of the request pipeline (`RequestPipeline.refuse`): its status, headers and text, in the type `Accept` asks for. */
 export function sendRefusalAnswer(req: IncomingMessage, res: ServerResponse, answer: RefusalAnswer): void {
-  res.writeHead(answer.status, { ...answer.headers, 'content-type': graphQLResponseType(req.headers.accept), 'content-length': Buffer.byteLength(answer.text) });
+  res.writeHead(answer.status, {
+    ...answer.headers,
+    'content-type': graphQLResponseType(req.headers.accept),
+    'content-length': Buffer.byteLength(answer.text),
+  });
   res.end(answer.text);
 }
 
@@ -198,7 +221,12 @@ export async function executeOnApollo<TContext extends BaseContext>(
   request: { headers: HeaderMap; body: unknown; search: string; context: () => Promise<TContext> },
 ): Promise<void> {
   const response = await apollo.executeHTTPGraphQLRequest({
-    httpGraphQLRequest: { method: req.method ?? 'GET', headers: request.headers, search: request.search, body: request.body },
+    httpGraphQLRequest: {
+      method: req.method ?? 'GET',
+      headers: request.headers,
+      search: request.search,
+      body: request.body,
+    },
     context: request.context,
   });
   const outHeaders: Record<string, string> = {};

@@ -11,7 +11,12 @@ const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
 /** The content type of a single GraphQL result for `accept`, exactly as Apollo Server chooses it; null when Apollo answers 406. */
 function singleResultType(accept: string | undefined): string | null {
   if (!accept) return 'application/json; charset=utf-8';
-  return new Negotiator({ headers: { accept } }).mediaType(['application/json; charset=utf-8', 'application/graphql-response+json; charset=utf-8']) ?? null;
+  return (
+    new Negotiator({ headers: { accept } }).mediaType([
+      'application/json; charset=utf-8',
+      'application/graphql-response+json; charset=utf-8',
+    ]) ?? null
+  );
 }
 
 /** One value of a header (repeated ones joined), as Apollo's header map holds it. */
@@ -45,25 +50,63 @@ const ANSWERED: CachedOutcome = { kind: 'answered' };
  *
  * @param body - the request body as admitted (a trusted document's text in place of its hash)
  */
-export function answerFromResponseCache(req: IncomingMessage, res: ServerResponse, runtime: GatewayRuntime, inUse: KeyInUse | null, body: unknown): CachedOutcome {
+export function answerFromResponseCache(
+  req: IncomingMessage,
+  res: ServerResponse,
+  runtime: GatewayRuntime,
+  inUse: KeyInUse | null,
+  body: unknown,
+): CachedOutcome {
   const answers = runtime.responseCacheHits;
-  if (answers === null || inUse?.source !== 'caller' || req.method !== 'POST' || body === null || typeof body !== 'object' || Array.isArray(body)) return NOT_ELIGIBLE;
-  if (!/^application\/json\s*(;|$)/i.test(header(req, 'content-type') ?? '') || header(req, 'prefer') !== undefined) return NOT_ELIGIBLE;
+  if (
+    answers === null ||
+    inUse?.source !== 'caller' ||
+    req.method !== 'POST' ||
+    body === null ||
+    typeof body !== 'object' ||
+    Array.isArray(body)
+  )
+    return NOT_ELIGIBLE;
+  if (!/^application\/json\s*(;|$)/i.test(header(req, 'content-type') ?? '') || header(req, 'prefer') !== undefined)
+    return NOT_ELIGIBLE;
   const fields = body as Record<string, unknown>;
   for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
   const { query, operationName, variables } = fields;
-  if (typeof query !== 'string' || (operationName !== undefined && operationName !== null && typeof operationName !== 'string')) return NOT_ELIGIBLE;
+  if (
+    typeof query !== 'string' ||
+    (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
+  )
+    return NOT_ELIGIBLE;
   const key = inUse.key;
-  const requestKey = ResponseCacheHits.requestKey({ keyId: key.keyId, query, operationName: operationName ?? null, variables });
+  const requestKey = ResponseCacheHits.requestKey({
+    keyId: key.keyId,
+    query,
+    operationName: operationName ?? null,
+    variables,
+  });
   const type = singleResultType(header(req, 'accept'));
-  if (type === null || wantsNoCache(header(req, 'cache-control'), header(req, 'pragma')) || runtime.economy.invalidationsInDoubt()) return { kind: 'apollo', requestKey };
+  if (
+    type === null ||
+    wantsNoCache(header(req, 'cache-control'), header(req, 'pragma')) ||
+    runtime.economy.invalidationsInDoubt()
+  )
+    return { kind: 'apollo', requestKey };
   const started = performance.now();
   const stored = answers.hits.find(requestKey, runtime.economy.generation(key.keyId));
   if (stored === undefined) return { kind: 'apollo', requestKey };
   // The plugin's age: whole seconds since it stored the answer.
   const ageSeconds = Math.round((Date.now() - stored.cacheTime) / 1000);
-  const text = answers.response(createContext(runtime.services, req.headers, inUse), { dataText: stored.dataText, ageSeconds, operationName: stored.operationName, started });
-  res.writeHead(200, { age: String(ageSeconds), 'content-type': type, 'content-length': String(Buffer.byteLength(text)) });
+  const text = answers.response(createContext(runtime.services, req.headers, inUse), {
+    dataText: stored.dataText,
+    ageSeconds,
+    operationName: stored.operationName,
+    started,
+  });
+  res.writeHead(200, {
+    age: String(ageSeconds),
+    'content-type': type,
+    'content-length': String(Buffer.byteLength(text)),
+  });
   res.end(text);
   return ANSWERED;
 }

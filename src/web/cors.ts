@@ -2,7 +2,15 @@ import cors from 'cors';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Request headers a browser client of the gateway may send. */
-export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-secret', 'apollo-require-preflight', 'cache-control', 'prefer', 'x-apollo-operation-name'];
+export const CORS_ALLOWED_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-api-secret',
+  'apollo-require-preflight',
+  'cache-control',
+  'prefer',
+  'x-apollo-operation-name',
+];
 
 /**
  * CORS for the GraphQL endpoint with the well-kept `cors` package: origins listed in
@@ -13,13 +21,19 @@ export const CORS_ALLOWED_HEADERS = ['authorization', 'content-type', 'x-api-sec
  * @returns a function that handles the CORS part of a request and resolves to true
  *   when the request is finished (a preflight), false when it should go on.
  */
-export function createCors(origins: readonly string[], tokenOrigin?: (origin: string) => boolean): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
+export function createCors(
+  origins: readonly string[],
+  tokenOrigin?: (origin: string) => boolean,
+): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
   if (origins.length === 0 && !tokenOrigin) return async () => false;
   const allowAll = origins.includes('*');
   const listed = new Set(origins);
   const middleware = cors({
     // The origins of CORS_ORIGINS, and those access tokens are bound to (read at each request: the vault changes).
-    origin: allowAll ? '*' : (origin, callback) => callback(null, origin !== undefined && (listed.has(origin) || (tokenOrigin?.(origin) ?? false))),
+    origin: allowAll
+      ? '*'
+      : (origin, callback) =>
+          callback(null, origin !== undefined && (listed.has(origin) || (tokenOrigin?.(origin) ?? false))),
     methods: ['GET', 'POST', 'OPTIONS'],
     allowedHeaders: CORS_ALLOWED_HEADERS,
     exposedHeaders: ['retry-after', 'preference-applied'],

@@ -11,7 +11,12 @@ import type { ReadRequest } from './apollo-http';
 import { answerFromResponseCache } from './cached-answers';
 
 /** The request's body as read, or its bytes when it was over `maxBodyBytes` (the `body-size` step refuses it). */
-async function readOrMeasure(req: IncomingMessage, maxBodyBytes: number): Promise<Awaited<ReturnType<typeof readGraphQLRequest>> | { kind: 'too-large'; bodyBytes: number; request: ReadRequest }> {
+async function readOrMeasure(
+  req: IncomingMessage,
+  maxBodyBytes: number,
+): Promise<
+  Awaited<ReturnType<typeof readGraphQLRequest>> | { kind: 'too-large'; bodyBytes: number; request: ReadRequest }
+> {
   try {
     return await readGraphQLRequest(req, { maxBodyBytes });
   } catch (error) {
@@ -31,7 +36,13 @@ async function readOrMeasure(req: IncomingMessage, maxBodyBytes: number): Promis
  * later phases) with a fresh per-request context and writes Apollo's response, bounded
  * by `MAX_RESPONSE_BYTES`.
  */
-export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResponse, url: URL, runtime: GatewayRuntime, config: GatewayConfig): Promise<void> {
+export async function handleGraphQLRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  runtime: GatewayRuntime,
+  config: GatewayConfig,
+): Promise<void> {
   const started = performance.now();
   // Read before the body: a body over the limit is not read to its end, and its request loses its socket.
   const credential = requestCredential(req);
@@ -52,7 +63,8 @@ export async function handleGraphQLRequest(req: IncomingMessage, res: ServerResp
   // A token created a moment ago: the vault is read again before it is looked up.
   const tokenReady = pipeline.tokenReady(credential);
   if (tokenReady) await tokenReady;
-  const facts = read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
+  const facts =
+    read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
   const admission = pipeline.admit(input, credential, { body, search: url.search }, facts);
   if (admission.kind === 'refused') {
     const report = reportRefusal(runtime.metrics, runtime.logger);

@@ -14,11 +14,20 @@ function packageFile(pkg: string, file: string): string {
 
 /** The playground's assets under `/playground/`, by file name. */
 const ASSETS: Readonly<Record<string, { path: string; type: string } | { text: string; type: string }>> = {
-  'react.production.min.js': { path: packageFile('react', 'umd/react.production.min.js'), type: 'text/javascript; charset=utf-8' },
-  'react-dom.production.min.js': { path: packageFile('react-dom', 'umd/react-dom.production.min.js'), type: 'text/javascript; charset=utf-8' },
+  'react.production.min.js': {
+    path: packageFile('react', 'umd/react.production.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
+  'react-dom.production.min.js': {
+    path: packageFile('react-dom', 'umd/react-dom.production.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
   'graphiql.min.js': { path: packageFile('graphiql', 'graphiql.min.js'), type: 'text/javascript; charset=utf-8' },
   'graphiql.min.css': { path: packageFile('graphiql', 'graphiql.min.css'), type: 'text/css; charset=utf-8' },
-  'graphql-ws.min.js': { path: packageFile('graphql-ws', 'umd/graphql-ws.min.js'), type: 'text/javascript; charset=utf-8' },
+  'graphql-ws.min.js': {
+    path: packageFile('graphql-ws', 'umd/graphql-ws.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
   'playground.js': {
     type: 'text/javascript; charset=utf-8',
     // The page's settings (the preset Authorization value) come from the JSON block
@@ -124,7 +133,9 @@ export interface PlaygroundSettings {
 
 function page(settings: PlaygroundSettings): string {
   // `<` is escaped so that no value can close the script element.
-  const json = JSON.stringify({ authorization: settings.presetApiKey ? `Bearer ${settings.presetApiKey}` : '' }).replace(/</g, '\\u003c');
+  const json = JSON.stringify({
+    authorization: settings.presetApiKey ? `Bearer ${settings.presetApiKey}` : '',
+  }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -159,7 +170,11 @@ export function wantsPlayground(method: string | undefined, accept: string | und
 /** Writes the playground page. */
 export function sendPlaygroundPage(res: ServerResponse, settings: PlaygroundSettings = { presetApiKey: null }): void {
   const body = page(settings);
-  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-cache', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-cache',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -178,7 +193,11 @@ export async function sendPlaygroundAsset(name: string, res: ServerResponse): Pr
     body = 'text' in asset ? Buffer.from(asset.text) : await readFile(asset.path);
     loaded.set(name, body);
   }
-  res.writeHead(200, { 'content-type': asset.type, 'content-length': body.length, 'cache-control': 'public, max-age=3600' });
+  res.writeHead(200, {
+    'content-type': asset.type,
+    'content-length': body.length,
+    'cache-control': 'public, max-age=3600',
+  });
   res.end(body);
   return true;
 }

@@ -47,7 +47,13 @@ export interface AdminHandler {
  * A body over `config.maxBodyBytes` gets 413 and the connection is closed; any other
  * failure before the response started gets a masked 500.
  */
-export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, subscriptions?: SseHandler, readiness?: Pick<Readiness, 'state'>, admin?: AdminHandler): RequestListener {
+export function createRouter(
+  runtime: GatewayRuntime,
+  config: GatewayConfig,
+  subscriptions?: SseHandler,
+  readiness?: Pick<Readiness, 'state'>,
+  admin?: AdminHandler,
+): RequestListener {
   const { economy, metrics } = runtime;
   const vault = runtime.vault;
   const applyCors = createCors(config.corsOrigins, vault ? (origin) => vault.allowsOrigin(origin) : undefined);
@@ -88,7 +94,12 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
       res.end();
       return;
     }
-    if (path.startsWith('/playground/') && req.method === 'GET' && (await sendPlaygroundAsset(path.slice('/playground/'.length), res))) return;
+    if (
+      path.startsWith('/playground/') &&
+      req.method === 'GET' &&
+      (await sendPlaygroundAsset(path.slice('/playground/'.length), res))
+    )
+      return;
     if (admin && (await admin.handle(req, res, path))) return;
     if (path === '/graphql/stream' && subscriptions) {
       await subscriptions.handleSse(req, res);
@@ -96,7 +107,18 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
     }
     if (path === '/graphql') {
       if (req.method !== 'GET' && req.method !== 'POST') {
-        sendGraphQLErrors(req, res, 405, [{ message: `The method ${req.method ?? ''} is not allowed on /graphql: use GET or POST.`, code: 'METHOD_NOT_ALLOWED' }], { allow: 'GET, POST' });
+        sendGraphQLErrors(
+          req,
+          res,
+          405,
+          [
+            {
+              message: `The method ${req.method ?? ''} is not allowed on /graphql: use GET or POST.`,
+              code: 'METHOD_NOT_ALLOWED',
+            },
+          ],
+          { allow: 'GET, POST' },
+        );
         return;
       }
       if (wantsPlayground(req.method, req.headers.accept)) {
@@ -107,7 +129,13 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
       await (runtime.tracing ? runtime.tracing.operation(req.headers, res, handle) : handle());
       return;
     }
-    if (config.serveExamples && path.startsWith('/examples/') && req.method === 'GET' && (await sendStaticFile(examplesRoot, '/examples/', path, res))) return;
+    if (
+      config.serveExamples &&
+      path.startsWith('/examples/') &&
+      req.method === 'GET' &&
+      (await sendStaticFile(examplesRoot, '/examples/', path, res))
+    )
+      return;
     sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
   };
 
@@ -120,7 +148,9 @@ export function createRouter(runtime: GatewayRuntime, config: GatewayConfig, sub
       if (error instanceof BodyTooLargeError) {
         // The rest of the upload is not read: close the connection after answering.
         res.setHeader('connection', 'close');
-        sendGraphQLErrors(req, res, 413, [{ message: `The request body exceeds ${config.maxBodyBytes} bytes.`, code: 'BAD_REQUEST' }]);
+        sendGraphQLErrors(req, res, 413, [
+          { message: `The request body exceeds ${config.maxBodyBytes} bytes.`, code: 'BAD_REQUEST' },
+        ]);
         return;
       }
       sendGraphQLErrors(req, res, 500, [{ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }]);

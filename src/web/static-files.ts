@@ -18,7 +18,12 @@ const TYPES: Readonly<Record<string, string>> = {
  * `index.html` for folders. Paths that leave `root` are refused. Resolves to false
  * when there is no such file, so the caller answers 404.
  */
-export async function sendStaticFile(root: string, prefix: string, pathname: string, res: ServerResponse): Promise<boolean> {
+export async function sendStaticFile(
+  root: string,
+  prefix: string,
+  pathname: string,
+  res: ServerResponse,
+): Promise<boolean> {
   let relative: string;
   try {
     relative = decodeURIComponent(pathname.slice(prefix.length));
@@ -31,7 +36,11 @@ export async function sendStaticFile(root: string, prefix: string, pathname: str
   try {
     if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
     const body = await readFile(file);
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'content-length': body.length, 'cache-control': 'no-cache' });
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': body.length,
+      'cache-control': 'no-cache',
+    });
     res.end(body);
     return true;
   } catch {

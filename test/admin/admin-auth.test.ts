@@ -27,13 +27,21 @@ describe('the administration graph: credentials and the console sign-in', () => 
   const stack = useStack(async () => {
     vault = await testVault();
     ({ token: admin } = await vault.vault.createToken({ characters: [], grants: ['admin'], expiresInMs: 3_600_000 }));
-    ({ token: reader } = await vault.vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 }));
+    ({ token: reader } = await vault.vault.createToken({
+      characters: ['shop'],
+      grants: ['read'],
+      expiresInMs: 3_600_000,
+    }));
     return { http: true, fakeDate: T0, config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey } };
   });
 
   /** A new sign-in code, as `statev-gateway console` prints it. */
   const newCode = async (): Promise<string> => {
-    const printed = await consoleCommand(['console'], { VAULT_MASTER_KEY: vault.masterKey, VAULT_FILE: vault.vaultFile, PORT: '4000' });
+    const printed = await consoleCommand(['console'], {
+      VAULT_MASTER_KEY: vault.masterKey,
+      VAULT_FILE: vault.vaultFile,
+      PORT: '4000',
+    });
     expect(printed.exitCode).toBe(0);
     const lines = printed.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
@@ -42,7 +50,8 @@ describe('the administration graph: credentials and the console sign-in', () => 
     return link.searchParams.get('code') ?? '';
   };
 
-  const signIn = (code: string): Promise<RawResponse> => signInAt(stack.origin, `/console/sign-in?code=${encodeURIComponent(code)}`);
+  const signIn = (code: string): Promise<RawResponse> =>
+    signInAt(stack.origin, `/console/sign-in?code=${encodeURIComponent(code)}`);
 
   /** Signs in and returns the cookie pair (`name=value`). */
   const session = async (): Promise<string> => {
@@ -71,7 +80,12 @@ describe('the administration graph: credentials and the console sign-in', () => 
     const answer = await adminPost(stack.origin, QUERY, { authorization: `Bearer ${admin}` });
     expect(answer.status).toBe(200);
     expect(answer.body).toEqual({ data: { vaultCharacters: [{ name: 'shop', hasSecret: true }] } });
-    const publicGraph = await send(stack.origin, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` }, body: JSON.stringify({ query: '{ factories { id } }' }) });
+    const publicGraph = await send(stack.origin, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${admin}` },
+      body: JSON.stringify({ query: '{ factories { id } }' }),
+    });
     expect(publicGraph.status).toBe(401);
     expect(publicGraph.text).not.toContain('"data"');
   });
@@ -106,7 +120,8 @@ describe('the administration graph: credentials and the console sign-in', () => 
 
   it('ends a session after 12 hours without a request, not while it is used', async () => {
     const cookie = await session();
-    const use = async (): Promise<number> => (await adminPost(stack.origin, QUERY, { cookie, origin: stack.origin })).status;
+    const use = async (): Promise<number> =>
+      (await adminPost(stack.origin, QUERY, { cookie, origin: stack.origin })).status;
     advanceClock(11 * 3_600_000);
     expect(await use()).toBe(200);
     advanceClock(11 * 3_600_000);
@@ -120,32 +135,52 @@ describe('the administration graph: credentials and the console sign-in', () => 
   it('ends every session on console --sign-out-all', async () => {
     const cookie = await session();
     expect((await adminPost(stack.origin, QUERY, { cookie, origin: stack.origin })).status).toBe(200);
-    const printed = await consoleCommand(['console', '--sign-out-all'], { VAULT_MASTER_KEY: vault.masterKey, VAULT_FILE: vault.vaultFile });
+    const printed = await consoleCommand(['console', '--sign-out-all'], {
+      VAULT_MASTER_KEY: vault.masterKey,
+      VAULT_FILE: vault.vaultFile,
+    });
     expect(printed.stdout).toMatch(/^Signed out \d+ console sessions?\.\n$/);
     expect((await adminPost(stack.origin, QUERY, { cookie, origin: stack.origin })).status).toBe(401);
   });
 
   it('refuses a cookie request from another origin, or without one, before anything runs', async () => {
     const cookie = await session();
-    const before = (await adminPost(stack.origin, '{ auditLog(first: 200) { action } }', { authorization: `Bearer ${admin}` })).body.data?.auditLog as unknown[];
+    const before = (
+      await adminPost(stack.origin, '{ auditLog(first: 200) { action } }', { authorization: `Bearer ${admin}` })
+    ).body.data?.auditLog as unknown[];
     const mutation = 'mutation { removeVaultKey(name: "shop") }';
-    const refused: Array<Record<string, string>> = [{ origin: 'https://evil.example' }, {}, { origin: stack.origin, 'sec-fetch-site': 'cross-site' }];
+    const refused: Array<Record<string, string>> = [
+      { origin: 'https://evil.example' },
+      {},
+      { origin: stack.origin, 'sec-fetch-site': 'cross-site' },
+    ];
     for (const headers of refused) {
       const answer = await adminPost(stack.origin, mutation, { cookie, ...headers });
       expect(answer.status).toBe(403);
       expect(answer.body.errors?.[0]?.message).toMatch(/must come from the gateway's own pages/);
       expect(answer.body.data).toBeUndefined();
     }
-    const after = (await adminPost(stack.origin, '{ auditLog(first: 200) { action } vaultCharacters { name } }', { authorization: `Bearer ${admin}` })).body.data;
+    const after = (
+      await adminPost(stack.origin, '{ auditLog(first: 200) { action } vaultCharacters { name } }', {
+        authorization: `Bearer ${admin}`,
+      })
+    ).body.data;
     expect(after?.vaultCharacters).toEqual([{ name: 'shop' }]);
     expect(after?.auditLog).toHaveLength(before.length);
     // A page GET without Origin is same-origin; one from elsewhere is refused.
     expect((await send(stack.origin, { path: '/console/', headers: { cookie } })).status).toBe(200);
-    expect((await send(stack.origin, { path: '/console/', headers: { cookie, origin: 'https://evil.example' } })).status).toBe(403);
+    expect(
+      (await send(stack.origin, { path: '/console/', headers: { cookie, origin: 'https://evil.example' } })).status,
+    ).toBe(403);
   });
 
   it('sets a strict CSP, frame-ancestors none and no referrer on every administration answer', async () => {
-    const answers = [await send(stack.origin, { path: '/console/' }), await signIn('nope'), await adminPost(stack.origin, QUERY), await adminPost(stack.origin, QUERY, { authorization: `Bearer ${admin}` })];
+    const answers = [
+      await send(stack.origin, { path: '/console/' }),
+      await signIn('nope'),
+      await adminPost(stack.origin, QUERY),
+      await adminPost(stack.origin, QUERY, { authorization: `Bearer ${admin}` }),
+    ];
     for (const answer of answers) {
       const csp = answer.headers.get('content-security-policy') ?? '';
       expect(csp).toContain("default-src 'self'");
@@ -160,7 +195,8 @@ describe('the administration graph: credentials and the console sign-in', () => 
     }
     // The console's page (built or not): scripts only from the gateway's own files, no inline script or style.
     const page = answers[0]?.text ?? '';
-    for (const script of page.match(/<script[^>]*>[^<]*<\/script>/g) ?? []) expect(script).toMatch(/^<script defer src="\/console\/[a-z]+\.js"><\/script>$/);
+    for (const script of page.match(/<script[^>]*>[^<]*<\/script>/g) ?? [])
+      expect(script).toMatch(/^<script defer src="\/console\/[a-z]+\.js"><\/script>$/);
     expect(page.replace(/<script defer src="\/console\/[a-z]+\.js"><\/script>/g, '')).not.toMatch(/<script|style=/);
   });
 });
@@ -169,11 +205,18 @@ describe('the console cookie behind https (PUBLIC_URL)', () => {
   let vault: TestVault;
   const stack = useStack(async () => {
     vault = await testVault();
-    return { http: true, config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey, publicUrl: 'https://gateway.example' } };
+    return {
+      http: true,
+      config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey, publicUrl: 'https://gateway.example' },
+    };
   });
 
   it('is Secure with the __Host- prefix, and only the public origin may use it', async () => {
-    const printed = await consoleCommand(['console'], { VAULT_MASTER_KEY: vault.masterKey, VAULT_FILE: vault.vaultFile, PUBLIC_URL: 'https://gateway.example' });
+    const printed = await consoleCommand(['console'], {
+      VAULT_MASTER_KEY: vault.masterKey,
+      VAULT_FILE: vault.vaultFile,
+      PUBLIC_URL: 'https://gateway.example',
+    });
     const link = new URL(printed.stdout.trim());
     expect(link.origin).toBe('https://gateway.example');
     const answer = await signInAt(stack.origin, `${link.pathname}${link.search}`);
@@ -182,7 +225,9 @@ describe('the console cookie behind https (PUBLIC_URL)', () => {
     expect(cookie).toMatch(/^__Host-statev-console=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     const pair = cookie.split(';')[0] ?? '';
     expect((await adminPost(stack.origin, QUERY, { cookie: pair, origin: stack.origin })).status).toBe(403);
-    expect((await adminPost(stack.origin, QUERY, { cookie: pair, origin: 'https://gateway.example' })).status).toBe(200);
+    expect((await adminPost(stack.origin, QUERY, { cookie: pair, origin: 'https://gateway.example' })).status).toBe(
+      200,
+    );
     expect(answer.headers.get('strict-transport-security')).toMatch(/max-age=/);
   });
 });

@@ -35,7 +35,12 @@ export async function testVault(): Promise<TestVault> {
 }
 
 /** POSTs an operation to /admin/graphql with the given headers (JSON content type added). */
-export async function adminPost(origin: string, query: string, headers: Record<string, string> = {}, variables?: unknown): Promise<RawResponse & { body: Answer }> {
+export async function adminPost(
+  origin: string,
+  query: string,
+  headers: Record<string, string> = {},
+  variables?: unknown,
+): Promise<RawResponse & { body: Answer }> {
   const response = await send(origin, {
     method: 'POST',
     path: '/admin/graphql',

@@ -7,7 +7,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSchema as buildSdlSchema, findBreakingChanges, findDangerousChanges, isInputObjectType, isInterfaceType, isObjectType } from 'graphql';
+import {
+  buildSchema as buildSdlSchema,
+  findBreakingChanges,
+  findDangerousChanges,
+  isInputObjectType,
+  isInterfaceType,
+  isObjectType,
+} from 'graphql';
 import { buildAdminSchema, emitAdminSchema } from '../../src/admin/admin-schema';
 
 const root = join(__dirname, '..', '..');
@@ -39,18 +46,29 @@ describe('schema.admin.graphql', () => {
     const missing: string[] = [];
     const fieldNames: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
-      if (type.name.startsWith('__') || ['String', 'Int', 'Float', 'Boolean', 'ID', 'DateTimeISO'].includes(type.name)) continue;
+      if (type.name.startsWith('__') || ['String', 'Int', 'Float', 'Boolean', 'ID', 'DateTimeISO'].includes(type.name))
+        continue;
       if (!type.description) missing.push(type.name);
       if (isObjectType(type) || isInterfaceType(type) || isInputObjectType(type)) {
         for (const field of Object.values(type.getFields())) {
           if (!field.description) missing.push(`${type.name}.${field.name}`);
-          if (isObjectType(type) && type !== schema.getQueryType() && type !== schema.getMutationType() && /String/.test(String(field.type))) fieldNames.push(`${type.name}.${field.name}`);
-          for (const arg of 'args' in field ? field.args : []) if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
+          if (
+            isObjectType(type) &&
+            type !== schema.getQueryType() &&
+            type !== schema.getMutationType() &&
+            /String/.test(String(field.type))
+          )
+            fieldNames.push(`${type.name}.${field.name}`);
+          for (const arg of 'args' in field ? field.args : [])
+            if (!arg.description) missing.push(`${type.name}.${field.name}(${arg.name})`);
         }
       }
     }
     expect(missing).toEqual([]);
     // String output fields: no key or secret; the token only in CreatedAccessToken, a signing secret only on Alert (createAlert's answer).
-    expect(fieldNames.filter((name) => /key|secret|token/i.test(name.split('.')[1] ?? ''))).toEqual(['Alert.signingSecret', 'CreatedAccessToken.token']);
+    expect(fieldNames.filter((name) => /key|secret|token/i.test(name.split('.')[1] ?? ''))).toEqual([
+      'Alert.signingSecret',
+      'CreatedAccessToken.token',
+    ]);
   });
 });

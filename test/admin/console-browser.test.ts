@@ -39,17 +39,27 @@ describeWithBrowser('the browser console', () => {
     // The console's files as `npm run build` writes them (a fresh clone has not built them).
     execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-console.mjs')], { cwd: ROOT, stdio: 'pipe' });
     vault = await testVault();
-    return { http: true, config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey, upstreamRateLimit: null } };
+    return {
+      http: true,
+      config: { vaultFile: vault.vaultFile, vaultMasterKey: vault.masterKey, upstreamRateLimit: null },
+    };
   });
 
   /** A context at one size, its requests recorded; signed in with a fresh one-time link. */
-  const signedIn = async (viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; requests: string[] }> => {
+  const signedIn = async (viewport: {
+    width: number;
+    height: number;
+  }): Promise<{ context: BrowserContext; page: Page; requests: string[] }> => {
     const context = await browser.newContext({ viewport });
     const requests: string[] = [];
     context.on('request', (request) => requests.push(request.url()));
     const page = await context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
-    const printed = await consoleCommand(['console'], { VAULT_MASTER_KEY: vault.masterKey, VAULT_FILE: vault.vaultFile, PORT: '4000' });
+    const printed = await consoleCommand(['console'], {
+      VAULT_MASTER_KEY: vault.masterKey,
+      VAULT_FILE: vault.vaultFile,
+      PORT: '4000',
+    });
     const code = new URL(printed.stdout.trim()).searchParams.get('code') ?? '';
     await page.goto(`${stack.origin}/console/sign-in?code=${encodeURIComponent(code)}`);
     await page.waitForSelector('#cache-ratio');
@@ -62,25 +72,35 @@ describeWithBrowser('the browser console', () => {
     await page.waitForLoadState('networkidle');
   };
 
-  it.each(VIEWPORTS)('every page at %o: no serious or critical axe violation, no request to another origin', async (viewport) => {
-    const { context, page, requests } = await signedIn(viewport);
-    try {
-      mkdirSync(SHOTS, { recursive: true });
-      for (const name of PAGES) {
-        await open(page, name);
-        const results = await new AxeBuilder({ page }).analyze();
-        const serious = results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
-        expect({ page: name, violations: serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`) }).toEqual({ page: name, violations: [] });
-        await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
-        if (name === 'overview' && viewport.width === 1280) await docsShot(page, 'overview');
-        if (name === 'keys' && viewport.width === 390) await docsShot(page, 'keys-phone');
+  it.each(VIEWPORTS)(
+    'every page at %o: no serious or critical axe violation, no request to another origin',
+    async (viewport) => {
+      const { context, page, requests } = await signedIn(viewport);
+      try {
+        mkdirSync(SHOTS, { recursive: true });
+        for (const name of PAGES) {
+          await open(page, name);
+          const results = await new AxeBuilder({ page }).analyze();
+          const serious = results.violations.filter(
+            (violation) => violation.impact === 'serious' || violation.impact === 'critical',
+          );
+          expect({
+            page: name,
+            violations: serious.map(
+              (violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`,
+            ),
+          }).toEqual({ page: name, violations: [] });
+          await page.screenshot({ path: join(SHOTS, `${name}-${viewport.width}.png`), fullPage: true });
+          if (name === 'overview' && viewport.width === 1280) await docsShot(page, 'overview');
+          if (name === 'keys' && viewport.width === 390) await docsShot(page, 'keys-phone');
+        }
+        expect(requests.length).toBeGreaterThan(0);
+        expect(requests.filter((url) => !url.startsWith(`${stack.origin}/`))).toEqual([]);
+      } finally {
+        await context.close();
       }
-      expect(requests.length).toBeGreaterThan(0);
-      expect(requests.filter((url) => !url.startsWith(`${stack.origin}/`))).toEqual([]);
-    } finally {
-      await context.close();
-    }
-  });
+    },
+  );
 
   it('keys: a wrong key is refused with what the StateV API answered; a good one is added with its companies', async () => {
     const { context, page } = await signedIn(VIEWPORTS[0]);
@@ -105,8 +125,15 @@ describeWithBrowser('the browser console', () => {
       // A spent budget: the gateway's RATE_LIMITED answer, with when to try again.
       await page.route('**/admin/graphql', async (route) => {
         if (!(route.request().postData() ?? '').includes('AddKey')) return route.continue();
-        const error = { message: 'The StateV API rate limit for this key is reached.', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 } };
-        return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ errors: [error], data: null }) });
+        const error = {
+          message: 'The StateV API rate limit for this key is reached.',
+          extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 },
+        };
+        return route.fulfill({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({ errors: [error], data: null }),
+        });
       });
       await page.fill('#key-name', 'later');
       await page.fill('#key-key', DEMO_KEYS.basic.key);
@@ -167,8 +194,15 @@ describeWithBrowser('the browser console', () => {
   });
 
   it('payments: a request is listed by status (the key was added in the console, which knows its companies)', async () => {
-    const created = await stack.post({ query: `mutation { createPaymentRequest(input: { factoryId: "${FIXTURE_IDS.shop}", bankAccountId: "${FIXTURE_IDS.shopMainAccount}", amount: 25, note: "console test" }) { reference } }` }, { key: DEMO_KEYS.premium.key });
-    const reference = (created.body.data as { createPaymentRequest: { reference: string } } | null)?.createPaymentRequest.reference ?? '';
+    const created = await stack.post(
+      {
+        query: `mutation { createPaymentRequest(input: { factoryId: "${FIXTURE_IDS.shop}", bankAccountId: "${FIXTURE_IDS.shopMainAccount}", amount: 25, note: "console test" }) { reference } }`,
+      },
+      { key: DEMO_KEYS.premium.key },
+    );
+    const reference =
+      (created.body.data as { createPaymentRequest: { reference: string } } | null)?.createPaymentRequest.reference ??
+      '';
     expect(reference).not.toBe('');
     const { context, page } = await signedIn(VIEWPORTS[0]);
     try {
@@ -186,7 +220,15 @@ describeWithBrowser('the browser console', () => {
 
   it('webhooks: a waiting delivery is listed and redelivered; alerts answer in the page', async () => {
     const now = Date.now();
-    await stack.gateway.payments.store.putOutbox({ id: 'msg_console_test', webhookId: 'whk_test', url: 'http://127.0.0.1:9/hook?secret=x', payload: '{}', attempts: 2, firstAt: now, nextAt: now + 3_600_000 });
+    await stack.gateway.payments.store.putOutbox({
+      id: 'msg_console_test',
+      webhookId: 'whk_test',
+      url: 'http://127.0.0.1:9/hook?secret=x',
+      payload: '{}',
+      attempts: 2,
+      firstAt: now,
+      nextAt: now + 3_600_000,
+    });
     const { context, page } = await signedIn(VIEWPORTS[0]);
     try {
       await open(page, 'deliveries');
@@ -215,7 +257,9 @@ describeWithBrowser('the browser console', () => {
       await page.waitForSelector('h2#signed-out-title');
       expect(await page.textContent('main')).toContain('statev-gateway console');
       const results = await new AxeBuilder({ page }).analyze();
-      expect(results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')).toEqual([]);
+      expect(
+        results.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical'),
+      ).toEqual([]);
     } finally {
       await context.close();
     }

@@ -17,7 +17,10 @@ const ROOT = join(__dirname, '..', '..');
 describe('the browser console bundle', () => {
   it('is at most 250 KB gzipped (HTML, JS and CSS), with no source map and no outside address', () => {
     const outdir = mkdtempSync(join(tmpdir(), 'console-build-'));
-    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-console.mjs'), '--outdir', outdir], { cwd: ROOT, stdio: 'pipe' });
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-console.mjs'), '--outdir', outdir], {
+      cwd: ROOT,
+      stdio: 'pipe',
+    });
     const files = ['index.html', 'console.js', 'console.css'].map((file) => readFileSync(join(outdir, file)));
     const gzipped = files.reduce((sum, body) => sum + gzipSync(body, { level: 9 }).length, 0);
     expect(gzipped).toBeLessThanOrEqual(250 * 1024);
@@ -33,9 +36,19 @@ describe('the overview history', () => {
   it('keeps one sample a minute, the last hour, and forgets removed characters', () => {
     const history = new BudgetHistory();
     for (let minute = 0; minute < HISTORY_POINTS + 10; minute += 1) {
-      history.record(new Map([['shop', point(minute * SAMPLE_EVERY_MS, minute)], ['farm', point(minute * SAMPLE_EVERY_MS, 1)]]));
+      history.record(
+        new Map([
+          ['shop', point(minute * SAMPLE_EVERY_MS, minute)],
+          ['farm', point(minute * SAMPLE_EVERY_MS, 1)],
+        ]),
+      );
       // A second sample in the same minute replaces the first.
-      history.record(new Map([['shop', point(minute * SAMPLE_EVERY_MS + 1000, minute)], ['farm', point(minute * SAMPLE_EVERY_MS + 1000, 2)]]));
+      history.record(
+        new Map([
+          ['shop', point(minute * SAMPLE_EVERY_MS + 1000, minute)],
+          ['farm', point(minute * SAMPLE_EVERY_MS + 1000, 2)],
+        ]),
+      );
     }
     expect(history.of('shop')).toHaveLength(HISTORY_POINTS);
     expect(history.of('shop')[0]?.usedInWindow).toBe(10);

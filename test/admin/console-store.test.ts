@@ -53,7 +53,10 @@ function cases(name: string, open: () => [ConsoleStore, ConsoleStore]): void {
       await forger.audit('token:tok_2', 'addVaultKey', 'evil');
       await auth.audit('session:ses_1', 'signIn', null, 'done');
       const entries = await auth.auditLog(10);
-      expect(entries.map((entry) => `${entry.actor} ${entry.action}`)).toEqual(['session:ses_1 signIn', 'token:tok_1 removeVaultKey']);
+      expect(entries.map((entry) => `${entry.actor} ${entry.action}`)).toEqual([
+        'session:ses_1 signIn',
+        'token:tok_1 removeVaultKey',
+      ]);
     });
   });
 }
@@ -72,5 +75,8 @@ describeWithRedis('the console store in Redis', () => {
   afterAll(async () => {
     await redis.stop();
   });
-  cases('shared by two replicas', () => [new RedisConsoleStore(redis.url, prefix), new RedisConsoleStore(redis.url, prefix)]);
+  cases('shared by two replicas', () => [
+    new RedisConsoleStore(redis.url, prefix),
+    new RedisConsoleStore(redis.url, prefix),
+  ]);
 });

@@ -31,7 +31,16 @@ export function anEvent(eventId: string, facts: Partial<AlertFacts> = {}): Alert
     ruleId: 'alr_1',
     character: 'Maria',
     detectedAt: new Date(T0).toISOString(),
-    facts: { kind: 'STOCK_BELOW', factoryId: 'f1', factoryName: 'Kiosk Nord', store: 'STORE', item: 'Water', amount: 3, threshold: 10, ...facts } as AlertFacts,
+    facts: {
+      kind: 'STOCK_BELOW',
+      factoryId: 'f1',
+      factoryName: 'Kiosk Nord',
+      store: 'STORE',
+      item: 'Water',
+      amount: 3,
+      threshold: 10,
+      ...facts,
+    } as AlertFacts,
   };
 }
 
@@ -43,7 +52,13 @@ export interface Received {
 }
 
 /** A MockAgent standing in for https://discord.com (and https://hooks.example): each request recorded, answered by `answer`. */
-export function discordStandIn(answer: (request: Received) => { statusCode: number; data?: string; responseOptions?: { headers: Record<string, string> } }): { agent: MockAgent; received: Received[] } {
+export function discordStandIn(
+  answer: (request: Received) => {
+    statusCode: number;
+    data?: string;
+    responseOptions?: { headers: Record<string, string> };
+  },
+): { agent: MockAgent; received: Received[] } {
   const agent = new MockAgent();
   agent.disableNetConnect();
   const received: Received[] = [];
@@ -54,7 +69,9 @@ export function discordStandIn(answer: (request: Received) => { statusCode: numb
       .reply((options) => {
         const request = {
           path: options.path,
-          headers: Object.fromEntries(Object.entries(options.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)])),
+          headers: Object.fromEntries(
+            Object.entries(options.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]),
+          ),
           body: String(options.body),
         };
         received.push(request);
@@ -69,9 +86,26 @@ export function discordStandIn(answer: (request: Received) => { statusCode: numb
 /** An outbox with the test's clock (`clock.now`), posting through `dispatcher` (or for real, to loopback). */
 export async function anOutbox(
   clock: { now: number },
-  options: { dispatcher?: Dispatcher; store?: AlertOutboxStore; timeoutMs?: number; resolve?: HostResolver; errors?: string[] } = {},
+  options: {
+    dispatcher?: Dispatcher;
+    store?: AlertOutboxStore;
+    timeoutMs?: number;
+    resolve?: HostResolver;
+    errors?: string[];
+  } = {},
 ): Promise<AlertOutbox> {
   const store = options.store ?? (await FileAlertOutboxStore.open(null));
-  const post = webhookPoster({ allowHosts: [], timeoutMs: options.timeoutMs ?? 10_000, resolve: options.resolve ?? resolvesTo('93.184.215.14'), dispatcher: options.dispatcher });
-  return new AlertOutbox(store, { masterKey: MASTER_KEY, post, publicUrl: 'https://gateway.example', now: () => clock.now, onError: (error) => options.errors?.push(error.message) });
+  const post = webhookPoster({
+    allowHosts: [],
+    timeoutMs: options.timeoutMs ?? 10_000,
+    resolve: options.resolve ?? resolvesTo('93.184.215.14'),
+    dispatcher: options.dispatcher,
+  });
+  return new AlertOutbox(store, {
+    masterKey: MASTER_KEY,
+    post,
+    publicUrl: 'https://gateway.example',
+    now: () => clock.now,
+    onError: (error) => options.errors?.push(error.message),
+  });
 }

@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import type { AlertOutbox } from '../../src/alerts/alert-outbox';
 import { T0, anEvent, anOutbox, resolvesTo } from './alert-helpers';
 
-async function receiver(handle: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function receiver(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -52,7 +54,11 @@ describe('alert lanes and URL rules', () => {
     const hangingGotIt = once(hanging.server, 'request');
     const delivering = alerts.deliverDue();
     await hangingGotIt;
-    for (let turn = 0; (await alerts.deliveries(50)).find((each) => each.id === 'evt-ok')?.status !== 'DELIVERED'; turn += 1) {
+    for (
+      let turn = 0;
+      (await alerts.deliveries(50)).find((each) => each.id === 'evt-ok')?.status !== 'DELIVERED';
+      turn += 1
+    ) {
       if (turn > 100_000) throw new Error('the healthy endpoint was never delivered to');
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -60,7 +66,12 @@ describe('alert lanes and URL rules', () => {
     // The hanging lane holds its own second delivery; another round starts no second lane for it.
     await alerts.deliverDue();
     expect(held).toHaveLength(1);
-    expect((await alerts.deliveries(50)).filter((each) => each.status === 'PENDING').map((each) => each.id).sort()).toEqual(['evt-hang', 'evt-hang-2']);
+    expect(
+      (await alerts.deliveries(50))
+        .filter((each) => each.status === 'PENDING')
+        .map((each) => each.id)
+        .sort(),
+    ).toEqual(['evt-hang', 'evt-hang-2']);
     held[0]?.writeHead(204).end();
     await once(hanging.server, 'request'); // the second one, once the first was answered
     held[1]?.writeHead(204).end();
@@ -89,7 +100,11 @@ describe('alert lanes and URL rules', () => {
     let followed = 0;
     target.server.on('request', () => (followed += 1));
     const alerts = await outbox();
-    await alerts.enqueue(anEvent('evt-redirect'), { kind: 'WEBHOOK', url: redirecting.url, secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}` });
+    await alerts.enqueue(anEvent('evt-redirect'), {
+      kind: 'WEBHOOK',
+      url: redirecting.url,
+      secret: `whsec_${Buffer.alloc(24, 1).toString('base64')}`,
+    });
     await alerts.deliverDue();
     expect(followed).toBe(0);
     expect(await alerts.deliveries(1)).toMatchObject([{ status: 'PENDING', lastStatusCode: 307 }]);

@@ -74,17 +74,34 @@ describe('the alerts outbox', () => {
     await alerts.deliverDue();
     expect(received).toHaveLength(1);
     expect(received[0]?.path).toBe(`/api/webhooks/112233/${DISCORD_TOKEN}`);
-    expect(JSON.parse(received[0]?.body ?? '')).toMatchObject({ allowed_mentions: { parse: [] }, embeds: [{ title: 'Low stock: Water', url: 'https://gateway.example/console/' }] });
+    expect(JSON.parse(received[0]?.body ?? '')).toMatchObject({
+      allowed_mentions: { parse: [] },
+      embeds: [{ title: 'Low stock: Water', url: 'https://gateway.example/console/' }],
+    });
     const [delivery] = await alerts.deliveries(50);
-    expect(delivery).toMatchObject({ id: 'alr_1:water', source: 'alert:alr_1', url: 'https://discord.com/api/webhooks/112233/…', status: 'DELIVERED', attempts: 1, lastStatusCode: 204, nextAttemptAt: null });
+    expect(delivery).toMatchObject({
+      id: 'alr_1:water',
+      source: 'alert:alr_1',
+      url: 'https://discord.com/api/webhooks/112233/…',
+      status: 'DELIVERED',
+      attempts: 1,
+      lastStatusCode: 204,
+      nextAttemptAt: null,
+    });
   });
 
   it('waits out a 429 for its retry_after, never sooner', async () => {
     const alerts = await outbox();
-    answers.push({ statusCode: 429, data: JSON.stringify({ message: 'You are being rate limited.', retry_after: 2.5, global: false }), responseOptions: { headers: { 'content-type': 'application/json' } } });
+    answers.push({
+      statusCode: 429,
+      data: JSON.stringify({ message: 'You are being rate limited.', retry_after: 2.5, global: false }),
+      responseOptions: { headers: { 'content-type': 'application/json' } },
+    });
     await alerts.enqueue(anEvent('evt-429'), DISCORD);
     await alerts.deliverDue();
-    expect(await alerts.deliveries(1)).toMatchObject([{ status: 'PENDING', attempts: 1, lastStatusCode: 429, nextAttemptAt: new Date(T0 + 2500) }]);
+    expect(await alerts.deliveries(1)).toMatchObject([
+      { status: 'PENDING', attempts: 1, lastStatusCode: 429, nextAttemptAt: new Date(T0 + 2500) },
+    ]);
     clock.now = T0 + 2499;
     await alerts.deliverDue();
     expect(received).toHaveLength(1);
@@ -110,20 +127,26 @@ describe('the alerts outbox', () => {
     answers.push({ statusCode: 404, data: '{"message": "Unknown Webhook", "code": 10015}' }, { statusCode: 503 });
     await alerts.enqueue(anEvent('evt-404'), DISCORD);
     await alerts.deliverDue();
-    expect(await alerts.deliveries(1)).toMatchObject([{ status: 'FAILED', attempts: 1, lastStatusCode: 404, nextAttemptAt: null }]);
+    expect(await alerts.deliveries(1)).toMatchObject([
+      { status: 'FAILED', attempts: 1, lastStatusCode: 404, nextAttemptAt: null },
+    ]);
     clock.now += 86_400_000;
     await alerts.deliverDue();
     expect(received).toHaveLength(1);
     await alerts.enqueue(anEvent('evt-503'), { kind: 'DISCORD', url: 'https://discord.com/api/webhooks/9/other' });
     await alerts.deliverDue();
     const delivery = (await alerts.deliveries(50)).find((each) => each.id === 'evt-503');
-    expect(delivery).toMatchObject({ status: 'PENDING', lastStatusCode: 503, nextAttemptAt: new Date(clock.now + retryDelayMs(1)) });
+    expect(delivery).toMatchObject({
+      status: 'PENDING',
+      lastStatusCode: 503,
+      nextAttemptAt: new Date(clock.now + retryDelayMs(1)),
+    });
     // The failure message names the delivery and the elided URL, never the token.
     expect(errors.join('\n')).toContain('evt-404');
     expect(errors.join('\n')).not.toContain(DISCORD_TOKEN);
   });
 
-  it('signs a webhook with the rule\'s secret (Standard Webhooks), the event id as webhook-id', async () => {
+  it("signs a webhook with the rule's secret (Standard Webhooks), the event id as webhook-id", async () => {
     const alerts = await outbox();
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     await alerts.enqueue(anEvent('alr_1:f1:water:1'), { kind: 'WEBHOOK', url: 'https://hooks.example/in', secret });
@@ -132,9 +155,17 @@ describe('the alerts outbox', () => {
     if (!request) throw new Error('nothing received');
     expect(request.headers['webhook-id']).toBe('alr_1:f1:water:1');
     // The receiver checks the timestamp against its own clock: the outbox's clock is now-ish.
-    const payload = new Webhook(secret).verify(request.body, request.headers) as { type: string; data: Record<string, unknown> };
-    expect(payload).toMatchObject({ type: 'alert.stock_below', data: { eventId: 'alr_1:f1:water:1', ruleId: 'alr_1', item: 'Water', amount: 3, threshold: 10 } });
-    expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(request.body, request.headers)).toThrow();
+    const payload = new Webhook(secret).verify(request.body, request.headers) as {
+      type: string;
+      data: Record<string, unknown>;
+    };
+    expect(payload).toMatchObject({
+      type: 'alert.stock_below',
+      data: { eventId: 'alr_1:f1:water:1', ruleId: 'alr_1', item: 'Water', amount: 3, threshold: 10 },
+    });
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(request.body, request.headers),
+    ).toThrow();
   });
 
   it.each([
@@ -143,7 +174,11 @@ describe('the alerts outbox', () => {
     ['RENT_OVERDUE', 'alert.rent_overdue'],
   ])('names a %s event %s', async (kind, type) => {
     const alerts = await outbox();
-    await alerts.enqueue(anEvent(`evt-${kind}`, { kind } as never), { kind: 'WEBHOOK', url: 'https://hooks.example/in', secret: `whsec_${randomBytes(24).toString('base64')}` });
+    await alerts.enqueue(anEvent(`evt-${kind}`, { kind } as never), {
+      kind: 'WEBHOOK',
+      url: 'https://hooks.example/in',
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+    });
     await alerts.deliverDue();
     expect(JSON.parse(received[0]?.body ?? '')).toMatchObject({ type });
   });
@@ -151,7 +186,10 @@ describe('the alerts outbox', () => {
   it('enqueues an event id once', async () => {
     const alerts = await outbox();
     await alerts.enqueue(anEvent('evt-dup'), DISCORD);
-    await alerts.enqueue(anEvent('evt-dup', { amount: 1 }), { kind: 'DISCORD', url: 'https://discord.com/api/webhooks/1/another' });
+    await alerts.enqueue(anEvent('evt-dup', { amount: 1 }), {
+      kind: 'DISCORD',
+      url: 'https://discord.com/api/webhooks/1/another',
+    });
     await alerts.deliverDue();
     await alerts.deliverDue();
     expect(received).toHaveLength(1);
@@ -194,9 +232,25 @@ describe('the alerts outbox', () => {
     answers.push({ statusCode: 404 });
     await alerts.enqueue(anEvent('evt-admin'), DISCORD);
     await alerts.deliverDue();
-    const outboxEntry = { id: 'msg_1', webhookId: 'whk_1', url: 'https://shop.example/hooks?key=x', payload: '{}', attempts: 2, firstAt: T0 - 1000, nextAt: T0 + 5000 };
-    const payments = { outbox: () => Promise.resolve([outboxEntry]), putOutbox: () => Promise.resolve() } as unknown as PaymentStore;
-    const admin = new AdminService({ payments, alerts, masterKey: MASTER_KEY, now: () => clock.now } as unknown as AdminServiceParts);
+    const outboxEntry = {
+      id: 'msg_1',
+      webhookId: 'whk_1',
+      url: 'https://shop.example/hooks?key=x',
+      payload: '{}',
+      attempts: 2,
+      firstAt: T0 - 1000,
+      nextAt: T0 + 5000,
+    };
+    const payments = {
+      outbox: () => Promise.resolve([outboxEntry]),
+      putOutbox: () => Promise.resolve(),
+    } as unknown as PaymentStore;
+    const admin = new AdminService({
+      payments,
+      alerts,
+      masterKey: MASTER_KEY,
+      now: () => clock.now,
+    } as unknown as AdminServiceParts);
     const listed = await admin.deliveries(50);
     expect(listed.map((each) => [each.id, each.source, each.url, each.status, each.lastStatusCode])).toEqual([
       ['evt-admin', 'alert:alr_1', 'https://discord.com/api/webhooks/112233/…', 'FAILED', 404],
@@ -205,7 +259,11 @@ describe('the alerts outbox', () => {
     expect(JSON.stringify(listed)).not.toContain(DISCORD_TOKEN);
     // A FAILED alert goes again.
     clock.now += 60_000;
-    expect(await admin.redeliver('evt-admin')).toMatchObject({ id: 'evt-admin', status: 'PENDING', nextAttemptAt: new Date(clock.now) });
+    expect(await admin.redeliver('evt-admin')).toMatchObject({
+      id: 'evt-admin',
+      status: 'PENDING',
+      nextAttemptAt: new Date(clock.now),
+    });
     await alerts.deliverDue();
     expect(received).toHaveLength(2);
     expect(await alerts.deliveries(1)).toMatchObject([{ status: 'DELIVERED', attempts: 2, lastStatusCode: 204 }]);
@@ -213,7 +271,14 @@ describe('the alerts outbox', () => {
   });
 
   it('is made from the configuration: none without a vault, else its file beside the vault', async () => {
-    const settings = { vaultFile: join(folder, 'vault.json'), redisUrl: null, redisPrefix: 'statev:', publicUrl: null, webhookAllowHosts: [], webhookTimeoutMs: 10_000 };
+    const settings = {
+      vaultFile: join(folder, 'vault.json'),
+      redisUrl: null,
+      redisPrefix: 'statev:',
+      publicUrl: null,
+      webhookAllowHosts: [],
+      webhookTimeoutMs: 10_000,
+    };
     expect(await createAlertOutbox({ ...settings, vaultMasterKey: null })).toBeNull();
     const posted: string[] = [];
     const post = (url: string): Promise<WebhookAnswer> => {
@@ -230,10 +295,20 @@ describe('the alerts outbox', () => {
     expect(posted).toEqual([DISCORD_URL]);
   });
 
-  it('keeps a Discord URL out of the log when a target or createAlert\'s variables are logged', () => {
+  it("keeps a Discord URL out of the log when a target or createAlert's variables are logged", () => {
     const lines: string[] = [];
-    const logger = createLogger('info', new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }));
-    logger.info({ target: { kind: 'DISCORD', url: DISCORD_URL }, variables: { input: { url: DISCORD_URL } }, alert: { target: { url: DISCORD_URL } } }, 'alert');
+    const logger = createLogger(
+      'info',
+      new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }),
+    );
+    logger.info(
+      {
+        target: { kind: 'DISCORD', url: DISCORD_URL },
+        variables: { input: { url: DISCORD_URL } },
+        alert: { target: { url: DISCORD_URL } },
+      },
+      'alert',
+    );
     expect(lines.join('')).toContain('[redacted]');
     expect(lines.join('')).not.toContain(DISCORD_TOKEN);
   });

@@ -24,15 +24,42 @@ describe('alert rules in the vault', () => {
   it('opens a rule for the gateway, refuses an edited one, and opens them after a rotation', async () => {
     const vault = new Vault(new FileVaultStorage(file), MasterKeys.parse(first));
     await vault.addKey('shop', 'records-test-key', null);
-    const discord = await vault.addAlert({ character: 'shop', kind: 'OUTBID', params: {}, target: 'DISCORD', url: DISCORD });
-    const hook = await vault.addAlert({ character: 'shop', kind: 'RENT_OVERDUE', params: { buildingId: 'b1', days: 3 }, target: 'WEBHOOK', url: 'https://hooks.example/alerts' });
+    const discord = await vault.addAlert({
+      character: 'shop',
+      kind: 'OUTBID',
+      params: {},
+      target: 'DISCORD',
+      url: DISCORD,
+    });
+    const hook = await vault.addAlert({
+      character: 'shop',
+      kind: 'RENT_OVERDUE',
+      params: { buildingId: 'b1', days: 3 },
+      target: 'WEBHOOK',
+      url: 'https://hooks.example/alerts',
+    });
     expect(readFileSync(file, 'utf8')).not.toContain('sealed-token-part');
 
     const view = VaultView.fromText(readFileSync(file, 'utf8'), MasterKeys.parse(first));
     expect(view.problems).toEqual([]);
     expect(view.alerts).toEqual([
-      expect.objectContaining({ id: discord.id, character: 'shop', kind: 'OUTBID', target: 'DISCORD', url: DISCORD, shownUrl: 'https://discord.com/api/webhooks/42/…', secret: null, apiKey: 'records-test-key' }),
-      expect.objectContaining({ id: hook.id, kind: 'RENT_OVERDUE', params: { buildingId: 'b1', days: 3 }, url: 'https://hooks.example/alerts', secret: hook.secret }),
+      expect.objectContaining({
+        id: discord.id,
+        character: 'shop',
+        kind: 'OUTBID',
+        target: 'DISCORD',
+        url: DISCORD,
+        shownUrl: 'https://discord.com/api/webhooks/42/…',
+        secret: null,
+        apiKey: 'records-test-key',
+      }),
+      expect.objectContaining({
+        id: hook.id,
+        kind: 'RENT_OVERDUE',
+        params: { buildingId: 'b1', days: 3 },
+        url: 'https://hooks.example/alerts',
+        secret: hook.secret,
+      }),
     ]);
 
     // An edit by hand (another building) is refused: its MAC no longer verifies.
@@ -41,7 +68,9 @@ describe('alert rules in the vault', () => {
     (document.alerts[1] as { params: Record<string, unknown> }).params.buildingId = 'someone-elses';
     const edited = VaultView.fromText(JSON.stringify(document), MasterKeys.parse(first));
     expect(edited.alerts.map((each) => each.id)).toEqual([discord.id]);
-    expect(edited.problems).toEqual([expect.stringMatching(new RegExp(`^Alert record ${hook.id} is refused: its MAC does not verify`))]);
+    expect(edited.problems).toEqual([
+      expect.stringMatching(new RegExp(`^Alert record ${hook.id} is refused: its MAC does not verify`)),
+    ]);
     expect((await vault.listAlerts()).map((each) => each.refused)).toEqual([null, null]);
     writeFileSync(file, original);
 

@@ -37,7 +37,18 @@ let next = 0;
 /** A rule of the premium demo key, as the vault opens it. */
 function rule(params: OpenedAlert['params'], kind: OpenedAlert['kind'] = 'STOCK_BELOW'): OpenedAlert {
   next += 1;
-  return { id: `alr_test${next}`, character: 'shop', kind, params, target: 'DISCORD', url: 'http://127.0.0.1:9/api/webhooks/1/token', shownUrl: 'http://127.0.0.1:9/api/webhooks/1/…', secret: null, createdAt: clock.now(), apiKey: DEMO_KEYS.premium.key };
+  return {
+    id: `alr_test${next}`,
+    character: 'shop',
+    kind,
+    params,
+    target: 'DISCORD',
+    url: 'http://127.0.0.1:9/api/webhooks/1/token',
+    shownUrl: 'http://127.0.0.1:9/api/webhooks/1/…',
+    secret: null,
+    createdAt: clock.now(),
+    apiKey: DEMO_KEYS.premium.key,
+  };
 }
 
 describe('alert rules on the pollers', () => {
@@ -46,15 +57,31 @@ describe('alert rules on the pollers', () => {
     await Promise.all(watchers.splice(0).map((watcher) => watcher.close()));
   });
 
-  function watcher(rules: readonly OpenedAlert[], state = new MemoryAlertState(), sink = new LoggingAlertSink(), onError?: (message: string) => void): { watcher: AlertWatcher; sink: LoggingAlertSink; state: MemoryAlertState } {
+  function watcher(
+    rules: readonly OpenedAlert[],
+    state = new MemoryAlertState(),
+    sink = new LoggingAlertSink(),
+    onError?: (message: string) => void,
+  ): { watcher: AlertWatcher; sink: LoggingAlertSink; state: MemoryAlertState } {
     const hub = stack.gateway.subscriptions.hub;
     const polling: RulePolling = { watch: (caller, feed, observer) => hub.watch(caller, feed, observer) };
-    const created = new AlertWatcher({ polling, rules: () => rules, sink, state, keyHashSecret: stack.config.keyHashSecret, now: clock.now, onError });
+    const created = new AlertWatcher({
+      polling,
+      rules: () => rules,
+      sink,
+      state,
+      keyHashSecret: stack.config.keyHashSecret,
+      now: clock.now,
+      onError,
+    });
     watchers.push(created);
     return { watcher: created, sink, state };
   }
 
-  const caller = (): { apiKey: string; keyId: string } => ({ apiKey: DEMO_KEYS.premium.key, keyId: keyId(DEMO_KEYS.premium.key, stack.config.keyHashSecret) });
+  const caller = (): { apiKey: string; keyId: string } => ({
+    apiKey: DEMO_KEYS.premium.key,
+    keyId: keyId(DEMO_KEYS.premium.key, stack.config.keyHashSecret),
+  });
 
   /** Moves the clock one interval of the resource and waits for `polls` polls and the rules' evaluations. */
   async function pollTurn(resource: string, polls = 1, watching?: AlertWatcher): Promise<void> {
@@ -77,7 +104,13 @@ describe('alert rules on the pollers', () => {
     stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -20 });
     await pollTurn(resource, 1, first.watcher);
     expect(first.sink.events.map((each) => each.event.eventId)).toEqual([`${stock.id}:stock:1`]);
-    expect(first.sink.events[0]?.event.facts).toMatchObject({ kind: 'STOCK_BELOW', item: 'Wasser', amount: 380, threshold: 390, store: 'STORE' });
+    expect(first.sink.events[0]?.event.facts).toMatchObject({
+      kind: 'STOCK_BELOW',
+      item: 'Wasser',
+      amount: 380,
+      threshold: 390,
+      store: 'STORE',
+    });
     expect(first.sink.events[0]?.target).toEqual({ kind: 'DISCORD', url: stock.url });
 
     stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -5 });
@@ -107,28 +140,58 @@ describe('alert rules on the pollers', () => {
     expect(created.sink.events.map((each) => each.event.eventId)).toEqual([`${stock.id}:stock:1`]);
   });
 
-  it('fires TRANSACTION_ADDED, OUTBID and RENT_OVERDUE on the simulator\'s data, once per occurrence', async () => {
+  it("fires TRANSACTION_ADDED, OUTBID and RENT_OVERDUE on the simulator's data, once per occurrence", async () => {
     // The simulator books on the real clock (the manual one ran ahead in the tests above).
-    const transfer = { ...rule({ bankAccountId: FIXTURE_IDS.shopMainAccount, minAmount: 100 }, 'TRANSACTION_ADDED'), createdAt: Date.now() - 1000 };
+    const transfer = {
+      ...rule({ bankAccountId: FIXTURE_IDS.shopMainAccount, minAmount: 100 }, 'TRANSACTION_ADDED'),
+      createdAt: Date.now() - 1000,
+    };
     const outbid = rule({}, 'OUTBID');
     const rent = rule({ buildingId: FIXTURE_IDS.hafen, days: 14 }, 'RENT_OVERDUE');
     const created = watcher([transfer, outbid, rent]);
     await created.watcher.start();
     await created.watcher.settled();
-    const kinds = (): string[] => created.sink.events.map((each) => `${each.event.ruleId === transfer.id ? 'T' : each.event.ruleId === outbid.id ? 'O' : 'R'}:${each.event.facts.kind}`);
+    const kinds = (): string[] =>
+      created.sink.events.map(
+        (each) =>
+          `${each.event.ruleId === transfer.id ? 'T' : each.event.ruleId === outbid.id ? 'O' : 'R'}:${each.event.facts.kind}`,
+      );
     // At the first poll: the auctions already lost (one import, two export) and the fixtures' tenants, whose last payments are long past; no transaction booked before the rule.
     expect(kinds().filter((each) => each.startsWith('O'))).toHaveLength(3);
     expect(kinds().filter((each) => each.startsWith('R')).length).toBeGreaterThan(0);
     expect(kinds().filter((each) => each.startsWith('T'))).toHaveLength(0);
     const before = created.sink.events.length;
 
-    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 250, reference: 'Einkauf' });
-    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 20, reference: 'Kaffee' });
-    stack.simulator.change({ kind: 'bid', auctionId: '67d4b1c9e8f7a6b5c4d30001', bidAmount: 1900, isLastBidderMe: false });
+    stack.simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount: 250,
+      reference: 'Einkauf',
+    });
+    stack.simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount: 20,
+      reference: 'Kaffee',
+    });
+    stack.simulator.change({
+      kind: 'bid',
+      auctionId: '67d4b1c9e8f7a6b5c4d30001',
+      bidAmount: 1900,
+      isLastBidderMe: false,
+    });
     await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
     const added = created.sink.events.slice(before);
     expect(added.map((each) => each.event.facts)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ kind: 'TRANSACTION_ADDED', amount: 250 }), expect.objectContaining({ kind: 'OUTBID', auctionId: '67d4b1c9e8f7a6b5c4d30001', auctionType: 'IMPORT', currentBid: 1900 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ kind: 'TRANSACTION_ADDED', amount: 250 }),
+        expect.objectContaining({
+          kind: 'OUTBID',
+          auctionId: '67d4b1c9e8f7a6b5c4d30001',
+          auctionType: 'IMPORT',
+          currentBid: 1900,
+        }),
+      ]),
     );
     expect(added).toHaveLength(2);
     await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
@@ -153,9 +216,21 @@ describe('alert rules on the pollers', () => {
   it('adds no upstream request: 100 rules over 10 stores, each already polled by one subscription', async () => {
     const { shop, carDealer, workshop, farm } = FIXTURE_IDS;
     const stores: Array<{ feed: Feed<unknown, unknown>; factoryId: string; store: 'STORE' | 'MACHINE' | 'COUNTER' }> = [
-      ...[shop, carDealer, workshop, farm].map((factoryId) => ({ feed: inventoryFeed(factoryId, InventoryKind.STORE) as Feed<unknown, unknown>, factoryId, store: 'STORE' as const })),
-      ...[shop, workshop, farm].map((factoryId) => ({ feed: inventoryFeed(factoryId, InventoryKind.MACHINE) as Feed<unknown, unknown>, factoryId, store: 'MACHINE' as const })),
-      ...[shop, carDealer, workshop].map((factoryId) => ({ feed: counterFeed(factoryId) as Feed<unknown, unknown>, factoryId, store: 'COUNTER' as const })),
+      ...[shop, carDealer, workshop, farm].map((factoryId) => ({
+        feed: inventoryFeed(factoryId, InventoryKind.STORE) as Feed<unknown, unknown>,
+        factoryId,
+        store: 'STORE' as const,
+      })),
+      ...[shop, workshop, farm].map((factoryId) => ({
+        feed: inventoryFeed(factoryId, InventoryKind.MACHINE) as Feed<unknown, unknown>,
+        factoryId,
+        store: 'MACHINE' as const,
+      })),
+      ...[shop, carDealer, workshop].map((factoryId) => ({
+        feed: counterFeed(factoryId) as Feed<unknown, unknown>,
+        factoryId,
+        store: 'COUNTER' as const,
+      })),
     ];
     const hub = stack.gateway.subscriptions.hub;
     const leaves = await Promise.all(stores.map((each) => hub.subscribe(caller(), each.feed, () => undefined)));

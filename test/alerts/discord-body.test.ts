@@ -14,7 +14,12 @@ import { anEvent } from './alert-helpers';
 function embedTotal(body: DiscordBody): number {
   const [embed] = body.embeds;
   if (!embed) return 0;
-  return embed.title.length + embed.description.length + embed.footer.text.length + embed.fields.reduce((sum, field) => sum + field.name.length + field.value.length, 0);
+  return (
+    embed.title.length +
+    embed.description.length +
+    embed.footer.text.length +
+    embed.fields.reduce((sum, field) => sum + field.name.length + field.value.length, 0)
+  );
 }
 
 function withinLimits(body: DiscordBody): void {
@@ -50,7 +55,19 @@ describe('the Discord body of an alert', () => {
       ['Amount', '3'],
       ['Threshold', '10'],
     ]);
-    const transfer = discordBody(anEvent('evt-2', { kind: 'TRANSACTION_ADDED', bankAccountId: 'b1', factoryName: 'Kiosk Nord', amount: 1250.5, sender: '4799001', receiver: '4711002', reference: 'order 7', at: null } as Partial<AlertFacts>), null);
+    const transfer = discordBody(
+      anEvent('evt-2', {
+        kind: 'TRANSACTION_ADDED',
+        bankAccountId: 'b1',
+        factoryName: 'Kiosk Nord',
+        amount: 1250.5,
+        sender: '4799001',
+        receiver: '4711002',
+        reference: 'order 7',
+        at: null,
+      } as Partial<AlertFacts>),
+      null,
+    );
     expect(transfer.embeds[0]?.title).toBe('Transfer of $1,250.5');
     expect(transfer.embeds[0]).not.toHaveProperty('url');
   });
@@ -65,14 +82,50 @@ describe('the Discord body of an alert', () => {
   it('stays within every limit whatever the names, for every kind', () => {
     const text = fc.string({ unit: 'grapheme', maxLength: 9000 });
     const facts = fc.oneof(
-      fc.record({ kind: fc.constant('STOCK_BELOW' as const), factoryId: text, factoryName: fc.option(text), store: fc.constantFrom('STORE' as const, 'MACHINE' as const, 'COUNTER' as const), item: text, amount: fc.integer(), threshold: fc.integer() }),
-      fc.record({ kind: fc.constant('TRANSACTION_ADDED' as const), bankAccountId: text, factoryName: fc.option(text), amount: fc.double({ noNaN: true }), sender: fc.option(text), receiver: fc.option(text), reference: fc.option(text), at: fc.option(text) }),
-      fc.record({ kind: fc.constant('OUTBID' as const), auctionId: text, auctionType: fc.constantFrom('IMPORT' as const, 'EXPORT' as const, null), item: fc.option(text), currentBid: fc.option(fc.integer()), endsAt: fc.option(text) }),
-      fc.record({ kind: fc.constant('RENT_OVERDUE' as const), buildingId: text, buildingName: fc.option(text), tenant: text, lastPayDate: text, days: fc.integer() }),
+      fc.record({
+        kind: fc.constant('STOCK_BELOW' as const),
+        factoryId: text,
+        factoryName: fc.option(text),
+        store: fc.constantFrom('STORE' as const, 'MACHINE' as const, 'COUNTER' as const),
+        item: text,
+        amount: fc.integer(),
+        threshold: fc.integer(),
+      }),
+      fc.record({
+        kind: fc.constant('TRANSACTION_ADDED' as const),
+        bankAccountId: text,
+        factoryName: fc.option(text),
+        amount: fc.double({ noNaN: true }),
+        sender: fc.option(text),
+        receiver: fc.option(text),
+        reference: fc.option(text),
+        at: fc.option(text),
+      }),
+      fc.record({
+        kind: fc.constant('OUTBID' as const),
+        auctionId: text,
+        auctionType: fc.constantFrom('IMPORT' as const, 'EXPORT' as const, null),
+        item: fc.option(text),
+        currentBid: fc.option(fc.integer()),
+        endsAt: fc.option(text),
+      }),
+      fc.record({
+        kind: fc.constant('RENT_OVERDUE' as const),
+        buildingId: text,
+        buildingName: fc.option(text),
+        tenant: text,
+        lastPayDate: text,
+        days: fc.integer(),
+      }),
     );
     fc.assert(
       fc.property(facts, text, text, (each, character, ruleId) => {
-        withinLimits(discordBody({ ...anEvent('evt'), character, ruleId, facts: each as AlertFacts }, 'https://gateway.example/console/'));
+        withinLimits(
+          discordBody(
+            { ...anEvent('evt'), character, ruleId, facts: each as AlertFacts },
+            'https://gateway.example/console/',
+          ),
+        );
       }),
       { numRuns: 200 },
     );

@@ -17,16 +17,69 @@ describe('statev-gateway alerts', () => {
   const folder = mkdtempSync(join(tmpdir(), 'alert-cli-'));
   const first = randomBytes(32).toString('base64');
   const env = { VAULT_MASTER_KEY: first, VAULT_FILE: join(folder, 'vault.json') };
-  const run = (argv: readonly string[], stdin = '', over: Record<string, string> = {}): ReturnType<typeof vaultCommand> => vaultCommand(argv, () => Promise.resolve(stdin), { ...env, ...over });
+  const run = (
+    argv: readonly string[],
+    stdin = '',
+    over: Record<string, string> = {},
+  ): ReturnType<typeof vaultCommand> => vaultCommand(argv, () => Promise.resolve(stdin), { ...env, ...over });
 
   it('adds a rule of each kind, lists them with the Discord token elided, and removes one', async () => {
     expect((await run(['keys', 'add', 'shop'], 'cli-alert-key\n')).exitCode).toBe(0);
-    const stock = await run(['alerts', 'add', '--character', 'shop', '--kind', 'stock-below', '--factory', 'f1', '--item', 'Wasser', '--store', 'counter', '--below', '10', '--discord', DISCORD]);
+    const stock = await run([
+      'alerts',
+      'add',
+      '--character',
+      'shop',
+      '--kind',
+      'stock-below',
+      '--factory',
+      'f1',
+      '--item',
+      'Wasser',
+      '--store',
+      'counter',
+      '--below',
+      '10',
+      '--discord',
+      DISCORD,
+    ]);
     expect(stock).toEqual({ stdout: expect.stringMatching(/^alr_[0-9a-f]{12}\n$/), stderr: '', exitCode: 0 });
-    const transfer = await run(['alerts', 'add', '--character', 'shop', '--kind', 'transaction-added', '--bank-account', 'acc1', '--min-amount', '250', '--webhook', 'http://127.0.0.1:8080/alerts']);
+    const transfer = await run([
+      'alerts',
+      'add',
+      '--character',
+      'shop',
+      '--kind',
+      'transaction-added',
+      '--bank-account',
+      'acc1',
+      '--min-amount',
+      '250',
+      '--webhook',
+      'http://127.0.0.1:8080/alerts',
+    ]);
     expect(transfer.stdout).toMatch(/^alr_[0-9a-f]{12} whsec_[A-Za-z0-9+/=]{32}\n$/);
-    expect((await run(['alerts', 'add', '--character', 'shop', '--kind', 'outbid', '--discord', DISCORD])).exitCode).toBe(0);
-    expect((await run(['alerts', 'add', '--character', 'shop', '--kind', 'rent-overdue', '--building', 'b1', '--days', '14', '--discord', DISCORD])).exitCode).toBe(0);
+    expect(
+      (await run(['alerts', 'add', '--character', 'shop', '--kind', 'outbid', '--discord', DISCORD])).exitCode,
+    ).toBe(0);
+    expect(
+      (
+        await run([
+          'alerts',
+          'add',
+          '--character',
+          'shop',
+          '--kind',
+          'rent-overdue',
+          '--building',
+          'b1',
+          '--days',
+          '14',
+          '--discord',
+          DISCORD,
+        ])
+      ).exitCode,
+    ).toBe(0);
 
     const listed = await run(['alerts', 'list']);
     expect(listed.exitCode).toBe(0);
@@ -42,25 +95,52 @@ describe('statev-gateway alerts', () => {
     }
 
     const id = stock.stdout.trim();
-    expect(await run(['alerts', 'remove', id])).toEqual({ stdout: `Removed alert rule ${id}.\n`, stderr: '', exitCode: 0 });
+    expect(await run(['alerts', 'remove', id])).toEqual({
+      stdout: `Removed alert rule ${id}.\n`,
+      stderr: '',
+      exitCode: 0,
+    });
     expect((await run(['alerts', 'remove', id])).exitCode).toBe(1);
   });
 
   it('refuses a missing input, a bad kind, store or target, and a URL the outbound rules refuse', async () => {
     const base = ['alerts', 'add', '--character', 'shop'];
     const cases: Array<[string[], 1 | 2, RegExp]> = [
-      [[...base, '--kind', 'stock-below', '--factory', 'f1', '--store', 'store', '--below', '5', '--discord', DISCORD], 1, /needs --item/],
-      [[...base, '--kind', 'rent-overdue', '--building', 'b1', '--days', 'soon', '--discord', DISCORD], 1, /--days \/ days must be a whole number of days/],
-      [[...base, '--kind', 'stock-low', '--discord', DISCORD], 2, /needs --kind stock-below\|transaction-added\|outbid\|rent-overdue/],
-      [[...base, '--kind', 'stock-below', '--store', 'cellar', '--discord', DISCORD], 2, /--store takes store, machine or counter/],
+      [
+        [...base, '--kind', 'stock-below', '--factory', 'f1', '--store', 'store', '--below', '5', '--discord', DISCORD],
+        1,
+        /needs --item/,
+      ],
+      [
+        [...base, '--kind', 'rent-overdue', '--building', 'b1', '--days', 'soon', '--discord', DISCORD],
+        1,
+        /--days \/ days must be a whole number of days/,
+      ],
+      [
+        [...base, '--kind', 'stock-low', '--discord', DISCORD],
+        2,
+        /needs --kind stock-below\|transaction-added\|outbid\|rent-overdue/,
+      ],
+      [
+        [...base, '--kind', 'stock-below', '--store', 'cellar', '--discord', DISCORD],
+        2,
+        /--store takes store, machine or counter/,
+      ],
       [[...base, '--kind', 'outbid'], 2, /one target: --discord <url> or --webhook <url>/],
       [[...base, '--kind', 'outbid', '--webhook', 'http://192.168.1.5/x'], 1, /plain http to 192\.168\.1\.5/],
       [[...base, '--kind', 'outbid', '--discord', 'https://discord.com/channels/1/2'], 1, /not a Discord webhook URL/],
-      [['alerts', 'add', '--character', 'nobody', '--kind', 'outbid', '--discord', DISCORD], 1, /no key named "nobody"/],
+      [
+        ['alerts', 'add', '--character', 'nobody', '--kind', 'outbid', '--discord', DISCORD],
+        1,
+        /no key named "nobody"/,
+      ],
     ];
     for (const [argv, exitCode, message] of cases) {
       const result = await run(argv);
-      expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({ exitCode, stderr: expect.stringMatching(message) });
+      expect({ exitCode: result.exitCode, stderr: result.stderr }).toEqual({
+        exitCode,
+        stderr: expect.stringMatching(message),
+      });
       expect(result.stderr).not.toContain(TOKEN_PART);
     }
   });

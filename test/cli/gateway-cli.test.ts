@@ -33,7 +33,9 @@ describe('statev-gateway --help', () => {
     const defaults = loadConfig({});
     for (const definition of SETTINGS) {
       const flag = definition.flag === null ? '(env only)' : `--${definition.flag} <value>`;
-      const line = stdout.split('\n').findIndex((text) => text.includes(flag) && text.includes(`${definition.env}, default `));
+      const line = stdout
+        .split('\n')
+        .findIndex((text) => text.includes(flag) && text.includes(`${definition.env}, default `));
       expect({ env: definition.env, found: line >= 0 }).toEqual({ env: definition.env, found: true });
       expect(stdout.split('\n')[line + 1]?.trim()).toBe(definition.summary);
       expect(definition.summary).not.toContain('\n');
@@ -67,7 +69,10 @@ describe('statev-gateway --help', () => {
 
 describe('npm run cli', () => {
   it('builds when needed, then runs the same main as the installed statev-gateway, with the arguments after --', () => {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+      bin: Record<string, string>;
+    };
     const script = pkg.scripts.cli ?? '';
     expect(script).toMatch(/^npm run -s build && node (--\S+ )*(\S+)$/);
     expect(script.split(' ').at(-1)).toBe(pkg.bin['statev-gateway']);
@@ -85,13 +90,27 @@ describe('statev-gateway --version', () => {
 describe('statev-gateway flags', () => {
   it('win over environment variables, in both --flag value and --flag=value forms', () => {
     const config = runs(
-      gatewayCommand(['--port', '8080', '--host=0.0.0.0', '--upstream-rate-limit', '5/30', '--cache-ttl-stock-seconds', '7', '--cost-assumed-rooms=3', '--introspection', 'off'], {
-        PORT: '9000',
-        HOST: '127.0.0.1',
-        UPSTREAM_RATE_LIMIT: '10/60',
-        CACHE_TTL_STOCK_SECONDS: '60',
-        LOG_LEVEL: 'warn',
-      }),
+      gatewayCommand(
+        [
+          '--port',
+          '8080',
+          '--host=0.0.0.0',
+          '--upstream-rate-limit',
+          '5/30',
+          '--cache-ttl-stock-seconds',
+          '7',
+          '--cost-assumed-rooms=3',
+          '--introspection',
+          'off',
+        ],
+        {
+          PORT: '9000',
+          HOST: '127.0.0.1',
+          UPSTREAM_RATE_LIMIT: '10/60',
+          CACHE_TTL_STOCK_SECONDS: '60',
+          LOG_LEVEL: 'warn',
+        },
+      ),
     );
     expect(config).toMatchObject({
       port: 8080,
@@ -110,30 +129,73 @@ describe('statev-gateway flags', () => {
 
   it.each([
     [['--port', '70000'], {}, 'Flag --port="70000" is invalid: expected an integer from 0 to 65535.'],
-    [['--shutdown-grace-period-ms', '99999999999'], {}, 'Flag --shutdown-grace-period-ms="99999999999" is invalid: expected an integer from 0 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
-    [[], { UPSTREAM_TIMEOUT_MS: '99999999999' }, 'Setting UPSTREAM_TIMEOUT_MS="99999999999" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
-    [['--upstream-rate-limit', 'ten'], {}, 'Flag --upstream-rate-limit="ten" is invalid: expected \'off\' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60.'],
+    [
+      ['--shutdown-grace-period-ms', '99999999999'],
+      {},
+      'Flag --shutdown-grace-period-ms="99999999999" is invalid: expected an integer from 0 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).',
+    ],
+    [
+      [],
+      { UPSTREAM_TIMEOUT_MS: '99999999999' },
+      'Setting UPSTREAM_TIMEOUT_MS="99999999999" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).',
+    ],
+    [
+      ['--upstream-rate-limit', 'ten'],
+      {},
+      'Flag --upstream-rate-limit="ten" is invalid: expected \'off\' or N/SECONDS with N >= 1 and SECONDS > 0, e.g. 10/60.',
+    ],
     [[], { PORT: 'abc' }, 'Setting PORT="abc" is invalid: expected an integer from 0 to 65535.'],
-    [['--log-level', 'loud'], { PORT: '4001' }, 'Flag --log-level="loud" is invalid: expected one of fatal, error, warn, info, debug, trace, silent.'],
+    [
+      ['--log-level', 'loud'],
+      { PORT: '4001' },
+      'Flag --log-level="loud" is invalid: expected one of fatal, error, warn, info, debug, trace, silent.',
+    ],
     [['--prot', '1'], {}, 'Unknown flag --prot: see statev-gateway --help.'],
     [['--statev-api-key', 'k'], {}, 'Unknown flag --statev-api-key: see statev-gateway --help.'],
     [['--port'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
     [['--help=yes'], {}, 'Flag --help takes no value: see statev-gateway --help.'],
-    [['start'], {}, "Unexpected argument 'start': statev-gateway takes flags or one of the commands keys, tokens, webhooks, vault, alerts, see statev-gateway --help."],
-    [['--upstream-timeout-ms', '-5'], {}, 'Flag --upstream-timeout-ms="-5" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).'],
+    [
+      ['start'],
+      {},
+      "Unexpected argument 'start': statev-gateway takes flags or one of the commands keys, tokens, webhooks, vault, alerts, see statev-gateway --help.",
+    ],
+    [
+      ['--upstream-timeout-ms', '-5'],
+      {},
+      'Flag --upstream-timeout-ms="-5" is invalid: expected an integer from 1 to 2147483647 (ms; Node\'s timers wait at most 2147483647 ms, about 24.8 days).',
+    ],
     [['--port', '--help'], {}, 'Flag --port needs a value: see statev-gateway --help.'],
-  ])('%j with %j exits with code 2 and one line naming the flag or variable, the value and what is expected', (argv, env, line) => {
-    expect(prints(gatewayCommand(argv, env))).toEqual({ stdout: '', stderr: `${line}\n`, exitCode: 2 });
-  });
+  ])(
+    '%j with %j exits with code 2 and one line naming the flag or variable, the value and what is expected',
+    (argv, env, line) => {
+      expect(prints(gatewayCommand(argv, env))).toEqual({ stdout: '', stderr: `${line}\n`, exitCode: 2 });
+    },
+  );
 });
 
 describe('statev-gateway --print-config', () => {
-  const secrets = { STATEV_API_KEY: 'print-config-test-key', STATEV_API_SECRET: 'print-config-test-secret', KEY_HASH_SECRET: 'print-config-hash-secret', REDIS_URL: 'rediss://user:print-config-redis-password@redis.internal:6380/2' };
+  const secrets = {
+    STATEV_API_KEY: 'print-config-test-key',
+    STATEV_API_SECRET: 'print-config-test-secret',
+    KEY_HASH_SECRET: 'print-config-hash-secret',
+    REDIS_URL: 'rediss://user:print-config-redis-password@redis.internal:6380/2',
+  };
 
   it('prints every setting as VARIABLE=value, secrets and URL passwords redacted', () => {
-    const { stdout, exitCode } = prints(gatewayCommand(['--print-config', '--port', '8080'], { ...secrets, CORS_ORIGINS: 'https://a.example,https://b.example' }));
+    const { stdout, exitCode } = prints(
+      gatewayCommand(['--print-config', '--port', '8080'], {
+        ...secrets,
+        CORS_ORIGINS: 'https://a.example,https://b.example',
+      }),
+    );
     expect(exitCode).toBe(0);
-    for (const value of ['print-config-test-key', 'print-config-test-secret', 'print-config-hash-secret', 'print-config-redis-password']) expect(stdout).not.toContain(value);
+    for (const value of [
+      'print-config-test-key',
+      'print-config-test-secret',
+      'print-config-hash-secret',
+      'print-config-redis-password',
+    ])
+      expect(stdout).not.toContain(value);
     const lines = stdout.split('\n').filter((line) => line !== '' && !line.startsWith('#'));
     expect(lines.map((line) => line.slice(0, line.indexOf('=')))).toEqual(SETTINGS.map((definition) => definition.env));
     expect(lines).toEqual(
@@ -151,7 +213,13 @@ describe('statev-gateway --print-config', () => {
   });
 
   it('prints values that read back as the same configuration (secrets aside)', () => {
-    const env = { UPSTREAM_RATE_LIMIT: 'off', CACHE_FILE: 'off', CORS_ORIGINS: '*', REFRESH_AHEAD_SHARE: '0.25', INTROSPECTION: 'false' };
+    const env = {
+      UPSTREAM_RATE_LIMIT: 'off',
+      CACHE_FILE: 'off',
+      CORS_ORIGINS: '*',
+      REFRESH_AHEAD_SHARE: '0.25',
+      INTROSPECTION: 'false',
+    };
     const { stdout } = prints(gatewayCommand(['--print-config'], env));
     const printed = Object.fromEntries(
       stdout
@@ -163,6 +231,8 @@ describe('statev-gateway --print-config', () => {
   });
 
   it('warns when KEY_HASH_SECRET is the built-in default', () => {
-    expect(prints(gatewayCommand(['--print-config'], {})).stdout).toContain('# KEY_HASH_SECRET is the built-in default: set your own in production.');
+    expect(prints(gatewayCommand(['--print-config'], {})).stdout).toContain(
+      '# KEY_HASH_SECRET is the built-in default: set your own in production.',
+    );
   });
 });

@@ -26,11 +26,15 @@ interface Ran {
 
 /** Runs src/main.ts with `args`, `stdin` and exactly `env` (plus PATH and HOME). */
 function cli(args: readonly string[], env: Record<string, string>, stdin = ''): Promise<Ran> {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts'), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts'), ...args],
+    {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   const output = outputUntilExit(child);
   child.stdin.end(stdin);
   return output;
@@ -48,26 +52,47 @@ describe('statev-gateway keys and tokens', () => {
 
   it('adds a key from stdin, lists it, makes, lists and revokes a token, and never prints a key or secret', async () => {
     const added = await run(['keys', 'add', 'alice'], `${API_KEY}\n${API_SECRET}\n`);
-    expect(added).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Added key alice \(key_[0-9a-f]{12}\) with its API secret\.\n$/) });
+    expect(added).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Added key alice \(key_[0-9a-f]{12}\) with its API secret\.\n$/),
+    });
     const listed = await run(['keys', 'list']);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^NAME +ID +ADDED +SECRET\nalice +key_[0-9a-f]{12} +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +yes\n$/);
+    expect(listed.stdout).toMatch(
+      /^NAME +ID +ADDED +SECRET\nalice +key_[0-9a-f]{12} +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +yes\n$/,
+    );
 
-    const created = await run(['tokens', 'create', '--character', 'alice', '--grant', 'read', '--grant', 'factory:12', '--expires-in', '30d', '--origin', 'https://shop.example']);
+    const created = await run([
+      'tokens',
+      'create',
+      '--character',
+      'alice',
+      '--grant',
+      'read',
+      '--grant',
+      'factory:12',
+      '--expires-in',
+      '30d',
+      '--origin',
+      'https://shop.example',
+    ]);
     expect(created.code).toBe(0);
     expect(created.stderr).toBe('');
     expect(created.stdout).toMatch(/^svg_[0-9A-Za-z]{46}\n$/);
     const token = created.stdout.trim();
 
     const tokens = await run(['tokens', 'list']);
-    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +never +https:\/\/shop\.example +-$/m.exec(tokens.stdout)?.[1];
+    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +never +https:\/\/shop\.example +-$/m.exec(
+      tokens.stdout,
+    )?.[1];
     expect(id).toBeDefined();
     expect(await run(['tokens', 'revoke', id ?? ''])).toMatchObject({ code: 0, stdout: `Revoked token ${id}.\n` });
     expect((await run(['tokens', 'list'])).stdout).toMatch(new RegExp(`^${id} .* revoked \\S+ `, 'm'));
 
     const plain = readFileSync(env.VAULT_FILE, 'utf8');
     for (const text of [...outputs.filter((output) => output !== created.stdout), plain]) {
-      for (const secret of [API_KEY, API_SECRET, token, env.VAULT_MASTER_KEY]) expect(text.includes(secret)).toBe(false);
+      for (const secret of [API_KEY, API_SECRET, token, env.VAULT_MASTER_KEY])
+        expect(text.includes(secret)).toBe(false);
     }
   });
 
@@ -78,12 +103,29 @@ describe('statev-gateway keys and tokens', () => {
     expect(badMaster.code).toBe(2);
     expect(badMaster.stderr).toContain('VAULT_MASTER_KEY');
     expect(badMaster.stderr).not.toContain('c2hvcnQ=');
-    const wrongMaster = await cli(['keys', 'list'], { VAULT_FILE: env.VAULT_FILE, VAULT_MASTER_KEY: randomBytes(32).toString('base64') });
-    expect(wrongMaster).toMatchObject({ code: 1, stderr: expect.stringContaining('which VAULT_MASTER_KEY does not hold') });
-    expect(await run(['keys', 'remove', 'nobody'])).toMatchObject({ code: 1, stderr: expect.stringContaining('no key named "nobody"') });
-    expect(await run(['tokens', 'create', '--character', 'alice', '--grant', 'all', '--expires-in', '1d'])).toMatchObject({ code: 1, stderr: expect.stringContaining('The grant "all"') });
-    expect(await run(['tokens', 'create', '--character', 'alice', '--grant', 'read'])).toMatchObject({ code: 2, stderr: expect.stringContaining('--expires-in') });
-    expect(await run(['keys', 'add', 'bob'], '')).toMatchObject({ code: 2, stderr: expect.stringContaining('standard input') });
+    const wrongMaster = await cli(['keys', 'list'], {
+      VAULT_FILE: env.VAULT_FILE,
+      VAULT_MASTER_KEY: randomBytes(32).toString('base64'),
+    });
+    expect(wrongMaster).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('which VAULT_MASTER_KEY does not hold'),
+    });
+    expect(await run(['keys', 'remove', 'nobody'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('no key named "nobody"'),
+    });
+    expect(
+      await run(['tokens', 'create', '--character', 'alice', '--grant', 'all', '--expires-in', '1d']),
+    ).toMatchObject({ code: 1, stderr: expect.stringContaining('The grant "all"') });
+    expect(await run(['tokens', 'create', '--character', 'alice', '--grant', 'read'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--expires-in'),
+    });
+    expect(await run(['keys', 'add', 'bob'], '')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('standard input'),
+    });
     // Never from a flag: a key on the command line is refused, and not repeated.
     const flagged = await run(['keys', 'add', 'bob', '--key', 'key-on-the-command-line'], 'bobs-key\n');
     expect(flagged).toMatchObject({ code: 2, stderr: expect.stringContaining('takes no option --key') });
@@ -101,14 +143,20 @@ describe('statev-gateway keys and tokens', () => {
   it('rotates the master key: the old key no longer opens the vault, the new one alone does', async () => {
     const newKey = randomBytes(32).toString('base64');
     const rotated = await cli(['vault', 'rotate'], { ...env, VAULT_MASTER_KEY: `${newKey},${env.VAULT_MASTER_KEY}` });
-    expect(rotated).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Re-wrapped and signed \d+ records under master key [0-9a-f]{16} /) });
+    expect(rotated).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Re-wrapped and signed \d+ records under master key [0-9a-f]{16} /),
+    });
     expect((await cli(['keys', 'list'], { ...env, VAULT_MASTER_KEY: newKey })).stdout).toMatch(/^alice /m);
     expect((await cli(['keys', 'list'], env)).code).toBe(1);
   });
 
   it('keeps VAULT_MASTER_KEY off the command line and out of --print-config', () => {
     expect(SETTINGS.find((definition) => definition.env === 'VAULT_MASTER_KEY')?.flag).toBeNull();
-    const printed = gatewayCommand(['--print-config'], { VAULT_MASTER_KEY: env.VAULT_MASTER_KEY, VAULT_FILE: env.VAULT_FILE });
+    const printed = gatewayCommand(['--print-config'], {
+      VAULT_MASTER_KEY: env.VAULT_MASTER_KEY,
+      VAULT_FILE: env.VAULT_FILE,
+    });
     expect('stdout' in printed && printed.stdout).toContain('VAULT_MASTER_KEY=<redacted>');
     expect(JSON.stringify(printed)).not.toContain(env.VAULT_MASTER_KEY);
     const refused = gatewayCommand([], { VAULT_MASTER_KEY: 'not-base64-and-secret' });

@@ -31,15 +31,33 @@ const CREDENTIALS = [
 ];
 
 function optionInput(apiSecret?: string): UpdateFactoryOptionMutationVariables {
-  return { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Angebot', data: 'Heute 10 % auf alles', ...(apiSecret ? { apiSecret } : {}) } };
+  return {
+    input: {
+      factoryId: FIXTURE_IDS.shop,
+      slot: 3,
+      title: 'Angebot',
+      data: 'Heute 10 % auf alles',
+      ...(apiSecret ? { apiSecret } : {}),
+    },
+  };
 }
 
 /** POSTs a body as JSON with a key (or none) and extra headers; never served from a cache. */
-function postRaw(stack: HttpStack, body: unknown, key: string | null, headers: Record<string, string> = {}): Promise<RawResponse> {
+function postRaw(
+  stack: HttpStack,
+  body: unknown,
+  key: string | null,
+  headers: Record<string, string> = {},
+): Promise<RawResponse> {
   return send(stack.gateway.url, {
     method: 'POST',
     path: '/graphql',
-    headers: { 'content-type': 'application/json', 'cache-control': 'no-cache', ...(key === null ? {} : bearer(key)), ...headers },
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-cache',
+      ...(key === null ? {} : bearer(key)),
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -95,13 +113,21 @@ describe('default configuration (production)', () => {
     });
 
     it('a mutation fails with UNAUTHENTICATED and nothing is sent upstream', async () => {
-      const response = await postRaw(stack, operationBody(UpdateFactoryOptionDocument, optionInput(DEMO_KEYS.premium.secret)), null);
+      const response = await postRaw(
+        stack,
+        operationBody(UpdateFactoryOptionDocument, optionInput(DEMO_KEYS.premium.secret)),
+        null,
+      );
       expect(codes(parseResult(response))).toEqual(['UNAUTHENTICATED']);
       expect(stack.simulator.requests).toHaveLength(0);
     });
 
     it('a small introspection query works', async () => {
-      const response = await postRaw(stack, { query: '{ __schema { queryType { name } mutationType { name } } }' }, null);
+      const response = await postRaw(
+        stack,
+        { query: '{ __schema { queryType { name } mutationType { name } } }' },
+        null,
+      );
       const result = parseResult(response);
       expect(response.status).toBe(200);
       expect(result.errors).toBeUndefined();
@@ -140,7 +166,11 @@ describe('default configuration (production)', () => {
 
   describe('keys and secrets never appear in a response', () => {
     it('mutation with a wrong secret in the input', async () => {
-      const response = await postRaw(stack, operationBody(UpdateFactoryOptionDocument, optionInput(WRONG_SECRET)), DEMO_KEYS.premium.key);
+      const response = await postRaw(
+        stack,
+        operationBody(UpdateFactoryOptionDocument, optionInput(WRONG_SECRET)),
+        DEMO_KEYS.premium.key,
+      );
       const result = parseResult(response);
       expect(result.errors?.length).toBeGreaterThan(0);
       expect(codes(result)).toContain('FORBIDDEN');
@@ -149,9 +179,14 @@ describe('default configuration (production)', () => {
     });
 
     it('mutation with a wrong secret in the X-Api-Secret header', async () => {
-      const response = await postRaw(stack, operationBody(UpdateFactoryOptionDocument, optionInput()), DEMO_KEYS.premium.key, {
-        'x-api-secret': WRONG_SECRET,
-      });
+      const response = await postRaw(
+        stack,
+        operationBody(UpdateFactoryOptionDocument, optionInput()),
+        DEMO_KEYS.premium.key,
+        {
+          'x-api-secret': WRONG_SECRET,
+        },
+      );
       const result = parseResult(response);
       expect(result.errors?.length).toBeGreaterThan(0);
       expect(stack.simulator.countRequests({ route: 'POST /factory/options' })).toBe(1);
@@ -159,7 +194,11 @@ describe('default configuration (production)', () => {
     });
 
     it('mutation with the basic key (no factory.options.edit) and its own secret', async () => {
-      const response = await postRaw(stack, operationBody(UpdateFactoryOptionDocument, optionInput(DEMO_KEYS.basic.secret)), DEMO_KEYS.basic.key);
+      const response = await postRaw(
+        stack,
+        operationBody(UpdateFactoryOptionDocument, optionInput(DEMO_KEYS.basic.secret)),
+        DEMO_KEYS.basic.key,
+      );
       expect(parseResult(response).errors?.length).toBeGreaterThan(0);
       expectNoCredentials(response);
     });
@@ -168,14 +207,15 @@ describe('default configuration (production)', () => {
       const response = await postRaw(stack, { query: PREMIUM_FIELDS_QUERY }, DEMO_KEYS.basic.key);
       const result = parseResult(response);
       expect(result.errors?.length).toBeGreaterThan(0);
-      for (const error of result.errors ?? []) expect(['FORBIDDEN', 'UPSTREAM_BAD_REQUEST']).toContain(error.extensions?.code);
+      for (const error of result.errors ?? [])
+        expect(['FORBIDDEN', 'UPSTREAM_BAD_REQUEST']).toContain(error.extensions?.code);
       expectNoCredentials(response);
     });
   });
 });
 
 describe('nodeEnv: development', () => {
-  const stack = useStack({ http: true,  config: { nodeEnv: 'development' } });
+  const stack = useStack({ http: true, config: { nodeEnv: 'development' } });
 
   it('an upstream error carries a stacktrace', async () => {
     const response = await postRaw(stack, { query: PREMIUM_FIELDS_QUERY }, DEMO_KEYS.basic.key);
@@ -188,7 +228,11 @@ describe('nodeEnv: development', () => {
   });
 
   it('still never shows a key or secret, stack traces included', async () => {
-    const wrong = await postRaw(stack, operationBody(UpdateFactoryOptionDocument, optionInput(WRONG_SECRET)), DEMO_KEYS.premium.key);
+    const wrong = await postRaw(
+      stack,
+      operationBody(UpdateFactoryOptionDocument, optionInput(WRONG_SECRET)),
+      DEMO_KEYS.premium.key,
+    );
     expect(parseResult(wrong).errors?.length).toBeGreaterThan(0);
     expectNoCredentials(wrong);
     const denied = await postRaw(stack, { query: PREMIUM_FIELDS_QUERY }, DEMO_KEYS.basic.key);
@@ -198,7 +242,7 @@ describe('nodeEnv: development', () => {
 });
 
 describe('introspection: false', () => {
-  const stack = useStack({ http: true,  config: { introspection: false } });
+  const stack = useStack({ http: true, config: { introspection: false } });
 
   const INTROSPECTION = '{ __schema { queryType { name } } }';
 
@@ -219,7 +263,9 @@ describe('introspection: false', () => {
   });
 
   it('refuses __type as well', async () => {
-    const result = parseResult(await postRaw(stack, { query: '{ __type(name: "Query") { name } }' }, DEMO_KEYS.premium.key));
+    const result = parseResult(
+      await postRaw(stack, { query: '{ __type(name: "Query") { name } }' }, DEMO_KEYS.premium.key),
+    );
     expect(result.data ?? null).toBeNull();
     expect(result.errors?.length).toBeGreaterThan(0);
   });

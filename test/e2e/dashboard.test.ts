@@ -7,7 +7,18 @@ import { AliasedFactoriesDocument, CompanyDashboardDocument } from '../generated
 import type { CompanyDashboardQuery } from '../generated/graphql';
 import { BOUNDS } from '../../src/field-rules/bounds';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { asObjects, bearer, duplicates, errorsAt, mainCharacter, operationBody, parseResult, send, upstreamCalls, useStack } from '../support';
+import {
+  asObjects,
+  bearer,
+  duplicates,
+  errorsAt,
+  mainCharacter,
+  operationBody,
+  parseResult,
+  send,
+  upstreamCalls,
+  useStack,
+} from '../support';
 
 /** Option slots `Factory.options` reads, one request each (1..10). */
 const OPTION_SLOTS = Array.from({ length: BOUNDS.slot.max - BOUNDS.slot.min + 1 }, (_, i) => BOUNDS.slot.min + i);
@@ -17,7 +28,8 @@ const COMPANY_TX = { limit: 5, skip: 0 };
 const BUILDING_TX = { limit: 25, skip: 0 };
 
 /** Requests for one company apart from its accounts' transactions: 6 reads, the option slots, the account list. */
-const REQUESTS_PER_COMPANY = ['inventory', 'machine', 'counter', 'sell offers', 'buy offers', 'vehicles'].length + OPTION_SLOTS.length + 1;
+const REQUESTS_PER_COMPANY =
+  ['inventory', 'machine', 'counter', 'sell offers', 'buy offers', 'vehicles'].length + OPTION_SLOTS.length + 1;
 /** Requests for one building apart from its accounts' transactions: details, rooms, tenants, account list. */
 const REQUESTS_PER_BUILDING = 4;
 
@@ -47,7 +59,12 @@ function expectedDashboardRequests(): string[] {
   calls.push('GET /building/list');
   for (const building of me.buildings) {
     const id = building.id;
-    calls.push(`GET /building/details/${id}`, `GET /building/rooms/${id}`, `GET /building/tenants/${id}`, `GET /building/bankaccounts/${id}`);
+    calls.push(
+      `GET /building/details/${id}`,
+      `GET /building/rooms/${id}`,
+      `GET /building/tenants/${id}`,
+      `GET /building/bankaccounts/${id}`,
+    );
     for (const account of building.bankAccounts) {
       calls.push(`GET /building/transactions/${account.id}/${BUILDING_TX.limit}/${BUILDING_TX.skip}`);
     }
@@ -187,7 +204,10 @@ describe('CompanyDashboard over HTTP (basic key): partial data', () => {
 
 describe('AliasedFactories over HTTP', () => {
   it('makes each distinct upstream request once despite aliases, fragments and factory(id)', async () => {
-    const response = await postNoCache(operationBody(AliasedFactoriesDocument, { id: FIXTURE_IDS.shop }), DEMO_KEYS.premium.key);
+    const response = await postNoCache(
+      operationBody(AliasedFactoriesDocument, { id: FIXTURE_IDS.shop }),
+      DEMO_KEYS.premium.key,
+    );
     const result = parseResult(response);
     expect(response.status).toBe(200);
     expect(result.errors).toBeUndefined();

@@ -35,10 +35,20 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
 
 /** Starts an entry point with exactly this environment (plus PATH, HOME and the project's tsconfig for ts-node). */
-function start(entry: 'main.ts' | 'demo.ts', env: Record<string, string>, cwd = root): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
+function start(
+  entry: 'main.ts' | 'demo.ts',
+  env: Record<string, string>,
+  cwd = root,
+): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
   return spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(root, 'src', entry)], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TS_NODE_PROJECT: join(root, 'tsconfig.json'), HOST: '127.0.0.1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      TS_NODE_PROJECT: join(root, 'tsconfig.json'),
+      HOST: '127.0.0.1',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -47,9 +57,19 @@ function start(entry: 'main.ts' | 'demo.ts', env: Record<string, string>, cwd = 
  * Runs an entry point until it exits. CACHE_FILE=off and a vault in a temporary folder with a
  * master key of its own: nothing is written into the project (the demo seeds its vault first).
  */
-function run(entry: 'main.ts' | 'demo.ts', env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  entry: 'main.ts' | 'demo.ts',
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const vaultFile = join(mkdtempSync(join(tmpdir(), 'entry-vault-')), 'vault.json');
-  return outputUntilExit(start(entry, { CACHE_FILE: 'off', VAULT_FILE: vaultFile, VAULT_MASTER_KEY: randomBytes(32).toString('base64'), ...env }));
+  return outputUntilExit(
+    start(entry, {
+      CACHE_FILE: 'off',
+      VAULT_FILE: vaultFile,
+      VAULT_MASTER_KEY: randomBytes(32).toString('base64'),
+      ...env,
+    }),
+  );
 }
 
 /** The first sh block after `marker` in a Markdown file, its continued lines joined. */
@@ -60,11 +80,19 @@ function shBlock(file: string, marker: string): string {
 }
 
 /** POSTs a GraphQL body to the demo with a bearer credential (or none). */
-async function post(origin: string, body: unknown, bearer: string | null): Promise<{ data?: Record<string, unknown> | null; errors?: unknown[]; extensions?: Record<string, unknown> }> {
+async function post(
+  origin: string,
+  body: unknown,
+  bearer: string | null,
+): Promise<{ data?: Record<string, unknown> | null; errors?: unknown[]; extensions?: Record<string, unknown> }> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
   const answer = await fetch(`${origin}/graphql`, { method: 'POST', headers, body: JSON.stringify(body) });
-  return (await answer.json()) as { data?: Record<string, unknown> | null; errors?: unknown[]; extensions?: Record<string, unknown> };
+  return (await answer.json()) as {
+    data?: Record<string, unknown> | null;
+    errors?: unknown[];
+    extensions?: Record<string, unknown>;
+  };
 }
 
 /** What a newcomer meets in the demo's banner and first requests. */
@@ -86,9 +114,13 @@ async function showsEverythingAtOnce(stdout: string, origin: string, cwd: string
   expect((viaToken.data?.factories as unknown[]).length).toBeGreaterThan(0);
   expect(statSync(join(cwd, '.data', 'demo-vault-key')).mode & 0o777).toBe(0o600);
   expect(existsSync(join(cwd, '.data', 'demo-vault.json'))).toBe(true);
-  expect(stdout).toContain('VAULT_FILE=.data/demo-vault.json VAULT_MASTER_KEY="$(cat .data/demo-vault-key)" npm run cli -- tokens list');
+  expect(stdout).toContain(
+    'VAULT_FILE=.data/demo-vault.json VAULT_MASTER_KEY="$(cat .data/demo-vault-key)" npm run cli -- tokens list',
+  );
   // The company site's keyless page reads with demo-site-key, not the premium key a reader spends.
-  const manifest = JSON.parse(readFileSync(join(root, 'examples', 'company-site', 'generated', 'persisted-documents.json'), 'utf8')) as Record<string, string>;
+  const manifest = JSON.parse(
+    readFileSync(join(root, 'examples', 'company-site', 'generated', 'persisted-documents.json'), 'utf8'),
+  ) as Record<string, string>;
   const documentId = Object.entries(manifest).find(([, text]) => text.startsWith('query CompanyPage('))?.[0];
   const simulator = /simulator \(upstream\): (\S+)\/req/.exec(stdout)?.[1];
   const site = await post(origin, { documentId, variables: { id: '64f1c2a9e4b0a1d2c3f40001' } }, null);
@@ -112,9 +144,13 @@ it('npm start, npm run demo (gateway) and npm run demo (simulator) each name the
   expect(demoSimulator).toEqual({ code: 1, stdout: '', stderr: expectedLine('SIMULATOR_PORT', 'npm run demo') });
 }, 120_000);
 
-it('the demo keeps its upstream cache in .data/demo-upstream-cache, apart from the real gateway\'s .data/upstream-cache, and shows everything at once', async () => {
+it("the demo keeps its upstream cache in .data/demo-upstream-cache, apart from the real gateway's .data/upstream-cache, and shows everything at once", async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'demo-cache-'));
-  const demo = start('demo.ts', { PORT: '0', SIMULATOR_PORT: '0', LOG_LEVEL: 'silent', SIMULATOR_RATE_LIMIT: 'off' }, cwd);
+  const demo = start(
+    'demo.ts',
+    { PORT: '0', SIMULATOR_PORT: '0', LOG_LEVEL: 'silent', SIMULATOR_RATE_LIMIT: 'off' },
+    cwd,
+  );
   try {
     const exited = new Promise<number | null>((resolve) => demo.once('exit', (code) => resolve(code)));
     let stdout = '';

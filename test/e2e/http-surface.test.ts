@@ -4,7 +4,18 @@
  */
 import { BuildingsDocument, BuyLogPageDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { asObjects, bearer, codes, exchangeOnOneConnection, mainCharacter, operationBody, operationSearch, parseResult, send, useStack } from '../support';
+import {
+  asObjects,
+  bearer,
+  codes,
+  exchangeOnOneConnection,
+  mainCharacter,
+  operationBody,
+  operationSearch,
+  parseResult,
+  send,
+  useStack,
+} from '../support';
 
 /** A header that satisfies Apollo's CSRF prevention on a GET. */
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
@@ -41,7 +52,15 @@ describe('GET /graphql', () => {
   });
 
   it('refuses a mutation with 405 and sends nothing upstream', async () => {
-    const variables = { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'via GET', data: 'must not be written', apiSecret: DEMO_KEYS.premium.secret } };
+    const variables = {
+      input: {
+        factoryId: FIXTURE_IDS.shop,
+        slot: 3,
+        title: 'via GET',
+        data: 'must not be written',
+        apiSecret: DEMO_KEYS.premium.secret,
+      },
+    };
     const response = await send(origin(), {
       path: `/graphql${operationSearch(UpdateFactoryOptionMessageOnlyDocument, variables)}`,
       headers: { ...PREFLIGHT, ...bearer() },
@@ -135,7 +154,9 @@ describe('other paths and methods', () => {
 
 describe('bad requests', () => {
   it('buyLog(limit: 51) answers HTTP 400 BAD_USER_INPUT without any upstream request', async () => {
-    const response = await stack.post(operationBody(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit: 51, skip: 0 }));
+    const response = await stack.post(
+      operationBody(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit: 51, skip: 0 }),
+    );
     expect(response.status).toBe(400);
     expect(codes(response.body)).toEqual(['BAD_USER_INPUT']);
     expect(response.body.data ?? null).toBeNull();
@@ -178,7 +199,10 @@ describe('bad requests', () => {
   });
 
   it('a variable of the wrong type answers 400 BAD_USER_INPUT without any upstream request', async () => {
-    const response = await stack.post({ ...operationBody(BuyLogPageDocument), variables: { id: FIXTURE_IDS.workshop, limit: 'ten', skip: 0 } });
+    const response = await stack.post({
+      ...operationBody(BuyLogPageDocument),
+      variables: { id: FIXTURE_IDS.workshop, limit: 'ten', skip: 0 },
+    });
     expect(response.status).toBe(400);
     expect(codes(response.body)).toEqual(['BAD_USER_INPUT']);
     expect(stack.simulator.requests).toHaveLength(0);
@@ -187,7 +211,7 @@ describe('bad requests', () => {
 
 describe('body size limit (maxBodyBytes: 2048)', () => {
   // Its own stack: an oversized upload must not disturb the connections other tests use.
-  const limited = useStack({ http: true,  config: { maxBodyBytes: MAX_BODY_BYTES } });
+  const limited = useStack({ http: true, config: { maxBodyBytes: MAX_BODY_BYTES } });
 
   /** A valid operation padded with a long variable: only its size is wrong. */
   const paddedBody = (padding: number): string =>
@@ -210,7 +234,12 @@ describe('body size limit (maxBodyBytes: 2048)', () => {
     const base = JSON.stringify(operationBody(BuildingsDocument));
     const body = `${base}${' '.repeat(MAX_BODY_BYTES - Buffer.byteLength(base))}`;
     expect(Buffer.byteLength(body)).toBe(MAX_BODY_BYTES);
-    const response = await send(limited.gateway.url, { method: 'POST', path: '/graphql', headers: { ...JSON_CONTENT, ...bearer() }, body });
+    const response = await send(limited.gateway.url, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...JSON_CONTENT, ...bearer() },
+      body,
+    });
     expect(response.status).toBe(200);
     expect(parseResult(response).errors).toBeUndefined();
   });

@@ -19,14 +19,21 @@ import type { Received } from '../subscriptions/clients';
 describe('the README company page as a live query at 10 requests per 60 s', () => {
   const stacks = useStacks();
 
-  it('completes by itself within 1.15 x the floor, with the plain page\'s 20 upstream requests and no 429', async () => {
+  it("completes by itself within 1.15 x the floor, with the plain page's 20 upstream requests and no 429", async () => {
     const limit = { requests: 10, windowSeconds: 60 };
-    const current = await stacks.start({ http: true, simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      http: true,
+      simulator: { rateLimit: limit },
+      config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
     let started = 0;
     let finished = 0;
     const send = UpstreamClient.prototype.send;
-    jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (this: UpstreamClient, ...args: Parameters<UpstreamClient['send']>) {
+    jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (
+      this: UpstreamClient,
+      ...args: Parameters<UpstreamClient['send']>
+    ) {
       started += 1;
       try {
         return await send.apply(this, args);
@@ -39,8 +46,15 @@ describe('the README company page as a live query at 10 requests per 60 s', () =
     const results: Array<{ at: number; result: Received }> = [];
     const live = collect((sink) =>
       ws.subscribe(
-        { query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'), variables: { id: FIXTURE_IDS.shop } },
-        { next: (result) => results.push({ at: Date.now(), result: result as Received }), error: sink.error, complete: sink.complete },
+        {
+          query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'),
+          variables: { id: FIXTURE_IDS.shop },
+        },
+        {
+          next: (result) => results.push({ at: Date.now(), result: result as Received }),
+          error: sink.error,
+          complete: sink.complete,
+        },
       ),
     );
     const STEP_MS = 100;

@@ -39,7 +39,10 @@ describe('the company page on the limited simulator', () => {
       // The client waits as long as it was told; meanwhile the fill fetches what the view missed.
       const sentBefore = current.simulator.requests.length;
       jest.advanceTimersByTime(Math.max(...waits) * 1000);
-      await until(() => current.simulator.requests.length > sentBefore && current.runtime.economy.stats().inFlight === 0, 'the fill to fetch the missed requests');
+      await until(
+        () => current.simulator.requests.length > sentBefore && current.runtime.economy.stats().inFlight === 0,
+        'the fill to fetch the missed requests',
+      );
     }
 
     expect(complete).toBe(true);

@@ -34,7 +34,10 @@ describe('the README company page at 10 requests per 60 s', () => {
   it('is complete within 1.15 x the floor, with no upstream 429, at most 10 requests in any 60 s, and every view answering within its patience', async () => {
     const page = readmePage();
     const limit = { requests: 10, windowSeconds: 60 };
-    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      simulator: { rateLimit: limit },
+      config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
 
     // The first request opens a connection: it reaches the upstream 400 ms after it was sent.
@@ -77,7 +80,9 @@ describe('the README company page at 10 requests per 60 s', () => {
     expect(sent).toHaveLength(20);
     expect(sent.filter((request) => request.status === 429)).toEqual([]);
     for (const request of sent) {
-      expect(sent.filter((other) => other.at > request.at - 60_000 && other.at <= request.at).length).toBeLessThanOrEqual(10);
+      expect(
+        sent.filter((other) => other.at > request.at - 60_000 && other.at <= request.at).length,
+      ).toBeLessThanOrEqual(10);
     }
     // The floor: 10 requests at once, the other 10 when the window has passed.
     const floorMs = 60_000;

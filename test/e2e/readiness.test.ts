@@ -15,10 +15,17 @@ afterEach(async () => {
   stack = undefined;
 });
 
-async function readyz(s: HttpStack, method = 'GET'): Promise<{ status: number; body: unknown; cacheControl: string | null }> {
+async function readyz(
+  s: HttpStack,
+  method = 'GET',
+): Promise<{ status: number; body: unknown; cacheControl: string | null }> {
   const response = await fetch(`${s.origin}/readyz`, { method });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? null : JSON.parse(text), cacheControl: response.headers.get('cache-control') };
+  return {
+    status: response.status,
+    body: text === '' ? null : JSON.parse(text),
+    cacheControl: response.headers.get('cache-control'),
+  };
 }
 
 /** A port on 127.0.0.1 where nothing listens. */
@@ -57,8 +64,15 @@ it('answers 503 draining as soon as a stop begins, while /healthz and GraphQL st
 });
 
 it('answers 503 starting, waiting for redis, while the configured Redis has never answered', async () => {
-  stack = await startStack({ http: true, config: { redisUrl: `redis://127.0.0.1:${await closedPort()}`, redisTimeoutMs: 50 } });
-  expect(await readyz(stack)).toEqual({ status: 503, body: { status: 'starting', waitingFor: ['redis'] }, cacheControl: 'no-store' });
+  stack = await startStack({
+    http: true,
+    config: { redisUrl: `redis://127.0.0.1:${await closedPort()}`, redisTimeoutMs: 50 },
+  });
+  expect(await readyz(stack)).toEqual({
+    status: 503,
+    body: { status: 'starting', waitingFor: ['redis'] },
+    cacheControl: 'no-store',
+  });
   expect((await fetch(`${stack.origin}/healthz`)).status).toBe(200);
 }, 15_000);
 

@@ -1,6 +1,10 @@
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
+import {
+  CompanyPageDocument,
+  FactoryOptionsDocument,
+  UpdateFactoryOptionMessageOnlyDocument,
+} from '../generated/graphql';
 import { advanceClock } from '../support/clock';
 import { useStack } from '../support';
 import type { HttpAnswer } from '../support';
@@ -92,7 +96,10 @@ it("no longer answers a key's entry before the pipeline once the key wrote", asy
   expect(hit.steps).toEqual([]);
   expect(hit.answer.body.data).toMatchObject({ factory: { option: null } });
   const write = await stack.post(
-    { query: print(UpdateFactoryOptionMessageOnlyDocument), variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neu', data: 'frisch' } } },
+    {
+      query: print(UpdateFactoryOptionMessageOnlyDocument),
+      variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neu', data: 'frisch' } },
+    },
     { key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
   );
   expect(write.body.errors).toBeUndefined();

@@ -1,12 +1,16 @@
 import { print } from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
+import {
+  CompanyPageDocument,
+  FactoryOptionsDocument,
+  UpdateFactoryOptionMessageOnlyDocument,
+} from '../generated/graphql';
 import { useStack } from '../support';
 import type { Result } from '../support';
 
 // The per-key whole-operation response cache (@apollo/server-plugin-response-cache), on top
 // of the upstream cache: a repeated operation runs no resolver at all.
-const stack = useStack({ http: true,  config: { responseCacheEnabled: true } });
+const stack = useStack({ http: true, config: { responseCacheEnabled: true } });
 beforeEach(() => {
   stack.simulator.reset();
 });
@@ -26,14 +30,20 @@ it('answers a repeated operation of the same key from the response cache, still 
   const second = await stack.post(page, { key });
   expect(second.body.data).toEqual(first.body.data);
   expect(responseCache(second.body)).toEqual({ hit: true, ageSeconds: expect.any(Number) as unknown });
-  expect(upstream(second.body)).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: (responseCache(second.body) as { ageSeconds: number }).ageSeconds });
+  expect(upstream(second.body)).toEqual({
+    requests: 0,
+    cacheHits: 0,
+    coalesced: 0,
+    stale: 0,
+    maxAgeSeconds: (responseCache(second.body) as { ageSeconds: number }).ageSeconds,
+  });
   expect(stack.simulator.requests).toHaveLength(sent);
   // Written around the data text the cache stored: the same text as serializing the answer.
   expect(second.text).toBe(`${JSON.stringify({ data: second.body.data, extensions: second.body.extensions })}\n`);
   expect(second.text).toContain(JSON.stringify(first.body.data));
 });
 
-it('gives executeOperation a hit\'s data as objects (only HTTP writes it from the stored text)', async () => {
+it("gives executeOperation a hit's data as objects (only HTTP writes it from the stored text)", async () => {
   const key = 'sim-key-9004';
   const first = await stack.execute(CompanyPageDocument, { id: FIXTURE_IDS.shop }, { key });
   expect(first.errors).toBeUndefined();
@@ -46,7 +56,7 @@ it('gives executeOperation a hit\'s data as objects (only HTTP writes it from th
   expect(overHttp.body.data).toEqual(first.data);
 });
 
-it('never answers one key from another key\'s cached response', async () => {
+it("never answers one key from another key's cached response", async () => {
   await stack.post(page, { key: 'sim-key-9002' });
   const other = await stack.post(page, { key: 'sim-key-9003' });
   expect(responseCache(other.body)).toBeUndefined();
@@ -73,7 +83,10 @@ it('is invalidated for the key by its successful updateFactoryOption', async () 
   expect(responseCache((await stack.post(options, { key })).body)).toMatchObject({ hit: true });
 
   const write = await stack.post(
-    { query: print(UpdateFactoryOptionMessageOnlyDocument), variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neu', data: 'frisch' } } },
+    {
+      query: print(UpdateFactoryOptionMessageOnlyDocument),
+      variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neu', data: 'frisch' } },
+    },
     { key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
   );
   expect(write.body.errors).toBeUndefined();
@@ -111,11 +124,19 @@ describe('with a small bound', () => {
 describe('with a failed list item', () => {
   const mocked = useStack({ http: true, mock: true, config: { responseCacheEnabled: true } });
   it('does not store a response whose list misses an item (the item error is added after the cache plugin)', async () => {
-    const slots = { query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }', variables: { id: FIXTURE_IDS.shop } };
-    mocked.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } });
+    const slots = {
+      query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }',
+      variables: { id: FIXTURE_IDS.shop },
+    };
+    mocked
+      .upstream()
+      .intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' })
+      .reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } });
     const key = 'sim-key-9101';
     const first = await mocked.post(slots, { key });
-    expect(first.body.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['factory', 'options', 1], 'UPSTREAM_ERROR']]);
+    expect(first.body.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['factory', 'options', 1], 'UPSTREAM_ERROR'],
+    ]);
     // Stored, the cached data alone would answer without slot 2 and without its error.
     const second = await mocked.post(slots, { key });
     expect(responseCache(second.body)).toBeUndefined();

@@ -62,7 +62,7 @@ function whenClosing(s: HttpStack): Promise<void> {
 }
 
 it('stops accepting, then finishes and answers the request in flight before it resolves', async () => {
-  stack = await startStack({ http: true,  config: { shutdownGracePeriodMs: 60_000 } });
+  stack = await startStack({ http: true, config: { shutdownGracePeriodMs: 60_000 } });
   const held = await startHeldRequest(stack);
   const closing = whenClosing(stack);
   let stopped = false;
@@ -82,7 +82,7 @@ it('stops accepting, then finishes and answers the request in flight before it r
 
 it('closes idle keep-alive connections without waiting for the grace period', async () => {
   // A stop that waited the 60 s grace period for the idle connection would exceed the test's timeout.
-  stack = await startStack({ http: true,  config: { shutdownGracePeriodMs: 60_000 } });
+  stack = await startStack({ http: true, config: { shutdownGracePeriodMs: 60_000 } });
   const answer = await stack.post({ query: '{ buildings { id } }' }); // leaves a keep-alive connection open
   expect(answer.status).toBe(200);
   await stack.gateway.stop();
@@ -90,7 +90,7 @@ it('closes idle keep-alive connections without waiting for the grace period', as
 });
 
 it('cuts a request still in flight when the grace period ends', async () => {
-  stack = await startStack({ http: true,  config: { shutdownGracePeriodMs: 50 } });
+  stack = await startStack({ http: true, config: { shutdownGracePeriodMs: 50 } });
   const held = await startHeldRequest(stack);
   await stack.gateway.stop(); // resolves only because the grace period ended: the body never completes
   expect(await held.received).toBe(''); // closed without an answer

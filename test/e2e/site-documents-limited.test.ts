@@ -23,7 +23,12 @@ const SET = `mutation Set($input: SetSiteDocumentInput!) {
 const READ = `query Read($id: ID!) { factory(id: $id) { siteDocument(name: "catalogue") { version value } } }`;
 
 interface SetData {
-  setSiteDocument: { upstreamWrites: number; committed: boolean; retryAfterSeconds: number | null; document: { version: number; slots: number[]; bytes: number } };
+  setSiteDocument: {
+    upstreamWrites: number;
+    committed: boolean;
+    retryAfterSeconds: number | null;
+    document: { version: number; slots: number[]; bytes: number };
+  };
 }
 
 /** Moves the faked clock in 250 ms steps, each once no upstream request is on its way, until `work` is done. */
@@ -49,15 +54,23 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
 
   it('is committed in the background within the budget, with no upstream 429, and read back from what was written', async () => {
     const limit = { requests: 10, windowSeconds: 60 };
-    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      simulator: { rateLimit: limit },
+      config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
-    const runUntil = <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> => stepUntil(settled, work, what, maxMs);
+    const runUntil = <T>(work: Promise<T>, what: string, maxMs: number): Promise<T> =>
+      stepUntil(settled, work, what, maxMs);
 
     const catalogue = realisticCatalogue(200);
     const bytes = Buffer.byteLength(canonicalJson(catalogue));
     expect(bytes).toBeGreaterThan(40_000);
-    const answer = await runUntil(current.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: catalogue } }, SECRET), 'the write to answer', 5_000);
+    const answer = await runUntil(
+      current.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: catalogue } }, SECRET),
+      'the write to answer',
+      5_000,
+    );
     expect(answer.errors).toBeUndefined();
     const payload = (answer.data as unknown as SetData).setSiteDocument;
     // Ten reads to find the free slots, then more writes than the window has left: it answers within its patience.
@@ -67,7 +80,11 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
     const writes = payload.document.slots.length;
 
     const committedAt = await runUntil(
-      until(() => current.simulator.countRequests({ route: 'POST /factory/options' }) === writes, 'the commit', 1_000_000).then(() => Date.now()),
+      until(
+        () => current.simulator.countRequests({ route: 'POST /factory/options' }) === writes,
+        'the commit',
+        1_000_000,
+      ).then(() => Date.now()),
       'the background writes',
       3 * 60_000,
     );
@@ -85,30 +102,57 @@ describe('a 40 KB catalogue on the limited simulator (10 per 60 s)', () => {
     const sent = current.simulator.requests;
     expect(sent.filter((request) => request.status === 429)).toEqual([]);
     for (const request of sent) {
-      expect(sent.filter((other) => other.at > request.at - 60_000 && other.at <= request.at).length).toBeLessThanOrEqual(10);
+      expect(
+        sent.filter((other) => other.at > request.at - 60_000 && other.at <= request.at).length,
+      ).toBeLessThanOrEqual(10);
     }
   });
   it('Prefer: wait=N lets a client wait for a write the budget finishes in time; without it the write answers within its patience', async () => {
     const limit = { requests: 10, windowSeconds: 5 };
-    const current = await stacks.start({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      simulator: { rateLimit: limit },
+      config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
     const hours = { mo: '8-20', sa: '10-16' };
     // Ten reads take the window; the two writes wait about 5 s for it.
-    const quick = await stepUntil(settled, current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: hours } }, SECRET), 'the first write', 30_000);
+    const quick = await stepUntil(
+      settled,
+      current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: hours } }, SECRET),
+      'the first write',
+      30_000,
+    );
     expect((quick.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: false, upstreamWrites: 0 });
     expect(Date.now() - T0).toBeLessThanOrEqual(1500 + 250);
-    await stepUntil(settled, until(() => current.simulator.countRequests({ route: 'POST /factory/options' }) === 2, 'the background commit', 1_000_000), 'the commit', 30_000);
+    await stepUntil(
+      settled,
+      until(
+        () => current.simulator.countRequests({ route: 'POST /factory/options' }) === 2,
+        'the background commit',
+        1_000_000,
+      ),
+      'the commit',
+      30_000,
+    );
 
     const waitedFrom = Date.now();
     const waited = await stepUntil(
       settled,
-      current.executeText(SET, { input: { factoryId: shop, name: 'hours', value: hours } }, { key: 'sim-key-1', headers: { 'x-api-secret': 'sim-key-1-secret', prefer: 'wait=10' } }),
+      current.executeText(
+        SET,
+        { input: { factoryId: shop, name: 'hours', value: hours } },
+        { key: 'sim-key-1', headers: { 'x-api-secret': 'sim-key-1-secret', prefer: 'wait=10' } },
+      ),
       'the waiting write',
       30_000,
     );
     expect(waited.errors).toBeUndefined();
-    expect((waited.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: true, retryAfterSeconds: null, upstreamWrites: 2 });
+    expect((waited.data as unknown as SetData).setSiteDocument).toMatchObject({
+      committed: true,
+      retryAfterSeconds: null,
+      upstreamWrites: 2,
+    });
     expect(Date.now() - waitedFrom).toBeGreaterThan(1500);
     expect(current.simulator.requests.filter((request) => request.status === 429)).toEqual([]);
   });
@@ -128,7 +172,11 @@ describe('site-document writes the simulator fails', () => {
         const changed = structuredClone(v1);
         changed.items[50]!.price = nth * 1000 + (status === 'drop' ? 1 : 0);
         stack.simulator.failWrite({ nth, status });
-        const failed = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: changed } }, SECRET);
+        const failed = await stack.executeText(
+          SET,
+          { input: { factoryId: farm, name: 'catalogue', value: changed } },
+          SECRET,
+        );
         expect(codes(failed)).toEqual(['UPSTREAM_ERROR']);
         // A fresh read from the upstream (no cache) still finds version 1, whole.
         const fresh = await stack.executeText(READ, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
@@ -140,9 +188,17 @@ describe('site-document writes the simulator fails', () => {
     const changed = structuredClone(v1);
     changed.items[50]!.price = 1;
     const postsBefore = stack.simulator.countRequests({ route: 'POST /factory/options' });
-    const committed = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: changed } }, SECRET);
+    const committed = await stack.executeText(
+      SET,
+      { input: { factoryId: farm, name: 'catalogue', value: changed } },
+      SECRET,
+    );
     expect(committed.errors).toBeUndefined();
-    expect((committed.data as unknown as SetData).setSiteDocument).toMatchObject({ committed: true, upstreamWrites: 2, document: { version: 2 } });
+    expect((committed.data as unknown as SetData).setSiteDocument).toMatchObject({
+      committed: true,
+      upstreamWrites: 2,
+      document: { version: 2 },
+    });
     expect(stack.simulator.countRequests({ route: 'POST /factory/options' }) - postsBefore).toBe(2);
     const fresh = await stack.executeText(READ, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
     expect(fresh.data?.factory).toEqual({ siteDocument: { version: 2, value: changed } });
@@ -151,12 +207,18 @@ describe('site-document writes the simulator fails', () => {
   it('an upstream 429 at either write before the commit leaves the previous version readable once the key has cooled down', async () => {
     const stack = await stacks.start({ fakeDate: T0 });
     const v1 = realisticCatalogue(80);
-    expect((await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: v1 } }, SECRET)).errors).toBeUndefined();
+    expect(
+      (await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: v1 } }, SECRET)).errors,
+    ).toBeUndefined();
     for (const nth of [1, 2]) {
       const changed = structuredClone(v1);
       changed.items[50]!.price = nth * 1000;
       stack.simulator.failWrite({ nth, status: 429 });
-      const failed = await stack.executeText(SET, { input: { factoryId: farm, name: 'catalogue', value: changed } }, SECRET);
+      const failed = await stack.executeText(
+        SET,
+        { input: { factoryId: farm, name: 'catalogue', value: changed } },
+        SECRET,
+      );
       expect(codes(failed)).toEqual(['RATE_LIMITED']);
       // The key cools down (no Retry-After: RATE_LIMIT_BACKOFF_SECONDS, doubled for a 429 soon after); then a fresh read.
       advanceClock(10 * 60_000);

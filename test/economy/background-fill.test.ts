@@ -24,13 +24,18 @@ describe('background fill over GraphQL', () => {
   });
 
   it('fetches what a view missed when the budget refills, so the view after retryAfterSeconds is complete at no upstream cost', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0 } });
+    stack = await startStack({
+      config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0 },
+    });
     const current = stack;
     useFakeTimersWithRealIo();
     const first = await current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.data?.factory?.counter).toBeNull();
     // The window of 2 s ends 2.25 s after the list's answer (the edge margin): 3 whole seconds.
-    expect(errorAt(first, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 3 } });
+    expect(errorAt(first, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 3 },
+    });
     expect(current.simulator.requests.map((request) => request.route)).toEqual([LIST]);
     expect(current.runtime.economy.stats().queued.missed).toBe(1);
 
@@ -39,7 +44,10 @@ describe('background fill over GraphQL', () => {
     expect(current.simulator.requests).toHaveLength(1);
     // Then the fill sends the counter by itself and stores it.
     jest.advanceTimersByTime(1);
-    await until(() => current.runtime.economy.stats().cacheEntries === 2, 'the missed counter to be fetched and stored');
+    await until(
+      () => current.runtime.economy.stats().cacheEntries === 2,
+      'the missed counter to be fetched and stored',
+    );
     expect(current.simulator.requests.map((request) => request.route)).toEqual([LIST, COUNTER]);
     expect(current.runtime.economy.stats().queued.missed).toBe(0);
 
@@ -51,7 +59,9 @@ describe('background fill over GraphQL', () => {
   });
 
   it('with the cache off, fetches nothing in the background (there is nowhere to keep it)', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0, cacheEnabled: false } });
+    stack = await startStack({
+      config: { upstreamRateLimit: { requests: 1, windowSeconds: 2 }, upstreamPatienceMs: 0, cacheEnabled: false },
+    });
     const current = stack;
     useFakeTimersWithRealIo();
     const first = await current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
@@ -140,7 +150,13 @@ describe('BackgroundFill', () => {
     useFakeTimersWithRealIo();
     const dropped: string[] = [];
     const sent = [T0];
-    const fill = new BackgroundFill({ plan: budget(1, 60_000, sent), maxPerKey: 2, maxTotal: 3, now: Date.now, onDropped: () => dropped.push('x') });
+    const fill = new BackgroundFill({
+      plan: budget(1, 60_000, sent),
+      maxPerKey: 2,
+      maxTotal: 3,
+      now: Date.now,
+      onDropped: () => dropped.push('x'),
+    });
     expect(fill.note(request('a', [], sent))).not.toBeNull();
     expect(fill.note(request('b', [], sent))).not.toBeNull();
     // The key's queue is full: a new request is dropped, one already queued is only counted again.

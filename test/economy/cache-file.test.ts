@@ -27,7 +27,8 @@ let logLines: Array<Record<string, unknown>>;
 function logger() {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logLines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
+        logLines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -46,7 +47,11 @@ const id = keyId(API_KEY, SECRET);
 const body = (value: unknown, storedAt = now): CacheEntry => ({ kind: 'body', body: value, storedAt, bytes: 0 });
 const counterEmpty = (storedAt = now): CacheEntry => ({
   kind: 'failure',
-  failure: { code: 'NOT_FOUND', upstream: { status: 404, endpoint: 'GET /factory/counter/{id}', message: 'Counter is empty' }, extra: {} },
+  failure: {
+    code: 'NOT_FOUND',
+    upstream: { status: 404, endpoint: 'GET /factory/counter/{id}', message: 'Counter is empty' },
+    extra: {},
+  },
   storedAt,
   bytes: 0,
 });
@@ -64,7 +69,11 @@ afterEach(() => {
 /** A cache with a body (large enough to live in a Buffer), a small body and a failure, written to the file. */
 async function writeSample(file: CacheFile): Promise<UpstreamCache> {
   const cache = newCache();
-  cache.set(`${id}|/factory/list/`, body([{ id: 'f1', name: 'Müller – Autohaus', notes: 'x'.repeat(600) }], T0 - 30_000), 3_600_000);
+  cache.set(
+    `${id}|/factory/list/`,
+    body([{ id: 'f1', name: 'Müller – Autohaus', notes: 'x'.repeat(600) }], T0 - 30_000),
+    3_600_000,
+  );
   cache.set(`${id}|/factory/inventory/f1`, body({ items: [{ item: 'Holz', amount: 3 }] }), 3_600_000);
   cache.set(`${id}|/factory/counter/f1`, counterEmpty(), 3_600_000);
   expect(await file.save(cache)).toBe(true);
@@ -125,7 +134,10 @@ describe('CacheFile', () => {
   });
 
   it.each([
-    ['a flipped byte', (content: Buffer) => Buffer.concat([content.subarray(0, 200), Buffer.from('X'), content.subarray(201)])],
+    [
+      'a flipped byte',
+      (content: Buffer) => Buffer.concat([content.subarray(0, 200), Buffer.from('X'), content.subarray(201)]),
+    ],
     ['a torn write (cut in the middle)', (content: Buffer) => content.subarray(0, Math.floor(content.length / 2))],
     ['an empty file', () => Buffer.alloc(0)],
     ['another program’s file', () => Buffer.from('{"hello":"world"}\n')],
@@ -139,14 +151,19 @@ describe('CacheFile', () => {
     expect(cache.size).toBe(0);
     expect(() => statSync(file.path)).toThrow(); // moved away, so the next snapshot starts a clean file
     expect(statSync(result.setAsidePath ?? '').isFile()).toBe(true);
-    expect(logLines).toContainEqual(expect.objectContaining({ level: 40, reason: 'corrupt', msg: expect.stringContaining('set aside') }));
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ level: 40, reason: 'corrupt', msg: expect.stringContaining('set aside') }),
+    );
   });
 
   it('sets aside a file of another format version, never guessing at its entries', async () => {
     const file = newFile();
     await writeSample(file);
     const content = readFileSync(file.path, 'utf8');
-    writeFileSync(file.path, content.replace(/^statev-gateway-upstream-cache 1\n/, 'statev-gateway-upstream-cache 2\n'));
+    writeFileSync(
+      file.path,
+      content.replace(/^statev-gateway-upstream-cache 1\n/, 'statev-gateway-upstream-cache 2\n'),
+    );
     const cache = newCache();
     expect(await newFile().load(cache)).toMatchObject({ loaded: 0, setAside: 'other-version' });
     expect(cache.size).toBe(0);
@@ -156,7 +173,10 @@ describe('CacheFile', () => {
   it('sets aside a file written under another KEY_HASH_SECRET (its ids can never match)', async () => {
     await writeSample(newFile());
     const cache = newCache();
-    expect(await newFile(undefined, 'another-secret').load(cache)).toMatchObject({ loaded: 0, setAside: 'other-secret' });
+    expect(await newFile(undefined, 'another-secret').load(cache)).toMatchObject({
+      loaded: 0,
+      setAside: 'other-secret',
+    });
     expect(cache.size).toBe(0);
   });
 
@@ -192,6 +212,8 @@ describe('CacheSnapshots', () => {
     await broken.load();
     cache.set(`${id}|/y`, body(2), 60_000);
     await expect(broken.save()).resolves.toBe(false);
-    expect(logLines).toContainEqual(expect.objectContaining({ level: 40, msg: expect.stringContaining('could not be written') }));
+    expect(logLines).toContainEqual(
+      expect.objectContaining({ level: 40, msg: expect.stringContaining('could not be written') }),
+    );
   });
 });

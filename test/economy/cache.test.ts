@@ -127,7 +127,8 @@ describe('cross-request cache (default settings)', () => {
       const key = freshKey();
       await readEverything(key);
       const initial = requestsByRoute();
-      for (const route of routes) expect({ route, requested: (initial.get(route) ?? 0) > 0 }).toEqual({ route, requested: true });
+      for (const route of routes)
+        expect({ route, requested: (initial.get(route) ?? 0) > 0 }).toEqual({ route, requested: true });
 
       stack.simulator.resetRequests();
       setClock(T0 + ttlSeconds * SECOND - 1);
@@ -139,7 +140,8 @@ describe('cross-request cache (default settings)', () => {
       setClock(T0 + ttlSeconds * SECOND);
       await readEverything(key);
       const after = requestsByRoute();
-      for (const route of routes) expect({ route, requests: after.get(route) ?? 0 }).toEqual({ route, requests: initial.get(route) });
+      for (const route of routes)
+        expect({ route, requests: after.get(route) ?? 0 }).toEqual({ route, requests: initial.get(route) });
       // Longer-lived entries are still fresh.
       for (const [route, ttl] of Object.entries(EXPECTED_TTL_SECONDS)) {
         if (ttl > ttlSeconds) expect({ route, requests: after.get(route) ?? 0 }).toEqual({ route, requests: 0 });
@@ -159,7 +161,13 @@ describe('cross-request cache (default settings)', () => {
     const write = await fetch(`${stack.simulator.baseUrl}/factory/options`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ apiSecret: `${key}-secret`, factoryId: FIXTURE_IDS.shop, option: 1, title: 'Neuer Titel', data: 'neu' }),
+      body: JSON.stringify({
+        apiSecret: `${key}-secret`,
+        factoryId: FIXTURE_IDS.shop,
+        option: 1,
+        title: 'Neuer Titel',
+        data: 'neu',
+      }),
     });
     expect(write.status).toBe(200);
 
@@ -170,7 +178,10 @@ describe('cross-request cache (default settings)', () => {
 
     setClock(T0 + 20 * SECOND);
     stack.simulator.resetRequests();
-    const fresh = await stack.execute(EconomyTwoOptionsDocument, variables, { key, headers: { 'cache-control': 'no-cache' } });
+    const fresh = await stack.execute(EconomyTwoOptionsDocument, variables, {
+      key,
+      headers: { 'cache-control': 'no-cache' },
+    });
     expect(fresh.errors).toBeUndefined();
     expect(fresh.data?.a?.option?.title).toBe('Neuer Titel');
     expect(upstreamOf(fresh)).toEqual({ requests: 3, cacheHits: 0, coalesced: 0, stale: 0 });
@@ -189,7 +200,11 @@ describe('cross-request cache (default settings)', () => {
   it('Pragma: no-cache works like Cache-Control: no-cache', async () => {
     const key = freshKey();
     await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
-    const again = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key, headers: { pragma: 'no-cache' } });
+    const again = await stack.execute(
+      EconomyCounterDocument,
+      { id: FIXTURE_IDS.shop },
+      { key, headers: { pragma: 'no-cache' } },
+    );
     expect(upstreamOf(again)).toEqual({ requests: 2, cacheHits: 0, coalesced: 0, stale: 0 });
   });
 
@@ -203,7 +218,15 @@ describe('cross-request cache (default settings)', () => {
 
     const update = await stack.execute(
       UpdateFactoryOptionMessageOnlyDocument,
-      { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'Sonderangebot', data: 'Kaffee 1 $', apiSecret: `${key}-secret` } },
+      {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          slot: 1,
+          title: 'Sonderangebot',
+          data: 'Kaffee 1 $',
+          apiSecret: `${key}-secret`,
+        },
+      },
       { key },
     );
     expect(update.errors).toBeUndefined();
@@ -277,7 +300,10 @@ describe('cross-request cache with a TTL override (cacheTtlSeconds.stock = 5)', 
   });
 
   it('reads CACHE_TTL_STOCK_SECONDS from the environment into cacheTtlSeconds.stock', () => {
-    expect(loadConfig({ CACHE_TTL_STOCK_SECONDS: '5' }).cacheTtlSeconds).toEqual({ ...DEFAULT_CONFIG.cacheTtlSeconds, stock: 5 });
+    expect(loadConfig({ CACHE_TTL_STOCK_SECONDS: '5' }).cacheTtlSeconds).toEqual({
+      ...DEFAULT_CONFIG.cacheTtlSeconds,
+      stock: 5,
+    });
   });
 
   it('keeps store and counter 5 s instead of 60 s, and the list still 600 s', async () => {
@@ -293,7 +319,10 @@ describe('cross-request cache with a TTL override (cacheTtlSeconds.stock = 5)', 
     setClock(T0 + 5 * SECOND);
     const after = await stack.execute(EconomyStockDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(upstreamOf(after)).toEqual({ requests: 2, cacheHits: 1, coalesced: 0, stale: 0 });
-    expect(stack.simulator.requests.map((request) => request.route).sort()).toEqual(['GET /factory/counter/{id}', 'GET /factory/inventory/{id}']);
+    expect(stack.simulator.requests.map((request) => request.route).sort()).toEqual([
+      'GET /factory/counter/{id}',
+      'GET /factory/inventory/{id}',
+    ]);
   });
 });
 

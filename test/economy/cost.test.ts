@@ -54,7 +54,11 @@ describe('cost and depth limits over HTTP', () => {
     expect(answer.body.data).toBeUndefined();
     expect(answer.body.errors).toHaveLength(1);
     // Each alias: 1 (list) + 10 companies × 10 option requests = 101; 60 aliases: 6060.
-    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', cost: 6060, maxCost: 1000 });
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'QUERY_TOO_EXPENSIVE',
+      cost: 6060,
+      maxCost: 1000,
+    });
     expect(answer.body.errors?.[0]?.message).toMatch(/6060/);
     expect(upstreamOf(answer.body)).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0 });
     expect(stack.simulator.requests).toHaveLength(0);
@@ -136,7 +140,10 @@ describe('extensions.upstream on every response', () => {
       { query: aliasedOptions(60) },
     ]) {
       const answer = await stack.post(body);
-      expect({ query: body.query.slice(0, 40), status: answer.status }).toEqual({ query: body.query.slice(0, 40), status: 400 });
+      expect({ query: body.query.slice(0, 40), status: answer.status }).toEqual({
+        query: body.query.slice(0, 40),
+        status: 400,
+      });
       expect(upstreamOf(answer.body)).toEqual(ZERO);
     }
   });

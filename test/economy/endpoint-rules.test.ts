@@ -20,7 +20,10 @@ const COUNTER_RULES: EndpointRules[] = [
   { endpoint: READ, changedByWrites: true },
   {
     endpoint: WRITE,
-    writeScope: (body) => (body && typeof body === 'object' && typeof (body as { company?: unknown }).company === 'string' ? (body as { company: string }).company : null),
+    writeScope: (body) =>
+      body && typeof body === 'object' && typeof (body as { company?: unknown }).company === 'string'
+        ? (body as { company: string }).company
+        : null,
     scopeReads: (company) => [buildPath(READ, { id: company }), buildPath(ENDPOINTS.factoryInventory, { id: company })],
   },
 ];
@@ -38,7 +41,12 @@ describe('UpstreamEconomy: endpoint rules', () => {
     return new UpstreamEconomy(client, bareEconomyOptions({ endpointRules }));
   }
 
-  const caller = (): EconomyCaller => ({ keyId: 'hashed-a', apiKey: 'key-a', noCache: false, accounting: new OperationAccounting() });
+  const caller = (): EconomyCaller => ({
+    keyId: 'hashed-a',
+    apiKey: 'key-a',
+    noCache: false,
+    accounting: new OperationAccounting(),
+  });
 
   beforeEach(() => {
     sent = [];
@@ -66,7 +74,10 @@ describe('UpstreamEconomy: endpoint rules', () => {
     expect(sent).toEqual(['/factory/counter/c1', '/factory/counter/c2', 'POST', '/factory/counter/c1']);
     expect(told).toEqual([['hashed-a', 'c1']]);
     expect(upstream.generation('hashed-a')).toBe(1);
-    expect(upstream.scopeKeys('hashed-a', 'c1')).toEqual(['hashed-a|/factory/counter/c1', 'hashed-a|/factory/inventory/c1']);
+    expect(upstream.scopeKeys('hashed-a', 'c1')).toEqual([
+      'hashed-a|/factory/counter/c1',
+      'hashed-a|/factory/inventory/c1',
+    ]);
   });
 
   it('moves the generation, forgetting nothing, when the write names no scope', async () => {
@@ -81,7 +92,12 @@ describe('UpstreamEconomy: endpoint rules', () => {
   it('caches a write-through answer and keeps the rest of the scope this process held', async () => {
     const upstream = economy(COUNTER_RULES);
     await upstream.get(caller(), ENDPOINTS.factoryInventory, { id: 'c1' });
-    await upstream.post(caller(), WRITE, { company: 'c1' }, { endpoint: READ, params: { id: 'c1' }, body: { written: true } });
+    await upstream.post(
+      caller(),
+      WRITE,
+      { company: 'c1' },
+      { endpoint: READ, params: { id: 'c1' }, body: { written: true } },
+    );
     const counter = await upstream.get(caller(), READ, { id: 'c1' });
     const inventory = await upstream.get(caller(), ENDPOINTS.factoryInventory, { id: 'c1' });
     expect(sent).toEqual(['/factory/inventory/c1', 'POST']);

@@ -36,7 +36,11 @@ describe('cross-key isolation', () => {
   });
 
   it("never gives key B key A's cached data, also for the same company id", async () => {
-    const premium = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: DEMO_KEYS.premium.key });
+    const premium = await stack.execute(
+      EconomyCounterDocument,
+      { id: FIXTURE_IDS.shop },
+      { key: DEMO_KEYS.premium.key },
+    );
     expect(premium.data?.factory?.id).toBe(FIXTURE_IDS.shop);
     expect(premium.data?.factory?.counter?.items.length).toBeGreaterThan(0);
 
@@ -76,7 +80,11 @@ describe('cross-key isolation', () => {
     const otherId = keyId(DEMO_KEYS.other.key, stack.config.keyHashSecret);
     const stored = set.mock.calls.map(([key]) => key);
     expect(stored.sort()).toEqual(
-      [`${premiumId}|/factory/list/`, `${premiumId}|/factory/counter/${FIXTURE_IDS.shop}`, `${otherId}|/factory/list/`].sort(),
+      [
+        `${premiumId}|/factory/list/`,
+        `${premiumId}|/factory/counter/${FIXTURE_IDS.shop}`,
+        `${otherId}|/factory/list/`,
+      ].sort(),
     );
     const looked = get.mock.calls.map(([key]) => key);
     expect(looked.length).toBeGreaterThan(0);
@@ -114,7 +122,8 @@ describe('in-flight coalescing', () => {
     expect([...counts.values()].every((count) => count === 1)).toBe(true);
 
     const accounting = results.map(upstreamOf);
-    const sum = (field: 'requests' | 'cacheHits' | 'coalesced' | 'stale'): number => accounting.reduce((total, a) => total + a[field], 0);
+    const sum = (field: 'requests' | 'cacheHits' | 'coalesced' | 'stale'): number =>
+      accounting.reduce((total, a) => total + a[field], 0);
     expect(sum('requests')).toBe(distinct);
     expect(sum('coalesced')).toBeGreaterThan(0);
     expect(sum('stale')).toBe(0);

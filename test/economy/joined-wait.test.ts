@@ -26,10 +26,16 @@ describe('awaitJoined', () => {
   it('releases a waiter whose patience ran out while the flight stays queued', async () => {
     const { flight, resolve } = pendingFlight();
     const ticket = queuedTicket();
-    const waits = Array.from({ length: 100 }, () => awaitJoined(flight, ticket, ENDPOINTS.factoryCounter, { patienceMs: 0, now: () => Date.now() }));
+    const waits = Array.from({ length: 100 }, () =>
+      awaitJoined(flight, ticket, ENDPOINTS.factoryCounter, { patienceMs: 0, now: () => Date.now() }),
+    );
     const outcomes = await Promise.allSettled(waits);
 
-    expect(outcomes.every((outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code === 'RATE_LIMITED')).toBe(true);
+    expect(
+      outcomes.every(
+        (outcome) => outcome.status === 'rejected' && (outcome.reason as { code?: string }).code === 'RATE_LIMITED',
+      ),
+    ).toBe(true);
     // Nothing of the 100 operations is left on the flight that is still queued.
     expect(joinedWaiters(flight)).toBe(0);
     resolve('sent at last');
@@ -41,7 +47,10 @@ describe('awaitJoined', () => {
     const { flight, resolve } = pendingFlight();
     const ticket = queuedTicket();
     const impatient = awaitJoined(flight, ticket, ENDPOINTS.factoryCounter, { patienceMs: 0, now: () => Date.now() });
-    const patient = awaitJoined(flight, ticket, ENDPOINTS.factoryCounter, { patienceMs: 60_000, now: () => Date.now() });
+    const patient = awaitJoined(flight, ticket, ENDPOINTS.factoryCounter, {
+      patienceMs: 60_000,
+      now: () => Date.now(),
+    });
     await expect(impatient).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(joinedWaiters(flight)).toBe(1);
 

@@ -25,16 +25,35 @@ type Action =
 
 const key = fc.integer({ min: 0, max: KEYS.length - 1 });
 const action: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('acquire' as const), key, priority: fc.constantFrom<UpstreamPriority>('operation', 'missed', 'background') }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('acquire' as const),
+      key,
+      priority: fc.constantFrom<UpstreamPriority>('operation', 'missed', 'background'),
+    }),
+  },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('release' as const), pick: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('coolDown' as const), key, seconds: fc.integer({ min: 1, max: 120 }) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 90_000 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('coolDown' as const), key, seconds: fc.integer({ min: 1, max: 120 }) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 90_000 }) }),
+  },
   { weight: 3, arbitrary: fc.constant({ kind: 'scrape' as const }) },
 );
 
 /** One run: the limiter, and what the test knows of the requests it was asked for. */
 class Run {
-  readonly limiter = new KeyLimiter({ limit: LIMIT, concurrency: 1000, patienceMs: 5_000, edgeMarginMs: 0, now: () => Date.now() });
+  readonly limiter = new KeyLimiter({
+    limit: LIMIT,
+    concurrency: 1000,
+    patienceMs: 5_000,
+    edgeMarginMs: 0,
+    now: () => Date.now(),
+  });
   /** Release functions of requests that were let through and not yet released. */
   readonly held: Array<() => void> = [];
   /** Requests neither let through nor refused yet. */
@@ -97,7 +116,13 @@ describe('KeyLimiter.budgetStats over random key activity', () => {
         }
         expect(run.pending).toBe(0);
         run.scrape();
-        expect(run.limiter.budgetStats().queued).toEqual({ write: 0, operation: 0, missed: 0, stale: 0, background: 0 });
+        expect(run.limiter.budgetStats().queued).toEqual({
+          write: 0,
+          operation: 0,
+          missed: 0,
+          stale: 0,
+          background: 0,
+        });
       }),
       // 60 runs find the two-key hang within the first few (it needs three actions); more only slow a loaded CI.
       { numRuns: 60 },

@@ -13,7 +13,14 @@ const A = 'key-a';
 const B = 'key-b';
 
 function limiter(options: Partial<KeyLimiterOptions> = {}): KeyLimiter {
-  return new KeyLimiter({ limit: null, concurrency: 6, patienceMs: 2000, edgeMarginMs: 0, now: () => Date.now(), ...options });
+  return new KeyLimiter({
+    limit: null,
+    concurrency: 6,
+    patienceMs: 2000,
+    edgeMarginMs: 0,
+    now: () => Date.now(),
+    ...options,
+  });
 }
 
 /** Lets pending promise callbacks run (fake timers leave microtasks real). */
@@ -154,7 +161,8 @@ describe('KeyLimiter', () => {
         (await pending.value)();
         sent.push(Date.now() - start);
       }
-      for (const at of sent) expect(sent.filter((other) => other > at - 10_000 && other <= at).length).toBeLessThanOrEqual(3);
+      for (const at of sent)
+        expect(sent.filter((other) => other > at - 10_000 && other <= at).length).toBeLessThanOrEqual(3);
       expect(sent.slice(0, 3)).toEqual([0, 0, 0]);
       expect(sent[3]).toBe(10_000);
     });
@@ -217,7 +225,11 @@ describe('KeyLimiter', () => {
 
     it('keeps background work behind missed requests that wait in background fill (not yet in its queue)', async () => {
       let missedInFill = 1;
-      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, missedElsewhere: () => missedInFill });
+      const keys = limiter({
+        limit: { requests: 1, windowMs: 10_000 },
+        patienceMs: MINUTE,
+        missedElsewhere: () => missedInFill,
+      });
       (await keys.acquire(A))();
       const background = track(keys.acquire(A, { priority: 'background' }));
       await settle();
@@ -235,12 +247,22 @@ describe('KeyLimiter', () => {
 
     it('bounds the queue over all keys and counts what it refuses', async () => {
       const dropped: string[] = [];
-      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedTotal: 2, onDropped: (priority) => dropped.push(priority) });
+      const keys = limiter({
+        limit: { requests: 1, windowMs: 10_000 },
+        patienceMs: MINUTE,
+        maxQueuedTotal: 2,
+        onDropped: (priority) => dropped.push(priority),
+      });
       (await keys.acquire(A))();
       (await keys.acquire(B))();
-      const waiting = [track(keys.acquire(A, { priority: 'background' })), track(keys.acquire(B, { priority: 'missed' }))];
+      const waiting = [
+        track(keys.acquire(A, { priority: 'background' })),
+        track(keys.acquire(B, { priority: 'missed' })),
+      ];
       await settle();
-      const refused = await limitError(keys.acquire('key-c', { priority: 'background' }).then(() => keys.acquire('key-c', { priority: 'background' })));
+      const refused = await limitError(
+        keys.acquire('key-c', { priority: 'background' }).then(() => keys.acquire('key-c', { priority: 'background' })),
+      );
       expect(refused.reason).toBe('budget');
       expect(dropped).toEqual(['background']);
       jest.advanceTimersByTime(10_000);
@@ -249,7 +271,12 @@ describe('KeyLimiter', () => {
 
     it('bounds the queue per key and counts what it refuses', async () => {
       const dropped: string[] = [];
-      const keys = limiter({ limit: { requests: 1, windowMs: 10_000 }, patienceMs: MINUTE, maxQueuedPerKey: 1, onDropped: (priority) => dropped.push(priority) });
+      const keys = limiter({
+        limit: { requests: 1, windowMs: 10_000 },
+        patienceMs: MINUTE,
+        maxQueuedPerKey: 1,
+        onDropped: (priority) => dropped.push(priority),
+      });
       (await keys.acquire(A))();
       const waiting = track(keys.acquire(A, { priority: 'background' }));
       await settle();

@@ -21,7 +21,10 @@ describe('patience settings', () => {
     expect(config.upstreamPatienceMs).toBe(1500);
     expect(config.upstreamPatienceMaxMs).toBe(10_000);
     expect(DEFAULT_CONFIG.upstreamPatienceMs).toBe(1500);
-    expect(loadConfig({ UPSTREAM_PATIENCE_MS: '0', UPSTREAM_PATIENCE_MAX_MS: '60000' })).toMatchObject({ upstreamPatienceMs: 0, upstreamPatienceMaxMs: 60_000 });
+    expect(loadConfig({ UPSTREAM_PATIENCE_MS: '0', UPSTREAM_PATIENCE_MAX_MS: '60000' })).toMatchObject({
+      upstreamPatienceMs: 0,
+      upstreamPatienceMaxMs: 60_000,
+    });
   });
 
   it('refuses the removed UPSTREAM_QUEUE_TIMEOUT_MS at start, naming its replacement', () => {
@@ -41,9 +44,12 @@ describe('Prefer: wait', () => {
     expect(preferredWaitSeconds(header)).toBe(seconds);
   });
 
-  it.each([undefined, '', 'respond-async', 'wait=', 'wait=-1', 'wait=soon', 'nowait=5', 'wait=5x'])('ignores %p', (header) => {
-    expect(preferredWaitSeconds(header)).toBeNull();
-  });
+  it.each([undefined, '', 'respond-async', 'wait=', 'wait=-1', 'wait=soon', 'nowait=5', 'wait=5x'])(
+    'ignores %p',
+    (header) => {
+      expect(preferredWaitSeconds(header)).toBeNull();
+    },
+  );
 
   it('caps the wait at UPSTREAM_PATIENCE_MAX_MS', () => {
     expect(patienceFromPrefer('wait=3', 10_000)).toBe(3000);
@@ -70,7 +76,10 @@ describe('patience over GraphQL', () => {
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(result.data?.factory?.counter).toBeNull();
     // The window of 2 s ends 2.25 s after the list's answer (the edge margin): 3 whole seconds.
-    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 3 } });
+    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 3 },
+    });
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
   });
 
@@ -78,7 +87,11 @@ describe('patience over GraphQL', () => {
     stack = await startStack({ config: { ...budget, upstreamPatienceMs: DEFAULT_CONFIG.upstreamPatienceMs } });
     const current = stack;
     useFakeTimersWithRealIo();
-    const pending = current.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { headers: { prefer: 'wait=3' } });
+    const pending = current.execute(
+      EconomyCounterDocument,
+      { id: FIXTURE_IDS.shop },
+      { headers: { prefer: 'wait=3' } },
+    );
     await until(() => current.simulator.requests.length === 1, 'the list request');
     for (let i = 0; i < 20; i += 1) await turn();
     jest.advanceTimersByTime(2000 + WINDOW_EDGE_MARGIN_MS);

@@ -40,17 +40,30 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
     const limited = await stack.execute(EconomyInventoryDocument, { id: FIXTURE_IDS.shop }, premium);
     expect(limited.data?.factory?.id).toBe(FIXTURE_IDS.shop); // the list came from the cache
     expect(limited.data?.factory?.inventory).toBeNull();
-    expect(errorAt(limited, ['factory', 'inventory'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 30 } });
+    expect(errorAt(limited, ['factory', 'inventory'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 30 },
+    });
     expect(upstreamOf(limited)).toEqual({ requests: 1, cacheHits: 1, coalesced: 0, stale: 0 });
     expect(stack.simulator.requests.map((request) => request.status)).toEqual([200, 429]);
 
     // During the cooldown: not a single request for the key, whatever is asked.
     setClock(T0 + 10 * SECOND);
     const during = await stack.execute(EconomyInventoryDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(during, ['factory', 'inventory'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 20 } });
+    expect(errorAt(during, ['factory', 'inventory'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 20 },
+    });
     expect(upstreamOf(during)).toEqual({ requests: 0, cacheHits: 1, coalesced: 0, stale: 0 });
-    const counter = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { ...premium, headers: { 'cache-control': 'no-cache' } });
-    expect(errorAt(counter, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 20 } });
+    const counter = await stack.execute(
+      EconomyCounterDocument,
+      { id: FIXTURE_IDS.shop },
+      { ...premium, headers: { 'cache-control': 'no-cache' } },
+    );
+    expect(errorAt(counter, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 20 },
+    });
     expect(stack.simulator.countRequests({ keyLabel: 'premium' })).toBe(2);
 
     // Another key is not affected.
@@ -61,7 +74,10 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
 
     setClock(T0 + 30 * SECOND - 1);
     const last = await stack.execute(EconomyInventoryDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(last, ['factory', 'inventory'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 1 } });
+    expect(errorAt(last, ['factory', 'inventory'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 1 },
+    });
     expect(stack.simulator.countRequests({ keyLabel: 'premium' })).toBe(2);
 
     // Retry-After has passed: requests flow again (and the simulator's window is over too).
@@ -71,7 +87,11 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
     expect(after.data?.factory?.inventory?.items.length).toBeGreaterThan(0);
     expect(upstreamOf(after)).toEqual({ requests: 1, cacheHits: 1, coalesced: 0, stale: 0 });
     expect(stack.simulator.countRequests({ keyLabel: 'premium' })).toBe(3);
-    expect(stack.simulator.requests.at(-1)).toMatchObject({ keyLabel: 'premium', route: 'GET /factory/inventory/{id}', status: 200 });
+    expect(stack.simulator.requests.at(-1)).toMatchObject({
+      keyLabel: 'premium',
+      route: 'GET /factory/inventory/{id}',
+      status: 200,
+    });
   });
 
   it('serves a cached value as stale (reason RATE_LIMITED) on a 429 and during the cooldown', async () => {
@@ -81,14 +101,20 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
     // 61 s later the counter (60 s) is no longer fresh; a no-cache list read spends the window.
     setClock(T0 + 61 * SECOND);
     stack.simulator.setRateLimit({ requests: 1, windowSeconds: 30 });
-    const spend = await stack.execute(EconomyFactoryIdsDocument, {}, { ...premium, headers: { 'cache-control': 'no-cache' } });
+    const spend = await stack.execute(
+      EconomyFactoryIdsDocument,
+      {},
+      { ...premium, headers: { 'cache-control': 'no-cache' } },
+    );
     expect(upstreamOf(spend).requests).toBe(1);
 
     const limited = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
     expect(stack.simulator.requests.at(-1)).toMatchObject({ route: COUNTER, status: 429 });
     expect(limited.errors).toBeUndefined();
     expect(limited.data).toEqual(first.data);
-    expect(staleOf(limited)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'RATE_LIMITED' }]);
+    expect(staleOf(limited)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'RATE_LIMITED' },
+    ]);
     expect(upstreamOf(limited)).toEqual({ requests: 1, cacheHits: 1, coalesced: 0, stale: 1 });
 
     setClock(T0 + 75 * SECOND);
@@ -97,7 +123,9 @@ describe('upstream 429 from the simulator (Retry-After in seconds)', () => {
     expect(stack.simulator.requests).toHaveLength(requestsBefore);
     expect(during.errors).toBeUndefined();
     expect(during.data).toEqual(first.data);
-    expect(staleOf(during)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 75, reason: 'RATE_LIMITED' }]);
+    expect(staleOf(during)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 75, reason: 'RATE_LIMITED' },
+    ]);
     expect(upstreamOf(during)).toEqual({ requests: 0, cacheHits: 1, coalesced: 0, stale: 1 });
   });
 });
@@ -120,15 +148,25 @@ describe('upstream 429 scripted with MockAgent', () => {
     stack
       .upstream()
       .intercept({ path: COUNTER_PATH, method: 'GET' })
-      .reply(upstreamError(429, 'ThrottlerException: Too Many Requests', 'Too Many Requests', { 'retry-after': new Date(T0 + 45 * SECOND).toUTCString() }));
+      .reply(
+        upstreamError(429, 'ThrottlerException: Too Many Requests', 'Too Many Requests', {
+          'retry-after': new Date(T0 + 45 * SECOND).toUTCString(),
+        }),
+      );
 
     const limited = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 45 } });
+    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 45 },
+    });
     expect(stack.attemptsOf(COUNTER).map((attempt) => attempt.status)).toEqual([429]);
 
     setClock(T0 + 10 * SECOND);
     const during = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(during, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 35 } });
+    expect(errorAt(during, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 35 },
+    });
     expect(stack.attempts).toHaveLength(2); // the list and the 429, nothing more
 
     setClock(T0 + 45 * SECOND - 1);
@@ -146,14 +184,23 @@ describe('upstream 429 scripted with MockAgent', () => {
     useFakeDate(T0);
     stack = await startStack({ mock: true });
     expect(stack.config.rateLimitBackoffSeconds).toBe(60);
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
 
     const limited = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 60 } });
+    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 60 },
+    });
 
     setClock(T0 + 60 * SECOND - 1);
     const during = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(during, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 1 } });
+    expect(errorAt(during, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 1 },
+    });
     expect(stack.attemptsOf(COUNTER)).toHaveLength(1);
 
     // Other keys are not cooled down.
@@ -171,7 +218,10 @@ describe('upstream 429 scripted with MockAgent', () => {
     useFakeDate(T0);
     stack = await startStack({ mock: true, config: { rateLimitBackoffSeconds: 10, retryAfterMaxSeconds: 30 } });
     const refuse = (): void => {
-      stack?.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
+      stack
+        ?.upstream()
+        .intercept({ path: COUNTER_PATH, method: 'GET' })
+        .reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
     };
     const backoff = async (): Promise<unknown> => {
       const result = await stack!.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
@@ -197,10 +247,16 @@ describe('upstream 429 scripted with MockAgent', () => {
   it('uses a configured rateLimitBackoffSeconds', async () => {
     useFakeDate(T0);
     stack = await startStack({ mock: true, config: { rateLimitBackoffSeconds: 7 } });
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(429, 'Too Many Requests', 'Too Many Requests'));
 
     const limited = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
-    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 7 } });
+    expect(errorAt(limited, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 7 },
+    });
     setClock(T0 + 7 * SECOND);
     const after = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, premium);
     expect(after.errors).toBeUndefined();

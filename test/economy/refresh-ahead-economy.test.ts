@@ -51,7 +51,12 @@ function economy(ratePerMinute: number): UpstreamEconomy {
 }
 
 function caller(): EconomyCaller & { accounting: OperationAccounting } {
-  return { keyId: 'hashed-premium', apiKey: DEMO_KEYS.premium.key, noCache: false, accounting: new OperationAccounting() };
+  return {
+    keyId: 'hashed-premium',
+    apiKey: DEMO_KEYS.premium.key,
+    noCache: false,
+    accounting: new OperationAccounting(),
+  };
 }
 
 it('refetches a resource read twice before it expires, so the next read is a fresh hit; not one read once', async () => {
@@ -78,7 +83,11 @@ it('refetches a resource read twice before it expires, so the next read is a fre
 
   now = t0 + 50_000; // 10 s left
   await ahead.runRefreshes();
-  expect(simulator.requests.map((request) => request.route)).toEqual(['GET /factory/counter/{id}', 'GET /factory/inventory/{id}', 'GET /factory/counter/{id}']);
+  expect(simulator.requests.map((request) => request.route)).toEqual([
+    'GET /factory/counter/{id}',
+    'GET /factory/inventory/{id}',
+    'GET /factory/counter/{id}',
+  ]);
 
   now = t0 + 65_000; // the first answer would have expired by now; the refreshed one is 15 s old
   const later = caller();

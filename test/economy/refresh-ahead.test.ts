@@ -13,11 +13,24 @@ let now = 1_000_000;
 const TTL = 60_000;
 
 function tracker(options: Partial<RefreshAheadOptions> = {}): RefreshAhead {
-  return new RefreshAhead({ share: 0.7, idleMs: 120_000, budget: { requests: 10, windowMs: 60_000 }, now: () => now, ...options });
+  return new RefreshAhead({
+    share: 0.7,
+    idleMs: 120_000,
+    budget: { requests: 10, windowMs: 60_000 },
+    now: () => now,
+    ...options,
+  });
 }
 
 function read(ahead: RefreshAhead, path: string, storedAt: number, keyId = 'k1', ttlMs = TTL): void {
-  const event: ResourceRead = { keyId, apiKey: `api-${keyId}`, key: `${keyId}|${path}`, endpoint: ENDPOINTS.factoryCounter, storedAt, ttlMs };
+  const event: ResourceRead = {
+    keyId,
+    apiKey: `api-${keyId}`,
+    key: `${keyId}|${path}`,
+    endpoint: ENDPOINTS.factoryCounter,
+    storedAt,
+    ttlMs,
+  };
   ahead.noteRead(event);
 }
 
@@ -47,7 +60,12 @@ describe('RefreshAhead', () => {
     now += 1000;
     readTimes(ahead, '/c', 2, storedAt);
     now = storedAt + 50_000;
-    expect(ahead.candidates('k1').map((candidate) => candidate.key).sort()).toEqual(['k1|/a', 'k1|/c']);
+    expect(
+      ahead
+        .candidates('k1')
+        .map((candidate) => candidate.key)
+        .sort(),
+    ).toEqual(['k1|/a', 'k1|/c']);
   });
 
   it('forgets the least recently read key beyond maxKeys, whatever a tick looked at in between', () => {
@@ -147,7 +165,11 @@ describe('RefreshAhead', () => {
     now = t0 + 50_000; // all five expire at the same time; the budget allows 3
     const refreshed = ahead.tick().map((task) => task.path);
     expect(refreshed).toEqual(['/r5', '/r4', '/r3']);
-    for (const task of ['/r5', '/r4', '/r3']) ahead.done({ keyId: 'k1', apiKey: 'api-k1', key: `k1|${task}`, endpoint: ENDPOINTS.factoryCounter, path: task }, now);
+    for (const task of ['/r5', '/r4', '/r3'])
+      ahead.done(
+        { keyId: 'k1', apiKey: 'api-k1', key: `k1|${task}`, endpoint: ENDPOINTS.factoryCounter, path: task },
+        now,
+      );
     now = t0 + 61_000; // /r1 and /r2 have expired: they are the ones that grew old
     expect(ahead.candidates('k1').map((c) => c.key)).toEqual(['k1|/r2', 'k1|/r1']);
   });

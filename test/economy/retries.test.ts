@@ -21,7 +21,6 @@ function freshKey(): string {
 }
 
 describe('retries', () => {
-
   const stack = useStack({ mock: true });
 
   afterEach(() => {
@@ -35,7 +34,10 @@ describe('retries', () => {
   }
 
   it.each([502, 503, 504])('retries a GET once after %i and succeeds: 2 requests', async (status) => {
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(status, 'Bad Gateway', 'Bad Gateway'));
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(status, 'Bad Gateway', 'Bad Gateway'));
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
     expect(result.errors).toBeUndefined();
     expect(result.data?.factory?.counter?.items.length).toBeGreaterThan(0);
@@ -44,10 +46,17 @@ describe('retries', () => {
   });
 
   it('gives up after exactly 2 requests when the retry fails too (503 twice)', async () => {
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
     expect(result.data?.factory?.counter).toBeNull();
-    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'UPSTREAM_ERROR', extensions: { upstream: { status: 503, endpoint: COUNTER } } });
+    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      extensions: { upstream: { status: 503, endpoint: COUNTER } },
+    });
     expect(counterStatuses()).toEqual([503, 503]);
     expect(stack.simulator.countRequests({ route: COUNTER })).toBe(0);
     expect(upstreamOf(result)).toEqual({ requests: 3, cacheHits: 0, coalesced: 0, stale: 0 });
@@ -55,7 +64,11 @@ describe('retries', () => {
 
   it('does not cache a 5xx: the next operation asks again', async () => {
     const key = freshKey();
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     const again = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(again.errors).toBeUndefined();
@@ -70,9 +83,16 @@ describe('retries', () => {
   });
 
   it('gives up after exactly 2 requests on two connection errors (UPSTREAM_ERROR, status null)', async () => {
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).replyWithError(new Error('socket hang up')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .replyWithError(new Error('socket hang up'))
+      .times(2);
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
-    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'UPSTREAM_ERROR', extensions: { upstream: { status: null } } });
+    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      extensions: { upstream: { status: null } },
+    });
     expect(counterStatuses()).toEqual([null, null]);
   });
 
@@ -84,7 +104,10 @@ describe('retries', () => {
     [429, 'RATE_LIMITED'],
     [500, 'UPSTREAM_ERROR'],
   ])('never retries a GET after %i (%s): exactly 1 request', async (status, code) => {
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(status, 'no', 'Error'));
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(status, 'no', 'Error'));
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
     expect(errorAt(result, ['factory', 'counter'])?.code).toBe(code);
     expect(counterStatuses()).toEqual([status]);
@@ -96,7 +119,10 @@ describe('retries', () => {
     ['a 502', 502],
   ])('never retries the POST: the mutation with %s makes one request', async (_name, status) => {
     const key = freshKey();
-    stack.upstream().intercept({ path: '/req/factory/options', method: 'POST' }).reply(upstreamError(status, 'down', 'Service Unavailable'));
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/options', method: 'POST' })
+      .reply(upstreamError(status, 'down', 'Service Unavailable'));
     const result = await stack.execute(
       UpdateFactoryOptionMessageOnlyDocument,
       { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 't', data: 'd', apiSecret: `${key}-secret` } },
@@ -110,7 +136,10 @@ describe('retries', () => {
 
   it('never retries the POST after a connection error either', async () => {
     const key = freshKey();
-    stack.upstream().intercept({ path: '/req/factory/options', method: 'POST' }).replyWithError(new Error('socket hang up'));
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/options', method: 'POST' })
+      .replyWithError(new Error('socket hang up'));
     const result = await stack.execute(
       UpdateFactoryOptionMessageOnlyDocument,
       { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 't', data: 'd', apiSecret: `${key}-secret` } },
@@ -122,7 +151,6 @@ describe('retries', () => {
 });
 
 describe('retry and the rate limit', () => {
-
   const stack = useStack({ mock: true });
 
   afterEach(() => {
@@ -141,7 +169,10 @@ describe('retry and the rate limit', () => {
         release();
       };
     });
-    stack.upstream().intercept({ path: COUNTER_PATH, method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable'));
+    stack
+      .upstream()
+      .intercept({ path: COUNTER_PATH, method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'));
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key: freshKey() });
     expect(result.errors).toBeUndefined();
     // list, counter (503), counter retry: three slots, each released once.

@@ -29,7 +29,9 @@ function expectComplete(answer: HttpAnswer, view: number): void {
 /** Sends requests straight to the simulator with the key until it answers 429; returns how many got through. */
 async function remainingInWindow(stack: Stack): Promise<number> {
   for (let sent = 0; sent <= LIMIT.requests; sent += 1) {
-    const response = await fetch(`${stack.simulator.baseUrl}/factory/list/`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+    const response = await fetch(`${stack.simulator.baseUrl}/factory/list/`, {
+      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+    });
     await response.arrayBuffer();
     if (response.status === 429) return sent;
   }
@@ -39,58 +41,69 @@ async function remainingInWindow(stack: Stack): Promise<number> {
 describe.each([
   ['the upstream economy alone (whole-response cache off)', false],
   ['the default configuration (whole-response cache on)', true],
-])('300 company-page views in one minute against an upstream limit of 10 requests per minute, with %s', (_name, responseCacheEnabled) => {
-  let stack: Stack;
+])(
+  '300 company-page views in one minute against an upstream limit of 10 requests per minute, with %s',
+  (_name, responseCacheEnabled) => {
+    let stack: Stack;
 
-  beforeEach(async () => {
-    useFakeDate(T0);
-    stack = await startStack({ http: true, config: { responseCacheEnabled } });
-    stack.simulator.setRateLimit(LIMIT);
-  });
+    beforeEach(async () => {
+      useFakeDate(T0);
+      stack = await startStack({ http: true, config: { responseCacheEnabled } });
+      stack.simulator.setRateLimit(LIMIT);
+    });
 
-  afterEach(async () => {
-    jest.useRealTimers();
-    await stack.close();
-  });
+    afterEach(async () => {
+      jest.useRealTimers();
+      await stack.close();
+    });
 
-  it('one view every 200 ms: all complete, at most 10 upstream requests, no 429', async () => {
-    const answers: HttpAnswer[] = [];
-    for (let view = 0; view < VIEWS; view += 1) {
-      if (view > 0) advanceClock(200);
-      answers.push(await stack.post(page));
-    }
-    expect(Date.now() - T0).toBeLessThan(60_000);
+    it('one view every 200 ms: all complete, at most 10 upstream requests, no 429', async () => {
+      const answers: HttpAnswer[] = [];
+      for (let view = 0; view < VIEWS; view += 1) {
+        if (view > 0) advanceClock(200);
+        answers.push(await stack.post(page));
+      }
+      expect(Date.now() - T0).toBeLessThan(60_000);
 
-    answers.forEach(expectComplete);
-    const first = answers[0]?.body.data as { factory: { counter: { items: unknown[] }; inventory: { items: unknown[] }; sellOffers: unknown[]; option: { title: string } } };
-    expect(first.factory.counter.items.length).toBeGreaterThan(0);
-    expect(first.factory.inventory.items.length).toBeGreaterThan(0);
-    expect(first.factory.sellOffers.length).toBeGreaterThan(0);
-    expect(first.factory.option.title).toBeTruthy();
-    for (const answer of answers) expect(answer.body.data).toEqual(answers[0]?.body.data);
+      answers.forEach(expectComplete);
+      const first = answers[0]?.body.data as {
+        factory: {
+          counter: { items: unknown[] };
+          inventory: { items: unknown[] };
+          sellOffers: unknown[];
+          option: { title: string };
+        };
+      };
+      expect(first.factory.counter.items.length).toBeGreaterThan(0);
+      expect(first.factory.inventory.items.length).toBeGreaterThan(0);
+      expect(first.factory.sellOffers.length).toBeGreaterThan(0);
+      expect(first.factory.option.title).toBeTruthy();
+      for (const answer of answers) expect(answer.body.data).toEqual(answers[0]?.body.data);
 
-    const upstream = stack.simulator.requests;
-    expect(upstream.length).toBeLessThanOrEqual(LIMIT.requests);
-    expect(upstream.every((request) => request.status === 200)).toBe(true);
-    expect(answers.reduce((sum, answer) => sum + upstreamOf(answer.body).requests, 0)).toBe(upstream.length);
+      const upstream = stack.simulator.requests;
+      expect(upstream.length).toBeLessThanOrEqual(LIMIT.requests);
+      expect(upstream.every((request) => request.status === 200)).toBe(true);
+      expect(answers.reduce((sum, answer) => sum + upstreamOf(answer.body).requests, 0)).toBe(upstream.length);
 
-    // The limit really was in force: the rest of the window is what the gateway left unused.
-    expect(await remainingInWindow(stack)).toBe(LIMIT.requests - upstream.length);
-  });
+      // The limit really was in force: the rest of the window is what the gateway left unused.
+      expect(await remainingInWindow(stack)).toBe(LIMIT.requests - upstream.length);
+    });
 
-  it('in 10 bursts of 30 concurrent views, 6 s apart: all complete, at most 10 upstream requests, no 429', async () => {
-    stack.simulator.setLatency(20);
-    const answers: HttpAnswer[] = [];
-    for (let burst = 0; burst < 10; burst += 1) {
-      if (burst > 0) advanceClock(6_000);
-      answers.push(...(await Promise.all(Array.from({ length: VIEWS / 10 }, () => stack.post(page)))));
-    }
-    expect(answers).toHaveLength(VIEWS);
-    answers.forEach(expectComplete);
+    it('in 10 bursts of 30 concurrent views, 6 s apart: all complete, at most 10 upstream requests, no 429', async () => {
+      stack.simulator.setLatency(20);
+      const answers: HttpAnswer[] = [];
+      for (let burst = 0; burst < 10; burst += 1) {
+        if (burst > 0) advanceClock(6_000);
+        answers.push(...(await Promise.all(Array.from({ length: VIEWS / 10 }, () => stack.post(page)))));
+      }
+      expect(answers).toHaveLength(VIEWS);
+      answers.forEach(expectComplete);
 
-    const upstream = stack.simulator.requests;
-    expect(upstream.length).toBeLessThanOrEqual(LIMIT.requests);
-    expect(upstream.every((request) => request.status === 200)).toBe(true);
-    if (!responseCacheEnabled) expect(answers.reduce((sum, answer) => sum + upstreamOf(answer.body).coalesced, 0)).toBeGreaterThan(0);
-  });
-});
+      const upstream = stack.simulator.requests;
+      expect(upstream.length).toBeLessThanOrEqual(LIMIT.requests);
+      expect(upstream.every((request) => request.status === 200)).toBe(true);
+      if (!responseCacheEnabled)
+        expect(answers.reduce((sum, answer) => sum + upstreamOf(answer.body).coalesced, 0)).toBeGreaterThan(0);
+    });
+  },
+);

@@ -22,7 +22,14 @@ describe('cached data on a spent budget', () => {
 
   it('answers stale at once, and the refresh waits for the budget', async () => {
     const limit = { requests: 2, windowSeconds: 60 };
-    stack = await startStack({ simulator: { rateLimit: limit }, config: { upstreamRateLimit: limit, upstreamPatienceMs: 1500, cacheTtlSeconds: { lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 10, activity: 60 } } });
+    stack = await startStack({
+      simulator: { rateLimit: limit },
+      config: {
+        upstreamRateLimit: limit,
+        upstreamPatienceMs: 1500,
+        cacheTtlSeconds: { lists: 600, details: 300, options: 300, bankAccounts: 120, stock: 10, activity: 60 },
+      },
+    });
     const current = stack;
     useFakeTimersWithRealIo();
     let first: Awaited<ReturnType<Stack['execute']>> | undefined;
@@ -38,7 +45,9 @@ describe('cached data on a spent budget', () => {
     await until(() => second !== undefined, 'the second view, without waiting for patience');
     expect(second?.errors).toBeUndefined();
     expect(second?.data).toEqual(first?.data);
-    expect(staleOf(second as NonNullable<typeof second>)).toEqual([expect.objectContaining({ path: ['factory', 'counter'], reason: 'RATE_LIMITED' })]);
+    expect(staleOf(second as NonNullable<typeof second>)).toEqual([
+      expect.objectContaining({ path: ['factory', 'counter'], reason: 'RATE_LIMITED' }),
+    ]);
     expect(current.simulator.requests).toHaveLength(2);
     expect(current.runtime.economy.stats().queued.stale).toBe(1);
   });

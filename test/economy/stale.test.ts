@@ -11,7 +11,18 @@
 import { FIXTURE_IDS } from '../../src/simulator';
 import { EconomyCounterDocument, EconomyFactoryIdsDocument } from '../generated/graphql';
 import type { EconomyCounterQuery } from '../generated/graphql';
-import { errorAt, setClock, staleOf, startStack, T0, until, upstreamError, upstreamOf, useFakeDate, useFakeTimersWithRealIo } from '../support';
+import {
+  errorAt,
+  setClock,
+  staleOf,
+  startStack,
+  T0,
+  until,
+  upstreamError,
+  upstreamOf,
+  useFakeDate,
+  useFakeTimersWithRealIo,
+} from '../support';
 import type { Result, Stack } from '../support';
 
 const SECOND = 1000;
@@ -78,12 +89,18 @@ describe('stale fallback', () => {
     const key = freshKey();
     const first = await primeCounter(key);
     setClock(T0 + 90 * SECOND + 999);
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' }).replyWithError(new Error('ECONNRESET')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' })
+      .replyWithError(new Error('ECONNRESET'))
+      .times(2);
 
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
-    expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 90, reason: 'UPSTREAM_ERROR' }]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 90, reason: 'UPSTREAM_ERROR' },
+    ]);
   });
 
   it('names the list field when the company list is served stale', async () => {
@@ -91,12 +108,18 @@ describe('stale fallback', () => {
     setClock(T0);
     const first = await stack.execute(EconomyFactoryIdsDocument, {}, { key });
     setClock(T0 + 601 * SECOND);
-    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
 
     const result = await stack.execute(EconomyFactoryIdsDocument, {}, { key });
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
-    expect(staleOf(result)).toEqual([{ path: ['factories'], endpoint: LIST, ageSeconds: 601, reason: 'UPSTREAM_ERROR' }]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factories'], endpoint: LIST, ageSeconds: 601, reason: 'UPSTREAM_ERROR' },
+    ]);
   });
 
   it('serves stale up to staleMaxAgeSeconds (default 3600) and the error after it', async () => {
@@ -105,17 +128,30 @@ describe('stale fallback', () => {
     const first = await primeCounter(key);
 
     setClock(T0 + 3600 * SECOND);
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     const atLimit = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(atLimit.errors).toBeUndefined();
     expect(atLimit.data).toEqual(first.data);
-    expect(staleOf(atLimit)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 3600, reason: 'UPSTREAM_ERROR' }]);
+    expect(staleOf(atLimit)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 3600, reason: 'UPSTREAM_ERROR' },
+    ]);
 
     setClock(T0 + 3600 * SECOND + 1);
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     const tooOld = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(tooOld.data?.factory?.counter).toBeNull();
-    expect(errorAt(tooOld, ['factory', 'counter'])).toMatchObject({ code: 'UPSTREAM_ERROR', extensions: { upstream: { status: 503 } } });
+    expect(errorAt(tooOld, ['factory', 'counter'])).toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      extensions: { upstream: { status: 503 } },
+    });
     expect(staleOf(tooOld)).toEqual([]);
     expect(tooOld.extensions?.stale).toBeUndefined();
     expect(upstreamOf(tooOld)).toMatchObject({ stale: 0 });
@@ -125,12 +161,22 @@ describe('stale fallback', () => {
     const key = freshKey();
     const first = await primeCounter(key);
     setClock(T0 + 10 * SECOND);
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
 
-    const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key, headers: { 'cache-control': 'no-cache' } });
+    const result = await stack.execute(
+      EconomyCounterDocument,
+      { id: FIXTURE_IDS.shop },
+      { key, headers: { 'cache-control': 'no-cache' } },
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
-    expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 10, reason: 'UPSTREAM_ERROR' }]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 10, reason: 'UPSTREAM_ERROR' },
+    ]);
     // no-cache fetched the list fresh (1) and tried the counter twice.
     expect(upstreamOf(result)).toEqual({ requests: 3, cacheHits: 0, coalesced: 0, stale: 1 });
 
@@ -143,7 +189,11 @@ describe('stale fallback', () => {
 
   it('without any cached value, the failure is the error (nothing stale)', async () => {
     const key = freshKey();
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.shop), method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
     expect(errorAt(result, ['factory', 'counter'])?.code).toBe('UPSTREAM_ERROR');
     expect(upstreamOf(result)).toEqual({ requests: 3, cacheHits: 0, coalesced: 0, stale: 0 });
@@ -159,13 +209,19 @@ describe('stale fallback', () => {
     expect(first.data?.factory?.counter).toEqual({ totalWeight: 0, items: [] });
 
     setClock(T0 + 61 * SECOND);
-    stack.upstream().intercept({ path: counterPath(FIXTURE_IDS.carDealer), method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable')).times(2);
+    stack
+      .upstream()
+      .intercept({ path: counterPath(FIXTURE_IDS.carDealer), method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'))
+      .times(2);
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.carDealer }, { key });
     expect(result.data).toEqual(first.data);
     // The response counts one stale answer…
     expect(upstreamOf(result)).toEqual({ requests: 2, cacheHits: 1, coalesced: 0, stale: 1 });
     // …so extensions.stale must say which field it was.
-    expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'UPSTREAM_ERROR' }]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'UPSTREAM_ERROR' },
+    ]);
   });
 });
 
@@ -186,7 +242,10 @@ describe('stale fallback with a configured window and an upstream timeout', () =
     stack.simulator.setLatency(2000); // the simulator's timer, faked too: it never answers before the timeout
     const before = stack.simulator.countRequests({ route: COUNTER });
     const pending = stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop }, { key });
-    await until(() => stack.simulator.countRequests({ route: COUNTER }) > before, 'the counter request at the simulator');
+    await until(
+      () => stack.simulator.countRequests({ route: COUNTER }) > before,
+      'the counter request at the simulator',
+    );
     jest.advanceTimersByTime(100);
     return pending;
   }
@@ -211,8 +270,15 @@ describe('stale fallback with a configured window and an upstream timeout', () =
     const result = await executeTimingOut(key);
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
-    expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 100, reason: 'UPSTREAM_TIMEOUT' }]);
-    expect(stack.attemptsOf(COUNTER).slice(attemptsBefore).map((attempt) => attempt.status)).toEqual([null]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 100, reason: 'UPSTREAM_TIMEOUT' },
+    ]);
+    expect(
+      stack
+        .attemptsOf(COUNTER)
+        .slice(attemptsBefore)
+        .map((attempt) => attempt.status),
+    ).toEqual([null]);
   });
 
   it('answers the error once the cached value is older than staleMaxAgeSeconds (120)', async () => {

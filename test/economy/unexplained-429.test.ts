@@ -36,11 +36,16 @@ describe('an upstream 429 that another client of the same key caused', () => {
   it('is logged once as a warning naming the key id and counted in /metrics', async () => {
     // Another client (a script, a second gateway without shared Redis) spends 9 of the key's 10.
     for (let i = 0; i < 9; i++) {
-      const answer = await fetch(`${stack.simulator.baseUrl}/factory/list/`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+      const answer = await fetch(`${stack.simulator.baseUrl}/factory/list/`, {
+        headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      });
       expect(answer.status).toBe(200);
       await answer.arrayBuffer();
     }
-    const page = await stack.post({ query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } }, { key: DEMO_KEYS.premium.key });
+    const page = await stack.post(
+      { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } },
+      { key: DEMO_KEYS.premium.key },
+    );
     expect(page.body.errors?.some((error) => error.extensions?.code === 'RATE_LIMITED')).toBe(true);
     expect(stack.attempts.filter((attempt) => attempt.status === 429).length).toBeGreaterThanOrEqual(1);
 
@@ -58,18 +63,32 @@ describe('an upstream 429 that another client of the same key caused', () => {
 
     const metrics = (await stack.get('/metrics')).text;
     // Every such 429 counted (the page's requests side by side got several), one line logged.
-    expect(metricValue(metrics, 'statev_upstream_unexplained_429_total')).toBe(stack.attempts.filter((attempt) => attempt.status === 429).length);
+    expect(metricValue(metrics, 'statev_upstream_unexplained_429_total')).toBe(
+      stack.attempts.filter((attempt) => attempt.status === 429).length,
+    );
     expect(metrics).not.toContain(DEMO_KEYS.premium.key);
   });
 });
 
 describe('KeyBudget reports of unexplained 429s', () => {
-  const tooMany = (): UpstreamError => new UpstreamError('RATE_LIMITED', ENDPOINTS.factoryList, { status: 429, endpoint: '/factory/list/', message: 'ThrottlerException: Too Many Requests' }, { retryAfterSeconds: 30 });
+  const tooMany = (): UpstreamError =>
+    new UpstreamError(
+      'RATE_LIMITED',
+      ENDPOINTS.factoryList,
+      { status: 429, endpoint: '/factory/list/', message: 'ThrottlerException: Too Many Requests' },
+      { retryAfterSeconds: 30 },
+    );
 
   function budget(): { budget: KeyBudget; reports: Unexplained429[]; clock: { now: number } } {
     const clock = { now: 1_000_000 };
     const reports: Unexplained429[] = [];
-    const keyBudget = new KeyBudget({ limit: { requests: 10, windowMs: MINUTE }, concurrency: 6, patienceMs: 0, now: () => clock.now, onUnexplained429: (report) => reports.push(report) });
+    const keyBudget = new KeyBudget({
+      limit: { requests: 10, windowMs: MINUTE },
+      concurrency: 6,
+      patienceMs: 0,
+      now: () => clock.now,
+      onUnexplained429: (report) => reports.push(report),
+    });
     return { budget: keyBudget, reports, clock };
   }
 
@@ -94,14 +113,26 @@ describe('KeyBudget reports of unexplained 429s', () => {
       ['key-b', true],
       ['key-a', true],
     ]);
-    expect(reports[0]).toEqual({ keyId: 'key-a', sentInWindow: 0, limit: 10, windowSeconds: 60, retryAfterSeconds: 30, firstInWindow: true });
+    expect(reports[0]).toEqual({
+      keyId: 'key-a',
+      sentInWindow: 0,
+      limit: 10,
+      windowSeconds: 60,
+      retryAfterSeconds: 30,
+      firstInWindow: true,
+    });
     expect(reports[1]?.sentInWindow).toBe(1);
     expect(reports[3]?.sentInWindow).toBe(1); // the first request has left the window
   });
 
   it('reports nothing without a budget: there is no count of its own to compare', async () => {
     const reports: Unexplained429[] = [];
-    const unbounded = new KeyBudget({ limit: null, concurrency: 6, patienceMs: 0, onUnexplained429: (report) => reports.push(report) });
+    const unbounded = new KeyBudget({
+      limit: null,
+      concurrency: 6,
+      patienceMs: 0,
+      onUnexplained429: (report) => reports.push(report),
+    });
     await send(unbounded, 'key-a', tooMany());
     expect(unbounded.cooldownSeconds('key-a')).toBe(30);
     expect(reports).toEqual([]);

@@ -67,10 +67,19 @@ describe('UpstreamCache', () => {
 
   it('keeps bodies as text: without decoded bodies kept, every read parses a new object, equal to what was stored', () => {
     const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now(), decodedMaxBytes: 0 });
-    cache.set('k', { kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    cache.set(
+      'k',
+      { kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: 0 },
+      60_000,
+    );
     const first = cache.get('k');
     const second = cache.get('k');
-    expect(first).toEqual({ kind: 'body', body: { list: [1, 'ä–€', null], nested: { ok: true } }, storedAt: Date.now(), bytes: expect.any(Number) });
+    expect(first).toEqual({
+      kind: 'body',
+      body: { list: [1, 'ä–€', null], nested: { ok: true } },
+      storedAt: Date.now(),
+      bytes: expect.any(Number),
+    });
     const bodyOf = (entry: CacheEntry | undefined): unknown => (entry?.kind === 'body' ? entry.body : undefined);
     expect(bodyOf(second)).toEqual(bodyOf(first));
     expect(bodyOf(second)).not.toBe(bodyOf(first));
@@ -94,8 +103,13 @@ describe('UpstreamCache', () => {
   it('keeps decoded bodies up to decodedMaxBytes of text, the first decoded dropped first', () => {
     // Two answers of 112 characters fit 2.5 times that (whatever the few bytes of bookkeeping each counts), three do not.
     const text = JSON.stringify({ value: 'x'.repeat(100) }).length;
-    const cache = new UpstreamCache({ maxBytes: 100_000, now: () => Date.now(), decodedMaxBytes: Math.floor(2.5 * text) });
-    for (const key of ['a', 'b', 'c']) cache.set(key, { kind: 'body', body: { value: 'x'.repeat(100) }, storedAt: Date.now(), bytes: 0 }, 60_000);
+    const cache = new UpstreamCache({
+      maxBytes: 100_000,
+      now: () => Date.now(),
+      decodedMaxBytes: Math.floor(2.5 * text),
+    });
+    for (const key of ['a', 'b', 'c'])
+      cache.set(key, { kind: 'body', body: { value: 'x'.repeat(100) }, storedAt: Date.now(), bytes: 0 }, 60_000);
     const memoOf = (key: string): unknown => {
       const entry = cache.get(key);
       return entry?.kind === 'body' ? entry.memo : undefined;
@@ -111,7 +125,11 @@ describe('UpstreamCache', () => {
 
   it('shares one frozen record between entries with the same failure', () => {
     const cache = new UpstreamCache({ maxBytes: 10_000, now: () => Date.now() });
-    const failure = () => ({ code: 'NOT_FOUND' as const, upstream: { status: 404, endpoint: 'GET /factory/counter/{id}', message: 'Counter is empty' }, extra: {} });
+    const failure = () => ({
+      code: 'NOT_FOUND' as const,
+      upstream: { status: 404, endpoint: 'GET /factory/counter/{id}', message: 'Counter is empty' },
+      extra: {},
+    });
     cache.set('a', { kind: 'failure', failure: failure(), storedAt: Date.now(), bytes: 0 }, 60_000);
     cache.set('b', { kind: 'failure', failure: failure(), storedAt: Date.now(), bytes: 0 }, 60_000);
     const failureOf = (entry: CacheEntry | undefined) => (entry?.kind === 'failure' ? entry.failure : undefined);

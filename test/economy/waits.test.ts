@@ -24,7 +24,10 @@ const COUNTER = 'GET /factory/counter/{id}';
 
 /** Fakes every timer and `Date`; I/O callbacks, `setImmediate` and `nextTick` stay real. */
 function useFakeTimers(): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: T0 });
+  jest.useFakeTimers({
+    doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'],
+    now: T0,
+  });
 }
 
 /** A few event-loop turns: enough for a request that could go out to reach the simulator. */
@@ -44,7 +47,9 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('a request over budget waits until the window has room and succeeds when that comes within upstreamPatienceMs', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 2000 } });
+    stack = await startStack({
+      config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 2000 },
+    });
     useFakeTimers();
     const acquire = jest.spyOn(KeyLimiter.prototype, 'acquire');
 
@@ -67,14 +72,19 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('fails RATE_LIMITED at once, without a request, when the wait would exceed upstreamPatienceMs; other keys go on', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 500 } });
+    stack = await startStack({
+      config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 500 },
+    });
     useFakeTimers();
 
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(result.data?.factory?.id).toBe(FIXTURE_IDS.shop);
     expect(result.data?.factory?.counter).toBeNull();
     // The window of 1 s ends 1.25 s after the list's answer (the edge margin): 2 whole seconds.
-    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({ code: 'RATE_LIMITED', extensions: { retryAfterSeconds: 2 } });
+    expect(errorAt(result, ['factory', 'counter'])).toMatchObject({
+      code: 'RATE_LIMITED',
+      extensions: { retryAfterSeconds: 2 },
+    });
     expect(upstreamOf(result)).toEqual({ requests: 1, cacheHits: 0, coalesced: 0, stale: 0 });
     expect(stack.simulator.requests.map((request) => request.route)).toEqual([LIST]);
 
@@ -84,7 +94,9 @@ describe('per-key budget over GraphQL', () => {
   });
 
   it('serves a cached value as stale (reason RATE_LIMITED) when the budget is spent', async () => {
-    stack = await startStack({ config: { upstreamRateLimit: { requests: 3, windowSeconds: 120 }, upstreamPatienceMs: 0 } });
+    stack = await startStack({
+      config: { upstreamRateLimit: { requests: 3, windowSeconds: 120 }, upstreamPatienceMs: 0 },
+    });
     useFakeTimers();
     const first = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(first.errors).toBeUndefined();
@@ -97,7 +109,9 @@ describe('per-key budget over GraphQL', () => {
     const result = await stack.execute(EconomyCounterDocument, { id: FIXTURE_IDS.shop });
     expect(result.errors).toBeUndefined();
     expect(result.data).toEqual(first.data);
-    expect(staleOf(result)).toEqual([{ path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'RATE_LIMITED' }]);
+    expect(staleOf(result)).toEqual([
+      { path: ['factory', 'counter'], endpoint: COUNTER, ageSeconds: 61, reason: 'RATE_LIMITED' },
+    ]);
     expect(upstreamOf(result)).toEqual({ requests: 0, cacheHits: 1, coalesced: 0, stale: 1 });
     expect(stack.simulator.requests).toHaveLength(3);
   });
@@ -145,7 +159,12 @@ describe('retry delay with jitter (UpstreamEconomy with a MockAgent client)', ()
   }
 
   function caller(): EconomyCaller {
-    return { keyId: 'hashed-key', apiKey: DEMO_KEYS.premium.key, noCache: false, accounting: new OperationAccounting() };
+    return {
+      keyId: 'hashed-key',
+      apiKey: DEMO_KEYS.premium.key,
+      noCache: false,
+      accounting: new OperationAccounting(),
+    };
   }
 
   it.each([
@@ -154,8 +173,12 @@ describe('retry delay with jitter (UpstreamEconomy with a MockAgent client)', ()
     [0.75, 250],
   ])('waits retryDelayMs × (0.5 + random) before the retry (random %d → %i ms)', async (random, delayMs) => {
     const pool = mockAgent.get(ORIGIN);
-    pool.intercept({ path: '/req/factory/list/', method: 'GET' }).reply(upstreamError(503, 'down', 'Service Unavailable'));
-    pool.intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, '[]', { headers: { 'content-type': 'application/json' } });
+    pool
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(upstreamError(503, 'down', 'Service Unavailable'));
+    pool
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(200, '[]', { headers: { 'content-type': 'application/json' } });
     const who = caller();
 
     let settled = false;

@@ -10,7 +10,10 @@ import { SlidingWindowLog } from '../../src/economy/budget/sliding-window-log';
 const WINDOW_MS = 10_000;
 
 /** A stream of requests: the gaps between them (ms) and the allowance of each. */
-const streams = fc.array(fc.record({ gapMs: fc.integer({ min: 0, max: 4000 }), allowance: fc.integer({ min: 1, max: 5 }) }), { minLength: 1, maxLength: 60 });
+const streams = fc.array(
+  fc.record({ gapMs: fc.integer({ min: 0, max: 4000 }), allowance: fc.integer({ min: 1, max: 5 }) }),
+  { minLength: 1, maxLength: 60 },
+);
 
 describe('SlidingWindowLog (property)', () => {
   it('never admits more requests than the allowance in any window', () => {
@@ -24,7 +27,9 @@ describe('SlidingWindowLog (property)', () => {
           if (log.take('k', allowance, now) === 0) admitted.push(now);
         }
         for (const at of admitted) {
-          expect(admitted.filter((other) => other > at - WINDOW_MS && other <= at).length).toBeLessThanOrEqual(allowance);
+          expect(admitted.filter((other) => other > at - WINDOW_MS && other <= at).length).toBeLessThanOrEqual(
+            allowance,
+          );
         }
       }),
     );

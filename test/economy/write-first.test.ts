@@ -17,18 +17,28 @@ describe('a write after a page view on a spent budget', () => {
   const stacks = useStacks();
 
   it('commits with the first request the window frees, as its answer promised, ahead of background fill', async () => {
-    const current = await stacks.start({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      simulator: { rateLimit: LIMIT },
+      config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
     const run = <T>(work: Promise<T>): Promise<T> => stepClockUntil(settled, work, STEP_MS);
 
     const view = await run(current.executeText(readmePage(), { id: FIXTURE_IDS.shop }));
     expect((view.errors ?? []).length).toBeGreaterThan(0);
-    const input = { factoryId: FIXTURE_IDS.shop, slot: 5, title: 'Neu', data: 'Geschrieben', apiSecret: DEMO_KEYS.premium.secret };
+    const input = {
+      factoryId: FIXTURE_IDS.shop,
+      slot: 5,
+      title: 'Neu',
+      data: 'Geschrieben',
+      apiSecret: DEMO_KEYS.premium.secret,
+    };
     const answeredAt = Date.now();
     const answer = await run(current.executeText(WRITE, { input }));
     expect(answer.errors).toBeUndefined();
-    const payload = (answer.data as { updateFactoryOption: { committed: boolean; retryAfterSeconds: number | null } }).updateFactoryOption;
+    const payload = (answer.data as { updateFactoryOption: { committed: boolean; retryAfterSeconds: number | null } })
+      .updateFactoryOption;
     expect(payload.committed).toBe(false);
     expect(payload.retryAfterSeconds).not.toBeNull();
     const promisedAt = answeredAt + (payload.retryAfterSeconds ?? 0) * 1000;
@@ -43,7 +53,8 @@ describe('a write after a page view on a spent budget', () => {
     const sent = current.simulator.requests;
     const write = sent.find((request) => request.method === 'POST');
     expect(write).toMatchObject({ status: 200 });
-    const firstFreed = Math.min(...sent.slice(0, LIMIT.requests).map((request) => request.at)) + LIMIT.windowSeconds * 1000;
+    const firstFreed =
+      Math.min(...sent.slice(0, LIMIT.requests).map((request) => request.at)) + LIMIT.windowSeconds * 1000;
     expect(write?.at ?? Infinity).toBeLessThanOrEqual(firstFreed + 2000);
     expect(Math.abs((write?.at ?? Infinity) - promisedAt)).toBeLessThanOrEqual(5000);
     // Nothing of the background fill went before it.

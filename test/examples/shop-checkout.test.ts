@@ -17,7 +17,11 @@ describeWithBrowser('the shop-checkout example page', () => {
 
   beforeAll(async () => {
     clock = new ManualClock();
-    stack = await startStack({ http: true, config: { serveExamples: true }, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({
+      http: true,
+      config: { serveExamples: true },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     browser = await launchTestBrowser();
   });
 
@@ -45,7 +49,13 @@ describeWithBrowser('the shop-checkout example page', () => {
       const shown = (await page.textContent('#reference')) ?? '';
       expect(shown).toMatch(/^[2-9A-HJKMNP-Z]{4} [2-9A-HJKMNP-Z]{4}$/);
       expect(await page.getAttribute('body', 'class')).toBeNull();
-      stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 250, reference: `order ${shown.toLowerCase()}`, otherVban: '4799001' });
+      stack.simulator.change({
+        kind: 'transaction',
+        bankAccountId: FIXTURE_IDS.shopMainAccount,
+        amount: 250,
+        reference: `order ${shown.toLowerCase()}`,
+        otherVban: '4799001',
+      });
       const matched = new Promise((resolve) => stack.gateway.payments.activity.once('matched', resolve));
       clock.advance(60_000);
       await matched;

@@ -23,7 +23,8 @@ function lookupsOf(text: string): () => Promise<boolean[]> {
   return async () => {
     const found: boolean[] = [];
     for (const [index, [key]] of get.mock.calls.entries()) {
-      if (typeof key === 'string' && key.endsWith(hash)) found.push((await get.mock.results[index]?.value) !== undefined);
+      if (typeof key === 'string' && key.endsWith(hash))
+        found.push((await get.mock.results[index]?.value) !== undefined);
     }
     return found;
   };

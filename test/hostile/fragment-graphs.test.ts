@@ -18,7 +18,13 @@
  */
 import fc from 'fast-check';
 import { getOperationAST, parse, specifiedRules, validate } from 'graphql';
-import type { DocumentNode, FragmentDefinitionNode, GraphQLSchema, OperationDefinitionNode, SelectionSetNode } from 'graphql';
+import type {
+  DocumentNode,
+  FragmentDefinitionNode,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+} from 'graphql';
 import { DEFAULT_CONFIG } from '../../src/config';
 import { checkOperationBounds } from '../../src/field-rules/bounds';
 import { operationCost, upstreamCostEstimator } from '../../src/field-rules/cost';
@@ -52,17 +58,27 @@ const FACTORY_LEAVES = ['__typename', 'id', 'name'];
 function documentText(graph: FragmentGraph): string {
   const parts = ['query Walk { ...F0 }'];
   graph.query.forEach((fragment, i) => {
-    const body = [fragment.leaf, ...fragment.spreads.map((j) => `...F${j}`), ...(fragment.factories && graph.factory.length > 0 ? ['factories { ...H0 }'] : [])];
+    const body = [
+      fragment.leaf,
+      ...fragment.spreads.map((j) => `...F${j}`),
+      ...(fragment.factories && graph.factory.length > 0 ? ['factories { ...H0 }'] : []),
+    ];
     parts.push(`fragment F${i} on Query { ${body.join(' ')} }`);
   });
-  graph.factory.forEach((fragment, i) => parts.push(`fragment H${i} on Factory { ${[fragment.leaf, ...fragment.spreads.map((j) => `...H${j}`)].join(' ')} }`));
+  graph.factory.forEach((fragment, i) =>
+    parts.push(
+      `fragment H${i} on Factory { ${[fragment.leaf, ...fragment.spreads.map((j) => `...H${j}`)].join(' ')} }`,
+    ),
+  );
   return parts.join('\n');
 }
 
 /** Spreads of fragment `i` of `count`: random later fragments, each possibly several times, always the next one at least twice (the doubling shape). */
 function spreadsArbitrary(i: number, count: number): fc.Arbitrary<number[]> {
   if (i >= count - 1) return fc.constant([]);
-  return fc.array(fc.integer({ min: i + 1, max: count - 1 }), { maxLength: 4 }).map((extra) => [i + 1, i + 1, ...extra]);
+  return fc
+    .array(fc.integer({ min: i + 1, max: count - 1 }), { maxLength: 4 })
+    .map((extra) => [i + 1, i + 1, ...extra]);
 }
 
 const graphArbitrary: fc.Arbitrary<FragmentGraph> = fc
@@ -71,15 +87,29 @@ const graphArbitrary: fc.Arbitrary<FragmentGraph> = fc
     fc.record({
       query: fc.tuple(
         ...Array.from({ length: queryLevels }, (_, i) =>
-          fc.record({ spreads: spreadsArbitrary(i, queryLevels), factories: fc.boolean(), leaf: fc.constantFrom(...QUERY_LEAVES) }),
+          fc.record({
+            spreads: spreadsArbitrary(i, queryLevels),
+            factories: fc.boolean(),
+            leaf: fc.constantFrom(...QUERY_LEAVES),
+          }),
         ),
       ),
-      factory: factoryLevels === 0 ? fc.constant([]) : fc.tuple(...Array.from({ length: factoryLevels }, (_, i) => fc.record({ spreads: spreadsArbitrary(i, factoryLevels), leaf: fc.constantFrom(...FACTORY_LEAVES) }))),
+      factory:
+        factoryLevels === 0
+          ? fc.constant([])
+          : fc.tuple(
+              ...Array.from({ length: factoryLevels }, (_, i) =>
+                fc.record({ spreads: spreadsArbitrary(i, factoryLevels), leaf: fc.constantFrom(...FACTORY_LEAVES) }),
+              ),
+            ),
     }),
   );
 
 /** The document with a counting getter on each fragment's selections: `reads()` so far; throws past `limit` reads. */
-function counted(text: string, limit: number): { document: DocumentNode; operation: OperationDefinitionNode; reads: () => number; reset: () => void } {
+function counted(
+  text: string,
+  limit: number,
+): { document: DocumentNode; operation: OperationDefinitionNode; reads: () => number; reset: () => void } {
   const document = parse(text);
   const operation = getOperationAST(document);
   if (!operation) throw new Error('no operation');
@@ -109,7 +139,9 @@ function counted(text: string, limit: number): { document: DocumentNode; operati
 const grantsOf = (texts: readonly string[]): Grant[] => texts.map((text) => parseGrant(text) as Grant);
 
 /** Every walk, by name. */
-function walks(schema: GraphQLSchema): Record<string, (document: DocumentNode, operation: OperationDefinitionNode) => unknown> {
+function walks(
+  schema: GraphQLSchema,
+): Record<string, (document: DocumentNode, operation: OperationDefinitionNode) => unknown> {
   const grantsWalk = (texts: readonly string[]) => (document: DocumentNode, operation: OperationDefinitionNode) =>
     validate(schema, document, [grantsRule({ grants: grantsOf(texts), operation, variables: {} })]);
   return {
@@ -118,7 +150,8 @@ function walks(schema: GraphQLSchema): Record<string, (document: DocumentNode, o
     'grants (company and field)': grantsWalk([`factory:${FIXTURE_IDS.shop}`, 'read:Factory.id', 'subscribe']),
     depth: (document) => validate(schema, document, [depthLimitRule({ maxDepth: 100, maxCost: 1000 })]),
     introspection: (document) => validate(schema, document, [introspectionCostRule()]),
-    cost: (document, operation) => operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions)]),
+    cost: (document, operation) =>
+      operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions)]),
     bounds: (document, operation) => checkOperationBounds(schema, document, operation, {}),
     'executed part': (document, operation) => executedDocument(document, operation),
     'introspection only': (document) => isIntrospectionOnly(document),
@@ -134,7 +167,11 @@ describe('every walk over random fragment graphs of up to 40 levels reads each f
   });
 
   it('the doubling shape of the issue (40 levels, company-scoped token): each walk within the bounds', () => {
-    const text = ['query Walk { ...F0 }', ...Array.from({ length: 39 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`), 'fragment F39 on Query { __typename }'].join('\n');
+    const text = [
+      'query Walk { ...F0 }',
+      ...Array.from({ length: 39 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`),
+      'fragment F39 on Query { __typename }',
+    ].join('\n');
     for (const [name, walk] of Object.entries(walks(schema))) {
       const { document, operation, reads, reset } = counted(text, READS_PER_FRAGMENT * 40);
       reset();
@@ -155,7 +192,8 @@ describe('every walk over random fragment graphs of up to 40 levels reads each f
         const fragments = graph.query.length + graph.factory.length;
         for (const [name, walk] of Object.entries(all)) {
           // graphql-js's OverlappingFieldsCanBeMerged compares fragments in pairs, each pair once (its memo).
-          const limit = name === GRAPHQL_JS_RULES ? 8 * fragments * fragments + 100 : READS_PER_FRAGMENT * fragments + 4;
+          const limit =
+            name === GRAPHQL_JS_RULES ? 8 * fragments * fragments + 100 : READS_PER_FRAGMENT * fragments + 4;
           const { document, operation, reads, reset } = counted(documentText(graph), limit);
           reset();
           walk(document, operation);

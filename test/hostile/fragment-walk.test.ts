@@ -31,7 +31,8 @@ const ANSWER_BOUND_MS = 10_000;
 /** `levels` fragments on Query, each spreading the next `fanOut` times; the last selects `leaf`. */
 function fanOutDocument(levels: number, leaf: string, fanOut = 4): string {
   const parts = ['query FanOut { ...F0 }'];
-  for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment F${i} on Query { ${Array.from({ length: fanOut }, () => `...F${i + 1}`).join(' ')} }`);
+  for (let i = 0; i < levels - 1; i += 1)
+    parts.push(`fragment F${i} on Query { ${Array.from({ length: fanOut }, () => `...F${i + 1}`).join(' ')} }`);
   parts.push(`fragment F${levels - 1} on Query { ${leaf} }`);
   return parts.join('\n');
 }
@@ -62,7 +63,9 @@ describe('walks over a fan-out fragment document are linear', () => {
   it('the depth rule and graphql-js validation accept the document quickly; the introspection check says yes', async () => {
     const schema = await buildGatewaySchema();
     const document = parse(fanOutDocument(16, '__typename'));
-    const { ms } = await timed(async () => validate(schema, document, [depthLimitRule({ maxDepth: 12, maxCost: 1000 })]));
+    const { ms } = await timed(async () =>
+      validate(schema, document, [depthLimitRule({ maxDepth: 12, maxCost: 1000 })]),
+    );
     expect(ms).toBeLessThan(ANSWER_BOUND_MS);
     expect(isIntrospectionOnly(document)).toBe(true);
     expect(isIntrospectionOnly(parse(fanOutDocument(16, 'factories { id }')))).toBe(false);
@@ -72,7 +75,12 @@ describe('walks over a fan-out fragment document are linear', () => {
     const schema = await buildGatewaySchema();
     // 14 fields deep through a chain of fragments: building → tenants → room → tenant → … → room → id
     const chain = ['query Deep { building(id: "1") { ...T0 } }', 'fragment T0 on Building { tenants { ...R1 } }'];
-    for (let i = 1; i < 12; i += 1) chain.push(i % 2 === 1 ? `fragment R${i} on Tenant { room { ...T${i + 1} } }` : `fragment T${i} on Room { tenant { ...R${i + 1} } }`);
+    for (let i = 1; i < 12; i += 1)
+      chain.push(
+        i % 2 === 1
+          ? `fragment R${i} on Tenant { room { ...T${i + 1} } }`
+          : `fragment T${i} on Room { tenant { ...R${i + 1} } }`,
+      );
     chain.push('fragment T12 on Room { id }');
     const errors = validate(schema, parse(chain.join('\n')), [depthLimitRule({ maxDepth: 12, maxCost: 1000 })]);
     expect(errors.map((e) => e.message)).toEqual(['The operation is 14 levels deep; at most 12 are allowed.']);
@@ -117,7 +125,10 @@ describe('a fan-out fragment document without a key in public-site mode', () => 
     const text = 'query Site { factories { id } }';
     const manifest = join(dir, 'trusted.json');
     writeFileSync(manifest, JSON.stringify({ [createHash('sha256').update(text).digest('hex')]: text }));
-    stack = await startStack({ http: true,  config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest } });
+    stack = await startStack({
+      http: true,
+      config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest },
+    });
   });
 
   afterAll(async () => {

@@ -18,7 +18,10 @@ describe('fuzzing with operations built from the schema', () => {
   beforeAll(async () => {
     // A lower cost limit than the default keeps each accepted operation cheap (the run short);
     // the paths taken are the same.
-    stack = await startStack({ http: true,  config: { responseCacheEnabled: true, maxUpstreamRequests: 100, upstreamConcurrencyPerKey: 64 } });
+    stack = await startStack({
+      http: true,
+      config: { responseCacheEnabled: true, maxUpstreamRequests: 100, upstreamConcurrencyPerKey: 64 },
+    });
   });
 
   afterAll(async () => {
@@ -26,7 +29,14 @@ describe('fuzzing with operations built from the schema', () => {
   });
 
   it('2,000 operations (seed 14): no 5xx, no INTERNAL_SERVER_ERROR, none slower than the bound, and the gateway is alive after', async () => {
-    const report = await runFuzz({ schema: await buildGatewaySchema(), endpoint: stack.endpoint, seed: 14, count: 2000, concurrency: 8, boundMs: ANSWER_BOUND_MS });
+    const report = await runFuzz({
+      schema: await buildGatewaySchema(),
+      endpoint: stack.endpoint,
+      seed: 14,
+      count: 2000,
+      concurrency: 8,
+      boundMs: ANSWER_BOUND_MS,
+    });
     expect(report.failures.slice(0, 5)).toEqual([]);
     expect(report.sent).toBe(2000);
     // The mix reaches both successes and client errors.

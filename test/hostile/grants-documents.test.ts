@@ -53,7 +53,8 @@ const resolver: TokenResolver = {
   },
 };
 
-const bearer = (...grants: string[]): ReturnType<typeof readCredential> => readCredential(`Bearer svg_${grants.join(',')}`);
+const bearer = (...grants: string[]): ReturnType<typeof readCredential> =>
+  readCredential(`Bearer svg_${grants.join(',')}`);
 
 /** The issue's bomb: `levels` fragments on Query, each spreading the next twice. */
 function doubling(levels: number, leaf = '__typename'): string {
@@ -87,12 +88,20 @@ describe("an access token's grants check against hostile documents and variables
     }
     const operation = document.definitions[0];
     if (operation?.kind !== 'OperationDefinition') throw new Error('no operation');
-    expect(validate(schema, document, [grantsRule({ grants: [{ kind: 'factory', factoryId: SHOP }], operation, variables: {} })])).toEqual([]);
+    expect(
+      validate(schema, document, [
+        grantsRule({ grants: [{ kind: 'factory', factoryId: SHOP }], operation, variables: {} }),
+      ]),
+    ).toEqual([]);
     // graphql-js's visit reads each definition once, the walk each fragment once.
     expect(reads).toBeLessThanOrEqual(2 * 40);
 
-    expect(pipeline.prepare('graphql-sse', { query: doubling(40) }, bearer(`factory:${SHOP}`, 'subscribe'))).toMatchObject({ kind: 'run' });
-    expect(pipeline.prepare('graphql-sse', { query: doubling(40, 'buildings { id }') }, bearer(`factory:${SHOP}`))).toMatchObject({
+    expect(
+      pipeline.prepare('graphql-sse', { query: doubling(40) }, bearer(`factory:${SHOP}`, 'subscribe')),
+    ).toMatchObject({ kind: 'run' });
+    expect(
+      pipeline.prepare('graphql-sse', { query: doubling(40, 'buildings { id }') }, bearer(`factory:${SHOP}`)),
+    ).toMatchObject({
       kind: 'refused',
       step: 'grants',
       errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'read' } }],
@@ -102,7 +111,11 @@ describe("an access token's grants check against hostile documents and variables
   it('quotes a variable of 60 KB cut short in a refusal, in the message and in requiredGrant', () => {
     const huge = `x${'y'.repeat(60_000)}`;
     const query = 'subscription Watch($id: ID!) { counterChanged(factoryId: $id) { __typename } }';
-    const answer = pipeline.prepare('graphql-ws', { query, variables: { id: huge } }, bearer(`factory:${SHOP}`, 'subscribe'));
+    const answer = pipeline.prepare(
+      'graphql-ws',
+      { query, variables: { id: huge } },
+      bearer(`factory:${SHOP}`, 'subscribe'),
+    );
     expect(answer).toMatchObject({ kind: 'refused', step: 'grants', errors: [{ extensions: { code: 'FORBIDDEN' } }] });
     const [error] = answer.kind === 'refused' ? answer.errors : [];
     expect(error?.message.length).toBeLessThan(QUOTED_VALUE_CHARS * 2 + 100);
@@ -116,15 +129,23 @@ describe("an access token's grants check against hostile documents and variables
     const query = 'subscription Watch($id: ID!) { counterChanged(factoryId: $id) { __typename } } ';
     const before = memo.size;
     for (let i = 0; i < 5; i += 1) {
-      const allowed = pipeline.prepare('graphql-ws', { query: `${query}# ${i}`, variables: { id: SHOP } }, bearer(`factory:${SHOP}`, 'subscribe'));
+      const allowed = pipeline.prepare(
+        'graphql-ws',
+        { query: `${query}# ${i}`, variables: { id: SHOP } },
+        bearer(`factory:${SHOP}`, 'subscribe'),
+      );
       expect(allowed).toMatchObject({ kind: 'run' });
-      const refused = pipeline.prepare('graphql-ws', { query: `${query}# ${i}`, variables: { id: `other-${i}-${'p'.repeat(60_000)}` } }, bearer(`factory:${SHOP}`, 'subscribe'));
+      const refused = pipeline.prepare(
+        'graphql-ws',
+        { query: `${query}# ${i}`, variables: { id: `other-${i}-${'p'.repeat(60_000)}` } },
+        bearer(`factory:${SHOP}`, 'subscribe'),
+      );
       expect(refused).toMatchObject({ kind: 'refused', step: 'grants' });
     }
     expect(memo.size - before).toBe(5);
   });
 
-  it('refuses a slot title in the site documents\' namespace without write:siteDocument:<name>', () => {
+  it("refuses a slot title in the site documents' namespace without write:siteDocument:<name>", () => {
     const write = (title: string): { query: string; variables: Record<string, unknown> } => ({
       query: 'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { committed } }',
       variables: { input: { factoryId: SHOP, slot: 3, title, data: 'x' } },
@@ -139,34 +160,59 @@ describe("an access token's grants check against hostile documents and variables
       });
     }
     // With the document's grant, the slot may be written by hand (as setSiteDocument could).
-    expect(pipeline.prepare('graphql-ws', write('~sd:catalogue:2:m:0123abcd'), bearer(`factory:${SHOP}`, 'write:option:3', 'write:siteDocument:catalogue'))).toMatchObject({ kind: 'run' });
+    expect(
+      pipeline.prepare(
+        'graphql-ws',
+        write('~sd:catalogue:2:m:0123abcd'),
+        bearer(`factory:${SHOP}`, 'write:option:3', 'write:siteDocument:catalogue'),
+      ),
+    ).toMatchObject({ kind: 'run' });
     // A key caller is not limited by grants.
-    expect(pipeline.prepare('graphql-ws', write('~sd:catalogue:2:m:0123abcd'), readCredential('Bearer some-api-key'))).toMatchObject({ kind: 'run' });
+    expect(
+      pipeline.prepare('graphql-ws', write('~sd:catalogue:2:m:0123abcd'), readCredential('Bearer some-api-key')),
+    ).toMatchObject({ kind: 'run' });
   });
 });
 
-describe("a write:option grant and the slots of a site document (over HTTP, the simulator)", () => {
+describe('a write:option grant and the slots of a site document (over HTTP, the simulator)', () => {
   const folder = mkdtempSync(join(tmpdir(), 'grants-slots-'));
   const vaultFile = join(folder, 'vault.json');
   const masterKey = randomBytes(32).toString('base64');
   let stack: HttpStack;
   let slots: number[] = [];
   const tokens: Record<string, string> = {};
-  const WRITE = 'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { committed } }';
+  const WRITE =
+    'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { committed } }';
 
   beforeAll(async () => {
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
     // Every slot may be written as an option (the grants check lets each write through to the resolver).
     const optionGrants = Array.from({ length: 10 }, (_, i) => `write:option:${i + 1}`);
-    tokens.options = (await vault.createToken({ characters: ['shop'], grants: [`factory:${SHOP}`, ...optionGrants], expiresInMs: 3_600_000 })).token;
-    tokens.document = (await vault.createToken({ characters: ['shop'], grants: [`factory:${SHOP}`, ...optionGrants, 'write:siteDocument:catalogue'], expiresInMs: 3_600_000 })).token;
+    tokens.options = (
+      await vault.createToken({
+        characters: ['shop'],
+        grants: [`factory:${SHOP}`, ...optionGrants],
+        expiresInMs: 3_600_000,
+      })
+    ).token;
+    tokens.document = (
+      await vault.createToken({
+        characters: ['shop'],
+        grants: [`factory:${SHOP}`, ...optionGrants, 'write:siteDocument:catalogue'],
+        expiresInMs: 3_600_000,
+      })
+    ).token;
     stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } });
     const written = await stack.post(
-      { query: 'mutation Set($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { document { slots } } }', variables: { input: { factoryId: SHOP, name: 'catalogue', value: { items: [1, 2, 3] } } } },
+      {
+        query: 'mutation Set($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { document { slots } } }',
+        variables: { input: { factoryId: SHOP, name: 'catalogue', value: { items: [1, 2, 3] } } },
+      },
       { key: DEMO_KEYS.premium.key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
     );
-    slots = (written.body.data as { setSiteDocument: { document: { slots: number[] } } }).setSiteDocument.document.slots;
+    slots = (written.body.data as { setSiteDocument: { document: { slots: number[] } } }).setSiteDocument.document
+      .slots;
     const free = [...Array(10).keys()].map((i) => i + 1).find((slot) => !slots.includes(slot) && slot > 2) ?? 0;
     tokens.free = String(free);
   });
@@ -180,22 +226,39 @@ describe("a write:option grant and the slots of a site document (over HTTP, the 
     const writes = (): number => stack.simulator.requests.filter((request) => request.method === 'POST').length;
     const before = writes();
     for (const slot of slots) {
-      const answer = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot, title: 'Opening hours', data: '9-17' } } }, { key: tokens.options ?? '' });
+      const answer = await stack.post(
+        { query: WRITE, variables: { input: { factoryId: SHOP, slot, title: 'Opening hours', data: '9-17' } } },
+        { key: tokens.options ?? '' },
+      );
       expect(codes(answer.body)).toEqual(['FORBIDDEN']);
       expect(answer.body.errors?.[0]?.extensions).toMatchObject({ requiredGrant: 'write:siteDocument:catalogue' });
     }
     expect(writes()).toBe(before);
-    const free = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot: Number(tokens.free), title: 'Opening hours', data: '9-17' } } }, { key: tokens.options ?? '' });
+    const free = await stack.post(
+      {
+        query: WRITE,
+        variables: { input: { factoryId: SHOP, slot: Number(tokens.free), title: 'Opening hours', data: '9-17' } },
+      },
+      { key: tokens.options ?? '' },
+    );
     expect(free.body.errors).toBeUndefined();
-    const granted = await stack.post({ query: WRITE, variables: { input: { factoryId: SHOP, slot: slots[0], title: 'Opening hours', data: '9-17' } } }, { key: tokens.document ?? '' });
+    const granted = await stack.post(
+      { query: WRITE, variables: { input: { factoryId: SHOP, slot: slots[0], title: 'Opening hours', data: '9-17' } } },
+      { key: tokens.document ?? '' },
+    );
     expect(granted.body.errors).toBeUndefined();
   });
 
   it("quotes a 60 KB company id cut short in Query.factory's FORBIDDEN", async () => {
     const huge = `z${'9'.repeat(60_000)}`;
-    const answer = await stack.post({ query: 'query One($id: ID!) { factory(id: $id) { id } }', variables: { id: huge } }, { key: tokens.options ?? '' });
+    const answer = await stack.post(
+      { query: 'query One($id: ID!) { factory(id: $id) { id } }', variables: { id: huge } },
+      { key: tokens.options ?? '' },
+    );
     expect(codes(answer.body)).toEqual(['FORBIDDEN']);
     expect(answer.text.length).toBeLessThan(2_000);
-    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ requiredGrant: `factory:${huge.slice(0, QUOTED_VALUE_CHARS)}…` });
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({
+      requiredGrant: `factory:${huge.slice(0, QUOTED_VALUE_CHARS)}…`,
+    });
   });
 });

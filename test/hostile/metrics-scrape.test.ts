@@ -22,7 +22,10 @@ async function scrape(stack: HttpStack): Promise<{ text: string; windowRequests:
   const answer = await stack.get('/metrics');
   expect(answer.status).toBe(200);
   expect(metricValue(answer.text, 'statev_upstream_budget_reduced_keys')).toBe(stats.reducedKeys);
-  return { text: answer.text, windowRequests: metricValue(answer.text, 'statev_upstream_budget_window_requests') ?? Number.NaN };
+  return {
+    text: answer.text,
+    windowRequests: metricValue(answer.text, 'statev_upstream_budget_window_requests') ?? Number.NaN,
+  };
 }
 
 async function query(stack: HttpStack, key: string): Promise<void> {

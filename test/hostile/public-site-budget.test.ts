@@ -13,7 +13,8 @@ import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { codes, startStack } from '../support';
 import type { HttpStack } from '../support';
 
-const PAGE = 'query SitePage($id: ID!) { factory(id: $id) { id name counter { items { item amount } } bankAccounts { vban balance } } }';
+const PAGE =
+  'query SitePage($id: ID!) { factory(id: $id) { id name counter { items { item amount } } bankAccounts { vban balance } } }';
 const PAGE_HASH = createHash('sha256').update(PAGE).digest('hex');
 
 describe('anonymous requests in public-site mode cannot force upstream traffic', () => {
@@ -25,7 +26,10 @@ describe('anonymous requests in public-site mode cannot force upstream traffic',
     const manifest = join(dir, 'trusted.json');
     writeFileSync(manifest, JSON.stringify({ [PAGE_HASH]: PAGE }));
     // The whole-response cache on too, as in production.
-    stack = await startStack({ http: true,  config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest, responseCacheEnabled: true } });
+    stack = await startStack({
+      http: true,
+      config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest, responseCacheEnabled: true },
+    });
   });
 
   afterAll(async () => {
@@ -47,7 +51,9 @@ describe('anonymous requests in public-site mode cannot force upstream traffic',
       expect(codes(again.body)).toEqual([]);
       expect(again.body.data).toEqual(first.body.data);
     }
-    const together = await Promise.all(Array.from({ length: 10 }, () => anonymous({ 'cache-control': 'no-cache, no-store' })));
+    const together = await Promise.all(
+      Array.from({ length: 10 }, () => anonymous({ 'cache-control': 'no-cache, no-store' })),
+    );
     for (const answer of together) expect(answer.body.data).toEqual(first.body.data);
     expect(stack.simulator.requests.length).toBe(needed);
   });
@@ -56,7 +62,10 @@ describe('anonymous requests in public-site mode cannot force upstream traffic',
     stack.simulator.reset();
     await stack.post({ documentId: PAGE_HASH, variables: { id: FIXTURE_IDS.shop } }, { key: DEMO_KEYS.premium.key });
     const afterWarm = stack.simulator.requests.length;
-    await stack.post({ documentId: PAGE_HASH, variables: { id: FIXTURE_IDS.shop } }, { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } });
+    await stack.post(
+      { documentId: PAGE_HASH, variables: { id: FIXTURE_IDS.shop } },
+      { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } },
+    );
     expect(stack.simulator.requests.length).toBeGreaterThan(afterWarm);
   });
 });

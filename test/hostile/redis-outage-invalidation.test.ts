@@ -41,7 +41,11 @@ async function replica(prefix: string): Promise<Gateway> {
   return gateway;
 }
 
-async function post(gateway: Gateway, body: unknown, headers: Record<string, string> = {}): Promise<Result<Record<string, unknown>>> {
+async function post(
+  gateway: Gateway,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Result<Record<string, unknown>>> {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}`, ...headers },
@@ -51,7 +55,8 @@ async function post(gateway: Gateway, body: unknown, headers: Record<string, str
 }
 
 const read = { query: print(FactoryOptionsDocument), variables: { id: FIXTURE_IDS.shop, slot: 1 } };
-const titleOf = (result: Result<Record<string, unknown>>): unknown => (result.data?.factory as { option: { title: string } | null }).option?.title;
+const titleOf = (result: Result<Record<string, unknown>>): unknown =>
+  (result.data?.factory as { option: { title: string } | null }).option?.title;
 
 describeWithRedis(
   'a Redis outage',
@@ -89,7 +94,10 @@ describeWithRedis(
       // A writes while Redis is down: the upstream takes it, A forgets its own copy at once.
       const write = await post(
         a,
-        { query: print(UpdateFactoryOptionMessageOnlyDocument), variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'Neu im Ausfall', data: 'x' } } },
+        {
+          query: print(UpdateFactoryOptionMessageOnlyDocument),
+          variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'Neu im Ausfall', data: 'x' } },
+        },
         { 'x-api-secret': DEMO_KEYS.premium.secret },
       );
       expect(write.errors).toBeUndefined();

@@ -18,14 +18,23 @@ function nestedJson(levels: number): string {
 }
 
 /** POSTs raw bytes to the endpoint; returns status and parsed body. */
-function postRaw(url: string, body: Buffer, key: string | null = DEMO_KEYS.premium.key): Promise<{ status: number; body: { errors?: { extensions?: { code?: string } }[] } }> {
+function postRaw(
+  url: string,
+  body: Buffer,
+  key: string | null = DEMO_KEYS.premium.key,
+): Promise<{ status: number; body: { errors?: { extensions?: { code?: string } }[] } }> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(body.length) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(body.length),
+    };
     if (key) headers.authorization = `Bearer ${key}`;
     const req = httpRequest(url, { method: 'POST', headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as never }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as never }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -36,7 +45,7 @@ function postRaw(url: string, body: Buffer, key: string | null = DEMO_KEYS.premi
 const COUNTER = print(EconomyCounterDocument);
 
 describe('hostile request input over HTTP', () => {
-  const stack = useStack({ http: true,  config: { maxVariablesBytes: 4096 } }, { resetSimulator: true });
+  const stack = useStack({ http: true, config: { maxVariablesBytes: 4096 } }, { resetSimulator: true });
 
   it('refuses variables over MAX_VARIABLES_BYTES with 413 before any analysis', async () => {
     const answer = await stack.post({ query: COUNTER, variables: { id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) } });
@@ -46,8 +55,13 @@ describe('hostile request input over HTTP', () => {
   });
 
   it('refuses them over GET too', async () => {
-    const search = new URLSearchParams({ query: COUNTER, variables: JSON.stringify({ id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) }) });
-    const response = await fetch(`${stack.endpoint}?${search.toString()}`, { headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+    const search = new URLSearchParams({
+      query: COUNTER,
+      variables: JSON.stringify({ id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) }),
+    });
+    const response = await fetch(`${stack.endpoint}?${search.toString()}`, {
+      headers: { 'apollo-require-preflight': 'true', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+    });
     expect(response.status).toBe(413);
   });
 
@@ -63,7 +77,9 @@ describe('hostile request input over HTTP', () => {
 
   it('answers deep variables over GET with 400', async () => {
     const search = new URLSearchParams({ query: '{ __typename }', variables: `{"deep":${nestedJson(400)}}` });
-    const response = await fetch(`${stack.endpoint}?${search.toString()}`, { headers: { 'apollo-require-preflight': 'true' } });
+    const response = await fetch(`${stack.endpoint}?${search.toString()}`, {
+      headers: { 'apollo-require-preflight': 'true' },
+    });
     expect(response.status).toBe(400);
   });
 
@@ -75,7 +91,11 @@ describe('hostile request input over HTTP', () => {
   });
 
   it('answers a body that is not UTF-8 with 400 BAD_REQUEST', async () => {
-    const bad = Buffer.concat([Buffer.from('{"query":"{ __typename }","x":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28]), Buffer.from('"}')]);
+    const bad = Buffer.concat([
+      Buffer.from('{"query":"{ __typename }","x":"'),
+      Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+      Buffer.from('"}'),
+    ]);
     const answer = await postRaw(stack.endpoint, bad);
     expect(answer.status).toBe(400);
     expect(answer.body.errors?.map((e) => e.extensions?.code)).toEqual(['BAD_REQUEST']);
@@ -117,7 +137,13 @@ describe('variables the operation does not declare', () => {
     for (let i = 0; i < 2; i += 1) {
       const response = await stack.apollo.executeOperation(
         { query: COUNTER, variables: { id: FIXTURE_IDS.shop, unused } },
-        { contextValue: createContext(stack.runtime.services, new Map(), callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, stack.runtime.services.config.keyHashSecret)) },
+        {
+          contextValue: createContext(
+            stack.runtime.services,
+            new Map(),
+            callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, stack.runtime.services.config.keyHashSecret),
+          ),
+        },
       );
       expect(response.body.kind === 'single' ? response.body.singleResult.errors : 'not single').toBeUndefined();
     }

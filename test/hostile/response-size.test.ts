@@ -5,7 +5,8 @@
 import { startStack } from '../support';
 import type { Stack } from '../support';
 
-const BIG = '{ factories { id name inventory { items { item amount } } counter { items { item price } } sellOffers { item pricePerUnit } } }';
+const BIG =
+  '{ factories { id name inventory { items { item amount } } counter { items { item price } } sellOffers { item pricePerUnit } } }';
 
 describe('MAX_RESPONSE_BYTES', () => {
   let stack: Stack;

@@ -41,7 +41,9 @@ describe('slow clients', () => {
   const stack = useStack({ http: true, config: { httpHeadersTimeoutMs: 300, httpRequestTimeoutMs: 600 } });
 
   it('closes a connection that sent half its header block with 408, and serves others meanwhile', async () => {
-    const sockets = await Promise.all(Array.from({ length: 20 }, () => rawConnection(stack, 'GET /healthz HTTP/1.1\r\nHost: gateway\r\nX-Slow: ')));
+    const sockets = await Promise.all(
+      Array.from({ length: 20 }, () => rawConnection(stack, 'GET /healthz HTTP/1.1\r\nHost: gateway\r\nX-Slow: ')),
+    );
     const answers = sockets.map(closedWith);
     expect((await stack.get('/healthz')).status).toBe(200);
     for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 408 /);
@@ -56,7 +58,10 @@ describe('slow clients', () => {
   });
 
   it('closes a half-sent WebSocket upgrade request with 408 too', async () => {
-    const socket = await rawConnection(stack, 'GET /graphql HTTP/1.1\r\nHost: gateway\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Slow: ');
+    const socket = await rawConnection(
+      stack,
+      'GET /graphql HTTP/1.1\r\nHost: gateway\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Slow: ',
+    );
     expect(await closedWith(socket)).toMatch(/^HTTP\/1\.1 408 /);
   });
 
@@ -91,6 +96,9 @@ describe('slow clients', () => {
     const config = loadConfig({});
     // Node checks the timers every quarter of the headers timeout, at most every second.
     expect(Math.min(config.httpHeadersTimeoutMs, config.httpRequestTimeoutMs) + 1000).toBeLessThanOrEqual(30_000);
-    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2500', HTTP_REQUEST_TIMEOUT_MS: '9000' })).toMatchObject({ httpHeadersTimeoutMs: 2500, httpRequestTimeoutMs: 9000 });
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '2500', HTTP_REQUEST_TIMEOUT_MS: '9000' })).toMatchObject({
+      httpHeadersTimeoutMs: 2500,
+      httpRequestTimeoutMs: 9000,
+    });
   });
 });

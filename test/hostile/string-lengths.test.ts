@@ -33,14 +33,22 @@ describe('title and data bounds with emoji and combining marks', () => {
   const stack = useStack({}, { resetSimulator: true });
 
   const write = (title: string, data: string): ReturnType<Stack['execute']> => {
-    const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.shop, slot: 2, title, data, apiSecret: DEMO_KEYS.premium.secret };
+    const input: UpdateFactoryOptionInput = {
+      factoryId: FIXTURE_IDS.shop,
+      slot: 2,
+      title,
+      data,
+      apiSecret: DEMO_KEYS.premium.secret,
+    };
     return stack.execute(UpdateFactoryOptionDocument, { input }, { key: DEMO_KEYS.premium.key });
   };
 
   it('accepts 64 emoji as a title and 2400 emoji as data, and the upstream takes them', async () => {
     const result = await write(EMOJI.repeat(64), EMOJI.repeat(1200) + HEART.repeat(1200));
     expect(result.errors).toBeUndefined();
-    expect(stack.simulator.requests.some((request) => request.method === 'PUT' || request.method === 'POST')).toBe(true);
+    expect(stack.simulator.requests.some((request) => request.method === 'PUT' || request.method === 'POST')).toBe(
+      true,
+    );
   });
 
   it('accepts 33 emoji (66 UTF-16 code units) as a title', async () => {

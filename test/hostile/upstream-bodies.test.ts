@@ -43,7 +43,11 @@ describe('hostile upstream bodies through the gateway', () => {
   it('200,000 nested arrays (400 KB) are an UPSTREAM_ERROR naming the endpoint, with a warning that says why; another key is answered', async () => {
     stack
       .upstream()
-      .intercept({ path: '/req/factory/list/', method: 'GET', headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } })
+      .intercept({
+        path: '/req/factory/list/',
+        method: 'GET',
+        headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      })
       .reply(200, nested(200_000), JSON_HEADERS);
     const other = stack.executeText(FACTORIES, {}, { key: DEMO_KEYS.other.key });
     const result = await stack.executeText(FACTORIES);
@@ -56,13 +60,21 @@ describe('hostile upstream bodies through the gateway', () => {
     });
     expect(result.data).toEqual({ factories: null });
     expect(failureLines()).toEqual([
-      expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/', status: 200, detail: expect.stringContaining(`(at byte ${MAX_UPSTREAM_JSON_DEPTH})`) }),
+      expect.objectContaining({
+        level: 40,
+        code: 'UPSTREAM_ERROR',
+        endpoint: 'GET /factory/list/',
+        status: 200,
+        detail: expect.stringContaining(`(at byte ${MAX_UPSTREAM_JSON_DEPTH})`),
+      }),
     ]);
     expect((await other).errors).toBeUndefined();
   });
 
   it('accepts nesting up to the limit, and brackets inside strings do not count', async () => {
-    const atLimit = JSON.stringify([{ id: 'f1', name: '[[[[{{{{'.repeat(100), deep: JSON.parse(nested(MAX_UPSTREAM_JSON_DEPTH - 2)) as unknown }]);
+    const atLimit = JSON.stringify([
+      { id: 'f1', name: '[[[[{{{{'.repeat(100), deep: JSON.parse(nested(MAX_UPSTREAM_JSON_DEPTH - 2)) as unknown },
+    ]);
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, atLimit, JSON_HEADERS);
     const result = await stack.executeText(FACTORIES);
     expect(result.errors).toBeUndefined();
@@ -71,19 +83,32 @@ describe('hostile upstream bodies through the gateway', () => {
 
   it('a body over UPSTREAM_MAX_BODY_BYTES is an UPSTREAM_ERROR naming the endpoint, with a warning', async () => {
     await stack.close();
-    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: 64 * 1024 } });
+    stack = await startStack({
+      mock: true,
+      logDestination: logs,
+      config: { logLevel: 'info', upstreamMaxBodyBytes: 64 * 1024 },
+    });
     const big = JSON.stringify([{ id: 'f1', name: 'x'.repeat(100 * 1024) }]);
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, big, JSON_HEADERS);
     const result = await stack.executeText(FACTORIES);
     expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
-    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({ endpoint: 'GET /factory/list/', message: expect.stringContaining('larger than the limit of 65536 bytes') });
-    expect(failureLines()).toEqual([expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/' })]);
+    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({
+      endpoint: 'GET /factory/list/',
+      message: expect.stringContaining('larger than the limit of 65536 bytes'),
+    });
+    expect(failureLines()).toEqual([
+      expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', endpoint: 'GET /factory/list/' }),
+    ]);
   });
 
   it('a body with more arrays and objects than UPSTREAM_MAX_BODY_BYTES / 20 is an UPSTREAM_ERROR, abandoned before parsing', async () => {
     await stack.close();
     const limit = 64 * 1024;
-    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: limit } });
+    stack = await startStack({
+      mock: true,
+      logDestination: logs,
+      config: { logLevel: 'info', upstreamMaxBodyBytes: limit },
+    });
     const most = Math.floor(limit / BYTES_PER_CONTAINER);
     // Under the byte limit (2 bytes per array) and the depth limit, over the count.
     const dense = `[${Array.from({ length: most }, () => '[]').join(',')}]`;
@@ -91,15 +116,27 @@ describe('hostile upstream bodies through the gateway', () => {
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, dense, JSON_HEADERS);
     const result = await stack.executeText(FACTORIES);
     expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
-    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({ endpoint: 'GET /factory/list/', message: `JSON with more than ${most} arrays and objects; abandoned` });
+    expect(result.errors?.[0]?.extensions?.upstream).toMatchObject({
+      endpoint: 'GET /factory/list/',
+      message: `JSON with more than ${most} arrays and objects; abandoned`,
+    });
     // The bracket past the count: the outer array and `most` inner ones came before it.
-    expect(failureLines()).toEqual([expect.objectContaining({ code: 'UPSTREAM_ERROR', detail: expect.stringContaining(`(at byte ${1 + (most - 1) * 3})`) })]);
+    expect(failureLines()).toEqual([
+      expect.objectContaining({
+        code: 'UPSTREAM_ERROR',
+        detail: expect.stringContaining(`(at byte ${1 + (most - 1) * 3})`),
+      }),
+    ]);
   });
 
   it('accepts a list of records at the count of arrays and objects the body limit allows', async () => {
     await stack.close();
     const limit = 64 * 1024;
-    stack = await startStack({ mock: true, logDestination: logs, config: { logLevel: 'info', upstreamMaxBodyBytes: limit } });
+    stack = await startStack({
+      mock: true,
+      logDestination: logs,
+      config: { logLevel: 'info', upstreamMaxBodyBytes: limit },
+    });
     const most = Math.floor(limit / BYTES_PER_CONTAINER);
     const list = JSON.stringify(Array.from({ length: most - 1 }, (_, i) => ({ id: `${i}` })));
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
@@ -114,7 +151,9 @@ describe('hostile upstream bodies through the gateway', () => {
     stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
     const mapped = jest.spyOn(factoryMappers, 'mapFactoryList');
     try {
-      const result = await stack.executeText(`{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`);
+      const result = await stack.executeText(
+        `{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`,
+      );
       expect(result.errors).toBeUndefined();
       for (const n of [1, 2, 3, 4, 5]) expect((result.data as Record<string, unknown[]>)[`a${n}`]).toHaveLength(count);
       expect(mapped).toHaveBeenCalledTimes(1);
@@ -129,15 +168,21 @@ describe('hostile upstream bodies through the gateway', () => {
       '<!DOCTYPE html><html><head><title>500 Internal Server Error</title><style>body { font: 12px sans-serif; }</style>' +
       '<script>var token = "never shown";</script></head><body><!-- build 4711 --><h1>Internal Server Error</h1>' +
       `<p>${'The server met an unexpected condition. '.repeat(20)}</p><p>tail-marker</p></body></html>`;
-    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(500, page, { headers: { 'content-type': 'text/html' } });
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(500, page, { headers: { 'content-type': 'text/html' } });
     const result = await stack.executeText(FACTORIES);
 
     expect(codes(result)).toEqual(['UPSTREAM_ERROR']);
     const shown = String((result.errors?.[0]?.extensions?.upstream as { message: string }).message);
     expect(shown.length).toBeLessThanOrEqual(200);
     expect(shown).toMatch(/^500 Internal Server Error Internal Server Error The server met/);
-    for (const hidden of ['<', '>', 'font:', 'never shown', 'build 4711', 'tail-marker']) expect(JSON.stringify(result)).not.toContain(hidden);
-    expect(failureLines()).toEqual([expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', status: 500, detail: `HTTP 500: ${page}` })]);
+    for (const hidden of ['<', '>', 'font:', 'never shown', 'build 4711', 'tail-marker'])
+      expect(JSON.stringify(result)).not.toContain(hidden);
+    expect(failureLines()).toEqual([
+      expect.objectContaining({ level: 40, code: 'UPSTREAM_ERROR', status: 500, detail: `HTTP 500: ${page}` }),
+    ]);
   });
 
   it('never logs or shows the key, also when the upstream echoes it backwards', async () => {
@@ -145,7 +190,11 @@ describe('hostile upstream bodies through the gateway', () => {
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })
-      .reply(400, JSON.stringify({ statusCode: 400, message: `token ${reversed} unknown`, error: 'Bad Request' }), JSON_HEADERS);
+      .reply(
+        400,
+        JSON.stringify({ statusCode: 400, message: `token ${reversed} unknown`, error: 'Bad Request' }),
+        JSON_HEADERS,
+      );
     const result = await stack.executeText(FACTORIES);
     expect(codes(result)).toEqual(['UPSTREAM_BAD_REQUEST']);
     expect(failureLines()).toEqual([expect.objectContaining({ detail: 'HTTP 400: token [redacted] unknown' })]);
@@ -159,10 +208,21 @@ describe('hostile upstream bodies through the gateway', () => {
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })
-      .reply(403, JSON.stringify({ statusCode: 403, message: 'Missing scope factory.read', error: 'Forbidden' }), JSON_HEADERS);
+      .reply(
+        403,
+        JSON.stringify({ statusCode: 403, message: 'Missing scope factory.read', error: 'Forbidden' }),
+        JSON_HEADERS,
+      );
     const result = await stack.executeText(FACTORIES);
     expect(codes(result)).toEqual(['FORBIDDEN']);
-    expect(failureLines()).toEqual([expect.objectContaining({ level: 30, code: 'FORBIDDEN', status: 403, detail: 'HTTP 403: Missing scope factory.read' })]);
+    expect(failureLines()).toEqual([
+      expect.objectContaining({
+        level: 30,
+        code: 'FORBIDDEN',
+        status: 403,
+        detail: 'HTTP 403: Missing scope factory.read',
+      }),
+    ]);
   });
 });
 

@@ -150,7 +150,9 @@ describe('hostile upstream over real HTTP', () => {
     for (let k = 0; k < hungKeys; k += 1) {
       // Twice the per-key limit: the extra requests wait for the key's own connections.
       for (let r = 0; r < perKey * 2; r += 1) {
-        pending.push(upstream.call({ endpoint: ENDPOINTS.factoryList, apiKey: `hung-key-${k}-padding` }).catch(() => undefined));
+        pending.push(
+          upstream.call({ endpoint: ENDPOINTS.factoryList, apiKey: `hung-key-${k}-padding` }).catch(() => undefined),
+        );
       }
     }
     await allHung;
@@ -186,10 +188,16 @@ describe('redaction of every form of the key and secret', () => {
     agent
       .get('https://api.test')
       .intercept({ path: secret ? '/req/factory/options' : '/req/factory/list/', method: secret ? 'POST' : 'GET' })
-      .reply(400, JSON.stringify({ statusCode: 400, message, error: 'Bad Request' }), { headers: { 'content-type': 'application/json' } });
+      .reply(400, JSON.stringify({ statusCode: 400, message, error: 'Bad Request' }), {
+        headers: { 'content-type': 'application/json' },
+      });
     return failure(
       secret
-        ? upstream.call({ endpoint: ENDPOINTS.factoryOptionUpdate, apiKey, body: { apiSecret: secret, factoryId: 'f', option: 1, title: 't', data: 'd' } })
+        ? upstream.call({
+            endpoint: ENDPOINTS.factoryOptionUpdate,
+            apiKey,
+            body: { apiSecret: secret, factoryId: 'f', option: 1, title: 't', data: 'd' },
+          })
         : upstream.call({ endpoint: ENDPOINTS.factoryList, apiKey }),
     );
   }
@@ -203,7 +211,10 @@ describe('redaction of every form of the key and secret', () => {
     ['base64url', (key) => Buffer.from(key).toString('base64url')],
     ['URL-encoded', (key) => encodeURIComponent(key)],
     ['reversed', (key) => [...key].reverse().join('')],
-    ['reversed, a piece of 10 characters in upper case', (key) => [...key].reverse().join('').slice(3, 13).toUpperCase()],
+    [
+      'reversed, a piece of 10 characters in upper case',
+      (key) => [...key].reverse().join('').slice(3, 13).toUpperCase(),
+    ],
     ['a prefix of 8 characters', (key) => key.slice(0, 8)],
     ['a middle piece of 9 characters', (key) => key.slice(5, 14)],
     ['a suffix of 8 characters in upper case', (key) => key.slice(-8).toUpperCase()],

@@ -11,7 +11,17 @@ import { callerKey } from '../../src/pipeline/key-in-use';
 import { RedisSharedState } from '../../src/economy/shared-state/redis-shared-state';
 import { createGatewayRuntime } from '../../src/runtime';
 import { DEMO_KEYS } from '../../src/simulator';
-import { advanceClock, describeWithRedis, startStack, startTestRedis, T0, TEST_REDIS_TIMEOUT_MS, until, useFakeDate, useFakeTimersWithRealIo } from '../support';
+import {
+  advanceClock,
+  describeWithRedis,
+  startStack,
+  startTestRedis,
+  T0,
+  TEST_REDIS_TIMEOUT_MS,
+  until,
+  useFakeDate,
+  useFakeTimersWithRealIo,
+} from '../support';
 import type { Stack } from '../support';
 import { createLogger } from '../../src/observability/logger';
 
@@ -32,7 +42,16 @@ describe('a GET that ran into the deadline is not retried', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/req`;
     const runtime = await createGatewayRuntime(
-      loadConfig({}, { upstreamBaseUrl: baseUrl, upstreamTimeoutMs: 500, upstreamRetryDelayMs: 0, logLevel: 'silent', responseCacheEnabled: false }),
+      loadConfig(
+        {},
+        {
+          upstreamBaseUrl: baseUrl,
+          upstreamTimeoutMs: 500,
+          upstreamRetryDelayMs: 0,
+          logLevel: 'silent',
+          responseCacheEnabled: false,
+        },
+      ),
     );
     await runtime.apollo.start();
     // Every timer is faked (sockets stay real): the deadline passes once the server has the
@@ -42,7 +61,16 @@ describe('a GET that ran into the deadline is not retried', () => {
     try {
       let settled = false;
       const pending = runtime.apollo
-        .executeOperation({ query: '{ factories { id } }' }, { contextValue: createContext(runtime.services, new Map(), callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, runtime.services.config.keyHashSecret)) })
+        .executeOperation(
+          { query: '{ factories { id } }' },
+          {
+            contextValue: createContext(
+              runtime.services,
+              new Map(),
+              callerKey({ kind: 'key', apiKey: DEMO_KEYS.premium.key }, runtime.services.config.keyHashSecret),
+            ),
+          },
+        )
         .finally(() => {
           settled = true;
         });
@@ -74,7 +102,9 @@ describe('MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
 
   it('an operation estimated under the cap stops at it: further fields fail with QUERY_TOO_EXPENSIVE, answered ones stay', async () => {
     // The estimate assumes one company, so the operation (list + inventories) passes it at 2.
-    stack = await startStack({ config: { maxUpstreamRequests: 2, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
+    stack = await startStack({
+      config: { maxUpstreamRequests: 2, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } },
+    });
     const result = await stack.executeText(FACTORIES);
     const factories = (result.data?.factories ?? []) as Array<{ id: string; inventory: unknown }>;
     expect(factories.length).toBeGreaterThan(2);
@@ -87,7 +117,9 @@ describe('MAX_UPSTREAM_REQUESTS is enforced at run time', () => {
   });
 
   it('without a cap problem the same operation is answered whole', async () => {
-    stack = await startStack({ config: { maxUpstreamRequests: 100, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } } });
+    stack = await startStack({
+      config: { maxUpstreamRequests: 100, costAssumptions: { factories: 1, buildings: 1, bankAccounts: 1, rooms: 1 } },
+    });
     const result = await stack.executeText(FACTORIES);
     expect(result.errors).toBeUndefined();
   });
@@ -107,7 +139,11 @@ describe('Retry-After is clamped', () => {
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })
-      .reply(429, { statusCode: 429, message: 'ThrottlerException: Too Many Requests' }, { headers: { 'content-type': 'application/json', 'retry-after': '99999999999' } });
+      .reply(
+        429,
+        { statusCode: 429, message: 'ThrottlerException: Too Many Requests' },
+        { headers: { 'content-type': 'application/json', 'retry-after': '99999999999' } },
+      );
     const first = await stack.executeText('{ factories { id } }');
     expect(first.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 3600 });
     // Within the hour the key stays cooled down (no request) ...
@@ -127,7 +163,11 @@ describe('Retry-After is clamped', () => {
     stack
       .upstream()
       .intercept({ path: '/req/factory/list/', method: 'GET' })
-      .reply(429, { statusCode: 429, message: 'x' }, { headers: { 'content-type': 'application/json', 'retry-after': '86400' } });
+      .reply(
+        429,
+        { statusCode: 429, message: 'x' },
+        { headers: { 'content-type': 'application/json', 'retry-after': '86400' } },
+      );
     const result = await stack.executeText('{ factories { id } }');
     expect(result.errors?.[0]?.extensions?.retryAfterSeconds).toBe(90);
     expect(loadConfig({}).retryAfterMaxSeconds).toBe(3600);
@@ -137,7 +177,12 @@ describe('Retry-After is clamped', () => {
 describeWithRedis('the window log in Redis: a request counts from when its answer arrived', () => {
   it('moves a settled request to its answer time, so the window frees a window after the answer, not after the send', async () => {
     const redis = await startTestRedis();
-    const state = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-settle-${process.pid}:`, logger: createLogger('silent') });
+    const state = new RedisSharedState({
+      url: redis.url,
+      commandTimeoutMs: TEST_REDIS_TIMEOUT_MS,
+      prefix: `statev-settle-${process.pid}:`,
+      logger: createLogger('silent'),
+    });
     try {
       await state.whenUp();
       const sentAt = 1_000_000;
@@ -172,7 +217,13 @@ describeWithRedis('Retry-After in Redis: cooldowns stored and read are clamped',
       const stored = (await state.keyLimits('k1')).cooldownUntil;
       expect(stored).toBeGreaterThan(now + 3_500_000);
       expect(stored).toBeLessThanOrEqual(Date.now() + 3_600_000);
-      const other = new RedisSharedState({ url: redis.url, commandTimeoutMs: TEST_REDIS_TIMEOUT_MS, prefix: `statev-clamp-${process.pid}:`, maxCooldownMs: 60_000, logger: createLogger('silent') });
+      const other = new RedisSharedState({
+        url: redis.url,
+        commandTimeoutMs: TEST_REDIS_TIMEOUT_MS,
+        prefix: `statev-clamp-${process.pid}:`,
+        maxCooldownMs: 60_000,
+        logger: createLogger('silent'),
+      });
       try {
         await other.whenUp();
         expect((await other.keyLimits('k1')).cooldownUntil).toBeLessThanOrEqual(Date.now() + 60_000);

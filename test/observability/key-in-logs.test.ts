@@ -19,13 +19,19 @@ describe('the key in the log lines of one request', () => {
     const logs = new LineCollector();
     const stack = await stacks.start({ http: true, mock: true, logDestination: logs, config: { logLevel: 'info' } });
     // The factory list fails (then its one retry): an `upstream request failed` line.
-    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(500, '{"message":"down"}', { headers: { 'content-type': 'application/json' } }).times(2);
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(500, '{"message":"down"}', { headers: { 'content-type': 'application/json' } })
+      .times(2);
     const answer = await stack.post({ query: '{ factories { id } }' }, { key });
     expect(answer.status).toBe(200);
 
     const records = logs.records();
     const named = records.filter((record) => 'key' in record);
-    expect(named.map((record) => record.msg)).toEqual(expect.arrayContaining(['graphql operation', 'upstream request failed']));
+    expect(named.map((record) => record.msg)).toEqual(
+      expect.arrayContaining(['graphql operation', 'upstream request failed']),
+    );
     const id = keyId(key, DEFAULT_CONFIG.keyHashSecret).slice(0, 8);
     expect(new Set(named.map((record) => record.key))).toEqual(new Set([id]));
     expect(logs.lines.join('\n')).not.toContain(key);

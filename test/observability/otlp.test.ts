@@ -77,7 +77,9 @@ it('sends the spans to the OTLP HTTP receiver named by OTEL_EXPORTER_OTLP_ENDPOI
     expect(sent.headers['content-type']).toBe('application/json');
   }
   const resourceSpans = received.flatMap((sent) => sent.body.resourceSpans ?? []);
-  const serviceNames = resourceSpans.map((entry) => entry.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue);
+  const serviceNames = resourceSpans.map(
+    (entry) => entry.resource?.attributes?.find((attribute) => attribute.key === 'service.name')?.value.stringValue,
+  );
   expect(new Set(serviceNames)).toEqual(new Set(['gateway-under-test']));
   const spans = resourceSpans.flatMap((entry) => entry.scopeSpans ?? []).flatMap((scope) => scope.spans ?? []);
   expect(spans.map((span) => span.name).sort()).toEqual(['GET /factory/list/', 'query Companies']);

@@ -32,15 +32,31 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
   const clients: Array<{ dispose(): unknown }> = [];
 
   /** Subscribes over graphql-ws, with these connection parameters added to the key. */
-  function overWs(request: { query: string; variables?: Record<string, unknown> }, params: Record<string, unknown> = {}): Collected {
-    const client = createClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: { ...auth, ...params }, retryAttempts: 0, lazy: true });
+  function overWs(
+    request: { query: string; variables?: Record<string, unknown> },
+    params: Record<string, unknown> = {},
+  ): Collected {
+    const client = createClient({
+      url: stack.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: { ...auth, ...params },
+      retryAttempts: 0,
+      lazy: true,
+    });
     clients.push(client);
     return collect((sink) => client.subscribe(request, sink));
   }
 
   /** Subscribes over graphql-sse, with these request headers added to the key. */
-  function overSse(request: { query: string; variables?: Record<string, unknown> }, headers: Record<string, string> = {}): Collected {
-    const client = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { ...auth, ...headers }, retryAttempts: 0 });
+  function overSse(
+    request: { query: string; variables?: Record<string, unknown> },
+    headers: Record<string, string> = {},
+  ): Collected {
+    const client = createSseClient({
+      url: `${stack.origin}/graphql/stream`,
+      headers: { ...auth, ...headers },
+      retryAttempts: 0,
+    });
     clients.push(client);
     return collect((sink) => client.subscribe(request, sink));
   }
@@ -52,7 +68,9 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
 
   /** The CLIENT spans whose parent is `operation`. */
   function childrenOf(operation: ReadableSpan): ReadableSpan[] {
-    return exporter.getFinishedSpans().filter((span) => span.parentSpanContext?.spanId === operation.spanContext().spanId);
+    return exporter
+      .getFinishedSpans()
+      .filter((span) => span.parentSpanContext?.spanId === operation.spanContext().spanId);
   }
 
   const stack = useStack({ http: true, gateway: { traceExporter: exporter } });
@@ -73,7 +91,7 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
     for (const client of clients.splice(0)) await client.dispose();
   });
 
-  it('graphql-ws, cold: the README page is one span named by the operation, continuing the connection parameters\' traceparent, with a miss span per upstream request', async () => {
+  it("graphql-ws, cold: the README page is one span named by the operation, continuing the connection parameters' traceparent, with a miss span per upstream request", async () => {
     const page = overWs({ query: readmePage(), variables: { id: FIXTURE_IDS.shop } }, { traceparent: TRACEPARENT });
     expect((await page.next()).errors).toBeUndefined();
     await page.ended;
@@ -90,18 +108,27 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
     });
     const children = childrenOf(operation as ReadableSpan);
     const sent = stack.attempts.map((attempt) => `${attempt.route} ${attempt.status}`).sort();
-    expect(children.map((span) => `${span.name} ${String(span.attributes['http.response.status_code'])}`).sort()).toEqual(sent);
+    expect(
+      children.map((span) => `${span.name} ${String(span.attributes['http.response.status_code'])}`).sort(),
+    ).toEqual(sent);
     expect(children).toHaveLength(20);
     for (const child of children) {
       expect(child.kind).toBe(SpanKind.CLIENT);
-      expect(child.attributes).toMatchObject({ [TRACE_ATTRIBUTES.cache]: 'miss', [TRACE_ATTRIBUTES.priority]: 'operation', [TRACE_ATTRIBUTES.keyId]: premiumKeyId });
+      expect(child.attributes).toMatchObject({
+        [TRACE_ATTRIBUTES.cache]: 'miss',
+        [TRACE_ATTRIBUTES.priority]: 'operation',
+        [TRACE_ATTRIBUTES.keyId]: premiumKeyId,
+      });
     }
   });
 
-  it('graphql-sse, warm: a live query\'s span continues the request\'s traceparent and ends with its first result, every request a hit', async () => {
+  it("graphql-sse, warm: a live query's span continues the request's traceparent and ends with its first result, every request a hit", async () => {
     const before = stack.simulator.requests.length;
     const live = overSse(
-      { query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'), variables: { id: FIXTURE_IDS.shop } },
+      {
+        query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'),
+        variables: { id: FIXTURE_IDS.shop },
+      },
       { traceparent: TRACEPARENT },
     );
     expect((await live.next()).errors).toBeUndefined();
@@ -111,20 +138,26 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
     expect(others).toHaveLength(0);
     expect(operation?.name).toBe('query CompanyPage');
     expect(operation?.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
-    expect(operation?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.transport]: 'graphql-sse', [TRACE_ATTRIBUTES.keyId]: premiumKeyId });
+    expect(operation?.attributes).toMatchObject({
+      [TRACE_ATTRIBUTES.transport]: 'graphql-sse',
+      [TRACE_ATTRIBUTES.keyId]: premiumKeyId,
+    });
     const children = childrenOf(operation as ReadableSpan);
     expect(children).toHaveLength(20);
     for (const child of children) expect(child.attributes[TRACE_ATTRIBUTES.cache]).toBe('hit');
     live.stop();
   });
 
-  it('a subscription\'s span ends at its start; its events come from polls, which have spans of their own', async () => {
+  it("a subscription's span ends at its start; its events come from polls, which have spans of their own", async () => {
     const feed = overWs({ query: `subscription Rooms { roomChanged(buildingId: "${FIXTURE_IDS.hafen}") { kind } }` });
     // The span ends when the subscription has started, before any event.
     const started = await serverSpanEnded;
     expect(started.name).toBe('subscription Rooms');
     expect(started.parentSpanContext).toBeUndefined(); // no traceparent: a new trace
-    expect(started.attributes).toMatchObject({ [TRACE_ATTRIBUTES.transport]: 'graphql-ws', 'graphql.operation.type': 'subscription' });
+    expect(started.attributes).toMatchObject({
+      [TRACE_ATTRIBUTES.transport]: 'graphql-ws',
+      'graphql.operation.type': 'subscription',
+    });
     expect(started.attributes[TRACE_ATTRIBUTES.errorCodes]).toBeUndefined();
     feed.stop();
   });
@@ -135,7 +168,10 @@ describe('traces of operations over graphql-ws and graphql-sse', () => {
     await Promise.all([ws.ended, sse.next()]);
     const refused = servers();
     expect(refused.map((span) => span.name)).toEqual(['graphql', 'graphql']);
-    expect(refused.map((span) => span.attributes[TRACE_ATTRIBUTES.transport]).sort()).toEqual(['graphql-sse', 'graphql-ws']);
+    expect(refused.map((span) => span.attributes[TRACE_ATTRIBUTES.transport]).sort()).toEqual([
+      'graphql-sse',
+      'graphql-ws',
+    ]);
     for (const span of refused) expect(span.attributes[TRACE_ATTRIBUTES.errorCodes]).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 });

@@ -68,7 +68,9 @@ describe('traces of the README page', () => {
 
     // One child per upstream request, named by its route pattern, with the status it got.
     const sent = stack.attempts.map((attempt) => `${attempt.route} ${attempt.status}`).sort();
-    expect(children.map((span) => `${span.name} ${String(span.attributes['http.response.status_code'])}`).sort()).toEqual(sent);
+    expect(
+      children.map((span) => `${span.name} ${String(span.attributes['http.response.status_code'])}`).sort(),
+    ).toEqual(sent);
     expect(children.length).toBe(20);
     expect(children.map((span) => span.name)).toContain('GET /factory/inventory/{id}');
     for (const child of children) {
@@ -90,7 +92,10 @@ describe('traces of the README page', () => {
     expect(answer.body.errors).toBeUndefined();
     expect(stack.simulator.requests.length).toBe(before);
     const spans = exporter.getFinishedSpans();
-    const { operation, children } = treeOf(spans, spans.find((span) => span.kind === SpanKind.SERVER)?.spanContext().traceId ?? '');
+    const { operation, children } = treeOf(
+      spans,
+      spans.find((span) => span.kind === SpanKind.SERVER)?.spanContext().traceId ?? '',
+    );
     expect(operation.name).toBe('query CompanyPage');
     expect(operation.parentSpanContext).toBeUndefined(); // no traceparent: a new trace
     expect(children).toHaveLength(20);
@@ -110,16 +115,26 @@ describe('traces of the README page', () => {
   });
 
   it('gives background work (a subscription poll) a root span of its own, whatever context it runs in', async () => {
-    const within = trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }));
+    const within = trace.setSpan(
+      ROOT_CONTEXT,
+      trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }),
+    );
     await context.with(within, () =>
-      stack.runtime.economy.fetchInBackground({ keyId: premiumKeyId, apiKey: DEMO_KEYS.premium.key, endpoint: ENDPOINTS.buildingList }, { refresh: true }),
+      stack.runtime.economy.fetchInBackground(
+        { keyId: premiumKeyId, apiKey: DEMO_KEYS.premium.key, endpoint: ENDPOINTS.buildingList },
+        { refresh: true },
+      ),
     );
     const [span] = exporter.getFinishedSpans();
     expect(span?.name).toBe('GET /building/list');
     expect(span?.parentSpanContext).toBeUndefined();
     expect(span?.spanContext().traceId).not.toBe(TRACE_ID);
     expect(span?.links).toEqual([]);
-    expect(span?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.priority]: 'background', [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200 });
+    expect(span?.attributes).toMatchObject({
+      [TRACE_ATTRIBUTES.priority]: 'background',
+      [TRACE_ATTRIBUTES.cache]: 'miss',
+      'http.response.status_code': 200,
+    });
   });
 });
 
@@ -134,13 +149,19 @@ describe('background fill, end to end', () => {
       };
     });
     // One request per second for the key, and no patience: the second list misses at once.
-    const stack = await startStack({ http: true, config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 0 }, gateway: { traceExporter: exporter } });
+    const stack = await startStack({
+      http: true,
+      config: { upstreamRateLimit: { requests: 1, windowSeconds: 1 }, upstreamPatienceMs: 0 },
+      gateway: { traceExporter: exporter },
+    });
     try {
       const answer = await stack.post({ query: 'query Lists { factories { name } buildings { label } }' });
       expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['RATE_LIMITED']);
       const operation = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.SERVER);
       expect(operation?.name).toBe('query Lists');
-      const missed = exporter.getFinishedSpans().filter((span) => span.attributes[TRACE_ATTRIBUTES.errorCode] === 'RATE_LIMITED');
+      const missed = exporter
+        .getFinishedSpans()
+        .filter((span) => span.attributes[TRACE_ATTRIBUTES.errorCode] === 'RATE_LIMITED');
       expect(missed).toHaveLength(1);
 
       const fetched = await fill; // when the next window opens
@@ -148,7 +169,11 @@ describe('background fill, end to end', () => {
       expect(fetched.parentSpanContext).toBeUndefined();
       expect(fetched.spanContext().traceId).not.toBe(operation?.spanContext().traceId);
       expect(fetched.links.map((link) => link.context.spanId)).toEqual([operation?.spanContext().spanId]);
-      expect(fetched.attributes).toMatchObject({ [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200, [TRACE_ATTRIBUTES.retries]: 0 });
+      expect(fetched.attributes).toMatchObject({
+        [TRACE_ATTRIBUTES.cache]: 'miss',
+        'http.response.status_code': 200,
+        [TRACE_ATTRIBUTES.retries]: 0,
+      });
       expect(fetched.attributes[TRACE_ATTRIBUTES.budgetWaitMs]).toEqual(expect.any(Number));
     } finally {
       await stack.close();
@@ -161,12 +186,27 @@ describe('refresh-ahead', () => {
     const exporter = new InMemorySpanExporter();
     const t0 = Date.UTC(2026, 0, 1);
     let now = t0;
-    const stack = await startStack({ config: { refreshAheadShare: 0.7 }, gateway: { traceExporter: exporter, now: () => now } });
+    const stack = await startStack({
+      config: { refreshAheadShare: 0.7 },
+      gateway: { traceExporter: exporter, now: () => now },
+    });
     const economy = stack.runtime.economy;
-    const operation = trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }));
+    const operation = trace.setSpan(
+      ROOT_CONTEXT,
+      trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 }),
+    );
     const read = (): Promise<unknown> =>
       context.with(operation, () =>
-        economy.get({ keyId: 'hashed-premium', apiKey: DEMO_KEYS.premium.key, noCache: false, accounting: new OperationAccounting() }, ENDPOINTS.factoryCounter, { id: FIXTURE_IDS.shop }),
+        economy.get(
+          {
+            keyId: 'hashed-premium',
+            apiKey: DEMO_KEYS.premium.key,
+            noCache: false,
+            accounting: new OperationAccounting(),
+          },
+          ENDPOINTS.factoryCounter,
+          { id: FIXTURE_IDS.shop },
+        ),
       );
     try {
       await read(); // fetched
@@ -180,7 +220,11 @@ describe('refresh-ahead', () => {
       expect(spans[0]?.parentSpanContext).toBeUndefined();
       expect(spans[0]?.spanContext().traceId).not.toBe(TRACE_ID);
       expect(spans[0]?.links).toEqual([]);
-      expect(spans[0]?.attributes).toMatchObject({ [TRACE_ATTRIBUTES.priority]: 'background', [TRACE_ATTRIBUTES.cache]: 'miss', 'http.response.status_code': 200 });
+      expect(spans[0]?.attributes).toMatchObject({
+        [TRACE_ATTRIBUTES.priority]: 'background',
+        [TRACE_ATTRIBUTES.cache]: 'miss',
+        'http.response.status_code': 200,
+      });
     } finally {
       await stack.close();
     }
@@ -196,7 +240,11 @@ describe('the queued hook', () => {
     const queuedBy = trace.wrapSpanContext({ traceId: TRACE_ID, spanId: CALLER_SPAN_ID, traceFlags: 1 });
     // Queued during the operation, run later from a timer whose context is anyone's.
     const queued = context.with(trace.setSpan(ROOT_CONTEXT, queuedBy), () =>
-      events.queued?.(() => events.traced?.({ route: 'GET /factory/counter/{id}', priority: 'missed', keyId: 'k' }, async () => events.cache?.('miss'))),
+      events.queued?.(() =>
+        events.traced?.({ route: 'GET /factory/counter/{id}', priority: 'missed', keyId: 'k' }, async () =>
+          events.cache?.('miss'),
+        ),
+      ),
     );
     await queued?.();
     const [span] = exporter.getFinishedSpans();
@@ -229,7 +277,10 @@ describe('the error codes on an operation span', () => {
         .intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' })
         .reply(500, { statusCode: 500, message: 'boom' }, { headers: { 'content-type': 'application/json' } })
         .persist();
-      const slots = { query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }', variables: { id: FIXTURE_IDS.shop } };
+      const slots = {
+        query: 'query Slots($id: ID!) { factory(id: $id) { options { slot } } }',
+        variables: { id: FIXTURE_IDS.shop },
+      };
       const answer = await stack.post(slots, { key: 'sim-key-9201' });
       expect(answer.body.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
       const ws = wsClient(stack.endpoint, 'sim-key-9202');
@@ -239,7 +290,10 @@ describe('the error codes on an operation span', () => {
       } finally {
         await ws.dispose();
       }
-      await until(() => exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER).length === 2, 'both operation spans');
+      await until(
+        () => exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER).length === 2,
+        'both operation spans',
+      );
       const operations = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER);
       expect(operations.map((span) => [span.name, span.attributes[TRACE_ATTRIBUTES.errorCodes]])).toEqual([
         ['query Slots', 'UPSTREAM_ERROR'],

@@ -46,11 +46,21 @@ describe('payment desk bounds and counting', () => {
   it('counts two identical transfers on one page twice, and a transfer seen again once, across a restart', async () => {
     const file = join(folder, 'payments.json');
     let desk = await open(file);
-    const { reference } = await desk.create(CALLER, { factoryId: 'f1', bankAccountId: ACCOUNT, vban: VBAN, amount: 150, expiresInSeconds: null, note: null });
+    const { reference } = await desk.create(CALLER, {
+      factoryId: 'f1',
+      bankAccountId: ACCOUNT,
+      vban: VBAN,
+      amount: 150,
+      expiresInSeconds: null,
+      note: null,
+    });
     // An upstream with whole-second timestamps: the same sender, reference, amount and second.
     const same = incoming(50, reference, T0 + 1000);
     await desk.observe(OWNER, ACCOUNT, VBAN, page(2, [same, { ...same }]), null);
-    expect(await desk.get(OWNER, reference)).toMatchObject({ status: 'PARTIALLY_PAID', transfers: [{ amount: 50 }, { amount: 50 }] });
+    expect(await desk.get(OWNER, reference)).toMatchObject({
+      status: 'PARTIALLY_PAID',
+      transfers: [{ amount: 50 }, { amount: 50 }],
+    });
     // The next poll shows both again: nothing new.
     await desk.observe(OWNER, ACCOUNT, VBAN, page(2, [same, { ...same }]), null);
     expect((await desk.get(OWNER, reference))?.transfers).toHaveLength(2);
@@ -67,7 +77,14 @@ describe('payment desk bounds and counting', () => {
 
   it('refuses more open requests per company than the bound, until one closes', async () => {
     const desk = await open(null, 2);
-    const input = { factoryId: 'f1', bankAccountId: ACCOUNT, vban: VBAN, amount: 5, expiresInSeconds: null, note: null };
+    const input = {
+      factoryId: 'f1',
+      bankAccountId: ACCOUNT,
+      vban: VBAN,
+      amount: 5,
+      expiresInSeconds: null,
+      note: null,
+    };
     const first = await desk.create(CALLER, input);
     await desk.create(CALLER, input);
     await expect(desk.create(CALLER, input)).rejects.toMatchObject({ code: 'CONFLICT' });
@@ -82,11 +99,25 @@ describe('payment desk bounds and counting', () => {
   it('reads the requests a poll may pay once, by reference, and expires through the index', async () => {
     const desk = await open(null);
     const references: string[] = [];
-    for (let i = 0; i < 30; i += 1) references.push((await desk.create(CALLER, { factoryId: 'f1', bankAccountId: ACCOUNT, vban: VBAN, amount: 10, expiresInSeconds: i < 5 ? 60 : null, note: null })).reference);
+    for (let i = 0; i < 30; i += 1)
+      references.push(
+        (
+          await desk.create(CALLER, {
+            factoryId: 'f1',
+            bankAccountId: ACCOUNT,
+            vban: VBAN,
+            amount: 10,
+            expiresInSeconds: i < 5 ? 60 : null,
+            note: null,
+          })
+        ).reference,
+      );
     const getMany = jest.spyOn(desk.store, 'getMany');
     const get = jest.spyOn(desk.store, 'get');
     const list = jest.spyOn(desk.store, 'list');
-    const transfers = references.slice(0, 20).map((reference, i) => incoming(10, `Invoice ${reference.toLowerCase()}`, T0 + i));
+    const transfers = references
+      .slice(0, 20)
+      .map((reference, i) => incoming(10, `Invoice ${reference.toLowerCase()}`, T0 + i));
     await desk.observe(OWNER, ACCOUNT, VBAN, page(20, transfers), null);
     expect(getMany).toHaveBeenCalledTimes(1);
     // The codes of the page (and any other valid code a text happens to hold), never the 30 requests.
@@ -111,8 +142,26 @@ describe('payment desk bounds and counting', () => {
   });
 
   it('gives no event for a transfer that rounds to less than a cent', () => {
-    const request = { owner: OWNER, reference: 'X', factoryId: 'f1', bankAccountId: ACCOUNT, vban: VBAN, amount: 1, status: 'PENDING' as never, transfers: [], note: null, createdAt: T0, expiresAt: null, settledAt: null };
-    expect(withTransfer(request, { amount: 0.001, senderVban: null, reference: 'X', timestamp: T0 }, T0).event).toBeNull();
-    expect(withTransfer(request, { amount: 1, senderVban: null, reference: 'X', timestamp: T0 }, T0)).toMatchObject({ event: { kind: 'PAID' }, request: { closedAt: T0 } });
+    const request = {
+      owner: OWNER,
+      reference: 'X',
+      factoryId: 'f1',
+      bankAccountId: ACCOUNT,
+      vban: VBAN,
+      amount: 1,
+      status: 'PENDING' as never,
+      transfers: [],
+      note: null,
+      createdAt: T0,
+      expiresAt: null,
+      settledAt: null,
+    };
+    expect(
+      withTransfer(request, { amount: 0.001, senderVban: null, reference: 'X', timestamp: T0 }, T0).event,
+    ).toBeNull();
+    expect(withTransfer(request, { amount: 1, senderVban: null, reference: 'X', timestamp: T0 }, T0)).toMatchObject({
+      event: { kind: 'PAID' },
+      request: { closedAt: T0 },
+    });
   });
 });

@@ -23,7 +23,10 @@ function incoming(amount: number, reference: string | null, at: number, sender =
 }
 
 function page(total: number, transactions: BankTransaction[]): TransactionPage {
-  return { totalTransactions: total, transactions: [...transactions].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime()) };
+  return {
+    totalTransactions: total,
+    transactions: [...transactions].sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime()),
+  };
 }
 
 describe('payment desk', () => {
@@ -39,7 +42,16 @@ describe('payment desk', () => {
   }
 
   async function request(amount: number, expiresInSeconds: number | null = null): Promise<string> {
-    return (await desk.create(CALLER, { factoryId: 'f1', bankAccountId: ACCOUNT, vban: VBAN, amount, expiresInSeconds, note: null })).reference;
+    return (
+      await desk.create(CALLER, {
+        factoryId: 'f1',
+        bankAccountId: ACCOUNT,
+        vban: VBAN,
+        amount,
+        expiresInSeconds,
+        note: null,
+      })
+    ).reference;
   }
 
   beforeEach(async () => {
@@ -59,7 +71,13 @@ describe('payment desk', () => {
     const first = incoming(40, `Order ${code.toLowerCase()}`, T0 + 1);
     await desk.observe(OWNER, ACCOUNT, VBAN, page(1, [first]), null);
     expect(await desk.get(OWNER, code)).toMatchObject({ status: 'PARTIALLY_PAID', transfers: [{ amount: 40 }] });
-    await desk.observe(OWNER, ACCOUNT, VBAN, page(2, [incoming(60, code.slice(0, 4) + ' ' + code.slice(4), T0 + 2), first]), null);
+    await desk.observe(
+      OWNER,
+      ACCOUNT,
+      VBAN,
+      page(2, [incoming(60, code.slice(0, 4) + ' ' + code.slice(4), T0 + 2), first]),
+      null,
+    );
     expect(await desk.get(OWNER, code)).toMatchObject({ status: 'PAID', settledAt: T0 });
     await desk.observe(OWNER, ACCOUNT, VBAN, page(3, [incoming(0.01, code, T0 + 3)]), null);
     expect(await desk.get(OWNER, code)).toMatchObject({ status: 'OVERPAID' });
@@ -86,18 +104,28 @@ describe('payment desk', () => {
 
   it('ignores outgoing money and other receivers; lists incoming transfers without a request as unmatched', async () => {
     const code = await request(10);
-    const outgoing: BankTransaction = { amount: 10, reference: code, senderVban: VBAN, receiverVban: '4799001', timestamp: new Date(T0 + 1) };
+    const outgoing: BankTransaction = {
+      amount: 10,
+      reference: code,
+      senderVban: VBAN,
+      receiverVban: '4799001',
+      timestamp: new Date(T0 + 1),
+    };
     const elsewhere: BankTransaction = { ...incoming(10, code, T0 + 2), receiverVban: '4799999' };
     const stranger = incoming(25, 'rent November', T0 + 3);
     const old = incoming(5, 'before any request', T0 - 60_000);
     await desk.observe(OWNER, ACCOUNT, VBAN, page(4, [outgoing, elsewhere, stranger, old]), null);
     expect(await desk.get(OWNER, code)).toMatchObject({ status: 'PENDING' });
-    expect(await desk.unmatched(OWNER, 'f1')).toEqual([{ amount: 25, reference: 'rent November', senderVban: '4799001', timestamp: T0 + 3 }]);
+    expect(await desk.unmatched(OWNER, 'f1')).toEqual([
+      { amount: 25, reference: 'rent November', senderVban: '4799001', timestamp: T0 + 3 },
+    ]);
   });
 
   it('finds a request by its reference written loosely, and only for its owner', async () => {
     const code = await request(10);
-    expect(await desk.get(OWNER, ` ${code.slice(0, 3).toLowerCase()}-${code.slice(3)} `)).toMatchObject({ reference: code });
+    expect(await desk.get(OWNER, ` ${code.slice(0, 3).toLowerCase()}-${code.slice(3)} `)).toMatchObject({
+      reference: code,
+    });
     expect(await desk.get('someone-else', code)).toBeNull();
   });
 

@@ -60,24 +60,42 @@ describe('payment requests over the simulator', () => {
       }),
     );
     const ws = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
-    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const sse = createSseClient({
+      url: `${stack.gateway.url}/graphql/stream`,
+      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      retryAttempts: 0,
+    });
     const sseEvents = collect((sink) => sse.subscribe({ query: EVENTS, variables: { f: FIXTURE_IDS.shop } }, sink));
     await listening;
     return { ws, sse, sseEvents };
   }
 
   /** Creates a request and waits for the first poll of its account to be matched (as a premium caller). */
-  async function create(amount: number, key = DEMO_KEYS.premium.key): Promise<{ reference: string; vban: string; status: string }> {
+  async function create(
+    amount: number,
+    key = DEMO_KEYS.premium.key,
+  ): Promise<{ reference: string; vban: string; status: string }> {
     const watched = once(stack.gateway.payments.activity, 'matched');
-    const answer = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount } } }, { key });
-    const body = answer.body as { data?: { createPaymentRequest: { reference: string; vban: string; status: string } } | null };
+    const answer = await stack.post(
+      {
+        query: CREATE,
+        variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount } },
+      },
+      { key },
+    );
+    const body = answer.body as {
+      data?: { createPaymentRequest: { reference: string; vban: string; status: string } } | null;
+    };
     if (!body.data) throw new Error(JSON.stringify(answer.body));
     await watched;
     return body.data.createPaymentRequest;
   }
 
   async function statusOf(reference: string): Promise<unknown> {
-    const answer = await stack.post({ query: `query($r: String!) { paymentRequest(reference: $r) { status paidAmount } }`, variables: { r: reference } });
+    const answer = await stack.post({
+      query: `query($r: String!) { paymentRequest(reference: $r) { status paidAmount } }`,
+      variables: { r: reference },
+    });
     return (answer.body as { data: { paymentRequest: unknown } }).data.paymentRequest;
   }
 
@@ -90,7 +108,13 @@ describe('payment requests over the simulator', () => {
   }
 
   function pay(amount: number, reference: string): void {
-    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount, reference, otherVban: '4799001' });
+    simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount,
+      reference,
+      otherVban: '4799001',
+    });
   }
 
   it('a transfer turns the request PAID, once over graphql-ws and once over graphql-sse', async () => {
@@ -102,8 +126,14 @@ describe('payment requests over the simulator', () => {
     pay(60, request.reference.slice(0, 4) + '-' + request.reference.slice(4));
     await turn();
     for (const events of [ws, sseEvents]) {
-      expect((await events.next()).data?.paymentReceived).toMatchObject({ kind: 'PARTIALLY_PAID', request: { reference: request.reference, paidAmount: 40 } });
-      expect((await events.next()).data?.paymentReceived).toMatchObject({ kind: 'PAID', request: { status: 'PAID', paidAmount: 100, transfers: [{ amount: 40 }, { amount: 60 }] } });
+      expect((await events.next()).data?.paymentReceived).toMatchObject({
+        kind: 'PARTIALLY_PAID',
+        request: { reference: request.reference, paidAmount: 40 },
+      });
+      expect((await events.next()).data?.paymentReceived).toMatchObject({
+        kind: 'PAID',
+        request: { status: 'PAID', paidAmount: 100, transfers: [{ amount: 40 }, { amount: 60 }] },
+      });
       expect(events.buffered).toBe(0);
     }
     expect(await statusOf(request.reference)).toEqual({ status: 'PAID', paidAmount: 100 });
@@ -111,7 +141,10 @@ describe('payment requests over the simulator', () => {
   });
 
   it('shares the transactionAdded poller of the account, and stops polling once nothing is open', async () => {
-    const transactions = subscribeWs(client, `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }`);
+    const transactions = subscribeWs(
+      client,
+      `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }`,
+    );
     const request = await create(10);
     expect(stack.gateway.subscriptions.hub.size).toBe(1);
     const before = simulator.countRequests({ route: TRANSACTIONS });
@@ -130,17 +163,32 @@ describe('payment requests over the simulator', () => {
     pay(10, request.reference);
     for (let i = 0; i < 30; i += 1) pay(1, `noise ${i}`);
     await turn();
-    expect(simulator.requests.filter((r) => r.route === TRANSACTIONS).map((r) => r.path.split('/').slice(-2).join('/'))).toEqual(['25/0', '25/0', '25/25']);
+    expect(
+      simulator.requests.filter((r) => r.route === TRANSACTIONS).map((r) => r.path.split('/').slice(-2).join('/')),
+    ).toEqual(['25/0', '25/0', '25/25']);
     expect(await statusOf(request.reference)).toMatchObject({ status: 'PAID' });
   });
 
   it('a caller without premium gets the error BankAccount.transactions gives, and nothing is stored', async () => {
-    const transactions = await stack.post({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { bankAccounts { transactions { totalTransactions } } } }` }, { key: DEMO_KEYS.basic.key });
-    const refused = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 5 } } }, { key: DEMO_KEYS.basic.key });
-    const codeOf = (body: unknown): unknown => (body as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
+    const transactions = await stack.post(
+      { query: `{ factory(id: "${FIXTURE_IDS.shop}") { bankAccounts { transactions { totalTransactions } } } }` },
+      { key: DEMO_KEYS.basic.key },
+    );
+    const refused = await stack.post(
+      {
+        query: CREATE,
+        variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 5 } },
+      },
+      { key: DEMO_KEYS.basic.key },
+    );
+    const codeOf = (body: unknown): unknown =>
+      (body as { errors?: Array<{ extensions?: { code?: string } }> }).errors?.[0]?.extensions?.code;
     expect(codeOf(refused.body)).toBeDefined();
     expect(codeOf(refused.body)).toBe(codeOf(transactions.body));
-    const listed = await stack.post({ query: `{ paymentRequests(factoryId: "${FIXTURE_IDS.shop}") { reference } }` }, { key: DEMO_KEYS.basic.key });
+    const listed = await stack.post(
+      { query: `{ paymentRequests(factoryId: "${FIXTURE_IDS.shop}") { reference } }` },
+      { key: DEMO_KEYS.basic.key },
+    );
     expect(listed.body).toMatchObject({ data: { paymentRequests: [] } });
   });
 
@@ -160,7 +208,7 @@ describe('payment requests over the simulator', () => {
     expect(await statusOf(request.reference)).toEqual({ status: 'PAID', paidAmount: 25 });
   });
 
-  it('counts paymentReceived against the key\'s subscription limit, and gives the count back when it ends', async () => {
+  it("counts paymentReceived against the key's subscription limit, and gives the count back when it ends", async () => {
     await client.dispose();
     await stack.close();
     await start({ subscriptionsMaxPerKey: 2 });
@@ -170,7 +218,10 @@ describe('payment requests over the simulator', () => {
     const second = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
     await until(() => service.openFor(id) === 2, 'two payment subscriptions counted', 100_000);
     const third = subscribeWs(client, EVENTS, { f: FIXTURE_IDS.shop });
-    expect((await third.next()).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' });
+    expect((await third.next()).errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_KEY',
+    });
     expect(await third.ended).toBe('complete');
     expect(service.openFor(id)).toBe(2);
     first.stop();
@@ -184,8 +235,19 @@ describe('payment requests over the simulator', () => {
 
   it('an unpaid request expires at expiresAt, once, with an EXPIRED event over graphql-ws and graphql-sse', async () => {
     const { ws, sse, sseEvents } = await subscribeOnBoth();
-    const answer = await stack.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 25, expiresInSeconds: 120 } } });
-    const { reference } = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest;
+    const answer = await stack.post({
+      query: CREATE,
+      variables: {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          bankAccountId: FIXTURE_IDS.shopMainAccount,
+          amount: 25,
+          expiresInSeconds: 120,
+        },
+      },
+    });
+    const { reference } = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data
+      .createPaymentRequest;
     // Not due yet: the sweep leaves it open.
     clock.advance(119_000);
     await stack.gateway.payments.sweep();
@@ -194,7 +256,10 @@ describe('payment requests over the simulator', () => {
     await stack.gateway.payments.sweep();
     await stack.gateway.payments.sweep();
     for (const events of [ws, sseEvents]) {
-      expect((await events.next()).data?.paymentReceived).toMatchObject({ kind: 'EXPIRED', request: { reference, status: 'EXPIRED', paidAmount: 0 } });
+      expect((await events.next()).data?.paymentReceived).toMatchObject({
+        kind: 'EXPIRED',
+        request: { reference, status: 'EXPIRED', paidAmount: 0 },
+      });
       expect(events.buffered).toBe(0);
     }
     expect(await statusOf(reference)).toEqual({ status: 'EXPIRED', paidAmount: 0 });

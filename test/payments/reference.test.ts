@@ -4,15 +4,38 @@
  * the code inside a longer text), as examples and as fast-check properties.
  */
 import fc from 'fast-check';
-import { REFERENCE_ALPHABET, checkCharacter, isValidReference, newReference, normaliseReference, referenceHolds } from '../../src/domains/payments/payment-reference';
+import {
+  REFERENCE_ALPHABET,
+  checkCharacter,
+  isValidReference,
+  newReference,
+  normaliseReference,
+  referenceHolds,
+} from '../../src/domains/payments/payment-reference';
 
-const referenceArbitrary = fc.array(fc.integer({ min: 0, max: REFERENCE_ALPHABET.length - 1 }), { minLength: 7, maxLength: 7 }).map((digits) => {
-  let i = 0;
-  return newReference(() => digits[i++] ?? 0);
-});
+const referenceArbitrary = fc
+  .array(fc.integer({ min: 0, max: REFERENCE_ALPHABET.length - 1 }), { minLength: 7, maxLength: 7 })
+  .map((digits) => {
+    let i = 0;
+    return newReference(() => digits[i++] ?? 0);
+  });
 
 /** Ways a payer may write one character of the code. */
-const LOOK_ALIKE_OF: Record<string, string[]> = { A: ['А', 'Α', 'ａ'], B: ['В', 'Β'], E: ['Е', 'Ε'], K: ['К', 'Κ'], M: ['М', 'Μ'], H: ['Н', 'Η'], P: ['Р', 'Ρ'], T: ['Т', 'Τ'], X: ['Х', 'Χ'], Y: ['У', 'Υ'], Z: ['Ζ'], C: ['С'], '3': ['З', '３'] };
+const LOOK_ALIKE_OF: Record<string, string[]> = {
+  A: ['А', 'Α', 'ａ'],
+  B: ['В', 'Β'],
+  E: ['Е', 'Ε'],
+  K: ['К', 'Κ'],
+  M: ['М', 'Μ'],
+  H: ['Н', 'Η'],
+  P: ['Р', 'Ρ'],
+  T: ['Т', 'Τ'],
+  X: ['Х', 'Χ'],
+  Y: ['У', 'Υ'],
+  Z: ['Ζ'],
+  C: ['С'],
+  '3': ['З', '３'],
+};
 
 describe('payment references', () => {
   it('use only the alphabet without 0, O, 1, I and L, and end in their check character', () => {
@@ -79,7 +102,8 @@ describe('payment references', () => {
             .map((c, i) => {
               const [lower, lookAlike, sep] = decorations[i] ?? [false, false, ''];
               const alternatives = LOOK_ALIKE_OF[c];
-              const shown = lookAlike && alternatives ? (alternatives[i % alternatives.length] ?? c) : lower ? c.toLowerCase() : c;
+              const shown =
+                lookAlike && alternatives ? (alternatives[i % alternatives.length] ?? c) : lower ? c.toLowerCase() : c;
               return shown + sep;
             })
             .join('');

@@ -39,8 +39,16 @@ describe('open payment requests after a restart', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop-owner', DEMO_KEYS.premium.key, null);
-    token = (await vault.createToken({ characters: ['shop-owner'], grants: [`factory:${FIXTURE_IDS.shop}`, 'write:payments'], expiresInMs: 3_600_000 })).token;
-    reader = (await vault.createToken({ characters: ['shop-owner'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 })).token;
+    token = (
+      await vault.createToken({
+        characters: ['shop-owner'],
+        grants: [`factory:${FIXTURE_IDS.shop}`, 'write:payments'],
+        expiresInMs: 3_600_000,
+      })
+    ).token;
+    reader = (
+      await vault.createToken({ characters: ['shop-owner'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 })
+    ).token;
     config = { vaultFile, vaultMasterKey: masterKey, paymentsFile: join(folder, '.data', 'payments.json') };
   });
 
@@ -52,7 +60,12 @@ describe('open payment requests after a restart', () => {
   });
 
   async function start(): Promise<HttpStack> {
-    stack = await startStack({ http: true, simulator, config, gateway: { now: new ManualClock().now, pollClock: new ManualClock() } });
+    stack = await startStack({
+      http: true,
+      simulator,
+      config,
+      gateway: { now: new ManualClock().now, pollClock: new ManualClock() },
+    });
     return stack;
   }
 
@@ -64,7 +77,13 @@ describe('open payment requests after a restart', () => {
   /** Creates a request for the shop's main account with `key` and waits until its first poll was matched. */
   async function create(running: HttpStack, key: string, amount: number): Promise<string> {
     const matched = once(running.gateway.payments.activity, 'matched');
-    const answer = await running.post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount } } }, { key });
+    const answer = await running.post(
+      {
+        query: CREATE,
+        variables: { input: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount } },
+      },
+      { key },
+    );
     const body = answer.body as { data?: { createPaymentRequest: { reference: string; status: string } } | null };
     if (!body.data) throw new Error(JSON.stringify(answer.body));
     expect(body.data.createPaymentRequest.status).toBe('PENDING');
@@ -73,7 +92,12 @@ describe('open payment requests after a restart', () => {
   }
 
   /** Turns the event loop until the stored request has `status` (the store read on each turn; no client call). */
-  async function storedStatusBecomes(running: HttpStack, owner: string, reference: string, status: string): Promise<void> {
+  async function storedStatusBecomes(
+    running: HttpStack,
+    owner: string,
+    reference: string,
+    status: string,
+  ): Promise<void> {
     for (let i = 0; i < 20_000; i += 1) {
       if ((await running.gateway.payments.store.get(owner, reference))?.status === status) return;
       await turn();
@@ -85,12 +109,21 @@ describe('open payment requests after a restart', () => {
     const owner = keyId(DEMO_KEYS.premium.key, (await start()).config.keyHashSecret);
     const reference = await create(stack as HttpStack, token, 30);
     await stop();
-    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 30, reference: `Order ${reference}`, otherVban: '4799001' });
+    simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount: 30,
+      reference: `Order ${reference}`,
+      otherVban: '4799001',
+    });
     const before = simulator.countRequests({ route: TRANSACTIONS });
     const restarted = await start();
     await storedStatusBecomes(restarted, owner, reference, 'PAID');
     expect(simulator.countRequests({ route: TRANSACTIONS }) - before).toBe(1);
-    expect(await restarted.gateway.payments.store.get(owner, reference)).toMatchObject({ status: 'PAID', transfers: [{ amount: 30 }] });
+    expect(await restarted.gateway.payments.store.get(owner, reference)).toMatchObject({
+      status: 'PAID',
+      transfers: [{ amount: 30 }],
+    });
   });
 
   it('lets a token create payment requests only with write:payments, and only for its companies', async () => {
@@ -98,30 +131,65 @@ describe('open payment requests after a restart', () => {
     const before = simulator.countRequests();
     const input = { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 5 };
     const refused = await running.post({ query: CREATE, variables: { input } }, { key: reader });
-    expect(refused.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }] });
-    const cancel = await running.post({ query: 'mutation { cancelPaymentRequest(reference: "ABCDEFGH") { status } }' }, { key: reader });
-    expect(cancel.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }] });
-    const elsewhere = await running.post({ query: CREATE, variables: { input: { ...input, factoryId: FIXTURE_IDS.farm, bankAccountId: FIXTURE_IDS.farmAccount } } }, { key: token });
-    expect(elsewhere.body).toMatchObject({ errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: `factory:${FIXTURE_IDS.farm}` } }] });
+    expect(refused.body).toMatchObject({
+      errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }],
+    });
+    const cancel = await running.post(
+      { query: 'mutation { cancelPaymentRequest(reference: "ABCDEFGH") { status } }' },
+      { key: reader },
+    );
+    expect(cancel.body).toMatchObject({
+      errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: 'write:payments' } }],
+    });
+    const elsewhere = await running.post(
+      {
+        query: CREATE,
+        variables: { input: { ...input, factoryId: FIXTURE_IDS.farm, bankAccountId: FIXTURE_IDS.farmAccount } },
+      },
+      { key: token },
+    );
+    expect(elsewhere.body).toMatchObject({
+      errors: [{ extensions: { code: 'FORBIDDEN', requiredGrant: `factory:${FIXTURE_IDS.farm}` } }],
+    });
     expect(simulator.countRequests()).toBe(before);
-    expect(await running.gateway.payments.store.open(keyId(DEMO_KEYS.premium.key, running.config.keyHashSecret))).toEqual([]);
+    expect(
+      await running.gateway.payments.store.open(keyId(DEMO_KEYS.premium.key, running.config.keyHashSecret)),
+    ).toEqual([]);
   });
 
-  it('leaves a request made with a key the vault does not hold to its owner\'s next call', async () => {
+  it("leaves a request made with a key the vault does not hold to its owner's next call", async () => {
     const owner = keyId(DEMO_KEYS.other.key, (await start()).config.keyHashSecret);
     const matched = once((stack as HttpStack).gateway.payments.activity, 'matched');
-    const answer = await (stack as HttpStack).post({ query: CREATE, variables: { input: { factoryId: FIXTURE_IDS.otherFactory, bankAccountId: FIXTURE_IDS.otherFactoryAccount, amount: 12 } } }, { key: DEMO_KEYS.other.key });
-    const reference = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest.reference;
+    const answer = await (stack as HttpStack).post(
+      {
+        query: CREATE,
+        variables: {
+          input: { factoryId: FIXTURE_IDS.otherFactory, bankAccountId: FIXTURE_IDS.otherFactoryAccount, amount: 12 },
+        },
+      },
+      { key: DEMO_KEYS.other.key },
+    );
+    const reference = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data
+      .createPaymentRequest.reference;
     await matched;
     await stop();
-    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.otherFactoryAccount, amount: 12, reference, otherVban: '4799001' });
+    simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.otherFactoryAccount,
+      amount: 12,
+      reference,
+      otherVban: '4799001',
+    });
     const before = simulator.countRequests({ route: TRANSACTIONS });
     const restarted = await start();
     await restarted.gateway.payments.resumeHeld(); // what the start did: nothing for this owner
     expect(simulator.countRequests({ route: TRANSACTIONS }) - before).toBe(0);
     expect(await restarted.gateway.payments.store.get(owner, reference)).toMatchObject({ status: 'PENDING' });
     const resumed = once(restarted.gateway.payments.activity, 'matched');
-    await restarted.post({ query: `{ paymentRequest(reference: "${reference}") { status } }` }, { key: DEMO_KEYS.other.key });
+    await restarted.post(
+      { query: `{ paymentRequest(reference: "${reference}") { status } }` },
+      { key: DEMO_KEYS.other.key },
+    );
     await resumed;
     await storedStatusBecomes(restarted, owner, reference, 'PAID');
   });

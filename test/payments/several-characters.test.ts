@@ -30,8 +30,17 @@ describe('payment requests of a token over several characters', () => {
     // The merchant is the second character: the first key does not own the merchant's companies.
     await vault.addKey('max', DEMO_KEYS.premium.key, null);
     await vault.addKey('merchant', MERCHANT_KEY.key, null);
-    token = (await vault.createToken({ characters: ['max', 'merchant'], grants: ['read', 'write:payments'], expiresInMs: 3_600_000 })).token;
-    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, paymentsFile: join(folder, 'payments.json') } });
+    token = (
+      await vault.createToken({
+        characters: ['max', 'merchant'],
+        grants: ['read', 'write:payments'],
+        expiresInMs: 3_600_000,
+      })
+    ).token;
+    stack = await startStack({
+      http: true,
+      config: { vaultFile, vaultMasterKey: masterKey, paymentsFile: join(folder, 'payments.json') },
+    });
   });
 
   afterAll(async () => {
@@ -39,33 +48,56 @@ describe('payment requests of a token over several characters', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  const post = async (query: string, variables: Record<string, unknown>, key = token): Promise<Answer> => (await stack.post({ query, variables }, { key })).body as Answer;
+  const post = async (query: string, variables: Record<string, unknown>, key = token): Promise<Answer> =>
+    (await stack.post({ query, variables }, { key })).body as Answer;
 
   it("creates, finds, lists and cancels a request of the second character's company with that character's key", async () => {
-    const created = await post(CREATE, { input: { factoryId: MERCHANT_IDS.tradingHouse, bankAccountId: MERCHANT_IDS.accounts[0], amount: 40 } });
+    const created = await post(CREATE, {
+      input: { factoryId: MERCHANT_IDS.tradingHouse, bankAccountId: MERCHANT_IDS.accounts[0], amount: 40 },
+    });
     expect(created.errors).toBeUndefined();
     const { reference } = created.data?.createPaymentRequest as { reference: string };
-    expect(created.data?.createPaymentRequest).toMatchObject({ status: 'PENDING', factoryId: MERCHANT_IDS.tradingHouse });
+    expect(created.data?.createPaymentRequest).toMatchObject({
+      status: 'PENDING',
+      factoryId: MERCHANT_IDS.tradingHouse,
+    });
 
-    const found = await post('query($r: String!) { paymentRequest(reference: $r) { reference amount } }', { r: reference });
+    const found = await post('query($r: String!) { paymentRequest(reference: $r) { reference amount } }', {
+      r: reference,
+    });
     expect(found.data).toEqual({ paymentRequest: { reference, amount: 40 } });
-    const listed = await post('query($f: ID!) { paymentRequests(factoryId: $f) { reference } unmatchedTransfers(factoryId: $f) { reference } }', { f: MERCHANT_IDS.tradingHouse });
+    const listed = await post(
+      'query($f: ID!) { paymentRequests(factoryId: $f) { reference } unmatchedTransfers(factoryId: $f) { reference } }',
+      { f: MERCHANT_IDS.tradingHouse },
+    );
     expect(listed.errors).toBeUndefined();
     expect(listed.data?.paymentRequests).toEqual([{ reference }]);
 
     // The request is the merchant's: the merchant's own key sees it, the first character's does not.
-    const byMerchant = await post('query($r: String!) { paymentRequest(reference: $r) { reference } }', { r: reference }, MERCHANT_KEY.key);
+    const byMerchant = await post(
+      'query($r: String!) { paymentRequest(reference: $r) { reference } }',
+      { r: reference },
+      MERCHANT_KEY.key,
+    );
     expect(byMerchant.data?.paymentRequest).toEqual({ reference });
-    const byMax = await post('query($r: String!) { paymentRequest(reference: $r) { reference } }', { r: reference }, DEMO_KEYS.premium.key);
+    const byMax = await post(
+      'query($r: String!) { paymentRequest(reference: $r) { reference } }',
+      { r: reference },
+      DEMO_KEYS.premium.key,
+    );
     expect(byMax.data?.paymentRequest).toBeNull();
 
-    const cancelled = await post('mutation($r: String!) { cancelPaymentRequest(reference: $r) { status } }', { r: reference });
+    const cancelled = await post('mutation($r: String!) { cancelPaymentRequest(reference: $r) { status } }', {
+      r: reference,
+    });
     expect(cancelled.data).toEqual({ cancelPaymentRequest: { status: 'CANCELLED' } });
   });
 
   it('refuses a bad input before finding the owner', async () => {
     const before = stack.simulator.countRequests();
-    const refused = await post(CREATE, { input: { factoryId: MERCHANT_IDS.logistics, bankAccountId: MERCHANT_IDS.accounts[6], amount: -1 } });
+    const refused = await post(CREATE, {
+      input: { factoryId: MERCHANT_IDS.logistics, bankAccountId: MERCHANT_IDS.accounts[6], amount: -1 },
+    });
     expect(refused.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(stack.simulator.countRequests()).toBe(before);
   });

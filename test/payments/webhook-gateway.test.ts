@@ -32,7 +32,10 @@ describe('webhooks in a running gateway', () => {
         const chunks: Buffer[] = [];
         request.on('data', (chunk: Buffer) => chunks.push(chunk));
         request.on('end', () => {
-          resolve({ body: Buffer.concat(chunks).toString('utf8'), headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])) });
+          resolve({
+            body: Buffer.concat(chunks).toString('utf8'),
+            headers: Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k, String(v)])),
+          });
           response.writeHead(204).end();
         });
       });
@@ -52,17 +55,38 @@ describe('webhooks in a running gateway', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop-owner', DEMO_KEYS.premium.key, null);
-    const { secret } = await vault.addWebhook('shop-owner', FIXTURE_IDS.shop, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/statev`);
+    const { secret } = await vault.addWebhook(
+      'shop-owner',
+      FIXTURE_IDS.shop,
+      `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/statev`,
+    );
     const clock = new ManualClock();
-    stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({
+      http: true,
+      config: { vaultFile, vaultMasterKey: masterKey },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
-    const answer = await stack.post({ query: `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`, variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 42 } } });
-    const reference = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest.reference;
+    const answer = await stack.post({
+      query: `mutation($i: CreatePaymentRequestInput!) { createPaymentRequest(input: $i) { reference } }`,
+      variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 42 } },
+    });
+    const reference = (answer.body as { data: { createPaymentRequest: { reference: string } } }).data
+      .createPaymentRequest.reference;
     await joined;
-    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 42, reference, otherVban: '4799001' });
+    stack.simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount: 42,
+      reference,
+      otherVban: '4799001',
+    });
     clock.advance(60_000);
     const { body, headers } = await delivered;
     expect(headers['webhook-id']).toMatch(/^msg_[0-9a-f]{24}$/);
-    expect(new Webhook(secret).verify(body, headers)).toMatchObject({ type: 'payment.paid', data: { reference, status: 'PAID', paidAmount: 42 } });
+    expect(new Webhook(secret).verify(body, headers)).toMatchObject({
+      type: 'payment.paid',
+      data: { reference, status: 'PAID', paidAmount: 42 },
+    });
   });
 });

@@ -19,7 +19,9 @@ const CALLER = { apiKey: 'vault-key', keyId: 'hash-of-vault-key' };
 const SECRET = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
 
 /** A local receiver whose behaviour the test sets; `requests` emits each request it gets. */
-async function receiver(handle: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function receiver(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handle);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -40,7 +42,10 @@ describe('webhook lanes', () => {
     }
   });
 
-  async function setUp(targets: Array<Omit<WebhookTarget, 'caller' | 'secret' | 'factoryId'>>, timeoutMs: number): Promise<{ desk: PaymentDesk; hooks: WebhookDispatcher }> {
+  async function setUp(
+    targets: Array<Omit<WebhookTarget, 'caller' | 'secret' | 'factoryId'>>,
+    timeoutMs: number,
+  ): Promise<{ desk: PaymentDesk; hooks: WebhookDispatcher }> {
     const desk = new PaymentDesk(await FilePaymentStore.open(null, testStoreOptions()));
     const hooks = new WebhookDispatcher(
       desk,
@@ -48,8 +53,32 @@ describe('webhook lanes', () => {
       { post: webhookPoster({ allowHosts: [], timeoutMs }) },
     );
     desk.outboxWith((event) => hooks.entries(event));
-    const request = await desk.create(CALLER, { factoryId: 'f1', bankAccountId: 'a1', vban: '4711002', amount: 10, expiresInSeconds: null, note: null });
-    await desk.observe(CALLER.keyId, 'a1', '4711002', { totalTransactions: 1, transactions: [{ amount: 10, reference: request.reference, senderVban: '4799001', receiverVban: '4711002', timestamp: new Date() }] }, null);
+    const request = await desk.create(CALLER, {
+      factoryId: 'f1',
+      bankAccountId: 'a1',
+      vban: '4711002',
+      amount: 10,
+      expiresInSeconds: null,
+      note: null,
+    });
+    await desk.observe(
+      CALLER.keyId,
+      'a1',
+      '4711002',
+      {
+        totalTransactions: 1,
+        transactions: [
+          {
+            amount: 10,
+            reference: request.reference,
+            senderVban: '4799001',
+            receiverVban: '4711002',
+            timestamp: new Date(),
+          },
+        ],
+      },
+      null,
+    );
     return { desk, hooks };
   }
 
@@ -58,7 +87,13 @@ describe('webhook lanes', () => {
     const healthy = await receiver((_request, response) => response.end('ok'));
     servers.push(hanging.server, healthy.server);
     // The hanging one first, with a timeout far beyond the test's: only its own lane waits.
-    const { desk, hooks } = await setUp([{ id: 'whk_hang', url: hanging.url }, { id: 'whk_ok', url: healthy.url }], 600_000);
+    const { desk, hooks } = await setUp(
+      [
+        { id: 'whk_hang', url: hanging.url },
+        { id: 'whk_ok', url: healthy.url },
+      ],
+      600_000,
+    );
     const hangingGotIt = once(hanging.server, 'request');
     const healthyGotIt = once(healthy.server, 'request');
     const delivering = hooks.deliverDue();

@@ -48,7 +48,12 @@ describe('payment webhooks', () => {
       .get('https://shop.example')
       .intercept({ path: '/hooks', method: 'POST' })
       .reply((options) => {
-        deliveries.push({ headers: Object.fromEntries(Object.entries(options.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)])), body: String(options.body) });
+        deliveries.push({
+          headers: Object.fromEntries(
+            Object.entries(options.headers as Record<string, string>).map(([k, v]) => [k.toLowerCase(), String(v)]),
+          ),
+          body: String(options.body),
+        });
         return { statusCode: answers.shift() ?? 200, data: '' };
       })
       .persist();
@@ -59,19 +64,54 @@ describe('payment webhooks', () => {
     await rm(folder, { recursive: true, force: true });
   });
 
-  async function setUp(file: string | null): Promise<{ desk: PaymentDesk; hooks: WebhookDispatcher; events: StoredEvent[] }> {
+  async function setUp(
+    file: string | null,
+  ): Promise<{ desk: PaymentDesk; hooks: WebhookDispatcher; events: StoredEvent[] }> {
     const desk = new PaymentDesk(await FilePaymentStore.open(file, testStoreOptions()), { now: () => now });
     // shop.example resolves to a public address (a fixed resolver: no DNS); the MockAgent answers.
-    const post = webhookPoster({ allowHosts: [], timeoutMs: 10_000, resolve: () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]), dispatcher: agent });
-    const hooks = new WebhookDispatcher(desk, () => [{ id: 'whk_1', factoryId: 'f1', url: 'https://shop.example/hooks', secret: SECRET, caller: CALLER }], { now: () => now, post });
+    const post = webhookPoster({
+      allowHosts: [],
+      timeoutMs: 10_000,
+      resolve: () => Promise.resolve([{ address: '93.184.215.14', family: 4 }]),
+      dispatcher: agent,
+    });
+    const hooks = new WebhookDispatcher(
+      desk,
+      () => [{ id: 'whk_1', factoryId: 'f1', url: 'https://shop.example/hooks', secret: SECRET, caller: CALLER }],
+      { now: () => now, post },
+    );
     const events: StoredEvent[] = [];
     desk.store.onEvent((event) => events.push(event));
     return { desk, hooks, events };
   }
 
   async function paidEvent(desk: PaymentDesk, events: StoredEvent[]): Promise<StoredEvent> {
-    const request = await desk.create(CALLER, { factoryId: 'f1', bankAccountId: 'a1', vban: '4711002', amount: 10, expiresInSeconds: null, note: 'order 7' });
-    await desk.observe(CALLER.keyId, 'a1', '4711002', { totalTransactions: 1, transactions: [{ amount: 10, reference: request.reference, senderVban: '4799001', receiverVban: '4711002', timestamp: new Date(T0) }] }, null);
+    const request = await desk.create(CALLER, {
+      factoryId: 'f1',
+      bankAccountId: 'a1',
+      vban: '4711002',
+      amount: 10,
+      expiresInSeconds: null,
+      note: 'order 7',
+    });
+    await desk.observe(
+      CALLER.keyId,
+      'a1',
+      '4711002',
+      {
+        totalTransactions: 1,
+        transactions: [
+          {
+            amount: 10,
+            reference: request.reference,
+            senderVban: '4799001',
+            receiverVban: '4711002',
+            timestamp: new Date(T0),
+          },
+        ],
+      },
+      null,
+    );
     const event = events.at(-1);
     if (!event) throw new Error('no event');
     return event;
@@ -98,10 +138,21 @@ describe('payment webhooks', () => {
     expect(await desk.store.outbox()).toEqual([]);
     expect(new Set(deliveries.map((d) => d.headers['webhook-id'])).size).toBe(1);
     for (const delivery of deliveries) {
-      const verified = new Webhook(SECRET).verify(delivery.body, delivery.headers) as { type: string; data: { status: string; reference: string; note: string } };
-      expect(verified).toMatchObject({ type: 'payment.paid', data: { status: 'PAID', reference: event.request.reference, note: 'order 7' } });
+      const verified = new Webhook(SECRET).verify(delivery.body, delivery.headers) as {
+        type: string;
+        data: { status: string; reference: string; note: string };
+      };
+      expect(verified).toMatchObject({
+        type: 'payment.paid',
+        data: { status: 'PAID', reference: event.request.reference, note: 'order 7' },
+      });
     }
-    expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(deliveries[0]?.body ?? '', deliveries[0]?.headers ?? {})).toThrow();
+    expect(() =>
+      new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(
+        deliveries[0]?.body ?? '',
+        deliveries[0]?.headers ?? {},
+      ),
+    ).toThrow();
     await desk.close();
   });
 
@@ -132,16 +183,26 @@ describe('payment webhooks', () => {
     second.hooks.start();
     await second.hooks.deliverDue();
     expect(deliveries).toHaveLength(1);
-    expect(new Webhook(SECRET).verify(deliveries[0]?.body ?? '', deliveries[0]?.headers ?? {})).toMatchObject({ type: 'payment.paid', data: { status: 'PAID', note: 'order 7' } });
+    expect(new Webhook(SECRET).verify(deliveries[0]?.body ?? '', deliveries[0]?.headers ?? {})).toMatchObject({
+      type: 'payment.paid',
+      data: { status: 'PAID', note: 'order 7' },
+    });
     expect(await second.desk.store.outbox()).toEqual([]);
     await second.hooks.close();
     await second.desk.close();
   });
 
-  it('queues an expiry\'s delivery with the EXPIRED status itself', async () => {
+  it("queues an expiry's delivery with the EXPIRED status itself", async () => {
     const { desk, hooks } = await setUp(null);
     hooks.start();
-    await desk.create(CALLER, { factoryId: 'f1', bankAccountId: 'a1', vban: '4711002', amount: 10, expiresInSeconds: 60, note: null });
+    await desk.create(CALLER, {
+      factoryId: 'f1',
+      bankAccountId: 'a1',
+      vban: '4711002',
+      amount: 10,
+      expiresInSeconds: 60,
+      note: null,
+    });
     jest.spyOn(desk.store, 'publish').mockRejectedValue(new Error('crashed'));
     now += 61_000;
     await expect(desk.sweep()).rejects.toThrow('crashed');

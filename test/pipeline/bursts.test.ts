@@ -27,7 +27,10 @@ interface Message {
 }
 
 /** A graphql-transport-ws connection, acknowledged, that records every message it receives. */
-async function connect(stack: HttpStack, key: string): Promise<{ socket: WebSocket; received: Message[]; subscribe(id: string, query?: string): void }> {
+async function connect(
+  stack: HttpStack,
+  key: string,
+): Promise<{ socket: WebSocket; received: Message[]; subscribe(id: string, query?: string): void }> {
   const socket = new WebSocket(stack.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
   const received: Message[] = [];
   socket.on('message', (data) => received.push(JSON.parse(String(data)) as Message));
@@ -49,7 +52,11 @@ describe('a burst of subscribes over the limits', () => {
 
   beforeEach(async () => {
     const clock = new ManualClock();
-    stack = await startStack({ http: true, config: { subscriptionsMaxPerConnection: 1, subscriptionsMaxPerKey: 2 }, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({
+      http: true,
+      config: { subscriptionsMaxPerConnection: 1, subscriptionsMaxPerKey: 2 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     steps = [];
     stack.gateway.pipeline.observe((step) => steps.push(step));
   });
@@ -73,7 +80,9 @@ describe('a burst of subscribes over the limits', () => {
     const refusals = client.received.filter((message) => message.type === 'next');
     expect(refusals).toHaveLength(burst);
     for (const refusal of refusals) {
-      expect(refusal.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 1 } }] });
+      expect(refusal.payload).toMatchObject({
+        errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 1 } }],
+      });
     }
     // The pipeline stopped at the limit every time: nothing was parsed or validated.
     expect(steps.filter((step) => step === 'subscription-limit')).toHaveLength(burst);
@@ -94,17 +103,32 @@ describe('a burst of subscribes over the limits', () => {
     for (let i = 0; i < burst; i += 1) client.subscribe(`over-${i}`);
     // A query after the burst: answered after anything the refusals could still send.
     client.subscribe('after', '{ __typename }');
-    await until(() => client.received.some((message) => message.id === 'after' && message.type === 'complete'), 'the query after the burst');
+    await until(
+      () => client.received.some((message) => message.id === 'after' && message.type === 'complete'),
+      'the query after the burst',
+    );
     for (let i = 0; i < burst; i += 1) {
       const answers = client.received.filter((message) => message.id === `over-${i}`);
       expect(answers.map((message) => message.type)).toEqual(['next', 'complete']);
       expect(answers[0]?.payload).toEqual({
-        errors: [{ message: expect.stringContaining('subscriptions') as unknown, extensions: expect.objectContaining({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 1 }) as unknown }],
+        errors: [
+          {
+            message: expect.stringContaining('subscriptions') as unknown,
+            extensions: expect.objectContaining({
+              code: 'RATE_LIMITED',
+              setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION',
+              limit: 1,
+            }) as unknown,
+          },
+        ],
       });
     }
     // An id refused before may be used again: the refused operation is no longer the server's.
     client.subscribe('over-0');
-    await until(() => client.received.filter((message) => message.id === 'over-0').length === 4, 'the second refusal of over-0');
+    await until(
+      () => client.received.filter((message) => message.id === 'over-0').length === 4,
+      'the second refusal of over-0',
+    );
     expect(client.socket.readyState).toBe(WebSocket.OPEN);
     client.socket.close();
   });
@@ -115,9 +139,18 @@ describe('a burst of subscribes over the limits', () => {
     const client = await connect(stack, DEMO_KEYS.premium.key);
     steps.length = 0;
     const burst = 30;
-    const frames = Array.from({ length: burst }, (_, i) => JSON.stringify({ id: `b-${i}`, type: 'subscribe', payload: { query: COUNTER, variables: { id: FIXTURE_IDS.shop } } }));
+    const frames = Array.from({ length: burst }, (_, i) =>
+      JSON.stringify({
+        id: `b-${i}`,
+        type: 'subscribe',
+        payload: { query: COUNTER, variables: { id: FIXTURE_IDS.shop } },
+      }),
+    );
     for (const frame of frames) client.socket.send(frame);
-    await until(() => client.received.filter((message) => message.type === 'complete').length >= burst - 1, 'the refusals');
+    await until(
+      () => client.received.filter((message) => message.type === 'complete').length >= burst - 1,
+      'the refusals',
+    );
     expect(steps.filter((step) => step === 'parse')).toHaveLength(1);
     expect(steps.filter((step) => step === 'subscription-limit')).toHaveLength(burst);
     client.socket.close();
@@ -126,7 +159,10 @@ describe('a burst of subscribes over the limits', () => {
   it('refuses over the per-key limit the same way, on another connection of the key', async () => {
     const first = await connect(stack, DEMO_KEYS.premium.key);
     const second = await connect(stack, DEMO_KEYS.premium.key);
-    for (const [client, id] of [[first, 'a'], [second, 'b']] as const) {
+    for (const [client, id] of [
+      [first, 'a'],
+      [second, 'b'],
+    ] as const) {
       const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
       client.subscribe(id);
       await joined;
@@ -135,7 +171,9 @@ describe('a burst of subscribes over the limits', () => {
     steps.length = 0;
     third.subscribe('c');
     await until(() => third.received.some((message) => message.type === 'complete'), 'the refusal');
-    expect(third.received.find((message) => message.type === 'next')?.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' } }] });
+    expect(third.received.find((message) => message.type === 'next')?.payload).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' } }],
+    });
     expect(steps).not.toContain('parse');
     for (const client of [first, second, third]) client.socket.close();
   });
@@ -146,8 +184,14 @@ describe('a burst of subscribes over the limits', () => {
     client.subscribe('open');
     await joined;
     client.subscribe('query', '{ __typename }');
-    await until(() => client.received.some((message) => message.id === 'query' && message.type === 'next'), 'the query');
-    expect(client.received.find((message) => message.id === 'query')?.payload).toEqual({ data: { __typename: 'Query' }, extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown } });
+    await until(
+      () => client.received.some((message) => message.id === 'query' && message.type === 'next'),
+      'the query',
+    );
+    expect(client.received.find((message) => message.id === 'query')?.payload).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown },
+    });
     client.socket.close();
   });
 
@@ -177,7 +221,9 @@ describe('a burst of subscribes over the limits', () => {
     expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
     // The refusals answered before the close came whole: a next and a complete each.
     const answered = client.received.filter((message) => message.id?.startsWith('flood-'));
-    expect(answered.filter((message) => message.type === 'next')).toHaveLength(answered.filter((message) => message.type === 'complete').length);
+    expect(answered.filter((message) => message.type === 'next')).toHaveLength(
+      answered.filter((message) => message.type === 'complete').length,
+    );
     await until(() => stack.gateway.subscriptions.hub.size === 0, 'the poller to stop');
   });
 
@@ -189,13 +235,21 @@ describe('a burst of subscribes over the limits', () => {
     expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
     // Those answered before the close are the validation errors.
     for (const message of client.received.filter((received) => received.id !== undefined)) {
-      expect(message).toMatchObject({ type: 'error', payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+      expect(message).toMatchObject({
+        type: 'error',
+        payload: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+      });
     }
   });
 });
 
 /** An upstream that answers nothing until {@link release}, then `[]` to everything (held and later). */
-async function heldUpstream(): Promise<{ baseUrl: string; seen: () => number; release(): void; close(): Promise<void> }> {
+async function heldUpstream(): Promise<{
+  baseUrl: string;
+  seen: () => number;
+  release(): void;
+  close(): Promise<void>;
+}> {
   const held: http.ServerResponse[] = [];
   let seen = 0;
   let released = false;
@@ -233,7 +287,10 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
 
   beforeEach(async () => {
     upstream = await heldUpstream();
-    stack = await startStack({ http: true, config: { operationsMaxPerConnection: MAX, upstreamBaseUrl: upstream.baseUrl } });
+    stack = await startStack({
+      http: true,
+      config: { operationsMaxPerConnection: MAX, upstreamBaseUrl: upstream.baseUrl },
+    });
     steps = [];
     stack.gateway.pipeline.observe((step) => steps.push(step));
   });
@@ -257,12 +314,19 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     steps.length = 0;
     const burst = 20;
     for (let i = 0; i < burst; i += 1) client.subscribe(`over-${i}`, '{ __typename }');
-    await until(() => client.received.filter((message) => message.id?.startsWith('over-') && message.type === 'complete').length >= burst, 'the refusals');
+    await until(
+      () =>
+        client.received.filter((message) => message.id?.startsWith('over-') && message.type === 'complete').length >=
+        burst,
+      'the refusals',
+    );
 
     const refusals = client.received.filter((message) => message.id?.startsWith('over-') && message.type === 'next');
     expect(refusals).toHaveLength(burst);
     for (const refusal of refusals) {
-      expect(refusal.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }] });
+      expect(refusal.payload).toMatchObject({
+        errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }],
+      });
     }
     // Refused by the pipeline's `operation-cap` step, before it read the key or anything after.
     expect(steps).toContain('operation-cap');
@@ -272,11 +336,26 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
 
     // The held ones answer; their places are free again.
     upstream.release();
-    await until(() => client.received.filter((message) => message.id?.startsWith('held-') && message.type === 'complete').length >= MAX, 'the held queries');
-    for (let i = 0; i < MAX; i += 1) expect(client.received.find((message) => message.id === `held-${i}`)?.payload).toEqual({ data: { [`h${i}`]: [] }, extensions: { upstream: expect.any(Object) as unknown } });
+    await until(
+      () =>
+        client.received.filter((message) => message.id?.startsWith('held-') && message.type === 'complete').length >=
+        MAX,
+      'the held queries',
+    );
+    for (let i = 0; i < MAX; i += 1)
+      expect(client.received.find((message) => message.id === `held-${i}`)?.payload).toEqual({
+        data: { [`h${i}`]: [] },
+        extensions: { upstream: expect.any(Object) as unknown },
+      });
     client.subscribe('after', '{ __typename }');
-    await until(() => client.received.some((message) => message.id === 'after' && message.type === 'complete'), 'the query after');
-    expect(client.received.find((message) => message.id === 'after')?.payload).toEqual({ data: { __typename: 'Query' }, extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown } });
+    await until(
+      () => client.received.some((message) => message.id === 'after' && message.type === 'complete'),
+      'the query after',
+    );
+    expect(client.received.find((message) => message.id === 'after')?.payload).toEqual({
+      data: { __typename: 'Query' },
+      extensions: { upstream: expect.objectContaining({ requests: 0 }) as unknown },
+    });
     client.socket.close();
   });
 
@@ -285,13 +364,17 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     steps.length = 0;
     const closed = once(client.socket, 'close') as Promise<[number, Buffer]>;
     client.subscribe('disguised-0', '{ __typename } # subscription');
-    await until(() => client.received.some((message) => message.id === 'disguised-0' && message.type === 'complete'), 'the refusal');
+    await until(
+      () => client.received.some((message) => message.id === 'disguised-0' && message.type === 'complete'),
+      'the refusal',
+    );
     expect(client.received.find((message) => message.id === 'disguised-0')?.payload).toMatchObject({
       errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION', limit: MAX } }],
     });
     expect(steps).toContain('parse');
     // Such refusals close the connection like any other: it cannot parse its way past the cap.
-    for (let i = 1; i <= MAX_REFUSED_SUBSCRIBES; i += 1) client.subscribe(`disguised-${i}`, '{ __typename } # subscription');
+    for (let i = 1; i <= MAX_REFUSED_SUBSCRIBES; i += 1)
+      client.subscribe(`disguised-${i}`, '{ __typename } # subscription');
     const [code] = await closed;
     expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
   });
@@ -301,7 +384,10 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     steps.length = 0;
     const burst = 30;
     for (let i = 0; i < burst; i += 1) client.subscribe(`b-${i}`, `{ b${i}: factories { id } }`);
-    await until(() => client.received.filter((message) => message.type === 'complete').length >= burst - MAX, 'the refusals');
+    await until(
+      () => client.received.filter((message) => message.type === 'complete').length >= burst - MAX,
+      'the refusals',
+    );
     expect(steps.filter((step) => step === 'parse')).toHaveLength(MAX);
     // The admitted ones share one upstream request, which may reach the held upstream after
     // the refusals were answered.
@@ -330,8 +416,12 @@ describe('queries and mutations over OPERATIONS_MAX_PER_CONNECTION', () => {
     expect(code).toBe(TOO_MANY_REFUSALS_CLOSE_CODE);
     expect(String(reason)).toMatch(/refused subscribe/i);
     // Every answer before the close was the refusal.
-    for (const message of client.received.filter((received) => received.id?.startsWith('over-') && received.type === 'next')) {
-      expect(message.payload).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION' } }] });
+    for (const message of client.received.filter(
+      (received) => received.id?.startsWith('over-') && received.type === 'next',
+    )) {
+      expect(message.payload).toMatchObject({
+        errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'OPERATIONS_MAX_PER_CONNECTION' } }],
+      });
     }
   });
 });

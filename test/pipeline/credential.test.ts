@@ -15,7 +15,10 @@ import type { ActiveToken } from '../../src/vault';
 
 const SECRET = 'test key-hash secret';
 // Building a context only binds the session to the economy; nothing here goes upstream.
-const services: GatewayServices = { economy: {} as UpstreamEconomy, config: { keyHashSecret: SECRET, loadersEnabled: true } };
+const services: GatewayServices = {
+  economy: {} as UpstreamEconomy,
+  config: { keyHashSecret: SECRET, loadersEnabled: true },
+};
 
 afterEach(() => jest.restoreAllMocks());
 
@@ -38,7 +41,11 @@ describe('callerKey', () => {
 
 describe('createContext', () => {
   it('runs with the key it is given, not with an Authorization header', () => {
-    const context = createContext(services, new Map([['authorization', 'Bearer someone-else']]), callerKey(readCredential('Bearer key-one'), SECRET));
+    const context = createContext(
+      services,
+      new Map([['authorization', 'Bearer someone-else']]),
+      callerKey(readCredential('Bearer key-one'), SECRET),
+    );
     expect(context.apiKey).toBe('key-one');
     expect(context.keySource).toBe('caller');
     const anonymous = createContext(services, new Map([['authorization', 'Bearer someone-else']]), null);
@@ -49,7 +56,11 @@ describe('createContext', () => {
   it('hashes nothing itself (a subscription refreshes its context per event)', () => {
     const key = callerKey(readCredential('Bearer key-two'), SECRET);
     const hmac = jest.spyOn(crypto, 'createHmac');
-    for (let event = 0; event < 5; event += 1) expect(createContext(services, new Map([['x-api-secret', ' own secret ']]), key)).toMatchObject({ apiKey: 'key-two', apiSecret: 'own secret' });
+    for (let event = 0; event < 5; event += 1)
+      expect(createContext(services, new Map([['x-api-secret', ' own secret ']]), key)).toMatchObject({
+        apiKey: 'key-two',
+        apiSecret: 'own secret',
+      });
     expect(hmac).not.toHaveBeenCalled();
   });
 
@@ -70,7 +81,15 @@ describe('createContext', () => {
 
   it('runs an access token with its vault key and secret, hashed once per character of the opened vault', () => {
     const character = { id: 'c1', name: 'First', apiKey: 'vault-key', apiSecret: 'vault-secret' };
-    const token = { id: 't1', characters: [character], grantTexts: [], grants: [], expiresAt: new Date(8.64e15), origin: null, budgetShare: null } as unknown as ActiveToken;
+    const token = {
+      id: 't1',
+      characters: [character],
+      grantTexts: [],
+      grants: [],
+      expiresAt: new Date(8.64e15),
+      origin: null,
+      budgetShare: null,
+    } as unknown as ActiveToken;
     const expected = keyId('vault-key', SECRET);
     const hmac = jest.spyOn(crypto, 'createHmac');
     for (let request = 0; request < 4; request += 1) {

@@ -33,7 +33,9 @@ const KEY = DEMO_KEYS.premium.key;
 /** Every TypeScript file under `path` (a folder or a file of src/). */
 function filesOf(path: string): string[] {
   if (path.endsWith('.ts')) return [path];
-  return readdirSync(path, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? filesOf(join(path, entry.name)) : entry.name.endsWith('.ts') ? [join(path, entry.name)] : []));
+  return readdirSync(path, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesOf(join(path, entry.name)) : entry.name.endsWith('.ts') ? [join(path, entry.name)] : [],
+  );
 }
 
 /** True when `value` is the key, or holds it within two levels of properties (a credential, a hashed key, a session). */
@@ -41,7 +43,8 @@ function holdsKey(value: unknown, depth = 0): boolean {
   if (value === KEY) return true;
   if (depth >= 2 || value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return false;
   if (Array.isArray(value)) return value.slice(0, 20).some((item) => holdsKey(item, depth + 1));
-  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof Promise) return false;
+  if (value instanceof Map || value instanceof Set || value instanceof WeakMap || value instanceof Promise)
+    return false;
   return Object.keys(value).some((name) => {
     const descriptor = Object.getOwnPropertyDescriptor(value, name);
     return descriptor !== undefined && 'value' in descriptor && holdsKey(descriptor.value, depth + 1);
@@ -87,7 +90,14 @@ beforeAll(() => {
         const prototype = value.prototype as Record<string, unknown>;
         for (const method of Object.getOwnPropertyNames(prototype)) {
           const member = Object.getOwnPropertyDescriptor(prototype, method);
-          if (method !== 'constructor' && member && 'value' in member && typeof member.value === 'function' && member.writable) wrap(prototype, method, module);
+          if (
+            method !== 'constructor' &&
+            member &&
+            'value' in member &&
+            typeof member.value === 'function' &&
+            member.writable
+          )
+            wrap(prototype, method, module);
         }
       } else if (descriptor.writable && !LEAVES.has(name)) wrap(exports, name, module);
     }
@@ -114,7 +124,9 @@ async function walk(run: () => Promise<unknown>): Promise<string[]> {
     walking = false;
   }
   const upstream = visits.indexOf('upstream');
-  const path = visits.slice(0, upstream === -1 ? visits.length : upstream + 1).filter((module, index, all) => index === 0 || all[index - 1] !== module);
+  const path = visits
+    .slice(0, upstream === -1 ? visits.length : upstream + 1)
+    .filter((module, index, all) => index === 0 || all[index - 1] !== module);
   return path;
 }
 
@@ -125,7 +137,9 @@ function revisited(path: readonly string[]): string[] {
 
 describe('the walk of a key from the request to the upstream', () => {
   it('over HTTP: read once, resolved and hashed once, no module visited twice', async () => {
-    const path = await walk(async () => expect((await stack.post({ query: '{ factories { id } }' }, { key: KEY })).status).toBe(200));
+    const path = await walk(async () =>
+      expect((await stack.post({ query: '{ factories { id } }' }, { key: KEY })).status).toBe(200),
+    );
     expect(path[0]).toBe('pipeline/credential.ts');
     expect(path).toContain('pipeline/key-in-use.ts');
     expect(path).toContain('context.ts');
@@ -133,7 +147,7 @@ describe('the walk of a key from the request to the upstream', () => {
     expect({ path, revisited: revisited(path) }).toEqual({ path, revisited: [] });
   });
 
-  it('over graphql-ws (a subscription, checked against its key\'s limits before it runs): no module visited twice', async () => {
+  it("over graphql-ws (a subscription, checked against its key's limits before it runs): no module visited twice", async () => {
     const client = wsClient(stack.endpoint, KEY);
     try {
       // Its first poll sends the key upstream; no event needs to come.
@@ -142,7 +156,7 @@ describe('the walk of a key from the request to the upstream', () => {
         events = subscribeWs(client, 'subscription { myAuctionChanged { kind } }');
       });
       events?.stop();
-        expect(path[0]).toBe('pipeline/credential.ts');
+      expect(path[0]).toBe('pipeline/credential.ts');
       expect(path).toContain('pipeline/key-in-use.ts');
       expect(path.at(-1)).toBe('upstream');
       expect({ path, revisited: revisited(path) }).toEqual({ path, revisited: [] });

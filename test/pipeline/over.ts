@@ -41,7 +41,11 @@ export interface Outcome {
 /** An error as an answer carries it. */
 type AnswerError = { extensions?: Record<string, unknown>; path?: ReadonlyArray<string | number> };
 
-function outcomeOf(errors: ReadonlyArray<AnswerError> | undefined, data: unknown, resultExtensions?: Record<string, unknown>): Outcome {
+function outcomeOf(
+  errors: ReadonlyArray<AnswerError> | undefined,
+  data: unknown,
+  resultExtensions?: Record<string, unknown>,
+): Outcome {
   return {
     codes: (errors ?? []).map((error) => String(error.extensions?.code)),
     data,
@@ -58,7 +62,8 @@ async function firstOf(events: ReturnType<typeof collect>): Promise<Outcome> {
     events.ended.then((ended) => ({ ended })),
   ]);
   if ('message' in first) return outcomeOf(first.message.errors, first.message.data, first.message.extensions);
-  if (Array.isArray(first.ended)) return outcomeOf(first.ended as Array<{ extensions?: Record<string, unknown> }>, undefined);
+  if (Array.isArray(first.ended))
+    return outcomeOf(first.ended as Array<{ extensions?: Record<string, unknown> }>, undefined);
   throw new Error(`the subscription ended without an answer: ${String(first.ended)}`);
 }
 
@@ -67,24 +72,45 @@ async function firstOf(events: ReturnType<typeof collect>): Promise<Outcome> {
  *
  * @param authorization - the raw `Authorization` value (or connection parameter), null for none
  */
-export async function over(transport: TransportName, stack: HttpStack, body: OperationBody, authorization: string | null): Promise<Outcome> {
+export async function over(
+  transport: TransportName,
+  stack: HttpStack,
+  body: OperationBody,
+  authorization: string | null,
+): Promise<Outcome> {
   const auth: Record<string, string> = authorization === null ? {} : { authorization };
   if (transport === 'http-post' || transport === 'http-get') {
     let response: Response;
     if (transport === 'http-post') {
-      response = await fetch(stack.endpoint, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: JSON.stringify(body) });
+      response = await fetch(stack.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify(body),
+      });
     } else {
       const search = new URLSearchParams();
       for (const [name, value] of Object.entries(body)) {
         if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
       }
-      response = await fetch(`${stack.endpoint}?${search.toString()}`, { headers: { 'apollo-require-preflight': 'true', ...auth } });
+      response = await fetch(`${stack.endpoint}?${search.toString()}`, {
+        headers: { 'apollo-require-preflight': 'true', ...auth },
+      });
     }
-    const answer = (await response.json()) as { data?: unknown; errors?: AnswerError[]; extensions?: Record<string, unknown> };
+    const answer = (await response.json()) as {
+      data?: unknown;
+      errors?: AnswerError[];
+      extensions?: Record<string, unknown>;
+    };
     return outcomeOf(answer.errors, answer.data, answer.extensions);
   }
   if (transport === 'graphql-ws') {
-    const client = createClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, connectionParams: auth, retryAttempts: 0, lazy: true });
+    const client = createClient({
+      url: stack.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      connectionParams: auth,
+      retryAttempts: 0,
+      lazy: true,
+    });
     try {
       return await firstOf(collect((sink) => client.subscribe({ query: body.query ?? '', ...body }, sink)));
     } finally {
@@ -95,7 +121,10 @@ export async function over(transport: TransportName, stack: HttpStack, body: Ope
   // graphql-sse reads only query, variables, operationName and extensions: a trusted
   // document is named the APQ way there.
   const { documentId, ...params } = body;
-  const named = documentId === undefined ? params : { ...params, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: documentId } } };
+  const named =
+    documentId === undefined
+      ? params
+      : { ...params, extensions: { ...params.extensions, persistedQuery: { version: 1, sha256Hash: documentId } } };
   try {
     return await firstOf(collect((sink) => client.subscribe({ query: '', ...named }, sink)));
   } finally {

@@ -35,7 +35,8 @@ export function errorsText(answer: RawAnswer): string {
   // Apollo Server ends its bodies with a newline (framing, as an event's or message's end is).
   const payload = answer.frame === 'body' ? answer.payload.replace(/\n$/, '') : answer.payload;
   const prefix = '{"errors":';
-  if (!payload.startsWith(prefix) || !payload.endsWith('}')) throw new Error(`not a refusal's payload: ${payload.slice(0, 200)}`);
+  if (!payload.startsWith(prefix) || !payload.endsWith('}'))
+    throw new Error(`not a refusal's payload: ${payload.slice(0, 200)}`);
   // Over HTTP, a refusal Apollo answers (parse, validation, an operation step) also carries the
   // operation's upstream accounting, zeros (docs/errors.md): the errors are what must match.
   const accounting = payload.lastIndexOf('],"extensions":{"upstream":');
@@ -66,7 +67,12 @@ function member(text: string, name: string): string {
 }
 
 /** Sends `body` over graphql-ws on a fresh socket; the first `next` or `error` message of the subscribe with id `1`. */
-async function overWs(stack: HttpStack, body: string, authorization: string | null, before: readonly string[]): Promise<RawAnswer> {
+async function overWs(
+  stack: HttpStack,
+  body: string,
+  authorization: string | null,
+  before: readonly string[],
+): Promise<RawAnswer> {
   const socket = new WebSocket(stack.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
   try {
     const answered = new Promise<RawAnswer>((resolve, reject) => {
@@ -77,18 +83,24 @@ async function overWs(stack: HttpStack, body: string, authorization: string | nu
           // in one TCP write, so the gateway reads them in one turn.
           const tcp = (socket as unknown as { _socket: Socket })._socket;
           tcp.cork();
-          for (const [index, query] of before.entries()) socket.send(JSON.stringify({ id: `before-${index}`, type: 'subscribe', payload: { query } }));
+          for (const [index, query] of before.entries())
+            socket.send(JSON.stringify({ id: `before-${index}`, type: 'subscribe', payload: { query } }));
           socket.send(`{"id":"1","type":"subscribe","payload":${body}}`);
           process.nextTick(() => tcp.uncork());
           return;
         }
         const message = JSON.parse(text) as { id?: string; type?: string };
-        if (message.id === '1' && (message.type === 'next' || message.type === 'error')) resolve({ frame: message.type, status: 101, payload: member(text, 'payload') });
+        if (message.id === '1' && (message.type === 'next' || message.type === 'error'))
+          resolve({ frame: message.type, status: 101, payload: member(text, 'payload') });
       });
       socket.once('close', (code) => reject(new Error(`the socket closed with ${code}`)));
       socket.once('error', reject);
     });
-    socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: authorization === null ? {} : { authorization } })));
+    socket.once('open', () =>
+      socket.send(
+        JSON.stringify({ type: 'connection_init', payload: authorization === null ? {} : { authorization } }),
+      ),
+    );
     return await answered;
   } finally {
     socket.close();
@@ -101,16 +113,30 @@ async function overWs(stack: HttpStack, body: string, authorization: string | nu
  * @param authorization - the raw `Authorization` value (or connection parameter), null for none
  * @param before - graphql-ws only: queries sent on the same socket just before it
  */
-export async function rawOver(transport: RawTransport, stack: HttpStack, body: string, authorization: string | null, before: readonly string[] = []): Promise<RawAnswer> {
+export async function rawOver(
+  transport: RawTransport,
+  stack: HttpStack,
+  body: string,
+  authorization: string | null,
+  before: readonly string[] = [],
+): Promise<RawAnswer> {
   if (transport === 'graphql-ws') return overWs(stack, body, authorization, before);
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(authorization === null ? {} : { authorization }) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(authorization === null ? {} : { authorization }),
+  };
   if (transport === 'http') {
     const response = await fetch(stack.endpoint, { method: 'POST', headers, body });
     return { frame: 'body', status: response.status, payload: await response.text() };
   }
-  const response = await fetch(`${stack.origin}/graphql/stream`, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body });
+  const response = await fetch(`${stack.origin}/graphql/stream`, {
+    method: 'POST',
+    headers: { ...headers, accept: 'text/event-stream' },
+    body,
+  });
   const text = await response.text();
-  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return { frame: 'body', status: response.status, payload: text };
+  if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+    return { frame: 'body', status: response.status, payload: text };
   const next = /^event: next\ndata: (.*)$/m.exec(text);
   if (!next?.[1]) throw new Error(`no next event in ${text.slice(0, 200)}`);
   return { frame: 'next', status: response.status, payload: next[1] };

@@ -22,19 +22,37 @@ const KEY = 'sk-live-0123456789abcdef';
 const SECRET = 'secret-fedcba9876543210';
 
 /** A context as the steps read it: item errors, a session with its accounting, the credentials. */
-function contextWith(accounting = new OperationAccounting()): Pick<GatewayContext, 'itemErrors' | 'session' | 'apiKey' | 'apiSecret'> {
-  return { itemErrors: new ListItemErrors(), session: { accounting, keyId: 'k' } as unknown as UpstreamSession, apiKey: KEY, apiSecret: SECRET };
+function contextWith(
+  accounting = new OperationAccounting(),
+): Pick<GatewayContext, 'itemErrors' | 'session' | 'apiKey' | 'apiSecret'> {
+  return {
+    itemErrors: new ListItemErrors(),
+    session: { accounting, keyId: 'k' } as unknown as UpstreamSession,
+    apiKey: KEY,
+    apiSecret: SECRET,
+  };
 }
 
 /** Reports a failed item at `options[index]` of `factory`. */
 function failItem(context: Pick<GatewayContext, 'itemErrors'>, index: number, error: Error): void {
-  const info = { path: { prev: { prev: undefined, key: 'factory', typename: 'Query' }, key: 'options', typename: 'Factory' }, fieldNodes: [] } as unknown as GraphQLResolveInfo;
+  const info = {
+    path: { prev: { prev: undefined, key: 'factory', typename: 'Query' }, key: 'options', typename: 'Factory' },
+    fieldNodes: [],
+  } as unknown as GraphQLResolveInfo;
   context.itemErrors.report(info, index, error, { slot: index + 1 });
 }
 
 describe('the result steps', () => {
   it('run in this order, phase by phase', () => {
-    expect(RESULT_STEPS.map((step) => step.name)).toEqual(['item-errors', 'upstream', 'warnings', 'format-errors', 'redact', 'response-size', 'report']);
+    expect(RESULT_STEPS.map((step) => step.name)).toEqual([
+      'item-errors',
+      'upstream',
+      'warnings',
+      'format-errors',
+      'redact',
+      'response-size',
+      'report',
+    ]);
     const phases = RESULT_STEPS.map((step) => RESULT_PHASES.indexOf(step.phase));
     expect(phases).toEqual([...phases].sort((a, b) => a - b));
   });
@@ -44,7 +62,13 @@ describe('the result steps', () => {
     accounting.requests = 3;
     accounting.cacheHits = 1;
     const context = contextWith(accounting);
-    failItem(context, 1, new GatewayError('UPSTREAM_ERROR', 'slot 2 failed', { upstream: { status: 500, endpoint: 'GET /factory/options/{id}/{slot}', message: 'boom' } }));
+    failItem(
+      context,
+      1,
+      new GatewayError('UPSTREAM_ERROR', 'slot 2 failed', {
+        upstream: { status: 500, endpoint: 'GET /factory/options/{id}/{slot}', message: 'boom' },
+      }),
+    );
     const reports: Array<ResultReport<ExecutionResult>> = [];
     const result: ExecutionResult = {
       data: { factory: { options: [{ slot: 1 }] } },
@@ -54,28 +78,51 @@ describe('the result steps', () => {
       ],
     };
     const sent = runResultSteps<ExecutionResult>(
-      { transport: 'graphql-ws', result, execution: context, delivery: context, report: (report) => reports.push(report) },
+      {
+        transport: 'graphql-ws',
+        result,
+        execution: context,
+        delivery: context,
+        report: (report) => reports.push(report),
+      },
       { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes },
     );
     const errors = sent.errors as unknown as GraphQLFormattedError[];
     expect(errors).toEqual([
       // No `http` extension; the key and the secret redacted in the message and the extensions.
-      { message: 'refused for Bearer [redacted]', extensions: { code: 'FORBIDDEN', upstream: { message: 'secret [redacted]' } } },
+      {
+        message: 'refused for Bearer [redacted]',
+        extensions: { code: 'FORBIDDEN', upstream: { message: 'secret [redacted]' } },
+      },
       // An unexpected error is masked.
       { message: 'Internal server error', path: ['factory', 'name'], extensions: { code: 'INTERNAL_SERVER_ERROR' } },
       // The item error, at the item's path.
-      expect.objectContaining({ message: 'slot 2 failed', path: ['factory', 'options', 1], extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', slot: 2 }) as unknown }),
+      expect.objectContaining({
+        message: 'slot 2 failed',
+        path: ['factory', 'options', 1],
+        extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR', slot: 2 }) as unknown,
+      }),
     ]);
-    expect(sent.extensions).toEqual({ upstream: { requests: 3, cacheHits: 1, coalesced: 0, stale: 0, maxAgeSeconds: 0 } });
+    expect(sent.extensions).toEqual({
+      upstream: { requests: 3, cacheHits: 1, coalesced: 0, stale: 0, maxAgeSeconds: 0 },
+    });
     expect(JSON.stringify(sent)).not.toContain(KEY);
     expect(reports).toEqual([{ result: sent, errorCodes: ['FORBIDDEN', 'INTERNAL_SERVER_ERROR', 'UPSTREAM_ERROR'] }]);
   });
 
-  it('redact messages and extensions, never a path (it names the client\'s own fields and aliases)', () => {
+  it("redact messages and extensions, never a path (it names the client's own fields and aliases)", () => {
     const context = contextWith();
-    const result = { data: null, errors: [{ message: `no ${KEY}`, path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: [`${SECRET}!`] } }] };
-    const sent = runResultSteps({ transport: 'http', result, execution: null, delivery: context }, { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes });
-    expect(sent.errors).toEqual([{ message: 'no [redacted]', path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: ['[redacted]!'] } }]);
+    const result = {
+      data: null,
+      errors: [{ message: `no ${KEY}`, path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: [`${SECRET}!`] } }],
+    };
+    const sent = runResultSteps(
+      { transport: 'http', result, execution: null, delivery: context },
+      { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes },
+    );
+    expect(sent.errors).toEqual([
+      { message: 'no [redacted]', path: [KEY, 0], extensions: { code: 'NOT_FOUND', detail: ['[redacted]!'] } },
+    ]);
   });
 
   it('give the same result run phase by phase (a live query: execution at the end of its run, delivery when sent)', () => {
@@ -86,33 +133,62 @@ describe('the result steps', () => {
     };
     const env = { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes };
     const whole = make();
-    const atOnce = runResultSteps({ transport: 'graphql-sse', result: whole.result, execution: whole.context, delivery: whole.context }, env);
+    const atOnce = runResultSteps(
+      { transport: 'graphql-sse', result: whole.result, execution: whole.context, delivery: whole.context },
+      env,
+    );
     const split = make();
-    const executed = runResultSteps({ transport: 'graphql-sse', result: split.result, execution: split.context, delivery: null }, env, ['execution']);
+    const executed = runResultSteps(
+      { transport: 'graphql-sse', result: split.result, execution: split.context, delivery: null },
+      env,
+      ['execution'],
+    );
     // The run's context may be refreshed before the result is sent: delivery does not read its item errors.
     split.context.itemErrors = new ListItemErrors();
-    const delivered = runResultSteps({ transport: 'graphql-sse', result: executed, execution: split.context, delivery: split.context }, env, ['delivery']);
+    const delivered = runResultSteps(
+      { transport: 'graphql-sse', result: executed, execution: split.context, delivery: split.context },
+      env,
+      ['delivery'],
+    );
     expect(delivered).toEqual(atOnce);
-    expect(delivered.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['factory', 'options', 4], 'RATE_LIMITED']]);
+    expect(delivered.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['factory', 'options', 4], 'RATE_LIMITED'],
+    ]);
   });
 
   it('replace a result over MAX_RESPONSE_BYTES, and report the replacement', () => {
     const reports: string[][] = [];
     const sent = runResultSteps(
-      { transport: 'graphql-ws', result: { data: { text: 'x'.repeat(5000) } } as ExecutionResult, execution: null, delivery: null, report: ({ errorCodes }) => reports.push(errorCodes) },
+      {
+        transport: 'graphql-ws',
+        result: { data: { text: 'x'.repeat(5000) } } as ExecutionResult,
+        execution: null,
+        delivery: null,
+        report: ({ errorCodes }) => reports.push(errorCodes),
+      },
       { maxResponseBytes: 1024 },
     );
     expect(sent.data).toBeNull();
-    expect(sent.errors?.[0]?.extensions).toEqual({ code: 'QUERY_TOO_EXPENSIVE', responseBytes: 5020, maxResponseBytes: 1024 });
+    expect(sent.errors?.[0]?.extensions).toEqual({
+      code: 'QUERY_TOO_EXPENSIVE',
+      responseBytes: 5020,
+      maxResponseBytes: 1024,
+    });
     expect(reports).toEqual([['QUERY_TOO_EXPENSIVE']]);
   });
 
   it('measure one result handed to several streams once (a live query shared by its subscribers)', () => {
-    const shared = { data: { factories: Array.from({ length: 100 }, (_, i) => ({ id: `f${i}`, name: `Factory ${i}` })) } } as ExecutionResult;
+    const shared = {
+      data: { factories: Array.from({ length: 100 }, (_, i) => ({ id: `f${i}`, name: `Factory ${i}` })) },
+    } as ExecutionResult;
     const stringify = jest.spyOn(JSON, 'stringify');
     try {
       for (let stream = 0; stream < 50; stream += 1) {
-        const sent = runResultSteps({ transport: 'graphql-sse', result: shared, execution: null, delivery: null }, { maxResponseBytes: 1_000_000 }, ['delivery']);
+        const sent = runResultSteps(
+          { transport: 'graphql-sse', result: shared, execution: null, delivery: null },
+          { maxResponseBytes: 1_000_000 },
+          ['delivery'],
+        );
         expect(sent).toBe(shared);
       }
       expect(stringify.mock.calls.filter(([value]) => value === shared)).toHaveLength(1);
@@ -143,18 +219,31 @@ describe('the result phase over HTTP', () => {
       operationName: 'Slots',
       metrics: {},
     };
-    const listener = (await plugin.requestDidStart?.(requestContext as never)) as GraphQLRequestListener<GatewayContext>;
+    const listener = (await plugin.requestDidStart?.(
+      requestContext as never,
+    )) as GraphQLRequestListener<GatewayContext>;
     await listener.executionDidStart?.(requestContext as never);
-    await listener.willSendResponse?.(requestContext as unknown as GraphQLRequestContextWillSendResponse<GatewayContext>);
+    await listener.willSendResponse?.(
+      requestContext as unknown as GraphQLRequestContextWillSendResponse<GatewayContext>,
+    );
     const sent = requestContext.response.body.singleResult;
     expect(serialized).toBe(1);
     // What Apollo Server hands stringifyResult: the result's fields in its order, in a new object.
     const text = stringifyResult({ errors: sent.errors, data: sent.data, extensions: sent.extensions });
     expect(serialized).toBe(1);
     expect(text).toBe(`${JSON.stringify({ errors: sent.errors, data: sent.data, extensions: sent.extensions })}\n`);
-    expect(sent.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['factory', 'options', 0], 'UPSTREAM_ERROR']]);
+    expect(sent.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([
+      [['factory', 'options', 0], 'UPSTREAM_ERROR'],
+    ]);
     expect(sent.extensions?.upstream).toEqual({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: 0 });
-    expect(reports).toEqual([expect.objectContaining({ operationName: 'Slots', executed: true, errorCodes: ['UPSTREAM_ERROR'], responseCacheAgeSeconds: null })]);
+    expect(reports).toEqual([
+      expect.objectContaining({
+        operationName: 'Slots',
+        executed: true,
+        errorCodes: ['UPSTREAM_ERROR'],
+        responseCacheAgeSeconds: null,
+      }),
+    ]);
     // Another result with the same parts is serialized afresh.
     expect(stringifyResult({ data: { other: true } })).toBe('{"data":{"other":true}}\n');
   });

@@ -48,10 +48,17 @@ describe('the request steps', () => {
     const ran: string[] = [];
     const stop = pipeline.observe((step) => ran.push(step));
     const refused = pipeline.prepare('graphql-ws', { query: '{ __typename }' }, readCredential('not a bearer'));
-    expect(refused).toMatchObject({ kind: 'refused', step: 'key', errors: [{ extensions: { code: 'UNAUTHENTICATED' } }] });
+    expect(refused).toMatchObject({
+      kind: 'refused',
+      step: 'key',
+      errors: [{ extensions: { code: 'UNAUTHENTICATED' } }],
+    });
     expect(ran).toEqual(['body-size', 'operation-cap', 'key']);
     ran.length = 0;
-    expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({ kind: 'run', key: null });
+    expect(pipeline.prepare('graphql-sse', { query: '{ __typename }' }, readCredential(undefined))).toMatchObject({
+      kind: 'run',
+      key: null,
+    });
     expect(ran).toEqual(STEPS.filter((step) => step.phase !== 'result').map((step) => step.name));
     stop();
   });
@@ -67,8 +74,14 @@ describe('the request steps', () => {
     expect(first.kind === 'run' && second.kind === 'run' && second.document === first.document).toBe(true);
     // An invalid document is refused every time.
     const invalid = { query: '{ noSuchField }' };
-    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({ kind: 'refused', errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
-    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({ kind: 'refused', errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({
+      kind: 'refused',
+      errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+    });
+    expect(pipeline.prepare('graphql-ws', invalid, readCredential(undefined))).toMatchObject({
+      kind: 'refused',
+      errors: [{ extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }],
+    });
     stop();
   });
 });

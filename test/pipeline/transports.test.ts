@@ -40,7 +40,8 @@ function nested(levels: number): Record<string, unknown> {
 /** `levels` fragments on Query, each spreading the next four times; the last selects `leaf`. */
 function fanOut(levels: number, leaf: string): string {
   const parts = ['query FanOut { ...F0 }'];
-  for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment F${i} on Query { ...F${i + 1} ...F${i + 1} ...F${i + 1} ...F${i + 1} }`);
+  for (let i = 0; i < levels - 1; i += 1)
+    parts.push(`fragment F${i} on Query { ...F${i + 1} ...F${i + 1} ...F${i + 1} ...F${i + 1} }`);
   parts.push(`fragment F${levels - 1} on Query { ${leaf} }`);
   return parts.join('\n');
 }
@@ -62,70 +63,253 @@ const MAX_UPSTREAM_REQUESTS = 50;
 const MAX_RESPONSE_BYTES = 4096;
 
 const CASES: Case[] = [
-  { name: 'a malformed Authorization value', body: { query: '{ factories { id } }' }, authorization: DEMO_KEYS.premium.key, codes: ['UNAUTHENTICATED'] },
-  { name: 'a placeholder key', body: { query: '{ __typename }' }, authorization: 'Bearer <your StateV API key>', codes: ['UNAUTHENTICATED'] },
-  { name: 'variables over MAX_VARIABLES_BYTES', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
-  { name: 'variables nested 200 levels', body: { query: '{ __typename }', variables: { deep: nested(200) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
-  { name: 'a document nested 300 levels', body: { query: `{${'factories{'.repeat(300)}id${'}'.repeat(301)}` }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'] },
-  { name: 'a syntax error', body: { query: '{ factories { id }' }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'] },
-  { name: 'a document over MAX_DOCUMENT_TOKENS', body: { query: `{ ${'__typename '.repeat(10_001)}}` }, authorization: KEY, codes: ['GRAPHQL_PARSE_FAILED'], get: false },
   {
-    name: 'a chain of 5,000 fragments',
-    body: { query: ['query Chain { ...F0 }', ...Array.from({ length: 5000 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} }`), 'fragment F5000 on Query { __typename }'].join('\n') },
+    name: 'a malformed Authorization value',
+    body: { query: '{ factories { id } }' },
+    authorization: DEMO_KEYS.premium.key,
+    codes: ['UNAUTHENTICATED'],
+  },
+  {
+    name: 'a placeholder key',
+    body: { query: '{ __typename }' },
+    authorization: 'Bearer <your StateV API key>',
+    codes: ['UNAUTHENTICATED'],
+  },
+  {
+    name: 'variables over MAX_VARIABLES_BYTES',
+    body: {
+      query: 'query Q($id: ID!) { factory(id: $id) { id } }',
+      variables: { id: FIXTURE_IDS.shop, unused: 'x'.repeat(5000) },
+    },
+    authorization: KEY,
+    codes: ['BAD_REQUEST'],
+  },
+  {
+    name: 'variables nested 200 levels',
+    body: { query: '{ __typename }', variables: { deep: nested(200) } },
+    authorization: KEY,
+    codes: ['BAD_REQUEST'],
+  },
+  {
+    name: 'a document nested 300 levels',
+    body: { query: `{${'factories{'.repeat(300)}id${'}'.repeat(301)}` },
+    authorization: KEY,
+    codes: ['GRAPHQL_PARSE_FAILED'],
+  },
+  {
+    name: 'a syntax error',
+    body: { query: '{ factories { id }' },
+    authorization: KEY,
+    codes: ['GRAPHQL_PARSE_FAILED'],
+  },
+  {
+    name: 'a document over MAX_DOCUMENT_TOKENS',
+    body: { query: `{ ${'__typename '.repeat(10_001)}}` },
     authorization: KEY,
     codes: ['GRAPHQL_PARSE_FAILED'],
     get: false,
   },
-  { name: 'an unknown field', body: { query: '{ factories { nope } }' }, authorization: KEY, codes: ['GRAPHQL_VALIDATION_FAILED'] },
-  { name: 'an operation deeper than MAX_DEPTH', body: { query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }` }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
-  { name: 'a fan-out fragment document over the cost limit', body: { query: fanOut(16, 'factories { id }') }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
-  { name: 'an operation over MAX_UPSTREAM_REQUESTS', body: { query: '{ factories { options { title } } }' }, authorization: KEY, codes: ['QUERY_TOO_EXPENSIVE'] },
-  { name: 'an argument out of bounds (inline)', body: { query: `{ factory(id: "${FIXTURE_IDS.shop}") { buyLog(limit: 500) { buyer } } }` }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
-  { name: 'an argument out of bounds (variable)', body: { query: 'query Q($id: ID!, $skip: Int!) { factory(id: $id) { buyLog(skip: $skip) { buyer } } }', variables: { id: FIXTURE_IDS.shop, skip: 5000 } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
+  {
+    name: 'a chain of 5,000 fragments',
+    body: {
+      query: [
+        'query Chain { ...F0 }',
+        ...Array.from({ length: 5000 }, (_, i) => `fragment F${i} on Query { ...F${i + 1} }`),
+        'fragment F5000 on Query { __typename }',
+      ].join('\n'),
+    },
+    authorization: KEY,
+    codes: ['GRAPHQL_PARSE_FAILED'],
+    get: false,
+  },
+  {
+    name: 'an unknown field',
+    body: { query: '{ factories { nope } }' },
+    authorization: KEY,
+    codes: ['GRAPHQL_VALIDATION_FAILED'],
+  },
+  {
+    name: 'an operation deeper than MAX_DEPTH',
+    body: {
+      query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }`,
+    },
+    authorization: KEY,
+    codes: ['QUERY_TOO_EXPENSIVE'],
+  },
+  {
+    name: 'a fan-out fragment document over the cost limit',
+    body: { query: fanOut(16, 'factories { id }') },
+    authorization: KEY,
+    codes: ['QUERY_TOO_EXPENSIVE'],
+  },
+  {
+    name: 'an operation over MAX_UPSTREAM_REQUESTS',
+    body: { query: '{ factories { options { title } } }' },
+    authorization: KEY,
+    codes: ['QUERY_TOO_EXPENSIVE'],
+  },
+  {
+    name: 'an argument out of bounds (inline)',
+    body: { query: `{ factory(id: "${FIXTURE_IDS.shop}") { buyLog(limit: 500) { buyer } } }` },
+    authorization: KEY,
+    codes: ['BAD_USER_INPUT'],
+  },
+  {
+    name: 'an argument out of bounds (variable)',
+    body: {
+      query: 'query Q($id: ID!, $skip: Int!) { factory(id: $id) { buyLog(skip: $skip) { buyer } } }',
+      variables: { id: FIXTURE_IDS.shop, skip: 5000 },
+    },
+    authorization: KEY,
+    codes: ['BAD_USER_INPUT'],
+  },
   {
     name: 'a title of 65 emoji (string length bound, counted as the upstream counts)',
     body: {
       query: 'mutation W($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
-      variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 2, title: '\u{1F96A}'.repeat(65), data: 'ok', apiSecret: DEMO_KEYS.premium.secret } },
+      variables: {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          slot: 2,
+          title: '\u{1F96A}'.repeat(65),
+          data: 'ok',
+          apiSecret: DEMO_KEYS.premium.secret,
+        },
+      },
     },
     authorization: KEY,
     codes: ['BAD_USER_INPUT'],
     get: false, // a mutation over GET is refused by method, before the bound
   },
-  { name: 'declared variables nested 200 levels', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: nested(200) } }, authorization: KEY, codes: ['BAD_REQUEST'] },
-  { name: 'a variable that does not coerce', body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } }, authorization: KEY, codes: ['BAD_USER_INPUT'] },
-  { name: 'introspection amplified by 369 aliases', body: { query: INTROSPECTION_ALIASES }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'], get: false },
-  { name: 'an answer over MAX_RESPONSE_BYTES', body: { query: '{ __schema { types { name fields { name } } } }' }, authorization: null, codes: ['QUERY_TOO_EXPENSIVE'] },
-  { name: 'a fan-out fragment document of __typename (answered)', body: { query: fanOut(16, '__typename') }, authorization: KEY, codes: [] },
-  { name: 'introspection without a key (answered)', body: { query: '{ __schema { queryType { name } } }' }, authorization: null, codes: [] },
+  {
+    name: 'declared variables nested 200 levels',
+    body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: nested(200) } },
+    authorization: KEY,
+    codes: ['BAD_REQUEST'],
+  },
+  {
+    name: 'a variable that does not coerce',
+    body: { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } },
+    authorization: KEY,
+    codes: ['BAD_USER_INPUT'],
+  },
+  {
+    name: 'introspection amplified by 369 aliases',
+    body: { query: INTROSPECTION_ALIASES },
+    authorization: null,
+    codes: ['QUERY_TOO_EXPENSIVE'],
+    get: false,
+  },
+  {
+    name: 'an answer over MAX_RESPONSE_BYTES',
+    body: { query: '{ __schema { types { name fields { name } } } }' },
+    authorization: null,
+    codes: ['QUERY_TOO_EXPENSIVE'],
+  },
+  {
+    name: 'a fan-out fragment document of __typename (answered)',
+    body: { query: fanOut(16, '__typename') },
+    authorization: KEY,
+    codes: [],
+  },
+  {
+    name: 'introspection without a key (answered)',
+    body: { query: '{ __schema { queryType { name } } }' },
+    authorization: null,
+    codes: [],
+  },
 ];
 
 /** The trusted documents of the public-site cases. */
 const SITE_QUERY = 'query SitePage($id: ID!) { factory(id: $id) { id name } }';
-const SITE_WRITE = 'mutation SiteWrite($id: ID!) { updateFactoryOption(input: { factoryId: $id, slot: 3, title: "Guestbook", data: "hi" }) { message } }';
+const SITE_WRITE =
+  'mutation SiteWrite($id: ID!) { updateFactoryOption(input: { factoryId: $id, slot: 3, title: "Guestbook", data: "hi" }) { message } }';
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
 const PUBLIC_CASES: Case[] = [
-  { name: 'a keyless query that is not a trusted document', body: { query: '{ factories { id } }' }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
-  { name: 'a keyless trusted document sent as text', body: { query: SITE_QUERY, variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
-  { name: 'a keyless unknown hash', body: { documentId: sha256('query Unknown { factories { id } }') }, authorization: null, codes: ['PERSISTED_QUERY_NOT_FOUND'] },
-  { name: 'a keyless unknown hash (APQ form)', body: { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } }, authorization: null, codes: ['PERSISTED_QUERY_NOT_FOUND'] },
-  { name: 'a keyless trusted write without a server secret', body: { documentId: sha256(SITE_WRITE), variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'], get: false },
-  { name: 'a keyless trusted document by hash (answered with the server key)', body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } }, authorization: null, codes: [] },
-  { name: 'a keyless fan-out document of __typename (introspection only, answered)', body: { query: fanOut(16, '__typename') }, authorization: null, codes: [] },
-  { name: 'a keyless fan-out document with an upstream field', body: { query: fanOut(16, 'factories { id }') }, authorization: null, codes: ['FORBIDDEN_DOCUMENT'] },
-  { name: 'a malformed key in public-site mode', body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } }, authorization: 'Token abc', codes: ['UNAUTHENTICATED'] },
+  {
+    name: 'a keyless query that is not a trusted document',
+    body: { query: '{ factories { id } }' },
+    authorization: null,
+    codes: ['FORBIDDEN_DOCUMENT'],
+  },
+  {
+    name: 'a keyless trusted document sent as text',
+    body: { query: SITE_QUERY, variables: { id: FIXTURE_IDS.shop } },
+    authorization: null,
+    codes: ['FORBIDDEN_DOCUMENT'],
+  },
+  {
+    name: 'a keyless unknown hash',
+    body: { documentId: sha256('query Unknown { factories { id } }') },
+    authorization: null,
+    codes: ['PERSISTED_QUERY_NOT_FOUND'],
+  },
+  {
+    name: 'a keyless unknown hash (APQ form)',
+    body: { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } },
+    authorization: null,
+    codes: ['PERSISTED_QUERY_NOT_FOUND'],
+  },
+  {
+    name: 'a keyless trusted write without a server secret',
+    body: { documentId: sha256(SITE_WRITE), variables: { id: FIXTURE_IDS.shop } },
+    authorization: null,
+    codes: ['FORBIDDEN_DOCUMENT'],
+    get: false,
+  },
+  {
+    name: 'a keyless trusted document by hash (answered with the server key)',
+    body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } },
+    authorization: null,
+    codes: [],
+  },
+  {
+    name: 'a keyless fan-out document of __typename (introspection only, answered)',
+    body: { query: fanOut(16, '__typename') },
+    authorization: null,
+    codes: [],
+  },
+  {
+    name: 'a keyless fan-out document with an upstream field',
+    body: { query: fanOut(16, 'factories { id }') },
+    authorization: null,
+    codes: ['FORBIDDEN_DOCUMENT'],
+  },
+  {
+    name: 'a malformed key in public-site mode',
+    body: { documentId: sha256(SITE_QUERY), variables: { id: FIXTURE_IDS.shop } },
+    authorization: 'Token abc',
+    codes: ['UNAUTHENTICATED'],
+  },
 ];
 
 /** Every (case, transport) pair a case applies to. */
 function table(cases: Case[]): Array<[string, TransportName, Case]> {
-  return cases.flatMap((entry) => TRANSPORTS.filter((transport) => transport !== 'http-get' || entry.get !== false).map((transport): [string, TransportName, Case] => [entry.name, transport, entry]));
+  return cases.flatMap((entry) =>
+    TRANSPORTS.filter((transport) => transport !== 'http-get' || entry.get !== false).map(
+      (transport): [string, TransportName, Case] => [entry.name, transport, entry],
+    ),
+  );
 }
 
-function describeTable(title: string, config: () => Partial<GatewayConfig>, cases: Case[], upstreamFree: (entry: Case) => boolean): void {
+function describeTable(
+  title: string,
+  config: () => Partial<GatewayConfig>,
+  cases: Case[],
+  upstreamFree: (entry: Case) => boolean,
+): void {
   describe(title, () => {
     // A function: what `config` reads is prepared in beforeAll hooks.
-    const stack = useStack(() => ({ http: true, config: { maxVariablesBytes: 4096, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, maxResponseBytes: MAX_RESPONSE_BYTES, ...config() } }));
+    const stack = useStack(() => ({
+      http: true,
+      config: {
+        maxVariablesBytes: 4096,
+        maxUpstreamRequests: MAX_UPSTREAM_REQUESTS,
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        ...config(),
+      },
+    }));
     it.each(table(cases))('%s over %s', async (_name, transport, entry) => {
       stack.simulator.reset();
       const outcome = await over(transport, stack, entry.body, entry.authorization);
@@ -135,20 +319,33 @@ function describeTable(title: string, config: () => Partial<GatewayConfig>, case
   });
 }
 
-describeTable('bad input over every transport', () => ({}), CASES, () => true);
+describeTable(
+  'bad input over every transport',
+  () => ({}),
+  CASES,
+  () => true,
+);
 
 describe('introspection switched off over every transport', () => {
   const stack = useStack({ http: true, config: { introspection: false } });
-  it.each(TRANSPORTS)('refuses __schema with GRAPHQL_VALIDATION_FAILED over %s, and still answers __typename', async (transport) => {
-    expect((await over(transport, stack, { query: '{ __schema { queryType { name } } }' }, KEY)).codes).toEqual(['GRAPHQL_VALIDATION_FAILED']);
-    expect((await over(transport, stack, { query: '{ __typename }' }, KEY)).codes).toEqual([]);
-  });
+  it.each(TRANSPORTS)(
+    'refuses __schema with GRAPHQL_VALIDATION_FAILED over %s, and still answers __typename',
+    async (transport) => {
+      expect((await over(transport, stack, { query: '{ __schema { queryType { name } } }' }, KEY)).codes).toEqual([
+        'GRAPHQL_VALIDATION_FAILED',
+      ]);
+      expect((await over(transport, stack, { query: '{ __typename }' }, KEY)).codes).toEqual([]);
+    },
+  );
 });
 
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'statev-pipeline-'));
-  writeFileSync(join(dir, 'trusted.json'), JSON.stringify({ [sha256(SITE_QUERY)]: SITE_QUERY, [sha256(SITE_WRITE)]: SITE_WRITE }));
+  writeFileSync(
+    join(dir, 'trusted.json'),
+    JSON.stringify({ [sha256(SITE_QUERY)]: SITE_QUERY, [sha256(SITE_WRITE)]: SITE_WRITE }),
+  );
 });
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
@@ -187,10 +384,19 @@ function liveQuery(query: string): string {
 }
 
 /** The answer of one transport (a live query: its first result over that transport). */
-async function answerOver(transport: (typeof PARITY_TRANSPORTS)[number], stack: HttpStack, entry: PartialCase): Promise<Outcome> {
+async function answerOver(
+  transport: (typeof PARITY_TRANSPORTS)[number],
+  stack: HttpStack,
+  entry: PartialCase,
+): Promise<Outcome> {
   const authorization = `Bearer ${entry.key(transport)}`;
   if (transport === 'live over graphql-ws' || transport === 'live over graphql-sse') {
-    const outcome = await over(transport === 'live over graphql-ws' ? 'graphql-ws' : 'graphql-sse', stack, { query: liveQuery(entry.query), variables: entry.variables }, authorization);
+    const outcome = await over(
+      transport === 'live over graphql-ws' ? 'graphql-ws' : 'graphql-sse',
+      stack,
+      { query: liveQuery(entry.query), variables: entry.variables },
+      authorization,
+    );
     // Gone before the next case asks: an identical live query still running would be joined
     // (one execution, whose runs the first subscriber's answer and log line count).
     await until(() => stack.gateway.subscriptions.liveQueries.open === 0, 'the live query ended');
@@ -209,8 +415,15 @@ async function expectParity(stack: HttpStack, entry: PartialCase): Promise<Outco
   const reference = await answerOver('http-post', stack, entry);
   expect(reference.errors).toEqual(entry.errors);
   expect(reference.data).not.toBeNull();
-  expect(reference.resultExtensions?.upstream).toEqual(expect.objectContaining({ requests: expect.any(Number) as unknown }));
-  const expected = Object.fromEntries(PARITY_TRANSPORTS.map((transport) => [transport, { data: reference.data, errors: reference.errors, resultExtensions: reference.resultExtensions }]));
+  expect(reference.resultExtensions?.upstream).toEqual(
+    expect.objectContaining({ requests: expect.any(Number) as unknown }),
+  );
+  const expected = Object.fromEntries(
+    PARITY_TRANSPORTS.map((transport) => [
+      transport,
+      { data: reference.data, errors: reference.errors, resultExtensions: reference.resultExtensions },
+    ]),
+  );
   expect(answers).toEqual(expected);
   return reference;
 }
@@ -226,14 +439,23 @@ describe('partial failures over every transport and as a live query', () => {
   const logs = new LineCollector();
   beforeAll(async () => {
     // No upstream cache: every request of a case costs the same, so extensions.upstream is comparable.
-    stack = await startStack({ http: true, mock: true, config: { cacheEnabled: false, logLevel: 'info' }, logDestination: logs });
+    stack = await startStack({
+      http: true,
+      mock: true,
+      config: { cacheEnabled: false, logLevel: 'info' },
+      logDestination: logs,
+    });
   });
   afterAll(async () => {
     await stack.close();
   });
 
   it('a failing option slot: the other slots, and UPSTREAM_ERROR at the slot’s path', async () => {
-    stack.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS).persist();
+    stack
+      .upstream()
+      .intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' })
+      .reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS)
+      .persist();
     const answer = await expectParity(stack, {
       name: 'failing slot',
       query: SLOTS_QUERY,
@@ -241,12 +463,29 @@ describe('partial failures over every transport and as a live query', () => {
       key: () => DEMO_KEYS.premium.key,
       errors: [{ code: 'UPSTREAM_ERROR', path: ['factory', 'options', 1] }],
     });
-    expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }] } });
+    expect(answer.data).toEqual({
+      factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }] },
+    });
     expect(answer.extensions).toMatchObject({ slot: 2, upstream: { status: 500 } });
     // The report step counts and logs the answer as sent, the item error included, on every transport.
-    const reported = logs.records().filter((record) => record.msg === 'graphql operation' && record.operationName === 'Slots');
-    expect(reported.map((record) => record.transport ?? 'http')).toEqual(['http', 'http', 'graphql-ws', 'graphql-sse', 'graphql-ws', 'graphql-sse', 'http']);
-    for (const record of reported) expect(record).toMatchObject({ outcome: 'partial', errorCodes: ['UPSTREAM_ERROR'], upstream: answer.resultExtensions?.upstream });
+    const reported = logs
+      .records()
+      .filter((record) => record.msg === 'graphql operation' && record.operationName === 'Slots');
+    expect(reported.map((record) => record.transport ?? 'http')).toEqual([
+      'http',
+      'http',
+      'graphql-ws',
+      'graphql-sse',
+      'graphql-ws',
+      'graphql-sse',
+      'http',
+    ]);
+    for (const record of reported)
+      expect(record).toMatchObject({
+        outcome: 'partial',
+        errorCodes: ['UPSTREAM_ERROR'],
+        upstream: answer.resultExtensions?.upstream,
+      });
   });
 
   it('a premium-locked field (a key without premium): FORBIDDEN with premium at the field, the rest answered', async () => {
@@ -257,7 +496,10 @@ describe('partial failures over every transport and as a live query', () => {
       key: () => DEMO_KEYS.basic.key,
       errors: [{ code: 'FORBIDDEN', path: ['importAuctions'] }],
     });
-    expect(answer.data).toEqual({ myImportAuctions: expect.arrayContaining([{ id: expect.any(String) as unknown }]) as unknown, importAuctions: null });
+    expect(answer.data).toEqual({
+      myImportAuctions: expect.arrayContaining([{ id: expect.any(String) as unknown }]) as unknown,
+      importAuctions: null,
+    });
     expect(answer.extensions).toMatchObject({ premium: true });
   });
 });
@@ -266,7 +508,10 @@ describe('a RATE_LIMITED item over every transport and as a live query', () => {
   let stack: HttpStack;
   beforeAll(async () => {
     // Ten requests per key and minute, no waiting: the company and slots 1..9 pass, slot 10 is refused.
-    stack = await startStack({ http: true, config: { cacheEnabled: false, upstreamRateLimit: { requests: 10, windowSeconds: 60 }, upstreamPatienceMs: 0 } });
+    stack = await startStack({
+      http: true,
+      config: { cacheEnabled: false, upstreamRateLimit: { requests: 10, windowSeconds: 60 }, upstreamPatienceMs: 0 },
+    });
   });
   afterAll(async () => {
     await stack.close();
@@ -280,7 +525,15 @@ describe('a RATE_LIMITED item over every transport and as a live query', () => {
       key: () => freshKey(),
       errors: [{ code: 'RATE_LIMITED', path: ['factory', 'options', 9] }],
     });
-    expect(answer.data).toEqual({ factory: { id: FIXTURE_IDS.shop, options: [{ slot: 1, title: expect.any(String) as unknown }, { slot: 2, title: expect.any(String) as unknown }] } });
+    expect(answer.data).toEqual({
+      factory: {
+        id: FIXTURE_IDS.shop,
+        options: [
+          { slot: 1, title: expect.any(String) as unknown },
+          { slot: 2, title: expect.any(String) as unknown },
+        ],
+      },
+    });
     expect(answer.extensions).toMatchObject({ slot: 10, retryAfterSeconds: expect.any(Number) as unknown });
   });
 });
@@ -288,44 +541,62 @@ describe('a RATE_LIMITED item over every transport and as a live query', () => {
 describe('a live query: each result carries the item errors of its own run', () => {
   const stack = useStack({ http: true, mock: true, config: { liveQueryThrottleMs: 0 } });
   type Slots = { factory: { options: Array<{ slot: number }> } };
-  const slotsOf = (result: Received): number[] => (result.data as Slots | undefined)?.factory.options.map((option) => option.slot) ?? [];
-  const failedOf = (result: Received): Array<[unknown, unknown]> => (result.errors ?? []).map((error) => [error.path?.[2], error.extensions?.code]);
+  const slotsOf = (result: Received): number[] =>
+    (result.data as Slots | undefined)?.factory.options.map((option) => option.slot) ?? [];
+  const failedOf = (result: Received): Array<[unknown, unknown]> =>
+    (result.errors ?? []).map((error) => [error.path?.[2], error.extensions?.code]);
 
-  it.each(['graphql-ws', 'graphql-sse'] as const)('over %s: the failed slot first, then the cache-only miss, then none once filled', async (transport) => {
-    const key = freshKey();
-    // Slot 2 fails once (the first run's read); the later background fill reaches the simulator.
-    stack.upstream().intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' }).reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS);
-    const query = liveQuery(SLOTS_QUERY);
-    const variables = { id: FIXTURE_IDS.shop };
-    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${key}` }, retryAttempts: 0 });
-    const ws = wsClient(stack.endpoint, key);
-    const live = transport === 'graphql-ws' ? collect((sink) => ws.subscribe({ query, variables }, sink)) : collect((sink) => sse.subscribe({ query, variables }, sink));
-    try {
-      const first = await live.next();
-      expect(slotsOf(first)).toEqual([1]);
-      expect(failedOf(first)).toEqual([[1, 'UPSTREAM_ERROR']]);
-      expect(first.extensions?.upstream).toMatchObject({ requests: 11 });
+  it.each(['graphql-ws', 'graphql-sse'] as const)(
+    'over %s: the failed slot first, then the cache-only miss, then none once filled',
+    async (transport) => {
+      const key = freshKey();
+      // Slot 2 fails once (the first run's read); the later background fill reaches the simulator.
+      stack
+        .upstream()
+        .intercept({ path: `/req/factory/options/${FIXTURE_IDS.shop}/2`, method: 'GET' })
+        .reply(500, { statusCode: 500, message: 'boom' }, JSON_HEADERS);
+      const query = liveQuery(SLOTS_QUERY);
+      const variables = { id: FIXTURE_IDS.shop };
+      const sse = createSseClient({
+        url: `${stack.origin}/graphql/stream`,
+        headers: { authorization: `Bearer ${key}` },
+        retryAttempts: 0,
+      });
+      const ws = wsClient(stack.endpoint, key);
+      const live =
+        transport === 'graphql-ws'
+          ? collect((sink) => ws.subscribe({ query, variables }, sink))
+          : collect((sink) => sse.subscribe({ query, variables }, sink));
+      try {
+        const first = await live.next();
+        expect(slotsOf(first)).toEqual([1]);
+        expect(failedOf(first)).toEqual([[1, 'UPSTREAM_ERROR']]);
+        expect(first.extensions?.upstream).toMatchObject({ requests: 11 });
 
-      // A no-cache read of slot 1 by the same key stores it: the live query re-runs from the
-      // cache, where slot 2 is missing (RATE_LIMITED, and queued for background fill), then
-      // again once the fill has stored slot 2.
-      await stack.executeText('query($id: ID!) { factory(id: $id) { option(slot: 1) { title } } }', variables, { key, headers: { 'cache-control': 'no-cache' } });
-      const later: Received[] = [];
-      for (let result = await live.next(); ; result = await live.next()) {
-        later.push(result);
-        // Every result names exactly the slots it lacks, as its own run saw them.
-        for (const [index] of failedOf(result)) expect(slotsOf(result)).not.toContain(Number(index) + 1);
-        expect(result.extensions?.upstream).toMatchObject({ requests: 0 });
-        if (!result.errors) break;
+        // A no-cache read of slot 1 by the same key stores it: the live query re-runs from the
+        // cache, where slot 2 is missing (RATE_LIMITED, and queued for background fill), then
+        // again once the fill has stored slot 2.
+        await stack.executeText('query($id: ID!) { factory(id: $id) { option(slot: 1) { title } } }', variables, {
+          key,
+          headers: { 'cache-control': 'no-cache' },
+        });
+        const later: Received[] = [];
+        for (let result = await live.next(); ; result = await live.next()) {
+          later.push(result);
+          // Every result names exactly the slots it lacks, as its own run saw them.
+          for (const [index] of failedOf(result)) expect(slotsOf(result)).not.toContain(Number(index) + 1);
+          expect(result.extensions?.upstream).toMatchObject({ requests: 0 });
+          if (!result.errors) break;
+        }
+        expect(failedOf(later[0] as Received)).toEqual([[1, 'RATE_LIMITED']]);
+        expect(slotsOf(later[later.length - 1] as Received)).toEqual([1, 2]);
+      } finally {
+        live.stop();
+        sse.dispose();
+        await ws.dispose();
       }
-      expect(failedOf(later[0] as Received)).toEqual([[1, 'RATE_LIMITED']]);
-      expect(slotsOf(later[later.length - 1] as Received)).toEqual([1, 2]);
-    } finally {
-      live.stop();
-      sse.dispose();
-      await ws.dispose();
-    }
-  });
+    },
+  );
 });
 
 /**
@@ -344,10 +615,19 @@ describe('refusals over every transport, byte for byte', () => {
 
   beforeAll(async () => {
     await test.vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
-    token = (await test.vault.createToken({ characters: ['shop'], grants: ['read:Factory.inventory'], expiresInMs: 3_600_000 })).token;
+    token = (
+      await test.vault.createToken({ characters: ['shop'], grants: ['read:Factory.inventory'], expiresInMs: 3_600_000 })
+    ).token;
     stack = await startStack({
       http: true,
-      config: { vaultFile: test.vaultFile, vaultMasterKey: test.masterKey, maxBodyBytes: MAX_BODY_BYTES, maxUpstreamRequests: MAX_UPSTREAM_REQUESTS, operationsMaxPerConnection: 1, logLevel: 'info' },
+      config: {
+        vaultFile: test.vaultFile,
+        vaultMasterKey: test.masterKey,
+        maxBodyBytes: MAX_BODY_BYTES,
+        maxUpstreamRequests: MAX_UPSTREAM_REQUESTS,
+        operationsMaxPerConnection: 1,
+        logLevel: 'info',
+      },
       logDestination: logs,
     });
   });
@@ -357,28 +637,65 @@ describe('refusals over every transport, byte for byte', () => {
   });
 
   /** Asks each transport and expects the same errors, as text, from each; returns the answers. */
-  async function expectSameBytes(body: string, authorization: string | null, transports: readonly RawTransport[] = RAW_TRANSPORTS): Promise<Record<string, RawAnswer>> {
+  async function expectSameBytes(
+    body: string,
+    authorization: string | null,
+    transports: readonly RawTransport[] = RAW_TRANSPORTS,
+  ): Promise<Record<string, RawAnswer>> {
     const answers: Record<string, RawAnswer> = {};
     for (const transport of transports) answers[transport] = await rawOver(transport, stack, body, authorization);
     const reference = errorsText(answers.http as RawAnswer);
-    for (const transport of transports) expect([transport, errorsText(answers[transport] as RawAnswer)]).toEqual([transport, reference]);
+    for (const transport of transports)
+      expect([transport, errorsText(answers[transport] as RawAnswer)]).toEqual([transport, reference]);
     return answers;
   }
 
   it.each([
-    ['a body over MAX_BODY_BYTES', JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(MAX_BODY_BYTES) } }), KEY, 413, 'BAD_REQUEST'],
-    ['an operation deeper than MAX_DEPTH', JSON.stringify({ query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }` }), KEY, 400, 'QUERY_TOO_EXPENSIVE'],
-    ['an operation over MAX_UPSTREAM_REQUESTS', JSON.stringify({ query: '{ factories { options { title } } }' }), KEY, 400, 'QUERY_TOO_EXPENSIVE'],
-    ['an access token this gateway never issued', JSON.stringify({ query: '{ __typename }' }), `Bearer svg_${'A'.repeat(40)}`, 401, 'UNAUTHENTICATED'],
+    [
+      'a body over MAX_BODY_BYTES',
+      JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(MAX_BODY_BYTES) } }),
+      KEY,
+      413,
+      'BAD_REQUEST',
+    ],
+    [
+      'an operation deeper than MAX_DEPTH',
+      JSON.stringify({
+        query: `{ building(id: "1") { tenants { room { ${'tenant { room { '.repeat(6)}id${' } }'.repeat(6)} } } } }`,
+      }),
+      KEY,
+      400,
+      'QUERY_TOO_EXPENSIVE',
+    ],
+    [
+      'an operation over MAX_UPSTREAM_REQUESTS',
+      JSON.stringify({ query: '{ factories { options { title } } }' }),
+      KEY,
+      400,
+      'QUERY_TOO_EXPENSIVE',
+    ],
+    [
+      'an access token this gateway never issued',
+      JSON.stringify({ query: '{ __typename }' }),
+      `Bearer svg_${'A'.repeat(40)}`,
+      401,
+      'UNAUTHENTICATED',
+    ],
   ])('%s', async (_name, body, authorization, status, code) => {
     const answers = await expectSameBytes(body, authorization);
     expect(answers.http).toMatchObject({ frame: 'body', status });
-    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code }) as unknown })]);
+    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([
+      expect.objectContaining({ extensions: expect.objectContaining({ code }) as unknown }),
+    ]);
   });
 
   it('a field outside the access token’s grants (FORBIDDEN, requiredGrant)', async () => {
     const answers = await expectSameBytes(JSON.stringify({ query: '{ factories { id name } }' }), `Bearer ${token}`);
-    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN', requiredGrant: 'read:Factory.name' }) as unknown })]);
+    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([
+      expect.objectContaining({
+        extensions: expect.objectContaining({ code: 'FORBIDDEN', requiredGrant: 'read:Factory.name' }) as unknown,
+      }),
+    ]);
   });
 
   it('a batch: the same payload (a copy per operation) over HTTP and graphql-sse; graphql-ws has no batches', async () => {
@@ -393,14 +710,23 @@ describe('refusals over every transport, byte for byte', () => {
   it('the cap on queries in flight on a WebSocket: the payload HTTP would write, before and after parsing', async () => {
     const expected = stack.gateway.pipeline.refuse('http', operationCapRefusal(1)).text;
     const held = ['{ factories { id } }'];
-    expect(await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename }' }), KEY, held)).toEqual({ frame: 'next', status: 101, payload: expected });
-    expect(await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename } # subscription' }), KEY, held)).toEqual({ frame: 'next', status: 101, payload: expected });
+    expect(await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename }' }), KEY, held)).toEqual({
+      frame: 'next',
+      status: 101,
+      payload: expected,
+    });
+    expect(
+      await rawOver('graphql-ws', stack, JSON.stringify({ query: '{ __typename } # subscription' }), KEY, held),
+    ).toEqual({ frame: 'next', status: 101, payload: expected });
   });
 
   it('reports every refusal once, as rejected, on every transport', async () => {
     const before = logs.records().length;
     await expectSameBytes(JSON.stringify({ query: '{ __typename }' }), `Bearer svg_${'B'.repeat(40)}`);
-    const reported = logs.records().slice(before).filter((record) => record.msg === 'graphql operation');
+    const reported = logs
+      .records()
+      .slice(before)
+      .filter((record) => record.msg === 'graphql operation');
     expect(reported.map((record) => [record.transport ?? 'http', record.outcome, record.errorCodes])).toEqual([
       ['http', 'rejected', ['UNAUTHENTICATED']],
       ['graphql-sse', 'rejected', ['UNAUTHENTICATED']],

@@ -46,14 +46,20 @@ describeWithRedis('the alerts outbox in Redis', () => {
   });
 
   async function replica(): Promise<AlertOutbox> {
-    const made = await anOutbox(clock, { dispatcher: agent, store: new RedisAlertOutboxStore({ redisUrl: redis.url, redisPrefix: prefix }) });
+    const made = await anOutbox(clock, {
+      dispatcher: agent,
+      store: new RedisAlertOutboxStore({ redisUrl: redis.url, redisPrefix: prefix }),
+    });
     opened.push(made);
     return made;
   }
 
   it('stores an event once and makes one attempt when both replicas deliver', async () => {
     const [a, b] = [await replica(), await replica()];
-    await Promise.all([a.enqueue(anEvent('evt-both'), { kind: 'DISCORD', url: DISCORD_URL }), b.enqueue(anEvent('evt-both'), { kind: 'DISCORD', url: DISCORD_URL })]);
+    await Promise.all([
+      a.enqueue(anEvent('evt-both'), { kind: 'DISCORD', url: DISCORD_URL }),
+      b.enqueue(anEvent('evt-both'), { kind: 'DISCORD', url: DISCORD_URL }),
+    ]);
     await Promise.all([a.deliverDue(), b.deliverDue()]);
     expect(received).toHaveLength(1);
     expect(await b.deliveries(50)).toMatchObject([{ id: 'evt-both', status: 'DELIVERED', attempts: 1 }]);

@@ -18,7 +18,10 @@ function entryOf(body: unknown): { kind: 'body'; body: unknown; storedAt: number
 }
 
 /** The messages of changed resources a replica applies, awaitable one by one. */
-function changesOf(state: ChangeSharingRedisState): { next(): Promise<{ keyId: string; changed: readonly ChangedResource[] }>; readonly count: number } {
+function changesOf(state: ChangeSharingRedisState): {
+  next(): Promise<{ keyId: string; changed: readonly ChangedResource[] }>;
+  readonly count: number;
+} {
   const queue: Array<{ keyId: string; changed: readonly ChangedResource[] }> = [];
   const waiting: Array<(value: { keyId: string; changed: readonly ChangedResource[] }) => void> = [];
   let count = 0;
@@ -49,7 +52,12 @@ describeWithRedis('messages of changed resources between replicas', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    const options = { url: redis.url, commandTimeoutMs: 1000, prefix: `statev-change-sharing-${process.pid}:`, logger: createLogger('silent') };
+    const options = {
+      url: redis.url,
+      commandTimeoutMs: 1000,
+      prefix: `statev-change-sharing-${process.pid}:`,
+      logger: createLogger('silent'),
+    };
     a = new ChangeSharingRedisState(options);
     b = new ChangeSharingRedisState(options);
     c = new ChangeSharingRedisState(options);

@@ -15,7 +15,13 @@ const OPTIONS = `query LiveOptions($id: ID!) @live { factory(id: $id) { options 
 const SITE_DOCUMENT = `query LiveHours($id: ID!) @live { factory(id: $id) { siteDocument(name: "hours") { version value } } }`;
 
 /** Posts one operation to a replica's /graphql with a key (and extra headers); fails on errors. */
-async function execute(replica: Gateway, key: string, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Received> {
+async function execute(
+  replica: Gateway,
+  key: string,
+  query: string,
+  variables: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Received> {
   const response = await fetch(`${replica.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
@@ -64,7 +70,13 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     // A no-cache read takes no answer stored before it: let the (manual) clock move on.
     clock.advance(1000);
     // A fetches the counter again (its own cache is empty: B fetched it) and finds the new price.
-    await execute(a, DEMO_KEYS.premium.key, 'query($id: ID!) { factory(id: $id) { counter { items { item price } } } }', { id: FIXTURE_IDS.shop }, { 'cache-control': 'no-cache' });
+    await execute(
+      a,
+      DEMO_KEYS.premium.key,
+      'query($id: ID!) { factory(id: $id) { counter { items { item price } } } }',
+      { id: FIXTURE_IDS.shop },
+      { 'cache-control': 'no-cache' },
+    );
 
     expect(priceOf(await live.next(), 'Wasser')).toBe(7.25);
     // One re-run on B: the premium key's. The other key's live query (same company, its own
@@ -88,21 +100,43 @@ describeWithRedis('live queries on two replicas sharing Redis', () => {
     await first(hours);
     await first(other);
 
-    await execute(a, DEMO_KEYS.premium.key, 'mutation($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }', {
-      input: { factoryId: FIXTURE_IDS.shop, slot: 9, title: 'Opening hours', data: 'written on A', apiSecret: DEMO_KEYS.premium.secret },
-    });
+    await execute(
+      a,
+      DEMO_KEYS.premium.key,
+      'mutation($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
+      {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          slot: 9,
+          title: 'Opening hours',
+          data: 'written on A',
+          apiSecret: DEMO_KEYS.premium.secret,
+        },
+      },
+    );
     let result = await options.next();
     while (slotOf(result, 9)?.data !== 'written on A') result = await options.next();
     expect(slotOf(result, 9)).toMatchObject({ title: 'Opening hours', data: 'written on A' });
 
     // A site-document write through A: B's live query of the document gets the new value.
     replicas.simulator.resetRequests();
-    const written = await execute(a, DEMO_KEYS.premium.key, 'mutation($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { committed replacedVersion } }', {
-      input: { factoryId: FIXTURE_IDS.shop, name: 'hours', value: { monday: '9-18' }, apiSecret: DEMO_KEYS.premium.secret },
-    });
+    const written = await execute(
+      a,
+      DEMO_KEYS.premium.key,
+      'mutation($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { committed replacedVersion } }',
+      {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          name: 'hours',
+          value: { monday: '9-18' },
+          apiSecret: DEMO_KEYS.premium.secret,
+        },
+      },
+    );
     expect(written.data?.setSiteDocument).toMatchObject({ committed: true });
     let document = await hours.next();
-    const valueOf = (each: Received): unknown => (each.data?.factory as { siteDocument: { value: unknown } | null } | undefined)?.siteDocument?.value;
+    const valueOf = (each: Received): unknown =>
+      (each.data?.factory as { siteDocument: { value: unknown } | null } | undefined)?.siteDocument?.value;
     while (valueOf(document) === undefined || valueOf(document) === null) document = await hours.next();
     expect(valueOf(document)).toEqual({ monday: '9-18' });
     // Each written slot was in the shared cache before B heard of the write, and the write

@@ -46,29 +46,52 @@ describeWithRedis('open payment requests after two replicas restart', () => {
     const clock = new ManualClock();
     const config = { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json' };
     const start = async (): Promise<HttpStack> => {
-      const replica = await startStack({ http: true, redis, simulator, config, gateway: { now: clock.now, pollClock: clock } });
+      const replica = await startStack({
+        http: true,
+        redis,
+        simulator,
+        config,
+        gateway: { now: clock.now, pollClock: clock },
+      });
       replicas.push(replica);
       return replica;
     };
 
     const first = await start();
     const joined = once(first.gateway.subscriptions.hub.activity, 'joined');
-    const created = await first.post({ query: CREATE, variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 18 } } });
-    const reference = (created.body as { data: { createPaymentRequest: { reference: string } } }).data.createPaymentRequest.reference;
+    const created = await first.post({
+      query: CREATE,
+      variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 18 } },
+    });
+    const reference = (created.body as { data: { createPaymentRequest: { reference: string } } }).data
+      .createPaymentRequest.reference;
     await joined;
     // A second request that stays open keeps the account watched after the first is paid.
-    await first.post({ query: CREATE, variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 1_000_000 } } });
+    await first.post({
+      query: CREATE,
+      variables: { i: { factoryId: FIXTURE_IDS.shop, bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 1_000_000 } },
+    });
     for (const replica of replicas.splice(0)) await replica.close();
 
     // While no gateway runs: the transfer arrives, and the cached page of the account grows old.
-    simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.shopMainAccount, amount: 18, reference: `Order ${reference}`, otherVban: '4799001' });
+    simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.shopMainAccount,
+      amount: 18,
+      reference: `Order ${reference}`,
+      otherVban: '4799001',
+    });
     clock.advance(120_000);
     simulator.resetRequests();
     const [a, b] = [await start(), await start()];
     if (!a || !b) throw new Error('two replicas');
     const owner = keyId(DEMO_KEYS.premium.key, a.config.keyHashSecret);
-    for (let i = 0; i < 20_000 && (await a.gateway.payments.store.get(owner, reference))?.status !== 'PAID'; i += 1) await turn();
-    expect(await b.gateway.payments.store.get(owner, reference)).toMatchObject({ status: 'PAID', transfers: [{ amount: 18 }] });
+    for (let i = 0; i < 20_000 && (await a.gateway.payments.store.get(owner, reference))?.status !== 'PAID'; i += 1)
+      await turn();
+    expect(await b.gateway.payments.store.get(owner, reference)).toMatchObject({
+      status: 'PAID',
+      transfers: [{ amount: 18 }],
+    });
     // Both still watch the account for the open request (neither was called): resumeHeld
     // returns the watch each started at boot, once its first poll answered; one leads its poller.
     await Promise.all([a.gateway.payments.resumeHeld(), b.gateway.payments.resumeHeld()]);

@@ -7,7 +7,15 @@ import type { ChildProcess } from 'node:child_process';
 import { print } from 'graphql';
 import { FIXTURE_IDS } from '../../src/simulator';
 import { CompanyPageDocument } from '../generated/graphql';
-import { describeWithRedis, postToProcess, startGatewayProcess, startStack, startTestRedis, stopGatewayProcess, TEST_REDIS_TIMEOUT_MS } from '../support';
+import {
+  describeWithRedis,
+  postToProcess,
+  startGatewayProcess,
+  startStack,
+  startTestRedis,
+  stopGatewayProcess,
+  TEST_REDIS_TIMEOUT_MS,
+} from '../support';
 import type { HttpStack, TestRedis } from '../support';
 
 let redis: TestRedis | undefined;
@@ -63,4 +71,3 @@ describeWithRedis('a replica in another process', () => {
     expect(a.simulator.requests).toHaveLength(sent);
   });
 });
-

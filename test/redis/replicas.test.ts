@@ -13,7 +13,11 @@ import type { Gateway } from '../../src/server';
 import { DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
 import type { Simulator } from '../../src/simulator';
 import { UNLIMITED_SIMULATOR } from '../support/upstream-limit';
-import { CompanyPageDocument, FactoryOptionsDocument, UpdateFactoryOptionMessageOnlyDocument } from '../generated/graphql';
+import {
+  CompanyPageDocument,
+  FactoryOptionsDocument,
+  UpdateFactoryOptionMessageOnlyDocument,
+} from '../generated/graphql';
 import { describeWithRedis, LineCollector, startStack, startTestRedis } from '../support';
 import type { Result, TestRedis } from '../support';
 
@@ -46,7 +50,13 @@ async function replicas(config: Partial<GatewayConfig> = {}): Promise<Replicas> 
   const prefix = `statev-test-${process.pid}-${prefixCounter}:`;
   const settings: Partial<GatewayConfig> = { redisPrefix: prefix, ...config };
   const logsA = new LineCollector();
-  const a = await startStack({ http: true, simulator, redis, config: { ...settings, logLevel: 'info' }, logDestination: logsA });
+  const a = await startStack({
+    http: true,
+    simulator,
+    redis,
+    config: { ...settings, logLevel: 'info' },
+    logDestination: logsA,
+  });
   const b = await startStack({ http: true, simulator, redis, config: settings });
   return {
     a: a.gateway,
@@ -60,7 +70,12 @@ async function replicas(config: Partial<GatewayConfig> = {}): Promise<Replicas> 
   };
 }
 
-async function post(gateway: Gateway, body: unknown, key: string = DEMO_KEYS.premium.key, headers: Record<string, string> = {}): Promise<Result<Record<string, unknown>>> {
+async function post(
+  gateway: Gateway,
+  body: unknown,
+  key: string = DEMO_KEYS.premium.key,
+  headers: Record<string, string> = {},
+): Promise<Result<Record<string, unknown>>> {
   const response = await fetch(`${gateway.url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...headers },
@@ -70,7 +85,8 @@ async function post(gateway: Gateway, body: unknown, key: string = DEMO_KEYS.pre
 }
 
 const page = { query: print(CompanyPageDocument), variables: { id: FIXTURE_IDS.shop } };
-const upstreamOf = (result: Result<unknown>): Record<string, number> => result.extensions?.upstream as Record<string, number>;
+const upstreamOf = (result: Result<unknown>): Record<string, number> =>
+  result.extensions?.upstream as Record<string, number>;
 
 describeWithRedis('replicas sharing a real Redis', () => {
   beforeAll(async () => {
@@ -130,7 +146,10 @@ describeWithRedis('replicas sharing a real Redis', () => {
         });
         const write = await post(
           r.a,
-          { query: print(UpdateFactoryOptionMessageOnlyDocument), variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 4, title: 'Geteilt', data: 'über Redis' } } },
+          {
+            query: print(UpdateFactoryOptionMessageOnlyDocument),
+            variables: { input: { factoryId: FIXTURE_IDS.shop, slot: 4, title: 'Geteilt', data: 'über Redis' } },
+          },
           DEMO_KEYS.premium.key,
           { 'x-api-secret': DEMO_KEYS.premium.secret },
         );
@@ -194,12 +213,17 @@ describeWithRedis('replicas sharing a real Redis', () => {
       const r = await replicas({ upstreamRateLimit: { requests: 4, windowSeconds: 60 }, upstreamPatienceMs: 0 });
       try {
         const key = 'sim-key-778';
-        const reads = [1, 2, 3, 4, 5, 6, 7, 8].map((slot) => ({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: ${slot}) { title } } }` }));
+        const reads = [1, 2, 3, 4, 5, 6, 7, 8].map((slot) => ({
+          query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: ${slot}) { title } } }`,
+        }));
         const results: Array<Result<Record<string, unknown>>> = [];
-        for (const [index, read] of reads.entries()) results.push(await post(index % 2 === 0 ? r.a : r.b, read, key, { 'cache-control': 'no-cache' }));
+        for (const [index, read] of reads.entries())
+          results.push(await post(index % 2 === 0 ? r.a : r.b, read, key, { 'cache-control': 'no-cache' }));
         const sent = simulator.requests.filter((request) => request.keyLabel === 'generated').length;
         expect(sent).toBe(4);
-        const limited = results.filter((result) => result.errors?.some((error) => error.extensions?.code === 'RATE_LIMITED'));
+        const limited = results.filter((result) =>
+          result.errors?.some((error) => error.extensions?.code === 'RATE_LIMITED'),
+        );
         expect(limited.length).toBeGreaterThan(0);
       } finally {
         await r.close();
@@ -265,7 +289,12 @@ describeWithRedis('replicas sharing a real Redis', () => {
       await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
       const address = relay.address();
       const port = typeof address === 'object' && address ? address.port : 0;
-      const stack = await startStack({ http: true, simulator, redis: { ...redis, url: `redis://127.0.0.1:${port}` }, config: { redisTimeoutMs: 50 } });
+      const stack = await startStack({
+        http: true,
+        simulator,
+        redis: { ...redis, url: `redis://127.0.0.1:${port}` },
+        config: { redisTimeoutMs: 50 },
+      });
       try {
         frozen = true;
         const during = await post(stack.gateway, page, 'sim-key-950');

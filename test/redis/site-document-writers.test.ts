@@ -56,7 +56,11 @@ describeWithRedis('site-document writers on two replicas and two keys', () => {
       const results = await Promise.all(
         writers.map(async (writer, index) => {
           const value = { round, writer: index, text: `round ${round} by ${index}` };
-          const result = await writer.stack.executeText(SET, { input: { factoryId: farm, name: 'hours', value } }, { key: writer.key, headers: { 'x-api-secret': writer.secret } });
+          const result = await writer.stack.executeText(
+            SET,
+            { input: { factoryId: farm, name: 'hours', value } },
+            { key: writer.key, headers: { 'x-api-secret': writer.secret } },
+          );
           return { result, value };
         }),
       );
@@ -72,7 +76,11 @@ describeWithRedis('site-document writers on two replicas and two keys', () => {
       }
       // Both replicas read the document whole (no-cache: straight from the slots).
       for (const writer of writers) {
-        const read = await writer.stack.executeText(READ, { id: farm }, { key: writer.key, headers: { 'cache-control': 'no-cache' } });
+        const read = await writer.stack.executeText(
+          READ,
+          { id: farm },
+          { key: writer.key, headers: { 'cache-control': 'no-cache' } },
+        );
         expect(codes(read)).toEqual([]);
       }
     }
@@ -97,8 +105,14 @@ describeWithRedis('site-document writers on two replicas and two keys', () => {
     for (const run of runs) expect(run % writesEach).toBe(0);
 
     // The final document is the last committed answer's value.
-    const final = await a.executeText(READ, { id: farm }, { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } });
-    expect((final.data as { factory: { siteDocument: { version: number; value: unknown } } }).factory.siteDocument).toEqual({
+    const final = await a.executeText(
+      READ,
+      { id: farm },
+      { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } },
+    );
+    expect(
+      (final.data as { factory: { siteDocument: { version: number; value: unknown } } }).factory.siteDocument,
+    ).toEqual({
       version: ordered.at(-1)?.document.version,
       value: ordered.at(-1)?.value,
     });

@@ -37,7 +37,9 @@ describeWithRedis('subscriptions on two replicas sharing Redis', () => {
     clock.advance(INTERVAL_MS);
     expect(await polled).toEqual(['counter', 'changed']);
     expect((await leaderEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 3 }] });
-    expect((await followerEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 3 }] });
+    expect((await followerEvents.next()).data?.counterChanged).toEqual({
+      changes: [{ item: 'Wasser', amountAfter: 3 }],
+    });
     expect(simulator.countRequests({ route: COUNTER_ROUTE })).toBe(1);
 
     // The polling replica's last subscriber leaves: the other replica takes over at its next turn.
@@ -49,6 +51,8 @@ describeWithRedis('subscriptions on two replicas sharing Redis', () => {
     clock.advance(INTERVAL_MS);
     expect(await takenOver).toEqual(['counter', 'changed']);
     expect(follower.subscriptions.hub.leading()).toBe(1);
-    expect((await followerEvents.next()).data?.counterChanged).toEqual({ changes: [{ item: 'Wasser', amountAfter: 4 }] });
+    expect((await followerEvents.next()).data?.counterChanged).toEqual({
+      changes: [{ item: 'Wasser', amountAfter: 4 }],
+    });
   });
 });

@@ -33,12 +33,29 @@ describeWithRedis('--budget-share across replicas sharing Redis', () => {
     const replicas: HttpStack[] = [];
     try {
       await vault.addKey('shop', DEMO_KEYS.premium.key, null);
-      const { token } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000, budgetShare: 2 });
+      const { token } = await vault.createToken({
+        characters: ['shop'],
+        grants: ['read'],
+        expiresInMs: 3_600_000,
+        budgetShare: 2,
+      });
       for (let index = 0; index < 2; index += 1) {
-        replicas.push(await startStack({ http: true, redis, config: { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json', upstreamRateLimit: null } }));
+        replicas.push(
+          await startStack({
+            http: true,
+            redis,
+            config: {
+              redisPrefix: prefix,
+              vaultMasterKey: masterKey,
+              vaultFile: '/nonexistent/never-read.json',
+              upstreamRateLimit: null,
+            },
+          }),
+        );
       }
       const [a, b] = replicas as [HttpStack, HttpStack];
-      const post = async (stack: HttpStack, query: string): Promise<Answer> => (await stack.post({ query }, { headers: { authorization: `Bearer ${token}` } })).body as Answer;
+      const post = async (stack: HttpStack, query: string): Promise<Answer> =>
+        (await stack.post({ query }, { headers: { authorization: `Bearer ${token}` } })).body as Answer;
       const upstream = (): number => a.simulator.countRequests() + b.simulator.countRequests();
 
       // One request of the share on each replica: both within the share of 2.
@@ -51,16 +68,27 @@ describeWithRedis('--budget-share across replicas sharing Redis', () => {
       expect((await post(b, '{ buildings { id } }')).errors).toBeUndefined();
 
       // A third request, on either replica, is over the share counted in Redis (each replica alone has used only 1).
-      const capped = [await post(a, `{ factory(id: "${FIXTURE_IDS.shop}") { id counter { __typename } } }`), await post(b, `{ building(id: "${FIXTURE_IDS.hafen}") { id details { __typename } } }`)];
+      const capped = [
+        await post(a, `{ factory(id: "${FIXTURE_IDS.shop}") { id counter { __typename } } }`),
+        await post(b, `{ building(id: "${FIXTURE_IDS.hafen}") { id details { __typename } } }`),
+      ];
       expect(capped.map((answer) => answer.errors?.[0]?.path)).toEqual([
         ['factory', 'counter'],
         ['building', 'details'],
       ]);
-      for (const answer of capped) expect(answer.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', budgetShare: 2, retryAfterSeconds: expect.any(Number) });
+      for (const answer of capped)
+        expect(answer.errors?.[0]?.extensions).toMatchObject({
+          code: 'RATE_LIMITED',
+          budgetShare: 2,
+          retryAfterSeconds: expect.any(Number),
+        });
       expect(upstream()).toBe(2);
 
       // The key's own callers are not capped by its token's share.
-      const key = await b.post({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { counter { __typename } } }` }, { key: DEMO_KEYS.premium.key });
+      const key = await b.post(
+        { query: `{ factory(id: "${FIXTURE_IDS.shop}") { counter { __typename } } }` },
+        { key: DEMO_KEYS.premium.key },
+      );
       expect(key.body.errors).toBeUndefined();
       expect(upstream()).toBe(3);
     } finally {

@@ -42,20 +42,37 @@ describeWithRedis('streams of a revoked token on two replicas sharing a Redis va
     const vault = new Vault(storage, MasterKeys.parse(masterKey));
     try {
       await vault.addKey('max', DEMO_KEYS.premium.key, null);
-      const { id, token } = await vault.createToken({ characters: ['max'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
+      const { id, token } = await vault.createToken({
+        characters: ['max'],
+        grants: ['read', 'subscribe'],
+        expiresInMs: 3_600_000,
+      });
       const clock = new ManualClock();
       const config = { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json' };
-      for (let i = 0; i < 2; i += 1) replicas.push(await startStack({ http: true, redis, simulator, config, gateway: { now: clock.now, pollClock: clock } }));
+      for (let i = 0; i < 2; i += 1)
+        replicas.push(
+          await startStack({ http: true, redis, simulator, config, gateway: { now: clock.now, pollClock: clock } }),
+        );
       const [first, second] = replicas as [HttpStack, HttpStack];
       const ws = wsClient(first.endpoint, token);
-      const sse = createSseClient({ url: `${second.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
-      const streams = [subscribeWs(ws, LIVE, { id: FIXTURE_IDS.shop }), collect((sink) => sse.subscribe({ query: LIVE, variables: { id: FIXTURE_IDS.shop } }, sink))];
+      const sse = createSseClient({
+        url: `${second.gateway.url}/graphql/stream`,
+        headers: { authorization: `Bearer ${token}` },
+        retryAttempts: 0,
+      });
+      const streams = [
+        subscribeWs(ws, LIVE, { id: FIXTURE_IDS.shop }),
+        collect((sink) => sse.subscribe({ query: LIVE, variables: { id: FIXTURE_IDS.shop } }, sink)),
+      ];
       for (const stream of streams) expect((await stream.next()).errors).toBeUndefined();
 
       await vault.revokeToken(id);
       for (const stream of streams) {
         const last = await stream.next();
-        expect(last.errors?.[0]).toMatchObject({ message: TOKEN_REFUSALS.revoked, extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } });
+        expect(last.errors?.[0]).toMatchObject({
+          message: TOKEN_REFUSALS.revoked,
+          extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' },
+        });
         expect(await stream.ended).toBe('complete');
       }
       await ws.dispose();

@@ -25,7 +25,12 @@ describeWithRedis('a vault in Redis shared by replicas', () => {
   });
 
   const status = async (stack: HttpStack, token: string): Promise<{ status: number; text: string }> => {
-    const response = await send(stack.gateway.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ query: VIEWER }) });
+    const response = await send(stack.gateway.url, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: VIEWER }),
+    });
     return { status: response.status, text: response.text };
   };
 
@@ -37,7 +42,13 @@ describeWithRedis('a vault in Redis shared by replicas', () => {
       await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
       const early = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 });
       for (let index = 0; index < 2; index += 1) {
-        replicas.push(await startStack({ http: true, redis, config: { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json' } }));
+        replicas.push(
+          await startStack({
+            http: true,
+            redis,
+            config: { redisPrefix: prefix, vaultMasterKey: masterKey, vaultFile: '/nonexistent/never-read.json' },
+          }),
+        );
       }
       for (const replica of replicas) expect((await status(replica, early.token)).status).toBe(200);
 
@@ -50,13 +61,16 @@ describeWithRedis('a vault in Redis shared by replicas', () => {
         for (let attempt = 0; attempt < 1000 && (await status(replica, late.token)).status === 200; attempt += 1);
         const refused = await status(replica, late.token);
         expect(refused.status).toBe(401);
-        expect(JSON.parse(refused.text)).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } }] });
+        expect(JSON.parse(refused.text)).toMatchObject({
+          errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } }],
+        });
         expect((await status(replica, early.token)).status).toBe(200);
       }
 
       const stored = (await storage.read()) ?? '';
       expect(stored).toContain('"name": "shop"');
-      for (const secret of [DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret, early.token, late.token, masterKey]) expect(stored.includes(secret)).toBe(false);
+      for (const secret of [DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret, early.token, late.token, masterKey])
+        expect(stored.includes(secret)).toBe(false);
       expect(storage.where).not.toContain(redis.url);
 
       // Stopped replicas have recorded each token's last use in Redis: tokens list shows it.

@@ -29,7 +29,14 @@ const takes = (count: number, allowance: number, from = T): Step[] =>
   Array.from({ length: count }, (_, i) => ({ take: `m${i}`, at: from + i, allowance, expect: 0 }));
 
 const CASES: Array<[string, Step[]]> = [
-  ['ten of 10 per 60 s go at once; the eleventh waits until the first has left the window', [...takes(10, 10), { take: 'm10', at: T + 10, allowance: 10, expect: WINDOW_MS - 10 }, { take: 'm11', at: T + WINDOW_MS, allowance: 10, expect: 0 }]],
+  [
+    'ten of 10 per 60 s go at once; the eleventh waits until the first has left the window',
+    [
+      ...takes(10, 10),
+      { take: 'm10', at: T + 10, allowance: 10, expect: WINDOW_MS - 10 },
+      { take: 'm11', at: T + WINDOW_MS, allowance: 10, expect: 0 },
+    ],
+  ],
   [
     'a request leaves the window exactly one window after it (and a wait is at least 1 ms)',
     [
@@ -38,9 +45,32 @@ const CASES: Array<[string, Step[]]> = [
       { take: 'c', at: T + WINDOW_MS, allowance: 1, expect: 0 },
     ],
   ],
-  ['a refused request takes nothing: the next fits when the first leaves', [{ take: 'a', at: T, allowance: 1, expect: 0 }, { take: 'b', at: T + 10_000, allowance: 1, expect: 50_000 }, { take: 'c', at: T + 20_000, allowance: 1, expect: 40_000 }, { take: 'd', at: T + WINDOW_MS, allowance: 1, expect: 0 }]],
-  ['a smaller allowance (learned after a 429) waits for the request that keeps the window full', [...takes(3, 3), { take: 'm3', at: T + 30, allowance: 2, expect: WINDOW_MS - 29 }, { take: 'm4', at: T + 30, allowance: 1, expect: WINDOW_MS - 28 }]],
-  ['an allowance is floored, and never below one request', [{ take: 'a', at: T, allowance: 0.5, expect: 0 }, { take: 'b', at: T + 1, allowance: 0.5, expect: WINDOW_MS - 1 }, { take: 'c', at: T + 1, allowance: 2.9, expect: 0 }, { take: 'd', at: T + 2, allowance: 2.9, expect: WINDOW_MS - 2 }]],
+  [
+    'a refused request takes nothing: the next fits when the first leaves',
+    [
+      { take: 'a', at: T, allowance: 1, expect: 0 },
+      { take: 'b', at: T + 10_000, allowance: 1, expect: 50_000 },
+      { take: 'c', at: T + 20_000, allowance: 1, expect: 40_000 },
+      { take: 'd', at: T + WINDOW_MS, allowance: 1, expect: 0 },
+    ],
+  ],
+  [
+    'a smaller allowance (learned after a 429) waits for the request that keeps the window full',
+    [
+      ...takes(3, 3),
+      { take: 'm3', at: T + 30, allowance: 2, expect: WINDOW_MS - 29 },
+      { take: 'm4', at: T + 30, allowance: 1, expect: WINDOW_MS - 28 },
+    ],
+  ],
+  [
+    'an allowance is floored, and never below one request',
+    [
+      { take: 'a', at: T, allowance: 0.5, expect: 0 },
+      { take: 'b', at: T + 1, allowance: 0.5, expect: WINDOW_MS - 1 },
+      { take: 'c', at: T + 1, allowance: 2.9, expect: 0 },
+      { take: 'd', at: T + 2, allowance: 2.9, expect: WINDOW_MS - 2 },
+    ],
+  ],
   [
     'a settled request counts from its answer, not its send',
     [
@@ -51,8 +81,22 @@ const CASES: Array<[string, Step[]]> = [
       { take: 'd', at: T + WINDOW_MS + 5250, allowance: 1, expect: 0 },
     ],
   ],
-  ['a request settled after its send left the window is counted again at its answer', [{ take: 'a', at: T, allowance: 1, expect: 0 }, { settle: 'a', sentAt: T, doneAt: T + 61_000 }, { take: 'b', at: T + 61_500, allowance: 1, expect: 59_500 }]],
-  ['keys never share a window', [{ take: 'a', key: 'one', at: T, allowance: 1, expect: 0 }, { take: 'b', key: 'one', at: T + 1, allowance: 1, expect: WINDOW_MS - 1 }, { take: 'c', key: 'two', at: T + 1, allowance: 1, expect: 0 }]],
+  [
+    'a request settled after its send left the window is counted again at its answer',
+    [
+      { take: 'a', at: T, allowance: 1, expect: 0 },
+      { settle: 'a', sentAt: T, doneAt: T + 61_000 },
+      { take: 'b', at: T + 61_500, allowance: 1, expect: 59_500 },
+    ],
+  ],
+  [
+    'keys never share a window',
+    [
+      { take: 'a', key: 'one', at: T, allowance: 1, expect: 0 },
+      { take: 'b', key: 'one', at: T + 1, allowance: 1, expect: WINDOW_MS - 1 },
+      { take: 'c', key: 'two', at: T + 1, allowance: 1, expect: 0 },
+    ],
+  ],
 ];
 
 /** Runs the steps in order, returning the decision of every take. */
@@ -85,7 +129,12 @@ describeWithRedis('the sliding-window log in Redis (shared by replicas)', () => 
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    state = new RedisSharedState({ url: redis.url, commandTimeoutMs: 1000, prefix: `statev-window-table-${process.pid}:`, logger: createLogger('silent') });
+    state = new RedisSharedState({
+      url: redis.url,
+      commandTimeoutMs: 1000,
+      prefix: `statev-window-table-${process.pid}:`,
+      logger: createLogger('silent'),
+    });
     await state.whenUp();
   });
 

@@ -20,7 +20,12 @@ describeWithRedis('write intents in the shared window log', () => {
 
   beforeAll(async () => {
     redis = await startTestRedis();
-    const options = { url: redis.url, commandTimeoutMs: 1000, prefix: `statev-write-intents-${process.pid}:`, logger: createLogger('silent') };
+    const options = {
+      url: redis.url,
+      commandTimeoutMs: 1000,
+      prefix: `statev-write-intents-${process.pid}:`,
+      logger: createLogger('silent'),
+    };
     a = new RedisSharedState(options);
     b = new RedisSharedState(options);
     await Promise.all([a.whenUp(), b.whenUp()]);
@@ -48,7 +53,7 @@ describeWithRedis('write intents in the shared window log', () => {
     expect(await a.takeWindowSlot(key, ALLOWANCE, WINDOW_MS, 2 * WINDOW_MS + 3, 'fill-3')).toBe(0);
   });
 
-  it('never gives a waiting write\'s slot away, and lets it go when the write is given up', async () => {
+  it("never gives a waiting write's slot away, and lets it go when the write is given up", async () => {
     const key = 'k-given-up';
     expect(await a.takeWindowSlot(key, ALLOWANCE, WINDOW_MS, 0, 'view-1')).toBe(0);
     expect(await a.takeWindowSlot(key, ALLOWANCE, WINDOW_MS, 30_000, 'view-2')).toBe(0);

@@ -21,18 +21,23 @@ import {
   repeatedCalls,
 } from './expected';
 
-const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } }, { resetSimulator: true });
+const stack = useStack(
+  { simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } },
+  { resetSimulator: true },
+);
 
 describe('Query.buildings', () => {
   it('lists the buildings the character owns directly', async () => {
     const { main } = fixtureCharacters();
     const result = await stack.execute(BuildingsDocument, {}, { key: freshKey().key });
     expect(result.errors).toBeUndefined();
-    expect(result.data?.buildings).toEqual(main.buildings.map((b) => ({ id: b.id, hash: b.hash, label: b.label, address: b.address })));
+    expect(result.data?.buildings).toEqual(
+      main.buildings.map((b) => ({ id: b.id, hash: b.hash, label: b.label, address: b.address })),
+    );
     expect(calls(stack.simulator)).toEqual(['GET /building/list']);
   });
 
-  it('lists the other character\'s buildings for the other key', async () => {
+  it("lists the other character's buildings for the other key", async () => {
     const { other } = fixtureCharacters();
     const result = await stack.execute(BuildingsDocument, {}, { key: DEMO_KEYS.other.key });
     expect(result.data?.buildings?.map((b) => b.id)).toEqual(other.buildings.map((b) => b.id));
@@ -42,21 +47,35 @@ describe('Query.buildings', () => {
 describe('Query.building(id) with every field (BuildingEverything)', () => {
   const { main } = fixtureCharacters();
 
-  it.each(main.buildings.map((b) => [b.label, b.id] as const))('returns every field of %s as the fixtures hold it', async (_label, id) => {
-    const result = await stack.execute(BuildingEverythingDocument, { id });
-    expect(result.errors).toBeUndefined();
-    expect(result.data?.building).toEqual(expectedBuildingEverything(building(id), 10, 0));
-  });
+  it.each(main.buildings.map((b) => [b.label, b.id] as const))(
+    'returns every field of %s as the fixtures hold it',
+    async (_label, id) => {
+      const result = await stack.execute(BuildingEverythingDocument, { id });
+      expect(result.errors).toBeUndefined();
+      expect(result.data?.building).toEqual(expectedBuildingEverything(building(id), 10, 0));
+    },
+  );
 
   it('Hafenlofts: details, 8 rooms (5 rented), tenants with lastPayDate, both accounts (main and reserve)', async () => {
     const hafen = building(FIXTURE_IDS.hafen);
     const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.hafen });
     const data = must(result.data?.building);
-    expect(data.details).toEqual({ area: hafen.area, garageSlots: hafen.garageSlots, price: hafen.price, totalRooms: 8, occupiedRooms: 5, freeRooms: 3 });
+    expect(data.details).toEqual({
+      area: hafen.area,
+      garageSlots: hafen.garageSlots,
+      price: hafen.price,
+      totalRooms: 8,
+      occupiedRooms: 5,
+      freeRooms: 3,
+    });
     expect(data.rooms?.map((r) => r.id)).toEqual(FIXTURE_IDS.hafenRooms);
     expect(data.rooms?.map((r) => r.occupied)).toEqual([true, true, true, false, true, false, true, false]);
-    expect(data.rooms?.every((r) => typeof r.interiorImage === 'string' && r.interiorImage.endsWith('.jpg'))).toBe(true);
-    expect(data.tenants?.map((t) => t.lastPayDate)).toEqual(hafen.rooms.filter((r) => r.tenant).map((r) => must(r.tenant).lastPayDate));
+    expect(data.rooms?.every((r) => typeof r.interiorImage === 'string' && r.interiorImage.endsWith('.jpg'))).toBe(
+      true,
+    );
+    expect(data.tenants?.map((t) => t.lastPayDate)).toEqual(
+      hafen.rooms.filter((r) => r.tenant).map((r) => must(r.tenant).lastPayDate),
+    );
     expect(data.bankAccounts?.map((a) => [a.id, a.main])).toEqual([
       [FIXTURE_IDS.hafenMainAccount, true],
       [FIXTURE_IDS.hafenReserveAccount, false],
@@ -103,7 +122,9 @@ describe('Query.building(id) with every field (BuildingEverything)', () => {
     const mainAccount = must(result.data?.building?.bankAccounts?.find((a) => a.id === FIXTURE_IDS.hafenMainAccount));
     expect(mainAccount.transactions?.totalTransactions).toBe(40);
     expect(mainAccount.transactions?.transactions).toHaveLength(15);
-    expect(result.data?.building?.bankAccounts).toEqual(hafen.bankAccounts.map((a) => expectedBuildingAccount(a, 25, 25)));
+    expect(result.data?.building?.bankAccounts).toEqual(
+      hafen.bankAccounts.map((a) => expectedBuildingAccount(a, 25, 25)),
+    );
     // A null reference and a null sender occur in the fixtures and come through as null.
     const all = result.data?.building?.bankAccounts?.flatMap((a) => a.transactions?.transactions ?? []) ?? [];
     expect(all.some((t) => t.reference === null)).toBe(true);
@@ -119,7 +140,9 @@ describe('Query.building(id) with every field (BuildingEverything)', () => {
     const altstadt = building(FIXTURE_IDS.altstadt);
     const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.altstadt, txLimit, txSkip });
     expect(result.errors).toBeUndefined();
-    expect(result.data?.building?.bankAccounts).toEqual(altstadt.bankAccounts.map((a) => expectedBuildingAccount(a, txLimit, txSkip)));
+    expect(result.data?.building?.bankAccounts).toEqual(
+      altstadt.bankAccounts.map((a) => expectedBuildingAccount(a, txLimit, txSkip)),
+    );
   });
 
   it('is null for a building of the other character and for an unknown id, with only the list requested', async () => {
@@ -132,22 +155,39 @@ describe('Query.building(id) with every field (BuildingEverything)', () => {
     }
   });
 
-  it('returns the other character\'s building for the other key', async () => {
+  it("returns the other character's building for the other key", async () => {
     const { other } = fixtureCharacters();
-    const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.otherBuilding }, { key: DEMO_KEYS.other.key });
+    const result = await stack.execute(
+      BuildingEverythingDocument,
+      { id: FIXTURE_IDS.otherBuilding },
+      { key: DEMO_KEYS.other.key },
+    );
     expect(result.errors).toBeUndefined();
-    expect(result.data?.building).toEqual(expectedBuildingEverything(building(FIXTURE_IDS.otherBuilding, other), 10, 0));
+    expect(result.data?.building).toEqual(
+      expectedBuildingEverything(building(FIXTURE_IDS.otherBuilding, other), 10, 0),
+    );
   });
 });
 
 describe('Tenant.lastPayDate needs scope building.tenants.activity', () => {
   it('is null without the scope, the other tenant fields are there', async () => {
     const hafen = building(FIXTURE_IDS.hafen);
-    const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.hafen }, { key: NO_OPTIONAL_SCOPES_KEY.key });
+    const result = await stack.execute(
+      BuildingEverythingDocument,
+      { id: FIXTURE_IDS.hafen },
+      { key: NO_OPTIONAL_SCOPES_KEY.key },
+    );
     expect(result.errors).toBeUndefined();
     const occupied = hafen.rooms.filter((r) => r.tenant !== null);
     expect(result.data?.building?.tenants).toEqual(
-      occupied.map((r) => ({ roomId: r.id, roomHash: r.hash, roomName: r.name, tenantName: must(r.tenant).name, lastPayDate: null, room: { id: r.id, name: r.name } })),
+      occupied.map((r) => ({
+        roomId: r.id,
+        roomHash: r.hash,
+        roomName: r.name,
+        tenantName: must(r.tenant).name,
+        lastPayDate: null,
+        room: { id: r.id, name: r.name },
+      })),
     );
   });
 });
@@ -161,7 +201,8 @@ describe('Room.tenant', () => {
       altstadt.rooms.map((r) => ({
         id: r.id,
         occupied: r.tenant !== null,
-        tenant: r.tenant === null ? null : { roomId: r.id, tenantName: r.tenant.name, lastPayDate: r.tenant.lastPayDate },
+        tenant:
+          r.tenant === null ? null : { roomId: r.id, tenantName: r.tenant.name, lastPayDate: r.tenant.lastPayDate },
       })),
     );
     expect(stack.simulator.countRequests({ route: 'GET /building/tenants/{id}' })).toBe(1);
@@ -170,7 +211,11 @@ describe('Room.tenant', () => {
   it('is null without an error for vacant rooms even when the tenants request fails (basic key): only rented rooms report it', async () => {
     const hafen = building(FIXTURE_IDS.hafen);
     // The basic key cannot be replaced by a fresh one: bypass any cached answer for this operation.
-    const result = await stack.execute(RoomTenantsDocument, { id: FIXTURE_IDS.hafen }, { key: DEMO_KEYS.basic.key, headers: { 'cache-control': 'no-cache' } });
+    const result = await stack.execute(
+      RoomTenantsDocument,
+      { id: FIXTURE_IDS.hafen },
+      { key: DEMO_KEYS.basic.key, headers: { 'cache-control': 'no-cache' } },
+    );
     const rooms = must(result.data?.building?.rooms);
     expect(rooms.map((r) => r.id)).toEqual(hafen.rooms.map((r) => r.id));
     expect(rooms.every((r) => r.tenant === null)).toBe(true);
@@ -191,8 +236,17 @@ describe('Room.interiorImage by access', () => {
     const altstadt = building(FIXTURE_IDS.altstadt);
     const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.altstadt }, { key });
     const rooms = must(result.data?.building?.rooms);
-    expect(rooms.map(({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }) => ({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }))).toEqual(
-      altstadt.rooms.map((r) => expectedRoom(r, premium)),
-    );
+    expect(
+      rooms.map(({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }) => ({
+        id,
+        hash,
+        name,
+        rent,
+        occupied,
+        interior,
+        interiorImage,
+        interiorDetails,
+      })),
+    ).toEqual(altstadt.rooms.map((r) => expectedRoom(r, premium)));
   });
 });

@@ -68,14 +68,23 @@ describe('UNAUTHENTICATED: no bearer key', () => {
 
   it('reports every root field of a bigger operation, still without any upstream request', async () => {
     const result = await stack.execute(AuctionsDocument, {}, { key: null });
-    expect(result.data).toEqual({ myImportAuctions: null, myExportAuctions: null, importAuctions: null, exportAuctions: null });
+    expect(result.data).toEqual({
+      myImportAuctions: null,
+      myExportAuctions: null,
+      importAuctions: null,
+      exportAuctions: null,
+    });
     expect(errorPaths(result)).toEqual(['exportAuctions', 'importAuctions', 'myExportAuctions', 'myImportAuctions']);
     expect(result.errors?.every((e) => e.extensions?.code === 'UNAUTHENTICATED')).toBe(true);
     expect(stack.simulator.requests).toEqual([]);
   });
 
   it('a malformed Authorization header counts as no key', async () => {
-    const result = await stack.execute(BuildingsDocument, {}, { key: null, headers: { authorization: 'Basic dXNlcjpwYXNz' } });
+    const result = await stack.execute(
+      BuildingsDocument,
+      {},
+      { key: null, headers: { authorization: 'Basic dXNlcjpwYXNz' } },
+    );
     expect(onlyError(result).extensions).toEqual({ code: 'UNAUTHENTICATED' });
     expect(stack.simulator.requests).toEqual([]);
   });
@@ -104,7 +113,10 @@ describe('BAD_USER_INPUT: arguments out of bounds, before any upstream request',
       ['skip -1', 10, -1, /skip/],
       ['skip 1001', 10, 1001, /skip/],
     ])('%s (variables)', async (_name, limit, skip, argument) => {
-      expectRejected(await stack.execute(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit, skip }, { key: freshKey().key }), argument);
+      expectRejected(
+        await stack.execute(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit, skip }, { key: freshKey().key }),
+        argument,
+      );
     });
 
     it.each([
@@ -123,20 +135,47 @@ describe('BAD_USER_INPUT: arguments out of bounds, before any upstream request',
       ['skip -1', 10, -1, /skip/],
     ];
 
-    it.each(pages)('FactoryBankAccount.transactions %s (variables, with every other Factory field valid)', async (_name, txLimit, txSkip, argument) => {
-      expectRejected(await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1, txLimit, txSkip }, { key: freshKey().key }), argument);
-    });
+    it.each(pages)(
+      'FactoryBankAccount.transactions %s (variables, with every other Factory field valid)',
+      async (_name, txLimit, txSkip, argument) => {
+        expectRejected(
+          await stack.execute(
+            FactoryEverythingDocument,
+            { id: FIXTURE_IDS.shop, slot: 1, txLimit, txSkip },
+            { key: freshKey().key },
+          ),
+          argument,
+        );
+      },
+    );
 
-    it.each(pages)('BuildingBankAccount.transactions %s (variables, with every other Building field valid)', async (_name, txLimit, txSkip, argument) => {
-      expectRejected(await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.hafen, txLimit, txSkip }, { key: freshKey().key }), argument);
-    });
+    it.each(pages)(
+      'BuildingBankAccount.transactions %s (variables, with every other Building field valid)',
+      async (_name, txLimit, txSkip, argument) => {
+        expectRejected(
+          await stack.execute(
+            BuildingEverythingDocument,
+            { id: FIXTURE_IDS.hafen, txLimit, txSkip },
+            { key: freshKey().key },
+          ),
+          argument,
+        );
+      },
+    );
 
-    it.each(pages)('BankAccount.transactions %s through a fragment on the interface', async (_name, limit, skip, argument) => {
-      expectRejected(
-        await stack.execute(BankAccountTransactionsFragmentDocument, { factoryId: FIXTURE_IDS.shop, buildingId: FIXTURE_IDS.hafen, limit, skip }, { key: freshKey().key }),
-        argument,
-      );
-    });
+    it.each(pages)(
+      'BankAccount.transactions %s through a fragment on the interface',
+      async (_name, limit, skip, argument) => {
+        expectRejected(
+          await stack.execute(
+            BankAccountTransactionsFragmentDocument,
+            { factoryId: FIXTURE_IDS.shop, buildingId: FIXTURE_IDS.hafen, limit, skip },
+            { key: freshKey().key },
+          ),
+          argument,
+        );
+      },
+    );
 
     it.each([
       ['FactoryBankAccount limit 0', FactoryTransactionsInlineLimit0Document, FIXTURE_IDS.shop, /limit/],
@@ -150,11 +189,17 @@ describe('BAD_USER_INPUT: arguments out of bounds, before any upstream request',
 
   describe('Factory.option(slot)', () => {
     it.each([0, 11, -1])('slot %i (variables)', async (slot) => {
-      expectRejected(await stack.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot }, { key: freshKey().key }), /slot/);
+      expectRejected(
+        await stack.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot }, { key: freshKey().key }),
+        /slot/,
+      );
     });
 
     it.each([0, 11])('slot %i with every other Factory field valid', async (slot) => {
-      expectRejected(await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot }, { key: freshKey().key }), /slot/);
+      expectRejected(
+        await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot }, { key: freshKey().key }),
+        /slot/,
+      );
     });
 
     it.each([
@@ -166,7 +211,10 @@ describe('BAD_USER_INPUT: arguments out of bounds, before any upstream request',
   });
 
   it('is reported also without a key (bounds come first; nothing reaches the upstream)', async () => {
-    expectRejected(await stack.execute(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit: 51, skip: 0 }, { key: null }), /limit/);
+    expectRejected(
+      await stack.execute(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit: 51, skip: 0 }, { key: null }),
+      /limit/,
+    );
   });
 
   it('accepts the bounds themselves (limit 1/50, skip 0/1000, transactions limit 1/25 skip 0/200, slot 1/10)', async () => {
@@ -191,7 +239,10 @@ describe('UPSTREAM_BAD_REQUEST: upstream 400 (missing scope)', () => {
     factories.forEach((factory, index) => {
       const fixture = must(main.companies[index]);
       const inventory = expectedInventory(fixture.inventory, false);
-      expect(factory.inventory).toEqual({ totalWeight: inventory.totalWeight, items: inventory.items.map((i) => ({ item: i.item, amount: i.amount, icon: null })) });
+      expect(factory.inventory).toEqual({
+        totalWeight: inventory.totalWeight,
+        items: inventory.items.map((i) => ({ item: i.item, amount: i.amount, icon: null })),
+      });
       expect(factory.counter).toBeNull();
     });
     expect(errorPaths(result)).toEqual(main.companies.map((_c, index) => `factories.${index}.counter`).sort());
@@ -203,7 +254,9 @@ describe('UPSTREAM_BAD_REQUEST: upstream 400 (missing scope)', () => {
       });
     }
     // The error for the first company sits exactly at ['factories', 0, 'counter'].
-    expect(result.errors?.some((e) => JSON.stringify(e.path) === JSON.stringify(['factories', 0, 'counter']))).toBe(true);
+    expect(result.errors?.some((e) => JSON.stringify(e.path) === JSON.stringify(['factories', 0, 'counter']))).toBe(
+      true,
+    );
   });
 
   it.each([
@@ -214,7 +267,11 @@ describe('UPSTREAM_BAD_REQUEST: upstream 400 (missing scope)', () => {
     ['option', 'GET /factory/options/{id}/{slot}', 'factory.options'],
     ['options', 'GET /factory/options/{id}/{slot}', 'factory.options'],
   ])('basic key on Factory.%s: names the endpoint and the scopes it needs', async (field, endpoint, scope) => {
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: DEMO_KEYS.basic.key });
+    const result = await stack.execute(
+      FactoryEverythingDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: DEMO_KEYS.basic.key },
+    );
     const factory = must(result.data?.factory);
     expect(factory[field as keyof typeof factory]).toBeNull();
     const error = must(result.errors?.find((e) => JSON.stringify(e.path) === JSON.stringify(['factory', field])));
@@ -230,22 +287,41 @@ describe('UPSTREAM_BAD_REQUEST: upstream 400 (missing scope)', () => {
 
   it('basic key on a building: details, tenants and bank accounts fail, rooms are there', async () => {
     const hafen = building(FIXTURE_IDS.hafen);
-    const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.hafen }, { key: DEMO_KEYS.basic.key });
+    const result = await stack.execute(
+      BuildingEverythingDocument,
+      { id: FIXTURE_IDS.hafen },
+      { key: DEMO_KEYS.basic.key },
+    );
     const data = must(result.data?.building);
     expect(data.details).toBeNull();
     expect(data.tenants).toBeNull();
     expect(data.bankAccounts).toBeNull();
-    expect(data.rooms?.map(({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }) => ({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }))).toEqual(
-      hafen.rooms.map((r) => expectedRoom(r, false)),
-    );
+    expect(
+      data.rooms?.map(({ id, hash, name, rent, occupied, interior, interiorImage, interiorDetails }) => ({
+        id,
+        hash,
+        name,
+        rent,
+        occupied,
+        interior,
+        interiorImage,
+        interiorDetails,
+      })),
+    ).toEqual(hafen.rooms.map((r) => expectedRoom(r, false)));
     const byPath = new Map((result.errors ?? []).map((e) => [(e.path ?? []).join('.'), e.extensions]));
     expect(byPath.get('building.details')).toEqual({
       code: 'UPSTREAM_BAD_REQUEST',
       upstream: { status: 400, endpoint: 'GET /building/details/{id}', message: 'Missing scope: building.details' },
       requiredScopes: ['building', 'building.details'],
     });
-    expect(byPath.get('building.tenants')).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST', requiredScopes: ['building', 'building.tenants'] });
-    expect(byPath.get('building.bankAccounts')).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST', requiredScopes: ['building', 'building.bankaccount'] });
+    expect(byPath.get('building.tenants')).toMatchObject({
+      code: 'UPSTREAM_BAD_REQUEST',
+      requiredScopes: ['building', 'building.tenants'],
+    });
+    expect(byPath.get('building.bankAccounts')).toMatchObject({
+      code: 'UPSTREAM_BAD_REQUEST',
+      requiredScopes: ['building', 'building.bankaccount'],
+    });
   });
 });
 
@@ -261,16 +337,30 @@ describe('FORBIDDEN: upstream 401', () => {
 
   it('premium-only company fields without premium: premium: true; every other field is there', async () => {
     const shop = company(FIXTURE_IDS.shop);
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: NON_PREMIUM_KEY.key });
+    const result = await stack.execute(
+      FactoryEverythingDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: NON_PREMIUM_KEY.key },
+    );
     const data = must(result.data?.factory);
     expect(data.productions).toBeNull();
     expect(data.bankAccounts).toBeNull();
     expect(errorPaths(result)).toEqual(['factory.bankAccounts', 'factory.productions']);
     const byPath = new Map((result.errors ?? []).map((e) => [(e.path ?? []).join('.'), e.extensions]));
-    expect(byPath.get('factory.productions')).toEqual(premiumForbidden('GET /factory/productions/{id}', ['factory', 'factory.productions']));
-    expect(byPath.get('factory.bankAccounts')).toEqual(premiumForbidden('GET /factory/bankaccounts/{id}', ['factory', 'factory.bankaccount']));
+    expect(byPath.get('factory.productions')).toEqual(
+      premiumForbidden('GET /factory/productions/{id}', ['factory', 'factory.productions']),
+    );
+    expect(byPath.get('factory.bankAccounts')).toEqual(
+      premiumForbidden('GET /factory/bankaccounts/{id}', ['factory', 'factory.bankaccount']),
+    );
     // Partial data: every field that does not need premium is as for the premium key, icons null.
-    const premium = expectedFactoryEverything(shop, { slot: 1, buyLogLimit: 50, buyLogSkip: 0, txLimit: 10, txSkip: 0 });
+    const premium = expectedFactoryEverything(shop, {
+      slot: 1,
+      buyLogLimit: 50,
+      buyLogSkip: 0,
+      txLimit: 10,
+      txSkip: 0,
+    });
     expect({ ...data, productions: undefined, bankAccounts: undefined }).toEqual({
       ...premium,
       productions: undefined,
@@ -285,7 +375,11 @@ describe('FORBIDDEN: upstream 401', () => {
 
   it('premium-only building fields without premium: tenants, bank accounts and Room.tenant of rented rooms', async () => {
     const hafen = building(FIXTURE_IDS.hafen);
-    const result = await stack.execute(BuildingEverythingDocument, { id: FIXTURE_IDS.hafen }, { key: NON_PREMIUM_KEY.key });
+    const result = await stack.execute(
+      BuildingEverythingDocument,
+      { id: FIXTURE_IDS.hafen },
+      { key: NON_PREMIUM_KEY.key },
+    );
     const data = must(result.data?.building);
     expect(data.details).not.toBeNull();
     expect(data.rooms).toHaveLength(hafen.rooms.length);
@@ -294,9 +388,16 @@ describe('FORBIDDEN: upstream 401', () => {
     const rented = hafen.rooms.flatMap((r, i) => (r.tenant === null ? [] : [`building.rooms.${i}.tenant`]));
     expect(errorPaths(result)).toEqual(['building.bankAccounts', 'building.tenants', ...rented].sort());
     const byPath = new Map((result.errors ?? []).map((e) => [(e.path ?? []).join('.'), e.extensions]));
-    expect(byPath.get('building.tenants')).toEqual(premiumForbidden('GET /building/tenants/{id}', ['building', 'building.tenants']));
-    expect(byPath.get('building.bankAccounts')).toEqual(premiumForbidden('GET /building/bankaccounts/{id}', ['building', 'building.bankaccount']));
-    for (const path of rented) expect(byPath.get(path)).toEqual(premiumForbidden('GET /building/tenants/{id}', ['building', 'building.tenants']));
+    expect(byPath.get('building.tenants')).toEqual(
+      premiumForbidden('GET /building/tenants/{id}', ['building', 'building.tenants']),
+    );
+    expect(byPath.get('building.bankAccounts')).toEqual(
+      premiumForbidden('GET /building/bankaccounts/{id}', ['building', 'building.bankaccount']),
+    );
+    for (const path of rented)
+      expect(byPath.get(path)).toEqual(
+        premiumForbidden('GET /building/tenants/{id}', ['building', 'building.tenants']),
+      );
   });
 
   it.each([
@@ -355,7 +456,9 @@ describe('RATE_LIMITED: upstream 429', () => {
     // The one allowed request was the list; every store and counter request was refused.
     expect(result.data?.factories?.map((f) => f.id)).toEqual(main.companies.map((c) => c.id));
     expect(result.data?.factories?.every((f) => f.inventory === null && f.counter === null)).toBe(true);
-    const expectedPaths = main.companies.flatMap((_c, i) => [`factories.${i}.counter`, `factories.${i}.inventory`]).sort();
+    const expectedPaths = main.companies
+      .flatMap((_c, i) => [`factories.${i}.counter`, `factories.${i}.inventory`])
+      .sort();
     expect(errorPaths(result)).toEqual(expectedPaths);
     for (const error of result.errors ?? []) {
       expect(error.extensions?.code).toBe('RATE_LIMITED');
@@ -373,8 +476,18 @@ describe('RATE_LIMITED: upstream 429', () => {
     expect(first.errors?.every((e) => e.extensions?.code === 'RATE_LIMITED')).toBe(true);
     limited.simulator.resetRequests();
     const second = await limited.execute(AuctionsDocument, {}, { key });
-    expect(second.data).toEqual({ myImportAuctions: null, myExportAuctions: null, importAuctions: null, exportAuctions: null });
-    expect(second.errors?.map((e) => e.extensions?.code)).toEqual(['RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+    expect(second.data).toEqual({
+      myImportAuctions: null,
+      myExportAuctions: null,
+      importAuctions: null,
+      exportAuctions: null,
+    });
+    expect(second.errors?.map((e) => e.extensions?.code)).toEqual([
+      'RATE_LIMITED',
+      'RATE_LIMITED',
+      'RATE_LIMITED',
+      'RATE_LIMITED',
+    ]);
     for (const error of second.errors ?? []) {
       expect(Number.isInteger(error.extensions?.retryAfterSeconds)).toBe(true);
       expect(error.extensions?.retryAfterSeconds).toBeGreaterThanOrEqual(1);
@@ -399,7 +512,10 @@ describe('UPSTREAM_ERROR: connection refused', () => {
       expect(JSON.stringify(result)).not.toContain(key);
 
       const buildings = await refused.execute(BuildingsDocument, {}, { key });
-      expect(onlyError(buildings).extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstream: { status: null, endpoint: 'GET /building/list' } });
+      expect(onlyError(buildings).extensions).toMatchObject({
+        code: 'UPSTREAM_ERROR',
+        upstream: { status: null, endpoint: 'GET /building/list' },
+      });
     } finally {
       await refused.close();
     }
@@ -430,11 +546,18 @@ describe('QUERY_TOO_EXPENSIVE: over the upstream-cost or depth limit, before any
   const strict = useStack({ config: { maxUpstreamRequests: 20, maxDepth: 3 } }, { resetSimulator: true });
 
   it('an operation whose worst-case cost is over maxCost: cost and maxCost in extensions, no data, no request', async () => {
-    const result = await strict.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
+    const result = await strict.execute(
+      FactoryOptionsDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: freshKey().key },
+    );
     expect(result.errors).toBeUndefined();
     strict.simulator.resetRequests();
     // Three levels deep (within maxDepth), but 1 + 10 companies × 10 option slots = 101 upstream requests in the worst case.
-    const cheapLooking = parse('query AllOptions { factories { options { title } } }') as TypedDocumentNode<Record<string, unknown>, Record<string, never>>;
+    const cheapLooking = parse('query AllOptions { factories { options { title } } }') as TypedDocumentNode<
+      Record<string, unknown>,
+      Record<string, never>
+    >;
     const expensive = await strict.execute(cheapLooking, {}, { key: freshKey().key });
     expect(expensive.data ?? undefined).toBeUndefined();
     const error = onlyError(expensive);
@@ -473,10 +596,19 @@ describe('INTERNAL_SERVER_ERROR: anything that is not a gateway error is masked'
     jest.spyOn(factoriesApi, 'fetchFactoryList').mockImplementation(() => {
       throw new TypeError(`Cannot read properties of undefined (${SECRET_DETAIL})`);
     });
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
+    const result = await stack.execute(
+      FactoryEverythingDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: freshKey().key },
+    );
     expect(result.data).toEqual({ factory: null });
     const error = onlyError(result);
-    expect(error).toEqual({ message: 'Internal server error', path: ['factory'], locations: expect.any(Array), extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    expect(error).toEqual({
+      message: 'Internal server error',
+      path: ['factory'],
+      locations: expect.any(Array),
+      extensions: { code: 'INTERNAL_SERVER_ERROR' },
+    });
     expect(JSON.stringify(result)).not.toContain('hunter2');
   });
 });
@@ -491,7 +623,17 @@ describe('bounds are checked for the executed operation only', () => {
       const response = await http.post({ query, operationName: 'Factories' }, { key: freshKey().key });
       expect(response.body.errors).toBeUndefined();
       expect(response.status).toBe(200);
-      expect(response.body.data).toEqual({ factories: fixtureCharacters().main.companies.map((c) => ({ id: c.id, name: c.name, hash: c.hash, adLine: c.adLine, isOpen: c.isOpen, type: c.type, address: c.address })) });
+      expect(response.body.data).toEqual({
+        factories: fixtureCharacters().main.companies.map((c) => ({
+          id: c.id,
+          name: c.name,
+          hash: c.hash,
+          adLine: c.adLine,
+          isOpen: c.isOpen,
+          type: c.type,
+          address: c.address,
+        })),
+      });
     } finally {
       await http.close();
     }

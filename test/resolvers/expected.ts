@@ -4,7 +4,15 @@
  * the simulator's request log and of GraphQL errors for the resolver tests.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import { ALL_SCOPES, FIXTURE_CHARACTERS, STATIC_URL, createFixtureState, round2, round3, slug } from '../../src/simulator/fixtures';
+import {
+  ALL_SCOPES,
+  FIXTURE_CHARACTERS,
+  STATIC_URL,
+  createFixtureState,
+  round2,
+  round3,
+  slug,
+} from '../../src/simulator/fixtures';
 import type {
   FixtureAuctions,
   FixtureBuilding,
@@ -65,23 +73,40 @@ export function must<T>(value: T | null | undefined, what = 'value'): T {
 export function fixtureCharacters(): { main: FixtureCharacter; other: FixtureCharacter } {
   const state = createFixtureState();
   return {
-    main: must(state.characters.find((c) => c.id === FIXTURE_CHARACTERS.main.id), 'character 1'),
-    other: must(state.characters.find((c) => c.id === FIXTURE_CHARACTERS.other.id), 'character 2'),
+    main: must(
+      state.characters.find((c) => c.id === FIXTURE_CHARACTERS.main.id),
+      'character 1',
+    ),
+    other: must(
+      state.characters.find((c) => c.id === FIXTURE_CHARACTERS.other.id),
+      'character 2',
+    ),
   };
 }
 
 /** One company of character 1 (or 2) by id. */
 export function company(id: string, character: FixtureCharacter = fixtureCharacters().main): FixtureCompany {
-  return must(character.companies.find((c) => c.id === id), `company ${id}`);
+  return must(
+    character.companies.find((c) => c.id === id),
+    `company ${id}`,
+  );
 }
 
 /** One building of character 1 (or 2) by id. */
 export function building(id: string, character: FixtureCharacter = fixtureCharacters().main): FixtureBuilding {
-  return must(character.buildings.find((b) => b.id === id), `building ${id}`);
+  return must(
+    character.buildings.find((b) => b.id === id),
+    `building ${id}`,
+  );
 }
 
 /** The icon URL the simulator renders for a premium key, null for other keys. */
-export function iconUrl(premium: boolean, folder: 'items' | 'vehicles' | 'interiors', name: string, ext = 'png'): string | null {
+export function iconUrl(
+  premium: boolean,
+  folder: 'items' | 'vehicles' | 'interiors',
+  name: string,
+  ext = 'png',
+): string | null {
   return premium ? `${STATIC_URL}/${folder}/${slug(name)}.${ext}` : null;
 }
 
@@ -126,18 +151,36 @@ export function expectedTransactions(all: readonly WireBankTransaction[], limit:
 
 /** A company bank account; the VBAN always a string (the savings account stores a number). */
 export function expectedFactoryAccount(a: FixtureCompanyBankAccount, limit: number, skip: number) {
-  return { id: a.id, vban: String(a.vban), balance: a.balance, note: a.note, transactions: expectedTransactions(a.transactions, limit, skip) };
+  return {
+    id: a.id,
+    vban: String(a.vban),
+    balance: a.balance,
+    note: a.note,
+    transactions: expectedTransactions(a.transactions, limit, skip),
+  };
 }
 
 /** A building bank account. */
 export function expectedBuildingAccount(a: FixtureBuildingBankAccount, limit: number, skip: number) {
-  return { id: a.id, vban: a.vban, balance: a.balance, note: a.note, main: a.main, transactions: expectedTransactions(a.transactions, limit, skip) };
+  return {
+    id: a.id,
+    vban: a.vban,
+    balance: a.balance,
+    note: a.note,
+    main: a.main,
+    transactions: expectedTransactions(a.transactions, limit, skip),
+  };
 }
 
 /** A stored option slot as `FactoryOption`: a legacy `lastUpdate` record fills `lastUpdated`. */
 export function expectedOption(slot: number, stored: FixtureOption | undefined) {
   if (stored === undefined) return null;
-  return { slot, title: stored.title, data: stored.data, lastUpdated: 'lastUpdated' in stored ? stored.lastUpdated : stored.lastUpdate };
+  return {
+    slot,
+    title: stored.title,
+    data: stored.data,
+    lastUpdated: 'lastUpdated' in stored ? stored.lastUpdated : stored.lastUpdate,
+  };
 }
 
 /** The set slots in slot order (unset slots are left out). */
@@ -193,7 +236,13 @@ export function expectedFactoryEverything(c: FixtureCompany, paging: FactoryPagi
 
 /** The vehicles of a dealership; `image` a URL only with premium access. */
 export function expectedVehicles(c: FixtureCompany, premium: boolean) {
-  return c.vehicles.map((v) => ({ name: v.name, image: iconUrl(premium, 'vehicles', v.name), numberPlate: v.numberPlate, distance: v.distance, engine: v.engine }));
+  return c.vehicles.map((v) => ({
+    name: v.name,
+    image: iconUrl(premium, 'vehicles', v.name),
+    numberPlate: v.numberPlate,
+    distance: v.distance,
+    engine: v.engine,
+  }));
 }
 
 /** The sell offers of a company. */
@@ -293,7 +342,12 @@ export function expectedAuctions(auctions: FixtureAuctions, premium: boolean) {
       duration: a.duration,
     })),
     importAuctions: auctions.available.import.map(auction),
-    exportAuctions: auctions.available.export.map((a) => ({ ...auction(a), amount: a.amount, weight: a.weight, duration: a.duration })),
+    exportAuctions: auctions.available.export.map((a) => ({
+      ...auction(a),
+      amount: a.amount,
+      weight: a.weight,
+      duration: a.duration,
+    })),
   };
 }
 

@@ -38,7 +38,10 @@ import {
 } from './expected';
 import type { FactoryPaging } from './expected';
 
-const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } }, { resetSimulator: true });
+const stack = useStack(
+  { simulator: { extraKeys: [NON_PREMIUM_KEY, NO_OPTIONAL_SCOPES_KEY] } },
+  { resetSimulator: true },
+);
 
 const DEFAULT_PAGING: FactoryPaging = { slot: 1, buyLogLimit: 50, buyLogSkip: 0, txLimit: 10, txSkip: 0 };
 
@@ -48,7 +51,15 @@ describe('Query.factories', () => {
     expect(result.errors).toBeUndefined();
     const { main } = fixtureCharacters();
     expect(result.data?.factories).toEqual(
-      main.companies.map((c) => ({ id: c.id, name: c.name, hash: c.hash, adLine: c.adLine, isOpen: c.isOpen, type: c.type, address: c.address })),
+      main.companies.map((c) => ({
+        id: c.id,
+        name: c.name,
+        hash: c.hash,
+        adLine: c.adLine,
+        isOpen: c.isOpen,
+        type: c.type,
+        address: c.address,
+      })),
     );
     // Sanity: the fixtures really carry values for the details fields and a null adLine somewhere.
     expect(main.companies.some((c) => c.adLine === null)).toBe(true);
@@ -64,7 +75,15 @@ describe('Query.factories', () => {
     expect(result.errors).toBeUndefined();
     const { main } = fixtureCharacters();
     expect(result.data?.factories).toEqual(
-      main.companies.map((c) => ({ id: c.id, name: c.name, hash: c.hash, adLine: c.adLine, isOpen: null, type: null, address: null })),
+      main.companies.map((c) => ({
+        id: c.id,
+        name: c.name,
+        hash: c.hash,
+        adLine: c.adLine,
+        isOpen: null,
+        type: null,
+        address: null,
+      })),
     );
   });
 
@@ -80,11 +99,14 @@ describe('Query.factories', () => {
 describe('Query.factory(id) with every field (FactoryEverything)', () => {
   const { main } = fixtureCharacters();
 
-  it.each(main.companies.map((c) => [c.name, c.id] as const))('returns every field of %s as the fixtures hold it', async (_name, id) => {
-    const result = await stack.execute(FactoryEverythingDocument, { id, slot: 1 });
-    expect(result.errors).toBeUndefined();
-    expect(result.data?.factory).toEqual(expectedFactoryEverything(company(id), DEFAULT_PAGING));
-  });
+  it.each(main.companies.map((c) => [c.name, c.id] as const))(
+    'returns every field of %s as the fixtures hold it',
+    async (_name, id) => {
+      const result = await stack.execute(FactoryEverythingDocument, { id, slot: 1 });
+      expect(result.errors).toBeUndefined();
+      expect(result.data?.factory).toEqual(expectedFactoryEverything(company(id), DEFAULT_PAGING));
+    },
+  );
 
   it('returns the shop: counter items, inventory, two bank accounts, offers, slots 1 and 2', async () => {
     const shop = company(FIXTURE_IDS.shop);
@@ -134,7 +156,9 @@ describe('Query.factory(id) with every field (FactoryEverything)', () => {
     expect(result.errors).toBeUndefined();
     const factory = must(result.data?.factory);
     expect(factory.productions).toHaveLength(3);
-    expect(factory.productions?.map((p) => p.neededItems.length)).toEqual(workshop.productions.map((p) => p.neededItems.length));
+    expect(factory.productions?.map((p) => p.neededItems.length)).toEqual(
+      workshop.productions.map((p) => p.neededItems.length),
+    );
     expect(factory.buyLog).toHaveLength(50);
     expect(factory.buyLog).toEqual(expectedBuyLog(workshop, 50, 0));
     // Both discount kinds occur: null and numbers.
@@ -155,7 +179,11 @@ describe('Query.factory(id) with every field (FactoryEverything)', () => {
 
   it('makes each distinct upstream request once for the whole company (option(slot) shares the options requests)', async () => {
     const shop = company(FIXTURE_IDS.shop);
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
+    const result = await stack.execute(
+      FactoryEverythingDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: freshKey().key },
+    );
     expect(result.errors).toBeUndefined();
     expect(repeatedCalls(stack.simulator)).toEqual([]);
     const id = FIXTURE_IDS.shop;
@@ -186,11 +214,17 @@ describe('Query.factory(id) with every field (FactoryEverything)', () => {
     }
   });
 
-  it('returns the other character\'s company for the other key', async () => {
+  it("returns the other character's company for the other key", async () => {
     const { other } = fixtureCharacters();
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.otherFactory, slot: 1 }, { key: DEMO_KEYS.other.key });
+    const result = await stack.execute(
+      FactoryEverythingDocument,
+      { id: FIXTURE_IDS.otherFactory, slot: 1 },
+      { key: DEMO_KEYS.other.key },
+    );
     expect(result.errors).toBeUndefined();
-    expect(result.data?.factory).toEqual(expectedFactoryEverything(company(FIXTURE_IDS.otherFactory, other), DEFAULT_PAGING));
+    expect(result.data?.factory).toEqual(
+      expectedFactoryEverything(company(FIXTURE_IDS.otherFactory, other), DEFAULT_PAGING),
+    );
   });
 });
 
@@ -210,11 +244,18 @@ describe('Factory.buyLog paging', () => {
     [50, 64, 0],
     [50, 1000, 0],
   ])('limit %i skip %i gives %i entries, the right ones', async (limit, skip, count) => {
-    const result = await stack.execute(BuyLogPageDocument, { id: FIXTURE_IDS.workshop, limit, skip }, { key: freshKey().key });
+    const result = await stack.execute(
+      BuyLogPageDocument,
+      { id: FIXTURE_IDS.workshop, limit, skip },
+      { key: freshKey().key },
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data?.factory?.buyLog).toHaveLength(count);
     expect(result.data?.factory?.buyLog).toEqual(expectedBuyLog(workshop, limit, skip));
-    expect(calls(stack.simulator)).toEqual(['GET /factory/list/', `GET /factory/buyLog/${FIXTURE_IDS.workshop}/${limit}/${skip}`]);
+    expect(calls(stack.simulator)).toEqual([
+      'GET /factory/list/',
+      `GET /factory/buyLog/${FIXTURE_IDS.workshop}/${limit}/${skip}`,
+    ]);
   });
 
   it('is empty for a company without purchases', async () => {
@@ -237,12 +278,19 @@ describe('FactoryBankAccount.transactions paging', () => {
   ])('limit %i skip %i pages the shop accounts', async (txLimit, txSkip) => {
     const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1, txLimit, txSkip });
     expect(result.errors).toBeUndefined();
-    expect(result.data?.factory?.bankAccounts).toEqual(shop.bankAccounts.map((a) => expectedFactoryAccount(a, txLimit, txSkip)));
+    expect(result.data?.factory?.bankAccounts).toEqual(
+      shop.bankAccounts.map((a) => expectedFactoryAccount(a, txLimit, txSkip)),
+    );
   });
 
   it('limit 10 skip 10 on the 12 transactions of the main account gives 2 and totalTransactions 12', async () => {
     expect(main.transactions).toHaveLength(12);
-    const result = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.shop, slot: 1, txLimit: 10, txSkip: 10 });
+    const result = await stack.execute(FactoryEverythingDocument, {
+      id: FIXTURE_IDS.shop,
+      slot: 1,
+      txLimit: 10,
+      txSkip: 10,
+    });
     const account = must(result.data?.factory?.bankAccounts?.find((a) => a.id === FIXTURE_IDS.shopMainAccount));
     expect(account.transactions?.totalTransactions).toBe(12);
     expect(account.transactions?.transactions).toHaveLength(2);
@@ -256,7 +304,11 @@ describe('FactoryBankAccount.transactions paging', () => {
       { key: freshKey().key },
     );
     expect(result.errors).toBeUndefined();
-    const pick = (a: { id: string; vban: string; transactions: { totalTransactions: number; transactions: { amount: number; reference: string | null }[] } }) => ({
+    const pick = (a: {
+      id: string;
+      vban: string;
+      transactions: { totalTransactions: number; transactions: { amount: number; reference: string | null }[] };
+    }) => ({
       id: a.id,
       vban: a.vban,
       transactions: {
@@ -264,13 +316,21 @@ describe('FactoryBankAccount.transactions paging', () => {
         transactions: a.transactions.transactions.map((t) => ({ amount: t.amount, reference: t.reference })),
       },
     });
-    expect(result.data?.factory?.bankAccounts).toEqual(shop.bankAccounts.map((a) => pick(expectedFactoryAccount(a, 25, 25))));
-    expect(result.data?.building?.bankAccounts).toEqual(hafen.bankAccounts.map((a) => pick(expectedBuildingAccount(a, 25, 25))));
+    expect(result.data?.factory?.bankAccounts).toEqual(
+      shop.bankAccounts.map((a) => pick(expectedFactoryAccount(a, 25, 25))),
+    );
+    expect(result.data?.building?.bankAccounts).toEqual(
+      hafen.bankAccounts.map((a) => pick(expectedBuildingAccount(a, 25, 25))),
+    );
     const hafenMain = must(result.data?.building?.bankAccounts?.find((a) => a.id === FIXTURE_IDS.hafenMainAccount));
     expect(hafenMain.transactions?.totalTransactions).toBe(40);
     expect(hafenMain.transactions?.transactions).toHaveLength(15);
-    expect(stack.simulator.countRequests({ route: 'GET /factory/transactions/{bankId}/{limit}/{skip}' })).toBe(shop.bankAccounts.length);
-    expect(stack.simulator.countRequests({ route: 'GET /building/transactions/{bankId}/{limit}/{skip}' })).toBe(hafen.bankAccounts.length);
+    expect(stack.simulator.countRequests({ route: 'GET /factory/transactions/{bankId}/{limit}/{skip}' })).toBe(
+      shop.bankAccounts.length,
+    );
+    expect(stack.simulator.countRequests({ route: 'GET /building/transactions/{bankId}/{limit}/{skip}' })).toBe(
+      hafen.bankAccounts.length,
+    );
   });
 });
 
@@ -292,7 +352,11 @@ describe('Factory.option(slot) and Factory.options', () => {
   });
 
   it('options and option(slot) share the ten slot requests: each slot requested once', async () => {
-    const result = await stack.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot: 2 }, { key: freshKey().key });
+    const result = await stack.execute(
+      FactoryOptionsDocument,
+      { id: FIXTURE_IDS.shop, slot: 2 },
+      { key: freshKey().key },
+    );
     expect(result.errors).toBeUndefined();
     expect(repeatedCalls(stack.simulator)).toEqual([]);
     expect(stack.simulator.countRequests({ route: 'GET /factory/options/{id}/{slot}' })).toBe(10);
@@ -322,7 +386,10 @@ describe('per-operation dedup (AliasedFactories: aliases, a repeated fragment an
     });
 
     const counts = callCounts(stack.simulator);
-    const expected = ['GET /factory/list/', ...main.companies.flatMap((c) => [`GET /factory/inventory/${c.id}`, `GET /factory/counter/${c.id}`])];
+    const expected = [
+      'GET /factory/list/',
+      ...main.companies.flatMap((c) => [`GET /factory/inventory/${c.id}`, `GET /factory/counter/${c.id}`]),
+    ];
     expect([...counts.keys()].sort()).toEqual([...expected].sort());
     for (const call of expected) expect([call, counts.get(call)]).toEqual([call, 1]);
   });
@@ -341,8 +408,14 @@ describe('icons and images by access', () => {
       expect(shopData.inventory).toEqual(expectedInventory(shop.inventory, premium));
       expect(shopData.counter).toEqual(expectedCounter(shop, premium));
       expect(shopData.sellOffers).toEqual(expectedSellOffers(shop, premium));
-      expect(shopData.buyOffers?.map((o) => o.icon)).toEqual(shop.buyOffers.map(() => (premium ? expect.stringMatching(/^https:\/\//) : null)));
-      const dealerResult = await stack.execute(FactoryEverythingDocument, { id: FIXTURE_IDS.carDealer, slot: 1 }, { key });
+      expect(shopData.buyOffers?.map((o) => o.icon)).toEqual(
+        shop.buyOffers.map(() => (premium ? expect.stringMatching(/^https:\/\//) : null)),
+      );
+      const dealerResult = await stack.execute(
+        FactoryEverythingDocument,
+        { id: FIXTURE_IDS.carDealer, slot: 1 },
+        { key },
+      );
       expect(dealerResult.data?.factory?.vehicles).toEqual(expectedVehicles(dealer, premium));
     }
   });
@@ -353,7 +426,10 @@ describe('icons and images by access', () => {
     expect(result.data?.factories?.map((f) => f.inventory)).toEqual(
       main.companies.map((c) => {
         const inv = expectedInventory(c.inventory, false);
-        return { totalWeight: inv.totalWeight, items: inv.items.map((i) => ({ item: i.item, amount: i.amount, icon: null })) };
+        return {
+          totalWeight: inv.totalWeight,
+          items: inv.items.map((i) => ({ item: i.item, amount: i.amount, icon: null })),
+        };
       }),
     );
   });

@@ -5,7 +5,16 @@
 import { AuctionsDocument } from '../generated/graphql';
 import { DEMO_KEYS } from '../../src/simulator';
 import { useStack } from '../support';
-import { NON_PREMIUM_KEY, calls, errorPaths, expectedAuctions, fixtureCharacters, freshKey, must, repeatedCalls } from './expected';
+import {
+  NON_PREMIUM_KEY,
+  calls,
+  errorPaths,
+  expectedAuctions,
+  fixtureCharacters,
+  freshKey,
+  must,
+  repeatedCalls,
+} from './expected';
 
 const stack = useStack({ simulator: { extraKeys: [NON_PREMIUM_KEY] } }, { resetSimulator: true });
 
@@ -25,10 +34,15 @@ describe('Query auction lists (Auctions)', () => {
     const result = await stack.execute(AuctionsDocument, {}, { key: freshKey().key });
     expect(result.errors).toBeUndefined();
     expect(repeatedCalls(stack.simulator)).toEqual([]);
-    expect(calls(stack.simulator).sort()).toEqual(['GET /market/export', 'GET /market/import', 'GET /market/my/auctions/export', 'GET /market/my/auctions/import']);
+    expect(calls(stack.simulator).sort()).toEqual([
+      'GET /market/export',
+      'GET /market/import',
+      'GET /market/my/auctions/export',
+      'GET /market/my/auctions/import',
+    ]);
   });
 
-  it('returns the other character\'s auctions for the other key (an empty list stays an empty list)', async () => {
+  it("returns the other character's auctions for the other key (an empty list stays an empty list)", async () => {
     const { other } = fixtureCharacters();
     const result = await stack.execute(AuctionsDocument, {}, { key: DEMO_KEYS.other.key });
     expect(result.errors).toBeUndefined();
@@ -39,17 +53,20 @@ describe('Query auction lists (Auctions)', () => {
   it.each([
     ['basic', DEMO_KEYS.basic.key],
     ['non-premium with every scope', NON_PREMIUM_KEY.key],
-  ])('without premium (%s key): my auctions with icons null, the premium-only lists null with FORBIDDEN', async (_name, key) => {
-    const { main } = fixtureCharacters();
-    const result = await stack.execute(AuctionsDocument, {}, { key });
-    const expected = expectedAuctions(main.auctions, false);
-    const data = must(result.data);
-    expect(data.myImportAuctions).toEqual(expected.myImportAuctions);
-    expect(data.myExportAuctions).toEqual(expected.myExportAuctions);
-    expect(data.myImportAuctions?.every((a) => a.icon === null)).toBe(true);
-    expect(data.importAuctions).toBeNull();
-    expect(data.exportAuctions).toBeNull();
-    expect(errorPaths(result)).toEqual(['exportAuctions', 'importAuctions']);
-    expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
-  });
+  ])(
+    'without premium (%s key): my auctions with icons null, the premium-only lists null with FORBIDDEN',
+    async (_name, key) => {
+      const { main } = fixtureCharacters();
+      const result = await stack.execute(AuctionsDocument, {}, { key });
+      const expected = expectedAuctions(main.auctions, false);
+      const data = must(result.data);
+      expect(data.myImportAuctions).toEqual(expected.myImportAuctions);
+      expect(data.myExportAuctions).toEqual(expected.myExportAuctions);
+      expect(data.myImportAuctions?.every((a) => a.icon === null)).toBe(true);
+      expect(data.importAuctions).toBeNull();
+      expect(data.exportAuctions).toBeNull();
+      expect(errorPaths(result)).toEqual(['exportAuctions', 'importAuctions']);
+      expect(result.errors?.map((e) => e.extensions?.code)).toEqual(['FORBIDDEN', 'FORBIDDEN']);
+    },
+  );
 });

@@ -42,26 +42,51 @@ function expectNoUpstreamRequest(): void {
 describe('updateFactoryOption: success', () => {
   it('answers the upstream message, writes the slot and reads it back when option is selected', async () => {
     const { key, secret } = freshKey();
-    const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.shop, slot: 3, title: 'Neue Preise', data: '{"Wasser":4.2}', apiSecret: secret };
+    const input: UpdateFactoryOptionInput = {
+      factoryId: FIXTURE_IDS.shop,
+      slot: 3,
+      title: 'Neue Preise',
+      data: '{"Wasser":4.2}',
+      apiSecret: secret,
+    };
     const result = await stack.execute(UpdateFactoryOptionDocument, { input }, { key });
     expect(result.errors).toBeUndefined();
     const payload = must(result.data?.updateFactoryOption);
     // The simulator answers the JSON string "option was updated": the message comes without quotes.
     expect(payload.message).toBe('option was updated');
-    expect(payload.option).toEqual({ slot: 3, title: 'Neue Preise', data: '{"Wasser":4.2}', lastUpdated: expect.any(String) });
+    expect(payload.option).toEqual({
+      slot: 3,
+      title: 'Neue Preise',
+      data: '{"Wasser":4.2}',
+      lastUpdated: expect.any(String),
+    });
     expect(Number.isNaN(Date.parse(must(payload.option?.lastUpdated)))).toBe(false);
     // One POST and one read of the written slot.
     expect(calls(stack.simulator)).toEqual(['POST /factory/options', `GET /factory/options/${FIXTURE_IDS.shop}/3`]);
   });
 
-  it('sends exactly {apiSecret, factoryId, option, title, data} as the JSON body, with the caller\'s bearer key', async () => {
+  it("sends exactly {apiSecret, factoryId, option, title, data} as the JSON body, with the caller's bearer key", async () => {
     const { key, secret } = freshKey();
-    const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.workshop, slot: 4, title: 'Öffnungszeiten', data: 'Mo–Fr 8–18 Uhr "geschlossen" am So', apiSecret: secret };
+    const input: UpdateFactoryOptionInput = {
+      factoryId: FIXTURE_IDS.workshop,
+      slot: 4,
+      title: 'Öffnungszeiten',
+      data: 'Mo–Fr 8–18 Uhr "geschlossen" am So',
+      apiSecret: secret,
+    };
     const result = await stack.execute(UpdateFactoryOptionMessageOnlyDocument, { input }, { key });
     expect(result.errors).toBeUndefined();
-    expect(postedBodies()).toEqual([{ apiSecret: secret, factoryId: FIXTURE_IDS.workshop, option: 4, title: input.title, data: input.data }]);
+    expect(postedBodies()).toEqual([
+      { apiSecret: secret, factoryId: FIXTURE_IDS.workshop, option: 4, title: input.title, data: input.data },
+    ]);
     const post = must(stack.upstreamCalls().find((call) => call.method === 'POST'));
-    expect(Object.keys(JSON.parse(String(post.body)) as Record<string, unknown>).sort()).toEqual(['apiSecret', 'data', 'factoryId', 'option', 'title']);
+    expect(Object.keys(JSON.parse(String(post.body)) as Record<string, unknown>).sort()).toEqual([
+      'apiSecret',
+      'data',
+      'factoryId',
+      'option',
+      'title',
+    ]);
     expect(post.path).toBe('/req/factory/options');
     const headers = new Headers(post.headers as Record<string, string>);
     expect(headers.get('authorization')).toBe(`Bearer ${key}`);
@@ -82,9 +107,19 @@ describe('updateFactoryOption: success', () => {
 
   it('stores what was sent: a later read (other key, same character) sees the new title and data in the slot', async () => {
     const writer = freshKey();
-    const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.farm, slot: 7, title: 'Ernte', data: 'Weizen ab Juli', apiSecret: writer.secret };
+    const input: UpdateFactoryOptionInput = {
+      factoryId: FIXTURE_IDS.farm,
+      slot: 7,
+      title: 'Ernte',
+      data: 'Weizen ab Juli',
+      apiSecret: writer.secret,
+    };
     await stack.execute(UpdateFactoryOptionMessageOnlyDocument, { input }, { key: writer.key });
-    const read = await stack.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.farm, slot: 7 }, { key: freshKey().key });
+    const read = await stack.execute(
+      FactoryOptionsDocument,
+      { id: FIXTURE_IDS.farm, slot: 7 },
+      { key: freshKey().key },
+    );
     expect(read.errors).toBeUndefined();
     expect(read.data?.factory?.option).toMatchObject({ slot: 7, title: 'Ernte', data: 'Weizen ab Juli' });
     expect(read.data?.factory?.options).toEqual([{ slot: 7, title: 'Ernte' }]);
@@ -99,14 +134,20 @@ describe('updateFactoryOption: success', () => {
     );
     expect(result.errors).toBeUndefined();
     expect(result.data?.updateFactoryOption.message).toBe('option was updated');
-    expect(postedBodies()).toEqual([{ apiSecret: secret, factoryId: FIXTURE_IDS.shop, option: 2, title: 'Header', data: 'secret from header' }]);
+    expect(postedBodies()).toEqual([
+      { apiSecret: secret, factoryId: FIXTURE_IDS.shop, option: 2, title: 'Header', data: 'secret from header' },
+    ]);
   });
 
   it('accepts the bounds themselves: slot 10, a 64-character title and 2400 characters of data', async () => {
     const { key, secret } = freshKey();
     const title = 'T'.repeat(64);
     const data = 'd'.repeat(2400);
-    const result = await stack.execute(UpdateFactoryOptionDocument, { input: { factoryId: FIXTURE_IDS.carDealer, slot: 10, title, data, apiSecret: secret } }, { key });
+    const result = await stack.execute(
+      UpdateFactoryOptionDocument,
+      { input: { factoryId: FIXTURE_IDS.carDealer, slot: 10, title, data, apiSecret: secret } },
+      { key },
+    );
     expect(result.errors).toBeUndefined();
     expect(result.data?.updateFactoryOption.option).toMatchObject({ slot: 10, title, data });
   });
@@ -149,7 +190,11 @@ describe('updateFactoryOption: errors', () => {
     expect(JSON.stringify(result)).not.toContain(key);
     // Nothing was written and option was not read after the failed write.
     expect(calls(stack.simulator)).toEqual(['POST /factory/options']);
-    const read = await stack.execute(FactoryOptionsDocument, { id: FIXTURE_IDS.shop, slot: 1 }, { key: freshKey().key });
+    const read = await stack.execute(
+      FactoryOptionsDocument,
+      { id: FIXTURE_IDS.shop, slot: 1 },
+      { key: freshKey().key },
+    );
     expect(read.data?.factory?.option).toEqual(expectedOption(1, company(FIXTURE_IDS.shop).options['1']));
   });
 
@@ -168,7 +213,11 @@ describe('updateFactoryOption: errors', () => {
     ['a company of the other character', FIXTURE_IDS.otherFactory],
   ])('%s: NOT_FOUND with upstream {status 404, endpoint, message}', async (_name, factoryId) => {
     const { key, secret } = freshKey();
-    const result = await stack.execute(UpdateFactoryOptionDocument, { input: { factoryId, slot: 1, title: 'x', data: 'y', apiSecret: secret } }, { key });
+    const result = await stack.execute(
+      UpdateFactoryOptionDocument,
+      { input: { factoryId, slot: 1, title: 'x', data: 'y', apiSecret: secret } },
+      { key },
+    );
     expect(result.data).toBeNull();
     const error = onlyError(result);
     expect(error.path).toEqual(['updateFactoryOption']);
@@ -211,7 +260,11 @@ describe('updateFactoryOption: errors', () => {
     ['a blank header', { 'x-api-secret': '   ' }],
   ])('missing secret (%s): BAD_USER_INPUT and no upstream request', async (_name, headers: Record<string, string>) => {
     const { key } = freshKey();
-    const result = await stack.execute(UpdateFactoryOptionDocument, { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'x', data: 'y' } }, { key, headers });
+    const result = await stack.execute(
+      UpdateFactoryOptionDocument,
+      { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'x', data: 'y' } },
+      { key, headers },
+    );
     expect(result.data).toBeNull();
     const error = onlyError(result);
     expect(error.extensions?.code).toBe('BAD_USER_INPUT');
@@ -236,16 +289,33 @@ describe('updateFactoryOption: errors', () => {
       ['2401 characters of data', { data: 'd'.repeat(2401) }, 'data'],
     ])('%s in variables', async (_name, change: Partial<UpdateFactoryOptionInput>, argument) => {
       const { key, secret } = freshKey();
-      const input: UpdateFactoryOptionInput = { factoryId: FIXTURE_IDS.shop, slot: 1, title: 't', data: 'd', apiSecret: secret, ...change };
+      const input: UpdateFactoryOptionInput = {
+        factoryId: FIXTURE_IDS.shop,
+        slot: 1,
+        title: 't',
+        data: 'd',
+        apiSecret: secret,
+        ...change,
+      };
       expectBadInput(await stack.execute(UpdateFactoryOptionDocument, { input }, { key }), argument);
     });
 
     it('slot 11 inline', async () => {
-      expectBadInput(await stack.execute(UpdateFactoryOptionInlineSlot11Document, { id: FIXTURE_IDS.shop }, { key: freshKey().key }), 'slot');
+      expectBadInput(
+        await stack.execute(UpdateFactoryOptionInlineSlot11Document, { id: FIXTURE_IDS.shop }, { key: freshKey().key }),
+        'slot',
+      );
     });
 
     it('a 65-character title inline', async () => {
-      expectBadInput(await stack.execute(UpdateFactoryOptionInlineLongTitleDocument, { id: FIXTURE_IDS.shop }, { key: freshKey().key }), 'title');
+      expectBadInput(
+        await stack.execute(
+          UpdateFactoryOptionInlineLongTitleDocument,
+          { id: FIXTURE_IDS.shop },
+          { key: freshKey().key },
+        ),
+        'title',
+      );
     });
   });
 });

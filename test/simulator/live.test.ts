@@ -1,5 +1,12 @@
 /** The simulator's data changes: one at a time (in process and over POST /__sim/change) and live mode. */
-import { applyChange, ChangeError, createFixtureState, DEMO_KEYS, FIXTURE_IDS, startSimulator } from '../../src/simulator';
+import {
+  applyChange,
+  ChangeError,
+  createFixtureState,
+  DEMO_KEYS,
+  FIXTURE_IDS,
+  startSimulator,
+} from '../../src/simulator';
 import { randomChange } from '../../src/simulator/live';
 import { parseCliArgs } from '../../src/simulator/main';
 
@@ -9,20 +16,37 @@ describe('simulator changes', () => {
     const shop = state.characters[0]?.companies.find((each) => each.id === FIXTURE_IDS.shop);
     const water = shop?.inventory[0];
     if (!shop || !water) throw new Error('fixture');
-    expect(() => applyChange(state, { kind: 'stock', factoryId: shop.id, item: water.item, delta: -(water.amount + 1) }, 0)).toThrow(ChangeError);
+    expect(() =>
+      applyChange(state, { kind: 'stock', factoryId: shop.id, item: water.item, delta: -(water.amount + 1) }, 0),
+    ).toThrow(ChangeError);
     applyChange(state, { kind: 'stock', factoryId: shop.id, item: water.item, delta: -water.amount }, 0);
     expect(shop.inventory.some((each) => each.item === water.item)).toBe(false);
 
     const auction = state.characters[0]?.auctions.myImport[0];
     if (!auction) throw new Error('fixture');
-    expect(() => applyChange(state, { kind: 'bid', auctionId: auction.id, bidAmount: auction.bidAmount - 1, isLastBidderMe: true }, 0)).toThrow(ChangeError);
+    expect(() =>
+      applyChange(
+        state,
+        { kind: 'bid', auctionId: auction.id, bidAmount: auction.bidAmount - 1, isLastBidderMe: true },
+        0,
+      ),
+    ).toThrow(ChangeError);
 
     const account = shop.bankAccounts[0];
     if (!account) throw new Error('fixture');
     const balance = account.balance;
-    applyChange(state, { kind: 'transaction', bankAccountId: account.id, amount: -25.5, reference: 'Einkauf' }, Date.UTC(2026, 0, 1));
+    applyChange(
+      state,
+      { kind: 'transaction', bankAccountId: account.id, amount: -25.5, reference: 'Einkauf' },
+      Date.UTC(2026, 0, 1),
+    );
     expect(account.balance).toBe(balance - 25.5);
-    expect(account.transactions[0]).toMatchObject({ amount: 25.5, senderVban: String(account.vban), reference: 'Einkauf', timestamp: '2026-01-01T00:00:00.000Z' });
+    expect(account.transactions[0]).toMatchObject({
+      amount: 25.5,
+      senderVban: String(account.vban),
+      reference: 'Einkauf',
+      timestamp: '2026-01-01T00:00:00.000Z',
+    });
 
     const room = state.characters[0]?.buildings[0]?.rooms[0];
     if (!room) throw new Error('fixture');
@@ -33,7 +57,7 @@ describe('simulator changes', () => {
   it('draws live changes that always apply', () => {
     const state = createFixtureState();
     let seed = 7;
-    const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = (): number => (seed = (seed * 16807) % 2147483647) / 2147483647;
     let applied = 0;
     for (let i = 0; i < 200; i += 1) {
       const change = randomChange(state, random);
@@ -51,9 +75,16 @@ describe('simulator changes', () => {
   it('applies a change over POST /__sim/change and refuses a bad one with 400', async () => {
     const simulator = await startSimulator();
     try {
-      const post = (body: unknown): Promise<Response> => fetch(`${simulator.origin}/__sim/change`, { method: 'POST', body: JSON.stringify(body) });
-      expect((await post({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', amount: 42 })).status).toBe(200);
-      const counter = (await (await fetch(`${simulator.baseUrl}/factory/counter/${FIXTURE_IDS.shop}`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } })).json()) as { items: Array<{ item: string; amount: number }> };
+      const post = (body: unknown): Promise<Response> =>
+        fetch(`${simulator.origin}/__sim/change`, { method: 'POST', body: JSON.stringify(body) });
+      expect((await post({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', amount: 42 })).status).toBe(
+        200,
+      );
+      const counter = (await (
+        await fetch(`${simulator.baseUrl}/factory/counter/${FIXTURE_IDS.shop}`, {
+          headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+        })
+      ).json()) as { items: Array<{ item: string; amount: number }> };
       expect(counter.items.find((each) => each.item === 'Wasser')?.amount).toBe(42);
       const refused = await post({ kind: 'stock', factoryId: 'nope', item: 'Wasser', delta: 1 });
       expect(refused.status).toBe(400);

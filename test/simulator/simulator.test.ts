@@ -1,4 +1,15 @@
-import { ALL_SCOPES, DEMO_KEYS, FIXTURE_IDS, MERCHANT_IDS, MERCHANT_KEY, PREMIUM_MESSAGE, SIMULATOR_ROUTES, createFixtureState, describeRateLimit, startSimulator } from '../../src/simulator';
+import {
+  ALL_SCOPES,
+  DEMO_KEYS,
+  FIXTURE_IDS,
+  MERCHANT_IDS,
+  MERCHANT_KEY,
+  PREMIUM_MESSAGE,
+  SIMULATOR_ROUTES,
+  createFixtureState,
+  describeRateLimit,
+  startSimulator,
+} from '../../src/simulator';
 import type { Simulator, SimulatedApiKey } from '../../src/simulator';
 import { parseCliArgs } from '../../src/simulator/main';
 
@@ -39,7 +50,12 @@ async function call(path: string, key: string | null = DEMO_KEYS.premium.key, in
   if (key !== null) headers.authorization = `Bearer ${key}`;
   const res = await fetch(`${sim.baseUrl}${path}`, { ...init, headers });
   const text = await res.text();
-  return { status: res.status, text, body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
+  return {
+    status: res.status,
+    text,
+    body: text.length > 0 ? (JSON.parse(text) as unknown) : undefined,
+    headers: res.headers,
+  };
 }
 
 function post(body: unknown, key: string = DEMO_KEYS.premium.key): Promise<Answer> {
@@ -106,12 +122,29 @@ describe('scopes and premium', () => {
     const res = await call(`/factory/counter/${FIXTURE_IDS.shop}`, DEMO_KEYS.basic.key);
     expectError(res, 400, 'Bad Request', 'Missing scope: factory.counter');
     // productions: scope missing AND premium-only AND unknown id -> scope wins
-    expectError(await call('/factory/productions/unknown', DEMO_KEYS.basic.key), 400, 'Bad Request', 'Missing scope: factory.productions');
-    expectError(await call(`/building/details/${FIXTURE_IDS.hafen}`, DEMO_KEYS.basic.key), 400, 'Bad Request', 'Missing scope: building.details');
+    expectError(
+      await call('/factory/productions/unknown', DEMO_KEYS.basic.key),
+      400,
+      'Bad Request',
+      'Missing scope: factory.productions',
+    );
+    expectError(
+      await call(`/building/details/${FIXTURE_IDS.hafen}`, DEMO_KEYS.basic.key),
+      400,
+      'Bad Request',
+      'Missing scope: building.details',
+    );
   });
 
   it('answers 401 for premium-only endpoints with a non-premium key that has the scopes', async () => {
-    const basicWithScopes: SimulatedApiKey = { key: 'basic-all-scopes', secret: 's', label: 'basic-all', characterId: 'character-1', premium: false, scopes: ALL_SCOPES };
+    const basicWithScopes: SimulatedApiKey = {
+      key: 'basic-all-scopes',
+      secret: 's',
+      label: 'basic-all',
+      characterId: 'character-1',
+      premium: false,
+      scopes: ALL_SCOPES,
+    };
     const local = await startSimulator({ extraKeys: [basicWithScopes], rateLimit: 'off' });
     try {
       const premiumOnly = [
@@ -129,7 +162,9 @@ describe('scopes and premium', () => {
         const body = asObject(await res.json());
         expect([path, res.status, body.message]).toEqual([path, 401, PREMIUM_MESSAGE]);
       }
-      const open = await fetch(`${local.baseUrl}/factory/counter/${FIXTURE_IDS.shop}`, { headers: { authorization: 'Bearer basic-all-scopes' } });
+      const open = await fetch(`${local.baseUrl}/factory/counter/${FIXTURE_IDS.shop}`, {
+        headers: { authorization: 'Bearer basic-all-scopes' },
+      });
       expect(open.status).toBe(200);
       await open.text();
     } finally {
@@ -230,7 +265,14 @@ describe('fixtures and shapes', () => {
     const counter = asObject((await call(`/factory/counter/${FIXTURE_IDS.shop}`)).body);
     const items = asArray(counter.items);
     expect(items.length).toBeGreaterThanOrEqual(3);
-    expect(Object.keys(items[0] ?? {}).sort()).toEqual(['amount', 'icon', 'item', 'price', 'singleWeight', 'totalWeight']);
+    expect(Object.keys(items[0] ?? {}).sort()).toEqual([
+      'amount',
+      'icon',
+      'item',
+      'price',
+      'singleWeight',
+      'totalWeight',
+    ]);
     const sum = items.reduce((acc, i) => acc + (i.totalWeight as number), 0);
     expect(counter.totalWeight).toBeCloseTo(sum, 6);
     for (const i of items) expect(i.totalWeight).toBeCloseTo((i.amount as number) * (i.singleWeight as number), 6);
@@ -256,7 +298,12 @@ describe('fixtures and shapes', () => {
       expect(Number.isInteger(v.distance)).toBe(true);
     }
     expect(asArray((await call(`/factory/vehicles/${FIXTURE_IDS.shop}`)).body)).toEqual([]);
-    expectError(await call(`/factory/vehicles/${FIXTURE_IDS.carDealer}`, DEMO_KEYS.other.key), 404, 'Not Found', 'Factory not found');
+    expectError(
+      await call(`/factory/vehicles/${FIXTURE_IDS.carDealer}`, DEMO_KEYS.other.key),
+      404,
+      'Not Found',
+      'Factory not found',
+    );
   });
 
   it('pages the buy log and validates its bounds', async () => {
@@ -269,10 +316,30 @@ describe('fixtures and shapes', () => {
     const second = asArray((await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/1/1`)).body);
     expect(second).toEqual([all[1]]);
     expect(Object.keys(all[0] ?? {}).sort()).toEqual(['buyer', 'createdAt', 'discount', 'items', 'price', 'seller']);
-    expectError(await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/51/0`), 400, 'Bad Request', 'limit must not be greater than 50');
-    expectError(await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/0/0`), 400, 'Bad Request', 'limit must not be less than 1');
-    expectError(await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/10/1001`), 400, 'Bad Request', 'skip must not be greater than 1000');
-    expectError(await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/abc/0`), 400, 'Bad Request', 'limit must be an integer number');
+    expectError(
+      await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/51/0`),
+      400,
+      'Bad Request',
+      'limit must not be greater than 50',
+    );
+    expectError(
+      await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/0/0`),
+      400,
+      'Bad Request',
+      'limit must not be less than 1',
+    );
+    expectError(
+      await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/10/1001`),
+      400,
+      'Bad Request',
+      'skip must not be greater than 1000',
+    );
+    expectError(
+      await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/abc/0`),
+      400,
+      'Bad Request',
+      'limit must be an integer number',
+    );
     expectError(await call(`/factory/buyLog/${FIXTURE_IDS.workshop}/10`), 404, 'Not Found'); // both segments required
   });
 
@@ -298,12 +365,36 @@ describe('fixtures and shapes', () => {
     const res = asObject((await call(`/factory/transactions/${FIXTURE_IDS.shopMainAccount}/5/10`)).body);
     expect(res.totalTransactions).toBe(12);
     expect(asArray(res.transactions)).toHaveLength(2);
-    expect(asArray(asObject((await call(`/factory/transactions/${FIXTURE_IDS.shopMainAccount}`)).body).transactions)).toHaveLength(10);
-    expectError(await call(`/factory/transactions/${FIXTURE_IDS.shopMainAccount}/0/0`), 400, 'Bad Request', 'limit must not be less than 1');
-    expectError(await call(`/factory/transactions/${FIXTURE_IDS.hafenMainAccount}/5/0`), 404, 'Not Found', 'Bank account not found');
-    expectError(await call(`/factory/transactions/${FIXTURE_IDS.otherFactoryAccount}/5/0`), 404, 'Not Found', 'Bank account not found');
-    expectError(await call(`/building/transactions/${FIXTURE_IDS.shopMainAccount}`), 404, 'Not Found', 'Bank account not found');
-    expect((await call(`/factory/transactions/${FIXTURE_IDS.otherFactoryAccount}/5/0`, DEMO_KEYS.other.key)).status).toBe(200);
+    expect(
+      asArray(asObject((await call(`/factory/transactions/${FIXTURE_IDS.shopMainAccount}`)).body).transactions),
+    ).toHaveLength(10);
+    expectError(
+      await call(`/factory/transactions/${FIXTURE_IDS.shopMainAccount}/0/0`),
+      400,
+      'Bad Request',
+      'limit must not be less than 1',
+    );
+    expectError(
+      await call(`/factory/transactions/${FIXTURE_IDS.hafenMainAccount}/5/0`),
+      404,
+      'Not Found',
+      'Bank account not found',
+    );
+    expectError(
+      await call(`/factory/transactions/${FIXTURE_IDS.otherFactoryAccount}/5/0`),
+      404,
+      'Not Found',
+      'Bank account not found',
+    );
+    expectError(
+      await call(`/building/transactions/${FIXTURE_IDS.shopMainAccount}`),
+      404,
+      'Not Found',
+      'Bank account not found',
+    );
+    expect(
+      (await call(`/factory/transactions/${FIXTURE_IDS.otherFactoryAccount}/5/0`, DEMO_KEYS.other.key)).status,
+    ).toBe(200);
   });
 
   it('renders buildings, rooms and tenants consistently', async () => {
@@ -315,8 +406,21 @@ describe('fixtures and shapes', () => {
     const rooms = asArray((await call(`/building/rooms/${FIXTURE_IDS.hafen}`)).body);
     expect(rooms.map((r) => r.id)).toEqual(FIXTURE_IDS.hafenRooms);
     for (const r of rooms) {
-      expect(Object.keys(r).sort()).toEqual(['hash', 'id', 'interior', 'interiorDetails', 'interiorImage', 'name', 'occupied', 'rent']);
-      expect(Object.keys(asObject(r.interiorDetails)).sort()).toEqual(['inventoryCapacity', 'kitchenCapacity', 'wardrobeCapacity']);
+      expect(Object.keys(r).sort()).toEqual([
+        'hash',
+        'id',
+        'interior',
+        'interiorDetails',
+        'interiorImage',
+        'name',
+        'occupied',
+        'rent',
+      ]);
+      expect(Object.keys(asObject(r.interiorDetails)).sort()).toEqual([
+        'inventoryCapacity',
+        'kitchenCapacity',
+        'wardrobeCapacity',
+      ]);
     }
     const tenants = asArray((await call(`/building/tenants/${FIXTURE_IDS.hafen}`)).body);
     for (const t of tenants) {
@@ -334,17 +438,50 @@ describe('fixtures and shapes', () => {
 
   it('returns market offers and auctions with the documented fields', async () => {
     const sell = asArray((await call(`/factory/marketoffers/sell/${FIXTURE_IDS.shop}`)).body);
-    expect(Object.keys(sell[0] ?? {}).sort()).toEqual(['availableAmount', 'createdAt', 'icon', 'item', 'pricePerUnit', 'totalPrice']);
+    expect(Object.keys(sell[0] ?? {}).sort()).toEqual([
+      'availableAmount',
+      'createdAt',
+      'icon',
+      'item',
+      'pricePerUnit',
+      'totalPrice',
+    ]);
     const buy = asArray((await call(`/factory/marketoffers/buy/${FIXTURE_IDS.shop}`)).body);
-    expect(Object.keys(buy[0] ?? {}).sort()).toEqual(['availableAmount', 'createdAt', 'icon', 'item', 'listPrice', 'pricePerUnit', 'totalPrice']);
+    expect(Object.keys(buy[0] ?? {}).sort()).toEqual([
+      'availableAmount',
+      'createdAt',
+      'icon',
+      'item',
+      'listPrice',
+      'pricePerUnit',
+      'totalPrice',
+    ]);
     const myImport = asArray((await call('/market/my/auctions/import')).body);
     expect(myImport.length).toBeGreaterThanOrEqual(2);
-    expect(Object.keys(myImport[0] ?? {}).sort()).toEqual(['auctionEnd', 'bidAmount', 'icon', 'id', 'isLastBidderMe', 'item']);
+    expect(Object.keys(myImport[0] ?? {}).sort()).toEqual([
+      'auctionEnd',
+      'bidAmount',
+      'icon',
+      'id',
+      'isLastBidderMe',
+      'item',
+    ]);
     const myExport = asArray((await call('/market/my/auctions/export')).body);
     expect(myExport.length).toBeGreaterThanOrEqual(2);
     expect(myExport.some((a) => a.duration === null)).toBe(true);
     expect(Object.keys(myExport[0] ?? {}).sort()).toEqual(
-      ['amount', 'auctionEnd', 'bidAmount', 'duration', 'icon', 'id', 'isLastBidderMe', 'item', 'singleWeight', 'totalWeight'].sort(),
+      [
+        'amount',
+        'auctionEnd',
+        'bidAmount',
+        'duration',
+        'icon',
+        'id',
+        'isLastBidderMe',
+        'item',
+        'singleWeight',
+        'totalWeight',
+      ].sort(),
     );
     const imports = asArray((await call('/market/import')).body);
     expect(imports.length).toBeGreaterThanOrEqual(3);
@@ -352,7 +489,16 @@ describe('fixtures and shapes', () => {
     const exports = asArray((await call('/market/export')).body);
     expect(exports.length).toBeGreaterThanOrEqual(3);
     expect(exports.every((a) => typeof a.duration === 'number')).toBe(true);
-    expect(Object.keys(exports[0] ?? {}).sort()).toEqual(['amount', 'auctionEnd', 'bidAmount', 'duration', 'icon', 'id', 'item', 'weight']);
+    expect(Object.keys(exports[0] ?? {}).sort()).toEqual([
+      'amount',
+      'auctionEnd',
+      'bidAmount',
+      'duration',
+      'icon',
+      'id',
+      'item',
+      'weight',
+    ]);
     const basicImport = asArray((await call('/market/my/auctions/import', DEMO_KEYS.basic.key)).body);
     expect(basicImport.every((a) => a.icon === null)).toBe(true);
   });
@@ -363,7 +509,12 @@ describe('fixtures and shapes', () => {
     const otherBuildings = asArray((await call('/building/list', DEMO_KEYS.other.key)).body);
     expect(otherBuildings.map((b) => b.id)).toEqual([FIXTURE_IDS.otherBuilding]);
     expectError(await call(`/factory/inventory/${FIXTURE_IDS.otherFactory}`), 404, 'Not Found', 'Factory not found');
-    expectError(await call(`/factory/inventory/${FIXTURE_IDS.shop}`, DEMO_KEYS.other.key), 404, 'Not Found', 'Factory not found');
+    expectError(
+      await call(`/factory/inventory/${FIXTURE_IDS.shop}`, DEMO_KEYS.other.key),
+      404,
+      'Not Found',
+      'Factory not found',
+    );
     expectError(await call(`/building/rooms/${FIXTURE_IDS.otherBuilding}`), 404, 'Not Found', 'Building not found');
     expectError(await call('/building/details/does-not-exist'), 404, 'Not Found', 'Building not found');
     expectError(await call('/factory/productions/does-not-exist'), 404, 'Not Found', 'Factory not found');
@@ -371,9 +522,14 @@ describe('fixtures and shapes', () => {
 
   it('gives the merchant key a character of its own with twelve company bank accounts, each polled on its own', async () => {
     const companies = asArray((await call('/factory/list/', MERCHANT_KEY.key)).body);
-    expect(companies.map((c) => c.id)).toEqual([MERCHANT_IDS.tradingHouse, MERCHANT_IDS.logistics, MERCHANT_IDS.marketStall]);
+    expect(companies.map((c) => c.id)).toEqual([
+      MERCHANT_IDS.tradingHouse,
+      MERCHANT_IDS.logistics,
+      MERCHANT_IDS.marketStall,
+    ]);
     const accounts: Array<Record<string, unknown>> = [];
-    for (const company of companies) accounts.push(...asArray((await call(`/factory/bankaccounts/${String(company.id)}`, MERCHANT_KEY.key)).body));
+    for (const company of companies)
+      accounts.push(...asArray((await call(`/factory/bankaccounts/${String(company.id)}`, MERCHANT_KEY.key)).body));
     expect(accounts.map((a) => a.id)).toEqual(MERCHANT_IDS.accounts);
     expect(new Set(accounts.map((a) => a.vban)).size).toBe(12);
     expect(accounts[9]).toMatchObject({ vban: '4713010' });
@@ -383,11 +539,30 @@ describe('fixtures and shapes', () => {
     }
     expect(asArray((await call('/building/list', MERCHANT_KEY.key)).body)).toEqual([]);
     // Neither way across characters; the log names the key 'merchant'.
-    expectError(await call(`/factory/transactions/${MERCHANT_IDS.accounts[0] ?? ''}/5/0`), 404, 'Not Found', 'Bank account not found');
-    expectError(await call(`/factory/inventory/${FIXTURE_IDS.shop}`, MERCHANT_KEY.key), 404, 'Not Found', 'Factory not found');
+    expectError(
+      await call(`/factory/transactions/${MERCHANT_IDS.accounts[0] ?? ''}/5/0`),
+      404,
+      'Not Found',
+      'Bank account not found',
+    );
+    expectError(
+      await call(`/factory/inventory/${FIXTURE_IDS.shop}`, MERCHANT_KEY.key),
+      404,
+      'Not Found',
+      'Factory not found',
+    );
     expect(sim.countRequests({ keyLabel: 'merchant' })).toBe(1 + 3 + 12 + 1 + 1);
-    sim.change({ kind: 'transaction', bankAccountId: MERCHANT_IDS.accounts[11] ?? '', amount: 25, reference: 'Order X', otherVban: '4799001' });
-    expect(asObject((await call(`/factory/transactions/${MERCHANT_IDS.accounts[11] ?? ''}/25/0`, MERCHANT_KEY.key)).body).totalTransactions).toBe(4);
+    sim.change({
+      kind: 'transaction',
+      bankAccountId: MERCHANT_IDS.accounts[11] ?? '',
+      amount: 25,
+      reference: 'Order X',
+      otherVban: '4799001',
+    });
+    expect(
+      asObject((await call(`/factory/transactions/${MERCHANT_IDS.accounts[11] ?? ''}/25/0`, MERCHANT_KEY.key)).body)
+        .totalTransactions,
+    ).toBe(4);
   });
 
   it('createFixtureState returns independent deep copies', () => {
@@ -422,14 +597,30 @@ describe('quirks of the real API', () => {
     expect(Object.keys(slot2).sort()).toEqual(['data', 'lastUpdate', 'title']);
     expectError(await call(`/factory/options/${FIXTURE_IDS.shop}/3`), 404, 'Not Found', 'Option not found');
     expectError(await call(`/factory/options/${FIXTURE_IDS.farm}/1`), 404, 'Not Found', 'Option not found');
-    expectError(await call(`/factory/options/${FIXTURE_IDS.shop}/11`), 400, 'Bad Request', 'option must not be greater than 10');
-    expectError(await call(`/factory/options/${FIXTURE_IDS.shop}/0`), 400, 'Bad Request', 'option must not be less than 1');
+    expectError(
+      await call(`/factory/options/${FIXTURE_IDS.shop}/11`),
+      400,
+      'Bad Request',
+      'option must not be greater than 10',
+    );
+    expectError(
+      await call(`/factory/options/${FIXTURE_IDS.shop}/0`),
+      400,
+      'Bad Request',
+      'option must not be less than 1',
+    );
     expectError(await call(`/factory/options/${FIXTURE_IDS.otherFactory}/1`), 404, 'Not Found', 'Factory not found');
   });
 });
 
 describe('POST /factory/options', () => {
-  const valid = { apiSecret: DEMO_KEYS.premium.secret, factoryId: FIXTURE_IDS.farm, option: 4, title: 'Hofladen', data: 'Sa 8–12 Uhr' };
+  const valid = {
+    apiSecret: DEMO_KEYS.premium.secret,
+    factoryId: FIXTURE_IDS.farm,
+    option: 4,
+    title: 'Hofladen',
+    data: 'Sa 8–12 Uhr',
+  };
 
   it('writes a slot and answers the JSON string "option was updated"', async () => {
     const res = await post(valid);
@@ -442,7 +633,11 @@ describe('POST /factory/options', () => {
     expect(read.lastUpdated).toMatch(ISO);
     // overwriting the legacy slot stores a current record
     expect((await post({ ...valid, factoryId: FIXTURE_IDS.shop, option: 2 })).status).toBe(200);
-    expect(Object.keys(asObject((await call(`/factory/options/${FIXTURE_IDS.shop}/2`)).body)).sort()).toEqual(['data', 'lastUpdated', 'title']);
+    expect(Object.keys(asObject((await call(`/factory/options/${FIXTURE_IDS.shop}/2`)).body)).sort()).toEqual([
+      'data',
+      'lastUpdated',
+      'title',
+    ]);
     expect(sim.countRequests({ route: 'POST /factory/options' })).toBe(2);
   });
 
@@ -474,7 +669,12 @@ describe('POST /factory/options', () => {
 describe('routing', () => {
   it('answers unknown paths and wrong methods with 404 JSON', async () => {
     expectError(await call('/factory/nothing'), 404, 'Not Found');
-    expectError(await call('/factory/list/', DEMO_KEYS.premium.key, { method: 'POST', body: '{}' }), 404, 'Not Found', 'Cannot POST /req/factory/list/');
+    expectError(
+      await call('/factory/list/', DEMO_KEYS.premium.key, { method: 'POST', body: '{}' }),
+      404,
+      'Not Found',
+      'Cannot POST /req/factory/list/',
+    );
     expectError(await call('/factory/options', DEMO_KEYS.premium.key), 404, 'Not Found');
     expectError(await call(`/factory/inventory/${FIXTURE_IDS.shop}/extra`), 404, 'Not Found');
     const outside = await fetch(`${sim.origin}/elsewhere`);
@@ -523,7 +723,9 @@ describe('request log, latency and admin endpoints', () => {
   it('takes latencyMs from the options', async () => {
     const slow = await startSimulator({ latencyMs: 10 });
     try {
-      const res = await fetch(`${slow.baseUrl}/building/list`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+      const res = await fetch(`${slow.baseUrl}/building/list`, {
+        headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      });
       expect(res.status).toBe(200);
       await res.text();
       expect(slow.requests[0]?.latencyMs).toBe(10);
@@ -550,14 +752,28 @@ describe('request log, latency and admin endpoints', () => {
 });
 
 describe('rate limit', () => {
-  const realTimersExceptDate = ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] as const;
+  const realTimersExceptDate = [
+    'hrtime',
+    'nextTick',
+    'performance',
+    'queueMicrotask',
+    'setImmediate',
+    'clearImmediate',
+    'setInterval',
+    'clearInterval',
+    'setTimeout',
+    'clearTimeout',
+  ] as const;
   const T = Date.parse('2024-06-01T10:00:00.000Z');
 
   afterEach(() => {
     jest.useRealTimers();
   });
 
-  async function withSimulator(options: Parameters<typeof startSimulator>[0], run: (get: (key?: string) => Promise<Answer>) => Promise<void>): Promise<void> {
+  async function withSimulator(
+    options: Parameters<typeof startSimulator>[0],
+    run: (get: (key?: string) => Promise<Answer>) => Promise<void>,
+  ): Promise<void> {
     const local = await startSimulator(options);
     try {
       await run(async (key = 'sim-key-1') => {
@@ -662,8 +878,12 @@ describe('rate limit', () => {
   });
 
   it('describes the limit for banners, with how to turn it off', () => {
-    expect(describeRateLimit({ requests: 10, windowSeconds: 60 })).toMatch(/10 requests per key per rolling 60 s.*--rate-limit off/);
-    expect(describeRateLimit({ requests: 10, windowSeconds: 60 }, 'SIMULATOR_RATE_LIMIT=off npm run demo')).toContain('SIMULATOR_RATE_LIMIT=off');
+    expect(describeRateLimit({ requests: 10, windowSeconds: 60 })).toMatch(
+      /10 requests per key per rolling 60 s.*--rate-limit off/,
+    );
+    expect(describeRateLimit({ requests: 10, windowSeconds: 60 }, 'SIMULATOR_RATE_LIMIT=off npm run demo')).toContain(
+      'SIMULATOR_RATE_LIMIT=off',
+    );
     expect(describeRateLimit(undefined)).toMatch(/^Rate limit: off/);
   });
 });
@@ -671,7 +891,9 @@ describe('rate limit', () => {
 describe('lifecycle and CLI', () => {
   it('closes promptly with open keep-alive connections', async () => {
     const local = await startSimulator();
-    const res = await fetch(`${local.baseUrl}/factory/list/`, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+    const res = await fetch(`${local.baseUrl}/factory/list/`, {
+      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+    });
     await res.text();
     expect(local.origin).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(local.baseUrl).toBe(`${local.origin}/req`);
@@ -694,7 +916,9 @@ describe('lifecycle and CLI', () => {
       rateLimit: { requests: 10, windowSeconds: 60, window: 'fixed' },
       retryAfterHeader: false,
     });
-    expect(parseCliArgs(['--rate-limit', '5/30', '--rate-limit-window=fixed'])).toEqual({ rateLimit: { requests: 5, windowSeconds: 30, window: 'fixed' } });
+    expect(parseCliArgs(['--rate-limit', '5/30', '--rate-limit-window=fixed'])).toEqual({
+      rateLimit: { requests: 5, windowSeconds: 30, window: 'fixed' },
+    });
     expect(() => parseCliArgs(['--rate-limit', 'off', '--rate-limit-window', 'fixed'])).toThrow(/needs a rate limit/);
     expect(() => parseCliArgs(['--rate-limit-window', 'sliding'])).toThrow(/rolling or fixed/);
     expect(() => parseCliArgs(['--port'])).toThrow(/needs a value/);

@@ -19,17 +19,36 @@ const SET = `mutation Set($input: SetSiteDocumentInput!) { setSiteDocument(input
 const PAGE = `query Page($id: ID!) { factory(id: $id) { siteDocuments { name version } hours: siteDocument(name: "hours") { version value } } }`;
 
 interface SetPayload {
-  setSiteDocument: { upstreamWrites: number; replacedVersion: number; committed: boolean; retryAfterSeconds: number | null; document: { version: number } };
+  setSiteDocument: {
+    upstreamWrites: number;
+    replacedVersion: number;
+    committed: boolean;
+    retryAfterSeconds: number | null;
+    document: { version: number };
+  };
 }
 
 describe('site-document writes on a busy key', () => {
   const stacks = useStacks();
 
   it('a one-item change after a page view commits when its answer said; a second writer is told that time', async () => {
-    const current = await stacks.start({ simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      simulator: { rateLimit: LIMIT },
+      config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 },
+    });
     const week = { mo: '8-20', tu: '8-20', we: '8-20', th: '8-20', fr: '8-20', sa: '9-14', su: 'closed' };
-    for (const write of seedWrites(Array.from({ length: 10 }, () => null), prepareValue('hours', week, 'deflate-base64url'), T0)) {
-      current.simulator.change({ kind: 'option', factoryId: farm, slot: write.slot, title: write.title, data: write.data });
+    for (const write of seedWrites(
+      Array.from({ length: 10 }, () => null),
+      prepareValue('hours', week, 'deflate-base64url'),
+      T0,
+    )) {
+      current.simulator.change({
+        kind: 'option',
+        factoryId: farm,
+        slot: write.slot,
+        title: write.title,
+        data: write.data,
+      });
     }
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
@@ -42,7 +61,9 @@ describe('site-document writes on a busy key', () => {
 
     // A one-item change right after it: 0 reads, 2 writes, both waiting for the next window.
     const answeredAt = Date.now();
-    const change = await run(current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: { ...week, sa: '9-16' } } }, SECRET));
+    const change = await run(
+      current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: { ...week, sa: '9-16' } } }, SECRET),
+    );
     expect(change.errors).toBeUndefined();
     const payload = (change.data as unknown as SetPayload).setSiteDocument;
     expect(payload).toMatchObject({ committed: false, replacedVersion: 1, document: { version: 2 } });
@@ -50,7 +71,9 @@ describe('site-document writes on a busy key', () => {
 
     // Another write to the company meanwhile: refused at once with the running write's time.
     const refusedAt = Date.now();
-    const second = await run(current.executeText(SET, { input: { factoryId: farm, name: 'notes', value: { text: 'hi' } } }, SECRET));
+    const second = await run(
+      current.executeText(SET, { input: { factoryId: farm, name: 'notes', value: { text: 'hi' } } }, SECRET),
+    );
     expect(codes(second)).toEqual(['CONFLICT']);
     const refusal = second.errors?.[0]?.extensions as { reason: string; retryAfterSeconds: number };
     expect(refusal.reason).toBe('WRITE_IN_PROGRESS');
@@ -70,7 +93,12 @@ describe('site-document writes on a busy key', () => {
     expect(current.simulator.requests.filter((request) => request.status === 429)).toEqual([]);
 
     // Once committed, the next write goes through and names the version it replaced.
-    const after = await run(current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: week } }, SECRET));
-    expect((after.data as unknown as SetPayload | undefined)?.setSiteDocument).toMatchObject({ replacedVersion: 2, document: { version: 3 } });
+    const after = await run(
+      current.executeText(SET, { input: { factoryId: farm, name: 'hours', value: week } }, SECRET),
+    );
+    expect((after.data as unknown as SetPayload | undefined)?.setSiteDocument).toMatchObject({
+      replacedVersion: 2,
+      document: { version: 3 },
+    });
   });
 });

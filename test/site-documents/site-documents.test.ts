@@ -30,20 +30,39 @@ const CAPACITY = `query Capacity($id: ID!) {
 const DELETE = `mutation Delete($input: DeleteSiteDocumentInput!) { deleteSiteDocument(input: $input) { freedSlots upstreamWrites } }`;
 
 interface SetResult {
-  setSiteDocument: { upstreamWrites: number; committed: boolean; retryAfterSeconds: number | null; document: { version: number; slots: number[]; value: unknown; manifestSlot: number } } | null;
+  setSiteDocument: {
+    upstreamWrites: number;
+    committed: boolean;
+    retryAfterSeconds: number | null;
+    document: { version: number; slots: number[]; value: unknown; manifestSlot: number };
+  } | null;
 }
 interface ReadResult {
   factory: { siteDocument: { version: number; slots: number[]; value: unknown; sha256: string } | null };
 }
 
-async function set(stack: Stack, factoryId: string, name: string, value: unknown, extra: Record<string, unknown> = {}): Promise<{ result: SetResult | null | undefined; codes: string[]; errors: unknown }> {
+async function set(
+  stack: Stack,
+  factoryId: string,
+  name: string,
+  value: unknown,
+  extra: Record<string, unknown> = {},
+): Promise<{ result: SetResult | null | undefined; codes: string[]; errors: unknown }> {
   const result = await stack.executeText(SET, { input: { factoryId, name, value, ...extra } }, SECRET);
   return { result: result.data as SetResult | null | undefined, codes: codes(result), errors: result.errors };
 }
 
-async function read(stack: Stack, factoryId: string, name: string): Promise<{ doc: ReadResult['factory']['siteDocument']; codes: string[]; errors: unknown }> {
+async function read(
+  stack: Stack,
+  factoryId: string,
+  name: string,
+): Promise<{ doc: ReadResult['factory']['siteDocument']; codes: string[]; errors: unknown }> {
   const result = await stack.executeText(READ, { id: factoryId, name });
-  return { doc: (result.data as ReadResult | undefined)?.factory.siteDocument ?? null, codes: codes(result), errors: result.errors };
+  return {
+    doc: (result.data as ReadResult | undefined)?.factory.siteDocument ?? null,
+    codes: codes(result),
+    errors: result.errors,
+  };
 }
 
 describe('site documents', () => {
@@ -60,7 +79,7 @@ describe('site documents', () => {
     const payload = written.result?.setSiteDocument;
     expect(payload).toMatchObject({ committed: true, retryAfterSeconds: null, document: { version: 1 } });
     expect(payload?.upstreamWrites).toBe(stack.attemptsOf(POST_ROUTE).length);
-    expect(payload?.upstreamWrites).toBe((payload?.document.slots.length ?? 0));
+    expect(payload?.upstreamWrites).toBe(payload?.document.slots.length ?? 0);
 
     const getsBefore = stack.attemptsOf(GET_ROUTE).length;
     const back = await read(stack, farm, 'catalogue');
@@ -71,9 +90,14 @@ describe('site documents', () => {
 
     const listed = await stack.executeText(CAPACITY, { id: farm });
     expect(listed.errors).toBeUndefined();
-    const factory = listed.data?.factory as { siteDocuments: Array<{ name: string; version: number }>; siteDocumentCapacity: { freeSlots: number[]; documentSlots: number[]; foreignSlots: number[] } };
+    const factory = listed.data?.factory as {
+      siteDocuments: Array<{ name: string; version: number }>;
+      siteDocumentCapacity: { freeSlots: number[]; documentSlots: number[]; foreignSlots: number[] };
+    };
     expect(factory.siteDocuments).toEqual([expect.objectContaining({ name: 'catalogue', version: 1 })]);
-    expect(factory.siteDocumentCapacity.documentSlots).toEqual([...(payload?.document.slots ?? [])].sort((a, b) => a - b));
+    expect(factory.siteDocumentCapacity.documentSlots).toEqual(
+      [...(payload?.document.slots ?? [])].sort((a, b) => a - b),
+    );
     expect(factory.siteDocumentCapacity.foreignSlots).toEqual([]);
 
     const deleted = await stack.executeText(DELETE, { input: { factoryId: farm, name: 'catalogue' } }, SECRET);
@@ -106,15 +130,24 @@ describe('site documents', () => {
     expect((await read(stack, farm, 'catalogue')).doc?.value).toEqual(changed);
   });
 
-  it('a one-item change makes exactly 2 upstream writes; the replaced chunk\'s slot is free at once and the next write reuses it', async () => {
+  it("a one-item change makes exactly 2 upstream writes; the replaced chunk's slot is free at once and the next write reuses it", async () => {
     stack = await startStack();
     const SLOTS = `query($id: ID!) { factory(id: $id) { options { slot title } } }`;
     const titles = async (): Promise<Map<number, string>> => {
       const result = await stack.executeText(SLOTS, { id: farm }, { headers: { 'cache-control': 'no-cache' } });
-      return new Map((result.data?.factory as { options: Array<{ slot: number; title: string }> }).options.map((o) => [o.slot, o.title]));
+      return new Map(
+        (result.data?.factory as { options: Array<{ slot: number; title: string }> }).options.map((o) => [
+          o.slot,
+          o.title,
+        ]),
+      );
     };
     const capacity = async (): Promise<{ freeSlots: number[]; documentSlots: number[]; estimatedFreeBytes: number }> =>
-      ((await stack.executeText(CAPACITY, { id: farm })).data?.factory as { siteDocumentCapacity: { freeSlots: number[]; documentSlots: number[]; estimatedFreeBytes: number } }).siteDocumentCapacity;
+      (
+        (await stack.executeText(CAPACITY, { id: farm })).data?.factory as {
+          siteDocumentCapacity: { freeSlots: number[]; documentSlots: number[]; estimatedFreeBytes: number };
+        }
+      ).siteDocumentCapacity;
     // Two documents leave one of the ten slots empty.
     expect((await set(stack, farm, 'hours', { mo: '8-20' })).errors).toBeUndefined();
     const catalogue = realisticCatalogue(200);
@@ -159,8 +192,11 @@ describe('site documents', () => {
     expect(leftover).toHaveLength(1);
     expect((await titles()).get(leftover[0]!)).toMatch(/^~sd:catalogue:/);
     posts = stack.attemptsOf(POST_ROUTE).length;
-    const deleted = (await stack.executeText(DELETE, { input: { factoryId: farm, name: 'catalogue' } }, SECRET)).data?.deleteSiteDocument as { freedSlots: number[]; upstreamWrites: number };
-    expect([...deleted.freedSlots].sort((a, b) => a - b)).toEqual([...(third?.document.slots ?? []), ...leftover].sort((a, b) => a - b));
+    const deleted = (await stack.executeText(DELETE, { input: { factoryId: farm, name: 'catalogue' } }, SECRET)).data
+      ?.deleteSiteDocument as { freedSlots: number[]; upstreamWrites: number };
+    expect([...deleted.freedSlots].sort((a, b) => a - b)).toEqual(
+      [...(third?.document.slots ?? []), ...leftover].sort((a, b) => a - b),
+    );
     expect(deleted.upstreamWrites).toBe(8);
     expect(stack.attemptsOf(POST_ROUTE).length - posts).toBe(8);
     const left = [...(await titles()).values()];
@@ -175,28 +211,62 @@ describe('site documents', () => {
     const posts = stack.attemptsOf(POST_ROUTE).length;
     const stale = await set(stack, farm, 'hours', { mo: '9-18' }, { expectedVersion: 0 });
     expect(stale.codes).toEqual(['CONFLICT']);
-    expect((stale.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({ name: 'hours', currentVersion: 1, expectedVersion: 0 });
+    expect((stale.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({
+      name: 'hours',
+      currentVersion: 1,
+      expectedVersion: 0,
+    });
     expect(stack.attemptsOf(POST_ROUTE)).toHaveLength(posts);
 
     // Another tool commits version 2 straight into the slots, behind the gateway's cache.
-    const slots = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, { id: farm });
-    const contents: Array<{ title: string; data: string; lastUpdated: null } | null> = Array.from({ length: 10 }, () => null);
-    for (const option of (slots.data?.factory as { options: Array<{ slot: number; title: string; data: string }> }).options) contents[option.slot - 1] = { ...option, lastUpdated: null };
-    for (const write of seedWrites(contents, prepareValue('hours', { mo: 'closed' }, 'deflate-base64url'), Date.now())) {
-      stack.simulator.change({ kind: 'option', factoryId: farm, slot: write.slot, title: write.title, data: write.data });
+    const slots = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, {
+      id: farm,
+    });
+    const contents: Array<{ title: string; data: string; lastUpdated: null } | null> = Array.from(
+      { length: 10 },
+      () => null,
+    );
+    for (const option of (slots.data?.factory as { options: Array<{ slot: number; title: string; data: string }> })
+      .options)
+      contents[option.slot - 1] = { ...option, lastUpdated: null };
+    for (const write of seedWrites(
+      contents,
+      prepareValue('hours', { mo: 'closed' }, 'deflate-base64url'),
+      Date.now(),
+    )) {
+      stack.simulator.change({
+        kind: 'option',
+        factoryId: farm,
+        slot: write.slot,
+        title: write.title,
+        data: write.data,
+      });
     }
     const raced = await set(stack, farm, 'hours', { mo: '9-18' }, { expectedVersion: 1 });
     expect(raced.codes).toEqual(['CONFLICT']);
-    expect((raced.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({ currentVersion: 2, expectedVersion: 1 });
+    expect((raced.errors as Array<{ extensions: Record<string, unknown> }>)[0]?.extensions).toMatchObject({
+      currentVersion: 2,
+      expectedVersion: 1,
+    });
     // Found by the fresh read before the first write: nothing written, version 2 stands whole.
     expect(stack.attemptsOf(POST_ROUTE).slice(posts)).toHaveLength(0);
-    const fresh = await stack.executeText(READ, { id: farm, name: 'hours' }, { headers: { 'cache-control': 'no-cache' } });
-    expect((fresh.data?.factory as { siteDocument: { version: number; value: unknown } }).siteDocument).toMatchObject({ version: 2, value: { mo: 'closed' } });
+    const fresh = await stack.executeText(
+      READ,
+      { id: farm, name: 'hours' },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
+    expect((fresh.data?.factory as { siteDocument: { version: number; value: unknown } }).siteDocument).toMatchObject({
+      version: 2,
+      value: { mo: 'closed' },
+    });
   });
 
-  it('never writes foreign slots: the fixtures\' slots 1 and 2 of the shop stay as they were', async () => {
+  it("never writes foreign slots: the fixtures' slots 1 and 2 of the shop stay as they were", async () => {
     stack = await startStack();
-    const slotsBefore = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, { id: shop });
+    const slotsBefore = await stack.executeText(
+      `query($id: ID!) { factory(id: $id) { options { slot title data } } }`,
+      { id: shop },
+    );
     const written = await set(stack, shop, 'hours', { monday: '08-20', note: 'Grüße 👋' });
     expect(written.errors).toBeUndefined();
     const slots = written.result?.setSiteDocument?.document.slots ?? [];
@@ -205,9 +275,15 @@ describe('site documents', () => {
     const posted = stack.attemptsOf(POST_ROUTE).length;
     expect(posted).toBe(slots.length);
     const capacity = await stack.executeText(CAPACITY, { id: shop });
-    expect((capacity.data?.factory as { siteDocumentCapacity: { foreignSlots: number[] } }).siteDocumentCapacity.foreignSlots).toEqual([1, 2]);
-    const slotsAfter = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, { id: shop });
-    const foreign = (result: typeof slotsAfter): unknown => (result.data?.factory as { options: Array<{ slot: number }> }).options.filter((o) => o.slot <= 2);
+    expect(
+      (capacity.data?.factory as { siteDocumentCapacity: { foreignSlots: number[] } }).siteDocumentCapacity
+        .foreignSlots,
+    ).toEqual([1, 2]);
+    const slotsAfter = await stack.executeText(`query($id: ID!) { factory(id: $id) { options { slot title data } } }`, {
+      id: shop,
+    });
+    const foreign = (result: typeof slotsAfter): unknown =>
+      (result.data?.factory as { options: Array<{ slot: number }> }).options.filter((o) => o.slot <= 2);
     expect(foreign(slotsAfter)).toEqual(foreign(slotsBefore));
   });
 
@@ -216,11 +292,17 @@ describe('site documents', () => {
     const catalogue = shopCatalogue();
     const written = await set(stack, shop, 'catalogue', catalogue);
     expect(written.errors).toBeUndefined();
-    const manifest = JSON.parse(readFileSync(examplePublicSiteConfig().trustedDocumentsPath ?? '', 'utf8')) as Record<string, string>;
+    const manifest = JSON.parse(readFileSync(examplePublicSiteConfig().trustedDocumentsPath ?? '', 'utf8')) as Record<
+      string,
+      string
+    >;
     const hash = Object.keys(manifest).find((key) => manifest[key]?.includes('query CompanyPage'));
     const { body } = await stack.post({ documentId: hash, variables: { id: shop } }, { key: null });
     expect(body.errors).toBeUndefined();
-    const factory = body.data?.factory as { catalogue: { version: number; value: unknown }; counter: { items: Array<{ item: string }> } };
+    const factory = body.data?.factory as {
+      catalogue: { version: number; value: unknown };
+      counter: { items: Array<{ item: string }> };
+    };
     expect(factory.catalogue).toMatchObject({ version: 1, value: catalogue });
     expect(factory.counter.items.map((item) => item.item)).toContain('Sandwich');
   });
@@ -233,7 +315,12 @@ describe('site documents', () => {
       [{ factoryId: farm, name: 'x'.repeat(33), value: 1 }, SECRET.headers, 'BAD_USER_INPUT', 'input.name'],
       [{ factoryId: farm, name: 'big', value: 'x'.repeat(2000) }, SECRET.headers, 'BAD_USER_INPUT', 'input.value'],
       [{ factoryId: farm, name: 'ok', value: 1 }, undefined, 'BAD_USER_INPUT', 'input.apiSecret'],
-      [{ factoryId: farm, name: 'ok', value: 1, expectedVersion: -1 }, SECRET.headers, 'BAD_USER_INPUT', 'input.expectedVersion'],
+      [
+        { factoryId: farm, name: 'ok', value: 1, expectedVersion: -1 },
+        SECRET.headers,
+        'BAD_USER_INPUT',
+        'input.expectedVersion',
+      ],
     ];
     for (const [input, headers, code, argument] of cases) {
       const result = await stack.executeText(SET, { input }, { headers });

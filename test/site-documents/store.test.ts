@@ -9,7 +9,13 @@ import fc from 'fast-check';
 import type { SiteDocumentEncoding } from '../../src/config';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
 import { canonicalJson, splitPieces } from '../../src/domains/site-documents/json-pieces';
-import { chunkValue, decodeChunk, encodeChunk, parseTitle, prepareValue } from '../../src/domains/site-documents/site-document.codec';
+import {
+  chunkValue,
+  decodeChunk,
+  encodeChunk,
+  parseTitle,
+  prepareValue,
+} from '../../src/domains/site-documents/site-document.codec';
 import { findDocument, layoutOf, readChunks } from '../../src/domains/site-documents/site-document.layout';
 import type { SlotContent } from '../../src/domains/site-documents/site-document.layout';
 import { checkFits, executePlan, planWrite } from '../../src/domains/site-documents/site-document.store';
@@ -54,13 +60,29 @@ function prepared(name: string, value: unknown, encoding: SiteDocumentEncoding =
   return prepareValue(name, value, encoding);
 }
 
-function plan(slots: MemorySlots, name: string, value: unknown, expectedVersion?: number, encoding?: SiteDocumentEncoding): WritePlan {
+function plan(
+  slots: MemorySlots,
+  name: string,
+  value: unknown,
+  expectedVersion?: number,
+  encoding?: SiteDocumentEncoding,
+): WritePlan {
   const doc = prepared(name, value, encoding);
   checkFits(doc, slots.contents.length);
-  return planWrite(layoutOf(slots.contents), doc, { expectedVersion, now: Date.UTC(2026, 0, 1), slotCount: slots.contents.length });
+  return planWrite(layoutOf(slots.contents), doc, {
+    expectedVersion,
+    now: Date.UTC(2026, 0, 1),
+    slotCount: slots.contents.length,
+  });
 }
 
-async function write(slots: MemorySlots, name: string, value: unknown, expectedVersion?: number, encoding?: SiteDocumentEncoding): Promise<WritePlan> {
+async function write(
+  slots: MemorySlots,
+  name: string,
+  value: unknown,
+  expectedVersion?: number,
+  encoding?: SiteDocumentEncoding,
+): Promise<WritePlan> {
   const writePlan = plan(slots, name, value, expectedVersion, encoding);
   await executePlan(slots, writePlan, expectedVersion, { writes: 0, committed: false });
   return writePlan;
@@ -83,22 +105,33 @@ describe('site-document codec', () => {
 
   it('property: random JSON (Unicode included) round-trips through pieces, chunks and every encoding', () => {
     fc.assert(
-      fc.property(fc.jsonValue({ stringUnit: 'binary', maxDepth: 5 }), fc.constantFrom(...SITE_DOCUMENT_ENCODINGS), (value, encoding) => {
-        const pieces = splitPieces(value);
-        expect(Buffer.concat(pieces).toString('utf8')).toBe(canonicalJson(value));
-        const chunks = chunkValue(pieces, encoding);
-        const text = Buffer.concat(chunks.map((chunk) => decodeChunk(chunk.data, encoding))).toString('utf8');
-        expect(JSON.parse(text)).toEqual(asJson(value));
-        for (const chunk of chunks) expect([...chunk.data].length).toBeLessThanOrEqual(2400);
-      }),
+      fc.property(
+        fc.jsonValue({ stringUnit: 'binary', maxDepth: 5 }),
+        fc.constantFrom(...SITE_DOCUMENT_ENCODINGS),
+        (value, encoding) => {
+          const pieces = splitPieces(value);
+          expect(Buffer.concat(pieces).toString('utf8')).toBe(canonicalJson(value));
+          const chunks = chunkValue(pieces, encoding);
+          const text = Buffer.concat(chunks.map((chunk) => decodeChunk(chunk.data, encoding))).toString('utf8');
+          expect(JSON.parse(text)).toEqual(asJson(value));
+          for (const chunk of chunks) expect([...chunk.data].length).toBeLessThanOrEqual(2400);
+        },
+      ),
       { numRuns: 150 },
     );
   });
 
   it('property: values up to the maximum size (64 KiB) round-trip through the store, or are refused as too large before any write', async () => {
-    const big = fc.array(fc.record({ name: fc.string({ unit: 'grapheme', maxLength: 60 }), price: fc.double({ noNaN: true, noDefaultInfinity: true }), text: fc.string({ unit: 'binary', maxLength: 400 }) }), {
-      maxLength: 200,
-    });
+    const big = fc.array(
+      fc.record({
+        name: fc.string({ unit: 'grapheme', maxLength: 60 }),
+        price: fc.double({ noNaN: true, noDefaultInfinity: true }),
+        text: fc.string({ unit: 'binary', maxLength: 400 }),
+      }),
+      {
+        maxLength: 200,
+      },
+    );
     await fc.assert(
       fc.asyncProperty(big, async (value) => {
         fc.pre(Buffer.byteLength(canonicalJson(value)) <= 65_536);
@@ -119,7 +152,8 @@ describe('site-document codec', () => {
   it('SITE_DOCUMENT_TOO_LARGE counts the free slots, and says when a value cannot fit even every slot', () => {
     const slots = new MemorySlots(10);
     // Nine slots hold data written by something else: one is free.
-    for (let slot = 0; slot < 9; slot += 1) slots.contents[slot] = { title: `foreign ${slot}`, data: 'x', lastUpdated: new Date(0) };
+    for (let slot = 0; slot < 9; slot += 1)
+      slots.contents[slot] = { title: `foreign ${slot}`, data: 'x', lastUpdated: new Date(0) };
     const refusal = (value: unknown): { message: string; extensions: Record<string, unknown> } => {
       try {
         plan(slots, 'doc', value);
@@ -154,7 +188,11 @@ describe('site-document codec', () => {
 describe('site-document store (copy-on-write)', () => {
   const v1 = realisticCatalogue(200);
   const v2 = structuredClone(v1);
-  v2.items[10] = { ...v2.items[10]!, price: 0.5, description: 'Neu: jetzt mit viel längerer Beschreibung als vorher, damit sich die Größe ändert.' };
+  v2.items[10] = {
+    ...v2.items[10]!,
+    price: 0.5,
+    description: 'Neu: jetzt mit viel längerer Beschreibung als vorher, damit sich die Größe ändert.',
+  };
   v2.items[150] = { ...v2.items[150]!, name: 'Ganz anderer Name' };
 
   it('a failure after every possible number of writes leaves the previous version readable (or no document)', async () => {
@@ -228,15 +266,24 @@ describe('site-document store (copy-on-write)', () => {
       if (freshReads === 2) slots.contents.splice(0, 10, ...elsewhere.snapshot());
     };
     slots.log.length = 0;
-    await expect(executePlan(slots, mine, 1, { writes: 0, committed: false })).rejects.toMatchObject({ extensions: { code: 'CONFLICT', currentVersion: 2, expectedVersion: 1 } });
-    const myCommits = slots.log.filter((entry) => entry.slot === mine.manifestSlot && entry.title === mine.writes.find((w) => w.role === 'commit')?.title);
+    await expect(executePlan(slots, mine, 1, { writes: 0, committed: false })).rejects.toMatchObject({
+      extensions: { code: 'CONFLICT', currentVersion: 2, expectedVersion: 1 },
+    });
+    const myCommits = slots.log.filter(
+      (entry) =>
+        entry.slot === mine.manifestSlot && entry.title === mine.writes.find((w) => w.role === 'commit')?.title,
+    );
     expect(myCommits).toHaveLength(0);
     expect(freshReads).toBe(2);
     expect(slots.log.length).toBeGreaterThan(0);
     expect(await read(slots, 'catalogue')).toEqual({ other: true });
     // A stale expectedVersion is refused while planning, before any write.
-    expect(() => plan(slots, 'catalogue', v2, 1)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 2 }) }));
-    expect(() => plan(slots, 'new-doc', v2, 3)).toThrow(expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 0 }) }));
+    expect(() => plan(slots, 'catalogue', v2, 1)).toThrow(
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 2 }) }),
+    );
+    expect(() => plan(slots, 'new-doc', v2, 3)).toThrow(
+      expect.objectContaining({ extensions: expect.objectContaining({ code: 'CONFLICT', currentVersion: 0 }) }),
+    );
   });
 
   it('a change of one catalogue item writes one chunk and the commit; the replaced chunk is freed by the commit, not cleared', async () => {
@@ -275,14 +322,17 @@ describe('site-document store (copy-on-write)', () => {
     await write(slots, 'catalogue', v1);
     const previous = await findDocument(slots, 'catalogue', 10);
     expect(previous).not.toBeNull();
-    const empty = () => slots.contents.flatMap((content, i) => (content === null || content.title === '.' ? [i + 1] : []));
+    const empty = () =>
+      slots.contents.flatMap((content, i) => (content === null || content.title === '.' ? [i + 1] : []));
     const emptyAtStart = empty();
     expect(emptyAtStart.length).toBeGreaterThanOrEqual(2);
     expect(emptyAtStart).toContain(10);
     let value = structuredClone(v1);
     const freed: number[] = [];
     // One-item changes in different chunks: each frees one of the first version's chunks.
-    const items = Array.from({ length: emptyAtStart.length + 1 }, (_, i) => Math.floor(((i + 0.5) * v1.items.length) / (emptyAtStart.length + 1)));
+    const items = Array.from({ length: emptyAtStart.length + 1 }, (_, i) =>
+      Math.floor(((i + 0.5) * v1.items.length) / (emptyAtStart.length + 1)),
+    );
     for (const [step, item] of items.entries()) {
       value = structuredClone(value);
       value.items[item]!.price = 100_000 + step;
@@ -318,7 +368,9 @@ describe('site-document store (copy-on-write)', () => {
         expect(JSON.parse((await readChunks(slots, previous!)).text)).toEqual(asJson(v1));
       } else {
         // Reused now: that reader is told its slots do not add up, never given a wrong value.
-        await expect(readChunks(slots, previous!)).rejects.toMatchObject({ extensions: { code: 'SITE_DOCUMENT_CORRUPT', slots: [target] } });
+        await expect(readChunks(slots, previous!)).rejects.toMatchObject({
+          extensions: { code: 'SITE_DOCUMENT_CORRUPT', slots: [target] },
+        });
       }
     }
     expect(new Set(freed).size).toBe(items.length);
@@ -330,13 +382,17 @@ describe('site-document store (copy-on-write)', () => {
     const victim = written.manifest.chunks[1]!.slot;
     const content = slots.contents[victim - 1]!;
     slots.contents[victim - 1] = { ...content, data: content.data.slice(0, -4) + 'AAAA' };
-    await expect(read(slots, 'catalogue')).rejects.toMatchObject({ extensions: { code: 'SITE_DOCUMENT_CORRUPT', slots: [victim] } });
+    await expect(read(slots, 'catalogue')).rejects.toMatchObject({
+      extensions: { code: 'SITE_DOCUMENT_CORRUPT', slots: [victim] },
+    });
   });
 
   it('titles carry name, version, chunk index and count and a hash of the data', async () => {
     const slots = new MemorySlots();
     await write(slots, 'shop.texts_1', { a: 'x'.repeat(10) });
-    const titles = slots.contents.filter((content): content is SlotContent => content !== null).map((content) => parseTitle(content.title));
+    const titles = slots.contents
+      .filter((content): content is SlotContent => content !== null)
+      .map((content) => parseTitle(content.title));
     expect(titles).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ kind: 'chunk', name: 'shop.texts_1', version: 1, index: 1, count: 1 }),

@@ -38,7 +38,13 @@ describe('siteDocumentChanged', () => {
   /** Writes the slots as another tool would: straight into the simulator. */
   function otherWriter(value: unknown): void {
     for (const write of seedWrites(contents, prepareValue('catalogue', value, 'deflate-base64url'), clock.now())) {
-      stack.simulator.change({ kind: 'option', factoryId: farm, slot: write.slot, title: write.title, data: write.data });
+      stack.simulator.change({
+        kind: 'option',
+        factoryId: farm,
+        slot: write.slot,
+        title: write.title,
+        data: write.data,
+      });
       contents[write.slot - 1] = { title: write.title, data: write.data, lastUpdated: null };
     }
   }
@@ -52,13 +58,19 @@ describe('siteDocumentChanged', () => {
 
   it('sends each new version and the deletion, polling only the committing slot once it knows it', async () => {
     const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
-    const events = subscribeWs(client, `subscription { siteDocumentChanged(factoryId: "${farm}", name: "catalogue") { name previousVersion document { version bytes slots } } }`);
+    const events = subscribeWs(
+      client,
+      `subscription { siteDocumentChanged(factoryId: "${farm}", name: "catalogue") { name previousVersion document { version bytes slots } } }`,
+    );
     await joined;
 
     const v1 = realisticCatalogue(30);
     otherWriter(v1);
     await turn(300_000);
-    const first = (await events.next()).data?.siteDocumentChanged as { previousVersion: number | null; document: { version: number; slots: number[] } };
+    const first = (await events.next()).data?.siteDocumentChanged as {
+      previousVersion: number | null;
+      document: { version: number; slots: number[] };
+    };
     expect(first).toMatchObject({ name: 'catalogue', previousVersion: null, document: { version: 1 } });
 
     const v2 = structuredClone(v1);
@@ -66,7 +78,10 @@ describe('siteDocumentChanged', () => {
     otherWriter(v2);
     const before = stack.attemptsOf(GET_ROUTE).length;
     await turn(300_000);
-    expect((await events.next()).data?.siteDocumentChanged).toMatchObject({ previousVersion: 1, document: { version: 2 } });
+    expect((await events.next()).data?.siteDocumentChanged).toMatchObject({
+      previousVersion: 1,
+      document: { version: 2 },
+    });
     // One poll, one slot: the committing slot.
     expect(stack.attemptsOf(GET_ROUTE).length - before).toBe(1);
 

@@ -7,8 +7,17 @@ interface Rec {
   value: number;
 }
 
-const records = fc.uniqueArray(fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), value: fc.integer({ min: 0, max: 3 }) }), { selector: (rec) => rec.id, maxLength: 6 });
-const diff = (before: Rec[], after: Rec[]) => diffRecords(before, after, (rec) => rec.id, (a, b) => a.value === b.value);
+const records = fc.uniqueArray(
+  fc.record({ id: fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'), value: fc.integer({ min: 0, max: 3 }) }),
+  { selector: (rec) => rec.id, maxLength: 6 },
+);
+const diff = (before: Rec[], after: Rec[]) =>
+  diffRecords(
+    before,
+    after,
+    (rec) => rec.id,
+    (a, b) => a.value === b.value,
+  );
 
 describe('diffRecords', () => {
   it('applied to the previous records, gives the next ones', () => {
@@ -19,7 +28,9 @@ describe('diffRecords', () => {
           if (change.after) state.set(change.key, change.after);
           else state.delete(change.key);
         }
-        expect(new Map([...state].sort(([a], [b]) => a.localeCompare(b)))).toEqual(new Map(after.map((rec) => [rec.id, rec] as const).sort(([a], [b]) => a.localeCompare(b))));
+        expect(new Map([...state].sort(([a], [b]) => a.localeCompare(b)))).toEqual(
+          new Map(after.map((rec) => [rec.id, rec] as const).sort(([a], [b]) => a.localeCompare(b))),
+        );
       }),
     );
   });
@@ -29,7 +40,8 @@ describe('diffRecords', () => {
       fc.property(records, records, (before, after) => {
         const changes = diff(before, after);
         expect(new Set(changes.map((change) => change.key)).size).toBe(changes.length);
-        for (const change of changes) expect(change.before && change.after && change.before.value === change.after.value).toBeFalsy();
+        for (const change of changes)
+          expect(change.before && change.after && change.before.value === change.after.value).toBeFalsy();
         const present = changes.filter((change) => change.after !== null).map((change) => change.key);
         expect(present).toEqual(after.map((rec) => rec.id).filter((id) => present.includes(id)));
         const firstGone = changes.findIndex((change) => change.after === null);

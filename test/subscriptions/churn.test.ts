@@ -11,7 +11,10 @@ import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock, useStack } from '../support';
 import { untilReleased } from './streams';
 
-const INVENTORY = { query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }', variables: { id: FIXTURE_IDS.shop } };
+const INVENTORY = {
+  query: 'subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }',
+  variables: { id: FIXTURE_IDS.shop },
+};
 
 describe('subscription churn over one WebSocket', () => {
   const stack = useStack(() => {
@@ -33,7 +36,9 @@ describe('subscription churn over one WebSocket', () => {
     // Answered after every subscribe before it was admitted or refused (messages are handled in order).
     ws.send(JSON.stringify({ id: 'last', type: 'subscribe', payload: { query: '{ __typename }' } }));
     while (!messages.some((message) => message.id === 'last' && message.type === 'complete')) await once(ws, 'message');
-    const refused = messages.filter((message) => message.type === 'next' && JSON.stringify(message.payload).includes('RATE_LIMITED'));
+    const refused = messages.filter(
+      (message) => message.type === 'next' && JSON.stringify(message.payload).includes('RATE_LIMITED'),
+    );
     expect(refused).toEqual([]);
     ws.close();
     await once(ws, 'close');

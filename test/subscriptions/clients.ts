@@ -10,7 +10,11 @@ import WebSocket from 'ws';
 /** One message of a subscription: an event's result (data, or errors for an error event). */
 export interface Received {
   data?: Record<string, unknown> | null;
-  errors?: ReadonlyArray<{ message: string; extensions?: Record<string, unknown>; path?: ReadonlyArray<string | number> }>;
+  errors?: ReadonlyArray<{
+    message: string;
+    extensions?: Record<string, unknown>;
+    path?: ReadonlyArray<string | number>;
+  }>;
   extensions?: Record<string, unknown>;
 }
 

@@ -56,7 +56,9 @@ describe('armDeadPeerDetection', () => {
     const pair = await socketPair();
     try {
       const keepAlive = jest.spyOn(pair.accepted, 'setKeepAlive');
-      await expect(armDeadPeerDetection(pair.accepted, { idleMs: 12_000, timeoutMs: 30_000 })).resolves.toBe('user-timeout');
+      await expect(armDeadPeerDetection(pair.accepted, { idleMs: 12_000, timeoutMs: 30_000 })).resolves.toBe(
+        'user-timeout',
+      );
       expect(getUserTimeout(pair.accepted)).toBe(30_000);
       expect(keepAlive).toHaveBeenCalledWith(true, 12_000);
     } finally {
@@ -68,11 +70,15 @@ describe('armDeadPeerDetection', () => {
     const pair = await socketPair();
     const other = await socketPair();
     try {
-      await expect(armDeadPeerDetection(pair.accepted, { idleMs: 1000, timeoutMs: 5000 }, () => Promise.resolve(null))).resolves.toBe('keepalive-only');
+      await expect(
+        armDeadPeerDetection(pair.accepted, { idleMs: 1000, timeoutMs: 5000 }, () => Promise.resolve(null)),
+      ).resolves.toBe('keepalive-only');
       const throwing = (): never => {
         throw new Error('ENOPROTOOPT');
       };
-      await expect(armDeadPeerDetection(other.accepted, { idleMs: 1000, timeoutMs: 5000 }, () => Promise.resolve(throwing))).resolves.toBe('keepalive-only');
+      await expect(
+        armDeadPeerDetection(other.accepted, { idleMs: 1000, timeoutMs: 5000 }, () => Promise.resolve(throwing)),
+      ).resolves.toBe('keepalive-only');
     } finally {
       pair.close();
       other.close();
@@ -95,33 +101,43 @@ describe('armDeadPeerDetection', () => {
 describe('SSE streams whose peer is gone', () => {
   const stacks = useStacks();
 
-  it.each(['sse', 'sse-single'] as const)('arms each %s event stream, and frees its places when the kernel closes it for a dead peer', async (transport) => {
-    const clock = new ManualClock();
-    const stack = await stacks.start({ http: true, config: { sseDeadPeerTimeoutMs: 7000 }, gateway: { now: clock.now, pollClock: clock } });
-    const streams: ServerResponse[] = [];
-    stack.gateway.httpServer.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (req.headers.accept === 'text/event-stream' && req.method !== 'PUT') streams.push(res);
-    });
-    const held = open(stack, transport, 'live', 'reset');
-    expect((await held.first).errors).toBeUndefined();
-    expect(holdings(stack).liveOpen).toBe(1);
-    const socket = streams[0]?.socket;
-    if (!socket) throw new Error('no SSE stream');
-    // The transport's own arming, awaited (a socket is armed once: this returns its answer).
-    const arming = await armDeadPeerDetection(socket, { idleMs: 1, timeoutMs: 1 });
-    expect(arming).toBe(LINUX ? 'user-timeout' : 'keepalive-only');
-    if (LINUX) expect(getUserTimeout(socket)).toBe(7000);
-    // The kernel's verdict on a peer that stopped acknowledging: the socket errors with ETIMEDOUT.
-    socket.destroy(Object.assign(new Error('read ETIMEDOUT'), { code: 'ETIMEDOUT' }));
-    await held.ended;
-    await untilReleased(stack, `${transport} stream of a dead peer`);
-  });
+  it.each(['sse', 'sse-single'] as const)(
+    'arms each %s event stream, and frees its places when the kernel closes it for a dead peer',
+    async (transport) => {
+      const clock = new ManualClock();
+      const stack = await stacks.start({
+        http: true,
+        config: { sseDeadPeerTimeoutMs: 7000 },
+        gateway: { now: clock.now, pollClock: clock },
+      });
+      const streams: ServerResponse[] = [];
+      stack.gateway.httpServer.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (req.headers.accept === 'text/event-stream' && req.method !== 'PUT') streams.push(res);
+      });
+      const held = open(stack, transport, 'live', 'reset');
+      expect((await held.first).errors).toBeUndefined();
+      expect(holdings(stack).liveOpen).toBe(1);
+      const socket = streams[0]?.socket;
+      if (!socket) throw new Error('no SSE stream');
+      // The transport's own arming, awaited (a socket is armed once: this returns its answer).
+      const arming = await armDeadPeerDetection(socket, { idleMs: 1, timeoutMs: 1 });
+      expect(arming).toBe(LINUX ? 'user-timeout' : 'keepalive-only');
+      if (LINUX) expect(getUserTimeout(socket)).toBe(7000);
+      // The kernel's verdict on a peer that stopped acknowledging: the socket errors with ETIMEDOUT.
+      socket.destroy(Object.assign(new Error('read ETIMEDOUT'), { code: 'ETIMEDOUT' }));
+      await held.ended;
+      await untilReleased(stack, `${transport} stream of a dead peer`);
+    },
+  );
 });
 
 /** Whether this system can make a network namespace with a veth link without privileges of its own. */
 function namespacesAvailable(): boolean {
   if (!LINUX) return false;
-  const probe = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link add v0 type veth peer name v1'], { stdio: 'ignore', timeout: 10_000 });
+  const probe = spawnSync('unshare', ['-rn', 'sh', '-c', 'ip link add v0 type veth peer name v1'], {
+    stdio: 'ignore',
+    timeout: 10_000,
+  });
   return probe.status === 0;
 }
 
@@ -156,8 +172,12 @@ describe('a half-open SSE connection (a real one, in a network namespace)', () =
   (namespacesAvailable() ? it : it.skip)(
     'is closed by the kernel with ETIMEDOUT once the peer stops acknowledging',
     async () => {
-      const setup = 'ip link set lo up && ip link add v0 type veth peer name v1 && ip addr add 10.9.0.1/32 dev v0 && ip link set v1 up && ip link set v0 up';
-      const child = spawn('unshare', ['-rn', 'sh', '-c', `${setup} && exec "$0" -e "$1"`, process.execPath, CHILD], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'pipe'] });
+      const setup =
+        'ip link set lo up && ip link add v0 type veth peer name v1 && ip addr add 10.9.0.1/32 dev v0 && ip link set v1 up && ip link set v0 up';
+      const child = spawn('unshare', ['-rn', 'sh', '-c', `${setup} && exec "$0" -e "$1"`, process.execPath, CHILD], {
+        cwd: join(__dirname, '..', '..'),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -8,7 +8,13 @@ import { diffAuctions } from '../../src/domains/market/auction.subscription';
 import { TransactionLedger } from '../../src/domains/bank-accounts/transaction-ledger';
 import type { Room } from '../../src/domains/buildings/building.type';
 
-const item = (name: string, amount: number) => ({ item: name, amount, singleWeight: 1, totalWeight: amount, icon: null });
+const item = (name: string, amount: number) => ({
+  item: name,
+  amount,
+  singleWeight: 1,
+  totalWeight: amount,
+  icon: null,
+});
 const booking = (minute: number, amount: number, reference = 'Miete'): BankTransaction => ({
   senderVban: '1',
   receiverVban: '2',
@@ -16,7 +22,10 @@ const booking = (minute: number, amount: number, reference = 'Miete'): BankTrans
   amount,
   timestamp: new Date(Date.UTC(2026, 0, 1, 0, minute)),
 });
-const page = (transactions: BankTransaction[], total = transactions.length): TransactionPage => ({ totalTransactions: total, transactions });
+const page = (transactions: BankTransaction[], total = transactions.length): TransactionPage => ({
+  totalTransactions: total,
+  transactions,
+});
 
 describe('diffInventory', () => {
   it('sums stacks of one item and reports new, changed and gone items', () => {
@@ -34,7 +43,9 @@ describe('diffInventory', () => {
 describe('diffCounter', () => {
   it('reports amount and price changes, new and removed items with nulls', () => {
     const shelf = (name: string, amount: number, price: number) => ({ ...item(name, amount), price });
-    expect(diffCounter([shelf('Wasser', 5, 2), shelf('Brot', 1, 3)], [shelf('Wasser', 5, 2.5), shelf('Milch', 4, 1)])).toEqual([
+    expect(
+      diffCounter([shelf('Wasser', 5, 2), shelf('Brot', 1, 3)], [shelf('Wasser', 5, 2.5), shelf('Milch', 4, 1)]),
+    ).toEqual([
       { item: 'Wasser', amountBefore: 5, amountAfter: 5, priceBefore: 2, priceAfter: 2.5 },
       { item: 'Milch', amountBefore: null, amountAfter: 4, priceBefore: null, priceAfter: 1 },
       { item: 'Brot', amountBefore: 1, amountAfter: null, priceBefore: 3, priceAfter: null },
@@ -71,11 +82,20 @@ describe('TransactionLedger', () => {
 });
 
 describe('diffAuctions', () => {
-  const auction = (id: string, bidAmount: number, isLastBidderMe: boolean) => ({ id, item: 'Stahl', bidAmount, isLastBidderMe, auctionEnd: new Date(0), icon: null });
+  const auction = (id: string, bidAmount: number, isLastBidderMe: boolean) => ({
+    id,
+    item: 'Stahl',
+    bidAmount,
+    isLastBidderMe,
+    auctionEnd: new Date(0),
+    icon: null,
+  });
   it('reports NEW, OUTBID, LEADING, BID_CHANGED and ENDED', () => {
     const before = [auction('a', 10, true), auction('b', 10, false), auction('c', 10, true), auction('d', 5, false)];
     const after = [auction('a', 12, false), auction('b', 11, true), auction('c', 15, true), auction('e', 1, true)];
-    expect(diffAuctions(before, after).map((change) => [change.kind, change.auction.id, change.previousBidAmount])).toEqual([
+    expect(
+      diffAuctions(before, after).map((change) => [change.kind, change.auction.id, change.previousBidAmount]),
+    ).toEqual([
       ['OUTBID', 'a', 10],
       ['LEADING', 'b', 10],
       ['BID_CHANGED', 'c', 10],
@@ -88,7 +108,11 @@ describe('diffAuctions', () => {
 describe('diffRooms and optionChanged', () => {
   const room = (id: string, occupied: boolean, rent: number) => ({ id, occupied, rent }) as Room;
   it('reports occupancy and rent changes', () => {
-    expect(diffRooms([room('r1', false, 100), room('r2', true, 200)], [room('r1', true, 100), room('r2', false, 250)]).map((c) => [c.kind, c.room.id, c.previousRent])).toEqual([
+    expect(
+      diffRooms([room('r1', false, 100), room('r2', true, 200)], [room('r1', true, 100), room('r2', false, 250)]).map(
+        (c) => [c.kind, c.room.id, c.previousRent],
+      ),
+    ).toEqual([
       ['OCCUPIED', 'r1', null],
       ['FREED', 'r2', null],
       ['RENT_CHANGED', 'r2', 200],

@@ -51,27 +51,55 @@ describe('each subscription field', () => {
   }
 
   it('transactionAdded: each new booking once, oldest first, on a building account too', async () => {
-    const events = await subscribe(`subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.hafenMainAccount}") { bankAccountId transaction { amount reference } } }`);
-    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.hafenMainAccount, amount: 700, reference: 'Miete A' });
-    stack.simulator.change({ kind: 'transaction', bankAccountId: FIXTURE_IDS.hafenMainAccount, amount: 800, reference: 'Miete B' });
+    const events = await subscribe(
+      `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.hafenMainAccount}") { bankAccountId transaction { amount reference } } }`,
+    );
+    stack.simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.hafenMainAccount,
+      amount: 700,
+      reference: 'Miete A',
+    });
+    stack.simulator.change({
+      kind: 'transaction',
+      bankAccountId: FIXTURE_IDS.hafenMainAccount,
+      amount: 800,
+      reference: 'Miete B',
+    });
     await turn(60_000);
-    expect((await events.next()).data?.transactionAdded).toEqual({ bankAccountId: FIXTURE_IDS.hafenMainAccount, transaction: { amount: 700, reference: 'Miete A' } });
-    expect((await events.next()).data?.transactionAdded).toMatchObject({ transaction: { amount: 800, reference: 'Miete B' } });
+    expect((await events.next()).data?.transactionAdded).toEqual({
+      bankAccountId: FIXTURE_IDS.hafenMainAccount,
+      transaction: { amount: 700, reference: 'Miete A' },
+    });
+    expect((await events.next()).data?.transactionAdded).toMatchObject({
+      transaction: { amount: 800, reference: 'Miete B' },
+    });
     await turn(60_000);
     expect(events.buffered).toBe(0);
   });
 
   it('roomChanged: a room freed and its rent changed', async () => {
     const room = FIXTURE_IDS.hafenRooms[0] ?? '';
-    const events = await subscribe(`subscription { roomChanged(buildingId: "${FIXTURE_IDS.hafen}") { kind previousRent room { id occupied rent } } }`);
+    const events = await subscribe(
+      `subscription { roomChanged(buildingId: "${FIXTURE_IDS.hafen}") { kind previousRent room { id occupied rent } } }`,
+    );
     stack.simulator.change({ kind: 'room', roomId: room, tenant: null, rent: 1234 });
     await turn(300_000);
-    expect((await events.next()).data?.roomChanged).toMatchObject({ kind: 'FREED', room: { id: room, occupied: false } });
-    expect((await events.next()).data?.roomChanged).toMatchObject({ kind: 'RENT_CHANGED', room: { id: room, rent: 1234 } });
+    expect((await events.next()).data?.roomChanged).toMatchObject({
+      kind: 'FREED',
+      room: { id: room, occupied: false },
+    });
+    expect((await events.next()).data?.roomChanged).toMatchObject({
+      kind: 'RENT_CHANGED',
+      room: { id: room, rent: 1234 },
+    });
   });
 
   it('myAuctionChanged: outbid on an import auction', async () => {
-    const events = await subscribe(`subscription { myAuctionChanged { kind previousBidAmount auction { __typename ... on MyImportAuction { item bidAmount isLastBidderMe } } } }`, 2);
+    const events = await subscribe(
+      `subscription { myAuctionChanged { kind previousBidAmount auction { __typename ... on MyImportAuction { item bidAmount isLastBidderMe } } } }`,
+      2,
+    );
     const auction = '67d4b1c9e8f7a6b5c4d30001'; // character 1's Stahl import auction, which it leads
     stack.simulator.change({ kind: 'bid', auctionId: auction, bidAmount: 2000, isLastBidderMe: false });
     const polled = new Promise<void>((resolve) => {
@@ -92,13 +120,20 @@ describe('each subscription field', () => {
   });
 
   it('factoryOptionChanged: a slot written through the gateway', async () => {
-    const events = await subscribe(`subscription { factoryOptionChanged(factoryId: "${FIXTURE_IDS.shop}", slot: 3) { slot option { title data } } }`);
+    const events = await subscribe(
+      `subscription { factoryOptionChanged(factoryId: "${FIXTURE_IDS.shop}", slot: 3) { slot option { title data } } }`,
+    );
     const written = await stack.post(
-      { query: `mutation { updateFactoryOption(input: { factoryId: "${FIXTURE_IDS.shop}", slot: 3, title: "Hours", data: "Mon-Fri" }) { message } }` },
+      {
+        query: `mutation { updateFactoryOption(input: { factoryId: "${FIXTURE_IDS.shop}", slot: 3, title: "Hours", data: "Mon-Fri" }) { message } }`,
+      },
       { headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
     );
     expect(written.body.errors).toBeUndefined();
     await turn(300_000);
-    expect((await events.next()).data?.factoryOptionChanged).toEqual({ slot: 3, option: { title: 'Hours', data: 'Mon-Fri' } });
+    expect((await events.next()).data?.factoryOptionChanged).toEqual({
+      slot: 3,
+      option: { title: 'Hours', data: 'Mon-Fri' },
+    });
   });
 });

@@ -35,13 +35,22 @@ describe('refusals before a subscription starts', () => {
 
   it('refuses a malformed key with UNAUTHENTICATED over WebSocket and SSE, with no upstream request', async () => {
     await start();
-    const ws = createClient({ url: stack.endpoint.replace(/^http/, 'ws'), webSocketImpl: WebSocket, retryAttempts: 0, connectionParams: { authorization: DEMO_KEYS.premium.key } });
+    const ws = createClient({
+      url: stack.endpoint.replace(/^http/, 'ws'),
+      webSocketImpl: WebSocket,
+      retryAttempts: 0,
+      connectionParams: { authorization: DEMO_KEYS.premium.key },
+    });
     const overWs = subscribeWs(ws, COUNTER, { id: FIXTURE_IDS.shop });
     const wsError = (await overWs.ended) as Array<{ extensions?: { code?: string } }>;
     expect(wsError[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     await ws.dispose();
 
-    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: 'Token nope' }, retryAttempts: 0 });
+    const sse = createSseClient({
+      url: `${stack.origin}/graphql/stream`,
+      headers: { authorization: 'Token nope' },
+      retryAttempts: 0,
+    });
     const overSse = collect((sink) => sse.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const sseRefusal = await overSse.next();
     expect(sseRefusal.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
@@ -52,10 +61,18 @@ describe('refusals before a subscription starts', () => {
   it('refuses an out-of-bounds slot with BAD_USER_INPUT and a selection over the cost limit with QUERY_TOO_EXPENSIVE', async () => {
     await start({ maxUpstreamRequests: 1 });
     const ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
-    const slot = subscribeWs(ws, `subscription { factoryOptionChanged(factoryId: "${FIXTURE_IDS.shop}", slot: 11) { slot } }`);
-    expect(((await slot.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    const slot = subscribeWs(
+      ws,
+      `subscription { factoryOptionChanged(factoryId: "${FIXTURE_IDS.shop}", slot: 11) { slot } }`,
+    );
+    expect(((await slot.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe(
+      'BAD_USER_INPUT',
+    );
     // Each event would resolve room.building and room.tenant: 2 upstream requests per event.
-    const expensive = subscribeWs(ws, `subscription { roomChanged(buildingId: "${FIXTURE_IDS.hafen}") { room { building { label } tenant { tenantName } } } }`);
+    const expensive = subscribeWs(
+      ws,
+      `subscription { roomChanged(buildingId: "${FIXTURE_IDS.hafen}") { room { building { label } tenant { tenantName } } } }`,
+    );
     const refusal = ((await expensive.ended) as Array<{ extensions?: Record<string, unknown> }>)[0]?.extensions;
     expect(refusal).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', maxCost: 1 });
     await ws.dispose();
@@ -79,7 +96,16 @@ describe('refusals before a subscription starts', () => {
     const keyless = wsClient(stack.endpoint, null);
 
     const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
-    const trusted = collect((sink) => keyless.subscribe({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } }, variables: { id: FIXTURE_IDS.shop } }, sink));
+    const trusted = collect((sink) =>
+      keyless.subscribe(
+        {
+          query: '',
+          extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+          variables: { id: FIXTURE_IDS.shop },
+        },
+        sink,
+      ),
+    );
     await joined;
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', amount: 5 });
     clock.advance(60_000);
@@ -87,7 +113,9 @@ describe('refusals before a subscription starts', () => {
     expect(stack.simulator.countRequests({ keyLabel: 'premium' })).toBeGreaterThan(0);
 
     const arbitrary = subscribeWs(keyless, COUNTER, { id: FIXTURE_IDS.shop });
-    expect(((await arbitrary.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe('FORBIDDEN_DOCUMENT');
+    expect(((await arbitrary.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe(
+      'FORBIDDEN_DOCUMENT',
+    );
     await keyless.dispose();
   });
 });

@@ -16,7 +16,11 @@ describe('subscription keep-alive', () => {
 
   beforeEach(async () => {
     const clock = new ManualClock();
-    stack = await startStack({ http: true, config: { subscriptionKeepAliveMs: 50 }, gateway: { now: clock.now, pollClock: clock } });
+    stack = await startStack({
+      http: true,
+      config: { subscriptionKeepAliveMs: 50 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
   });
 
   afterEach(async () => {
@@ -26,7 +30,9 @@ describe('subscription keep-alive', () => {
   it('pings an idle WebSocket connection (WebSocket ping frames, as graphql-ws sends them)', async () => {
     const socket = new WebSocket(stack.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
     await once(socket, 'open');
-    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } }));
+    socket.send(
+      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } }),
+    );
     const [ack] = await once(socket, 'message');
     expect(JSON.parse(String(ack))).toMatchObject({ type: 'connection_ack' });
     await once(socket, 'ping');
@@ -38,7 +44,11 @@ describe('subscription keep-alive', () => {
     const controller = new AbortController();
     const response = await fetch(`${stack.gateway.url}/graphql/stream`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+      headers: {
+        authorization: `Bearer ${DEMO_KEYS.premium.key}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
       body: JSON.stringify({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }),
       signal: controller.signal,
     });

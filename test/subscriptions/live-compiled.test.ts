@@ -36,7 +36,11 @@ function compiledLiveOperations(): Array<string | undefined> {
 
 async function changeAndRead(stack: HttpStack, price: number): Promise<void> {
   stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price });
-  const fresh = await stack.executeText(FRESH_COUNTER, { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+  const fresh = await stack.executeText(
+    FRESH_COUNTER,
+    { id: FIXTURE_IDS.shop },
+    { headers: { 'cache-control': 'no-cache' } },
+  );
   expect(fresh.errors).toBeUndefined();
 }
 
@@ -74,7 +78,11 @@ describe.each([
       const result = await live.next();
       expect(priceOf(result)).toBe(price);
       expect(result.errors).toBeUndefined();
-      const plain = await stack.executeText(plainPage, { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+      const plain = await stack.executeText(
+        plainPage,
+        { id: FIXTURE_IDS.shop },
+        { headers: { 'cache-control': 'no-cache' } },
+      );
       expect(result.data).toEqual(plain.data);
     }
     live.stop();

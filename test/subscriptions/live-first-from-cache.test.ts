@@ -25,12 +25,20 @@ describe('a live query on a cached page while the budget is spent', () => {
   const stacks = useStacks();
 
   async function filledStack(): Promise<{ current: HttpStack; settled: () => Promise<void> }> {
-    const current = await stacks.start({ http: true, simulator: { rateLimit: LIMIT }, config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 } });
+    const current = await stacks.start({
+      http: true,
+      simulator: { rateLimit: LIMIT },
+      config: { upstreamRateLimit: LIMIT, upstreamPatienceMs: 1500 },
+    });
     useFakeTimersWithRealIo();
     const { settled } = trackUpstreamSends();
     // The plain page, viewed until it is complete: every field cached, the window spent.
     for (let view = 0; view < 10; view += 1) {
-      const answer = await stepClockUntil(settled, current.executeText(readmePage(), { id: FIXTURE_IDS.shop }), STEP_MS);
+      const answer = await stepClockUntil(
+        settled,
+        current.executeText(readmePage(), { id: FIXTURE_IDS.shop }),
+        STEP_MS,
+      );
       if (answer.errors === undefined) break;
       await stepClockUntil(settled, new Promise<void>((resolve) => setTimeout(resolve, 2000)), STEP_MS);
     }
@@ -44,7 +52,10 @@ describe('a live query on a cached page while the budget is spent', () => {
     const results: Received[] = [];
     const live = collect((sink) =>
       ws.subscribe(
-        { query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'), variables: { id: FIXTURE_IDS.shop } },
+        {
+          query: readmePage().replace('query CompanyPage($id: ID!)', 'query CompanyPage($id: ID!) @live'),
+          variables: { id: FIXTURE_IDS.shop },
+        },
         { next: (result) => results.push(result as Received), error: sink.error, complete: sink.complete },
       ),
     );

@@ -29,13 +29,21 @@ function itemsOf(result: Received): CounterItems {
 function recordGets(): Array<{ keyId: string; cacheOnly: boolean; noCache: boolean }> {
   const calls: Array<{ keyId: string; cacheOnly: boolean; noCache: boolean }> = [];
   const get = UpstreamEconomy.prototype.get;
-  jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+  jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (
+    this: UpstreamEconomy,
+    caller: EconomyCaller,
+    ...rest
+  ) {
     calls.push({ keyId: caller.keyId, cacheOnly: caller.cacheOnly === true, noCache: caller.noCache });
     return get.call(this, caller, ...rest);
   });
   // A read answered at once from the cache (every read of a re-run whose data is cached).
   const freshHit = UpstreamEconomy.prototype.freshHit;
-  jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+  jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (
+    this: UpstreamEconomy,
+    caller: EconomyCaller,
+    ...rest
+  ) {
     const hit = freshHit.call(this, caller, ...rest);
     if (hit) calls.push({ keyId: caller.keyId, cacheOnly: caller.cacheOnly === true, noCache: caller.noCache });
     return hit;
@@ -62,11 +70,18 @@ describe('live queries over WebSocket and SSE', () => {
     const plain = await stack.executeText(COUNTER.replace(' @live', ''), { id: FIXTURE_IDS.shop });
     const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const first = await live.next();
-    expect(first).toEqual({ data: plain.data, extensions: { upstream: expect.objectContaining({ requests: 0, cacheHits: 2 }) as unknown } });
+    expect(first).toEqual({
+      data: plain.data,
+      extensions: { upstream: expect.objectContaining({ requests: 0, cacheHits: 2 }) as unknown },
+    });
 
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 9.5 });
     // Another operation of the same key reads with no-cache: its answer is stored and the live query re-runs.
-    const fresh = await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item price } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    const fresh = await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item price } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(fresh.errors).toBeUndefined();
     const afterRead = stack.simulator.requests.length;
     const second = await live.next();
@@ -79,12 +94,20 @@ describe('live queries over WebSocket and SSE', () => {
   });
 
   it('over SSE too', async () => {
-    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const sse = createSseClient({
+      url: `${stack.gateway.url}/graphql/stream`,
+      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      retryAttempts: 0,
+    });
     const live = collect((sink) => sse.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const first = await live.next();
     expect(first.errors).toBeUndefined();
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 7.25 });
-    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(7.25);
     live.stop();
     sse.dispose();
@@ -95,12 +118,20 @@ describe('live queries over WebSocket and SSE', () => {
     await live.next();
     const gets: EconomyCaller[] = [];
     const get = UpstreamEconomy.prototype.get;
-    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (
+      this: UpstreamEconomy,
+      caller: EconomyCaller,
+      ...rest
+    ) {
       gets.push(caller);
       return get.call(this, caller, ...rest);
     });
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 6.5 });
-    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(6.5);
     // Only the no-cache read went through the economy's promise path; the re-run read the cache at once.
     expect(gets.filter((caller) => caller.cacheOnly)).toEqual([]);
@@ -113,10 +144,18 @@ describe('live queries over WebSocket and SSE', () => {
     const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     await live.next();
     // The same data stored again: the query re-runs (from the cache) but sends nothing.
-    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     await until(() => calls.some((call) => call.cacheOnly), 'the re-run');
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 3.5 });
-    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     // The next message is the changed one: the identical re-run before it was not sent.
     expect(itemsOf(await live.next()).find((item) => item.item === 'Wasser')?.price).toBe(3.5);
     live.stop();
@@ -133,7 +172,11 @@ describe('live queries over WebSocket and SSE', () => {
     expect(otherKeyIds.size).toBe(2);
 
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 4.75 });
-    const premiumRead = await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    const premiumRead = await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     expect(premiumRead.errors).toBeUndefined();
     expect(itemsOf(await mine.next()).find((item) => item.item === 'Wasser')?.price).toBe(4.75);
     const premiumKeyId = calls.find((call) => call.noCache)?.keyId;
@@ -147,11 +190,20 @@ describe('live queries over WebSocket and SSE', () => {
   });
 
   it('sends JSON patches (jsondiffpatch) to a client that asks for them: whole first, then patches that give the whole result', async () => {
-    const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop }, extensions: { livePatch: 'jsondiffpatch' } }, sink));
+    const live = collect((sink) =>
+      ws.subscribe(
+        { query: COUNTER, variables: { id: FIXTURE_IDS.shop }, extensions: { livePatch: 'jsondiffpatch' } },
+        sink,
+      ),
+    );
     const first = (await live.next()) as Received & { revision?: number };
     expect(first.revision).toBe(1);
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 12.5 });
-    const whole = await stack.executeText(COUNTER.replace(' @live', ''), { id: FIXTURE_IDS.shop }, { headers: { 'cache-control': 'no-cache' } });
+    const whole = await stack.executeText(
+      COUNTER.replace(' @live', ''),
+      { id: FIXTURE_IDS.shop },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
     const second = (await live.next()) as Received & { revision?: number; patch?: unknown };
     expect(second).toMatchObject({ revision: 2, patch: expect.anything() });
     expect(second.data).toBeUndefined();
@@ -160,7 +212,10 @@ describe('live queries over WebSocket and SSE', () => {
   });
 
   it('refuses @live over plain HTTP with BAD_REQUEST', async () => {
-    const answer = await stack.post({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } });
+    const answer = await stack.post(
+      { query: COUNTER, variables: { id: FIXTURE_IDS.shop } },
+      { headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } },
+    );
     expect(answer.status).toBe(400);
     expect(answer.body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
   });
@@ -169,13 +224,25 @@ describe('live queries over WebSocket and SSE', () => {
 describe('live queries and subscription polls', () => {
   it('a subscription poll of the same key that stores new data re-runs the live query', async () => {
     const clock = new ManualClock();
-    const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0 }, gateway: { now: clock.now, pollClock: clock } });
+    const stack = await startStack({
+      http: true,
+      config: { liveQueryThrottleMs: 0 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     const ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
     try {
       const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
       await live.next();
       const polled = once(stack.gateway.subscriptions.hub.activity, 'polled');
-      const events = collect((sink) => ws.subscribe({ query: 'subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item priceAfter } } }', variables: { id: FIXTURE_IDS.shop } }, sink));
+      const events = collect((sink) =>
+        ws.subscribe(
+          {
+            query: 'subscription($id: ID!) { counterChanged(factoryId: $id) { changes { item priceAfter } } }',
+            variables: { id: FIXTURE_IDS.shop },
+          },
+          sink,
+        ),
+      );
       await polled;
       stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 8.75 });
       clock.advance(60_000);

@@ -50,7 +50,10 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     expect((await first.next()).errors).toBeUndefined();
     const second = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const refusal = await second.next();
-    expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION' });
+    expect(refusal.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION',
+    });
     first.stop();
     await until(() => stack.gateway.subscriptions.liveQueries.open === 0, 'the first live query to end');
     const third = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
@@ -63,8 +66,13 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     const other = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
     const first = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     await first.next();
-    const second = collect((sink) => other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.carDealer } }, sink));
-    expect((await second.next()).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' });
+    const second = collect((sink) =>
+      other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.carDealer } }, sink),
+    );
+    expect((await second.next()).errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_KEY',
+    });
     const identical = collect((sink) => other.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     expect((await identical.next()).errors).toBeUndefined();
     first.stop();
@@ -72,7 +80,7 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     await other.dispose();
   });
 
-  it('checks the cost like a query\'s before the first execution: nothing is sent upstream', async () => {
+  it("checks the cost like a query's before the first execution: nothing is sent upstream", async () => {
     await start({ maxUpstreamRequests: 1 });
     const live = collect((sink) => ws.subscribe({ query: COUNTER, variables: { id: FIXTURE_IDS.shop } }, sink));
     const ended = (await live.ended) as Array<{ extensions?: { code?: string } }>;
@@ -97,7 +105,16 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     writeFileSync(manifest, JSON.stringify({ [hash]: document }));
     await start({ serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest });
     const keyless = wsClient(stack.endpoint, null);
-    const trusted = collect((sink) => keyless.subscribe({ query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } }, variables: { id: FIXTURE_IDS.shop } }, sink));
+    const trusted = collect((sink) =>
+      keyless.subscribe(
+        {
+          query: '',
+          extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+          variables: { id: FIXTURE_IDS.shop },
+        },
+        sink,
+      ),
+    );
     expect((await trusted.next()).errors).toBeUndefined();
     expect(stack.simulator.countRequests({ keyLabel: 'premium' })).toBeGreaterThan(0);
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price: 6.5 });
@@ -105,8 +122,12 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     expect(priceOf(await trusted.next(), 'Wasser')).toBe(6.5);
     trusted.stop();
 
-    const arbitrary = collect((sink) => keyless.subscribe({ query: COUNTER.replace('price', 'amount'), variables: { id: FIXTURE_IDS.shop } }, sink));
-    expect(((await arbitrary.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe('FORBIDDEN_DOCUMENT');
+    const arbitrary = collect((sink) =>
+      keyless.subscribe({ query: COUNTER.replace('price', 'amount'), variables: { id: FIXTURE_IDS.shop } }, sink),
+    );
+    expect(((await arbitrary.ended) as Array<{ extensions?: { code?: string } }>)[0]?.extensions?.code).toBe(
+      'FORBIDDEN_DOCUMENT',
+    );
     await keyless.dispose();
   });
 
@@ -156,10 +177,18 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     let stalled = 0;
     // Cache-only reads go to `get` (not answered at once from the cache), where the first one stalls.
     const freshHit = UpstreamEconomy.prototype.freshHit;
-    const hits = jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    const hits = jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (
+      this: UpstreamEconomy,
+      caller: EconomyCaller,
+      ...rest
+    ) {
       return caller.cacheOnly ? undefined : freshHit.call(this, caller, ...rest);
     });
-    const spy = jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    const spy = jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (
+      this: UpstreamEconomy,
+      caller: EconomyCaller,
+      ...rest
+    ) {
       if (caller.cacheOnly && stalled === 0) {
         stalled += 1;
         return new Promise<never>(() => undefined);
@@ -187,7 +216,15 @@ describe('live queries: limits, cost, size, public site, throttle, writes', () =
     expect((await live.next()).errors).toBeUndefined();
     const written = await stack.executeText(
       'mutation($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
-      { input: { factoryId: FIXTURE_IDS.shop, slot: 1, title: 'Opening hours', data: 'live 24/7', apiSecret: DEMO_KEYS.premium.secret } },
+      {
+        input: {
+          factoryId: FIXTURE_IDS.shop,
+          slot: 1,
+          title: 'Opening hours',
+          data: 'live 24/7',
+          apiSecret: DEMO_KEYS.premium.secret,
+        },
+      },
     );
     expect(written.errors).toBeUndefined();
     const next = await live.next();

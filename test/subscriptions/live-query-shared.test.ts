@@ -8,9 +8,17 @@ import { SharedLiveQuery } from '../../src/subscriptions/live-shared';
 import { until } from '../support';
 
 /** A source whose results the test pushes; records whether it was returned. */
-function scriptedSource(): { source: AsyncIterator<ExecutionResult>; push(value: number): void; finish(): void; fail(): void; readonly returned: boolean; readonly queued: number } {
+function scriptedSource(): {
+  source: AsyncIterator<ExecutionResult>;
+  push(value: number): void;
+  finish(): void;
+  fail(): void;
+  readonly returned: boolean;
+  readonly queued: number;
+} {
   const queue: Array<IteratorResult<ExecutionResult> | Error> = [];
-  const waiting: Array<{ resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: Error) => void }> = [];
+  const waiting: Array<{ resolve: (step: IteratorResult<ExecutionResult>) => void; reject: (error: Error) => void }> =
+    [];
   let returned = false;
   const deliver = (step: IteratorResult<ExecutionResult> | Error): void => {
     const waiter = waiting.shift();

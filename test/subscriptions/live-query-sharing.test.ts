@@ -57,14 +57,23 @@ describe('live queries: identical operations of one key share one execution', ()
     return client;
   }
 
-  function live(client: WsClient | SseClient, query = COUNTER, variables: Record<string, unknown> = { id: FIXTURE_IDS.shop }, extensions?: Record<string, unknown>): Collected {
+  function live(
+    client: WsClient | SseClient,
+    query = COUNTER,
+    variables: Record<string, unknown> = { id: FIXTURE_IDS.shop },
+    extensions?: Record<string, unknown>,
+  ): Collected {
     return collect((sink) => client.subscribe({ query, variables, ...(extensions ? { extensions } : {}) }, sink));
   }
 
   /** Changes a counter price upstream and reads it with no-cache under the premium key, so the live queries of that key re-run. */
   async function changePrice(price: number): Promise<void> {
     stack.simulator.change({ kind: 'counter', factoryId: FIXTURE_IDS.shop, item: 'Wasser', price });
-    const read = await stack.executeText(FRESH_READ, { id: FIXTURE_IDS.shop }, { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } });
+    const read = await stack.executeText(
+      FRESH_READ,
+      { id: FIXTURE_IDS.shop },
+      { key: DEMO_KEYS.premium.key, headers: { 'cache-control': 'no-cache' } },
+    );
     expect(read.errors).toBeUndefined();
   }
 
@@ -179,10 +188,18 @@ describe('live queries: identical operations of one key share one execution', ()
     let stalled = 0;
     // Cache-only reads go to `get` (not answered at once from the cache), where they wait.
     const freshHit = UpstreamEconomy.prototype.freshHit;
-    jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    jest.spyOn(UpstreamEconomy.prototype, 'freshHit').mockImplementation(function (
+      this: UpstreamEconomy,
+      caller: EconomyCaller,
+      ...rest
+    ) {
       return caller.cacheOnly ? undefined : freshHit.call(this, caller, ...rest);
     });
-    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (this: UpstreamEconomy, caller: EconomyCaller, ...rest) {
+    jest.spyOn(UpstreamEconomy.prototype, 'get').mockImplementation(function (
+      this: UpstreamEconomy,
+      caller: EconomyCaller,
+      ...rest
+    ) {
       if (!caller.cacheOnly) return get.call(this, caller, ...rest);
       stalled += 1;
       return gate.then(() => get.call(this, caller, ...rest));
@@ -245,7 +262,11 @@ describe('live queries: identical operations of one key share one execution', ()
     const distinct = Array.from({ length: 20 }, (_, index) => live(client, distinctLive(index)));
     for (const subscriber of distinct) expect((await subscriber.next()).errors).toBeUndefined();
     const refused = live(client, distinctLive(20));
-    expect((await refused.next()).errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY', limit: 20 });
+    expect((await refused.next()).errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_KEY',
+      limit: 20,
+    });
     distinct.pop()?.stop();
     await until(() => liveQueries.open === 19, 'one distinct live query to end');
 
@@ -263,7 +284,11 @@ describe('live queries: identical operations of one key share one execution', ()
     writeFileSync(manifest, JSON.stringify({ [hash]: COUNTER }));
     await start({ serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifest });
     const liveQueries = stack.gateway.subscriptions.liveQueries;
-    const trusted = { query: '', extensions: { persistedQuery: { version: 1, sha256Hash: hash } }, variables: { id: FIXTURE_IDS.shop } };
+    const trusted = {
+      query: '',
+      extensions: { persistedQuery: { version: 1, sha256Hash: hash } },
+      variables: { id: FIXTURE_IDS.shop },
+    };
     const visitors = Array.from({ length: 5 }, () => collect((sink) => sse({}).subscribe(trusted, sink)));
     const firsts = await Promise.all(visitors.map((visitor) => visitor.next()));
     for (const first of firsts) expect(first.errors).toBeUndefined();
@@ -284,7 +309,10 @@ describe('live queries: subscribers per client address', () => {
   function visitor(forwardedFor?: string): Collected {
     const client = createSseClient({
       url: `${stack.gateway.url}/graphql/stream`,
-      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      headers: {
+        authorization: `Bearer ${DEMO_KEYS.premium.key}`,
+        ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+      },
       retryAttempts: 0,
     });
     clients.push(client);
@@ -294,7 +322,11 @@ describe('live queries: subscribers per client address', () => {
   async function admitted(subscriber: Collected): Promise<boolean> {
     const first = await subscriber.next();
     if (first.errors === undefined) return true;
-    expect(first.errors[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS', limit: 2 });
+    expect(first.errors[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'LIVE_QUERY_SUBSCRIBERS_MAX_PER_ADDRESS',
+      limit: 2,
+    });
     return false;
   }
 
@@ -319,7 +351,10 @@ describe('live queries: subscribers per client address', () => {
   });
 
   it('ignores X-Forwarded-For from a peer outside TRUSTED_PROXIES', async () => {
-    stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0, liveQuerySubscribersMaxPerAddress: 2, trustedProxies: ['10.0.0.0/8'] } });
+    stack = await startStack({
+      http: true,
+      config: { liveQueryThrottleMs: 0, liveQuerySubscribersMaxPerAddress: 2, trustedProxies: ['10.0.0.0/8'] },
+    });
     const results = [];
     for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) results.push(await admitted(visitor(address)));
     expect(results).toEqual([true, true, false]);
@@ -327,11 +362,25 @@ describe('live queries: subscribers per client address', () => {
   });
 
   it('counts the address a trusted proxy names in X-Forwarded-For (the last untrusted hop)', async () => {
-    stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0, liveQuerySubscribersMaxPerAddress: 2, trustedProxies: ['loopback', '10.0.0.0/8'] } });
+    stack = await startStack({
+      http: true,
+      config: {
+        liveQueryThrottleMs: 0,
+        liveQuerySubscribersMaxPerAddress: 2,
+        trustedProxies: ['loopback', '10.0.0.0/8'],
+      },
+    });
     const service = stack.gateway.subscriptions.service;
     const results = [];
     // The client claims 198.51.100.9 (untrusted, so not believed); the trusted 10.1.2.3 saw 203.0.113.1.
-    for (const header of ['198.51.100.9, 203.0.113.1, 10.1.2.3', '203.0.113.1', '203.0.113.2', '203.0.113.2', '203.0.113.1']) results.push(await admitted(visitor(header)));
+    for (const header of [
+      '198.51.100.9, 203.0.113.1, 10.1.2.3',
+      '203.0.113.1',
+      '203.0.113.2',
+      '203.0.113.2',
+      '203.0.113.1',
+    ])
+      results.push(await admitted(visitor(header)));
     expect(results).toEqual([true, true, true, true, false]);
     expect(service.liveSubscribersFrom('203.0.113.1')).toBe(2);
     expect(service.liveSubscribersFrom('203.0.113.2')).toBe(2);

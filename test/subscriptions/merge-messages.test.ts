@@ -35,9 +35,14 @@ class Source implements AsyncIterableIterator<FeedMessage<string>> {
   }
 }
 
-const event = (value: string): IteratorResult<FeedMessage<string>> => ({ value: { kind: 'event', event: value }, done: false });
-const labelled = (name: string) => (message: FeedMessage<string>, final: boolean): FeedMessage<string> =>
-  message.kind === 'event' ? { kind: 'event', event: `${name}:${message.event}` } : { ...message, final };
+const event = (value: string): IteratorResult<FeedMessage<string>> => ({
+  value: { kind: 'event', event: value },
+  done: false,
+});
+const labelled =
+  (name: string) =>
+  (message: FeedMessage<string>, final: boolean): FeedMessage<string> =>
+    message.kind === 'event' ? { kind: 'event', event: `${name}:${message.event}` } : { ...message, final };
 
 describe('mergeMessages', () => {
   it("keeps the other parts' events after one part's definitive error, which is final only for the last part", async () => {

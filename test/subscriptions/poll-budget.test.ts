@@ -102,7 +102,12 @@ function setup(rateLimit: { requests: number; windowSeconds: number }, intervalM
     errorEventsAfter: 3,
     retryBaseMs: 5000,
     pollBudgetPerMinute: (keyId) =>
-      stretch ? pollBudgetPerMinute({ upstreamRateLimit: rateLimit, subscriptionBudgetPercent: 50 }, economy.budgetOf(keyId).allowance) : Number.POSITIVE_INFINITY,
+      stretch
+        ? pollBudgetPerMinute(
+            { upstreamRateLimit: rateLimit, subscriptionBudgetPercent: 50 },
+            economy.budgetOf(keyId).allowance,
+          )
+        : Number.POSITIVE_INFINITY,
     clock: FAKE_CLOCK,
   });
   return { upstream, economy, hub };
@@ -178,7 +183,7 @@ describe('subscription polls on the key budget', () => {
     expect(polls).toBeGreaterThanOrEqual(3);
   });
 
-  it('stretches the intervals further when an upstream 429 halved the key\'s allowance', async () => {
+  it("stretches the intervals further when an upstream 429 halved the key's allowance", async () => {
     const { upstream, economy, hub } = setup({ requests: 10, windowSeconds: 60 }, 10_000);
     for (const id of ['c1', 'c2', 'c3']) await hub.subscribe(KEY, counterFeed(id), () => undefined);
     // 18 polls a minute wanted, 5 allowed.
@@ -194,12 +199,19 @@ describe('subscription polls on the key budget', () => {
 });
 
 describe('pollBudgetPerMinute', () => {
-  it('is SUBSCRIPTION_BUDGET_PERCENT of the key\'s allowance per minute, unlimited when the budget is off', () => {
+  it("is SUBSCRIPTION_BUDGET_PERCENT of the key's allowance per minute, unlimited when the budget is off", () => {
     const config = { upstreamRateLimit: { requests: 10, windowSeconds: 60 }, subscriptionBudgetPercent: 50 };
     expect(pollBudgetPerMinute(config, 10)).toBe(5);
     // After a 429 halved the key's allowance.
     expect(pollBudgetPerMinute(config, 5)).toBe(2.5);
-    expect(pollBudgetPerMinute({ upstreamRateLimit: { requests: 20, windowSeconds: 120 }, subscriptionBudgetPercent: 25 }, 20)).toBe(2.5);
-    expect(pollBudgetPerMinute({ upstreamRateLimit: null, subscriptionBudgetPercent: 50 }, Number.POSITIVE_INFINITY)).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      pollBudgetPerMinute(
+        { upstreamRateLimit: { requests: 20, windowSeconds: 120 }, subscriptionBudgetPercent: 25 },
+        20,
+      ),
+    ).toBe(2.5);
+    expect(
+      pollBudgetPerMinute({ upstreamRateLimit: null, subscriptionBudgetPercent: 50 }, Number.POSITIVE_INFINITY),
+    ).toBe(Number.POSITIVE_INFINITY);
   });
 });

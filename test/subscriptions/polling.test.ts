@@ -81,7 +81,10 @@ describe('subscription polling', () => {
     const events = await Promise.all(subscriptions.map((each) => each.next()));
     expect(stack.simulator.countRequests({ route: COUNTER_ROUTE })).toBe(1);
     for (const event of events) {
-      expect(event.data?.counterChanged).toMatchObject({ factoryId: FIXTURE_IDS.shop, changes: [{ item: 'Wasser', priceAfter: 9.99 }] });
+      expect(event.data?.counterChanged).toMatchObject({
+        factoryId: FIXTURE_IDS.shop,
+        changes: [{ item: 'Wasser', priceAfter: 9.99 }],
+      });
     }
 
     expect(await pollTurn(INTERVAL_MS)).toEqual(['counter', 'unchanged']);
@@ -102,8 +105,12 @@ describe('subscription polling', () => {
     await bothPolled;
     expect(stack.simulator.countRequests({ route: COUNTER_ROUTE, keyLabel: 'premium' })).toBe(1);
     expect(stack.simulator.countRequests({ route: COUNTER_ROUTE, keyLabel: 'generated' })).toBe(1);
-    expect((await first?.next())?.data?.counterChanged).toMatchObject({ changes: [{ item: 'Wasser', amountAfter: 1 }] });
-    expect((await second?.next())?.data?.counterChanged).toMatchObject({ changes: [{ item: 'Wasser', amountAfter: 1 }] });
+    expect((await first?.next())?.data?.counterChanged).toMatchObject({
+      changes: [{ item: 'Wasser', amountAfter: 1 }],
+    });
+    expect((await second?.next())?.data?.counterChanged).toMatchObject({
+      changes: [{ item: 'Wasser', amountAfter: 1 }],
+    });
   });
 
   it('stops polling when the last subscriber leaves', async () => {
@@ -124,18 +131,26 @@ describe('subscription polling', () => {
     const first = client();
     await subscribeCounter(first, 2);
     const overConnection = await subscribeWs(first, COUNTER, { id: FIXTURE_IDS.shop }).next();
-    expect(overConnection.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION', limit: 2 });
+    expect(overConnection.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_CONNECTION',
+      limit: 2,
+    });
 
     const second = client();
     await subscribeCounter(second, 1);
     const overKey = await subscribeWs(second, COUNTER, { id: FIXTURE_IDS.shop }).next();
-    expect(overKey.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY', limit: 3 });
+    expect(overKey.errors?.[0]?.extensions).toMatchObject({
+      code: 'RATE_LIMITED',
+      setting: 'SUBSCRIPTIONS_MAX_PER_KEY',
+      limit: 3,
+    });
 
     // Another key is not affected by this key's count.
     await subscribeCounter(client(SECOND_KEY), 1);
   });
 
-  it('stretches a key\'s intervals so that its polls stay within their share of the budget', async () => {
+  it("stretches a key's intervals so that its polls stay within their share of the budget", async () => {
     // 10 requests per minute per key, half of it for polls: 5 polls per minute.
     await start({ upstreamRateLimit: { requests: 10, windowSeconds: 60 }, subscriptionBudgetPercent: 50 });
     const hub = stack.gateway.subscriptions.hub;
@@ -145,7 +160,9 @@ describe('subscription polling', () => {
     const joined = times(hub.activity, 'joined', 10);
     for (const id of companies) {
       subscribeWs(on, `subscription($id: ID!) { inventoryChanged(factoryId: $id) { factoryId } }`, { id });
-      subscribeWs(on, `subscription($id: ID!) { inventoryChanged(factoryId: $id, store: MACHINE) { factoryId } }`, { id });
+      subscribeWs(on, `subscription($id: ID!) { inventoryChanged(factoryId: $id, store: MACHINE) { factoryId } }`, {
+        id,
+      });
     }
     subscribeWs(on, `subscription { myAuctionChanged { kind } }`);
     await joined;

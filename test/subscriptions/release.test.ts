@@ -12,7 +12,20 @@ import { once } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ManualClock, startStack, until, useStack } from '../support';
-import { activeGauges, admitsTheLimit, holdings, KINDS, MOMENTS, open, openAndLeave, openIdleWs, openRaw, TRANSPORTS, untilReleased, WAYS } from './streams';
+import {
+  activeGauges,
+  admitsTheLimit,
+  holdings,
+  KINDS,
+  MOMENTS,
+  open,
+  openAndLeave,
+  openIdleWs,
+  openRaw,
+  TRANSPORTS,
+  untilReleased,
+  WAYS,
+} from './streams';
 import type { Kind, Moment, StreamStack } from './streams';
 
 jest.setTimeout(60_000);
@@ -27,7 +40,11 @@ describe('every way of leaving releases every stream', () => {
 
   beforeAll(async () => {
     const clock = new ManualClock();
-    const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0 }, gateway: { now: clock.now, pollClock: clock } });
+    const stack = await startStack({
+      http: true,
+      config: { liveQueryThrottleMs: 0 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     streams = { stack, clock };
   });
 
@@ -35,7 +52,11 @@ describe('every way of leaving releases every stream', () => {
     await streams.stack.close();
   });
 
-  const cases = TRANSPORTS.flatMap((transport) => KINDS.flatMap((kind) => WAYS.flatMap((way) => momentsOf(kind).map((moment) => [transport, kind, way, moment] as const))));
+  const cases = TRANSPORTS.flatMap((transport) =>
+    KINDS.flatMap((kind) =>
+      WAYS.flatMap((way) => momentsOf(kind).map((moment) => [transport, kind, way, moment] as const)),
+    ),
+  );
 
   it.each(cases)('%s %s, left by %s %s', async (transport, kind, way, moment) => {
     await openAndLeave(streams, transport, kind, way, moment, cases.length);
@@ -71,7 +92,7 @@ describe('a WebSocket peer that stops answering pings', () => {
   });
 });
 
-describe.each(TRANSPORTS)('the gateway\'s stop ends every %s stream', (transport) => {
+describe.each(TRANSPORTS)("the gateway's stop ends every %s stream", (transport) => {
   it('releases a query, a mutation, a subscription and live queries open at once, without waiting out the grace period', async () => {
     // A stop that waited for these streams would take the grace period: longer than the test may run.
     const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0, shutdownGracePeriodMs: 600_000 } });
@@ -99,7 +120,11 @@ describe('a client that leaves while its subscription starts (the first poll in 
 
   beforeAll(async () => {
     const clock = new ManualClock();
-    const stack = await startStack({ http: true, config: { liveQueryThrottleMs: 0 }, gateway: { now: clock.now, pollClock: clock } });
+    const stack = await startStack({
+      http: true,
+      config: { liveQueryThrottleMs: 0 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
     stack.gateway.httpServer.on('connection', (socket: Socket) => socket.once('close', () => (leavesSeen += 1)));
     stack.gateway.httpServer.on('request', (req: IncomingMessage, res: ServerResponse) => {
       if (req.method === 'DELETE') res.once('finish', () => (leavesSeen += 1));

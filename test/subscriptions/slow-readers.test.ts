@@ -37,7 +37,11 @@ describe('SlowReaderGuard', () => {
     jest.useFakeTimers();
     const { stream } = stuckWritable();
     const cuts: CutReason[] = [];
-    const guard = new SlowReaderGuard({ maxQueuedBytes: 1024, drainTimeoutMs: 1000 }, () => stream.writableLength, (reason) => cuts.push(reason));
+    const guard = new SlowReaderGuard(
+      { maxQueuedBytes: 1024, drainTimeoutMs: 1000 },
+      () => stream.writableLength,
+      (reason) => cuts.push(reason),
+    );
     guardWrites(stream, 'write', guard);
     stream.write(':\n\n');
     jest.advanceTimersByTime(999);
@@ -51,7 +55,11 @@ describe('SlowReaderGuard', () => {
     jest.useFakeTimers();
     const { stream } = stuckWritable();
     const cuts: CutReason[] = [];
-    const guard = new SlowReaderGuard({ maxQueuedBytes: 1024, drainTimeoutMs: 60_000 }, () => stream.writableLength, (reason) => cuts.push(reason));
+    const guard = new SlowReaderGuard(
+      { maxQueuedBytes: 1024, drainTimeoutMs: 60_000 },
+      () => stream.writableLength,
+      (reason) => cuts.push(reason),
+    );
     guardWrites(stream, 'write', guard);
     stream.write('x'.repeat(1000));
     expect(cuts).toEqual([]);
@@ -63,7 +71,11 @@ describe('SlowReaderGuard', () => {
     useFakeTimersWithRealIo();
     const { stream, release } = stuckWritable();
     const cuts: CutReason[] = [];
-    const guard = new SlowReaderGuard({ maxQueuedBytes: 1024, drainTimeoutMs: 1000 }, () => stream.writableLength, (reason) => cuts.push(reason));
+    const guard = new SlowReaderGuard(
+      { maxQueuedBytes: 1024, drainTimeoutMs: 1000 },
+      () => stream.writableLength,
+      (reason) => cuts.push(reason),
+    );
     guardWrites(stream, 'write', guard);
     let written = false;
     stream.write('a', () => (written = true));
@@ -88,38 +100,56 @@ describe('streams whose client does not read', () => {
   /** A stack whose SSE keep-alives come every 50 ms and whose streams are cut after 100 ms without draining. */
   async function start(keepAliveMs: number): Promise<HttpStack> {
     const clock = new ManualClock();
-    return stacks.start({ http: true, config: { subscriptionKeepAliveMs: keepAliveMs, streamDrainTimeoutMs: 100 }, gateway: { now: clock.now, pollClock: clock } });
+    return stacks.start({
+      http: true,
+      config: { subscriptionKeepAliveMs: keepAliveMs, streamDrainTimeoutMs: 100 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
   }
 
-  it.each(['sse', 'sse-single'] as const)('cuts a %s live query whose client stopped reading, and frees its place', async (transport) => {
-    const stack = await start(50);
-    const streams: ServerResponse[] = [];
-    stack.gateway.httpServer.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (req.headers.accept === 'text/event-stream' && req.method !== 'PUT') streams.push(res);
-    });
-    const held = open(stack, transport, 'live', 'reset');
-    const first = await held.first;
-    expect(first.errors).toBeUndefined();
-    expect(holdings(stack).liveOpen).toBe(1);
-    const [res] = streams;
-    if (!res?.socket) throw new Error('no SSE stream');
-    // The client's window closed: nothing written from now on reaches the kernel (the next keep-alive included).
-    res.socket.cork();
-    await once(res, 'close');
-    await held.ended;
-    await untilReleased(stack, `${transport} stream cut`);
-  });
+  it.each(['sse', 'sse-single'] as const)(
+    'cuts a %s live query whose client stopped reading, and frees its place',
+    async (transport) => {
+      const stack = await start(50);
+      const streams: ServerResponse[] = [];
+      stack.gateway.httpServer.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (req.headers.accept === 'text/event-stream' && req.method !== 'PUT') streams.push(res);
+      });
+      const held = open(stack, transport, 'live', 'reset');
+      const first = await held.first;
+      expect(first.errors).toBeUndefined();
+      expect(holdings(stack).liveOpen).toBe(1);
+      const [res] = streams;
+      if (!res?.socket) throw new Error('no SSE stream');
+      // The client's window closed: nothing written from now on reaches the kernel (the next keep-alive included).
+      res.socket.cork();
+      await once(res, 'close');
+      await held.ended;
+      await untilReleased(stack, `${transport} stream cut`);
+    },
+  );
 
   it('cuts a WebSocket whose client stopped reading, and frees its subscriptions', async () => {
     // Pings far apart: the cut must come from the unflushed write, not from a missed pong.
     const stack = await start(60_000);
     const sockets: Socket[] = [];
-    stack.gateway.httpServer.prependListener('upgrade', (_req: IncomingMessage, socket: Socket) => sockets.push(socket));
+    stack.gateway.httpServer.prependListener('upgrade', (_req: IncomingMessage, socket: Socket) =>
+      sockets.push(socket),
+    );
     const ws = new WebSocket(stack.endpoint.replace(/^http/, 'ws'), 'graphql-transport-ws');
     await once(ws, 'open');
     ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${DEMO_KEYS.premium.key}` } }));
     await once(ws, 'message');
-    ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'query Counter($id: ID!) @live { factory(id: $id) { name } }', variables: { id: FIXTURE_IDS.shop } } }));
+    ws.send(
+      JSON.stringify({
+        id: '1',
+        type: 'subscribe',
+        payload: {
+          query: 'query Counter($id: ID!) @live { factory(id: $id) { name } }',
+          variables: { id: FIXTURE_IDS.shop },
+        },
+      }),
+    );
     await once(ws, 'message');
     expect(holdings(stack).liveOpen).toBe(1);
     const [socket] = sockets;

@@ -30,13 +30,26 @@ interface Answer {
 }
 
 /** Sends one request from `localAddress` (127.0.0.x) and reads the whole answer. */
-function call(origin: string, method: string, headers: Record<string, string>, body = '', localAddress = '127.0.0.1'): Promise<Answer> {
+function call(
+  origin: string,
+  method: string,
+  headers: Record<string, string>,
+  body = '',
+  localAddress = '127.0.0.1',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(`${origin}/graphql/stream`, { method, headers, localAddress, agent: false }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'], retryAfter: res.headers['retry-after'], text }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          type: res.headers['content-type'],
+          retryAfter: res.headers['retry-after'],
+          text,
+        }),
+      );
     });
     req.once('error', reject);
     req.end(body);
@@ -48,7 +61,12 @@ const put = (origin: string, localAddress?: string): Promise<Answer> => call(ori
 
 /** Sends an operation on a reserved stream (the token's stream need not be connected). */
 const operate = (origin: string, token: string): Promise<Answer> =>
-  call(origin, 'POST', { 'content-type': 'application/json', 'x-graphql-event-stream-token': token }, JSON.stringify({ query: '{ hello }', extensions: { operationId: 'one' } }));
+  call(
+    origin,
+    'POST',
+    { 'content-type': 'application/json', 'x-graphql-event-stream-token': token },
+    JSON.stringify({ query: '{ hello }', extensions: { operationId: 'one' } }),
+  );
 
 describe('SseReservations around graphql-sse', () => {
   let server: Server;
@@ -58,8 +76,15 @@ describe('SseReservations around graphql-sse', () => {
 
   async function start(limits: Partial<SseReservationLimits> = {}): Promise<void> {
     useFakeTimersWithRealIo();
-    const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { hello: { type: GraphQLString, resolve: () => 'world' } } }) });
-    reservations = new SseReservations({ ttlMs: TTL, maxPerAddress: 100, max: 1000, ...limits }, (token) => releaseSseToken(sse, token));
+    const schema = new GraphQLSchema({
+      query: new GraphQLObjectType({
+        name: 'Query',
+        fields: { hello: { type: GraphQLString, resolve: () => 'world' } },
+      }),
+    });
+    reservations = new SseReservations({ ttlMs: TTL, maxPerAddress: 100, max: 1000, ...limits }, (token) =>
+      releaseSseToken(sse, token),
+    );
     const sse = createHandler({ schema, authenticate: reservations.authenticate });
     server = createServer((req, res) => void reservations.handle(req, res, () => sse(req, res)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -96,7 +121,8 @@ describe('SseReservations around graphql-sse', () => {
     await start({ maxPerAddress: 300, max: 2000 });
     const addresses = ['127.0.0.1', '127.0.0.2', '127.0.0.3', '127.0.0.4'];
     const answers: Answer[] = [];
-    for (const address of addresses) answers.push(...(await Promise.all(Array.from({ length: 300 }, () => put(origin, address)))));
+    for (const address of addresses)
+      answers.push(...(await Promise.all(Array.from({ length: 300 }, () => put(origin, address)))));
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201));
     expect(reservations.size).toBe(1200);
     jest.advanceTimersByTime(TTL);
@@ -106,7 +132,9 @@ describe('SseReservations around graphql-sse', () => {
     jest.advanceTimersByTime(1);
     expect(reservations.size).toBe(0);
     for (const address of addresses) expect(reservations.sizeOf(address)).toBe(0);
-    const late = await Promise.all(answers.filter((_, i) => i % 10 === 0).map((answer) => operate(origin, answer.text)));
+    const late = await Promise.all(
+      answers.filter((_, i) => i % 10 === 0).map((answer) => operate(origin, answer.text)),
+    );
     expect(late.map((answer) => answer.status)).toEqual(late.map(() => 404));
   });
 
@@ -115,7 +143,10 @@ describe('SseReservations around graphql-sse', () => {
     const token = (await put(origin)).text;
     // Connect the event stream, then send an operation on it.
     const events: string[] = [];
-    const streamReq = request(`${origin}/graphql/stream`, { headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token }, agent: false });
+    const streamReq = request(`${origin}/graphql/stream`, {
+      headers: { accept: 'text/event-stream', 'x-graphql-event-stream-token': token },
+      agent: false,
+    });
     const streamed = new Promise<void>((resolve, reject) => {
       streamReq.once('error', reject);
       streamReq.once('response', (res) => {
@@ -144,8 +175,15 @@ describe('SseReservations around graphql-sse', () => {
     expect(refused.status).toBe(429);
     expect(refused.type).toBe('application/json; charset=utf-8');
     expect(refused.retryAfter).toBe('30');
-    const body = JSON.parse(refused.text) as { errors: Array<{ message: string; extensions: Record<string, unknown> }> };
-    expect(body.errors[0]?.extensions).toEqual({ code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: 2, retryAfterSeconds: 30 });
+    const body = JSON.parse(refused.text) as {
+      errors: Array<{ message: string; extensions: Record<string, unknown> }>;
+    };
+    expect(body.errors[0]?.extensions).toEqual({
+      code: 'RATE_LIMITED',
+      limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS',
+      max: 2,
+      retryAfterSeconds: 30,
+    });
     expect(body.errors[0]?.message).toContain('SSE_RESERVATIONS_MAX_PER_ADDRESS');
     expect(reservations.size).toBe(2);
     expect((await put(origin, '127.0.0.2')).status).toBe(201);
@@ -156,10 +194,13 @@ describe('SseReservations around graphql-sse', () => {
 
   it('refuses a reservation over SSE_RESERVATIONS_MAX with 429 RATE_LIMITED', async () => {
     await start({ max: 3 });
-    for (const address of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) expect((await put(origin, address)).status).toBe(201);
+    for (const address of ['127.0.0.1', '127.0.0.2', '127.0.0.3'])
+      expect((await put(origin, address)).status).toBe(201);
     const refused = await put(origin, '127.0.0.4');
     expect(refused.status).toBe(429);
-    expect(JSON.parse(refused.text)).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX', max: 3 } }] });
+    expect(JSON.parse(refused.text)).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX', max: 3 } }],
+    });
     // Concurrent PUTs never pass the cap either.
     jest.advanceTimersByTime(TTL + 1);
     const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => put(origin, `127.0.0.${i + 1}`)));
@@ -181,7 +222,12 @@ describe('graphql-sse reservations in the gateway', () => {
   const stack = useStack({ http: true, config: { sseReservationsMaxPerAddress: 3 } });
 
   it("serves graphql-sse's single-connection client, and refuses a fourth unconnected reservation", async () => {
-    const client = createSseClient({ url: `${stack.origin}/graphql/stream`, singleConnection: true, headers: bearer(DEMO_KEYS.premium.key), retryAttempts: 0 });
+    const client = createSseClient({
+      url: `${stack.origin}/graphql/stream`,
+      singleConnection: true,
+      headers: bearer(DEMO_KEYS.premium.key),
+      retryAttempts: 0,
+    });
     const result = collect((sink) => client.subscribe({ query: '{ __typename }' }, sink));
     expect((await result.next()).data).toEqual({ __typename: 'Query' });
     expect(await result.ended).toBe('complete');
@@ -190,7 +236,9 @@ describe('graphql-sse reservations in the gateway', () => {
     const answers = [];
     for (let i = 0; i < 4; i += 1) answers.push(await put(stack.origin));
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 429]);
-    expect(JSON.parse(answers[3]?.text ?? '')).toMatchObject({ errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: 3 } }] });
+    expect(JSON.parse(answers[3]?.text ?? '')).toMatchObject({
+      errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: 3 } }],
+    });
   });
 });
 
@@ -206,18 +254,28 @@ describe('graphql-sse reservations behind a trusted proxy', () => {
   });
 
   it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
-    const untrusted = (client: string): Promise<Answer> => call(stack.origin, 'PUT', { 'x-forwarded-for': client }, '', '127.0.0.2');
+    const untrusted = (client: string): Promise<Answer> =>
+      call(stack.origin, 'PUT', { 'x-forwarded-for': client }, '', '127.0.0.2');
     const answers = [await untrusted('198.51.100.1'), await untrusted('198.51.100.2'), await untrusted('198.51.100.3')];
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 429]);
   });
 });
 
 describe('graphql-sse reservations through one proxy peer rotating X-Forwarded-For', () => {
-  const stack = useStack({ http: true, config: { sseReservationsMaxPerAddress: 2, sseReservationsMaxPerPeer: 5, sseReservationsMax: 100, trustedProxies: ['127.0.0.1'] } });
+  const stack = useStack({
+    http: true,
+    config: {
+      sseReservationsMaxPerAddress: 2,
+      sseReservationsMaxPerPeer: 5,
+      sseReservationsMax: 100,
+      trustedProxies: ['127.0.0.1'],
+    },
+  });
 
   it('caps the peer too (SSE_RESERVATIONS_MAX_PER_PEER): made-up client addresses do not fill SSE_RESERVATIONS_MAX', async () => {
     const answers: Answer[] = [];
-    for (let i = 0; i < 7; i += 1) answers.push(await call(stack.origin, 'PUT', { 'x-forwarded-for': `203.0.113.${i + 1}` }));
+    for (let i = 0; i < 7; i += 1)
+      answers.push(await call(stack.origin, 'PUT', { 'x-forwarded-for': `203.0.113.${i + 1}` }));
     expect(answers.map((answer) => answer.status)).toEqual([201, 201, 201, 201, 201, 429, 429]);
     expect(answers[5]?.text).toContain('SSE_RESERVATIONS_MAX_PER_PEER');
     // Another peer (a client of its own, not through the proxy) still gets its places.

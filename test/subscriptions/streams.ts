@@ -54,19 +54,31 @@ export const STOCK_INTERVAL_MS = 60_000;
 
 const LIVE = 'query Counter($id: ID!) @live { factory(id: $id) { counter { items { item price } } } }';
 
-const OPERATIONS: Record<Kind, { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> }> = {
+const OPERATIONS: Record<
+  Kind,
+  { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> }
+> = {
   query: { query: 'query Name($id: ID!) { factory(id: $id) { name } }', variables: { id: SHOP } },
   mutation: {
     query: 'mutation Write($input: UpdateFactoryOptionInput!) { updateFactoryOption(input: $input) { message } }',
-    variables: { input: { factoryId: SHOP, slot: 9, title: 'Streams', data: 'end', apiSecret: DEMO_KEYS.premium.secret } },
+    variables: {
+      input: { factoryId: SHOP, slot: 9, title: 'Streams', data: 'end', apiSecret: DEMO_KEYS.premium.secret },
+    },
   },
-  subscription: { query: 'subscription Stock($id: ID!) { inventoryChanged(factoryId: $id) { factoryId changes { item delta } } }', variables: { id: SHOP } },
+  subscription: {
+    query: 'subscription Stock($id: ID!) { inventoryChanged(factoryId: $id) { factoryId changes { item delta } } }',
+    variables: { id: SHOP },
+  },
   live: { query: LIVE, variables: { id: SHOP } },
   'live-patch': { query: LIVE, variables: { id: SHOP }, extensions: { livePatch: 'jsondiffpatch' } },
 };
 
 /** The body of one operation of `kind`. */
-export function operationOf(kind: Kind): { query: string; variables: Record<string, unknown>; extensions?: Record<string, unknown> } {
+export function operationOf(kind: Kind): {
+  query: string;
+  variables: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+} {
   return OPERATIONS[kind];
 }
 
@@ -128,16 +140,23 @@ function openWithClient(stack: HttpStack, transport: Transport, kind: Kind, way:
 }
 
 /** A raw graphql-transport-ws client: its TCP socket at hand, pongs optional. */
-function openRawWs(stack: HttpStack, kind: Kind, autoPong: boolean): { held: Held; socket: Promise<Socket>; ws: WebSocket } {
+function openRawWs(
+  stack: HttpStack,
+  kind: Kind,
+  autoPong: boolean,
+): { held: Held; socket: Promise<Socket>; ws: WebSocket } {
   const ws = new WebSocket(url(stack, '/graphql').href.replace(/^http/, 'ws'), 'graphql-transport-ws', { autoPong });
   const socket = deferred<Socket>();
   const first = deferred<Received>();
   const ended = deferred<void>();
   ws.once('upgrade', (response) => socket.resolve(response.socket as Socket));
-  ws.once('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${KEY}` } })));
+  ws.once('open', () =>
+    ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${KEY}` } })),
+  );
   ws.on('message', (data) => {
     const message = JSON.parse(String(data)) as { type: string; payload?: Received };
-    if (message.type === 'connection_ack') ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: operationOf(kind) }));
+    if (message.type === 'connection_ack')
+      ws.send(JSON.stringify({ id: '1', type: 'subscribe', payload: operationOf(kind) }));
     else if (message.type === 'next' && message.payload) first.resolve(message.payload);
     else if (message.type === 'error') {
       first.resolve({ errors: message.payload as unknown as Received['errors'] });
@@ -150,11 +169,19 @@ function openRawWs(stack: HttpStack, kind: Kind, autoPong: boolean): { held: Hel
     ended.resolve();
   });
   const started = kind === 'subscription' ? joined(stack) : null;
-  return { held: { first: started ?? first.promise, ended: ended.promise, leave: () => Promise.resolve() }, socket: socket.promise, ws };
+  return {
+    held: { first: started ?? first.promise, ended: ended.promise, leave: () => Promise.resolve() },
+    socket: socket.promise,
+    ws,
+  };
 }
 
 /** Reads `event: next` payloads out of an SSE response body. */
-function readEvents(response: NodeJS.ReadableStream, onNext: (payload: Received) => void, onComplete: () => void): void {
+function readEvents(
+  response: NodeJS.ReadableStream,
+  onNext: (payload: Received) => void,
+  onComplete: () => void,
+): void {
   let text = '';
   response.setEncoding('utf8');
   response.on('data', (chunk: string) => {
@@ -198,7 +225,11 @@ function openRawSse(stack: HttpStack, kind: Kind, single: boolean): { held: Held
       ended.resolve();
     });
     req.once('response', (response) => {
-      readEvents(response, (payload) => first.resolve(payload), () => ended.resolve());
+      readEvents(
+        response,
+        (payload) => first.resolve(payload),
+        () => ended.resolve(),
+      );
       response.on('error', () => undefined);
       response.once('close', () => {
         first.resolve({ errors: [{ message: 'closed' }] });
@@ -213,17 +244,31 @@ function openRawSse(stack: HttpStack, kind: Kind, single: boolean): { held: Held
     stream(null, JSON.stringify(operationOf(kind)));
   } else {
     void (async () => {
-      const reserved = await fetch(url(stack, '/graphql/stream'), { method: 'PUT', headers: { authorization: `Bearer ${KEY}` } });
+      const reserved = await fetch(url(stack, '/graphql/stream'), {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${KEY}` },
+      });
       const token = await reserved.text();
       stream(token, null);
       await fetch(url(stack, '/graphql/stream'), {
         method: 'POST',
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json', 'x-graphql-event-stream-token': token },
-        body: JSON.stringify({ ...operationOf(kind), extensions: { ...operationOf(kind).extensions, operationId: '1' } }),
+        headers: {
+          authorization: `Bearer ${KEY}`,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'x-graphql-event-stream-token': token,
+        },
+        body: JSON.stringify({
+          ...operationOf(kind),
+          extensions: { ...operationOf(kind).extensions, operationId: '1' },
+        }),
       });
     })();
   }
-  return { held: { first: started ?? first.promise, ended: ended.promise, leave: () => Promise.resolve() }, socket: socket.promise };
+  return {
+    held: { first: started ?? first.promise, ended: ended.promise, leave: () => Promise.resolve() },
+    socket: socket.promise,
+  };
 }
 
 /**
@@ -268,10 +313,14 @@ if (transport === 'ws') {
 
 /** Opens `kind` over `transport` in a child process; `leave()` kills it with SIGKILL. */
 function openInChild(stack: HttpStack, transport: Transport, kind: Kind): Held {
-  const child = spawn(process.execPath, ['-e', CHILD, transport, stack.gateway.url, KEY, JSON.stringify(operationOf(kind))], {
-    cwd: join(__dirname, '..', '..'),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-e', CHILD, transport, stack.gateway.url, KEY, JSON.stringify(operationOf(kind))],
+    {
+      cwd: join(__dirname, '..', '..'),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const sent = deferred<void>();
   const first = deferred<Received>();
   const exited = deferred<void>();
@@ -322,7 +371,9 @@ export function openIdleWs(stack: HttpStack, kind: Kind): Held & { ws: WebSocket
 
 /** Opens `kind` over `transport` with a raw client that stays (for the gateway's stop). */
 export function openRaw(stack: HttpStack, transport: Transport, kind: Kind): Held {
-  return transport === 'ws' ? openRawWs(stack, kind, true).held : openRawSse(stack, kind, transport === 'sse-single').held;
+  return transport === 'ws'
+    ? openRawWs(stack, kind, true).held
+    : openRawSse(stack, kind, transport === 'sse-single').held;
 }
 
 /**
@@ -333,7 +384,11 @@ export function openRaw(stack: HttpStack, transport: Transport, kind: Kind): Hel
 export async function startNext({ stack, clock }: StreamStack, kind: Kind, step: number): Promise<void> {
   if (kind === 'live' || kind === 'live-patch') {
     stack.simulator.change({ kind: 'counter', factoryId: SHOP, item: 'Wasser', price: 1 + (step % 50) / 10 });
-    await stack.executeText('query($id: ID!) { factory(id: $id) { counter { items { item } } } }', { id: SHOP }, { headers: { 'cache-control': 'no-cache' } });
+    await stack.executeText(
+      'query($id: ID!) { factory(id: $id) { counter { items { item } } } }',
+      { id: SHOP },
+      { headers: { 'cache-control': 'no-cache' } },
+    );
   } else if (kind === 'subscription') {
     stack.simulator.change({ kind: 'stock', factoryId: SHOP, item: 'Wasser', delta: 1 });
     clock.advance(STOCK_INTERVAL_MS);
@@ -341,11 +396,19 @@ export async function startNext({ stack, clock }: StreamStack, kind: Kind, step:
 }
 
 /** Opens, waits for `moment`, and leaves by `way`. */
-export async function openAndLeave(streams: StreamStack, transport: Transport, kind: Kind, way: Way, moment: Moment, step = 0): Promise<void> {
+export async function openAndLeave(
+  streams: StreamStack,
+  transport: Transport,
+  kind: Kind,
+  way: Way,
+  moment: Moment,
+  step = 0,
+): Promise<void> {
   const held = open(streams.stack, transport, kind, way);
   if (moment !== 'before-first') {
     const first = await held.first;
-    if (first.errors && !(way === 'kill' && kind !== 'subscription')) throw new Error(`${transport} ${kind}: the first result has errors: ${JSON.stringify(first.errors)}`);
+    if (first.errors && !(way === 'kill' && kind !== 'subscription'))
+      throw new Error(`${transport} ${kind}: the first result has errors: ${JSON.stringify(first.errors)}`);
     if (moment === 'mid-stream') await startNext(streams, kind, step);
   }
   await held.leave();
@@ -386,7 +449,8 @@ const NOTHING: Holdings = { perKey: 0, liveOpen: 0, watched: 0, storeTracked: 0,
 
 /** `statev_subscriptions_active` by transport. */
 export async function activeGauges(stack: HttpStack): Promise<Record<string, number>> {
-  const gauge = stack.gateway.metrics.registry.getSingleMetric('statev_subscriptions_active') as Gauge<'transport'> | undefined;
+  const gauge = stack.gateway.metrics.registry.getSingleMetric('statev_subscriptions_active') as
+    Gauge<'transport'> | undefined;
   const values: Record<string, number> = { ws: 0, sse: 0 };
   for (const sample of (await gauge?.get())?.values ?? []) values[String(sample.labels.transport)] = sample.value;
   return values;
@@ -404,7 +468,8 @@ export async function untilReleased(stack: HttpStack, what: string, maxTurns = 2
   }
   if (JSON.stringify(now) !== JSON.stringify(NOTHING)) throw new Error(`${what}: still held ${JSON.stringify(now)}`);
   const gauges = await activeGauges(stack);
-  if (gauges.ws !== 0 || gauges.sse !== 0) throw new Error(`${what}: statev_subscriptions_active ${JSON.stringify(gauges)}`);
+  if (gauges.ws !== 0 || gauges.sse !== 0)
+    throw new Error(`${what}: statev_subscriptions_active ${JSON.stringify(gauges)}`);
 }
 
 /**
@@ -427,12 +492,16 @@ export async function admitsTheLimit(stack: HttpStack, perKey = 20): Promise<voi
     });
     const early = Promise.race(opened.map((collected, i) => collected.ended.then((end) => ({ i, end }))));
     for (let i = 0; joins < perKey && i < 200_000; i += 1) await turn();
-    if (joins < perKey) throw new Error(`${joins} of ${perKey} subscriptions started; one ended: ${JSON.stringify(await Promise.race([early, Promise.resolve(null)]))}`);
+    if (joins < perKey)
+      throw new Error(
+        `${joins} of ${perKey} subscriptions started; one ended: ${JSON.stringify(await Promise.race([early, Promise.resolve(null)]))}`,
+      );
     const extra = clients[2];
     if (!extra) throw new Error('no client');
     const over = collect((sink) => extra.subscribe(operationOf('subscription'), sink));
     const refusal = await over.next();
-    if (refusal.errors?.[0]?.extensions?.setting !== 'SUBSCRIPTIONS_MAX_PER_KEY') throw new Error(`the ${perKey + 1}st was not refused by SUBSCRIPTIONS_MAX_PER_KEY: ${JSON.stringify(refusal)}`);
+    if (refusal.errors?.[0]?.extensions?.setting !== 'SUBSCRIPTIONS_MAX_PER_KEY')
+      throw new Error(`the ${perKey + 1}st was not refused by SUBSCRIPTIONS_MAX_PER_KEY: ${JSON.stringify(refusal)}`);
     for (const collected of opened) collected.stop();
   } finally {
     hub.activity.off('joined', count);

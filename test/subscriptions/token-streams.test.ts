@@ -19,10 +19,21 @@ import type { ExecutionResult } from 'graphql';
 import { holdings } from './streams';
 
 /** A vault whose answers the test sets, with its change event. */
-function scriptedVault(expiresAt: number): { source: { check(token: string): TokenCheck; onChange(listener: () => void): () => void }; refuse(reason: TokenRefusal): void } {
+function scriptedVault(expiresAt: number): {
+  source: { check(token: string): TokenCheck; onChange(listener: () => void): () => void };
+  refuse(reason: TokenRefusal): void;
+} {
   let refused: TokenRefusal | null = null;
   const listeners = new Set<() => void>();
-  const token = { id: 't1', characters: [], grantTexts: [], grants: [], expiresAt: new Date(expiresAt), origin: null, budgetShare: null };
+  const token = {
+    id: 't1',
+    characters: [],
+    grantTexts: [],
+    grants: [],
+    expiresAt: new Date(expiresAt),
+    origin: null,
+    budgetShare: null,
+  };
   return {
     source: {
       check: () => (refused ? { kind: 'refused', reason: refused } : { kind: 'ok', token }),
@@ -65,7 +76,10 @@ describe('TokenStreams', () => {
     vault.refuse('revoked');
     const last = await next;
     expect(last.done).toBe(false);
-    expect(last.value?.errors?.[0]).toMatchObject({ message: TOKEN_REFUSALS.revoked, extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } });
+    expect(last.value?.errors?.[0]).toMatchObject({
+      message: TOKEN_REFUSALS.revoked,
+      extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' },
+    });
     expect(await stream.next()).toEqual({ value: undefined, done: true });
     expect(source.returned()).toBe(true);
     expect(streams.size).toBe(0);
@@ -115,7 +129,10 @@ describe('TokenStreams', () => {
 describe('open streams of a token on a gateway', () => {
   const { vault, vaultFile, masterKey } = testVault('token-streams-');
   const stacks = useStacks();
-  const LIVE = { query: 'query Name($id: ID!) @live { factory(id: $id) { name } }', variables: { id: FIXTURE_IDS.shop } };
+  const LIVE = {
+    query: 'query Name($id: ID!) @live { factory(id: $id) { name } }',
+    variables: { id: FIXTURE_IDS.shop },
+  };
 
   beforeAll(async () => {
     await addMaxAndErika(vault);
@@ -123,11 +140,19 @@ describe('open streams of a token on a gateway', () => {
 
   async function start(): Promise<HttpStack> {
     const clock = new ManualClock();
-    return stacks.start({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
+    return stacks.start({
+      http: true,
+      config: { vaultFile, vaultMasterKey: masterKey },
+      gateway: { now: clock.now, pollClock: clock },
+    });
   }
 
   it('ends a graphql-ws live query when its token is revoked, with a last error naming it', async () => {
-    const { id, token } = await vault.createToken({ characters: ['max'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
+    const { id, token } = await vault.createToken({
+      characters: ['max'],
+      grants: ['read', 'subscribe'],
+      expiresInMs: 3_600_000,
+    });
     const stack = await start();
     const client = wsClient(stack.endpoint, token);
     const events = subscribeWs(client, LIVE.query, LIVE.variables);
@@ -135,17 +160,28 @@ describe('open streams of a token on a gateway', () => {
     expect(holdings(stack).liveOpen).toBe(1);
     await vault.revokeToken(id);
     const last = await events.next();
-    expect(last.errors?.[0]).toMatchObject({ message: TOKEN_REFUSALS.revoked, extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' } });
+    expect(last.errors?.[0]).toMatchObject({
+      message: TOKEN_REFUSALS.revoked,
+      extensions: { code: 'UNAUTHENTICATED', reason: 'revoked' },
+    });
     await events.ended;
     await until(() => holdings(stack).liveOpen === 0, 'the live query ended');
     await client.dispose();
   });
 
   it('ends a graphql-sse live query when its token expires, by a timer at its expiry', async () => {
-    const { token } = await vault.createToken({ characters: ['max'], grants: ['read', 'subscribe'], expiresInMs: 60_000 });
+    const { token } = await vault.createToken({
+      characters: ['max'],
+      grants: ['read', 'subscribe'],
+      expiresInMs: 60_000,
+    });
     const stack = await start();
     useFakeTimersWithRealIo(Date.now());
-    const client = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${token}` }, retryAttempts: 0 });
+    const client = createSseClient({
+      url: `${stack.gateway.url}/graphql/stream`,
+      headers: { authorization: `Bearer ${token}` },
+      retryAttempts: 0,
+    });
     const events = collect((sink) => client.subscribe(LIVE, sink));
     // The first run and the client's reads wait on timers too (faked): they are let go a
     // millisecond at a time, far from the expiry.
@@ -165,7 +201,10 @@ describe('open streams of a token on a gateway', () => {
     }
     await untilReceived();
     const last = await events.next();
-    expect(last.errors?.[0]).toMatchObject({ message: TOKEN_REFUSALS.expired, extensions: { code: 'UNAUTHENTICATED', reason: 'expired' } });
+    expect(last.errors?.[0]).toMatchObject({
+      message: TOKEN_REFUSALS.expired,
+      extensions: { code: 'UNAUTHENTICATED', reason: 'expired' },
+    });
     await events.ended;
     await until(() => holdings(stack).liveOpen === 0, 'the live query ended');
     client.dispose();

@@ -21,7 +21,11 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   beforeEach(async () => {
     clock = new ManualClock();
-    stack = await startStack({ http: true, gateway: { now: clock.now, pollClock: clock }, simulator: { extraKeys: [NON_PREMIUM_KEY] } });
+    stack = await startStack({
+      http: true,
+      gateway: { now: clock.now, pollClock: clock },
+      simulator: { extraKeys: [NON_PREMIUM_KEY] },
+    });
     ws = wsClient(stack.endpoint, DEMO_KEYS.premium.key);
   });
 
@@ -49,7 +53,11 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   it('delivers a store change over SSE within one interval', async () => {
     const hub = stack.gateway.subscriptions.hub;
-    const sse = createSseClient({ url: `${stack.gateway.url}/graphql/stream`, headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` }, retryAttempts: 0 });
+    const sse = createSseClient({
+      url: `${stack.gateway.url}/graphql/stream`,
+      headers: { authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+      retryAttempts: 0,
+    });
     const firstPoll = once(hub.activity, 'polled');
     const events = collect((sink) => sse.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
     await firstPoll;
@@ -63,7 +71,9 @@ describe('subscriptions over WebSocket and SSE', () => {
 
   it('refuses a subscription without a key with UNAUTHENTICATED', async () => {
     const keyless = wsClient(stack.endpoint, null);
-    const events = collect((sink) => keyless.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink));
+    const events = collect((sink) =>
+      keyless.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.shop } }, sink),
+    );
     const refusal = await events.next();
     expect(refusal.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(await events.ended).toBe('complete');
@@ -71,7 +81,9 @@ describe('subscriptions over WebSocket and SSE', () => {
   });
 
   it('ends a subscription to a company the key does not own with NOT_FOUND', async () => {
-    const events = collect((sink) => ws.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.otherFactory } }, sink));
+    const events = collect((sink) =>
+      ws.subscribe({ query: INVENTORY, variables: { id: FIXTURE_IDS.otherFactory } }, sink),
+    );
     const refusal = await events.next();
     expect(refusal.errors?.[0]?.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { status: 404 } });
     expect(await events.ended).toBe('complete');
@@ -80,18 +92,34 @@ describe('subscriptions over WebSocket and SSE', () => {
   it('ends a subscription without premium or a scope with the same codes and extensions as the query fields', async () => {
     const nonPremium = wsClient(stack.endpoint, NON_PREMIUM_KEY.key);
     const premiumOnly = collect((sink) =>
-      nonPremium.subscribe({ query: `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }` }, sink),
+      nonPremium.subscribe(
+        {
+          query: `subscription { transactionAdded(bankAccountId: "${FIXTURE_IDS.shopMainAccount}") { transaction { amount } } }`,
+        },
+        sink,
+      ),
     );
     const premiumRefusal = await premiumOnly.next();
-    expect(premiumRefusal.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', premium: true, upstream: { status: 401 } });
+    expect(premiumRefusal.errors?.[0]?.extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      premium: true,
+      upstream: { status: 401 },
+    });
     expect(await premiumOnly.ended).toBe('complete');
     await nonPremium.dispose();
     const basic = wsClient(stack.endpoint, DEMO_KEYS.basic.key);
     const missingScope = collect((sink) =>
-      basic.subscribe({ query: `subscription { counterChanged(factoryId: "${FIXTURE_IDS.shop}") { factoryId } }` }, sink),
+      basic.subscribe(
+        { query: `subscription { counterChanged(factoryId: "${FIXTURE_IDS.shop}") { factoryId } }` },
+        sink,
+      ),
     );
     const scopeRefusal = await missingScope.next();
-    expect(scopeRefusal.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST', requiredScopes: ['factory', 'factory.counter'], upstream: { status: 400 } });
+    expect(scopeRefusal.errors?.[0]?.extensions).toMatchObject({
+      code: 'UPSTREAM_BAD_REQUEST',
+      requiredScopes: ['factory', 'factory.counter'],
+      upstream: { status: 400 },
+    });
     expect(await missingScope.ended).toBe('complete');
     expect(stack.gateway.subscriptions.hub.size).toBe(0);
     await basic.dispose();

@@ -50,7 +50,10 @@ export function describeWithBrowser(name: string, body: () => void): void {
  */
 export async function launchTestBrowser(): Promise<Browser> {
   const reason = toolUnavailable(BROWSER_TOOL);
-  if (reason !== null) throw new Error(`Browser tests need Chromium: ${reason}. Start it inside describeWithBrowser, which skips the tests then (${BROWSER_TOOL.install} enables them).`);
+  if (reason !== null)
+    throw new Error(
+      `Browser tests need Chromium: ${reason}. Start it inside describeWithBrowser, which skips the tests then (${BROWSER_TOOL.install} enables them).`,
+    );
   // Loaded here, not at the top: most test files import the harness and never start a browser.
   const { chromium } = await import('playwright-core');
   return chromium.launch({

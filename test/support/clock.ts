@@ -36,7 +36,10 @@ export function useFakeDate(start: number): void {
  * for `jest.advanceTimersByTime`. End with `jest.useRealTimers()`.
  */
 export function useFakeTimersWithRealIo(start: number = T0): void {
-  jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'], now: start });
+  jest.useFakeTimers({
+    doNotFake: ['nextTick', 'setImmediate', 'clearImmediate', 'queueMicrotask', 'performance', 'hrtime'],
+    now: start,
+  });
 }
 
 /** Sets the faked `Date` to an absolute time. */

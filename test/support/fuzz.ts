@@ -10,8 +10,25 @@
  * introspection, unknown fields, syntax errors, subscriptions over HTTP, and requests with
  * the premium, basic, an invalid or no key, some with `Cache-Control: no-cache`.
  */
-import { getNamedType, isEnumType, isInputObjectType, isInterfaceType, isListType, isNonNullType, isObjectType, isScalarType, isUnionType } from 'graphql';
-import type { GraphQLArgument, GraphQLField, GraphQLInputType, GraphQLNamedType, GraphQLObjectType, GraphQLSchema } from 'graphql';
+import {
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+  isUnionType,
+} from 'graphql';
+import type {
+  GraphQLArgument,
+  GraphQLField,
+  GraphQLInputType,
+  GraphQLNamedType,
+  GraphQLObjectType,
+  GraphQLSchema,
+} from 'graphql';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { prng } from '../../src/simulator/live';
 
@@ -21,8 +38,27 @@ export interface FuzzRequest {
   headers: Record<string, string>;
 }
 
-const IDS = [...Object.values(FIXTURE_IDS), 'nope', '', '0'.repeat(24), 'x'.repeat(300), '../../etc/passwd', '%2F..', '💥'];
-const STRINGS = ['', 'a', 'Hallo Welt', '🥪'.repeat(65), 'e\u0301'.repeat(40), 'x'.repeat(2500), '"quoted"\\', '\u0000\uFFFF', '<script>'];
+const IDS = [
+  ...Object.values(FIXTURE_IDS),
+  'nope',
+  '',
+  '0'.repeat(24),
+  'x'.repeat(300),
+  '../../etc/passwd',
+  '%2F..',
+  '💥',
+];
+const STRINGS = [
+  '',
+  'a',
+  'Hallo Welt',
+  '🥪'.repeat(65),
+  'e\u0301'.repeat(40),
+  'x'.repeat(2500),
+  '"quoted"\\',
+  '\u0000\uFFFF',
+  '<script>',
+];
 const INTS = [-2147483648, -1, 0, 1, 2, 5, 10, 11, 25, 26, 50, 51, 200, 201, 1000, 1001, 2147483647];
 
 /** Builds random operations from a schema. */
@@ -50,14 +86,23 @@ export class OperationFuzzer {
   /** The next request. */
   next(): FuzzRequest {
     const headers: Record<string, string> = {};
-    const key = this.pick([DEMO_KEYS.premium.key, DEMO_KEYS.premium.key, DEMO_KEYS.basic.key, DEMO_KEYS.other.key, 'invalid-key', null]);
+    const key = this.pick([
+      DEMO_KEYS.premium.key,
+      DEMO_KEYS.premium.key,
+      DEMO_KEYS.basic.key,
+      DEMO_KEYS.other.key,
+      'invalid-key',
+      null,
+    ]);
     if (key) headers.authorization = `Bearer ${key}`;
     if (this.chance(0.1)) headers['cache-control'] = 'no-cache';
     const roll = this.random();
     if (roll < 0.03) return { body: { query: this.garbage() }, headers };
-    if (roll < 0.05) return { body: { query: 'subscription S { factoryOptionChanged(factoryId: "x") { slot } }' }, headers };
+    if (roll < 0.05)
+      return { body: { query: 'subscription S { factoryOptionChanged(factoryId: "x") { slot } }' }, headers };
     if (roll < 0.08) return { body: { query: this.fanOut() }, headers };
-    if (roll < 0.11) return { body: { query: '{ __schema { types { name fields { name args { name } } } } }' }, headers };
+    if (roll < 0.11)
+      return { body: { query: '{ __schema { types { name fields { name args { name } } } } }' }, headers };
     return this.operation(headers);
   }
 
@@ -72,22 +117,38 @@ export class OperationFuzzer {
     if (this.chance(0.1)) variables.undeclared = this.chance(0.5) ? 'x'.repeat(1000) : { deep: { er: [1, 2, 3] } };
     const name = `Fuzz${Math.floor(this.random() * 1e6)}`;
     const head = `${mutation ? 'mutation' : 'query'} ${name}${definitions.length > 0 ? `(${definitions.join(', ')})` : ''}`;
-    return { body: { query: [`${head} ${selection}`, ...fragments].join('\n'), variables, operationName: name }, headers };
+    return {
+      body: { query: [`${head} ${selection}`, ...fragments].join('\n'), variables, operationName: name },
+      headers,
+    };
   }
 
-  private selectionSet(type: GraphQLObjectType | GraphQLNamedType, depth: number, variables: Record<string, unknown>, definitions: string[], fragments: string[]): string {
+  private selectionSet(
+    type: GraphQLObjectType | GraphQLNamedType,
+    depth: number,
+    variables: Record<string, unknown>,
+    definitions: string[],
+    fragments: string[],
+  ): string {
     const parts: string[] = [];
     const named = type;
     if (isUnionType(named) || isInterfaceType(named)) {
       const possible = this.schema.getPossibleTypes(named);
       parts.push('__typename');
-      if (isInterfaceType(named)) parts.push(...this.fields(named.getFields(), depth, variables, definitions, fragments, 2));
-      for (const each of possible) if (this.chance(0.5)) parts.push(`... on ${each.name} ${this.selectionSet(each, depth, variables, definitions, fragments)}`);
+      if (isInterfaceType(named))
+        parts.push(...this.fields(named.getFields(), depth, variables, definitions, fragments, 2));
+      for (const each of possible)
+        if (this.chance(0.5))
+          parts.push(`... on ${each.name} ${this.selectionSet(each, depth, variables, definitions, fragments)}`);
     } else if (isObjectType(named)) {
-      parts.push(...this.fields(named.getFields(), depth, variables, definitions, fragments, 1 + Math.floor(this.random() * 4)));
+      parts.push(
+        ...this.fields(named.getFields(), depth, variables, definitions, fragments, 1 + Math.floor(this.random() * 4)),
+      );
       if (this.chance(0.1)) {
         const fragment = `F${(this.fragmentCount += 1)}`;
-        fragments.push(`fragment ${fragment} on ${named.name} { __typename ${this.fields(named.getFields(), depth, variables, definitions, fragments, 1).join(' ')} }`);
+        fragments.push(
+          `fragment ${fragment} on ${named.name} { __typename ${this.fields(named.getFields(), depth, variables, definitions, fragments, 1).join(' ')} }`,
+        );
         parts.push(`...${fragment}`, `...${fragment}`);
       }
     }
@@ -112,7 +173,10 @@ export class OperationFuzzer {
       const composite = !isScalarType(inner) && !isEnumType(inner);
       if (composite && depth >= 3) continue;
       const alias = this.chance(0.15) ? `a${Math.floor(this.random() * 1000)}: ` : '';
-      const args = field.args.length > 0 ? `(${field.args.map((arg) => `${arg.name}: ${this.argument(arg, variables, definitions)}`).join(', ')})` : '';
+      const args =
+        field.args.length > 0
+          ? `(${field.args.map((arg) => `${arg.name}: ${this.argument(arg, variables, definitions)}`).join(', ')})`
+          : '';
       const directive = this.chance(0.05) ? ` @${this.pick(['skip', 'include'])}(if: ${String(this.chance(0.5))})` : '';
       const sub = composite ? ` ${this.selectionSet(inner, depth + 1, variables, definitions, fragments)}` : '';
       chosen.push(`${alias}${field.name}${args}${directive}${sub}`);
@@ -132,7 +196,8 @@ export class OperationFuzzer {
   private value(type: GraphQLInputType): unknown {
     const inner = isNonNullType(type) ? type.ofType : type;
     if (isListType(inner)) return [this.value(inner.ofType)];
-    if (isInputObjectType(inner)) return Object.fromEntries(Object.values(inner.getFields()).map((field) => [field.name, this.value(field.type)]));
+    if (isInputObjectType(inner))
+      return Object.fromEntries(Object.values(inner.getFields()).map((field) => [field.name, this.value(field.type)]));
     if (isEnumType(inner)) return this.pick(inner.getValues()).name;
     switch (inner.name) {
       case 'Int':
@@ -151,13 +216,25 @@ export class OperationFuzzer {
   private fanOut(): string {
     const levels = 8 + Math.floor(this.random() * 10);
     const parts = ['query FanOut { ...G0 }'];
-    for (let i = 0; i < levels - 1; i += 1) parts.push(`fragment G${i} on Query { ...G${i + 1} ...G${i + 1} ...G${i + 1} }`);
-    parts.push(`fragment G${levels - 1} on Query { ${this.pick(['__typename', 'factories { id }', 'buildings { rooms { id } }'])} }`);
+    for (let i = 0; i < levels - 1; i += 1)
+      parts.push(`fragment G${i} on Query { ...G${i + 1} ...G${i + 1} ...G${i + 1} }`);
+    parts.push(
+      `fragment G${levels - 1} on Query { ${this.pick(['__typename', 'factories { id }', 'buildings { rooms { id } }'])} }`,
+    );
     return parts.join('\n');
   }
 
   private garbage(): string {
-    return this.pick(['{', '}}}', 'query { factories { id ', '{ factories(id: ) }', '"\\u', '{ ...Missing }', 'fragment A on Query { ...A } { ...A }', '{ factory(id: 1.5e999) { id } }']);
+    return this.pick([
+      '{',
+      '}}}',
+      'query { factories { id ',
+      '{ factories(id: ) }',
+      '"\\u',
+      '{ ...Missing }',
+      'fragment A on Query { ...A } { ...A }',
+      '{ factory(id: 1.5e999) { id } }',
+    ]);
   }
 }
 
@@ -174,7 +251,14 @@ export interface FuzzReport {
  * Sends `count` generated requests to `endpoint`, `concurrency` at a time, and reports
  * every answer that breaks a promise.
  */
-export async function runFuzz(options: { schema: GraphQLSchema; endpoint: string; seed: number; count: number; concurrency: number; boundMs: number }): Promise<FuzzReport> {
+export async function runFuzz(options: {
+  schema: GraphQLSchema;
+  endpoint: string;
+  seed: number;
+  count: number;
+  concurrency: number;
+  boundMs: number;
+}): Promise<FuzzReport> {
   const fuzzer = new OperationFuzzer(options.schema, options.seed);
   const requests = Array.from({ length: options.count }, () => fuzzer.next());
   const report: FuzzReport = { sent: 0, byStatus: {}, failures: [], slowestMs: 0 };
@@ -186,7 +270,11 @@ export async function runFuzz(options: { schema: GraphQLSchema; endpoint: string
       const started = performance.now();
       const response = await fetch(options.endpoint, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...request.headers },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/graphql-response+json, application/json',
+          ...request.headers,
+        },
         body: JSON.stringify(request.body),
       });
       const text = await response.text();
@@ -199,7 +287,8 @@ export async function runFuzz(options: { schema: GraphQLSchema; endpoint: string
       if (ms > options.boundMs) fail(`answered in ${Math.round(ms)} ms`);
       try {
         const body = JSON.parse(text) as { errors?: { extensions?: { code?: string } }[] };
-        if (body.errors?.some((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR')) fail('INTERNAL_SERVER_ERROR');
+        if (body.errors?.some((error) => error.extensions?.code === 'INTERNAL_SERVER_ERROR'))
+          fail('INTERNAL_SERVER_ERROR');
       } catch {
         fail(`not JSON: ${text.slice(0, 80)}`);
       }

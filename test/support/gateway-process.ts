@@ -24,11 +24,15 @@ export interface GatewayProcess {
  */
 export function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')], {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')],
+      {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();

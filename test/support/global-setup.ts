@@ -17,7 +17,9 @@ export default function globalSetup(): void {
   const skipped = [REDIS_TOOL, BROWSER_TOOL].flatMap((tool) => {
     const reason = toolUnavailable(tool);
     // A required tool that is missing fails its tests instead: nothing to report as skipped.
-    return reason === null || isRequired(tool) ? [] : [{ label: tool.label, helper: tool.helper, reason, install: tool.install }];
+    return reason === null || isRequired(tool)
+      ? []
+      : [{ label: tool.label, helper: tool.helper, reason, install: tool.install }];
   });
   process.env[SKIPPED_VARIABLE] = JSON.stringify(skipped);
   process.env[CHILDREN_VARIABLE] = mkdtempSync(join(tmpdir(), 'statev-test-children-'));

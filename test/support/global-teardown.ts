@@ -24,5 +24,6 @@ export default function globalTeardown(): void {
     }
   }
   rmSync(folder, { recursive: true, force: true });
-  if (left.length > 0) throw new Error(`Test files left child processes running (killed now); stop them in afterAll:\n${left.join('\n')}`);
+  if (left.length > 0)
+    throw new Error(`Test files left child processes running (killed now); stop them in afterAll:\n${left.join('\n')}`);
 }

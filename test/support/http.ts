@@ -117,7 +117,10 @@ export function exchangeOnOneConnection(origin: string, first: string): Promise<
       if (done) return;
       done = true;
       socket.destroy();
-      if (firstResponse === null) reject(new Error(`connection closed before a complete first response: ${JSON.stringify(buffer.slice(0, 200))}`));
+      if (firstResponse === null)
+        reject(
+          new Error(`connection closed before a complete first response: ${JSON.stringify(buffer.slice(0, 200))}`),
+        );
       else resolve({ first: firstResponse, second: sentSecond && buffer.length > 0 ? buffer : null });
     };
     socket.setEncoding('latin1');
@@ -134,7 +137,11 @@ export function exchangeOnOneConnection(origin: string, first: string): Promise<
       }
       const length = Number(headers['content-length'] ?? '0');
       if (buffer.length < end + 4 + length) return;
-      firstResponse = { status: Number(statusLine.split(' ')[1]), headers, body: buffer.slice(end + 4, end + 4 + length) };
+      firstResponse = {
+        status: Number(statusLine.split(' ')[1]),
+        headers,
+        body: buffer.slice(end + 4, end + 4 + length),
+      };
       buffer = buffer.slice(end + 4 + length);
       if ((headers.connection ?? '').toLowerCase() === 'close') return; // the server ends the connection itself
       sentSecond = true;

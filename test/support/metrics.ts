@@ -11,7 +11,8 @@ export function metricValue(text: string, name: string, labels: Record<string, s
     const match = /^([a-zA-Z_:][\w:]*)(\{(.*)\})?\s+(\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
     const sampleLabels = new Map<string, string>();
-    for (const label of (match[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) sampleLabels.set(label[1] ?? '', label[2] ?? '');
+    for (const label of (match[3] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      sampleLabels.set(label[1] ?? '', label[2] ?? '');
     if (Object.entries(labels).every(([key, value]) => sampleLabels.get(key) === value)) {
       found = true;
       sum += Number(match[4]);

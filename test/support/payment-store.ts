@@ -11,7 +11,15 @@ import { RecordMac } from '../../src/vault';
 export const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 /** Options of a test store; `refused` collects what the store refused. */
-export function testStoreOptions(overrides: Partial<PaymentStoreOptions> = {}): PaymentStoreOptions & { refused: string[] } {
+export function testStoreOptions(
+  overrides: Partial<PaymentStoreOptions> = {},
+): PaymentStoreOptions & { refused: string[] } {
   const refused: string[] = [];
-  return { mac: RecordMac.fromSetting(TEST_MASTER_KEY), keptPerCompany: 1000, onRefused: (what) => refused.push(what), ...overrides, refused };
+  return {
+    mac: RecordMac.fromSetting(TEST_MASTER_KEY),
+    keptPerCompany: 1000,
+    onRefused: (what) => refused.push(what),
+    ...overrides,
+    refused,
+  };
 }

@@ -65,7 +65,8 @@ export const REDIS_TOOL: Tool = {
   install: 'apt-get install -y redis-server',
   requireVariable: 'REQUIRE_REDIS',
   probeVariable: 'STATEV_TEST_REDIS_MISSING',
-  unavailableReason: () => (process.env.REDIS_URL || redisServerOnPath() ? null : 'no redis-server on PATH and no REDIS_URL'),
+  unavailableReason: () =>
+    process.env.REDIS_URL || redisServerOnPath() ? null : 'no redis-server on PATH and no REDIS_URL',
 };
 
 /** Why tests with these options cannot run here, or null when they can. */
@@ -73,7 +74,9 @@ function unavailableReason(options: TestRedisOptions): string | null {
   const reason = toolUnavailable(REDIS_TOOL);
   if (reason !== null || !options.own || !process.env.REDIS_URL) return reason;
   // REDIS_URL makes the group available, but these tests need a server of their own.
-  return redisServerOnPath() ? null : 'no redis-server on PATH (these tests stop and start one of their own; REDIS_URL is not enough)';
+  return redisServerOnPath()
+    ? null
+    : 'no redis-server on PATH (these tests stop and start one of their own; REDIS_URL is not enough)';
 }
 
 /**
@@ -110,14 +113,28 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
     return { url: given, owned: false, stop: async () => undefined, start: async () => undefined };
   }
   const reason = unavailableReason(options);
-  if (reason !== null) throw new Error(`Redis tests need a Redis: ${reason}. Start it inside describeWithRedis, which skips the tests then (${REDIS_TOOL.install} enables them).`);
+  if (reason !== null)
+    throw new Error(
+      `Redis tests need a Redis: ${reason}. Start it inside describeWithRedis, which skips the tests then (${REDIS_TOOL.install} enables them).`,
+    );
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const server = spawn(
         'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'yes'],
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--enable-debug-command',
+          'yes',
+        ],
         { stdio: ['ignore', 'pipe', 'pipe'] },
       );
       child = server;
@@ -136,7 +153,8 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
         if (/Ready to accept connections/.test(output)) resolve();
       });
       server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output.slice(-500)}`)));
-      for (const stream of [server.stdout, server.stderr]) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+      for (const stream of [server.stdout, server.stderr])
+        (stream as unknown as { unref?: () => void } | null)?.unref?.();
       server.once('error', reject);
     });
   const stop = (): Promise<void> =>

@@ -59,7 +59,21 @@ export function useTwoReplicas(name: string): TwoReplicas {
     const prefix = `statev-${name}-${process.pid}-${Date.now()}:`;
     const make = (): Promise<Gateway> =>
       startGateway(
-        loadConfig({}, { port: 0, host: '127.0.0.1', upstreamBaseUrl: started(simulator, 'the simulator').baseUrl, redisUrl: started(redis, 'Redis').url, redisPrefix: prefix, redisTimeoutMs: TEST_REDIS_TIMEOUT_MS, responseCacheEnabled: false, cacheFile: null, upstreamRateLimit: null, logLevel: 'silent' }),
+        loadConfig(
+          {},
+          {
+            port: 0,
+            host: '127.0.0.1',
+            upstreamBaseUrl: started(simulator, 'the simulator').baseUrl,
+            redisUrl: started(redis, 'Redis').url,
+            redisPrefix: prefix,
+            redisTimeoutMs: TEST_REDIS_TIMEOUT_MS,
+            responseCacheEnabled: false,
+            cacheFile: null,
+            upstreamRateLimit: null,
+            logLevel: 'silent',
+          },
+        ),
         { now: clock.now, pollClock: clock },
       );
     a = await make();

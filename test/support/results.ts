@@ -20,12 +20,25 @@ export function codes(result: Result<unknown>): string[] {
  * The request counts of a result's `extensions.upstream` (fails when it is missing, or
  * when its `maxAgeSeconds` is not a whole number of seconds: every answer carries one).
  */
-export function upstreamOf(result: Result<unknown>): { requests: number; cacheHits: number; coalesced: number; stale: number } {
+export function upstreamOf(result: Result<unknown>): {
+  requests: number;
+  cacheHits: number;
+  coalesced: number;
+  stale: number;
+} {
   const upstream = result.extensions?.upstream;
   if (!upstream || typeof upstream !== 'object') throw new Error(`no extensions.upstream in ${JSON.stringify(result)}`);
-  const { maxAgeSeconds, ...counts } = upstream as { requests: number; cacheHits: number; coalesced: number; stale: number; maxAgeSeconds?: unknown };
+  const { maxAgeSeconds, ...counts } = upstream as {
+    requests: number;
+    cacheHits: number;
+    coalesced: number;
+    stale: number;
+    maxAgeSeconds?: unknown;
+  };
   if (typeof maxAgeSeconds !== 'number' || !Number.isInteger(maxAgeSeconds) || maxAgeSeconds < 0) {
-    throw new Error(`extensions.upstream.maxAgeSeconds is not a whole number of seconds in ${JSON.stringify(upstream)}`);
+    throw new Error(
+      `extensions.upstream.maxAgeSeconds is not a whole number of seconds in ${JSON.stringify(upstream)}`,
+    );
   }
   return counts;
 }
@@ -44,7 +57,10 @@ export function staleOf(result: Result<unknown>): StaleEntry[] {
 }
 
 /** The error at a response path, e.g. `['factory', 'counter']`. */
-export function errorAt(result: Result<unknown>, path: ReadonlyArray<string | number>): { code: unknown; extensions: Record<string, unknown> } | undefined {
+export function errorAt(
+  result: Result<unknown>,
+  path: ReadonlyArray<string | number>,
+): { code: unknown; extensions: Record<string, unknown> } | undefined {
   const error = (result.errors ?? []).find((e) => JSON.stringify(e.path) === JSON.stringify(path));
   return error ? { code: error.extensions?.code, extensions: error.extensions ?? {} } : undefined;
 }
@@ -59,7 +75,9 @@ export function nullPaths(value: unknown, path = '$'): string[] {
   if (value === null) return [path];
   if (Array.isArray(value)) return value.flatMap((element, index) => nullPaths(element, `${path}[${index}]`));
   if (typeof value === 'object' && value !== undefined) {
-    return Object.entries(value as Record<string, unknown>).flatMap(([key, element]) => nullPaths(element, `${path}.${key}`));
+    return Object.entries(value as Record<string, unknown>).flatMap(([key, element]) =>
+      nullPaths(element, `${path}.${key}`),
+    );
   }
   return [];
 }

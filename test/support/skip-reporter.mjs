@@ -31,7 +31,9 @@ export default class SkipReporter {
     const groups = [...this.groups.values()].sort((a, b) => a.group.label.localeCompare(b.group.label));
     for (const { group, tests, files } of groups) {
       const where = files.length === 1 ? files[0] : `${files.length} files`;
-      process.stderr.write(`Skipped ${tests} ${group.label} test${tests === 1 ? '' : 's'} (${where}): ${group.reason}. To run them: ${group.install}\n`);
+      process.stderr.write(
+        `Skipped ${tests} ${group.label} test${tests === 1 ? '' : 's'} (${where}): ${group.reason}. To run them: ${group.install}\n`,
+      );
     }
   }
 }

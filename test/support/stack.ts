@@ -121,7 +121,11 @@ export interface Stack {
     options?: CallOptions,
   ): Promise<Result<TData>>;
   /** Runs a query given as text (for documents codegen cannot type, e.g. deliberately too deep ones). */
-  executeText(query: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<Result<Record<string, unknown>>>;
+  executeText(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: CallOptions,
+  ): Promise<Result<Record<string, unknown>>>;
   /** POSTs a GraphQL body as JSON to `/graphql` over HTTP (needs `http`). */
   post(body: unknown, options?: CallOptions): Promise<HttpAnswer>;
   /** GETs a path of the gateway over HTTP, e.g. `/metrics` (needs `http`). */
@@ -144,7 +148,15 @@ export interface HttpStack extends Stack {
 export function examplePublicSiteConfig(): Partial<GatewayConfig> {
   return {
     serverApiKey: DEMO_KEYS.premium.key,
-    trustedDocumentsPath: join(__dirname, '..', '..', 'examples', 'company-site', 'generated', 'persisted-documents.json'),
+    trustedDocumentsPath: join(
+      __dirname,
+      '..',
+      '..',
+      'examples',
+      'company-site',
+      'generated',
+      'persisted-documents.json',
+    ),
   };
 }
 
@@ -203,7 +215,9 @@ export async function startStack(options?: StackOptions): Promise<Stack>;
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   if (options.fakeDate !== undefined) useFakeDate(options.fakeDate);
   const ownSimulator = !isSimulator(options.simulator);
-  const simulator = isSimulator(options.simulator) ? options.simulator : await startSimulator(testSimulatorOptions(options.simulator));
+  const simulator = isSimulator(options.simulator)
+    ? options.simulator
+    : await startSimulator(testSimulatorOptions(options.simulator));
   let mockAgent: MockAgent | null = null;
   if (options.mock) {
     mockAgent = new MockAgent({ enableCallHistory: true });
@@ -212,7 +226,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
   redisPrefixes += 1;
   const config = testConfig(simulator.baseUrl, {
-    ...(options.redis ? { redisUrl: options.redis.url, redisPrefix: `statev-test-${process.pid}-${redisPrefixes}:` } : {}),
+    ...(options.redis
+      ? { redisUrl: options.redis.url, redisPrefix: `statev-test-${process.pid}-${redisPrefixes}:` }
+      : {}),
     ...options.config,
   });
   const gatewayOptions = {
@@ -244,8 +260,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     return mockAgent;
   };
 
-  const run = async <TData>(query: string | TypedDocumentNode<TData, Record<string, unknown>>, variables: Record<string, unknown> | undefined, call: CallOptions): Promise<Result<TData>> => {
-    const response = await runtime.apollo.executeOperation({ query, variables }, { contextValue: createContext(runtime.services, headerMap(call), callerKey(readCredential(headerMap(call).get('authorization')), runtime.services.config.keyHashSecret)) });
+  const run = async <TData>(
+    query: string | TypedDocumentNode<TData, Record<string, unknown>>,
+    variables: Record<string, unknown> | undefined,
+    call: CallOptions,
+  ): Promise<Result<TData>> => {
+    const response = await runtime.apollo.executeOperation(
+      { query, variables },
+      {
+        contextValue: createContext(
+          runtime.services,
+          headerMap(call),
+          callerKey(readCredential(headerMap(call).get('authorization')), runtime.services.config.keyHashSecret),
+        ),
+      },
+    );
     if (response.body.kind !== 'single') throw new Error('expected a single result');
     return response.body.singleResult as Result<TData>;
   };
@@ -263,7 +292,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     attemptsOf: (route) => attempts.filter((attempt) => attempt.route === route),
     upstream: () => needMock().get(simulator.origin),
     upstreamCalls: () => needMock().getCallHistory()?.calls() ?? [],
-    execute: (document, variables, call = {}) => run(document as TypedDocumentNode<never, Record<string, unknown>>, variables, call),
+    execute: (document, variables, call = {}) =>
+      run(document as TypedDocumentNode<never, Record<string, unknown>>, variables, call),
     executeText: (query, variables, call = {}) => run<Record<string, unknown>>(query, variables, call),
     async post(body, call = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -16,7 +16,12 @@ const stockAlert = require('../../examples/stock-alert/stock-alert.js') as {
 export const { startStockAlert } = stockAlert;
 
 /** A Discord-style webhook receiver on port 0: every POSTed JSON body, in order. */
-export async function webhookReceiver(): Promise<{ url: string; server: Server; posts: Array<Record<string, unknown>>; nextPost(): Promise<Record<string, unknown>> }> {
+export async function webhookReceiver(): Promise<{
+  url: string;
+  server: Server;
+  posts: Array<Record<string, unknown>>;
+  nextPost(): Promise<Record<string, unknown>>;
+}> {
   const posts: Array<Record<string, unknown>> = [];
   const waiting: Array<(body: Record<string, unknown>) => void> = [];
   const server = createServer((req: IncomingMessage, res) => {

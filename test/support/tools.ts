@@ -61,13 +61,20 @@ export function toolUnavailable(tool: Tool): string | null {
  *
  * @param reason - why it is unavailable (null: available); defaults to {@link toolUnavailable}
  */
-export function describeWithTool(tool: Tool, name: string, body: () => void, reason: string | null = toolUnavailable(tool)): void {
+export function describeWithTool(
+  tool: Tool,
+  name: string,
+  body: () => void,
+  reason: string | null = toolUnavailable(tool),
+): void {
   if (reason === null) {
     describe(name, body);
   } else if (isRequired(tool)) {
     describe(name, () => {
       it(`needs ${tool.label === 'browser' ? 'a browser' : tool.label}`, () => {
-        throw new Error(`${reason}, and ${tool.requireVariable} is set, so the ${tool.label} tests must run: ${tool.install}`);
+        throw new Error(
+          `${reason}, and ${tool.requireVariable} is set, so the ${tool.label} tests must run: ${tool.install}`,
+        );
       });
     });
   } else {

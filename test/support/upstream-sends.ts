@@ -18,7 +18,10 @@ export function trackUpstreamSends(onSend?: (started: number) => void): { settle
   let started = 0;
   let finished = 0;
   const send = UpstreamClient.prototype.send;
-  jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (this: UpstreamClient, ...args: Parameters<UpstreamClient['send']>) {
+  jest.spyOn(UpstreamClient.prototype, 'send').mockImplementation(async function (
+    this: UpstreamClient,
+    ...args: Parameters<UpstreamClient['send']>
+  ) {
     started += 1;
     onSend?.(started);
     try {

@@ -36,7 +36,10 @@ function lateBound<T extends object>(what: string, current: () => T | undefined)
   return new Proxy({} as T, {
     get(_target, property) {
       const value = current();
-      if (value === undefined) throw new Error(`${what} is not running here: use it inside a test or a hook registered after the one that starts it`);
+      if (value === undefined)
+        throw new Error(
+          `${what} is not running here: use it inside a test or a hook registered after the one that starts it`,
+        );
       const member = Reflect.get(value, property, value) as unknown;
       return typeof member === 'function' ? (member as (...args: unknown[]) => unknown).bind(value) : member;
     },
@@ -58,9 +61,18 @@ async function restoreAndClose(stack: Stack | undefined): Promise<void> {
  *
  * @returns the running stack (a stand-in: read it inside tests and later hooks only)
  */
-export function useStack(options: HttpStackOptions | (() => HttpStackOptions | Promise<HttpStackOptions>), hooks?: UseStackHooks): HttpStack;
-export function useStack(options?: StackOptions | (() => StackOptions | Promise<StackOptions>), hooks?: UseStackHooks): Stack;
-export function useStack(options: StackOptions | (() => StackOptions | Promise<StackOptions>) = {}, hooks: UseStackHooks = {}): Stack {
+export function useStack(
+  options: HttpStackOptions | (() => HttpStackOptions | Promise<HttpStackOptions>),
+  hooks?: UseStackHooks,
+): HttpStack;
+export function useStack(
+  options?: StackOptions | (() => StackOptions | Promise<StackOptions>),
+  hooks?: UseStackHooks,
+): Stack;
+export function useStack(
+  options: StackOptions | (() => StackOptions | Promise<StackOptions>) = {},
+  hooks: UseStackHooks = {},
+): Stack {
   let stack: Stack | undefined;
   const start = async (): Promise<void> => {
     stack = await startStack(typeof options === 'function' ? await options() : options);

@@ -22,7 +22,12 @@ export function testVault(prefix: string): TestVault {
   const folder = mkdtempSync(join(tmpdir(), prefix));
   const vaultFile = join(folder, 'vault.json');
   const masterKey = randomBytes(32).toString('base64');
-  return { vault: new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey)), folder, vaultFile, masterKey };
+  return {
+    vault: new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey)),
+    folder,
+    vaultFile,
+    masterKey,
+  };
 }
 
 /** Adds the two characters most token tests use: `max` (the demo premium key) and `erika` (another character's key), without secrets. */

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { fromBase32768, toBase32768 } from '../../src/domains/site-documents/base32768';
 
-const inAlphabet = (code: number): boolean => (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xac00 + 5183);
+const inAlphabet = (code: number): boolean =>
+  (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0xac00 && code <= 0xac00 + 5183);
 
 describe('base32768', () => {
   it('round-trips any bytes, in characters of the alphabet only', () => {

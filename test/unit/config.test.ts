@@ -31,16 +31,30 @@ describe('loadConfig', () => {
   });
 
   it('uses every default for an empty environment', () => {
-    expect(loadConfig({})).toMatchObject({ ...DEFAULT_CONFIG, corsOrigins: [], cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds }, costAssumptions: { ...DEFAULT_CONFIG.costAssumptions } });
+    expect(loadConfig({})).toMatchObject({
+      ...DEFAULT_CONFIG,
+      corsOrigins: [],
+      cacheTtlSeconds: { ...DEFAULT_CONFIG.cacheTtlSeconds },
+      costAssumptions: { ...DEFAULT_CONFIG.costAssumptions },
+    });
   });
 
   it('treats blank values as unset', () => {
-    expect(loadConfig({ PORT: ' ', HOST: '', REDIS_URL: '  ', LOG_LEVEL: '' })).toMatchObject({ port: 4000, host: '127.0.0.1', redisUrl: null, logLevel: 'info' });
+    expect(loadConfig({ PORT: ' ', HOST: '', REDIS_URL: '  ', LOG_LEVEL: '' })).toMatchObject({
+      port: 4000,
+      host: '127.0.0.1',
+      redisUrl: null,
+      logLevel: 'info',
+    });
   });
 
   it.each([
     [{ STATEV_BASE_URL: 'not a url' }, 'STATEV_BASE_URL="not a url"', 'an absolute http or https URL'],
-    [{ STATEV_BASE_URL: 'ftp://example.com/req' }, 'STATEV_BASE_URL="ftp://example.com/req"', 'an absolute http or https URL'],
+    [
+      { STATEV_BASE_URL: 'ftp://example.com/req' },
+      'STATEV_BASE_URL="ftp://example.com/req"',
+      'an absolute http or https URL',
+    ],
     [{ PORT: '70000' }, 'PORT="70000"', 'an integer from 0 to 65535'],
     [{ PORT: '-1' }, 'PORT="-1"', 'an integer from 0 to 65535'],
     [{ PORT: 'abc' }, 'PORT="abc"', 'an integer from 0 to 65535'],
@@ -54,7 +68,11 @@ describe('loadConfig', () => {
     [{ HOST: '[::1]' }, 'HOST="[::1]"', 'a host name or an IP address'],
     [{ REDIS_URL: 'notaurl' }, 'REDIS_URL="notaurl"', 'an absolute redis or rediss URL'],
     [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL="http://127.0.0.1:6379"', 'an absolute redis or rediss URL'],
-    [{ TRUSTED_DOCUMENTS: '/nonexistent/manifest.json' }, 'TRUSTED_DOCUMENTS="/nonexistent/manifest.json"', 'the path of an existing, readable file'],
+    [
+      { TRUSTED_DOCUMENTS: '/nonexistent/manifest.json' },
+      'TRUSTED_DOCUMENTS="/nonexistent/manifest.json"',
+      'the path of an existing, readable file',
+    ],
     [{ TRUSTED_DOCUMENTS: '/' }, 'TRUSTED_DOCUMENTS="/"', 'the path of an existing, readable file'],
   ])('refuses %j, naming the setting, the value and what is expected', (env, named, expected) => {
     const message = rejection(env);
@@ -64,15 +82,51 @@ describe('loadConfig', () => {
 
   const timerBound = "Node's timers wait at most 2147483647 ms, about 24.8 days";
   it.each([
-    [{ UPSTREAM_TIMEOUT_MS: '99999999999' }, 'UPSTREAM_TIMEOUT_MS="99999999999"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
-    [{ UPSTREAM_TIMEOUT_MS: '2147483648' }, 'UPSTREAM_TIMEOUT_MS="2147483648"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
-    [{ SHUTDOWN_GRACE_PERIOD_MS: '99999999999' }, 'SHUTDOWN_GRACE_PERIOD_MS="99999999999"', `an integer from 0 to 2147483647 (ms; ${timerBound})`],
-    [{ HTTP_HEADERS_TIMEOUT_MS: '3000000000' }, 'HTTP_HEADERS_TIMEOUT_MS="3000000000"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
-    [{ SSE_RESERVATION_TTL_MS: '2147483648' }, 'SSE_RESERVATION_TTL_MS="2147483648"', `an integer from 1 to 2147483647 (ms; ${timerBound})`],
-    [{ CACHE_TTL_STOCK_SECONDS: '2147484' }, 'CACHE_TTL_STOCK_SECONDS="2147484"', `an integer from 0 to 2147483 (seconds; ${timerBound})`],
-    [{ CACHE_SNAPSHOT_SECONDS: '99999999' }, 'CACHE_SNAPSHOT_SECONDS="99999999"', `an integer from 0 to 2147483 (seconds; ${timerBound})`],
-    [{ RETRY_AFTER_MAX_SECONDS: '99999999' }, 'RETRY_AFTER_MAX_SECONDS="99999999"', `an integer from 1 to 2147483 (seconds; ${timerBound})`],
-    [{ UPSTREAM_RATE_LIMIT: '10/2147484' }, 'UPSTREAM_RATE_LIMIT="10/2147484"', `N/SECONDS with SECONDS at most 2147483 (${timerBound})`],
+    [
+      { UPSTREAM_TIMEOUT_MS: '99999999999' },
+      'UPSTREAM_TIMEOUT_MS="99999999999"',
+      `an integer from 1 to 2147483647 (ms; ${timerBound})`,
+    ],
+    [
+      { UPSTREAM_TIMEOUT_MS: '2147483648' },
+      'UPSTREAM_TIMEOUT_MS="2147483648"',
+      `an integer from 1 to 2147483647 (ms; ${timerBound})`,
+    ],
+    [
+      { SHUTDOWN_GRACE_PERIOD_MS: '99999999999' },
+      'SHUTDOWN_GRACE_PERIOD_MS="99999999999"',
+      `an integer from 0 to 2147483647 (ms; ${timerBound})`,
+    ],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '3000000000' },
+      'HTTP_HEADERS_TIMEOUT_MS="3000000000"',
+      `an integer from 1 to 2147483647 (ms; ${timerBound})`,
+    ],
+    [
+      { SSE_RESERVATION_TTL_MS: '2147483648' },
+      'SSE_RESERVATION_TTL_MS="2147483648"',
+      `an integer from 1 to 2147483647 (ms; ${timerBound})`,
+    ],
+    [
+      { CACHE_TTL_STOCK_SECONDS: '2147484' },
+      'CACHE_TTL_STOCK_SECONDS="2147484"',
+      `an integer from 0 to 2147483 (seconds; ${timerBound})`,
+    ],
+    [
+      { CACHE_SNAPSHOT_SECONDS: '99999999' },
+      'CACHE_SNAPSHOT_SECONDS="99999999"',
+      `an integer from 0 to 2147483 (seconds; ${timerBound})`,
+    ],
+    [
+      { RETRY_AFTER_MAX_SECONDS: '99999999' },
+      'RETRY_AFTER_MAX_SECONDS="99999999"',
+      `an integer from 1 to 2147483 (seconds; ${timerBound})`,
+    ],
+    [
+      { UPSTREAM_RATE_LIMIT: '10/2147484' },
+      'UPSTREAM_RATE_LIMIT="10/2147484"',
+      `N/SECONDS with SECONDS at most 2147483 (${timerBound})`,
+    ],
   ])('refuses the duration %j past the longest timer, naming the bound', (env, named, expected) => {
     expect(rejection(env)).toBe(`Setting ${named} is invalid: expected ${expected}.`);
   });
@@ -80,8 +134,17 @@ describe('loadConfig', () => {
   it('accepts every millisecond setting up to the longest timer', () => {
     const msSettings = Object.keys(DEFAULT_CONFIG).filter((key) => key.endsWith('Ms'));
     expect(msSettings.length).toBeGreaterThan(10);
-    const config = loadConfig({ UPSTREAM_TIMEOUT_MS: '2147483647', SHUTDOWN_GRACE_PERIOD_MS: '2147483647', CACHE_TTL_STOCK_SECONDS: '2147483', UPSTREAM_RATE_LIMIT: '10/2147483' });
-    expect(config).toMatchObject({ upstreamTimeoutMs: 2147483647, shutdownGracePeriodMs: 2147483647, upstreamRateLimit: { requests: 10, windowSeconds: 2147483 } });
+    const config = loadConfig({
+      UPSTREAM_TIMEOUT_MS: '2147483647',
+      SHUTDOWN_GRACE_PERIOD_MS: '2147483647',
+      CACHE_TTL_STOCK_SECONDS: '2147483',
+      UPSTREAM_RATE_LIMIT: '10/2147483',
+    });
+    expect(config).toMatchObject({
+      upstreamTimeoutMs: 2147483647,
+      shutdownGracePeriodMs: 2147483647,
+      upstreamRateLimit: { requests: 10, windowSeconds: 2147483 },
+    });
     expect(config.cacheTtlSeconds.stock).toBe(2147483);
     // Every _MS setting is bounded, the new ones too.
     for (const key of msSettings) {

@@ -78,12 +78,16 @@ describe('CONTRIBUTING.md', () => {
   });
 
   it('lists only paths that exist in its layout', () => {
-    const missing = entries.map((entry) => entry.path).filter((path) => !path.includes('*') && !existsSync(join(root, path)));
+    const missing = entries
+      .map((entry) => entry.path)
+      .filter((path) => !path.includes('*') && !existsSync(join(root, path)));
     expect(missing).toEqual([]);
   });
 
   it('names only paths that exist in backticks', () => {
-    const named = [...text.matchAll(/`((?:src|test|bench|scripts|docs|examples|\.ci)\/[\w./-]*)`/g)].map((match) => match[1] ?? '');
+    const named = [...text.matchAll(/`((?:src|test|bench|scripts|docs|examples|\.ci)\/[\w./-]*)`/g)].map(
+      (match) => match[1] ?? '',
+    );
     expect(named.length).toBeGreaterThan(5);
     const checked = named.filter((path) => !OUTPUTS.some((output) => `${path}/`.startsWith(output)));
     expect(checked.filter((path) => !existsSync(join(root, path)))).toEqual([]);

@@ -13,7 +13,7 @@ function schemaAnswering(value: () => unknown): { schema: GraphQLSchema; scalar:
 }
 
 describe('rememberDateTimeText', () => {
-  it('writes the scalar\'s own text, formatting each Date object once', async () => {
+  it("writes the scalar's own text, formatting each Date object once", async () => {
     const date = new Date('2026-11-26T10:15:30.250Z');
     const { schema } = schemaAnswering(() => date);
     const before = await graphql({ schema, source: '{ at }' });

@@ -29,7 +29,8 @@ function settingsRead(): string[] {
 function documentedRows(): Map<string, string> {
   const doc = readFileSync(join(root, 'docs', 'configuration.md'), 'utf8');
   const rows = new Map<string, string>();
-  for (const match of doc.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/gm)) rows.set(match[1] ?? '', (match[2] ?? '').trim());
+  for (const match of doc.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \| ([^|]*) \|/gm))
+    rows.set(match[1] ?? '', (match[2] ?? '').trim());
   return rows;
 }
 
@@ -38,7 +39,9 @@ describe('docs/configuration.md', () => {
 
   it('has a table row for every setting src/config/index.ts reads', () => {
     const settings = settingsRead();
-    expect(settings).toEqual(expect.arrayContaining(['PORT', 'STATEV_BASE_URL', 'CACHE_TTL_STOCK_SECONDS', 'REDIS_URL']));
+    expect(settings).toEqual(
+      expect.arrayContaining(['PORT', 'STATEV_BASE_URL', 'CACHE_TTL_STOCK_SECONDS', 'REDIS_URL']),
+    );
     expect(settings).toEqual(expect.arrayContaining(SETTINGS.map((definition) => definition.env)));
     expect(settings.filter((name) => !rows.has(name))).toEqual([]);
   });
@@ -53,7 +56,12 @@ describe('docs/configuration.md', () => {
     const disagree = SETTINGS.filter((definition) => {
       if (definition.redaction === 'secret') return false; // a secret's built-in value is not shown in --help
       const value = definition.value(defaults);
-      const shown = value === null || (Array.isArray(value) && value.length === 0) ? 'none' : typeof value === 'object' && !Array.isArray(value) ? `\`${Object.values(value as object).join('/')}\`` : `\`${String(value)}\``;
+      const shown =
+        value === null || (Array.isArray(value) && value.length === 0)
+          ? 'none'
+          : typeof value === 'object' && !Array.isArray(value)
+            ? `\`${Object.values(value as object).join('/')}\``
+            : `\`${String(value)}\``;
       return !(rows.get(definition.env) ?? '').startsWith(shown);
     }).map((definition) => `${definition.env}: ${rows.get(definition.env) ?? '(no row)'}`);
     expect(disagree).toEqual([]);

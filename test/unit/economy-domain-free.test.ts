@@ -17,7 +17,7 @@ const FORBIDDEN: ReadonlyArray<readonly [RegExp, string]> = [
   [/factoryOption/i, 'the option-slot endpoints'],
   [/OPTION_SLOTS?/, 'the option-slot settings'],
   [/\boptions?[ -]slots?\b/i, 'option slots'],
-  [/optionKeys|optionsWritten|cachedOptions|writtenFactoryId/, 'the option slots\' former rules'],
+  [/optionKeys|optionsWritten|cachedOptions|writtenFactoryId/, "the option slots' former rules"],
 ];
 
 /** Every .ts file below `folder`, relative to the project. */
@@ -42,14 +42,21 @@ it('keeps src/economy/ free of the option slots and of endpoints picked by name'
     readFileSync(join(root, file), 'utf8')
       .split('\n')
       .forEach((line, index) => {
-        for (const [pattern, what] of FORBIDDEN) if (pattern.test(line)) found.push(`${file}:${index + 1}: ${what}: ${line.trim()}`);
+        for (const [pattern, what] of FORBIDDEN)
+          if (pattern.test(line)) found.push(`${file}:${index + 1}: ${what}: ${line.trim()}`);
       });
   }
   expect(found).toEqual([]);
 });
 
 it('finds what it looks for (the check can fail)', () => {
-  const sample = ["if (endpoint === ENDPOINTS.factoryOption) {", '// an unset option slot', 'optionKeys(keyId, factoryId)'];
+  const sample = [
+    'if (endpoint === ENDPOINTS.factoryOption) {',
+    '// an unset option slot',
+    'optionKeys(keyId, factoryId)',
+  ];
   expect(sample.map((line) => FORBIDDEN.some(([pattern]) => pattern.test(line)))).toEqual([true, true, true]);
-  expect(FORBIDDEN.some(([pattern]) => pattern.test('const scope = this.rules.writeScope(endpoint, body);'))).toBe(false);
+  expect(FORBIDDEN.some(([pattern]) => pattern.test('const scope = this.rules.writeScope(endpoint, body);'))).toBe(
+    false,
+  );
 });

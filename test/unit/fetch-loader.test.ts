@@ -14,7 +14,11 @@ import type { Endpoint, PathParams } from '../../src/upstream/endpoints';
 import { buildPath, ENDPOINTS } from '../../src/upstream/endpoints';
 
 /** An economy over a map of answers by path: `freshHit` answers what it holds, `get` sends (counted) and holds the answer. */
-function economyOver(upstream: (path: string) => UpstreamReply): { economy: UpstreamEconomy; cache: Map<string, UpstreamReply>; sent: string[] } {
+function economyOver(upstream: (path: string) => UpstreamReply): {
+  economy: UpstreamEconomy;
+  cache: Map<string, UpstreamReply>;
+  sent: string[];
+} {
   const cache = new Map<string, UpstreamReply>();
   const sent: string[] = [];
   const economy = {
@@ -68,7 +72,14 @@ describe('FetchLoader.loadNow', () => {
 
   it('rejects with a cached failure, and looks at the cache without sending', async () => {
     const { economy, cache, sent } = economyOver(() => ({ body: { n: 3 }, stale: null }));
-    cache.set('/factory/counter/gone', { failure: { code: 'NOT_FOUND', upstream: { status: 404, endpoint: ENDPOINTS.factoryCounter.route, message: 'Factory not found' }, extra: {} }, stale: null });
+    cache.set('/factory/counter/gone', {
+      failure: {
+        code: 'NOT_FOUND',
+        upstream: { status: 404, endpoint: ENDPOINTS.factoryCounter.route, message: 'Factory not found' },
+        extra: {},
+      },
+      stale: null,
+    });
     const loader = createFetchLoader(new UpstreamSession(economy, 'key', 'key-id'), counter, { cache: true });
 
     const failed = loader.loadNow('gone');
@@ -112,7 +123,7 @@ describe('FetchLoader.loadNow', () => {
     expect(plainPeek).toHaveBeenCalledTimes(1);
   });
 
-  it('answers a cache-only operation (a live query\'s re-run) at once from what is cached', () => {
+  it("answers a cache-only operation (a live query's re-run) at once from what is cached", () => {
     const { economy, cache } = economyOver(() => ({ body: { n: 0 }, stale: null }));
     cache.set('/factory/counter/a', { body: { n: 4 }, stale: null });
     const liveRun = new UpstreamSession(economy, 'key', 'key-id');

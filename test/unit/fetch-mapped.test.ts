@@ -14,7 +14,12 @@ import { ENDPOINTS } from '../../src/upstream/endpoints';
 
 /** A session whose every GET answers `reply()`; markStale passes results through. */
 function sessionAnswering(reply: () => UpstreamReply): UpstreamSession {
-  const session = { cached: () => undefined, get: async () => reply(), getFresh: async () => reply(), markStale: <T>(result: T): T => result };
+  const session = {
+    cached: () => undefined,
+    get: async () => reply(),
+    getFresh: async () => reply(),
+    markStale: <T>(result: T): T => result,
+  };
   return session as unknown as UpstreamSession;
 }
 
@@ -91,7 +96,14 @@ describe('fetchMapped', () => {
     const memo: AnswerMemo = {};
     let gets = 0;
     const cachedReply: UpstreamReply = { body: { n: 5 }, stale: null, memo };
-    const session = { cached: () => cachedReply, get: async () => { gets += 1; return cachedReply; }, markStale: <T>(result: T): T => result } as unknown as UpstreamSession;
+    const session = {
+      cached: () => cachedReply,
+      get: async () => {
+        gets += 1;
+        return cachedReply;
+      },
+      markStale: <T>(result: T): T => result,
+    } as unknown as UpstreamSession;
     const { map, runs } = countingMapper();
 
     const first = await fetchMapped(session, ENDPOINTS.factoryList, undefined, map);
@@ -99,7 +111,14 @@ describe('fetchMapped', () => {
     expect(await fetchMapped(session, ENDPOINTS.factoryList, undefined, map)).toBe(first);
     expect(runs()).toBe(1);
     expect(gets).toBe(0);
-    const failing = { cached: () => ({ body: null, stale: null }), markStale: <T>(result: T): T => result } as unknown as UpstreamSession;
-    await expect(fetchMapped(failing, ENDPOINTS.factoryList, undefined, () => { throw new Error('no body'); })).rejects.toThrow('no body');
+    const failing = {
+      cached: () => ({ body: null, stale: null }),
+      markStale: <T>(result: T): T => result,
+    } as unknown as UpstreamSession;
+    await expect(
+      fetchMapped(failing, ENDPOINTS.factoryList, undefined, () => {
+        throw new Error('no body');
+      }),
+    ).rejects.toThrow('no body');
   });
 });

@@ -66,7 +66,10 @@ describe('rules declared on the fields', () => {
       for (const arg of field.args) {
         if (!['limit', 'skip', 'slot'].includes(arg.name)) continue;
         const rule = argumentBoundsOf(field)?.[arg.name];
-        expect({ argument: `${name}(${arg.name})`, bounded: rule !== undefined }).toEqual({ argument: `${name}(${arg.name})`, bounded: true });
+        expect({ argument: `${name}(${arg.name})`, bounded: rule !== undefined }).toEqual({
+          argument: `${name}(${arg.name})`,
+          bounded: true,
+        });
         if (!rule) continue;
         expect(arg.description).toContain(boundsText(arg.name, rule));
         expect(field.description).toContain(boundsText(arg.name, rule));
@@ -92,7 +95,9 @@ describe('rules declared on the fields', () => {
   it('the input of updateFactoryOption bounds slot, title and data', () => {
     const input = schema.getType('UpdateFactoryOptionInput');
     if (!isInputObjectType(input)) throw new Error('no UpdateFactoryOptionInput');
-    const rules = Object.fromEntries(Object.values(input.getFields()).map((field) => [field.name, valueBoundsOf(field)]));
+    const rules = Object.fromEntries(
+      Object.values(input.getFields()).map((field) => [field.name, valueBoundsOf(field)]),
+    );
     expect(rules).toEqual({
       factoryId: undefined,
       apiSecret: undefined,
@@ -116,13 +121,18 @@ describe('rules declared on the fields', () => {
   });
 
   it('every root field reaches the upstream, so each declares its cost (viewer answers from the request alone)', () => {
-    const roots = [schema.getQueryType(), schema.getMutationType()].flatMap((type) => Object.values(type?.getFields() ?? {})).filter((field) => field.name !== 'viewer');
+    const roots = [schema.getQueryType(), schema.getMutationType()]
+      .flatMap((type) => Object.values(type?.getFields() ?? {}))
+      .filter((field) => field.name !== 'viewer');
     expect(upstreamCostOf(schema.getQueryType()?.getFields().viewer as AnyField)).toBeUndefined();
     expect(roots.length).toBeGreaterThan(0);
     // The site-document mutations read every option slot first (their writes run on a session of their own, reported in upstreamWrites).
     const readsAllSlots = new Set(['setSiteDocument', 'deleteSiteDocument']);
     for (const field of roots) {
-      expect({ field: field.name, cost: upstreamCostOf(field)?.requests }).toEqual({ field: field.name, cost: readsAllSlots.has(field.name) ? 'optionSlots' : 1 });
+      expect({ field: field.name, cost: upstreamCostOf(field)?.requests }).toEqual({
+        field: field.name,
+        cost: readsAllSlots.has(field.name) ? 'optionSlots' : 1,
+      });
     }
   });
 
@@ -130,7 +140,8 @@ describe('rules declared on the fields', () => {
     const document = parse('{ factory(id: "x") { options { title } } }');
     const operation = getOperationAST(document);
     if (!operation) throw new Error('no operation');
-    const cost = (slots: number): number => operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions, slots)]);
+    const cost = (slots: number): number =>
+      operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions, slots)]);
     expect(cost(10)).toBe(11);
     expect(cost(20)).toBe(21);
   });

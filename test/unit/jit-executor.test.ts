@@ -46,9 +46,12 @@ fields.plain.resolve = () => {
   throw new Error('secret detail');
 };
 
-async function executor(): Promise<(document: DocumentNode, variables?: Record<string, unknown>) => Promise<ExecutionResult>> {
+async function executor(): Promise<
+  (document: DocumentNode, variables?: Record<string, unknown>) => Promise<ExecutionResult>
+> {
   const run = jitExecute(schema);
-  return async (document, variables) => run({ schema, document, operationName: null, variableValues: variables, contextValue: {} });
+  return async (document, variables) =>
+    run({ schema, document, operationName: null, variableValues: variables, contextValue: {} });
 }
 
 /**
@@ -57,8 +60,18 @@ async function executor(): Promise<(document: DocumentNode, variables?: Record<s
  * the other errors, graphql-js where it happened).
  */
 function shown(result: ExecutionResult): unknown {
-  const errors = [...(result.errors ?? [])].sort((a, b) => JSON.stringify(a.path).localeCompare(JSON.stringify(b.path)));
-  return { data: JSON.parse(JSON.stringify(result.data ?? null)) as unknown, hasData: 'data' in result, errors: errors.map((error) => ({ ...error.toJSON(), original: error.originalError?.message, originalExtensions: error.extensions })) };
+  const errors = [...(result.errors ?? [])].sort((a, b) =>
+    JSON.stringify(a.path).localeCompare(JSON.stringify(b.path)),
+  );
+  return {
+    data: JSON.parse(JSON.stringify(result.data ?? null)) as unknown,
+    hasData: 'data' in result,
+    errors: errors.map((error) => ({
+      ...error.toJSON(),
+      original: error.originalError?.message,
+      originalExtensions: error.extensions,
+    })),
+  };
 }
 
 describe('JitExecutor', () => {
@@ -85,7 +98,9 @@ describe('JitExecutor', () => {
     await run(document, { n: 1 });
     const expected = shown(await execute({ schema, document, variableValues: { n: 'x' }, contextValue: {} }));
     expect(shown(await run(document, { n: 'x' }))).toEqual(expected);
-    expect(shown(await run(document, {}))).toEqual(shown(await execute({ schema, document, variableValues: {}, contextValue: {} })));
+    expect(shown(await run(document, {}))).toEqual(
+      shown(await execute({ schema, document, variableValues: {}, contextValue: {} })),
+    );
   });
 });
 
@@ -101,7 +116,9 @@ describe('jitExecution', () => {
 
   async function answers(query: string, variables: Record<string, unknown>, withPlugin: boolean): Promise<unknown[]> {
     let executions = 0;
-    const counting: ApolloServerPlugin = { requestDidStart: async () => ({ executionDidStart: async () => void (executions += 1) }) };
+    const counting: ApolloServerPlugin = {
+      requestDidStart: async () => ({ executionDidStart: async () => void (executions += 1) }),
+    };
     const jit = withPlugin ? jitExecution(withStatus, { formatError, includeStacktraceInErrorResponses: false }) : null;
     const apollo = new ApolloServer({
       ...(jit ? { gateway: jit.gateway } : { schema: withStatus }),
@@ -126,7 +143,15 @@ describe('jitExecution', () => {
     const apollo = await answers(query, { n: 2 }, false);
     const jit = await answers(query, { n: 2 }, true);
     expect(jit.slice(0, 3)).toEqual(apollo.slice(0, 3));
-    expect(jit[0]).toMatchObject({ status: 429, body: { singleResult: { data: { limited: null, items: ['a', 'b'] }, errors: [{ extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 3 } }] } } });
+    expect(jit[0]).toMatchObject({
+      status: 429,
+      body: {
+        singleResult: {
+          data: { limited: null, items: ['a', 'b'] },
+          errors: [{ extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 3 } }],
+        },
+      },
+    });
     // Apollo executed none of them itself: the plugin did (compiled from the second run).
     expect(jit[3]).toEqual({ executedByApollo: 0 });
     expect(apollo[3]).toEqual({ executedByApollo: 3 });
@@ -137,7 +162,10 @@ describe('jitExecution', () => {
     const apollo = await answers(query, { n: 'x' }, false);
     const jit = await answers(query, { n: 'x' }, true);
     expect(jit).toEqual(apollo);
-    expect(jit[0]).toMatchObject({ status: 400, body: { singleResult: { errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] } } });
+    expect(jit[0]).toMatchObject({
+      status: 400,
+      body: { singleResult: { errors: [{ extensions: { code: 'BAD_USER_INPUT' } }] } },
+    });
   });
 });
 

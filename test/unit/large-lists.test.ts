@@ -6,7 +6,12 @@
  */
 import { execute, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, parse } from 'graphql';
 import { jitExecute } from '../../src/graph/execution/jit-executor';
-import { afterLargeLists, answeredLargeList, LARGE_LIST_ITEMS, yieldForLargeLists } from '../../src/graph/execution/large-lists';
+import {
+  afterLargeLists,
+  answeredLargeList,
+  LARGE_LIST_ITEMS,
+  yieldForLargeLists,
+} from '../../src/graph/execution/large-lists';
 import { turnAfterLargeBody } from '../../src/upstream/response-body';
 
 /** Running turn counters, stopped after each test whatever it asserted. */
@@ -29,7 +34,10 @@ function turnCounter(): { now: () => number; stop: () => void } {
 }
 
 function schemaWith(counter: { now: () => number }): GraphQLSchema {
-  const item = new GraphQLObjectType({ name: 'Item', fields: { n: { type: GraphQLInt }, turn: { type: GraphQLInt, resolve: () => counter.now() } } });
+  const item = new GraphQLObjectType({
+    name: 'Item',
+    fields: { n: { type: GraphQLInt }, turn: { type: GraphQLInt, resolve: () => counter.now() } },
+  });
   const list = (length: number): Array<{ n: number }> => Array.from({ length }, (_, n) => ({ n }));
   const query = new GraphQLObjectType({
     name: 'Query',
@@ -47,12 +55,18 @@ type Items = Array<{ n: number; turn: number }>;
 const document = parse('{ turn small { n turn } a: big { n turn } b: big { n turn } c: bigLater { n turn } }');
 
 describe.each([
-  ['graphql-js', (schema: GraphQLSchema, contextValue: object) => Promise.resolve(execute({ schema, document, contextValue }))],
-  ['graphql-jit (second run)', async (schema: GraphQLSchema, contextValue: object) => {
-    const run = jitExecute(schema);
-    await run({ schema, document, contextValue: {} });
-    return run({ schema, document, contextValue });
-  }],
+  [
+    'graphql-js',
+    (schema: GraphQLSchema, contextValue: object) => Promise.resolve(execute({ schema, document, contextValue })),
+  ],
+  [
+    'graphql-jit (second run)',
+    async (schema: GraphQLSchema, contextValue: object) => {
+      const run = jitExecute(schema);
+      await run({ schema, document, contextValue: {} });
+      return run({ schema, document, contextValue });
+    },
+  ],
 ])('yieldForLargeLists, %s', (_name, run) => {
   it('completes each large list in a turn of its own, a small one at once, with the same items', async () => {
     const counter = turnCounter();
@@ -75,7 +89,7 @@ describe.each([
 });
 
 describe('afterLargeLists and turnAfterLargeBody', () => {
-  it('hands on a large operation\'s result in a later turn, any other at once', async () => {
+  it("hands on a large operation's result in a later turn, any other at once", async () => {
     const counter = turnCounter();
     const schema = schemaWith(counter);
     const small = {};

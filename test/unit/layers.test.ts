@@ -24,7 +24,13 @@ interface ImportGraph {
 const root = join(__dirname, '..', '..');
 
 // dependency-cruiser is an ES module only; Jest runs CommonJS, so the graph is drawn in a child process.
-const graph = JSON.parse(execFileSync(process.execPath, [join(root, 'scripts', 'import-graph.mjs'), '--json'], { cwd: root, encoding: 'utf8', timeout: 120_000 })) as ImportGraph;
+const graph = JSON.parse(
+  execFileSync(process.execPath, [join(root, 'scripts', 'import-graph.mjs'), '--json'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 120_000,
+  }),
+) as ImportGraph;
 
 /** The folder cycles of the graph: its strongly connected components of more than one node (Tarjan). */
 function cycles(edges: readonly Edge[]): string[][] {
@@ -78,14 +84,22 @@ describe('folder layers of src/', () => {
     const parents = graph.folders.map((folder) => folder.parent);
     // The graph is drawn inside nested folders too, not only under src/.
     expect(parents).toEqual(expect.arrayContaining(['src', 'src/domains', 'src/economy']));
-    expect(graph.folders.find((folder) => folder.parent === 'src/domains')?.edges.some((edge) => edge.from === 'factories' && edge.to === 'shared')).toBe(true);
-    const found = graph.folders.flatMap((folder) => cycles(folder.edges).map((cycle) => `${folder.parent}: ${cycle.join(', ')}`));
+    expect(
+      graph.folders
+        .find((folder) => folder.parent === 'src/domains')
+        ?.edges.some((edge) => edge.from === 'factories' && edge.to === 'shared'),
+    ).toBe(true);
+    const found = graph.folders.flatMap((folder) =>
+      cycles(folder.edges).map((cycle) => `${folder.parent}: ${cycle.join(', ')}`),
+    );
     expect(found).toEqual([]);
   });
 
   it('finds a cycle when there is one (the check itself)', () => {
     const edge = (from: string, to: string): Edge => ({ from, to, imports: 1, typeOnly: 0 });
-    expect(cycles([edge('graph', 'domains'), edge('domains', 'field-rules'), edge('domains', 'graph')])).toEqual([['domains', 'graph']]);
+    expect(cycles([edge('graph', 'domains'), edge('domains', 'field-rules'), edge('domains', 'graph')])).toEqual([
+      ['domains', 'graph'],
+    ]);
   });
 
   it('points every import down the layer table (dependency-cruiser rules)', () => {
@@ -97,7 +111,18 @@ describe('folder layers of src/', () => {
 
   it('keeps the documented directions: web → pipeline → graph → domains → economy → upstream', () => {
     const layerOf = new Map(graph.layers.flatMap((layer, index) => layer.nodes.map((node) => [node, index] as const)));
-    const order = ['web', 'runtime', 'context', 'pipeline', 'graph', 'domains', 'field-rules', 'economy', 'upstream', 'errors'].map((node) => layerOf.get(node));
+    const order = [
+      'web',
+      'runtime',
+      'context',
+      'pipeline',
+      'graph',
+      'domains',
+      'field-rules',
+      'economy',
+      'upstream',
+      'errors',
+    ].map((node) => layerOf.get(node));
     expect(order.every((layer) => layer !== undefined)).toBe(true);
     expect([...order].sort((a, b) => (a ?? 0) - (b ?? 0))).toEqual(order);
   });

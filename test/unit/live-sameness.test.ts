@@ -8,9 +8,15 @@ import { sameness } from '../../src/subscriptions/live-shared';
 
 describe('sameness', () => {
   it('is the JSON of data and errors, not of extensions', () => {
-    const result: ExecutionResult = { data: { a: 1 }, errors: [new GraphQLError('x')], extensions: { upstream: { requests: 1 } } };
+    const result: ExecutionResult = {
+      data: { a: 1 },
+      errors: [new GraphQLError('x')],
+      extensions: { upstream: { requests: 1 } },
+    };
     expect(sameness(result)).toBe(JSON.stringify({ data: { a: 1 }, errors: result.errors }));
-    expect(sameness({ data: { a: 1 }, errors: result.errors, extensions: { upstream: { requests: 2 } } })).toBe(sameness(result));
+    expect(sameness({ data: { a: 1 }, errors: result.errors, extensions: { upstream: { requests: 2 } } })).toBe(
+      sameness(result),
+    );
   });
 
   it('is computed once per result object, and leaves no trace in its keys, copies or JSON', () => {

@@ -1,4 +1,11 @@
-import { mapFactoryBankAccounts, mapFactoryList, mapInventory, mapOption, mapUpdateMessage, mapVehicles } from '../../src/domains/factories/factory.mapper';
+import {
+  mapFactoryBankAccounts,
+  mapFactoryList,
+  mapInventory,
+  mapOption,
+  mapUpdateMessage,
+  mapVehicles,
+} from '../../src/domains/factories/factory.mapper';
 import { mapBuildingBankAccounts, mapRooms, mapTenants } from '../../src/domains/buildings/building.mapper';
 import { mapTransactionPage } from '../../src/domains/shared/bank-account.mapper';
 import { mapMyExportAuctions } from '../../src/domains/market/market.mapper';
@@ -18,24 +25,48 @@ describe('mappers: the upstream quirks', () => {
     expect(text?.vban).toBe('DE-4711002');
     expect(text?.note).toBe('Kasse');
     expect(mapBuildingBankAccounts([{ id: 'b1', vban: 99, balance: 1, note: null, main: true }])[0]).toEqual({
-      id: 'b1', vban: '99', balance: 1, note: null, main: true,
+      id: 'b1',
+      vban: '99',
+      balance: 1,
+      note: null,
+      main: true,
     });
   });
 
   it('turns numeric VBANs in transactions into strings and keeps null senders', () => {
     const page = mapTransactionPage({
       totalTransactions: 2,
-      transactions: [{ senderVban: 123, receiverVban: 'X', reference: null, amount: -5, timestamp: '2026-11-01T10:00:00.000Z' }],
+      transactions: [
+        { senderVban: 123, receiverVban: 'X', reference: null, amount: -5, timestamp: '2026-11-01T10:00:00.000Z' },
+      ],
     });
-    expect(page.transactions[0]).toEqual({ senderVban: '123', receiverVban: 'X', reference: null, amount: -5, timestamp: new Date('2026-11-01T10:00:00.000Z') });
-    expect(mapTransactionPage({ totalTransactions: 0, transactions: [{ senderVban: null, receiverVban: null, reference: 'r', amount: 1, timestamp: '2026-11-01T10:00:00Z' }] }).transactions[0]?.senderVban).toBeNull();
+    expect(page.transactions[0]).toEqual({
+      senderVban: '123',
+      receiverVban: 'X',
+      reference: null,
+      amount: -5,
+      timestamp: new Date('2026-11-01T10:00:00.000Z'),
+    });
+    expect(
+      mapTransactionPage({
+        totalTransactions: 0,
+        transactions: [
+          { senderVban: null, receiverVban: null, reference: 'r', amount: 1, timestamp: '2026-11-01T10:00:00Z' },
+        ],
+      }).transactions[0]?.senderVban,
+    ).toBeNull();
   });
 
   it('fills lastUpdated from an option record that says lastUpdate', () => {
     expect(mapOption({ title: 'Öffnungszeiten', data: 'Mo-Fr', lastUpdate: '2026-10-01T08:00:00.000Z' }, 2)).toEqual({
-      slot: 2, title: 'Öffnungszeiten', data: 'Mo-Fr', lastUpdated: new Date('2026-10-01T08:00:00.000Z'),
+      slot: 2,
+      title: 'Öffnungszeiten',
+      data: 'Mo-Fr',
+      lastUpdated: new Date('2026-10-01T08:00:00.000Z'),
     });
-    expect(mapOption({ title: 't', data: 'd', lastUpdated: '2026-10-02T08:00:00.000Z' }, 1)?.lastUpdated).toEqual(new Date('2026-10-02T08:00:00.000Z'));
+    expect(mapOption({ title: 't', data: 'd', lastUpdated: '2026-10-02T08:00:00.000Z' }, 1)?.lastUpdated).toEqual(
+      new Date('2026-10-02T08:00:00.000Z'),
+    );
     expect(mapOption({ title: 't', data: 'd' }, 3)?.lastUpdated).toBeNull();
   });
 
@@ -47,9 +78,21 @@ describe('mappers: the upstream quirks', () => {
   });
 
   it('recognises the 404 that means an empty store or counter, and only that one', () => {
-    const empty = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryCounter, { status: 404, endpoint: ENDPOINTS.factoryCounter.route, message: 'Counter is empty' });
-    const emptyStore = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryInventory, { status: 404, endpoint: ENDPOINTS.factoryInventory.route, message: 'Inventory is empty' });
-    const missing = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryCounter, { status: 404, endpoint: ENDPOINTS.factoryCounter.route, message: 'Factory not found' });
+    const empty = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryCounter, {
+      status: 404,
+      endpoint: ENDPOINTS.factoryCounter.route,
+      message: 'Counter is empty',
+    });
+    const emptyStore = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryInventory, {
+      status: 404,
+      endpoint: ENDPOINTS.factoryInventory.route,
+      message: 'Inventory is empty',
+    });
+    const missing = new UpstreamError('NOT_FOUND', ENDPOINTS.factoryCounter, {
+      status: 404,
+      endpoint: ENDPOINTS.factoryCounter.route,
+      message: 'Factory not found',
+    });
     expect(isEmptyStoreError(empty)).toBe(true);
     expect(isEmptyStoreError(emptyStore)).toBe(true);
     expect(isEmptyStoreError(missing)).toBe(false);
@@ -64,17 +107,52 @@ describe('mappers: the upstream quirks', () => {
 
   it('keeps the building id on rooms and tenants for the joins', () => {
     const [room] = mapRooms(
-      [{ id: 'r1', hash: 'h', name: 'Wohnung 1', rent: 500, occupied: true, interior: 'modern', interiorImage: null, interiorDetails: { inventoryCapacity: 100, kitchenCapacity: 20, wardrobeCapacity: 30 } }],
+      [
+        {
+          id: 'r1',
+          hash: 'h',
+          name: 'Wohnung 1',
+          rent: 500,
+          occupied: true,
+          interior: 'modern',
+          interiorImage: null,
+          interiorDetails: { inventoryCapacity: 100, kitchenCapacity: 20, wardrobeCapacity: 30 },
+        },
+      ],
       'b1',
     );
     expect(room?.buildingId).toBe('b1');
     const [tenant] = mapTenants([{ roomId: 'r1', roomHash: 'h', roomName: 'Wohnung 1', tenantName: 'Erika' }], 'b1');
-    expect(tenant).toEqual({ roomId: 'r1', roomHash: 'h', roomName: 'Wohnung 1', tenantName: 'Erika', lastPayDate: null, buildingId: 'b1' });
+    expect(tenant).toEqual({
+      roomId: 'r1',
+      roomHash: 'h',
+      roomName: 'Wohnung 1',
+      tenantName: 'Erika',
+      lastPayDate: null,
+      buildingId: 'b1',
+    });
   });
 
   it('maps vehicles and auctions with their optional fields', () => {
-    expect(mapVehicles([{ name: 'Sultan', image: null, numberPlate: 'SV-123', distance: 12034, engine: 'V6' }])[0]?.distance).toBe(12034);
-    expect(mapMyExportAuctions([{ id: 'x', item: 'Holz', bidAmount: 1, isLastBidderMe: false, auctionEnd: '2026-11-30T12:00:00Z', amount: 2, singleWeight: 1, totalWeight: 2, icon: null, duration: null }])[0]?.duration).toBeNull();
+    expect(
+      mapVehicles([{ name: 'Sultan', image: null, numberPlate: 'SV-123', distance: 12034, engine: 'V6' }])[0]?.distance,
+    ).toBe(12034);
+    expect(
+      mapMyExportAuctions([
+        {
+          id: 'x',
+          item: 'Holz',
+          bidAmount: 1,
+          isLastBidderMe: false,
+          auctionEnd: '2026-11-30T12:00:00Z',
+          amount: 2,
+          singleWeight: 1,
+          totalWeight: 2,
+          icon: null,
+          duration: null,
+        },
+      ])[0]?.duration,
+    ).toBeNull();
   });
 });
 

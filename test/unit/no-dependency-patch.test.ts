@@ -24,7 +24,9 @@ function sourceFiles(dir: string): string[] {
 function exportsOf(name: string): { keys: string[]; files: string[] } | null {
   let manifest: { exports?: unknown };
   try {
-    manifest = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { exports?: unknown };
+    manifest = JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as {
+      exports?: unknown;
+    };
   } catch {
     return null;
   }
@@ -34,7 +36,12 @@ function exportsOf(name: string): { keys: string[]; files: string[] } | null {
     else if (value && typeof value === 'object') Object.values(value).forEach(walk);
   };
   walk(manifest.exports);
-  const keys = manifest.exports && typeof manifest.exports === 'object' && Object.keys(manifest.exports).every((key) => key.startsWith('.')) ? Object.keys(manifest.exports) : ['.'];
+  const keys =
+    manifest.exports &&
+    typeof manifest.exports === 'object' &&
+    Object.keys(manifest.exports).every((key) => key.startsWith('.'))
+      ? Object.keys(manifest.exports)
+      : ['.'];
   return { keys, files };
 }
 
@@ -42,7 +49,12 @@ function exportsOf(name: string): { keys: string[]; files: string[] } | null {
 function exported(name: string, subpath: string, declaration: boolean): boolean {
   const exports = exportsOf(name);
   if (!exports) return false;
-  if (exports.keys.some((key) => key === subpath || (key.includes('*') && subpath.startsWith(key.slice(0, key.indexOf('*')))))) return true;
+  if (
+    exports.keys.some(
+      (key) => key === subpath || (key.includes('*') && subpath.startsWith(key.slice(0, key.indexOf('*')))),
+    )
+  )
+    return true;
   const bare = (file: string): string => file.replace(/\.(d\.)?[cm]?[jt]s$/, '');
   return declaration && exports.files.some((file) => bare(file) === bare(subpath));
 }
@@ -68,12 +80,19 @@ function scan(file: string, text: string): string[] {
   const checkSpecifier = (node: ts.Node, specifier: string): void => {
     if (specifier.includes('node_modules')) flag(node, `loads a path inside node_modules: ${specifier}`);
     const pkg = packageOf(specifier);
-    if (pkg && !exported(pkg.name, pkg.subpath, declaration)) flag(node, `loads ${specifier}, which ${pkg.name} does not export`);
+    if (pkg && !exported(pkg.name, pkg.subpath, declaration))
+      flag(node, `loads ${specifier}, which ${pkg.name} does not export`);
   };
-  const literal = (node: ts.Node | undefined): string | null => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : null);
+  const literal = (node: ts.Node | undefined): string | null =>
+    node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : null;
   const rootOf = (node: ts.Expression): ts.Expression => {
     let current = node;
-    while (ts.isPropertyAccessExpression(current) || ts.isElementAccessExpression(current) || ts.isParenthesizedExpression(current)) current = current.expression;
+    while (
+      ts.isPropertyAccessExpression(current) ||
+      ts.isElementAccessExpression(current) ||
+      ts.isParenthesizedExpression(current)
+    )
+      current = current.expression;
     return current;
   };
   const isModuleObject = (node: ts.Expression): boolean => {
@@ -87,7 +106,8 @@ function scan(file: string, text: string): string[] {
       const clause = ts.isImportDeclaration(node) ? node.importClause : undefined;
       if (clause && !clause.isTypeOnly) {
         if (clause.name) modules.add(clause.name.text);
-        if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings)) modules.add(clause.namedBindings.name.text);
+        if (clause.namedBindings && ts.isNamespaceImport(clause.namedBindings))
+          modules.add(clause.namedBindings.name.text);
       }
     }
     if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
@@ -99,30 +119,57 @@ function scan(file: string, text: string): string[] {
       const callee = node.expression;
       const isRequire = ts.isIdentifier(callee) && callee.text === 'require';
       const isImport = callee.kind === ts.SyntaxKind.ImportKeyword;
-      const isResolve = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'require' && callee.name.text === 'resolve';
+      const isResolve =
+        ts.isPropertyAccessExpression(callee) &&
+        ts.isIdentifier(callee.expression) &&
+        callee.expression.text === 'require' &&
+        callee.name.text === 'resolve';
       const [argument] = node.arguments;
       if (isRequire || isImport) {
         const specifier = literal(argument);
         if (specifier !== null) checkSpecifier(node, specifier);
         // A computed path is the gateway's own files only: rooted at __dirname.
-        else if (!(argument && ts.isCallExpression(argument) && argument.arguments[0] !== undefined && ts.isIdentifier(argument.arguments[0]) && argument.arguments[0].text === '__dirname')) {
-          flag(node, `${isRequire ? 'requires' : 'imports'} a computed path outside src/: ${argument?.getText(source) ?? ''}`);
+        else if (!(
+          argument &&
+          ts.isCallExpression(argument) &&
+          argument.arguments[0] !== undefined &&
+          ts.isIdentifier(argument.arguments[0]) &&
+          argument.arguments[0].text === '__dirname'
+        )) {
+          flag(
+            node,
+            `${isRequire ? 'requires' : 'imports'} a computed path outside src/: ${argument?.getText(source) ?? ''}`,
+          );
         }
-        if (isRequire && ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name)) modules.add(node.parent.name.text);
+        if (isRequire && ts.isVariableDeclaration(node.parent) && ts.isIdentifier(node.parent.name))
+          modules.add(node.parent.name.text);
       }
       // require.resolve only locates a package's package.json (the playground's static files beside it).
       if (isResolve && !(argument && /\/package\.json['`"]$/.test(argument.getText(source)))) {
         flag(node, `require.resolve of ${argument?.getText(source) ?? ''}`);
       }
-      if (ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) && callee.expression.text === 'Object' && ['assign', 'defineProperty', 'defineProperties', 'setPrototypeOf'].includes(callee.name.text) && argument && isModuleObject(argument)) {
+      if (
+        ts.isPropertyAccessExpression(callee) &&
+        ts.isIdentifier(callee.expression) &&
+        callee.expression.text === 'Object' &&
+        ['assign', 'defineProperty', 'defineProperties', 'setPrototypeOf'].includes(callee.name.text) &&
+        argument &&
+        isModuleObject(argument)
+      ) {
         flag(node, `changes the imported module object ${rootOf(argument).getText(source)}`);
       }
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       const target = node.left;
-      if ((ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) && isModuleObject(target)) flag(node, `assigns to the imported module object ${rootOf(target).getText(source)}`);
+      if ((ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target)) && isModuleObject(target))
+        flag(node, `assigns to the imported module object ${rootOf(target).getText(source)}`);
     }
-    if (ts.isDeleteExpression(node) && isModuleObject(node.expression)) flag(node, `deletes from the imported module object ${rootOf(node.expression).getText(source)}`);
+    if (ts.isDeleteExpression(node) && isModuleObject(node.expression))
+      flag(node, `deletes from the imported module object ${rootOf(node.expression).getText(source)}`);
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -131,11 +178,13 @@ function scan(file: string, text: string): string[] {
 
 describe('no run-time patch of a dependency', () => {
   it('nothing in src/ loads an unexported path of a package or assigns to an imported module', () => {
-    const problems = sourceFiles(join(root, 'src')).flatMap((file) => scan(relative(root, file), readFileSync(file, 'utf8')));
+    const problems = sourceFiles(join(root, 'src')).flatMap((file) =>
+      scan(relative(root, file), readFileSync(file, 'utf8')),
+    );
     expect(problems).toEqual([]);
   });
 
-  it('the scan flags each forbidden pattern (what replacing Apollo\'s makeGatewayGraphQLRequestContext took)', () => {
+  it("the scan flags each forbidden pattern (what replacing Apollo's makeGatewayGraphQLRequestContext took)", () => {
     const snippet = [
       "import * as graphql from 'graphql';",
       "import apollo from '@apollo/server';",

@@ -45,8 +45,12 @@ describe('OperationMemo', () => {
     const memo = new OperationMemo<string | null>();
     let calls = 0;
     const compute = (): string => `error ${(calls += 1)}`;
-    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe('error 1');
-    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe('error 2');
+    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe(
+      'error 1',
+    );
+    expect(memo.get({ queryHash: 'h', operation, variables: {} }, compute, (result) => result === null)).toBe(
+      'error 2',
+    );
   });
 
   it('is bounded in bytes: 100,000 distinct requests keep only what fits', () => {
@@ -71,7 +75,8 @@ describe('cost and bounds checks on repeated requests', () => {
   });
 
   it('answers an out-of-bounds variable with BAD_USER_INPUT every time, also after a valid value of the same document', async () => {
-    const query = 'query Page($limit: Int!) { factories { bankAccounts { transactions(limit: $limit) { totalTransactions } } } }';
+    const query =
+      'query Page($limit: Int!) { factories { bankAccounts { transactions(limit: $limit) { totalTransactions } } } }';
     const bad = await stack.post({ query, variables: { limit: 30 } });
     expect(codes(bad.body)).toEqual(['BAD_USER_INPUT']);
     const good = await stack.post({ query, variables: { limit: 5 } });

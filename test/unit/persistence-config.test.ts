@@ -7,7 +7,13 @@ import { ConfigError, loadConfig } from '../../src/config';
 describe('cache file, refresh-ahead and heap growth settings', () => {
   it('defaults: a cache file under .data/, written every 60 s; 0.7 of the budget for refresh-ahead, 600 s idle; heap growth 50 %', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ cacheFile: '.data/upstream-cache', cacheSnapshotSeconds: 60, refreshAheadShare: 0.7, refreshAheadIdleSeconds: 600, heapGrowingPercent: 30 });
+    expect(config).toMatchObject({
+      cacheFile: '.data/upstream-cache',
+      cacheSnapshotSeconds: 60,
+      refreshAheadShare: 0.7,
+      refreshAheadIdleSeconds: 600,
+      heapGrowingPercent: 30,
+    });
   });
 
   it.each(['off', 'OFF', 'false', 'none', '0'])('CACHE_FILE=%s turns persistence off', (value) => {
@@ -35,7 +41,10 @@ describe('cache file, refresh-ahead and heap growth settings', () => {
   it('refuses HEAP_GROWING_PERCENT above 300 and a negative CACHE_SNAPSHOT_SECONDS', () => {
     expect(() => loadConfig({ HEAP_GROWING_PERCENT: '301' })).toThrow(/HEAP_GROWING_PERCENT/);
     expect(() => loadConfig({ CACHE_SNAPSHOT_SECONDS: '-1' })).toThrow(/CACHE_SNAPSHOT_SECONDS/);
-    expect(loadConfig({ HEAP_GROWING_PERCENT: '0', CACHE_SNAPSHOT_SECONDS: '0' })).toMatchObject({ heapGrowingPercent: 0, cacheSnapshotSeconds: 0 });
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0', CACHE_SNAPSHOT_SECONDS: '0' })).toMatchObject({
+      heapGrowingPercent: 0,
+      cacheSnapshotSeconds: 0,
+    });
   });
 });
 
@@ -47,7 +56,9 @@ describe('which persistent level the runtime uses', () => {
     expect(local.persistence?.file.path).toBe('/tmp/statev-never-written/cache');
     const off = await createGatewayRuntime(loadConfig({}, { ...base, cacheFile: null }));
     expect(off.persistence).toBeUndefined();
-    const withRedis = await createGatewayRuntime(loadConfig({}, { ...base, redisUrl: 'redis://127.0.0.1:1', redisTimeoutMs: 50 }));
+    const withRedis = await createGatewayRuntime(
+      loadConfig({}, { ...base, redisUrl: 'redis://127.0.0.1:1', redisTimeoutMs: 50 }),
+    );
     expect(withRedis.persistence).toBeUndefined();
     await withRedis.shared?.close();
   });

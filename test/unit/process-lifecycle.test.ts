@@ -7,7 +7,12 @@
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { ConfigError } from '../../src/config';
-import { explainPortErrors, portErrorMessage, runUntilSignal, STOP_DEADLINE_MARGIN_MS } from '../../src/process-lifecycle';
+import {
+  explainPortErrors,
+  portErrorMessage,
+  runUntilSignal,
+  STOP_DEADLINE_MARGIN_MS,
+} from '../../src/process-lifecycle';
 import type { ProcessHooks, Started } from '../../src/process-lifecycle';
 
 interface FakeProcess extends ProcessHooks {
@@ -38,7 +43,12 @@ function fakeProcess(): FakeProcess {
 }
 
 /** A stop the test settles by hand. */
-function controlledStop(): { started: Started; calls: () => number; resolve: () => void; reject: (error: Error) => void } {
+function controlledStop(): {
+  started: Started;
+  calls: () => number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+} {
   let calls = 0;
   let resolve = (): void => undefined;
   let reject = (_error: Error): void => undefined;
@@ -114,7 +124,9 @@ it('ends a stop that hangs past the grace period with exit code 1', async () => 
   expect(host.exits).toEqual([]);
   jest.advanceTimersByTime(1);
   expect(host.exits).toEqual([1]);
-  expect(host.reports.map((r) => r.message)).toEqual([`Stop did not finish within ${stop.started.gracePeriodMs + STOP_DEADLINE_MARGIN_MS} ms: exiting.`]);
+  expect(host.reports.map((r) => r.message)).toEqual([
+    `Stop did not finish within ${stop.started.gracePeriodMs + STOP_DEADLINE_MARGIN_MS} ms: exiting.`,
+  ]);
 });
 
 it('keeps the stop deadline within the longest timer when the delay and grace period are at their bounds', async () => {
@@ -196,19 +208,35 @@ describe('a port in use', () => {
   });
 
   it('names the setting it is given (SIMULATOR_PORT for the simulator of the demo)', async () => {
-    const failure = await explainPortErrors({ name: 'SIMULATOR_PORT', command: 'npm run demo' }, () => listen(port)).catch((error: unknown) => error);
-    expect((failure as Error).message).toMatch(new RegExp(`^Port ${port} \\(SIMULATOR_PORT\\) .* SIMULATOR_PORT=${port + 1} npm run demo, `));
+    const failure = await explainPortErrors({ name: 'SIMULATOR_PORT', command: 'npm run demo' }, () =>
+      listen(port),
+    ).catch((error: unknown) => error);
+    expect((failure as Error).message).toMatch(
+      new RegExp(`^Port ${port} \\(SIMULATOR_PORT\\) .* SIMULATOR_PORT=${port + 1} npm run demo, `),
+    );
     expect((failure as Error).cause).toMatchObject({ code: 'EADDRINUSE' });
   });
 
   it('leaves every other failure as it is', async () => {
     const other = new Error('Setting PORT="x" is invalid');
-    await expect(explainPortErrors({ name: 'PORT', command: 'npm start' }, () => Promise.reject(other))).rejects.toBe(other);
-    expect(portErrorMessage(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect', port: 6379 }), { name: 'PORT', command: 'npm start' })).toBeNull();
+    await expect(explainPortErrors({ name: 'PORT', command: 'npm start' }, () => Promise.reject(other))).rejects.toBe(
+      other,
+    );
+    expect(
+      portErrorMessage(
+        Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', syscall: 'connect', port: 6379 }),
+        { name: 'PORT', command: 'npm start' },
+      ),
+    ).toBeNull();
   });
 
   it('explains a privileged port (EACCES) too', () => {
-    const error = Object.assign(new Error('listen EACCES: permission denied 0.0.0.0:80'), { code: 'EACCES', syscall: 'listen', address: '0.0.0.0', port: 80 });
+    const error = Object.assign(new Error('listen EACCES: permission denied 0.0.0.0:80'), {
+      code: 'EACCES',
+      syscall: 'listen',
+      address: '0.0.0.0',
+      port: 80,
+    });
     expect(portErrorMessage(error, { name: 'PORT', command: 'npm start' })).toBe(
       'Port 80 (PORT) on 0.0.0.0 may not be opened by this user (ports below 1024 need privileges): start on another port with PORT=4000 npm start.',
     );

@@ -29,18 +29,33 @@ afterAll(() => {
 describe('public-site steps', () => {
   it('extracts the id from documentId or APQ, never when query text is sent', () => {
     expect(extractDocumentId({ kind: 'post', body: { documentId: `sha256:${HASH}` } })).toBe(`sha256:${HASH}`);
-    expect(extractDocumentId({ kind: 'post', body: { extensions: { persistedQuery: { sha256Hash: HASH } } } })).toBe(HASH);
-    expect(extractDocumentId({ kind: 'get', params: new URLSearchParams({ extensions: JSON.stringify({ persistedQuery: { sha256Hash: HASH } }) }) })).toBe(HASH);
+    expect(extractDocumentId({ kind: 'post', body: { extensions: { persistedQuery: { sha256Hash: HASH } } } })).toBe(
+      HASH,
+    );
+    expect(
+      extractDocumentId({
+        kind: 'get',
+        params: new URLSearchParams({ extensions: JSON.stringify({ persistedQuery: { sha256Hash: HASH } }) }),
+      }),
+    ).toBe(HASH);
     expect(extractDocumentId({ kind: 'post', body: { query: '{ __typename }', documentId: HASH } })).toBeNull();
   });
 
   it('sets parameters on new objects, leaving a POST body unchanged', () => {
-    const body = Object.freeze({ documentId: HASH, variables: { a: 1 }, extensions: Object.freeze({ persistedQuery: { sha256Hash: HASH }, other: true }) });
+    const body = Object.freeze({
+      documentId: HASH,
+      variables: { a: 1 },
+      extensions: Object.freeze({ persistedQuery: { sha256Hash: HASH }, other: true }),
+    });
     const decision = site.decide({ kind: 'post', body }, false);
     expect(decision).toMatchObject({ kind: 'run', siteKey: { apiKey: 'server-key', apiSecret: null } });
     if (decision.kind !== 'run') throw new Error('refused');
     expect(decision.parameters.body).toEqual({ query: TEXT, variables: { a: 1 }, extensions: { other: true } });
-    expect(body).toEqual({ documentId: HASH, variables: { a: 1 }, extensions: { persistedQuery: { sha256Hash: HASH }, other: true } });
+    expect(body).toEqual({
+      documentId: HASH,
+      variables: { a: 1 },
+      extensions: { persistedQuery: { sha256Hash: HASH }, other: true },
+    });
   });
 
   it('builds the GET query string itself, leaving the given parameters unchanged', () => {
@@ -55,9 +70,18 @@ describe('public-site steps', () => {
   });
 
   it('refuses text and unknown hashes without a key; allows introspection-only text', () => {
-    expect(site.decide({ kind: 'post', body: { query: TEXT } }, false)).toMatchObject({ kind: 'refuse', code: 'FORBIDDEN_DOCUMENT' });
-    expect(site.decide({ kind: 'post', body: { documentId: 'abc' } }, false)).toMatchObject({ kind: 'refuse', code: 'PERSISTED_QUERY_NOT_FOUND' });
-    expect(site.decide({ kind: 'post', body: { query: '{ __schema { types { name } } }' } }, false)).toMatchObject({ kind: 'run', siteKey: null });
+    expect(site.decide({ kind: 'post', body: { query: TEXT } }, false)).toMatchObject({
+      kind: 'refuse',
+      code: 'FORBIDDEN_DOCUMENT',
+    });
+    expect(site.decide({ kind: 'post', body: { documentId: 'abc' } }, false)).toMatchObject({
+      kind: 'refuse',
+      code: 'PERSISTED_QUERY_NOT_FOUND',
+    });
+    expect(site.decide({ kind: 'post', body: { query: '{ __schema { types { name } } }' } }, false)).toMatchObject({
+      kind: 'run',
+      siteKey: null,
+    });
     expect(site.decide({ kind: 'post', body: { query: TEXT } }, true)).toMatchObject({ kind: 'run', siteKey: null });
   });
 });

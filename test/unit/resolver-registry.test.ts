@@ -13,15 +13,32 @@ import type { UpstreamSession } from '../../src/economy';
 describe('resolver registry', () => {
   it('loads every resolver, subscription, loaders and endpoint-rules file of every domain, and nothing else', () => {
     const files = registeredFiles();
-    expect(files).toEqual(expect.arrayContaining(['buildings/room.subscription.ts', 'factories/factory.resolver.ts', 'market/auction.subscription.ts', 'bank-accounts/bank-account.subscription.ts']));
-    expect(files.every((file) => /^[a-z-]+\/[a-z-]+\.(resolver|subscription|loaders|endpoint-rules)\.ts$/.test(file))).toBe(true);
-    expect(files).toEqual(expect.arrayContaining(['buildings/buildings.loaders.ts', 'factories/factories.loaders.ts', 'market/market.loaders.ts']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'buildings/room.subscription.ts',
+        'factories/factory.resolver.ts',
+        'market/auction.subscription.ts',
+        'bank-accounts/bank-account.subscription.ts',
+      ]),
+    );
+    expect(
+      files.every((file) => /^[a-z-]+\/[a-z-]+\.(resolver|subscription|loaders|endpoint-rules)\.ts$/.test(file)),
+    ).toBe(true);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'buildings/buildings.loaders.ts',
+        'factories/factories.loaders.ts',
+        'market/market.loaders.ts',
+      ]),
+    );
     expect(files).toEqual(expect.arrayContaining(['factories/factory-option.endpoint-rules.ts']));
   });
 
-  it('hands the economy every domain\'s endpoint rules: the option slots\' from the factories domain', () => {
+  it("hands the economy every domain's endpoint rules: the option slots' from the factories domain", () => {
     const rules = domainEndpointRules();
-    expect(rules.map((rule) => rule.endpoint.route).sort()).toEqual([ENDPOINTS.factoryOption.route, ENDPOINTS.factoryOptionUpdate.route].sort());
+    expect(rules.map((rule) => rule.endpoint.route).sort()).toEqual(
+      [ENDPOINTS.factoryOption.route, ENDPOINTS.factoryOptionUpdate.route].sort(),
+    );
     const read = rules.find((rule) => rule.endpoint === ENDPOINTS.factoryOption);
     const write = rules.find((rule) => rule.endpoint === ENDPOINTS.factoryOptionUpdate);
     expect(read?.changedByWrites).toBe(true);
@@ -34,7 +51,7 @@ describe('resolver registry', () => {
     expect(write?.scopeReads?.('f1')).toEqual(Array.from({ length: 20 }, (_, i) => `/factory/options/f1/${i + 1}`));
   });
 
-  it('gives each operation every domain\'s loaders, each domain\'s created on first use', () => {
+  it("gives each operation every domain's loaders, each domain's created on first use", () => {
     const session = {} as UpstreamSession;
     const loaders = operationLoaders(session, { cache: true });
     const members: string[] = [];
@@ -51,7 +68,9 @@ describe('resolver registry', () => {
 
   it('finds one resolver class or more in each file, each a TypeGraphQL resolver', () => {
     const resolvers = domainResolvers();
-    expect(resolvers.length).toBeGreaterThanOrEqual(registeredFiles().filter((file) => !/\.(loaders|endpoint-rules)\.ts$/.test(file)).length);
+    expect(resolvers.length).toBeGreaterThanOrEqual(
+      registeredFiles().filter((file) => !/\.(loaders|endpoint-rules)\.ts$/.test(file)).length,
+    );
     const known = new Set<unknown>(getMetadataStorage().resolverClasses.map((meta) => meta.target));
     expect(resolvers.every((resolver) => known.has(resolver))).toBe(true);
     expect(new Set(resolvers).size).toBe(resolvers.length);

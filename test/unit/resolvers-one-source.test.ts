@@ -13,7 +13,10 @@ const root = join(__dirname, '..', '..');
 
 /** What a resolver must not say, each with why. */
 const FORBIDDEN: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\b(owned|ownerContext|mergeAcrossKeys|findAcrossKeys|firstAcrossKeys|companyContext|asCompanyOwner|subscribeAsOwner|subscribeAcrossKeys)\(/, 'a fan-out over the keys'],
+  [
+    /\b(owned|ownerContext|mergeAcrossKeys|findAcrossKeys|firstAcrossKeys|companyContext|asCompanyOwner|subscribeAsOwner|subscribeAcrossKeys)\(/,
+    'a fan-out over the keys',
+  ],
   [/\.owners\b/, "a look at the operation's keys"],
 ];
 
@@ -31,7 +34,12 @@ const files = resolverFiles(join(root, 'src', 'domains'));
 it('reads the domain resolvers', () => {
   expect(files.length).toBeGreaterThan(15);
   expect(files).toContain('src/domains/factories/factory.resolver.ts');
-  expect(files).toEqual(expect.arrayContaining(['src/domains/payments/payment-request.resolver.ts', 'src/domains/payments/payment-event.subscription.ts']));
+  expect(files).toEqual(
+    expect.arrayContaining([
+      'src/domains/payments/payment-request.resolver.ts',
+      'src/domains/payments/payment-event.subscription.ts',
+    ]),
+  );
 });
 
 it('keeps the fan-out over several characters out of the domain resolvers', () => {
@@ -42,4 +50,3 @@ it('keeps the fan-out over several characters out of the domain resolvers', () =
   }
   expect(found).toEqual([]);
 });
-

@@ -8,7 +8,10 @@ const requestArb = fc.record({
   keyId: fc.constantFrom('k1', 'k2', 'k3', 'k4'),
   query: fc.constantFrom('{ a }', '{ a b }', 'query Q { a }', 'query Q($x: ID) { a(id: $x) }', '{ b }'),
   operationName: fc.constantFrom(null, 'Q'),
-  variables: fc.option(fc.dictionary(fc.constantFrom('x', 'y'), fc.oneof(fc.integer({ min: 0, max: 3 }), fc.string({ maxLength: 2 }))), { nil: undefined }),
+  variables: fc.option(
+    fc.dictionary(fc.constantFrom('x', 'y'), fc.oneof(fc.integer({ min: 0, max: 3 }), fc.string({ maxLength: 2 }))),
+    { nil: undefined },
+  ),
 });
 
 /**
@@ -17,31 +20,54 @@ const requestArb = fc.record({
  * links the raw request to it, and the plugin stores the answer, here a data text naming the
  * request it was made for (as the plugin sees it: absent variables are `{}`).
  */
-async function serve(store: ResponseCacheStore, hits: ResponseCacheHits, request: { keyId: string; query: string; operationName: string | null; variables: unknown }, generation: number): Promise<string> {
-  const data = { source: request.query, operationName: request.operationName, variables: { ...(request.variables as object) }, extra: generation, sessionId: request.keyId, sessionMode: 1 };
+async function serve(
+  store: ResponseCacheStore,
+  hits: ResponseCacheHits,
+  request: { keyId: string; query: string; operationName: string | null; variables: unknown },
+  generation: number,
+): Promise<string> {
+  const data = {
+    source: request.query,
+    operationName: request.operationName,
+    variables: { ...(request.variables as object) },
+    extra: generation,
+    sessionId: request.keyId,
+    sessionMode: 1,
+  };
   const key = `fqc:${responseCacheKey({ queryHash: hash('sha256', request.query, 'hex') }, data)}`;
   hits.link(ResponseCacheHits.requestKey(request), key, generation, request.operationName);
-  const dataText = JSON.stringify({ for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }] });
-  await store.set(key, `{"data":${dataText},"cachePolicy":{"maxAge":60,"scope":"PRIVATE"},"cacheTime":1000}`, { ttl: 60 });
+  const dataText = JSON.stringify({
+    for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
+  });
+  await store.set(key, `{"data":${dataText},"cachePolicy":{"maxAge":60,"scope":"PRIVATE"},"cacheTime":1000}`, {
+    ttl: 60,
+  });
   return dataText;
 }
 
 describe('ResponseCacheHits', () => {
   it('never answers a request with the bytes stored for another key or another request (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(requestArb, { minLength: 1, maxLength: 12 }), fc.array(requestArb, { minLength: 1, maxLength: 12 }), async (served, asked) => {
-        const store = new ResponseCacheStore(1024 * 1024);
-        const hits = new ResponseCacheHits(store);
-        const stored = new Map<string, string>();
-        for (const request of served) stored.set(ResponseCacheHits.requestKey(request), await serve(store, hits, request, 0));
-        for (const request of [...served, ...asked]) {
-          const found = hits.find(ResponseCacheHits.requestKey(request), 0);
-          const own = JSON.stringify({ for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }] });
-          // Either nothing, or what was stored for this key's request with the same query, name and variables.
-          if (found !== undefined) expect(found.dataText).toBe(own);
-          expect(found?.dataText).toBe(stored.get(ResponseCacheHits.requestKey(request)));
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(requestArb, { minLength: 1, maxLength: 12 }),
+        fc.array(requestArb, { minLength: 1, maxLength: 12 }),
+        async (served, asked) => {
+          const store = new ResponseCacheStore(1024 * 1024);
+          const hits = new ResponseCacheHits(store);
+          const stored = new Map<string, string>();
+          for (const request of served)
+            stored.set(ResponseCacheHits.requestKey(request), await serve(store, hits, request, 0));
+          for (const request of [...served, ...asked]) {
+            const found = hits.find(ResponseCacheHits.requestKey(request), 0);
+            const own = JSON.stringify({
+              for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
+            });
+            // Either nothing, or what was stored for this key's request with the same query, name and variables.
+            if (found !== undefined) expect(found.dataText).toBe(own);
+            expect(found?.dataText).toBe(stored.get(ResponseCacheHits.requestKey(request)));
+          }
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -51,7 +77,11 @@ describe('ResponseCacheHits', () => {
     const hits = new ResponseCacheHits(store);
     const request = { keyId: 'k1', query: '{ a }', operationName: null, variables: undefined };
     const dataText = await serve(store, hits, request, 4);
-    expect(hits.find(ResponseCacheHits.requestKey(request), 4)).toEqual({ dataText, cacheTime: 1000, operationName: null });
+    expect(hits.find(ResponseCacheHits.requestKey(request), 4)).toEqual({
+      dataText,
+      cacheTime: 1000,
+      operationName: null,
+    });
     expect(hits.find(ResponseCacheHits.requestKey(request), 5)).toBeUndefined();
     expect(hits.find(ResponseCacheHits.requestKey({ ...request, keyId: 'k2' }), 4)).toBeUndefined();
   });

@@ -91,7 +91,11 @@ describe('ResponseCacheStore.expectRead', () => {
     const context: { responseCacheData?: string; httpResponse?: boolean } = { httpResponse: true };
     store.expectRead('k', context);
     const text = await store.get('fqc:k');
-    expect(JSON.parse(text ?? '')).toEqual({ data: {}, cachePolicy: { maxAge: 12, scope: 'PRIVATE' }, cacheTime: 1_764_000_000_000 });
+    expect(JSON.parse(text ?? '')).toEqual({
+      data: {},
+      cachePolicy: { maxAge: 12, scope: 'PRIVATE' },
+      cacheTime: 1_764_000_000_000,
+    });
     expect(context.responseCacheData).toBe(JSON.stringify(data));
     // Unannounced, the same entry is read whole.
     expect(await store.get('fqc:k')).toBe(stored);
@@ -117,17 +121,24 @@ describe('ResponseCacheStore.expectRead', () => {
     const tricky = { cachePolicy: { maxAge: 1 }, cacheTime: 2, note: ',"cachePolicy":{},"cacheTime":3}' };
     const store = new ResponseCacheStore(1_000_000);
     await store.set('fqc:k', stored);
-    await store.set('fqc:tricky', JSON.stringify({ data: tricky, cachePolicy: { maxAge: 5, scope: 'PUBLIC' }, cacheTime: 7 }));
+    await store.set(
+      'fqc:tricky',
+      JSON.stringify({ data: tricky, cachePolicy: { maxAge: 5, scope: 'PUBLIC' }, cacheTime: 7 }),
+    );
     const context: { responseCacheData?: string } = {};
     store.expectRead('tricky', context);
     await store.get('fqc:tricky');
     expect(context.responseCacheData).toBe(JSON.stringify(tricky));
   });
 
-  it('tells nothing for a text whose ends are not the plugin\'s', async () => {
+  it("tells nothing for a text whose ends are not the plugin's", async () => {
     const store = new ResponseCacheStore(1_000_000);
     await store.set('fqc:k', stored);
-    const odd = ['{"data":{},"cachePolicy":{"maxAge":{"x":1}},"cacheTime":1}', '{"data":1,"cacheTime":1,"cachePolicy":{}}', '[{"data":1},"cachePolicy",{},"cacheTime",1]'];
+    const odd = [
+      '{"data":{},"cachePolicy":{"maxAge":{"x":1}},"cacheTime":1}',
+      '{"data":1,"cacheTime":1,"cachePolicy":{}}',
+      '[{"data":1},"cachePolicy",{},"cacheTime",1]',
+    ];
     const contexts: Array<string | undefined> = [];
     for (const [index, text] of odd.entries()) {
       await store.set(`fqc:odd${index}`, text);
@@ -157,7 +168,14 @@ describe('ResponseCacheStore.expectRead', () => {
 describe('responseCacheKey', () => {
   const source = '{ factories { id name } }';
   const queryHash = createHash('sha256').update(source).digest('hex');
-  const identity = { source, operationName: 'Dashboard', variables: { id: '1' }, extra: 3, sessionId: 'kid', sessionMode: 1 };
+  const identity = {
+    source,
+    operationName: 'Dashboard',
+    variables: { id: '1' },
+    extra: 3,
+    sessionId: 'kid',
+    sessionMode: 1,
+  };
 
   it('is the same for the same request, by the query’s hash (the text is not needed)', () => {
     const key = responseCacheKey({ queryHash }, identity);
@@ -182,6 +200,8 @@ describe('responseCacheKey', () => {
 
   it('falls back to the query text when Apollo has no hash', () => {
     expect(responseCacheKey({}, identity)).toBe(responseCacheKey({}, { ...identity }));
-    expect(responseCacheKey({}, identity)).not.toBe(responseCacheKey({}, { ...identity, source: '{ auctions { id } }' }));
+    expect(responseCacheKey({}, identity)).not.toBe(
+      responseCacheKey({}, { ...identity, source: '{ auctions { id } }' }),
+    );
   });
 });

@@ -2,7 +2,14 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildSchema as buildSdlSchema, findBreakingChanges, findDangerousChanges, isObjectType, isInterfaceType, isInputObjectType } from 'graphql';
+import {
+  buildSchema as buildSdlSchema,
+  findBreakingChanges,
+  findDangerousChanges,
+  isObjectType,
+  isInterfaceType,
+  isInputObjectType,
+} from 'graphql';
 import { emitGatewaySchema, buildGatewaySchema } from '../../src/graph/schema';
 
 const root = join(__dirname, '..', '..');
@@ -57,7 +64,9 @@ describe('schema.graphql', () => {
     expect(missing).toEqual([]);
     const factory = schema.getType('Factory');
     if (!isObjectType(factory)) throw new Error('Factory is not an object type');
-    expect(factory.getFields().productions?.description).toMatch(/GET \/factory\/productions\/\{id\}.*Scopes: factory, factory\.productions.*Premium only/);
+    expect(factory.getFields().productions?.description).toMatch(
+      /GET \/factory\/productions\/\{id\}.*Scopes: factory, factory\.productions.*Premium only/,
+    );
     expect(factory.getFields().buyLog?.description).toMatch(/limit 1\.\.50, skip 0\.\.1000/);
     expect(factory.getFields().inventory?.description).toMatch(/Not premium-only/);
   });

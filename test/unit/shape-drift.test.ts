@@ -7,7 +7,12 @@ import { mapTransactionPage, mapBankAccountFields } from '../../src/domains/shar
 import { collectDrift, JsonObject, mapResponse } from '../../src/domains/shared/narrow';
 import { onShapeDrift } from '../../src/domains/shared/shape-drift';
 import { mapFactoryList, mapInventory, mapOption, mapProductions } from '../../src/domains/factories/factory.mapper';
-import { mapBuyOffers, mapMyExportAuctions, mapMyImportAuctions, mapSellOffers } from '../../src/domains/market/market.mapper';
+import {
+  mapBuyOffers,
+  mapMyExportAuctions,
+  mapMyImportAuctions,
+  mapSellOffers,
+} from '../../src/domains/market/market.mapper';
 import { mapRooms } from '../../src/domains/buildings/building.mapper';
 import { ENDPOINTS } from '../../src/upstream/endpoints';
 
@@ -15,7 +20,9 @@ const END = '2026-12-01T12:00:00.000Z';
 
 describe('tolerant reader: the drifts community clients report', () => {
   it('productions with item instead of itemName', () => {
-    const { value, drift } = collectDrift(() => mapProductions([{ item: 'Brot', icon: null, neededItems: [{ name: 'Mehl', amount: 2 }] }]));
+    const { value, drift } = collectDrift(() =>
+      mapProductions([{ item: 'Brot', icon: null, neededItems: [{ name: 'Mehl', amount: 2 }] }]),
+    );
     expect(value).toEqual([{ itemName: 'Brot', icon: null, neededItems: [{ name: 'Mehl', amount: 2 }] }]);
     expect(drift).toEqual(['itemName']);
   });
@@ -30,14 +37,27 @@ describe('tolerant reader: the drifts community clients report', () => {
     expect(mapMyImportAuctions([{ ...importAuction, item: 'Stein' }])[0]?.id).not.toBe(first.value[0]?.id);
     expect(first.drift).toEqual(['id']);
 
-    const exportAuction = { item: 'Holz', bidAmount: 10, isLastBidderMe: true, auctionEnd: END, amount: 5, singleWeight: 1, totalWeight: 5, icon: null, duration: 3 };
+    const exportAuction = {
+      item: 'Holz',
+      bidAmount: 10,
+      isLastBidderMe: true,
+      auctionEnd: END,
+      amount: 5,
+      singleWeight: 1,
+      totalWeight: 5,
+      icon: null,
+      duration: 3,
+    };
     const exported = collectDrift(() => mapMyExportAuctions([exportAuction]));
     expect(exported.value[0]?.id).toMatch(/^derived-/);
     // An import and an export auction of the same item and end are different records.
     expect(exported.value[0]?.id).not.toBe(first.value[0]?.id);
     expect(exported.drift).toEqual(['id']);
     // With an id, the upstream's id is kept and nothing drifts.
-    expect(collectDrift(() => mapMyImportAuctions([{ ...importAuction, id: 'a1' }]))).toEqual({ value: [expect.objectContaining({ id: 'a1' })], drift: [] });
+    expect(collectDrift(() => mapMyImportAuctions([{ ...importAuction, id: 'a1' }]))).toEqual({
+      value: [expect.objectContaining({ id: 'a1' })],
+      drift: [],
+    });
   });
 
   const offer = { item: 'Brot', pricePerUnit: 2, totalPrice: 20, availableAmount: 10, createdAt: END, icon: null };
@@ -46,7 +66,10 @@ describe('tolerant reader: the drifts community clients report', () => {
     const { value, drift } = collectDrift(() => mapBuyOffers([offer]));
     expect(value[0]?.listPrice).toBeNull();
     expect(drift).toEqual(['listPrice']);
-    expect(collectDrift(() => mapBuyOffers([{ ...offer, listPrice: 3 }]))).toEqual({ value: [{ ...offer, createdAt: new Date(END), listPrice: 3 }], drift: [] });
+    expect(collectDrift(() => mapBuyOffers([{ ...offer, listPrice: 3 }]))).toEqual({
+      value: [{ ...offer, createdAt: new Date(END), listPrice: 3 }],
+      drift: [],
+    });
   });
 
   it('listPrice present on sell offers: ignored, counted', () => {
@@ -78,7 +101,10 @@ describe('tolerant reader: the drifts community clients report', () => {
 
   it('transactions with reference "": null', () => {
     const { value, drift } = collectDrift(() =>
-      mapTransactionPage({ totalTransactions: 1, transactions: [{ senderVban: 'A', receiverVban: 'B', reference: '', amount: 1, timestamp: END }] }),
+      mapTransactionPage({
+        totalTransactions: 1,
+        transactions: [{ senderVban: 'A', receiverVban: 'B', reference: '', amount: 1, timestamp: END }],
+      }),
     );
     expect(value.transactions[0]?.reference).toBeNull();
     expect(drift).toEqual(['transactions.reference']);
@@ -91,10 +117,17 @@ describe('tolerant reader: the drifts community clients report', () => {
   });
 
   it('VBANs as numbers: their decimal text', () => {
-    const account = collectDrift(() => mapBankAccountFields(JsonObject.of({ id: 'b1', vban: 409856, balance: 1, note: null })));
+    const account = collectDrift(() =>
+      mapBankAccountFields(JsonObject.of({ id: 'b1', vban: 409856, balance: 1, note: null })),
+    );
     expect(account.value.vban).toBe('409856');
     expect(account.drift).toEqual(['vban']);
-    const page = collectDrift(() => mapTransactionPage({ totalTransactions: 1, transactions: [{ senderVban: 409856, receiverVban: 12, reference: 'r', amount: 1, timestamp: END }] }));
+    const page = collectDrift(() =>
+      mapTransactionPage({
+        totalTransactions: 1,
+        transactions: [{ senderVban: 409856, receiverVban: 12, reference: 'r', amount: 1, timestamp: END }],
+      }),
+    );
     expect(page.value.transactions[0]).toMatchObject({ senderVban: '409856', receiverVban: '12' });
     expect(page.drift.sort()).toEqual(['transactions.receiverVban', 'transactions.senderVban']);
   });
@@ -102,12 +135,34 @@ describe('tolerant reader: the drifts community clients report', () => {
 
 describe('tolerant reader: the general rules', () => {
   it('a missing or mistyped non-identifying field nulls that field or takes its documented default; the rest stays', () => {
-    const { value, drift } = collectDrift(() => mapInventory({ totalWeight: '12.5', items: [{ item: 'Brot', amount: 'viele', singleWeight: 1, totalWeight: 1, icon: 42 }] }));
-    expect(value).toEqual({ totalWeight: 12.5, items: [{ item: 'Brot', amount: 0, singleWeight: 1, totalWeight: 1, icon: '42' }] });
+    const { value, drift } = collectDrift(() =>
+      mapInventory({
+        totalWeight: '12.5',
+        items: [{ item: 'Brot', amount: 'viele', singleWeight: 1, totalWeight: 1, icon: 42 }],
+      }),
+    );
+    expect(value).toEqual({
+      totalWeight: 12.5,
+      items: [{ item: 'Brot', amount: 0, singleWeight: 1, totalWeight: 1, icon: '42' }],
+    });
     expect(drift.sort()).toEqual(['items.amount', 'items.icon', 'totalWeight']);
-    const rooms = collectDrift(() => mapRooms([{ id: 'r1', hash: 'h', name: 'Flat', rent: 1, occupied: 'yes', interior: 'x', interiorImage: null }], 'b1'));
-    expect(rooms.value[0]).toMatchObject({ occupied: false, interiorDetails: { inventoryCapacity: 0, kitchenCapacity: 0, wardrobeCapacity: 0 } });
-    expect(rooms.drift.sort()).toEqual(['interiorDetails', 'interiorDetails.inventoryCapacity', 'interiorDetails.kitchenCapacity', 'interiorDetails.wardrobeCapacity', 'occupied']);
+    const rooms = collectDrift(() =>
+      mapRooms(
+        [{ id: 'r1', hash: 'h', name: 'Flat', rent: 1, occupied: 'yes', interior: 'x', interiorImage: null }],
+        'b1',
+      ),
+    );
+    expect(rooms.value[0]).toMatchObject({
+      occupied: false,
+      interiorDetails: { inventoryCapacity: 0, kitchenCapacity: 0, wardrobeCapacity: 0 },
+    });
+    expect(rooms.drift.sort()).toEqual([
+      'interiorDetails',
+      'interiorDetails.inventoryCapacity',
+      'interiorDetails.kitchenCapacity',
+      'interiorDetails.wardrobeCapacity',
+      'occupied',
+    ]);
   });
 
   it('unknown extra fields are ignored without drift', () => {
@@ -118,19 +173,32 @@ describe('tolerant reader: the general rules', () => {
   });
 
   it('a record without its identifying field is still an error (nothing can stand in for an id)', () => {
-    expect(() => mapResponse(ENDPOINTS.factoryList, [{ name: 'A' }], mapFactoryList)).toThrow(/\[0\]\.id should be a string/);
+    expect(() => mapResponse(ENDPOINTS.factoryList, [{ name: 'A' }], mapFactoryList)).toThrow(
+      /\[0\]\.id should be a string/,
+    );
   });
 
   it('a shape error never quotes upstream text (it may echo a key)', () => {
-    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).toThrow(/\[0\] should be an object, got a string of 24 characters/);
-    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).not.toThrow(/secret/);
+    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).toThrow(
+      /\[0\] should be an object, got a string of 24 characters/,
+    );
+    expect(() => mapResponse(ENDPOINTS.factoryList, ['Bearer secret-key-123456'], mapFactoryList)).not.toThrow(
+      /secret/,
+    );
   });
 
   it('mapResponse reports each drifted field once per response to the listeners, with the endpoint pattern', () => {
     const seen: string[] = [];
     const stop = onShapeDrift((endpoint, field) => seen.push(`${endpoint} ${field}`));
     try {
-      mapResponse(ENDPOINTS.factoryProductions, [{ item: 'A', neededItems: [] }, { item: 'B', neededItems: [] }], mapProductions);
+      mapResponse(
+        ENDPOINTS.factoryProductions,
+        [
+          { item: 'A', neededItems: [] },
+          { item: 'B', neededItems: [] },
+        ],
+        mapProductions,
+      );
     } finally {
       stop();
     }
@@ -144,7 +212,10 @@ describe('the shape-drift log', () => {
     const { GatewayMetrics } = await import('../../src/observability/metrics');
     const { emitShapeDrift } = await import('../../src/domains/shared/shape-drift');
     const lines: Array<[string, string]> = [];
-    const logger = { warn: (_fields: unknown, msg: string) => lines.push(['warn', msg]), info: (_fields: unknown, msg: string) => lines.push(['info', msg]) };
+    const logger = {
+      warn: (_fields: unknown, msg: string) => lines.push(['warn', msg]),
+      info: (_fields: unknown, msg: string) => lines.push(['info', msg]),
+    };
     const plugin = shapeDriftPlugin(new GatewayMetrics({ defaultMetrics: false }), logger as never);
     const listener = await plugin.serverWillStart?.({} as never);
     emitShapeDrift('GET /factory/options/{id}/{slot}', 'lastUpdated');

@@ -11,7 +11,8 @@ describe('sharedKey', () => {
   });
 
   it('keeps texts that are special as property names', () => {
-    for (const text of ['', '0', '4294967295', '__proto__', 'constructor', 'toString', '-1', '1e3']) expect(sharedKey(text)).toBe(text);
+    for (const text of ['', '0', '4294967295', '__proto__', 'constructor', 'toString', '-1', '1e3'])
+      expect(sharedKey(text)).toBe(text);
   });
 
   it('keeps a cache key built by concatenation', () => {

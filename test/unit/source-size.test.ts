@@ -36,7 +36,11 @@ function lines(path: string): number {
   return readFileSync(join(root, path), 'utf8').split('\n').length - 1;
 }
 
-const files = sources(join(root, 'src')).map((path) => ({ path, lines: lines(path), limit: path.startsWith('src/economy/') ? ECONOMY_LIMIT : LIMIT }));
+const files = sources(join(root, 'src')).map((path) => ({
+  path,
+  lines: lines(path),
+  limit: path.startsWith('src/economy/') ? ECONOMY_LIMIT : LIMIT,
+}));
 
 it('reads the sources', () => {
   expect(files.length).toBeGreaterThan(100);
@@ -44,7 +48,9 @@ it('reads the sources', () => {
 });
 
 it('keeps every file of src/economy/ at 250 lines or fewer, every other file of src/ at 400 or fewer', () => {
-  const over = files.filter((file) => !DATA_TABLES.has(file.path) && !PENDING.has(file.path) && file.lines > file.limit);
+  const over = files.filter(
+    (file) => !DATA_TABLES.has(file.path) && !PENDING.has(file.path) && file.lines > file.limit,
+  );
   expect(over.map((file) => `${file.path}: ${file.lines} lines (at most ${file.limit})`)).toEqual([]);
 });
 
@@ -52,7 +58,11 @@ it('lets the files waiting for their split shrink only, and drops each from the 
   for (const [path, most] of PENDING) {
     const file = files.find((candidate) => candidate.path === path);
     expect(file).toBeDefined();
-    expect({ path, lines: file?.lines, fits: (file?.lines ?? 0) <= (file?.limit ?? 0) }).toEqual({ path, lines: expect.any(Number), fits: false });
+    expect({ path, lines: file?.lines, fits: (file?.lines ?? 0) <= (file?.limit ?? 0) }).toEqual({
+      path,
+      lines: expect.any(Number),
+      fits: false,
+    });
     expect(file?.lines ?? Infinity).toBeLessThanOrEqual(most);
   }
 });

@@ -20,7 +20,14 @@ function lint(text: string): Promise<LintMessage[]> {
   return new Promise((resolve, reject) => {
     const eslint = spawn(
       process.execPath,
-      [join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--format', 'json', '--stdin', '--stdin-filename', relative(root, __filename)],
+      [
+        join(root, 'node_modules', 'eslint', 'bin', 'eslint.js'),
+        '--format',
+        'json',
+        '--stdin',
+        '--stdin-filename',
+        relative(root, __filename),
+      ],
       { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -88,7 +95,9 @@ it('reports every Redis or browser start outside describeWithRedis / describeWit
   const expected = PROBE.split('\n').flatMap((line, index) => (line.endsWith('// reported') ? [index + 1] : []));
   expect(expected).toHaveLength(5);
   expect(messages.filter((m) => m.ruleId === null)).toEqual([]); // no parsing error
-  const reported = messages.filter((m) => m.ruleId === 'no-restricted-syntax' || m.ruleId === '@typescript-eslint/no-restricted-imports');
+  const reported = messages.filter(
+    (m) => m.ruleId === 'no-restricted-syntax' || m.ruleId === '@typescript-eslint/no-restricted-imports',
+  );
   expect(reported.map((m) => m.line)).toEqual(expected);
   // The top-level beforeAll that started Redis outside the helper: the message says what to do.
   expect(reported[1]?.message).toMatch(/inside describeWithRedis/);

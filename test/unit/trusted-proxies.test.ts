@@ -8,13 +8,22 @@ import { clientAddressReader } from '../../src/http/client-address';
 
 function requestFrom(remoteAddress: string | undefined, forwardedFor?: string): IncomingMessage {
   const socket = { remoteAddress };
-  return { socket, connection: socket, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as IncomingMessage;
+  return {
+    socket,
+    connection: socket,
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  } as unknown as IncomingMessage;
 }
 
 describe('TRUSTED_PROXIES', () => {
   it('takes IPs, CIDR ranges and proxy-addr names, and is empty by default', () => {
     expect(loadConfig({}).trustedProxies).toEqual([]);
-    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,loopback, fd00::/8' }).trustedProxies).toEqual(['10.0.0.1', '10.1.0.0/16', 'loopback', 'fd00::/8']);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.1, 10.1.0.0/16 ,loopback, fd00::/8' }).trustedProxies).toEqual([
+      '10.0.0.1',
+      '10.1.0.0/16',
+      'loopback',
+      'fd00::/8',
+    ]);
   });
 
   it.each(['10.0.0.0/33', 'proxy.internal', '10.0.0'])('refuses %s', (entry) => {

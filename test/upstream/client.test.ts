@@ -127,7 +127,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('rejects a missing path parameter before any request', async () => {
-      expect(() => buildPath(ENDPOINTS.factoryInventory, {})).toThrow('Missing path parameter id for GET /factory/inventory/{id}');
+      expect(() => buildPath(ENDPOINTS.factoryInventory, {})).toThrow(
+        'Missing path parameter id for GET /factory/inventory/{id}',
+      );
       await expect(client.call({ endpoint: ENDPOINTS.factoryInventory, apiKey: KEY })).rejects.toThrow(
         'Missing path parameter id',
       );
@@ -164,7 +166,11 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
           expect(opts.path).toBe('/req/factory/options');
           expect(typeof opts.body).toBe('string');
           expect(JSON.parse(String(opts.body))).toEqual(body);
-          return { statusCode: 200, data: JSON.stringify('option was updated'), responseOptions: { headers: JSON_HEADERS } };
+          return {
+            statusCode: 200,
+            data: JSON.stringify('option was updated'),
+            responseOptions: { headers: JSON_HEADERS },
+          };
         });
 
       await expect(client.call({ endpoint: ENDPOINTS.factoryOptionUpdate, apiKey: KEY, body })).resolves.toBe(
@@ -196,7 +202,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     it('parses JSON', async () => {
       pool
         .intercept({ path: '/req/factory/inventory/42', method: 'GET' })
-        .reply(200, JSON.stringify({ items: [{ name: 'Holz', amount: 3 }] }), { headers: { 'content-type': 'application/json' } });
+        .reply(200, JSON.stringify({ items: [{ name: 'Holz', amount: 3 }] }), {
+          headers: { 'content-type': 'application/json' },
+        });
       await expect(
         client.call({ endpoint: ENDPOINTS.factoryInventory, params: { id: 42 }, apiKey: KEY }),
       ).resolves.toEqual({ items: [{ name: 'Holz', amount: 3 }] });
@@ -213,7 +221,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
       pool
         .intercept({ path: '/req/building/list', method: 'GET' })
         .reply(200, '{"looks":"like json"}', { headers: { 'content-type': 'text/plain; charset=utf-8' } });
-      await expect(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY })).resolves.toBe('{"looks":"like json"}');
+      await expect(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY })).resolves.toBe(
+        '{"looks":"like json"}',
+      );
     });
 
     it('returns a JSON string body as the JS string', async () => {
@@ -229,7 +239,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('returns null for an empty JSON body', async () => {
-      pool.intercept({ path: '/req/building/list', method: 'GET' }).reply(204, '', { headers: { 'content-type': 'application/json' } });
+      pool
+        .intercept({ path: '/req/building/list', method: 'GET' })
+        .reply(204, '', { headers: { 'content-type': 'application/json' } });
       await expect(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY })).resolves.toBeNull();
     });
 
@@ -292,7 +304,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('requiredScopes is a copy, not the frozen catalog array', async () => {
-      pool.intercept({ path: '/req/factory/list/', method: 'GET' }).reply(400, errorBody(400, 'x', 'Bad Request'), { headers: JSON_HEADERS });
+      pool
+        .intercept({ path: '/req/factory/list/', method: 'GET' })
+        .reply(400, errorBody(400, 'x', 'Bad Request'), { headers: JSON_HEADERS });
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.factoryList, apiKey: KEY }));
       expect(error.extensions.requiredScopes).not.toBe(ENDPOINTS.factoryList.scopes);
       expect(error.extensions.requiredScopes).toEqual(['factory']);
@@ -333,13 +347,19 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('403 is treated like 401 (FORBIDDEN)', async () => {
-      pool.intercept({ path: '/req/building/bankaccounts/1', method: 'GET' }).reply(403, 'Forbidden', { headers: { 'content-type': 'text/plain' } });
+      pool
+        .intercept({ path: '/req/building/bankaccounts/1', method: 'GET' })
+        .reply(403, 'Forbidden', { headers: { 'content-type': 'text/plain' } });
       const error = await expectUpstreamError(
         client.call({ endpoint: ENDPOINTS.buildingBankAccounts, params: { id: 1 }, apiKey: KEY }),
       );
       expect(error.code).toBe('FORBIDDEN');
       expect(error.extensions.premium).toBe(true);
-      expect(error.upstream).toEqual({ status: 403, endpoint: 'GET /building/bankaccounts/{id}', message: 'Forbidden' });
+      expect(error.upstream).toEqual({
+        status: 403,
+        endpoint: 'GET /building/bankaccounts/{id}',
+        message: 'Forbidden',
+      });
     });
 
     it('404 → NOT_FOUND with only upstream', async () => {
@@ -412,13 +432,19 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
         client.call({ endpoint: ENDPOINTS.factoryCounter, params: { id: 5 }, apiKey: KEY }),
       );
       expect(error.code).toBe('UPSTREAM_ERROR');
-      expect(error.extensions.upstream).toEqual({ status, endpoint: 'GET /factory/counter/{id}', message: 'upstream broke' });
+      expect(error.extensions.upstream).toEqual({
+        status,
+        endpoint: 'GET /factory/counter/{id}',
+        message: 'upstream broke',
+      });
       expect(error.extensions).not.toHaveProperty('requiredScopes');
     });
 
     it('5xx with an HTML body keeps 200 characters of its text, without markup, as message; the whole text is its detail', async () => {
       const html = `<html><body><b>${'x'.repeat(2000)}</b></body></html>`;
-      pool.intercept({ path: '/req/building/list', method: 'GET' }).reply(502, html, { headers: { 'content-type': 'text/html' } });
+      pool
+        .intercept({ path: '/req/building/list', method: 'GET' })
+        .reply(502, html, { headers: { 'content-type': 'text/html' } });
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY }));
       expect(error.code).toBe('UPSTREAM_ERROR');
       expect(error.upstream.message).toBe('x'.repeat(200));
@@ -426,7 +452,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('5xx with invalid JSON declared as JSON still maps by status', async () => {
-      pool.intercept({ path: '/req/building/list', method: 'GET' }).reply(503, 'Service Unavailable', { headers: JSON_HEADERS });
+      pool
+        .intercept({ path: '/req/building/list', method: 'GET' })
+        .reply(503, 'Service Unavailable', { headers: JSON_HEADERS });
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY }));
       expect(error.code).toBe('UPSTREAM_ERROR');
       expect(error.upstream).toEqual({ status: 503, endpoint: 'GET /building/list', message: 'Service Unavailable' });
@@ -438,7 +466,11 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
         client.call({ endpoint: ENDPOINTS.factoryMachine, params: { id: 3 }, apiKey: KEY }),
       );
       expect(error.code).toBe('UPSTREAM_TIMEOUT');
-      expect(error.extensions.upstream).toEqual({ status: 504, endpoint: 'GET /factory/machine/{id}', message: 'HTTP 504' });
+      expect(error.extensions.upstream).toEqual({
+        status: 504,
+        endpoint: 'GET /factory/machine/{id}',
+        message: 'HTTP 504',
+      });
     });
 
     it('the endpoint in errors is the route pattern, never the concrete path', async () => {
@@ -446,7 +478,11 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
         .intercept({ path: '/req/factory/buyLog/secret-company/10/20', method: 'GET' })
         .reply(404, errorBody(404, 'nothing', 'Not Found'), { headers: JSON_HEADERS });
       const error = await expectUpstreamError(
-        client.call({ endpoint: ENDPOINTS.factoryBuyLog, params: { id: 'secret-company', limit: 10, skip: 20 }, apiKey: KEY }),
+        client.call({
+          endpoint: ENDPOINTS.factoryBuyLog,
+          params: { id: 'secret-company', limit: 10, skip: 20 },
+          apiKey: KEY,
+        }),
       );
       expect(error.upstream.endpoint).toBe('GET /factory/buyLog/{id}/{limit}/{skip}');
       expect(JSON.stringify(error.extensions)).not.toContain('secret-company');
@@ -478,7 +514,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('a SocketError → UPSTREAM_ERROR with status null', async () => {
-      pool.intercept({ path: '/req/building/list', method: 'GET' }).replyWithError(new errors.SocketError('other side closed'));
+      pool
+        .intercept({ path: '/req/building/list', method: 'GET' })
+        .replyWithError(new errors.SocketError('other side closed'));
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY }));
       expect(error.code).toBe('UPSTREAM_ERROR');
       expect(error.extensions.upstream).toEqual({
@@ -556,7 +594,9 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
     });
 
     it('redacts a transport error message that contains the key', async () => {
-      pool.intercept({ path: '/req/building/list', method: 'GET' }).replyWithError(new errors.SocketError(`reset while sending ${KEY}`));
+      pool
+        .intercept({ path: '/req/building/list', method: 'GET' })
+        .replyWithError(new errors.SocketError(`reset while sending ${KEY}`));
       const error = await expectUpstreamError(client.call({ endpoint: ENDPOINTS.buildingList, apiKey: KEY }));
       expect(error.message).not.toContain(KEY);
       expect(JSON.stringify(error.extensions)).not.toContain(KEY);
@@ -588,9 +628,11 @@ describe('UpstreamClient with MockAgent (strict mocks)', () => {
       const results = await Promise.allSettled(
         Array.from({ length: 20 }, () => client.call({ endpoint: ENDPOINTS.factoryList, apiKey: KEY })),
       );
-      expect(results.every((r) => r.status === 'rejected' && r.reason instanceof UpstreamError && r.reason.code === 'NOT_FOUND')).toBe(
-        true,
-      );
+      expect(
+        results.every(
+          (r) => r.status === 'rejected' && r.reason instanceof UpstreamError && r.reason.code === 'NOT_FOUND',
+        ),
+      ).toBe(true);
     });
   });
 
@@ -661,7 +703,11 @@ describe('upstreamMessage()', () => {
 
   it.each<[string, string, string]>([
     ['tags', '<h1>Bad <b>Gateway</b></h1>', 'Bad Gateway'],
-    ['script and style elements with their content', '<style>p{}</style>a<script>x<y</script>b<SCRIPT src=x></SCRIPT>c', 'a b c'],
+    [
+      'script and style elements with their content',
+      '<style>p{}</style>a<script>x<y</script>b<SCRIPT src=x></SCRIPT>c',
+      'a b c',
+    ],
     ['comments', 'a<!-- hidden -->b', 'a b'],
     ['an unclosed tag, to the end', 'a <div class="x', 'a'],
     ['an unclosed script, to the end', 'a <script>never', 'a'],
@@ -829,7 +875,9 @@ describe('UpstreamClient with its own Agent against a loopback server', () => {
     };
     client = new UpstreamClient({ baseUrl, timeoutMs: 2000 });
     const body = { id: 'f1', slot: 1, title: 'Ä', data: '{"x":1}' };
-    await expect(client.call({ endpoint: ENDPOINTS.factoryOptionUpdate, apiKey: KEY, body })).resolves.toBe('option was updated');
+    await expect(client.call({ endpoint: ENDPOINTS.factoryOptionUpdate, apiKey: KEY, body })).resolves.toBe(
+      'option was updated',
+    );
     expect(received).toEqual({
       method: 'POST',
       url: '/req/factory/options',

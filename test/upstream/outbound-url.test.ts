@@ -8,7 +8,12 @@
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import type { AddressInfo, Server } from 'node:net';
-import { OutboundUrlError, checkOutboundUrl, isBlockedAddress, resolveOutboundUrl } from '../../src/upstream/outbound-url';
+import {
+  OutboundUrlError,
+  checkOutboundUrl,
+  isBlockedAddress,
+  resolveOutboundUrl,
+} from '../../src/upstream/outbound-url';
 import type { HostResolver } from '../../src/upstream/outbound-url';
 import { webhookPoster } from '../../src/upstream/webhook-post';
 
@@ -43,7 +48,14 @@ describe('outbound URL rules', () => {
     expect(() => checkOutboundUrl(url, NONE)).toThrow(OutboundUrlError);
   });
 
-  it.each(['https://shop.example/hook', 'https://93.184.215.14/', 'https://[2606:4700::1111]/', 'http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://[::1]:9000/'])('accepts %s', (url) => {
+  it.each([
+    'https://shop.example/hook',
+    'https://93.184.215.14/',
+    'https://[2606:4700::1111]/',
+    'http://127.0.0.1:8080/hook',
+    'http://localhost/hook',
+    'http://[::1]:9000/',
+  ])('accepts %s', (url) => {
     expect(checkOutboundUrl(url, NONE).toString()).toBe(new URL(url).toString());
   });
 
@@ -55,13 +67,27 @@ describe('outbound URL rules', () => {
   });
 
   it('checks every address a name resolves to, and lets an operator allow a host by name', async () => {
-    await expect(resolveOutboundUrl('https://shop.example/', NONE, resolvesTo('93.184.215.14'))).resolves.toMatchObject({ addresses: ['93.184.215.14'] });
-    await expect(resolveOutboundUrl('https://inside.example/', NONE, resolvesTo('93.184.215.14', '10.1.2.3'))).rejects.toThrow(/inside\.example, which resolves to 10\.1\.2\.3/);
-    await expect(resolveOutboundUrl('https://meta.example/', NONE, resolvesTo('::ffff:a9fe:a9fe'))).rejects.toThrow(OutboundUrlError);
-    await expect(resolveOutboundUrl('http://localhost/', NONE, resolvesTo('10.0.0.1'))).rejects.toThrow(/http only to this machine/);
-    await expect(resolveOutboundUrl('https://gone.example/', NONE, () => Promise.reject(new Error('ENOTFOUND')))).rejects.toThrow(/does not resolve/);
-    await expect(resolveOutboundUrl('https://inside.example/', { allowHosts: ['Inside.Example'] }, resolvesTo('10.1.2.3'))).resolves.toMatchObject({ addresses: ['10.1.2.3'] });
-    await expect(resolveOutboundUrl('https://10.0.0.1/', { allowHosts: ['10.0.0.1'] })).resolves.toMatchObject({ addresses: ['10.0.0.1'] });
+    await expect(resolveOutboundUrl('https://shop.example/', NONE, resolvesTo('93.184.215.14'))).resolves.toMatchObject(
+      { addresses: ['93.184.215.14'] },
+    );
+    await expect(
+      resolveOutboundUrl('https://inside.example/', NONE, resolvesTo('93.184.215.14', '10.1.2.3')),
+    ).rejects.toThrow(/inside\.example, which resolves to 10\.1\.2\.3/);
+    await expect(resolveOutboundUrl('https://meta.example/', NONE, resolvesTo('::ffff:a9fe:a9fe'))).rejects.toThrow(
+      OutboundUrlError,
+    );
+    await expect(resolveOutboundUrl('http://localhost/', NONE, resolvesTo('10.0.0.1'))).rejects.toThrow(
+      /http only to this machine/,
+    );
+    await expect(
+      resolveOutboundUrl('https://gone.example/', NONE, () => Promise.reject(new Error('ENOTFOUND'))),
+    ).rejects.toThrow(/does not resolve/);
+    await expect(
+      resolveOutboundUrl('https://inside.example/', { allowHosts: ['Inside.Example'] }, resolvesTo('10.1.2.3')),
+    ).resolves.toMatchObject({ addresses: ['10.1.2.3'] });
+    await expect(resolveOutboundUrl('https://10.0.0.1/', { allowHosts: ['10.0.0.1'] })).resolves.toMatchObject({
+      addresses: ['10.0.0.1'],
+    });
   });
 
   describe('at delivery', () => {
@@ -94,7 +120,10 @@ describe('outbound URL rules', () => {
 
     it('refuses a URL before connecting, saying which rule', async () => {
       const post = webhookPoster({ allowHosts: [], timeoutMs: 5_000 });
-      await expect(post(`https://127.0.0.1:${port}/`, {}, '{}')).resolves.toEqual({ status: 0, problem: expect.stringMatching(/^refused: https to 127\.0\.0\.1/) as unknown });
+      await expect(post(`https://127.0.0.1:${port}/`, {}, '{}')).resolves.toEqual({
+        status: 0,
+        problem: expect.stringMatching(/^refused: https to 127\.0\.0\.1/) as unknown,
+      });
       expect(connections).toBe(0);
     });
 

@@ -76,6 +76,8 @@ describe('Redactor', () => {
       }),
     );
     const redactor = new Redactor(['Hostile-Key-0123456789abcdef']);
-    expect(redactor.redact('Missing scope: factory.counter, see /factory/counter/{id}')).toBe('Missing scope: factory.counter, see /factory/counter/{id}');
+    expect(redactor.redact('Missing scope: factory.counter, see /factory/counter/{id}')).toBe(
+      'Missing scope: factory.counter, see /factory/counter/{id}',
+    );
   });
 });

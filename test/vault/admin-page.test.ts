@@ -24,9 +24,20 @@ describeWithBrowser('the catalogue admin page', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('farm', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
-    ({ token: admin } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`, 'write:siteDocument:catalogue'], expiresInMs: 3_600_000 }));
-    ({ token: readOnly } = await vault.createToken({ characters: ['farm'], grants: [`factory:${FIXTURE_IDS.farm}`], expiresInMs: 3_600_000 }));
-    return { http: true, config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null } };
+    ({ token: admin } = await vault.createToken({
+      characters: ['farm'],
+      grants: [`factory:${FIXTURE_IDS.farm}`, 'write:siteDocument:catalogue'],
+      expiresInMs: 3_600_000,
+    }));
+    ({ token: readOnly } = await vault.createToken({
+      characters: ['farm'],
+      grants: [`factory:${FIXTURE_IDS.farm}`],
+      expiresInMs: 3_600_000,
+    }));
+    return {
+      http: true,
+      config: { serveExamples: true, vaultFile, vaultMasterKey: masterKey, upstreamRateLimit: null },
+    };
   });
 
   /** Opens the admin page, signs in with the write token and waits for the editor. */
@@ -47,7 +58,10 @@ describeWithBrowser('the catalogue admin page', () => {
       await page.click('#save');
       await page.waitForSelector('#message >> text=/^Saved: version 1\\./');
 
-      const check = await stack.post({ query: `{ factory(id: "${FIXTURE_IDS.farm}") { siteDocument(name: "catalogue") { version value } } }` }, { key: DEMO_KEYS.premium.key });
+      const check = await stack.post(
+        { query: `{ factory(id: "${FIXTURE_IDS.farm}") { siteDocument(name: "catalogue") { version value } } }` },
+        { key: DEMO_KEYS.premium.key },
+      );
       expect(check.body.data).toEqual({ factory: { siteDocument: { version: 1, value: catalogue } } });
 
       await page.fill('#token', readOnly);
@@ -69,13 +83,22 @@ describeWithBrowser('the catalogue admin page', () => {
       // The save meets a spent budget: the gateway's answer as it sends it (code and retry time).
       await page.route('**/graphql', async (route) => {
         if (!(route.request().postData() ?? '').includes('SaveCatalogue')) return route.continue();
-        const error = { message: 'The StateV API rate limit for this key is reached (POST /factory/options).', extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 } };
-        return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ errors: [error], data: null }) });
+        const error = {
+          message: 'The StateV API rate limit for this key is reached (POST /factory/options).',
+          extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 },
+        };
+        return route.fulfill({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({ errors: [error], data: null }),
+        });
       });
       await page.fill('#catalogue-json', JSON.stringify({ items: [] }));
       await page.click('#save');
       await page.waitForSelector('#message >> text=/could not be saved/');
-      expect(await page.textContent('#message')).toMatch(/rate limit .* is reached .*Try again in 42 s \(at \d{1,2}:\d{2}:\d{2}/);
+      expect(await page.textContent('#message')).toMatch(
+        /rate limit .* is reached .*Try again in 42 s \(at \d{1,2}:\d{2}:\d{2}/,
+      );
     } finally {
       await page.close();
     }

@@ -16,11 +16,17 @@ import { VaultView } from '../../src/vault/vault-view';
 import type { TokenCheck } from '../../src/vault/vault-view';
 import { LineCollector, send, startStack } from '../support';
 
-
 type Json = Record<string, unknown>;
 
 /** A vault with two keys, one token per key, a revoked and a short token, and a webhook. */
-async function seeded(): Promise<{ path: string; storage: FileVaultStorage; masterText: string; master: MasterKeys; tokens: Record<'reader' | 'revoked' | 'short', { id: string; token: string }>; hook: string }> {
+async function seeded(): Promise<{
+  path: string;
+  storage: FileVaultStorage;
+  masterText: string;
+  master: MasterKeys;
+  tokens: Record<'reader' | 'revoked' | 'short', { id: string; token: string }>;
+  hook: string;
+}> {
   const path = join(mkdtempSync(join(tmpdir(), 'vault-trust-')), 'vault.json');
   const masterText = randomBytes(32).toString('base64');
   const master = MasterKeys.parse(masterText);
@@ -45,7 +51,8 @@ function edit(path: string, change: (document: { keys: Json[]; tokens: Json[]; w
   writeFileSync(path, JSON.stringify(document));
 }
 
-const tokenRecord = (document: { tokens: Json[] }, id: string): Json => document.tokens.find((record) => record.id === id) as Json;
+const tokenRecord = (document: { tokens: Json[] }, id: string): Json =>
+  document.tokens.find((record) => record.id === id) as Json;
 const reason = (check: TokenCheck): string => (check.kind === 'ok' ? 'ok' : check.reason);
 
 describe('vault records without the master key', () => {
@@ -67,7 +74,9 @@ describe('vault records without the master key', () => {
     expect(view.webhooks).toEqual([]);
     expect(view.problems.join('\n')).toContain(`Token record ${tokens.reader.id} is refused: its MAC does not verify`);
     expect(view.problems.join('\n')).toContain(`Webhook record ${hook} is refused: its MAC does not verify`);
-    expect((await new Vault(new FileVaultStorage(path), master).listWebhooks()).map((each) => each.refused)).toEqual(['its MAC does not verify']);
+    expect((await new Vault(new FileVaultStorage(path), master).listWebhooks()).map((each) => each.refused)).toEqual([
+      'its MAC does not verify',
+    ]);
   });
 
   it("refuses a token re-pointed to another character (it would run with that character's key and secret)", async () => {
@@ -75,7 +84,9 @@ describe('vault records without the master key', () => {
     edit(path, (document) => {
       tokenRecord(document, tokens.reader.id).characters = [(document.keys[1] as Json).id];
     });
-    expect(reason(VaultView.fromText(readFileSync(path, 'utf8'), master).check(tokens.reader.token))).toBe('unverified');
+    expect(reason(VaultView.fromText(readFileSync(path, 'utf8'), master).check(tokens.reader.token))).toBe(
+      'unverified',
+    );
   });
 
   it('refuses a record signed for another token (a MAC copied from one record to another)', async () => {
@@ -86,13 +97,19 @@ describe('vault records without the master key', () => {
       revoked.revokedAt = null;
       revoked.mac = reader.mac;
     });
-    expect(reason(VaultView.fromText(readFileSync(path, 'utf8'), master).check(tokens.revoked.token))).toBe('unverified');
+    expect(reason(VaultView.fromText(readFileSync(path, 'utf8'), master).check(tokens.revoked.token))).toBe(
+      'unverified',
+    );
   });
 
   it('keeps a revoked token revoked on a running gateway when an older copy of the vault is put back', async () => {
     const { path, storage, masterText, master } = await seeded();
     const before = readFileSync(path, 'utf8');
-    const { id, token } = await new Vault(storage, master).createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 3_600_000 });
+    const { id, token } = await new Vault(storage, master).createToken({
+      characters: ['alice'],
+      grants: ['read'],
+      expiresInMs: 3_600_000,
+    });
     const withToken = readFileSync(path, 'utf8');
     const live = await LiveVault.start(storage, masterText, (error) => {
       throw error;
@@ -130,8 +147,17 @@ describe('vault records without the master key', () => {
     ]);
     // The command line lists them as refused, and rotate leaves them alone.
     const listed = await new Vault(new FileVaultStorage(path), master).listTokens();
-    expect(listed.map((token) => token.refused)).toEqual(['malformed: characters is not a list of key ids', null, 'malformed: expiresAt is not an ISO time', 'malformed: id is not a string']);
-    expect((await new Vault(new FileVaultStorage(path), master).rotate()).refused).toEqual([`token ${tokens.reader.id}`, `token ${tokens.short.id}`, 'token number 4']);
+    expect(listed.map((token) => token.refused)).toEqual([
+      'malformed: characters is not a list of key ids',
+      null,
+      'malformed: expiresAt is not an ISO time',
+      'malformed: id is not a string',
+    ]);
+    expect((await new Vault(new FileVaultStorage(path), master).rotate()).refused).toEqual([
+      `token ${tokens.reader.id}`,
+      `token ${tokens.short.id}`,
+      'token number 4',
+    ]);
   });
 
   it('refuses the records of a vault written before records were signed until vault rotate signs them; rotate re-signs under the new key', async () => {
@@ -145,7 +171,9 @@ describe('vault records without the master key', () => {
     expect(unsigned.problems).toContain(
       `Token record ${tokens.reader.id} is refused: it is not signed (written before vault records were signed); check it with statev-gateway tokens list, then run statev-gateway vault rotate to sign the vault's records.`,
     );
-    expect((await new Vault(storage, master).listTokens())[0]?.refused).toBe('not signed: run statev-gateway vault rotate');
+    expect((await new Vault(storage, master).listTokens())[0]?.refused).toBe(
+      'not signed: run statev-gateway vault rotate',
+    );
 
     const newText = randomBytes(32).toString('base64');
     const rotated = await new Vault(storage, MasterKeys.parse(`${newText},${masterText}`)).rotate();
@@ -155,7 +183,9 @@ describe('vault records without the master key', () => {
     expect(reason(after.check(tokens.reader.token))).toBe('ok');
     expect(reason(after.check(tokens.revoked.token))).toBe('revoked');
     expect(after.webhooks.map((each) => each.id)).toEqual([hook]);
-    const macs = (JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }).tokens.map((record) => String(record.mac).split('.')[1]);
+    const macs = (JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }).tokens.map(
+      (record) => String(record.mac).split('.')[1],
+    );
     expect(new Set(macs)).toEqual(new Set([MasterKeys.parse(newText).currentId]));
   });
 
@@ -165,18 +195,36 @@ describe('vault records without the master key', () => {
       tokenRecord(document, tokens.reader.id).grants = ['read', 'write:payments'];
     });
     const logs = new LineCollector();
-    const stack = await startStack({ http: true, logDestination: logs, config: { vaultFile: path, vaultMasterKey: masterText, logLevel: 'warn' } });
+    const stack = await startStack({
+      http: true,
+      logDestination: logs,
+      config: { vaultFile: path, vaultMasterKey: masterText, logLevel: 'warn' },
+    });
     try {
-      const answer = await send(stack.gateway.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.reader.token}` }, body: '{"query":"{ viewer { kind } }"}' });
+      const answer = await send(stack.gateway.url, {
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.reader.token}` },
+        body: '{"query":"{ viewer { kind } }"}',
+      });
       expect(answer.status).toBe(401);
-      expect(JSON.parse(answer.text)).toMatchObject({ errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'unverified' } }] });
+      expect(JSON.parse(answer.text)).toMatchObject({
+        errors: [{ extensions: { code: 'UNAUTHENTICATED', reason: 'unverified' } }],
+      });
       expect(stack.simulator.countRequests()).toBe(0);
       const refused = logs.records().filter((record) => record.msg === 'A vault record is refused and left alone');
-      expect(refused.map((record) => record.problem)).toEqual([expect.stringContaining(`Token record ${tokens.reader.id} is refused: its MAC does not verify`)]);
-      const hash = String(tokenRecord(JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }, tokens.reader.id).hash);
-      for (const secret of [tokens.reader.token, hash, 'alice-key-0123456789']) expect(logs.lines.join('\n')).not.toContain(secret);
+      expect(refused.map((record) => record.problem)).toEqual([
+        expect.stringContaining(`Token record ${tokens.reader.id} is refused: its MAC does not verify`),
+      ]);
+      const hash = String(
+        tokenRecord(JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }, tokens.reader.id).hash,
+      );
+      for (const secret of [tokens.reader.token, hash, 'alice-key-0123456789'])
+        expect(logs.lines.join('\n')).not.toContain(secret);
       // Left alone: the gateway did not rewrite the record.
-      expect(tokenRecord(JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }, tokens.reader.id).grants).toEqual(['read', 'write:payments']);
+      expect(
+        tokenRecord(JSON.parse(readFileSync(path, 'utf8')) as { tokens: Json[] }, tokens.reader.id).grants,
+      ).toEqual(['read', 'write:payments']);
     } finally {
       await stack.close();
     }
@@ -187,9 +235,17 @@ describe('vault records without the master key', () => {
     edit(path, (document) => {
       tokenRecord(document, tokens.short.id).grants = null;
     });
-    const stack = await startStack({ http: true, config: { vaultFile: path, vaultMasterKey: masterText, upstreamRateLimit: null } });
+    const stack = await startStack({
+      http: true,
+      config: { vaultFile: path, vaultMasterKey: masterText, upstreamRateLimit: null },
+    });
     try {
-      const answer = await send(stack.gateway.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.reader.token}` }, body: '{"query":"{ viewer { kind } }"}' });
+      const answer = await send(stack.gateway.url, {
+        method: 'POST',
+        path: '/graphql',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.reader.token}` },
+        body: '{"query":"{ viewer { kind } }"}',
+      });
       expect(JSON.parse(answer.text)).toMatchObject({ data: { viewer: { kind: 'TOKEN' } } });
     } finally {
       await stack.close();

@@ -22,7 +22,9 @@ describe('the cost estimate over several characters', () => {
     const document = parse(query);
     const operation = getOperationAST(document);
     if (!operation) throw new Error('no operation');
-    return operationCost(schema, document, operation, {}, [upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions, DEFAULT_CONFIG.optionSlots, characters)]);
+    return operationCost(schema, document, operation, {}, [
+      upstreamCostEstimator(DEFAULT_CONFIG.costAssumptions, DEFAULT_CONFIG.optionSlots, characters),
+    ]);
   };
   const { factories, buildings } = DEFAULT_CONFIG.costAssumptions;
 
@@ -32,8 +34,12 @@ describe('the cost estimate over several characters', () => {
     expect(cost(query, 2)).toBe(2 * (1 + factories));
     expect(cost(query, 3)).toBe(3 * (1 + factories));
     expect(cost('{ buildings { rooms { id } } }', 2)).toBe(2 * (1 + buildings));
-    expect(cost('{ myImportAuctions { id } myExportAuctions { id } importAuctions { id } exportAuctions { id } }', 1)).toBe(4);
-    expect(cost('{ myImportAuctions { id } myExportAuctions { id } importAuctions { id } exportAuctions { id } }', 2)).toBe(8);
+    expect(
+      cost('{ myImportAuctions { id } myExportAuctions { id } importAuctions { id } exportAuctions { id } }', 1),
+    ).toBe(4);
+    expect(
+      cost('{ myImportAuctions { id } myExportAuctions { id } importAuctions { id } exportAuctions { id } }', 2),
+    ).toBe(8);
   });
 
   it("counts every key's list for factory(id) and building(id), what is below once, and the owner lookup of a write", () => {
@@ -49,19 +55,30 @@ describe('the cost estimate over several characters', () => {
     const { vault, vaultFile, masterKey } = testVault('several-cost-');
     await addMaxAndErika(vault);
     const one = (await vault.createToken({ characters: ['max'], grants: ['read'], expiresInMs: 3_600_000 })).token;
-    const two = (await vault.createToken({ characters: ['max', 'erika'], grants: ['read'], expiresInMs: 3_600_000 })).token;
+    const two = (await vault.createToken({ characters: ['max', 'erika'], grants: ['read'], expiresInMs: 3_600_000 }))
+      .token;
     const query = '{ factories { id inventory { __typename } } }';
     const limit = cost(query, 1);
-    const stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey, maxUpstreamRequests: limit } });
+    const stack = await startStack({
+      http: true,
+      config: { vaultFile, vaultMasterKey: masterKey, maxUpstreamRequests: limit },
+    });
     try {
       const post = (token: string) => stack.post({ query }, { headers: { authorization: `Bearer ${token}` } });
       const before = stack.simulator.countRequests();
       const refused = await post(two);
       expect(refused.status).toBe(400);
-      expect(refused.body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', cost: 2 * limit, maxCost: limit });
+      expect(refused.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'QUERY_TOO_EXPENSIVE',
+        cost: 2 * limit,
+        maxCost: limit,
+      });
       expect(stack.simulator.countRequests()).toBe(before);
       // Twice: the second answer comes from the remembered cost, still per number of characters.
-      expect((await post(two)).body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_EXPENSIVE', cost: 2 * limit });
+      expect((await post(two)).body.errors?.[0]?.extensions).toMatchObject({
+        code: 'QUERY_TOO_EXPENSIVE',
+        cost: 2 * limit,
+      });
       const allowed = await post(one);
       expect(allowed.body.errors).toBeUndefined();
       expect((allowed.body.data as { factories: unknown[] }).factories.length).toBeGreaterThan(0);

@@ -26,15 +26,29 @@ describe('examples/stock-alert on an access token', () => {
     const masterKey = randomBytes(32).toString('base64');
     const vault = new Vault(new FileVaultStorage(vaultFile), MasterKeys.parse(masterKey));
     await vault.addKey('shop', DEMO_KEYS.premium.key, null);
-    ({ token } = await vault.createToken({ characters: ['shop'], grants: [`factory:${FIXTURE_IDS.shop}`, 'read:Factory.inventory', 'subscribe'], expiresInMs: 3_600_000 }));
+    ({ token } = await vault.createToken({
+      characters: ['shop'],
+      grants: [`factory:${FIXTURE_IDS.shop}`, 'read:Factory.inventory', 'subscribe'],
+      expiresInMs: 3_600_000,
+    }));
     clock = new ManualClock();
-    stack = await stacks.start({ http: true, config: { vaultFile, vaultMasterKey: masterKey }, gateway: { now: clock.now, pollClock: clock } });
+    stack = await stacks.start({
+      http: true,
+      config: { vaultFile, vaultMasterKey: masterKey },
+      gateway: { now: clock.now, pollClock: clock },
+    });
   });
 
   it('posts to the webhook when an item falls below the threshold, holding only the token', async () => {
     const receiver = await webhookReceiver();
     const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
-    const watch = startStockAlert({ gatewayUrl: stack.endpoint.replace(/^http/, 'ws'), apiKey: token, factoryId: FIXTURE_IDS.shop, threshold: 395, webhookUrl: receiver.url });
+    const watch = startStockAlert({
+      gatewayUrl: stack.endpoint.replace(/^http/, 'ws'),
+      apiKey: token,
+      factoryId: FIXTURE_IDS.shop,
+      threshold: 395,
+      webhookUrl: receiver.url,
+    });
     try {
       await joined;
       stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -12 });

@@ -30,8 +30,18 @@ describe('a token just created, at a running gateway', () => {
     await vault.addKey('shop', DEMO_KEYS.premium.key, DEMO_KEYS.premium.secret);
     return { http: true, config: { vaultFile, vaultMasterKey: masterKey } };
   });
-  const post = async (authorization: string): Promise<{ status: number; body: { data?: { viewer?: { tokenId?: string } }; errors?: Array<{ extensions?: Record<string, unknown> }> } }> => {
-    const answer = await send(stack.gateway.url, { method: 'POST', path: '/graphql', headers: { 'content-type': 'application/json', authorization }, body: JSON.stringify({ query: VIEWER }) });
+  const post = async (
+    authorization: string,
+  ): Promise<{
+    status: number;
+    body: { data?: { viewer?: { tokenId?: string } }; errors?: Array<{ extensions?: Record<string, unknown> }> };
+  }> => {
+    const answer = await send(stack.gateway.url, {
+      method: 'POST',
+      path: '/graphql',
+      headers: { 'content-type': 'application/json', authorization },
+      body: JSON.stringify({ query: VIEWER }),
+    });
     return { status: answer.status, body: JSON.parse(answer.text) as never };
   };
 
@@ -44,13 +54,28 @@ describe('a token just created, at a running gateway', () => {
   });
 
   it('works at once over graphql-ws and graphql-sse', async () => {
-    const overWs = await vault.createToken({ characters: ['shop'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
+    const overWs = await vault.createToken({
+      characters: ['shop'],
+      grants: ['read', 'subscribe'],
+      expiresInMs: 3_600_000,
+    });
     const ws = wsClient(stack.endpoint, overWs.token);
     expect((await subscribeWs(ws, VIEWER).next()).data?.viewer).toEqual({ kind: 'TOKEN', tokenId: overWs.id });
     await ws.dispose();
-    const overSse = await vault.createToken({ characters: ['shop'], grants: ['read', 'subscribe'], expiresInMs: 3_600_000 });
-    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${overSse.token}` }, retryAttempts: 0 });
-    expect((await collect((sink) => sse.subscribe({ query: VIEWER }, sink)).next()).data?.viewer).toEqual({ kind: 'TOKEN', tokenId: overSse.id });
+    const overSse = await vault.createToken({
+      characters: ['shop'],
+      grants: ['read', 'subscribe'],
+      expiresInMs: 3_600_000,
+    });
+    const sse = createSseClient({
+      url: `${stack.origin}/graphql/stream`,
+      headers: { authorization: `Bearer ${overSse.token}` },
+      retryAttempts: 0,
+    });
+    expect((await collect((sink) => sse.subscribe({ query: VIEWER }, sink)).next()).data?.viewer).toEqual({
+      kind: 'TOKEN',
+      tokenId: overSse.id,
+    });
     sse.dispose();
   });
 
@@ -62,9 +87,20 @@ describe('a token just created, at a running gateway', () => {
   it('refuses SVG_… and other bearer values that look like a token as malformed tokens, before any upstream request', async () => {
     const { token } = await vault.createToken({ characters: ['shop'], grants: ['read'], expiresInMs: 3_600_000 });
     const before = stack.simulator.countRequests();
-    for (const bearer of [`SVG_${token.slice(4)}`, `Svg_${token.slice(4)}`, token.toUpperCase(), token.slice(0, 20), 'svg_', 'SVG_not-a-token']) {
+    for (const bearer of [
+      `SVG_${token.slice(4)}`,
+      `Svg_${token.slice(4)}`,
+      token.toUpperCase(),
+      token.slice(0, 20),
+      'svg_',
+      'SVG_not-a-token',
+    ]) {
       const answer = await post(`Bearer ${bearer}`);
-      expect({ bearer, status: answer.status, extensions: answer.body.errors?.[0]?.extensions }).toEqual({ bearer, status: 401, extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', reason: 'malformed' }) });
+      expect({ bearer, status: answer.status, extensions: answer.body.errors?.[0]?.extensions }).toEqual({
+        bearer,
+        status: 401,
+        extensions: expect.objectContaining({ code: 'UNAUTHENTICATED', reason: 'malformed' }),
+      });
     }
     expect(stack.simulator.countRequests()).toBe(before);
     expect(readCredential(`Bearer SVG_${token.slice(4)}`)).toMatchObject({ kind: 'token' });

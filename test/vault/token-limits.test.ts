@@ -22,15 +22,25 @@ describe('the limits of an access token', () => {
   let basicAndErika: string;
   let inventoryOnly: string;
 
-  const post = async (query: string, token: string): Promise<Answer> => (await stack.post({ query }, { headers: { authorization: `Bearer ${token}` } })).body as Answer;
-  const errorAt = (answer: Answer, path: Array<string | number>): Record<string, unknown> | undefined => answer.errors?.find((error) => JSON.stringify(error.path) === JSON.stringify(path))?.extensions;
+  const post = async (query: string, token: string): Promise<Answer> =>
+    (await stack.post({ query }, { headers: { authorization: `Bearer ${token}` } })).body as Answer;
+  const errorAt = (answer: Answer, path: Array<string | number>): Record<string, unknown> | undefined =>
+    answer.errors?.find((error) => JSON.stringify(error.path) === JSON.stringify(path))?.extensions;
 
   beforeAll(async () => {
     await vault.addKey('max-basic', DEMO_KEYS.basic.key, null);
     await vault.addKey('erika', DEMO_KEYS.other.key, null);
     basic = (await vault.createToken({ characters: ['max-basic'], grants: ['read'], expiresInMs: 3_600_000 })).token;
-    basicAndErika = (await vault.createToken({ characters: ['max-basic', 'erika'], grants: ['read'], expiresInMs: 3_600_000 })).token;
-    inventoryOnly = (await vault.createToken({ characters: ['erika'], grants: ['read:Factory.inventory', 'subscribe'], expiresInMs: 3_600_000 })).token;
+    basicAndErika = (
+      await vault.createToken({ characters: ['max-basic', 'erika'], grants: ['read'], expiresInMs: 3_600_000 })
+    ).token;
+    inventoryOnly = (
+      await vault.createToken({
+        characters: ['erika'],
+        grants: ['read:Factory.inventory', 'subscribe'],
+        expiresInMs: 3_600_000,
+      })
+    ).token;
     stack = await startStack({ http: true, config: { vaultFile, vaultMasterKey: masterKey } });
   });
 
@@ -43,9 +53,16 @@ describe('the limits of an access token', () => {
     const answer = await post(query, basic);
     const direct = (await stack.post({ query }, { key: DEMO_KEYS.basic.key })).body as Answer;
     expect(answer.data).toEqual(direct.data);
-    expect(answer.data?.factory).toMatchObject({ inventory: { __typename: 'Inventory' }, counter: null, bankAccounts: null });
+    expect(answer.data?.factory).toMatchObject({
+      inventory: { __typename: 'Inventory' },
+      counter: null,
+      bankAccounts: null,
+    });
     // The basic key lacks the scopes factory.counter and factory.bankaccount: the upstream's 400s, as for the key itself.
-    for (const path of [['factory', 'counter'], ['factory', 'bankAccounts']]) {
+    for (const path of [
+      ['factory', 'counter'],
+      ['factory', 'bankAccounts'],
+    ]) {
       expect(errorAt(answer, path)).toMatchObject({ code: 'UPSTREAM_BAD_REQUEST' });
       expect(errorAt(answer, path)).toEqual(errorAt(direct, path));
     }
@@ -57,10 +74,16 @@ describe('the limits of an access token', () => {
 
   it("over several characters, each key's own limits: the full key's part answers, the basic key's is refused", async () => {
     const answer = await post('{ factories { id owner { name } bankAccounts { id } } }', basicAndErika);
-    const factories = answer.data?.factories as Array<{ id: string; owner: { name: string }; bankAccounts: Array<{ id: string }> | null }>;
+    const factories = answer.data?.factories as Array<{
+      id: string;
+      owner: { name: string };
+      bankAccounts: Array<{ id: string }> | null;
+    }>;
     const erika = factories.filter((factory) => factory.owner.name === 'erika');
     const max = factories.filter((factory) => factory.owner.name === 'max-basic');
-    expect(erika.map((factory) => factory.bankAccounts?.map((account) => account.id))).toEqual([[FIXTURE_IDS.otherFactoryAccount]]);
+    expect(erika.map((factory) => factory.bankAccounts?.map((account) => account.id))).toEqual([
+      [FIXTURE_IDS.otherFactoryAccount],
+    ]);
     expect(max.length).toBeGreaterThan(0);
     expect(max.every((factory) => factory.bankAccounts === null)).toBe(true);
     const refused = (answer.errors ?? []).filter((error) => error.path?.at(-1) === 'bankAccounts');
@@ -70,7 +93,11 @@ describe('the limits of an access token', () => {
 
   it('refuses a field outside the grants over graphql-sse and as a live query, before any upstream request', async () => {
     const before = stack.simulator.countRequests();
-    const sse = createSseClient({ url: `${stack.origin}/graphql/stream`, headers: { authorization: `Bearer ${inventoryOnly}` }, retryAttempts: 0 });
+    const sse = createSseClient({
+      url: `${stack.origin}/graphql/stream`,
+      headers: { authorization: `Bearer ${inventoryOnly}` },
+      retryAttempts: 0,
+    });
     try {
       const overSse = await collect((sink) => sse.subscribe({ query: '{ factories { name } }' }, sink)).next();
       expect(overSse.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', requiredGrant: 'read:Factory.name' });
@@ -79,7 +106,9 @@ describe('the limits of an access token', () => {
     }
     const ws = wsClient(stack.endpoint, inventoryOnly);
     try {
-      const live = (await subscribeWs(ws, 'query @live { factories { name } }').ended) as Array<{ extensions?: Record<string, unknown> }>;
+      const live = (await subscribeWs(ws, 'query @live { factories { name } }').ended) as Array<{
+        extensions?: Record<string, unknown>;
+      }>;
       expect(live[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', requiredGrant: 'read:Factory.name' });
       expect(stack.simulator.countRequests()).toBe(before);
       // The granted field, live, over the same connection.

@@ -49,7 +49,9 @@ describe('the vault file', () => {
     const vault = new Vault(storage, master);
     await vault.addKey('alice', API_KEY, null);
     await vault.addKey('bob', 'bob-key', 'bob-secret');
-    const document = JSON.parse((await storage.read()) ?? '{}') as { keys: Array<{ dataKey: { box: string }; sealed: string }> };
+    const document = JSON.parse((await storage.read()) ?? '{}') as {
+      keys: Array<{ dataKey: { box: string }; sealed: string }>;
+    };
     expect(document.keys[0]?.dataKey.box).not.toBe(document.keys[1]?.dataKey.box);
     const other = new Vault(storage, MasterKeys.parse(randomBytes(32).toString('base64')));
     await expect(other.listKeys()).rejects.toThrow(VaultKeyError);
@@ -85,13 +87,27 @@ describe('the vault file', () => {
   it('rotates the master key: the records open with the new key alone, tokens keep working', async () => {
     const { storage, master, masterText } = fresh();
     await new Vault(storage, master).addKey('alice', API_KEY, API_SECRET);
-    const { token } = await new Vault(storage, master).createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 60_000 });
+    const { token } = await new Vault(storage, master).createToken({
+      characters: ['alice'],
+      grants: ['read'],
+      expiresInMs: 60_000,
+    });
     const newText = randomBytes(32).toString('base64');
     const rotated = await new Vault(storage, MasterKeys.parse(`${newText},${masterText}`)).rotate();
-    expect(rotated).toEqual({ records: 3, newlySigned: 0, refused: [], masterKeyId: MasterKeys.parse(newText).currentId });
+    expect(rotated).toEqual({
+      records: 3,
+      newlySigned: 0,
+      refused: [],
+      masterKeyId: MasterKeys.parse(newText).currentId,
+    });
     const view = VaultView.fromText(await storage.read(), MasterKeys.parse(newText));
     const check = view.check(token);
-    expect(check.kind === 'ok' && check.token.characters[0]).toEqual({ id: expect.any(String), name: 'alice', apiKey: API_KEY, apiSecret: API_SECRET });
+    expect(check.kind === 'ok' && check.token.characters[0]).toEqual({
+      id: expect.any(String),
+      name: 'alice',
+      apiKey: API_KEY,
+      apiSecret: API_SECRET,
+    });
     expect(() => VaultView.fromText(readFileSync(storage.where, 'utf8'), master)).toThrow(VaultKeyError);
   });
 });
@@ -100,7 +116,11 @@ describe('access tokens', () => {
   it("are hashed once per holder (the request's credential) and vault token key, never keyed by their text", async () => {
     const { storage, master } = fresh();
     await new Vault(storage, master).addKey('alice', API_KEY, API_SECRET);
-    const { token } = await new Vault(storage, master).createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 60_000 });
+    const { token } = await new Vault(storage, master).createToken({
+      characters: ['alice'],
+      grants: ['read'],
+      expiresInMs: 60_000,
+    });
     const text = await storage.read();
     const view = VaultView.fromText(text, master);
     // The next document opened (same token key), as after a change of the vault.
@@ -138,11 +158,25 @@ describe('access tokens', () => {
     await vault.addKey('alice', API_KEY, null);
     await vault.addKey('bob', 'bob-key', null);
     const short = await vault.createToken({ characters: ['alice'], grants: ['read'], expiresInMs: 60_000 });
-    const long = await vault.createToken({ characters: ['alice', 'bob'], grants: ['factory:12', 'subscribe'], expiresInMs: 3_600_000, origin: 'https://shop.example', budgetShare: 3 });
+    const long = await vault.createToken({
+      characters: ['alice', 'bob'],
+      grants: ['factory:12', 'subscribe'],
+      expiresInMs: 3_600_000,
+      origin: 'https://shop.example',
+      budgetShare: 3,
+    });
     const view = (): VaultView => VaultView.fromText(readFileSync(storage.where, 'utf8'), master);
     const at = Date.parse('2026-01-01T00:00:30Z');
     const ok = view().check(long.token, at);
-    expect(ok.kind === 'ok' && { id: ok.token.id, names: ok.token.characters.map((each) => each.name), grants: ok.token.grants, origin: ok.token.origin, share: ok.token.budgetShare }).toEqual({
+    expect(
+      ok.kind === 'ok' && {
+        id: ok.token.id,
+        names: ok.token.characters.map((each) => each.name),
+        grants: ok.token.grants,
+        origin: ok.token.origin,
+        share: ok.token.budgetShare,
+      },
+    ).toEqual({
       id: long.id,
       names: ['alice', 'bob'],
       grants: [{ kind: 'factory', factoryId: '12' }, { kind: 'subscribe' }],
@@ -150,15 +184,23 @@ describe('access tokens', () => {
       share: 3,
     });
     expect(view().check(short.token, at)).toMatchObject({ kind: 'ok' });
-    expect(view().check(short.token, Date.parse('2026-01-01T00:01:00Z'))).toEqual({ kind: 'refused', reason: 'expired' });
+    expect(view().check(short.token, Date.parse('2026-01-01T00:01:00Z'))).toEqual({
+      kind: 'refused',
+      reason: 'expired',
+    });
     expect(view().check(newToken(), at)).toEqual({ kind: 'refused', reason: 'unknown' });
-    expect(view().check(`${short.token.slice(0, -1)}${short.token.endsWith('0') ? '1' : '0'}`, at)).toEqual({ kind: 'refused', reason: 'malformed' });
+    expect(view().check(`${short.token.slice(0, -1)}${short.token.endsWith('0') ? '1' : '0'}`, at)).toEqual({
+      kind: 'refused',
+      reason: 'malformed',
+    });
     now = new Date('2026-01-01T00:00:10Z');
     await vault.revokeToken(short.id);
     expect(view().check(short.token, at)).toEqual({ kind: 'refused', reason: 'revoked' });
     await vault.removeKey('bob');
     expect(view().check(long.token, at)).toEqual({ kind: 'refused', reason: 'key-removed' });
-    expect((await vault.listTokens()).map((token) => [token.id, token.characters, token.revokedAt?.toISOString() ?? null])).toEqual([
+    expect(
+      (await vault.listTokens()).map((token) => [token.id, token.characters, token.revokedAt?.toISOString() ?? null]),
+    ).toEqual([
       [short.id, ['alice'], '2026-01-01T00:00:10.000Z'],
       [long.id, ['alice', expect.stringMatching(/^key_/)], null],
     ]);
@@ -168,13 +210,28 @@ describe('access tokens', () => {
     const { storage, master } = fresh();
     const vault = new Vault(storage, master);
     await vault.addKey('alice', API_KEY, null);
-    await expect(vault.createToken({ characters: ['nobody'], grants: ['read'], expiresInMs: 1000 })).rejects.toThrow('no key named "nobody"');
-    await expect(vault.createToken({ characters: ['alice'], grants: ['write:everything'], expiresInMs: 1000 })).rejects.toThrow('The grant "write:everything"');
-    await expect(vault.createToken({ characters: ['alice'], grants: [], expiresInMs: 1000 })).rejects.toThrow(VaultUsageError);
+    await expect(vault.createToken({ characters: ['nobody'], grants: ['read'], expiresInMs: 1000 })).rejects.toThrow(
+      'no key named "nobody"',
+    );
+    await expect(
+      vault.createToken({ characters: ['alice'], grants: ['write:everything'], expiresInMs: 1000 }),
+    ).rejects.toThrow('The grant "write:everything"');
+    await expect(vault.createToken({ characters: ['alice'], grants: [], expiresInMs: 1000 })).rejects.toThrow(
+      VaultUsageError,
+    );
   });
 
   it('parses every grant form', () => {
-    expect(['read', 'read:Factory.inventory', 'factory:42', 'write:siteDocument:catalogue', 'write:option:3', 'subscribe'].map(parseGrant)).toEqual([
+    expect(
+      [
+        'read',
+        'read:Factory.inventory',
+        'factory:42',
+        'write:siteDocument:catalogue',
+        'write:option:3',
+        'subscribe',
+      ].map(parseGrant),
+    ).toEqual([
       { kind: 'read' },
       { kind: 'read-field', type: 'Factory', field: 'inventory' },
       { kind: 'factory', factoryId: '42' },
@@ -182,11 +239,20 @@ describe('access tokens', () => {
       { kind: 'write-option', slot: 3 },
       { kind: 'subscribe' },
     ]);
-    for (const bad of ['', 'READ', 'read:Factory', 'factory:', 'write:option:0', 'write:option:100', 'write:siteDocument:a b']) expect(parseGrant(bad)).toBeNull();
+    for (const bad of [
+      '',
+      'READ',
+      'read:Factory',
+      'factory:',
+      'write:option:0',
+      'write:option:100',
+      'write:siteDocument:a b',
+    ])
+      expect(parseGrant(bad)).toBeNull();
   });
 });
 
-describe('a running gateway\'s vault', () => {
+describe("a running gateway's vault", () => {
   it('sees a revocation and a new token without a restart', async () => {
     const { storage, master, masterText } = fresh();
     const vault = new Vault(storage, master);
@@ -200,10 +266,11 @@ describe('a running gateway\'s vault', () => {
       write: (text) => storage.write(text),
       readUsage: () => storage.readUsage(),
       recordUsage: (uses) => storage.recordUsage(uses),
-      watch: (changed) => storage.watch(() => {
-        changed();
-        signalled();
-      }),
+      watch: (changed) =>
+        storage.watch(() => {
+          changed();
+          signalled();
+        }),
     };
     const live = await LiveVault.start(watched, masterText, (error) => {
       throw error;

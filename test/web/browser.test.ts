@@ -97,7 +97,10 @@ describeWithBrowser('in Chromium', () => {
     await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${DEMO_KEYS.premium.key}` }));
 
     const answer = page.waitForResponse(
-      (r) => r.url().startsWith(stack.endpoint) && r.request().method() === 'POST' && (r.request().postData() ?? '').includes('factories'),
+      (r) =>
+        r.url().startsWith(stack.endpoint) &&
+        r.request().method() === 'POST' &&
+        (r.request().postData() ?? '').includes('factories'),
     );
     await page.locator('.graphiql-execute-button').click();
     const graphqlResponse = await answer;
@@ -110,18 +113,22 @@ describeWithBrowser('in Chromium', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'playground.png'), scale: 'css' });
 
     // shouldPersistHeaders: the key is entered once; a new visit (same browser profile) has it.
-    await page.waitForFunction(`(localStorage.getItem('graphiql:headers') || '').includes(${JSON.stringify(DEMO_KEYS.premium.key)})`);
+    await page.waitForFunction(
+      `(localStorage.getItem('graphiql:headers') || '').includes(${JSON.stringify(DEMO_KEYS.premium.key)})`,
+    );
     const again = await page.context().newPage();
     await again.goto(`${stack.gateway.url}/graphql`);
     await again.getByRole('button', { name: 'Headers' }).click();
-    await again.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)', { hasText: DEMO_KEYS.premium.key }).waitFor();
+    await again
+      .locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)', { hasText: DEMO_KEYS.premium.key })
+      .waitFor();
 
     expect(foreign).toEqual([]);
   });
 
   it('the playground runs a subscription over graphql-ws with the key of its Headers editor', async () => {
     const clock = new ManualClock();
-    const stack = await stacks.start({ http: true,  gateway: { now: clock.now, pollClock: clock } });
+    const stack = await stacks.start({ http: true, gateway: { now: clock.now, pollClock: clock } });
     const { page, foreign } = await newPage(stack.gateway.url);
     const subscription = `subscription {\n  inventoryChanged(factoryId: "${FIXTURE_IDS.shop}") {\n    changes { item delta }\n  }\n}\n`;
     await page.goto(`${stack.gateway.url}/graphql?query=${encodeURIComponent(subscription)}`);
@@ -140,7 +147,8 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site renders a company from one keyless live query by hash', async () => {
-    const stack = await stacks.start({ http: true, 
+    const stack = await stacks.start({
+      http: true,
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page, foreign } = await newPage(stack.gateway.url);
@@ -167,7 +175,9 @@ describeWithBrowser('in Chromium', () => {
     const sent = new URL(request?.url() ?? 'http://invalid/').searchParams;
     expect(new URL(request?.url() ?? 'http://invalid/').pathname).toBe('/graphql/stream');
     expect(sent.get('query')).toBe('');
-    expect(JSON.parse(sent.get('extensions') ?? 'null')).toEqual({ persistedQuery: { version: 1, sha256Hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(JSON.parse(sent.get('extensions') ?? 'null')).toEqual({
+      persistedQuery: { version: 1, sha256Hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
     expect(JSON.parse(sent.get('variables') ?? 'null')).toEqual({ id: FIXTURE_IDS.shop });
     expect(stack.simulator.requests.map((r) => r.keyLabel).every((label) => label === 'premium')).toBe(true);
 
@@ -177,7 +187,8 @@ describeWithBrowser('in Chromium', () => {
   });
 
   it('the company site shows a clear message for an unknown company', async () => {
-    const stack = await stacks.start({ http: true, 
+    const stack = await stacks.start({
+      http: true,
       config: { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST, serveExamples: true },
     });
     const { page } = await newPage(stack.gateway.url);

@@ -19,24 +19,39 @@ const updateInput = (title: string) => ({ input: { factoryId: FIXTURE_IDS.farm, 
 describe('GraphQL clients on their default settings', () => {
   const stack = useStack({ http: true });
   describe('Apollo Client', () => {
-    const client = (headers: Record<string, string>) => new ApolloClient({ link: new HttpLink({ uri: stack.endpoint, headers }), cache: new InMemoryCache() });
+    const client = (headers: Record<string, string>) =>
+      new ApolloClient({ link: new HttpLink({ uri: stack.endpoint, headers }), cache: new InMemoryCache() });
 
     it('runs a query and the mutation', async () => {
       const apollo = client({ ...premium, 'x-api-secret': DEMO_KEYS.premium.secret });
       const { data } = await apollo.query<{ factories: { name: string }[] }>({ query: apolloGql(FACTORIES) });
       expect(data?.factories.map((f) => f.name)).toContain('Max 24/7 Vinewood');
-      const result = await apollo.mutate<{ updateFactoryOption: { message: string; option: { title: string } } }>({ mutation: apolloGql(UPDATE), variables: updateInput('Apollo') });
-      expect(result.data?.updateFactoryOption).toMatchObject({ message: 'option was updated', option: { title: 'Apollo' } });
+      const result = await apollo.mutate<{ updateFactoryOption: { message: string; option: { title: string } } }>({
+        mutation: apolloGql(UPDATE),
+        variables: updateInput('Apollo'),
+      });
+      expect(result.data?.updateFactoryOption).toMatchObject({
+        message: 'option was updated',
+        option: { title: 'Apollo' },
+      });
     });
 
     it('shows the gateway message of a request error, not just a status code', async () => {
       const apollo = client(premium);
-      await expect(apollo.mutate({ mutation: apolloGql(UPDATE), variables: updateInput('no secret') })).rejects.toThrow(/needs the API secret/);
+      await expect(apollo.mutate({ mutation: apolloGql(UPDATE), variables: updateInput('no secret') })).rejects.toThrow(
+        /needs the API secret/,
+      );
     });
 
-    it("BatchHttpLink shows on each operation that batching is not supported", async () => {
-      const apollo = new ApolloClient({ link: new BatchHttpLink({ uri: stack.endpoint, headers: premium }), cache: new InMemoryCache() });
-      const results = await Promise.allSettled([apollo.query({ query: apolloGql(FACTORIES) }), apollo.query({ query: apolloGql('{ buildings { id } }') })]);
+    it('BatchHttpLink shows on each operation that batching is not supported', async () => {
+      const apollo = new ApolloClient({
+        link: new BatchHttpLink({ uri: stack.endpoint, headers: premium }),
+        cache: new InMemoryCache(),
+      });
+      const results = await Promise.allSettled([
+        apollo.query({ query: apolloGql(FACTORIES) }),
+        apollo.query({ query: apolloGql('{ buildings { id } }') }),
+      ]);
       expect(results.map((r) => (r.status === 'rejected' ? String((r.reason as Error).message) : 'answered'))).toEqual([
         expect.stringMatching(/Batched requests .* not supported/),
         expect.stringMatching(/Batched requests .* not supported/),
@@ -45,7 +60,9 @@ describe('GraphQL clients on their default settings', () => {
 
     it('shows why a malformed Authorization header is refused', async () => {
       const apollo = client({ authorization: 'Bearer <your StateV API key>' });
-      await expect(apollo.query({ query: apolloGql(FACTORIES) })).rejects.toThrow(/Authorization header .*Bearer <token>/);
+      await expect(apollo.query({ query: apolloGql(FACTORIES) })).rejects.toThrow(
+        /Authorization header .*Bearer <token>/,
+      );
     });
   });
 
@@ -66,7 +83,9 @@ describe('GraphQL clients on their default settings', () => {
       });
       const result = await urql.query(urqlGql(FACTORIES), {}).toPromise();
       expect(result.error).toBeUndefined();
-      expect((result.data as { factories: { name: string }[] }).factories.map((f) => f.name)).toContain('Max 24/7 Vinewood');
+      expect((result.data as { factories: { name: string }[] }).factories.map((f) => f.name)).toContain(
+        'Max 24/7 Vinewood',
+      );
       expect(requests).toEqual([{ method: 'GET', contentType: null }]);
     });
 
@@ -74,35 +93,48 @@ describe('GraphQL clients on their default settings', () => {
       const urql = client({ ...premium, 'x-api-secret': DEMO_KEYS.premium.secret });
       const result = await urql.mutation(urqlGql(UPDATE), updateInput('urql')).toPromise();
       expect(result.error).toBeUndefined();
-      expect(result.data).toMatchObject({ updateFactoryOption: { message: 'option was updated', option: { title: 'urql' } } });
+      expect(result.data).toMatchObject({
+        updateFactoryOption: { message: 'option was updated', option: { title: 'urql' } },
+      });
     });
   });
 
   describe('graphql-request', () => {
     it('runs a query and the mutation', async () => {
-      const client = new GraphQLClient(stack.endpoint, { headers: { ...premium, 'x-api-secret': DEMO_KEYS.premium.secret } });
+      const client = new GraphQLClient(stack.endpoint, {
+        headers: { ...premium, 'x-api-secret': DEMO_KEYS.premium.secret },
+      });
       const data = await client.request<{ factories: { name: string }[] }>(requestGql`${FACTORIES}`);
       expect(data.factories.map((f) => f.name)).toContain('Max 24/7 Vinewood');
-      const written = await client.request<{ updateFactoryOption: { option: { title: string } } }>(UPDATE, updateInput('graphql-request'));
+      const written = await client.request<{ updateFactoryOption: { option: { title: string } } }>(
+        UPDATE,
+        updateInput('graphql-request'),
+      );
       expect(written.updateFactoryOption.option.title).toBe('graphql-request');
     });
 
     it('explains that batching is not supported', async () => {
       const client = new GraphQLClient(stack.endpoint, { headers: premium });
-      await expect(client.batchRequests([{ document: FACTORIES }, { document: FACTORIES }])).rejects.toThrow(/[Bb]atched requests .* not supported/);
+      await expect(client.batchRequests([{ document: FACTORIES }, { document: FACTORIES }])).rejects.toThrow(
+        /[Bb]atched requests .* not supported/,
+      );
     });
   });
 });
 
 describe('GraphQL clients against public-site mode', () => {
-  const stack = useStack({ http: true,  config: examplePublicSiteConfig() });
+  const stack = useStack({ http: true, config: examplePublicSiteConfig() });
   it("Apollo Client sees the gateway's reason when a keyless query is refused", async () => {
     const apollo = new ApolloClient({ link: new HttpLink({ uri: stack.endpoint }), cache: new InMemoryCache() });
     await expect(apollo.query({ query: apolloGql(FACTORIES) })).rejects.toThrow(/trusted documents/);
   });
 
   it('urql sees the same reason (keyless, so sent as POST: a keyless simple GET is refused as possible CSRF)', async () => {
-    const urql = new UrqlClient({ url: stack.endpoint, exchanges: [cacheExchange, fetchExchange], preferGetMethod: false });
+    const urql = new UrqlClient({
+      url: stack.endpoint,
+      exchanges: [cacheExchange, fetchExchange],
+      preferGetMethod: false,
+    });
     const result = await urql.query(urqlGql(FACTORIES), {}).toPromise();
     expect(result.error?.message).toMatch(/trusted documents/);
   });

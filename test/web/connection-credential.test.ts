@@ -48,6 +48,9 @@ describe('the credential of a kept-open connection', () => {
     expect(await ask(DEMO_KEYS.other.key)).toEqual({ factory: null });
     expect(hmacs.mock.calls.length).toBeGreaterThan(hashedOnce);
     expect(await ask(DEMO_KEYS.premium.key)).toEqual(premium);
-    expect(stack.simulator.requests.map((request) => `${request.keyLabel} ${request.route}`)).toEqual(['premium GET /factory/list/', 'other GET /factory/list/']);
+    expect(stack.simulator.requests.map((request) => `${request.keyLabel} ${request.route}`)).toEqual([
+      'premium GET /factory/list/',
+      'other GET /factory/list/',
+    ]);
   });
 });

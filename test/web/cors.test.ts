@@ -56,7 +56,13 @@ describe('with CORS_ORIGINS=https://firma.example', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe(SITE);
     expect(list(response, 'access-control-allow-methods')).toEqual(expect.arrayContaining(['get', 'post']));
     expect(list(response, 'access-control-allow-headers')).toEqual(
-      expect.arrayContaining(['authorization', 'content-type', 'x-api-secret', 'apollo-require-preflight', 'cache-control']),
+      expect.arrayContaining([
+        'authorization',
+        'content-type',
+        'x-api-secret',
+        'apollo-require-preflight',
+        'cache-control',
+      ]),
     );
     expect(stack().simulator.requests).toHaveLength(0);
   });
@@ -83,7 +89,9 @@ describe('with CORS_ORIGINS=*', () => {
     const pre = await preflight(stack(), origin);
     expect(pre.status).toBe(204);
     expect([origin, '*']).toContain(pre.headers.get('access-control-allow-origin'));
-    expect(list(pre, 'access-control-allow-headers')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'x-api-secret']));
+    expect(list(pre, 'access-control-allow-headers')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'x-api-secret']),
+    );
     const actual = await crossOriginPost(stack(), origin);
     expect([origin, '*']).toContain(actual.headers.get('access-control-allow-origin'));
   });

@@ -39,7 +39,7 @@ describe.each<[string, Partial<GatewayConfig>, string | null]>([
   ['with a bearer key', {}, DEMO_KEYS.premium.key],
   ['keyless, in public-site mode', { serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: SITE_MANIFEST }, null],
 ])('graphql-http server audits %s', (label, config, key) => {
-  const stack = useStack({ http: true,  config });
+  const stack = useStack({ http: true, config });
 
   it('passes every MUST audit of the GraphQL-over-HTTP spec', async () => {
     const results: AuditResult[] = [];

@@ -30,13 +30,25 @@ jest.setTimeout(90_000);
 
 /** Writes the shop's catalogue into its option slots as the demo does (straight into the simulator, no budget spent). */
 function seedShopCatalogue(simulator: Simulator): void {
-  const shop = createFixtureState().characters.flatMap((character) => character.companies).find((company) => company.id === FIXTURE_IDS.shop);
+  const shop = createFixtureState()
+    .characters.flatMap((character) => character.companies)
+    .find((company) => company.id === FIXTURE_IDS.shop);
   const contents = Array.from({ length: 10 }, (_, i) => {
     const option = shop?.options[String(i + 1)];
     return option ? { title: option.title, data: option.data, lastUpdated: null } : null;
   });
-  for (const write of seedWrites(contents, prepareValue('catalogue', shopCatalogue(), 'deflate-base64url'), Date.now())) {
-    simulator.change({ kind: 'option', factoryId: FIXTURE_IDS.shop, slot: write.slot, title: write.title, data: write.data });
+  for (const write of seedWrites(
+    contents,
+    prepareValue('catalogue', shopCatalogue(), 'deflate-base64url'),
+    Date.now(),
+  )) {
+    simulator.change({
+      kind: 'option',
+      factoryId: FIXTURE_IDS.shop,
+      slot: write.slot,
+      title: write.title,
+      data: write.data,
+    });
   }
 }
 
@@ -55,7 +67,9 @@ describeWithBrowser('the live company site on the limited simulator', () => {
     // The page's upstream requests: a plain run of the live document, on an unlimited stack.
     const plain = await startStack();
     seedShopCatalogue(plain.simulator);
-    const answer = await plain.executeText(readFileSync(LIVE_DOCUMENT, 'utf8').replace(/@live\s*{/, '{'), { id: FIXTURE_IDS.shop });
+    const answer = await plain.executeText(readFileSync(LIVE_DOCUMENT, 'utf8').replace(/@live\s*{/, '{'), {
+      id: FIXTURE_IDS.shop,
+    });
     expect(answer.errors).toBeUndefined();
     const company = (answer.data as { factory: Record<string, unknown> } | undefined)?.factory;
     const rows = (list: unknown): number => (Array.isArray(list) ? list.length : 0);
@@ -67,7 +81,13 @@ describeWithBrowser('the live company site on the limited simulator', () => {
     const stack = await stacks.start({
       http: true,
       simulator: { rateLimit: LIMIT },
-      config: { ...examplePublicSiteConfig(), serveExamples: true, upstreamRateLimit: LIMIT, upstreamPatienceMs: 100, liveQueryThrottleMs: 50 },
+      config: {
+        ...examplePublicSiteConfig(),
+        serveExamples: true,
+        upstreamRateLimit: LIMIT,
+        upstreamPatienceMs: 100,
+        liveQueryThrottleMs: 50,
+      },
     });
     seedShopCatalogue(stack.simulator);
     context = await browser.newContext({ viewport: { width: 1100, height: 700 } });
@@ -82,13 +102,22 @@ describeWithBrowser('the live company site on the limited simulator', () => {
     const started = Date.now();
     await page.goto(`${stack.gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop}`);
     try {
-      await page.waitForFunction("document.body.dataset.complete === 'true'", undefined, { timeout: 60_000, polling: 50 });
+      await page.waitForFunction("document.body.dataset.complete === 'true'", undefined, {
+        timeout: 60_000,
+        polling: 50,
+      });
     } catch (error) {
-      const sent = stack.simulator.requests.map((request) => `${request.at - started} ms ${request.status} ${request.route}`);
-      throw new Error(`not complete: "${await page.locator('#message').textContent()}"; upstream: ${sent.join(', ')}; ${String(error)}`);
+      const sent = stack.simulator.requests.map(
+        (request) => `${request.at - started} ms ${request.status} ${request.route}`,
+      );
+      throw new Error(
+        `not complete: "${await page.locator('#message').textContent()}"; upstream: ${sent.join(', ')}; ${String(error)}`,
+      );
     }
     const elapsedMs = Date.now() - started;
-    console.log(`live company site: ${requests} upstream requests, floor ${floorMs} ms, complete after ${elapsedMs} ms (${(elapsedMs / floorMs).toFixed(2)} x)`);
+    console.log(
+      `live company site: ${requests} upstream requests, floor ${floorMs} ms, complete after ${elapsedMs} ms (${(elapsedMs / floorMs).toFixed(2)} x)`,
+    );
 
     expect(elapsedMs).toBeLessThanOrEqual(1.15 * floorMs);
     expect(navigations).toBe(1);
@@ -104,7 +133,8 @@ describeWithBrowser('the live company site on the limited simulator', () => {
       '#vehicles': rows(company?.['vehicles']),
     };
     expect(expected['#counter']).toBeGreaterThan(0);
-    for (const [section, count] of Object.entries(expected)) expect([section, await page.locator(`${section} tbody tr`).count()]).toEqual([section, count]);
+    for (const [section, count] of Object.entries(expected))
+      expect([section, await page.locator(`${section} tbody tr`).count()]).toEqual([section, count]);
     expect(await page.locator('#company-state').isVisible()).toBe(true);
     expect(await page.locator('#message').isHidden()).toBe(true);
     expect(pageErrors).toEqual([]);

@@ -20,11 +20,13 @@ const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/per
 const siteManifest = JSON.parse(readFileSync(SITE_MANIFEST, 'utf8')) as Record<string, string>;
 
 const companyPageEntry = Object.entries(siteManifest).find(([, text]) => /^query CompanyPage\b/.test(text));
-if (!companyPageEntry) throw new Error(`${SITE_MANIFEST} has no CompanyPage query: run npx graphql-codegen --config codegen.yml`);
+if (!companyPageEntry)
+  throw new Error(`${SITE_MANIFEST} has no CompanyPage query: run npx graphql-codegen --config codegen.yml`);
 const [COMPANY_PAGE_HASH, COMPANY_PAGE_TEXT] = companyPageEntry;
 
 /** A write the site may do: slot 3 of a company, with a fixed title. */
-const GUESTBOOK_TEXT = 'mutation SignGuestbook($id: ID!, $data: String!) { updateFactoryOption(input: { factoryId: $id, slot: 3, title: "Guestbook", data: $data }) { message } }';
+const GUESTBOOK_TEXT =
+  'mutation SignGuestbook($id: ID!, $data: String!) { updateFactoryOption(input: { factoryId: $id, slot: 3, title: "Guestbook", data: $data }) { message } }';
 const GUESTBOOK_HASH = sha256(GUESTBOOK_TEXT);
 const GUESTBOOK_VARIABLES = { id: FIXTURE_IDS.shop, data: 'Tolles Sandwich!' };
 
@@ -56,7 +58,9 @@ afterAll(() => {
  */
 function withStack(config: () => Partial<GatewayConfig>): () => HttpStack {
   // A function: the manifest the config names is written in the file's beforeAll.
-  const stack = useStack(() => ({ http: true, config: { cacheEnabled: false, ...config() } }), { resetSimulator: true });
+  const stack = useStack(() => ({ http: true, config: { cacheEnabled: false, ...config() } }), {
+    resetSimulator: true,
+  });
   return () => stack;
 }
 
@@ -66,11 +70,18 @@ function keyLabels(stack: HttpStack): string[] {
 }
 
 /** The company of a CompanyPage result. */
-function company(data: Record<string, unknown> | null | undefined): { id: string; name: string; counter: { items: { item: string }[] } | null } {
+function company(data: Record<string, unknown> | null | undefined): {
+  id: string;
+  name: string;
+  counter: { items: { item: string }[] } | null;
+} {
   return data?.factory as { id: string; name: string; counter: { items: { item: string }[] } | null };
 }
 
-const publicConfig = (): Partial<GatewayConfig> => ({ serverApiKey: DEMO_KEYS.premium.key, trustedDocumentsPath: manifestPath });
+const publicConfig = (): Partial<GatewayConfig> => ({
+  serverApiKey: DEMO_KEYS.premium.key,
+  trustedDocumentsPath: manifestPath,
+});
 
 describe('public mode without a server secret', () => {
   const stack = withStack(publicConfig);
@@ -79,9 +90,15 @@ describe('public mode without a server secret', () => {
     it.each([
       ['documentId: <hash>', { documentId: COMPANY_PAGE_HASH }],
       ['documentId: sha256:<hash> (client preset style)', { documentId: `sha256:${COMPANY_PAGE_HASH}` }],
-      ['extensions.persistedQuery (APQ form)', { extensions: { persistedQuery: { version: 1, sha256Hash: COMPANY_PAGE_HASH } } }],
+      [
+        'extensions.persistedQuery (APQ form)',
+        { extensions: { persistedQuery: { version: 1, sha256Hash: COMPANY_PAGE_HASH } } },
+      ],
     ])('runs a trusted document sent as %s, with the server key', async (_form, reference) => {
-      const { body } = await stack().post({ ...reference, operationName: 'CompanyPage', variables: { id: FIXTURE_IDS.shop } }, { key: null });
+      const { body } = await stack().post(
+        { ...reference, operationName: 'CompanyPage', variables: { id: FIXTURE_IDS.shop } },
+        { key: null },
+      );
       expect(body.errors).toBeUndefined();
       expect(company(body.data)).toMatchObject({ id: FIXTURE_IDS.shop, name: SHOP_NAME });
       expect(company(body.data).counter?.items.map((i) => i.item)).toContain('Sandwich');
@@ -90,7 +107,10 @@ describe('public mode without a server secret', () => {
     });
 
     it('runs a trusted document sent by hash over GET', async () => {
-      const search = new URLSearchParams({ documentId: COMPANY_PAGE_HASH, variables: JSON.stringify({ id: FIXTURE_IDS.shop }) });
+      const search = new URLSearchParams({
+        documentId: COMPANY_PAGE_HASH,
+        variables: JSON.stringify({ id: FIXTURE_IDS.shop }),
+      });
       const response = await fetch(`${stack().endpoint}?${search.toString()}`, {
         headers: { accept: 'application/json', 'apollo-require-preflight': 'true' },
       });
@@ -135,7 +155,10 @@ describe('public mode without a server secret', () => {
 
     it.each([
       ['{ __typename }', { __typename: 'Query' }],
-      ['{ __schema { queryType { name } mutationType { name } } }', { __schema: { queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } } }],
+      [
+        '{ __schema { queryType { name } mutationType { name } } }',
+        { __schema: { queryType: { name: 'Query' }, mutationType: { name: 'Mutation' } } },
+      ],
       ['query T { __type(name: "Factory") { name kind } }', { __type: { name: 'Factory', kind: 'OBJECT' } }],
       ['query F { ...Meta } fragment Meta on Query { __typename }', { __typename: 'Query' }],
     ])('answers the introspection-only document %s', async (query, data) => {
@@ -152,15 +175,24 @@ describe('public mode without a server secret', () => {
     });
 
     it('refuses a trusted mutation when the server has no secret', async () => {
-      const { body } = await stack().post({ documentId: GUESTBOOK_HASH, variables: GUESTBOOK_VARIABLES }, { key: null });
+      const { body } = await stack().post(
+        { documentId: GUESTBOOK_HASH, variables: GUESTBOOK_VARIABLES },
+        { key: null },
+      );
       expect(codes(body)).toEqual(['FORBIDDEN_DOCUMENT']);
       expect(body.data ?? null).toBeNull();
       expect(stack().simulator.requests).toHaveLength(0);
     });
 
     it('refuses a mutation that is not in the manifest, even with a secret header', async () => {
-      const query = 'mutation { updateFactoryOption(input: { factoryId: "' + FIXTURE_IDS.shop + '", slot: 4, title: "x", data: "y" }) { message } }';
-      const { body } = await stack().post({ query }, { key: null, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } });
+      const query =
+        'mutation { updateFactoryOption(input: { factoryId: "' +
+        FIXTURE_IDS.shop +
+        '", slot: 4, title: "x", data: "y" }) { message } }';
+      const { body } = await stack().post(
+        { query },
+        { key: null, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
+      );
       expect(codes(body)).toEqual(['FORBIDDEN_DOCUMENT']);
       expect(stack().simulator.requests).toHaveLength(0);
     });
@@ -168,7 +200,10 @@ describe('public mode without a server secret', () => {
 
   describe('a request with its own key', () => {
     it('runs a full query with its own key, not the server key', async () => {
-      const { body } = await stack().post({ query: COMPANY_PAGE_TEXT, variables: { id: FIXTURE_IDS.shop } }, { key: DEMO_KEYS.basic.key });
+      const { body } = await stack().post(
+        { query: COMPANY_PAGE_TEXT, variables: { id: FIXTURE_IDS.shop } },
+        { key: DEMO_KEYS.basic.key },
+      );
       expect(company(body.data)).toMatchObject({ id: FIXTURE_IDS.shop, name: SHOP_NAME });
       expect(stack().simulator.requests.length).toBeGreaterThan(0);
       expect(keyLabels(stack())).toEqual(['basic']);
@@ -185,13 +220,19 @@ describe('public mode without a server secret', () => {
       ['documentId', { documentId: COMPANY_PAGE_HASH }],
       ['APQ', { extensions: { persistedQuery: { version: 1, sha256Hash: COMPANY_PAGE_HASH } } }],
     ])('may use a trusted hash (%s), with its own key', async (_form, reference) => {
-      const { body } = await stack().post({ ...reference, variables: { id: FIXTURE_IDS.shop } }, { key: DEMO_KEYS.basic.key });
+      const { body } = await stack().post(
+        { ...reference, variables: { id: FIXTURE_IDS.shop } },
+        { key: DEMO_KEYS.basic.key },
+      );
       expect(company(body.data).name).toBe(SHOP_NAME);
       expect(keyLabels(stack())).toEqual(['basic']);
     });
 
     it('gets no server credentials when its key is refused upstream', async () => {
-      const { body } = await stack().post({ documentId: COMPANY_PAGE_HASH, variables: { id: FIXTURE_IDS.shop } }, { key: 'not-a-real-key' });
+      const { body } = await stack().post(
+        { documentId: COMPANY_PAGE_HASH, variables: { id: FIXTURE_IDS.shop } },
+        { key: 'not-a-real-key' },
+      );
       expect(body.data?.factory ?? null).toBeNull();
       expect(body.errors?.length).toBeGreaterThan(0);
       expect(keyLabels(stack())).toEqual(['invalid']);
@@ -209,12 +250,17 @@ describe('public mode with a server secret', () => {
     expect(stack().simulator.countRequests({ route: 'POST /factory/options', keyLabel: 'premium' })).toBe(1);
     expect(keyLabels(stack())).toEqual(['premium']);
 
-    const readBack = await stack().post({ query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: 3) { title data } } }` });
+    const readBack = await stack().post({
+      query: `{ factory(id: "${FIXTURE_IDS.shop}") { option(slot: 3) { title data } } }`,
+    });
     expect(readBack.body.data?.factory).toEqual({ option: { title: 'Guestbook', data: GUESTBOOK_VARIABLES.data } });
   });
 
   it('still refuses a mutation that is not in the manifest', async () => {
-    const query = 'mutation { updateFactoryOption(input: { factoryId: "' + FIXTURE_IDS.shop + '", slot: 4, title: "x", data: "y" }) { message } }';
+    const query =
+      'mutation { updateFactoryOption(input: { factoryId: "' +
+      FIXTURE_IDS.shop +
+      '", slot: 4, title: "x", data: "y" }) { message } }';
     const { body } = await stack().post({ query }, { key: null });
     expect(codes(body)).toEqual(['FORBIDDEN_DOCUMENT']);
     expect(stack().simulator.requests).toHaveLength(0);
@@ -225,7 +271,10 @@ describe('not in public mode (a server key but no manifest)', () => {
   const stack = withStack(() => ({ serverApiKey: DEMO_KEYS.premium.key }));
 
   it('never lends the server key to a request without one', async () => {
-    const { body } = await stack().post({ query: COMPANY_PAGE_TEXT, variables: { id: FIXTURE_IDS.shop } }, { key: null });
+    const { body } = await stack().post(
+      { query: COMPANY_PAGE_TEXT, variables: { id: FIXTURE_IDS.shop } },
+      { key: null },
+    );
     expect(body.data?.factory ?? null).toBeNull();
     expect(codes(body)).toContain('UNAUTHENTICATED');
     expect(keyLabels(stack())).not.toContain('premium');

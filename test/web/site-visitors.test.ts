@@ -45,10 +45,18 @@ function livePath(id: string): string {
 }
 
 /** One visitor: opens the live stream, resolves with the first result, and closes the connection. */
-function visit(stack: HttpStack, path: string): Promise<{ data?: { factory?: { name?: string } | null } | null; errors?: unknown[] }> {
+function visit(
+  stack: HttpStack,
+  path: string,
+): Promise<{ data?: { factory?: { name?: string } | null } | null; errors?: unknown[] }> {
   const origin = new URL(stack.gateway.url);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: origin.hostname, port: origin.port, path, headers: { accept: 'text/event-stream' } });
+    const req = httpRequest({
+      host: origin.hostname,
+      port: origin.port,
+      path,
+      headers: { accept: 'text/event-stream' },
+    });
     req.once('error', reject);
     req.once('response', (response) => {
       if (response.statusCode !== 200) reject(new Error(`HTTP ${response.statusCode}`));
@@ -99,7 +107,10 @@ describeWithBrowser(`the example company site, ${LOADS} page loads in Chromium`,
         const page = await context.newPage();
         page.on('pageerror', (error) => pageErrors.push(error.message));
         await page.goto(`${stack.gateway.url}/examples/company-site/?id=${FIXTURE_IDS.shop}`);
-        await page.waitForFunction("document.body.dataset.complete === 'true'", undefined, { timeout: 30_000, polling: 20 });
+        await page.waitForFunction("document.body.dataset.complete === 'true'", undefined, {
+          timeout: 30_000,
+          polling: 20,
+        });
         expect([i, await page.locator('#company-name').textContent()]).not.toEqual([i, 'Loading…']);
         await page.close();
       }

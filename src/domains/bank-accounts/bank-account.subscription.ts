@@ -49,7 +49,9 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
   let owner: 'factory' | 'building' = 'factory';
   let baselined = false;
   const fetch = (session: UpstreamSession, which: 'factory' | 'building'): MaybePromise<TransactionPage> =>
-    which === 'factory' ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE }) : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE });
+    which === 'factory'
+      ? fetchFactoryTransactions(session, { id: bankAccountId, ...NEWEST_PAGE })
+      : fetchBuildingTransactions(session, { id: bankAccountId, ...NEWEST_PAGE });
   const observe = (page: TransactionPage): void => {
     if (baselined) {
       ledger.added(page);
@@ -74,7 +76,9 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
           owner = 'building';
         } catch (buildingError) {
           // The company endpoint's 404 means "not a company account": the building's answer counts.
-          throw factoryError instanceof UpstreamError && factoryError.code === 'NOT_FOUND' ? buildingError : factoryError;
+          throw factoryError instanceof UpstreamError && factoryError.code === 'NOT_FOUND'
+            ? buildingError
+            : factoryError;
         }
       }
       observe(page);
@@ -101,7 +105,11 @@ export class BankAccountSubscriptionResolver {
   })
   transactionAdded(
     @Root() message: FeedMessage<TransactionAdded>,
-    @Arg('bankAccountId', () => ID, { description: 'The bank account id (BankAccount.id of a company or building account owned by the key\'s character, else NOT_FOUND).' }) _bankAccountId: string,
+    @Arg('bankAccountId', () => ID, {
+      description:
+        "The bank account id (BankAccount.id of a company or building account owned by the key's character, else NOT_FOUND).",
+    })
+    _bankAccountId: string,
     @Ctx() ctx: SubscriptionContext,
   ): TransactionAdded {
     return eventOf(message, ctx);

@@ -98,11 +98,18 @@ function counts(list: readonly BankTransaction[]): Map<string, number> {
  * matches, or null when none does. An empty previous page matches at shift
  * `next.length` (everything is new).
  */
-function alignment(previous: readonly BankTransaction[], next: readonly BankTransaction[], expected: number): number | null {
+function alignment(
+  previous: readonly BankTransaction[],
+  next: readonly BankTransaction[],
+  expected: number,
+): number | null {
   if (previous.length === 0) return next.length;
   const old = previous.map(transactionFingerprint);
   const now = next.map(transactionFingerprint);
-  const shifts = [...Array.from({ length: now.length - expected }, (_, i) => expected + i), ...Array.from({ length: expected }, (_, i) => i)];
+  const shifts = [
+    ...Array.from({ length: now.length - expected }, (_, i) => expected + i),
+    ...Array.from({ length: expected }, (_, i) => i),
+  ];
   for (const shift of shifts) {
     const overlap = Math.min(old.length, now.length - shift);
     let matches = true;

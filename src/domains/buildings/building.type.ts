@@ -43,7 +43,7 @@ export class BuildingDetails {
 }
 
 /** Capacities of a room's furniture. */
-@ObjectType({ description: 'Capacities of a room\'s storage furniture.' })
+@ObjectType({ description: "Capacities of a room's storage furniture." })
 export class RoomInteriorDetails {
   @Field(() => Float, { description: 'Inventory capacity.' })
   inventoryCapacity!: number;
@@ -56,7 +56,10 @@ export class RoomInteriorDetails {
 }
 
 /** A room of a building. `buildingId` is kept for the joins `Room.building` and `Room.tenant`. */
-@ObjectType({ description: 'A room of a building. Source: GET /building/rooms/{id}. The upstream never names the tenant in a room; Room.tenant joins it from the tenant list.' })
+@ObjectType({
+  description:
+    'A room of a building. Source: GET /building/rooms/{id}. The upstream never names the tenant in a room; Room.tenant joins it from the tenant list.',
+})
 export class Room {
   @Field(() => ID, { description: 'Opaque room identifier.' })
   id!: string;
@@ -76,10 +79,13 @@ export class Room {
   @Field(() => String, { description: 'Interior description.' })
   interior!: string;
 
-  @Field(() => String, { nullable: true, description: 'Interior image URL; a URL only with premium access, else null.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Interior image URL; a URL only with premium access, else null.',
+  })
   interiorImage!: string | null;
 
-  @Field(() => RoomInteriorDetails, { description: 'Capacities of the room\'s storage furniture.' })
+  @Field(() => RoomInteriorDetails, { description: "Capacities of the room's storage furniture." })
   interiorDetails!: RoomInteriorDetails;
 
   /** The building the room was read from (not a GraphQL field). */
@@ -101,7 +107,10 @@ export class Tenant {
   @Field(() => String, { description: 'Name of the tenant.' })
   tenantName!: string;
 
-  @Field(() => Date, { nullable: true, description: 'Last rent payment (ISO 8601). Only with scope building.tenants.activity, else null.' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'Last rent payment (ISO 8601). Only with scope building.tenants.activity, else null.',
+  })
   lastPayDate!: Date | null;
 
   /** The building the tenant was read from (not a GraphQL field). */
@@ -109,8 +118,11 @@ export class Tenant {
 }
 
 /** A bank account of a building; `transactions` is resolved by `BuildingBankAccountResolver`. */
-@ObjectType({ implements: BankAccount, description: 'A bank account of a building. Source: GET /building/bankaccounts/{id} (premium only).' })
+@ObjectType({
+  implements: BankAccount,
+  description: 'A bank account of a building. Source: GET /building/bankaccounts/{id} (premium only).',
+})
 export class BuildingBankAccount extends BankAccount {
-  @Field(() => Boolean, { description: 'Whether this is the building\'s main account.' })
+  @Field(() => Boolean, { description: "Whether this is the building's main account." })
   main!: boolean;
 }

@@ -36,5 +36,10 @@ export function fetchBuildingBankAccounts(session: UpstreamSession, id: string):
 
 /** `GET /building/transactions/{bankId}/{limit}/{skip}` (premium only); `key.id` is the account id. */
 export function fetchBuildingTransactions(session: UpstreamSession, key: PageKey): MaybePromise<TransactionPage> {
-  return fetchMapped(session, ENDPOINTS.buildingTransactions, { bankId: key.id, limit: key.limit, skip: key.skip }, mapTransactionPage);
+  return fetchMapped(
+    session,
+    ENDPOINTS.buildingTransactions,
+    { bankId: key.id, limit: key.limit, skip: key.skip },
+    mapTransactionPage,
+  );
 }

@@ -18,7 +18,10 @@ export class RoomResolver {
     description: `The building the room belongs to, from the building list (shared with Query.buildings in one operation). ${describeSource(ENDPOINTS.buildingList)}`,
   })
   building(@Root() room: Room, @Ctx() ctx: GatewayContext): MaybePromise<Building | null> {
-    return whenReady(ctx.loaders.buildings.list.loadNow('all'), (all) => all.find((building) => building.id === room.buildingId) ?? null);
+    return whenReady(
+      ctx.loaders.buildings.list.loadNow('all'),
+      (all) => all.find((building) => building.id === room.buildingId) ?? null,
+    );
   }
 
   /**

@@ -27,7 +27,7 @@ registerEnumType(RoomChangeKind, {
   valuesConfig: {
     OCCUPIED: { description: 'The room was free and is now rented.' },
     FREED: { description: 'The room was rented and is now free.' },
-    RENT_CHANGED: { description: 'The room\'s rent changed (previousRent holds the old one).' },
+    RENT_CHANGED: { description: "The room's rent changed (previousRent holds the old one)." },
   },
 });
 
@@ -46,7 +46,10 @@ export class RoomChange {
   @Field(() => Room, { description: 'The room after the change.' })
   room!: Room;
 
-  @Field(() => Float, { nullable: true, description: 'The rent before (as Room.rent gives it), for RENT_CHANGED; else null.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'The rent before (as Room.rent gives it), for RENT_CHANGED; else null.',
+  })
   previousRent!: number | null;
 }
 
@@ -67,10 +70,17 @@ export interface RoomDiff {
  */
 export function diffRooms(before: readonly Room[], after: readonly Room[]): RoomDiff[] {
   const changes: RoomDiff[] = [];
-  for (const { before: previous, after: room } of diffRecords(before, after, (each) => each.id, (a, b) => a.occupied === b.occupied && a.rent === b.rent)) {
+  for (const { before: previous, after: room } of diffRecords(
+    before,
+    after,
+    (each) => each.id,
+    (a, b) => a.occupied === b.occupied && a.rent === b.rent,
+  )) {
     if (!room) continue;
-    if ((previous?.occupied ?? false) !== room.occupied) changes.push({ kind: room.occupied ? 'OCCUPIED' : 'FREED', room, previousRent: null });
-    if (previous && previous.rent !== room.rent) changes.push({ kind: 'RENT_CHANGED', room, previousRent: previous.rent });
+    if ((previous?.occupied ?? false) !== room.occupied)
+      changes.push({ kind: room.occupied ? 'OCCUPIED' : 'FREED', room, previousRent: null });
+    if (previous && previous.rent !== room.rent)
+      changes.push({ kind: 'RENT_CHANGED', room, previousRent: previous.rent });
   }
   return changes;
 }
@@ -83,7 +93,13 @@ export function roomsFeed(buildingId: string): Feed<Room[], RoomChange> {
     endpoint: ENDPOINTS.buildingRooms,
     poll: (session) => fetchRooms(session, buildingId),
     diff: (previous, next, observedAt) =>
-      diffRooms(previous, next).map((change) => ({ buildingId, observedAt, kind: RoomChangeKind[change.kind], room: change.room, previousRent: change.previousRent })),
+      diffRooms(previous, next).map((change) => ({
+        buildingId,
+        observedAt,
+        kind: RoomChangeKind[change.kind],
+        room: change.room,
+        previousRent: change.previousRent,
+      })),
   };
 }
 
@@ -101,7 +117,10 @@ export class RoomSubscriptionResolver {
   })
   roomChanged(
     @Root() message: FeedMessage<RoomChange>,
-    @Arg('buildingId', () => ID, { description: 'The building (must be owned directly by the key\'s character, else NOT_FOUND).' }) _buildingId: string,
+    @Arg('buildingId', () => ID, {
+      description: "The building (must be owned directly by the key's character, else NOT_FOUND).",
+    })
+    _buildingId: string,
     @Ctx() ctx: SubscriptionContext,
   ): RoomChange {
     return eventOf(message, ctx);

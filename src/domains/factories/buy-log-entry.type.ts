@@ -3,7 +3,7 @@ import { BOUNDS, boundsText, intRule } from '../../field-rules/bounds';
 import { ItemAmount } from '../shared/item-amount.type';
 
 /** One purchase in a company's buy log. */
-@ObjectType({ description: 'One purchase recorded in the company\'s buy log (meant for workshops at present).' })
+@ObjectType({ description: "One purchase recorded in the company's buy log (meant for workshops at present)." })
 export class BuyLogEntry {
   @Field(() => String, { description: 'The seller.' })
   seller!: string;
@@ -25,7 +25,10 @@ export class BuyLogEntry {
 }
 
 /** Bounds of a buy log page, declared once for `Factory.buyLog`. */
-export const BUY_LOG_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.buyLogLimit), skip: intRule(BOUNDS.buyLogSkip) });
+export const BUY_LOG_PAGE_BOUNDS = Object.freeze({
+  limit: intRule(BOUNDS.buyLogLimit),
+  skip: intRule(BOUNDS.buyLogSkip),
+});
 
 /** The arguments of `Factory.buyLog`: one page of the buy log. */
 @ArgsType()

@@ -21,21 +21,30 @@ export class CounterItemChange {
   @Field(() => String, { description: 'Item name (the identity of an item on the counter).' })
   item!: string;
 
-  @Field(() => Float, { nullable: true, description: 'Amount before; null when the item was not on the counter before.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Amount before; null when the item was not on the counter before.',
+  })
   amountBefore!: number | null;
 
   @Field(() => Float, { nullable: true, description: 'Amount after; null when the item is no longer on the counter.' })
   amountAfter!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Price per unit before (as CounterItem.price); null when the item was not on the counter before.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Price per unit before (as CounterItem.price); null when the item was not on the counter before.',
+  })
   priceBefore!: number | null;
 
-  @Field(() => Float, { nullable: true, description: 'Price per unit after (as CounterItem.price); null when the item is no longer on the counter.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Price per unit after (as CounterItem.price); null when the item is no longer on the counter.',
+  })
   priceAfter!: number | null;
 }
 
 /** Event of `counterChanged`. */
-@ObjectType({ description: 'A change of a company\'s counter (shop shelf), found by one poll.' })
+@ObjectType({ description: "A change of a company's counter (shop shelf), found by one poll." })
 export class CounterChange {
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
@@ -43,7 +52,9 @@ export class CounterChange {
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  @Field(() => [CounterItemChange], { description: 'The items that appeared, disappeared, or changed amount or price.' })
+  @Field(() => [CounterItemChange], {
+    description: 'The items that appeared, disappeared, or changed amount or price.',
+  })
   changes!: CounterItemChange[];
 
   @Field(() => Counter, { description: 'The counter after the change.' })
@@ -66,7 +77,12 @@ export interface CounterDiff {
 
 /** The counter items that appeared, disappeared, or changed amount or price (items keyed by name). */
 export function diffCounter(before: readonly CounterItem[], after: readonly CounterItem[]): CounterDiff[] {
-  return diffRecords(before, after, (entry) => entry.item, (a, b) => a.amount === b.amount && a.price === b.price).map((change) => ({
+  return diffRecords(
+    before,
+    after,
+    (entry) => entry.item,
+    (a, b) => a.amount === b.amount && a.price === b.price,
+  ).map((change) => ({
     item: change.key,
     amountBefore: change.before?.amount ?? null,
     amountAfter: change.after?.amount ?? null,
@@ -103,7 +119,8 @@ export class CounterSubscriptionResolver {
   })
   counterChanged(
     @Root() message: FeedMessage<CounterChange>,
-    @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
+    @Arg('factoryId', () => ID, { description: "The company (must be owned by the key's character, else NOT_FOUND)." })
+    _factoryId: string,
     @Ctx() ctx: SubscriptionContext,
   ): CounterChange {
     return eventOf(message, ctx);

@@ -23,9 +23,12 @@ export class CounterItem {
 }
 
 /** A shop's counter. An empty counter (upstream 404 "Counter is empty") has no items. */
-@ObjectType({ description: 'The counter (shop shelf) of an end-consumer shop (24/7 shops, restaurants, clothing shops, gas stations). An empty counter is returned as totalWeight 0 and no items (the upstream answers 404 "Counter is empty").' })
+@ObjectType({
+  description:
+    'The counter (shop shelf) of an end-consumer shop (24/7 shops, restaurants, clothing shops, gas stations). An empty counter is returned as totalWeight 0 and no items (the upstream answers 404 "Counter is empty").',
+})
 export class Counter {
-  @Field(() => Float, { description: 'Total weight of the counter\'s contents.' })
+  @Field(() => Float, { description: "Total weight of the counter's contents." })
   totalWeight!: number;
 
   @Field(() => [CounterItem], { description: 'The items on the counter.' })

@@ -36,7 +36,6 @@ import {
 import type { Production } from './production.type';
 import type { Vehicle } from './vehicle.type';
 
-
 /** `GET /factory/list/`: all companies of the character. */
 export function fetchFactoryList(session: UpstreamSession): MaybePromise<Factory[]> {
   return fetchMapped(session, ENDPOINTS.factoryList, undefined, mapFactoryList);
@@ -58,7 +57,8 @@ export async function checkFactoryOwned(session: UpstreamSession, factoryId: str
   }
 }
 
-const emptyStore = (failure: UpstreamFailure): Inventory | undefined => (isEmptyStoreError(failure) ? emptyInventory() : undefined);
+const emptyStore = (failure: UpstreamFailure): Inventory | undefined =>
+  isEmptyStoreError(failure) ? emptyInventory() : undefined;
 
 /** `GET /factory/inventory/{id}`: the normal store; empty when the upstream says so. */
 export function fetchInventory(session: UpstreamSession, id: string): MaybePromise<Inventory> {
@@ -89,7 +89,12 @@ export function fetchFactoryBankAccounts(session: UpstreamSession, id: string): 
 
 /** `GET /factory/transactions/{bankId}/{limit}/{skip}` (premium only); `key.id` is the account id. */
 export function fetchFactoryTransactions(session: UpstreamSession, key: PageKey): MaybePromise<TransactionPage> {
-  return fetchMapped(session, ENDPOINTS.factoryTransactions, { bankId: key.id, limit: key.limit, skip: key.skip }, mapTransactionPage);
+  return fetchMapped(
+    session,
+    ENDPOINTS.factoryTransactions,
+    { bankId: key.id, limit: key.limit, skip: key.skip },
+    mapTransactionPage,
+  );
 }
 
 /** `GET /factory/vehicles/{id}`: vehicles of a dealership; empty for other companies. */
@@ -106,7 +111,11 @@ export function fetchBuyLog(session: UpstreamSession, key: PageKey): MaybePromis
  * `GET /factory/options/{id}/{slot}`: the slot, or null when it was never set (404) or was
  * cleared. `fresh` skips a fresh cached answer (a check just before a conditional write).
  */
-export function fetchOption(session: UpstreamSession, key: { id: string; slot: number }, fresh = false): MaybePromise<FactoryOption | null> {
+export function fetchOption(
+  session: UpstreamSession,
+  key: { id: string; slot: number },
+  fresh = false,
+): MaybePromise<FactoryOption | null> {
   // The company is known to be owned when this runs, so a 404 means the slot is unset.
   return fetchMapped<FactoryOption | null>(
     session,
@@ -136,14 +145,28 @@ export interface OptionUpdate {
  * `POST /factory/options`: writes a slot; resolves to the upstream's message text. With
  * `writeThrough`, the slot's cached read becomes what was written (no GET to read it back).
  */
-export async function updateOption(session: UpstreamSession, update: OptionUpdate, writeThrough = false): Promise<string> {
+export async function updateOption(
+  session: UpstreamSession,
+  update: OptionUpdate,
+  writeThrough = false,
+): Promise<string> {
   const endpoint = ENDPOINTS.factoryOptionUpdate;
-  const body = await session.post(endpoint, {
-    apiSecret: update.apiSecret,
-    factoryId: update.factoryId,
-    option: update.slot,
-    title: update.title,
-    data: update.data,
-  }, writeThrough ? { endpoint: ENDPOINTS.factoryOption, params: { id: update.factoryId, slot: update.slot }, body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() } } : undefined);
+  const body = await session.post(
+    endpoint,
+    {
+      apiSecret: update.apiSecret,
+      factoryId: update.factoryId,
+      option: update.slot,
+      title: update.title,
+      data: update.data,
+    },
+    writeThrough
+      ? {
+          endpoint: ENDPOINTS.factoryOption,
+          params: { id: update.factoryId, slot: update.slot },
+          body: { title: update.title, data: update.data, lastUpdated: new Date().toISOString() },
+        }
+      : undefined,
+  );
   return mapResponse(endpoint, body, mapUpdateMessage);
 }

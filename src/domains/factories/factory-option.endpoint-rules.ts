@@ -14,16 +14,24 @@ import { registerEndpointRules } from '../shared/endpoint-rules';
  * alone when the body names no valid slot (then every slot of the company), or null.
  */
 function writtenScope(body: unknown): string | null {
-  const { factoryId, option } = (body && typeof body === 'object' ? body : {}) as { factoryId?: unknown; option?: unknown };
+  const { factoryId, option } = (body && typeof body === 'object' ? body : {}) as {
+    factoryId?: unknown;
+    option?: unknown;
+  };
   if (typeof factoryId !== 'string') return null;
-  return typeof option === 'number' && Number.isInteger(option) && option >= 1 && option <= MAX_OPTION_SLOTS ? `${factoryId}/${option}` : factoryId;
+  return typeof option === 'number' && Number.isInteger(option) && option >= 1 && option <= MAX_OPTION_SLOTS
+    ? `${factoryId}/${option}`
+    : factoryId;
 }
 
 /** Paths of the option slot reads a write's scope changes: the one slot of `<factoryId>/<slot>`, or every slot of a company (all that any `OPTION_SLOTS` setting reads). Company ids hold no `/`. */
 function optionPaths(scope: string): string[] {
   const slash = scope.indexOf('/');
-  if (slash >= 0) return [buildPath(ENDPOINTS.factoryOption, { id: scope.slice(0, slash), slot: Number(scope.slice(slash + 1)) })];
-  return Array.from({ length: MAX_OPTION_SLOTS }, (_, i) => buildPath(ENDPOINTS.factoryOption, { id: scope, slot: i + 1 }));
+  if (slash >= 0)
+    return [buildPath(ENDPOINTS.factoryOption, { id: scope.slice(0, slash), slot: Number(scope.slice(slash + 1)) })];
+  return Array.from({ length: MAX_OPTION_SLOTS }, (_, i) =>
+    buildPath(ENDPOINTS.factoryOption, { id: scope, slot: i + 1 }),
+  );
 }
 
 // Another replica may have written a slot while Redis was away: its cached read is then never fresh.

@@ -21,13 +21,16 @@ export class FactoryOptionChange {
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  @Field(() => Int, { description: 'The slot, 1..10 (at most the gateway\'s OPTION_SLOTS setting).' })
+  @Field(() => Int, { description: "The slot, 1..10 (at most the gateway's OPTION_SLOTS setting)." })
   slot!: number;
 
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  @Field(() => FactoryOption, { nullable: true, description: 'The slot after the change; null when it was cleared or is no longer set.' })
+  @Field(() => FactoryOption, {
+    nullable: true,
+    description: 'The slot after the change; null when it was cleared or is no longer set.',
+  })
   option!: FactoryOption | null;
 }
 
@@ -37,7 +40,8 @@ export class FactoryOptionChange {
  */
 export function optionChanged(before: FactoryOption | null, after: FactoryOption | null): boolean {
   const slot = (option: FactoryOption): string => String(option.slot);
-  const same = (a: FactoryOption, b: FactoryOption): boolean => a.title === b.title && a.data === b.data && a.lastUpdated?.getTime() === b.lastUpdated?.getTime();
+  const same = (a: FactoryOption, b: FactoryOption): boolean =>
+    a.title === b.title && a.data === b.data && a.lastUpdated?.getTime() === b.lastUpdated?.getTime();
   return diffRecords(before ? [before] : [], after ? [after] : [], slot, same).length > 0;
 }
 
@@ -57,7 +61,8 @@ export function optionFeed(factoryId: string, slot: number): Feed<FactoryOption 
       if (first) await checkFactoryOwned(session, factoryId);
       return fetchOption(session, { id: factoryId, slot });
     },
-    diff: (previous, next, observedAt) => (optionChanged(previous, next) ? [{ factoryId, slot, observedAt, option: next }] : []),
+    diff: (previous, next, observedAt) =>
+      optionChanged(previous, next) ? [{ factoryId, slot, observedAt, option: next }] : [],
   };
 }
 
@@ -72,7 +77,10 @@ export class FactoryOptionSubscriptionResolver {
     subscribe: ({ args, context }) => {
       const { factoryId, slot } = args as { factoryId: string; slot?: number | null };
       // Without `slot`: every slot the company has (OPTION_SLOTS, as Factory.options reads them).
-      const slots = slot === undefined || slot === null ? Array.from({ length: (context as SubscriptionContext).optionSlots }, (_, i) => i + 1) : [slot];
+      const slots =
+        slot === undefined || slot === null
+          ? Array.from({ length: (context as SubscriptionContext).optionSlots }, (_, i) => i + 1)
+          : [slot];
       return openFeeds(
         context as SubscriptionContext,
         slots.map((each) => optionFeed(factoryId, each)),
@@ -81,8 +89,13 @@ export class FactoryOptionSubscriptionResolver {
   })
   factoryOptionChanged(
     @Root() message: FeedMessage<FactoryOptionChange>,
-    @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
-    @Arg('slot', () => Int, { nullable: true, description: `One slot, ${boundsText('slot', SLOT_BOUNDS.slot)}; omitted: every slot. Out of bounds: BAD_USER_INPUT before any upstream request.` }) _slot: number | null,
+    @Arg('factoryId', () => ID, { description: "The company (must be owned by the key's character, else NOT_FOUND)." })
+    _factoryId: string,
+    @Arg('slot', () => Int, {
+      nullable: true,
+      description: `One slot, ${boundsText('slot', SLOT_BOUNDS.slot)}; omitted: every slot. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+    })
+    _slot: number | null,
     @Ctx() ctx: SubscriptionContext,
   ): FactoryOptionChange {
     return eventOf(message, ctx);

@@ -3,7 +3,10 @@ import { BOUNDS, boundsText, intRule, lengthRule, rangeText, ValueBounds } from 
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 
 /** One free-text option slot of a company (data for external company websites). */
-@ObjectType({ description: 'One free-text option slot of a company (ten per company). Option data has no effect on the game; it is meant for external company websites.' })
+@ObjectType({
+  description:
+    'One free-text option slot of a company (ten per company). Option data has no effect on the game; it is meant for external company websites.',
+})
 export class FactoryOption {
   @Field(() => Int, { description: `Slot number, ${rangeText('slot', BOUNDS.slot)} (the upstream calls it option).` })
   slot!: number;
@@ -14,7 +17,11 @@ export class FactoryOption {
   @Field(() => String, { description: `Data, at most ${BOUNDS.dataLength.max} characters.` })
   data!: string;
 
-  @Field(() => Date, { nullable: true, description: 'When the slot was last written (the upstream field lastUpdated; records that say lastUpdate are read too).' })
+  @Field(() => Date, {
+    nullable: true,
+    description:
+      'When the slot was last written (the upstream field lastUpdated; records that say lastUpdate are read too).',
+  })
   lastUpdated!: Date | null;
 }
 
@@ -22,12 +29,20 @@ export class FactoryOption {
 export const SLOT_BOUNDS = Object.freeze({ slot: intRule(BOUNDS.slot) });
 
 /** Bounds of `updateFactoryOption`'s input fields, declared once: on the fields and in the descriptions. */
-export const UPDATE_OPTION_BOUNDS = Object.freeze({ slot: intRule(BOUNDS.slot), title: lengthRule(BOUNDS.titleLength), data: lengthRule(BOUNDS.dataLength) });
+export const UPDATE_OPTION_BOUNDS = Object.freeze({
+  slot: intRule(BOUNDS.slot),
+  title: lengthRule(BOUNDS.titleLength),
+  data: lengthRule(BOUNDS.dataLength),
+});
 
 /** Input of `updateFactoryOption`. Bounds are checked before any upstream request. */
-@InputType({ description: `Input of updateFactoryOption. ${describeSource(ENDPOINTS.factoryOptionUpdate)} Bounds are checked before any upstream request.` })
+@InputType({
+  description: `Input of updateFactoryOption. ${describeSource(ENDPOINTS.factoryOptionUpdate)} Bounds are checked before any upstream request.`,
+})
 export class UpdateFactoryOptionInput {
-  @Field(() => ID, { description: 'The company (factoryId) whose slot is written; must be owned by the key\'s character.' })
+  @Field(() => ID, {
+    description: "The company (factoryId) whose slot is written; must be owned by the key's character.",
+  })
   factoryId!: string;
 
   @ValueBounds(UPDATE_OPTION_BOUNDS.slot)
@@ -35,21 +50,31 @@ export class UpdateFactoryOptionInput {
   slot!: number;
 
   @ValueBounds(UPDATE_OPTION_BOUNDS.title)
-  @Field(() => String, { description: `Title; ${boundsText('title', UPDATE_OPTION_BOUNDS.title)} (a surrogate pair, e.g. an emoji, counts once).` })
+  @Field(() => String, {
+    description: `Title; ${boundsText('title', UPDATE_OPTION_BOUNDS.title)} (a surrogate pair, e.g. an emoji, counts once).`,
+  })
   title!: string;
 
   @ValueBounds(UPDATE_OPTION_BOUNDS.data)
-  @Field(() => String, { description: `Data; ${boundsText('data', UPDATE_OPTION_BOUNDS.data)} (a surrogate pair counts once).` })
+  @Field(() => String, {
+    description: `Data; ${boundsText('data', UPDATE_OPTION_BOUNDS.data)} (a surrogate pair counts once).`,
+  })
   data!: string;
 
-  @Field(() => String, { nullable: true, description: 'The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT.' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'The API secret belonging to the key. When absent, the X-Api-Secret request header is used; without either: BAD_USER_INPUT.',
+  })
   apiSecret?: string | null;
 }
 
 /** Result of `updateFactoryOption`. */
 @ObjectType({ description: 'Result of updateFactoryOption.' })
 export class UpdateFactoryOptionPayload {
-  @Field(() => String, { description: 'The upstream\'s message, e.g. \'option was updated\' (plain text or a JSON string, without quotes).' })
+  @Field(() => String, {
+    description: "The upstream's message, e.g. 'option was updated' (plain text or a JSON string, without quotes).",
+  })
   message!: string;
 
   @Field(() => Boolean, {
@@ -58,7 +83,11 @@ export class UpdateFactoryOptionPayload {
   })
   committed!: boolean;
 
-  @Field(() => Int, { nullable: true, description: 'When committed is false: seconds until the write is expected to reach the upstream, planned on the key\'s budget behind the writes queued before it. Null once committed.' })
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      "When committed is false: seconds until the write is expected to reach the upstream, planned on the key's budget behind the writes queued before it. Null once committed.",
+  })
   retryAfterSeconds!: number | null;
 
   /** Which company and slot were written; used to read the slot back when `option` is selected. */

@@ -94,7 +94,11 @@ function productionItemName(p: JsonObject): string {
 export function mapProductions(body: unknown): Production[] {
   return mapArray(body, (element, path) => {
     const p = JsonObject.of(element, path);
-    return { itemName: productionItemName(p), icon: p.optionalString('icon'), neededItems: p.arrayOr('neededItems', mapItemAmount) };
+    return {
+      itemName: productionItemName(p),
+      icon: p.optionalString('icon'),
+      neededItems: p.arrayOr('neededItems', mapItemAmount),
+    };
   });
 }
 

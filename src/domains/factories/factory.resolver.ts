@@ -25,7 +25,6 @@ function grantedFactories(ctx: GatewayContext): ReadonlySet<string> | null {
   return ids.length > 0 ? new Set(ids) : null;
 }
 
-
 /**
  * Resolves `Query.factories`, `Query.factory(id)` and every upstream-backed field of
  * `Factory`. Each field loads through the operation's loaders, so a company reached
@@ -58,7 +57,11 @@ export class FactoryResolver {
   ): Promise<Factory | null> {
     const granted = grantedFactories(ctx);
     if (granted && !granted.has(id)) {
-      throw new GatewayError('FORBIDDEN', `This access token may not read company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, { requiredGrant: `factory:${quotedValue(id)}` });
+      throw new GatewayError(
+        'FORBIDDEN',
+        `This access token may not read company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`,
+        { requiredGrant: `factory:${quotedValue(id)}` },
+      );
     }
     return (await ctx.loaders.factories.list.load('all')).find((factory) => factory.id === id) ?? null;
   }
@@ -152,7 +155,11 @@ export class FactoryResolver {
     nullable: true,
     description: `One page of the company's buy log (meant for workshops). ${describeSource(ENDPOINTS.factoryBuyLog)} ${describeBounds(BUY_LOG_PAGE_BOUNDS)}`,
   })
-  buyLog(@Root() factory: Factory, @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs, @Ctx() ctx: GatewayContext): MaybePromise<BuyLogEntry[]> {
+  buyLog(
+    @Root() factory: Factory,
+    @Args(() => BuyLogPageArgs) { limit, skip }: BuyLogPageArgs,
+    @Ctx() ctx: GatewayContext,
+  ): MaybePromise<BuyLogEntry[]> {
     return ctx.loaders.factories.buyLog.loadNow({ id: factory.id, limit, skip });
   }
 
@@ -167,7 +174,10 @@ export class FactoryResolver {
   })
   option(
     @Root() factory: Factory,
-    @Arg('slot', () => Int, { description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.` }) slot: number,
+    @Arg('slot', () => Int, {
+      description: `Slot number, ${boundsText('slot', SLOT_BOUNDS.slot)}. Out of bounds: BAD_USER_INPUT before any upstream request.`,
+    })
+    slot: number,
     @Ctx() ctx: GatewayContext,
   ): MaybePromise<FactoryOption | null> {
     return ctx.loaders.factories.option.loadNow({ id: factory.id, slot });
@@ -182,7 +192,11 @@ export class FactoryResolver {
     nullable: true,
     description: `All set option slots, 1..OPTION_SLOTS (default 10, at most ${MAX_OPTION_SLOTS}), in slot order; unset and cleared slots are left out. One request per slot: ${describeSource(ENDPOINTS.factoryOption)} A slot that fails is left out and reported as its own error, with path [..., "options", slot - 1] and extensions.slot; the other slots stay. When every slot fails: null, with the first slot's error at the field's path.`,
   })
-  options(@Root() factory: Factory, @Ctx() ctx: GatewayContext, @Info() info: GraphQLResolveInfo): MaybePromise<FactoryOption[]> {
+  options(
+    @Root() factory: Factory,
+    @Ctx() ctx: GatewayContext,
+    @Info() info: GraphQLResolveInfo,
+  ): MaybePromise<FactoryOption[]> {
     return this.optionsOf(factory, ctx, info);
   }
 
@@ -193,7 +207,11 @@ export class FactoryResolver {
   }
 
   /** The set slots of `slots` (one per slot number, in order), each failed slot reported as its own error. */
-  private setSlots(slots: Array<FactoryOption | null | Error>, ctx: GatewayContext, info: GraphQLResolveInfo): FactoryOption[] {
+  private setSlots(
+    slots: Array<FactoryOption | null | Error>,
+    ctx: GatewayContext,
+    info: GraphQLResolveInfo,
+  ): FactoryOption[] {
     const failures = slots.filter((slot): slot is Error => slot instanceof Error);
     // Nothing to show: the field fails as a whole, with one error (e.g. the missing scope).
     if (failures.length === slots.length && failures[0]) throw failures[0];

@@ -36,10 +36,10 @@ export class ItemAmountChange {
   @Field(() => String, { description: 'Item name (the identity of the item in a store).' })
   item!: string;
 
-  @Field(() => Float, { description: 'Summed amount before, in the item\'s units; 0 for a new item.' })
+  @Field(() => Float, { description: "Summed amount before, in the item's units; 0 for a new item." })
   before!: number;
 
-  @Field(() => Float, { description: 'Summed amount after, in the item\'s units; 0 when the item is gone.' })
+  @Field(() => Float, { description: "Summed amount after, in the item's units; 0 when the item is gone." })
   after!: number;
 
   @Field(() => Float, { description: 'after - before, rounded to 6 decimals.' })
@@ -58,7 +58,9 @@ export class InventoryChange {
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  @Field(() => [ItemAmountChange], { description: 'One entry per item whose summed amount changed; before 0 = new item, after 0 = item gone.' })
+  @Field(() => [ItemAmountChange], {
+    description: 'One entry per item whose summed amount changed; before 0 = new item, after 0 = item gone.',
+  })
   changes!: ItemAmountChange[];
 
   @Field(() => Inventory, { description: 'The store after the change.' })
@@ -95,10 +97,16 @@ function clean(value: number): number {
  */
 export function diffInventory(before: readonly InventoryItem[], after: readonly InventoryItem[]): AmountChange[] {
   const changes: AmountChange[] = [];
-  for (const change of diffRecords(sumByItem(before), sumByItem(after), (entry) => entry.item, (a, b) => clean(a.amount) === clean(b.amount))) {
+  for (const change of diffRecords(
+    sumByItem(before),
+    sumByItem(after),
+    (entry) => entry.item,
+    (a, b) => clean(a.amount) === clean(b.amount),
+  )) {
     const previous = change.before?.amount ?? 0;
     const amount = change.after?.amount ?? 0;
-    if (clean(amount) !== clean(previous)) changes.push({ item: change.key, before: previous, after: amount, delta: clean(amount - previous) });
+    if (clean(amount) !== clean(previous))
+      changes.push({ item: change.key, before: previous, after: amount, delta: clean(amount - previous) });
   }
   return changes;
 }
@@ -132,8 +140,13 @@ export class InventorySubscriptionResolver {
   })
   inventoryChanged(
     @Root() message: FeedMessage<InventoryChange>,
-    @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
-    @Arg('store', () => InventoryKind, { defaultValue: InventoryKind.STORE, description: 'Which store: STORE (default) or MACHINE.' }) _store: InventoryKind,
+    @Arg('factoryId', () => ID, { description: "The company (must be owned by the key's character, else NOT_FOUND)." })
+    _factoryId: string,
+    @Arg('store', () => InventoryKind, {
+      defaultValue: InventoryKind.STORE,
+      description: 'Which store: STORE (default) or MACHINE.',
+    })
+    _store: InventoryKind,
     @Ctx() ctx: SubscriptionContext,
   ): InventoryChange {
     return eventOf(message, ctx);

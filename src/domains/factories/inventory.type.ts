@@ -20,9 +20,12 @@ export class InventoryItem {
 }
 
 /** A store's contents. An empty store (upstream 404 "… is empty") is an Inventory with no items. */
-@ObjectType({ description: 'The contents of a company store or of all its machine stores. An empty store is returned as totalWeight 0 and no items (the upstream answers 404 "… is empty").' })
+@ObjectType({
+  description:
+    'The contents of a company store or of all its machine stores. An empty store is returned as totalWeight 0 and no items (the upstream answers 404 "… is empty").',
+})
 export class Inventory {
-  @Field(() => Float, { description: 'Total weight of the store\'s contents.' })
+  @Field(() => Float, { description: "Total weight of the store's contents." })
   totalWeight!: number;
 
   @Field(() => [InventoryItem], { description: 'The stored items.' })

@@ -6,7 +6,12 @@ import { describeBounds } from '../../field-rules/bounds';
 import { ENDPOINTS, describeSource } from '../../upstream/endpoints';
 import { within } from '../shared/within';
 import { updateOption } from './factories.api';
-import { FactoryOption, UPDATE_OPTION_BOUNDS, UpdateFactoryOptionInput, UpdateFactoryOptionPayload } from './factory-option.type';
+import {
+  FactoryOption,
+  UPDATE_OPTION_BOUNDS,
+  UpdateFactoryOptionInput,
+  UpdateFactoryOptionPayload,
+} from './factory-option.type';
 import { UpstreamCost } from '../../field-rules/cost';
 import type { MaybePromise } from '../shared/maybe-promise';
 import { quotedValue } from '../shared/quoted-value';
@@ -23,10 +28,15 @@ import type { Grant } from '../../vault';
  *
  * @throws GatewayError `FORBIDDEN`, or the read's upstream error (the slot's owner unknown: no write)
  */
-async function refuseSiteDocumentSlot(grants: readonly Grant[], ctx: GatewayContext, input: UpdateFactoryOptionInput): Promise<void> {
+async function refuseSiteDocumentSlot(
+  grants: readonly Grant[],
+  ctx: GatewayContext,
+  input: UpdateFactoryOptionInput,
+): Promise<void> {
   const current = await ctx.loaders.factories.option.load({ id: input.factoryId, slot: input.slot });
   const document = current ? siteDocumentOfTitle(current.title) : null;
-  if (document === null || grants.some((grant) => grant.kind === 'write-site-document' && grant.name === document)) return;
+  if (document === null || grants.some((grant) => grant.kind === 'write-site-document' && grant.name === document))
+    return;
   throw new GatewayError(
     'FORBIDDEN',
     `Option slot ${input.slot} holds part of the site document "${quotedValue(document)}": overwriting it needs the grant write:siteDocument:${quotedValue(document)}.`,
@@ -53,7 +63,9 @@ export class UpdateFactoryOptionPayloadResolver {
     description: `Writes one free-text option slot of an owned company. ${describeSource(ENDPOINTS.factoryOptionUpdate)} The write goes ahead of the key's background work and takes the next request its budget allows; when that is later than the request's patience, it answers committed: false with retryAfterSeconds and the write goes on. The API secret comes from input.apiSecret or the X-Api-Secret request header (without either: BAD_USER_INPUT). ${describeBounds(UPDATE_OPTION_BOUNDS)} Checked before any upstream request.`,
   })
   async updateFactoryOption(
-    @Arg('input', () => UpdateFactoryOptionInput, { description: 'Which slot of which company, the new title and data, and optionally the API secret.' })
+    @Arg('input', () => UpdateFactoryOptionInput, {
+      description: 'Which slot of which company, the new title and data, and optionally the API secret.',
+    })
     input: UpdateFactoryOptionInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<UpdateFactoryOptionPayload> {
@@ -63,7 +75,10 @@ export class UpdateFactoryOptionPayloadResolver {
     // With the server's key (public-site mode) only the server's secret is used.
     const apiSecret = keyHeldByGateway(ctx) ? ctx.apiSecret : input.apiSecret?.trim() || ctx.apiSecret;
     if (!apiSecret) {
-      throw badInputError('updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.', 'input.apiSecret');
+      throw badInputError(
+        'updateFactoryOption needs the API secret: set input.apiSecret or send the X-Api-Secret header.',
+        'input.apiSecret',
+      );
     }
     const patienceMs = ctx.siteDocuments.patienceMs;
     // The write takes the next request the key's budget allows; a client is not kept waiting longer than that.
@@ -80,12 +95,24 @@ export class UpdateFactoryOptionPayloadResolver {
     const outcome = expectedAt - Date.now() > patienceMs ? ({ done: false } as const) : await within(job, patienceMs);
     if (outcome.done) {
       clear();
-      return { message: outcome.value, committed: true, retryAfterSeconds: null, factoryId: input.factoryId, slot: input.slot };
+      return {
+        message: outcome.value,
+        committed: true,
+        retryAfterSeconds: null,
+        factoryId: input.factoryId,
+        slot: input.slot,
+      };
     }
     // The budget had no room within the patience: the write stays queued (priority write) and says when it commits.
     job.then(clear, () => undefined);
     const seconds = Math.max(1, Math.ceil((ctx.session.plannedCommit(1) - Date.now()) / 1000));
-    return { message: `queued: the write is sent with the next request the key's budget allows, in about ${seconds} s`, committed: false, retryAfterSeconds: seconds, factoryId: input.factoryId, slot: input.slot };
+    return {
+      message: `queued: the write is sent with the next request the key's budget allows, in about ${seconds} s`,
+      committed: false,
+      retryAfterSeconds: seconds,
+      factoryId: input.factoryId,
+      slot: input.slot,
+    };
   }
 
   /**

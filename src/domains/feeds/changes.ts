@@ -24,7 +24,12 @@ export interface RecordChange<R> {
  *
  * @param same - true when two versions of one record count as unchanged
  */
-export function diffRecords<R>(before: readonly R[], after: readonly R[], identity: (record: R) => string, same: (previous: R, next: R) => boolean): RecordChange<R>[] {
+export function diffRecords<R>(
+  before: readonly R[],
+  after: readonly R[],
+  identity: (record: R) => string,
+  same: (previous: R, next: R) => boolean,
+): RecordChange<R>[] {
   const old = new Map(before.map((record) => [identity(record), record] as const));
   const now = new Map(after.map((record) => [identity(record), record] as const));
   const changes: RecordChange<R>[] = [];

@@ -52,7 +52,12 @@ export type FeedMessage<E> = { kind: 'event'; event: E } | { kind: 'error'; erro
  */
 export function isDefinitive(error: unknown): boolean {
   if (!(error instanceof GatewayError)) return false;
-  return error.code === 'NOT_FOUND' || error.code === 'FORBIDDEN' || error.code === 'UPSTREAM_BAD_REQUEST' || error.code === 'UNAUTHENTICATED';
+  return (
+    error.code === 'NOT_FOUND' ||
+    error.code === 'FORBIDDEN' ||
+    error.code === 'UPSTREAM_BAD_REQUEST' ||
+    error.code === 'UNAUTHENTICATED'
+  );
 }
 
 /** Whoever opens feeds for a subscriber: the subscription service of `src/subscriptions/`. */
@@ -64,7 +69,10 @@ export interface FeedOpener {
    * @throws GatewayError `UNAUTHENTICATED` without a key, `RATE_LIMITED` over a limit,
    *   and the first poll's definitive error (`NOT_FOUND`, `FORBIDDEN`, `UPSTREAM_BAD_REQUEST`).
    */
-  open<E>(context: SubscriberContext, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>>;
+  open<E>(
+    context: SubscriberContext,
+    feeds: ReadonlyArray<Feed<unknown, E>>,
+  ): Promise<AsyncIterableIterator<FeedMessage<E>>>;
   /**
    * Counts one open subscription of the context's key and connection against the limits
    * (`SUBSCRIPTIONS_MAX_PER_KEY`, `_PER_CONNECTION`), for a subscription whose events do not
@@ -113,7 +121,10 @@ export function noTransportError(): GatewayError {
  * @throws GatewayError as {@link FeedOpener.open}; `BAD_USER_INPUT` when the
  *   operation did not come over a subscription transport.
  */
-export function openFeeds<E>(context: unknown, feeds: ReadonlyArray<Feed<unknown, E>>): Promise<AsyncIterableIterator<FeedMessage<E>>> {
+export function openFeeds<E>(
+  context: unknown,
+  feeds: ReadonlyArray<Feed<unknown, E>>,
+): Promise<AsyncIterableIterator<FeedMessage<E>>> {
   const ctx = context as SubscriberContext;
   const service = ctx.subscription?.service;
   if (!service) throw noTransportError();

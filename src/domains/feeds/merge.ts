@@ -22,7 +22,10 @@ export interface MergedPart<E> {
  * The messages of every part, merged; `first` are delivered before any (e.g. the errors
  * of parts that could not start).
  */
-export function mergeMessages<E>(parts: ReadonlyArray<MergedPart<E>>, first: ReadonlyArray<FeedMessage<E>> = []): AsyncIterableIterator<FeedMessage<E>> {
+export function mergeMessages<E>(
+  parts: ReadonlyArray<MergedPart<E>>,
+  first: ReadonlyArray<FeedMessage<E>> = [],
+): AsyncIterableIterator<FeedMessage<E>> {
   const buffer: Array<FeedMessage<E>> = [...first];
   const waiting: Array<(result: IteratorResult<FeedMessage<E>>) => void> = [];
   let running = parts.length;

@@ -3,7 +3,17 @@
  * `GET /market/my/auctions/import` and `…/export`. One subscribable resource in one
  * file: the event type, the diff, the feed (fetch, diff, interval class) and the field.
  */
-import { createUnionType, Ctx, Field, Float, ObjectType, registerEnumType, Resolver, Root, Subscription } from 'type-graphql';
+import {
+  createUnionType,
+  Ctx,
+  Field,
+  Float,
+  ObjectType,
+  registerEnumType,
+  Resolver,
+  Root,
+  Subscription,
+} from 'type-graphql';
 import { diffRecords } from '../feeds/changes';
 import { describePolling } from '../feeds/describe';
 import { eventOf, openFeeds } from '../feeds/feed';
@@ -25,13 +35,13 @@ export enum AuctionChangeKind {
 
 registerEnumType(AuctionChangeKind, {
   name: 'AuctionChangeKind',
-  description: 'What happened to one of the character\'s auctions.',
+  description: "What happened to one of the character's auctions.",
   valuesConfig: {
     NEW: { description: 'an auction of the character that was not there before' },
     OUTBID: { description: 'someone else now holds the highest bid' },
     LEADING: { description: 'the character now holds the highest bid' },
     BID_CHANGED: { description: 'the bid amount changed without a change of leader' },
-    ENDED: { description: 'the auction is gone from the character\'s list' },
+    ENDED: { description: "the auction is gone from the character's list" },
   },
 });
 
@@ -41,13 +51,13 @@ registerEnumType(AuctionChangeKind, {
  */
 const MyAuction = createUnionType({
   name: 'MyAuction',
-  description: 'One of the character\'s import or export auctions.',
+  description: "One of the character's import or export auctions.",
   types: () => [MyImportAuction, MyExportAuction] as const,
   resolveType: (value) => ('totalWeight' in value ? MyExportAuction : MyImportAuction),
 });
 
 /** Event of `myAuctionChanged`. */
-@ObjectType({ description: 'A change of one of the character\'s import or export auctions.' })
+@ObjectType({ description: "A change of one of the character's import or export auctions." })
 export class AuctionChange {
   @Field(() => AuctionChangeKind, { description: 'What happened.' })
   kind!: AuctionChangeKind;
@@ -58,7 +68,10 @@ export class AuctionChange {
   @Field(() => MyAuction, { description: 'the auction as last seen (for ENDED, as it was before it disappeared)' })
   auction!: MyImportAuction | MyExportAuction;
 
-  @Field(() => Float, { nullable: true, description: 'The bid before the change (as bidAmount gives it), for OUTBID, LEADING and BID_CHANGED; else null.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'The bid before the change (as bidAmount gives it), for OUTBID, LEADING and BID_CHANGED; else null.',
+  })
   previousBidAmount!: number | null;
 
   /** The character whose auction it is (a token over several characters), set when the part's events are merged; read by `AuctionChange.owner`. */
@@ -85,12 +98,15 @@ export interface AuctionDiff<A extends MyAuctionValue> {
  */
 export function diffAuctions<A extends MyAuctionValue>(before: readonly A[], after: readonly A[]): AuctionDiff<A>[] {
   const same = (a: A, b: A): boolean => a.isLastBidderMe === b.isLastBidderMe && a.bidAmount === b.bidAmount;
-  return diffRecords(before, after, (auction) => auction.id, same).map(({ before: previous, after: auction }): AuctionDiff<A> => {
-    if (!auction) return { kind: 'ENDED', auction: previous as A, previousBidAmount: null };
-    if (!previous) return { kind: 'NEW', auction, previousBidAmount: null };
-    if (previous.isLastBidderMe !== auction.isLastBidderMe) return { kind: auction.isLastBidderMe ? 'LEADING' : 'OUTBID', auction, previousBidAmount: previous.bidAmount };
-    return { kind: 'BID_CHANGED', auction, previousBidAmount: previous.bidAmount };
-  });
+  return diffRecords(before, after, (auction) => auction.id, same).map(
+    ({ before: previous, after: auction }): AuctionDiff<A> => {
+      if (!auction) return { kind: 'ENDED', auction: previous as A, previousBidAmount: null };
+      if (!previous) return { kind: 'NEW', auction, previousBidAmount: null };
+      if (previous.isLastBidderMe !== auction.isLastBidderMe)
+        return { kind: auction.isLastBidderMe ? 'LEADING' : 'OUTBID', auction, previousBidAmount: previous.bidAmount };
+      return { kind: 'BID_CHANGED', auction, previousBidAmount: previous.bidAmount };
+    },
+  );
 }
 
 /** The feed of one half of `myAuctionChanged`: import (`GET /market/my/auctions/import`) or export (`…/export`). */
@@ -101,7 +117,12 @@ export function myAuctionsFeed(which: 'import' | 'export'): Feed<MyAuctionValue[
     endpoint: which === 'import' ? ENDPOINTS.myImportAuctions : ENDPOINTS.myExportAuctions,
     poll: (session) => (which === 'import' ? fetchMyImportAuctions(session) : fetchMyExportAuctions(session)),
     diff: (previous, next, observedAt) =>
-      diffAuctions(previous, next).map((change) => ({ kind: AuctionChangeKind[change.kind], observedAt, auction: change.auction, previousBidAmount: change.previousBidAmount })),
+      diffAuctions(previous, next).map((change) => ({
+        kind: AuctionChangeKind[change.kind],
+        observedAt,
+        auction: change.auction,
+        previousBidAmount: change.previousBidAmount,
+      })),
   };
 }
 
@@ -112,7 +133,8 @@ export class AuctionSubscriptionResolver {
   @PerCharacter({ each: 'character' })
   @Subscription(() => AuctionChange, {
     description: `Changes of the character's own import and export auctions (two polls per interval): ${describePolling(ENDPOINTS.myImportAuctions, ENDPOINTS.myExportAuctions)} An access token over several characters watches every character's auctions, each with its own key (owner names the character); one key's failure is an error event naming it (extensions.character) and leaves the others' events.`,
-    subscribe: ({ context }) => openFeeds(context as SubscriptionContext, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
+    subscribe: ({ context }) =>
+      openFeeds(context as SubscriptionContext, [myAuctionsFeed('import'), myAuctionsFeed('export')]),
   })
   myAuctionChanged(@Root() message: FeedMessage<AuctionChange>, @Ctx() ctx: SubscriptionContext): AuctionChange {
     return eventOf(message, ctx);

@@ -1,7 +1,7 @@
 import { Field, Float, ID, InterfaceType, ObjectType } from 'type-graphql';
 
 /** Fields every auction has. */
-@InterfaceType({ description: 'An import or export auction, released for the company types of the key\'s character.' })
+@InterfaceType({ description: "An import or export auction, released for the company types of the key's character." })
 export abstract class Auction {
   @Field(() => ID, { description: 'Opaque auction identifier.' })
   id!: string;
@@ -20,14 +20,20 @@ export abstract class Auction {
 }
 
 /** An import auction the character bids on. */
-@ObjectType({ implements: Auction, description: 'An import auction of the character. Source: GET /market/my/auctions/import.' })
+@ObjectType({
+  implements: Auction,
+  description: 'An import auction of the character. Source: GET /market/my/auctions/import.',
+})
 export class MyImportAuction extends Auction {
   @Field(() => Boolean, { description: 'Whether the character placed the last bid.' })
   isLastBidderMe!: boolean;
 }
 
 /** An export auction of the character. */
-@ObjectType({ implements: Auction, description: 'An export auction of the character. Source: GET /market/my/auctions/export.' })
+@ObjectType({
+  implements: Auction,
+  description: 'An export auction of the character. Source: GET /market/my/auctions/export.',
+})
 export class MyExportAuction extends Auction {
   @Field(() => Boolean, { description: 'Whether the character placed the last bid.' })
   isLastBidderMe!: boolean;
@@ -41,16 +47,25 @@ export class MyExportAuction extends Auction {
   @Field(() => Float, { description: 'Weight of all units.' })
   totalWeight!: number;
 
-  @Field(() => Float, { nullable: true, description: 'Duration of the auction (unit not documented upstream), or null.' })
+  @Field(() => Float, {
+    nullable: true,
+    description: 'Duration of the auction (unit not documented upstream), or null.',
+  })
   duration!: number | null;
 }
 
 /** An available import auction. */
-@ObjectType({ implements: Auction, description: 'An available import auction. Source: GET /market/import (premium only).' })
+@ObjectType({
+  implements: Auction,
+  description: 'An available import auction. Source: GET /market/import (premium only).',
+})
 export class ImportAuction extends Auction {}
 
 /** An available export auction. */
-@ObjectType({ implements: Auction, description: 'An available export auction. Source: GET /market/export (premium only).' })
+@ObjectType({
+  implements: Auction,
+  description: 'An available export auction. Source: GET /market/export (premium only).',
+})
 export class ExportAuction extends Auction {
   @Field(() => Float, { description: 'Units auctioned.' })
   amount!: number;

@@ -25,6 +25,9 @@ export class MarketOfferSell {
 /** A company's buy offer on the market. */
 @ObjectType({ description: 'A buy offer of the company on the market.' })
 export class MarketOfferBuy extends MarketOfferSell {
-  @Field(() => Float, { nullable: true, description: 'The item\'s list price; null when the upstream leaves it out (seen in community clients).' })
+  @Field(() => Float, {
+    nullable: true,
+    description: "The item's list price; null when the upstream leaves it out (seen in community clients).",
+  })
   listPrice!: number | null;
 }

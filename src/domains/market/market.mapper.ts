@@ -60,7 +60,15 @@ function auction(a: JsonObject, id: string = a.stringish('id')): ImportAuction {
 export function derivedAuctionId(kind: 'import' | 'export', a: JsonObject): string {
   if (a.has('id')) return a.stringish('id');
   noteDrift(`${a.path}.id`);
-  const content = [kind, a.raw('item'), a.raw('auctionEnd'), a.raw('amount'), a.raw('singleWeight'), a.raw('totalWeight'), a.raw('duration')];
+  const content = [
+    kind,
+    a.raw('item'),
+    a.raw('auctionEnd'),
+    a.raw('amount'),
+    a.raw('singleWeight'),
+    a.raw('totalWeight'),
+    a.raw('duration'),
+  ];
   return `derived-${createHash('sha256').update(JSON.stringify(content)).digest('hex').slice(0, 24)}`;
 }
 
@@ -96,6 +104,11 @@ export function mapImportAuctions(body: unknown): ImportAuction[] {
 export function mapExportAuctions(body: unknown): ExportAuction[] {
   return mapArray(body, (element, path) => {
     const a = JsonObject.of(element, path);
-    return { ...auction(a), amount: a.numberOr('amount'), weight: a.numberOr('weight'), duration: a.numberOr('duration') };
+    return {
+      ...auction(a),
+      amount: a.numberOr('amount'),
+      weight: a.numberOr('weight'),
+      duration: a.numberOr('duration'),
+    };
   });
 }

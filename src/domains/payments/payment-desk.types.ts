@@ -26,7 +26,11 @@ export interface AccountPolling {
    * @returns the function that leaves the poller again
    * @throws GatewayError when the first poll failed definitively
    */
-  watch(caller: PaymentCaller, feed: Feed<TransactionPage, unknown>, observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>): Promise<() => void>;
+  watch(
+    caller: PaymentCaller,
+    feed: Feed<TransactionPage, unknown>,
+    observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>,
+  ): Promise<() => void>;
 }
 
 /** Transactions per page the upstream allows. */

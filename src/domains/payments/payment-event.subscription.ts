@@ -21,7 +21,10 @@ import { PaymentEvent, PaymentEventKind } from './payment-request.type';
  *
  * @throws GatewayError `BAD_USER_INPUT` over plain HTTP, `UNAUTHENTICATED` without a key, `RATE_LIMITED` over the subscription limits, `NOT_FOUND` for a company the character does not own
  */
-async function openPaymentEvents(context: SubscriptionContext, factoryId: string): Promise<AsyncIterableIterator<StoredEvent>> {
+async function openPaymentEvents(
+  context: SubscriptionContext,
+  factoryId: string,
+): Promise<AsyncIterableIterator<StoredEvent>> {
   if (!context.subscription) throw noTransportError();
   const apiKey = context.apiKey;
   const keyId = context.session.keyId;
@@ -48,14 +51,19 @@ export class PaymentEventSubscriptionResolver {
   @PerCharacter({ owner: 'factories', arg: 'factoryId' })
   @Subscription(() => PaymentEvent, {
     description: `Status changes of the company's payment requests (PARTIALLY_PAID, PAID, OVERPAID, EXPIRED), one event each per subscriber, polled within the key's budget (one poller per account, shared with transactionAdded). Accounts with open requests are polled at GET /factory/transactions/{bankId}/25/0 (premium; scopes factory and factory.bankaccount): ${describePolling(ENDPOINTS.factoryTransactions)} Further pages (up to skip 200) only when the newest page shows that transfers were missed. A company the key's character does not own: NOT_FOUND. Counts against SUBSCRIPTIONS_MAX_PER_KEY and SUBSCRIPTIONS_MAX_PER_CONNECTION like every subscription (over: RATE_LIMITED).`,
-    subscribe: ({ args, context }) => openPaymentEvents(context as SubscriptionContext, (args as { factoryId: string }).factoryId),
+    subscribe: ({ args, context }) =>
+      openPaymentEvents(context as SubscriptionContext, (args as { factoryId: string }).factoryId),
   })
   paymentReceived(
     @Root() event: StoredEvent,
-    @Arg('factoryId', () => ID, { description: 'The company (Factory.id) of the key\'s character.' }) _factoryId: string,
+    @Arg('factoryId', () => ID, { description: "The company (Factory.id) of the key's character." }) _factoryId: string,
     @Ctx() ctx: SubscriptionContext,
   ): PaymentEvent {
     ctx.subscription?.refresh();
-    return { kind: PaymentEventKind[event.kind], request: toPaymentRequest(event.request), observedAt: new Date(event.observedAt) };
+    return {
+      kind: PaymentEventKind[event.kind],
+      request: toPaymentRequest(event.request),
+      observedAt: new Date(event.observedAt),
+    };
   }
 }

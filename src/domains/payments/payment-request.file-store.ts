@@ -5,8 +5,31 @@
  */
 import { EventEmitter } from 'node:events';
 import { PaymentJournal } from './payment-request.journal';
-import { MARKS_KEPT, NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, addTo, isOpen, removeFrom, unsign } from './payment-request.store';
-import type { AccountState, DueRequest, JournalLine, OutboxEntry, PaymentStore, PaymentStoreOptions, Signed, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import {
+  MARKS_KEPT,
+  NO_ACCOUNT,
+  OUTBOX_MAC,
+  REQUEST_MAC,
+  RecordSeal,
+  UNMATCHED_KEPT,
+  addTo,
+  isOpen,
+  removeFrom,
+  unsign,
+} from './payment-request.store';
+import type {
+  AccountState,
+  DueRequest,
+  JournalLine,
+  OutboxEntry,
+  PaymentStore,
+  PaymentStoreOptions,
+  Signed,
+  StoredEvent,
+  StoredRequest,
+  StoredTransfer,
+  TransferChange,
+} from './payment-request.store';
 
 /** Identities kept per owner and account in the file store (far more than the 225 transfers one poll can see). */
 const SEEN_KEPT = 2000;
@@ -92,7 +115,9 @@ export class FilePaymentStore implements PaymentStore {
         this.outboxEntries.delete(line.id);
         return true;
       default:
-        this.options.onRefused?.('a line of the payments file of no known kind (a file written whole by an older version?)');
+        this.options.onRefused?.(
+          'a line of the payments file of no known kind (a file written whole by an older version?)',
+        );
         return false;
     }
   }
@@ -125,7 +150,9 @@ export class FilePaymentStore implements PaymentStore {
 
   /** See {@link PaymentStore.openCount}. */
   openCount(owner: string, kind: 'account' | 'company', id: string): Promise<number> {
-    return Promise.resolve((kind === 'account' ? this.openByAccount : this.openByCompany).get(`${owner}|${id}`)?.size ?? 0);
+    return Promise.resolve(
+      (kind === 'account' ? this.openByAccount : this.openByCompany).get(`${owner}|${id}`)?.size ?? 0,
+    );
   }
 
   /** See {@link PaymentStore.owners}. */
@@ -165,7 +192,14 @@ export class FilePaymentStore implements PaymentStore {
   }
 
   /** See {@link PaymentStore.recordTransfer}: every change in memory, then their lines appended in one write. */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, occurrence: number, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
+  recordTransfer(
+    owner: string,
+    bankAccountId: string,
+    fingerprint: string,
+    occurrence: number,
+    change: TransferChange,
+    outbox: readonly OutboxEntry[] = [],
+  ): Promise<boolean> {
     const key = `${owner}|${bankAccountId}`;
     if ((this.seen.get(key)?.get(fingerprint) ?? 0) >= occurrence) return Promise.resolve(false);
     this.setSeen(key, fingerprint, occurrence);
@@ -246,7 +280,10 @@ export class FilePaymentStore implements PaymentStore {
   /** Applies a request in memory; its journal lines (the request, and the requests its company's bound prunes). */
   private applyRequest(request: StoredRequest): JournalLine[] {
     const pruned = this.apply(request);
-    return [{ op: 'request', v: this.seal.sign(REQUEST_MAC, request) }, ...pruned.map((ref): JournalLine => ({ op: 'drop', owner: request.owner, ref }))];
+    return [
+      { op: 'request', v: this.seal.sign(REQUEST_MAC, request) },
+      ...pruned.map((ref): JournalLine => ({ op: 'drop', owner: request.owner, ref })),
+    ];
   }
 
   /** Applies a request and its indexes in memory; returns the references pruned. */
@@ -345,7 +382,8 @@ export class FilePaymentStore implements PaymentStore {
   private *otherLines(): Generator<JournalLine> {
     for (const [key, ids] of this.seen) for (const [fp, n] of ids) yield { op: 'seen', key, fp, n };
     for (const key of this.marks) yield { op: 'mark', key };
-    for (const [key, list] of this.unmatchedLists) for (const v of [...list].reverse()) yield { op: 'unmatched', key, v };
+    for (const [key, list] of this.unmatchedLists)
+      for (const v of [...list].reverse()) yield { op: 'unmatched', key, v };
     for (const [key, v] of this.accounts) yield { op: 'account', key, v };
     for (const v of this.outboxEntries.values()) yield { op: 'outbox', v };
   }

@@ -42,7 +42,13 @@ export function statusOf(amount: number, paid: number): PaymentStatus {
  * PAID, which a further transfer makes OVERPAID). Null when none does.
  */
 export function requestFor(transfer: StoredTransfer, candidates: readonly StoredRequest[]): StoredRequest | null {
-  return candidates.find((r) => (isOpen(r.status) || r.status === PaymentStatus.PAID || r.status === PaymentStatus.OVERPAID) && referenceHolds(transfer.reference, r.reference)) ?? null;
+  return (
+    candidates.find(
+      (r) =>
+        (isOpen(r.status) || r.status === PaymentStatus.PAID || r.status === PaymentStatus.OVERPAID) &&
+        referenceHolds(transfer.reference, r.reference),
+    ) ?? null
+  );
 }
 
 /**
@@ -50,17 +56,32 @@ export function requestFor(transfer: StoredTransfer, candidates: readonly Stored
  * or OVERPAID; null while the sum is still below a cent (transfers of less than half a cent
  * round to nothing). A request paid in full is closed at `observedAt`.
  */
-export function withTransfer(request: StoredRequest, transfer: StoredTransfer, observedAt: number): { request: StoredRequest; event: StoredEvent | null } {
+export function withTransfer(
+  request: StoredRequest,
+  transfer: StoredTransfer,
+  observedAt: number,
+): { request: StoredRequest; event: StoredEvent | null } {
   const transfers = [...request.transfers, transfer].sort((a, b) => a.timestamp - b.timestamp);
   const status = statusOf(request.amount, paidAmount({ transfers }));
   const settled = status === PaymentStatus.PAID || status === PaymentStatus.OVERPAID;
-  const next: StoredRequest = { ...request, transfers, status, settledAt: settled ? (request.settledAt ?? observedAt) : null, ...(settled ? { closedAt: request.closedAt ?? observedAt } : {}) };
-  return { request: next, event: status === PaymentStatus.PENDING ? null : { kind: status as StoredEvent['kind'], request: next, observedAt } };
+  const next: StoredRequest = {
+    ...request,
+    transfers,
+    status,
+    settledAt: settled ? (request.settledAt ?? observedAt) : null,
+    ...(settled ? { closedAt: request.closedAt ?? observedAt } : {}),
+  };
+  return {
+    request: next,
+    event: status === PaymentStatus.PENDING ? null : { kind: status as StoredEvent['kind'], request: next, observedAt },
+  };
 }
 
 /** The request expired at `now` when it is still open and past `expiresAt`, else null. */
 export function expired(request: StoredRequest, now: number): StoredRequest | null {
-  return isOpen(request.status) && request.expiresAt !== null && request.expiresAt <= now ? { ...request, status: PaymentStatus.EXPIRED, closedAt: now } : null;
+  return isOpen(request.status) && request.expiresAt !== null && request.expiresAt <= now
+    ? { ...request, status: PaymentStatus.EXPIRED, closedAt: now }
+    : null;
 }
 
 /** The longest text of a transfer's reference searched for codes, characters (after normalising). */
@@ -93,11 +114,19 @@ export function referencesIn(text: string | null): string[] {
  * The incoming transfers of a poll, oldest first (so partial payments add up in booking
  * order), each with its occurrence number among the transfers of the same identity.
  */
-export function incomingOccurrences(transactions: readonly TransactionPage['transactions'][number][], vban: string): Occurrence[] {
+export function incomingOccurrences(
+  transactions: readonly TransactionPage['transactions'][number][],
+  vban: string,
+): Occurrence[] {
   const counts = new Map<string, number>();
   const result: Occurrence[] = [];
   for (const t of [...transactions].sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())) {
-    const transfer: StoredTransfer = { amount: t.amount, senderVban: t.senderVban, reference: t.reference, timestamp: t.timestamp.getTime() };
+    const transfer: StoredTransfer = {
+      amount: t.amount,
+      senderVban: t.senderVban,
+      reference: t.reference,
+      timestamp: t.timestamp.getTime(),
+    };
     if (!isIncoming({ ...transfer, receiverVban: t.receiverVban }, vban)) continue;
     const fingerprint = transferFingerprint(transfer);
     const occurrence = (counts.get(fingerprint) ?? 0) + 1;

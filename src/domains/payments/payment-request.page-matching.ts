@@ -9,7 +9,14 @@ import type { TransactionPage } from '../shared/bank-account.type';
 import { expired, incomingOccurrences, referencesIn, requestFor, withTransfer } from './payment-request.matching';
 import type { Occurrence } from './payment-request.matching';
 import { MAX_SKIP, PAGE, VISIBLE_WINDOW } from './payment-desk.types';
-import type { AccountState, OutboxEntry, PaymentStore, StoredEvent, StoredRequest, TransferChange } from './payment-request.store';
+import type {
+  AccountState,
+  OutboxEntry,
+  PaymentStore,
+  StoredEvent,
+  StoredRequest,
+  TransferChange,
+} from './payment-request.store';
 
 /** What matching a page needs of the desk. */
 export interface PageMatching {
@@ -22,7 +29,14 @@ export interface PageMatching {
 }
 
 /** Matches one polled page of an account (see the module comment): each incoming transfer once. */
-export async function matchPage(desk: PageMatching, owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+export async function matchPage(
+  desk: PageMatching,
+  owner: string,
+  bankAccountId: string,
+  vban: string,
+  page: TransactionPage,
+  session: UpstreamSession | null,
+): Promise<void> {
   const { transactions, state } = await readWindow(desk, owner, bankAccountId, page, session);
   const transfers = incomingOccurrences(transactions, vban);
   const requests = await candidates(desk, owner, bankAccountId, transfers);
@@ -34,7 +48,13 @@ export async function matchPage(desk: PageMatching, owner: string, bankAccountId
  * since the last poll than it holds, the further pages up to skip 200; notes an overrun
  * (more arrived than the window shows) and the account's new total.
  */
-async function readWindow(desk: PageMatching, owner: string, bankAccountId: string, page: TransactionPage, session: UpstreamSession | null): Promise<{ transactions: TransactionPage['transactions']; state: AccountState }> {
+async function readWindow(
+  desk: PageMatching,
+  owner: string,
+  bankAccountId: string,
+  page: TransactionPage,
+  session: UpstreamSession | null,
+): Promise<{ transactions: TransactionPage['transactions']; state: AccountState }> {
   const state = await desk.store.account(owner, bankAccountId);
   const transactions = [...page.transactions];
   const arrived = state.lastTotal === null ? 0 : page.totalTransactions - state.lastTotal;
@@ -45,13 +65,22 @@ async function readWindow(desk: PageMatching, owner: string, bankAccountId: stri
       if (more.transactions.length < PAGE) break;
     }
   }
-  const next: AccountState = { ...state, lastTotal: page.totalTransactions, overrunAt: arrived > VISIBLE_WINDOW ? desk.now() : state.overrunAt };
+  const next: AccountState = {
+    ...state,
+    lastTotal: page.totalTransactions,
+    overrunAt: arrived > VISIBLE_WINDOW ? desk.now() : state.overrunAt,
+  };
   await desk.store.setAccount(owner, bankAccountId, next);
   return { transactions, state: next };
 }
 
 /** The requests on the account the transfers' references name, read from the store once per poll (by reference, never every request). */
-async function candidates(desk: PageMatching, owner: string, bankAccountId: string, transfers: readonly Occurrence[]): Promise<Map<string, StoredRequest>> {
+async function candidates(
+  desk: PageMatching,
+  owner: string,
+  bankAccountId: string,
+  transfers: readonly Occurrence[],
+): Promise<Map<string, StoredRequest>> {
   const references = new Set(transfers.flatMap((each) => referencesIn(each.transfer.reference)));
   const found = await desk.store.getMany(owner, [...references]);
   return new Map(found.filter((r) => r.bankAccountId === bankAccountId).map((r) => [r.reference, r]));
@@ -63,17 +92,41 @@ async function candidates(desk: PageMatching, owner: string, bankAccountId: stri
  * transfers (when booked after the account's first request), with the webhook deliveries
  * of the status change in the same step, then publishes the change.
  */
-async function count(desk: PageMatching, owner: string, bankAccountId: string, transfers: readonly Occurrence[], requests: Map<string, StoredRequest>, account: AccountState): Promise<void> {
+async function count(
+  desk: PageMatching,
+  owner: string,
+  bankAccountId: string,
+  transfers: readonly Occurrence[],
+  requests: Map<string, StoredRequest>,
+  account: AccountState,
+): Promise<void> {
   const observedAt = desk.now();
   for (const { transfer, fingerprint, occurrence } of transfers) {
-    const target = requestFor(transfer, [...requests.values()].map((r) => expired(r, observedAt) ?? r));
+    const target = requestFor(
+      transfer,
+      [...requests.values()].map((r) => expired(r, observedAt) ?? r),
+    );
     const paid = target ? withTransfer(target, transfer, observedAt) : null;
     // Unmatched only when booked since the account's first request (older transfers are not the gateway's business).
     const company = account.since !== null && transfer.timestamp >= account.since ? account.factoryId : null;
-    const change: TransferChange = paid ? { kind: 'request', request: paid.request } : company ? { kind: 'unmatched', factoryId: company, transfer } : { kind: 'none' };
+    const change: TransferChange = paid
+      ? { kind: 'request', request: paid.request }
+      : company
+        ? { kind: 'unmatched', factoryId: company, transfer }
+        : { kind: 'none' };
     const event = paid?.event ? { ...paid.event, outboxed: desk.outboxFor !== null } : null;
     // Counted and its webhook deliveries queued in one step (an occurrence another replica or an earlier poll counted changes nothing).
-    if (!(await desk.store.recordTransfer(owner, bankAccountId, fingerprint, occurrence, change, event && desk.outboxFor ? desk.outboxFor(event) : []))) continue;
+    if (
+      !(await desk.store.recordTransfer(
+        owner,
+        bankAccountId,
+        fingerprint,
+        occurrence,
+        change,
+        event && desk.outboxFor ? desk.outboxFor(event) : [],
+      ))
+    )
+      continue;
     if (paid) requests.set(paid.request.reference, paid.request);
     if (event) await desk.store.publish(event);
   }

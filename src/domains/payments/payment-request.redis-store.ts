@@ -5,7 +5,17 @@
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 import { NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, isOpen } from './payment-request.store';
-import type { AccountState, DueRequest, OutboxEntry, PaymentStore, PaymentStoreOptions, StoredEvent, StoredRequest, StoredTransfer, TransferChange } from './payment-request.store';
+import type {
+  AccountState,
+  DueRequest,
+  OutboxEntry,
+  PaymentStore,
+  PaymentStoreOptions,
+  StoredEvent,
+  StoredRequest,
+  StoredTransfer,
+  TransferChange,
+} from './payment-request.store';
 
 /**
  * One request and its indexes (a Lua function shared by both scripts). KEYS from `base`:
@@ -136,7 +146,10 @@ export class RedisPaymentStore implements PaymentStore {
 
   /** See {@link PaymentStore.list}. */
   async list(owner: string, factoryId: string): Promise<StoredRequest[]> {
-    const [open, closed] = await Promise.all([this.redis.smembers(this.key('open-company', owner, factoryId)), this.redis.zrange(this.key('closed', owner, factoryId), 0, -1)]);
+    const [open, closed] = await Promise.all([
+      this.redis.smembers(this.key('open-company', owner, factoryId)),
+      this.redis.zrange(this.key('closed', owner, factoryId), 0, -1),
+    ]);
     return this.getMany(owner, [...open, ...closed]);
   }
 
@@ -206,16 +219,44 @@ export class RedisPaymentStore implements PaymentStore {
   }
 
   /** See {@link PaymentStore.recordTransfer}: one Lua script, so the count, the change and the deliveries land together or not at all. */
-  async recordTransfer(owner: string, bankAccountId: string, fingerprint: string, occurrence: number, change: TransferChange, outbox: readonly OutboxEntry[] = []): Promise<boolean> {
-    const request = change.kind === 'request' ? this.requestParts(change.request) : { keys: Array.from({ length: 7 }, () => this.key('requests', owner)), args: Array.from({ length: 8 }, () => '') };
-    const keys = [this.key('counted', owner, bankAccountId), this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : ''), this.key('outbox'), ...request.keys];
-    const args = [fingerprint, String(occurrence), change.kind, change.kind === 'unmatched' ? JSON.stringify(change.transfer) : '', String(UNMATCHED_KEPT - 1), ...request.args, ...this.outboxArgs(outbox)];
+  async recordTransfer(
+    owner: string,
+    bankAccountId: string,
+    fingerprint: string,
+    occurrence: number,
+    change: TransferChange,
+    outbox: readonly OutboxEntry[] = [],
+  ): Promise<boolean> {
+    const request =
+      change.kind === 'request'
+        ? this.requestParts(change.request)
+        : {
+            keys: Array.from({ length: 7 }, () => this.key('requests', owner)),
+            args: Array.from({ length: 8 }, () => ''),
+          };
+    const keys = [
+      this.key('counted', owner, bankAccountId),
+      this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : ''),
+      this.key('outbox'),
+      ...request.keys,
+    ];
+    const args = [
+      fingerprint,
+      String(occurrence),
+      change.kind,
+      change.kind === 'unmatched' ? JSON.stringify(change.transfer) : '',
+      String(UNMATCHED_KEPT - 1),
+      ...request.args,
+      ...this.outboxArgs(outbox),
+    ];
     return (await this.redis.eval(RECORD_TRANSFER, keys.length, ...keys, ...args)) === 1;
   }
 
   /** See {@link PaymentStore.unmatched}. */
   async unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]> {
-    return (await this.redis.lrange(this.key('unmatched', owner, factoryId), 0, -1)).map((text) => JSON.parse(text) as StoredTransfer);
+    return (await this.redis.lrange(this.key('unmatched', owner, factoryId), 0, -1)).map(
+      (text) => JSON.parse(text) as StoredTransfer,
+    );
   }
 
   /** See {@link PaymentStore.account}. */
@@ -266,7 +307,9 @@ export class RedisPaymentStore implements PaymentStore {
       // an unhandled rejection ("Connection is closed").
       const subscriber = new Redis(this.url, { lazyConnect: false, autoResubscribe: false });
       subscriber.on('error', () => undefined);
-      subscriber.on('message', (_channel: string, text: string) => this.events.emit('event', JSON.parse(text) as StoredEvent));
+      subscriber.on('message', (_channel: string, text: string) =>
+        this.events.emit('event', JSON.parse(text) as StoredEvent),
+      );
       subscriber.on('ready', () => void subscriber.subscribe(this.key('events')).catch(() => undefined));
       this.subscriber = subscriber;
     }

@@ -77,15 +77,26 @@ function deskOf(ctx: GatewayContext): { desk: PaymentDesk; caller: PaymentCaller
 function checkCreateInput(args: Record<string, unknown>): void {
   const input = args.input as CreatePaymentRequestInput;
   const expiresInSeconds = input.expiresInSeconds ?? null;
-  if (!Number.isFinite(input.amount) || input.amount <= 0) throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
+  if (!Number.isFinite(input.amount) || input.amount <= 0)
+    throw new GatewayError('BAD_USER_INPUT', 'amount must be greater than 0.', { argument: 'input.amount' });
   if (expiresInSeconds !== null && (expiresInSeconds < 1 || expiresInSeconds > EXPIRES_MAX_SECONDS)) {
-    throw new GatewayError('BAD_USER_INPUT', `expiresInSeconds must be from 1 to ${EXPIRES_MAX_SECONDS}.`, { argument: 'input.expiresInSeconds' });
+    throw new GatewayError('BAD_USER_INPUT', `expiresInSeconds must be from 1 to ${EXPIRES_MAX_SECONDS}.`, {
+      argument: 'input.expiresInSeconds',
+    });
   }
-  if (input.note !== null && input.note !== undefined && [...input.note].length > NOTE_MAX) throw new GatewayError('BAD_USER_INPUT', `note may have at most ${NOTE_MAX} characters.`, { argument: 'input.note' });
+  if (input.note !== null && input.note !== undefined && [...input.note].length > NOTE_MAX)
+    throw new GatewayError('BAD_USER_INPUT', `note may have at most ${NOTE_MAX} characters.`, {
+      argument: 'input.note',
+    });
 }
 
 /** Adds the `WINDOW_OVERRUN` warning of each account of `requests` whose transfers may be missing. */
-async function warnAbout(ctx: GatewayContext, desk: PaymentDesk, owner: string, accounts: Iterable<string>): Promise<void> {
+async function warnAbout(
+  ctx: GatewayContext,
+  desk: PaymentDesk,
+  owner: string,
+  accounts: Iterable<string>,
+): Promise<void> {
   for (const account of new Set(accounts)) {
     const warning = await desk.warningFor(owner, account);
     if (warning) ctx.warnings?.set(`WINDOW_OVERRUN:${account}`, { ...warning });
@@ -110,7 +121,10 @@ export class PaymentRequestResolver {
     description: `Creates a payment request with a fresh reference; no upstream request beyond reading the account's vban (cached). ${SOURCE} Without premium or those scopes: the same errors as BankAccount.transactions, and nothing is stored. Amount greater than 0; expiresInSeconds 1..${EXPIRES_MAX_SECONDS}; note at most ${NOTE_MAX} characters (else BAD_USER_INPUT). At most PAYMENT_OPEN_REQUESTS_MAX (default 1000) open requests per company: one more is CONFLICT until one is paid, expires or is cancelled. From then on the account is polled (GET /factory/transactions/{bankId}/25/0, shared with transactionAdded) while it has open requests.`,
   })
   async createPaymentRequest(
-    @Arg('input', () => CreatePaymentRequestInput, { description: 'The company, its account, the amount, an optional expiry and note.' }) input: CreatePaymentRequestInput,
+    @Arg('input', () => CreatePaymentRequestInput, {
+      description: 'The company, its account, the amount, an optional expiry and note.',
+    })
+    input: CreatePaymentRequestInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
     const { desk, caller } = deskOf(ctx);
@@ -119,8 +133,16 @@ export class PaymentRequestResolver {
     await desk.checkRoom(caller.keyId, input.factoryId);
     const accounts = await fetchFactoryBankAccounts(ctx.session, input.factoryId);
     const account = accounts.find((each) => each.id === input.bankAccountId);
-    if (!account) throw new GatewayError('NOT_FOUND', `The company ${input.factoryId} has no bank account ${input.bankAccountId}.`);
-    const request = await desk.create(caller, { factoryId: input.factoryId, bankAccountId: account.id, vban: account.vban, amount: input.amount, expiresInSeconds: input.expiresInSeconds ?? null, note: input.note ?? null });
+    if (!account)
+      throw new GatewayError('NOT_FOUND', `The company ${input.factoryId} has no bank account ${input.bankAccountId}.`);
+    const request = await desk.create(caller, {
+      factoryId: input.factoryId,
+      bankAccountId: account.id,
+      vban: account.vban,
+      amount: input.amount,
+      expiresInSeconds: input.expiresInSeconds ?? null,
+      note: input.note ?? null,
+    });
     return toPaymentRequest(request);
   }
 
@@ -131,10 +153,14 @@ export class PaymentRequestResolver {
    */
   @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Mutation(() => PaymentRequest, {
-    description: 'Cancels a PENDING or PARTIALLY_PAID request of the caller\'s character (CANCELLED; transfers that arrive later are listed by unmatchedTransfers). Unknown reference: NOT_FOUND; a request no longer open: CONFLICT. No upstream request of its own (resuming the polling of the caller\'s open requests may poll).',
+    description:
+      "Cancels a PENDING or PARTIALLY_PAID request of the caller's character (CANCELLED; transfers that arrive later are listed by unmatchedTransfers). Unknown reference: NOT_FOUND; a request no longer open: CONFLICT. No upstream request of its own (resuming the polling of the caller's open requests may poll).",
   })
   async cancelPaymentRequest(
-    @Arg('reference', () => String, { description: 'The request\'s reference (case, separators and look-alike characters tolerated).' }) reference: string,
+    @Arg('reference', () => String, {
+      description: "The request's reference (case, separators and look-alike characters tolerated).",
+    })
+    reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest> {
     const { desk, caller } = deskOf(ctx);
@@ -145,10 +171,14 @@ export class PaymentRequestResolver {
   @UpstreamCost({ requests: 1, perCharacter: 'find' })
   @Query(() => PaymentRequest, {
     nullable: true,
-    description: 'One payment request of the caller\'s character by reference (case and look-alike characters tolerated); null if unknown. Read from the gateway\'s store; resuming the polling of the caller\'s open requests may poll GET /factory/transactions/{bankId}/25/0. A request whose account received more transfers between two polls than the upstream shows (25 + skip 200) has a WINDOW_OVERRUN warning in extensions.warnings.',
+    description:
+      "One payment request of the caller's character by reference (case and look-alike characters tolerated); null if unknown. Read from the gateway's store; resuming the polling of the caller's open requests may poll GET /factory/transactions/{bankId}/25/0. A request whose account received more transfers between two polls than the upstream shows (25 + skip 200) has a WINDOW_OVERRUN warning in extensions.warnings.",
   })
   async paymentRequest(
-    @Arg('reference', () => String, { description: 'The reference (case, spaces, separators and look-alike characters tolerated).' }) reference: string,
+    @Arg('reference', () => String, {
+      description: 'The reference (case, spaces, separators and look-alike characters tolerated).',
+    })
+    reference: string,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest | null> {
     const { desk, caller } = deskOf(ctx);
@@ -165,13 +195,19 @@ export class PaymentRequestResolver {
   })
   async paymentRequests(
     @Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string,
-    @Arg('status', () => PaymentStatus, { nullable: true, description: 'Only requests of this status; omitted: all.' }) status: PaymentStatus | null | undefined,
+    @Arg('status', () => PaymentStatus, { nullable: true, description: 'Only requests of this status; omitted: all.' })
+    status: PaymentStatus | null | undefined,
     @Ctx() ctx: GatewayContext,
   ): Promise<PaymentRequest[]> {
     const { desk, caller } = deskOf(ctx);
     await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, status ?? null);
-    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(
+      ctx,
+      desk,
+      caller.keyId,
+      requests.map((r) => r.bankAccountId),
+    );
     return requests.map(toPaymentRequest);
   }
 
@@ -180,11 +216,19 @@ export class PaymentRequestResolver {
   @Query(() => [MatchedTransfer], {
     description: `Incoming transfers of the company's accounts seen by the gateway that match no request, newest first (the last 100, from the first request on each account on). Checks the company with ${describeSource(ENDPOINTS.factoryList)} (cached). When more transfers arrived between two polls than the upstream shows (25 + skip 200), transfers may be missing: extensions.warnings has WINDOW_OVERRUN for that account.`,
   })
-  async unmatchedTransfers(@Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string, @Ctx() ctx: GatewayContext): Promise<MatchedTransfer[]> {
+  async unmatchedTransfers(
+    @Arg('factoryId', () => ID, { description: 'The company (Factory.id).' }) factoryId: string,
+    @Ctx() ctx: GatewayContext,
+  ): Promise<MatchedTransfer[]> {
     const { desk, caller } = deskOf(ctx);
     await checkFactoryOwned(ctx.session, factoryId);
     const requests = await desk.list(caller.keyId, factoryId, null);
-    await warnAbout(ctx, desk, caller.keyId, requests.map((r) => r.bankAccountId));
+    await warnAbout(
+      ctx,
+      desk,
+      caller.keyId,
+      requests.map((r) => r.bankAccountId),
+    );
     return (await desk.unmatched(caller.keyId, factoryId)).map(toMatchedTransfer);
   }
 }

@@ -19,7 +19,13 @@ import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
 import { expired } from './payment-request.matching';
 import { OPEN_REQUESTS_MAX, VISIBLE_WINDOW } from './payment-desk.types';
-import type { AccountPolling, NewRequest, PaymentCaller, PaymentDeskOptions, PaymentWarning } from './payment-desk.types';
+import type {
+  AccountPolling,
+  NewRequest,
+  PaymentCaller,
+  PaymentDeskOptions,
+  PaymentWarning,
+} from './payment-desk.types';
 import { isOpen } from './payment-request.store';
 import type { OutboxEntry, PaymentStore, StoredEvent, StoredRequest, StoredTransfer } from './payment-request.store';
 import { matchPage } from './payment-request.page-matching';
@@ -75,7 +81,8 @@ export class PaymentDesk {
   attach(polling: AccountPolling): void {
     this.polling = polling;
     this.listen();
-    const background = (work: Promise<void>): void => void work.catch((error: unknown) => this.options.onError?.(error));
+    const background = (work: Promise<void>): void =>
+      void work.catch((error: unknown) => this.options.onError?.(error));
     background(this.resumeHeld());
     this.sweeper = setInterval(() => {
       background(this.sweep());
@@ -107,7 +114,10 @@ export class PaymentDesk {
   async checkRoom(owner: string, factoryId: string): Promise<void> {
     const max = this.options.openMax ?? OPEN_REQUESTS_MAX;
     if ((await this.store.openCount(owner, 'company', factoryId)) >= max) {
-      throw new GatewayError('CONFLICT', `The company ${factoryId} has ${max} open payment requests, the most allowed (PAYMENT_OPEN_REQUESTS_MAX): cancel some, or wait until they are paid or expire.`);
+      throw new GatewayError(
+        'CONFLICT',
+        `The company ${factoryId} has ${max} open payment requests, the most allowed (PAYMENT_OPEN_REQUESTS_MAX): cancel some, or wait until they are paid or expire.`,
+      );
     }
   }
 
@@ -137,7 +147,12 @@ export class PaymentDesk {
       settledAt: null,
     };
     const state = await this.store.account(caller.keyId, input.bankAccountId);
-    if (state.since === null) await this.store.setAccount(caller.keyId, input.bankAccountId, { ...state, since: now, factoryId: input.factoryId });
+    if (state.since === null)
+      await this.store.setAccount(caller.keyId, input.bankAccountId, {
+        ...state,
+        since: now,
+        factoryId: input.factoryId,
+      });
     await this.store.put(request);
     void this.watch(caller, request.bankAccountId, request.vban);
     return request;
@@ -151,7 +166,11 @@ export class PaymentDesk {
   async cancel(owner: string, reference: string): Promise<StoredRequest> {
     const request = await this.get(owner, reference);
     if (!request) throw new GatewayError('NOT_FOUND', `No payment request ${reference} of this character.`);
-    if (!isOpen(request.status)) throw new GatewayError('CONFLICT', `The payment request ${request.reference} is ${request.status}: only PENDING or PARTIALLY_PAID requests can be cancelled.`);
+    if (!isOpen(request.status))
+      throw new GatewayError(
+        'CONFLICT',
+        `The payment request ${request.reference} is ${request.status}: only PENDING or PARTIALLY_PAID requests can be cancelled.`,
+      );
     const cancelled = { ...request, status: PaymentStatus.CANCELLED, closedAt: this.now() };
     await this.store.put(cancelled);
     await this.release(owner, request.bankAccountId);
@@ -208,7 +227,13 @@ export class PaymentDesk {
    * than it holds, the further pages up to skip 200): each incoming transfer once, to
    * the request whose reference it holds, or to the unmatched ones.
    */
-  observe(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+  observe(
+    owner: string,
+    bankAccountId: string,
+    vban: string,
+    page: TransactionPage,
+    session: UpstreamSession | null,
+  ): Promise<void> {
     const id = `${owner}|${bankAccountId}`;
     const run = (this.matching.get(id) ?? Promise.resolve()).then(async () => {
       await this.match(owner, bankAccountId, vban, page, session);
@@ -254,7 +279,12 @@ export class PaymentDesk {
     if (!due) return request;
     // Once across replicas: the first to mark it expires it and sends the event.
     if (await this.store.markSeen(request.owner, 'expired', request.reference)) {
-      const event: StoredEvent = { kind: 'EXPIRED', request: due, observedAt: this.now(), outboxed: this.outboxFor !== null };
+      const event: StoredEvent = {
+        kind: 'EXPIRED',
+        request: due,
+        observedAt: this.now(),
+        outboxed: this.outboxFor !== null,
+      };
       await this.store.put(due, this.outboxFor ? this.outboxFor(event) : []);
       await this.store.publish(event);
       await this.release(request.owner, request.bankAccountId);
@@ -263,7 +293,13 @@ export class PaymentDesk {
   }
 
   /** Matches one poll of an account ({@link matchPage}), and stops watching an account left without open requests. */
-  private async match(owner: string, bankAccountId: string, vban: string, page: TransactionPage, session: UpstreamSession | null): Promise<void> {
+  private async match(
+    owner: string,
+    bankAccountId: string,
+    vban: string,
+    page: TransactionPage,
+    session: UpstreamSession | null,
+  ): Promise<void> {
     const desk: PageMatching = { store: this.store, now: this.now, outboxFor: this.outboxFor };
     await matchPage(desk, owner, bankAccountId, vban, page, session);
     if ((await this.store.openCount(owner, 'account', bankAccountId)) === 0) await this.release(owner, bankAccountId);
@@ -275,7 +311,9 @@ export class PaymentDesk {
     if (!polling || this.watches.has(id)) return this.watches.get(id) ?? Promise.resolve();
     const watching = polling
       .watch(caller, transactionsFeed(bankAccountId) as Feed<TransactionPage, unknown>, (page, session) =>
-        this.observe(caller.keyId, bankAccountId, vban, page, session).catch((error: unknown) => this.options.onError?.(error)),
+        this.observe(caller.keyId, bankAccountId, vban, page, session).catch((error: unknown) =>
+          this.options.onError?.(error),
+        ),
       )
       .catch((error: unknown) => {
         this.watches.delete(id);

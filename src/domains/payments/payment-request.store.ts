@@ -127,7 +127,10 @@ export function transferFingerprint(t: StoredTransfer): string {
 }
 
 /** What a newly seen transfer changes: the request it pays (as it is afterwards), or the company's unmatched transfers. */
-export type TransferChange = { readonly kind: 'request'; readonly request: StoredRequest } | { readonly kind: 'unmatched'; readonly factoryId: string; readonly transfer: StoredTransfer } | { readonly kind: 'none' };
+export type TransferChange =
+  | { readonly kind: 'request'; readonly request: StoredRequest }
+  | { readonly kind: 'unmatched'; readonly factoryId: string; readonly transfer: StoredTransfer }
+  | { readonly kind: 'none' };
 
 /** A request due to expire: its owner and reference. */
 export interface DueRequest {
@@ -179,7 +182,14 @@ export interface PaymentStore {
    * @param occurrence - which occurrence of the identity on the poll (1 for the first)
    * @returns true when applied; false when that occurrence was counted before (by any replica), nothing changed
    */
-  recordTransfer(owner: string, bankAccountId: string, fingerprint: string, occurrence: number, change: TransferChange, outbox?: readonly OutboxEntry[]): Promise<boolean>;
+  recordTransfer(
+    owner: string,
+    bankAccountId: string,
+    fingerprint: string,
+    occurrence: number,
+    change: TransferChange,
+    outbox?: readonly OutboxEntry[],
+  ): Promise<boolean>;
   /** The unmatched transfers of `owner`'s company, newest first. */
   unmatched(owner: string, factoryId: string): Promise<StoredTransfer[]>;
   /** What is known of an account of `owner`. */

@@ -16,7 +16,8 @@ export enum PaymentStatus {
 
 registerEnumType(PaymentStatus, {
   name: 'PaymentStatus',
-  description: 'Where a payment request stands: PENDING (nothing matched), PARTIALLY_PAID (less than the amount), PAID (exactly the amount), OVERPAID (more), EXPIRED (expiresAt passed before it was paid), CANCELLED (cancelPaymentRequest).',
+  description:
+    'Where a payment request stands: PENDING (nothing matched), PARTIALLY_PAID (less than the amount), PAID (exactly the amount), OVERPAID (more), EXPIRED (expiresAt passed before it was paid), CANCELLED (cancelPaymentRequest).',
   valuesConfig: {
     PENDING: { description: 'No transfer matched yet.' },
     PARTIALLY_PAID: { description: 'Matched transfers add up to less than the amount.' },
@@ -47,12 +48,15 @@ registerEnumType(PaymentEventKind, {
 });
 
 /** One incoming transfer, as matched (or not) to a request. */
-@ObjectType({ description: 'One incoming bank transfer the gateway saw on a company account (from GET /factory/transactions/{bankId}/25/{skip}; premium, scopes factory and factory.bankaccount).' })
+@ObjectType({
+  description:
+    'One incoming bank transfer the gateway saw on a company account (from GET /factory/transactions/{bankId}/25/{skip}; premium, scopes factory and factory.bankaccount).',
+})
 export class MatchedTransfer {
   @Field(() => Float, { description: 'The amount transferred, as BankTransaction.amount.' })
   amount!: number;
 
-  @Field(() => String, { nullable: true, description: 'VBAN of the payer\'s account, or null.' })
+  @Field(() => String, { nullable: true, description: "VBAN of the payer's account, or null." })
   senderVban!: string | null;
 
   @Field(() => String, { nullable: true, description: 'The reference text as the payer wrote it, or null.' })
@@ -63,9 +67,15 @@ export class MatchedTransfer {
 }
 
 /** A payment request as clients see it. */
-@ObjectType({ description: 'An amount a company expects on one of its bank accounts, identified by a reference the payer writes in the transfer.' })
+@ObjectType({
+  description:
+    'An amount a company expects on one of its bank accounts, identified by a reference the payer writes in the transfer.',
+})
 export class PaymentRequest {
-  @Field(() => String, { description: 'The reference to put in the transfer: short, case-insensitive, with a check character (no 0/O/1/I/L).' })
+  @Field(() => String, {
+    description:
+      'The reference to put in the transfer: short, case-insensitive, with a check character (no 0/O/1/I/L).',
+  })
   reference!: string;
 
   @Field(() => ID, { description: 'The company (Factory.id) the request is for.' })
@@ -74,7 +84,7 @@ export class PaymentRequest {
   @Field(() => ID, { description: 'The company bank account (BankAccount.id) the transfer goes to.' })
   bankAccountId!: string;
 
-  @Field(() => String, { description: 'The VBAN to pay to (the bank account\'s vban).' })
+  @Field(() => String, { description: "The VBAN to pay to (the bank account's vban)." })
   vban!: string;
 
   @Field(() => Float, { description: 'The amount asked for, greater than 0.' })
@@ -86,10 +96,15 @@ export class PaymentRequest {
   @Field(() => PaymentStatus, { description: 'Where the request stands (see PaymentStatus).' })
   status!: PaymentStatus;
 
-  @Field(() => [MatchedTransfer], { description: 'The transfers matched to this request, oldest first, each counted once.' })
+  @Field(() => [MatchedTransfer], {
+    description: 'The transfers matched to this request, oldest first, each counted once.',
+  })
   transfers!: MatchedTransfer[];
 
-  @Field(() => String, { nullable: true, description: 'The note given at creation (at most 200 characters), or null; never sent upstream.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'The note given at creation (at most 200 characters), or null; never sent upstream.',
+  })
   note!: string | null;
 
   @Field(() => Date, { description: 'When the request was created.' })
@@ -105,7 +120,7 @@ export class PaymentRequest {
 /** The input of `createPaymentRequest`. */
 @InputType({ description: 'What a new payment request asks for.' })
 export class CreatePaymentRequestInput {
-  @Field(() => ID, { description: 'The company (Factory.id) of the key\'s character.' })
+  @Field(() => ID, { description: "The company (Factory.id) of the key's character." })
   factoryId!: string;
 
   @Field(() => ID, { description: 'A bank account of the company (BankAccount.id).' })
@@ -117,12 +132,15 @@ export class CreatePaymentRequestInput {
   @Field(() => Int, { nullable: true, description: 'Omitted: never expires. From 1 to 31536000 (a year).' })
   expiresInSeconds?: number | null;
 
-  @Field(() => String, { nullable: true, description: 'At most 200 characters; returned as given, never sent upstream.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'At most 200 characters; returned as given, never sent upstream.',
+  })
   note?: string | null;
 }
 
 /** The event of `paymentReceived`. */
-@ObjectType({ description: 'A change of a payment request\'s status.' })
+@ObjectType({ description: "A change of a payment request's status." })
 export class PaymentEvent {
   @Field(() => PaymentEventKind, { description: 'The status the request moved to.' })
   kind!: PaymentEventKind;
@@ -130,6 +148,8 @@ export class PaymentEvent {
   @Field(() => PaymentRequest, { description: 'The request after the change.' })
   request!: PaymentRequest;
 
-  @Field(() => Date, { description: 'When the gateway saw the change (the poll that found the transfer, or the expiry).' })
+  @Field(() => Date, {
+    description: 'When the gateway saw the change (the poll that found the transfer, or the expiry).',
+  })
   observedAt!: Date;
 }

@@ -95,7 +95,9 @@ export class WebhookDispatcher {
    */
   start(): void {
     this.desk.outboxWith((event) => this.entries(event));
-    this.stopEvents = this.desk.store.onEvent((event) => void this.enqueue(event).catch((error: unknown) => this.options.onError?.(error)));
+    this.stopEvents = this.desk.store.onEvent(
+      (event) => void this.enqueue(event).catch((error: unknown) => this.options.onError?.(error)),
+    );
     this.timer = setInterval(() => void this.tick(), 1000);
     this.timer.unref();
   }
@@ -103,10 +105,22 @@ export class WebhookDispatcher {
   /** The outbox entries of an event: one per webhook of its company and character, due now. */
   entries(event: StoredEvent): OutboxEntry[] {
     const now = this.now();
-    const payload = JSON.stringify({ type: `payment.${event.kind.toLowerCase()}`, timestamp: new Date(event.observedAt).toISOString(), data: toPaymentRequest(event.request) });
+    const payload = JSON.stringify({
+      type: `payment.${event.kind.toLowerCase()}`,
+      timestamp: new Date(event.observedAt).toISOString(),
+      data: toPaymentRequest(event.request),
+    });
     return this.targets()
       .filter((target) => target.factoryId === event.request.factoryId && target.caller.keyId === event.request.owner)
-      .map((target) => ({ id: messageId(target.id, event), webhookId: target.id, url: target.url, payload, attempts: 0, firstAt: now, nextAt: now }));
+      .map((target) => ({
+        id: messageId(target.id, event),
+        webhookId: target.id,
+        url: target.url,
+        payload,
+        attempts: 0,
+        firstAt: now,
+        nextAt: now,
+      }));
   }
 
   /** Puts an event into the outbox of each webhook of its company (once across replicas), unless it was queued with its change already. */
@@ -165,12 +179,18 @@ export class WebhookDispatcher {
   /** The due entries of one webhook, oldest first. */
   private async dueFor(webhookId: string): Promise<OutboxEntry[]> {
     const now = this.now();
-    return (await this.desk.store.outbox()).filter((entry) => entry.webhookId === webhookId && entry.nextAt <= now).sort((a, b) => a.firstAt - b.firstAt);
+    return (await this.desk.store.outbox())
+      .filter((entry) => entry.webhookId === webhookId && entry.nextAt <= now)
+      .sort((a, b) => a.firstAt - b.firstAt);
   }
 
   /** One attempt: true when delivered; else the next attempt is scheduled (or the delivery given up). */
   private async attempt(target: WebhookTarget, entry: OutboxEntry): Promise<boolean> {
-    const answer = await this.post(target.url, signedWebhookHeaders(target.secret, entry.id, new Date(this.now()), entry.payload), entry.payload);
+    const answer = await this.post(
+      target.url,
+      signedWebhookHeaders(target.secret, entry.id, new Date(this.now()), entry.payload),
+      entry.payload,
+    );
     if (answer.status >= 200 && answer.status < 300) {
       await this.desk.store.removeOutbox(entry.id);
       return true;
@@ -180,11 +200,16 @@ export class WebhookDispatcher {
     const last = answer.status ? `status ${answer.status}` : (answer.problem ?? 'no answer');
     if (nextAt - entry.firstAt > DELIVERY_WINDOW_MS) {
       await this.desk.store.removeOutbox(entry.id);
-      this.options.onError?.(new Error(`Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last: ${last}).`));
+      this.options.onError?.(
+        new Error(
+          `Webhook ${entry.webhookId}: gave up delivering ${entry.id} after ${attempts} attempts in 24 h (last: ${last}).`,
+        ),
+      );
       return false;
     }
     await this.desk.store.putOutbox({ ...entry, attempts, nextAt } satisfies OutboxEntry);
-    if (answer.problem?.startsWith('refused')) this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
+    if (answer.problem?.startsWith('refused'))
+      this.options.onError?.(new Error(`Webhook ${entry.webhookId}: ${answer.problem}`));
     return false;
   }
 }

@@ -14,7 +14,9 @@ export class BankTransaction {
   @Field(() => String, { nullable: true, description: 'Free-text reference of the booking, or null.' })
   reference!: string | null;
 
-  @Field(() => Float, { description: 'Amount of money (currency unit not documented upstream); the sign as the upstream sends it.' })
+  @Field(() => Float, {
+    description: 'Amount of money (currency unit not documented upstream); the sign as the upstream sends it.',
+  })
   amount!: number;
 
   @Field(() => Date, { description: 'When the transaction was booked (ISO 8601).' })
@@ -22,17 +24,22 @@ export class BankTransaction {
 }
 
 /** One page of an account's transactions. */
-@ObjectType({ description: 'One page of an account\'s transactions, as selected by limit and skip.' })
+@ObjectType({ description: "One page of an account's transactions, as selected by limit and skip." })
 export class TransactionPage {
   @Field(() => Int, { description: 'Number of transactions of the account in total (not only on this page).' })
   totalTransactions!: number;
 
-  @Field(() => [BankTransaction], { description: 'The transactions of this page (ordering as the upstream returns it).' })
+  @Field(() => [BankTransaction], {
+    description: 'The transactions of this page (ordering as the upstream returns it).',
+  })
   transactions!: BankTransaction[];
 }
 
 /** Bounds of a transactions page (company and building accounts alike), declared once for every `transactions` field. */
-export const TRANSACTION_PAGE_BOUNDS = Object.freeze({ limit: intRule(BOUNDS.transactionsLimit), skip: intRule(BOUNDS.transactionsSkip) });
+export const TRANSACTION_PAGE_BOUNDS = Object.freeze({
+  limit: intRule(BOUNDS.transactionsLimit),
+  skip: intRule(BOUNDS.transactionsSkip),
+});
 
 /** The arguments of every `transactions` field: one page of an account's transactions. */
 @ArgsType()
@@ -51,18 +58,22 @@ export class TransactionPageArgs {
 }
 
 /** A bank account of a company or a building. */
-@InterfaceType({ description: 'A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount).' })
+@InterfaceType({
+  description: 'A bank account of a company (FactoryBankAccount) or of a building (BuildingBankAccount).',
+})
 export abstract class BankAccount {
   @Field(() => ID, { description: 'Opaque bank account identifier (the id its transactions are read by).' })
   id!: string;
 
-  @Field(() => String, { description: 'The account\'s VBAN, always as a string (the upstream sometimes sends a number).' })
+  @Field(() => String, {
+    description: "The account's VBAN, always as a string (the upstream sometimes sends a number).",
+  })
   vban!: string;
 
   @Field(() => Float, { description: 'Current balance (currency unit not documented upstream).' })
   balance!: number;
 
-  @Field(() => String, { nullable: true, description: 'The owner\'s note on the account, or null.' })
+  @Field(() => String, { nullable: true, description: "The owner's note on the account, or null." })
   note!: string | null;
 
   /** Declared here for the interface; each implementation resolves it from its own endpoint. */

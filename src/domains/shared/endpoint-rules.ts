@@ -11,7 +11,8 @@ const registered: EndpointRules[] = [];
  * @throws Error when the endpoint's rules are registered twice.
  */
 export function registerEndpointRules(rules: EndpointRules): void {
-  if (registered.some((other) => other.endpoint === rules.endpoint)) throw new Error(`Endpoint rules for ${rules.endpoint.route} registered twice.`);
+  if (registered.some((other) => other.endpoint === rules.endpoint))
+    throw new Error(`Endpoint rules for ${rules.endpoint.route} registered twice.`);
   registered.push(rules);
 }
 

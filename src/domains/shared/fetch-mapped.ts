@@ -42,7 +42,9 @@ export function fetchMapped<T>(
   try {
     const hit = fresh ? undefined : session.cached(endpoint, params);
     if (hit) return mapped(session, endpoint, hit, map, recover);
-    return (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params)).then((reply) => mapped(session, endpoint, reply, map, recover));
+    return (fresh ? session.getFresh(endpoint, params) : session.get(endpoint, params)).then((reply) =>
+      mapped(session, endpoint, reply, map, recover),
+    );
   } catch (error) {
     if (error === NOT_CACHED) throw error;
     return Promise.reject(error as Error);
@@ -50,7 +52,13 @@ export function fetchMapped<T>(
 }
 
 /** The result of one reply: mapped (once per decoded answer), recovered, or the field's error. */
-function mapped<T>(session: UpstreamSession, endpoint: Endpoint, reply: UpstreamReply, map: (body: unknown) => T, recover?: (failure: UpstreamFailure) => T | undefined): T {
+function mapped<T>(
+  session: UpstreamSession,
+  endpoint: Endpoint,
+  reply: UpstreamReply,
+  map: (body: unknown) => T,
+  recover?: (failure: UpstreamFailure) => T | undefined,
+): T {
   if (reply.failure) {
     const recovered = recover?.(reply.failure);
     if (recovered === undefined) throw errorOf(endpoint, reply.failure);

@@ -56,7 +56,9 @@ export class ListItemErrors {
   }
 
   /** The errors, formatted with the server's `formatError` (which masks unexpected ones). */
-  formatted(format: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError): GraphQLFormattedError[] {
+  formatted(
+    format: (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError,
+  ): GraphQLFormattedError[] {
     return this.reported.map((error) => {
       const { http: _http, ...extensions } = error.extensions;
       return format({ ...error.toJSON(), extensions }, error.originalError ?? error);

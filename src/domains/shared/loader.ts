@@ -59,12 +59,7 @@ export class FetchLoader<K, V> extends DataLoader<K, V, string> {
   ) {
     const promises = options.cache ? new Map<string, Promise<V>>() : null;
     super(
-      (keys) =>
-        Promise.all(
-          keys.map((key) =>
-            Promise.resolve(fetch(session, key)).then((value) => value, asError),
-          ),
-        ),
+      (keys) => Promise.all(keys.map((key) => Promise.resolve(fetch(session, key)).then((value) => value, asError))),
       { cacheKeyFn: keyOf, cache: options.cache, ...(promises ? { cacheMap: promises } : {}) },
     );
     this.promises = promises;
@@ -181,7 +176,8 @@ export function lazyLoaders(session: UpstreamSession, options: LoaderOptions): L
 }
 
 /** The class {@link lazyLoaders} makes, for the registry as it was (`domains`: how many were registered). */
-let lazyClass: { create: new (session: UpstreamSession, options: LoaderOptions) => object; domains: number } | undefined;
+let lazyClass:
+  { create: new (session: UpstreamSession, options: LoaderOptions) => object; domains: number } | undefined;
 
 function lazyLoadersClass(): NonNullable<typeof lazyClass> {
   const session = Symbol('session');

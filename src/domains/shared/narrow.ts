@@ -76,7 +76,8 @@ export class JsonObject {
 
   /** Narrows `value` to an object. */
   static of(value: unknown, path = ''): JsonObject {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ShapeError(path, 'an object', value);
+    if (value === null || typeof value !== 'object' || Array.isArray(value))
+      throw new ShapeError(path, 'an object', value);
     return new JsonObject(value as Record<string, unknown>, path);
   }
 
@@ -258,7 +259,11 @@ export function mapResponse<T>(endpoint: Endpoint, body: unknown, map: (body: un
 }
 
 /** {@link mapResponse}, also returning the drifted fields it reported (to report them again when the result is reused). */
-export function mapResponseDrift<T>(endpoint: Endpoint, body: unknown, map: (body: unknown) => T): { value: T; drift: readonly string[] } {
+export function mapResponseDrift<T>(
+  endpoint: Endpoint,
+  body: unknown,
+  map: (body: unknown) => T,
+): { value: T; drift: readonly string[] } {
   try {
     const result = collectDrift(() => map(body));
     for (const field of result.drift) emitShapeDrift(endpoint.route, field);

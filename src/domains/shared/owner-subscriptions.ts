@@ -18,16 +18,29 @@ import type { KeyPart, OwnedContext, OwnedKind } from './owners';
  * transport set; with one key, or over plain HTTP (which `open` refuses), `open` gets the
  * operation's own context at once.
  */
-export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(ctx: C, kind: OwnedKind, id: string, open: (ctx: C) => Promise<R>): Promise<R> {
+export function subscribeAsOwner<C extends OwnedContext & { subscription?: unknown }, R>(
+  ctx: C,
+  kind: OwnedKind,
+  id: string,
+  open: (ctx: C) => Promise<R>,
+): Promise<R> {
   if (!ctx.owners || !ctx.subscription) return open(ctx);
-  return ownerOfId(ctx, kind, id).then(({ context }) => open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }));
+  return ownerOfId(ctx, kind, id).then(({ context }) =>
+    open(context === ctx ? ctx : { ...context, subscription: ctx.subscription }),
+  );
 }
 
 /** `error` naming the character whose part of a subscription it ended or interrupted (`extensions.character`, never the key). */
 function withCharacter(error: unknown, character: KeyPart['character']): GatewayError {
-  const known = error instanceof GatewayError ? error : new GatewayError('INTERNAL_SERVER_ERROR', 'The subscription failed unexpectedly.');
+  const known =
+    error instanceof GatewayError
+      ? error
+      : new GatewayError('INTERNAL_SERVER_ERROR', 'The subscription failed unexpectedly.');
   const { code: _code, ...extensions } = known.extensions;
-  return new GatewayError(known.code, known.message, { ...extensions, character: { id: character.id, name: character.name } });
+  return new GatewayError(known.code, known.message, {
+    ...extensions,
+    character: { id: character.id, name: character.name },
+  });
 }
 
 /**
@@ -48,7 +61,11 @@ export async function subscribeAcrossKeys<C extends OwnedContext & { subscriptio
 ): Promise<AsyncIterableIterator<FeedMessage<E>>> {
   const owners = ctx.owners;
   if (!owners || !ctx.subscription) return open(ctx);
-  const settled = await Promise.allSettled(owners.parts.map((part) => open(part.context === ctx ? ctx : { ...(part.context as C), subscription: ctx.subscription })));
+  const settled = await Promise.allSettled(
+    owners.parts.map((part) =>
+      open(part.context === ctx ? ctx : { ...(part.context as C), subscription: ctx.subscription }),
+    ),
+  );
   const opened: Array<{ stream: AsyncIterableIterator<FeedMessage<E>>; part: KeyPart }> = [];
   const failed: Array<{ error: unknown; part: KeyPart }> = [];
   for (const [index, outcome] of settled.entries()) {
@@ -57,7 +74,9 @@ export async function subscribeAcrossKeys<C extends OwnedContext & { subscriptio
     if (outcome.status === 'fulfilled') opened.push({ stream: outcome.value, part });
     else failed.push({ error: outcome.reason, part });
   }
-  const overConnection = failed.find(({ error }) => error instanceof GatewayError && error.extensions.setting === 'SUBSCRIPTIONS_MAX_PER_CONNECTION');
+  const overConnection = failed.find(
+    ({ error }) => error instanceof GatewayError && error.extensions.setting === 'SUBSCRIPTIONS_MAX_PER_CONNECTION',
+  );
   const [first] = failed;
   if (first && (opened.length === 0 || overConnection)) {
     await Promise.all(opened.map(({ stream }) => stream.return?.()));
@@ -67,8 +86,14 @@ export async function subscribeAcrossKeys<C extends OwnedContext & { subscriptio
     opened.map(({ stream, part }) => ({
       stream,
       label: (message: FeedMessage<E>, final: boolean): FeedMessage<E> =>
-        message.kind === 'event' ? { kind: 'event', event: tag(message.event, part.character) } : { kind: 'error', error: withCharacter(message.error, part.character), final },
+        message.kind === 'event'
+          ? { kind: 'event', event: tag(message.event, part.character) }
+          : { kind: 'error', error: withCharacter(message.error, part.character), final },
     })),
-    failed.map(({ error, part }): FeedMessage<E> => ({ kind: 'error', error: withCharacter(error, part.character), final: false })),
+    failed.map(({ error, part }): FeedMessage<E> => ({
+      kind: 'error',
+      error: withCharacter(error, part.character),
+      final: false,
+    })),
   );
 }

@@ -98,14 +98,22 @@ export class Owners {
 async function lookUpPart(owners: Owners, root: object): Promise<KeyPart | undefined> {
   const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
   const part =
-    typeof factoryId === 'string' ? await partOwning(owners, 'factories', factoryId) : typeof buildingId === 'string' ? await partOwning(owners, 'buildings', buildingId) : undefined;
+    typeof factoryId === 'string'
+      ? await partOwning(owners, 'factories', factoryId)
+      : typeof buildingId === 'string'
+        ? await partOwning(owners, 'buildings', buildingId)
+        : undefined;
   if (part) owners.claim(root, part);
   return part;
 }
 
 /** The part whose company (`factories`) or building (`buildings`) list holds `id`, or undefined; see {@link findAcrossKeys}. */
 async function partOwning(owners: Owners, list: 'factories' | 'buildings', id: string): Promise<KeyPart | undefined> {
-  const found = await findAcrossKeys<{ id: string }>(owners, (keyContext) => keyContext.loaders[list].list.load('all'), (item) => item.id === id);
+  const found = await findAcrossKeys<{ id: string }>(
+    owners,
+    (keyContext) => keyContext.loaders[list].list.load('all'),
+    (item) => item.id === id,
+  );
   return found ? owners.partOf(found) : undefined;
 }
 
@@ -120,20 +128,29 @@ export type OwnedKind = 'factories' | 'buildings' | 'bankAccounts';
  * @throws the first failing key's error when no list holds it and a list failed
  */
 async function partOwningAccount(owners: Owners, id: string): Promise<KeyPart | undefined> {
-  const accountsOf = async (keyContext: OwnedContext, list: 'factories' | 'buildings'): Promise<Array<{ id: string }>> => {
+  const accountsOf = async (
+    keyContext: OwnedContext,
+    list: 'factories' | 'buildings',
+  ): Promise<Array<{ id: string }>> => {
     const owned = await keyContext.loaders[list].list.load('all');
     // A company or building without accounts may answer 404: none there.
     const none = (error: unknown): [] => {
       if (error instanceof GatewayError && error.code === 'NOT_FOUND') return [];
       throw error;
     };
-    const accounts = await Promise.all(owned.map((item) => keyContext.loaders[list].bankAccounts.load(item.id).catch(none)));
+    const accounts = await Promise.all(
+      owned.map((item) => keyContext.loaders[list].bankAccounts.load(item.id).catch(none)),
+    );
     return accounts.flat();
   };
   let failure: unknown = null;
   for (const list of ['factories', 'buildings'] as const) {
     try {
-      const found = await findAcrossKeys(owners, (keyContext) => accountsOf(keyContext, list), (account) => account.id === id);
+      const found = await findAcrossKeys(
+        owners,
+        (keyContext) => accountsOf(keyContext, list),
+        (account) => account.id === id,
+      );
       if (found) return owners.partOf(found);
     } catch (error) {
       failure ??= error;
@@ -148,7 +165,11 @@ async function partOwningAccount(owners: Owners, id: string): Promise<KeyPart | 
  * operation's own context with one key, or for an object no key's list holds), and claims
  * the result for the same key, so that the fields below it use that key too.
  */
-export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx: C) => MaybePromise<T>): MaybePromise<T> {
+export function owned<T, C extends OwnedContext>(
+  ctx: C,
+  root: object,
+  run: (ctx: C) => MaybePromise<T>,
+): MaybePromise<T> {
   // Not async: with one key this is the field's own value or promise, with no extra turn.
   const owners = ctx.owners;
   if (!owners) return run(ctx);
@@ -157,7 +178,9 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
   // An object naming no company or building (a viewer, an auction's change): the operation's own key, at once.
   const { factoryId, buildingId } = root as { factoryId?: unknown; buildingId?: unknown };
   if (typeof factoryId !== 'string' && typeof buildingId !== 'string') return run(ctx);
-  return lookUpPart(owners, root).then((found) => (found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx)));
+  return lookUpPart(owners, root).then((found) =>
+    found ? whenReady(run(found.context as C), (value) => owners.claim(value, found)) : run(ctx),
+  );
 }
 
 /**
@@ -168,9 +191,15 @@ export function owned<T, C extends OwnedContext>(ctx: C, root: object, run: (ctx
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-export async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind, id: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+export async function ownerOfId<C extends OwnedContext>(
+  ctx: C,
+  list: OwnedKind,
+  id: string,
+): Promise<{ context: C; claim: <T>(value: T) => T }> {
   const owners = ctx.owners;
-  const part = owners ? await (list === 'bankAccounts' ? partOwningAccount(owners, id) : partOwning(owners, list, id)) : undefined;
+  const part = owners
+    ? await (list === 'bankAccounts' ? partOwningAccount(owners, id) : partOwning(owners, list, id))
+    : undefined;
   if (!owners || !part) return { context: ctx, claim: (value) => value };
   return { context: part.context as C, claim: (value) => owners.claim(value, part) };
 }
@@ -182,7 +211,10 @@ export async function ownerOfId<C extends OwnedContext>(ctx: C, list: OwnedKind,
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-function companyContext<C extends OwnedContext>(ctx: C, factoryId: string): Promise<{ context: C; claim: <T>(value: T) => T }> {
+function companyContext<C extends OwnedContext>(
+  ctx: C,
+  factoryId: string,
+): Promise<{ context: C; claim: <T>(value: T) => T }> {
   return ownerOfId(ctx, 'factories', factoryId);
 }
 
@@ -199,7 +231,12 @@ export function ownerOf(ctx: OwnedContext, root: object): KeyPart['character'] |
  * only its own items out, with its error at the field's path (`extensions.character`);
  * when every key fails, rejects with the first key's error (the field is null).
  */
-export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners: Owners, info: GraphQLResolveInfo, load: (ctx: C) => MaybePromise<T[] | null>): Promise<T[]> {
+export async function mergeAcrossKeys<T, C extends OwnedContext>(
+  ctx: C,
+  owners: Owners,
+  info: GraphQLResolveInfo,
+  load: (ctx: C) => MaybePromise<T[] | null>,
+): Promise<T[]> {
   const settled = await Promise.allSettled(owners.parts.map(async (part) => load(part.context as C)));
   const merged: T[] = [];
   const seen = new Set<string>();
@@ -209,7 +246,10 @@ export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners:
     const part = owners.parts[index];
     if (!part) continue;
     if (outcome.status === 'rejected') {
-      failures.push({ error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)), part });
+      failures.push({
+        error: outcome.reason instanceof Error ? outcome.reason : new Error(String(outcome.reason)),
+        part,
+      });
       continue;
     }
     const list = outcome.value ?? [];
@@ -223,7 +263,8 @@ export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners:
   }
   const [first] = failures;
   if (first && failures.length === settled.length) throw first.error;
-  for (const { error, part } of failures) ctx.itemErrors.reportField(info, error, { character: { id: part.character.id, name: part.character.name } });
+  for (const { error, part } of failures)
+    ctx.itemErrors.reportField(info, error, { character: { id: part.character.id, name: part.character.name } });
   // A merged list holding a stale key's list is stale.
   return ctx.session.markStale(merged, stale);
 }
@@ -237,7 +278,10 @@ export async function mergeAcrossKeys<T, C extends OwnedContext>(ctx: C, owners:
  * object is not that key's: another key's error comes first (`cancelPaymentRequest` of a
  * request no longer open: the owner's `CONFLICT`, not the other keys' `NOT_FOUND`).
  */
-export async function firstAcrossKeys<T, C extends OwnedContext>(owners: Owners, run: (ctx: C) => MaybePromise<T | null | undefined>): Promise<T | null> {
+export async function firstAcrossKeys<T, C extends OwnedContext>(
+  owners: Owners,
+  run: (ctx: C) => MaybePromise<T | null | undefined>,
+): Promise<T | null> {
   const settled = await Promise.allSettled(owners.parts.map(async (part) => run(part.context as C)));
   let failure: unknown = null;
   for (const [index, outcome] of settled.entries()) {
@@ -259,7 +303,11 @@ function isNotFound(error: unknown): boolean {
 }
 
 /** The first object any key's list holds that matches, claimed by that key (each list at most once per operation, its loader); see {@link firstAcrossKeys}. */
-function findAcrossKeys<T extends object>(owners: Owners, load: (ctx: OwnedContext) => Promise<T[]>, matches: (item: T) => boolean): Promise<T | null> {
+function findAcrossKeys<T extends object>(
+  owners: Owners,
+  load: (ctx: OwnedContext) => Promise<T[]>,
+  matches: (item: T) => boolean,
+): Promise<T | null> {
   return firstAcrossKeys<T, OwnedContext>(owners, (keyContext) => load(keyContext).then((list) => list.find(matches)));
 }
 
@@ -270,7 +318,11 @@ function findAcrossKeys<T extends object>(owners: Owners, load: (ctx: OwnedConte
  *
  * @throws the first failing key's error when no list holds it and a key's list failed
  */
-export async function asCompanyOwner<T, C extends OwnedContext>(ctx: C, factoryId: string, run: (ctx: C) => MaybePromise<T>): Promise<T> {
+export async function asCompanyOwner<T, C extends OwnedContext>(
+  ctx: C,
+  factoryId: string,
+  run: (ctx: C) => MaybePromise<T>,
+): Promise<T> {
   const { context, claim } = await companyContext(ctx, factoryId);
   return claim(await run(context));
 }

@@ -23,7 +23,8 @@ function densePoint(value: number): number {
 
 /** The 15-bit value of a code point, or undefined when it is not in the alphabet. */
 function denseValue(point: number): number | undefined {
-  for (const block of DENSE_BLOCKS) if (point >= block.from && point < block.from + block.size) return block.first + point - block.from;
+  for (const block of DENSE_BLOCKS)
+    if (point >= block.from && point < block.from + block.size) return block.first + point - block.from;
   return undefined;
 }
 

@@ -52,7 +52,9 @@ function pieceTokens(value: unknown, pieceBytes: number): string[] {
     if (typeof node === 'string') {
       const text = JSON.stringify(node);
       if (Buffer.byteLength(text) <= pieceBytes) out.push(prefix + text);
-      else for (let i = 0; i < text.length; i += pieceBytes / 4) out.push((i === 0 ? prefix : '') + text.slice(i, i + pieceBytes / 4));
+      else
+        for (let i = 0; i < text.length; i += pieceBytes / 4)
+          out.push((i === 0 ? prefix : '') + text.slice(i, i + pieceBytes / 4));
       return;
     }
     if (typeof node !== 'object') throw new NotJsonError(path);
@@ -69,7 +71,9 @@ function pieceTokens(value: unknown, pieceBytes: number): string[] {
         .filter((key) => record[key] !== undefined)
         .sort();
       out.push(prefix + '{');
-      keys.forEach((key, i) => walk(record[key], `${i === 0 ? '' : ','}${JSON.stringify(key)}:`, path ? `${path}.${key}` : key));
+      keys.forEach((key, i) =>
+        walk(record[key], `${i === 0 ? '' : ','}${JSON.stringify(key)}:`, path ? `${path}.${key}` : key),
+      );
       out.push('}');
     }
     seen.delete(node);

@@ -20,7 +20,12 @@ export function loaderSlotReader(loaders: FactoryLoaders, factoryId: string): Sl
  * may outlive the operation). Each successful write becomes the cached answer of its slot;
  * `onWritten` is told of it (to drop the operation loader's copy).
  */
-export function sessionSlotWriter(session: UpstreamSession, factoryId: string, apiSecret: string, onWritten: (slot: number) => void): SlotWriter {
+export function sessionSlotWriter(
+  session: UpstreamSession,
+  factoryId: string,
+  apiSecret: string,
+  onWritten: (slot: number) => void,
+): SlotWriter {
   return {
     read: (slot) => fetchOption(session, { id: factoryId, slot }),
     readFresh: (slot) => fetchOption(session, { id: factoryId, slot }, true),

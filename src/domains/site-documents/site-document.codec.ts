@@ -27,7 +27,13 @@
 import { createHash } from 'node:crypto';
 import { SITE_DOCUMENT_ENCODINGS } from '../../config';
 import type { SiteDocumentEncoding } from '../../config';
-import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants, deflateRawSync, inflateRawSync } from 'node:zlib';
+import {
+  brotliCompressSync,
+  brotliDecompressSync,
+  constants as zlibConstants,
+  deflateRawSync,
+  inflateRawSync,
+} from 'node:zlib';
 import { SITE_DOCUMENT_TITLE_PREFIX } from '../shared/site-document-titles';
 import { fromBase32768, toBase32768 } from './base32768';
 import { canonicalJson, splitPieces } from './json-pieces';
@@ -152,7 +158,11 @@ export function prepareValue(name: string, value: unknown, encoding: SiteDocumen
 export function encodeChunk(raw: Buffer, encoding: SiteDocumentEncoding): string {
   if (encoding === 'deflate-base64url') return deflateRawSync(raw, { level: 9, memLevel: 9 }).toString('base64url');
   const compressed = brotliCompressSync(raw, {
-    params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 11,
+      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: raw.length,
+    },
   });
   return encoding === 'brotli-base64url' ? compressed.toString('base64url') : toBase32768(compressed);
 }
@@ -193,7 +203,13 @@ function pieceHashes(pieces: readonly Buffer[]): string[] {
  * Packs pieces [from, to) into chunks: as many pieces as fit at `fill` of a slot, then the
  * next chunk (binary search on the piece count, each candidate compressed once).
  */
-function packRun(pieces: readonly Buffer[], from: number, to: number, encoding: SiteDocumentEncoding, fill: number): Array<[number, number, string]> {
+function packRun(
+  pieces: readonly Buffer[],
+  from: number,
+  to: number,
+  encoding: SiteDocumentEncoding,
+  fill: number,
+): Array<[number, number, string]> {
   const chunks: Array<[number, number, string]> = [];
   const limit = Math.floor(SLOT_DATA_CHARS * fill);
   let start = from;
@@ -316,14 +332,33 @@ export function decodeManifest(data: string): Manifest | null {
   if (!parsed || typeof parsed !== 'object') return null;
   const record = parsed as Record<string, unknown>;
   const { f, n, v, e, b, s, u, c } = record;
-  if (f !== MANIFEST_FORMAT || typeof n !== 'string' || !Number.isInteger(v) || typeof b !== 'number' || typeof s !== 'string' || typeof u !== 'string') return null;
-  if (typeof e !== 'string' || !(SITE_DOCUMENT_ENCODINGS as readonly string[]).includes(e) || !Array.isArray(c)) return null;
+  if (
+    f !== MANIFEST_FORMAT ||
+    typeof n !== 'string' ||
+    !Number.isInteger(v) ||
+    typeof b !== 'number' ||
+    typeof s !== 'string' ||
+    typeof u !== 'string'
+  )
+    return null;
+  if (typeof e !== 'string' || !(SITE_DOCUMENT_ENCODINGS as readonly string[]).includes(e) || !Array.isArray(c))
+    return null;
   const chunks: ManifestChunk[] = [];
   for (const entry of c as unknown[]) {
     if (!Array.isArray(entry) || entry.length !== 4) return null;
     const [slot, hash, first, last] = entry as unknown[];
-    if (!Number.isInteger(slot) || typeof hash !== 'string' || typeof first !== 'string' || typeof last !== 'string') return null;
+    if (!Number.isInteger(slot) || typeof hash !== 'string' || typeof first !== 'string' || typeof last !== 'string')
+      return null;
     chunks.push({ slot: slot as number, hash, first, last });
   }
-  return { format: f, name: n, version: v as number, encoding: e as SiteDocumentEncoding, bytes: b, sha256: s, updatedAt: u, chunks };
+  return {
+    format: f,
+    name: n,
+    version: v as number,
+    encoding: e as SiteDocumentEncoding,
+    bytes: b,
+    sha256: s,
+    updatedAt: u,
+    chunks,
+  };
 }

@@ -45,7 +45,10 @@ export interface SlotLayout {
 }
 
 /** What a manifest says of its document, as `SiteDocumentInfo` shows it: the committing slot first in `slots`. */
-export function infoOf(manifest: Manifest, manifestSlot: number): { name: string; version: number; updatedAt: Date | null; bytes: number; slots: number[] } {
+export function infoOf(
+  manifest: Manifest,
+  manifestSlot: number,
+): { name: string; version: number; updatedAt: Date | null; bytes: number; slots: number[] } {
   const updatedAt = new Date(manifest.updatedAt);
   return {
     name: manifest.name,
@@ -83,7 +86,8 @@ export function layoutOf(contents: ReadonlyArray<SlotContent | null>): SlotLayou
     const manifest = manifestIn(content);
     if (!manifest) return;
     const known = documents.get(manifest.name);
-    if (!known || known.manifest.version < manifest.version) documents.set(manifest.name, { manifest, manifestSlot: index + 1 });
+    if (!known || known.manifest.version < manifest.version)
+      documents.set(manifest.name, { manifest, manifestSlot: index + 1 });
   });
   const used = new Set<number>();
   for (const { manifest, manifestSlot } of documents.values()) {
@@ -142,17 +146,34 @@ export async function readChunks(reader: SlotReader, stored: StoredDocument): Pr
   const bad = manifest.chunks.filter((chunk, i) => {
     const content = contents[i];
     const title = content ? parseTitle(content.title) : null;
-    return !content || title?.kind !== 'chunk' || title.name !== manifest.name || shortHash(content.data) !== chunk.hash;
+    return (
+      !content || title?.kind !== 'chunk' || title.name !== manifest.name || shortHash(content.data) !== chunk.hash
+    );
   });
-  if (bad.length > 0) throw corruptError(manifest.name, bad.map((chunk) => chunk.slot), 'a chunk slot holds other data than the manifest lists');
+  if (bad.length > 0)
+    throw corruptError(
+      manifest.name,
+      bad.map((chunk) => chunk.slot),
+      'a chunk slot holds other data than the manifest lists',
+    );
   let text: string;
   try {
-    text = Buffer.concat(contents.map((content) => decodeChunk(content?.data ?? '', manifest.encoding))).toString('utf8');
+    text = Buffer.concat(contents.map((content) => decodeChunk(content?.data ?? '', manifest.encoding))).toString(
+      'utf8',
+    );
   } catch {
-    throw corruptError(manifest.name, manifest.chunks.map((chunk) => chunk.slot), 'a chunk does not decompress');
+    throw corruptError(
+      manifest.name,
+      manifest.chunks.map((chunk) => chunk.slot),
+      'a chunk does not decompress',
+    );
   }
   if (Buffer.byteLength(text) !== manifest.bytes || sha256Hex(text) !== manifest.sha256) {
-    throw corruptError(manifest.name, [stored.manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)], 'the joined text does not match the SHA-256');
+    throw corruptError(
+      manifest.name,
+      [stored.manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)],
+      'the joined text does not match the SHA-256',
+    );
   }
   return { ...stored, text };
 }
@@ -163,7 +184,11 @@ export async function readChunks(reader: SlotReader, stored: StoredDocument): Pr
  *
  * @returns the document, or null when no slot commits it (then every slot was read)
  */
-export async function findDocument(reader: SlotReader, name: string, slotCount: number): Promise<StoredDocument | null> {
+export async function findDocument(
+  reader: SlotReader,
+  name: string,
+  slotCount: number,
+): Promise<StoredDocument | null> {
   for (const slot of probeOrder(name, slotCount)) {
     const manifest = manifestIn(await reader.read(slot));
     if (manifest?.name === name) return { manifest, manifestSlot: slot };

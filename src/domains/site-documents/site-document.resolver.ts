@@ -34,17 +34,29 @@ type KnownDocument = SiteDocument & { text?: string };
 
 /** The GraphQL document of a manifest. */
 function documentOf(manifest: Manifest, manifestSlot: number, factoryId: string, text?: string): KnownDocument {
-  return { ...infoOf(manifest, manifestSlot), sha256: manifest.sha256, encoding: manifest.encoding, manifestSlot, factoryId, text };
+  return {
+    ...infoOf(manifest, manifestSlot),
+    sha256: manifest.sha256,
+    encoding: manifest.encoding,
+    manifestSlot,
+    factoryId,
+    text,
+  };
 }
 
 /** `BAD_USER_INPUT` unless the name follows the rule. */
 function checkName(name: string, argument: string): void {
-  if (!NAME_PATTERN.test(name)) throw badInputError(`A site document name is ${NAME_RULE}; got ${JSON.stringify(name.slice(0, 40))}.`, argument);
+  if (!NAME_PATTERN.test(name))
+    throw badInputError(`A site document name is ${NAME_RULE}; got ${JSON.stringify(name.slice(0, 40))}.`, argument);
 }
 
 /** `BAD_USER_INPUT` unless `expectedVersion` is absent or a whole number ≥ 0. */
 function checkExpectedVersion(expected: number | null | undefined): void {
-  if (expected !== undefined && expected !== null && expected < 0) throw badInputError('expectedVersion is a version (1 or more), or 0 for "only if the document does not exist".', 'input.expectedVersion');
+  if (expected !== undefined && expected !== null && expected < 0)
+    throw badInputError(
+      'expectedVersion is a version (1 or more), or 0 for "only if the document does not exist".',
+      'input.expectedVersion',
+    );
 }
 
 /** The secret of a write, as `updateFactoryOption` takes it; `BAD_USER_INPUT` without one. */
@@ -52,7 +64,11 @@ function secretOf(ctx: GatewayContext, given: string | null | undefined, mutatio
   if (!ctx.apiKey) throw missingKeyError();
   // With the server's key (public-site mode) only the server's secret is used.
   const secret = keyHeldByGateway(ctx) ? ctx.apiSecret : given?.trim() || ctx.apiSecret;
-  if (!secret) throw badInputError(`${mutation} needs the API secret: set input.apiSecret or send the X-Api-Secret header.`, 'input.apiSecret');
+  if (!secret)
+    throw badInputError(
+      `${mutation} needs the API secret: set input.apiSecret or send the X-Api-Secret header.`,
+      'input.apiSecret',
+    );
   return secret;
 }
 
@@ -81,11 +97,16 @@ function prepare(name: string, value: unknown, ctx: GatewayContext): PreparedVal
   try {
     prepared = prepareValue(name, value, ctx.siteDocuments.encoding);
   } catch (error) {
-    if (error instanceof NotJsonError) throw badInputError(`input.value must be a JSON value: ${error.message}.`, 'input.value');
+    if (error instanceof NotJsonError)
+      throw badInputError(`input.value must be a JSON value: ${error.message}.`, 'input.value');
     throw error;
   }
   const max = ctx.siteDocuments.maxBytes;
-  if (prepared.bytes > max) throw badInputError(`input.value is ${prepared.bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`, 'input.value');
+  if (prepared.bytes > max)
+    throw badInputError(
+      `input.value is ${prepared.bytes} bytes of canonical JSON; SITE_DOCUMENT_MAX_BYTES allows at most ${max}.`,
+      'input.value',
+    );
   return prepared;
 }
 
@@ -125,7 +146,10 @@ export class SiteDocumentResolver {
     description: `Writes a site document into the company's option slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} one request per slot written; the API secret from input.apiSecret or the X-Api-Secret header). Reads every slot first (${ENDPOINTS.factoryOption.route}, through the cache) so that slots written by anything else are never touched. Copy-on-write: changed chunks go into free slots (never set or cleared ones first), the committing slot is written last; a failure part-way leaves the previous version readable. The replaced chunks are not written again: the commit frees them (no manifest lists them; siteDocumentCapacity counts them free and a later write reuses them), so a change takes one write per changed chunk plus one. An unchanged value takes no write. Writes are paced by the key's budget; what does not finish within the request's patience (UPSTREAM_PATIENCE_MS, or Prefer: wait=N) goes on in the background (committed: false, retryAfterSeconds). Name, value size (SITE_DOCUMENT_MAX_BYTES) and secret are checked before any upstream request (BAD_USER_INPUT), and so is a value that cannot fit the slots at all (SITE_DOCUMENT_TOO_LARGE).`,
   })
   async setSiteDocument(
-    @Arg('input', () => SetSiteDocumentInput, { description: 'Which document of which company, its new value, an optional expectedVersion and the API secret.' }) input: SetSiteDocumentInput,
+    @Arg('input', () => SetSiteDocumentInput, {
+      description: 'Which document of which company, its new value, an optional expectedVersion and the API secret.',
+    })
+    input: SetSiteDocumentInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<SetSiteDocumentPayload> {
     const apiSecret = secretOf(ctx, input.apiSecret, 'setSiteDocument');
@@ -151,34 +175,57 @@ export class SiteDocumentResolver {
     description: `Removes a site document and frees its slots: clears the committing slot first (the document is gone at once), then the chunk slots and the chunks its earlier versions left behind (freed by later commits but not written), each with "." as clients clear slots (${describeSource(ENDPOINTS.factoryOptionUpdate)} the API secret from input.apiSecret or the X-Api-Secret header). Slots written by anything else are never touched. Checked before any upstream request like setSiteDocument.`,
   })
   async deleteSiteDocument(
-    @Arg('input', () => DeleteSiteDocumentInput, { description: 'Which document of which company, an optional expectedVersion and the API secret.' }) input: DeleteSiteDocumentInput,
+    @Arg('input', () => DeleteSiteDocumentInput, {
+      description: 'Which document of which company, an optional expectedVersion and the API secret.',
+    })
+    input: DeleteSiteDocumentInput,
     @Ctx() ctx: GatewayContext,
   ): Promise<DeleteSiteDocumentPayload> {
     const apiSecret = secretOf(ctx, input.apiSecret, 'deleteSiteDocument');
     checkName(input.name, 'input.name');
     checkExpectedVersion(input.expectedVersion);
-    const { plan, progress } = await this.write(ctx, input.factoryId, input.expectedVersion, apiSecret, input.name, (layout) => {
-      const current = layout.documents.get(input.name);
-      const currentVersion = current?.manifest.version ?? 0;
-      if (input.expectedVersion !== undefined && input.expectedVersion !== null && input.expectedVersion !== currentVersion) {
-        throw conflictError(input.name, currentVersion, input.expectedVersion);
-      }
-      if (!current) return null;
-      const { manifest, manifestSlot } = current;
-      const clear = (slot: number, role: 'commit' | 'clear'): WritePlan['writes'][number] => ({ slot, title: CLEARED, data: CLEARED, role });
-      // The slots go back to other tools: the earlier versions' chunks too (a change frees them without a write).
-      const freed = [...manifest.chunks.map((chunk) => chunk.slot), ...(layout.leftovers.get(input.name) ?? [])];
-      return {
-        name: input.name,
-        manifest,
-        manifestSlot,
-        writes: [clear(manifestSlot, 'commit'), ...freed.map((slot) => clear(slot, 'clear'))],
-        previousVersion: manifest.version,
-        unchanged: false,
-        freed,
-      };
-    });
-    return { freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [], upstreamWrites: progress.writes, replacedVersion: plan?.previousVersion ?? 0 };
+    const { plan, progress } = await this.write(
+      ctx,
+      input.factoryId,
+      input.expectedVersion,
+      apiSecret,
+      input.name,
+      (layout) => {
+        const current = layout.documents.get(input.name);
+        const currentVersion = current?.manifest.version ?? 0;
+        if (
+          input.expectedVersion !== undefined &&
+          input.expectedVersion !== null &&
+          input.expectedVersion !== currentVersion
+        ) {
+          throw conflictError(input.name, currentVersion, input.expectedVersion);
+        }
+        if (!current) return null;
+        const { manifest, manifestSlot } = current;
+        const clear = (slot: number, role: 'commit' | 'clear'): WritePlan['writes'][number] => ({
+          slot,
+          title: CLEARED,
+          data: CLEARED,
+          role,
+        });
+        // The slots go back to other tools: the earlier versions' chunks too (a change frees them without a write).
+        const freed = [...manifest.chunks.map((chunk) => chunk.slot), ...(layout.leftovers.get(input.name) ?? [])];
+        return {
+          name: input.name,
+          manifest,
+          manifestSlot,
+          writes: [clear(manifestSlot, 'commit'), ...freed.map((slot) => clear(slot, 'clear'))],
+          previousVersion: manifest.version,
+          unchanged: false,
+          freed,
+        };
+      },
+    );
+    return {
+      freedSlots: plan ? [plan.manifestSlot, ...plan.freed] : [],
+      upstreamWrites: progress.writes,
+      replacedVersion: plan?.previousVersion ?? 0,
+    };
   }
 
   /**
@@ -199,13 +246,18 @@ export class SiteDocumentResolver {
     const lockKey = factoryId;
     const locks = ctx.session.processWriteLocks();
     const running = locks.commitExpected(lockKey);
-    const local = running !== null && running - Date.now() > patienceMs ? null : await locks.acquire(lockKey, patienceMs);
+    const local =
+      running !== null && running - Date.now() > patienceMs ? null : await locks.acquire(lockKey, patienceMs);
     const refuse = (at: number | null): GatewayError<'CONFLICT'> =>
-      new GatewayError('CONFLICT', `Another site-document write to this company is still running; retry when it has committed.`, {
-        name,
-        reason: 'WRITE_IN_PROGRESS',
-        retryAfterSeconds: Math.max(1, Math.ceil(((at || Date.now() + patienceMs) - Date.now()) / 1000)),
-      });
+      new GatewayError(
+        'CONFLICT',
+        `Another site-document write to this company is still running; retry when it has committed.`,
+        {
+          name,
+          reason: 'WRITE_IN_PROGRESS',
+          retryAfterSeconds: Math.max(1, Math.ceil(((at || Date.now() + patienceMs) - Date.now()) / 1000)),
+        },
+      );
     if (!local) throw refuse(locks.commitExpected(lockKey));
     const session = ctx.session.detached(BACKGROUND_WRITE_PATIENCE_MS);
     // Until the plan is known: its reads and one write, behind the writes queued now.
@@ -229,7 +281,8 @@ export class SiteDocumentResolver {
       if (!plan || plan.unchanged) return { plan, progress, committed: true, retryAfterSeconds: null };
       const conditional = expectedVersion !== undefined && expectedVersion !== null;
       const checks = conditional ? 2 : 1;
-      const left = (): number => (plan?.writes.filter((w) => w.role !== 'clear').length ?? 0) - progress.writes + checks;
+      const left = (): number =>
+        (plan?.writes.filter((w) => w.role !== 'clear').length ?? 0) - progress.writes + checks;
       const writer = sessionSlotWriter(session, factoryId, apiSecret, (slot) => {
         ctx.loaders.factories.option.clear({ id: factoryId, slot });
       });
@@ -243,14 +296,22 @@ export class SiteDocumentResolver {
         const again = makePlan(layoutOf(await readAll({ read: (other) => writer.readFresh(other) }, ctx.optionSlots)));
         if (again) plan = again;
       };
-      const job = (conditional ? Promise.resolve() : replan()).then(() => (plan && !plan.unchanged ? executePlan(writer, plan, expectedVersion, progress) : undefined)).finally(release);
+      const job = (conditional ? Promise.resolve() : replan())
+        .then(() => (plan && !plan.unchanged ? executePlan(writer, plan, expectedVersion, progress) : undefined))
+        .finally(release);
       handedOff = true;
       expected = (): number => session.plannedCommit(Math.max(1, left()));
-      if ((await within(job, patienceMs)).done) return { plan: plan as P, progress, committed: true, retryAfterSeconds: null };
+      if ((await within(job, patienceMs)).done)
+        return { plan: plan as P, progress, committed: true, retryAfterSeconds: null };
       // Not finished in time: the writes go on; this answers now with when they should be done.
       job.catch(() => undefined);
       const last = session.plannedCommit(Math.max(1, left()));
-      return { plan: plan as P, progress, committed: progress.committed, retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)) };
+      return {
+        plan: plan as P,
+        progress,
+        committed: progress.committed,
+        retryAfterSeconds: progress.committed ? null : Math.max(1, Math.ceil((last - Date.now()) / 1000)),
+      };
     } finally {
       if (!handedOff) release();
     }
@@ -298,7 +359,9 @@ export class FactorySiteDocumentsResolver {
   })
   async siteDocumentCapacity(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Promise<SiteDocumentCapacity> {
     const layout = layoutOf(await readAll(loaderSlotReader(ctx.loaders.factories, factory.id), ctx.optionSlots));
-    const documentSlots = [...layout.documents.values()].flatMap(({ manifest, manifestSlot }) => [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)]).sort((a, b) => a - b);
+    const documentSlots = [...layout.documents.values()]
+      .flatMap(({ manifest, manifestSlot }) => [manifestSlot, ...manifest.chunks.map((chunk) => chunk.slot)])
+      .sort((a, b) => a - b);
     return {
       freeSlots: [...layout.free].sort((a, b) => a - b),
       foreignSlots: layout.foreign,

@@ -133,23 +133,41 @@ export function checkFits(value: PreparedValue, slotCount: number): EncodedChunk
  * @throws GatewayError `CONFLICT` when the stored version is not `expectedVersion`, or
  *   `SITE_DOCUMENT_TOO_LARGE` when the changed chunks do not fit the free slots
  */
-export function planWrite(layout: SlotLayout, value: PreparedValue, options: { expectedVersion?: number | null; now: number; slotCount: number }): WritePlan {
+export function planWrite(
+  layout: SlotLayout,
+  value: PreparedValue,
+  options: { expectedVersion?: number | null; now: number; slotCount: number },
+): WritePlan {
   const current = layout.documents.get(value.name);
   const previousVersion = current?.manifest.version ?? 0;
-  if (options.expectedVersion !== undefined && options.expectedVersion !== null && options.expectedVersion !== previousVersion) {
+  if (
+    options.expectedVersion !== undefined &&
+    options.expectedVersion !== null &&
+    options.expectedVersion !== previousVersion
+  ) {
     throw conflictError(value.name, previousVersion, options.expectedVersion);
   }
   if (current && current.manifest.sha256 === value.sha256 && current.manifest.encoding === value.encoding) {
-    return { name: value.name, manifest: current.manifest, manifestSlot: current.manifestSlot, writes: [], previousVersion, unchanged: true, freed: [] };
+    return {
+      name: value.name,
+      manifest: current.manifest,
+      manifestSlot: current.manifestSlot,
+      writes: [],
+      previousVersion,
+      unchanged: true,
+      freed: [],
+    };
   }
   const free = layout.free;
-  const manifestSlot = current?.manifestSlot ?? probeOrder(value.name, options.slotCount).find((slot) => free.includes(slot));
+  const manifestSlot =
+    current?.manifestSlot ?? probeOrder(value.name, options.slotCount).find((slot) => free.includes(slot));
   const available = free.filter((slot) => slot !== manifestSlot);
   const candidates = [chunkValue(value.pieces, value.encoding, current?.manifest.chunks ?? [])];
   if (current) candidates.push(chunkValue(value.pieces, value.encoding));
   const sameEncoding = current?.manifest.encoding === value.encoding;
   const attempts = candidates.map((chunks) => place(chunks, current?.manifest.chunks ?? [], sameEncoding));
-  const placed = manifestSlot === undefined ? undefined : attempts.find((attempt) => attempt.changed.length <= available.length);
+  const placed =
+    manifestSlot === undefined ? undefined : attempts.find((attempt) => attempt.changed.length <= available.length);
   if (!placed || manifestSlot === undefined) {
     const best = attempts[attempts.length - 1] ?? attempts[0];
     const chunkCount = Math.max(1, best?.chunks.length ?? 1);
@@ -167,7 +185,12 @@ export function planWrite(layout: SlotLayout, value: PreparedValue, options: { e
     const kept = placed.kept.get(index);
     if (kept !== undefined) return { slot: kept, hash: chunk.hash, first: chunk.first, last: chunk.last };
     const slot = targets.shift() ?? 0;
-    writes.push({ slot, title: chunkTitle(value.name, version, index + 1, placed.chunks.length, chunk.hash), data: chunk.data, role: 'chunk' });
+    writes.push({
+      slot,
+      title: chunkTitle(value.name, version, index + 1, placed.chunks.length, chunk.hash),
+      data: chunk.data,
+      role: 'chunk',
+    });
     return { slot, hash: chunk.hash, first: chunk.first, last: chunk.last };
   });
   const manifest: Manifest = {
@@ -195,13 +218,21 @@ export function planWrite(layout: SlotLayout, value: PreparedValue, options: { e
  *
  * @throws GatewayError `SITE_DOCUMENT_TOO_LARGE` as `planWrite`
  */
-export function seedWrites(contents: ReadonlyArray<SlotContent | null>, value: PreparedValue, now: number): SlotWrite[] {
+export function seedWrites(
+  contents: ReadonlyArray<SlotContent | null>,
+  value: PreparedValue,
+  now: number,
+): SlotWrite[] {
   checkFits(value, contents.length);
   return planWrite(layoutOf(contents), value, { now, slotCount: contents.length }).writes;
 }
 
 /** Which new chunks the current version already holds (same data hash, each old slot once), and which must be written. */
-function place(chunks: EncodedChunk[], old: readonly ManifestChunk[], sameEncoding: boolean): { chunks: EncodedChunk[]; kept: Map<number, number>; changed: number[] } {
+function place(
+  chunks: EncodedChunk[],
+  old: readonly ManifestChunk[],
+  sameEncoding: boolean,
+): { chunks: EncodedChunk[]; kept: Map<number, number>; changed: number[] } {
   const pool = new Map<string, number[]>();
   if (sameEncoding) for (const chunk of old) pool.set(chunk.hash, [...(pool.get(chunk.hash) ?? []), chunk.slot]);
   const kept = new Map<number, number>();
@@ -235,7 +266,12 @@ export interface WriteProgress {
  * @throws GatewayError `CONFLICT` when the fresh read finds another version (no committing
  *   write is made), and the upstream's errors of a chunk or committing write
  */
-export async function executePlan(writer: SlotWriter, plan: WritePlan, expectedVersion: number | null | undefined, progress: WriteProgress): Promise<void> {
+export async function executePlan(
+  writer: SlotWriter,
+  plan: WritePlan,
+  expectedVersion: number | null | undefined,
+  progress: WriteProgress,
+): Promise<void> {
   const conditional = expectedVersion !== undefined && expectedVersion !== null;
   const check = async (): Promise<void> => {
     const fresh = manifestIn(await writer.readFresh(plan.manifestSlot));

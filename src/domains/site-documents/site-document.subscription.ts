@@ -20,21 +20,30 @@ import { NAME_RULE, SiteDocumentInfo } from './site-document.type';
 import { PerCharacter } from '../../field-rules/per-character';
 
 /** Event of `siteDocumentChanged`. */
-@ObjectType({ description: 'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.' })
+@ObjectType({
+  description:
+    'A site document was written (a new version) or deleted, by this gateway or anything else. Carries the manifest, not the value: read Factory.siteDocument(name) { value } for it.',
+})
 export class SiteDocumentChange {
   @Field(() => ID, { description: 'The company.' })
   factoryId!: string;
 
-  @Field(() => String, { description: 'The document\'s name.' })
+  @Field(() => String, { description: "The document's name." })
   name!: string;
 
   @Field(() => Date, { description: 'When the gateway saw the change (the time of the poll that found it).' })
   observedAt!: Date;
 
-  @Field(() => Int, { nullable: true, description: 'The version before the change; null when the document did not exist.' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The version before the change; null when the document did not exist.',
+  })
   previousVersion!: number | null;
 
-  @Field(() => SiteDocumentInfo, { nullable: true, description: 'The document now (version, updatedAt, bytes, slots); null when it was deleted.' })
+  @Field(() => SiteDocumentInfo, {
+    nullable: true,
+    description: 'The document now (version, updatedAt, bytes, slots); null when it was deleted.',
+  })
   document!: SiteDocumentInfo | null;
 }
 
@@ -45,9 +54,21 @@ interface DocumentState {
 }
 
 /** The events between two polls: a new version (or a rewrite of the same), or the deletion. */
-export function diffDocument(factoryId: string, name: string, previous: DocumentState, next: DocumentState, observedAt: Date): SiteDocumentChange[] {
-  const records = (state: DocumentState): Array<{ slot: number; manifest: Manifest }> => (state.manifest && state.slot !== null ? [{ slot: state.slot, manifest: state.manifest }] : []);
-  return diffRecords(records(previous), records(next), () => name, (a, b) => a.manifest.version === b.manifest.version && a.manifest.sha256 === b.manifest.sha256).map(({ before, after }) => ({
+export function diffDocument(
+  factoryId: string,
+  name: string,
+  previous: DocumentState,
+  next: DocumentState,
+  observedAt: Date,
+): SiteDocumentChange[] {
+  const records = (state: DocumentState): Array<{ slot: number; manifest: Manifest }> =>
+    state.manifest && state.slot !== null ? [{ slot: state.slot, manifest: state.manifest }] : [];
+  return diffRecords(
+    records(previous),
+    records(next),
+    () => name,
+    (a, b) => a.manifest.version === b.manifest.version && a.manifest.sha256 === b.manifest.sha256,
+  ).map(({ before, after }) => ({
     factoryId,
     name,
     observedAt,
@@ -65,7 +86,11 @@ export function diffDocument(factoryId: string, name: string, previous: Document
  *
  * @throws GatewayError `NOT_FOUND` from the first poll when the key's character owns no such company.
  */
-export function siteDocumentFeed(factoryId: string, name: string, slotCount: number): Feed<DocumentState, SiteDocumentChange> {
+export function siteDocumentFeed(
+  factoryId: string,
+  name: string,
+  slotCount: number,
+): Feed<DocumentState, SiteDocumentChange> {
   let known: number | null = null;
   return {
     kind: 'siteDocument',
@@ -99,12 +124,15 @@ export class SiteDocumentSubscriptionResolver {
     subscribe: ({ args, context }) => {
       const { factoryId, name } = args as { factoryId: string; name: string };
       if (!NAME_PATTERN.test(name)) throw badInputError(`A site document name is ${NAME_RULE}.`, 'name');
-      return openFeeds(context as SubscriptionContext, [siteDocumentFeed(factoryId, name, (context as SubscriptionContext).optionSlots)]);
+      return openFeeds(context as SubscriptionContext, [
+        siteDocumentFeed(factoryId, name, (context as SubscriptionContext).optionSlots),
+      ]);
     },
   })
   siteDocumentChanged(
     @Root() message: FeedMessage<SiteDocumentChange>,
-    @Arg('factoryId', () => ID, { description: 'The company (must be owned by the key\'s character, else NOT_FOUND).' }) _factoryId: string,
+    @Arg('factoryId', () => ID, { description: "The company (must be owned by the key's character, else NOT_FOUND)." })
+    _factoryId: string,
     @Arg('name', () => String, { description: `The document's name, ${NAME_RULE}.` }) _name: string,
     @Ctx() ctx: SubscriptionContext,
   ): SiteDocumentChange {

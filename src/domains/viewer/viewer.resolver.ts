@@ -30,7 +30,13 @@ export class ViewerResolver {
       };
     }
     const keyId = ctx.session.keyId;
-    return { kind: ViewerKind.KEY, tokenId: null, expiresAt: null, characters: keyId ? [{ id: keyId, name: 'API key' }] : [], grants: [] };
+    return {
+      kind: ViewerKind.KEY,
+      tokenId: null,
+      expiresAt: null,
+      characters: keyId ? [{ id: keyId, name: 'API key' }] : [],
+      grants: [],
+    };
   }
 }
 
@@ -38,7 +44,10 @@ export class ViewerResolver {
 @Resolver(() => Factory)
 export class FactoryOwnerResolver {
   /** The character whose key serves this company, or null for a key caller. */
-  @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this company; null when the caller sent a StateV key.' })
+  @FieldResolver(() => Character, {
+    nullable: true,
+    description: 'The character whose key serves this company; null when the caller sent a StateV key.',
+  })
   owner(@Root() factory: Factory, @Ctx() ctx: GatewayContext): Character | null {
     return ownerOf(ctx, factory);
   }
@@ -48,7 +57,10 @@ export class FactoryOwnerResolver {
 @Resolver(() => Building)
 export class BuildingOwnerResolver {
   /** The character whose key serves this building, or null for a key caller. */
-  @FieldResolver(() => Character, { nullable: true, description: 'The character whose key serves this building; null when the caller sent a StateV key.' })
+  @FieldResolver(() => Character, {
+    nullable: true,
+    description: 'The character whose key serves this building; null when the caller sent a StateV key.',
+  })
   owner(@Root() building: Building, @Ctx() ctx: GatewayContext): Character | null {
     return ownerOf(ctx, building);
   }
@@ -60,7 +72,8 @@ export class AuctionChangeOwnerResolver {
   /** The character whose auction changed (the part of a token over several characters that saw it), or null for a key caller. */
   @FieldResolver(() => Character, {
     nullable: true,
-    description: 'The character whose auction changed (an access token over several characters watches each of them); null when the caller sent a StateV key.',
+    description:
+      'The character whose auction changed (an access token over several characters watches each of them); null when the caller sent a StateV key.',
   })
   owner(@Root() change: AuctionChange, @Ctx() ctx: GatewayContext): Character | null {
     const owner = change.character ?? ctx.token?.characters[0] ?? null;

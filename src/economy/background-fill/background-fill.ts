@@ -71,7 +71,11 @@ export class BackgroundFill {
    */
   note(request: MissedRequest): number | null {
     if (this.closed) return null;
-    const queue = this.keys.get(request.keyId) ?? { pending: new Map<string, Pending>(), timer: undefined, running: false };
+    const queue = this.keys.get(request.keyId) ?? {
+      pending: new Map<string, Pending>(),
+      timer: undefined,
+      running: false,
+    };
     const existing = queue.pending.get(request.key);
     if (existing) {
       existing.count += 1;
@@ -121,10 +125,13 @@ export class BackgroundFill {
     }
     const now = this.options.now();
     const at = this.options.plan(keyId, 1)[0] ?? now;
-    queue.timer = setTimeout(() => {
-      queue.timer = undefined;
-      void this.pump(keyId, queue);
-    }, Math.max(0, at - now));
+    queue.timer = setTimeout(
+      () => {
+        queue.timer = undefined;
+        void this.pump(keyId, queue);
+      },
+      Math.max(0, at - now),
+    );
     queue.timer.unref();
   }
 

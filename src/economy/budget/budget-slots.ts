@@ -27,7 +27,11 @@ interface TakeRequest {
 }
 
 /** Takes from the shared log, or this process's when Redis does not answer: 0 = taken, else ms to wait. */
-export async function takeSharedSlot(shared: KeyBudgetOptions['shared'], log: SlidingWindowLog, take: TakeRequest): Promise<number> {
+export async function takeSharedSlot(
+  shared: KeyBudgetOptions['shared'],
+  log: SlidingWindowLog,
+  take: TakeRequest,
+): Promise<number> {
   const { id, allowance, slot, windowMs, writeIntent } = take;
   if (shared) {
     const waitMs = await shared.takeWindowSlot(id, allowance, windowMs, slot.at, slot.member, writeIntent);
@@ -40,7 +44,12 @@ export async function takeSharedSlot(shared: KeyBudgetOptions['shared'], log: Sl
 }
 
 /** Waits for one of the key's connection slots, until `deadline` (epoch ms; none for background work). */
-export function waitForSlot(slots: KeyConnectionGate, id: string, deadline: number, now: () => number): Promise<() => void> {
+export function waitForSlot(
+  slots: KeyConnectionGate,
+  id: string,
+  deadline: number,
+  now: () => number,
+): Promise<() => void> {
   if (!Number.isFinite(deadline)) return slots.acquire(id);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new LimitExceeded(1, 'budget')), Math.max(0, deadline - now()));
@@ -52,7 +61,13 @@ export function waitForSlot(slots: KeyConnectionGate, id: string, deadline: numb
  * answer arrived, plus the edge margin: the upstream counted it at its arrival, which
  * only the answer bounds (see `SlidingWindowLog.settle`).
  */
-export function settleSlot(options: KeyBudgetOptions, log: SlidingWindowLog, id: string, slot: TakenSlot, now: () => number): void {
+export function settleSlot(
+  options: KeyBudgetOptions,
+  log: SlidingWindowLog,
+  id: string,
+  slot: TakenSlot,
+  now: () => number,
+): void {
   const windowMs = options.limit?.windowMs ?? 60_000;
   const at = Math.max(slot.at, now() + (options.edgeMarginMs ?? WINDOW_EDGE_MARGIN_MS));
   log.settle(id, slot.at, at);

@@ -80,7 +80,11 @@ export class KeyBudget {
    */
   pollShare(id: string, percent: number): number {
     const limit = this.options.limit;
-    return perMinuteShare(limit && { requests: limit.requests, windowSeconds: limit.windowMs / 1000 }, this.allowance(id), percent);
+    return perMinuteShare(
+      limit && { requests: limit.requests, windowSeconds: limit.windowMs / 1000 },
+      this.allowance(id),
+      percent,
+    );
   }
 
   /**
@@ -100,10 +104,20 @@ export class KeyBudget {
     return this.plan(id, Math.max(0, writesLeft - 1), 'write', true).times.at(-1) ?? this.now();
   }
 
-  private plan(id: string, count: number, priority: UpstreamPriority, alike: boolean): { times: number[]; ahead: number } {
+  private plan(
+    id: string,
+    count: number,
+    priority: UpstreamPriority,
+    alike: boolean,
+  ): { times: number[]; ahead: number } {
     const now = this.now();
     const limit = this.log ? this.options.limit : null;
-    return planQueue({ state: this.states.peek(id), log: this.log?.times(id, now) ?? [], limit, allowance: this.allowance(id), now }, count, priority, alike);
+    return planQueue(
+      { state: this.states.peek(id), log: this.log?.times(id, now) ?? [], limit, allowance: this.allowance(id), now },
+      count,
+      priority,
+      alike,
+    );
   }
 
   /**
@@ -113,7 +127,11 @@ export class KeyBudget {
   coolDown(id: string, seconds: number): void {
     const state = this.state(id);
     const keepMs = learn429(state, this.options.limit, this.now(), seconds);
-    void this.options.shared?.setCooldown(id, state.cooldownUntil, { allowance: state.allowance, learnedAt: state.learnedAt, keepMs });
+    void this.options.shared?.setCooldown(id, state.cooldownUntil, {
+      allowance: state.allowance,
+      learnedAt: state.learnedAt,
+      keepMs,
+    });
   }
 
   /**
@@ -131,13 +149,13 @@ export class KeyBudget {
     // A 429 the key's own requests do not explain (see unexplained429); without a budget there is no count to compare.
     const report = this.options.onUnexplained429;
     const sent = this.log?.times(id, now).length ?? 0;
-    const unexplained = report && this.log ? unexplained429(id, state, this.options.limit ?? undefined, sent, now, seconds) : null;
+    const unexplained =
+      report && this.log ? unexplained429(id, state, this.options.limit ?? undefined, sent, now, seconds) : null;
     if (unexplained) report?.(unexplained);
     this.coolDown(id, seconds);
     this.options.onRateLimited?.('upstream');
     if (typeof retryAfter !== 'number') error.extensions.retryAfterSeconds = seconds;
   }
-
 
   /**
    * Waits until the key may send one request: no cooldown, room in its window behind
@@ -153,7 +171,10 @@ export class KeyBudget {
     const state = this.state(id);
     // Operations and writes are refused during a 429 cooldown; only operations have a deadline (a write's caller races its own patience).
     const patient = priority !== 'operation' && priority !== 'write';
-    const deadline = priority !== 'operation' ? Number.POSITIVE_INFINITY : this.now() + (options.patienceMs ?? this.options.patienceMs);
+    const deadline =
+      priority !== 'operation'
+        ? Number.POSITIVE_INFINITY
+        : this.now() + (options.patienceMs ?? this.options.patienceMs);
     const shared = this.options.shared;
     ticket?.markQueued();
     if (shared) adoptShared(state, await shared.keyLimits(id));
@@ -181,10 +202,19 @@ export class KeyBudget {
     const now = this.now();
     // values() and peek() read each state without reordering the LRU (get() inside the loop would never end).
     const states = id === undefined ? this.states.values() : [this.states.peek(id) ?? newKeyState(this.options.limit)];
-    return { windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0, ...stateTotals(states, this.options.limit, now) };
+    return {
+      windowRequests: (id === undefined ? this.log?.totals(now).requests : this.log?.times(id, now).length) ?? 0,
+      ...stateTotals(states, this.options.limit, now),
+    };
   }
 
-  private takeBudget(state: KeyState, id: string, priority: UpstreamPriority, deadline: number, ticket: QueueTicket | undefined): Promise<TakenSlot> {
+  private takeBudget(
+    state: KeyState,
+    id: string,
+    priority: UpstreamPriority,
+    deadline: number,
+    ticket: QueueTicket | undefined,
+  ): Promise<TakenSlot> {
     const limit = this.options.limit as BudgetLimit;
     const log = this.log as SlidingWindowLog;
     return takeBudget(
@@ -196,17 +226,16 @@ export class KeyBudget {
         now: this.now,
         allowance: () => this.allowance(id),
         member: (now) => (this.options.shared ? `${now}-${randomUUID()}` : ''),
-        takeShared: (allowance, slot, writeIntent) => takeSharedSlot(this.options.shared, log, { id, allowance, slot, windowMs: limit.windowMs, writeIntent }),
+        takeShared: (allowance, slot, writeIntent) =>
+          takeSharedSlot(this.options.shared, log, { id, allowance, slot, windowMs: limit.windowMs, writeIntent }),
         localOnly: !this.options.shared,
         onDropped: this.options.onDropped,
       },
     );
   }
 
-
   private checkCooldown(state: KeyState): void {
     const left = state.cooldownUntil - this.now();
     if (left > 0) throw new LimitExceeded(Math.ceil(left / 1000), 'cooldown');
   }
-
 }

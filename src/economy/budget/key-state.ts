@@ -30,7 +30,15 @@ export interface KeyState {
 
 /** A key nothing has been learned of: the full allowance, no cooldown, nothing queued. */
 export function newKeyState(limit: BudgetLimit | null): KeyState {
-  return { cooldownUntil: 0, allowance: limit?.requests ?? 0, learnedAt: 0, backoffStreak: 0, queued: noneQueued(), upstream429s: 0, unexplainedWarnedAt: 0 };
+  return {
+    cooldownUntil: 0,
+    allowance: limit?.requests ?? 0,
+    learnedAt: 0,
+    backoffStreak: 0,
+    queued: noneQueued(),
+    upstream429s: 0,
+    unexplainedWarnedAt: 0,
+  };
 }
 
 /**
@@ -87,13 +95,21 @@ export function adoptShared(state: KeyState, limits: SharedKeyLimits): void {
  * @param limit - the budget, `windowSeconds` in seconds; null when off
  * @param allowance - the key's allowance now (see {@link allowanceOf})
  */
-export function perMinuteShare(limit: { requests: number; windowSeconds: number } | null, allowance: number, percent: number): number {
+export function perMinuteShare(
+  limit: { requests: number; windowSeconds: number } | null,
+  allowance: number,
+  percent: number,
+): number {
   if (!limit || !Number.isFinite(allowance)) return Number.POSITIVE_INFINITY;
   return ((Math.min(allowance, limit.requests) * 60) / limit.windowSeconds) * (percent / 100);
 }
 
 /** What `states` add up to now: keys with a reduced allowance, their upstream 429s, and what waits per priority. */
-export function stateTotals(states: Iterable<KeyState>, limit: BudgetLimit | null, now: number): { reducedKeys: number; upstream429s: number; queued: Record<UpstreamPriority, number> } {
+export function stateTotals(
+  states: Iterable<KeyState>,
+  limit: BudgetLimit | null,
+  now: number,
+): { reducedKeys: number; upstream429s: number; queued: Record<UpstreamPriority, number> } {
   let [reducedKeys, upstream429s] = [0, 0];
   const queued = noneQueued();
   for (const state of states) {

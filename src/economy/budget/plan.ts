@@ -24,12 +24,19 @@ export interface PlanInput {
  *
  * @returns the planned times of all of them, and how many of them were ahead
  */
-export function planQueue(input: PlanInput, count: number, priority: UpstreamPriority, alike: boolean): { times: number[]; ahead: number } {
+export function planQueue(
+  input: PlanInput,
+  count: number,
+  priority: UpstreamPriority,
+  alike: boolean,
+): { times: number[]; ahead: number } {
   const { state, limit, now } = input;
   const notBefore = Math.max(now, state?.cooldownUntil ?? 0);
   const rank = PRIORITY_RANK[priority] + (alike ? 1 : 0);
   let ahead = 0;
-  if (state) for (const other of Object.keys(state.queued) as UpstreamPriority[]) if (PRIORITY_RANK[other] < rank) ahead += state.queued[other];
+  if (state)
+    for (const other of Object.keys(state.queued) as UpstreamPriority[])
+      if (PRIORITY_RANK[other] < rank) ahead += state.queued[other];
   if (!limit) return { times: Array.from({ length: ahead + count }, () => notBefore), ahead };
   return { times: plannedSendTimes(input.log, ahead + count, input.allowance, limit.windowMs, notBefore), ahead };
 }

@@ -103,12 +103,19 @@ export function waitMs(log: readonly number[], allowance: number, windowMs: numb
  *
  * @returns epoch ms of each request, in order
  */
-export function plannedSendTimes(log: readonly number[], count: number, allowance: number, windowMs: number, notBefore: number): number[] {
+export function plannedSendTimes(
+  log: readonly number[],
+  count: number,
+  allowance: number,
+  windowMs: number,
+  notBefore: number,
+): number[] {
   const limit = Math.max(1, Math.floor(allowance));
   const times = [...log];
   const planned: number[] = [];
   for (let i = 0; i < count; i += 1) {
-    const at = times.length < limit ? notBefore : Math.max(notBefore, (times[times.length - limit] ?? notBefore) + windowMs);
+    const at =
+      times.length < limit ? notBefore : Math.max(notBefore, (times[times.length - limit] ?? notBefore) + windowMs);
     times.push(at);
     planned.push(at);
   }

@@ -61,7 +61,8 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
   let priority = waiter.priority;
   // A write's one name in the shared log's write intents, on every try (made only for a write: this runs for every upstream request).
   let intent: string | undefined;
-  const takeShared = (allowance: number, slot: TakenSlot): Promise<number> => budget.takeShared(allowance, slot, priority === 'write' ? (intent ??= randomUUID()) : undefined);
+  const takeShared = (allowance: number, slot: TakenSlot): Promise<number> =>
+    budget.takeShared(allowance, slot, priority === 'write' ? (intent ??= randomUUID()) : undefined);
   try {
     for (;;) {
       if (ticket && ticket.priority !== priority) {
@@ -81,7 +82,8 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
         // Higher priorities first: wait until the window has room for them and this one.
         const planned = plannedSendTimes(log.times(id, now), ahead + 1, allowance, limit.windowMs, now);
         waitMs = Math.max(0, (planned[ahead] ?? now) - now);
-        if (waitMs === 0) waitMs = budget.localOnly && log.take(id, allowance, now) === 0 ? 0 : await takeShared(allowance, slot);
+        if (waitMs === 0)
+          waitMs = budget.localOnly && log.take(id, allowance, now) === 0 ? 0 : await takeShared(allowance, slot);
       } else {
         waitMs = await takeShared(allowance, slot);
       }
@@ -102,7 +104,11 @@ export async function takeBudget(waiter: Waiter, budget: BudgetParts): Promise<T
  * Waits out the key's 429 cooldown (patient requests; with a budget `takeBudget` does it
  * too). While it waits, the ticket says until when.
  */
-export async function waitOutCooldown(state: KeyState, now: () => number, ticket: QueueTicket | undefined): Promise<void> {
+export async function waitOutCooldown(
+  state: KeyState,
+  now: () => number,
+  ticket: QueueTicket | undefined,
+): Promise<void> {
   for (let left = state.cooldownUntil - now(); left > 0; left = state.cooldownUntil - now()) {
     ticket?.plan(state.cooldownUntil);
     await (ticket ? ticket.sleep(left) : new Promise<void>((resolve) => setTimeout(resolve, left)));

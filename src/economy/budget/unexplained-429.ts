@@ -12,12 +12,26 @@ import type { BudgetLimit, KeyState } from './key-state';
  * @param sent - the key's requests in its current window, the refused one included
  * @param retryAfterSeconds - the cooldown the 429 set, seconds
  */
-export function unexplained429(keyId: string, state: KeyState, limit: BudgetLimit | undefined, sent: number, now: number, retryAfterSeconds: number): Unexplained429 | null {
+export function unexplained429(
+  keyId: string,
+  state: KeyState,
+  limit: BudgetLimit | undefined,
+  sent: number,
+  now: number,
+  retryAfterSeconds: number,
+): Unexplained429 | null {
   const sentInWindow = Math.max(0, sent - 1);
   if (!limit || sentInWindow >= limit.requests) return null;
   const firstInWindow = state.unexplainedWarnedAt === 0 || now - state.unexplainedWarnedAt >= limit.windowMs;
   if (firstInWindow) state.unexplainedWarnedAt = now;
-  return { keyId, sentInWindow, limit: limit.requests, windowSeconds: limit.windowMs / 1000, retryAfterSeconds, firstInWindow };
+  return {
+    keyId,
+    sentInWindow,
+    limit: limit.requests,
+    windowSeconds: limit.windowMs / 1000,
+    retryAfterSeconds,
+    firstInWindow,
+  };
 }
 
 /**
@@ -27,5 +41,11 @@ export function unexplained429(keyId: string, state: KeyState, limit: BudgetLimi
  */
 export function backoffSeconds(state: KeyState, options: KeyBudgetOptions, now: number): number {
   const windowMs = options.limit?.windowMs ?? 60_000;
-  return nextBackoffSeconds(state, windowMs, now, options.defaultBackoffSeconds ?? 60, options.maxBackoffSeconds ?? 3600);
+  return nextBackoffSeconds(
+    state,
+    windowMs,
+    now,
+    options.defaultBackoffSeconds ?? 60,
+    options.maxBackoffSeconds ?? 3600,
+  );
 }

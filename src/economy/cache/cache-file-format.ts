@@ -22,10 +22,18 @@ export const CACHE_FILE_VERSION = 1;
  * @param secretTag - the HMAC tag of `KEY_HASH_SECRET` (see `CacheFile`)
  */
 export function encodeCacheFile(records: readonly CacheRecord[], writtenAt: number, secretTag: string): Buffer {
-  const chunks: Buffer[] = [Buffer.from(`${CACHE_FILE_MAGIC} ${CACHE_FILE_VERSION}\n${JSON.stringify({ writtenAt, secretTag, entries: records.length })}\n`)];
+  const chunks: Buffer[] = [
+    Buffer.from(
+      `${CACHE_FILE_MAGIC} ${CACHE_FILE_VERSION}\n${JSON.stringify({ writtenAt, secretTag, entries: records.length })}\n`,
+    ),
+  ];
   for (const { key, entry, expiresAt } of records) {
     const head = JSON.stringify([key, entry.storedAt, Math.round(expiresAt), entry.failure ? 'f' : 'b']);
-    chunks.push(Buffer.from(`${head}\t`), entry.failure ? Buffer.from(JSON.stringify(entry.failure)) : compactUtf8(entry.json), NEWLINE);
+    chunks.push(
+      Buffer.from(`${head}\t`),
+      entry.failure ? Buffer.from(JSON.stringify(entry.failure)) : compactUtf8(entry.json),
+      NEWLINE,
+    );
   }
   const hash = createHash('sha256');
   for (const chunk of chunks) hash.update(chunk);
@@ -35,7 +43,9 @@ export function encodeCacheFile(records: readonly CacheRecord[], writtenAt: numb
 
 const NEWLINE = Buffer.from('\n');
 
-type Parsed = { ok: true; records: CacheRecord[] } | { ok: false; reason: 'corrupt' | 'other-version' | 'other-secret'; detail: string };
+type Parsed =
+  | { ok: true; records: CacheRecord[] }
+  | { ok: false; reason: 'corrupt' | 'other-version' | 'other-secret'; detail: string };
 
 /** Reads a cache file's content, checking its format line, checksum, header and every entry. */
 export function parseCacheFile(content: Buffer, secretTag: string): Parsed {
@@ -44,12 +54,19 @@ export function parseCacheFile(content: Buffer, secretTag: string): Parsed {
   const first = content.subarray(0, firstEnd < 0 ? Math.min(content.length, 200) : firstEnd).toString('utf8');
   const magic = /^statev-gateway-upstream-cache (\S+)$/.exec(first);
   if (!magic) return corrupt('not a gateway cache file');
-  if (magic[1] !== String(CACHE_FILE_VERSION)) return { ok: false, reason: 'other-version', detail: `format ${magic[1]}, this gateway reads ${CACHE_FILE_VERSION}` };
+  if (magic[1] !== String(CACHE_FILE_VERSION))
+    return {
+      ok: false,
+      reason: 'other-version',
+      detail: `format ${magic[1]}, this gateway reads ${CACHE_FILE_VERSION}`,
+    };
 
   const endAt = content.lastIndexOf('\n#end ', content.length - 2);
   if (endAt < 0 || content[content.length - 1] !== 0x0a) return corrupt('incomplete (no end line)');
   const expected = content.subarray(endAt + 6, content.length - 1).toString('latin1');
-  const actual = createHash('sha256').update(content.subarray(0, endAt + 1)).digest('hex');
+  const actual = createHash('sha256')
+    .update(content.subarray(0, endAt + 1))
+    .digest('hex');
   if (expected !== actual) return corrupt('checksum mismatch');
 
   const lines = splitLines(content.subarray(firstEnd + 1, endAt));
@@ -60,8 +77,10 @@ export function parseCacheFile(content: Buffer, secretTag: string): Parsed {
   } catch {
     return corrupt('header is not JSON');
   }
-  if (!isRecord(header) || typeof header.secretTag !== 'string' || header.entries !== lines.length) return corrupt('bad header');
-  if (header.secretTag !== secretTag) return { ok: false, reason: 'other-secret', detail: 'written under another KEY_HASH_SECRET' };
+  if (!isRecord(header) || typeof header.secretTag !== 'string' || header.entries !== lines.length)
+    return corrupt('bad header');
+  if (header.secretTag !== secretTag)
+    return { ok: false, reason: 'other-secret', detail: 'written under another KEY_HASH_SECRET' };
 
   const records: CacheRecord[] = [];
   for (const line of lines) {
@@ -83,7 +102,8 @@ function parseRecord(line: Buffer): CacheRecord | null {
   }
   if (!Array.isArray(head) || head.length !== 4) return null;
   const [key, storedAt, expiresAt, kind] = head as unknown[];
-  if (typeof key !== 'string' || !key.includes('|') || !Number.isFinite(storedAt) || !Number.isFinite(expiresAt)) return null;
+  if (typeof key !== 'string' || !key.includes('|') || !Number.isFinite(storedAt) || !Number.isFinite(expiresAt))
+    return null;
   const payload = line.subarray(tab + 1);
   let entry: StoredEntry;
   if (kind === 'b') {
@@ -105,9 +125,15 @@ function parseFailure(payload: Buffer): UpstreamFailure | null {
   } catch {
     return null;
   }
-  if (!isRecord(value) || typeof value.code !== 'string' || !isRecord(value.upstream) || !isRecord(value.extra)) return null;
+  if (!isRecord(value) || typeof value.code !== 'string' || !isRecord(value.upstream) || !isRecord(value.extra))
+    return null;
   const upstream = value.upstream;
-  if (typeof upstream.endpoint !== 'string' || typeof upstream.message !== 'string' || !(upstream.status === null || typeof upstream.status === 'number')) return null;
+  if (
+    typeof upstream.endpoint !== 'string' ||
+    typeof upstream.message !== 'string' ||
+    !(upstream.status === null || typeof upstream.status === 'number')
+  )
+    return null;
   return value as unknown as UpstreamFailure;
 }
 
@@ -126,4 +152,3 @@ function splitLines(content: Buffer): Buffer[] {
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-

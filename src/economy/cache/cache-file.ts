@@ -82,7 +82,10 @@ export class CacheFile {
       content = await readFile(this.path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-        this.options.logger.warn({ cacheFile: this.path, err: (error as Error).message }, 'cache file cannot be read; starting with an empty cache');
+        this.options.logger.warn(
+          { cacheFile: this.path, err: (error as Error).message },
+          'cache file cannot be read; starting with an empty cache',
+        );
       }
       return { loaded: 0, dropped: 0 };
     }
@@ -128,7 +131,10 @@ export class CacheFile {
     await writeFileAtomic(this.path, content, { mode: 0o600 });
     await chmod(this.path, 0o600); // also when the file existed with wider permissions
     this.writtenChanges = changes;
-    this.options.logger.debug({ cacheFile: this.path, entries: records.length }, 'upstream cache written to the cache file');
+    this.options.logger.debug(
+      { cacheFile: this.path, entries: records.length },
+      'upstream cache written to the cache file',
+    );
     return true;
   }
 
@@ -144,9 +150,15 @@ export class CacheFile {
     const target = `${this.path}.${reason}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     try {
       await rename(this.path, target);
-      this.options.logger.warn({ cacheFile: this.path, setAsideAs: target, reason, detail }, 'cache file set aside; starting with an empty cache');
+      this.options.logger.warn(
+        { cacheFile: this.path, setAsideAs: target, reason, detail },
+        'cache file set aside; starting with an empty cache',
+      );
     } catch (error) {
-      this.options.logger.warn({ cacheFile: this.path, reason, detail, err: (error as Error).message }, 'cache file unusable and cannot be set aside; starting with an empty cache');
+      this.options.logger.warn(
+        { cacheFile: this.path, reason, detail, err: (error as Error).message },
+        'cache file unusable and cannot be set aside; starting with an empty cache',
+      );
     }
     return { loaded: 0, dropped: 0, setAside: reason, setAsidePath: target };
   }
@@ -197,7 +209,10 @@ export class CacheSnapshots {
     try {
       return await this.file.save(this.cache);
     } catch (error) {
-      this.logger.warn({ cacheFile: this.file.path, err: (error as Error).message }, 'cache file could not be written; will try again');
+      this.logger.warn(
+        { cacheFile: this.file.path, err: (error as Error).message },
+        'cache file could not be written; will try again',
+      );
       return false;
     }
   }

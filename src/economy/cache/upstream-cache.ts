@@ -32,7 +32,9 @@ const DECODED_MAX_BYTES = 1024 * 1024;
  * An entry as the cache keeps it: a body as compact JSON text (parsed on use), or a
  * failure as a shared frozen record (the same 404 text recurs for every key).
  */
-export type StoredEntry = { storedAt: number; json: CompactJson; failure?: undefined } | { storedAt: number; json?: undefined; failure: UpstreamFailure };
+export type StoredEntry =
+  | { storedAt: number; json: CompactJson; failure?: undefined }
+  | { storedAt: number; json?: undefined; failure: UpstreamFailure };
 
 /** One entry of {@link UpstreamCache.records}: what a cache file keeps of it. */
 export interface CacheRecord {
@@ -90,9 +92,17 @@ export class UpstreamCache {
   get(key: string): CacheEntry | undefined {
     const stored = this.lru.get(key);
     if (stored === undefined) return undefined;
-    if (stored.failure) return { kind: 'failure', failure: stored.failure, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    if (stored.failure)
+      return { kind: 'failure', failure: stored.failure, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
     const known = this.decoded.get(stored);
-    if (known) return { kind: 'body', body: known.body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo: known.memo };
+    if (known)
+      return {
+        kind: 'body',
+        body: known.body,
+        storedAt: stored.storedAt,
+        bytes: storedBytes(key, stored),
+        memo: known.memo,
+      };
     let body: unknown;
     try {
       body = parseCompactJson(stored.json);
@@ -101,7 +111,9 @@ export class UpstreamCache {
       return undefined;
     }
     const memo = this.keepDecoded(stored, body);
-    return memo ? { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo } : { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    return memo
+      ? { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo }
+      : { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
   }
 
   /** Keeps a decoded body for the next reads (dropping the first decoded beyond the bound); its memo, or undefined when it is not kept. */
@@ -129,7 +141,9 @@ export class UpstreamCache {
   /** Stores an entry for `lifetimeMs` (its TTL or the stale window, whichever is longer). */
   set(key: string, entry: CacheEntry, lifetimeMs: number): void {
     const stored: StoredEntry =
-      entry.kind === 'body' ? { storedAt: entry.storedAt, json: compactJson(entry.body) } : { storedAt: entry.storedAt, failure: this.shared(entry.failure) };
+      entry.kind === 'body'
+        ? { storedAt: entry.storedAt, json: compactJson(entry.body) }
+        : { storedAt: entry.storedAt, failure: this.shared(entry.failure) };
     this.store(key, stored, lifetimeMs);
   }
 
@@ -160,7 +174,8 @@ export class UpstreamCache {
     // lru-cache's dump() lists entries most recent first; its `start` is wall-clock based,
     // so the remaining lifetime is ttl - (Date.now() - start) whatever clock this cache uses.
     for (const [key, item] of this.lru.dump()) {
-      const remaining = item.ttl !== undefined && item.start !== undefined ? item.ttl - (Date.now() - item.start) : Infinity;
+      const remaining =
+        item.ttl !== undefined && item.start !== undefined ? item.ttl - (Date.now() - item.start) : Infinity;
       if (remaining > 0) records.unshift({ key, entry: item.value, expiresAt: now + remaining });
     }
     return records;
@@ -169,7 +184,11 @@ export class UpstreamCache {
   /** Takes an entry read from a cache file (its failure record shared again). */
   restore(record: CacheRecord): void {
     const { entry } = record;
-    this.store(record.key, entry.failure ? { storedAt: entry.storedAt, failure: this.shared(entry.failure) } : entry, record.expiresAt - this.now());
+    this.store(
+      record.key,
+      entry.failure ? { storedAt: entry.storedAt, failure: this.shared(entry.failure) } : entry,
+      record.expiresAt - this.now(),
+    );
   }
 
   private store(key: string, stored: StoredEntry, lifetimeMs: number): void {
@@ -185,7 +204,11 @@ export class UpstreamCache {
     const id = JSON.stringify(failure);
     const known = this.failures.get(id);
     if (known) return known;
-    const record = Object.freeze({ code: failure.code, upstream: Object.freeze({ ...failure.upstream }), extra: Object.freeze({ ...failure.extra }) });
+    const record = Object.freeze({
+      code: failure.code,
+      upstream: Object.freeze({ ...failure.upstream }),
+      extra: Object.freeze({ ...failure.extra }),
+    });
     this.failures.set(id, record);
     return record;
   }

@@ -32,7 +32,10 @@ export interface ReplicaLoad {
  * in the shared cache. When the lock holder takes longer than `lockMs` the waiter
  * fetches by itself; when Redis is away every lock is granted (each replica fetches).
  */
-export async function loadAcrossReplicas(shared: SharedState, load: ReplicaLoad): Promise<{ entry: CacheEntry; source: ReplicaSource }> {
+export async function loadAcrossReplicas(
+  shared: SharedState,
+  load: ReplicaLoad,
+): Promise<{ entry: CacheEntry; source: ReplicaSource }> {
   const startedAt = load.now();
   const remote = await shared.getEntry(load.key);
   if (load.usable(remote)) return { entry: remote, source: 'shared' };

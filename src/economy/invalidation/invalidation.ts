@@ -41,7 +41,13 @@ export class Invalidation {
     rules: readonly EndpointRules[] = [],
   ) {
     this.rules = new EndpointRuleBook(rules);
-    shared?.onInvalidation((keyId, scope, changed) => this.applyLocally(keyId, scope, changed?.map((each) => each.key)));
+    shared?.onInvalidation((keyId, scope, changed) =>
+      this.applyLocally(
+        keyId,
+        scope,
+        changed?.map((each) => each.key),
+      ),
+    );
     shared?.onReconnect(() => this.resendPending());
   }
 
@@ -88,7 +94,12 @@ export class Invalidation {
    * caches (the write-through): after the shared entries are deleted, before the other
    * replicas are told; this process's listeners are told once it is done.
    */
-  async written(keyId: string, endpoint: Endpoint, body: unknown, store: () => Promise<void> = async () => undefined): Promise<void> {
+  async written(
+    keyId: string,
+    endpoint: Endpoint,
+    body: unknown,
+    store: () => Promise<void> = async () => undefined,
+  ): Promise<void> {
     const scope = this.rules.writeScope(endpoint, body);
     if (scope === undefined) return store();
     // Locally first: the same operation may read the written resource back right away.

@@ -28,7 +28,12 @@ export interface JoinedWaitOptions {
  * @returns what the flight resolves to
  * @throws the flight's error, or UpstreamError `RATE_LIMITED` when patience ran out while it was queued
  */
-export function awaitJoined<T>(flight: Promise<T>, ticket: QueueTicket, endpoint: Endpoint, options: JoinedWaitOptions): Promise<T> {
+export function awaitJoined<T>(
+  flight: Promise<T>,
+  ticket: QueueTicket,
+  endpoint: Endpoint,
+  options: JoinedWaitOptions,
+): Promise<T> {
   ticket.raise(options.priority ?? 'operation');
   const now = options.now;
   const deadline = now() + options.patienceMs;

@@ -17,7 +17,13 @@
 export type UpstreamPriority = 'write' | 'operation' | 'missed' | 'stale' | 'background';
 
 /** Rank of a priority: lower is served first. */
-export const PRIORITY_RANK: Readonly<Record<UpstreamPriority, number>> = Object.freeze({ write: 0, operation: 1, missed: 2, stale: 3, background: 4 });
+export const PRIORITY_RANK: Readonly<Record<UpstreamPriority, number>> = Object.freeze({
+  write: 0,
+  operation: 1,
+  missed: 2,
+  stale: 3,
+  background: 4,
+});
 
 /** A count of zero per priority (a key's queued requests, the metrics' totals). */
 export function noneQueued(): Record<UpstreamPriority, number> {

@@ -37,7 +37,8 @@ export class WaitingLines {
    */
   enter(queued: Record<UpstreamPriority, number>, priority: UpstreamPriority): boolean {
     const queuedNow = Object.values(queued).reduce((sum, count) => sum + count, 0);
-    if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000) || this.total >= (this.options.maxQueuedTotal ?? 20_000)) return false;
+    if (queuedNow >= (this.options.maxQueuedPerKey ?? 1000) || this.total >= (this.options.maxQueuedTotal ?? 20_000))
+      return false;
     queued[priority] += 1;
     this.total += 1;
     return true;

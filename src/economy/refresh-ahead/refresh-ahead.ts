@@ -117,7 +117,15 @@ export class RefreshAhead {
     const resources = tracked.resources;
     let resource = resources.get(read.key);
     if (!resource) {
-      resource = { endpoint: read.endpoint, storedAt: read.storedAt, ttlMs: read.ttlMs, reads: EMPTY_READS, next: 0, refreshing: false, lastRead: 0 };
+      resource = {
+        endpoint: read.endpoint,
+        storedAt: read.storedAt,
+        ttlMs: read.ttlMs,
+        reads: EMPTY_READS,
+        next: 0,
+        refreshing: false,
+        lastRead: 0,
+      };
       if (resources.size >= (this.options.maxResourcesPerKey ?? 512)) forgetLeastRecent(resources);
       resources.set(sharedKey(read.key), resource);
     }
@@ -157,10 +165,18 @@ export class RefreshAhead {
       for (const at of resource.reads) if (at >= now - resource.ttlMs) recentReads += 1;
       if (recentReads < 2) continue;
       const remainingSeconds = remainingMs / 1000;
-      list.push({ key, recentReads, remainingSeconds, score: recentReads / Math.max(1, remainingSeconds), lastRead: resource.lastRead });
+      list.push({
+        key,
+        recentReads,
+        remainingSeconds,
+        score: recentReads / Math.max(1, remainingSeconds),
+        lastRead: resource.lastRead,
+      });
     }
     // Equal ones: the least recently read first.
-    return list.sort((a, b) => b.score - a.score || a.remainingSeconds - b.remainingSeconds || a.lastRead - b.lastRead).map(({ lastRead: _lastRead, ...candidate }) => candidate);
+    return list
+      .sort((a, b) => b.score - a.score || a.remainingSeconds - b.remainingSeconds || a.lastRead - b.lastRead)
+      .map(({ lastRead: _lastRead, ...candidate }) => candidate);
   }
 
   /** How many refreshes this key may start now within its share of the budget. */
@@ -197,7 +213,13 @@ export class RefreshAhead {
         if (!resource) continue;
         resource.refreshing = true;
         tracked.refreshes.push(now);
-        tasks.push({ keyId, apiKey: tracked.apiKey, key: candidate.key, endpoint: resource.endpoint, path: pathOfCacheKey(keyId, candidate.key) });
+        tasks.push({
+          keyId,
+          apiKey: tracked.apiKey,
+          key: candidate.key,
+          endpoint: resource.endpoint,
+          path: pathOfCacheKey(keyId, candidate.key),
+        });
       }
     }
     return tasks;

@@ -70,7 +70,9 @@ export class ChangeSharingRedisState extends RedisSharedState {
         handler(keyId, factoryId);
         return;
       }
-      const news: ChangedResource[] = changed.filter((each) => keyIdOf(each.key) === keyId && this.seen.get(each.key) !== each.digest);
+      const news: ChangedResource[] = changed.filter(
+        (each) => keyIdOf(each.key) === keyId && this.seen.get(each.key) !== each.digest,
+      );
       if (news.length > 0) handler(keyId, factoryId, news);
     });
   }

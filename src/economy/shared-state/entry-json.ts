@@ -16,7 +16,8 @@ export function deserializeEntry(text: string): CacheEntry | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const record = value as Record<string, unknown>;
   if (typeof record.storedAt !== 'number' || typeof record.bytes !== 'number') return undefined;
-  if (record.kind === 'body') return { kind: 'body', body: record.body, storedAt: record.storedAt, bytes: record.bytes };
+  if (record.kind === 'body')
+    return { kind: 'body', body: record.body, storedAt: record.storedAt, bytes: record.bytes };
   const failure = record.failure as UpstreamFailure | undefined;
   if (record.kind === 'failure' && failure && typeof failure.code === 'string' && failure.upstream) {
     return { kind: 'failure', failure, storedAt: record.storedAt, bytes: record.bytes };

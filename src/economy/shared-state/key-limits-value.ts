@@ -11,7 +11,8 @@ export function parseKeyLimits(text: string | null, latestUntil: number): Shared
   const until = Number(untilText);
   const allowance = allowanceText === undefined ? null : Number(allowanceText);
   const learnedAt = Number(learnedText ?? 0);
-  const validAllowance = allowance !== null && Number.isInteger(allowance) && allowance >= 1 && Number.isFinite(learnedAt);
+  const validAllowance =
+    allowance !== null && Number.isInteger(allowance) && allowance >= 1 && Number.isFinite(learnedAt);
   return {
     cooldownUntil: Number.isFinite(until) ? Math.min(until, latestUntil) : 0,
     allowance: validAllowance ? allowance : null,
@@ -24,7 +25,12 @@ export function parseKeyLimits(text: string | null, latestUntil: number): Shared
  * cooldown ends (capped at `maxCooldownMs` from `now`) or as long as the learned allowance
  * is kept, whichever is longer.
  */
-export function keyLimitsValue(untilMs: number, now: number, maxCooldownMs: number, learned?: LearnedAllowance): { value: string; ttl: number } {
+export function keyLimitsValue(
+  untilMs: number,
+  now: number,
+  maxCooldownMs: number,
+  learned?: LearnedAllowance,
+): { value: string; ttl: number } {
   const until = Math.min(untilMs, now + maxCooldownMs);
   const ttl = Math.max(1, Math.round(until - now), Math.round(learned?.keepMs ?? 0));
   return { value: learned ? `${until}:${learned.allowance}:${learned.learnedAt}` : String(until), ttl };

@@ -29,7 +29,11 @@ export class RedisHealth {
    * @param hooks - the probe and what the owner does on each change
    */
   constructor(
-    private readonly options: { readonly logger: Logger; readonly onError?: () => void; readonly onState?: (up: boolean) => void },
+    private readonly options: {
+      readonly logger: Logger;
+      readonly onError?: () => void;
+      readonly onState?: (up: boolean) => void;
+    },
     private readonly hooks: HealthHooks,
   ) {}
 
@@ -59,13 +63,23 @@ export class RedisHealth {
     this.hooks.down();
     // A slow Redis keeps its connection, so no 'ready' will come: probe until it answers.
     // markUp clears the probe.
-    this.probe ??= setInterval(() => void this.hooks.ping().then(() => this.markUp(), () => undefined), 1000);
+    this.probe ??= setInterval(
+      () =>
+        void this.hooks.ping().then(
+          () => this.markUp(),
+          () => undefined,
+        ),
+      1000,
+    );
     this.probe.unref();
     this.options.onState?.(false);
     this.options.onError?.();
     if (!this.incidentOpen) {
       this.incidentOpen = true;
-      this.options.logger.warn({ redis: 'down', err: error.message }, 'redis unavailable; answering from process memory and the upstream until it is back');
+      this.options.logger.warn(
+        { redis: 'down', err: error.message },
+        'redis unavailable; answering from process memory and the upstream until it is back',
+      );
     }
   }
 

@@ -96,7 +96,17 @@ export class RedisInvalidations {
       await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, factoryId, changed }));
       return;
     }
-    await this.link.redis.xadd(this.names.log, 'MAXLEN', '~', '10000', '*', 'keyId', keyId, 'factoryId', factoryId ?? '');
+    await this.link.redis.xadd(
+      this.names.log,
+      'MAXLEN',
+      '~',
+      '10000',
+      '*',
+      'keyId',
+      keyId,
+      'factoryId',
+      factoryId ?? '',
+    );
     await this.link.redis.publish(this.names.channel, JSON.stringify({ keyId, factoryId }));
   }
 
@@ -123,13 +133,18 @@ export class RedisInvalidations {
         for (const [, fields] of entries) {
           const record: Record<string, string> = {};
           for (let i = 0; i + 1 < fields.length; i += 2) record[fields[i] ?? ''] = fields[i + 1] ?? '';
-          if (record.keyId) for (const handler of this.handlers) handler(record.keyId, record.factoryId ? record.factoryId : null);
+          if (record.keyId)
+            for (const handler of this.handlers) handler(record.keyId, record.factoryId ? record.factoryId : null);
         }
         if (!this.link.isUp()) return;
         this.inSync = true;
         for (const resolve of this.syncWaiters.splice(0)) resolve();
         // The first connection is no outage: only a later resync says "after the redis outage".
-        if (this.everInSync) this.logger.info({ redis: 'in sync', caughtUp: entries.length }, 'invalidations re-sent and caught up after the redis outage');
+        if (this.everInSync)
+          this.logger.info(
+            { redis: 'in sync', caughtUp: entries.length },
+            'invalidations re-sent and caught up after the redis outage',
+          );
         else this.logger.debug({ redis: 'in sync' }, 'invalidations in sync: connected to redis');
         this.everInSync = true;
       } catch (error) {
@@ -164,6 +179,8 @@ export class RedisInvalidations {
 function changedResources(list: unknown[]): ChangedResource[] {
   return list.flatMap((each): ChangedResource[] => {
     const record = each && typeof each === 'object' ? (each as { key?: unknown; digest?: unknown }) : {};
-    return typeof record.key === 'string' && typeof record.digest === 'string' ? [{ key: record.key, digest: record.digest }] : [];
+    return typeof record.key === 'string' && typeof record.digest === 'string'
+      ? [{ key: record.key, digest: record.digest }]
+      : [];
   });
 }

@@ -7,7 +7,13 @@ import { RedisHealth } from './redis-health';
 import { RedisInvalidations } from './redis-invalidations';
 import { settleWindowSlot, takeWindowSlot } from './redis-window-log';
 import { releaseWriteLock, takeWriteLock } from './redis-write-lock';
-import type { ChangedResource, InvalidationHandler, LearnedAllowance, SharedKeyLimits, SharedState } from './shared-state';
+import type {
+  ChangedResource,
+  InvalidationHandler,
+  LearnedAllowance,
+  SharedKeyLimits,
+  SharedState,
+} from './shared-state';
 
 /** Settings of {@link RedisSharedState}. */
 export interface RedisStateOptions {
@@ -61,7 +67,12 @@ export class RedisSharedState implements SharedState {
       up: () => void this.invalidations.resync(),
     });
     this.invalidations = new RedisInvalidations(
-      { redis: this.redis, subscriber: this.subscriber, isUp: () => this.health.up, fail: (error) => this.health.markDown(error) },
+      {
+        redis: this.redis,
+        subscriber: this.subscriber,
+        isUp: () => this.health.up,
+        fail: (error) => this.health.markDown(error),
+      },
       { channel: `${options.prefix}invalidate`, log: `${options.prefix}invalidations` },
       options.logger,
     );
@@ -127,7 +138,10 @@ export class RedisSharedState implements SharedState {
 
   /** See {@link SharedState.setEntry}. */
   async setEntry(key: string, entry: CacheEntry, lifetimeMs: number): Promise<void> {
-    await this.guard(() => this.redis.set(this.key('c', key), serializeEntry(entry), 'PX', Math.max(1, Math.round(lifetimeMs))), null);
+    await this.guard(
+      () => this.redis.set(this.key('c', key), serializeEntry(entry), 'PX', Math.max(1, Math.round(lifetimeMs))),
+      null,
+    );
   }
 
   /** See {@link SharedState.deleteEntries}. */
@@ -152,8 +166,28 @@ export class RedisSharedState implements SharedState {
   }
 
   /** See {@link SharedState.takeWindowSlot} (the Lua script of `redis-window-log.ts`). */
-  async takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string, writeIntent?: string): Promise<number | null> {
-    return this.guard(() => takeWindowSlot(this.redis, this.key('w', keyId), this.key('wi', keyId), allowance, windowMs, now, member, writeIntent), null);
+  async takeWindowSlot(
+    keyId: string,
+    allowance: number,
+    windowMs: number,
+    now: number,
+    member: string,
+    writeIntent?: string,
+  ): Promise<number | null> {
+    return this.guard(
+      () =>
+        takeWindowSlot(
+          this.redis,
+          this.key('w', keyId),
+          this.key('wi', keyId),
+          allowance,
+          windowMs,
+          now,
+          member,
+          writeIntent,
+        ),
+      null,
+    );
   }
 
   /** See {@link SharedState.settleWindowSlot}. */
@@ -173,7 +207,10 @@ export class RedisSharedState implements SharedState {
 
   /** See {@link SharedState.tryLock}. */
   async tryLock(key: string, ttlMs: number): Promise<boolean> {
-    const result = await this.guard(() => this.redis.set(this.key('lk', key), '1', 'PX', Math.max(1, ttlMs), 'NX'), 'OK');
+    const result = await this.guard(
+      () => this.redis.set(this.key('lk', key), '1', 'PX', Math.max(1, ttlMs), 'NX'),
+      'OK',
+    );
     return result === 'OK';
   }
 
@@ -183,7 +220,11 @@ export class RedisSharedState implements SharedState {
   }
 
   /** See {@link SharedState.publishInvalidation} (see `RedisInvalidations`). */
-  async publishInvalidation(keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]): Promise<boolean> {
+  async publishInvalidation(
+    keyId: string,
+    factoryId: string | null,
+    changed?: readonly ChangedResource[],
+  ): Promise<boolean> {
     return this.guard(async () => {
       await this.invalidations.publish(keyId, factoryId, changed);
       return true;

@@ -57,8 +57,28 @@ const INTENT_MARGIN_MS = 5000;
  * @returns 0 = taken; >0 = ms until one more fits; null when Redis answered something else
  * @throws the Redis error (the caller's guard reports it)
  */
-export async function takeWindowSlot(redis: Redis, key: string, intentsKey: string, allowance: number, windowMs: number, now: number, member: string, writeIntent = ''): Promise<number | null> {
-  const result = await redis.eval(TAKE_WINDOW_SLOT, 2, key, intentsKey, String(now), String(windowMs), String(Math.max(1, Math.floor(allowance))), member, writeIntent, String(INTENT_MARGIN_MS));
+export async function takeWindowSlot(
+  redis: Redis,
+  key: string,
+  intentsKey: string,
+  allowance: number,
+  windowMs: number,
+  now: number,
+  member: string,
+  writeIntent = '',
+): Promise<number | null> {
+  const result = await redis.eval(
+    TAKE_WINDOW_SLOT,
+    2,
+    key,
+    intentsKey,
+    String(now),
+    String(windowMs),
+    String(Math.max(1, Math.floor(allowance))),
+    member,
+    writeIntent,
+    String(INTENT_MARGIN_MS),
+  );
   return typeof result === 'number' ? result : null;
 }
 
@@ -68,6 +88,16 @@ export async function takeWindowSlot(redis: Redis, key: string, intentsKey: stri
  *
  * @throws the Redis error (the caller's guard reports it)
  */
-export async function settleWindowSlot(redis: Redis, key: string, member: string, at: number, windowMs: number): Promise<void> {
-  await redis.multi().zadd(key, at, member).pexpire(key, Math.max(1, Math.ceil(windowMs))).exec();
+export async function settleWindowSlot(
+  redis: Redis,
+  key: string,
+  member: string,
+  at: number,
+  windowMs: number,
+): Promise<void> {
+  await redis
+    .multi()
+    .zadd(key, at, member)
+    .pexpire(key, Math.max(1, Math.ceil(windowMs)))
+    .exec();
 }

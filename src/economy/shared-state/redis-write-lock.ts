@@ -30,8 +30,21 @@ return 0
  * @returns null when taken; else the holder's expected commit, epoch ms (0 when unknown)
  * @throws the Redis error (the caller's guard reports it)
  */
-export async function takeWriteLock(redis: Redis, key: string, token: string, commitAt: number, ttlMs: number): Promise<number | null> {
-  const result = await redis.eval(TAKE_WRITE_LOCK, 1, key, token, String(Math.round(commitAt)), String(Math.max(1, Math.round(ttlMs))));
+export async function takeWriteLock(
+  redis: Redis,
+  key: string,
+  token: string,
+  commitAt: number,
+  ttlMs: number,
+): Promise<number | null> {
+  const result = await redis.eval(
+    TAKE_WRITE_LOCK,
+    1,
+    key,
+    token,
+    String(Math.round(commitAt)),
+    String(Math.max(1, Math.round(ttlMs))),
+  );
   return result === 'OK' ? null : Number(result);
 }
 

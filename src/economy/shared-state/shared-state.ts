@@ -29,7 +29,11 @@ export interface ChangedResource {
 }
 
 /** The handler of invalidation messages: `changed` is set for a message naming changed resources only (see {@link SharedState.publishInvalidation}). */
-export type InvalidationHandler = (keyId: string, factoryId: string | null, changed?: readonly ChangedResource[]) => void;
+export type InvalidationHandler = (
+  keyId: string,
+  factoryId: string | null,
+  changed?: readonly ChangedResource[],
+) => void;
 
 /**
  * State shared by every replica of the gateway (Redis when `REDIS_URL` is set):
@@ -66,7 +70,14 @@ export interface SharedState {
    * try of one write) marks a user's write: one that must wait keeps the next freed slot
    * from every other request of the key, on every replica.
    */
-  takeWindowSlot(keyId: string, allowance: number, windowMs: number, now: number, member: string, writeIntent?: string): Promise<number | null>;
+  takeWindowSlot(
+    keyId: string,
+    allowance: number,
+    windowMs: number,
+    now: number,
+    member: string,
+    writeIntent?: string,
+  ): Promise<number | null>;
   /**
    * Moves the request `member` (as given to {@link takeWindowSlot}) to `at` in the key's
    * shared log, adding it when it has already left: when its answer arrived (see

@@ -10,7 +10,8 @@ import type { Freshness } from '../cache/freshness';
  */
 export function staleReason(error: unknown): StaleReason | null {
   if (!(error instanceof UpstreamError)) return null;
-  if (error.code === 'UPSTREAM_ERROR' || error.code === 'UPSTREAM_TIMEOUT' || error.code === 'RATE_LIMITED') return error.code;
+  if (error.code === 'UPSTREAM_ERROR' || error.code === 'UPSTREAM_TIMEOUT' || error.code === 'RATE_LIMITED')
+    return error.code;
   return null;
 }
 

@@ -4,7 +4,13 @@ import type { CompiledQuery } from 'graphql-jit';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
 import { HeaderMap } from '@apollo/server';
-import type { ApolloServerOptionsWithGateway, ApolloServerPlugin, BaseContext, GraphQLRequestContext, GraphQLResponse } from '@apollo/server';
+import type {
+  ApolloServerOptionsWithGateway,
+  ApolloServerPlugin,
+  BaseContext,
+  GraphQLRequestContext,
+  GraphQLResponse,
+} from '@apollo/server';
 
 import { afterLargeLists } from './large-lists';
 
@@ -31,17 +37,25 @@ class JitExecutor {
   /** Documents run once, with the operation names they ran. */
   private readonly ranOnce = new WeakMap<DocumentNode, Set<string>>();
   /** Compiled operations by document and operation name (null: does not compile). */
-  private readonly compiled = new LRUCache<DocumentNode, Map<string, CompiledQuery | null>>({ max: COMPILED_DOCUMENTS });
+  private readonly compiled = new LRUCache<DocumentNode, Map<string, CompiledQuery | null>>({
+    max: COMPILED_DOCUMENTS,
+  });
 
   /** @param schema - the executable schema, resolvers included */
   constructor(private readonly schema: GraphQLSchema) {}
 
   /** Executes one operation: compiled when it has run before and compiles, else with graphql-js. */
-  async run(document: DocumentNode, operationName: string | null | undefined, context: unknown, variables: Record<string, unknown> | null | undefined): Promise<ExecutionResult> {
+  async run(
+    document: DocumentNode,
+    operationName: string | null | undefined,
+    context: unknown,
+    variables: Record<string, unknown> | null | undefined,
+  ): Promise<ExecutionResult> {
     const compiled = this.compiledFor(document, operationName ?? null);
     if (compiled) {
       const result = await compiled.query(undefined, context, variables ?? {});
-      if (result.data !== undefined || !result.errors?.length) return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
+      if (result.data !== undefined || !result.errors?.length)
+        return result.errors ? { ...result, errors: result.errors.map(asGraphQLError) } : result;
     }
     return execute({ schema: this.schema, document, contextValue: context, variableValues: variables, operationName });
   }
@@ -83,9 +97,18 @@ class JitExecutor {
  */
 function asGraphQLError(error: GraphQLError): GraphQLError {
   const original = error.originalError ?? new Error(error.message);
-  const rebuilt = new GraphQLError(error.message, { path: error.path, originalError: original, extensions: error.extensions });
+  const rebuilt = new GraphQLError(error.message, {
+    path: error.path,
+    originalError: original,
+    extensions: error.extensions,
+  });
   // graphql-jit computed the locations from the document; graphql-js would from the nodes.
-  Object.defineProperty(rebuilt, 'locations', { value: error.locations, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(rebuilt, 'locations', {
+    value: error.locations,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
   return rebuilt;
 }
 
@@ -104,12 +127,25 @@ export interface JitExecutionOptions<TContext extends BaseContext> {
 }
 
 /** Apollo's error normalization (`enrichError`) before `formatError`: a GraphQL error's JSON with a `code`; `extensions.http` taken out into `http`. */
-function enrichedError(error: GraphQLError, http: { status?: number; headers: HeaderMap }, stacktrace: boolean): GraphQLFormattedError {
-  const extensions: Record<string, unknown> = { ...error.extensions, code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR' };
+function enrichedError(
+  error: GraphQLError,
+  http: { status?: number; headers: HeaderMap },
+  stacktrace: boolean,
+): GraphQLFormattedError {
+  const extensions: Record<string, unknown> = {
+    ...error.extensions,
+    code: error.extensions.code ?? 'INTERNAL_SERVER_ERROR',
+  };
   const head = extensions.http as { status?: unknown; headers?: unknown } | undefined;
-  if (head && typeof head === 'object' && (head.status === undefined || typeof head.status === 'number') && (head.headers === undefined || head.headers instanceof Map)) {
+  if (
+    head &&
+    typeof head === 'object' &&
+    (head.status === undefined || typeof head.status === 'number') &&
+    (head.headers === undefined || head.headers instanceof Map)
+  ) {
     if (typeof head.status === 'number') http.status = head.status;
-    if (head.headers instanceof Map) for (const [name, value] of head.headers as Map<string, string>) http.headers.set(name, value);
+    if (head.headers instanceof Map)
+      for (const [name, value] of head.headers as Map<string, string>) http.headers.set(name, value);
     delete extensions.http;
   }
   if (stacktrace) extensions.stacktrace = error.stack?.split('\n');
@@ -142,13 +178,19 @@ function enrichedError(error: GraphQLError, http: { status?: number; headers: He
  * @param schema - the executable schema
  * @returns `gateway` (Apollo's option, in place of `schema`) and `plugin` (after the response-cache plugin)
  */
-export function jitExecution<TContext extends BaseContext>(schema: GraphQLSchema, options: JitExecutionOptions<TContext>): { readonly gateway: GatewayInterface; readonly plugin: ApolloServerPlugin<TContext> } {
+export function jitExecution<TContext extends BaseContext>(
+  schema: GraphQLSchema,
+  options: JitExecutionOptions<TContext>,
+): { readonly gateway: GatewayInterface; readonly plugin: ApolloServerPlugin<TContext> } {
   const executor = new JitExecutor(schema);
   const listener = {
     responseForOperation: async (requestContext: GraphQLRequestContext<TContext>): Promise<GraphQLResponse | null> => {
       const { document, operationName, contextValue, request } = requestContext;
       if (!document || !requestContext.operation) return null;
-      const result = await afterLargeLists(contextValue, await executor.run(document, operationName, contextValue, request.variables));
+      const result = await afterLargeLists(
+        contextValue,
+        await executor.run(document, operationName, contextValue, request.variables),
+      );
       if (result.data === undefined) return null;
       const http = { status: undefined as number | undefined, headers: new HeaderMap() };
       const errors = result.errors?.map((error) => {
@@ -169,7 +211,10 @@ export function jitExecution<TContext extends BaseContext>(schema: GraphQLSchema
       return () => undefined;
     },
     // Only for what the plugin leaves to Apollo (a run that executed nothing): graphql-js's answer.
-    load: async () => ({ executor: async (request) => executor.run(request.document, request.operationName, request.context, request.request.variables) }),
+    load: async () => ({
+      executor: async (request) =>
+        executor.run(request.document, request.operationName, request.context, request.request.variables),
+    }),
     stop: async () => undefined,
   };
   return { gateway, plugin: { requestDidStart: async () => listener } };
@@ -185,5 +230,11 @@ export function jitExecution<TContext extends BaseContext>(schema: GraphQLSchema
  */
 export function jitExecute(schema: GraphQLSchema): (args: ExecutionArgs) => Promise<ExecutionResult> {
   const executor = new JitExecutor(schema);
-  return (args) => executor.run(args.document, args.operationName, args.contextValue, args.variableValues as Record<string, unknown> | null | undefined);
+  return (args) =>
+    executor.run(
+      args.document,
+      args.operationName,
+      args.contextValue,
+      args.variableValues as Record<string, unknown> | null | undefined,
+    );
 }

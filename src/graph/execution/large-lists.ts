@@ -83,7 +83,9 @@ export function yieldForLargeLists(schema: GraphQLSchema): GraphQLSchema {
       if (!resolve || !isListType(getNullableType(field.type))) continue;
       field.resolve = (source, args, context, info) => {
         const value = resolve(source, args, context, info);
-        return value instanceof Promise ? value.then((settled: unknown) => largeInOwnTurn(settled, context)) : largeInOwnTurn(value, context);
+        return value instanceof Promise
+          ? value.then((settled: unknown) => largeInOwnTurn(settled, context))
+          : largeInOwnTurn(value, context);
       };
     }
   }

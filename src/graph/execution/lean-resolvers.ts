@@ -5,14 +5,25 @@ import type { ResolverClass } from '../../domains';
 
 type Resolve = GraphQLFieldResolver<unknown, unknown>;
 /** How one parameter of a resolver method is read from graphql's resolver arguments. */
-type ParamReader = (root: unknown, args: Record<string, unknown>, context: unknown, info: GraphQLResolveInfo) => unknown;
+type ParamReader = (
+  root: unknown,
+  args: Record<string, unknown>,
+  context: unknown,
+  info: GraphQLResolveInfo,
+) => unknown;
 
 /** One query or field resolver method as TypeGraphQL's metadata describes it. */
 interface HandlerMetadata {
   readonly target: object;
   readonly methodName: string;
   readonly schemaName: string;
-  readonly params?: ReadonlyArray<{ readonly kind: string; readonly index: number; readonly propertyName?: string; readonly name?: string; readonly getType?: unknown }>;
+  readonly params?: ReadonlyArray<{
+    readonly kind: string;
+    readonly index: number;
+    readonly propertyName?: string;
+    readonly name?: string;
+    readonly getType?: unknown;
+  }>;
   readonly middlewares?: readonly unknown[];
   readonly roles?: readonly unknown[];
 }
@@ -60,7 +71,11 @@ export function leanResolvers(schema: GraphQLSchema, resolvers: readonly Resolve
   return schema;
 }
 
-function directResolver(field: GraphQLField<unknown, unknown>, handler: HandlerMetadata, instances: Map<object, Record<string, unknown>>): Resolve | undefined {
+function directResolver(
+  field: GraphQLField<unknown, unknown>,
+  handler: HandlerMetadata,
+  instances: Map<object, Record<string, unknown>>,
+): Resolve | undefined {
   if ((handler.middlewares?.length ?? 0) > 0 || (handler.roles?.length ?? 0) > 0) return undefined;
   const scalarArgs = field.args.every((arg) => isLeafType(getNamedType(arg.type)));
   const params = [...(handler.params ?? [])].sort((a, b) => a.index - b.index);
@@ -97,9 +112,13 @@ function readerOf(param: NonNullable<HandlerMetadata['params']>[number], scalarA
     case 'root':
       // TypeGraphQL would copy a root that is not an instance of its class into one: the
       // resolvers here only read its properties, so the root itself does.
-      return param.propertyName === undefined ? (root) => root : (root) => (root as Record<string, unknown> | null | undefined)?.[param.propertyName ?? ''];
+      return param.propertyName === undefined
+        ? (root) => root
+        : (root) => (root as Record<string, unknown> | null | undefined)?.[param.propertyName ?? ''];
     case 'context':
-      return param.propertyName === undefined ? (_root, _args, context) => context : (_root, _args, context) => (context as Record<string, unknown>)[param.propertyName ?? ''];
+      return param.propertyName === undefined
+        ? (_root, _args, context) => context
+        : (_root, _args, context) => (context as Record<string, unknown>)[param.propertyName ?? ''];
     case 'info':
       return (_root, _args, _context, info) => info;
     case 'args':

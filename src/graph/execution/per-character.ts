@@ -23,18 +23,30 @@ type Events = AsyncIterableIterator<FeedMessage<object>>;
 /** The company a write names: `input.factoryId`, else `factoryId`. */
 function factoryIdOf(args: Record<string, unknown>): string | undefined {
   const input = args.input;
-  const id = input !== null && typeof input === 'object' ? (input as { factoryId?: unknown }).factoryId : args.factoryId;
+  const id =
+    input !== null && typeof input === 'object' ? (input as { factoryId?: unknown }).factoryId : args.factoryId;
   return typeof id === 'string' ? id : undefined;
 }
 
 /** A root field declared `perCharacter: 'each'`: once per key, the lists merged (see `mergeAcrossKeys`). */
 function eachKey(resolve: Resolve): Resolve {
-  return (root, args, ctx, info) => (ctx.owners ? mergeAcrossKeys(ctx, ctx.owners, info, (keyContext) => resolve(root, args, keyContext, info) as unknown[] | null) : resolve(root, args, ctx, info));
+  return (root, args, ctx, info) =>
+    ctx.owners
+      ? mergeAcrossKeys(
+          ctx,
+          ctx.owners,
+          info,
+          (keyContext) => resolve(root, args, keyContext, info) as unknown[] | null,
+        )
+      : resolve(root, args, ctx, info);
 }
 
 /** A root field declared `perCharacter: 'find'`: once per key, the first answer (see `firstAcrossKeys`). */
 function findInKeys(resolve: Resolve): Resolve {
-  return (root, args, ctx, info) => (ctx.owners ? firstAcrossKeys<unknown, GatewayContext>(ctx.owners, (keyContext) => resolve(root, args, keyContext, info)) : resolve(root, args, ctx, info));
+  return (root, args, ctx, info) =>
+    ctx.owners
+      ? firstAcrossKeys<unknown, GatewayContext>(ctx.owners, (keyContext) => resolve(root, args, keyContext, info))
+      : resolve(root, args, ctx, info);
 }
 
 /**
@@ -53,7 +65,10 @@ function asOwner(resolve: Resolve, check: InputCheck | undefined): Resolve {
 
 /** A field resolver below the root: with the key that answered its root (see `owned`). */
 function withRootOwner(resolve: Resolve): Resolve {
-  return (root, args, ctx, info) => (ctx.owners && root !== null && typeof root === 'object' ? owned(ctx, root, (keyContext) => resolve(root, args, keyContext, info)) : resolve(root, args, ctx, info));
+  return (root, args, ctx, info) =>
+    ctx.owners && root !== null && typeof root === 'object'
+      ? owned(ctx, root, (keyContext) => resolve(root, args, keyContext, info))
+      : resolve(root, args, ctx, info);
 }
 
 /** The fan-out a root field declares on its `@UpstreamCost` (`perCharacter`), as a wrapper; undefined when it runs once, with the operation's context. */
@@ -91,11 +106,17 @@ function subscribeWith(fanOut: SubscriptionFanOut, subscribe: Subscribe): Subscr
   const { owner, arg } = fanOut;
   return (root, args, ctx, info) => {
     const id = args[arg];
-    return ctx.owners && ctx.subscription && typeof id === 'string' ? subscribeAsOwner(ctx, owner, id, async (keyContext) => subscribe(root, args, keyContext, info)) : subscribe(root, args, ctx, info);
+    return ctx.owners && ctx.subscription && typeof id === 'string'
+      ? subscribeAsOwner(ctx, owner, id, async (keyContext) => subscribe(root, args, keyContext, info))
+      : subscribe(root, args, ctx, info);
   };
 }
 
-function wrap(type: GraphQLObjectType | null | undefined, name: string, wrapper: ((resolve: Resolve) => Resolve) | undefined): void {
+function wrap(
+  type: GraphQLObjectType | null | undefined,
+  name: string,
+  wrapper: ((resolve: Resolve) => Resolve) | undefined,
+): void {
   const field = type?.getFields()[name];
   if (!field?.resolve || !wrapper) return;
   field.resolve = wrapper(field.resolve as Resolve);

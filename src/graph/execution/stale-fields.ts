@@ -26,7 +26,9 @@ export function noteStaleFields(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
-function staleNoting(resolve: GraphQLFieldResolver<unknown, Partial<GatewayContext> | undefined>): GraphQLFieldResolver<unknown, Partial<GatewayContext> | undefined> {
+function staleNoting(
+  resolve: GraphQLFieldResolver<unknown, Partial<GatewayContext> | undefined>,
+): GraphQLFieldResolver<unknown, Partial<GatewayContext> | undefined> {
   return (source, args, context, info) => {
     const result: unknown = resolve(source, args, context, info);
     const session = context?.session;

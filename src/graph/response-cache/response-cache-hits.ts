@@ -66,7 +66,11 @@ export class ResponseCacheHits {
    * sent with the same key and the same parameters.
    */
   static requestKey(request: HitRequest): string {
-    return hash('sha256', JSON.stringify([request.keyId, request.operationName, request.variables ?? null, request.query]), 'base64url');
+    return hash(
+      'sha256',
+      JSON.stringify([request.keyId, request.operationName, request.variables ?? null, request.query]),
+      'base64url',
+    );
   }
 
   /**
@@ -80,7 +84,13 @@ export class ResponseCacheHits {
    */
   link(requestKey: string, entryKey: string, generation: number, operationName: string | null): void {
     const known = this.links.get(requestKey);
-    if (known && known.entryKey === entryKey && known.generation === generation && known.operationName === operationName) return;
+    if (
+      known &&
+      known.entryKey === entryKey &&
+      known.generation === generation &&
+      known.operationName === operationName
+    )
+      return;
     this.links.set(requestKey, { entryKey, generation, operationName });
   }
 

@@ -18,7 +18,10 @@ import { ResponseCacheStore, responseCacheKey } from './response-cache-store';
  * answer they were built from, a key's writes invalidate all its entries (its
  * generation is part of the cache key), and `Cache-Control: no-cache` bypasses it.
  */
-export function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
+export function responseCachePlugin(
+  economy: UpstreamEconomy,
+  maxBytes: number,
+): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
   const store = new ResponseCacheStore(maxBytes);
   const hits = new ResponseCacheHits(store);
   const plugin = ApolloServerPluginResponseCache<GatewayContext>({
@@ -32,17 +35,34 @@ export function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number):
       // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
       // the same request is answered before Apollo next time (src/web/cached-answers.ts).
       const keyId = context.session.keyId;
-      if (context.responseHitKey !== undefined && keyId !== null && !context.token && !context.owners && !context.serverCredentials && isPrivateRead(data, keyId)) {
-        hits.link(context.responseHitKey, `${RESPONSE_CACHE_PREFIX}${key}`, economy.generation(keyId), requestContext.operationName ?? null);
+      if (
+        context.responseHitKey !== undefined &&
+        keyId !== null &&
+        !context.token &&
+        !context.owners &&
+        !context.serverCredentials &&
+        isPrivateRead(data, keyId)
+      ) {
+        hits.link(
+          context.responseHitKey,
+          `${RESPONSE_CACHE_PREFIX}${key}`,
+          economy.generation(keyId),
+          requestContext.operationName ?? null,
+        );
       }
       return key;
     },
     // An access token's answers are its own: its grants may shape them.
-    sessionId: async ({ contextValue }) => (contextValue.token && contextValue.session.keyId ? `${contextValue.session.keyId}:${contextValue.token.id}` : contextValue.session.keyId),
+    sessionId: async ({ contextValue }) =>
+      contextValue.token && contextValue.session.keyId
+        ? `${contextValue.session.keyId}:${contextValue.token.id}`
+        : contextValue.session.keyId,
     // A token over several characters: a write through any of its keys invalidates its entries.
     extraCacheKeyData: async ({ contextValue }) =>
       contextValue.owners
-        ? contextValue.owners.parts.map((part) => (part.context.session.keyId ? economy.generation(part.context.session.keyId) : 0)).join(',')
+        ? contextValue.owners.parts
+            .map((part) => (part.context.session.keyId ? economy.generation(part.context.session.keyId) : 0))
+            .join(',')
         : contextValue.session.keyId
           ? economy.generation(contextValue.session.keyId)
           : 0,
@@ -52,7 +72,11 @@ export function responseCachePlugin(economy: UpstreamEconomy, maxBytes: number):
     // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
     shouldWriteToCache: async ({ contextValue }) => {
       await afterLargeLists(contextValue, null);
-      return contextValue.itemErrors.size === 0 && contextValue.session.accounting.stale === 0 && (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes;
+      return (
+        contextValue.itemErrors.size === 0 &&
+        contextValue.session.accounting.stale === 0 &&
+        (contextValue.responseTextLength ?? 0) <= store.maxEntryBytes
+      );
     },
   });
   return { plugin, hits };

@@ -147,13 +147,18 @@ export class ResponseCacheStore implements KeyValueCache<string> {
     if (entry === undefined || entry.dataEnd <= 0) return undefined;
     const text = compactUtf8(entry.json).toString('utf8');
     const time = CACHE_TIME.exec(text.slice(-40));
-    return time?.[1] === undefined ? undefined : { dataText: text.slice(DATA_PREFIX.length, entry.dataEnd), cacheTime: Number(time[1]) };
+    return time?.[1] === undefined
+      ? undefined
+      : { dataText: text.slice(DATA_PREFIX.length, entry.dataEnd), cacheTime: Number(time[1]) };
   }
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
     if (this.shape === 'unknown') this.shape = shapeOf(value);
-    const stored: StoredResponse = { json: compactText(Buffer.from(value)), dataEnd: this.shape === 'known' ? dataEndOf(value) : -1 };
+    const stored: StoredResponse = {
+      json: compactText(Buffer.from(value)),
+      dataEnd: this.shape === 'known' ? dataEndOf(value) : -1,
+    };
     const ttl = options?.ttl ? options.ttl * 1000 : undefined;
     this.lru.set(key, stored, ttl ? { ttl } : {});
   }

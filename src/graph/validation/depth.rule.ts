@@ -29,7 +29,8 @@ export function depthLimitRule(limits: DepthLimits): ValidationRule {
     Document(document) {
       const fragments = new Map<string, FragmentDefinitionNode>();
       for (const definition of document.definitions) {
-        if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
+        if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value))
+          fragments.set(definition.name.value, definition);
       }
       const depths = fragmentDepths(fragments);
       let refused = false;
@@ -86,11 +87,15 @@ function fragmentDepths(fragments: ReadonlyMap<string, FragmentDefinitionNode>):
 }
 
 /** The depth of a selection set, with the depths of the fragments it spreads already known (unknown: 0). */
-function selectionDepth(selectionSet: SelectionSetNode | undefined, fragmentDepth: ReadonlyMap<string, number>): number {
+function selectionDepth(
+  selectionSet: SelectionSetNode | undefined,
+  fragmentDepth: ReadonlyMap<string, number>,
+): number {
   let deepest = 0;
   for (const selection of selectionSet?.selections ?? []) {
     if (selection.kind === Kind.FIELD) {
-      if (!selection.name.value.startsWith('__')) deepest = Math.max(deepest, 1 + selectionDepth(selection.selectionSet, fragmentDepth));
+      if (!selection.name.value.startsWith('__'))
+        deepest = Math.max(deepest, 1 + selectionDepth(selection.selectionSet, fragmentDepth));
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
       deepest = Math.max(deepest, selectionDepth(selection.selectionSet, fragmentDepth));
     } else {

@@ -108,7 +108,11 @@ export interface ShapeRefusal {
  * @param variables - parsed JSON, or JSON text (a GET query string's)
  * @param limits - `maxVariablesBytes`, bytes (`MAX_VARIABLES_BYTES`)
  */
-export function checkRequestShape(query: unknown, variables: unknown, limits: { readonly maxVariablesBytes: number }): ShapeRefusal | null {
+export function checkRequestShape(
+  query: unknown,
+  variables: unknown,
+  limits: { readonly maxVariablesBytes: number },
+): ShapeRefusal | null {
   if (typeof variables === 'string') {
     if (Buffer.byteLength(variables) > limits.maxVariablesBytes) return variablesTooLarge(limits.maxVariablesBytes);
     if (textNesting(variables, MAX_VARIABLES_NESTING, false) > MAX_VARIABLES_NESTING) return variablesTooDeep();
@@ -118,7 +122,11 @@ export function checkRequestShape(query: unknown, variables: unknown, limits: { 
     if (measured.depth > MAX_VARIABLES_NESTING) return variablesTooDeep();
   }
   if (typeof query === 'string' && textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
-    return { status: 400, code: 'GRAPHQL_PARSE_FAILED', message: `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.` };
+    return {
+      status: 400,
+      code: 'GRAPHQL_PARSE_FAILED',
+      message: `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.`,
+    };
   }
   return null;
 }
@@ -128,5 +136,9 @@ function variablesTooLarge(maxVariablesBytes: number): ShapeRefusal {
 }
 
 function variablesTooDeep(): ShapeRefusal {
-  return { status: 400, code: 'BAD_REQUEST', message: `The variables are nested deeper than ${MAX_VARIABLES_NESTING} levels.` };
+  return {
+    status: 400,
+    code: 'BAD_REQUEST',
+    message: `The variables are nested deeper than ${MAX_VARIABLES_NESTING} levels.`,
+  };
 }

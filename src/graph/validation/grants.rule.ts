@@ -23,8 +23,26 @@
  * below them), however often it is spread, so its work is linear in the document's size.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
-import { GraphQLError, getNamedType, isAbstractType, isInputObjectType, isObjectType, isInterfaceType, Kind, OperationTypeNode, valueFromAST } from 'graphql';
-import type { FieldNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  getNamedType,
+  isAbstractType,
+  isInputObjectType,
+  isObjectType,
+  isInterfaceType,
+  Kind,
+  OperationTypeNode,
+  valueFromAST,
+} from 'graphql';
+import type {
+  FieldNode,
+  FragmentDefinitionNode,
+  GraphQLNamedType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+  ValidationRule,
+} from 'graphql';
 import { quotedValue } from '../../domains/shared/quoted-value';
 import { siteDocumentOfTitle } from '../../domains/shared/site-document-titles';
 import type { Grant } from '../../vault';
@@ -64,7 +82,15 @@ interface GrantSet {
 }
 
 function grantSet(grants: readonly Grant[]): GrantSet {
-  const set = { readAll: false, fields: new Set<string>(), factories: new Set<string>(), siteDocuments: new Set<string>(), optionSlots: new Set<number>(), payments: false, subscribe: false };
+  const set = {
+    readAll: false,
+    fields: new Set<string>(),
+    factories: new Set<string>(),
+    siteDocuments: new Set<string>(),
+    optionSlots: new Set<number>(),
+    payments: false,
+    subscribe: false,
+  };
   for (const grant of grants) {
     if (grant.kind === 'read') set.readAll = true;
     else if (grant.kind === 'read-field') set.fields.add(`${grant.type}.${grant.field}`);
@@ -92,7 +118,8 @@ function reachable(schema: GraphQLSchema, from: GraphQLNamedType): ReadonlySet<s
     if (seen.has(type.name)) continue;
     seen.add(type.name);
     if (isAbstractType(type)) queue.push(...schema.getPossibleTypes(type));
-    if (isObjectType(type) || isInterfaceType(type)) for (const field of Object.values(type.getFields())) queue.push(getNamedType(field.type));
+    if (isObjectType(type) || isInterfaceType(type))
+      for (const field of Object.values(type.getFields())) queue.push(getNamedType(field.type));
   }
   cache.set(from.name, seen);
   return seen;
@@ -100,7 +127,10 @@ function reachable(schema: GraphQLSchema, from: GraphQLNamedType): ReadonlySet<s
 
 /** A refusal naming the grant that would allow it. */
 function forbidden(message: string, requiredGrant: string, node: FieldNode): GraphQLError {
-  return new GraphQLError(message, { nodes: [node], extensions: { code: 'FORBIDDEN', requiredGrant, http: { status: 403 } } });
+  return new GraphQLError(message, {
+    nodes: [node],
+    extensions: { code: 'FORBIDDEN', requiredGrant, http: { status: 403 } },
+  });
 }
 
 /** What the rule needs beyond the document. */
@@ -125,7 +155,8 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
   return (context) => {
     const schema = context.getSchema();
     const fragments = new Map<string, FragmentDefinitionNode>();
-    for (const definition of context.getDocument().definitions) if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+    for (const definition of context.getDocument().definitions)
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
     const grantedTypes = new Set([...grants.fields].map((field) => field.split('.')[0] as string));
     let failed = false;
     const fail = (error: GraphQLError): void => {
@@ -140,15 +171,24 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
       const definition = field?.args.find((arg) => arg.name === path[0]);
       const given = node.arguments?.find((arg) => arg.name.value === path[0]);
       if (!definition || !given) return undefined;
-      const value = valueFromAST(given.value, definition.type, options.variables as Record<string, unknown> | undefined) as unknown;
+      const value = valueFromAST(
+        given.value,
+        definition.type,
+        options.variables as Record<string, unknown> | undefined,
+      ) as unknown;
       if (path[1] === undefined) return value;
-      return isInputObjectType(getNamedType(definition.type)) && value && typeof value === 'object' ? (value as Record<string, unknown>)[path[1]] : undefined;
+      return isInputObjectType(getNamedType(definition.type)) && value && typeof value === 'object'
+        ? (value as Record<string, unknown>)[path[1]]
+        : undefined;
     };
 
     /** True when `Type.field` (or, on an interface or union, a possible type's) is granted by `read:<Type>.<field>`. */
     const fieldGranted = (parent: GraphQLNamedType, name: string): boolean => {
       if (grants.fields.has(`${parent.name}.${name}`)) return true;
-      return isAbstractType(parent) && schema.getPossibleTypes(parent).some((type) => grants.fields.has(`${type.name}.${name}`));
+      return (
+        isAbstractType(parent) &&
+        schema.getPossibleTypes(parent).some((type) => grants.fields.has(`${type.name}.${name}`))
+      );
     };
 
     /** Checks a root field: company scope, writes, subscriptions. Returns whether its selection is then wholly allowed. */
@@ -160,12 +200,24 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
       if (scopedToCompanies && name !== 'factories' && key !== 'Query.factory') {
         const path = COMPANY_ARGUMENTS[key];
         if (!path) {
-          fail(forbidden(`This token is limited to its companies (factory:<id> grants): ${key} is outside them.`, 'read', node));
+          fail(
+            forbidden(
+              `This token is limited to its companies (factory:<id> grants): ${key} is outside them.`,
+              'read',
+              node,
+            ),
+          );
           return null;
         }
         const id = argumentValue(node, parent, path);
         if (typeof id !== 'string' || !grants.factories.has(id)) {
-          fail(forbidden(`This token may not reach company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`, `factory:${quotedValue(id)}`, node));
+          fail(
+            forbidden(
+              `This token may not reach company ${quotedValue(id)}: it needs the grant factory:${quotedValue(id)}.`,
+              `factory:${quotedValue(id)}`,
+              node,
+            ),
+          );
           return null;
         }
       }
@@ -173,7 +225,13 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         if (name === 'updateFactoryOption') {
           const slot = argumentValue(node, parent, ['input', 'slot']);
           if (typeof slot !== 'number' || !grants.optionSlots.has(slot)) {
-            fail(forbidden(`Writing option slot ${quotedValue(slot)} needs the grant write:option:${quotedValue(slot)}.`, `write:option:${quotedValue(slot)}`, node));
+            fail(
+              forbidden(
+                `Writing option slot ${quotedValue(slot)} needs the grant write:option:${quotedValue(slot)}.`,
+                `write:option:${quotedValue(slot)}`,
+                node,
+              ),
+            );
             return null;
           }
           // A title in the site documents' namespace builds (part of) a site document by hand.
@@ -197,7 +255,13 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         } else {
           const document = argumentValue(node, parent, ['input', 'name']);
           if (typeof document !== 'string' || !grants.siteDocuments.has(document)) {
-            fail(forbidden(`Writing site document "${quotedValue(document)}" needs the grant write:siteDocument:${quotedValue(document)}.`, `write:siteDocument:${quotedValue(document)}`, node));
+            fail(
+              forbidden(
+                `Writing site document "${quotedValue(document)}" needs the grant write:siteDocument:${quotedValue(document)}.`,
+                `write:siteDocument:${quotedValue(document)}`,
+                node,
+              ),
+            );
             return null;
           }
         }
@@ -208,7 +272,13 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
         const watched = SUBSCRIPTION_READS[name];
         if (grants.readAll || companiesOnly) return true;
         if (watched && grants.fields.has(watched)) return true;
-        fail(forbidden(`The subscription ${name} needs the grant ${watched ? `read:${watched}` : 'read'}.`, watched ? `read:${watched}` : 'read', node));
+        fail(
+          forbidden(
+            `The subscription ${name} needs the grant ${watched ? `read:${watched}` : 'read'}.`,
+            watched ? `read:${watched}` : 'read',
+            node,
+          ),
+        );
         return null;
       }
       // A token with factory:<id> grants and no read grant reads everything below its companies.
@@ -220,7 +290,12 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
     // and that position, so walking it again at another spread finds nothing new. Marked
     // before its walk, which also ends a cycle (graphql-js validation reports it).
     const walked = new Set<string>();
-    const walk = (selectionSet: SelectionSetNode, parent: GraphQLNamedType, inside: boolean, root: OperationTypeNode | null): void => {
+    const walk = (
+      selectionSet: SelectionSetNode,
+      parent: GraphQLNamedType,
+      inside: boolean,
+      root: OperationTypeNode | null,
+    ): void => {
       // Below an allowed field everything is allowed: nothing to walk.
       if (inside && root === null) return;
       for (const selection of selectionSet.selections) {
@@ -254,7 +329,13 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
           const granted = grants.readAll || fieldGranted(parent, name);
           const onTheWay = name === 'id' || [...grantedTypes].some((wanted) => reachable(schema, type).has(wanted));
           if (!granted && !onTheWay) {
-            fail(forbidden(`This token may not read ${parent.name}.${name}: it needs the grant read:${parent.name}.${name} (or read).`, `read:${parent.name}.${name}`, selection));
+            fail(
+              forbidden(
+                `This token may not read ${parent.name}.${name}: it needs the grant read:${parent.name}.${name} (or read).`,
+                `read:${parent.name}.${name}`,
+                selection,
+              ),
+            );
             return;
           }
           // Everything below a granted field is allowed.
@@ -268,9 +349,18 @@ export function grantsRule(options: GrantsRuleOptions): ValidationRule {
       OperationDefinition(node) {
         if (node !== options.operation) return false;
         const kind = node.operation;
-        if ((kind === OperationTypeNode.SUBSCRIPTION || isLiveQueryOperationDefinitionNode(node, options.variables as Record<string, unknown> | undefined)) && !grants.subscribe) {
+        if (
+          (kind === OperationTypeNode.SUBSCRIPTION ||
+            isLiveQueryOperationDefinitionNode(node, options.variables as Record<string, unknown> | undefined)) &&
+          !grants.subscribe
+        ) {
           const [first] = node.selectionSet.selections;
-          fail(new GraphQLError('Subscriptions and live queries (@live) need the grant subscribe.', { nodes: first ? [first] : [node], extensions: { code: 'FORBIDDEN', requiredGrant: 'subscribe', http: { status: 403 } } }));
+          fail(
+            new GraphQLError('Subscriptions and live queries (@live) need the grant subscribe.', {
+              nodes: first ? [first] : [node],
+              extensions: { code: 'FORBIDDEN', requiredGrant: 'subscribe', http: { status: 403 } },
+            }),
+          );
           return false;
         }
         const rootType = schema.getRootType(kind);

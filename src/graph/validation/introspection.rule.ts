@@ -1,5 +1,28 @@
-import { getIntrospectionQuery, getNamedType, GraphQLError, getNullableType, isAbstractType, isEnumType, isInputObjectType, isInterfaceType, isListType, isObjectType, Kind, parse } from 'graphql';
-import type { ASTVisitor, DefinitionNode, FragmentDefinitionNode, GraphQLNamedType, GraphQLSchema, OperationDefinitionNode, SelectionSetNode, ValidationContext, ValidationRule } from 'graphql';
+import {
+  getIntrospectionQuery,
+  getNamedType,
+  GraphQLError,
+  getNullableType,
+  isAbstractType,
+  isEnumType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isObjectType,
+  Kind,
+  parse,
+} from 'graphql';
+import type {
+  ASTVisitor,
+  DefinitionNode,
+  FragmentDefinitionNode,
+  GraphQLNamedType,
+  GraphQLSchema,
+  OperationDefinitionNode,
+  SelectionSetNode,
+  ValidationContext,
+  ValidationRule,
+} from 'graphql';
 import { GatewayError } from '../../errors/gateway-error';
 import { fragmentMeasure, STOP_VALIDATION } from '../../field-rules/operation-fragments';
 
@@ -26,16 +49,28 @@ const factsOf = new WeakMap<GraphQLSchema, { sizes: ListSizes; fullQuery: number
 function listSizes(schema: GraphQLSchema): ListSizes {
   const types = Object.values(schema.getTypeMap());
   const directives = schema.getDirectives();
-  const mean = (counts: number[]): number => (counts.length === 0 ? 0 : counts.reduce((sum, count) => sum + count, 0) / counts.length);
-  const fields = types.flatMap((type) => (isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : []));
+  const mean = (counts: number[]): number =>
+    counts.length === 0 ? 0 : counts.reduce((sum, count) => sum + count, 0) / counts.length;
+  const fields = types.flatMap((type) =>
+    isObjectType(type) || isInterfaceType(type) ? Object.values(type.getFields()) : [],
+  );
   return new Map([
     ['__Schema.types', types.length],
     ['__Schema.directives', directives.length],
     ['__Type.fields', fields.length / types.length],
-    ['__Type.interfaces', mean(types.map((type) => (isObjectType(type) || isInterfaceType(type) ? type.getInterfaces().length : 0)))],
-    ['__Type.possibleTypes', mean(types.map((type) => (isAbstractType(type) ? schema.getPossibleTypes(type).length : 0)))],
+    [
+      '__Type.interfaces',
+      mean(types.map((type) => (isObjectType(type) || isInterfaceType(type) ? type.getInterfaces().length : 0))),
+    ],
+    [
+      '__Type.possibleTypes',
+      mean(types.map((type) => (isAbstractType(type) ? schema.getPossibleTypes(type).length : 0))),
+    ],
     ['__Type.enumValues', mean(types.map((type) => (isEnumType(type) ? type.getValues().length : 0)))],
-    ['__Type.inputFields', mean(types.map((type) => (isInputObjectType(type) ? Object.keys(type.getFields()).length : 0)))],
+    [
+      '__Type.inputFields',
+      mean(types.map((type) => (isInputObjectType(type) ? Object.keys(type.getFields()).length : 0))),
+    ],
     ['__Field.args', mean(fields.map((field) => field.args.length))],
     ['__Directive.args', mean(directives.map((directive) => directive.args.length))],
   ]);
@@ -49,13 +84,20 @@ function listSizes(schema: GraphQLSchema): ListSizes {
  * `__schema` and `__type` cost nothing here (`__typename` neither). Each fragment is
  * measured once, so the walk is linear in the document's size.
  */
-export function introspectionCosts(schema: GraphQLSchema, sizes: ListSizes, definitions: readonly DefinitionNode[]): Map<OperationDefinitionNode, number> {
+export function introspectionCosts(
+  schema: GraphQLSchema,
+  sizes: ListSizes,
+  definitions: readonly DefinitionNode[],
+): Map<OperationDefinitionNode, number> {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of definitions) {
-    if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value)) fragments.set(definition.name.value, definition);
+    if (definition.kind === Kind.FRAGMENT_DEFINITION && !fragments.has(definition.name.value))
+      fragments.set(definition.name.value, definition);
   }
   // Unknown or cyclic: 0 (validation reports it).
-  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) => selectionCost(fragment.selectionSet, type));
+  const fragmentCost = fragmentMeasure(schema, fragments, (fragment, type) =>
+    selectionCost(fragment.selectionSet, type),
+  );
   function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLNamedType): number {
     const introspecting = parent.name.startsWith('__');
     const fields = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields() : {};
@@ -64,7 +106,8 @@ export function introspectionCosts(schema: GraphQLSchema, sizes: ListSizes, defi
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
         if (name === '__typename') continue;
-        const metaType = name === '__schema' ? schema.getType('__Schema') : name === '__type' ? schema.getType('__Type') : undefined;
+        const metaType =
+          name === '__schema' ? schema.getType('__Schema') : name === '__type' ? schema.getType('__Type') : undefined;
         if (metaType) {
           total += 1 + (selection.selectionSet ? selectionCost(selection.selectionSet, metaType) : 0);
           continue;
@@ -72,7 +115,8 @@ export function introspectionCosts(schema: GraphQLSchema, sizes: ListSizes, defi
         const field = introspecting ? fields[name] : undefined;
         if (!field) continue; // not introspection (or unknown: validation reports it)
         const items = isListType(getNullableType(field.type)) ? (sizes.get(`${parent.name}.${name}`) ?? 1) : 1;
-        total += 1 + (selection.selectionSet ? items * selectionCost(selection.selectionSet, getNamedType(field.type)) : 0);
+        total +=
+          1 + (selection.selectionSet ? items * selectionCost(selection.selectionSet, getNamedType(field.type)) : 0);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const inner = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (inner) total += selectionCost(selection.selectionSet, inner);
@@ -97,7 +141,14 @@ function schemaFacts(schema: GraphQLSchema): { sizes: ListSizes; fullQuery: numb
   if (!facts) {
     const sizes = listSizes(schema);
     const full = parse(
-      getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true }),
+      getIntrospectionQuery({
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+        oneOf: true,
+      }),
     );
     facts = { sizes, fullQuery: Math.max(0, ...introspectionCosts(schema, sizes, full.definitions).values()) };
     factsOf.set(schema, facts);
@@ -154,7 +205,12 @@ export const noIntrospectionRule: ValidationRule = (context) => ({
   Field(node) {
     const name = node.name.value;
     if (name === '__schema' || name === '__type') {
-      context.reportError(new GraphQLError(`GraphQL introspection is disabled on this gateway (INTROSPECTION=false), but the query contains the field "${name}".`, { nodes: [node] }));
+      context.reportError(
+        new GraphQLError(
+          `GraphQL introspection is disabled on this gateway (INTROSPECTION=false), but the query contains the field "${name}".`,
+          { nodes: [node] },
+        ),
+      );
     }
   },
 });

@@ -22,7 +22,10 @@ export interface MemoRequest {
  * The variables an operation declares, taken from the request's variables: the others
  * are ignored without being looked at, as graphql-js and Apollo ignore them.
  */
-export function declaredVariables(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+export function declaredVariables(
+  operation: OperationDefinitionNode,
+  variables: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
   const declared: Record<string, unknown> = {};
   if (!variables) return declared;
   for (const definition of operation.variableDefinitions ?? []) {
@@ -78,5 +81,9 @@ function memoKey(request: MemoRequest): string | null {
     return null;
   }
   // One-shot hashing: no Hash object per request.
-  return hash('sha256', `${request.queryHash}\0${request.operation.name?.value ?? ''}\0${request.operation.loc ? String(request.operation.loc.start) : ''}\0${variables}`, 'base64url');
+  return hash(
+    'sha256',
+    `${request.queryHash}\0${request.operation.name?.value ?? ''}\0${request.operation.loc ? String(request.operation.loc.start) : ''}\0${variables}`,
+    'base64url',
+  );
 }
