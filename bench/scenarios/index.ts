@@ -4,6 +4,7 @@
  * (see bench/README.md, "Adding a scenario").
  */
 import type { Scenario } from '../lib/bench';
+import { alerts } from './alerts';
 import { cold } from './cold';
 import { consoleScenario } from './console';
 import { cold1c } from './cold-1c';
@@ -64,4 +65,5 @@ export const SCENARIOS: readonly Scenario[] = [
   siteDocuments,
   warmToken,
   payments,
+  alerts,
 ];
