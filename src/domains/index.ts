@@ -46,11 +46,10 @@ let loaded: Array<[string, Record<string, unknown>]> | undefined;
 
 /** Every {@link registeredFiles} module with its exports, loaded once (loading a `*.loaders` or `*.endpoint-rules` file registers what it holds). */
 function loadedFiles(): Array<[string, Record<string, unknown>]> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the registry loads domain files by name
-  return (loaded ??= registeredFiles().map((file) => [
-    file,
-    require(join(__dirname, file)) as Record<string, unknown>,
-  ]));
+  // The registry loads domain files by name.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const load = (file: string): Record<string, unknown> => require(join(__dirname, file)) as Record<string, unknown>;
+  return (loaded ??= registeredFiles().map((file) => [file, load(file)]));
 }
 
 /**
