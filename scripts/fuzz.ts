@@ -56,13 +56,11 @@ async function main(): Promise<number> {
       byStatus: report.byStatus,
       slowestMs: Math.round(report.slowestMs),
       failures: report.failures.length,
-      firstFailures: report.failures
-        .slice(0, 10)
-        .map((failure) => ({
-          problem: failure.problem,
-          status: failure.status,
-          query: failure.request.body.query.slice(0, 500),
-        })),
+      firstFailures: report.failures.slice(0, 10).map((failure) => ({
+        problem: failure.problem,
+        status: failure.status,
+        query: failure.request.body.query.slice(0, 500),
+      })),
       alive,
     };
     console.log(JSON.stringify(summary, null, 2));

@@ -14,9 +14,7 @@ import type { HttpStack } from '../support';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- the example is a plain CommonJS script
 const example = require('../../examples/site-document-upload/upload.js') as {
-  upload(
-    options: Record<string, unknown>,
-  ): Promise<{
+  upload(options: Record<string, unknown>): Promise<{
     upstreamWrites: number;
     committed: boolean;
     document: { version: number; slots: number[]; bytes: number };
