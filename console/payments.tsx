@@ -1,6 +1,7 @@
-/** Payments: requests by status, and transfers that matched no request. */
+/** Payments: requests by status, and transfers that matched no request, each assignable to an open request by hand. */
 import { useState } from 'react';
-import { Message, useQuery, when } from './ui';
+import { gql } from './api';
+import { Message, useAction, useQuery, when } from './ui';
 
 interface PaymentRequest {
   character: string;
@@ -15,6 +16,7 @@ interface PaymentRequest {
 }
 
 interface Transfer {
+  id: string;
   character: string;
   factoryId: string;
   amount: number;
@@ -23,13 +25,35 @@ interface Transfer {
   bookedAt: string;
 }
 
-const PAYMENTS = `query Payments { paymentRequests { character reference factoryId amount paid status note createdAt expiresAt } unmatchedTransfers { character factoryId amount senderVban reference bookedAt } }`;
+const PAYMENTS = `query Payments { paymentRequests { character reference factoryId amount paid status note createdAt expiresAt } unmatchedTransfers { id character factoryId amount senderVban reference bookedAt } }`;
+const ASSIGN = `mutation Assign($input: AssignTransferInput!) { assignTransfer(input: $input) { reference status paid } }`;
 const STATUSES = ['ALL', 'PENDING', 'PARTIALLY_PAID', 'PAID', 'OVERPAID', 'EXPIRED', 'CANCELLED'] as const;
 
 /** The payments page. */
 export function Payments(): JSX.Element {
-  const { data, error } = useQuery<{ paymentRequests: PaymentRequest[]; unmatchedTransfers: Transfer[] }>(PAYMENTS);
+  const { data, error, reload } = useQuery<{ paymentRequests: PaymentRequest[]; unmatchedTransfers: Transfer[] }>(
+    PAYMENTS,
+  );
   const [status, setStatus] = useState<string>('ALL');
+  const assign = useAction();
+  const [chosen, setChosen] = useState<Record<string, string>>({});
+  const openOf = (transfer: Transfer): PaymentRequest[] =>
+    (data?.paymentRequests ?? []).filter(
+      (request) =>
+        request.character === transfer.character &&
+        request.factoryId === transfer.factoryId &&
+        (request.status === 'PENDING' || request.status === 'PARTIALLY_PAID'),
+    );
+  const onAssign = (transfer: Transfer, reference: string): void => {
+    void assign
+      .run(async () => {
+        const answer = await gql<{ assignTransfer: { reference: string; status: string; paid: number } }>(ASSIGN, {
+          input: { character: transfer.character, factoryId: transfer.factoryId, transferId: transfer.id, reference },
+        });
+        return `Assigned to ${answer.assignTransfer.reference}: now ${answer.assignTransfer.status} (paid ${answer.assignTransfer.paid}).`;
+      })
+      .then((done) => (done ? reload() : undefined));
+  };
   const requests = (data?.paymentRequests ?? []).filter((request) => status === 'ALL' || request.status === status);
   const count = (each: string): number =>
     (data?.paymentRequests ?? []).filter((request) => each === 'ALL' || request.status === each).length;
@@ -88,6 +112,7 @@ export function Payments(): JSX.Element {
           </tbody>
         </table>
       </div>
+      <Message text={assign.message} error={assign.failed} />
       <div className="scroll" tabIndex={0} role="region" aria-label="Unmatched transfers (scrolls sideways)">
         <table className="list" id="unmatched-transfers">
           <caption>Transfers that matched no request, newest first</caption>
@@ -99,24 +124,52 @@ export function Payments(): JSX.Element {
               <th scope="col">Amount</th>
               <th scope="col">From</th>
               <th scope="col">Reference text</th>
+              <th scope="col">Assign to</th>
             </tr>
           </thead>
           <tbody>
             {data && data.unmatchedTransfers.length === 0 && (
               <tr>
-                <td colSpan={6}>No unmatched transfer.</td>
+                <td colSpan={7}>No unmatched transfer.</td>
               </tr>
             )}
-            {data?.unmatchedTransfers.map((transfer, index) => (
-              <tr key={`${transfer.character}:${transfer.bookedAt}:${index}`}>
-                <td>{when(transfer.bookedAt)}</td>
-                <td>{transfer.character}</td>
-                <td>{transfer.factoryId}</td>
-                <td>{transfer.amount}</td>
-                <td>{transfer.senderVban ?? '—'}</td>
-                <td>{transfer.reference ?? '—'}</td>
-              </tr>
-            ))}
+            {data?.unmatchedTransfers.map((transfer, index) => {
+              const key = `${transfer.character}:${transfer.id}:${index}`;
+              const open = openOf(transfer);
+              const reference = chosen[key] ?? open[0]?.reference ?? '';
+              return (
+                <tr key={key}>
+                  <td>{when(transfer.bookedAt)}</td>
+                  <td>{transfer.character}</td>
+                  <td>{transfer.factoryId}</td>
+                  <td>{transfer.amount}</td>
+                  <td>{transfer.senderVban ?? '—'}</td>
+                  <td>{transfer.reference ?? '—'}</td>
+                  <td>
+                    {open.length === 0 ? (
+                      <span className="hint">no open request</span>
+                    ) : (
+                      <>
+                        <select
+                          aria-label={`Request to assign the transfer of ${transfer.amount} to`}
+                          value={reference}
+                          onChange={(event) => setChosen((current) => ({ ...current, [key]: event.target.value }))}
+                        >
+                          {open.map((request) => (
+                            <option key={request.reference} value={request.reference}>
+                              {request.reference} ({request.paid}/{request.amount})
+                            </option>
+                          ))}
+                        </select>{' '}
+                        <button type="button" disabled={assign.busy} onClick={() => onAssign(transfer, reference)}>
+                          Assign
+                        </button>
+                      </>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>

@@ -20,7 +20,7 @@ import {
 } from './admin-types';
 import { Alert, CreateAlertInput } from './alert-types';
 import { CacheSummary } from './overview-types';
-import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
+import { AdminPaymentRequest, AdminUnmatchedTransfer, AssignTransferInput } from './payment-types';
 
 /** One administration operation's context. */
 export interface AdminContext {
@@ -230,6 +230,21 @@ export class AdminResolver {
     return audited(context, 'deleteAlert', id, () => context.admin.deleteAlert(id));
   }
 
+  /** Assigns an unmatched transfer. */
+  @Mutation(() => AdminPaymentRequest, {
+    description:
+      'Moves an unmatched transfer onto an open payment request of the same company, as if it had matched: the request becomes PARTIALLY_PAID, PAID or OVERPAID, its payment.* webhooks and events go out as usual, and the transfer leaves unmatchedTransfers (once, across restarts and replicas). NOT_FOUND for an unknown character, company, transfer or request; CONFLICT when the request is no longer open. No upstream request.',
+  })
+  assignTransfer(
+    @Ctx() context: AdminContext,
+    @Arg('input', () => AssignTransferInput, { description: 'The transfer and the request.' })
+    input: AssignTransferInput,
+  ): Promise<AdminPaymentRequest> {
+    return audited(context, 'assignTransfer', `${input.transferId} -> ${input.reference}`, () =>
+      context.admin.assignTransfer(input),
+    );
+  }
+
   /** Redelivers. */
   @Mutation(() => Delivery, {
     description:
@@ -255,7 +270,7 @@ export function buildAdminSchema(): Promise<GraphQLSchema> {
     const mutation = schema.getMutationType();
     if (mutation)
       mutation.description =
-        'Changes to the vault, tokens and alert rules. Every mutation writes an audit entry; only addVaultKey (its one key check) and createAlert of a RENT_OVERDUE rule (its one scope check) send an upstream request.';
+        'Changes to the vault, tokens, alert rules and payments. Every mutation writes an audit entry; only addVaultKey (its one key check) and createAlert of a RENT_OVERDUE rule (its one scope check) send an upstream request.';
     return schema;
   });
   return built;

@@ -28,7 +28,9 @@ import { alertOf, summary } from './admin-records';
 import { BudgetHistory } from './budget-history';
 import type { BudgetPoint } from './budget-history';
 import { BudgetSample, CacheSummary } from './overview-types';
-import { AdminPaymentRequest, AdminUnmatchedTransfer } from './payment-types';
+import { AdminUnmatchedTransfer, adminRequest } from './payment-types';
+import type { AdminPaymentRequest, AssignTransferInput } from './payment-types';
+import { assignTransfer, transferId } from './payment-assign';
 
 /** What the service needs. */
 export interface AdminServiceParts {
@@ -203,24 +205,12 @@ export class AdminService {
     for (const { name, keyId: owner } of await this.characterKeys()) {
       for (const factoryId of (await this.parts.auth.factoriesOf(name)) ?? []) {
         for (const request of await this.parts.payments.list(owner, factoryId)) {
-          const paid = request.transfers.reduce((sum, transfer) => sum + transfer.amount, 0);
-          requests.push(
-            Object.assign(new AdminPaymentRequest(), {
-              character: name,
-              reference: request.reference,
-              factoryId,
-              amount: request.amount,
-              paid,
-              status: request.status,
-              note: request.note,
-              createdAt: new Date(request.createdAt),
-              expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt),
-            }),
-          );
+          requests.push(adminRequest(name, request));
         }
         for (const transfer of await this.parts.payments.unmatched(owner, factoryId)) {
           unmatched.push(
             Object.assign(new AdminUnmatchedTransfer(), {
+              id: transferId(transfer),
               character: name,
               factoryId,
               amount: transfer.amount,
@@ -235,6 +225,26 @@ export class AdminService {
     requests.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     unmatched.sort((a, b) => b.bookedAt.getTime() - a.bookedAt.getTime());
     return { requests, unmatched };
+  }
+
+  /**
+   * Moves an unmatched transfer onto an open request of its company (payment-assign.ts; no upstream request).
+   *
+   * @throws GatewayError `NOT_FOUND` (no such character, company, transfer or request), `CONFLICT` (the request is not open)
+   */
+  async assignTransfer(input: AssignTransferInput): Promise<AdminPaymentRequest> {
+    const owner = (await this.characterKeys()).find((each) => each.name === input.character)?.keyId;
+    if (!owner || !((await this.parts.auth.factoriesOf(input.character)) ?? []).includes(input.factoryId))
+      throw new GatewayError(
+        'NOT_FOUND',
+        `The vault has no character "${input.character}" owning the company ${input.factoryId} (as its key check found).`,
+      );
+    const request = await assignTransfer(
+      this.parts.payments,
+      { owner, factoryId: input.factoryId, transferId: input.transferId, reference: input.reference },
+      this.now(),
+    );
+    return adminRequest(input.character, request);
   }
 
   /** The upstream-answer cache's lookups since the start. */

@@ -2,8 +2,9 @@
  * The administration graph's view of payment requests and unmatched transfers (read from the
  * payment store, never upstream), emitted to `schema.admin.graphql` with admin-types.ts.
  */
-import { Field, Float, ID, ObjectType } from 'type-graphql';
+import { Field, Float, ID, InputType, ObjectType } from 'type-graphql';
 import { PaymentStatus } from '../domains/payments/payment-request.type';
+import type { StoredRequest } from '../domains/payments/payment-request.store';
 
 /** A payment request as the console lists it. */
 @ObjectType({ description: 'A payment request of a vault character (from the payment store; no upstream request).' })
@@ -51,6 +52,13 @@ export class AdminPaymentRequest {
     'A transfer to a company account that matched no payment request (the newest 100 per company; no upstream request).',
 })
 export class AdminUnmatchedTransfer {
+  /** Id. */
+  @Field(() => ID, {
+    description:
+      'Its id (trf_…), derived from its identity (sender, reference text, amount, booking time): stable across reads, restarts and replicas; identical transfers share it. What assignTransfer takes.',
+  })
+  id!: string;
+
   /** Whose. */
   @Field(() => String, { description: 'The vault character whose account received it.' })
   character!: string;
@@ -74,4 +82,45 @@ export class AdminUnmatchedTransfer {
   /** When. */
   @Field(() => Date, { description: 'When it was booked.' })
   bookedAt!: Date;
+}
+
+/** What `assignTransfer` takes. */
+@InputType({
+  description: 'An unmatched transfer of a company and the open payment request of the same company it pays.',
+})
+export class AssignTransferInput {
+  /** Whose. */
+  @Field(() => String, {
+    description: 'The vault character whose account received the transfer (and who created the request).',
+  })
+  character!: string;
+
+  /** Company. */
+  @Field(() => ID, { description: "The company (one the character's key check found)." })
+  factoryId!: string;
+
+  /** Transfer. */
+  @Field(() => ID, { description: "The unmatched transfer's id (AdminUnmatchedTransfer.id)." })
+  transferId!: string;
+
+  /** Request. */
+  @Field(() => ID, { description: 'The reference of the payment request it pays (PENDING or PARTIALLY_PAID).' })
+  reference!: string;
+}
+
+/** A stored request as the administration graph's type. */
+export function adminRequest(character: string, request: StoredRequest): AdminPaymentRequest {
+  const paid = request.transfers.reduce((sum, transfer) => sum + transfer.amount, 0);
+  const { reference, factoryId, amount, status, note } = request;
+  return Object.assign(new AdminPaymentRequest(), {
+    character,
+    reference,
+    factoryId,
+    amount,
+    paid,
+    status,
+    note,
+    createdAt: new Date(request.createdAt),
+    expiresAt: request.expiresAt === null ? null : new Date(request.expiresAt),
+  });
 }

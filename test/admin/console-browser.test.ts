@@ -15,6 +15,7 @@ import { consoleCommand } from '../../src/cli/console-cli';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { describeWithBrowser, useBrowser, useStack } from '../support';
 import { testVault } from './admin-helpers';
+import { transferFingerprint } from '../../src/domains/payments/payment-request.store';
 import type { TestVault } from './admin-helpers';
 
 jest.setTimeout(120_000);
@@ -193,7 +194,7 @@ describeWithBrowser('the browser console', () => {
     }
   });
 
-  it('payments: a request is listed by status (the key was added in the console, which knows its companies)', async () => {
+  it('payments: a request is listed by status (the key was added in the console, which knows its companies); an unmatched transfer is assigned to it', async () => {
     const created = await stack.post(
       {
         query: `mutation { createPaymentRequest(input: { factoryId: "${FIXTURE_IDS.shop}", bankAccountId: "${FIXTURE_IDS.shopMainAccount}", amount: 25, note: "console test" }) { reference } }`,
@@ -213,6 +214,28 @@ describeWithBrowser('the browser console', () => {
       await page.selectOption('#payments-status', 'PENDING');
       await page.waitForSelector(`#payment-requests >> text=${reference}`);
       await page.waitForSelector('#unmatched-transfers tbody tr');
+      // An unmatched transfer of the company, assigned by hand to the open request.
+      const store = stack.gateway.payments.store;
+      const owner =
+        (
+          await Promise.all(
+            (await store.owners()).map(async (each) => ((await store.get(each, reference)) ? each : null)),
+          )
+        ).find((each) => each !== null) ?? '';
+      const transfer = { amount: 11, senderVban: '4799001', reference: 'no code here', timestamp: Date.now() };
+      expect(
+        await store.recordTransfer(owner, FIXTURE_IDS.shopMainAccount, transferFingerprint(transfer), 1, {
+          kind: 'unmatched',
+          factoryId: FIXTURE_IDS.shop,
+          transfer,
+        }),
+      ).toBe(true);
+      await page.reload();
+      const row = page.locator('#unmatched-transfers tbody tr', { hasText: 'no code here' });
+      await row.locator('select').selectOption(reference);
+      await row.getByRole('button', { name: 'Assign' }).click();
+      await page.waitForSelector(`text=Assigned to ${reference}: now PARTIALLY_PAID`);
+      expect(await page.locator('#unmatched-transfers', { hasText: 'no code here' }).count()).toBe(0);
     } finally {
       await context.close();
     }

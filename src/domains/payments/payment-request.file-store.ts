@@ -15,6 +15,8 @@ import {
   addTo,
   isOpen,
   removeFrom,
+  removeTransfer,
+  transferFingerprint,
   unsign,
 } from './payment-request.store';
 import type {
@@ -103,6 +105,8 @@ export class FilePaymentStore implements PaymentStore {
       case 'unmatched':
         this.unshiftUnmatched(line.key, line.v);
         return true;
+      case 'assigned':
+        return removeTransfer(this.unmatchedLists.get(line.key), line.fp) || true;
       case 'account':
         this.accounts.set(line.key, line.v);
         return true;
@@ -200,6 +204,12 @@ export class FilePaymentStore implements PaymentStore {
     change: TransferChange,
     outbox: readonly OutboxEntry[] = [],
   ): Promise<boolean> {
+    if (change.kind === 'assigned') {
+      const [key, fp] = [`${owner}|${change.factoryId}`, transferFingerprint(change.transfer)];
+      if (!removeTransfer(this.unmatchedLists.get(key), fp)) return Promise.resolve(false); // assigned before (or pruned)
+      const lines: JournalLine[] = [{ op: 'assigned', key, fp }, ...this.applyRequest(change.request)];
+      return this.write([...lines, ...outbox.map((entry) => this.addOutbox(entry))]).then(() => true);
+    }
     const key = `${owner}|${bankAccountId}`;
     if ((this.seen.get(key)?.get(fingerprint) ?? 0) >= occurrence) return Promise.resolve(false);
     this.setSeen(key, fingerprint, occurrence);

@@ -4,7 +4,15 @@
  */
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
-import { NO_ACCOUNT, OUTBOX_MAC, REQUEST_MAC, RecordSeal, UNMATCHED_KEPT, isOpen } from './payment-request.store';
+import {
+  NO_ACCOUNT,
+  OUTBOX_MAC,
+  REQUEST_MAC,
+  RecordSeal,
+  UNMATCHED_KEPT,
+  isOpen,
+  transferFingerprint,
+} from './payment-request.store';
 import type {
   AccountState,
   DueRequest,
@@ -66,8 +74,15 @@ return 1
  * occurrence, the change's kind, the unmatched transfer's JSON, the last index of the
  * unmatched list kept, then the request's eight (when the kind is `request`), then pairs of
  * outbox entry id and signed JSON. Returns 1 when applied, 0 when that occurrence was counted before.
+ * An `assigned` change removes the unmatched transfer's JSON (ARGV[4]) from the list instead of counting (0 when it is gone).
  */
 const RECORD_TRANSFER = `${PUT_REQUEST}
+if ARGV[3] == 'assigned' then
+  if redis.call('LREM', KEYS[2], 1, ARGV[4]) == 0 then return 0 end
+  put_request(4, 6)
+  for i = 14, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
+  return 1
+end
 local counted = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
 if counted >= tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -228,23 +243,30 @@ export class RedisPaymentStore implements PaymentStore {
     outbox: readonly OutboxEntry[] = [],
   ): Promise<boolean> {
     const request =
-      change.kind === 'request'
+      change.kind === 'request' || change.kind === 'assigned'
         ? this.requestParts(change.request)
         : {
             keys: Array.from({ length: 7 }, () => this.key('requests', owner)),
             args: Array.from({ length: 8 }, () => ''),
           };
-    const keys = [
-      this.key('counted', owner, bankAccountId),
-      this.key('unmatched', owner, change.kind === 'unmatched' ? change.factoryId : ''),
-      this.key('outbox'),
-      ...request.keys,
-    ];
+    const list =
+      change.kind === 'unmatched' || change.kind === 'assigned'
+        ? this.key('unmatched', owner, change.factoryId)
+        : this.key('unmatched', owner, '');
+    // An assigned transfer is removed as the list holds it (its JSON as written, found by its identity).
+    const assigned =
+      change.kind === 'assigned'
+        ? (await this.redis.lrange(list, 0, -1)).find(
+            (text) => transferFingerprint(JSON.parse(text) as StoredTransfer) === transferFingerprint(change.transfer),
+          )
+        : undefined;
+    if (change.kind === 'assigned' && assigned === undefined) return false;
+    const keys = [this.key('counted', owner, bankAccountId), list, this.key('outbox'), ...request.keys];
     const args = [
       fingerprint,
       String(occurrence),
       change.kind,
-      change.kind === 'unmatched' ? JSON.stringify(change.transfer) : '',
+      change.kind === 'unmatched' ? JSON.stringify(change.transfer) : (assigned ?? ''),
       String(UNMATCHED_KEPT - 1),
       ...request.args,
       ...this.outboxArgs(outbox),

@@ -126,10 +126,19 @@ export function transferFingerprint(t: StoredTransfer): string {
   return JSON.stringify([t.senderVban, t.reference ?? '', t.amount, t.timestamp]);
 }
 
-/** What a newly seen transfer changes: the request it pays (as it is afterwards), or the company's unmatched transfers. */
+/**
+ * What a newly seen transfer changes: the request it pays (as it is afterwards), or the company's unmatched transfers;
+ * or (`assigned`) an unmatched transfer of the company moved by hand onto the request it now pays.
+ */
 export type TransferChange =
   | { readonly kind: 'request'; readonly request: StoredRequest }
   | { readonly kind: 'unmatched'; readonly factoryId: string; readonly transfer: StoredTransfer }
+  | {
+      readonly kind: 'assigned';
+      readonly factoryId: string;
+      readonly transfer: StoredTransfer;
+      readonly request: StoredRequest;
+    }
   | { readonly kind: 'none' };
 
 /** A request due to expire: its owner and reference. */
@@ -179,8 +188,12 @@ export interface PaymentStore {
    * change it causes (`outbox`) in the same atomic step: a crash never leaves a transfer
    * seen but not counted, nor counted without its deliveries.
    *
+   * An `assigned` change is guarded by the unmatched list instead of the count (which it leaves
+   * as it is, so later polls do not count the transfer again): it applies only while the
+   * company's list holds the transfer, removing one copy of it, so it lands once across replicas.
+   *
    * @param occurrence - which occurrence of the identity on the poll (1 for the first)
-   * @returns true when applied; false when that occurrence was counted before (by any replica), nothing changed
+   * @returns true when applied; false when that occurrence was counted before (by any replica), or an assigned transfer is no longer unmatched: nothing changed
    */
   recordTransfer(
     owner: string,
@@ -266,6 +279,7 @@ export type JournalLine =
   | { op: 'seen'; key: string; fp: string; n: number }
   | { op: 'mark'; key: string }
   | { op: 'unmatched'; key: string; v: StoredTransfer }
+  | { op: 'assigned'; key: string; fp: string }
   | { op: 'account'; key: string; v: AccountState }
   | { op: 'outbox'; v: Signed<OutboxEntry> }
   | { op: 'sent'; id: string };
@@ -286,4 +300,11 @@ export function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, value: V): void {
   if (!set) return;
   set.delete(value);
   if (set.size === 0) map.delete(key);
+}
+
+/** Removes the newest transfer of this identity from an unmatched list (newest first); false when it holds none. */
+export function removeTransfer(list: StoredTransfer[] | undefined, fingerprint: string): boolean {
+  const at = list?.findIndex((each) => transferFingerprint(each) === fingerprint) ?? -1;
+  if (at >= 0) list?.splice(at, 1);
+  return at >= 0;
 }
