@@ -14,9 +14,4 @@ module.exports = async () => ({
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   reporters: ['default', '<rootDir>/test/support/skip-reporter.mjs'],
   testTimeout: 20000,
-  // At least two workers: Jest's default (one fewer than the cores) is one on a 2-core machine,
-  // which runs every file in band, one after another, while many of them mostly wait (on
-  // sockets, timers, Chromium, redis-server and ts-node children), so a second file beside
-  // each keeps both cores busy.
-  maxWorkers: Math.max(2, (await import('node:os')).availableParallelism() - 1),
 });
