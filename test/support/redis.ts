@@ -139,7 +139,7 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
       );
       child = server;
       // A file that forgets stop() must not hold Jest open: a file run in band (a single
-      // file, --runInBand, or one worker, as Jest's default was on two cores) runs in Jest's
+      // file, --runInBand, or one worker, Jest's default on two cores) runs in Jest's
       // own process, where a live child and its pipes keep the run from ever exiting (CI
       // once hung 90 minutes so).
       // Unreferenced, the server no longer holds the process; global-teardown.ts kills it
