@@ -13,7 +13,7 @@ import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
 import type { GatewayConfig } from './config';
 import type { GatewayContext, GatewayServices } from './context';
-import { CacheFile, CacheSnapshots, ChangeSharingRedisState, keyId } from './economy';
+import { CacheFile, CacheSnapshots, ChangeSharingRedisState } from './economy';
 import type { EconomyEvents, RedisSharedState } from './economy';
 import { UpstreamEconomy } from './economy';
 import type { ResponseCacheHits } from './graph/response-cache/response-cache-hits';
@@ -29,6 +29,8 @@ import { shapeDriftPlugin } from './observability/shape-drift.plugin';
 import type { GatewayTracing } from './observability/tracing';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { PollClock } from './domains/feeds/feed';
+import { hashedKey } from './pipeline/key-in-use';
+import type { HashedKey, KeyHolder } from './pipeline/key-in-use';
 import { RequestPipeline } from './pipeline/pipeline';
 import { UpstreamClient } from './upstream/client';
 import { webhookPoster } from './upstream/webhook-post';
@@ -258,12 +260,10 @@ export async function createGatewayRuntime(
     ? new RedisPaymentStore(config.redisUrl, config.redisPrefix, storeOptions)
     : await FilePaymentStore.open(config.paymentsFile, storeOptions);
   // The vault's keys: their characters' open requests are polled again at start, without a call.
-  // A vault key as the payment desk's caller: the key and its hashed id.
-  const callerOf = (apiKey: string): { apiKey: string; keyId: string } => ({
-    apiKey,
-    keyId: keyId(apiKey, config.keyHashSecret),
-  });
-  const heldKeys = vault ? () => vault.vault.apiKeys().map(callerOf) : undefined;
+  // A vault key as the payment desk's caller: the key and its hash, from THE memo of key hashes
+  // (src/pipeline/key-in-use.ts), once per character or webhook of the opened vault.
+  const callerOf = (holder: KeyHolder): HashedKey => hashedKey(holder, config.keyHashSecret);
+  const heldKeys = vault ? () => vault.vault.characters().map(callerOf) : undefined;
   const payments = new PaymentDesk(paymentStore, {
     now: options.now,
     heldKeys,
@@ -275,7 +275,7 @@ export async function createGatewayRuntime(
   if (vault) {
     const webhooks = new WebhookDispatcher(
       payments,
-      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: callerOf(hook.apiKey) })),
+      () => vault.vault.webhooks().map((hook) => ({ ...hook, caller: callerOf(hook) })),
       {
         post: webhookPoster({ allowHosts: config.webhookAllowHosts, timeoutMs: config.webhookTimeoutMs }),
         onError: (error) =>

@@ -6,14 +6,15 @@
  * and are never returned, logged or put in an error.
  */
 import type { UpstreamEconomy } from '../economy';
-import { UpstreamSession, keyId } from '../economy';
+import { UpstreamSession } from '../economy';
+import { hashedKey } from '../pipeline/key-in-use';
 import { fetchFactoryList } from '../domains/factories/factories.api';
 import type { PaymentStore } from '../domains/payments/payment-request.store';
 import type { AlertOutbox } from '../alerts/alert-outbox';
 import { GatewayError } from '../errors/gateway-error';
 import { elideUrl } from '../upstream/outbound-url';
 import { MasterKeys, Vault } from '../vault';
-import type { VaultStorage } from '../vault';
+import type { TokenCharacter, VaultStorage } from '../vault';
 import { openKey, parseDocument } from '../vault/vault-document';
 import { AlertRules } from '../alerts/alert-admin';
 import type { AlertWatcher } from '../alerts';
@@ -69,6 +70,12 @@ export class AdminService {
   private readonly now: () => number;
   private readonly rules: AlertRules;
   private readonly history = new BudgetHistory();
+  /**
+   * The characters of the stored vault as last read, opened once per stored text: the holders
+   * of their keys for THE memo of key hashes (`hashedKey`), so each key is hashed once per
+   * stored document however often the console asks.
+   */
+  private opened: { readonly text: string; readonly characters: readonly TokenCharacter[] } | null = null;
 
   /** @param parts - see {@link AdminServiceParts} */
   constructor(private readonly parts: AdminServiceParts) {
@@ -77,7 +84,7 @@ export class AdminService {
     this.vault = new Vault(parts.storage, this.master, () => new Date(this.now()));
     this.rules = new AlertRules({
       vault: this.vault,
-      apiKeyOf: (name) => this.apiKeyOf(name),
+      keyOf: async (name) => (await this.characters()).find((each) => each.name === name) ?? null,
       economy: parts.economy,
       keyHashSecret: parts.keyHashSecret,
       allowHosts: parts.allowHosts ?? [],
@@ -86,11 +93,13 @@ export class AdminService {
     });
   }
 
-  /** A character's key, opened (never returned or logged), or null. */
-  private async apiKeyOf(name: string): Promise<string | null> {
+  /** The stored vault's characters, their keys opened (never returned or logged): opened again only when the stored text changed. */
+  private async characters(): Promise<readonly TokenCharacter[]> {
     const text = await this.parts.storage.read();
-    const record = text === null ? undefined : parseDocument(text).keys.find((each) => each.name === name);
-    return record ? openKey(this.master, record).apiKey : null;
+    if (text === null) return [];
+    if (this.opened?.text !== text)
+      this.opened = { text, characters: parseDocument(text).keys.map((record) => openKey(this.master, record)) };
+    return this.opened.characters;
   }
 
   /** Every alert rule, oldest first. */
@@ -149,11 +158,9 @@ export class AdminService {
 
   /** Each character's name and hashed key (the economy's and the payment store's id of it). */
   private async characterKeys(): Promise<Array<{ readonly name: string; readonly keyId: string }>> {
-    const text = await this.parts.storage.read();
-    if (text === null) return [];
-    return parseDocument(text).keys.map((record) => ({
-      name: record.name,
-      keyId: keyId(openKey(this.master, record).apiKey, this.parts.keyHashSecret),
+    return (await this.characters()).map((character) => ({
+      name: character.name,
+      keyId: hashedKey(character, this.parts.keyHashSecret).keyId,
     }));
   }
 
@@ -320,7 +327,9 @@ export class AdminService {
    */
   async addVaultKey(input: AddVaultKeyInput): Promise<VaultCharacter> {
     const { apiKey, secret } = checkedKeyInput(input);
-    const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret), true);
+    // A key no vault holds yet: hashed in THE memo, its holder this check.
+    const key = hashedKey({ apiKey }, this.parts.keyHashSecret);
+    const session = new UpstreamSession(this.parts.economy, key.apiKey, key.keyId, true);
     const factories = await fetchFactoryList(session);
     const added = await vaultCall(() => this.vault.addKey(input.name, apiKey, secret));
     await this.parts.auth.rememberFactories(

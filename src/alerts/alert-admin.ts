@@ -6,7 +6,9 @@
  * has the scope `building.tenants.activity`; the rule is then sealed into the vault.
  */
 import type { UpstreamEconomy } from '../economy';
-import { UpstreamSession, keyId } from '../economy';
+import { UpstreamSession } from '../economy';
+import { hashedKey } from '../pipeline/key-in-use';
+import type { KeyHolder } from '../pipeline/key-in-use';
 import { fetchTenants } from '../domains/buildings/buildings.api';
 import { GatewayError } from '../errors/gateway-error';
 import { OutboundUrlError, resolveOutboundUrl } from '../upstream/outbound-url';
@@ -42,8 +44,8 @@ export interface AlertRuleView {
 export interface AlertRulesParts {
   /** The vault (as the command line changes it). */
   readonly vault: Vault;
-  /** A character's StateV key, or null when the vault has none of that name (never logged). */
-  readonly apiKeyOf: (character: string) => Promise<string | null>;
+  /** A character, its StateV key opened (never logged; the key's holder for `hashedKey`), or null when the vault has none of that name. */
+  readonly keyOf: (character: string) => Promise<KeyHolder | null>;
   /** The economy (RENT_OVERDUE's scope check). */
   readonly economy: UpstreamEconomy;
   /** `KEY_HASH_SECRET`. */
@@ -77,8 +79,8 @@ export class AlertRules {
    * @throws GatewayError `BAD_USER_INPUT` (before any upstream request) for an unknown character, a missing input or a refused URL; `FORBIDDEN` naming the scope when a RENT_OVERDUE key lacks it; the upstream's error of the tenants check
    */
   async create(request: AlertRequest): Promise<AlertRuleView> {
-    const apiKey = await this.parts.apiKeyOf(request.character);
-    if (apiKey === null)
+    const holder = await this.parts.keyOf(request.character);
+    if (holder === null)
       throw new GatewayError(
         'BAD_USER_INPUT',
         `The vault has no character named "${request.character}" (see vaultCharacters).`,
@@ -97,7 +99,7 @@ export class AlertRules {
         );
       throw error;
     }
-    if (request.kind === 'RENT_OVERDUE') await this.checkRentScope(apiKey, request.character, params.buildingId ?? '');
+    if (request.kind === 'RENT_OVERDUE') await this.checkRentScope(holder, request.character, params.buildingId ?? '');
     const added = await usage(() => this.parts.vault.addAlert({ ...request, params }, this.parts.allowHosts));
     return { ...this.view(added.summary, null), signingSecret: added.secret };
   }
@@ -124,8 +126,9 @@ export class AlertRules {
   }
 
   /** One upstream request: the building's tenants carry `lastPayDate` only with the scope. */
-  private async checkRentScope(apiKey: string, character: string, buildingId: string): Promise<void> {
-    const session = new UpstreamSession(this.parts.economy, apiKey, keyId(apiKey, this.parts.keyHashSecret));
+  private async checkRentScope(holder: KeyHolder, character: string, buildingId: string): Promise<void> {
+    const key = hashedKey(holder, this.parts.keyHashSecret);
+    const session = new UpstreamSession(this.parts.economy, key.apiKey, key.keyId);
     const tenants = await fetchTenants(session, buildingId);
     if (tenants.length > 0 && tenants.every((tenant) => tenant.lastPayDate === null)) {
       throw new GatewayError(

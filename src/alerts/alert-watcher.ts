@@ -8,7 +8,7 @@
  * the outbox drops) and never loses one.
  */
 import type { UpstreamSession } from '../economy';
-import { keyId } from '../economy';
+import { hashedKey } from '../pipeline/key-in-use';
 import type { Feed } from '../domains/feeds/feed';
 import type { OpenedAlert } from '../vault';
 import type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
@@ -150,7 +150,8 @@ export class AlertWatcher {
     const wanted = new Map<string, { caller: RuleCaller; feed: Feed<unknown, unknown>; rules: Watch['rules'] }>();
     const rules = this.options.rules();
     for (const rule of rules) {
-      const caller = { apiKey: rule.apiKey, keyId: keyId(rule.apiKey, this.options.keyHashSecret) };
+      // The rule is the key's holder for as long as the opened vault lives: hashed once, in THE memo.
+      const caller = hashedKey(rule, this.options.keyHashSecret);
       for (const source of ruleSources(rule)) {
         const id = `${caller.keyId}|${source.feed.resource}`;
         const entry = wanted.get(id) ?? { caller, feed: source.feed, rules: [] };

@@ -1,14 +1,14 @@
 /**
- * The result phase over HTTP: one Apollo Server plugin that runs every result step
- * (result-steps.ts) on the single result, and the `stringifyResult` that writes the text the
+ * The result phase over HTTP: one Apollo Server plugin that hands the single result to THE
+ * result phase of every transport (`RequestPipeline.finishResult`, the function the
+ * streaming transports call in `onNext`), and the `stringifyResult` that writes the text the
  * `response-size` step measured, so a response is serialized once. The request pipeline
  * (pipeline.ts) hands it to Apollo.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
-import { runResultSteps } from './result-steps';
-import type { OutgoingResult, ResultEnvironment } from './result-steps';
+import type { OutgoingResult, ResultState } from './result-steps';
 
 /** One HTTP operation, as the result phase's `report` step tells it (see {@link RequestPipeline.resultPhase}). */
 export interface HttpResultReport {
@@ -54,6 +54,9 @@ export interface CachedAnswer {
   readonly started: number;
 }
 
+/** THE result phase of every transport (`RequestPipeline.finishResult`): every result step, in order, on one result. */
+export type FinishResult = <R extends OutgoingResult>(state: ResultState<R>) => R;
+
 /** Measured texts kept for Apollo's serialization at once: more only if Apollo left some unserialized (they are dropped, oldest first). */
 const MAX_KEPT = 256;
 
@@ -84,17 +87,19 @@ function anchorOf(result: OutgoingResult): object | null {
 
 /**
  * The result phase over HTTP (and `executeOperation` in tests): one Apollo plugin that
- * runs every result step, in order, on the single result in `willSendResponse`, and the
- * `stringifyResult` that writes the text the `response-size` step measured.
+ * calls `finish` (the pipeline's result phase, every result step in order) on the single
+ * result in `willSendResponse`, and the `stringifyResult` that writes the text the
+ * `response-size` step measured. A whole response from the response cache answered before
+ * Apollo goes through `finish` too ({@link ApolloResultPhase.cachedResponse}).
  *
  * The plugin goes after the response cache's (it reads the `age` that one sets on a hit);
  * the response cache must not store a response with list-item errors (its
  * `shouldWriteToCache` checks `itemErrors`).
  *
- * @param env - the result steps' settings
+ * @param finish - the pipeline's result phase (`RequestPipeline.finishResult`)
  * @param report - the operation's report (metrics, log line), called by the `report` step
  */
-export function httpResultPhase(env: ResultEnvironment, report: (report: HttpResultReport) => void): ApolloResultPhase {
+export function httpResultPhase(finish: FinishResult, report: (report: HttpResultReport) => void): ApolloResultPhase {
   // The text of each measured result, by its anchor, until Apollo serializes it; Apollo
   // rebuilds the result object (errors, data, extensions in this order) before it
   // serializes, so the parts are compared. A Map whose entries stringifyResult takes out,
@@ -120,39 +125,36 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
           // Executed by a plugin (graphql-jit's answers through `responseForOperation`, for which
           // Apollo calls no execution hook): an answer with `data` that is not a cache hit.
           if (responseCacheAgeSeconds === null && 'data' in response.body.singleResult) executed = true;
-          response.body.singleResult = runResultSteps<FormattedExecutionResult>(
-            {
-              transport: 'http',
-              result: response.body.singleResult,
-              // A refusal Apollo answers (parse, validation, an `operation` step) carries
-              // extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
-              execution: contextValue,
-              delivery: contextValue,
-              responseCacheAgeSeconds,
-              serialize:
-                responseCacheAgeSeconds !== null && dataText !== undefined
-                  ? (result) => cachedText(result, dataText)
-                  : apolloText,
-              measured: (result, text) => {
-                contextValue.responseTextLength = text.length;
-                const anchor = anchorOf(result);
-                if (!anchor) return;
-                if (texts.size >= MAX_KEPT) texts.delete(texts.keys().next().value as object);
-                texts.set(anchor, { result, text });
-              },
-              report: ({ result, errorCodes }) =>
-                report({
-                  result,
-                  errorCodes,
-                  context: contextValue,
-                  operationName: operationName ?? null,
-                  executed,
-                  durationMs: performance.now() - started,
-                  responseCacheAgeSeconds,
-                }),
+          response.body.singleResult = finish<FormattedExecutionResult>({
+            transport: 'http',
+            result: response.body.singleResult,
+            // A refusal Apollo answers (parse, validation, an `operation` step) carries
+            // extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
+            execution: contextValue,
+            delivery: contextValue,
+            responseCacheAgeSeconds,
+            serialize:
+              responseCacheAgeSeconds !== null && dataText !== undefined
+                ? (result) => cachedText(result, dataText)
+                : apolloText,
+            measured: (result, text) => {
+              contextValue.responseTextLength = text.length;
+              const anchor = anchorOf(result);
+              if (!anchor) return;
+              if (texts.size >= MAX_KEPT) texts.delete(texts.keys().next().value as object);
+              texts.set(anchor, { result, text });
             },
-            env,
-          );
+            report: ({ result, errorCodes }) =>
+              report({
+                result,
+                errorCodes,
+                context: contextValue,
+                operationName: operationName ?? null,
+                executed,
+                durationMs: performance.now() - started,
+                responseCacheAgeSeconds,
+              }),
+          });
         },
       };
     },
@@ -171,31 +173,28 @@ export function httpResultPhase(env: ResultEnvironment, report: (report: HttpRes
   };
   const cachedResponse = (context: GatewayContext, hit: CachedAnswer): string => {
     let measured: { readonly result: OutgoingResult; readonly text: string } | null = null;
-    const result = runResultSteps<FormattedExecutionResult>(
-      {
-        transport: 'http',
-        result: { data: {} },
-        execution: context,
-        delivery: context,
-        responseCacheAgeSeconds: hit.ageSeconds,
-        serialize: (value) => cachedText(value, hit.dataText),
-        measured: (value, text) => {
-          context.responseTextLength = text.length;
-          measured = { result: value, text };
-        },
-        report: ({ result: sent, errorCodes }) =>
-          report({
-            result: sent,
-            errorCodes,
-            context,
-            operationName: hit.operationName,
-            executed: false,
-            durationMs: performance.now() - hit.started,
-            responseCacheAgeSeconds: hit.ageSeconds,
-          }),
+    const result = finish<FormattedExecutionResult>({
+      transport: 'http',
+      result: { data: {} },
+      execution: context,
+      delivery: context,
+      responseCacheAgeSeconds: hit.ageSeconds,
+      serialize: (value) => cachedText(value, hit.dataText),
+      measured: (value, text) => {
+        context.responseTextLength = text.length;
+        measured = { result: value, text };
       },
-      env,
-    );
+      report: ({ result: sent, errorCodes }) =>
+        report({
+          result: sent,
+          errorCodes,
+          context,
+          operationName: hit.operationName,
+          executed: false,
+          durationMs: performance.now() - hit.started,
+          responseCacheAgeSeconds: hit.ageSeconds,
+        }),
+    });
     const kept = measured as { readonly result: OutgoingResult; readonly text: string } | null;
     const same =
       kept !== null &&

@@ -4,6 +4,8 @@
  * keyless trusted document (`public-site`), or an access token's vault keys (`token`). Each
  * key is hashed here, in THE memo of key hashes, and nowhere else; the context, the
  * subscription limits, the upstream session and every log line take the hash from here.
+ * So do the keys no request carries ({@link hashedKey}): the vault's characters the payment
+ * desk polls with, webhooks, alert rules and the keys the console checks.
  */
 import { keyId } from '../economy';
 import type { ActiveToken, TokenCharacter } from '../vault';
@@ -17,8 +19,8 @@ export interface HashedKey {
   readonly keyId: string;
 }
 
-/** Anything that holds a key for as long as the key lives: a `key` credential, the site's key, a vault character. */
-interface KeyHolder {
+/** Anything that holds a key for as long as the key lives: a `key` credential, the site's key, a vault character, a webhook, an alert rule. */
+export interface KeyHolder {
   /** The StateV API key. */
   readonly apiKey: string;
 }
@@ -71,8 +73,16 @@ export type KeyInUse =
  */
 const hashes = new WeakMap<KeyHolder, HashedKey>();
 
-/** A holder's key and its hash (the HMAC with `secret`, `KEY_HASH_SECRET`), computed once per holder object. */
-function hashKey(holder: KeyHolder, secret: string): HashedKey {
+/**
+ * A holder's key and its hash (the HMAC with `secret`, `KEY_HASH_SECRET`), computed once per
+ * holder object. The request steps call it through {@link callerKey}, {@link siteKey} and
+ * {@link tokenKey}; what holds a key outside a request calls it directly with an object that
+ * lives as long as the key (a character of the opened vault, an opened webhook or alert rule,
+ * the console's opened character), never with a fresh wrapper per use.
+ *
+ * @param secret - `KEY_HASH_SECRET`
+ */
+export function hashedKey(holder: KeyHolder, secret: string): HashedKey {
   let hashed = hashes.get(holder);
   if (hashed?.apiKey !== holder.apiKey) {
     hashed = { apiKey: holder.apiKey, keyId: keyId(holder.apiKey, secret) };
@@ -88,7 +98,7 @@ function hashKey(holder: KeyHolder, secret: string): HashedKey {
  * @param secret - `KEY_HASH_SECRET`
  */
 export function callerKey(credential: Credential, secret: string): KeyInUse | null {
-  return credential.kind === 'key' ? { source: 'caller', key: hashKey(credential, secret) } : null;
+  return credential.kind === 'key' ? { source: 'caller', key: hashedKey(credential, secret) } : null;
 }
 
 /**
@@ -98,7 +108,7 @@ export function callerKey(credential: Credential, secret: string): KeyInUse | nu
  * @param secret - `KEY_HASH_SECRET`
  */
 export function siteKey(site: SiteKey, secret: string): KeyInUse {
-  return { source: 'site', key: hashKey(site, secret), storedSecret: site.apiSecret };
+  return { source: 'site', key: hashedKey(site, secret), storedSecret: site.apiSecret };
 }
 
 /**
@@ -109,7 +119,7 @@ export function siteKey(site: SiteKey, secret: string): KeyInUse {
  * @param secret - `KEY_HASH_SECRET`
  */
 export function tokenKey(token: ActiveToken, secret: string): KeyInUse | null {
-  const characters = token.characters.map((character) => ({ character, key: hashKey(character, secret) }));
+  const characters = token.characters.map((character) => ({ character, key: hashedKey(character, secret) }));
   const [first] = characters;
   return first ? { source: 'token', key: first.key, storedSecret: first.character.apiSecret, token, characters } : null;
 }

@@ -53,13 +53,18 @@ function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is rea
 }
 
 /**
- * Runs the request checks of {@link STEPS} in their order, for every transport, and
- * writes every refusal ({@link refuse}).
+ * The one driver of {@link STEPS} and `RESULT_STEPS`: every transport calls the same function
+ * for each phase, and writes every refusal with {@link refuse}.
  *
- * - HTTP: {@link admit} runs the `request` phase before Apollo; Apollo runs the rest with
- *   {@link apolloOptions}, and the result phase with {@link resultPhase}.
- * - graphql-ws and graphql-sse: {@link prepare} runs every phase; the transport runs the
- *   result phase ({@link finishResult}) on each result, event and live query result.
+ * - The `request` phase: {@link admit}, for every transport (HTTP before the response
+ *   cache and Apollo; graphql-ws and graphql-sse through {@link prepare}).
+ * - The `parse`, `validate` and `operation` phases: {@link prepare} for graphql-ws and
+ *   graphql-sse; over HTTP, Apollo runs them with the options and the one plugin of
+ *   {@link apolloOptions} (the same parse options and rules; the plugin runs the same
+ *   `operation` steps, in the same function as {@link prepare}).
+ * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
+ *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
+ *   before Apollo; on the streams in `onNext`).
  * - A transport measures (a body's size, a batch, its operations in flight) and frames;
  *   it never checks or answers a request itself.
  *
@@ -189,21 +194,27 @@ export class RequestPipeline {
   }
 
   /**
-   * The `request` phase of an HTTP request (Apollo runs the later phases, see
-   * {@link apolloOptions}).
+   * THE `request` phase, for every transport: runs the `request` steps (body size, the
+   * WebSocket cap, key, batch, sizes, public site, token, subscription limits) in order on
+   * what the transport read, and answers the key to run with (resolved and hashed once) and
+   * the parameters to go on with, or the first refusal (written by {@link refuse}). HTTP
+   * calls it before the response cache and Apollo; {@link prepare} calls it first for
+   * graphql-ws and graphql-sse.
    *
-   * @param input - the POST body object or GET query string; null for a body that is not an object (Apollo refuses it)
-   * @param credential - the `Authorization` header, read
-   * @param parameters - what Apollo is given when no step replaces it
-   * @param facts - the body's size as read, and the size of a batch
+   * @param transport - the transport
+   * @param input - the POST body object (a subscribe payload) or GET query string; null for a body that is not an object (Apollo refuses it)
+   * @param credential - the key, read once (the `Authorization` header, the connection parameters)
+   * @param parameters - what the later phases are given when no step replaces it
+   * @param facts - what only the transport can measure (a body's size as read, a batch, the operations in flight, the subscription limits)
    */
   admit(
+    transport: Transport,
     input: GraphQLRequestInput | null,
     credential: Credential,
     parameters: RequestParameters,
     facts: RequestFacts = {},
   ): Admission {
-    const state: RequestState = { transport: 'http', input, credential, parameters, key: null, ...facts };
+    const state: RequestState = { transport, input, credential, parameters, key: null, ...facts };
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', ...refused };
     return { kind: 'run', parameters: state.parameters, key: state.key };
@@ -225,19 +236,21 @@ export class RequestPipeline {
     credential: Credential,
     facts: RequestFacts = {},
   ): Prepared {
-    const input: GraphQLRequestInput = { kind: 'post', body: payload };
-    const state: RequestState = {
+    const admission = this.admit(
       transport,
-      input,
+      { kind: 'post', body: payload },
       credential,
-      parameters: { body: payload, search: '' },
-      key: null,
-      ...facts,
-    };
-    const refused = this.runRequestPhase(state);
-    if (refused)
-      return { kind: 'refused', step: refused.step, errors: [refusalError(refused.refusal)], refusal: refused.refusal };
-    const body = state.parameters.body as Record<string, unknown>;
+      { body: payload, search: '' },
+      facts,
+    );
+    if (admission.kind === 'refused')
+      return {
+        kind: 'refused',
+        step: admission.step,
+        errors: [refusalError(admission.refusal)],
+        refusal: admission.refusal,
+      };
+    const body = admission.parameters.body as Record<string, unknown>;
 
     this.ran('parse', transport);
     if (typeof body.query !== 'string' || body.query === '') {
@@ -272,7 +285,7 @@ export class RequestPipeline {
     }
     const variables =
       body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
-    const token = state.key?.source === 'token' ? state.key.token : undefined;
+    const token = admission.key?.source === 'token' ? admission.key.token : undefined;
     const operationState: OperationState = {
       transport,
       document,
@@ -284,7 +297,7 @@ export class RequestPipeline {
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
 
-    return { kind: 'run', document, operationName, operation, variables: operationState.variables, key: state.key };
+    return { kind: 'run', document, operationName, operation, variables: operationState.variables, key: admission.key };
   }
 
   /**
@@ -335,9 +348,8 @@ export class RequestPipeline {
     const { credential } = owner;
     const delivery =
       owner.delivery ?? (credential?.kind === 'key' ? { apiKey: credential.apiKey, apiSecret: null } : null);
-    const result = runResultSteps<OutgoingResult>(
+    const result = this.finishResult<OutgoingResult>(
       { transport, result: { errors }, execution: null, delivery, report: owner.report },
-      this.resultEnv,
       ['delivery'],
     ) as RefusalResult;
     const copies = refusal?.copies;
@@ -346,9 +358,12 @@ export class RequestPipeline {
   }
 
   /**
-   * Runs the result phase (`RESULT_STEPS` of result-steps.ts, in order) on one result of a
-   * streaming transport, or only the steps of `phases` (a live query runs the `execution`
-   * phase at the end of each run, the `delivery` phase when the transport sends it).
+   * THE result phase, for every transport: runs `RESULT_STEPS` (result-steps.ts) in order on
+   * one result, or only the steps of `phases` (a live query runs the `execution` phase at
+   * the end of each run, the `delivery` phase when the transport sends it; {@link refuse}
+   * the `delivery` phase of a refusal). Called on each HTTP result (from Apollo's
+   * `willSendResponse`, {@link resultPhase}) and response cache hit answered before Apollo,
+   * and on each graphql-ws and graphql-sse result, event and live query result (`onNext`).
    * Returns the result to send.
    */
   finishResult<R extends OutgoingResult>(state: ResultState<R>, phases?: readonly ResultPhase[]): R {
@@ -356,11 +371,12 @@ export class RequestPipeline {
   }
 
   /**
-   * The result phase over HTTP (and `executeOperation` in tests): see {@link httpResultPhase}.
+   * The result phase over HTTP (and `executeOperation` in tests): Apollo's plugin and
+   * `stringifyResult`, which hand each result to {@link finishResult} (see {@link httpResultPhase}).
    *
    * @param report - the operation's report (metrics, log line), called by the `report` step
    */
   resultPhase(report: (report: HttpResultReport) => void): ApolloResultPhase {
-    return httpResultPhase(this.resultEnv, report);
+    return httpResultPhase((state) => this.finishResult(state), report);
   }
 }

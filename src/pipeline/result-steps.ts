@@ -1,12 +1,13 @@
 /**
  * The steps every result goes through before it is sent, in the order they run: THE list
  * of the result phase, as {@link STEPS} (steps.ts) is the list of the request checks.
- * Every transport runs them through the request pipeline (pipeline.ts), in this order:
- * HTTP (GET and POST) in one Apollo plugin (`RequestPipeline.resultPhase`,
- * http-result-phase.ts); graphql-ws and graphql-sse on each result, subscription event and
- * live query result (`RequestPipeline.finishResult`, in `onNext`); and a refusal before
- * execution on every transport (`RequestPipeline.refuse`: the `delivery` phase). Nothing
- * else touches a result on its way out.
+ * Every transport runs them through one function of the request pipeline (pipeline.ts),
+ * `RequestPipeline.finishResult`, in this order: HTTP (GET and POST) from one Apollo plugin
+ * (`RequestPipeline.resultPhase`, http-result-phase.ts) and for a response cache hit
+ * answered before Apollo; graphql-ws and graphql-sse on each result, subscription event and
+ * live query result (in `onNext`); and a refusal before execution on every transport
+ * (`RequestPipeline.refuse`: the `delivery` phase). Nothing else touches a result on its
+ * way out.
  *
  * The steps come in two phases, in this order:
  *

@@ -6,7 +6,7 @@
 import { MasterKeys } from './envelope';
 import type { VaultStorage } from './storage';
 import { VaultView } from './vault-view';
-import type { TokenCheck, TokenText } from './vault-view';
+import type { TokenCharacter, TokenCheck, TokenText } from './vault-view';
 import type { OpenedWebhook } from './webhooks';
 import type { OpenedAlert } from './alert-rules';
 import { tokenChecksumValid } from './token-format';
@@ -200,9 +200,13 @@ export class LiveVault implements TokenResolver {
     return this.view.alerts;
   }
 
-  /** Every StateV key of the vault as it is now (opened; never log them): the gateway polls for their open payment requests by itself. */
-  apiKeys(): readonly string[] {
-    return this.view.apiKeys;
+  /**
+   * Every character of the vault as it is now, its key and secret opened (never log them):
+   * the gateway polls for their open payment requests by itself. The same objects as an
+   * access token's characters, so a key is hashed once per opened document (see `hashedKey`).
+   */
+  characters(): readonly TokenCharacter[] {
+    return this.view.characters;
   }
 
   /** True when a token that is not revoked is bound to this browser origin. */

@@ -122,8 +122,8 @@ export class VaultView {
   readonly webhooks: OpenedWebhook[] = [];
   /** The alert rules whose key is in the vault, opened. */
   readonly alerts: OpenedAlert[] = [];
-  /** Every StateV key the vault holds, opened (in memory only; never log them). */
-  readonly apiKeys: string[] = [];
+  /** Every character the vault holds, its key opened (in memory only; never log them); the tokens' characters are these objects. */
+  readonly characters: TokenCharacter[] = [];
 
   private constructor(private readonly hashKey: Buffer | null) {}
 
@@ -153,7 +153,7 @@ export class VaultView {
     const alerts = openAlerts(document, keys, master, mac);
     view.alerts.push(...alerts.opened);
     view.problems.push(...alerts.problems);
-    view.apiKeys.push(...[...keys.values()].map((key) => key.apiKey));
+    view.characters.push(...keys.values());
     document.tokens.forEach((record: unknown, index) => view.addToken(record, index, keys, mac));
     return view;
   }

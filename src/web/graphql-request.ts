@@ -65,7 +65,7 @@ export async function handleGraphQLRequest(
   if (tokenReady) await tokenReady;
   const facts =
     read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
-  const admission = pipeline.admit(input, credential, { body, search: url.search }, facts);
+  const admission = pipeline.admit('http', input, credential, { body, search: url.search }, facts);
   if (admission.kind === 'refused') {
     const report = reportRefusal(runtime.metrics, runtime.logger);
     const answer = pipeline.refuse('http', admission.refusal, {
