@@ -1,8 +1,7 @@
 /** Alerts (list, create, delete) and the webhook and alert delivery log with redeliver. */
 import { useState } from 'react';
-import type { FormEvent } from 'react';
 import { gql } from './api';
-import { Message, useAction, useQuery, when } from './ui';
+import { Message, SubmitRow, useAction, useQuery, useSubmit, when } from './ui';
 
 interface Alert {
   id: string;
@@ -65,7 +64,6 @@ function Field({
 /** The alerts page. */
 export function Alerts(): JSX.Element {
   const { data, error, reload } = useQuery<{ alerts: Alert[]; vaultCharacters: Array<{ name: string }> }>(ALERTS);
-  const create = useAction();
   const remove = useAction();
   const [form, setForm] = useState<Record<string, string>>({ kind: 'STOCK_BELOW', target: 'DISCORD', store: 'STORE' });
   const set = (name: string) => (value: string) => setForm((current) => ({ ...current, [name]: value }));
@@ -73,34 +71,31 @@ export function Alerts(): JSX.Element {
   const numberOf = (name: string): number | null => (value(name) === '' ? null : Number(value(name)));
   const textOf = (name: string): string | null => (value(name) === '' ? null : value(name));
 
-  const submit = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
-    await create.run(async () => {
-      const input = {
-        character: value('character') || data?.vaultCharacters[0]?.name || '',
-        kind: value('kind'),
-        target: value('target'),
-        url: value('url'),
-        ...(value('kind') === 'STOCK_BELOW'
-          ? {
-              factoryId: textOf('factoryId'),
-              item: textOf('item'),
-              store: value('store'),
-              threshold: numberOf('threshold'),
-            }
-          : {}),
-        ...(value('kind') === 'TRANSACTION_ADDED'
-          ? { bankAccountId: textOf('bankAccountId'), minAmount: numberOf('minAmount') }
-          : {}),
-        ...(value('kind') === 'RENT_OVERDUE' ? { buildingId: textOf('buildingId'), days: numberOf('days') } : {}),
-      };
-      const answer = await gql<{ createAlert: { id: string; signingSecret: string | null } }>(CREATE, { input });
-      await reload();
-      return answer.createAlert.signingSecret
-        ? `Alert ${answer.createAlert.id} created. Its signing secret, shown this once: ${answer.createAlert.signingSecret}`
-        : `Alert ${answer.createAlert.id} created.`;
-    });
-  };
+  const create = useSubmit(async () => {
+    const input = {
+      character: value('character') || data?.vaultCharacters[0]?.name || '',
+      kind: value('kind'),
+      target: value('target'),
+      url: value('url'),
+      ...(value('kind') === 'STOCK_BELOW'
+        ? {
+            factoryId: textOf('factoryId'),
+            item: textOf('item'),
+            store: value('store'),
+            threshold: numberOf('threshold'),
+          }
+        : {}),
+      ...(value('kind') === 'TRANSACTION_ADDED'
+        ? { bankAccountId: textOf('bankAccountId'), minAmount: numberOf('minAmount') }
+        : {}),
+      ...(value('kind') === 'RENT_OVERDUE' ? { buildingId: textOf('buildingId'), days: numberOf('days') } : {}),
+    };
+    const answer = await gql<{ createAlert: { id: string; signingSecret: string | null } }>(CREATE, { input });
+    await reload();
+    return answer.createAlert.signingSecret
+      ? `Alert ${answer.createAlert.id} created. Its signing secret, shown this once: ${answer.createAlert.signingSecret}`
+      : `Alert ${answer.createAlert.id} created.`;
+  });
 
   const kind = value('kind');
   return (
@@ -155,7 +150,7 @@ export function Alerts(): JSX.Element {
         </tbody>
       </table>
       <Message text={remove.message} error={remove.failed} />
-      <form onSubmit={(event) => void submit(event)} aria-labelledby="create-alert-title">
+      <form onSubmit={create.onSubmit} aria-labelledby="create-alert-title">
         <h3 id="create-alert-title">Create an alert</h3>
         <label htmlFor="alert-character">Character</label>
         <select
@@ -215,10 +210,7 @@ export function Alerts(): JSX.Element {
           <option value="WEBHOOK">a signed webhook (Standard Webhooks)</option>
         </select>
         <Field id="alert-url" label="URL" value={value('url')} set={set('url')} />
-        <button type="submit" disabled={create.busy}>
-          Create alert
-        </button>
-        <Message text={create.message} error={create.failed} />
+        <SubmitRow submit={create}>Create alert</SubmitRow>
       </form>
     </section>
   );

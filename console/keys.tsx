@@ -1,8 +1,7 @@
 /** Keys: add (key and optional secret, never shown again), replace, remove. */
 import { useState } from 'react';
-import type { FormEvent } from 'react';
 import { gql } from './api';
-import { Message, useAction, useQuery, when } from './ui';
+import { Message, SubmitRow, useAction, useQuery, useSubmit, when } from './ui';
 
 interface Character {
   id: string;
@@ -19,28 +18,28 @@ const REMOVE = `mutation RemoveKey($name: String!) { removeVaultKey(name: $name)
 /** The keys page. */
 export function Keys(): JSX.Element {
   const { data, error, reload } = useQuery<{ vaultCharacters: Character[] }>(CHARACTERS);
-  const add = useAction();
   const remove = useAction();
   const [name, setName] = useState('');
   const [key, setKey] = useState('');
   const [secret, setSecret] = useState('');
 
-  const submit = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
-    const done = await add.run(async () => {
+  const add = useSubmit(
+    async () => {
       const answer = await gql<{ addVaultKey: { name: string; companies: string[] | null } }>(ADD, {
         input: { name, key, secret: secret === '' ? null : secret },
       });
       return `Key "${answer.addVaultKey.name}" stored (it owns ${answer.addVaultKey.companies?.length ?? 0} companies). The key and secret are not shown again.`;
-    });
-    // The key and secret leave the page either way: never kept in the form.
-    setKey('');
-    setSecret('');
-    if (done) {
-      setName('');
-      await reload();
-    }
-  };
+    },
+    async (done) => {
+      // The key and secret leave the page either way: never kept in the form.
+      setKey('');
+      setSecret('');
+      if (done) {
+        setName('');
+        await reload();
+      }
+    },
+  );
 
   return (
     <section aria-labelledby="keys-title">
@@ -92,7 +91,7 @@ export function Keys(): JSX.Element {
         </tbody>
       </table>
       <Message text={remove.message} error={remove.failed} />
-      <form onSubmit={(event) => void submit(event)} aria-labelledby="add-key-title">
+      <form onSubmit={add.onSubmit} aria-labelledby="add-key-title">
         <h3 id="add-key-title">Add or replace a key</h3>
         <p>
           The gateway tries the key once against the StateV API before it stores it. A name that exists is replaced.
@@ -123,10 +122,7 @@ export function Keys(): JSX.Element {
           onChange={(event) => setSecret(event.target.value)}
           autoComplete="off"
         />
-        <button type="submit" disabled={add.busy}>
-          {add.busy ? 'Checking…' : 'Add key'}
-        </button>
-        <Message text={add.message} error={add.failed} />
+        <SubmitRow submit={add}>{add.busy ? 'Checking…' : 'Add key'}</SubmitRow>
       </form>
     </section>
   );

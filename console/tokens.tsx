@@ -1,8 +1,7 @@
 /** Tokens: create with a grant picker (shown once, with a copy button), the list with last use, revoke. */
 import { useState } from 'react';
-import type { FormEvent } from 'react';
 import { gql } from './api';
-import { Message, useAction, useQuery, when } from './ui';
+import { Message, SubmitRow, useAction, useQuery, useSubmit, when } from './ui';
 
 interface Token {
   id: string;
@@ -35,7 +34,6 @@ const GRANTS: ReadonlyArray<{ grant: string; meaning: string }> = [
 /** The tokens page. */
 export function Tokens(): JSX.Element {
   const { data, error, reload } = useQuery<TokensData>(TOKENS);
-  const create = useAction();
   const revoke = useAction();
   const [characters, setCharacters] = useState<string[]>([]);
   const [grants, setGrants] = useState<string[]>(['read']);
@@ -59,31 +57,28 @@ export function Tokens(): JSX.Element {
     .filter((each) => characters.includes(each.name) && each.companies === null)
     .map((each) => each.name);
 
-  const submit = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
+  const create = useSubmit(async () => {
     setCreated(null);
     setCopied(false);
     const all = [...grants, ...more.split(/[\s,]+/).filter((each) => each !== '')];
-    await create.run(async () => {
-      const input = {
-        characters,
-        grants: all,
-        expiresIn,
-        origin: origin.trim() === '' ? null : origin.trim(),
-        budgetShare: share === '' ? null : Number(share),
-      };
-      const answer = await gql<{ createAccessToken: { token: string; summary: { id: string } } }>(CREATE, { input });
-      setCreated(answer.createAccessToken.token);
-      await reload();
-      return `Token ${answer.createAccessToken.summary.id} created. Copy it now: it is not shown again.`;
-    });
-  };
+    const input = {
+      characters,
+      grants: all,
+      expiresIn,
+      origin: origin.trim() === '' ? null : origin.trim(),
+      budgetShare: share === '' ? null : Number(share),
+    };
+    const answer = await gql<{ createAccessToken: { token: string; summary: { id: string } } }>(CREATE, { input });
+    setCreated(answer.createAccessToken.token);
+    await reload();
+    return `Token ${answer.createAccessToken.summary.id} created. Copy it now: it is not shown again.`;
+  });
 
   return (
     <section aria-labelledby="tokens-title">
       <h2 id="tokens-title">Access tokens</h2>
       <Message text={error} error />
-      <form onSubmit={(event) => void submit(event)} aria-labelledby="create-token-title">
+      <form onSubmit={create.onSubmit} aria-labelledby="create-token-title">
         <h3 id="create-token-title">Create a token</h3>
         <fieldset>
           <legend>Characters</legend>
@@ -152,10 +147,7 @@ export function Tokens(): JSX.Element {
           value={share}
           onChange={(event) => setShare(event.target.value)}
         />
-        <button type="submit" disabled={create.busy}>
-          Create token
-        </button>
-        <Message text={create.message} error={create.failed} />
+        <SubmitRow submit={create}>Create token</SubmitRow>
         {created && (
           <div className="secret-once">
             <label htmlFor="token-created">The new token (shown this once)</label>

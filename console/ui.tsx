@@ -1,5 +1,6 @@
-/** Small pieces every page uses: a message line, a hook that loads a query, dates. */
+/** Small pieces every page uses: a message line, a hook that loads a query, a form's submit, dates. */
 import { useCallback, useEffect, useState } from 'react';
+import type { FormEvent, ReactNode } from 'react';
 import { describeError, gql } from './api';
 
 /** A message under a form: polite status, or an alert for a failure. */
@@ -63,6 +64,34 @@ export function useAction(): {
     }
   }, []);
   return { busy, message, failed, run };
+}
+
+/** A form's submit: `useAction`'s state, and `onSubmit`, which keeps the page from reloading and runs the action. */
+export type Submit = ReturnType<typeof useAction> & { onSubmit: (event: FormEvent) => void };
+
+/**
+ * The submit of a form: `action` runs through `useAction` (its message is shown by `SubmitRow`), then
+ * `after` with whether it succeeded.
+ */
+export function useSubmit(action: () => Promise<string>, after?: (done: boolean) => Promise<void> | void): Submit {
+  const state = useAction();
+  const onSubmit = (event: FormEvent): void => {
+    event.preventDefault();
+    void state.run(action).then(after);
+  };
+  return { ...state, onSubmit };
+}
+
+/** A form's submit button (disabled while it runs) and the message of its last run. */
+export function SubmitRow({ submit, children }: { submit: Submit; children: ReactNode }): JSX.Element {
+  return (
+    <>
+      <button type="submit" disabled={submit.busy}>
+        {children}
+      </button>
+      <Message text={submit.message} error={submit.failed} />
+    </>
+  );
 }
 
 /** A date as the page shows it, or a dash. */

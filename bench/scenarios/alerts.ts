@@ -9,21 +9,14 @@
  * (`detectionMs`, target ≤ the poll interval + 5 s). The stock interval
  * (`CACHE_TTL_STOCK_SECONDS`) is 10 s, `--quick` 3 s.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createClient } from 'graphql-ws';
-import type { Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { MasterKeys, Vault } from '../../src/vault';
 import { FileVaultStorage } from '../../src/vault/storage';
 import type { Scenario } from '../lib/bench';
 import { log, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, sleep } from '../lib/http';
 import type { SimRequest } from '../lib/http';
+import { startVaultGateway } from './shared';
+import type { VaultSettings } from './shared';
 
 const RULES = 100;
 /** A generated key no other scenario uses (character 1, premium, every scope). */
@@ -44,33 +37,16 @@ export const alerts: Scenario = {
     const intervalMs = intervalSeconds * 1000;
     /** Poll intervals each phase counts requests over. */
     const intervals = bench.args.quick ? 3 : 4;
-    const folder = mkdtempSync(join(tmpdir(), 'statev-bench-alerts-'));
-    const vaultEnv = { VAULT_FILE: join(folder, 'vault.json'), VAULT_MASTER_KEY: randomBytes(32).toString('base64') };
-    const vault = new Vault(new FileVaultStorage(vaultEnv.VAULT_FILE), MasterKeys.parse(vaultEnv.VAULT_MASTER_KEY));
-    await vault.addKey('bench', KEY, `${KEY}-secret`);
-    const posts: Array<{ at: number; text: string }> = [];
-    const receiver = createServer((request, response) => {
-      let text = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (text += chunk));
-      request.on('end', () => {
-        posts.push({ at: Date.now(), text });
-        response.writeHead(204).end();
-      });
+    const vaultOf = (env: VaultSettings): Vault =>
+      new Vault(new FileVaultStorage(env.VAULT_FILE), MasterKeys.parse(env.VAULT_MASTER_KEY));
+    const started = await startVaultGateway(bench, {
+      name: 'gateway-alerts',
+      key: KEY,
+      settings: { CACHE_TTL_STOCK_SECONDS: String(intervalSeconds) },
+      addKey: (env) => vaultOf(env).addKey('bench', KEY, `${KEY}-secret`),
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const gateway = await bench.startGateway('gateway-alerts', {
-      ...vaultEnv,
-      CACHE_TTL_STOCK_SECONDS: String(intervalSeconds),
-      PAYMENTS_FILE: 'off',
-    });
-    const url = `${gateway.origin}/graphql`;
-    const client: Client = createClient({
-      url: url.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${KEY}` },
-      retryAttempts: 0,
-    });
+    const { url, posts, client } = started;
+    const vault = vaultOf(started.vaultEnv);
     try {
       const reply = await postGraphQL(
         url,
@@ -118,7 +94,7 @@ export const alerts: Scenario = {
       // The rules, added at the start of the second window (the gateway reads the vault again within 1 s):
       // spread over the stocked companies' items, each at a threshold the item's amount meets (none fires);
       // the first rule's threshold is its item's amount, so taking one unit fires it and only it.
-      const webhook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/alerts`;
+      const webhook = started.receiverUrl('/alerts');
       const firing = stocked[0]?.items[0];
       const firingCompany = stocked[0];
       if (!firing || !firingCompany) throw new Error('alerts: no stocked item');
@@ -200,10 +176,7 @@ export const alerts: Scenario = {
       );
       bench.record('alerts', result);
     } finally {
-      await client.dispose();
-      await bench.stopServer(gateway);
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
-      rmSync(folder, { recursive: true, force: true });
+      await started.close();
     }
   },
 };

@@ -1,17 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from 'graphql-ws';
-import type { Client } from 'graphql-ws';
-import WebSocket from 'ws';
 import { MERCHANT_KEY } from '../../src/simulator';
 import type { Scenario } from '../lib/bench';
 import { log, ROOT, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, simReset, sleep } from '../lib/http';
+import { startVaultGateway } from './shared';
+import type { VaultSettings } from './shared';
 
 /** The simulator's merchant key, which no other scenario uses: character 3, twelve company accounts. */
 const KEY = MERCHANT_KEY.key;
@@ -53,38 +47,24 @@ export const payments: Scenario = {
     /** Intervals the upstream requests are counted over, per phase. */
     const countedIntervals = bench.args.quick ? 4 : 6;
     // A vault of its own holding the key, for the webhook (the CLI of the built gateway).
-    const vaultFolder = mkdtempSync(join(tmpdir(), 'statev-bench-vault-'));
-    const vaultEnv = {
-      VAULT_FILE: join(vaultFolder, 'vault.json'),
-      VAULT_MASTER_KEY: randomBytes(32).toString('base64'),
-    };
-    const cli = (args: string[], input = ''): string =>
+    const cli = (vaultEnv: VaultSettings, args: string[], input = ''): string =>
       execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), ...args], {
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...vaultEnv },
         input,
         encoding: 'utf8',
       });
-    cli(['keys', 'add', 'bench'], `${KEY}\n${KEY}-secret\n`);
-    // The receiver: when each POST arrived, and its body.
-    const posts: Array<{ at: number; text: string }> = [];
-    const receiver = createServer((request, response) => {
-      let text = '';
-      request.setEncoding('utf8');
-      request.on('data', (chunk: string) => (text += chunk));
-      request.on('end', () => {
-        posts.push({ at: Date.now(), text });
-        response.writeHead(204).end();
-      });
+    const started = await startVaultGateway(bench, {
+      name: 'gateway-payments',
+      key: KEY,
+      settings: {
+        UPSTREAM_RATE_LIMIT: `10/${windowSeconds}`,
+        CACHE_TTL_ACTIVITY_SECONDS: String(intervalSeconds),
+        CACHE_TTL_BANK_ACCOUNTS_SECONDS: String(Math.max(1, 120 * scale)),
+      },
+      addKey: (env) => cli(env, ['keys', 'add', 'bench'], `${KEY}\n${KEY}-secret\n`),
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const gateway = await bench.startGateway('gateway-payments', {
-      ...vaultEnv,
-      UPSTREAM_RATE_LIMIT: `10/${windowSeconds}`,
-      CACHE_TTL_ACTIVITY_SECONDS: String(intervalSeconds),
-      CACHE_TTL_BANK_ACCOUNTS_SECONDS: String(Math.max(1, 120 * scale)),
-      PAYMENTS_FILE: 'off',
-    });
-    const url = `${gateway.origin}/graphql`;
+    // The receiver's POSTs: when each arrived, and its body.
+    const { url, posts, client } = started;
     const headers = graphqlHeaders(KEY, false);
     const call = async (query: string, variables: Record<string, unknown>): Promise<Record<string, unknown>> => {
       const reply = await postGraphQL(url, JSON.stringify({ query, variables }), headers, 60_000);
@@ -110,12 +90,6 @@ export const payments: Scenario = {
       });
       if (!response.ok) throw new Error(`POST /__sim/change answered ${response.status}`);
     };
-    const client: Client = createClient({
-      url: url.replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      connectionParams: { authorization: `Bearer ${KEY}` },
-      retryAttempts: 0,
-    });
     try {
       const factories = (await call('{ factories { id bankAccounts { id } } }', {})).factories as Array<{
         id: string;
@@ -127,7 +101,7 @@ export const payments: Scenario = {
       const first = accounts[0];
       if (!first || accounts.length < MANY_ACCOUNTS)
         throw new Error(`payments: the key has ${accounts.length} company accounts, ${MANY_ACCOUNTS} needed`);
-      cli([
+      cli(started.vaultEnv, [
         'webhooks',
         'add',
         '--character',
@@ -135,7 +109,7 @@ export const payments: Scenario = {
         '--factory',
         first.factoryId,
         '--url',
-        `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        started.receiverUrl('/hook'),
       ]);
       await sleep(1500); // the running gateway reads the vault again within 1 s
 
@@ -225,10 +199,7 @@ export const payments: Scenario = {
       );
       bench.record('payments', result);
     } finally {
-      await client.dispose();
-      await bench.stopServer(gateway);
-      receiver.close();
-      rmSync(vaultFolder, { recursive: true, force: true });
+      await started.close();
     }
   },
 };

@@ -1,10 +1,18 @@
 /**
  * What several scenarios share: the gateway with its defaults (warm, warm-10c, small and
  * the cold scenarios run on one process), the dashboard's analysis it makes when it
- * starts (and the floor serves), and the key names.
+ * starts (and the floor serves), the key names, and the gateway over a vault of a
+ * scenario's own with a receiver of webhook POSTs (payments, alerts).
  */
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createClient } from 'graphql-ws';
+import type { Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import type { SharedServer } from '../lib/bench';
 import { log, PREMIUM_KEY, RESULTS } from '../lib/bench';
 import type { Bench } from '../lib/bench';
@@ -75,4 +83,89 @@ export async function ensureDashboardAnalysis(bench: Bench): Promise<void> {
 /** The part of a load spec every scenario on the default gateway shares. */
 export async function onDefaultGateway(bench: Bench): Promise<{ server: Service; serverLabel: string; gateway: true }> {
   return { server: await bench.shared(defaultGateway), serverLabel: 'gateway (defaults)', gateway: true };
+}
+
+/** The settings of a vault of a scenario's own: its file and a random master key. */
+export interface VaultSettings {
+  readonly VAULT_FILE: string;
+  readonly VAULT_MASTER_KEY: string;
+}
+
+/** A gateway over a vault of a scenario's own, a receiver of webhook POSTs and a WebSocket client (see {@link startVaultGateway}). */
+export interface VaultGateway {
+  /** The gateway's process. */
+  readonly gateway: Service;
+  /** Its `/graphql` URL. */
+  readonly url: string;
+  /** The vault's settings, for the command line or a `Vault` of the scenario. */
+  readonly vaultEnv: VaultSettings;
+  /** Every POST the receiver got: when it arrived, and its body. */
+  readonly posts: ReadonlyArray<{ readonly at: number; readonly text: string }>;
+  /** The receiver's URL for `path` (e.g. `/hook`), on 127.0.0.1. */
+  receiverUrl(path: string): string;
+  /** A graphql-ws client on the key (`authorization: Bearer <key>`, no retry). */
+  readonly client: Client;
+  /** Disposes the client, stops the gateway and the receiver, removes the vault's folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts what the webhook and alert scenarios share: a vault in a temporary folder with a
+ * random master key (`addKey` puts the scenario's key in it before the gateway starts), a
+ * receiver of POSTs on 127.0.0.1, the gateway `name` over that vault (`PAYMENTS_FILE=off`,
+ * then `settings`) and a WebSocket client on `key`.
+ */
+export async function startVaultGateway(
+  bench: Bench,
+  options: {
+    readonly name: string;
+    readonly key: string;
+    readonly settings: Record<string, string>;
+    readonly addKey: (vaultEnv: VaultSettings) => unknown;
+  },
+): Promise<VaultGateway> {
+  const folder = mkdtempSync(join(tmpdir(), `statev-bench-${options.name}-`));
+  const vaultEnv = { VAULT_FILE: join(folder, 'vault.json'), VAULT_MASTER_KEY: randomBytes(32).toString('base64') };
+  const posts: Array<{ at: number; text: string }> = [];
+  const receiver = createServer((request, response) => {
+    let text = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (text += chunk));
+    request.on('end', () => {
+      posts.push({ at: Date.now(), text });
+      response.writeHead(204).end();
+    });
+  });
+  const closeReceiver = (): Promise<void> => new Promise<void>((resolve) => receiver.close(() => resolve()));
+  let gateway: Service;
+  try {
+    await options.addKey(vaultEnv);
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    gateway = await bench.startGateway(options.name, { ...vaultEnv, PAYMENTS_FILE: 'off', ...options.settings });
+  } catch (error) {
+    if (receiver.listening) await closeReceiver();
+    rmSync(folder, { recursive: true, force: true });
+    throw error;
+  }
+  const url = `${gateway.origin}/graphql`;
+  const client = createClient({
+    url: url.replace(/^http/, 'ws'),
+    webSocketImpl: WebSocket,
+    connectionParams: { authorization: `Bearer ${options.key}` },
+    retryAttempts: 0,
+  });
+  return {
+    gateway,
+    url,
+    vaultEnv,
+    posts,
+    receiverUrl: (path) => `http://127.0.0.1:${(receiver.address() as AddressInfo).port}${path}`,
+    client,
+    async close() {
+      await client.dispose();
+      await bench.stopServer(gateway);
+      await closeReceiver();
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }

@@ -30,6 +30,8 @@ export interface RuleState {
   crossings?: number;
   /** TRANSACTION_ADDED: per transfer identity, the most occurrences one poll saw, and its booking time (ms). */
   seen?: Record<string, { readonly n: number; readonly t: number }>;
+  /** TRANSACTION_ADDED: the account's `totalTransactions` at the last poll (how many arrived since: see alert-feeds.ts). */
+  total?: number;
   /** OUTBID: per auction, whether the character led at the last poll, and how often it was outbid. */
   auctions?: Record<string, { readonly leading: boolean; readonly outbids: number }>;
   /** RENT_OVERDUE: per tenant, the `lastPayDate` of the period already reported. */
@@ -73,12 +75,13 @@ function clean(value: number): number {
  * STOCK_BELOW over one poll of a store: the summed amount of the rule's item (0 when absent).
  *
  * @param items - the store's stacks or the counter's items
+ * @param factoryName - the company's name, or null when the gateway does not have it at hand; asked only when the rule fires
  */
 export function evaluateStock(
   params: AlertParams,
   state: RuleState,
   items: ReadonlyArray<{ readonly item: string; readonly amount: number }>,
-  factoryName: string | null = null,
+  factoryName: () => string | null = () => null,
 ): Evaluation {
   const threshold = params.threshold ?? 0;
   const amount = clean(items.filter((each) => each.item === params.item).reduce((sum, each) => sum + each.amount, 0));
@@ -93,7 +96,7 @@ export function evaluateStock(
         facts: {
           kind: 'STOCK_BELOW',
           factoryId: params.factoryId ?? '',
-          factoryName,
+          factoryName: factoryName(),
           store: params.store ?? 'STORE',
           item: params.item ?? '',
           amount,
@@ -120,7 +123,8 @@ export interface SeenTransfer {
 }
 
 /**
- * TRANSACTION_ADDED over one poll of an account's newest page.
+ * TRANSACTION_ADDED over one poll of an account: its newest page, and the further pages when
+ * more arrived since the last poll than a page holds (alert-feeds.ts reads them).
  *
  * @param createdAt - when the rule was created, ms: older transactions are not new
  */

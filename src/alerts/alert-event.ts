@@ -22,6 +22,7 @@ export type AlertFacts =
   | {
       readonly kind: 'STOCK_BELOW';
       readonly factoryId: string;
+      /** The company's name when the key's company list was cached (fresh) as the rule fired, else null: no request is spent on a name. */
       readonly factoryName: string | null;
       readonly store: 'STORE' | 'MACHINE' | 'COUNTER';
       readonly item: string;

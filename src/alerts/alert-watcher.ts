@@ -3,9 +3,10 @@
  * whatever the number of rules over it (and the poll hub shares that poller with every
  * subscription and live query of the key), so rules add no upstream request of their own.
  * Each state the replica polls itself is evaluated for every rule over it (a state another
- * replica relays is that replica's to evaluate); each event goes to the sink first, then the
- * rule's state is kept, so a crash in between enqueues the same event id again (a duplicate
- * the outbox drops) and never loses one.
+ * replica relays is that replica's to evaluate), with what their source reads beside it once
+ * (TRANSACTION_ADDED's further pages, see alert-feeds.ts); each event goes to the sink
+ * first, then the rule's state is kept, so a crash in between enqueues the same event id
+ * again (a duplicate the outbox drops) and never loses one.
  */
 import type { UpstreamSession } from '../economy';
 import { hashedKey } from '../pipeline/key-in-use';
@@ -14,6 +15,7 @@ import type { OpenedAlert } from '../vault';
 import type { AlertEvent, AlertSink, AlertTarget } from './alert-event';
 import { ruleSources } from './alert-feeds';
 import type { RuleSource } from './alert-feeds';
+import type { RuleState } from './alert-conditions';
 import type { AlertStateStore } from './alert-state';
 
 /** Who polls: the key (sent upstream) and its hash (the identity of the pollers). */
@@ -188,7 +190,7 @@ export class AlertWatcher {
         .watch(entry.caller, entry.feed, (state, session) => {
           // A state another replica polled is evaluated there.
           if (session === null) return Promise.resolve();
-          watch.chain = watch.chain.then(() => this.evaluate(watch, state));
+          watch.chain = watch.chain.then(() => this.evaluate(watch, state, session));
           return watch.chain;
         })
         .catch((error: unknown) => {
@@ -207,13 +209,16 @@ export class AlertWatcher {
   }
 
   /** Evaluates one polled state for every rule over it. */
-  private async evaluate(watch: Watch, polled: unknown): Promise<void> {
-    for (const { rule, source } of watch.rules) {
+  private async evaluate(watch: Watch, polled: unknown, session: UpstreamSession): Promise<void> {
+    const rules = watch.rules;
+    const read = await this.read(watch.resource, rules, polled, session);
+    if (read === null) return;
+    for (const [index, { rule, source }] of rules.entries()) {
       try {
         const key = `${rule.id}|${watch.resource}`;
-        const previous = (await this.options.state.get(key)) ?? {};
+        const previous = read.states?.[index] ?? (await this.options.state.get(key)) ?? {};
         const now = this.now();
-        const { firings, state, problem } = source.evaluate(previous, polled, now);
+        const { firings, state, problem } = source.evaluate(previous, read.value, now, session);
         if (problem !== undefined && !this.told.has(rule.id)) {
           this.told.add(rule.id);
           this.options.onError?.(`alert rule ${rule.id}: ${problem}`, null);
@@ -233,6 +238,33 @@ export class AlertWatcher {
       } catch (error) {
         this.options.onError?.(`alert rule ${rule.id}`, error);
       }
+    }
+  }
+
+  /**
+   * What the rules over a resource evaluate: the polled state, or what their source's `read`
+   * makes of it with their kept states (read here once: returned too). Null when that read
+   * failed: no rule is evaluated and no state changes, so the next poll reads again.
+   */
+  private async read(
+    resource: string,
+    rules: Watch['rules'],
+    polled: unknown,
+    session: UpstreamSession,
+  ): Promise<{ value: unknown; states?: RuleState[] } | null> {
+    const read = rules[0]?.source.read;
+    if (!read) return { value: polled };
+    try {
+      const states = await Promise.all(
+        rules.map(async ({ rule }) => (await this.options.state.get(`${rule.id}|${resource}`)) ?? {}),
+      );
+      return { value: await read(polled, session, states), states };
+    } catch (error) {
+      this.options.onError?.(
+        `alert rules ${rules.map((each) => each.rule.id).join(', ')} cannot read ${resource}`,
+        error,
+      );
+      return null;
     }
   }
 }

@@ -13,7 +13,7 @@ import { newDataKey, open, seal } from './envelope';
 import type { MasterKeys, WrappedKey } from './envelope';
 import { VaultUsageError } from './usage-error';
 import type { RecordMac } from './record-mac';
-import { alertRecordProblem, recordName, recordTrust } from './record-checks';
+import { alertRecordProblem, recordName, recordTrust, refusalOf } from './record-checks';
 
 /** What a rule watches (the administration graph's `AlertKind`). */
 export type AlertRuleKind = 'STOCK_BELOW' | 'TRANSACTION_ADDED' | 'OUTBID' | 'RENT_OVERDUE';
@@ -297,14 +297,7 @@ export function alertSummaries(document: WithAlerts, trusted: ReadonlySet<object
       target: record.target,
       url: text(record.shownUrl),
       createdAt: new Date(problem === null ? record.createdAt : 0),
-      refused:
-        problem !== null
-          ? `malformed: ${problem}`
-          : trusted.has(record)
-            ? null
-            : record.mac === undefined
-              ? 'not signed: run statev-gateway vault rotate'
-              : 'its MAC does not verify',
+      refused: refusalOf(problem, trusted, record),
     };
   });
 }

@@ -47,6 +47,21 @@ export function recordTrust(
   return mac.verify(RECORD_KINDS[kind], unsigned(record), record.mac) ? 'signed' : 'forged';
 }
 
+/**
+ * Why gateways refuse a record, as lists show it, or null when they accept it: `malformed: …`
+ * (`problem`, from the record's `…RecordProblem`), not signed (written before records were
+ * signed: `vault rotate` signs it) or a MAC that does not verify.
+ *
+ * @param trusted - the records whose MAC verifies (see vault.ts)
+ */
+export function refusalOf(problem: string | null, trusted: ReadonlySet<object>, record: unknown): string | null {
+  if (problem !== null) return `malformed: ${problem}`;
+  if (trusted.has(record as object)) return null;
+  return (record as { mac?: unknown }).mac === undefined
+    ? 'not signed: run statev-gateway vault rotate'
+    : 'its MAC does not verify';
+}
+
 /** Sets a record's `mac` to its MAC under the current master key. */
 export function signRecord(mac: RecordMac, kind: keyof typeof RECORD_KINDS, record: { mac?: string }): void {
   record.mac = mac.sign(RECORD_KINDS[kind], unsigned(record as Record<string, unknown>));

@@ -19,6 +19,7 @@ import {
   isIsoTime,
   recordName,
   recordTrust,
+  refusalOf,
   signRecord,
   tokenRecordProblem,
   webhookRecordProblem,
@@ -349,14 +350,7 @@ export class Vault {
         origin: typeof record.origin === 'string' ? record.origin : null,
         budgetShare: typeof record.budgetShare === 'number' ? record.budgetShare : null,
         lastUsedAt: uses[id] ? new Date(uses[id] as string) : null,
-        refused:
-          problem !== null
-            ? `malformed: ${problem}`
-            : trusted.has(value as object)
-              ? null
-              : record.mac === undefined
-                ? 'not signed: run statev-gateway vault rotate'
-                : 'its MAC does not verify',
+        refused: refusalOf(problem, trusted, value),
       };
     });
   }

@@ -9,7 +9,7 @@ import { newDataKey, open, seal } from './envelope';
 import type { MasterKeys, WrappedKey } from './envelope';
 import { VaultUsageError } from './usage-error';
 import type { RecordMac } from './record-mac';
-import { recordName, recordTrust, webhookRecordProblem } from './record-checks';
+import { recordName, recordTrust, refusalOf, webhookRecordProblem } from './record-checks';
 
 /** One webhook as stored. */
 export interface WebhookRecord {
@@ -133,14 +133,7 @@ export function webhookSummaries(document: WithWebhooks, trusted: ReadonlySet<ob
       factoryId: text(record.factoryId),
       url: text(record.url),
       createdAt: new Date(problem === null ? record.createdAt : 0),
-      refused:
-        problem !== null
-          ? `malformed: ${problem}`
-          : trusted.has(record)
-            ? null
-            : record.mac === undefined
-              ? 'not signed: run statev-gateway vault rotate'
-              : 'its MAC does not verify',
+      refused: refusalOf(problem, trusted, record),
     };
   });
 }

@@ -1,8 +1,10 @@
 /**
  * Alert rules on the subscriptions' pollers, against the simulator on a manual clock: a
  * STOCK_BELOW rule fires once per crossing, through a restart of the watcher (its state kept),
- * with stable event ids; and rules cost no upstream request of their own: 100 rules over the
- * stores one subscription each already polls add none, at start or per interval.
+ * with stable event ids, naming the company when its list is cached; TRANSACTION_ADDED reads
+ * the further pages only when more than a page arrived; and rules cost no upstream request of
+ * their own: 100 rules over the stores one subscription each already polls add none, at start
+ * or per interval.
  */
 import type { EventEmitter } from 'node:events';
 import { AlertWatcher, LoggingAlertSink } from '../../src/alerts';
@@ -197,6 +199,91 @@ describe('alert rules on the pollers', () => {
     await pollTurn(`transactions/${FIXTURE_IDS.shopMainAccount}`, 3, created.watcher);
     expect(created.sink.events).toHaveLength(before + 2);
     expect(new Set(created.sink.events.map((each) => each.event.eventId)).size).toBe(created.sink.events.length);
+  });
+
+  it("names a STOCK_BELOW alert's company from the cached company list, else by id, with no request of its own", async () => {
+    const resource = `inventory/${FIXTURE_IDS.shop}`;
+    const listReads = (): number => stack.simulator.countRequests({ route: 'GET /factory/list/' });
+    // What the tests before read of the key's company list is no longer fresh.
+    clock.advance(stack.config.cacheTtlSeconds.lists * 1000 + 1);
+    const stock = rule({ factoryId: FIXTURE_IDS.shop, item: 'Wasser', store: 'STORE', threshold: 390 });
+    const created = watcher([stock]);
+    await created.watcher.start();
+    await created.watcher.settled();
+    const cross = async (): Promise<void> => {
+      stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: 50 });
+      await pollTurn(resource, 1, created.watcher);
+      stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -50 });
+      await pollTurn(resource, 1, created.watcher);
+    };
+    stack.simulator.change({ kind: 'stock', factoryId: FIXTURE_IDS.shop, item: 'Wasser', delta: -20 });
+    await pollTurn(resource, 1, created.watcher);
+    expect(created.sink.events.map((each) => each.event.facts)).toEqual([
+      expect.objectContaining({ kind: 'STOCK_BELOW', factoryId: FIXTURE_IDS.shop, factoryName: null }),
+    ]);
+    expect(listReads()).toBe(0);
+
+    // Another operation of the key reads the company list: the next alert names the company from the cache.
+    const answer = await stack.executeText('{ factories { id name } }', {}, { key: DEMO_KEYS.premium.key });
+    const factories = (answer.data?.factories ?? []) as Array<{ id: string; name: string }>;
+    const name = factories.find((factory) => factory.id === FIXTURE_IDS.shop)?.name;
+    expect(name).toEqual(expect.any(String));
+    const reads = listReads();
+    await cross();
+    expect(created.sink.events.map((each) => each.event.facts)).toEqual([
+      expect.objectContaining({ factoryName: null }),
+      expect.objectContaining({ kind: 'STOCK_BELOW', factoryId: FIXTURE_IDS.shop, factoryName: name }),
+    ]);
+    expect(listReads()).toBe(reads);
+  });
+
+  it('fires TRANSACTION_ADDED for every transaction when more than a page arrived between two polls, reading one page otherwise', async () => {
+    const account = FIXTURE_IDS.shopMainAccount;
+    const resource = `transactions/${account}`;
+    const pageReads = (): string[] =>
+      stack.simulator.requests
+        .filter((request) => request.route === 'GET /factory/transactions/{bankId}/{limit}/{skip}')
+        .map((request) => request.path);
+    // The simulator books on the real clock (the manual one ran ahead in the tests above).
+    const transfer = { ...rule({ bankAccountId: account }, 'TRANSACTION_ADDED'), createdAt: Date.now() - 1000 };
+    const created = watcher([transfer]);
+    await created.watcher.start();
+    await created.watcher.settled();
+    const book = (count: number, from: number): void => {
+      for (let index = from; index < from + count; index += 1)
+        stack.simulator.change({
+          kind: 'transaction',
+          bankAccountId: account,
+          amount: 10 + index,
+          reference: `Order ${index}`,
+        });
+    };
+
+    // A few: the newest page alone.
+    book(3, 0);
+    stack.simulator.resetRequests();
+    await pollTurn(resource, 1, created.watcher);
+    expect(created.sink.events).toHaveLength(3);
+    expect(pageReads()).toEqual([`/factory/transactions/${account}/25/0`]);
+
+    // 60 between two polls: the newest page and the two after it, once each.
+    book(60, 3);
+    stack.simulator.resetRequests();
+    await pollTurn(resource, 1, created.watcher);
+    expect(pageReads()).toEqual([
+      `/factory/transactions/${account}/25/0`,
+      `/factory/transactions/${account}/25/25`,
+      `/factory/transactions/${account}/25/50`,
+    ]);
+    const amounts = created.sink.events.map((each) => (each.event.facts as { amount: number }).amount);
+    expect(amounts).toHaveLength(63);
+    expect(new Set(amounts)).toEqual(new Set(Array.from({ length: 63 }, (_, index) => 10 + index)));
+
+    // Nothing new: one page, no event.
+    stack.simulator.resetRequests();
+    await pollTurn(resource, 1, created.watcher);
+    expect(pageReads()).toEqual([`/factory/transactions/${account}/25/0`]);
+    expect(created.sink.events).toHaveLength(63);
   });
 
   it('reports a rule that cannot watch (a company the key does not own) and does not try it again on every round', async () => {

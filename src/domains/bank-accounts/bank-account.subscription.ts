@@ -6,10 +6,9 @@
  * endpoints (companies' and buildings'), which import nothing of it.
  */
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
-import { UpstreamError } from '../../errors/gateway-error';
 import type { UpstreamSession } from '../../economy';
 import { describePolling } from '../feeds/describe';
-import { eventOf, isDefinitive, openFeeds } from '../feeds/feed';
+import { eventOf, openFeeds } from '../feeds/feed';
 import type { Feed, FeedMessage } from '../feeds/feed';
 import { ENDPOINTS } from '../../upstream/endpoints';
 import { fetchBuildingTransactions } from '../buildings/buildings.api';
@@ -18,6 +17,8 @@ import type { SubscriptionContext } from '../gateway-context';
 import { BankTransaction } from '../shared/bank-account.type';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { TransactionLedger } from './transaction-ledger';
+import { fetchAccountPage, PAGE } from './transaction-window';
+import type { AccountOwner } from './transaction-window';
 import { PerCharacter } from '../../field-rules/per-character';
 import type { MaybePromise } from '../shared/maybe-promise';
 
@@ -35,7 +36,7 @@ export class TransactionAdded {
 }
 
 /** The newest page the upstream allows (limit 25, skip 0). */
-const NEWEST_PAGE = { limit: 25, skip: 0 } as const;
+const NEWEST_PAGE = { limit: PAGE, skip: 0 } as const;
 
 /**
  * The feed of `transactionAdded(bankAccountId)`: the account's newest page, from
@@ -46,7 +47,7 @@ const NEWEST_PAGE = { limit: 25, skip: 0 } as const;
  */
 export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, TransactionAdded> {
   const ledger = new TransactionLedger();
-  let owner: 'factory' | 'building' = 'factory';
+  let owner: AccountOwner = 'factory';
   let baselined = false;
   const fetch = (session: UpstreamSession, which: 'factory' | 'building'): MaybePromise<TransactionPage> =>
     which === 'factory'
@@ -66,21 +67,9 @@ export function transactionsFeed(bankAccountId: string): Feed<TransactionPage, T
     endpoint: ENDPOINTS.factoryTransactions,
     async poll(session, first) {
       if (!first) return fetch(session, owner);
-      let page: TransactionPage;
-      try {
-        page = await fetch(session, 'factory');
-      } catch (factoryError) {
-        if (!isDefinitive(factoryError)) throw factoryError;
-        try {
-          page = await fetch(session, 'building');
-          owner = 'building';
-        } catch (buildingError) {
-          // The company endpoint's 404 means "not a company account": the building's answer counts.
-          throw factoryError instanceof UpstreamError && factoryError.code === 'NOT_FOUND'
-            ? buildingError
-            : factoryError;
-        }
-      }
+      const newest = await fetchAccountPage(session, bankAccountId, NEWEST_PAGE.skip);
+      const page = newest.page;
+      owner = newest.owner;
       observe(page);
       return page;
     },

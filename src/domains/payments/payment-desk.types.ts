@@ -1,7 +1,7 @@
 /**
  * The shapes the payment desk (payment-request.service.ts) is used through: its caller, the
- * poll hub it watches accounts with, its options, a new request, a warning, and the bounds
- * of the upstream's transaction window.
+ * poll hub it watches accounts with, its options, a new request and a warning (the bounds
+ * of the upstream's transaction window are bank-accounts/transaction-window.ts's).
  */
 import type { UpstreamSession } from '../../economy';
 import type { Feed } from '../feeds/feed';
@@ -32,13 +32,6 @@ export interface AccountPolling {
     observer: (state: TransactionPage, session: UpstreamSession | null) => Promise<void>,
   ): Promise<() => void>;
 }
-
-/** Transactions per page the upstream allows. */
-export const PAGE = 25;
-/** The largest skip the upstream allows. */
-export const MAX_SKIP = 200;
-/** Transfers one poll can see at most: the newest page and the pages up to skip 200. */
-export const VISIBLE_WINDOW = PAGE + MAX_SKIP;
 
 /** A warning about the requests of an account, for `extensions.warnings`. */
 export interface PaymentWarning {

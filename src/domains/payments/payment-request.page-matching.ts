@@ -5,10 +5,10 @@
  */
 import type { UpstreamSession } from '../../economy';
 import { fetchFactoryTransactions } from '../factories/factories.api';
+import { PAGE, transactionWindow, VISIBLE_WINDOW } from '../bank-accounts/transaction-window';
 import type { TransactionPage } from '../shared/bank-account.type';
 import { expired, incomingOccurrences, referencesIn, requestFor, withTransfer } from './payment-request.matching';
 import type { Occurrence } from './payment-request.matching';
-import { MAX_SKIP, PAGE, VISIBLE_WINDOW } from './payment-desk.types';
 import type {
   AccountState,
   OutboxEntry,
@@ -56,15 +56,11 @@ async function readWindow(
   session: UpstreamSession | null,
 ): Promise<{ transactions: TransactionPage['transactions']; state: AccountState }> {
   const state = await desk.store.account(owner, bankAccountId);
-  const transactions = [...page.transactions];
-  const arrived = state.lastTotal === null ? 0 : page.totalTransactions - state.lastTotal;
-  if (session && arrived > page.transactions.length) {
-    for (let skip = PAGE; skip <= MAX_SKIP && skip < arrived; skip += PAGE) {
-      const more = await fetchFactoryTransactions(session, { id: bankAccountId, limit: PAGE, skip });
-      transactions.push(...more.transactions);
-      if (more.transactions.length < PAGE) break;
-    }
-  }
+  const { transactions, arrived } = await transactionWindow(
+    page,
+    state.lastTotal,
+    session ? async (skip) => fetchFactoryTransactions(session, { id: bankAccountId, limit: PAGE, skip }) : null,
+  );
   const next: AccountState = {
     ...state,
     lastTotal: page.totalTransactions,

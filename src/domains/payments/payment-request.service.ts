@@ -18,7 +18,8 @@ import type { TransactionPage } from '../shared/bank-account.type';
 import { eventStream } from './payment-event.stream';
 import { newReference, normaliseReference } from './payment-reference';
 import { expired } from './payment-request.matching';
-import { OPEN_REQUESTS_MAX, VISIBLE_WINDOW } from './payment-desk.types';
+import { OPEN_REQUESTS_MAX } from './payment-desk.types';
+import { VISIBLE_WINDOW } from '../bank-accounts/transaction-window';
 import type {
   AccountPolling,
   NewRequest,
