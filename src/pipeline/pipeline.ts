@@ -61,7 +61,10 @@ function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is rea
  * - The `parse`, `validate` and `operation` phases: {@link prepare} for graphql-ws and
  *   graphql-sse; over HTTP, Apollo runs them with the options and the one plugin of
  *   {@link apolloOptions} (the same parse options and rules; the plugin runs the same
- *   `operation` steps, in the same function as {@link prepare}).
+ *   `operation` steps, in the same function as {@link prepare}). Apollo parses there because
+ *   it hands a parsed document on only through its `documentStore` (keyed by a schema hash
+ *   it does not document) and resolves APQ hashes from a cache whose key prefix it does not
+ *   export; its own HTTP checks (CSRF, body shape) come before its parse.
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).

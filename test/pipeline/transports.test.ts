@@ -604,7 +604,10 @@ describe('a live query: each result carries the item errors of its own run', () 
  * (`RequestPipeline.refuse`: the result phase's formatting, redaction and report), so the
  * payload `{"errors":[…]}` is the same text over HTTP, graphql-sse and graphql-ws (there
  * the payload of a `next` message, or the errors of an `error` message). Only the framing
- * differs: HTTP's status and headers, the event or message around it.
+ * differs: HTTP's status and headers, the event or message around it. Parse and validation
+ * refusals too: over HTTP Apollo Server answers them (with the pipeline's parse options and
+ * rules), with the zero upstream accounting docs/errors.md shows and a log line with the key;
+ * the errors are the same text as over the streams (`prepare`).
  */
 describe('refusals over every transport, byte for byte', () => {
   const MAX_BODY_BYTES = 4096;
@@ -674,6 +677,22 @@ describe('refusals over every transport, byte for byte', () => {
       400,
       'QUERY_TOO_EXPENSIVE',
     ],
+    ['a syntax error', JSON.stringify({ query: '{ factories { id }' }), KEY, 400, 'GRAPHQL_PARSE_FAILED'],
+    [
+      'two validation errors',
+      JSON.stringify({ query: '{ nope factories { alsoNope } }' }),
+      KEY,
+      400,
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
+    ['an unknown field', JSON.stringify({ query: '{ factories { nope } }' }), KEY, 400, 'GRAPHQL_VALIDATION_FAILED'],
+    [
+      'a variable of the wrong type in the document',
+      JSON.stringify({ query: 'query Q($id: Int!) { factory(id: $id) { id } }', variables: { id: 1 } }),
+      KEY,
+      400,
+      'GRAPHQL_VALIDATION_FAILED',
+    ],
     [
       'an access token this gateway never issued',
       JSON.stringify({ query: '{ __typename }' }),
@@ -684,8 +703,31 @@ describe('refusals over every transport, byte for byte', () => {
   ])('%s', async (_name, body, authorization, status, code) => {
     const answers = await expectSameBytes(body, authorization);
     expect(answers.http).toMatchObject({ frame: 'body', status });
-    expect(JSON.parse(errorsText(answers.http as RawAnswer))).toEqual([
-      expect.objectContaining({ extensions: expect.objectContaining({ code }) as unknown }),
+    const errors = JSON.parse(errorsText(answers.http as RawAnswer)) as Array<{ extensions: { code: string } }>;
+    expect(new Set(errors.map((error) => error.extensions.code))).toEqual(new Set([code]));
+  });
+
+  it.each([
+    ['a syntax error', '{ factories { id }'],
+    ['an unknown field', '{ factories { nope } }'],
+  ])('%s over HTTP: with the zero upstream accounting of docs/errors.md', async (_name, query) => {
+    const http = await rawOver('http', stack, JSON.stringify({ query }), KEY);
+    expect((JSON.parse(http.payload) as { extensions?: unknown }).extensions).toEqual({
+      upstream: { requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: 0 },
+    });
+  });
+
+  it('an HTTP parse or validation refusal is logged as rejected, with the key it came with', async () => {
+    const before = logs.records().length;
+    await rawOver('http', stack, JSON.stringify({ query: '{ factories { id }' }), KEY);
+    await rawOver('http', stack, JSON.stringify({ query: '{ factories { nope } }' }), KEY);
+    const reported = logs
+      .records()
+      .slice(before)
+      .filter((record) => record.msg === 'graphql operation');
+    expect(reported.map((record) => [record.outcome, record.errorCodes, typeof record.key])).toEqual([
+      ['rejected', ['GRAPHQL_PARSE_FAILED'], 'string'],
+      ['rejected', ['GRAPHQL_VALIDATION_FAILED'], 'string'],
     ]);
   });
 
