@@ -19,6 +19,7 @@ export function summary(token: TokenSummary): AccessTokenSummary {
     lastUsedAt: token.lastUsedAt,
     origin: token.origin,
     budgetShare: token.budgetShare,
+    label: token.label,
   });
 }
 
