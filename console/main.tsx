@@ -7,6 +7,7 @@ import { createRoot } from 'react-dom/client';
 import './console.css';
 import { whenSignedOut } from './api';
 import { Alerts, Deliveries } from './alerts';
+import { SiteDocuments } from './documents';
 import { Keys } from './keys';
 import { Overview } from './overview';
 import { Payments } from './payments';
@@ -27,20 +28,6 @@ type PageName = keyof typeof PAGES;
 function pageOf(hash: string): PageName {
   const name = hash.replace(/^#/, '');
   return name in PAGES ? (name as PageName) : 'overview';
-}
-
-/** Site documents: not in the administration graph yet; says where they are. */
-function SiteDocuments(): JSX.Element {
-  return (
-    <section aria-labelledby="documents-title">
-      <h2 id="documents-title">Site documents</h2>
-      <p>
-        Site documents are edited on the public graph (<code>setSiteDocument</code>, with its expected version) by a
-        token with the <code>write:siteDocument:&lt;name&gt;</code> grant, e.g. with the example company site's admin
-        page or <code>examples/site-document-upload</code>; see docs/site-documents.md.
-      </p>
-    </section>
-  );
 }
 
 /** What the page says once the session has ended. */

@@ -13,6 +13,7 @@ interface Token {
   lastUsedAt: string | null;
   origin: string | null;
   budgetShare: number | null;
+  label: string | null;
 }
 
 interface TokensData {
@@ -20,7 +21,7 @@ interface TokensData {
   vaultCharacters: Array<{ name: string; companies: string[] | null }>;
 }
 
-const TOKENS = `query Tokens { accessTokens { id characters grants createdAt expiresAt revokedAt lastUsedAt origin budgetShare } vaultCharacters { name companies } }`;
+const TOKENS = `query Tokens { accessTokens { id characters grants createdAt expiresAt revokedAt lastUsedAt origin budgetShare label } vaultCharacters { name companies } }`;
 const CREATE = `mutation CreateToken($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { token summary { id } } }`;
 const REVOKE = `mutation RevokeToken($id: ID!) { revokeAccessToken(id: $id) { id revokedAt } }`;
 
@@ -185,6 +186,7 @@ export function Tokens(): JSX.Element {
               <tr key={token.id}>
                 <td>
                   <code>{token.id}</code>
+                  {token.label && <span className="hint"> ({token.label})</span>}
                 </td>
                 <td>{token.characters.join(', ') || '—'}</td>
                 <td>{token.grants.join(' ')}</td>

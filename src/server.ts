@@ -168,6 +168,7 @@ export async function startGateway(config: GatewayConfig, options: GatewayStartO
       alerts,
       outbox,
       cacheOutcomes: () => runtime.metrics.cacheOutcomes(),
+      publicVault: vault,
     });
     httpServer.on('request', createRouter(runtime, config, subscriptions, readiness, admin ?? adminUnavailable()));
     // WebSocket subscriptions (graphql-transport-ws) upgrade on /graphql; any other upgrade is refused.

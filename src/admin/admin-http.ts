@@ -250,7 +250,7 @@ export function adminRoutes(
       headers: request.headers,
       body: request.body,
       search,
-      context: async () => ({ admin: parts.admin, auth: parts.auth, actor }),
+      context: async () => ({ admin: parts.admin, auth: parts.auth, actor, origin: ownOrigin(req) }),
     });
   };
 

@@ -114,7 +114,7 @@ export function checkedTokenInput(input: CreateAccessTokenInput): {
  * @throws GatewayError `BAD_USER_INPUT` for a company not owned, or owners never checked
  */
 export async function checkFactoryGrants(
-  input: CreateAccessTokenInput,
+  input: Pick<CreateAccessTokenInput, 'characters' | 'grants'>,
   factoriesOf: (name: string) => Promise<readonly string[] | null>,
 ): Promise<void> {
   for (const grant of input.grants) {

@@ -21,6 +21,7 @@ import {
 import { Alert, CreateAlertInput } from './alert-types';
 import { CacheSummary } from './overview-types';
 import { AdminPaymentRequest, AdminUnmatchedTransfer, AssignTransferInput } from './payment-types';
+import { EditorToken, SiteDocumentEditorInput } from './editor-types';
 
 /** One administration operation's context. */
 export interface AdminContext {
@@ -30,6 +31,8 @@ export interface AdminContext {
   readonly auth: ConsoleAuth;
   /** Who is acting: `session:<id>` or `token:<id>`. */
   readonly actor: string;
+  /** The gateway's own origin (the console's): `siteDocumentEditor` binds its tokens to it. */
+  readonly origin: string;
 }
 
 /** Runs a mutation and writes its audit entry: `done`, or `refused: <code>` (an unexpected failure counts as INTERNAL_SERVER_ERROR). */
@@ -245,6 +248,25 @@ export class AdminResolver {
     );
   }
 
+  /** Mints the console's site-document editor token. */
+  @Mutation(() => EditorToken, {
+    description:
+      "Makes a short-lived access token (15 minutes) for the console's site-documents page, which reads and writes the documents on the public graph (/graphql) with it: there they spend the character key's upstream budget, as every site-document read and write must, while this mutation spends none (a vault write; the company is checked against what addVaultKey's key check found). Grants: factory:<factoryId> and, when name is given, write:siteDocument:<name>; bound to the gateway's own origin; budget share the key's own limit; labelled \"console: site documents\" in accessTokens. BAD_USER_INPUT for an unknown character, a company it does not own (or whose companies are unknown: add the key in the console) or a bad name.",
+  })
+  siteDocumentEditor(
+    @Ctx() context: AdminContext,
+    @Arg('input', () => SiteDocumentEditorInput, { description: 'The character, the company and the document.' })
+    input: SiteDocumentEditorInput,
+  ): Promise<EditorToken> {
+    return audited(
+      context,
+      'siteDocumentEditor',
+      `${input.factoryId}${input.name ? `/${input.name}` : ''}`,
+      () => context.admin.siteDocumentEditor(input, context.origin),
+      (created) => `${created.id} ${input.factoryId}${input.name ? `/${input.name}` : ''}`,
+    );
+  }
+
   /** Redelivers. */
   @Mutation(() => Delivery, {
     description:
@@ -270,7 +292,7 @@ export function buildAdminSchema(): Promise<GraphQLSchema> {
     const mutation = schema.getMutationType();
     if (mutation)
       mutation.description =
-        'Changes to the vault, tokens, alert rules and payments. Every mutation writes an audit entry; only addVaultKey (its one key check) and createAlert of a RENT_OVERDUE rule (its one scope check) send an upstream request.';
+        'Changes to the vault, tokens, alert rules and payments. Every mutation writes an audit entry; only addVaultKey (its one key check) and createAlert of a RENT_OVERDUE rule (its one scope check) send an upstream request (the token siteDocumentEditor makes spends budget on the public graph, not here).';
     return schema;
   });
   return built;

@@ -12,8 +12,7 @@ import { fetchFactoryList } from '../domains/factories/factories.api';
 import type { PaymentStore } from '../domains/payments/payment-request.store';
 import type { AlertOutbox } from '../alerts/alert-outbox';
 import { GatewayError } from '../errors/gateway-error';
-import { elideUrl } from '../upstream/outbound-url';
-import { MasterKeys, Vault } from '../vault';
+import { MasterKeys, Vault, tokenBounds } from '../vault';
 import type { TokenCharacter, VaultStorage } from '../vault';
 import { openKey, parseDocument } from '../vault/vault-document';
 import { AlertRules } from '../alerts/alert-admin';
@@ -25,13 +24,16 @@ import type { AccessTokenSummary, AddVaultKeyInput, CreateAccessTokenInput } fro
 import type { Alert } from './alert-types';
 import type { CreateAlertInput } from './alert-types';
 import { MAX_FIRST, bounded, checkFactoryGrants, checkedKeyInput, checkedTokenInput, vaultCall } from './admin-inputs';
-import { alertOf, summary } from './admin-records';
+import { alertOf, outboxDelivery, summary, unmatchedOf } from './admin-records';
 import { BudgetHistory } from './budget-history';
 import type { BudgetPoint } from './budget-history';
 import { BudgetSample, CacheSummary } from './overview-types';
-import { AdminUnmatchedTransfer, adminRequest } from './payment-types';
+import type { AdminUnmatchedTransfer } from './payment-types';
+import { adminRequest } from './payment-types';
 import type { AdminPaymentRequest, AssignTransferInput } from './payment-types';
-import { assignTransfer, transferId } from './payment-assign';
+import { assignTransfer } from './payment-assign';
+import { mintEditorToken } from './document-editor';
+import type { EditorToken, SiteDocumentEditorInput } from './editor-types';
 
 /** What the service needs. */
 export interface AdminServiceParts {
@@ -43,8 +45,10 @@ export interface AdminServiceParts {
   readonly keyHashSecret: string;
   /** The economy (budgets; the key check of `addVaultKey`). */
   readonly economy: UpstreamEconomy;
-  /** `UPSTREAM_RATE_LIMIT` (null when off). */
+  /** `UPSTREAM_RATE_LIMIT` (null when off): also the largest budget share of a token. */
   readonly rateLimit: { readonly requests: number; readonly windowSeconds: number } | null;
+  /** `TOKEN_MAX_LIFETIME_DAYS` (default 366). */
+  readonly tokenMaxLifetimeDays?: number;
   /** The payment store (its outbox of webhook deliveries). */
   readonly payments: PaymentStore;
   /** The alerts' outbox (its deliveries, pending or finished), when the gateway delivers alerts. */
@@ -61,6 +65,8 @@ export interface AdminServiceParts {
   readonly resolve?: HostResolver;
   /** The upstream-answer cache's lookups since the start (the gateway's metrics); absent: all 0. */
   readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
+  /** Makes this replica's public graph take the vault's new tokens now (else within 1 s). */
+  readonly tokensChanged?: () => Promise<void>;
 }
 
 /** The administration graph's operations. One per gateway. */
@@ -81,7 +87,11 @@ export class AdminService {
   constructor(private readonly parts: AdminServiceParts) {
     this.master = MasterKeys.parse(parts.masterKey);
     this.now = parts.now ?? (() => Date.now());
-    this.vault = new Vault(parts.storage, this.master, () => new Date(this.now()));
+    const bounds = tokenBounds({
+      tokenMaxLifetimeDays: parts.tokenMaxLifetimeDays ?? 366,
+      upstreamRateLimit: parts.rateLimit,
+    });
+    this.vault = new Vault(parts.storage, this.master, () => new Date(this.now()), bounds);
     this.rules = new AlertRules({
       vault: this.vault,
       keyOf: async (name) => (await this.characters()).find((each) => each.name === name) ?? null,
@@ -215,17 +225,7 @@ export class AdminService {
           requests.push(adminRequest(name, request));
         }
         for (const transfer of await this.parts.payments.unmatched(owner, factoryId)) {
-          unmatched.push(
-            Object.assign(new AdminUnmatchedTransfer(), {
-              id: transferId(transfer),
-              character: name,
-              factoryId,
-              amount: transfer.amount,
-              senderVban: transfer.senderVban,
-              reference: transfer.reference,
-              bookedAt: new Date(transfer.timestamp),
-            }),
-          );
+          unmatched.push(unmatchedOf(name, factoryId, transfer));
         }
       }
     }
@@ -269,18 +269,7 @@ export class AdminService {
   /** The alerts' deliveries (pending, delivered or failed) and the payments outbox's (those not yet delivered), newest first. */
   async deliveries(first: number | null | undefined): Promise<Delivery[]> {
     const count = bounded(first);
-    const payments = (await this.parts.payments.outbox()).map((entry) =>
-      Object.assign(new Delivery(), {
-        id: entry.id,
-        source: `webhook:${entry.webhookId}`,
-        url: elideUrl(entry.url),
-        status: DeliveryStatus.PENDING,
-        attempts: entry.attempts,
-        lastStatusCode: null,
-        nextAttemptAt: new Date(entry.nextAt),
-        createdAt: new Date(entry.firstAt),
-      }),
-    );
+    const payments = (await this.parts.payments.outbox()).map(outboxDelivery);
     const alerts = (await this.parts.alerts?.deliveries(count)) ?? [];
     return [
       ...payments,
@@ -376,6 +365,13 @@ export class AdminService {
     const token = (await vaultCall(() => this.vault.listTokens())).find((each) => each.id === created.id);
     if (!token) throw new Error('The token just created is not listed.');
     return Object.assign(new CreatedAccessToken(), { token: created.token, summary: summary(token) });
+  }
+
+  /** The console's short-lived token for editing one company's site documents on the public graph (document-editor.ts; no upstream request). */
+  siteDocumentEditor(input: SiteDocumentEditorInput, origin: string): Promise<EditorToken> {
+    const factoriesOf = (name: string): Promise<string[] | null> => this.parts.auth.factoriesOf(name);
+    const { rateLimit, tokensChanged } = this.parts;
+    return mintEditorToken({ vault: this.vault, factoriesOf, rateLimit, tokensChanged }, input, origin);
   }
 
   /**

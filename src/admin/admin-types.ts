@@ -115,6 +115,14 @@ export class AccessTokenSummary {
     description: "Upstream requests per window of each of its keys' budgets it may start, or null for no share.",
   })
   budgetShare!: number | null;
+
+  /** What made it, when not a person. */
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'What made it when not a person: "console: site documents" for the short-lived tokens siteDocumentEditor makes for the console page. Null for tokens made with createAccessToken or tokens create.',
+  })
+  label!: string | null;
 }
 
 /** What `createAccessToken` takes. */

@@ -48,6 +48,8 @@ export interface AdminGatewayParts {
   readonly alerts?: GatewayAlerts | null;
   /** The upstream-answer cache's lookups since the start (the console's hit ratio). */
   readonly cacheOutcomes?: () => { readonly hit: number; readonly miss: number; readonly stale: number };
+  /** The public graph's view of the vault: reloaded after `siteDocumentEditor` so that its token works at once here. */
+  readonly publicVault?: { reload(): Promise<void> } | null;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startAdmin(
     | 'publicUrl'
     | 'maxBodyBytes'
     | 'upstreamRateLimit'
+    | 'tokenMaxLifetimeDays'
     | 'webhookAllowHosts'
   >,
   parts: AdminGatewayParts,
@@ -88,6 +91,7 @@ export async function startAdmin(
       masterKey,
       keyHashSecret: config.keyHashSecret,
       rateLimit: config.upstreamRateLimit,
+      tokenMaxLifetimeDays: config.tokenMaxLifetimeDays,
       economy: parts.economy,
       payments: parts.payments,
       alerts: parts.outbox ?? undefined,
@@ -95,6 +99,7 @@ export async function startAdmin(
       allowHosts: config.webhookAllowHosts,
       alertWatcher: parts.alerts?.watcher ?? null,
       cacheOutcomes: parts.cacheOutcomes,
+      tokensChanged: parts.publicVault ? () => parts.publicVault?.reload() ?? Promise.resolve() : undefined,
     });
     // The overview's last hour: one sample a minute, in memory (no upstream request).
     const sampling = setInterval(() => void admin.sampleBudgets().catch(() => undefined), SAMPLE_EVERY_MS).unref();

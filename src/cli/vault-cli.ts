@@ -34,7 +34,7 @@ const USAGE = `Usage:
   statev-gateway tokens create --character <name> [--character <name> ...] --grant <grant> [--grant ...]
                                --expires-in <duration> [--origin <url>] [--budget-share <n>]
                                         print a new access token on one line
-  statev-gateway tokens list            id, characters, grants, expiry, state and last use of every token
+  statev-gateway tokens list            id, characters, grants, expiry, state, last use and label of every token
   statev-gateway tokens revoke <id>     refuse a token from now on (within 1 s on running gateways)
   statev-gateway webhooks add --character <name> --factory <id> --url <https url>
                                         POST the company's payment events there, signed (Standard Webhooks);
@@ -173,7 +173,7 @@ async function run(
               : 'active';
       return done(
         table([
-          ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'LAST USE', 'ORIGIN', 'BUDGET SHARE'],
+          ['ID', 'CHARACTERS', 'GRANTS', 'EXPIRES', 'STATE', 'LAST USE', 'ORIGIN', 'BUDGET SHARE', 'LABEL'],
           ...tokens.map((token) => [
             token.id,
             token.characters.join(','),
@@ -183,6 +183,7 @@ async function run(
             token.lastUsedAt ? iso(token.lastUsedAt) : 'never',
             token.origin ?? '-',
             token.budgetShare === null ? '-' : String(token.budgetShare),
+            token.label ?? '-',
           ]),
         ]),
       );

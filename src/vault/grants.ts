@@ -45,7 +45,8 @@ export function parseGrant(text: string): Grant | null {
     return { kind: 'read-field', type: field[1], field: field[2] };
   const factory = /^factory:([0-9A-Za-z_-]{1,64})$/.exec(text);
   if (factory?.[1]) return { kind: 'factory', factoryId: factory[1] };
-  const site = /^write:siteDocument:([0-9A-Za-z_-]{1,64})$/.exec(text);
+  // A site document's name may hold '.', as the site documents' own names do (a-z, 0-9, '-', '_', '.').
+  const site = /^write:siteDocument:([0-9A-Za-z._-]{1,64})$/.exec(text);
   if (site?.[1]) return { kind: 'write-site-document', name: site[1] };
   // Slots 1-10: the upstream's option slots.
   const option = /^write:option:(10|[1-9])$/.exec(text);

@@ -115,6 +115,7 @@ export function tokenRecordProblem(record: unknown): string | null {
       record.budgetShare === null || (Number.isSafeInteger(record.budgetShare) && (record.budgetShare as number) >= 1),
     ],
     ['revokedAt is neither null nor an ISO time', record.revokedAt === null || isIsoTime(record.revokedAt)],
+    ['label is not a string', record.label === undefined || isString(record.label)],
     ['mac is not a string', record.mac === undefined || typeof record.mac === 'string'],
   ]);
 }

@@ -32,6 +32,8 @@ export interface TokenSummary {
   readonly budgetShare: number | null;
   /** When a gateway last accepted it (recorded every 10 s and at a gateway's stop), or null. */
   readonly lastUsedAt: Date | null;
+  /** What made it when not a person (e.g. `console: site documents`), or null. */
+  readonly label: string | null;
   /**
    * Null when its record verifies; else why gateways refuse it: `malformed: …`, not signed
    * (written before records were signed: `vault rotate` signs it) or a MAC that does not verify.
@@ -51,4 +53,6 @@ export interface TokenRequest {
   readonly origin?: string | null;
   /** Its share of its key's requests per window, 1 or more (at most the key's own limit, `UPSTREAM_RATE_LIMIT`). */
   readonly budgetShare?: number | null;
+  /** What makes it, when not a person (1 to 64 characters; the console's editor tokens). */
+  readonly label?: string | null;
 }

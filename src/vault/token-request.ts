@@ -79,5 +79,8 @@ export function checkTokenRequest(request: TokenRequest, keys: readonly KeyRecor
       `--budget-share may be at most ${bounds.maxBudgetShare}: the key's own limit per window (UPSTREAM_RATE_LIMIT).`,
     );
   }
+  const label = request.label ?? null;
+  if (label !== null && !/^[\x20-\x7e]{1,64}$/.test(label))
+    throw new VaultUsageError('A token label is 1 to 64 printable ASCII characters.');
   return characters;
 }

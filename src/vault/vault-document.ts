@@ -47,6 +47,8 @@ export interface TokenRecord {
   readonly budgetShare: number | null;
   /** ISO time it was revoked, or null. */
   revokedAt: string | null;
+  /** What made it, when not a person (e.g. the console's site-document editor); absent for tokens made by hand. */
+  readonly label?: string;
   /** The record's MAC (see `RecordMac`): absent in vaults written before records were signed. */
   mac?: string;
 }

@@ -251,6 +251,7 @@ export class Vault {
       origin: request.origin ?? null,
       budgetShare: share,
       revokedAt: null,
+      ...(request.label ? { label: request.label } : {}),
     };
     document.tokens.push(record);
     trusted.add(record);
@@ -350,9 +351,22 @@ export class Vault {
         origin: typeof record.origin === 'string' ? record.origin : null,
         budgetShare: typeof record.budgetShare === 'number' ? record.budgetShare : null,
         lastUsedAt: uses[id] ? new Date(uses[id] as string) : null,
+        label: typeof record.label === 'string' ? record.label : null,
         refused: refusalOf(problem, trusted, value),
       };
     });
+  }
+
+  /** Removes the expired tokens that carry `label` and verify (each console editing session's); returns how many. */
+  async removeExpiredTokens(label: string): Promise<number> {
+    const { document, trusted } = await this.loadChecked();
+    const now = this.now().getTime();
+    const expired = (record: TokenRecord): boolean =>
+      trusted.has(record) && record.label === label && Date.parse(record.expiresAt) <= now;
+    const kept = document.tokens.filter((record) => !expired(record));
+    const removed = document.tokens.length - kept.length;
+    if (removed > 0) await this.save({ ...document, tokens: kept }, trusted);
+    return removed;
   }
 
   /**

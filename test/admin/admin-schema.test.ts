@@ -65,10 +65,11 @@ describe('schema.admin.graphql', () => {
       }
     }
     expect(missing).toEqual([]);
-    // String output fields: no key or secret; the token only in CreatedAccessToken, a signing secret only on Alert (createAlert's answer).
+    // String output fields: no key or secret; a token only in CreatedAccessToken and EditorToken (the answers that make one), a signing secret only on Alert (createAlert's answer).
     expect(fieldNames.filter((name) => /key|secret|token/i.test(name.split('.')[1] ?? ''))).toEqual([
       'Alert.signingSecret',
       'CreatedAccessToken.token',
+      'EditorToken.token',
     ]);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * The browser console at /console/ in Chromium, against the simulator: sign-in with the
  * one-time link, then each page's main flow (overview, keys, tokens, webhook deliveries,
- * alerts), the messages for bad input (a wrong key with what the StateV API answered, a
- * grant for a company not owned, RATE_LIMITED with its retry time, an ended session), no
+ * alerts, payments, site documents), the messages for bad input (a wrong key with what the
+ * StateV API answered, a grant for a company not owned, invalid JSON where it breaks, a version
+ * conflict, RATE_LIMITED with its retry time, an ended session), no
  * serious or critical axe violation on any page at 1280×800 and 390×844, and no request to
  * any other origin than the gateway's.
  */
@@ -24,8 +25,9 @@ const ROOT = join(__dirname, '..', '..');
 const SHOTS = join(ROOT, 'test', 'artifacts', 'console');
 const PAGES = ['overview', 'keys', 'tokens', 'deliveries', 'alerts', 'payments', 'documents'] as const;
 /** `UPDATE_DOCS_SCREENSHOTS=1` also replaces the console's pictures in docs/ (docs/console.md shows them). */
-const docsShot = async (page: Page, name: string): Promise<void> => {
-  if (process.env.UPDATE_DOCS_SCREENSHOTS) await page.screenshot({ path: join(ROOT, 'docs', `console-${name}.png`) });
+const docsShot = async (page: Page, name: string, fullPage = false): Promise<void> => {
+  if (process.env.UPDATE_DOCS_SCREENSHOTS)
+    await page.screenshot({ path: join(ROOT, 'docs', `console-${name}.png`), fullPage });
 };
 
 const VIEWPORTS = [
@@ -271,6 +273,106 @@ describeWithBrowser('the browser console', () => {
       await context.close();
     }
   });
+
+  it.each(VIEWPORTS)(
+    'site documents at %o: a new document is checked, saved with its version, shown in conflict and deleted',
+    async (viewport) => {
+      const name = `hours-${viewport.width}`;
+      const { context, page, requests } = await signedIn(viewport);
+      try {
+        // The picker lists the companies addVaultKey's check found; writes need the key's secret.
+        await open(page, 'keys');
+        await page.fill('#key-name', 'docs');
+        await page.fill('#key-key', DEMO_KEYS.premium.key);
+        await page.fill('#key-secret', DEMO_KEYS.premium.secret);
+        await page.click('button:has-text("Add key")');
+        await page.waitForSelector('form [role="status"] >> text=/stored/');
+
+        await open(page, 'documents');
+        await page.selectOption('#documents-company', `docs|${FIXTURE_IDS.shop}`);
+        await page.click('button:has-text("Show documents")');
+        await page.waitForSelector('#site-documents');
+        await page.waitForSelector('#documents-capacity >> text=/Free slots/');
+
+        await page.fill('#documents-new-name', name);
+        await page.click('button:has-text("New document")');
+        await page.waitForSelector(`h3#editor-title >> text=${name}: new`);
+        // Invalid JSON: where it breaks, and nothing is sent.
+        await page.fill('#document-json', '{\n  "open": "9-18",\n  "closed": [sunday]\n}');
+        const problem = await page.textContent('#document-json-check');
+        expect(problem).toMatch(/^Not valid JSON at line 3, column 14: /);
+        expect(await page.getAttribute('#document-json', 'aria-invalid')).toBe('true');
+        await page.click('form.editor button:has-text("Save")');
+        await page.waitForSelector('[role="alert"] >> text=Not saved: the text is not JSON');
+
+        await page.fill('#document-json', '{"open": "9-18", "closed": ["sunday"]}');
+        expect(await page.textContent('#document-json-check')).toMatch(
+          /^Valid JSON\. 35 bytes as stored \(canonical JSON\): about 2 slots/,
+        );
+        await page.click('form.editor button:has-text("Save")');
+        await page.waitForSelector(`[role="status"] >> text=Saved: ${name} is version 1`);
+        await page.waitForSelector(`#site-documents tr:has-text("${name}") >> text=35 bytes`);
+        if (viewport.width === 1280) await docsShot(page, 'documents', true);
+
+        // Someone else saves version 2 behind the page: the page's save is a conflict, not an overwrite.
+        const behind = await stack.post(
+          {
+            query: `mutation ($input: SetSiteDocumentInput!) { setSiteDocument(input: $input) { document { version } } }`,
+            variables: {
+              input: { factoryId: FIXTURE_IDS.shop, name, value: { open: '10-16' }, expectedVersion: 1 },
+            },
+          },
+          { key: DEMO_KEYS.premium.key, headers: { 'x-api-secret': DEMO_KEYS.premium.secret } },
+        );
+        expect(behind.body.errors).toBeUndefined();
+        await page.fill('#document-json', '{"open": "8-20"}');
+        await page.click('form.editor button:has-text("Save")');
+        const conflict = await page.waitForSelector('.conflict[role="alert"]');
+        expect(await conflict.textContent()).toContain(`${name} is at version 2 now, not version 1`);
+        const results = await new AxeBuilder({ page }).analyze();
+        expect(
+          results.violations
+            .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+            .map((violation) => violation.id),
+        ).toEqual([]);
+        mkdirSync(SHOTS, { recursive: true });
+        await page.screenshot({ path: join(SHOTS, `documents-conflict-${viewport.width}.png`), fullPage: true });
+        // Nothing wider than the screen: the list scrolls sideways in its own region.
+        expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+        await page.click('button:has-text("Reload version 2")');
+        await page.waitForSelector(`h3#editor-title >> text=${name}: version 2`);
+        expect(JSON.parse(await page.inputValue('#document-json'))).toEqual({ open: '10-16' });
+
+        if (viewport.width === 1280) {
+          // A spent budget on the public graph: RATE_LIMITED with when to try again.
+          await page.route('**/graphql', async (route) => {
+            if (!(route.request().postData() ?? '').includes('SaveSiteDocument')) return route.continue();
+            const error = {
+              message: 'The StateV API rate limit for this key is reached.',
+              extensions: { code: 'RATE_LIMITED', retryAfterSeconds: 42 },
+            };
+            return route.fulfill({
+              status: 200,
+              contentType: 'application/json',
+              body: JSON.stringify({ errors: [error] }),
+            });
+          });
+          await page.click('form.editor button:has-text("Save")');
+          const limited = await page.waitForSelector('[role="alert"] >> text=/Try again/');
+          expect(await limited.textContent()).toMatch(/rate limit .*Try again in 42 s \(at /);
+          await page.unroute('**/graphql');
+        }
+
+        await page.click(`button:has-text("Delete ${name}")`);
+        await page.waitForSelector(`[role="status"] >> text=Deleted ${name}`);
+        await page.waitForSelector(`#site-documents >> text=${name}`, { state: 'detached' });
+        expect(requests.filter((url) => !url.startsWith(`${stack.origin}/`))).toEqual([]);
+        expect(await page.content()).not.toMatch(/svg_[A-Za-z0-9]{10}/);
+      } finally {
+        await context.close();
+      }
+    },
+  );
 
   it('an ended session shows how to sign in again', async () => {
     const { context, page } = await signedIn(VIEWPORTS[1]);

@@ -82,7 +82,7 @@ describe('statev-gateway keys and tokens', () => {
     const token = created.stdout.trim();
 
     const tokens = await run(['tokens', 'list']);
-    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +never +https:\/\/shop\.example +-$/m.exec(
+    const id = /^(tok_[0-9a-f]{12}) +alice +read,factory:12 +\S+ +active +never +https:\/\/shop\.example +- +-$/m.exec(
       tokens.stdout,
     )?.[1];
     expect(id).toBeDefined();
