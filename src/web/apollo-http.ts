@@ -189,6 +189,29 @@ function shapeRefusal(query: unknown, variables: unknown, limits: RequestLimits)
   return refusal ? { kind: 'refused', ...refusal } : null;
 }
 
+/** The request's headers as Apollo reads them: one value per name (repeated headers joined with `, `). */
+function headerMap(req: IncomingMessage): HeaderMap {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+/** A request as read, its header map built when first read (a response-cache hit answered before Apollo never reads it). */
+function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRequest {
+  let headers: HeaderMap | undefined;
+  const read: ReadRequest = {
+    kind: 'request',
+    get headers(): HeaderMap {
+      return (headers ??= headerMap(req));
+    },
+    body,
+  };
+  if (text !== undefined) read.text = text;
+  return read;
+}
+
 /**
  * Reads a GraphQL request's headers and body: JSON bodies parsed (Apollo expects an
  * object), other bodies as text (Apollo explains what it cannot use). Refused with a
@@ -199,25 +222,20 @@ function shapeRefusal(query: unknown, variables: unknown, limits: RequestLimits)
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
 export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLimits): Promise<ReadRequest | Refusal> {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
   if (req.method !== 'POST') {
     const params = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams;
     const refusal = shapeRefusal(params.get('query'), params.get('variables') ?? undefined, limits);
-    return refusal ?? { kind: 'request', headers, body: undefined };
+    return refusal ?? readRequest(req, undefined);
   }
   let text: string | null;
   try {
     text = utf8Text(await readBody(req, limits.maxBodyBytes));
   } catch (error) {
-    if (error instanceof BodyTooLargeError)
-      throw new BodyTooLargeError(error.bytes, { kind: 'request', headers, body: undefined });
+    if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, readRequest(req, undefined));
     text = null;
   }
   if (text === null) return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
-  if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
+  if (/application\/(graphql-response\+)?json/i.test(req.headers['content-type'] ?? '') && text !== '') {
     let body: unknown;
     try {
       body = JSON.parse(text) as unknown;
@@ -229,9 +247,9 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
       const refusal = shapeRefusal(fields.query, fields.variables, limits);
       if (refusal) return refusal;
     }
-    return { kind: 'request', headers, body, text };
+    return readRequest(req, body, text);
   }
-  return { kind: 'request', headers, body: text, text };
+  return readRequest(req, text, text);
 }
 
 /** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`, in the type `Accept` asks for. */
