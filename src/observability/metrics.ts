@@ -23,7 +23,13 @@ export class GatewayMetrics {
   private readonly rateLimitedTotal: Counter<'source'>;
   private readonly unexplained429Total: Counter;
   private readonly operations: Counter<'outcome'>;
+  /** Operations not yet added to {@link operations}, by outcome (added whenever it is read). */
+  private readonly operationCounts = new Map<string, number>();
   private readonly operationLatency: Histogram<'outcome'>;
+  /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
+  private readonly latencyOf = new Map<string, { observe(value: number): void }>();
+  /** {@link servedAge}'s series of whole responses from the response cache, made once. */
+  private readonly responseAge: { observe(value: number): void };
   /** Failed Redis operations and connection errors. */
   readonly redisErrors: Counter;
   /** 1 while Redis answers, 0 while the gateway runs without it. */
@@ -80,6 +86,7 @@ export class GatewayMetrics {
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
       registers,
     });
+    this.responseAge = this.servedAge.labels({ kind: 'response' });
     this.refreshAheadTotal = new Counter({
       name: 'statev_refresh_ahead_total',
       help: 'Refresh-ahead requests: stored (the answer is fresh again) or failed.',
@@ -102,11 +109,17 @@ export class GatewayMetrics {
       help: "Upstream 429s the key's own requests in the window do not explain (fewer than UPSTREAM_RATE_LIMIT sent): another client, or a gateway sharing no Redis, spends the same key.",
       registers,
     });
+    // Counted per operation in a plain map and added to the counter whenever it is read (a scrape), as cacheEvents.
+    const operationCounts = this.operationCounts;
     this.operations = new Counter({
       name: 'statev_graphql_operations_total',
       help: 'GraphQL operations by outcome: success, partial (data and errors), error, rejected (before execution).',
       labelNames: ['outcome'],
       registers,
+      collect() {
+        for (const [outcome, count] of operationCounts) this.inc({ outcome }, count);
+        operationCounts.clear();
+      },
     });
     this.tokenOperations = new Counter({
       name: 'statev_token_operations_total',
@@ -209,7 +222,7 @@ export class GatewayMetrics {
 
   /** Records a whole-response cache hit's age in the served-data age histogram. */
   servedFromResponseCache(ageSeconds: number): void {
-    this.servedAge.observe({ kind: 'response' }, ageSeconds);
+    this.responseAge.observe(ageSeconds);
   }
 
   /** Records one operation sent with an access token: its count and last use, by the token's id. */
@@ -220,7 +233,9 @@ export class GatewayMetrics {
 
   /** Records one GraphQL operation. */
   operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
-    this.operations.inc({ outcome });
-    this.operationLatency.observe({ outcome }, durationMs / 1000);
+    this.operationCounts.set(outcome, (this.operationCounts.get(outcome) ?? 0) + 1);
+    let latency = this.latencyOf.get(outcome);
+    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.labels({ outcome })));
+    latency.observe(durationMs / 1000);
   }
 }

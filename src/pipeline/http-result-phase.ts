@@ -9,6 +9,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import type { OutgoingResult, ResultState } from './result-steps';
+import type { ResultText } from './response-size';
 
 /** One HTTP operation, as the result phase's `report` step tells it (see {@link RequestPipeline.resultPhase}). */
 export interface HttpResultReport {
@@ -37,15 +38,16 @@ export interface ApolloResultPhase {
   /**
    * The text Apollo Server writes for a whole response from the response cache, for a
    * hit answered before Apollo (see `ResponseCacheHits`): the same result steps, the same
-   * report, the same text (`data` as stored, then the extensions, then a newline).
+   * report, the same text (`data` as stored, then the extensions, then a newline), as the
+   * stored bytes of `{"data":…` and the text after them (one text when a step replaced the result).
    */
-  readonly cachedResponse: (context: GatewayContext, hit: CachedAnswer) => string;
+  readonly cachedResponse: (context: GatewayContext, hit: CachedAnswer) => ResultText;
 }
 
 /** A whole response from the response cache, answered before Apollo. */
 export interface CachedAnswer {
-  /** The JSON text of its `data`, as stored. */
-  readonly dataText: string;
+  /** The UTF-8 bytes of `{"data":` and the JSON of its `data`, as stored. */
+  readonly head: Buffer;
   /** Its age, whole seconds (what the plugin's `age` header says). */
   readonly ageSeconds: number;
   /** The operation's name as Apollo resolved it when it was stored. */
@@ -77,6 +79,16 @@ function cachedText(result: OutgoingResult, dataText: string): string {
   return result.extensions === undefined
     ? `{"data":${dataText}}`
     : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
+}
+
+/**
+ * A whole response from the response cache answered before Apollo, as {@link cachedText}
+ * writes it, with the stored bytes of `{"data":…` (`head`) kept as they are: the text
+ * after them is the extensions and the closing brace. A result with errors is serialized as usual.
+ */
+function cachedParts(result: OutgoingResult, head: Buffer): ResultText {
+  if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
+  return { head, tail: result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}` };
 }
 
 /** The object a measured result's text is remembered by: its first part that is an object. */
@@ -138,6 +150,8 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
                 ? (result) => cachedText(result, dataText)
                 : apolloText,
             measured: (result, text) => {
+              // Through Apollo every text is one string (cachedText, apolloText).
+              if (typeof text !== 'string') return;
               contextValue.responseTextLength = text.length;
               const anchor = anchorOf(result);
               if (!anchor) return;
@@ -171,17 +185,17 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
     // Apollo Server's own serialization ends with a newline.
     return `${same ? kept.text : JSON.stringify(value)}\n`;
   };
-  const cachedResponse = (context: GatewayContext, hit: CachedAnswer): string => {
-    let measured: { readonly result: OutgoingResult; readonly text: string } | null = null;
+  const cachedResponse = (context: GatewayContext, hit: CachedAnswer): ResultText => {
+    let measured: { readonly result: OutgoingResult; readonly text: ResultText } | null = null;
     const result = finish<FormattedExecutionResult>({
       transport: 'http',
       result: { data: {} },
       execution: context,
       delivery: context,
       responseCacheAgeSeconds: hit.ageSeconds,
-      serialize: (value) => cachedText(value, hit.dataText),
+      serialize: (value) => cachedParts(value, hit.head),
       measured: (value, text) => {
-        context.responseTextLength = text.length;
+        context.responseTextLength = typeof text === 'string' ? text.length : text.head.length + text.tail.length;
         measured = { result: value, text };
       },
       report: ({ result: sent, errorCodes }) =>
@@ -195,13 +209,16 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
           responseCacheAgeSeconds: hit.ageSeconds,
         }),
     });
-    const kept = measured as { readonly result: OutgoingResult; readonly text: string } | null;
+    const kept = measured as { readonly result: OutgoingResult; readonly text: ResultText } | null;
     const same =
       kept !== null &&
       kept.result.data === result.data &&
       kept.result.errors === result.errors &&
       kept.result.extensions === result.extensions;
-    return `${same ? kept.text : JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`;
+    // Apollo Server's own serialization ends with a newline.
+    if (!same)
+      return `${JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`;
+    return typeof kept.text === 'string' ? `${kept.text}\n` : { head: kept.text.head, tail: `${kept.text.tail}\n` };
   };
   return { plugin, stringifyResult, cachedResponse };
 }

@@ -162,6 +162,7 @@ export class RequestPipeline {
   }
 
   private ran(step: StepName, transport: Transport): void {
+    if (this.listeners.size === 0) return;
     for (const listener of this.listeners) listener(step, transport);
   }
 

@@ -28,11 +28,27 @@ export function tooLargeError(
 }
 
 /**
+ * A response's JSON in two parts: UTF-8 bytes kept as they were stored (a response-cache
+ * hit's `{"data":…`), then the text that follows them. Written as they are, never joined.
+ */
+export interface SplitText {
+  /** The first bytes, UTF-8. */
+  readonly head: Buffer;
+  /** The text after them. */
+  readonly tail: string;
+}
+
+/** A response's JSON: one text, or {@link SplitText}. */
+export type ResultText = string | SplitText;
+
+/**
  * The bytes of `text` as UTF-8 when they are over `maxBytes`, else null: a string of n
  * UTF-16 units is at most 3n bytes, so short texts are never measured.
  */
-export function bytesOver(text: string, maxBytes: number): number | null {
-  if (text.length * 3 <= maxBytes) return null;
-  const bytes = Buffer.byteLength(text);
+export function bytesOver(text: ResultText, maxBytes: number): number | null {
+  const known = typeof text === 'string' ? 0 : text.head.length;
+  const rest = typeof text === 'string' ? text : text.tail;
+  if (known + rest.length * 3 <= maxBytes) return null;
+  const bytes = known + Buffer.byteLength(rest);
   return bytes > maxBytes ? bytes : null;
 }

@@ -27,6 +27,7 @@ import type { GatewayContext } from '../domains/gateway-context';
 import { formatError } from '../errors/format-error';
 import { MIN_REDACTABLE_LENGTH, Redactor } from '../upstream/redact';
 import { tooLargeError, bytesOver } from './response-size';
+import type { ResultText } from './response-size';
 import type { Transport } from './step-types';
 
 /** An error of a result: raw (as graphql-js produced it) until `format-errors`, formatted after. */
@@ -71,10 +72,10 @@ export interface ResultState<R extends OutgoingResult> {
   readonly delivery: DeliveryContext | null;
   /** HTTP only: the age of a whole response served from the response cache, seconds; null when it was executed. */
   readonly responseCacheAgeSeconds?: number | null;
-  /** The JSON text of the result (HTTP writes its fields in Apollo's order); default `JSON.stringify`. */
-  readonly serialize?: (result: R) => string;
+  /** The JSON text of the result (HTTP writes its fields in Apollo's order; a response-cache hit its stored bytes first); default `JSON.stringify`. */
+  readonly serialize?: (result: R) => ResultText;
   /** Told the text `response-size` measured when the result is sent as it is (HTTP writes that text). */
-  readonly measured?: (result: R, text: string) => void;
+  readonly measured?: (result: R, text: ResultText) => void;
   /** The operation's report: metrics, the `graphql operation` line, the span (the transport's own). */
   readonly report?: (report: ResultReport<R>) => void;
 }
@@ -276,7 +277,7 @@ export const RESULT_STEPS = [
     name: 'response-size',
     phase: 'delivery',
     run(state, env) {
-      let text: string;
+      let text: ResultText;
       try {
         text = state.serialize ? state.serialize(state.result) : measuredText(state.result);
       } catch {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
@@ -90,16 +91,47 @@ export function sendGraphQLErrors(
  *
  * @throws BodyTooLargeError past `limit` (the rest is not read).
  */
-export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) throw new BodyTooLargeError(size);
-    chunks.push(buffer);
-  }
-  return Buffer.concat(chunks);
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  // Events, not `for await`: an async iterator costs a promise and a turn per chunk (most bodies are one chunk).
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        done();
+        // As `for await` leaving the stream: destroyed once what arrived with this chunk is
+        // parsed, so a request that arrived whole keeps its socket (its 413 is sent), an
+        // unfinished one loses it.
+        setImmediate(() => req.destroy());
+        reject(new BodyTooLargeError(size));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(error);
+    };
+    const onClose = (): void => {
+      // Closed before its end (the client went away): what `for await` would have thrown.
+      if (!req.complete) onError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
+    };
+    const done = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
 }
 
 /** Limits applied while reading a request, before anything parses its document. */
@@ -135,9 +167,16 @@ export interface ReadRequest {
   headers: HeaderMap;
   /** A JSON body parsed, any other body as text, undefined for GET. */
   body: unknown;
+  /** A POST body's text exactly as read (before any parse); absent for GET. */
+  text?: string;
 }
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** A body's text: its bytes checked to be UTF-8, decoded, a byte order mark dropped (as a fatal `TextDecoder` decodes); null when they are not UTF-8. */
+function utf8Text(bytes: Buffer): string | null {
+  if (!isUtf8(bytes)) return null;
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
 
 function refuse(status: Refusal['status'], code: Refusal['code'], message: string): Refusal {
   return { kind: 'refused', status, code, message };
@@ -150,6 +189,29 @@ function shapeRefusal(query: unknown, variables: unknown, limits: RequestLimits)
   return refusal ? { kind: 'refused', ...refusal } : null;
 }
 
+/** The request's headers as Apollo reads them: one value per name (repeated headers joined with `, `). */
+function headerMap(req: IncomingMessage): HeaderMap {
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  return headers;
+}
+
+/** A request as read, its header map built when first read (a response-cache hit answered before Apollo never reads it). */
+function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRequest {
+  let headers: HeaderMap | undefined;
+  const read: ReadRequest = {
+    kind: 'request',
+    get headers(): HeaderMap {
+      return (headers ??= headerMap(req));
+    },
+    body,
+  };
+  if (text !== undefined) read.text = text;
+  return read;
+}
+
 /**
  * Reads a GraphQL request's headers and body: JSON bodies parsed (Apollo expects an
  * object), other bodies as text (Apollo explains what it cannot use). Refused with a
@@ -160,24 +222,20 @@ function shapeRefusal(query: unknown, variables: unknown, limits: RequestLimits)
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
 export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLimits): Promise<ReadRequest | Refusal> {
-  const headers = new HeaderMap();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
   if (req.method !== 'POST') {
     const params = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams;
     const refusal = shapeRefusal(params.get('query'), params.get('variables') ?? undefined, limits);
-    return refusal ?? { kind: 'request', headers, body: undefined };
+    return refusal ?? readRequest(req, undefined);
   }
-  let text: string;
+  let text: string | null;
   try {
-    text = utf8.decode(await readBody(req, limits.maxBodyBytes));
+    text = utf8Text(await readBody(req, limits.maxBodyBytes));
   } catch (error) {
-    if (error instanceof BodyTooLargeError)
-      throw new BodyTooLargeError(error.bytes, { kind: 'request', headers, body: undefined });
-    return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
+    if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, readRequest(req, undefined));
+    text = null;
   }
-  if (/application\/(graphql-response\+)?json/i.test(headers.get('content-type') ?? '') && text !== '') {
+  if (text === null) return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
+  if (/application\/(graphql-response\+)?json/i.test(req.headers['content-type'] ?? '') && text !== '') {
     let body: unknown;
     try {
       body = JSON.parse(text) as unknown;
@@ -189,9 +247,9 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
       const refusal = shapeRefusal(fields.query, fields.variables, limits);
       if (refusal) return refusal;
     }
-    return { kind: 'request', headers, body };
+    return readRequest(req, body, text);
   }
-  return { kind: 'request', headers, body: text };
+  return readRequest(req, text, text);
 }
 
 /** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`, in the type `Accept` asks for. */

@@ -1,23 +1,35 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
 import { createContext, wantsNoCache } from '../context';
-import { ResponseCacheHits } from '../graph/response-cache/response-cache-hits';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
 
+/** Most `Accept` values whose negotiated type {@link singleResultType} remembers (then it starts afresh). */
+const ACCEPT_MEMO_MAX = 64;
+/** The negotiated type of each `Accept` value seen lately (clients send few distinct ones). */
+const acceptTypes = new Map<string, string | null>();
+
 /** The content type of a single GraphQL result for `accept`, exactly as Apollo Server chooses it; null when Apollo answers 406. */
 function singleResultType(accept: string | undefined): string | null {
   if (!accept) return 'application/json; charset=utf-8';
-  return (
-    new Negotiator({ headers: { accept } }).mediaType([
-      'application/json; charset=utf-8',
-      'application/graphql-response+json; charset=utf-8',
-    ]) ?? null
-  );
+  let type = acceptTypes.get(accept);
+  if (type === undefined) {
+    type =
+      new Negotiator({ headers: { accept } }).mediaType([
+        'application/json; charset=utf-8',
+        'application/graphql-response+json; charset=utf-8',
+      ]) ?? null;
+    if (acceptTypes.size >= ACCEPT_MEMO_MAX) acceptTypes.clear();
+    acceptTypes.set(accept, type);
+  }
+  return type;
 }
+
+/** A JSON content type, as Apollo reads a body as JSON. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** One value of a header (repeated ones joined), as Apollo's header map holds it. */
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -48,7 +60,12 @@ const ANSWERED: CachedOutcome = { kind: 'answered' };
  * credentials), no `Prefer`, no `Cache-Control: no-cache`. Anything else, and every miss,
  * runs on Apollo as before.
  *
+ * The request is identified by its key id and its body's text exactly as read
+ * (`ResponseCacheHits.requestKey`); the stored bytes are written as they are, after one
+ * `writeHead`.
+ *
  * @param body - the request body as admitted (a trusted document's text in place of its hash)
+ * @param text - the request body's text as read (undefined: not answered here)
  */
 export function answerFromResponseCache(
   req: IncomingMessage,
@@ -56,34 +73,31 @@ export function answerFromResponseCache(
   runtime: GatewayRuntime,
   inUse: KeyInUse | null,
   body: unknown,
+  text: string | undefined,
 ): CachedOutcome {
   const answers = runtime.responseCacheHits;
   if (
     answers === null ||
     inUse?.source !== 'caller' ||
     req.method !== 'POST' ||
+    text === undefined ||
     body === null ||
     typeof body !== 'object' ||
     Array.isArray(body)
   )
     return NOT_ELIGIBLE;
-  if (!/^application\/json\s*(;|$)/i.test(header(req, 'content-type') ?? '') || header(req, 'prefer') !== undefined)
+  if (!JSON_CONTENT_TYPE.test(header(req, 'content-type') ?? '') || header(req, 'prefer') !== undefined)
     return NOT_ELIGIBLE;
   const fields = body as Record<string, unknown>;
   for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
-  const { query, operationName, variables } = fields;
+  const { query, operationName } = fields;
   if (
     typeof query !== 'string' ||
     (operationName !== undefined && operationName !== null && typeof operationName !== 'string')
   )
     return NOT_ELIGIBLE;
   const key = inUse.key;
-  const requestKey = ResponseCacheHits.requestKey({
-    keyId: key.keyId,
-    query,
-    operationName: operationName ?? null,
-    variables,
-  });
+  const requestKey = answers.hits.requestKey(key.keyId, text);
   const type = singleResultType(header(req, 'accept'));
   if (
     type === null ||
@@ -96,17 +110,21 @@ export function answerFromResponseCache(
   if (stored === undefined) return { kind: 'apollo', requestKey };
   // The plugin's age: whole seconds since it stored the answer.
   const ageSeconds = Math.round((Date.now() - stored.cacheTime) / 1000);
-  const text = answers.response(createContext(runtime.services, req.headers, inUse), {
-    dataText: stored.dataText,
+  const answer = answers.response(createContext(runtime.services, req.headers, inUse), {
+    head: stored.head,
     ageSeconds,
     operationName: stored.operationName,
     started,
   });
-  res.writeHead(200, {
-    age: String(ageSeconds),
-    'content-type': type,
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  res.end(text);
+  // The stored bytes as they are, then the extensions: one write of the socket (corked).
+  const split = typeof answer !== 'string';
+  const length = split ? answer.head.length + Buffer.byteLength(answer.tail) : Buffer.byteLength(answer);
+  res.cork();
+  res.writeHead(200, ['age', String(ageSeconds), 'content-type', type, 'content-length', String(length)]);
+  if (split) {
+    res.write(answer.head);
+    res.end(answer.tail);
+  } else res.end(answer);
+  res.uncork();
   return ANSWERED;
 }

@@ -19,13 +19,14 @@ export const CORS_ALLOWED_HEADERS = [
  * so the browser refuses to hand them the response. Preflights are answered 204.
  *
  * @returns a function that handles the CORS part of a request and resolves to true
- *   when the request is finished (a preflight), false when it should go on.
+ *   when the request is finished (a preflight), false when it should go on; with no origin
+ *   to grant it is false at once (no promise, no turn).
  */
 export function createCors(
   origins: readonly string[],
   tokenOrigin?: (origin: string) => boolean,
-): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> {
-  if (origins.length === 0 && !tokenOrigin) return async () => false;
+): (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | false {
+  if (origins.length === 0 && !tokenOrigin) return () => false;
   const allowAll = origins.includes('*');
   const listed = new Set(origins);
   const middleware = cors({

@@ -35,11 +35,13 @@ async function readOrMeasure(
  * (`RequestPipeline.refuse`), or runs the operation on Apollo (which runs the pipeline's
  * later phases) with a fresh per-request context and writes Apollo's response, bounded
  * by `MAX_RESPONSE_BYTES`.
+ *
+ * @param search - the request's query string, with its leading `?` (empty when none)
  */
 export async function handleGraphQLRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  search: string,
   runtime: GatewayRuntime,
   config: GatewayConfig,
 ): Promise<void> {
@@ -58,14 +60,14 @@ export async function handleGraphQLRequest(
       ? body && typeof body === 'object' && !Array.isArray(body)
         ? { kind: 'post', body: body as Record<string, unknown> }
         : null
-      : { kind: 'get', params: url.searchParams };
+      : { kind: 'get', params: new URLSearchParams(search) };
   const pipeline: RequestPipeline = runtime.pipeline;
   // A token created a moment ago: the vault is read again before it is looked up.
   const tokenReady = pipeline.tokenReady(credential);
   if (tokenReady) await tokenReady;
   const facts =
     read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
-  const admission = pipeline.admit('http', input, credential, { body, search: url.search }, facts);
+  const admission = pipeline.admit('http', input, credential, { body, search }, facts);
   if (admission.kind === 'refused') {
     const report = reportRefusal(runtime.metrics, runtime.logger);
     const answer = pipeline.refuse('http', admission.refusal, {
@@ -79,7 +81,14 @@ export async function handleGraphQLRequest(
     return;
   }
   // A response cache hit of the caller's own API key: answered here, before Apollo's pipeline.
-  const cached = answerFromResponseCache(req, res, runtime, admission.key, admission.parameters.body);
+  const cached = answerFromResponseCache(
+    req,
+    res,
+    runtime,
+    admission.key,
+    admission.parameters.body,
+    read.kind === 'too-large' ? undefined : read.text,
+  );
   if (cached.kind === 'answered') return;
   const { requestKey } = cached;
   await executeOnApollo(runtime.apollo, req, res, {

@@ -60,9 +60,12 @@ export function createRouter(
   const examplesRoot = join(projectRoot(), 'examples');
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    if (await applyCors(req, res)) return; // a CORS preflight, answered
-    const path = url.pathname;
+    // The GraphQL endpoint's own address (nearly every request) is not parsed: it is its path, with no query string.
+    const url = req.url === '/graphql' ? null : new URL(req.url ?? '/', 'http://gateway.invalid');
+    const preflight = applyCors(req, res);
+    if (preflight !== false && (await preflight)) return; // a CORS preflight, answered
+    const path = url === null ? '/graphql' : url.pathname;
+    const search = url === null ? '' : url.search;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) {
       sendJson(res, 200, { status: 'ok' });
       return;
@@ -100,11 +103,6 @@ export function createRouter(
       (await sendPlaygroundAsset(path.slice('/playground/'.length), res))
     )
       return;
-    if (admin && (await admin.handle(req, res, path))) return;
-    if (path === '/graphql/stream' && subscriptions) {
-      await subscriptions.handleSse(req, res);
-      return;
-    }
     if (path === '/graphql') {
       if (req.method !== 'GET' && req.method !== 'POST') {
         sendGraphQLErrors(
@@ -125,8 +123,13 @@ export function createRouter(
         sendPlaygroundPage(res, { presetApiKey: config.playgroundApiKey });
         return;
       }
-      const handle = (): Promise<void> => handleGraphQLRequest(req, res, url, runtime, config);
+      const handle = (): Promise<void> => handleGraphQLRequest(req, res, search, runtime, config);
       await (runtime.tracing ? runtime.tracing.operation(req.headers, res, handle) : handle());
+      return;
+    }
+    if (admin && (await admin.handle(req, res, path))) return;
+    if (path === '/graphql/stream' && subscriptions) {
+      await subscriptions.handleSse(req, res);
       return;
     }
     if (

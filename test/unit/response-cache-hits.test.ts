@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ResponseCacheHits } from '../../src/graph/response-cache/response-cache-hits';
 import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
 
-/** One request as a client sends it: its key id, query, operation name and variables. */
+/** One request as a client sends it: its key id, and its body's query, operation name and variables. */
 const requestArb = fc.record({
   keyId: fc.constantFrom('k1', 'k2', 'k3', 'k4'),
   query: fc.constantFrom('{ a }', '{ a b }', 'query Q { a }', 'query Q($x: ID) { a(id: $x) }', '{ b }'),
@@ -12,7 +12,27 @@ const requestArb = fc.record({
     fc.dictionary(fc.constantFrom('x', 'y'), fc.oneof(fc.integer({ min: 0, max: 3 }), fc.string({ maxLength: 2 }))),
     { nil: undefined },
   ),
+  // The same parameters may be sent as different texts (member order, spaces).
+  spaced: fc.boolean(),
 });
+
+type Request = { keyId: string; query: string; operationName: string | null; variables: unknown; spaced: boolean };
+
+/** The body's text as the client sends it. */
+function bodyOf(request: Request): string {
+  const { query, operationName, variables } = request;
+  return request.spaced
+    ? JSON.stringify({ variables, operationName, query }, null, 1)
+    : JSON.stringify({ query, operationName, variables });
+}
+
+/** The data text stored for a request: it names the key and the parameters it was made for (as the plugin sees them). */
+function dataTextOf(request: Request): string {
+  return JSON.stringify({
+    for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
+    note: 'Mo–So',
+  });
+}
 
 /**
  * What the gateway does when Apollo's response-cache plugin serves a request: the plugin
@@ -23,7 +43,7 @@ const requestArb = fc.record({
 async function serve(
   store: ResponseCacheStore,
   hits: ResponseCacheHits,
-  request: { keyId: string; query: string; operationName: string | null; variables: unknown },
+  request: Request,
   generation: number,
 ): Promise<string> {
   const data = {
@@ -35,14 +55,20 @@ async function serve(
     sessionMode: 1,
   };
   const key = `fqc:${responseCacheKey({ queryHash: hash('sha256', request.query, 'hex') }, data)}`;
-  hits.link(ResponseCacheHits.requestKey(request), key, generation, request.operationName);
-  const dataText = JSON.stringify({
-    for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
-  });
+  hits.link(hits.requestKey(request.keyId, bodyOf(request)), key, generation, request.operationName);
+  const dataText = dataTextOf(request);
   await store.set(key, `{"data":${dataText},"cachePolicy":{"maxAge":60,"scope":"PRIVATE"},"cacheTime":1000}`, {
     ttl: 60,
   });
   return dataText;
+}
+
+/** The `data` text of a hit's stored bytes (`{"data":…`). */
+function dataOf(head: Buffer | undefined): string | undefined {
+  if (head === undefined) return undefined;
+  const text = head.toString('utf8');
+  expect(text.startsWith('{"data":')).toBe(true);
+  return text.slice('{"data":'.length);
 }
 
 describe('ResponseCacheHits', () => {
@@ -56,15 +82,13 @@ describe('ResponseCacheHits', () => {
           const hits = new ResponseCacheHits(store);
           const stored = new Map<string, string>();
           for (const request of served)
-            stored.set(ResponseCacheHits.requestKey(request), await serve(store, hits, request, 0));
+            stored.set(hits.requestKey(request.keyId, bodyOf(request)), await serve(store, hits, request, 0));
           for (const request of [...served, ...asked]) {
-            const found = hits.find(ResponseCacheHits.requestKey(request), 0);
-            const own = JSON.stringify({
-              for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
-            });
+            const requestKey = hits.requestKey(request.keyId, bodyOf(request));
+            const found = dataOf(hits.find(requestKey, 0)?.head);
             // Either nothing, or what was stored for this key's request with the same query, name and variables.
-            if (found !== undefined) expect(found.dataText).toBe(own);
-            expect(found?.dataText).toBe(stored.get(ResponseCacheHits.requestKey(request)));
+            if (found !== undefined) expect(found).toBe(dataTextOf(request));
+            expect(found).toBe(stored.get(requestKey));
           }
         },
       ),
@@ -75,14 +99,46 @@ describe('ResponseCacheHits', () => {
   it('answers nothing once the key wrote (another generation), and reads the age from the stored time', async () => {
     const store = new ResponseCacheStore(1024 * 1024);
     const hits = new ResponseCacheHits(store);
-    const request = { keyId: 'k1', query: '{ a }', operationName: null, variables: undefined };
+    const request = { keyId: 'k1', query: '{ a }', operationName: null, variables: undefined, spaced: false };
     const dataText = await serve(store, hits, request, 4);
-    expect(hits.find(ResponseCacheHits.requestKey(request), 4)).toEqual({
-      dataText,
+    const requestKey = hits.requestKey('k1', bodyOf(request));
+    const found = hits.find(requestKey, 4);
+    expect(found && { ...found, head: dataOf(found.head) }).toEqual({
+      head: dataText,
       cacheTime: 1000,
       operationName: null,
     });
-    expect(hits.find(ResponseCacheHits.requestKey(request), 5)).toBeUndefined();
-    expect(hits.find(ResponseCacheHits.requestKey({ ...request, keyId: 'k2' }), 4)).toBeUndefined();
+    expect(hits.find(requestKey, 5)).toBeUndefined();
+    expect(hits.find(hits.requestKey('k2', bodyOf(request)), 4)).toBeUndefined();
+  });
+
+  it('identifies a request by its key id and its exact body text, remembered or not', () => {
+    const hits = new ResponseCacheHits(new ResponseCacheStore(1024 * 1024));
+    const body = '{"query":"{ a }"}';
+    const first = hits.requestKey('k1', body);
+    // Another string with the same text (as each request reads its own) is the same request.
+    expect(hits.requestKey('k1', `{"query":"{ a }"}${''}`)).toBe(first);
+    expect(hits.requestKey('k1', ` ${body}`)).not.toBe(first);
+    expect(hits.requestKey('k2', body)).not.toBe(first);
+    expect(first).toBe(`k1.${hash('sha256', body, 'base64url')}`);
+    // The key id is never the key: the identity holds what it is given, and a digest, never the body.
+    expect(first).not.toContain('{ a }');
+    // A body too long to remember is hashed each time, to the same identity.
+    const long = JSON.stringify({ query: `{ a } # ${'x'.repeat(70_000)}` });
+    expect(hits.requestKey('k1', long)).toBe(hits.requestKey('k1', long));
+    expect(hits.requestKey('k1', long)).toBe(`k1.${hash('sha256', long, 'base64url')}`);
+  });
+});
+
+describe('ResponseCacheStore.stored', () => {
+  it('gives the bytes of `{"data":…` as stored, small (a one-byte string) and large (a Buffer), outside Latin-1 too', async () => {
+    for (const size of [10, 5_000]) {
+      const store = new ResponseCacheStore(1024 * 1024);
+      const dataText = JSON.stringify({ name: 'Mo–So 😀', pad: 'x'.repeat(size) });
+      await store.set('fqc:k', `{"data":${dataText},"cachePolicy":{"maxAge":60,"scope":"PRIVATE"},"cacheTime":1234}`);
+      const stored = store.stored('fqc:k');
+      expect(stored?.cacheTime).toBe(1234);
+      expect(stored?.head.toString('utf8')).toBe(`{"data":${dataText}`);
+    }
   });
 });

@@ -4,25 +4,19 @@ import type { ResponseCacheStore } from './response-cache-store';
 
 /** Most bytes the links of {@link ResponseCacheHits} may hold (each counted at {@link LINK_BYTES}). */
 const LINKS_MAX_BYTES = 4 * 1024 * 1024;
-/** A link's heap, roughly: its 43-character key, the entry's key and name, the object, lru-cache's slots. */
-const LINK_BYTES = 320;
-
-/** One HTTP request as it arrives, before any parse: the hashed key and the raw operation parameters. */
-export interface HitRequest {
-  /** The caller's hashed key id (never the key). */
-  readonly keyId: string;
-  /** The query text, as sent. */
-  readonly query: string;
-  /** The `operationName` as sent (null when absent). */
-  readonly operationName: string | null;
-  /** The `variables` as sent (undefined when absent). */
-  readonly variables: unknown;
-}
+/** A link's heap, roughly: its key (a key id and a 43-character digest), the entry's key and name, the object, lru-cache's slots. */
+const LINK_BYTES = 400;
+/** Most bytes the digests of {@link ResponseCacheHits.requestKey} may hold (each counted as its body's text and {@link DIGEST_BYTES}). */
+const DIGESTS_MAX_BYTES = 2 * 1024 * 1024;
+/** A digest's heap besides its body's text: the 43-character digest, the body string's header, lru-cache's slots. */
+const DIGEST_BYTES = 160;
+/** Bodies longer than this many characters are hashed each time, not remembered. */
+const DIGEST_MAX_BODY = 64 * 1024;
 
 /** A response cache entry a request may be answered from. */
 export interface StoredHit {
-  /** The JSON text of the answer's `data`, as the response cache stored it. */
-  readonly dataText: string;
+  /** The UTF-8 bytes of `{"data":` and the JSON of the answer's `data`, as the response cache stored them. */
+  readonly head: Buffer;
   /** When the answer was stored, ms since the epoch (the plugin's `cacheTime`). */
   readonly cacheTime: number;
   /** The operation's name as Apollo resolved it (null when anonymous), for the report. */
@@ -41,12 +35,12 @@ interface Link {
 
 /**
  * The response cache seen from before the GraphQL pipeline: which stored answer a raw
- * request (hashed key, query text, operation name, variables as sent) was answered from.
+ * request (hashed key, and the request body's text exactly as sent) was answered from.
  *
  * Apollo's response-cache plugin makes its key from what the pipeline resolved (the
  * operation's name, the declared variables, the query's hash, the key's write
  * generation). Whenever the plugin makes the private key of a request that carries a
- * {@link requestKey} (`GatewayContext.responseHitKey`), the gateway links the two
+ * {@link ResponseCacheHits.requestKey} (`GatewayContext.responseHitKey`), the gateway links the two
  * ({@link link}). The same raw request of the same key later finds that entry with
  * {@link find} without parsing anything: only a request Apollo itself led to that entry
  * is linked, the link names its key id, and it counts only while the key's write
@@ -61,23 +55,39 @@ export class ResponseCacheHits {
   constructor(private readonly store: ResponseCacheStore) {}
 
   /**
-   * The identity of a raw request: sha256 (base64url) of its hashed key id, operation
-   * name, variables and query text, as sent. Two requests with the same identity were
-   * sent with the same key and the same parameters.
+   * The sha256 (base64url) of each body text seen lately, by the text: a repeated request
+   * is not hashed again. Bounded in bytes (the texts are its keys); a text over
+   * {@link DIGEST_MAX_BODY} characters is not kept.
    */
-  static requestKey(request: HitRequest): string {
-    return hash(
-      'sha256',
-      JSON.stringify([request.keyId, request.operationName, request.variables ?? null, request.query]),
-      'base64url',
-    );
+  private readonly digests = new LRUCache<string, string>({
+    maxSize: DIGESTS_MAX_BYTES,
+    sizeCalculation: (_digest, body) => body.length + DIGEST_BYTES,
+  });
+
+  /**
+   * The identity of a raw request: the caller's hashed key id and the sha256 (base64url)
+   * of its body's text, exactly as sent (the same text has the same query, operation name,
+   * variables and every other member). Two requests with the same identity were sent with
+   * the same key and the same body. The key id is an HMAC, never the key.
+   *
+   * @param keyId - the caller's hashed key id
+   * @param body - the request body's text as read (before any parse)
+   */
+  requestKey(keyId: string, body: string): string {
+    let digest = this.digests.get(body);
+    if (digest === undefined) {
+      digest = hash('sha256', body, 'base64url');
+      if (body.length <= DIGEST_MAX_BODY) this.digests.set(body, digest);
+    }
+    // The digest has a fixed length: the pair is read back unambiguously.
+    return `${keyId}.${digest}`;
   }
 
   /**
    * Remembers that the request of `requestKey` reads the store's `entryKey` while its key's
    * write generation is `generation`.
    *
-   * @param requestKey - {@link requestKey} of the request
+   * @param requestKey - {@link ResponseCacheHits.requestKey} of the request
    * @param entryKey - the store's key the plugin reads (with its prefix)
    * @param generation - the key's write generation that key was made with
    * @param operationName - the operation's name as Apollo resolved it
@@ -99,13 +109,13 @@ export class ResponseCacheHits {
    * key wrote since (`generation` differs), the entry expired or was evicted, or it is
    * not of the plugin's known shape.
    *
-   * @param requestKey - {@link requestKey} of the request
+   * @param requestKey - {@link ResponseCacheHits.requestKey} of the request
    * @param generation - the key's write generation now
    */
   find(requestKey: string, generation: number): StoredHit | undefined {
     const link = this.links.get(requestKey);
     if (link === undefined || link.generation !== generation) return undefined;
     const stored = this.store.stored(link.entryKey);
-    return stored && { ...stored, operationName: link.operationName };
+    return stored && { head: stored.head, cacheTime: stored.cacheTime, operationName: link.operationName };
   }
 }

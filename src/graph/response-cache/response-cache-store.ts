@@ -4,8 +4,8 @@ import { LRUCache } from 'lru-cache';
 import { compactBytes, compactText, compactUtf8, keyBytes } from '../../economy';
 import type { CompactJson } from '../../economy';
 
-/** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object), bytes. */
-const ENTRY_OVERHEAD_BYTES = 96;
+/** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object of four fields), bytes. */
+const ENTRY_OVERHEAD_BYTES = 112;
 
 /**
  * The largest response kept is this share of the cache's bound (1 MiB of the default 32
@@ -17,10 +17,23 @@ const MAX_ENTRY_SHARE = 32;
 /** How the response-cache plugin's stored text begins: `JSON.stringify({ data, cachePolicy, cacheTime })`. */
 const DATA_PREFIX = '{"data":';
 
-/** One stored response: its text, and where its `data` member's JSON ends in it (-1: not known). */
+/**
+ * One stored response: its text, where its `data` member's JSON ends in it (-1: not
+ * known), the same end counted in bytes of its UTF-8, and its `cacheTime` (-1: not known).
+ */
 interface StoredResponse {
   readonly json: CompactJson;
   readonly dataEnd: number;
+  readonly dataEndBytes: number;
+  readonly cacheTime: number;
+}
+
+/** The answer of a stored response, as a hit before Apollo writes it (see {@link ResponseCacheStore.stored}). */
+export interface StoredBytes {
+  /** The UTF-8 bytes of `{"data":` and the JSON of `data` as stored (a view of the stored bytes, not a copy). */
+  readonly head: Buffer;
+  /** When the plugin stored it, ms since the epoch (its `cacheTime`). */
+  readonly cacheTime: number;
 }
 
 /** Who reads next (see {@link ResponseCacheStore.expectRead}): the key it reads and the context that learns the answer's `data` text. */
@@ -138,26 +151,29 @@ export class ResponseCacheStore implements KeyValueCache<string> {
   }
 
   /**
-   * The stored answer of `key` as its `data` text and its `cacheTime` (ms since the epoch),
-   * without the plugin: undefined when there is none (or it expired), or when its text is
-   * not of the plugin's known shape.
+   * The stored answer of `key` as the bytes of `{"data":` and its `data` (a view of the
+   * stored UTF-8, nothing decoded or copied for a large one) and its `cacheTime` (ms since
+   * the epoch), without the plugin: undefined when there is none (or it expired), or when
+   * its text is not of the plugin's known shape.
    */
-  stored(key: string): { dataText: string; cacheTime: number } | undefined {
+  stored(key: string): StoredBytes | undefined {
     const entry = this.lru.get(key);
-    if (entry === undefined || entry.dataEnd <= 0) return undefined;
-    const text = compactUtf8(entry.json).toString('utf8');
-    const time = CACHE_TIME.exec(text.slice(-40));
-    return time?.[1] === undefined
-      ? undefined
-      : { dataText: text.slice(DATA_PREFIX.length, entry.dataEnd), cacheTime: Number(time[1]) };
+    if (entry === undefined || entry.dataEnd <= 0 || entry.cacheTime < 0) return undefined;
+    return { head: compactUtf8(entry.json).subarray(0, entry.dataEndBytes), cacheTime: entry.cacheTime };
   }
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
   async set(key: string, value: string, options?: KeyValueCacheSetOptions): Promise<void> {
     if (this.shape === 'unknown') this.shape = shapeOf(value);
+    const dataEnd = this.shape === 'known' ? dataEndOf(value) : -1;
+    const bytes = Buffer.from(value);
+    const time = dataEnd > 0 ? CACHE_TIME.exec(value.slice(-40))?.[1] : undefined;
     const stored: StoredResponse = {
-      json: compactText(Buffer.from(value)),
-      dataEnd: this.shape === 'known' ? dataEndOf(value) : -1,
+      json: compactText(bytes),
+      dataEnd,
+      // What follows `data` (its cache policy and time) is ASCII: counted from the end.
+      dataEndBytes: dataEnd > 0 ? bytes.length - Buffer.byteLength(value.slice(dataEnd)) : -1,
+      cacheTime: time === undefined ? -1 : Number(time),
     };
     const ttl = options?.ttl ? options.ttl * 1000 : undefined;
     this.lru.set(key, stored, ttl ? { ttl } : {});

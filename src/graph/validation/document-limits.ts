@@ -99,6 +99,12 @@ export interface ShapeRefusal {
 }
 
 /**
+ * The last document text found within {@link MAX_DOCUMENT_NESTING}: a client sends the
+ * same document again and again, and the same text nests the same (compared, not walked again).
+ */
+let lastShallowDocument: string | null = null;
+
+/**
  * Checks the document text and the variables of a request against the limits, without
  * parsing the document: `variables` over `maxVariablesBytes` (413), nested deeper than
  * {@link MAX_VARIABLES_NESTING}, or a document nested deeper than
@@ -121,13 +127,15 @@ export function checkRequestShape(
     if (measured.bytes > limits.maxVariablesBytes) return variablesTooLarge(limits.maxVariablesBytes);
     if (measured.depth > MAX_VARIABLES_NESTING) return variablesTooDeep();
   }
-  if (typeof query === 'string' && textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
+  if (typeof query !== 'string' || query === lastShallowDocument) return null;
+  if (textNesting(query, MAX_DOCUMENT_NESTING, true) > MAX_DOCUMENT_NESTING) {
     return {
       status: 400,
       code: 'GRAPHQL_PARSE_FAILED',
       message: `The document nests brackets deeper than ${MAX_DOCUMENT_NESTING} levels.`,
     };
   }
+  lastShallowDocument = query;
   return null;
 }
 
