@@ -1,0 +1,124 @@
+/**
+ * Sliced work: what would hold the event loop too long in one turn (completing the items
+ * of a large list, large-lists.ts; writing a large answer's JSON, sliced-json.ts) is queued
+ * here as small jobs, first come first served, and run in turns of its own, each at most
+ * about {@link TURN_BUDGET_MS} long (measured with `performance.now`), other requests' I/O
+ * between them. The budget is a time, not a count: a slice is as long on a quiet machine as
+ * on a loaded one, and work that costs more per item gets fewer items per turn.
+ */
+
+/** Time, ms, sliced work may run in one turn of the event loop before the rest waits for the next. */
+export const TURN_BUDGET_MS = 4;
+
+/** Jobs run between two reads of the clock, each group followed by a microtask checkpoint (what its jobs started runs there, in the same slice). */
+export const JOBS_PER_CHECK = 8;
+
+/** Jobs run from the queue's head are cut off its array once this many have gone. */
+const COMPACT_AFTER = 4096;
+
+/** The queue: jobs from `head` on are waiting. */
+let jobs: Array<(() => void) | undefined> = [];
+let head = 0;
+/** What the queue does now: nothing to run, a turn asked for, or a turn running (jobs and their microtasks). */
+let state: 'idle' | 'scheduled' | 'running' = 'idle';
+/** When the running turn began (`performance.now()`); minus infinity between turns. */
+let turnStarted = Number.NEGATIVE_INFINITY;
+
+/** Runs groups of jobs, a microtask checkpoint after each, until the queue is empty or the turn's budget spent. */
+function step(): void {
+  let ran = 0;
+  while (ran < JOBS_PER_CHECK && head < jobs.length) {
+    const job = jobs[head] as () => void;
+    jobs[head] = undefined;
+    head += 1;
+    ran += 1;
+    job();
+  }
+  if (head === jobs.length) {
+    jobs = [];
+    head = 0;
+    // Nothing ran: the jobs' microtasks queued nothing more; the next job starts a turn of its own.
+    if (ran === 0) {
+      state = 'idle';
+      turnStarted = Number.NEGATIVE_INFINITY;
+      return;
+    }
+  } else if (head >= COMPACT_AFTER) {
+    jobs = jobs.slice(head);
+    head = 0;
+  }
+  if (!overBudget()) {
+    queueMicrotask(step);
+    return;
+  }
+  // An immediate queued from an immediate's callback (or its microtasks) runs in the next turn, after its I/O.
+  state = 'scheduled';
+  turnStarted = Number.NEGATIVE_INFINITY;
+  setImmediate(runTurn);
+}
+
+function runTurn(): void {
+  state = 'running';
+  turnStarted = performance.now();
+  step();
+}
+
+/** Queues a job; the first after an idle spell asks for a turn two hops later (an immediate queued from an I/O callback runs before the next poll). */
+function enqueue(job: () => void): void {
+  jobs.push(job);
+  if (state !== 'idle') return;
+  state = 'scheduled';
+  setImmediate(() => setImmediate(runTurn));
+}
+
+/**
+ * True when sliced work should wait for a later turn ({@link nextSlice}): the running
+ * turn has spent {@link TURN_BUDGET_MS}, or this is not a turn of sliced work at all.
+ */
+export function overBudget(): boolean {
+  return performance.now() - turnStarted >= TURN_BUDGET_MS;
+}
+
+/**
+ * `value`, handed on in a slice of a later turn of the event loop (in the queue's order):
+ * whatever waits for it runs there, within the turn's budget.
+ */
+export function inSlice<T>(value: T): Promise<T> {
+  return new Promise<T>((resolve) => enqueue(() => resolve(value)));
+}
+
+/** A slice of a later turn, for work that checks {@link overBudget} as it goes (see {@link inSlice}). */
+export function nextSlice(): Promise<void> {
+  return inSlice(undefined);
+}
+
+/**
+ * A value as a thenable whose callbacks run in a slice of a later turn, called there
+ * synchronously by the queue (not in a microtask after it), so the queue's clock counts
+ * what they do: graphql-js and graphql-jit complete a list item that is a thenable in its
+ * callback. `then` gives a promise of the callback's result, as a promise's does.
+ */
+export class SlicedValue<T> implements PromiseLike<T> {
+  /** @param value - what the callbacks are given */
+  constructor(private readonly value: T) {}
+
+  /** Calls `onFulfilled` with the value in a slice of a later turn; never rejects by itself. */
+  then<A = T, B = never>(
+    onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
+    _onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return new Promise<A | B>((resolve, reject) =>
+      enqueue(() => {
+        if (!onFulfilled) {
+          resolve(this.value as unknown as A);
+          return;
+        }
+        try {
+          resolve(onFulfilled(this.value));
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+  }
+}
