@@ -13,26 +13,28 @@ const CHECK_CHARS = 8 * 1024;
 /** Values (nested ones included) up to which an array or object is written by `JSON.stringify` at once. */
 const SMALL_NODES = 256;
 
+/** Values counted so far by {@link countValues} (a module variable: no closure per call). */
+let counted = 0;
+
+/** Adds the values in `value` (itself included) to {@link counted}, stopping once it is past `budget`. */
+function countValues(value: unknown, budget: number): void {
+  counted += 1;
+  if (counted > budget || value === null || typeof value !== 'object') return;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length && counted <= budget; index += 1) countValues(value[index], budget);
+    return;
+  }
+  for (const key in value) {
+    countValues((value as Record<string, unknown>)[key], budget);
+    if (counted > budget) return;
+  }
+}
+
 /** The values in `value` (itself included), counted up to `budget` and one past it (own enumerable members; a heuristic, not a part of the text). */
 function valuesUpTo(value: unknown, budget: number): number {
-  let count = 0;
-  const visit = (next: unknown): void => {
-    count += 1;
-    if (count > budget || next === null || typeof next !== 'object') return;
-    if (Array.isArray(next)) {
-      for (const item of next as unknown[]) {
-        visit(item);
-        if (count > budget) return;
-      }
-      return;
-    }
-    for (const key in next) {
-      visit((next as Record<string, unknown>)[key]);
-      if (count > budget) return;
-    }
-  };
-  visit(value);
-  return count;
+  counted = 0;
+  countValues(value, budget);
+  return counted;
 }
 
 /** True for an array or object `JSON.stringify` writes as its members alone (no `toJSON`, no boxed primitive). */

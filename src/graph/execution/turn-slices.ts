@@ -16,8 +16,13 @@ export const JOBS_PER_CHECK = 8;
 /** Jobs run from the queue's head are cut off its array once this many have gone. */
 const COMPACT_AFTER = 4096;
 
+/** Work waiting in the queue. */
+interface Job {
+  run(): void;
+}
+
 /** The queue: jobs from `head` on are waiting. */
-let jobs: Array<(() => void) | undefined> = [];
+let jobs: Array<Job | undefined> = [];
 let head = 0;
 /** What the queue does now: nothing to run, a turn asked for, or a turn running (jobs and their microtasks). */
 let state: 'idle' | 'scheduled' | 'running' = 'idle';
@@ -28,11 +33,11 @@ let turnStarted = Number.NEGATIVE_INFINITY;
 function step(): void {
   let ran = 0;
   while (ran < JOBS_PER_CHECK && head < jobs.length) {
-    const job = jobs[head] as () => void;
+    const job = jobs[head] as Job;
     jobs[head] = undefined;
     head += 1;
     ran += 1;
-    job();
+    job.run();
   }
   if (head === jobs.length) {
     jobs = [];
@@ -64,7 +69,7 @@ function runTurn(): void {
 }
 
 /** Queues a job; the first after an idle spell asks for a turn two hops later (an immediate queued from an I/O callback runs before the next poll). */
-function enqueue(job: () => void): void {
+function enqueue(job: Job): void {
   jobs.push(job);
   if (state !== 'idle') return;
   state = 'scheduled';
@@ -84,7 +89,7 @@ export function overBudget(): boolean {
  * whatever waits for it runs there, within the turn's budget.
  */
 export function inSlice<T>(value: T): Promise<T> {
-  return new Promise<T>((resolve) => enqueue(() => resolve(value)));
+  return new Promise<T>((resolve) => enqueue({ run: () => resolve(value) }));
 }
 
 /** A slice of a later turn, for work that checks {@link overBudget} as it goes (see {@link inSlice}). */
@@ -93,10 +98,59 @@ export function nextSlice(): Promise<void> {
 }
 
 /**
- * A value as a thenable whose callbacks run in a slice of a later turn, called there
+ * What a {@link SlicedValue}'s `then` gives: the callback's run, queued, and a thenable of
+ * its result. The promise behind it is made only when something asks for the result
+ * (graphql-js does; graphql-jit and `await` do not), so a list item costs two small objects.
+ */
+class SlicedCall<T, A> implements Job, PromiseLike<A> {
+  /** 0 until it ran, then 1 (fulfilled) or 2 (the callback threw), when nothing asked for the result before. */
+  private state: 0 | 1 | 2 = 0;
+  private result: unknown;
+  private promise: Promise<A> | null = null;
+  private resolve: ((value: A | PromiseLike<A>) => void) | null = null;
+  private reject: ((reason: unknown) => void) | null = null;
+
+  constructor(
+    private readonly value: T,
+    private readonly onFulfilled: ((value: T) => A | PromiseLike<A>) | null | undefined,
+  ) {}
+
+  run(): void {
+    let ok = true;
+    let result: unknown;
+    try {
+      result = this.onFulfilled ? this.onFulfilled(this.value) : this.value;
+    } catch (error) {
+      ok = false;
+      result = error;
+    }
+    if (this.resolve === null || this.reject === null) {
+      this.state = ok ? 1 : 2;
+      this.result = result;
+    } else if (ok) this.resolve(result as A);
+    else this.reject(result);
+  }
+
+  then<B = A, C = never>(
+    onFulfilled?: ((value: A) => B | PromiseLike<B>) | null,
+    onRejected?: ((reason: unknown) => C | PromiseLike<C>) | null,
+  ): Promise<B | C> {
+    this.promise ??= new Promise<A>((resolve, reject) => {
+      if (this.state === 0) {
+        this.resolve = resolve;
+        this.reject = reject;
+      } else if (this.state === 1) resolve(this.result as A);
+      else reject(this.result);
+    });
+    return this.promise.then(onFulfilled, onRejected);
+  }
+}
+
+/**
+ * A value as a thenable whose callback runs in a slice of a later turn, called there
  * synchronously by the queue (not in a microtask after it), so the queue's clock counts
- * what they do: graphql-js and graphql-jit complete a list item that is a thenable in its
- * callback. `then` gives a promise of the callback's result, as a promise's does.
+ * what it does: graphql-js and graphql-jit complete a list item that is a thenable in its
+ * callback. `then` gives a thenable of the callback's result, as a promise's does.
  */
 export class SlicedValue<T> implements PromiseLike<T> {
   /** @param value - what the callbacks are given */
@@ -106,19 +160,9 @@ export class SlicedValue<T> implements PromiseLike<T> {
   then<A = T, B = never>(
     onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
     _onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
-  ): Promise<A | B> {
-    return new Promise<A | B>((resolve, reject) =>
-      enqueue(() => {
-        if (!onFulfilled) {
-          resolve(this.value as unknown as A);
-          return;
-        }
-        try {
-          resolve(onFulfilled(this.value));
-        } catch (error) {
-          reject(error);
-        }
-      }),
-    );
+  ): PromiseLike<A | B> {
+    const call = new SlicedCall<T, A>(this.value, onFulfilled);
+    enqueue(call);
+    return call;
   }
 }
