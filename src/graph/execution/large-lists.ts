@@ -1,7 +1,8 @@
-import type { GraphQLFieldResolver, GraphQLSchema } from 'graphql';
+import type { FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { getNullableType, isListType, isObjectType } from 'graphql';
 
-import { inSlice, SlicedValue } from './turn-slices';
+import { inSlice, itemsThisTurn, newItemCost, SlicedValue } from './turn-slices';
+import type { ItemCost } from './turn-slices';
 
 /** From this many items on, a list field's items are completed in slices of turns of the event loop of their own. */
 export const LARGE_LIST_ITEMS = 1000;
@@ -9,10 +10,30 @@ export const LARGE_LIST_ITEMS = 1000;
 /** The contexts of operations that answered a large list (see {@link afterLargeLists}). */
 const withLargeLists = new WeakSet<object>();
 
-/** Each item of `list` as a {@link SlicedValue}: the engine completes it in a slice of a later turn. */
-function slicedItems(list: readonly unknown[]): Array<SlicedValue<unknown>> {
-  const items = new Array<SlicedValue<unknown>>(list.length);
-  for (let index = 0; index < list.length; index += 1) items[index] = new SlicedValue(list[index]);
+/** What an item of a list field costs, by the field's node in its document (the same selection, the same work per item). */
+const costs = new WeakMap<FieldNode, ItemCost>();
+
+function costOf(node: FieldNode | undefined): ItemCost {
+  if (!node) return newItemCost();
+  let cost = costs.get(node);
+  if (!cost) {
+    cost = newItemCost();
+    costs.set(node, cost);
+  }
+  return cost;
+}
+
+/**
+ * The items of `list` as the engine gets them: as many first items as the running turn's
+ * budget still allows as they are (completed at once), each other one as a
+ * {@link SlicedValue} (completed in a slice of a later turn); the list itself when all fit.
+ */
+function slicedItems(list: readonly unknown[], cost: ItemCost): readonly unknown[] {
+  const now = itemsThisTurn(list.length, cost);
+  if (now === list.length) return list;
+  const items = new Array<unknown>(list.length);
+  for (let index = 0; index < now; index += 1) items[index] = list[index];
+  for (let index = now; index < list.length; index += 1) items[index] = new SlicedValue(list[index], cost);
   return items;
 }
 
@@ -22,10 +43,11 @@ function slicedItems(list: readonly unknown[]): Array<SlicedValue<unknown>> {
  * callback per item) is as long as a slice, and the lists of one operation (aliases of one
  * list) would otherwise all be passed over in one turn.
  */
-function largeInSlices(value: unknown, context: unknown): unknown {
+function largeInSlices(value: unknown, context: unknown, node: FieldNode | undefined): unknown {
   if (!Array.isArray(value) || value.length < LARGE_LIST_ITEMS) return value;
   if (context !== null && typeof context === 'object') withLargeLists.add(context);
-  return inSlice(value).then(slicedItems);
+  const cost = costOf(node);
+  return inSlice(value).then((list) => slicedItems(list, cost));
 }
 
 /** True when the operation of this context answered a large list (its result is large too). */
@@ -74,8 +96,8 @@ export function yieldForLargeLists(schema: GraphQLSchema): GraphQLSchema {
       field.resolve = (source, args, context, info) => {
         const value = resolve(source, args, context, info);
         return value instanceof Promise
-          ? value.then((settled: unknown) => largeInSlices(settled, context))
-          : largeInSlices(value, context);
+          ? value.then((settled: unknown) => largeInSlices(settled, context, info.fieldNodes[0]))
+          : largeInSlices(value, context, info.fieldNodes[0]);
       };
     }
   }

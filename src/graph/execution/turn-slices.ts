@@ -28,16 +28,41 @@ let head = 0;
 let state: 'idle' | 'scheduled' | 'running' = 'idle';
 /** When the running turn began (`performance.now()`); minus infinity between turns. */
 let turnStarted = Number.NEGATIVE_INFINITY;
+/**
+ * What completing one item of a list costs, ms, as measured over the last groups of its
+ * items' jobs (a moving average, quicker up than down); one per list field of a document
+ * (see large-lists.ts). At first as if a group took the whole budget.
+ */
+export interface ItemCost {
+  /** Milliseconds per item. */
+  ms: number;
+}
+
+/** A new {@link ItemCost}, before anything was measured. */
+export function newItemCost(): ItemCost {
+  return { ms: TURN_BUDGET_MS / JOBS_PER_CHECK };
+}
+/** Time of the running turn promised to work done at once by {@link itemsThisTurn}, ms. */
+let reservedMs = 0;
 
 /** Runs groups of jobs, a microtask checkpoint after each, until the queue is empty or the turn's budget spent. */
 function step(): void {
+  const groupStarted = performance.now();
   let ran = 0;
+  // The cost all jobs of this group were items of, if they were (null: mixed).
+  let cost: ItemCost | null | undefined;
   while (ran < JOBS_PER_CHECK && head < jobs.length) {
     const job = jobs[head] as Job;
     jobs[head] = undefined;
     head += 1;
     ran += 1;
+    const itemCost = job instanceof SlicedCall ? job.cost : null;
+    cost = cost === undefined || cost === itemCost ? itemCost : null;
     job.run();
+  }
+  if (cost && ran === JOBS_PER_CHECK) {
+    const measured = (performance.now() - groupStarted) / ran;
+    cost.ms += (measured - cost.ms) * (measured > cost.ms ? 0.5 : 0.1);
   }
   if (head === jobs.length) {
     jobs = [];
@@ -65,6 +90,7 @@ function step(): void {
 function runTurn(): void {
   state = 'running';
   turnStarted = performance.now();
+  reservedMs = 0;
   step();
 }
 
@@ -82,6 +108,21 @@ function enqueue(job: Job): void {
  */
 export function overBudget(): boolean {
   return performance.now() - turnStarted >= TURN_BUDGET_MS;
+}
+
+/**
+ * How many of `count` list items the running turn of sliced work can still complete at
+ * once, by the measured `cost` of such an item, within its budget; they are promised to the
+ * caller (the next caller gets what is left). 0 outside such a turn. A large list's first
+ * items are then completed as plain values, without the queue's cost per item.
+ */
+export function itemsThisTurn(count: number, cost: ItemCost): number {
+  if (state !== 'running') return 0;
+  const left = TURN_BUDGET_MS - (performance.now() - turnStarted) - reservedMs;
+  if (left <= 0) return 0;
+  const items = cost.ms > 0 ? Math.min(count, Math.floor(left / cost.ms)) : count;
+  reservedMs += items * cost.ms;
+  return items;
 }
 
 /**
@@ -113,6 +154,8 @@ class SlicedCall<T, A> implements Job, PromiseLike<A> {
   constructor(
     private readonly value: T,
     private readonly onFulfilled: ((value: T) => A | PromiseLike<A>) | null | undefined,
+    /** What items like this one cost (measured by the queue). */
+    readonly cost: ItemCost,
   ) {}
 
   run(): void {
@@ -153,15 +196,21 @@ class SlicedCall<T, A> implements Job, PromiseLike<A> {
  * callback. `then` gives a thenable of the callback's result, as a promise's does.
  */
 export class SlicedValue<T> implements PromiseLike<T> {
-  /** @param value - what the callbacks are given */
-  constructor(private readonly value: T) {}
+  /**
+   * @param value - what the callbacks are given
+   * @param cost - what completing such a value costs, measured as the queue runs them
+   */
+  constructor(
+    private readonly value: T,
+    private readonly cost: ItemCost,
+  ) {}
 
   /** Calls `onFulfilled` with the value in a slice of a later turn; never rejects by itself. */
   then<A = T, B = never>(
     onFulfilled?: ((value: T) => A | PromiseLike<A>) | null,
     _onRejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): PromiseLike<A | B> {
-    const call = new SlicedCall<T, A>(this.value, onFulfilled);
+    const call = new SlicedCall<T, A>(this.value, onFulfilled, this.cost);
     enqueue(call);
     return call;
   }
