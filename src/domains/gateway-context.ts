@@ -55,6 +55,12 @@ export interface GatewayContext {
   /** The length of the result's JSON text, characters, once the result phase has measured it (HTTP): the response cache stores no response over its entry bound. */
   responseTextLength?: number;
   /**
+   * Set by the result phase (HTTP) while it serializes a large answer's data in slices:
+   * settles when it measured the text (`responseTextLength`) and ran the result steps. The
+   * response cache waits for it before it decides to store the answer.
+   */
+  resultPhaseDone?: Promise<void>;
+  /**
    * True when the result is written to a plain HTTP response by the result phase's
    * serializer (set by the HTTP handler): a whole-response cache hit then carries an empty
    * `data` object, its data being only the text in {@link responseCacheData}. Absent for

@@ -1,6 +1,7 @@
 import { UpstreamError } from '../errors/gateway-error';
 import type { UpstreamClient } from '../upstream/client';
 import { buildPath } from '../upstream/endpoints';
+import { turnAfterLargeBody } from '../upstream/response-body';
 import type { Endpoint } from '../upstream/endpoints';
 import type { KeyBudget } from './budget/key-budget';
 import { LimitExceeded, rateLimited } from './limit-exceeded';
@@ -173,6 +174,9 @@ export class UpstreamFetch {
       this.parts.cache.set(key, entry, lifetime);
       this.parts.onStored(caller.keyId, key);
       await this.parts.shared?.setEntry(key, entry, lifetime);
+      // Storing a large answer encoded it: mapping it starts a turn of its own.
+      const turn = entry.kind === 'body' ? turnAfterLargeBody(entry.bytes) : null;
+      if (turn) await turn;
     }
     return entry;
   }

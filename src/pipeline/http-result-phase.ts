@@ -8,6 +8,8 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
+import { answeredLargeList } from '../graph/execution/large-lists';
+import { stringifyInSlices } from './sliced-json';
 import type { OutgoingResult, ResultState } from './result-steps';
 import type { ResultText } from './response-size';
 
@@ -91,6 +93,17 @@ function cachedParts(result: OutgoingResult, head: Buffer): ResultText {
   return { head, tail: result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}` };
 }
 
+/**
+ * A result as {@link apolloText} writes it, with `data` as `dataText` when the result's
+ * `data` is still `data` (the object whose text that is), else serialized as usual.
+ */
+function textWithData(result: OutgoingResult, data: unknown, dataText: string): string {
+  if (result.data !== data) return apolloText(result);
+  const errors = JSON.stringify({ errors: result.errors }).slice(1, -1);
+  const extensions = JSON.stringify({ extensions: result.extensions }).slice(1, -1);
+  return `{${errors === '' ? '' : `${errors},`}"data":${dataText}${extensions === '' ? '' : `,${extensions}`}}`;
+}
+
 /** The object a measured result's text is remembered by: its first part that is an object. */
 function anchorOf(result: OutgoingResult): object | null {
   const anchor = result.data ?? result.errors ?? result.extensions;
@@ -128,7 +141,8 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
         executionDidStart: async () => {
           executed = true;
         },
-        // Synchronous to the end: the response cache reads `errors` after its own await.
+        // Synchronous to the end, but for a large answer's data, serialized in slices first: the
+        // response cache reads `errors` after its own await (and waits for `resultPhaseDone`).
         willSendResponse: async ({ response, contextValue, operationName, metrics }) => {
           if (response.body.kind !== 'single') return;
           const responseCacheAgeSeconds =
@@ -137,6 +151,24 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
           // Executed by a plugin (graphql-jit's answers through `responseForOperation`, for which
           // Apollo calls no execution hook): an answer with `data` that is not a cache hit.
           if (responseCacheAgeSeconds === null && 'data' in response.body.singleResult) executed = true;
+          const { data } = response.body.singleResult;
+          let serialize: (result: OutgoingResult) => string =
+            responseCacheAgeSeconds !== null && dataText !== undefined
+              ? (result) => cachedText(result, dataText)
+              : apolloText;
+          if (
+            responseCacheAgeSeconds === null &&
+            answeredLargeList(contextValue) &&
+            data !== null &&
+            typeof data === 'object'
+          ) {
+            let done = (): void => undefined;
+            contextValue.resultPhaseDone = new Promise<void>((resolve) => (done = resolve));
+            const text = await stringifyInSlices(data).catch(() => undefined);
+            if (text !== undefined) serialize = (result) => textWithData(result, data, text);
+            // After the steps below (synchronous): the text measured, the errors final.
+            queueMicrotask(done);
+          }
           response.body.singleResult = finish<FormattedExecutionResult>({
             transport: 'http',
             result: response.body.singleResult,
@@ -145,10 +177,7 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
             execution: contextValue,
             delivery: contextValue,
             responseCacheAgeSeconds,
-            serialize:
-              responseCacheAgeSeconds !== null && dataText !== undefined
-                ? (result) => cachedText(result, dataText)
-                : apolloText,
+            serialize,
             measured: (result, text) => {
               // Through Apollo every text is one string (cachedText, apolloText).
               if (typeof text !== 'string') return;

@@ -18,9 +18,12 @@ const READ_SLICE_BYTES = 256 * 1024;
 /** From this many bytes on, a body's parsed value is handed on in a later turn of the event loop (see {@link turnAfterLargeBody}). */
 const LARGE_BODY_BYTES = READ_SLICE_BYTES;
 
-/** A later turn of the event loop: resolves in a `setImmediate`, after the I/O waiting now. */
+/**
+ * A later turn of the event loop, after the I/O waiting now: two `setImmediate` hops, since
+ * an immediate queued from an I/O callback runs in the same turn, before the next poll.
+ */
 function nextTurn(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
+  return new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve)));
 }
 
 /** True for a JSON content type (`application/json`, `…+json`). */

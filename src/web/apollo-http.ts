@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap } from '@apollo/server';
 import type { ApolloServer, BaseContext } from '@apollo/server';
 import Negotiator from 'negotiator';
+import { nextSlice } from '../graph/execution/turn-slices';
 import { checkRequestShape } from '../graph/validation/document-limits';
 import type { RefusalAnswer } from '../pipeline/pipeline';
 
@@ -267,6 +268,30 @@ export function sendRefusalAnswer(req: IncomingMessage, res: ServerResponse, ans
   res.end(answer.text);
 }
 
+/** Characters of a response's text written in one slice of sliced work: a larger text is written in several. */
+const WRITE_SLICE_CHARS = 128 * 1024;
+
+/**
+ * Writes `text` and ends the response: a large text in parts of about
+ * {@link WRITE_SLICE_CHARS} characters, each in a slice of sliced work (turn-slices.ts),
+ * so encoding and sending a response of megabytes does not hold the event loop in one turn.
+ * A part never ends between the two halves of a surrogate pair.
+ */
+async function endInSlices(res: ServerResponse, text: string): Promise<void> {
+  let from = 0;
+  while (text.length - from > WRITE_SLICE_CHARS) {
+    let to = from + WRITE_SLICE_CHARS;
+    const last = text.charCodeAt(to - 1);
+    if (last >= 0xd800 && last <= 0xdbff) to -= 1;
+    res.write(text.slice(from, to));
+    from = to;
+    await nextSlice();
+    // The client went away meanwhile: nothing more to send.
+    if (res.destroyed) return;
+  }
+  res.end(from === 0 ? text : text.slice(from));
+}
+
 /**
  * Runs one HTTP GraphQL request on Apollo and writes its response (single or
  * incremental), as Apollo wrote it (the gateway's result phase, response size included,
@@ -293,7 +318,8 @@ export async function executeOnApollo<TContext extends BaseContext>(
     const text = response.body.string;
     delete outHeaders['content-length'];
     res.writeHead(response.status ?? 200, { ...outHeaders, 'content-length': String(Buffer.byteLength(text)) });
-    res.end(text);
+    if (text.length > WRITE_SLICE_CHARS) await endInSlices(res, text);
+    else res.end(text);
     return;
   }
   res.writeHead(response.status ?? 200, outHeaders);

@@ -2,7 +2,8 @@
  * Hostile upstream bodies through the whole gateway: JSON nested past the limit
  * (`MAX_UPSTREAM_JSON_DEPTH`), a body over `UPSTREAM_MAX_BODY_BYTES` or with more arrays
  * and objects than it allows (`BYTES_PER_CONTAINER`), and an HTML error page; a big list
- * asked for by five aliases is fetched and mapped once. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
+ * asked for by five aliases is fetched and mapped once, and answered over HTTP with
+ * `JSON.stringify`'s text though executed and serialized in slices. Each is an `UPSTREAM_ERROR` naming the endpoint (never `INTERNAL_SERVER_ERROR`),
  * with a log line of the whole cause; a client sees at most 200 characters of an upstream
  * text, markup stripped. The nesting scanner itself is checked against `JSON.parse` on
  * random JSON cut into random chunks.
@@ -161,6 +162,54 @@ describe('hostile upstream bodies through the gateway', () => {
     } finally {
       mapped.mockRestore();
     }
+  });
+
+  it("over HTTP, answers a big list under five aliases (executed and serialized in slices) with JSON.stringify's text, and caches it", async () => {
+    await stack.close();
+    stack = await startStack({
+      mock: true,
+      http: true,
+      logDestination: logs,
+      config: { logLevel: 'info', responseCacheEnabled: true },
+    });
+    const count = 3_000;
+    const companies = Array.from({ length: count }, (_, i) => ({ id: `c${i}`, name: `Company "${i}" é` }));
+    stack
+      .upstream()
+      .intercept({ path: '/req/factory/list/', method: 'GET' })
+      .reply(200, JSON.stringify(companies), JSON_HEADERS);
+    const query = `{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`;
+    const answer = await stack.post({ query });
+    expect(answer.status).toBe(200);
+    const parsed = JSON.parse(answer.text) as { data: Record<string, unknown>; extensions: unknown };
+    expect(Object.keys(parsed)).toEqual(['data', 'extensions']);
+    expect(answer.text).toBe(`${JSON.stringify(parsed)}\n`);
+    for (const n of [1, 2, 3, 4, 5]) expect(parsed.data[`a${n}`]).toEqual(companies);
+    // Stored whole by the response cache (measured before it decided): the same data again, no upstream request.
+    const again = await stack.post({ query });
+    const cached = JSON.parse(again.text) as { data: unknown; extensions: { responseCache?: { hit: boolean } } };
+    expect(cached.extensions.responseCache?.hit).toBe(true);
+    expect(JSON.stringify(cached.data)).toBe(JSON.stringify(parsed.data));
+    expect(stack.upstreamCalls().filter((call) => call.path === '/req/factory/list/')).toHaveLength(1);
+  });
+
+  it("over HTTP, does not cache a big list's answer over the entry bound, though its text is measured turns later", async () => {
+    await stack.close();
+    // Entries of at most 100 KB (a thirty-second of the bound); the answer is about 290 KB.
+    stack = await startStack({
+      mock: true,
+      http: true,
+      logDestination: logs,
+      config: { logLevel: 'info', responseCacheEnabled: true, responseCacheMaxBytes: 32 * 100 * 1024 },
+    });
+    const list = JSON.stringify(Array.from({ length: 3_000 }, (_, i) => ({ id: `c${i}`, name: `Company ${i}` })));
+    stack.upstream().intercept({ path: '/req/factory/list/', method: 'GET' }).reply(200, list, JSON_HEADERS);
+    const query = `{ ${[1, 2, 3, 4, 5].map((n) => `a${n}: factories { id name }`).join(' ')} }`;
+    const first = await stack.post({ query });
+    expect(first.text.length).toBeGreaterThan(100 * 1024);
+    const again = JSON.parse((await stack.post({ query })).text) as { extensions: { responseCache?: unknown } };
+    // Executed again (over the upstream cache), not a whole response from the response cache.
+    expect(again.extensions.responseCache).toBeUndefined();
   });
 
   it('an HTML error page reaches the client as at most 200 characters of text without markup, and whole only in the log', async () => {

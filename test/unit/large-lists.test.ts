@@ -1,8 +1,8 @@
 /**
- * Large lists in turns of their own: each list of LARGE_LIST_ITEMS items or more is
- * completed in a later turn of the event loop than the one before it (so other requests'
- * I/O runs between them), a small list in the same turn, with the same answers, under
- * graphql-js and graphql-jit alike.
+ * Large lists in slices: each list of LARGE_LIST_ITEMS items or more is completed in
+ * slices of later turns of the event loop, as many items per turn as the turn's time
+ * budget allows (a fake clock here: no timing is measured), a small list in the same
+ * turn, with the same answers, under graphql-js and graphql-jit alike.
  */
 import { execute, GraphQLInt, GraphQLList, GraphQLObjectType, GraphQLSchema, parse } from 'graphql';
 import { jitExecute } from '../../src/graph/execution/jit-executor';
@@ -12,12 +12,14 @@ import {
   LARGE_LIST_ITEMS,
   yieldForLargeLists,
 } from '../../src/graph/execution/large-lists';
+import { JOBS_PER_CHECK, TURN_BUDGET_MS } from '../../src/graph/execution/turn-slices';
 import { turnAfterLargeBody } from '../../src/upstream/response-body';
 
 /** Running turn counters, stopped after each test whatever it asserted. */
 const counters: Array<{ stop: () => void }> = [];
 afterEach(() => {
   for (const counter of counters.splice(0)) counter.stop();
+  jest.restoreAllMocks();
 });
 
 /** Counts turns of the event loop while it runs: a `setImmediate` queued from an immediate runs in the next turn. */
@@ -33,10 +35,31 @@ function turnCounter(): { now: () => number; stop: () => void } {
   return { now: () => turns, stop: () => (running = false) };
 }
 
-function schemaWith(counter: { now: () => number }): GraphQLSchema {
+/** A fake `performance.now`: it moves only when `advance` is called (by an item's field here). */
+function fakeClock(): { advance: (ms: number) => void } {
+  let now = 1_000;
+  jest.spyOn(performance, 'now').mockImplementation(() => now);
+  return { advance: (ms) => (now += ms) };
+}
+
+/** A schema whose items' `turn` field tells the turn it ran in, and costs `itemMs` of the fake clock (its lists not sliced). */
+function plainSchema(
+  counter: { now: () => number },
+  clock: { advance: (ms: number) => void },
+  itemMs: number,
+): GraphQLSchema {
   const item = new GraphQLObjectType({
     name: 'Item',
-    fields: { n: { type: GraphQLInt }, turn: { type: GraphQLInt, resolve: () => counter.now() } },
+    fields: {
+      n: { type: GraphQLInt },
+      turn: {
+        type: GraphQLInt,
+        resolve: () => {
+          clock.advance(itemMs);
+          return counter.now();
+        },
+      },
+    },
   });
   const list = (length: number): Array<{ n: number }> => Array.from({ length }, (_, n) => ({ n }));
   const query = new GraphQLObjectType({
@@ -48,50 +71,103 @@ function schemaWith(counter: { now: () => number }): GraphQLSchema {
       turn: { type: GraphQLInt, resolve: () => counter.now() },
     },
   });
-  return yieldForLargeLists(new GraphQLSchema({ query }));
+  return new GraphQLSchema({ query });
+}
+
+/** {@link plainSchema} with its large lists sliced. */
+function schemaWith(
+  counter: { now: () => number },
+  clock: { advance: (ms: number) => void },
+  itemMs: number,
+): GraphQLSchema {
+  return yieldForLargeLists(plainSchema(counter, clock, itemMs));
 }
 
 type Items = Array<{ n: number; turn: number }>;
-const document = parse('{ turn small { n turn } a: big { n turn } b: big { n turn } c: bigLater { n turn } }');
+type Data = { turn: number; small: Items; a: Items; b: Items; c: Items };
+/** The operation, parsed anew for each test: what an item costs is measured by its field's node in the document. */
+const source = '{ turn small { n turn } a: big { n turn } b: big { n turn } c: bigLater { n turn } }';
+
+/** Items completed in each turn, by turn. */
+function itemsPerTurn(lists: Items[]): Map<number, number> {
+  const perTurn = new Map<number, number>();
+  for (const item of lists.flat()) perTurn.set(item.turn, (perTurn.get(item.turn) ?? 0) + 1);
+  return perTurn;
+}
 
 describe.each([
   [
     'graphql-js',
-    (schema: GraphQLSchema, contextValue: object) => Promise.resolve(execute({ schema, document, contextValue })),
+    (schema: GraphQLSchema, contextValue: object, document = parse(source)) =>
+      Promise.resolve(execute({ schema, document, contextValue })),
   ],
   [
     'graphql-jit (second run)',
-    async (schema: GraphQLSchema, contextValue: object) => {
+    async (schema: GraphQLSchema, contextValue: object, document = parse(source)) => {
       const run = jitExecute(schema);
       await run({ schema, document, contextValue: {} });
       return run({ schema, document, contextValue });
     },
   ],
 ])('yieldForLargeLists, %s', (_name, run) => {
-  it('completes each large list in a turn of its own, a small one at once, with the same items', async () => {
+  it('completes large lists in slices of later turns, as many items a turn as the budget allows, a small one at once', async () => {
+    const clock = fakeClock();
     const counter = turnCounter();
     const context = {};
-    const result = await run(schemaWith(counter), context);
+    // Each item costs a millisecond of the fake clock.
+    const result = await run(schemaWith(counter, clock, 1), context);
     counter.stop();
     expect(result.errors).toBeUndefined();
-    const data = result.data as { turn: number; small: Items; a: Items; b: Items; c: Items };
+    const data = result.data as Data;
     expect(data.small.map((item) => item.turn)).toEqual([data.turn, data.turn, data.turn]);
-    const turnsOf = (items: Items): number[] => [...new Set(items.map((item) => item.turn))];
-    const [a, b, c] = [turnsOf(data.a), turnsOf(data.b), turnsOf(data.c)];
-    // Each list in one turn, each later than the one before.
-    expect([a.length, b.length, c.length]).toEqual([1, 1, 1]);
-    expect(a[0]).toBeGreaterThan(data.turn);
-    expect(new Set([a[0], b[0], c[0]]).size).toBe(3);
+    const large = [data.a, data.b, data.c];
+    for (const list of large) {
+      const turns = list.map((item) => item.turn);
+      expect(Math.min(...turns)).toBeGreaterThan(data.turn);
+      // A list's items in order, over many turns.
+      expect(turns).toEqual([...turns].sort((x, y) => x - y));
+      expect(new Set(turns).size).toBeGreaterThan(list.length / Math.max(TURN_BUDGET_MS, JOBS_PER_CHECK) - 1);
+    }
+    // No turn ran more items than its budget allows: a group of jobs (the clock is read
+    // after each) and the first items of a list handed over, as many as the budget left.
+    for (const count of itemsPerTurn(large).values())
+      expect(count).toBeLessThanOrEqual(JOBS_PER_CHECK + 2 * Math.max(TURN_BUDGET_MS, JOBS_PER_CHECK));
     expect(data.a.map((item) => item.n)).toEqual(Array.from({ length: LARGE_LIST_ITEMS }, (_, n) => n));
-    expect(data.c).toHaveLength(LARGE_LIST_ITEMS + 1);
+    expect(data.c.map((item) => item.n)).toEqual(Array.from({ length: LARGE_LIST_ITEMS + 1 }, (_, n) => n));
     expect(answeredLargeList(context)).toBe(true);
+  });
+
+  it('completes cheap items in few turns: the slices follow the clock, not a count of items', async () => {
+    const clock = fakeClock();
+    const counter = turnCounter();
+    const document = parse(source);
+    // Costly items first (a millisecond each on the clock), then the same document's items at no cost.
+    const costly = await run(schemaWith(counter, clock, 1), {}, document);
+    const cheap = await run(schemaWith(counter, clock, 0), {}, document);
+    counter.stop();
+    const turnsOf = (data: Data): number => itemsPerTurn([data.a, data.b, data.c]).size;
+    expect(turnsOf(costly.data as Data)).toBeGreaterThan(100);
+    // A turn for each list handed over at most, however many items.
+    expect(turnsOf(cheap.data as Data)).toBeLessThanOrEqual(3);
+  });
+
+  it('answers large lists as it answers them without slices', async () => {
+    const clock = fakeClock();
+    const counter = { now: () => 0 };
+    const sliced = await run(schemaWith(counter, clock, 1), {});
+    const unsliced = await execute({
+      schema: plainSchema(counter, clock, 1),
+      document: parse(source),
+      contextValue: {},
+    });
+    expect(JSON.stringify(sliced)).toBe(JSON.stringify(unsliced));
   });
 });
 
 describe('afterLargeLists and turnAfterLargeBody', () => {
   it("hands on a large operation's result in a later turn, any other at once", async () => {
     const counter = turnCounter();
-    const schema = schemaWith(counter);
+    const schema = schemaWith(counter, { advance: () => undefined }, 0);
     const small = {};
     await execute({ schema, document: parse('{ small { n } }'), contextValue: small });
     expect(answeredLargeList(small)).toBe(false);

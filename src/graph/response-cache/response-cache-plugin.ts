@@ -72,6 +72,7 @@ export function responseCachePlugin(
     // A large result is serialized for the cache in a later turn than for its response (see large-lists.ts).
     shouldWriteToCache: async ({ contextValue }) => {
       await afterLargeLists(contextValue, null);
+      await contextValue.resultPhaseDone;
       return (
         contextValue.itemErrors.size === 0 &&
         contextValue.session.accounting.stale === 0 &&
