@@ -164,6 +164,18 @@ export function SiteDocuments(): JSX.Element {
     setNewName('');
   };
 
+  /** A version conflict shown as one (with the current version); any other failure as its message. */
+  const failed = (error: unknown): void => {
+    if (
+      error instanceof ConsoleError &&
+      error.code === 'CONFLICT' &&
+      typeof error.extensions.currentVersion === 'number'
+    ) {
+      setConflict(error.extensions.currentVersion);
+      setMessage(null);
+    } else setMessage({ text: describeError(error), error: true });
+  };
+
   const save = async (event: FormEvent): Promise<void> => {
     event.preventDefault();
     if (!editing) return;
@@ -195,14 +207,7 @@ export function SiteDocuments(): JSX.Element {
       });
       await list();
     } catch (error) {
-      if (
-        error instanceof ConsoleError &&
-        error.code === 'CONFLICT' &&
-        typeof error.extensions.currentVersion === 'number'
-      ) {
-        setConflict(error.extensions.currentVersion);
-        setMessage(null);
-      } else setMessage({ text: describeError(error), error: true });
+      failed(error);
     } finally {
       setBusy(false);
     }
@@ -226,13 +231,7 @@ export function SiteDocuments(): JSX.Element {
       setEditing(null);
       await list();
     } catch (error) {
-      if (
-        error instanceof ConsoleError &&
-        error.code === 'CONFLICT' &&
-        typeof error.extensions.currentVersion === 'number'
-      )
-        setConflict(error.extensions.currentVersion);
-      else setMessage({ text: describeError(error), error: true });
+      failed(error);
     } finally {
       setBusy(false);
     }
