@@ -20,6 +20,7 @@ import type { ResponseCacheHits } from './graph/response-cache/response-cache-hi
 import { responseCachePlugin } from './graph/response-cache/response-cache-plugin';
 import type { ApolloResultPhase } from './pipeline/http-result-phase';
 import { jitExecution } from './graph/execution/jit-executor';
+import { documentHeapBytes } from './graph/validation/document-heap';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -309,9 +310,12 @@ export async function createGatewayRuntime(
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/execution/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
     ...(jit ? { gateway: jit.gateway } : { schema }),
-    // Parsed and validated documents, bounded smaller than Apollo's 30 MiB default (counted as JSON,
-    // which is a fraction of their heap): many distinct documents must not grow the process.
-    documentStore: new InMemoryLRUCache<DocumentNode>({ maxSize: config.documentCacheMaxBytes }),
+    // Parsed and validated documents, bounded by their estimated heap (Apollo counts their JSON,
+    // about a fifth of it): many distinct documents must not grow the process.
+    documentStore: new InMemoryLRUCache<DocumentNode>({
+      maxSize: config.documentCacheMaxBytes,
+      sizeCalculation: documentHeapBytes,
+    }),
     // The pipeline's `introspection` step refuses introspection when INTROSPECTION=false.
     introspection: true,
     // A request is not a CSRF risk when a browser could only send it cross-site after a

@@ -9,6 +9,7 @@ import { LRUCache } from 'lru-cache';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import { upstreamCostEstimator } from '../field-rules/cost';
 import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
+import { documentHeapBytes } from '../graph/validation/document-heap';
 import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential } from './credential';
 import { PublicSite } from './public-site';
@@ -39,10 +40,8 @@ import type { OperationState, PipelineSettings, RequestState, Step, StepEnvironm
 /** The pipeline's answers, named for its callers (their shapes live in pipeline-types.ts). */
 export type { Prepared, RefusalAnswer, RefusalResult, RequestFacts } from './pipeline-types';
 
-/** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (estimated from their query text). */
+/** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (their estimated heap, `documentHeapBytes`). */
 const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
-/** A parsed document's heap per character of its query text, roughly (its AST with locations). */
-const DOCUMENT_BYTES_PER_CHARACTER = 16;
 
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
@@ -85,7 +84,7 @@ export class RequestPipeline {
    */
   private readonly validated = new LRUCache<string, DocumentNode>({
     maxSize: VALIDATED_DOCUMENTS_MAX_BYTES,
-    sizeCalculation: (_document, query) => query.length * DOCUMENT_BYTES_PER_CHARACTER,
+    sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,
   });
 
   /**

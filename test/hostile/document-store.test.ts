@@ -1,14 +1,17 @@
 /**
  * Apollo keeps parsed and validated documents in its document store, so a document sent
  * again skips parsing and validation. Its default bound is 30 MiB (of the documents' JSON,
- * several times that in heap), which a stream of distinct documents fills slowly: the
- * gateway bounds it by `DOCUMENT_CACHE_MAX_BYTES` (default 4 MiB). Observed through the
+ * about five times that in heap), which a stream of distinct documents fills slowly: the
+ * gateway bounds it by `DOCUMENT_CACHE_MAX_BYTES` (default 4 MiB) of the documents'
+ * estimated heap (`documentHeapBytes`, not their JSON). Observed through the
  * store's `get` (keyed by the SHA-256 of the document's text): a miss means Apollo parses
  * and validates the document again.
  */
 import { createHash } from 'node:crypto';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { parse } from 'graphql';
 import { DEFAULT_CONFIG, loadConfig } from '../../src/config';
+import { documentHeapBytes } from '../../src/graph/validation/document-heap';
 import { useStacks } from '../support';
 
 /** A small document of its own (distinct text, the same cheap field). */
@@ -57,5 +60,20 @@ describe("Apollo's document store is bounded by DOCUMENT_CACHE_MAX_BYTES", () =>
     for (let n = 1; n <= 20; n += 1) await stack.executeText(documentNumber(n));
     await stack.executeText(documentNumber(0));
     expect(await lookups()).toEqual([false, true]);
+  });
+
+  it('counts a document by its estimated heap, five times its JSON: 4 MiB holds about 4 MiB of them', async () => {
+    const document = parse('query Memo1($id: ID!) { factory(id: $id) { id } }');
+    const json = Buffer.byteLength(JSON.stringify(document));
+    expect(documentHeapBytes(document)).toBe(json * 5);
+    const store = new InMemoryLRUCache<ReturnType<typeof parse>>({
+      maxSize: DEFAULT_CONFIG.documentCacheMaxBytes,
+      sizeCalculation: documentHeapBytes,
+    });
+    for (let n = 0; n < 5_000; n += 1)
+      await store.set(`k${n}`, parse(`query Memo${n}($id: ID!) { factory(id: $id) { id } }`));
+    // Counted as JSON (Apollo's default), all 5,000 fit in 4 MiB, about 26 MB of heap.
+    expect(store.keys().length).toBeLessThan(DEFAULT_CONFIG.documentCacheMaxBytes / (json * 5) + 1);
+    expect(store.keys().length).toBeGreaterThan(100);
   });
 });

@@ -3,6 +3,7 @@ import type { KeyValueCache, KeyValueCacheSetOptions } from '@apollo/utils.keyva
 import { LRUCache } from 'lru-cache';
 import { compactBytes, compactText, compactUtf8, keyBytes } from '../../economy';
 import type { CompactJson } from '../../economy';
+import { variablesDigest } from '../validation/variables-digest';
 
 /** Bookkeeping of one lru-cache entry (its slots in the index arrays, the TTL record, the entry object of four fields), bytes. */
 const ENTRY_OVERHEAD_BYTES = 112;
@@ -195,20 +196,57 @@ export class ResponseCacheStore implements KeyValueCache<string> {
   }
 }
 
+/** The request's variables as Apollo holds them (the object `variablesDigest` remembers). */
+interface KeyRequestContext {
+  readonly queryHash?: string;
+  readonly request?: { readonly variables?: Readonly<Record<string, unknown>> };
+}
+
+/** True when `copy` has exactly the members of `original`, the same values (the plugin's `{ ...variables }`). */
+function sameMembers(copy: Record<string, unknown>, original: Readonly<Record<string, unknown>>): boolean {
+  const names = Object.keys(copy);
+  if (names.length !== Object.keys(original).length) return false;
+  for (const name of names)
+    if (!Object.prototype.hasOwnProperty.call(original, name) || copy[name] !== original[name]) return false;
+  return true;
+}
+
+/**
+ * sha256 of the JSON of the key data's `variables` (null when there are none): the
+ * request's own digest (`variablesDigest`, shared with the operation phase's memos) when
+ * the plugin's copy holds the request's variables, as it does; throws as `JSON.stringify`
+ * does for variables that cannot be serialized.
+ */
+function variablesPart(requestContext: KeyRequestContext, variables: unknown): string | null {
+  if (variables === undefined) return null;
+  const original = requestContext.request?.variables;
+  if (variables !== null && typeof variables === 'object' && !Array.isArray(variables)) {
+    const own = original && sameMembers(variables as Record<string, unknown>, original) ? original : variables;
+    const digest = variablesDigest(own as Readonly<Record<string, unknown>>);
+    if (digest !== null) return digest;
+  }
+  return hash('sha256', JSON.stringify(variables), 'base64url');
+}
+
 /**
  * The response cache's key (its `generateCacheKey` option): sha256 (base64url) of the JSON
- * of the request's identity as the plugin hands it (`operationName`, `variables`,
- * `extra`, `sessionId`, `sessionMode`), with the query text replaced by its sha256
- * (Apollo's `queryHash`, already computed for every request). The plugin's default hashes
- * the JSON of the whole query text on every read; this one hashes a few hundred bytes.
- * Falls back to the text when Apollo has no hash.
+ * of the request's identity as the plugin hands it (`operationName`, `extra`,
+ * `sessionId`, `sessionMode`), with the query text replaced by its sha256 (Apollo's
+ * `queryHash`, already computed for every request) and the variables by the sha256 of
+ * their JSON (computed once per request, see `variablesDigest`). The plugin's default
+ * hashes the JSON of the whole query text and variables on every read; this one hashes a
+ * few hundred bytes. Falls back to the text when Apollo has no hash.
  *
- * @param requestContext - Apollo's request context (its `queryHash`)
- * @param data - the plugin's key data: `source` (the query text) and the fields above
+ * @param requestContext - Apollo's request context (its `queryHash` and `request.variables`)
+ * @param data - the plugin's key data: `source` (the query text), `variables` and the fields above
  * @returns the entry's key; the session id in it is already a hashed key id, never a raw key
  */
-export function responseCacheKey(requestContext: { readonly queryHash?: string }, data: unknown): string {
+export function responseCacheKey(requestContext: KeyRequestContext, data: unknown): string {
   if (data === null || typeof data !== 'object') return hash('sha256', JSON.stringify([null, data]), 'base64url');
-  const { source, ...rest } = data as Record<string, unknown>;
-  return hash('sha256', JSON.stringify([requestContext.queryHash ?? source, rest]), 'base64url');
+  const { source, variables, ...rest } = data as Record<string, unknown>;
+  return hash(
+    'sha256',
+    JSON.stringify([requestContext.queryHash ?? source, rest, variablesPart(requestContext, variables)]),
+    'base64url',
+  );
 }

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { OperationDefinitionNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
+import { variablesDigest } from './variables-digest';
 
 /** Bytes one remembered result is counted as: its hashed key, a small result and the LRU's bookkeeping. */
 const ENTRY_BYTES = 256;
@@ -41,9 +42,10 @@ export function declaredVariables(
  * per distinct request, including response-cache hits.
  *
  * Memory is bounded in bytes (an `lru-cache` with `maxSize`), and keys are sha256 hashes
- * of the query hash, the operation name and the declared variables' JSON: never the
- * raw text, so a request with large variables costs one fixed-size entry, and variables
- * the operation does not declare are never serialized.
+ * of the query hash, the operation name and the digest of the declared variables' JSON
+ * (`variablesDigest`, once per variables object): never the raw text, so a request with
+ * large variables costs one fixed-size entry and one serialization for all its memos, and
+ * variables the operation does not declare are never serialized.
  *
  * When to use: only for results that depend on nothing else (the schema of a server
  * never changes while it runs).
@@ -72,18 +74,29 @@ export class OperationMemo<T> {
   }
 }
 
-/** sha256 of the request's identity, or null when its variables cannot be serialized (then nothing is remembered). */
+/** True when every variable in `variables` is one the operation declares (the pipeline's variables after `operation-shape`). */
+function onlyDeclared(operation: OperationDefinitionNode, variables: Readonly<Record<string, unknown>>): boolean {
+  const definitions = operation.variableDefinitions ?? [];
+  for (const name of Object.keys(variables))
+    if (!definitions.some((definition) => definition.variable.name.value === name)) return false;
+  return true;
+}
+
+/**
+ * sha256 of the request's identity, or null when its variables cannot be serialized (then
+ * nothing is remembered). The variables enter as their digest ({@link variablesDigest}):
+ * the same variables object is serialized and hashed once for all the memos of a request.
+ */
 function memoKey(request: MemoRequest): string | null {
-  let variables: string;
-  try {
-    variables = JSON.stringify(declaredVariables(request.operation, request.variables));
-  } catch {
-    return null;
-  }
+  const { operation, variables } = request;
+  const digest = variablesDigest(
+    variables === undefined || onlyDeclared(operation, variables) ? variables : declaredVariables(operation, variables),
+  );
+  if (digest === null) return null;
   // One-shot hashing: no Hash object per request.
   return hash(
     'sha256',
-    `${request.queryHash}\0${request.operation.name?.value ?? ''}\0${request.operation.loc ? String(request.operation.loc.start) : ''}\0${variables}`,
+    `${request.queryHash}\0${operation.name?.value ?? ''}\0${operation.loc ? String(operation.loc.start) : ''}\0${digest}`,
     'base64url',
   );
 }
