@@ -50,8 +50,11 @@ async function run(args: BenchArgs): Promise<void> {
   const bench = await Bench.start(args, selected);
   for (const [index, scenario] of selected.entries()) {
     bench.current = scenario;
+    const scenarioStartedAt = Date.now();
     await scenario.run(bench);
     await bench.stopSharedExcept(selected.slice(index + 1));
+    // Where a run's time goes (CI's smoke run is bounded): the scenario with its processes' stops.
+    log(`${scenario.name}: ${((Date.now() - scenarioStartedAt) / 1000).toFixed(1)} s in all`);
   }
   bench.current = null;
   await stopService(bench.sim);

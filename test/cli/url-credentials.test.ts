@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { gatewayCommand } from '../../src/cli/gateway-cli';
 import { ConfigError, loadConfig, redactUrlCredentials } from '../../src/config';
+import { compiledEntry } from '../support/compiled';
 
 const root = join(__dirname, '..', '..');
 const PASSWORD = 'upstream-pa55word-in-url';
@@ -49,22 +50,18 @@ describe('URL credentials in the command line and the start line', () => {
   });
 
   it("npm start's start line names the upstream without its password", async () => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')],
-      {
-        cwd: root,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? '',
-          PORT: '0',
-          LOG_LEVEL: 'silent',
-          CACHE_FILE: 'off',
-          STATEV_BASE_URL: `http://user:${PASSWORD}@127.0.0.1:9/req`,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, [compiledEntry('main.ts')], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? '',
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        CACHE_FILE: 'off',
+        STATEV_BASE_URL: `http://user:${PASSWORD}@127.0.0.1:9/req`,
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     const line = await new Promise<string>((resolve, reject) => {

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gatewayCommand } from '../../src/cli/gateway-cli';
 import { SETTINGS } from '../../src/config';
+import { compiledEntry } from '../support/compiled';
 import { outputUntilExit } from '../support/gateway-process';
 
 const root = join(__dirname, '..', '..');
-// Each test starts several CLI processes through ts-node (about 1 s each, several on a loaded 2-core machine).
+// Each test starts several CLI processes (compiled src/main.ts: well under 1 s each, several on a loaded 2-core machine).
 jest.setTimeout(180_000);
 const API_KEY = 'cli-test-statev-key-1234567890';
 const API_SECRET = 'cli-test-statev-secret-0987654321';
@@ -24,17 +25,13 @@ interface Ran {
   readonly stderr: string;
 }
 
-/** Runs src/main.ts with `args`, `stdin` and exactly `env` (plus PATH and HOME). */
+/** Runs src/main.ts (compiled, as the statev-gateway bin runs it) with `args`, `stdin` and exactly `env` (plus PATH and HOME). */
 function cli(args: readonly string[], env: Record<string, string>, stdin = ''): Promise<Ran> {
-  const child = spawn(
-    process.execPath,
-    ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts'), ...args],
-    {
-      cwd: root,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, [compiledEntry('main.ts'), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const output = outputUntilExit(child);
   child.stdin.end(stdin);
   return output;

@@ -1,6 +1,6 @@
 /**
  * The entry points as a newcomer meets them (`src/main.ts` and `src/demo.ts` as processes,
- * the way `npm start` and `npm run demo` run them, through ts-node):
+ * compiled, the way `npm start` and `npm run demo` run `dist/src/`; see test/support/compiled.ts):
  * - with a port already taken (held by this test), each prints one line naming the setting
  *   (`PORT`, `SIMULATOR_PORT`), the command with another port and how to find the holder, no
  *   stack trace, and exits with code 1;
@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledEntry } from '../support/compiled';
 import { outputUntilExit } from '../support/gateway-process';
 
 const root = join(__dirname, '..', '..');
@@ -34,18 +35,17 @@ beforeAll(async () => {
 
 afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
 
-/** Starts an entry point with exactly this environment (plus PATH, HOME and the project's tsconfig for ts-node). */
+/** Starts an entry point with exactly this environment (plus PATH and HOME). */
 function start(
   entry: 'main.ts' | 'demo.ts',
   env: Record<string, string>,
   cwd = root,
 ): ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream } {
-  return spawn(process.execPath, ['-r', require.resolve('ts-node/register/transpile-only'), join(root, 'src', entry)], {
+  return spawn(process.execPath, [compiledEntry(entry)], {
     cwd,
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '',
-      TS_NODE_PROJECT: join(root, 'tsconfig.json'),
       HOST: '127.0.0.1',
       ...env,
     },

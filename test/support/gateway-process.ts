@@ -1,12 +1,13 @@
 /**
- * The gateway as a real process: `src/main.ts` (as `npm start` runs it, through ts-node)
- * in a child process, with exactly the environment given (plus PATH and HOME), started
+ * The gateway as a real process: `src/main.ts`, compiled (as `npm start` runs `dist/src/main.js`;
+ * see compiled.ts), in a child process, with exactly the environment given (plus PATH and HOME), started
  * and stopped by SIGTERM the way an operator's supervisor does.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DEMO_KEYS } from '../../src/simulator';
+import { compiledEntry } from './compiled';
 
 const root = join(__dirname, '..', '..');
 
@@ -18,21 +19,17 @@ export interface GatewayProcess {
 }
 
 /**
- * Starts `src/main.ts` in its own Node process and resolves once it prints that it listens.
+ * Starts `src/main.ts` (compiled) in its own Node process and resolves once it prints that it listens.
  *
  * @throws Error with its last output when it exits first
  */
 export function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'reflect-metadata', join(root, 'src', 'main.ts')],
-      {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawn(process.execPath, [compiledEntry('main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();

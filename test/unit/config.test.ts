@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/config';
+import { compiledEntry } from '../support/compiled';
 
 const root = join(__dirname, '..', '..');
 
@@ -201,7 +202,7 @@ describe('loadConfig', () => {
 
 describe('npm start with a bad setting', () => {
   it('exits with code 2 and a message naming the setting, the value and what is expected', async () => {
-    const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(root, 'src', 'main.ts')], {
+    const child = spawn(process.execPath, [compiledEntry('main.ts')], {
       cwd: root,
       env: { ...process.env, PORT: '70000', LOG_LEVEL: 'silent' },
       stdio: ['ignore', 'pipe', 'pipe'],
