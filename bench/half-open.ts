@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   const rssBefore = currentRssMb(gateway.pid);
   const sampler = new RssSampler(gateway.pid);
   await scrapeMetrics(gateway.origin); // resets the event-loop histogram
-  const poller = new HealthPoller(gateway.origin, 50);
+  const poller = await HealthPoller.start(gateway.origin, 50);
   execFileSync('ip', ['addr', 'del', `${LINK_ADDRESS}/32`, 'dev', 'v0']);
   const freedAfterMs = await until(async () => (await sseActive(gateway.origin)) === 0, boundMs);
   const health = await poller.stop();

@@ -69,7 +69,7 @@ export interface HealthFigures {
 
 /**
  * The poller's loop, run in a worker thread of its own (plain JavaScript, evaluated by
- * `Worker`): polls `/healthz` until the parent posts any message, then posts back
+ * `Worker`): one poll not counted, then `ready`; polls `/healthz` until the parent posts any message, then posts back
  * `{ waits, failures }`.
  */
 const POLLER_SOURCE = `
@@ -80,6 +80,11 @@ let failures = 0;
 let stopped = false;
 parentPort.once('message', () => { stopped = true; });
 (async () => {
+  // One poll first, not counted: the worker's first fetch loads its HTTP client and connects.
+  try {
+    await (await fetch(origin + '/healthz', { signal: AbortSignal.timeout(30000) })).arrayBuffer();
+  } catch {}
+  parentPort.postMessage('ready');
   while (!stopped) {
     const started = performance.now();
     try {
@@ -111,12 +116,29 @@ export class HealthPoller {
   private readonly worker: Worker;
   private readonly figures: Promise<{ waits: number[]; failures: number }>;
 
-  constructor(origin: string, intervalMs = 50) {
-    this.worker = new Worker(POLLER_SOURCE, { eval: true, workerData: { origin, intervalMs } });
-    this.figures = new Promise((resolve, reject) => {
-      this.worker.once('message', (message: { waits: number[]; failures: number }) => resolve(message));
-      this.worker.once('error', reject);
+  private constructor(worker: Worker, figures: Promise<{ waits: number[]; failures: number }>) {
+    this.worker = worker;
+    this.figures = figures;
+  }
+
+  /**
+   * Starts a poller of `origin`'s `/healthz`; resolves once its worker has made one poll
+   * (not counted: the first fetch loads the worker's HTTP client and connects), so that
+   * the polls counted measure the gateway alone.
+   */
+  static async start(origin: string, intervalMs = 50): Promise<HealthPoller> {
+    const worker = new Worker(POLLER_SOURCE, { eval: true, workerData: { origin, intervalMs } });
+    let ready = (): void => undefined;
+    const started = new Promise<void>((resolve) => (ready = resolve));
+    const figures = new Promise<{ waits: number[]; failures: number }>((resolve, reject) => {
+      worker.on('message', (message: 'ready' | { waits: number[]; failures: number }) => {
+        if (message === 'ready') ready();
+        else resolve(message);
+      });
+      worker.once('error', reject);
     });
+    await Promise.race([started, figures]);
+    return new HealthPoller(worker, figures);
   }
 
   /** Stops polling (after the poll in flight) and returns the figures. */

@@ -430,7 +430,7 @@ async function sseReservations(gateway: Service): Promise<Outcome> {
     agent.destroy();
   }
   const rssAfterMb = currentRssMb(gateway.pid);
-  const expiryPoller = new HealthPoller(gateway.origin, 50);
+  const expiryPoller = await HealthPoller.start(gateway.origin, 50);
   await sleep(SSE_RESERVATION_TTL_MS + 2000);
   const expiry = await expiryPoller.stop();
   const rssAfterExpiryMb = currentRssMb(gateway.pid);
@@ -702,7 +702,7 @@ export const hostile: Scenario = {
         (one) => bench.args.attacks === null || bench.args.attacks.includes(one.name),
       )) {
         await scrapeMetrics(gateway.origin); // resets the event-loop histogram
-        const poller = new HealthPoller(gateway.origin, 50);
+        const poller = await HealthPoller.start(gateway.origin, 50);
         const started = performance.now();
         let outcome: Outcome | null = null;
         let error: string | null = null;
