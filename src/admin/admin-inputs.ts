@@ -4,31 +4,11 @@
  * refusals as client errors. No upstream request; no message names a key or secret.
  */
 import { GatewayError } from '../errors/gateway-error';
-import { VaultKeyError, VaultUsageError } from '../vault';
+import { VaultKeyError, VaultUsageError, browserOrigin, durationMs } from '../vault';
 import type { AddVaultKeyInput, CreateAccessTokenInput } from './admin-types';
 
 /** Most entries `deliveries` and `auditLog` return. */
 export const MAX_FIRST = 200;
-
-const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** A duration like `30d` in ms, or NaN (as the CLI's `--expires-in`). */
-function durationMs(text: string): number {
-  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
-  return match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? Number.NaN) : Number.NaN;
-}
-
-/** A browser origin (`scheme://host[:port]`), or null. */
-function browserOrigin(text: string): string | null {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
-      ? url.origin
-      : null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * A page size: `first`, 50 when absent.

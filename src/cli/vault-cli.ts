@@ -8,7 +8,17 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config';
 import type { GatewayConfig } from '../config';
 import type { Env } from '../config/settings-readers';
-import { GRANT_FORMS, MasterKeys, Vault, VaultKeyError, VaultUsageError, tokenBounds, vaultStorage } from '../vault';
+import {
+  GRANT_FORMS,
+  MasterKeys,
+  Vault,
+  VaultKeyError,
+  VaultUsageError,
+  browserOrigin,
+  durationMs,
+  tokenBounds,
+  vaultStorage,
+} from '../vault';
 import { alertCommand } from './alert-cli';
 
 /** The first words that make a vault command. */
@@ -58,14 +68,6 @@ Needs VAULT_MASTER_KEY (32 random bytes in base64: openssl rand -base64 32); the
 or Redis when REDIS_URL is set. See docs/access-tokens.md.
 `;
 
-const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-
-/** A duration like `30d` in ms, or NaN. */
-function durationMs(text: string): number {
-  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
-  return match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? Number.NaN) : Number.NaN;
-}
-
 /** An ISO time without milliseconds. */
 function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -90,18 +92,6 @@ const refused = (stderr: string, exitCode: 1 | 2): VaultCommandResult => ({
   stderr: `${stderr}\n`,
   exitCode,
 });
-
-/** Reads a browser origin (`scheme://host[:port]`), or null when it is not one. */
-function origin(text: string): string | null {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
-      ? url.origin
-      : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Runs one command on an open vault. */
 async function run(
@@ -223,7 +213,7 @@ async function run(
         return refused('tokens create needs --expires-in <duration>: a number and s, m, h, d or w, e.g. 30d.', 2);
       let boundOrigin: string | null = null;
       if (typeof values.origin === 'string') {
-        boundOrigin = origin(values.origin);
+        boundOrigin = browserOrigin(values.origin);
         if (!boundOrigin)
           return refused(
             `--origin "${values.origin}" is not a browser origin: scheme://host[:port], e.g. https://shop.example.`,

@@ -12,7 +12,7 @@ export { MasterKeys, VaultKeyError } from './envelope';
 export { GRANT_FORMS } from './grants';
 export type { VaultStorage } from './storage';
 export { Vault, VaultUsageError } from './vault';
-export { tokenBounds } from './token-request';
+export { browserOrigin, durationMs, tokenBounds } from './token-request';
 export { LiveVault, NO_VAULT } from './live-vault';
 export type { TokenResolver } from './live-vault';
 export { TOKEN_REFUSALS } from './vault-view';

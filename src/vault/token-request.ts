@@ -13,6 +13,30 @@ import type { KeyRecord } from './vault-document';
 /** A day, ms. */
 const DAY_MS = 86_400_000;
 
+const UNITS_MS: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * A token lifetime as the CLI's `--expires-in` and the administration graph's `expiresIn` take
+ * it: a number (up to six digits) and s, m, h, d or w (`90m`, `12h`, `30d`), in ms; NaN when
+ * the text is not one.
+ */
+export function durationMs(text: string): number {
+  const match = /^(\d{1,6})([smhdw])$/.exec(text.trim());
+  return match?.[1] && match[2] ? Number(match[1]) * (UNITS_MS[match[2]] ?? Number.NaN) : Number.NaN;
+}
+
+/** A token's browser origin as given (`scheme://host[:port]`, http or https, a trailing `/` allowed), or null when it is not one. */
+export function browserOrigin(text: string): string | null {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === text.replace(/\/$/, '')
+      ? url.origin
+      : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The bounds `tokens create` checks a request against (from the settings; see `Vault`). */
 export interface TokenBounds {
   /** The longest lifetime, days (`TOKEN_MAX_LIFETIME_DAYS`, default 366). */
