@@ -1,14 +1,13 @@
-import { join } from 'node:path';
 import { SITE_DOCUMENT_ENCODINGS } from '../../src/config';
 import { canonicalJson } from '../../src/domains/site-documents/json-pieces';
 import { chunkValue, prepareValue } from '../../src/domains/site-documents/site-document.codec';
 import { FIXTURE_IDS, realisticCatalogue } from '../../src/simulator';
 import type { Scenario } from '../lib/bench';
-import { log, ROOT, round } from '../lib/bench';
+import { log, round } from '../lib/bench';
 import { graphqlHeaders, postGraphQL, simRequests, sleep } from '../lib/http';
 import type { GraphQLReply } from '../lib/http';
-import { HOST, startService, stopService } from '../lib/processes';
-import { companyPage, scenarioLimit } from './rate-limited';
+import { stopService } from '../lib/processes';
+import { companyPage, scenarioLimit, startLimitedSimulator } from './rate-limited';
 
 /** The writing key (a fresh generated premium key of character 1; its secret is `<key>-secret`). */
 const WRITER_KEY = 'sim-key-800101';
@@ -92,25 +91,7 @@ export const siteDocuments: Scenario = {
     // The denser encodings' searches take minutes of brotli (quality 11): the full run only.
     const measured = bench.args.quick ? SITE_DOCUMENT_ENCODINGS.slice(0, 1) : SITE_DOCUMENT_ENCODINGS;
     const encodings = Object.fromEntries(measured.map((encoding) => [encoding, capacity(encoding)]));
-    const simPort = await bench.allocatePort('simulator-site-documents');
-    const sim = await startService({
-      name: 'simulator-site-documents',
-      args: [
-        join(ROOT, 'dist', 'src', 'simulator', 'main.js'),
-        '--port',
-        String(simPort),
-        '--host',
-        HOST,
-        '--latency',
-        String(LATENCY_MS),
-        '--rate-limit',
-        `${LIMIT.requests}/${LIMIT.windowSeconds}`,
-      ],
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'production' },
-      cwd: ROOT,
-      port: simPort,
-      ready: /^http:\/\/\S+\/req$/m,
-    });
+    const sim = await startLimitedSimulator(bench, 'simulator-site-documents');
     try {
       const gateway = await bench.startGateway(
         'gateway-site-documents',
