@@ -6,8 +6,6 @@ import {
   ApolloServerPluginLandingPageDisabled,
 } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
-import type { DocumentNode } from 'graphql';
 import type { DestinationStream, Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { DEFAULT_CONFIG } from './config';
@@ -20,7 +18,6 @@ import type { ResponseCacheHits } from './graph/response-cache/response-cache-hi
 import { responseCachePlugin } from './graph/response-cache/response-cache-plugin';
 import type { ApolloResultPhase } from './pipeline/http-result-phase';
 import { jitExecution } from './graph/execution/jit-executor';
-import { documentHeapBytes } from './graph/validation/document-heap';
 import { formatError } from './errors/format-error';
 import { buildGatewaySchema } from './graph/schema';
 import { createLogger } from './observability/logger';
@@ -288,7 +285,7 @@ export async function createGatewayRuntime(
   }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
-  const checks = pipeline.apolloOptions<GatewayContext>();
+  const checks = pipeline.apolloOptions<GatewayContext>(config.documentCacheMaxBytes);
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
   const reportHttp = reportHttpOperation(metrics, logger);
   const results = pipeline.resultPhase((report) => {
@@ -310,12 +307,9 @@ export async function createGatewayRuntime(
   const apollo = new ApolloServer<GatewayContext>({
     // Apollo's own pipeline; operations are executed by graphql-jit (src/graph/execution/jit-executor.ts: a plugin, below, and Apollo's public gateway option) unless EXECUTION_JIT=false.
     ...(jit ? { gateway: jit.gateway } : { schema }),
-    // Parsed and validated documents, bounded by their estimated heap (Apollo counts their JSON,
-    // about a fifth of it): many distinct documents must not grow the process.
-    documentStore: new InMemoryLRUCache<DocumentNode>({
-      maxSize: config.documentCacheMaxBytes,
-      sizeCalculation: documentHeapBytes,
-    }),
+    // The documents the pipeline prepared (Apollo neither parses nor validates them), and those Apollo
+    // parses itself, bounded smaller than Apollo's 30 MiB default (see ApolloDocumentStore).
+    documentStore: checks.documentStore,
     // The pipeline's `introspection` step refuses introspection when INTROSPECTION=false.
     introspection: true,
     // A request is not a CSRF risk when a browser could only send it cross-site after a

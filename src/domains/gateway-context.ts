@@ -3,6 +3,7 @@
  * it. Declared beside the resolvers that read it; `src/context.ts` builds one per
  * operation from the request.
  */
+import type { OperationDefinitionNode } from 'graphql';
 import type { SiteDocumentEncoding } from '../config';
 import type { UpstreamSession } from '../economy';
 import type { ListItemErrors } from './shared/list-item-errors';
@@ -67,6 +68,15 @@ export interface GatewayContext {
    * `executeOperation` and the streaming transports, which read the result's objects.
    */
   httpResponse?: boolean;
+  /**
+   * Over HTTP, when the request pipeline ran the operation's `operation` steps before Apollo
+   * (set by the HTTP handler, see `RequestPipeline.prepareAdmitted`): the operation they
+   * passed and the variables they kept. Apollo's plugin then runs none of them again.
+   */
+  passedSteps?: {
+    readonly operation: OperationDefinitionNode;
+    readonly variables: Record<string, unknown> | undefined;
+  };
   /** How many option slots `Factory.options` reads (`OPTION_SLOTS`). */
   optionSlots: number;
   /** Site-document settings: largest value (`SITE_DOCUMENT_MAX_BYTES`), encoding (`SITE_DOCUMENT_ENCODING`), and how long a write may take before it answers and goes on in the background, ms (the operation's patience). */

@@ -4,6 +4,7 @@
  * writes it, and Apollo's options. The pipeline decides; these only name its answers.
  */
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type {
   DocumentNode,
   GraphQLError,
@@ -54,6 +55,8 @@ export type Prepared =
       readonly variables: Record<string, unknown> | undefined;
       /** The key it runs with (the caller's, the site's, an access token's), resolved and hashed once, or null for none. */
       readonly key: KeyInUse | null;
+      /** Over HTTP: sha256 of the query text in hex (Apollo's `queryHash`). */
+      readonly queryHash?: string;
     }
   | {
       /** Refused before execution. */
@@ -64,6 +67,10 @@ export type Prepared =
       readonly errors: GraphQLError[];
       /** The `request` step's refusal (its HTTP status and headers), when a `request` step refused. */
       readonly refusal?: Refusal;
+      /** The parsed, validated document, when an `operation` step refused. */
+      readonly document?: DocumentNode;
+      /** Over HTTP, with `document`: sha256 of the query text in hex (Apollo's `queryHash`). */
+      readonly queryHash?: string;
     };
 
 /** What a transport knows of a request beside its parameters and key, for the `request` steps (see {@link RequestState}). */
@@ -106,6 +113,8 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
   readonly parseOptions: ParseOptions;
   /** Apollo's `validationRules`: every `validate` step's rules, in order (Apollo adds `specifiedRules`). */
   readonly validationRules: ValidationRule[];
-  /** One plugin running every `operation` step, in order, once the operation is known. */
+  /** Apollo's `documentStore`: the documents the pipeline prepared, and Apollo's own (see `ApolloDocumentStore`). */
+  readonly documentStore: KeyValueCache<DocumentNode>;
+  /** One plugin running every `operation` step, in order, once the operation is known (unless they passed in `prepareAdmitted`). */
   readonly plugin: ApolloServerPlugin<TContext>;
 }

@@ -1,8 +1,4 @@
-/**
- * The one request pipeline: runs {@link STEPS} for every transport. Built once per
- * gateway (with the public-site policy, built once too), shared by HTTP, graphql-ws and
- * graphql-sse.
- */
+/** The one request pipeline: runs {@link STEPS} for every transport; built once per gateway. */
 import type { BaseContext } from '@apollo/server';
 import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
 import { LRUCache } from 'lru-cache';
@@ -14,7 +10,11 @@ import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential } from './credential';
 import { PublicSite } from './public-site';
 import type { GraphQLRequestInput, RequestParameters } from './public-site';
+import { apolloPhases, ApolloDocumentStore, queryHashOf } from './apollo-documents';
+import type { ApolloContext } from './apollo-documents';
 import { httpResultPhase } from './http-result-phase';
+import { operationRequest } from './operation-request';
+import type { OperationRequest } from './operation-request';
 import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
 import type {
   Admission,
@@ -29,7 +29,7 @@ import type {
 import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
-import type { ActiveToken, TokenResolver } from '../vault';
+import type { TokenResolver } from '../vault';
 import { clientError, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
@@ -57,13 +57,19 @@ function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is rea
  *
  * - The `request` phase: {@link admit}, for every transport (HTTP before the response
  *   cache and Apollo; graphql-ws and graphql-sse through {@link prepare}).
- * - The `parse`, `validate` and `operation` phases: {@link prepare} for graphql-ws and
- *   graphql-sse; over HTTP, Apollo runs them with the options and the one plugin of
- *   {@link apolloOptions} (the same parse options and rules; the plugin runs the same
- *   `operation` steps, in the same function as {@link prepare}). Apollo parses there because
- *   it hands a parsed document on only through its `documentStore` (keyed by a schema hash
- *   it does not document) and resolves APQ hashes from a cache whose key prefix it does not
- *   export; its own HTTP checks (CSRF, body shape) come before its parse.
+ * - The `parse`, `validate` and `operation` phases: {@link prepareAdmitted}, for every
+ *   transport ({@link prepare} for graphql-ws and graphql-sse; HTTP after the response
+ *   cache). Over HTTP Apollo then neither parses nor validates: the document reaches it
+ *   through its `documentStore` ({@link holdDocument}, `ApolloDocumentStore`, which relies
+ *   on Apollo's key ending in the sha256 of the query text), and its plugin runs no
+ *   `operation` step again (the context's `passedSteps`). Apollo's full path (its parse
+ *   with the same options and rules, the same `operation` steps in its plugin) is left for
+ *   what Apollo answers before it parses, and for refusals, whose answers stay Apollo's:
+ *   a body that is not an object or has no query text, an APQ request (its hash is checked,
+ *   or looked up, before the text parses), and a request {@link prepareAdmitted} refuses
+ *   (parse, validation, operation name, an `operation` step: Apollo's CSRF, body-shape,
+ *   GET-mutation and `Accept` answers come first there; after an `operation` step refused,
+ *   Apollo still gets the validated document).
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).
@@ -77,11 +83,9 @@ export class RequestPipeline {
   private readonly resultEnv: ResultEnvironment;
   private readonly rules: ValidationRule[];
   private readonly listeners = new Set<StepListener>();
-  /**
-   * Documents that parsed and passed validation, by query text, for {@link prepare} (Apollo
-   * keeps its own for HTTP): a live query's or a subscription's document is parsed and
-   * validated once, not per subscribe. Bounded by {@link VALIDATED_DOCUMENTS_MAX_BYTES}.
-   */
+  /** Apollo's document store, once {@link apolloOptions} built it. */
+  private documents: ApolloDocumentStore | null = null;
+  /** Documents that parsed and passed validation, by query text ({@link prepareAdmitted}), bounded by {@link VALIDATED_DOCUMENTS_MAX_BYTES}. */
   private readonly validated = new LRUCache<string, DocumentNode>({
     maxSize: VALIDATED_DOCUMENTS_MAX_BYTES,
     sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,
@@ -225,8 +229,7 @@ export class RequestPipeline {
 
   /**
    * Runs every phase for one operation of a streaming transport (graphql-ws,
-   * graphql-sse) and returns what to execute, or the errors that refuse it before
-   * anything is executed or polled.
+   * graphql-sse): {@link admit}, then {@link prepareAdmitted}.
    *
    * @param transport - the transport
    * @param payload - the subscribe payload (`query`, `operationName`, `variables`, `extensions`, `documentId`)
@@ -253,16 +256,32 @@ export class RequestPipeline {
         errors: [refusalError(admission.refusal)],
         refusal: admission.refusal,
       };
-    const body = admission.parameters.body as Record<string, unknown>;
+    return this.prepareAdmitted(transport, admission, operationRequest(admission.parameters), facts);
+  }
 
+  /**
+   * The `parse`, `validate` and `operation` phases of an admitted request, for every
+   * transport (see {@link RequestPipeline}): the document parsed and validated once per
+   * query text, then the `operation` steps. Answers what to execute, or the errors that
+   * refuse it before anything is executed or polled.
+   *
+   * @param request - the query text, operation name and variables of `admission` (see {@link operationRequest})
+   */
+  prepareAdmitted(
+    transport: Transport,
+    admission: Extract<Admission, { kind: 'run' }>,
+    request: OperationRequest,
+    facts: RequestFacts = {},
+  ): Prepared {
     this.ran('parse', transport);
-    if (typeof body.query !== 'string' || body.query === '') {
+    const { query } = request;
+    if (query === undefined || query === '') {
       return { kind: 'refused', step: 'parse', errors: [refusalError(NO_QUERY)] };
     }
-    let document = this.validated.get(body.query);
+    let document = this.validated.get(query);
     if (document === undefined) {
       try {
-        document = parse(body.query, PARSE_OPTIONS);
+        document = parse(query, PARSE_OPTIONS);
       } catch (error) {
         const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
         return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
@@ -276,64 +295,59 @@ export class RequestPipeline {
           errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')),
         };
       }
-      this.validated.set(body.query, document);
+      this.validated.set(query, document);
     } else {
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
     }
 
-    const operationName = typeof body.operationName === 'string' ? body.operationName : undefined;
+    const { operationName, variables } = request;
+    // Over HTTP: Apollo's document store finds the document by it, the bounds and cost memos are keyed by it.
+    const queryHash = transport === 'http' ? queryHashOf(document, query) : undefined;
+    const prepared = { document, ...(queryHash !== undefined ? { queryHash } : {}) };
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      return { kind: 'refused', step: 'operation-shape', errors: [refusalError(UNNAMED_OPERATION)] };
+      return { kind: 'refused', step: 'operation-shape', errors: [refusalError(UNNAMED_OPERATION)], ...prepared };
     }
-    const variables =
-      body.variables && typeof body.variables === 'object' ? (body.variables as Record<string, unknown>) : undefined;
     const token = admission.key?.source === 'token' ? admission.key.token : undefined;
     const operationState: OperationState = {
       transport,
       document,
       operation,
       variables,
+      ...(queryHash !== undefined ? { queryHash } : {}),
       ...(token ? { token } : {}),
       ...(facts.operations ? { operations: facts.operations } : {}),
     };
     const failed = this.runOperationPhase(operationState);
-    if (failed) return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')] };
+    if (failed)
+      return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')], ...prepared };
 
-    return { kind: 'run', document, operationName, operation, variables: operationState.variables, key: admission.key };
+    return {
+      kind: 'run',
+      ...prepared,
+      operationName,
+      operation,
+      variables: operationState.variables,
+      key: admission.key,
+    };
   }
 
   /**
-   * The `parse`, `validate` and `operation` phases for Apollo Server (HTTP, and
-   * `executeOperation` in tests): its parse options, its validation rules and one
-   * plugin, built from {@link STEPS}. Apollo runs them in this order (parse, validate,
-   * then `didResolveOperation`), which is the phases' order.
+   * Apollo Server's options for the `parse`, `validate` and `operation` phases (HTTP, and
+   * `executeOperation` in tests), built from {@link STEPS}: see {@link apolloPhases}.
+   *
+   * @param documentCacheMaxBytes - most bytes of the documents Apollo parses itself (see {@link ApolloDocumentStore})
    */
-  apolloOptions<TContext extends BaseContext & { readonly token?: ActiveToken }>(): ApolloPipelineOptions<TContext> {
-    return {
-      parseOptions: PARSE_OPTIONS,
-      validationRules: this.rules,
-      plugin: {
-        requestDidStart: async () => ({
-          didResolveOperation: async ({ document, operation, request, queryHash, contextValue }) => {
-            if (!operation) return;
-            const token = contextValue.token;
-            const state: OperationState = {
-              transport: 'http',
-              document,
-              operation,
-              variables: request.variables,
-              queryHash,
-              ...(token ? { token } : {}),
-            };
-            const failed = this.runOperationPhase(state);
-            if (failed) throw failed.error;
-            // `operation-shape` keeps only the declared variables: so does the executor.
-            if (request.variables) request.variables = state.variables;
-          },
-        }),
-      },
-    };
+  apolloOptions<TContext extends BaseContext & ApolloContext>(
+    documentCacheMaxBytes = VALIDATED_DOCUMENTS_MAX_BYTES,
+  ): ApolloPipelineOptions<TContext> {
+    this.documents = new ApolloDocumentStore(documentCacheMaxBytes);
+    return apolloPhases(PARSE_OPTIONS, this.rules, this.documents, (state) => this.runOperationPhase(state));
+  }
+
+  /** HTTP: holds a document {@link prepareAdmitted} prepared in Apollo's document store (see {@link RequestPipeline}) until the returned function is called. */
+  holdDocument(queryHash: string, document: DocumentNode): () => void {
+    return this.documents?.hold(queryHash, document) ?? (() => undefined);
   }
 
   /**

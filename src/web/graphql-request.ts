@@ -3,7 +3,8 @@ import type { GatewayConfig } from '../config';
 import { createContext } from '../context';
 import { requestCredential } from '../pipeline/credential';
 import type { RequestPipeline } from '../pipeline/pipeline';
-import type { GraphQLRequestInput } from '../pipeline/public-site';
+import { operationRequest } from '../pipeline/operation-request';
+import type { GraphQLRequestInput, RequestParameters } from '../pipeline/public-site';
 import { reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
 import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
@@ -26,15 +27,33 @@ async function readOrMeasure(
 }
 
 /**
+ * True when the pipeline prepares the request (parse, validate, the `operation` steps)
+ * before Apollo: a GET, or a POST with a JSON object body, that has query text and no APQ
+ * extension. Apollo's full path answers the rest: a body that is not an object, a request
+ * without query text (Apollo says what is missing, or looks an APQ hash up), and an APQ
+ * request (Apollo checks its hash against the text before anything parses).
+ */
+function preparable(method: string | undefined, parameters: RequestParameters): boolean {
+  const { body, search } = parameters;
+  if (method === 'GET') return !search.includes('persistedQuery') && /[?&]query=./.test(search);
+  if (method !== 'POST' || !body || typeof body !== 'object' || Array.isArray(body)) return false;
+  const { query, extensions } = body as Record<string, unknown>;
+  if (typeof query !== 'string' || query === '') return false;
+  return !(extensions && typeof extensions === 'object' && 'persistedQuery' in extensions);
+}
+
+/**
  * Handles one GraphQL request on `/graphql` (GET or POST): reads the body (400 on
  * malformed JSON or UTF-8; reading stops past `config.maxBodyBytes`), runs the `request`
  * phase of the request pipeline (`runtime.pipeline`: a body over `config.maxBodyBytes` is
  * 413 and the connection closes, a malformed `Authorization` header 401 `UNAUTHENTICATED`,
  * a batch 400, variables over `config.maxVariablesBytes` 413, too deep variables or
  * documents 400, public-site refusals 400), writes a refusal as every transport does
- * (`RequestPipeline.refuse`), or runs the operation on Apollo (which runs the pipeline's
- * later phases) with a fresh per-request context and writes Apollo's response, bounded
- * by `MAX_RESPONSE_BYTES`.
+ * (`RequestPipeline.refuse`), answers a response cache hit, runs the parse, validate and
+ * operation phases (`RequestPipeline.prepareAdmitted`, as for the streams; see
+ * {@link preparable}), or runs the operation on Apollo (which neither parses nor
+ * validates a prepared document) with a fresh per-request context and writes Apollo's
+ * response, bounded by `MAX_RESPONSE_BYTES`.
  *
  * @param search - the request's query string, with its leading `?` (empty when none)
  */
@@ -91,16 +110,29 @@ export async function handleGraphQLRequest(
   );
   if (cached.kind === 'answered') return;
   const { requestKey } = cached;
-  await executeOnApollo(runtime.apollo, req, res, {
-    headers: request.headers,
-    body: admission.parameters.body,
-    search: admission.parameters.search,
-    context: async () => {
-      const context = createContext(runtime.services, req.headers, admission.key);
-      // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
-      context.httpResponse = true;
-      if (requestKey !== undefined) context.responseHitKey = requestKey;
-      return context;
-    },
-  });
+  const prepared = preparable(req.method, admission.parameters)
+    ? pipeline.prepareAdmitted('http', admission, operationRequest(admission.parameters))
+    : null;
+  // Apollo finds the prepared document in its document store: it neither parses nor validates it again.
+  const release =
+    prepared?.document !== undefined && prepared.queryHash !== undefined
+      ? pipeline.holdDocument(prepared.queryHash, prepared.document)
+      : undefined;
+  try {
+    await executeOnApollo(runtime.apollo, req, res, {
+      headers: request.headers,
+      body: admission.parameters.body,
+      search: admission.parameters.search,
+      context: async () => {
+        const context = createContext(runtime.services, req.headers, admission.key);
+        // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
+        context.httpResponse = true;
+        if (requestKey !== undefined) context.responseHitKey = requestKey;
+        if (prepared?.kind === 'run') context.passedSteps = prepared;
+        return context;
+      },
+    });
+  } finally {
+    release?.();
+  }
 }

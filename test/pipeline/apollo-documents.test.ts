@@ -1,0 +1,119 @@
+/**
+ * Over HTTP the request pipeline parses and validates a request once (`prepareAdmitted`,
+ * as for the streams) and hands the document to Apollo Server through its public
+ * `documentStore` option (`ApolloDocumentStore`), relying on Apollo's key shape (its
+ * `queryHash`, the sha256 of the query text, at the end). These tests fail if Apollo ever
+ * parses or validates a request the pipeline prepared: a plugin counts Apollo's
+ * `parsingDidStart` and `validationDidStart` calls in a test server, and the gateway's
+ * store counts the documents Apollo stores after parsing and validating one itself.
+ */
+import { createHash } from 'node:crypto';
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import type { BaseContext } from '@apollo/server';
+import { DEFAULT_CONFIG } from '../../src/config';
+import { buildGatewaySchema } from '../../src/graph/schema';
+import { ApolloDocumentStore } from '../../src/pipeline/apollo-documents';
+import { readCredential } from '../../src/pipeline/credential';
+import { operationRequest } from '../../src/pipeline/operation-request';
+import { RequestPipeline } from '../../src/pipeline/pipeline';
+import { DEMO_KEYS } from '../../src/simulator';
+import { useStack } from '../support';
+
+describe('Apollo Server on a request the pipeline prepared (a test server)', () => {
+  let apollo: ApolloServer<BaseContext>;
+  let pipeline: RequestPipeline;
+  const counts = { parsing: 0, validation: 0 };
+
+  beforeAll(async () => {
+    const schema = await buildGatewaySchema();
+    pipeline = RequestPipeline.fromConfig(schema, DEFAULT_CONFIG);
+    const options = pipeline.apolloOptions<BaseContext>();
+    apollo = new ApolloServer<BaseContext>({
+      schema,
+      documentStore: options.documentStore,
+      parseOptions: options.parseOptions,
+      validationRules: options.validationRules,
+      plugins: [
+        options.plugin,
+        {
+          requestDidStart: async () => ({
+            parsingDidStart: async () => void (counts.parsing += 1),
+            validationDidStart: async () => void (counts.validation += 1),
+          }),
+        },
+      ],
+    });
+    await apollo.start();
+  });
+  afterAll(() => apollo.stop());
+
+  /** Prepares `body` as the HTTP handler does, holds its document when `hold`, and runs it on Apollo. */
+  async function run(body: Record<string, unknown>, hold: boolean): Promise<string> {
+    counts.parsing = 0;
+    counts.validation = 0;
+    const admission = pipeline.admit('http', { kind: 'post', body }, readCredential(undefined), { body, search: '' });
+    if (admission.kind !== 'run') throw new Error('refused');
+    const prepared = pipeline.prepareAdmitted('http', admission, operationRequest(admission.parameters));
+    if (prepared.kind !== 'run' || prepared.queryHash === undefined) throw new Error('not prepared');
+    const release = hold ? pipeline.holdDocument(prepared.queryHash, prepared.document) : () => undefined;
+    try {
+      const response = await apollo.executeHTTPGraphQLRequest({
+        httpGraphQLRequest: {
+          method: 'POST',
+          headers: new HeaderMap([['content-type', 'application/json']]),
+          search: '',
+          body,
+        },
+        context: async () => ({ passedSteps: prepared }),
+      });
+      return response.body.kind === 'complete' ? response.body.string : '';
+    } finally {
+      release();
+    }
+  }
+
+  it('neither parses nor validates a document the pipeline holds for it', async () => {
+    const text = await run({ query: 'query Held { __typename }', operationName: 'Held' }, true);
+    expect(JSON.parse(text)).toEqual({ data: { __typename: 'Query' } });
+    expect(counts).toEqual({ parsing: 0, validation: 0 });
+  });
+
+  it('parses and validates itself when nothing is held (the counting works)', async () => {
+    const text = await run({ query: 'query NotHeld { __typename }' }, false);
+    expect(JSON.parse(text)).toEqual({ data: { __typename: 'Query' } });
+    expect(counts).toEqual({ parsing: 1, validation: 1 });
+  });
+});
+
+describe("the gateway's HTTP requests", () => {
+  const stack = useStack({ http: true });
+
+  it('are parsed and validated once, by the pipeline: Apollo stores no document of its own', async () => {
+    const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');
+    try {
+      for (const query of ['{ __typename }', 'query Named { __typename }', '{ __typename }']) {
+        const answer = await stack.post({ query }, { key: DEMO_KEYS.premium.key });
+        expect(answer.status).toBe(200);
+      }
+      expect(stored).not.toHaveBeenCalled();
+    } finally {
+      stored.mockRestore();
+    }
+  });
+
+  it('an APQ request is left to Apollo, which parses it and stores its document', async () => {
+    const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');
+    try {
+      const query = '{ __typename apq: __typename }';
+      const sha256Hash = createHash('sha256').update(query).digest('hex');
+      const answer = await stack.post(
+        { query, extensions: { persistedQuery: { version: 1, sha256Hash } } },
+        { key: DEMO_KEYS.premium.key },
+      );
+      expect(answer.status).toBe(200);
+      expect(stored).toHaveBeenCalledTimes(1);
+    } finally {
+      stored.mockRestore();
+    }
+  });
+});
