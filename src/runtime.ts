@@ -41,17 +41,6 @@ import { PaymentDesk } from './domains/payments/payment-request.service';
 import { WebhookDispatcher } from './domains/payments/payment-webhook.dispatcher';
 import { domainEndpointRules } from './domains';
 
-/**
- * Request headers whose (non-empty) presence shows a request is not a cross-site forgery:
- * a browser sends none of them cross-site without a CORS preflight the gateway controls.
- */
-export const CSRF_SAFE_HEADERS = [
-  'authorization',
-  'x-api-secret',
-  'apollo-require-preflight',
-  'x-apollo-operation-name',
-];
-
 /** The gateway's process-wide parts, created once and shared by every operation. */
 export interface GatewayRuntime {
   /** The Apollo server (tests call `executeOperation` on it with a context from `createContext`). */
@@ -312,11 +301,8 @@ export async function createGatewayRuntime(
     documentStore: checks.documentStore,
     // The pipeline's `introspection` step refuses introspection when INTROSPECTION=false.
     introspection: true,
-    // A request is not a CSRF risk when a browser could only send it cross-site after a
-    // CORS preflight: a non-simple content type (Apollo's own check), or one of these
-    // headers, none of which is CORS-safelisted. So urql's default GET with an
-    // Authorization header passes; a simple GET or form POST without them is refused.
-    csrfPrevention: { requestHeaders: CSRF_SAFE_HEADERS },
+    // The pipeline's `csrf` step refuses a request that may be a cross-site forgery, before Apollo.
+    csrfPrevention: false,
     includeStacktraceInErrorResponses,
     // Signals are the entry point's (runUntilSignal): Apollo's own handler would stop Apollo
     // and re-raise SIGTERM, ending the process before the cache file and connections close.

@@ -17,7 +17,7 @@ import type { Credential } from './credential';
 import type { KeyInUse } from './key-in-use';
 import type { RequestParameters } from './public-site';
 import type { Refusal } from './refusals';
-import type { DeliveryContext, OutgoingResult, ResultReport } from './result-steps';
+import type { DeliveryContext, ExecutionContext, OutgoingResult, ResultReport } from './result-steps';
 import type { StepName } from './steps';
 import type { RequestState, Transport } from './step-types';
 
@@ -67,14 +67,23 @@ export type Prepared =
       readonly errors: GraphQLError[];
       /** The `request` step's refusal (its HTTP status and headers), when a `request` step refused. */
       readonly refusal?: Refusal;
-      /** The parsed, validated document, when an `operation` step refused. */
-      readonly document?: DocumentNode;
-      /** Over HTTP, with `document`: sha256 of the query text in hex (Apollo's `queryHash`). */
-      readonly queryHash?: string;
+      /** The HTTP status of a later phase's refusal (as Apollo Server answered it over HTTP). */
+      readonly status?: number;
+      /** Its HTTP headers (e.g. `Allow`). */
+      readonly headers?: Readonly<Record<string, string>>;
+    };
+
+/** The errors of a refusal after the `request` phase, with their HTTP status and headers when known (400, none: see {@link Prepared}). */
+export type LaterRefusal =
+  | readonly GraphQLError[]
+  | {
+      readonly errors: readonly GraphQLError[];
+      readonly status?: number;
+      readonly headers?: Readonly<Record<string, string>>;
     };
 
 /** What a transport knows of a request beside its parameters and key, for the `request` steps (see {@link RequestState}). */
-export type RequestFacts = Pick<RequestState, 'bodyBytes' | 'batch' | 'operations' | 'admitSubscription'>;
+export type RequestFacts = Pick<RequestState, 'bodyBytes' | 'batch' | 'operations' | 'admitSubscription' | 'http'>;
 
 /** A refusal's payload: its errors as the client receives them. */
 export interface RefusalResult {
@@ -96,6 +105,8 @@ export interface RefusalAnswer {
 
 /** Whose refusal it is: its key (for the redaction) or the operation's context, and the operation's report. */
 export interface RefusalOwner {
+  /** The operation's context, when it was built (HTTP after the `request` phase): the result steps add its upstream accounting (zeros). */
+  readonly execution?: ExecutionContext | null;
   /** The key as the transport read it. */
   readonly credential?: Credential;
   /** The operation's context, when it has one (its key and secret are redacted). */

@@ -19,6 +19,7 @@ import type { ApolloResultPhase, HttpResultReport } from './http-result-phase';
 import type {
   Admission,
   ApolloPipelineOptions,
+  LaterRefusal,
   Prepared,
   RefusalAnswer,
   RefusalOwner,
@@ -30,7 +31,8 @@ import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
-import { clientError, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
+import { NO_HTTP_QUERY, operationResolutionError } from './http-checks';
+import { clientError, httpRefusalOf, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
 import type { StepName } from './steps';
@@ -46,9 +48,10 @@ const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
 
-/** True for the errors of a later phase, false for a `request` step's refusal. */
-function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is readonly GraphQLError[] {
-  return Array.isArray(refused);
+/** The errors of a later phase (with their HTTP status, when known), or null for a `request` step's refusal. */
+function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonly GraphQLError[]> | null {
+  if (Array.isArray(refused)) return { errors: refused as readonly GraphQLError[] };
+  return 'errors' in refused ? refused : null;
 }
 
 /**
@@ -56,20 +59,15 @@ function isErrorList(refused: Refusal | readonly GraphQLError[]): refused is rea
  * for each phase, and writes every refusal with {@link refuse}.
  *
  * - The `request` phase: {@link admit}, for every transport (HTTP before the response
- *   cache and Apollo; graphql-ws and graphql-sse through {@link prepare}).
+ *   cache and Apollo, its own pre-parse checks included: CSRF, the body's shape, `Accept`).
  * - The `parse`, `validate` and `operation` phases: {@link prepareAdmitted}, for every
  *   transport ({@link prepare} for graphql-ws and graphql-sse; HTTP after the response
- *   cache). Over HTTP Apollo then neither parses nor validates: the document reaches it
- *   through its `documentStore` ({@link holdDocument}, `ApolloDocumentStore`, which relies
- *   on Apollo's key ending in the sha256 of the query text), and its plugin runs no
- *   `operation` step again (the context's `passedSteps`). Apollo's full path (its parse
- *   with the same options and rules, the same `operation` steps in its plugin) is left for
- *   what Apollo answers before it parses, and for refusals, whose answers stay Apollo's:
- *   a body that is not an object or has no query text, an APQ request (its hash is checked,
- *   or looked up, before the text parses), and a request {@link prepareAdmitted} refuses
- *   (parse, validation, operation name, an `operation` step: Apollo's CSRF, body-shape,
- *   GET-mutation and `Accept` answers come first there; after an `operation` step refused,
- *   Apollo still gets the validated document).
+ *   cache). Over HTTP a refusal is written by {@link refuse} and never reaches Apollo; an
+ *   accepted document reaches it through its `documentStore` ({@link holdDocument},
+ *   `ApolloDocumentStore`), so Apollo neither parses nor validates it, and its plugin runs
+ *   no `operation` step again (the context's `passedSteps`). Only an APQ request (its hash
+ *   is checked or looked up in Apollo's cache before the text parses) takes Apollo's full
+ *   path, with the same parse options, rules and `operation` steps ({@link apolloOptions}).
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).
@@ -274,39 +272,36 @@ export class RequestPipeline {
     facts: RequestFacts = {},
   ): Prepared {
     this.ran('parse', transport);
-    const { query } = request;
-    if (query === undefined || query === '') {
-      return { kind: 'refused', step: 'parse', errors: [refusalError(NO_QUERY)] };
-    }
+    const { query, operationName, variables } = request;
+    const http = transport === 'http';
+    if (query === undefined || query === '')
+      return { kind: 'refused', step: 'parse', errors: [refusalError(http ? NO_HTTP_QUERY : NO_QUERY)], status: 400 };
     let document = this.validated.get(query);
     if (document === undefined) {
       try {
         document = parse(query, PARSE_OPTIONS);
       } catch (error) {
         const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
-        return { kind: 'refused', step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
+        const errors = [clientError(parseError, 'GRAPHQL_PARSE_FAILED')];
+        return { kind: 'refused', step: 'parse', errors, status: 400 };
       }
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
       const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
       if (invalid.length > 0) {
-        return {
-          kind: 'refused',
-          step: 'depth',
-          errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')),
-        };
+        const errors = invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED'));
+        return { kind: 'refused', step: 'depth', errors, status: 400 };
       }
       this.validated.set(query, document);
     } else {
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
     }
 
-    const { operationName, variables } = request;
     // Over HTTP: Apollo's document store finds the document by it, the bounds and cost memos are keyed by it.
-    const queryHash = transport === 'http' ? queryHashOf(document, query) : undefined;
-    const prepared = { document, ...(queryHash !== undefined ? { queryHash } : {}) };
+    const queryHash = http ? queryHashOf(document, query) : undefined;
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      return { kind: 'refused', step: 'operation-shape', errors: [refusalError(UNNAMED_OPERATION)], ...prepared };
+      const error = http ? operationResolutionError(document, operationName) : refusalError(UNNAMED_OPERATION);
+      return { kind: 'refused', step: 'operation-shape', errors: [error], status: 400 };
     }
     const token = admission.key?.source === 'token' ? admission.key.token : undefined;
     const operationState: OperationState = {
@@ -317,11 +312,11 @@ export class RequestPipeline {
       ...(queryHash !== undefined ? { queryHash } : {}),
       ...(token ? { token } : {}),
       ...(facts.operations ? { operations: facts.operations } : {}),
+      ...(facts.http ? { http: facts.http } : {}),
     };
     const failed = this.runOperationPhase(operationState);
-    if (failed)
-      return { kind: 'refused', step: failed.step, errors: [clientError(failed.error, 'BAD_REQUEST')], ...prepared };
-
+    if (failed) return { kind: 'refused', step: failed.step, ...httpRefusalOf(failed.error) };
+    const prepared = { document, ...(queryHash !== undefined ? { queryHash } : {}) };
     return {
       kind: 'run',
       ...prepared,
@@ -353,25 +348,31 @@ export class RequestPipeline {
   /**
    * Writes a refusal before execution, for every transport: `{errors}` through the result
    * phase's `delivery` steps (formatting, redaction of the caller's key, the report), and
-   * its text. The transport frames it: HTTP (and graphql-sse before its stream starts) as
+   * its text; with the operation's context (`owner.execution`, HTTP after the `request`
+   * phase) through every result step, so it carries the zero upstream accounting. The transport frames it: HTTP (and graphql-sse before its stream starts) as
    * the body with `status` and `headers`; graphql-sse as a `next` event; graphql-ws as an
    * `error` message (its payload is `result.errors`) or, over a limit, as a `next` message.
    *
-   * @param refused - a `request` step's refusal, or the errors of a later phase ({@link Prepared})
+   * @param refused - a `request` step's refusal, or the errors of a later phase (with their HTTP status: {@link Prepared})
    */
-  refuse(transport: Transport, refused: Refusal | readonly GraphQLError[], owner: RefusalOwner = {}): RefusalAnswer {
-    const refusal = isErrorList(refused) ? null : refused;
-    const errors = isErrorList(refused) ? refused : [refusalError(refused)];
-    const { credential } = owner;
+  refuse(transport: Transport, refused: Refusal | LaterRefusal, owner: RefusalOwner = {}): RefusalAnswer {
+    const later = laterOf(refused);
+    const refusal = later ? null : (refused as Refusal);
+    const errors = later ? later.errors : [refusalError(refused as Refusal)];
+    const { credential, execution = null } = owner;
     const delivery =
       owner.delivery ?? (credential?.kind === 'key' ? { apiKey: credential.apiKey, apiSecret: null } : null);
     const result = this.finishResult<OutgoingResult>(
-      { transport, result: { errors }, execution: null, delivery, report: owner.report },
-      ['delivery'],
+      { transport, result: { errors }, execution, delivery, report: owner.report },
+      execution ? undefined : ['delivery'],
     ) as RefusalResult;
     const copies = refusal?.copies;
     const text = JSON.stringify(copies === undefined ? result : Array.from({ length: copies }, () => result));
-    return { status: refusal?.status ?? 400, headers: { ...refusal?.headers }, result, text };
+    // Over HTTP, the answers Apollo Server wrote before the pipeline did end with a newline: kept byte for byte.
+    const lineEnd = transport === 'http' && (later !== null || refusal?.lineEnd === true) ? '\n' : '';
+    const status = refusal?.status ?? later?.status ?? 400;
+    const headers = { ...(refusal ?? later)?.headers };
+    return { status, headers, result, text: `${text}${lineEnd}` };
   }
 
   /**

@@ -24,6 +24,8 @@ export interface Refusal {
   readonly extensions?: Readonly<Record<string, unknown>>;
   /** A refused batch: the answer is an array of this many copies of the result (one per operation). */
   readonly copies?: number;
+  /** Over HTTP, the answer's text ends with a newline (the refusals Apollo Server wrote before the pipeline did, byte for byte). */
+  readonly lineEnd?: boolean;
 }
 
 /** The error of each refusal object, built once: a refusal that is a constant (a limit, a malformed key) costs no new error each time. */
@@ -49,6 +51,25 @@ export function clientError(error: GraphQLError, fallbackCode: string): GraphQLE
     positions: error.positions,
     extensions: { ...extensions, code: typeof extensions.code === 'string' ? extensions.code : fallbackCode },
   });
+}
+
+/**
+ * An error of the `operation` phase as it is refused: its copy for the client
+ * ({@link clientError}), and the HTTP status and headers of its `http` extension (as
+ * Apollo Server reads them; 500 when it has none).
+ */
+export function httpRefusalOf(error: GraphQLError): {
+  errors: GraphQLError[];
+  status: number;
+  headers?: Readonly<Record<string, string>>;
+} {
+  const source = isGatewayError(error.originalError) ? error.originalError : error;
+  const http = source.extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
+  return {
+    errors: [clientError(error, 'BAD_REQUEST')],
+    status: http?.status ?? 500,
+    ...(http?.headers ? { headers: http.headers } : {}),
+  };
 }
 
 /** The refusal of a key that is not `Bearer <token>`, by transport (HTTP 401 with `WWW-Authenticate: Bearer`). */

@@ -9,6 +9,7 @@ import type { GatewayConfig } from '../config';
 import type { OperationMemo } from '../graph/validation/operation-memo';
 import type { ActiveToken, TokenResolver } from '../vault';
 import type { Credential } from './credential';
+import type { HttpRequestFacts } from './http-checks';
 import type { KeyInUse } from './key-in-use';
 import type { GraphQLRequestInput, PublicSite, RequestParameters } from './public-site';
 import type { Refusal } from './refusals';
@@ -76,6 +77,8 @@ export interface RequestState {
   readonly batch?: number;
   /** graphql-ws only: the queries and mutations in flight on the connection (`OPERATIONS_MAX_PER_CONNECTION`). */
   readonly operations?: OperationsInFlight;
+  /** HTTP only: the request's method and headers (the CSRF, shape and `Accept` steps). */
+  readonly http?: HttpRequestFacts;
 }
 
 /** The queries and mutations in flight on one connection, as the `operation-cap` steps see them. */
@@ -102,6 +105,8 @@ export interface OperationState {
   readonly token?: ActiveToken;
   /** graphql-ws only: the queries and mutations in flight on the connection. */
   readonly operations?: OperationsInFlight;
+  /** HTTP only (but for Apollo's own path): the request's method and headers. */
+  readonly http?: HttpRequestFacts;
 }
 
 /** A step of the `request` phase: a refusal, or null to go on. */

@@ -6,7 +6,8 @@
  * A step has a phase, and the phases run in this order:
  *
  * - `request`: before the document is parsed (the body's size, the per-connection cap,
- *   the key, batches, sizes, trusted documents, tokens, the subscription limits);
+ *   the key, batches, sizes, trusted documents, tokens, the subscription limits; over HTTP,
+ *   CSRF, the body's shape and `Accept`, with Apollo Server's statuses and messages);
  * - `parse`: the document is parsed, at most `MAX_DOCUMENT_TOKENS` tokens;
  * - `validate`: graphql-js validation rules, run with graphql-js's own (`specifiedRules`);
  *   a check that walks the document is a rule here, so Apollo's document store skips it
@@ -19,10 +20,10 @@
  *   (list-item errors, extensions.upstream, extensions.warnings, error formatting,
  *   redaction, response size, the operation's report).
  *
- * Over HTTP, Apollo Server runs the `parse`, `validate` and `operation` phases (its
- * `parseOptions`, `validationRules` and one plugin, all built from this list); over
- * graphql-ws and graphql-sse the pipeline runs them itself. A new check is one entry
- * here, in its place.
+ * The pipeline runs every phase itself on every transport; over HTTP, Apollo Server
+ * executes a document the pipeline accepted (only an APQ request takes Apollo's own path,
+ * with `parseOptions`, `validationRules` and one plugin built from this list). A new check
+ * is one entry here, in its place.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';
@@ -43,6 +44,7 @@ import {
   refusalError,
   TOKEN_REFUSED,
 } from './refusals';
+import { acceptRefusal, csrfRefusal, getQueryOnlyError, shapeRefusal } from './http-checks';
 import type { OperationState, RequestState, Step } from './step-types';
 import { callerKey, siteKey, tokenKey } from './key-in-use';
 
@@ -185,6 +187,26 @@ export const STEPS = [
       return state.admitSubscription(state.key?.key.keyId ?? null, !SUBSCRIPTION_WORD.test(text));
     },
   },
+  {
+    // HTTP: a request a browser may send cross-site without a CORS preflight (no content
+    // type, or a CORS-safelisted one) and without one of CSRF_SAFE_HEADERS (BAD_REQUEST).
+    name: 'csrf',
+    phase: 'request',
+    run: ({ http }) => (http ? csrfRefusal(http) : null),
+  },
+  {
+    // HTTP: the POST body's or the GET query string's shape (BAD_REQUEST; a GET with a
+    // content type other than JSON, 415), with Apollo Server's messages.
+    name: 'http-shape',
+    phase: 'request',
+    run: ({ http, parameters }) => (http ? shapeRefusal(parameters.body, parameters.search, http) : null),
+  },
+  {
+    // HTTP: an `Accept` header that accepts no GraphQL result type (406).
+    name: 'accept',
+    phase: 'request',
+    run: ({ http }) => (http ? acceptRefusal(http) : null),
+  },
   // The document is parsed, at most MAX_DOCUMENT_TOKENS tokens (GRAPHQL_PARSE_FAILED).
   { name: 'parse', phase: 'parse' },
   {
@@ -199,6 +221,12 @@ export const STEPS = [
     name: 'introspection',
     phase: 'validate',
     rules: (env) => [env.settings.introspection ? introspectionCostRule() : noIntrospectionRule],
+  },
+  {
+    // HTTP GET: a mutation or subscription is refused (405 with `Allow: POST`).
+    name: 'get-query-only',
+    phase: 'operation',
+    run: ({ http, operation }) => getQueryOnlyError(http, operation),
   },
   {
     // Only the variables the operation declares are kept (no later step serializes the

@@ -1,32 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Negotiator from 'negotiator';
 import { createContext, wantsNoCache } from '../context';
+import { singleResultType } from '../pipeline/http-checks';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
-
-/** Most `Accept` values whose negotiated type {@link singleResultType} remembers (then it starts afresh). */
-const ACCEPT_MEMO_MAX = 64;
-/** The negotiated type of each `Accept` value seen lately (clients send few distinct ones). */
-const acceptTypes = new Map<string, string | null>();
-
-/** The content type of a single GraphQL result for `accept`, exactly as Apollo Server chooses it; null when Apollo answers 406. */
-function singleResultType(accept: string | undefined): string | null {
-  if (!accept) return 'application/json; charset=utf-8';
-  let type = acceptTypes.get(accept);
-  if (type === undefined) {
-    type =
-      new Negotiator({ headers: { accept } }).mediaType([
-        'application/json; charset=utf-8',
-        'application/graphql-response+json; charset=utf-8',
-      ]) ?? null;
-    if (acceptTypes.size >= ACCEPT_MEMO_MAX) acceptTypes.clear();
-    acceptTypes.set(accept, type);
-  }
-  return type;
-}
 
 /** A JSON content type, as Apollo reads a body as JSON. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;

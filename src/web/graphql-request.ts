@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayConfig } from '../config';
 import { createContext } from '../context';
 import { requestCredential } from '../pipeline/credential';
+import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import { operationRequest } from '../pipeline/operation-request';
 import type { GraphQLRequestInput, RequestParameters } from '../pipeline/public-site';
-import { reportRefusal } from '../observability/operation.plugin';
+import { reportHttpOperation, reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
 import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
 import type { ReadRequest } from './apollo-http';
@@ -26,20 +28,29 @@ async function readOrMeasure(
   }
 }
 
-/**
- * True when the pipeline prepares the request (parse, validate, the `operation` steps)
- * before Apollo: a GET, or a POST with a JSON object body, that has query text and no APQ
- * extension. Apollo's full path answers the rest: a body that is not an object, a request
- * without query text (Apollo says what is missing, or looks an APQ hash up), and an APQ
- * request (Apollo checks its hash against the text before anything parses).
- */
-function preparable(method: string | undefined, parameters: RequestParameters): boolean {
+/** True for an APQ request (`extensions.persistedQuery`, in the body or the query string), which Apollo's own path answers. */
+function isApq(parameters: RequestParameters): boolean {
   const { body, search } = parameters;
-  if (method === 'GET') return !search.includes('persistedQuery') && /[?&]query=./.test(search);
-  if (method !== 'POST' || !body || typeof body !== 'object' || Array.isArray(body)) return false;
-  const { query, extensions } = body as Record<string, unknown>;
-  if (typeof query !== 'string' || query === '') return false;
-  return !(extensions && typeof extensions === 'object' && 'persistedQuery' in extensions);
+  let extensions: unknown = body && typeof body === 'object' ? (body as Record<string, unknown>).extensions : undefined;
+  if (body === undefined && search.includes('persistedQuery')) {
+    try {
+      extensions = JSON.parse(new URLSearchParams(search).get('extensions') ?? 'null') as unknown;
+    } catch {
+      return false;
+    }
+  }
+  return !!extensions && typeof extensions === 'object' && !!(extensions as Record<string, unknown>).persistedQuery;
+}
+
+/** The method and headers the HTTP steps read (CSRF, shape, `Accept`, GET queries only). */
+function httpFacts(req: IncomingMessage): HttpRequestFacts {
+  return {
+    method: req.method === 'POST' ? 'POST' : 'GET',
+    header: (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
 }
 
 /**
@@ -48,12 +59,13 @@ function preparable(method: string | undefined, parameters: RequestParameters): 
  * phase of the request pipeline (`runtime.pipeline`: a body over `config.maxBodyBytes` is
  * 413 and the connection closes, a malformed `Authorization` header 401 `UNAUTHENTICATED`,
  * a batch 400, variables over `config.maxVariablesBytes` 413, too deep variables or
- * documents 400, public-site refusals 400), writes a refusal as every transport does
- * (`RequestPipeline.refuse`), answers a response cache hit, runs the parse, validate and
- * operation phases (`RequestPipeline.prepareAdmitted`, as for the streams; see
- * {@link preparable}), or runs the operation on Apollo (which neither parses nor
- * validates a prepared document) with a fresh per-request context and writes Apollo's
- * response, bounded by `MAX_RESPONSE_BYTES`.
+ * documents 400, public-site refusals 400, CSRF 400, the body's shape 400 or 415, `Accept`
+ * 406), answers a response cache hit, runs the parse, validate and operation phases
+ * (`RequestPipeline.prepareAdmitted`, as for the streams), writes any refusal as every
+ * transport does (`RequestPipeline.refuse`), or runs the operation on Apollo (which
+ * neither parses nor validates the document again) with a fresh per-request context and
+ * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. Only an APQ request takes
+ * Apollo's own path after the `request` phase.
  *
  * @param search - the request's query string, with its leading `?` (empty when none)
  */
@@ -84,8 +96,13 @@ export async function handleGraphQLRequest(
   // A token created a moment ago: the vault is read again before it is looked up.
   const tokenReady = pipeline.tokenReady(credential);
   if (tokenReady) await tokenReady;
+  const http = httpFacts(req);
   const facts =
-    read.kind === 'too-large' ? { bodyBytes: read.bodyBytes } : Array.isArray(body) ? { batch: body.length } : {};
+    read.kind === 'too-large'
+      ? { bodyBytes: read.bodyBytes, http }
+      : Array.isArray(body)
+        ? { batch: body.length, http }
+        : { http };
   const admission = pipeline.admit('http', input, credential, { body, search }, facts);
   if (admission.kind === 'refused') {
     const report = reportRefusal(runtime.metrics, runtime.logger);
@@ -110,27 +127,45 @@ export async function handleGraphQLRequest(
   );
   if (cached.kind === 'answered') return;
   const { requestKey } = cached;
-  const prepared = preparable(req.method, admission.parameters)
-    ? pipeline.prepareAdmitted('http', admission, operationRequest(admission.parameters))
-    : null;
+  const context = createContext(runtime.services, req.headers, admission.key);
+  // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
+  context.httpResponse = true;
+  if (requestKey !== undefined) context.responseHitKey = requestKey;
+  const prepared = isApq(admission.parameters)
+    ? null
+    : pipeline.prepareAdmitted('http', admission, operationRequest(admission.parameters), { http });
+  if (prepared?.kind === 'refused') {
+    // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.
+    const report = reportHttpOperation(runtime.metrics, runtime.logger);
+    const answer = pipeline.refuse('http', prepared, {
+      execution: context,
+      delivery: context,
+      report: ({ result, errorCodes }) => {
+        report({
+          result: result as FormattedExecutionResult,
+          errorCodes,
+          context,
+          operationName: null,
+          executed: false,
+          durationMs: performance.now() - started,
+          responseCacheAgeSeconds: null,
+        });
+        runtime.tracing?.answered(errorCodes, false);
+      },
+    });
+    sendRefusalAnswer(req, res, answer);
+    return;
+  }
   // Apollo finds the prepared document in its document store: it neither parses nor validates it again.
   const release =
-    prepared?.document !== undefined && prepared.queryHash !== undefined
-      ? pipeline.holdDocument(prepared.queryHash, prepared.document)
-      : undefined;
+    prepared?.queryHash !== undefined ? pipeline.holdDocument(prepared.queryHash, prepared.document) : undefined;
+  if (prepared) context.passedSteps = prepared;
   try {
     await executeOnApollo(runtime.apollo, req, res, {
       headers: request.headers,
       body: admission.parameters.body,
       search: admission.parameters.search,
-      context: async () => {
-        const context = createContext(runtime.services, req.headers, admission.key);
-        // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
-        context.httpResponse = true;
-        if (requestKey !== undefined) context.responseHitKey = requestKey;
-        if (prepared?.kind === 'run') context.passedSteps = prepared;
-        return context;
-      },
+      context: () => Promise.resolve(context),
     });
   } finally {
     release?.();
