@@ -5,7 +5,10 @@
  * `queryHash`, the sha256 of the query text, at the end). These tests fail if Apollo ever
  * parses or validates a request the pipeline prepared: a plugin counts Apollo's
  * `parsingDidStart` and `validationDidStart` calls in a test server, and the gateway's
- * store counts the documents Apollo stores after parsing and validating one itself.
+ * store counts the documents Apollo stores after parsing and validating one itself. A
+ * request the pipeline refuses (a syntax or validation error, an `operation` step, CSRF)
+ * is parsed at most once, by the pipeline, and never reaches Apollo: its answer is
+ * `RequestPipeline.refuse`'s.
  */
 import { createHash } from 'node:crypto';
 import { ApolloServer, HeaderMap } from '@apollo/server';
@@ -87,6 +90,86 @@ describe('Apollo Server on a request the pipeline prepared (a test server)', () 
 
 describe("the gateway's HTTP requests", () => {
   const stack = useStack({ http: true });
+
+  it.each([
+    ['a syntax error', { query: '{ factories { id }' }, {}, 400, 'GRAPHQL_PARSE_FAILED', 1],
+    ['two validation errors', { query: '{ nope factories { alsoNope } }' }, {}, 400, 'GRAPHQL_VALIDATION_FAILED', 1],
+    [
+      'two operations and no operationName',
+      { query: 'query A { __typename } query B { __typename }' },
+      {},
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+      1,
+    ],
+    [
+      'an operation over the cost limit',
+      { query: `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: factories { options { title } }`).join(' ')} }` },
+      {},
+      400,
+      'QUERY_TOO_EXPENSIVE',
+      1,
+    ],
+    ['no query text', { operationName: 'Q' }, {}, 400, 'BAD_REQUEST', 1],
+    [
+      'a possible cross-site forgery',
+      { query: '{ factories { id }' },
+      { 'content-type': 'text/plain' },
+      400,
+      'BAD_REQUEST',
+      0,
+    ],
+    [
+      'an Accept no GraphQL response has',
+      { query: '{ factories { id }' },
+      { accept: 'image/png' },
+      406,
+      'BAD_REQUEST',
+      0,
+    ],
+  ])(
+    'refused for %s: parsed at most once, by the pipeline, and never given to Apollo',
+    async (_name, body, headers, status, code, parses) => {
+      const apollo = jest.spyOn(stack.gateway.apollo, 'executeHTTPGraphQLRequest');
+      const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');
+      const ran: string[] = [];
+      const stop = stack.gateway.pipeline.observe((step) => ran.push(step));
+      try {
+        const response = await fetch(stack.endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}`, ...headers },
+          body: JSON.stringify(body),
+        });
+        const text = await response.text();
+        expect([
+          response.status,
+          (JSON.parse(text) as { errors: Array<{ extensions: { code: string } }> }).errors[0]?.extensions.code,
+        ]).toEqual([status, code]);
+        expect(ran.filter((step) => step === 'parse')).toHaveLength(parses);
+        expect(apollo).not.toHaveBeenCalled();
+        expect(stored).not.toHaveBeenCalled();
+      } finally {
+        stop();
+        apollo.mockRestore();
+        stored.mockRestore();
+      }
+    },
+  );
+
+  it('an accepted document is parsed once, by the pipeline, and run by Apollo', async () => {
+    const apollo = jest.spyOn(stack.gateway.apollo, 'executeHTTPGraphQLRequest');
+    const ran: string[] = [];
+    const stop = stack.gateway.pipeline.observe((step) => ran.push(step));
+    try {
+      const answer = await stack.post({ query: 'query Once { __typename }' }, { key: DEMO_KEYS.premium.key });
+      expect(answer.status).toBe(200);
+      expect(ran.filter((step) => step === 'parse')).toHaveLength(1);
+      expect(apollo).toHaveBeenCalledTimes(1);
+    } finally {
+      stop();
+      apollo.mockRestore();
+    }
+  });
 
   it('are parsed and validated once, by the pipeline: Apollo stores no document of its own', async () => {
     const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');

@@ -37,8 +37,8 @@ export function errorsText(answer: RawAnswer): string {
   const prefix = '{"errors":';
   if (!payload.startsWith(prefix) || !payload.endsWith('}'))
     throw new Error(`not a refusal's payload: ${payload.slice(0, 200)}`);
-  // Over HTTP, a refusal Apollo answers (parse, validation, an operation step) also carries the
-  // operation's upstream accounting, zeros (docs/errors.md): the errors are what must match.
+  // Over HTTP, a refusal after the request phase (parse, validation, an operation step) also
+  // carries the operation's upstream accounting, zeros (docs/errors.md): the errors must match.
   const accounting = payload.lastIndexOf('],"extensions":{"upstream":');
   return payload.slice(prefix.length, accounting >= 0 ? accounting + 1 : -1);
 }

@@ -605,9 +605,10 @@ describe('a live query: each result carries the item errors of its own run', () 
  * payload `{"errors":[…]}` is the same text over HTTP, graphql-sse and graphql-ws (there
  * the payload of a `next` message, or the errors of an `error` message). Only the framing
  * differs: HTTP's status and headers, the event or message around it. Parse and validation
- * refusals too: over HTTP Apollo Server answers them (with the pipeline's parse options and
- * rules), with the zero upstream accounting docs/errors.md shows and a log line with the key;
- * the errors are the same text as over the streams (`prepare`).
+ * refusals too: the pipeline parses and validates for every transport (`prepareAdmitted`)
+ * and `refuse` writes them; over HTTP with the operation's context, so the payload adds only
+ * the zero upstream accounting docs/errors.md shows (and Apollo Server's newline), and the
+ * log line has the key.
  */
 describe('refusals over every transport, byte for byte', () => {
   const MAX_BODY_BYTES = 4096;
@@ -715,6 +716,21 @@ describe('refusals over every transport, byte for byte', () => {
     expect((JSON.parse(http.payload) as { extensions?: unknown }).extensions).toEqual({
       upstream: { requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: 0 },
     });
+  });
+
+  it.each([
+    ['a syntax error', '{ factories { id }'],
+    ['two validation errors', '{ nope factories { alsoNope } }'],
+    ['an unknown field', '{ factories { nope } }'],
+    ['a variable of the wrong type in the document', 'query Q($id: Int!) { factory(id: $id) { id } }'],
+    ['an operation over MAX_UPSTREAM_REQUESTS', '{ factories { options { title } } }'],
+  ])('%s: the same payload over HTTP and graphql-sse, byte for byte, but the accounting', async (_name, query) => {
+    const answers = await expectSameBytes(JSON.stringify({ query }), KEY);
+    const sse = answers['graphql-sse'] as RawAnswer;
+    expect(sse.frame).toBe('next');
+    const accounting =
+      ',"extensions":{"upstream":{"requests":0,"cacheHits":0,"coalesced":0,"stale":0,"maxAgeSeconds":0}}';
+    expect((answers.http as RawAnswer).payload).toBe(`${sse.payload.slice(0, -1)}${accounting}}\n`);
   });
 
   it('an HTTP parse or validation refusal is logged as rejected, with the key it came with', async () => {
