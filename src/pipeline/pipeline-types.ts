@@ -71,6 +71,8 @@ export type Prepared =
       readonly status?: number;
       /** Its HTTP headers (e.g. `Allow`). */
       readonly headers?: Readonly<Record<string, string>>;
+      /** The operation's name (null when anonymous), when an `operation` step refused it (the report's). */
+      readonly operationName?: string | null;
     };
 
 /** The errors of a refusal after the `request` phase, with their HTTP status and headers when known (400, none: see {@link Prepared}). */

@@ -315,7 +315,7 @@ export class RequestPipeline {
       ...(facts.http ? { http: facts.http } : {}),
     };
     const failed = this.runOperationPhase(operationState);
-    if (failed) return { kind: 'refused', step: failed.step, ...httpRefusalOf(failed.error) };
+    if (failed) return { kind: 'refused', step: failed.step, ...httpRefusalOf(failed.error, operation) };
     const prepared = { document, ...(queryHash !== undefined ? { queryHash } : {}) };
     return {
       kind: 'run',

@@ -6,6 +6,7 @@
  * `RequestPipeline.refuse` (pipeline.ts).
  */
 import { GraphQLError } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
 import { isGatewayError } from '../errors/gateway-error';
 import { TOKEN_REFUSALS } from '../vault';
 import type { TokenRefusal } from '../vault';
@@ -56,12 +57,16 @@ export function clientError(error: GraphQLError, fallbackCode: string): GraphQLE
 /**
  * An error of the `operation` phase as it is refused: its copy for the client
  * ({@link clientError}), and the HTTP status and headers of its `http` extension (as
- * Apollo Server reads them; 500 when it has none).
+ * Apollo Server reads them; 500 when it has none), and the operation's name for the report.
  */
-export function httpRefusalOf(error: GraphQLError): {
+export function httpRefusalOf(
+  error: GraphQLError,
+  operation: OperationDefinitionNode,
+): {
   errors: GraphQLError[];
   status: number;
   headers?: Readonly<Record<string, string>>;
+  operationName: string | null;
 } {
   const source = isGatewayError(error.originalError) ? error.originalError : error;
   const http = source.extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
@@ -69,6 +74,7 @@ export function httpRefusalOf(error: GraphQLError): {
     errors: [clientError(error, 'BAD_REQUEST')],
     status: http?.status ?? 500,
     ...(http?.headers ? { headers: http.headers } : {}),
+    operationName: operation.name?.value ?? null,
   };
 }
 

@@ -145,7 +145,7 @@ export async function handleGraphQLRequest(
           result: result as FormattedExecutionResult,
           errorCodes,
           context,
-          operationName: null,
+          operationName: prepared.operationName ?? null,
           executed: false,
           durationMs: performance.now() - started,
           responseCacheAgeSeconds: null,
