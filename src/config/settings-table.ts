@@ -309,7 +309,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
       'documentCacheMaxBytes',
       'DOCUMENT_CACHE_MAX_BYTES',
       1024,
-      'memory bound of the documents Apollo parses itself (APQ requests), bytes',
+      'memory bound of the documents Apollo parses itself (APQ hashes), bytes',
     ),
     setting(
       'executionJit',

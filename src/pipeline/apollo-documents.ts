@@ -28,8 +28,8 @@ export function queryHashOf(document: DocumentNode, query: string): string {
 /**
  * Apollo Server's `documentStore`: the documents the pipeline prepared for the HTTP
  * requests in flight (held by {@link hold} until the request is answered), and Apollo's own
- * parsed and validated documents for the requests it parses itself (an APQ request:
- * see `RequestPipeline`), bounded by `maxBytes` as before.
+ * parsed and validated documents for the requests it parses itself (an APQ hash sent
+ * without its text: see `RequestPipeline`), bounded by `maxBytes` as before.
  *
  * Apollo Server 5 looks a document up under `documentStoreKeyPrefix + queryHash`, where
  * `queryHash` is the sha256 hex of the query text, and skips BOTH its parse and its

@@ -4,7 +4,7 @@
  */
 import type { RequestParameters } from './public-site';
 
-/** A request's query text, operation name and variables (see {@link operationRequest}). */
+/** A request's query text, operation name, variables and extensions (see {@link operationRequest}). */
 export interface OperationRequest {
   /** The query text, when the request has one. */
   readonly query: string | undefined;
@@ -12,10 +12,12 @@ export interface OperationRequest {
   readonly operationName: string | undefined;
   /** The variables, when they are an object. */
   readonly variables: Record<string, unknown> | undefined;
+  /** The extensions, when they are an object (an APQ request's `persistedQuery`). */
+  readonly extensions: Record<string, unknown> | undefined;
 }
 
-/** The variables of a GET query string, when they are a JSON object. */
-function searchVariables(text: string | null): Record<string, unknown> | undefined {
+/** A JSON object of a GET query string (its variables or extensions), when it is one. */
+function searchObject(text: string | null): Record<string, unknown> | undefined {
   if (text === null) return undefined;
   try {
     const variables = JSON.parse(text) as unknown;
@@ -27,7 +29,12 @@ function searchVariables(text: string | null): Record<string, unknown> | undefin
   }
 }
 
-/** The operation `parameters` ask for: a body object's fields, else the query string's (`query`, `operationName`, `variables`). */
+/** `value` when it is an object. */
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
+}
+
+/** The operation `parameters` ask for: a body object's fields, else the query string's (`query`, `operationName`, `variables`, `extensions`). */
 export function operationRequest(parameters: RequestParameters): OperationRequest {
   const { body, search } = parameters;
   if (body && typeof body === 'object' && !Array.isArray(body)) {
@@ -35,16 +42,15 @@ export function operationRequest(parameters: RequestParameters): OperationReques
     return {
       query: typeof fields.query === 'string' ? fields.query : undefined,
       operationName: typeof fields.operationName === 'string' ? fields.operationName : undefined,
-      variables:
-        fields.variables && typeof fields.variables === 'object'
-          ? (fields.variables as Record<string, unknown>)
-          : undefined,
+      variables: objectOf(fields.variables),
+      extensions: objectOf(fields.extensions),
     };
   }
   const params = new URLSearchParams(search);
   return {
     query: params.get('query') ?? undefined,
     operationName: params.get('operationName') ?? undefined,
-    variables: searchVariables(params.get('variables')),
+    variables: searchObject(params.get('variables')),
+    extensions: searchObject(params.get('extensions')),
   };
 }

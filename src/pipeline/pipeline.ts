@@ -31,7 +31,7 @@ import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
-import { NO_HTTP_QUERY, operationResolutionError } from './http-checks';
+import { NO_HTTP_QUERY, operationResolutionError, persistedQueryError } from './http-checks';
 import { clientError, httpRefusalOf, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
@@ -65,9 +65,9 @@ function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonl
  *   cache). Over HTTP a refusal is written by {@link refuse} and never reaches Apollo; an
  *   accepted document reaches it through its `documentStore` ({@link holdDocument},
  *   `ApolloDocumentStore`), so Apollo neither parses nor validates it, and its plugin runs
- *   no `operation` step again (the context's `passedSteps`). Only an APQ request (its hash
- *   is checked or looked up in Apollo's cache before the text parses) takes Apollo's full
- *   path, with the same parse options, rules and `operation` steps ({@link apolloOptions}).
+ *   no `operation` step again (the context's `passedSteps`). Only an APQ hash sent without
+ *   its text (Apollo looks the text up in its own cache) takes Apollo's full path, with the
+ *   same parse options, rules and `operation` steps ({@link apolloOptions}).
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).
@@ -274,6 +274,8 @@ export class RequestPipeline {
     this.ran('parse', transport);
     const { query, operationName, variables } = request;
     const http = transport === 'http';
+    const persisted = http && query !== undefined ? persistedQueryError(request.extensions, query) : null;
+    if (persisted) return { kind: 'refused', step: 'parse', errors: [persisted], status: 400 };
     if (query === undefined || query === '')
       return { kind: 'refused', step: 'parse', errors: [refusalError(http ? NO_HTTP_QUERY : NO_QUERY)], status: 400 };
     let document = this.validated.get(query);
@@ -316,15 +318,9 @@ export class RequestPipeline {
     };
     const failed = this.runOperationPhase(operationState);
     if (failed) return { kind: 'refused', step: failed.step, ...httpRefusalOf(failed.error, operation) };
-    const prepared = { document, ...(queryHash !== undefined ? { queryHash } : {}) };
-    return {
-      kind: 'run',
-      ...prepared,
-      operationName,
-      operation,
-      variables: operationState.variables,
-      key: admission.key,
-    };
+    const { variables: kept } = operationState;
+    const run = { kind: 'run', document, operationName, operation, variables: kept, key: admission.key } as const;
+    return queryHash === undefined ? run : { ...run, queryHash };
   }
 
   /**

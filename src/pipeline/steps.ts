@@ -21,9 +21,9 @@
  *   redaction, response size, the operation's report).
  *
  * The pipeline runs every phase itself on every transport; over HTTP, Apollo Server
- * executes a document the pipeline accepted (only an APQ request takes Apollo's own path,
- * with `parseOptions`, `validationRules` and one plugin built from this list). A new check
- * is one entry here, in its place.
+ * executes a document the pipeline accepted (only an APQ hash without its text takes
+ * Apollo's own path, with `parseOptions`, `validationRules` and one plugin built from
+ * this list). A new check is one entry here, in its place.
  */
 import { isLiveQueryOperationDefinitionNode } from '@n1ru4l/graphql-live-query';
 import { getVariableValues, GraphQLError, OperationTypeNode, validate } from 'graphql';

@@ -6,7 +6,7 @@ import { requestCredential } from '../pipeline/credential';
 import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import { operationRequest } from '../pipeline/operation-request';
-import type { GraphQLRequestInput, RequestParameters } from '../pipeline/public-site';
+import type { GraphQLRequestInput } from '../pipeline/public-site';
 import { reportHttpOperation, reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
 import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
@@ -26,20 +26,6 @@ async function readOrMeasure(
     if (!(error instanceof BodyTooLargeError)) throw error;
     return { kind: 'too-large', bodyBytes: error.bytes, request: error.request };
   }
-}
-
-/** True for an APQ request (`extensions.persistedQuery`, in the body or the query string), which Apollo's own path answers. */
-function isApq(parameters: RequestParameters): boolean {
-  const { body, search } = parameters;
-  let extensions: unknown = body && typeof body === 'object' ? (body as Record<string, unknown>).extensions : undefined;
-  if (body === undefined && search.includes('persistedQuery')) {
-    try {
-      extensions = JSON.parse(new URLSearchParams(search).get('extensions') ?? 'null') as unknown;
-    } catch {
-      return false;
-    }
-  }
-  return !!extensions && typeof extensions === 'object' && !!(extensions as Record<string, unknown>).persistedQuery;
 }
 
 /** The method and headers the HTTP steps read (CSRF, shape, `Accept`, GET queries only). */
@@ -64,8 +50,8 @@ function httpFacts(req: IncomingMessage): HttpRequestFacts {
  * (`RequestPipeline.prepareAdmitted`, as for the streams), writes any refusal as every
  * transport does (`RequestPipeline.refuse`), or runs the operation on Apollo (which
  * neither parses nor validates the document again) with a fresh per-request context and
- * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. Only an APQ request takes
- * Apollo's own path after the `request` phase.
+ * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. Only an APQ hash sent without
+ * its text takes Apollo's own path after the `request` phase.
  *
  * @param search - the request's query string, with its leading `?` (empty when none)
  */
@@ -131,9 +117,12 @@ export async function handleGraphQLRequest(
   // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
   context.httpResponse = true;
   if (requestKey !== undefined) context.responseHitKey = requestKey;
-  const prepared = isApq(admission.parameters)
-    ? null
-    : pipeline.prepareAdmitted('http', admission, operationRequest(admission.parameters), { http });
+  // An APQ hash without text: Apollo looks its text up in its own cache, then parses it (its own path).
+  const asked = operationRequest(admission.parameters);
+  const prepared =
+    asked.query === undefined && asked.extensions?.persistedQuery
+      ? null
+      : pipeline.prepareAdmitted('http', admission, asked, { http });
   if (prepared?.kind === 'refused') {
     // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.
     const report = reportHttpOperation(runtime.metrics, runtime.logger);

@@ -184,19 +184,37 @@ describe("the gateway's HTTP requests", () => {
     }
   });
 
-  it('an APQ request is left to Apollo, which parses it and stores its document', async () => {
+  it('an APQ request with its text is parsed by the pipeline; a hash alone is left to Apollo, which parses it', async () => {
     const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');
     try {
       const query = '{ __typename apq: __typename }';
-      const sha256Hash = createHash('sha256').update(query).digest('hex');
-      const answer = await stack.post(
-        { query, extensions: { persistedQuery: { version: 1, sha256Hash } } },
-        { key: DEMO_KEYS.premium.key },
-      );
-      expect(answer.status).toBe(200);
+      const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
+      const registered = await stack.post({ query, extensions: { persistedQuery } }, { key: DEMO_KEYS.premium.key });
+      expect([registered.status, registered.body.data]).toEqual([200, { __typename: 'Query', apq: 'Query' }]);
+      expect(stored).not.toHaveBeenCalled();
+      // Apollo registered the text in its APQ cache; the hash alone now runs on Apollo's own path.
+      const byHash = await stack.post({ extensions: { persistedQuery } }, { key: DEMO_KEYS.premium.key });
+      expect([byHash.status, byHash.body.data]).toEqual([200, { __typename: 'Query', apq: 'Query' }]);
       expect(stored).toHaveBeenCalledTimes(1);
     } finally {
       stored.mockRestore();
     }
   });
+
+  it.each([
+    ['a hash that is not the text’s', { version: 1, sha256Hash: 'a'.repeat(64) }, 'provided sha does not match query'],
+    ['a version other than 1', { version: 2, sha256Hash: 'a'.repeat(64) }, 'Unsupported persisted query version'],
+  ])(
+    'an APQ request with %s is refused by the pipeline, as Apollo refused it',
+    async (_name, persistedQuery, message) => {
+      const apollo = jest.spyOn(stack.gateway.apollo, 'executeHTTPGraphQLRequest');
+      try {
+        const answer = await stack.post({ query: '{ __typename }', extensions: { persistedQuery } });
+        expect([answer.status, answer.body.errors?.[0]?.message]).toEqual([400, message]);
+        expect(apollo).not.toHaveBeenCalled();
+      } finally {
+        apollo.mockRestore();
+      }
+    },
+  );
 });
