@@ -172,8 +172,8 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
           response.body.singleResult = finish<FormattedExecutionResult>({
             transport: 'http',
             result: response.body.singleResult,
-            // A refusal Apollo answers (parse, validation, an `operation` step) carries
-            // extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
+            // A refusal Apollo answers (variables that do not coerce, an APQ hash's document)
+            // carries extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
             execution: contextValue,
             delivery: contextValue,
             responseCacheAgeSeconds,

@@ -17,7 +17,7 @@ import {
   useStack,
 } from '../support';
 
-/** A header that satisfies Apollo's CSRF prevention on a GET. */
+/** A header that satisfies the `csrf` step (Apollo's CSRF prevention) on a GET. */
 const PREFLIGHT = { 'apollo-require-preflight': 'true' };
 const JSON_CONTENT = { 'content-type': 'application/json' };
 const MAX_BODY_BYTES = 2048;

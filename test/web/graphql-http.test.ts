@@ -18,8 +18,9 @@ const SITE_MANIFEST = join(__dirname, '../../examples/company-site/generated/per
 /**
  * The audits' fetch, adding the bearer key (when given) to every request.
  *
- * No `apollo-require-preflight` header is added. Apollo's CSRF prevention refuses a GET that
- * has neither a non-simple content type nor such a header, but that hits only three MAY audits
+ * No `apollo-require-preflight` header is added. The `csrf` step (Apollo's CSRF prevention)
+ * refuses a GET that has neither a non-simple content type nor such a header, but that hits
+ * only three MAY audits
  * (5A70, D6D5, 6A70: GETs with just an `accept` header); every MUST and SHOULD audit passes
  * without relaxing it, so the audits run against the real setup. The MAY count is printed.
  */
