@@ -66,8 +66,8 @@ export interface GatewayRuntime {
   readonly tracing: GatewayTracing | undefined;
   /**
    * The request checks of every transport (src/pipeline/steps.ts), with the public-site
-   * policy, built once: Apollo runs its later phases, the HTTP handler and the
-   * subscription transports call it.
+   * policy, built once: the HTTP handler and the subscription transports call it for
+   * every phase (Apollo runs them only for an APQ hash sent without its text).
    */
   readonly pipeline: RequestPipeline;
   /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set (`vault`: its lookups and change events); `close` stops watching it. */

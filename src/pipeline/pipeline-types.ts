@@ -24,7 +24,7 @@ import type { RequestState, Transport } from './step-types';
 /** What the `request` phase decided for an HTTP request. */
 export type Admission =
   | {
-      /** Go on: Apollo runs the rest of the pipeline. */
+      /** Go on: the later phases (`prepareAdmitted`), then execution. */
       readonly kind: 'run';
       /** What Apollo is given (a trusted document's text in place of its hash). */
       readonly parameters: RequestParameters;

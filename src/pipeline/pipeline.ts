@@ -207,7 +207,7 @@ export class RequestPipeline {
    * graphql-ws and graphql-sse.
    *
    * @param transport - the transport
-   * @param input - the POST body object (a subscribe payload) or GET query string; null for a body that is not an object (Apollo refuses it)
+   * @param input - the POST body object (a subscribe payload) or GET query string; null for a body that is not an object (`http-shape` refuses it)
    * @param credential - the key, read once (the `Authorization` header, the connection parameters)
    * @param parameters - what the later phases are given when no step replaces it
    * @param facts - what only the transport can measure (a body's size as read, a batch, the operations in flight, the subscription limits)

@@ -55,7 +55,7 @@ export interface StepEnvironment {
 export interface RequestState {
   /** The transport that brought it. */
   readonly transport: Transport;
-  /** The request: a POST body or subscribe payload, or a GET query string; null for an HTTP body that is not an object (Apollo explains). */
+  /** The request: a POST body or subscribe payload, or a GET query string; null for an HTTP body that is not an object (`http-shape` refuses it). */
   readonly input: GraphQLRequestInput | null;
   /** The caller's key as sent (see `readCredential`). */
   readonly credential: Credential;

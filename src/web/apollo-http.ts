@@ -215,7 +215,7 @@ function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRe
 
 /**
  * Reads a GraphQL request's headers and body: JSON bodies parsed (Apollo expects an
- * object), other bodies as text (Apollo explains what it cannot use). Refused with a
+ * object), other bodies as text (the gateway's `http-shape` step, or Apollo, explains what it cannot use). Refused with a
  * client error before Apollo sees it: a body that is not UTF-8, JSON that does not
  * parse, and, when `limits.maxVariablesBytes` is given, what `checkRequestShape` refuses
  * (for GET, in the query string).
