@@ -13,6 +13,9 @@
  * texts that hold those characters in a row (read without separators).
  */
 
+import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
 /** Shortest piece of a secret that is recognised; shorter secrets make texts unusable. */
 export const MIN_REDACTABLE_LENGTH = 8;
 
@@ -118,6 +121,25 @@ export class Redactor {
     out += text.slice(copiedUpTo, spanStart) + REDACTED;
     return out + text.slice(coveredUpTo);
   }
+}
+
+/** Redactors of the secrets seen last (each holds a few hundred windows, about 40 KB): keyed by a sha256 of the secrets, never the secrets. */
+const recentRedactors = new LRUCache<string, Redactor>({ max: 32 });
+
+/**
+ * The {@link Redactor} of `secrets`, built once for the same secrets while they are among
+ * the 32 sets used last: every result with an error is redacted with its caller's key and
+ * secret, and building one costs more than redacting a short message (every window of
+ * every form of each secret).
+ */
+export function redactorFor(secrets: readonly string[]): Redactor {
+  const key = hash('sha256', secrets.join('\u0000'), 'base64url');
+  let redactor = recentRedactors.get(key);
+  if (!redactor) {
+    redactor = new Redactor(secrets);
+    recentRedactors.set(key, redactor);
+  }
+  return redactor;
 }
 
 /** Adds every window of {@link MIN_REDACTABLE_LENGTH} characters of `form` to `windows`. */
