@@ -198,7 +198,7 @@ export const STEPS = [
     // needs no key but may ask for the schema about once (QUERY_TOO_EXPENSIVE).
     name: 'introspection',
     phase: 'validate',
-    rules: (env) => [env.settings.introspection ? introspectionCostRule() : noIntrospectionRule],
+    rules: (env) => [env.settings.introspection ? introspectionCostRule(env.schema) : noIntrospectionRule],
   },
   {
     // Only the variables the operation declares are kept (no later step serializes the
