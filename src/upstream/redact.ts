@@ -29,6 +29,9 @@ export const REDACTED = '[redacted]';
  */
 const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
 
+/** A character the fast path leaves to the per-window lower-casing (only outside ASCII can the two differ). */
+const NOT_ASCII = /[^ -~\t\n\r]/;
+
 /** Every textual form of a secret that the redactor looks for. */
 function encodings(secret: string): string[] {
   const forms = new Set<string>([secret]);
@@ -94,9 +97,14 @@ export class Redactor {
     // Spans [start, end) of the text to replace: windows found as written, and windows
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
+    // ASCII lower-cases character by character: the whole text once, then its windows (one string each, not two).
+    const asciiLower = NOT_ASCII.test(text) ? null : text.toLowerCase();
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
-        hits.push([i, i + MIN_REDACTABLE_LENGTH]);
+      const window =
+        asciiLower === null
+          ? text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()
+          : asciiLower.slice(i, i + MIN_REDACTABLE_LENGTH);
+      if (this.windows.has(window)) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
       if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
