@@ -25,7 +25,8 @@ import { GraphQLError } from 'graphql';
 import type { GraphQLFormattedError } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { formatError } from '../errors/format-error';
-import { MIN_REDACTABLE_LENGTH, Redactor } from '../upstream/redact';
+import { MIN_REDACTABLE_LENGTH, redactorFor } from '../upstream/redact';
+import type { Redactor } from '../upstream/redact';
 import { tooLargeError, bytesOver } from './response-size';
 import type { ResultText } from './response-size';
 import type { Transport } from './step-types';
@@ -258,7 +259,7 @@ export const RESULT_STEPS = [
         (secret): secret is string => secret !== null && secret.length >= MIN_REDACTABLE_LENGTH,
       );
       if (secrets.length === 0) return;
-      const redactor = new Redactor(secrets);
+      const redactor = redactorFor(secrets);
       let changed = false;
       // The message and the extensions only: a path names the client's own fields and aliases.
       const redacted = errors.map((error) => {

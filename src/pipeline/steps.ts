@@ -220,7 +220,7 @@ export const STEPS = [
     // needs no key but may ask for the schema about once (QUERY_TOO_EXPENSIVE).
     name: 'introspection',
     phase: 'validate',
-    rules: (env) => [env.settings.introspection ? introspectionCostRule() : noIntrospectionRule],
+    rules: (env) => [env.settings.introspection ? introspectionCostRule(env.schema) : noIntrospectionRule],
   },
   {
     // HTTP GET: a mutation or subscription is refused (405 with `Allow: POST`).

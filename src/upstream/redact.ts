@@ -13,6 +13,9 @@
  * texts that hold those characters in a row (read without separators).
  */
 
+import { hash } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+
 /** Shortest piece of a secret that is recognised; shorter secrets make texts unusable. */
 export const MIN_REDACTABLE_LENGTH = 8;
 
@@ -25,6 +28,9 @@ export const REDACTED = '[redacted]';
  * forms of a secret written without them.
  */
 const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
+
+/** A character the fast path leaves to the per-window lower-casing (only outside ASCII can the two differ). */
+const NOT_ASCII = /[^ -~\t\n\r]/;
 
 /** Every textual form of a secret that the redactor looks for. */
 function encodings(secret: string): string[] {
@@ -91,9 +97,14 @@ export class Redactor {
     // Spans [start, end) of the text to replace: windows found as written, and windows
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
+    // ASCII lower-cases character by character: the whole text once, then its windows (one string each, not two).
+    const asciiLower = NOT_ASCII.test(text) ? null : text.toLowerCase();
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
-        hits.push([i, i + MIN_REDACTABLE_LENGTH]);
+      const window =
+        asciiLower === null
+          ? text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()
+          : asciiLower.slice(i, i + MIN_REDACTABLE_LENGTH);
+      if (this.windows.has(window)) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
       if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
@@ -118,6 +129,25 @@ export class Redactor {
     out += text.slice(copiedUpTo, spanStart) + REDACTED;
     return out + text.slice(coveredUpTo);
   }
+}
+
+/** Redactors of the secrets seen last (each holds a few hundred windows, about 40 KB): keyed by a sha256 of the secrets, never the secrets. */
+const recentRedactors = new LRUCache<string, Redactor>({ max: 32 });
+
+/**
+ * The {@link Redactor} of `secrets`, built once for the same secrets while they are among
+ * the 32 sets used last: every result with an error is redacted with its caller's key and
+ * secret, and building one costs more than redacting a short message (every window of
+ * every form of each secret).
+ */
+export function redactorFor(secrets: readonly string[]): Redactor {
+  const key = hash('sha256', secrets.join('\u0000'), 'base64url');
+  let redactor = recentRedactors.get(key);
+  if (!redactor) {
+    redactor = new Redactor(secrets);
+    recentRedactors.set(key, redactor);
+  }
+  return redactor;
 }
 
 /** Adds every window of {@link MIN_REDACTABLE_LENGTH} characters of `form` to `windows`. */

@@ -3,7 +3,7 @@
  * message): markup stripped, the key and secret redacted, cut for the client and kept
  * (up to a bound) for the log.
  */
-import { Redactor } from './redact';
+import { redactorFor } from './redact';
 
 /** Longest upstream text passed on to clients (in `extensions.upstream.message` and the error message), in characters. */
 export const MAX_MESSAGE_LENGTH = 200;
@@ -72,7 +72,7 @@ export function safeTexts(
   secrets: readonly string[],
   fallback: string,
 ): { shown: string; detail: string } {
-  const redactor = new Redactor(secrets);
+  const redactor = redactorFor(secrets);
   const withheld = `${fallback} (message withheld: it may echo the credentials)`;
   // Enough beyond the cut that an echo crossing it is still seen whole.
   const shown = redactor.redact(plainText(message).slice(0, MAX_MESSAGE_LENGTH * 2 + 256));

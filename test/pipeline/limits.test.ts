@@ -6,7 +6,7 @@
  * QUERY_TOO_EXPENSIVE error naming the limit, the subscription going on.
  */
 import { once } from 'node:events';
-import { getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
+import { buildSchema, getIntrospectionQuery, parse, specifiedRules, validate } from 'graphql';
 import type { GraphQLSchema } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { introspectionCostRule, maxIntrospectionCost } from '../../src/graph/validation/introspection.rule';
@@ -99,6 +99,22 @@ describe('the introspection cost rule', () => {
       maxIntrospectionCost: Math.ceil(maxIntrospectionCost(schema)),
     });
     expect(error?.message).toMatch(/introspection/);
+  });
+});
+
+describe('the introspection cost rule, built for its schema', () => {
+  it('measures the schema when it is built, so that no request pays for it', () => {
+    const schema = buildSchema('type Query { hello: String, list: [Item] } type Item { id: ID }');
+    const rule = introspectionCostRule(schema);
+    // graphql-js checks the schema itself on its first validation (reading the type map).
+    expect(validate(schema, parse('{ hello }'), [])).toEqual([]);
+    // The list sizes were read from the type map when the rule was built; validating does not read it again.
+    const typeMap = jest.spyOn(schema, 'getTypeMap');
+    const query = `{ ${Array.from({ length: 369 }, (_, i) => `a${i}: __schema { types { name fields { name type { name fields { name } } } } }`).join(' ')} }`;
+    const errors = validate(schema, parse(query), [rule]);
+    expect(errors.map((error) => error.extensions.code)).toEqual(['QUERY_TOO_EXPENSIVE']);
+    expect(typeMap).not.toHaveBeenCalled();
+    expect(validate(schema, parse('{ __schema { types { name } } }'), [rule])).toEqual([]);
   });
 });
 

@@ -1,9 +1,8 @@
 /**
  * The digest of a request's variables (src/graph/validation/variables-digest.ts): one
- * serialization per variables object, shared by the operation phase's memos and the
+ * reading per variables object, large strings hashed in place (no serialized copy), shared by the operation phase's memos and the
  * response cache's key, so large variables are read once per request.
  */
-import { createHash } from 'node:crypto';
 import { getOperationAST, parse } from 'graphql';
 import type { OperationDefinitionNode } from 'graphql';
 import { responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
@@ -25,11 +24,44 @@ function counted(value: string): { variables: Record<string, unknown>; reads: ()
 const operation = getOperationAST(parse('query Memo($id: ID!) { factory(id: $id) { id } }')) as OperationDefinitionNode;
 
 describe('variablesDigest', () => {
-  it('is the sha256 of the JSON, the same for none and for {}', () => {
-    const variables = { id: 'x', n: [1, 2] };
-    expect(variablesDigest(variables)).toBe(createHash('sha256').update(JSON.stringify(variables)).digest('base64url'));
+  it('is the same for the same data and differs for other data, the same for none and for {}', () => {
+    const variables = { id: 'x', n: [1, 2], nested: { a: null, b: true } };
+    expect(variablesDigest(variables)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(variablesDigest(JSON.parse(JSON.stringify(variables)) as Record<string, unknown>)).toBe(
+      variablesDigest(variables),
+    );
     expect(variablesDigest(undefined)).toBe(variablesDigest({}));
-    expect(variablesDigest({ id: 'y', n: [1, 2] })).not.toBe(variablesDigest(variables));
+    const others: Array<Record<string, unknown>> = [
+      { id: 'y', n: [1, 2], nested: { a: null, b: true } },
+      { id: 'x', n: [1, 2], nested: { a: null, b: false } },
+      { id: 'x', n: [12], nested: { a: null, b: true } },
+      { id: 'x', n: ['1', 2], nested: { a: null, b: true } },
+      { id: 'x', n: [1, 2], nested: { a: 'null', b: true } },
+      { id: 'x', n: [[1], 2], nested: { a: null, b: true } },
+      { id: 'x', n: [1, 2], nested: { b: true, a: null } },
+      { 'id:': 'x', n: [1, 2], nested: { a: null, b: true } },
+      { id: 'x1', n: [2], nested: { a: null, b: true } },
+    ];
+    const digests = new Set([variablesDigest(variables), ...others.map((other) => variablesDigest(other))]);
+    expect(digests.size).toBe(others.length + 1);
+  });
+
+  it('tells apart long strings and strings with lone surrogates', () => {
+    const long = 'v'.repeat(60_000);
+    expect(variablesDigest({ id: `${long}a` })).not.toBe(variablesDigest({ id: `${long}b` }));
+    expect(variablesDigest({ id: long, n: 1 })).toBe(variablesDigest({ id: 'v'.repeat(60_000), n: 1 }));
+    expect(variablesDigest({ id: '\ud800' })).not.toBe(variablesDigest({ id: '\udc00' }));
+    expect(variablesDigest({ id: '\ud800' })).not.toBe(variablesDigest({ id: '\ufffd' }));
+  });
+
+  it('never serializes a large variable into a copy of its text', () => {
+    const stringify = jest.spyOn(JSON, 'stringify');
+    try {
+      variablesDigest({ id: `1-${'v'.repeat(60_000)}`, list: [{ n: 1 }, 'x'] });
+      expect(stringify).not.toHaveBeenCalled();
+    } finally {
+      stringify.mockRestore();
+    }
   });
 
   it('serializes one variables object once, however often it is asked', () => {

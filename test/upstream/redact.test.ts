@@ -5,7 +5,7 @@
  * separators and surrounding texts (fast-check).
  */
 import fc from 'fast-check';
-import { REDACTED, Redactor } from '../../src/upstream/redact';
+import { REDACTED, Redactor, redactorFor } from '../../src/upstream/redact';
 
 /** Keys as issued: letters, digits, `-` and `_`, 8 to 40 characters, at least 8 of them letters or digits. */
 const keys = fc.stringMatching(/^[A-Za-z0-9_-]{8,40}$/).filter((key) => key.replace(/[_-]/g, '').length >= 8);
@@ -79,5 +79,19 @@ describe('Redactor', () => {
     expect(redactor.redact('Missing scope: factory.counter, see /factory/counter/{id}')).toBe(
       'Missing scope: factory.counter, see /factory/counter/{id}',
     );
+  });
+});
+
+describe('redactorFor', () => {
+  it('builds one Redactor per set of secrets, reused for every result that set redacts', () => {
+    const secrets = ['demo-premium-key', 'a-long-enough-secret'];
+    const redactor = redactorFor(secrets);
+    expect(redactorFor([...secrets])).toBe(redactor);
+    expect(redactorFor(['demo-premium-key'])).not.toBe(redactor);
+    expect(redactorFor(['demo-premium-key', 'a-long-enough-secreT'])).not.toBe(redactor);
+    expect(redactor.redact('key demo-premium-key echoed')).toBe(
+      new Redactor(secrets).redact('key demo-premium-key echoed'),
+    );
+    expect(redactor.redact('key demo-premium-key echoed')).toContain(REDACTED);
   });
 });

@@ -38,7 +38,26 @@ export const INTROSPECTION_ALLOWANCE = 1.5;
 /** List fields of the introspection types, by `Type.field`, and how many items each has on average in this schema. */
 type ListSizes = ReadonlyMap<string, number>;
 
-const factsOf = new WeakMap<GraphQLSchema, { sizes: ListSizes; fullQuery: number }>();
+/** What the measure needs of one field of an introspection type: the type below it and how many items it counts for. */
+interface MeasuredField {
+  /** The field's named type (what its selection is measured on). */
+  readonly type: GraphQLNamedType;
+  /** Items one occurrence counts for: the list's average size in this schema, 1 for a field that is no list. */
+  readonly items: number;
+}
+
+/** What the measure needs of a schema, computed once per schema. */
+interface SchemaFacts {
+  readonly sizes: ListSizes;
+  /** The cost of graphql-js's full introspection query on this schema. */
+  readonly fullQuery: number;
+  /** The fields of each introspection type (`__Schema`, `__Type`…), by name: one lookup per field of a document. */
+  readonly fields: ReadonlyMap<GraphQLNamedType, ReadonlyMap<string, MeasuredField>>;
+  readonly schemaType: GraphQLNamedType | undefined;
+  readonly typeType: GraphQLNamedType | undefined;
+}
+
+const factsOf = new WeakMap<GraphQLSchema, SchemaFacts>();
 
 /**
  * How many items each introspection list has in `schema`: all types, all directives,
@@ -76,17 +95,28 @@ function listSizes(schema: GraphQLSchema): ListSizes {
   ]);
 }
 
-/**
- * The introspection cost of every operation of a document: how many introspection
- * objects and fields its answer can hold at most. Each field occurrence counts (aliases
- * and repeated fragments count again, as in the upstream cost), and a list multiplies
- * what is below it by the items it has in this schema (see `listSizes`). Fields outside
- * `__schema` and `__type` cost nothing here (`__typename` neither). Each fragment is
- * measured once, so the walk is linear in the document's size.
- */
-export function introspectionCosts(
+/** The fields of each introspection object type of `schema`, with what the measure needs of each (see {@link MeasuredField}). */
+function measuredFields(
   schema: GraphQLSchema,
   sizes: ListSizes,
+): Map<GraphQLNamedType, ReadonlyMap<string, MeasuredField>> {
+  const tables = new Map<GraphQLNamedType, ReadonlyMap<string, MeasuredField>>();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!type.name.startsWith('__') || !(isObjectType(type) || isInterfaceType(type))) continue;
+    const table = new Map<string, MeasuredField>();
+    for (const field of Object.values(type.getFields())) {
+      const items = isListType(getNullableType(field.type)) ? (sizes.get(`${type.name}.${field.name}`) ?? 1) : 1;
+      table.set(field.name, { type: getNamedType(field.type), items });
+    }
+    tables.set(type, table);
+  }
+  return tables;
+}
+
+/** The measure of {@link introspectionCosts}, with the facts it reads (`fullQuery` is not read). */
+function measureCosts(
+  schema: GraphQLSchema,
+  facts: Omit<SchemaFacts, 'fullQuery'>,
   definitions: readonly DefinitionNode[],
 ): Map<OperationDefinitionNode, number> {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -99,24 +129,21 @@ export function introspectionCosts(
     selectionCost(fragment.selectionSet, type),
   );
   function selectionCost(selectionSet: SelectionSetNode, parent: GraphQLNamedType): number {
-    const introspecting = parent.name.startsWith('__');
-    const fields = isObjectType(parent) || isInterfaceType(parent) ? parent.getFields() : {};
+    // Only the fields of introspection types count (others: not introspection, or unknown: validation reports it).
+    const fields = facts.fields.get(parent);
     let total = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         const name = selection.name.value;
         if (name === '__typename') continue;
-        const metaType =
-          name === '__schema' ? schema.getType('__Schema') : name === '__type' ? schema.getType('__Type') : undefined;
+        const metaType = name === '__schema' ? facts.schemaType : name === '__type' ? facts.typeType : undefined;
         if (metaType) {
           total += 1 + (selection.selectionSet ? selectionCost(selection.selectionSet, metaType) : 0);
           continue;
         }
-        const field = introspecting ? fields[name] : undefined;
-        if (!field) continue; // not introspection (or unknown: validation reports it)
-        const items = isListType(getNullableType(field.type)) ? (sizes.get(`${parent.name}.${name}`) ?? 1) : 1;
-        total +=
-          1 + (selection.selectionSet ? items * selectionCost(selection.selectionSet, getNamedType(field.type)) : 0);
+        const field = fields?.get(name);
+        if (!field) continue;
+        total += 1 + (selection.selectionSet ? field.items * selectionCost(selection.selectionSet, field.type) : 0);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const inner = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (inner) total += selectionCost(selection.selectionSet, inner);
@@ -135,11 +162,33 @@ export function introspectionCosts(
   return costs;
 }
 
-/** The list sizes of a schema and the cost of graphql-js's full introspection query on it, computed once per schema. */
-function schemaFacts(schema: GraphQLSchema): { sizes: ListSizes; fullQuery: number } {
+/**
+ * The introspection cost of every operation of a document: how many introspection
+ * objects and fields its answer can hold at most. Each field occurrence counts (aliases
+ * and repeated fragments count again, as in the upstream cost), and a list multiplies
+ * what is below it by the items it has in this schema (see `listSizes`). Fields outside
+ * `__schema` and `__type` cost nothing here (`__typename` neither). Each fragment is
+ * measured once, so the walk is linear in the document's size; each field is one lookup
+ * in its type's table, made once per schema.
+ */
+export function introspectionCosts(
+  schema: GraphQLSchema,
+  definitions: readonly DefinitionNode[],
+): Map<OperationDefinitionNode, number> {
+  return measureCosts(schema, schemaFacts(schema), definitions);
+}
+
+/** The list sizes of a schema, its introspection types' fields and the cost of graphql-js's full introspection query on it, computed once per schema. */
+function schemaFacts(schema: GraphQLSchema): SchemaFacts {
   let facts = factsOf.get(schema);
   if (!facts) {
     const sizes = listSizes(schema);
+    const measured = {
+      sizes,
+      fields: measuredFields(schema, sizes),
+      schemaType: schema.getType('__Schema') ?? undefined,
+      typeType: schema.getType('__Type') ?? undefined,
+    };
     const full = parse(
       getIntrospectionQuery({
         descriptions: true,
@@ -150,7 +199,7 @@ function schemaFacts(schema: GraphQLSchema): { sizes: ListSizes; fullQuery: numb
         oneOf: true,
       }),
     );
-    facts = { sizes, fullQuery: Math.max(0, ...introspectionCosts(schema, sizes, full.definitions).values()) };
+    facts = { ...measured, fullQuery: Math.max(0, ...measureCosts(schema, measured, full.definitions).values()) };
     factsOf.set(schema, facts);
   }
   return facts;
@@ -170,15 +219,19 @@ export function maxIntrospectionCost(schema: GraphQLSchema): number {
  * amplification (hundreds of `__schema` aliases in a few kilobytes) without touching
  * ordinary introspection. A refused document is not validated further (see
  * `STOP_VALIDATION`): its answer is this one error.
+ *
+ * @param schema - the schema it will validate against: its facts (list sizes, the full
+ *   query's cost) are computed here rather than during the first request that introspects
  */
-export function introspectionCostRule(): ValidationRule {
+export function introspectionCostRule(schema?: GraphQLSchema): ValidationRule {
+  // The schema's facts are measured now, at startup, not by the first request that introspects.
+  if (schema) schemaFacts(schema);
   return (context: ValidationContext): ASTVisitor => ({
     Document(document) {
       const schema = context.getSchema();
-      const { sizes } = schemaFacts(schema);
       const max = Math.ceil(maxIntrospectionCost(schema));
       let refused = false;
-      for (const cost of introspectionCosts(schema, sizes, document.definitions).values()) {
+      for (const cost of introspectionCosts(schema, document.definitions).values()) {
         if (cost <= max) continue;
         refused = true;
         context.reportError(
