@@ -178,15 +178,18 @@ const REFUSAL_TARGET_MS = 0.05;
 
 /** Bursts per attack: one burst's CPU time swings with a garbage collection falling in it or not, so the median of several is reported. */
 const BURST_ROUNDS = 5;
+/** Bursts per attack with `--quick` (a smoke run, its figures not judged): still a median. */
+const QUICK_BURST_ROUNDS = 3;
 
 /**
- * {@link BURST_ROUNDS} bursts of `count` subscribe messages, one connection after another
- * (see {@link oneSubscribeBurst}): the outcome of the burst with the median time per
- * refusal, with every burst's time in `burst.perRefusalMsRounds`.
+ * `rounds` bursts of `count` subscribe messages ({@link BURST_ROUNDS}, `--quick`
+ * {@link QUICK_BURST_ROUNDS}), one connection after another (see {@link oneSubscribeBurst}):
+ * the outcome of the burst with the median time per refusal, with every burst's time in
+ * `burst.perRefusalMsRounds`.
  */
-async function subscribeBurst(gateway: Service, count: number): Promise<Outcome> {
+async function subscribeBurst(gateway: Service, count: number, rounds: number): Promise<Outcome> {
   const outcomes: Outcome[] = [];
-  for (let round = 0; round < BURST_ROUNDS; round += 1) outcomes.push(await oneSubscribeBurst(gateway, count));
+  for (let round = 0; round < rounds; round += 1) outcomes.push(await oneSubscribeBurst(gateway, count));
   const perRefusal = (outcome: Outcome): number =>
     (outcome.burst as { perRefusalMs: number | null } | undefined)?.perRefusalMs ?? Number.POSITIVE_INFINITY;
   const sorted = [...outcomes].sort((a, b) => perRefusal(a) - perRefusal(b));
@@ -571,6 +574,7 @@ function burstAndBodyAttacks(repeat: number): Attack[] {
 function attacks(quick: boolean): Attack[] {
   const introspection = JSON.stringify({ query: introspectionAliases(369) });
   const repeat = quick ? 5 : 20;
+  const burstRounds = quick ? QUICK_BURST_ROUNDS : BURST_ROUNDS;
   return [
     {
       name: 'introspection-369-aliases',
@@ -590,12 +594,12 @@ function attacks(quick: boolean): Attack[] {
     {
       name: 'subscribe-burst-1000',
       description: '1,000 subscribe messages on one graphql-ws connection (premium key)',
-      run: (g) => subscribeBurst(g, 1000),
+      run: (g) => subscribeBurst(g, 1000, burstRounds),
     },
     {
       name: 'subscribe-burst-3000',
       description: '3,000 subscribe messages on one graphql-ws connection (premium key)',
-      run: (g) => subscribeBurst(g, 3000),
+      run: (g) => subscribeBurst(g, 3000, burstRounds),
     },
     {
       name: 'upstream-nested-arrays',

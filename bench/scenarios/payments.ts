@@ -31,7 +31,7 @@ function percentile(sorted: readonly number[], p: number): number | null {
  * same ratios ten times faster (10 per 6 s, interval 6 s). The key is the simulator's
  * merchant (twelve company accounts). Reports the time from a transfer appearing upstream
  * to its PAID event (target ≤ interval + 5 s, scaled), and the upstream requests per hour
- * (counted over 6 intervals, `--quick` 4) with open requests on 1 account and on 10
+ * (counted over 6 intervals, `--quick` 2) with open requests on 1 account and on 10
  * (10 polls per interval would need twice the key's polling share, 5 per window: the
  * intervals stretch to 120 s, docs/payments.md). Webhook delivery latency: the key is in a
  * vault of the scenario's own, with a webhook (`webhooks add`) to a receiver on 127.0.0.1;
@@ -45,7 +45,7 @@ export const payments: Scenario = {
     const intervalSeconds = 60 * scale;
     const transfers = bench.args.quick ? 2 : 3;
     /** Intervals the upstream requests are counted over, per phase. */
-    const countedIntervals = bench.args.quick ? 4 : 6;
+    const countedIntervals = bench.args.quick ? 2 : 6;
     // A vault of its own holding the key, for the webhook (the CLI of the built gateway).
     const cli = (vaultEnv: VaultSettings, args: string[], input = ''): string =>
       execFileSync(process.execPath, [join(ROOT, 'dist', 'src', 'main.js'), ...args], {
