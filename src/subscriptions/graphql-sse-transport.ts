@@ -20,7 +20,7 @@ import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { guardSseResponse } from './slow-readers';
 import type { SlowReaderGuard } from './slow-readers';
-import { SseReservations, releaseSseToken } from './sse-reservations';
+import { SseReservations } from './sse-reservations';
 import { SseResultBytes, rememberResultText, resultBytes } from './sse-result-bytes';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext } from './subscription-service';
@@ -155,9 +155,7 @@ export function createSseTransport(
   // The results each open event stream was handed as placeholders (sse-result-bytes.ts), by its guard.
   const resultsOf = new WeakMap<SlowReaderGuard, SseResultBytes>();
   const sseReservations: SseReservations | null = options.sseReservations
-    ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> =>
-        releaseSseToken(sse, token),
-      )
+    ? new SseReservations({ addressOf, ...options.sseReservations }, (req, res) => sse(req, res))
     : null;
   // The payload of each refusal graphql-sse sends as a result, by the result onSubscribe gave it.
   const refusals = new WeakMap<object, RefusalResult>();
