@@ -706,6 +706,7 @@ export const hostile: Scenario = {
         const poller = await HealthPoller.start(gateway.origin, 50);
         const started = performance.now();
         const startedAt = Date.now();
+        const cpuAtStart = mainThreadCpuMs(gateway.pid);
         let outcome: Outcome | null = null;
         let error: string | null = null;
         try {
@@ -714,6 +715,7 @@ export const hostile: Scenario = {
           error = caught instanceof Error ? caught.message : String(caught);
         }
         const attackMs = round(performance.now() - started);
+        const cpuAtEnd = mainThreadCpuMs(gateway.pid);
         await sleep(100); // one or two polls after the last answer
         const scenarioHealth = await poller.stop();
         await scrapeMetrics(gateway.origin);
@@ -753,6 +755,8 @@ export const hostile: Scenario = {
             health.worstPolls?.map((poll) => ({ atMs: poll.sentAt - startedAt, waitMs: poll.waitMs })) ?? null,
           eventLoopP99Ms: loop.p99Ms,
           eventLoopMaxMs: loop.maxMs,
+          // CPU time of the gateway's main thread over the attack: less noisy than waits on a shared machine.
+          gatewayMainThreadCpuMs: cpuAtStart === null || cpuAtEnd === null ? null : round(cpuAtEnd - cpuAtStart),
           targets: {
             healthzUnder100Ms: health.worstMs < TARGET_MS,
             eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,
