@@ -18,12 +18,41 @@ export interface Scrape {
   text: string;
 }
 
-/** GETs `/metrics` and times it (from sending to the last byte). */
+/** The event-loop figures of every scrape of an origin while {@link recordLoopDelay} records it. */
+const loopWindows = new Map<string, Array<{ p99Ms: number | null; maxMs: number | null }>>();
+
+/**
+ * GETs `/metrics` and times it (from sending to the last byte). Each scrape resets the
+ * gateway's event-loop histogram: while {@link recordLoopDelay} records `origin`, its
+ * figures (those of the window since the previous scrape) are kept.
+ */
 export async function scrapeMetrics(origin: string, timeoutMs = 10_000): Promise<Scrape> {
   const started = performance.now();
   const response = await fetch(`${origin}/metrics`, { signal: AbortSignal.timeout(timeoutMs) });
   const text = await response.text();
+  if (response.status === 200) loopWindows.get(origin)?.push(eventLoopDelay(text));
   return { ms: performance.now() - started, status: response.status, text };
+}
+
+/**
+ * Records the gateway's event-loop delay from now (after a scrape that reset it) over every
+ * scrape of `origin` until the returned function is called (after a last scrape). An
+ * attack that scrapes `/metrics` itself (to read a gauge every 250 ms) resets the
+ * histogram each time, so a last scrape alone would see only its last window. Returns the
+ * max over all windows (exact) and the highest window p99 (at least the p99 of the whole:
+ * no more than 1 % of any window's samples lie above it).
+ */
+export function recordLoopDelay(origin: string): () => { p99Ms: number | null; maxMs: number | null; windows: number } {
+  const windows: Array<{ p99Ms: number | null; maxMs: number | null }> = [];
+  loopWindows.set(origin, windows);
+  return () => {
+    if (loopWindows.get(origin) === windows) loopWindows.delete(origin);
+    const highest = (figure: 'p99Ms' | 'maxMs'): number | null => {
+      const values = windows.map((window) => window[figure]).filter((value): value is number => value !== null);
+      return values.length === 0 ? null : Math.max(...values);
+    };
+    return { p99Ms: highest('p99Ms'), maxMs: highest('maxMs'), windows: windows.length };
+  };
 }
 
 /** A gauge of a scrape without labels, or null when it is missing. */
@@ -33,7 +62,7 @@ export function gaugeOf(text: string, name: string): number | null {
 }
 
 /** The event-loop delay the gateway measured since the previous scrape, ms (null when its metrics lack it). */
-export function eventLoopDelay(text: string): { p99Ms: number | null; maxMs: number | null } {
+function eventLoopDelay(text: string): { p99Ms: number | null; maxMs: number | null } {
   const ms = (seconds: number | null): number | null =>
     seconds === null ? null : Math.round(seconds * 1000 * 10) / 10;
   return {
@@ -65,17 +94,30 @@ export interface HealthFigures {
   failures: number;
   /** Longest wait from sending a poll to its answer, ms. */
   worstMs: number;
+  /**
+   * The five longest polls, longest first: when each was sent (ms since the epoch, to be set
+   * against an attack's own moments) and its wait, ms.
+   */
+  worstPolls: Array<{ sentAt: number; waitMs: number }>;
+}
+
+/** What the poller's worker posts back: each poll's wait and sending moment, and the failures. */
+interface PollerFigures {
+  waits: number[];
+  sentAt: number[];
+  failures: number;
 }
 
 /**
  * The poller's loop, run in a worker thread of its own (plain JavaScript, evaluated by
  * `Worker`): one poll not counted, then `ready`; polls `/healthz` until the parent posts any message, then posts back
- * `{ waits, failures }`.
+ * `{ waits, sentAt, failures }` (`sentAt`: each poll's sending, ms since the epoch).
  */
 const POLLER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { origin, intervalMs } = workerData;
 const waits = [];
+const sentAt = [];
 let failures = 0;
 let stopped = false;
 parentPort.once('message', () => { stopped = true; });
@@ -87,6 +129,7 @@ parentPort.once('message', () => { stopped = true; });
   parentPort.postMessage('ready');
   while (!stopped) {
     const started = performance.now();
+    sentAt.push(performance.timeOrigin + started);
     try {
       const response = await fetch(origin + '/healthz', { signal: AbortSignal.timeout(30000) });
       await response.arrayBuffer();
@@ -98,7 +141,7 @@ parentPort.once('message', () => { stopped = true; });
     waits.push(waited);
     if (waited < intervalMs && !stopped) await new Promise((resolve) => setTimeout(resolve, intervalMs - waited));
   }
-  parentPort.postMessage({ waits, failures });
+  parentPort.postMessage({ waits, sentAt, failures });
 })();
 `;
 
@@ -114,9 +157,9 @@ parentPort.once('message', () => { stopped = true; });
  */
 export class HealthPoller {
   private readonly worker: Worker;
-  private readonly figures: Promise<{ waits: number[]; failures: number }>;
+  private readonly figures: Promise<PollerFigures>;
 
-  private constructor(worker: Worker, figures: Promise<{ waits: number[]; failures: number }>) {
+  private constructor(worker: Worker, figures: Promise<PollerFigures>) {
     this.worker = worker;
     this.figures = figures;
   }
@@ -130,8 +173,8 @@ export class HealthPoller {
     const worker = new Worker(POLLER_SOURCE, { eval: true, workerData: { origin, intervalMs } });
     let ready = (): void => undefined;
     const started = new Promise<void>((resolve) => (ready = resolve));
-    const figures = new Promise<{ waits: number[]; failures: number }>((resolve, reject) => {
-      worker.on('message', (message: 'ready' | { waits: number[]; failures: number }) => {
+    const figures = new Promise<PollerFigures>((resolve, reject) => {
+      worker.on('message', (message: 'ready' | PollerFigures) => {
         if (message === 'ready') ready();
         else resolve(message);
       });
@@ -144,13 +187,14 @@ export class HealthPoller {
   /** Stops polling (after the poll in flight) and returns the figures. */
   async stop(): Promise<HealthFigures> {
     this.worker.postMessage('stop');
-    const { waits, failures } = await this.figures;
+    const { waits, sentAt, failures } = await this.figures;
     await this.worker.terminate();
-    return {
-      polls: waits.length,
-      failures,
-      worstMs: Math.round(Math.max(0, ...waits) * 10) / 10,
-    };
+    const tenth = (ms: number): number => Math.round(ms * 10) / 10;
+    const worstPolls = waits
+      .map((waitMs, index) => ({ sentAt: Math.round(sentAt[index] ?? 0), waitMs: tenth(waitMs) }))
+      .sort((a, b) => b.waitMs - a.waitMs)
+      .slice(0, 5);
+    return { polls: waits.length, failures, worstMs: tenth(Math.max(0, ...waits)), worstPolls };
   }
 }
 

@@ -77,11 +77,25 @@ function stalledStream(gateway: Service, key: string, body: string): Promise<Soc
   });
 }
 
-/** Waits until the gateway holds at most `left` SSE subscriptions, or `boundMs` passed; the time it took, or null. */
-async function untilSseFreed(gateway: Service, boundMs: number, left = 0): Promise<number | null> {
+/**
+ * Waits until the gateway holds at most `left` SSE subscriptions, or `boundMs` passed; the time it took, or null.
+ * `onFirstDrop` is called once when the count first falls under its first reading.
+ */
+async function untilSseFreed(
+  gateway: Service,
+  boundMs: number,
+  left = 0,
+  onFirstDrop?: () => void,
+): Promise<number | null> {
   const started = performance.now();
+  let first: number | null = null;
   while (performance.now() - started < boundMs) {
     const active = await sseActive(gateway);
+    first ??= active;
+    if (onFirstDrop && first !== null && active !== null && active < first) {
+      onFirstDrop();
+      onFirstDrop = undefined;
+    }
     if (active !== null && active <= left) return round(performance.now() - started);
     await sleep(250);
   }
@@ -150,17 +164,25 @@ function changeEvery(gateway: Service, key: string, everyMs: number): { fetches(
 
 async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutcome> {
   const body = JSON.stringify({ query: 'query Companies @live { factories { id name } }' });
+  // The attack's moments, ms after it began (to set against the longest /healthz polls).
+  const began = Date.now();
+  const moments: Record<string, number> = {};
+  const mark = (name: string): void => void (moments[name] = Date.now() - began);
   const before = currentRssMb(gateway.pid);
   const sampler = new RssSampler(gateway.pid);
   const sockets = await Promise.all(
     Array.from({ length: 50 }, () => stalledStream(gateway, COMPANIES_CHANGING_KEY, body)),
   );
+  mark('streamsOpen');
   const reader = readingStream(gateway, COMPANIES_CHANGING_KEY, body);
   const opened = await sseActive(gateway);
+  mark('changesFrom');
   const changes = changeEvery(gateway, COMPANIES_CHANGING_KEY, 1100);
   // The reader's stream stays: the 50 others are cut.
-  const freedAfterMs = await untilSseFreed(gateway, holdMs, 1);
+  const freedAfterMs = await untilSseFreed(gateway, holdMs, 1, () => mark('firstCutSeen'));
+  mark('allCutSeen');
   await changes.stop();
+  mark('changesStopped');
   const peak = sampler.stop();
   const readerResults = reader.results();
   reader.close();
@@ -168,6 +190,7 @@ async function slowReaders(gateway: Service, holdMs: number): Promise<StreamOutc
   const growthMb = before === null || peak === null ? null : round(peak - before);
   return {
     internalErrors: 0,
+    moments,
     streams: sockets.length,
     openedSse: opened,
     freedAfterMs,

@@ -28,7 +28,7 @@ import { graphqlHeaders, postGraphQL, sleep } from '../lib/http';
 import { summarizeLatencies } from '../lib/load';
 import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
-import { eventLoopDelay, HealthPoller, mainThreadCpuMs, scrapeMetrics } from '../lib/responsiveness';
+import { HealthPoller, mainThreadCpuMs, recordLoopDelay, scrapeMetrics } from '../lib/responsiveness';
 import { currentRssMb, RssSampler } from '../lib/rss';
 import {
   COMPANIES_AT_LIMIT_KEY,
@@ -706,8 +706,11 @@ export const hostile: Scenario = {
         (one) => bench.args.attacks === null || bench.args.attacks.includes(one.name),
       )) {
         await scrapeMetrics(gateway.origin); // resets the event-loop histogram
+        const loopRecord = recordLoopDelay(gateway.origin);
         const poller = await HealthPoller.start(gateway.origin, 50);
         const started = performance.now();
+        const startedAt = Date.now();
+        const cpuAtStart = mainThreadCpuMs(gateway.pid);
         let outcome: Outcome | null = null;
         let error: string | null = null;
         try {
@@ -716,9 +719,12 @@ export const hostile: Scenario = {
           error = caught instanceof Error ? caught.message : String(caught);
         }
         const attackMs = round(performance.now() - started);
+        const cpuAtEnd = mainThreadCpuMs(gateway.pid);
         await sleep(100); // one or two polls after the last answer
         const scenarioHealth = await poller.stop();
-        const scenarioLoop = eventLoopDelay((await scrapeMetrics(gateway.origin)).text);
+        await scrapeMetrics(gateway.origin);
+        // Over every window: an attack's own scrapes reset the histogram too.
+        const scenarioLoop = loopRecord();
         // An attack run against a gateway of its own (the half-open one) reports that gateway's figures.
         const own = outcome?.ownGateway as
           | {
@@ -729,7 +735,12 @@ export const hostile: Scenario = {
             }
           | undefined;
         const health = own
-          ? { worstMs: own.healthzWorstMs, failures: own.healthzFailures, polls: scenarioHealth.polls }
+          ? {
+              worstMs: own.healthzWorstMs,
+              failures: own.healthzFailures,
+              polls: scenarioHealth.polls,
+              worstPolls: null,
+            }
           : scenarioHealth;
         const loop = own ? { p99Ms: own.eventLoopP99Ms, maxMs: own.eventLoopMaxMs } : scenarioLoop;
         if (error !== null || (outcome?.internalErrors ?? 0) > 0 || health.failures > 0) failures += 1;
@@ -743,8 +754,13 @@ export const hostile: Scenario = {
           healthzWorstMs: health.worstMs,
           healthzPolls: health.polls,
           healthzFailures: health.failures,
+          // When the longest polls were sent, ms after the attack began (its outcome may name its own moments).
+          healthzWorstPolls:
+            health.worstPolls?.map((poll) => ({ atMs: poll.sentAt - startedAt, waitMs: poll.waitMs })) ?? null,
           eventLoopP99Ms: loop.p99Ms,
           eventLoopMaxMs: loop.maxMs,
+          // CPU time of the gateway's main thread over the attack: less noisy than waits on a shared machine.
+          gatewayMainThreadCpuMs: cpuAtStart === null || cpuAtEnd === null ? null : round(cpuAtEnd - cpuAtStart),
           targets: {
             healthzUnder100Ms: health.worstMs < TARGET_MS,
             eventLoopP99Under100Ms: loop.p99Ms === null ? null : loop.p99Ms < TARGET_MS,

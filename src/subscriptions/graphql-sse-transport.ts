@@ -20,7 +20,8 @@ import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { guardSseResponse } from './slow-readers';
 import type { SlowReaderGuard } from './slow-readers';
-import { SseReservations, releaseSseToken } from './sse-reservations';
+import { SseReservations } from './sse-reservations';
+import { SseResultBytes, rememberResultText, resultBytes } from './sse-result-bytes';
 import { SubscriptionConnection } from './subscription-service';
 import type { SubscriptionContext } from './subscription-service';
 import type { SubscriptionTransportOptions } from './transport-options';
@@ -61,16 +62,31 @@ async function readSseBody(
   }
 }
 
-/** Writes graphql-sse's answer to a `node:http` response, as graphql-sse's own `use/http` does. */
-async function writeSseResponse(res: ServerResponse, [body, init]: SseResponse): Promise<void> {
+/**
+ * Writes graphql-sse's answer to a `node:http` response, as graphql-sse's own `use/http` does;
+ * an event holding one of `results`' placeholders is written around the result's shared bytes.
+ */
+async function writeSseResponse(
+  res: ServerResponse,
+  [body, init]: SseResponse,
+  results: SseResultBytes | undefined,
+): Promise<void> {
   res.writeHead(init.status, init.statusText, init.headers);
   if (!body || typeof body === 'string') return new Promise((resolve) => res.end(body, () => resolve()));
   const stop = (): void => void body.return(undefined);
   res.once('close', stop);
   for await (const value of body) {
-    const closed = await new Promise<boolean>((resolve, reject) =>
-      res.writable ? res.write(value, (error) => (error ? reject(error) : resolve(false))) : resolve(true),
-    );
+    const pieces = results?.pieces(value) ?? null;
+    const closed = await new Promise<boolean>((resolve, reject) => {
+      if (!res.writable) return resolve(true);
+      const done = (error: Error | null | undefined): void => (error ? reject(error) : resolve(false));
+      if (pieces === null) return void res.write(value, done);
+      res.cork();
+      res.write(pieces[0]);
+      res.write(pieces[1]);
+      res.write(pieces[2], done);
+      res.uncork();
+    });
     if (closed) break;
   }
   res.off('close', stop);
@@ -136,10 +152,10 @@ export function createSseTransport(
   const guardsByToken = new Map<string, SlowReaderGuard>();
   const guardOf = (request: IncomingMessage, token: string | null): SlowReaderGuard | undefined =>
     token ? guardsByToken.get(token) : guardsByRequest.get(request);
+  // The results each open event stream was handed as placeholders (sse-result-bytes.ts), by its guard.
+  const resultsOf = new WeakMap<SlowReaderGuard, SseResultBytes>();
   const sseReservations: SseReservations | null = options.sseReservations
-    ? new SseReservations({ addressOf, ...options.sseReservations }, (token): Promise<void> =>
-        releaseSseToken(sse, token),
-      )
+    ? new SseReservations({ addressOf, ...options.sseReservations }, (req, res) => sse(req, res))
     : null;
   // The payload of each refusal graphql-sse sends as a result, by the result onSubscribe gave it.
   const refusals = new WeakMap<object, RefusalResult>();
@@ -198,12 +214,20 @@ export function createSseTransport(
     onOperation: (_ctx, _req, args, result) => watch.answered(args, result),
     // A stream still flushing its last write: the operation waits (graphql-sse awaits onNext),
     // so a client that does not read holds one result per operation, not every one made.
+    // A result goes to the stream as a placeholder of its JSON's bytes, encoded once for
+    // every stream it goes to (sse-result-bytes.ts), unless its stream is not open yet.
     onNext: (ctx, req, result) => {
       const refusal = refusals.get(result);
       if (refusal) return refusal as ExecutionResult;
-      const flushed = guardOf(req.raw, streamToken(req.raw))?.flushed();
-      if (!flushed) return finish('graphql-sse', ctx, result as ExecutionResult);
-      return flushed.then(() => finish('graphql-sse', ctx, result as ExecutionResult));
+      const guard = guardOf(req.raw, streamToken(req.raw));
+      const send = (): ExecutionResult => {
+        const final = finish('graphql-sse', ctx, result as ExecutionResult, rememberResultText);
+        const bytes = resultBytes(final);
+        const results = guard && !guard.closed ? resultsOf.get(guard) : undefined;
+        return bytes && results ? results.placeholder(bytes) : final;
+      };
+      const flushed = guard?.flushed();
+      return flushed ? flushed.then(send) : send();
     },
     onComplete: (ctx) => {
       // Its places go now (a subscription completed while its first poll ran would hold them until that poll answered).
@@ -216,7 +240,7 @@ export function createSseTransport(
   });
   // graphql-sse on `node:http`, with the body read here: a POST over MAX_BODY_BYTES, or a
   // batch, is refused by the pipeline (as over HTTP) before graphql-sse sees it.
-  const sse = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const sse = async (req: IncomingMessage, res: ServerResponse, results?: SseResultBytes): Promise<void> => {
     // Read before the body: a body over the limit is not read to its end, and its request loses its socket.
     const address = addressOf(req);
     const credential = requestCredential(req);
@@ -246,7 +270,7 @@ export function createSseTransport(
       raw: req,
       context: { res },
     };
-    await writeSseResponse(res, await handler(request));
+    await writeSseResponse(res, await handler(request), results);
   };
   // The SSE responses open now: a stop ends them (nothing else would before the grace period).
   const sseResponses = new Set<ServerResponse>();
@@ -263,6 +287,8 @@ export function createSseTransport(
         ),
       );
       guardsByRequest.set(req, guard);
+      const results = new SseResultBytes();
+      resultsOf.set(guard, results);
       if (token) {
         guardsByToken.set(token, guard);
         res.once('close', () => {
@@ -286,7 +312,9 @@ export function createSseTransport(
       const tokenReady = options.pipeline.tokenReady(requestCredential(req));
       if (tokenReady) await tokenReady;
       try {
-        await (sseReservations ? sseReservations.handle(req, res, () => sse(req, res)) : sse(req, res));
+        await (sseReservations
+          ? sseReservations.handle(req, res, () => sse(req, res, results))
+          : sse(req, res, results));
       } finally {
         if (res.writableEnded) clearInterval(keepAlive);
       }

@@ -12,6 +12,7 @@ import type { LivePatchFormat } from './live-operations';
 import type { LiveQueries, LiveRun } from './live-queries';
 import { OperationWatch } from './operation-watch';
 import type { Credential } from '../pipeline/credential';
+import type { ResultText } from '../pipeline/response-size';
 import type { SubscriptionTransportOptions } from './transport-options';
 
 /** The state and steps both transports run operations with (see {@link createOperationRuns}). */
@@ -28,8 +29,16 @@ export interface OperationRuns {
   untilTokenRefused<T>(contextValue: unknown, result: T): T;
   /** `result`, ended at once when its client left while it started. */
   unlessAbandoned<T>(contextValue: unknown, result: T): T;
-  /** The result phase on a result about to be sent (a live query's: its `delivery` phase). */
-  finish(transport: 'graphql-ws' | 'graphql-sse', contextValue: unknown, result: ExecutionResult): ExecutionResult;
+  /**
+   * The result phase on a result about to be sent (a live query's: its `delivery` phase);
+   * `measured` is told the JSON the `response-size` step measured when the result is sent as it is.
+   */
+  finish(
+    transport: 'graphql-ws' | 'graphql-sse',
+    contextValue: unknown,
+    result: ExecutionResult,
+    measured?: (result: ExecutionResult, text: ResultText) => void,
+  ): ExecutionResult;
   /** Executes a query or mutation (a live one through the live queries). */
   execute(args: ExecutionArgs): ReturnType<LiveQueries['execute']>;
   /** Subscribes. */
@@ -86,6 +95,7 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
     transport: 'graphql-ws' | 'graphql-sse',
     contextValue: unknown,
     result: ExecutionResult,
+    measured?: (result: ExecutionResult, text: ResultText) => void,
   ): ExecutionResult => {
     const context = operationContext(contextValue);
     const live = context !== null && liveContexts.has(context);
@@ -96,6 +106,7 @@ export function createOperationRuns(options: SubscriptionTransportOptions): Oper
         execution: context,
         delivery: context,
         report: ({ result: sent }) => watch.next(contextValue, sent),
+        ...(measured ? { measured } : {}),
       },
       live ? ['delivery'] : undefined,
     );

@@ -2,15 +2,19 @@
  * Bounds on graphql-sse's reservations (single-connection mode).
  *
  * `PUT /graphql/stream` reserves an event stream: graphql-sse answers 201 with a token and
- * keeps an entry for it in a map inside its handler, until a stream connects with that token
- * and closes. A client that reserves and never connects would keep that entry forever. Here
- * every reservation not yet connected is recorded, in the order it was made (one lifetime
- * for all, so that is also the order they expire in, and one timer, for the oldest, is
+ * keeps an entry for it in a map inside its handler (a stream with its queue, iterator and
+ * closures, about 2 KB), until a stream connects with that token and closes. A client that
+ * reserves and never connects would keep that entry forever. Here a keyless PUT is answered
+ * without graphql-sse: the reservation is a small record (its addresses and expiry) in one
+ * Map, and graphql-sse's entry is made only when a request first names the token (its event
+ * stream, or an operation posted to it). A PUT naming a token of its own goes to graphql-sse
+ * as before. Every reservation not yet connected is recorded, in the order it was made (one
+ * lifetime for all, so that is also the order they expire in, and one timer, for the oldest, is
  * enough): it expires after `SSE_RESERVATION_TTL_MS`, and there are at most
  * `SSE_RESERVATIONS_MAX_PER_ADDRESS` per client address, `SSE_RESERVATIONS_MAX_PER_PEER` per
  * socket peer (a proxy's address: a rotating `X-Forwarded-For` through it fills no more)
- * and `SSE_RESERVATIONS_MAX` in all (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too:
- * its stream is connected and closed at once internally, which is how graphql-sse itself
+ * and `SSE_RESERVATIONS_MAX` in all (over a cap: HTTP 429, `RATE_LIMITED`). An expired reservation is freed in graphql-sse too
+ * when it was made there: its stream is connected and closed at once internally, which is how graphql-sse itself
  * deletes a token, so a later request with that token fails as for any unknown token (404
  * `Stream not found`, or a stream of its own).
  */
@@ -64,20 +68,41 @@ function tokenOf(url: string | undefined, header: string | null | undefined): st
  * handler sees a response that is no longer writable, leaves its loop and returns the
  * stream's iterator, which deletes the token and ends the stream's operations.
  */
-export async function releaseSseToken(
-  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
-  token: string,
-): Promise<void> {
-  const request = {
-    method: 'GET',
-    url: '/graphql/stream',
-    headers: { accept: 'text/event-stream', [TOKEN_HEADER]: token },
-  };
+async function releaseSseToken(handler: GraphqlSseHandler, token: string): Promise<void> {
+  await internalRequest(handler, 'GET', { accept: 'text/event-stream', [TOKEN_HEADER]: token });
+}
+
+/** graphql-sse's handler on `node:http` (the transport's, or graphql-sse's own `use/http`). */
+type GraphqlSseHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * Makes graphql-sse's entry of `token` the way a client makes it: a PUT naming the token (a
+ * request of no socket); the status graphql-sse answered (201, or 409 when it has one).
+ */
+async function reserveSseToken(handler: GraphqlSseHandler, token: string): Promise<number> {
+  return internalRequest(handler, 'PUT', { accept: '*/*', [TOKEN_HEADER]: token });
+}
+
+/**
+ * Sends `handler` a request of no socket and answers nothing: the response is not writable
+ * (an event stream ends before its first write); the status it was given, or 0.
+ */
+async function internalRequest(
+  handler: GraphqlSseHandler,
+  method: string,
+  headers: Record<string, string>,
+): Promise<number> {
+  // No socket: the client address reads as unknown (graphql-sse reads only the other members).
+  const request = { method, url: '/graphql/stream', headers, socket: {} };
+  let status = 0;
   const response = {
     writable: false,
     headersSent: true,
     writableEnded: true,
-    writeHead: () => response,
+    writeHead: (code: number) => {
+      status = code;
+      return response;
+    },
     once: () => response,
     off: () => response,
     end: (...args: unknown[]) => {
@@ -85,8 +110,8 @@ export async function releaseSseToken(
       callback?.();
     },
   };
-  // Not a socket's request: graphql-sse's Node adapter reads only these members.
   await handler(request as unknown as IncomingMessage, response as unknown as ServerResponse);
+  return status;
 }
 
 /** One reservation not yet connected. */
@@ -97,6 +122,8 @@ interface Reservation {
   peer: string;
   /** When it expires (`Date.now()` time), ms. */
   expiresAt: number;
+  /** graphql-sse's entry of it: null until a request names the token, then its making. */
+  made: Promise<unknown> | null;
 }
 
 /**
@@ -112,7 +139,7 @@ const RELEASES_PER_TURN = 500;
  */
 export class SseReservations {
   readonly #limits: SseReservationLimits;
-  readonly #release: (token: string) => Promise<void>;
+  readonly #graphqlSse: GraphqlSseHandler;
   /** By token, oldest first (a Map keeps the order of insertion). */
   readonly #pending = new Map<string, Reservation>();
   /** The timer of the oldest reservation's expiry, or of the next releases. */
@@ -128,11 +155,12 @@ export class SseReservations {
 
   /**
    * @param limits - lifetime and caps
-   * @param release - frees graphql-sse's entry of an expired token ({@link releaseSseToken})
+   * @param graphqlSse - graphql-sse's handler, which makes a reservation's entry when its
+   *   token is first named and frees that of an expired one ({@link releaseSseToken})
    */
-  constructor(limits: SseReservationLimits, release: (token: string) => Promise<void>) {
+  constructor(limits: SseReservationLimits, graphqlSse: GraphqlSseHandler) {
     this.#limits = limits;
-    this.#release = release;
+    this.#graphqlSse = graphqlSse;
   }
 
   /** Reservations not yet connected. */
@@ -167,8 +195,14 @@ export class SseReservations {
     }
     const header = req.headers[TOKEN_HEADER];
     const token = tokenOf(req.url, Array.isArray(header) ? header.join('') : header);
-    // Connected: graphql-sse deletes the token when this stream closes.
-    if (token !== null && req.headers.accept === 'text/event-stream') this.#take(token);
+    const reservation = token === null ? undefined : this.#pending.get(token);
+    if (token !== null && reservation) {
+      // Named for the first time: graphql-sse's entry is made now.
+      reservation.made ??= reserveSseToken(this.#graphqlSse, token);
+      await reservation.made;
+      // Connected: graphql-sse deletes the token when this stream closes.
+      if (req.headers.accept === 'text/event-stream') this.#take(token);
+    }
     await next();
   }
 
@@ -181,11 +215,11 @@ export class SseReservations {
     this.#timer = null;
   }
 
-  /** Records a reservation graphql-sse made (a token given again starts anew, at the end). */
-  #record(token: string, address: string, peer: string): void {
+  /** Records a reservation, `made` in graphql-sse already or not (a token given again starts anew, at the end). */
+  #record(token: string, address: string, peer: string, made: Promise<unknown> | null): void {
     this.#take(token);
     this.#count(address, peer);
-    this.#pending.set(token, { address, peer, expiresAt: Date.now() + this.#limits.ttlMs });
+    this.#pending.set(token, { address, peer, expiresAt: Date.now() + this.#limits.ttlMs, made });
     this.#schedule();
   }
 
@@ -224,7 +258,9 @@ export class SseReservations {
       }
       this.#take(token);
       released += 1;
-      void this.#release(token).catch(() => undefined);
+      // Never named: graphql-sse has no entry of it.
+      if (reservation.made)
+        void reservation.made.then(() => releaseSseToken(this.#graphqlSse, token)).catch(() => undefined);
     }
     this.#schedule();
   }
@@ -251,6 +287,24 @@ export class SseReservations {
       res.end(text);
       return;
     }
+    const header = req.headers[TOKEN_HEADER];
+    const named = tokenOf(req.url, Array.isArray(header) ? header.join('') : header);
+    const accept = req.headers.accept || '*/*';
+    if (named === null && (accept === '*/*' || accept === 'text/plain')) {
+      // graphql-sse's answer to a keyless PUT, without its entry (made when the token is first named).
+      const token = randomUUID();
+      this.#record(token, address, peer, null);
+      res.writeHead(201, 'Created', { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(token);
+      return;
+    }
+    if (named !== null && this.#pending.has(named)) {
+      // As graphql-sse answers a token it holds.
+      const text = JSON.stringify({ errors: [{ message: 'Stream already registered' }] });
+      res.writeHead(409, 'Conflict', { 'content-type': 'application/json; charset=utf-8' });
+      res.end(text);
+      return;
+    }
     // The slot is taken now (PUTs may interleave while graphql-sse answers), then given back
     // to the record's entry, or to nobody.
     this.#count(address, peer);
@@ -262,7 +316,7 @@ export class SseReservations {
       this.#forget(address, peer);
     }
     const token = this.#minted.get(req);
-    if (res.statusCode === 201 && token !== undefined) this.#record(token, address, peer);
+    if (res.statusCode === 201 && token !== undefined) this.#record(token, address, peer, Promise.resolve());
   }
 
   /** Which cap a new reservation of `address` would break, if any. */

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { GraphQLObjectType, GraphQLSchema, GraphQLString } from 'graphql';
 import { createClient as createSseClient } from 'graphql-sse';
 import { createHandler } from 'graphql-sse/lib/use/http';
-import { SseReservations, releaseSseToken } from '../../src/subscriptions/sse-reservations';
+import { SseReservations } from '../../src/subscriptions/sse-reservations';
 import type { SseReservationLimits } from '../../src/subscriptions/sse-reservations';
 import { DEMO_KEYS } from '../../src/simulator';
 import { bearer, useFakeTimersWithRealIo, useStack } from '../support';
@@ -72,6 +72,8 @@ describe('SseReservations around graphql-sse', () => {
   let server: Server;
   let origin: string;
   let reservations: SseReservations;
+  /** PUTs the reservations sent graphql-sse themselves (to make an entry when a token is first named). */
+  let internalPuts: number;
   const TTL = 30_000;
 
   async function start(limits: Partial<SseReservationLimits> = {}): Promise<void> {
@@ -82,9 +84,11 @@ describe('SseReservations around graphql-sse', () => {
         fields: { hello: { type: GraphQLString, resolve: () => 'world' } },
       }),
     });
-    reservations = new SseReservations({ ttlMs: TTL, maxPerAddress: 100, max: 1000, ...limits }, (token) =>
-      releaseSseToken(sse, token),
-    );
+    internalPuts = 0;
+    reservations = new SseReservations({ ttlMs: TTL, maxPerAddress: 100, max: 1000, ...limits }, (req, res) => {
+      if (req.method === 'PUT') internalPuts += 1;
+      return sse(req, res);
+    });
     const sse = createHandler({ schema, authenticate: reservations.authenticate });
     server = createServer((req, res) => void reservations.handle(req, res, () => sse(req, res)));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -115,6 +119,26 @@ describe('SseReservations around graphql-sse', () => {
     const late = await operate(origin, token);
     expect(late.status).toBe(404);
     expect(JSON.parse(late.text)).toEqual({ errors: [{ message: 'Stream not found' }] });
+  });
+
+  it("makes graphql-sse's entry only when a token is first named, and frees it there when it expires", async () => {
+    await start();
+    const tokens = [(await put(origin)).text, (await put(origin)).text, (await put(origin)).text];
+    expect(new Set(tokens).size).toBe(3);
+    // Three reservations, none in graphql-sse yet (each would hold a stream of its own there).
+    expect(internalPuts).toBe(0);
+    expect((await operate(origin, tokens[0] ?? '')).status).toBe(202);
+    expect((await operate(origin, tokens[0] ?? '')).status).toBe(202);
+    expect(internalPuts).toBe(1);
+    // A PUT naming a recorded token is refused as graphql-sse refuses one it holds.
+    const again = await call(origin, 'PUT', { 'x-graphql-event-stream-token': tokens[1] ?? '' });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.text)).toEqual({ errors: [{ message: 'Stream already registered' }] });
+
+    jest.advanceTimersByTime(TTL + 1);
+    expect(reservations.size).toBe(0);
+    for (const token of tokens) expect((await operate(origin, token)).status).toBe(404);
+    expect(internalPuts).toBe(1);
   });
 
   it('leaves nothing behind after many reservations expire (freed 500 at a time, I/O served in between)', async () => {
@@ -239,6 +263,21 @@ describe('graphql-sse reservations in the gateway', () => {
     expect(JSON.parse(answers[3]?.text ?? '')).toMatchObject({
       errors: [{ extensions: { code: 'RATE_LIMITED', limit: 'SSE_RESERVATIONS_MAX_PER_ADDRESS', max: 3 } }],
     });
+  });
+});
+
+describe('graphql-sse reservations in the gateway, expiring', () => {
+  const stack = useStack({ http: true, config: { sseReservationTtlMs: 60_000 } });
+  afterEach(() => jest.useRealTimers());
+
+  it('frees in graphql-sse a reservation that was named, once it expires', async () => {
+    useFakeTimersWithRealIo();
+    const token = (await put(stack.origin)).text;
+    expect((await operate(stack.origin, token)).status).toBe(202);
+    jest.advanceTimersByTime(60_001);
+    const late = await operate(stack.origin, token);
+    expect(late.status).toBe(404);
+    expect(JSON.parse(late.text)).toEqual({ errors: [{ message: 'Stream not found' }] });
   });
 });
 
