@@ -220,15 +220,24 @@ function deepFreeze<T>(value: T): T {
 }
 
 /** A request as read, its header map built when first read (a response-cache hit answered before Apollo never reads it). */
+class LazyReadRequest implements ReadRequest {
+  readonly kind = 'request';
+  private map: HeaderMap | undefined;
+  text?: string;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly body: unknown,
+  ) {}
+
+  get headers(): HeaderMap {
+    return (this.map ??= headerMap(this.req));
+  }
+}
+
+/** A request as read (see {@link LazyReadRequest}). */
 function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRequest {
-  let headers: HeaderMap | undefined;
-  const read: ReadRequest = {
-    kind: 'request',
-    get headers(): HeaderMap {
-      return (headers ??= headerMap(req));
-    },
-    body,
-  };
+  const read = new LazyReadRequest(req, body);
   if (text !== undefined) read.text = text;
   return read;
 }

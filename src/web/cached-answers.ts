@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Negotiator from 'negotiator';
-import { createContext, wantsNoCache } from '../context';
+import { createHitContext, wantsNoCache } from '../context';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 import { responseSession } from '../graph/response-cache/response-cache-hits';
@@ -129,7 +129,7 @@ export function answerFromResponseCache(
   if (stored === undefined) return { kind: 'apollo', requestKey };
   // The plugin's age: whole seconds since it stored the answer.
   const ageSeconds = Math.round((Date.now() - stored.cacheTime) / 1000);
-  const answer = answers.response(createContext(runtime.services, req.headers, inUse), {
+  const answer = answers.response(createHitContext(req.headers, inUse), {
     head: stored.head,
     ageSeconds,
     operationName: stored.operationName,
