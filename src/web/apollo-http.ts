@@ -207,7 +207,14 @@ const LAST_BODY = Symbol('lastBody');
 
 /** A connection with its last POST body: its bytes (a copy), its `Content-Type`, its text and what was read from it. */
 type BodySocket = IncomingMessage['socket'] & {
-  [LAST_BODY]?: { bytes: Buffer; contentType: string | undefined; text: string; body: unknown };
+  [LAST_BODY]?: {
+    bytes: Buffer;
+    contentType: string | undefined;
+    /** The limit its sizes were checked against (see {@link RequestLimits.maxVariablesBytes}). */
+    maxVariablesBytes: number | undefined;
+    text: string;
+    body: unknown;
+  };
 };
 
 /** `value` and everything in it frozen: a parsed body handed to several requests is never changed by one of them. */
@@ -251,8 +258,9 @@ function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRe
  *
  * A POST body of at most {@link LAST_BODY_MAX_BYTES} is kept on its connection (a copy of
  * its bytes, its text, its parsed value frozen): the next request on the connection with
- * the same bytes and `Content-Type` gets the same text and value without decoding and
- * parsing them again (a client polling one operation over keep-alive).
+ * the same bytes and `Content-Type`, read with the same `maxVariablesBytes`, gets the same
+ * text and value without decoding and parsing them again (a client polling one operation
+ * over keep-alive).
  *
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
@@ -273,7 +281,12 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
   const socket = req.socket as BodySocket;
   const last = socket[LAST_BODY];
   // The same bytes as the connection's previous request: the same text and parsed body, not decoded again.
-  if (last !== undefined && last.contentType === contentType && last.bytes.equals(bytes))
+  if (
+    last !== undefined &&
+    last.contentType === contentType &&
+    last.maxVariablesBytes === limits.maxVariablesBytes &&
+    last.bytes.equals(bytes)
+  )
     return readRequest(req, last.body, last.text);
   const text = utf8Text(bytes);
   if (text === null) return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
@@ -291,7 +304,13 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
     }
   }
   if (bytes.length <= LAST_BODY_MAX_BYTES)
-    socket[LAST_BODY] = { bytes: Buffer.from(bytes), contentType, text, body: deepFreeze(body) };
+    socket[LAST_BODY] = {
+      bytes: Buffer.from(bytes),
+      contentType,
+      maxVariablesBytes: limits.maxVariablesBytes,
+      text,
+      body: deepFreeze(body),
+    };
   return readRequest(req, body, text);
 }
 
