@@ -5,7 +5,8 @@ import { operationLoaders } from './domains';
 import type { DomainServices, GatewayContext } from './domains/gateway-context';
 import { ListItemErrors } from './domains/shared/list-item-errors';
 import type { UpstreamEconomy } from './economy';
-import { UpstreamSession } from './economy';
+import { OperationAccounting, UpstreamSession } from './economy';
+import type { HitContext } from './pipeline/http-result-phase';
 import type { CharacterKey, KeyInUse } from './pipeline/key-in-use';
 import { GatewayError } from './errors/gateway-error';
 import type { ActiveToken, TokenBudgets } from './vault';
@@ -132,6 +133,29 @@ export function createContext(
 }
 
 /** Holds a token with `--budget-share n` to n upstream requests per window of each of its keys' budgets (not enforced without `budgets`). */
+/** The list-item errors of a hit answered before Apollo: none (nothing executes). */
+const NO_ITEM_ERRORS: HitContext['itemErrors'] = Object.freeze({ size: 0, formatted: () => [] });
+
+/**
+ * The context of a response-cache hit answered before Apollo (src/web/cached-answers.ts):
+ * what {@link createContext} would give its result phase (the key and secret to redact,
+ * the token, a fresh accounting, no item errors or warnings), without the session,
+ * loaders and budget an execution needs.
+ *
+ * @param headers - the request's headers (`X-Api-Secret` of a caller's own key)
+ * @param key - the key the request runs with, as the request steps resolved it
+ */
+export function createHitContext(headers: IncomingHttpHeaders, key: KeyInUse): HitContext {
+  const held = key.source !== 'caller';
+  return {
+    apiKey: key.key.apiKey,
+    apiSecret: held ? key.storedSecret : singleHeader(headers['x-api-secret'])?.trim() || null,
+    ...(key.source === 'token' ? { token: key.token } : {}),
+    session: { accounting: new OperationAccounting(), keyId: key.key.keyId },
+    itemErrors: NO_ITEM_ERRORS,
+  };
+}
+
 function shareBudget(
   budgets: TokenBudgets | undefined,
   token: ActiveToken,

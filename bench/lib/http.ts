@@ -19,6 +19,16 @@ export function graphqlHeaders(apiKey: string | null, noCache: boolean): Record<
   };
 }
 
+/**
+ * The header of a probe (a scenario's first request, a gateway's first dashboard):
+ * `Prefer: wait=10`, the most a gateway waits for upstream slots and budget
+ * (`UPSTREAM_PATIENCE_MAX_MS`). A cold dashboard sends 86 upstream requests, 10 at a time
+ * per key; on a slow or loaded machine (a gateway under `--cpu-prof`) some wait longer than
+ * `UPSTREAM_PATIENCE_MS` (1.5 s) for a slot and the gateway answers them `RATE_LIMITED`,
+ * which failed the probe. The load itself sends no `Prefer`.
+ */
+export const PROBE_HEADERS: Readonly<Record<string, string>> = Object.freeze({ prefer: 'wait=10' });
+
 /** POSTs one operation and parses the answer. */
 export async function postGraphQL(
   url: string,

@@ -11,6 +11,7 @@ import {
   gatewayOperations,
   graphqlHeaders,
   postGraphQL,
+  PROBE_HEADERS,
   simRequests,
   simReset,
   total,
@@ -101,7 +102,7 @@ export async function measureLoad(bench: Bench, spec: LoadSpec): Promise<LoadSce
   try {
     const fill = spec.prepare ? await spec.prepare() : undefined;
     // Probe: the scenario's request succeeds (and, for warm scenarios, the cache is primed).
-    const probe = await postGraphQL(url, body, { ...headers, authorization: `Bearer ${probeKey}` });
+    const probe = await postGraphQL(url, body, { ...headers, ...PROBE_HEADERS, authorization: `Bearer ${probeKey}` });
     assertSuccess(probe, `${spec.name} probe on ${spec.serverLabel}`);
     spec.checkProbe?.(probe.json.data);
     const load = {

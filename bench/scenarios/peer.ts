@@ -45,7 +45,8 @@ async function gatewayAnswer(bench: Bench): Promise<{ text: string; data: unknow
   });
   const text = await response.text();
   const headers: Record<string, string> = {};
-  for (const name of ['content-type', 'cache-control', 'vary']) {
+  // `age` too: the floor then sends the same header bytes as the gateway's hit.
+  for (const name of ['age', 'content-type', 'cache-control', 'vary']) {
     const value = response.headers.get(name);
     if (value !== null) headers[name] = value;
   }

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import type { SharedServer } from '../lib/bench';
 import { log, PREMIUM_KEY, RESULTS } from '../lib/bench';
 import type { Bench } from '../lib/bench';
-import { assertSuccess, graphqlHeaders, postGraphQL, simRequests, simReset } from '../lib/http';
+import { assertSuccess, graphqlHeaders, postGraphQL, PROBE_HEADERS, simRequests, simReset } from '../lib/http';
 import type { Service } from '../lib/processes';
 
 /** Keys of the cold-style scenarios: one per connection, never used elsewhere. */
@@ -45,7 +45,10 @@ export function dashboardAnalysis(bench: Bench): DashboardAnalysis | null {
 /** One no-cache dashboard run (DISTINCT paths in the simulator log), then a warm one whose data the floor serves. */
 async function analyseDashboard(bench: Bench, gateway: Service): Promise<void> {
   await simReset(bench.sim.origin);
-  const cold = await postGraphQL(`${gateway.origin}/graphql`, bench.dashboard, graphqlHeaders(PREMIUM_KEY, true));
+  const cold = await postGraphQL(`${gateway.origin}/graphql`, bench.dashboard, {
+    ...graphqlHeaders(PREMIUM_KEY, true),
+    ...PROBE_HEADERS,
+  });
   assertSuccess(cold, 'dashboard (no-cache)');
   const upstream = await simRequests(bench.sim.origin);
   const distinct = new Set(upstream.requests.map((request) => `${request.method} ${request.path}`)).size;

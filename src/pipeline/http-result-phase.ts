@@ -10,7 +10,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { answeredLargeList } from '../graph/execution/large-lists';
 import { stringifyInSlices } from './sliced-json';
-import type { OutgoingResult, ResultState } from './result-steps';
+import type { DeliveryContext, ExecutionContext, OutgoingResult, ResultState } from './result-steps';
 import type { ResultText } from './response-size';
 
 /** One HTTP operation, as the result phase's `report` step tells it (see {@link RequestPipeline.resultPhase}). */
@@ -19,8 +19,8 @@ export interface HttpResultReport {
   readonly result: FormattedExecutionResult;
   /** The codes of its errors, each once. */
   readonly errorCodes: string[];
-  /** The operation's context. */
-  readonly context: GatewayContext;
+  /** What the report reads of the operation's context. */
+  readonly context: ReportContext;
   /** The operation's name, null when anonymous or unknown. */
   readonly operationName: string | null;
   /** False when it was refused before execution (parse, validation, an `operation` step). */
@@ -29,6 +29,26 @@ export interface HttpResultReport {
   readonly durationMs: number;
   /** The age of a whole response from the response cache, seconds; null when it was executed. */
   readonly responseCacheAgeSeconds: number | null;
+}
+
+/** What the operation's report reads of its context: the accounting, the hashed key and the token. */
+export interface ReportContext {
+  /** The operation's upstream accounting and hashed key. */
+  readonly session: Pick<GatewayContext['session'], 'accounting' | 'keyId'>;
+  /** The access token, when one was used. */
+  readonly token?: GatewayContext['token'];
+}
+
+/**
+ * The context of a response-cache hit answered before Apollo: only what its result phase
+ * reads (nothing executes, so no session, loaders or upstream budget), built by
+ * `createHitContext` (src/context.ts).
+ */
+export interface HitContext extends ExecutionContext, DeliveryContext, ReportContext {
+  /** The operation's upstream accounting (all 0 but the age) and hashed key. */
+  readonly session: Pick<GatewayContext['session'], 'accounting' | 'keyId'>;
+  /** The length of the text the `response-size` step measured. */
+  responseTextLength?: number;
 }
 
 /** What Apollo Server is given to run the result phase over HTTP. */
@@ -43,7 +63,7 @@ export interface ApolloResultPhase {
    * report, the same text (`data` as stored, then the extensions, then a newline), as the
    * stored bytes of `{"data":…` and the text after them (one text when a step replaced the result).
    */
-  readonly cachedResponse: (context: GatewayContext, hit: CachedAnswer) => ResultText;
+  readonly cachedResponse: (context: HitContext, hit: CachedAnswer) => ResultText;
 }
 
 /** A whole response from the response cache, answered before Apollo. */
@@ -214,7 +234,7 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
     // Apollo Server's own serialization ends with a newline.
     return `${same ? kept.text : JSON.stringify(value)}\n`;
   };
-  const cachedResponse = (context: GatewayContext, hit: CachedAnswer): ResultText => {
+  const cachedResponse = (context: HitContext, hit: CachedAnswer): ResultText => {
     let measured: { readonly result: OutgoingResult; readonly text: ResultText } | null = null;
     const result = finish<FormattedExecutionResult>({
       transport: 'http',

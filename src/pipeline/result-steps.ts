@@ -47,8 +47,18 @@ export interface OutgoingResult {
   readonly extensions?: Readonly<Record<string, unknown>>;
 }
 
-/** What the `execution` steps read of the execution's context. */
-export type ExecutionContext = Pick<GatewayContext, 'itemErrors' | 'session' | 'warnings'>;
+/**
+ * What the `execution` steps read of the execution's context (a whole operation's context
+ * is one; so is the smaller one of a response-cache hit answered before Apollo).
+ */
+export interface ExecutionContext {
+  /** The list-item errors the execution reported. */
+  readonly itemErrors: Pick<GatewayContext['itemErrors'], 'size' | 'formatted'>;
+  /** Its upstream accounting. */
+  readonly session: Pick<GatewayContext['session'], 'accounting'>;
+  /** Its warnings. */
+  readonly warnings?: GatewayContext['warnings'];
+}
 
 /** What the `delivery` steps read of the operation's context. */
 export type DeliveryContext = Pick<GatewayContext, 'apiKey' | 'apiSecret'>;

@@ -199,16 +199,52 @@ function headerMap(req: IncomingMessage): HeaderMap {
   return headers;
 }
 
-/** A request as read, its header map built when first read (a response-cache hit answered before Apollo never reads it). */
-function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRequest {
-  let headers: HeaderMap | undefined;
-  const read: ReadRequest = {
-    kind: 'request',
-    get headers(): HeaderMap {
-      return (headers ??= headerMap(req));
-    },
-    body,
+/** Bodies up to this many bytes are kept on their connection (see {@link readGraphQLRequest}). */
+const LAST_BODY_MAX_BYTES = 16 * 1024;
+
+/** Where a connection keeps the body of its last POST, as read (see {@link readGraphQLRequest}). */
+const LAST_BODY = Symbol('lastBody');
+
+/** A connection with its last POST body: its bytes (a copy), its `Content-Type`, its text and what was read from it. */
+type BodySocket = IncomingMessage['socket'] & {
+  [LAST_BODY]?: {
+    bytes: Buffer;
+    contentType: string | undefined;
+    /** The limit its sizes were checked against (see {@link RequestLimits.maxVariablesBytes}). */
+    maxVariablesBytes: number | undefined;
+    text: string;
+    body: unknown;
   };
+};
+
+/** `value` and everything in it frozen: a parsed body handed to several requests is never changed by one of them. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}
+
+/** A request as read, its header map built when first read (a response-cache hit answered before Apollo never reads it). */
+class LazyReadRequest implements ReadRequest {
+  readonly kind = 'request';
+  private map: HeaderMap | undefined;
+  text?: string;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly body: unknown,
+  ) {}
+
+  get headers(): HeaderMap {
+    return (this.map ??= headerMap(this.req));
+  }
+}
+
+/** A request as read (see {@link LazyReadRequest}). */
+function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRequest {
+  const read = new LazyReadRequest(req, body);
   if (text !== undefined) read.text = text;
   return read;
 }
@@ -220,6 +256,12 @@ function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRe
  * parse, and, when `limits.maxVariablesBytes` is given, what `checkRequestShape` refuses
  * (for GET, in the query string).
  *
+ * A POST body of at most {@link LAST_BODY_MAX_BYTES} is kept on its connection (a copy of
+ * its bytes, its text, its parsed value frozen): the next request on the connection with
+ * the same bytes and `Content-Type`, read with the same `maxVariablesBytes`, gets the same
+ * text and value without decoding and parsing them again (a client polling one operation
+ * over keep-alive).
+ *
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
 export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLimits): Promise<ReadRequest | Refusal> {
@@ -228,16 +270,28 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
     const refusal = shapeRefusal(params.get('query'), params.get('variables') ?? undefined, limits);
     return refusal ?? readRequest(req, undefined);
   }
-  let text: string | null;
+  let bytes: Buffer;
   try {
-    text = utf8Text(await readBody(req, limits.maxBodyBytes));
+    bytes = await readBody(req, limits.maxBodyBytes);
   } catch (error) {
     if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, readRequest(req, undefined));
-    text = null;
+    return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
   }
+  const contentType = req.headers['content-type'];
+  const socket = req.socket as BodySocket;
+  const last = socket[LAST_BODY];
+  // The same bytes as the connection's previous request: the same text and parsed body, not decoded again.
+  if (
+    last !== undefined &&
+    last.contentType === contentType &&
+    last.maxVariablesBytes === limits.maxVariablesBytes &&
+    last.bytes.equals(bytes)
+  )
+    return readRequest(req, last.body, last.text);
+  const text = utf8Text(bytes);
   if (text === null) return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
-  if (/application\/(graphql-response\+)?json/i.test(req.headers['content-type'] ?? '') && text !== '') {
-    let body: unknown;
+  let body: unknown = text;
+  if (/application\/(graphql-response\+)?json/i.test(contentType ?? '') && text !== '') {
     try {
       body = JSON.parse(text) as unknown;
     } catch {
@@ -248,9 +302,16 @@ export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLi
       const refusal = shapeRefusal(fields.query, fields.variables, limits);
       if (refusal) return refusal;
     }
-    return readRequest(req, body, text);
   }
-  return readRequest(req, text, text);
+  if (bytes.length <= LAST_BODY_MAX_BYTES)
+    socket[LAST_BODY] = {
+      bytes: Buffer.from(bytes),
+      contentType,
+      maxVariablesBytes: limits.maxVariablesBytes,
+      text,
+      body: deepFreeze(body),
+    };
+  return readRequest(req, body, text);
 }
 
 /** Answers a {@link Refusal}: its status and `{errors: [{message, extensions: {code}}]}`, in the type `Accept` asks for. */

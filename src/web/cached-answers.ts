@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createContext, wantsNoCache } from '../context';
+import { createHitContext, wantsNoCache } from '../context';
 import { singleResultType } from '../pipeline/http-checks';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
+import { responseSession } from '../graph/response-cache/response-cache-hits';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
@@ -14,6 +15,20 @@ const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * The response cache's session of a caller whose hits may be answered here: the caller's
+ * own API key, or an access token over one character (its `token` step has run; a link
+ * to its entry was made only after Apollo ran its grants on the same raw request, and a
+ * token's grants never change); null for any other (the site's key, a token over several
+ * characters, none).
+ */
+function hitSession(inUse: KeyInUse | null): string | null {
+  if (inUse?.source === 'caller') return responseSession(inUse.key.keyId, null);
+  if (inUse?.source === 'token' && inUse.characters.length === 1)
+    return responseSession(inUse.key.keyId, inUse.token.id);
+  return null;
 }
 
 /** What {@link answerFromResponseCache} decided. */
@@ -35,13 +50,15 @@ const ANSWERED: CachedOutcome = { kind: 'answered' };
  * the result phase runs as for a hit through Apollo (`extensions.upstream`, the report).
  *
  * Only the plainest requests: POST with `Content-Type: application/json`, a body of only
- * `query`, `operationName` and `variables`, an API key (no access token, no server
- * credentials), no `Prefer`, no `Cache-Control: no-cache`. Anything else, and every miss,
- * runs on Apollo as before.
+ * `query`, `operationName` and `variables`, the caller's own API key or an access token
+ * over one character (not the site's key, not a token over several), no `Prefer`, no
+ * `Cache-Control: no-cache`. Anything else, and every miss, runs on Apollo as before.
  *
- * The request is identified by its key id and its body's text exactly as read
- * (`ResponseCacheHits.requestKey`); the stored bytes are written as they are, after one
- * `writeHead`.
+ * The request is identified by its session (key id, and a token's id) and its body's text
+ * exactly as read (`ResponseCacheHits.requestKey`); the stored bytes are written as they
+ * are, after one `writeHead`. A token's request is linked to an entry only once Apollo
+ * ran the whole pipeline on the same raw request with the same token (its grants
+ * included), so an entry it is answered from holds nothing its grants do not allow.
  *
  * @param body - the request body as admitted (a trusted document's text in place of its hash)
  * @param text - the request body's text as read (undefined: not answered here)
@@ -55,9 +72,11 @@ export function answerFromResponseCache(
   text: string | undefined,
 ): CachedOutcome {
   const answers = runtime.responseCacheHits;
+  const session = hitSession(inUse);
   if (
     answers === null ||
-    inUse?.source !== 'caller' ||
+    inUse === null ||
+    session === null ||
     req.method !== 'POST' ||
     text === undefined ||
     body === null ||
@@ -76,7 +95,7 @@ export function answerFromResponseCache(
   )
     return NOT_ELIGIBLE;
   const key = inUse.key;
-  const requestKey = answers.hits.requestKey(key.keyId, text);
+  const requestKey = answers.hits.requestKey(session, text);
   const type = singleResultType(header(req, 'accept'));
   if (
     type === null ||
@@ -89,7 +108,7 @@ export function answerFromResponseCache(
   if (stored === undefined) return { kind: 'apollo', requestKey };
   // The plugin's age: whole seconds since it stored the answer.
   const ageSeconds = Math.round((Date.now() - stored.cacheTime) / 1000);
-  const answer = answers.response(createContext(runtime.services, req.headers, inUse), {
+  const answer = answers.response(createHitContext(req.headers, inUse), {
     head: stored.head,
     ageSeconds,
     operationName: stored.operationName,

@@ -1,11 +1,13 @@
 import { hash } from 'node:crypto';
 import fc from 'fast-check';
-import { ResponseCacheHits } from '../../src/graph/response-cache/response-cache-hits';
+import { ResponseCacheHits, responseSession } from '../../src/graph/response-cache/response-cache-hits';
 import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
 
 /** One request as a client sends it: its key id, and its body's query, operation name and variables. */
 const requestArb = fc.record({
   keyId: fc.constantFrom('k1', 'k2', 'k3', 'k4'),
+  // An access token over the key (null: the key itself): each token's grants may shape its answers.
+  tokenId: fc.constantFrom(null, 'tok_all', 'tok_shop'),
   query: fc.constantFrom('{ a }', '{ a b }', 'query Q { a }', 'query Q($x: ID) { a(id: $x) }', '{ b }'),
   operationName: fc.constantFrom(null, 'Q'),
   variables: fc.option(
@@ -16,7 +18,19 @@ const requestArb = fc.record({
   spaced: fc.boolean(),
 });
 
-type Request = { keyId: string; query: string; operationName: string | null; variables: unknown; spaced: boolean };
+type Request = {
+  keyId: string;
+  tokenId: string | null;
+  query: string;
+  operationName: string | null;
+  variables: unknown;
+  spaced: boolean;
+};
+
+/** The caller's response-cache session: the key's, or the token's over it. */
+function sessionOf(request: Request): string {
+  return responseSession(request.keyId, request.tokenId);
+}
 
 /** The body's text as the client sends it. */
 function bodyOf(request: Request): string {
@@ -29,7 +43,7 @@ function bodyOf(request: Request): string {
 /** The data text stored for a request: it names the key and the parameters it was made for (as the plugin sees them). */
 function dataTextOf(request: Request): string {
   return JSON.stringify({
-    for: [request.keyId, request.query, request.operationName, { ...(request.variables as object) }],
+    for: [sessionOf(request), request.query, request.operationName, { ...(request.variables as object) }],
     note: 'Mo–So',
   });
 }
@@ -51,11 +65,11 @@ async function serve(
     operationName: request.operationName,
     variables: { ...(request.variables as object) },
     extra: generation,
-    sessionId: request.keyId,
+    sessionId: sessionOf(request),
     sessionMode: 1,
   };
   const key = `fqc:${responseCacheKey({ queryHash: hash('sha256', request.query, 'hex') }, data)}`;
-  hits.link(hits.requestKey(request.keyId, bodyOf(request)), key, generation, request.operationName);
+  hits.link(hits.requestKey(sessionOf(request), bodyOf(request)), key, generation, request.operationName);
   const dataText = dataTextOf(request);
   await store.set(key, `{"data":${dataText},"cachePolicy":{"maxAge":60,"scope":"PRIVATE"},"cacheTime":1000}`, {
     ttl: 60,
@@ -72,7 +86,7 @@ function dataOf(head: Buffer | undefined): string | undefined {
 }
 
 describe('ResponseCacheHits', () => {
-  it('never answers a request with the bytes stored for another key or another request (property)', async () => {
+  it('never answers a request with the bytes stored for another key, token or request (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(requestArb, { minLength: 1, maxLength: 12 }),
@@ -82,11 +96,11 @@ describe('ResponseCacheHits', () => {
           const hits = new ResponseCacheHits(store);
           const stored = new Map<string, string>();
           for (const request of served)
-            stored.set(hits.requestKey(request.keyId, bodyOf(request)), await serve(store, hits, request, 0));
+            stored.set(hits.requestKey(sessionOf(request), bodyOf(request)), await serve(store, hits, request, 0));
           for (const request of [...served, ...asked]) {
-            const requestKey = hits.requestKey(request.keyId, bodyOf(request));
+            const requestKey = hits.requestKey(sessionOf(request), bodyOf(request));
             const found = dataOf(hits.find(requestKey, 0)?.head);
-            // Either nothing, or what was stored for this key's request with the same query, name and variables.
+            // Either nothing, or what was stored for this key's (this token's) request with the same query, name and variables.
             if (found !== undefined) expect(found).toBe(dataTextOf(request));
             expect(found).toBe(stored.get(requestKey));
           }
@@ -99,7 +113,14 @@ describe('ResponseCacheHits', () => {
   it('answers nothing once the key wrote (another generation), and reads the age from the stored time', async () => {
     const store = new ResponseCacheStore(1024 * 1024);
     const hits = new ResponseCacheHits(store);
-    const request = { keyId: 'k1', query: '{ a }', operationName: null, variables: undefined, spaced: false };
+    const request = {
+      keyId: 'k1',
+      tokenId: null,
+      query: '{ a }',
+      operationName: null,
+      variables: undefined,
+      spaced: false,
+    };
     const dataText = await serve(store, hits, request, 4);
     const requestKey = hits.requestKey('k1', bodyOf(request));
     const found = hits.find(requestKey, 4);
@@ -120,6 +141,11 @@ describe('ResponseCacheHits', () => {
     expect(hits.requestKey('k1', `{"query":"{ a }"}${''}`)).toBe(first);
     expect(hits.requestKey('k1', ` ${body}`)).not.toBe(first);
     expect(hits.requestKey('k2', body)).not.toBe(first);
+    // An access token over the same key is another caller: its grants may shape its answers.
+    expect(hits.requestKey(responseSession('k1', 'tok_1'), body)).not.toBe(first);
+    expect(hits.requestKey(responseSession('k1', 'tok_1'), body)).not.toBe(
+      hits.requestKey(responseSession('k1', 'tok_2'), body),
+    );
     expect(first).toBe(`k1.${hash('sha256', body, 'base64url')}`);
     // The key id is never the key: the identity holds what it is given, and a digest, never the body.
     expect(first).not.toContain('{ a }');

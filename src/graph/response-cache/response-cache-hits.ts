@@ -13,6 +13,18 @@ const DIGEST_BYTES = 160;
 /** Bodies longer than this many characters are hashed each time, not remembered. */
 const DIGEST_MAX_BODY = 64 * 1024;
 
+/**
+ * The response cache's session of a caller: its hashed key id, or for an access token
+ * `<key id>:<token id>` (a token's answers are its own: its grants may shape them). The
+ * plugin's `sessionId`, and what {@link ResponseCacheHits.requestKey} identifies a caller by.
+ *
+ * @param keyId - the hashed key id the operation runs with
+ * @param tokenId - the access token's id (never the token), null for a key
+ */
+export function responseSession(keyId: string, tokenId: string | null): string {
+  return tokenId === null ? keyId : `${keyId}:${tokenId}`;
+}
+
 /** A response cache entry a request may be answered from. */
 export interface StoredHit {
   /** The UTF-8 bytes of `{"data":` and the JSON of the answer's `data`, as the response cache stored them. */
@@ -65,22 +77,23 @@ export class ResponseCacheHits {
   });
 
   /**
-   * The identity of a raw request: the caller's hashed key id and the sha256 (base64url)
-   * of its body's text, exactly as sent (the same text has the same query, operation name,
-   * variables and every other member). Two requests with the same identity were sent with
-   * the same key and the same body. The key id is an HMAC, never the key.
+   * The identity of a raw request: the caller's session ({@link responseSession}: its
+   * hashed key id, and an access token's id) and the sha256 (base64url) of its body's
+   * text, exactly as sent (the same text has the same query, operation name, variables and
+   * every other member). Two requests with the same identity were sent with the same key
+   * (the same token) and the same body. The key id is an HMAC, never the key.
    *
-   * @param keyId - the caller's hashed key id
+   * @param session - the caller's {@link responseSession}
    * @param body - the request body's text as read (before any parse)
    */
-  requestKey(keyId: string, body: string): string {
+  requestKey(session: string, body: string): string {
     let digest = this.digests.get(body);
     if (digest === undefined) {
       digest = hash('sha256', body, 'base64url');
       if (body.length <= DIGEST_MAX_BODY) this.digests.set(body, digest);
     }
     // The digest has a fixed length: the pair is read back unambiguously.
-    return `${keyId}.${digest}`;
+    return `${session}.${digest}`;
   }
 
   /**

@@ -9,7 +9,7 @@ import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cach
 import type { GatewayContext } from '../../domains/gateway-context';
 import type { UpstreamEconomy } from '../../economy';
 import { afterLargeLists } from '../execution/large-lists';
-import { ResponseCacheHits } from './response-cache-hits';
+import { ResponseCacheHits, responseSession } from './response-cache-hits';
 import { ResponseCacheStore, responseCacheKey } from './response-cache-store';
 
 /**
@@ -34,14 +34,14 @@ export function responseCachePlugin(
       store.expectRead(key, context);
       // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
       // the same request is answered before Apollo next time (src/web/cached-answers.ts).
+      // An access token's (over one character) too: its session is its own, and Apollo ran its grants before this read.
       const keyId = context.session.keyId;
       if (
         context.responseHitKey !== undefined &&
         keyId !== null &&
-        !context.token &&
         !context.owners &&
         !context.serverCredentials &&
-        isPrivateRead(data, keyId)
+        isPrivateRead(data, responseSession(keyId, context.token?.id ?? null))
       ) {
         hits.link(
           context.responseHitKey,
@@ -54,9 +54,7 @@ export function responseCachePlugin(
     },
     // An access token's answers are its own: its grants may shape them.
     sessionId: async ({ contextValue }) =>
-      contextValue.token && contextValue.session.keyId
-        ? `${contextValue.session.keyId}:${contextValue.token.id}`
-        : contextValue.session.keyId,
+      contextValue.session.keyId && responseSession(contextValue.session.keyId, contextValue.token?.id ?? null),
     // A token over several characters: a write through any of its keys invalidates its entries.
     extraCacheKeyData: async ({ contextValue }) =>
       contextValue.owners
@@ -86,9 +84,9 @@ export function responseCachePlugin(
 /** The prefix the response-cache plugin puts before each key it hands its store. */
 const RESPONSE_CACHE_PREFIX = 'fqc:';
 
-/** True when the plugin's key data is a read of the private entry of the session `keyId` (its `sessionMode` 1: private). */
-function isPrivateRead(data: unknown, keyId: string): boolean {
+/** True when the plugin's key data is a read of the private entry of `session` (its `sessionMode` 1: private). */
+function isPrivateRead(data: unknown, session: string): boolean {
   if (data === null || typeof data !== 'object') return false;
   const { sessionId, sessionMode } = data as Record<string, unknown>;
-  return sessionMode === 1 && sessionId === keyId;
+  return sessionMode === 1 && sessionId === session;
 }

@@ -27,6 +27,8 @@ interface StoredResponse {
   readonly dataEnd: number;
   readonly dataEndBytes: number;
   readonly cacheTime: number;
+  /** What {@link ResponseCacheStore.stored} answers, made at its first hit (the same for every later one). */
+  stored?: StoredBytes;
 }
 
 /** The answer of a stored response, as a hit before Apollo writes it (see {@link ResponseCacheStore.stored}). */
@@ -160,7 +162,11 @@ export class ResponseCacheStore implements KeyValueCache<string> {
   stored(key: string): StoredBytes | undefined {
     const entry = this.lru.get(key);
     if (entry === undefined || entry.dataEnd <= 0 || entry.cacheTime < 0) return undefined;
-    return { head: compactUtf8(entry.json).subarray(0, entry.dataEndBytes), cacheTime: entry.cacheTime };
+    // Made once per entry: a hit writes the same bytes as the one before (a small entry's are decoded once).
+    return (entry.stored ??= Object.freeze({
+      head: compactUtf8(entry.json).subarray(0, entry.dataEndBytes),
+      cacheTime: entry.cacheTime,
+    }));
   }
 
   /** Stores a text for `options.ttl` seconds (no TTL: until evicted). */
