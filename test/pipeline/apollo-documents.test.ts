@@ -110,6 +110,14 @@ describe("the gateway's HTTP requests", () => {
       'QUERY_TOO_EXPENSIVE',
       1,
     ],
+    [
+      'a variable that does not coerce to its declared type',
+      { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } },
+      {},
+      400,
+      'BAD_USER_INPUT',
+      1,
+    ],
     ['no query text', { operationName: 'Q' }, {}, 400, 'BAD_REQUEST', 1],
     [
       'a possible cross-site forgery',
