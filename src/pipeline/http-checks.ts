@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import Negotiator from 'negotiator';
 import { GraphQLError, Kind } from 'graphql';
-import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
 import type { Refusal } from './refusals';
 
 /**
@@ -167,21 +167,6 @@ export const NO_HTTP_QUERY: Refusal = {
   message: 'GraphQL operations must contain a non-empty `query` or a `persistedQuery` extension.',
   status: 400,
 };
-
-/**
- * The error for a document with no operation to run by `operationName` (graphql-js's
- * message, as Apollo Server answers it over HTTP: `OPERATION_RESOLUTION_FAILURE`, 400).
- */
-export function operationResolutionError(document: DocumentNode, operationName: string | undefined): GraphQLError {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  const message =
-    operationName !== undefined
-      ? `Unknown operation named "${operationName}".`
-      : operations.length === 0
-        ? 'Must provide an operation.'
-        : 'Must provide operation name if query contains multiple operations.';
-  return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
-}
 
 /** Over GET, an operation that is not a query: 405 with `Allow: POST`, as Apollo Server answers it. */
 export function getQueryOnlyError(

@@ -31,8 +31,8 @@ import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
-import { NO_HTTP_QUERY, operationResolutionError, persistedQueryError } from './http-checks';
-import { clientError, httpRefusalOf, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
+import { NO_HTTP_QUERY, persistedQueryError } from './http-checks';
+import { clientError, httpRefusalOf, NO_QUERY, operationResolutionError, refusalError } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
 import type { StepName } from './steps';
@@ -302,8 +302,8 @@ export class RequestPipeline {
     const queryHash = http ? queryHashOf(document, query) : undefined;
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      const error = http ? operationResolutionError(document, operationName) : refusalError(UNNAMED_OPERATION);
-      return { kind: 'refused', step: 'operation-shape', errors: [error], status: 400 };
+      const errors = [operationResolutionError(document, operationName)];
+      return { kind: 'refused', step: 'operation-shape', errors, status: 400 };
     }
     const token = admission.key?.source === 'token' ? admission.key.token : undefined;
     const operationState: OperationState = {

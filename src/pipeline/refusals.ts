@@ -5,8 +5,8 @@
  * a refusal is written (the result phase's formatting, redaction and report) is
  * `RequestPipeline.refuse` (pipeline.ts).
  */
-import { GraphQLError } from 'graphql';
-import type { OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { isGatewayError } from '../errors/gateway-error';
 import { TOKEN_REFUSALS } from '../vault';
 import type { TokenRefusal } from '../vault';
@@ -102,12 +102,21 @@ export const NO_QUERY: Refusal = {
   status: 400,
 };
 
-/** The refusal of a streaming operation whose document has no operation by the name it gave, or several and no name (`operation-shape`), built once. */
-export const UNNAMED_OPERATION: Refusal = {
-  code: 'BAD_REQUEST',
-  message: 'Name the operation to run (operationName).',
-  status: 400,
-};
+/**
+ * The error for a document with no operation to run by `operationName`, on every transport
+ * (`operation-shape`): graphql-js's message, as Apollo Server answered it over HTTP,
+ * `OPERATION_RESOLUTION_FAILURE` (HTTP 400).
+ */
+export function operationResolutionError(document: DocumentNode, operationName: string | undefined): GraphQLError {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const message =
+    operationName !== undefined
+      ? `Unknown operation named "${operationName}".`
+      : operations.length === 0
+        ? 'Must provide an operation.'
+        : 'Must provide operation name if query contains multiple operations.';
+  return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+}
 
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 export const TOKEN_REFUSED = Object.fromEntries(

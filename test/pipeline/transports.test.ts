@@ -695,6 +695,20 @@ describe('refusals over every transport, byte for byte', () => {
       'BAD_USER_INPUT',
     ],
     [
+      'several operations and no operationName',
+      JSON.stringify({ query: 'query A { __typename } query B { __typename }' }),
+      KEY,
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    ],
+    [
+      'an operationName the document does not have',
+      JSON.stringify({ query: 'query A { __typename }', operationName: 'B' }),
+      KEY,
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    ],
+    [
       'a variable of the wrong type in the document',
       JSON.stringify({ query: 'query Q($id: Int!) { factory(id: $id) { id } }', variables: { id: 1 } }),
       KEY,
