@@ -274,7 +274,7 @@ export async function createGatewayRuntime(
   }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
-  const checks = pipeline.apolloOptions<GatewayContext>(config.documentCacheMaxBytes);
+  const checks = pipeline.apolloOptions<GatewayContext>();
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
   const reportHttp = reportHttpOperation(metrics, logger);
   const results = pipeline.resultPhase((report) => {

@@ -1,11 +1,8 @@
 /** The one request pipeline: runs {@link STEPS} for every transport; built once per gateway. */
 import type { BaseContext } from '@apollo/server';
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
-import { LRUCache } from 'lru-cache';
-import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import { getOperationAST } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema, ValidationRule } from 'graphql';
 import { upstreamCostEstimator } from '../field-rules/cost';
-import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
-import { documentHeapBytes } from '../graph/validation/document-heap';
 import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential } from './credential';
 import { PublicSite } from './public-site';
@@ -32,21 +29,16 @@ import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
 import { NO_HTTP_QUERY, persistedQueryError } from './http-checks';
-import { clientError, httpRefusalOf, NO_QUERY, operationResolutionError, refusalError } from './refusals';
+import { httpRefusalOf, NO_QUERY, operationResolutionError, refusalError } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
+import { documentCacheShares, PARSE_OPTIONS, ValidatedDocuments } from './validated-documents';
 import type { StepName } from './steps';
 import { PHASES } from './step-types';
 import type { OperationState, PipelineSettings, RequestState, Step, StepEnvironment, Transport } from './step-types';
 
 /** The pipeline's answers, named for its callers (their shapes live in pipeline-types.ts). */
 export type { Prepared, RefusalAnswer, RefusalResult, RequestFacts } from './pipeline-types';
-
-/** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (their estimated heap, `documentHeapBytes`). */
-const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
-
-/** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
-const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
 
 /** The errors of a later phase (with their HTTP status, when known), or null for a `request` step's refusal. */
 function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonly GraphQLError[]> | null {
@@ -83,11 +75,8 @@ export class RequestPipeline {
   private readonly listeners = new Set<StepListener>();
   /** Apollo's document store, once {@link apolloOptions} built it. */
   private documents: ApolloDocumentStore | null = null;
-  /** Documents that parsed and passed validation, by query text ({@link prepareAdmitted}), bounded by {@link VALIDATED_DOCUMENTS_MAX_BYTES}. */
-  private readonly validated = new LRUCache<string, DocumentNode>({
-    maxSize: VALIDATED_DOCUMENTS_MAX_BYTES,
-    sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,
-  });
+  /** The documents that parsed and passed validation, by query text, bounded by its share of `DOCUMENT_CACHE_MAX_BYTES`. */
+  private readonly validated: ValidatedDocuments;
 
   /**
    * @param schema - the gateway's schema
@@ -121,6 +110,11 @@ export class RequestPipeline {
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));
+    this.validated = new ValidatedDocuments(
+      documentCacheShares(settings.documentCacheMaxBytes).pipeline,
+      schema,
+      this.rules,
+    );
   }
 
   /**
@@ -278,25 +272,11 @@ export class RequestPipeline {
     if (persisted) return { kind: 'refused', step: 'parse', errors: [persisted], status: 400 };
     if (query === undefined || query === '')
       return { kind: 'refused', step: 'parse', errors: [refusalError(http ? NO_HTTP_QUERY : NO_QUERY)], status: 400 };
-    let document = this.validated.get(query);
-    if (document === undefined) {
-      try {
-        document = parse(query, PARSE_OPTIONS);
-      } catch (error) {
-        const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
-        const errors = [clientError(parseError, 'GRAPHQL_PARSE_FAILED')];
-        return { kind: 'refused', step: 'parse', errors, status: 400 };
-      }
+    const prepared = this.validated.prepare(query, () => {
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
-      const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
-      if (invalid.length > 0) {
-        const errors = invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED'));
-        return { kind: 'refused', step: 'depth', errors, status: 400 };
-      }
-      this.validated.set(query, document);
-    } else {
-      for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
-    }
+    });
+    if (!('document' in prepared)) return { kind: 'refused', ...prepared, status: 400 };
+    const { document } = prepared;
 
     // Over HTTP: Apollo's document store finds the document by it, the bounds and cost memos are keyed by it.
     const queryHash = http ? queryHashOf(document, query) : undefined;
@@ -325,14 +305,11 @@ export class RequestPipeline {
 
   /**
    * Apollo Server's options for the `parse`, `validate` and `operation` phases (HTTP, and
-   * `executeOperation` in tests), built from {@link STEPS}: see {@link apolloPhases}.
-   *
-   * @param documentCacheMaxBytes - most bytes of the documents Apollo parses itself (see {@link ApolloDocumentStore})
+   * `executeOperation` in tests), built from {@link STEPS}: see {@link apolloPhases}. Apollo's
+   * own documents get their share of `DOCUMENT_CACHE_MAX_BYTES` ({@link documentCacheShares}).
    */
-  apolloOptions<TContext extends BaseContext & ApolloContext>(
-    documentCacheMaxBytes = VALIDATED_DOCUMENTS_MAX_BYTES,
-  ): ApolloPipelineOptions<TContext> {
-    this.documents = new ApolloDocumentStore(documentCacheMaxBytes);
+  apolloOptions<TContext extends BaseContext & ApolloContext>(): ApolloPipelineOptions<TContext> {
+    this.documents = new ApolloDocumentStore(documentCacheShares(this.env.settings.documentCacheMaxBytes).apollo);
     return apolloPhases(PARSE_OPTIONS, this.rules, this.documents, (state) => this.runOperationPhase(state));
   }
 

@@ -29,6 +29,7 @@ export type PipelineSettings = Pick<
   | 'maxVariablesBytes'
   | 'maxResponseBytes'
   | 'keyHashSecret'
+  | 'documentCacheMaxBytes'
 >;
 
 /** What the steps share, built once per gateway by {@link RequestPipeline}. */
