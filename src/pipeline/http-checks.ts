@@ -5,7 +5,6 @@
  * `request` steps (steps.ts) with Apollo's statuses and messages, so a refused request
  * never reaches Apollo and answers as it did.
  */
-import { createHash } from 'node:crypto';
 import Negotiator from 'negotiator';
 import { GraphQLError, Kind } from 'graphql';
 import type { OperationDefinitionNode } from 'graphql';
@@ -177,19 +176,4 @@ export function getQueryOnlyError(
   return new GraphQLError(`GET requests only support query operations, not ${operation.operation} operations`, {
     extensions: { code: 'BAD_REQUEST', http: { status: 405, headers: { allow: 'POST' } } },
   });
-}
-
-/**
- * An APQ request with query text (`extensions.persistedQuery`), as Apollo Server checks it
- * before the text parses: version 1, and the sha256 of the text as its hash (400, no code).
- */
-export function persistedQueryError(
-  extensions: Record<string, unknown> | undefined,
-  query: string,
-): GraphQLError | null {
-  const persisted = extensions?.persistedQuery as { version?: unknown; sha256Hash?: unknown } | undefined;
-  if (!persisted) return null;
-  if (persisted.version !== 1) return new GraphQLError('Unsupported persisted query version');
-  if (persisted.sha256Hash === createHash('sha256').update(query).digest('hex')) return null;
-  return new GraphQLError('provided sha does not match query');
 }

@@ -128,6 +128,8 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
   readonly validationRules: ValidationRule[];
   /** Apollo's `documentStore`: the documents the pipeline prepared, and Apollo's own (see `ApolloDocumentStore`). */
   readonly documentStore: KeyValueCache<DocumentNode>;
+  /** Apollo's `persistedQueries`: the APQ cache the pipeline also reads (see `PersistedQueries`). */
+  readonly persistedQueries: { readonly cache: KeyValueCache<string> };
   /** One plugin running every `operation` step, in order, once the operation is known (unless they passed in `prepareAdmitted`). */
   readonly plugin: ApolloServerPlugin<TContext>;
 }

@@ -28,7 +28,8 @@ import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
-import { NO_HTTP_QUERY, persistedQueryError } from './http-checks';
+import { NO_HTTP_QUERY } from './http-checks';
+import { PersistedQueries, persistedQueryRefusal } from './persisted-queries';
 import { httpRefusalOf, NO_QUERY, operationResolutionError, refusalError } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
@@ -57,9 +58,10 @@ function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonl
  *   cache). Over HTTP a refusal is written by {@link refuse} and never reaches Apollo; an
  *   accepted document reaches it through its `documentStore` ({@link holdDocument},
  *   `ApolloDocumentStore`), so Apollo neither parses nor validates it, and its plugin runs
- *   no `operation` step again (the context's `passedSteps`). Only an APQ hash sent without
- *   its text (Apollo looks the text up in its own cache) takes Apollo's full path, with the
- *   same parse options, rules and `operation` steps ({@link apolloOptions}).
+ *   no `operation` step again (the context's `passedSteps`). An APQ hash sent without its
+ *   text gets it from the APQ cache Apollo registers texts in ({@link withPersistedText}).
+ *   Only `executeOperation` (tests) takes Apollo's full path, with the same parse options,
+ *   rules and `operation` steps ({@link apolloOptions}).
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).
@@ -73,6 +75,8 @@ export class RequestPipeline {
   private readonly resultEnv: ResultEnvironment;
   private readonly rules: ValidationRule[];
   private readonly listeners = new Set<StepListener>();
+  /** The APQ texts by hash, which Apollo registers ({@link apolloOptions}) and {@link withPersistedText} reads. */
+  private readonly persisted = new PersistedQueries();
   /** Apollo's document store, once {@link apolloOptions} built it. */
   private documents: ApolloDocumentStore | null = null;
   /** The documents that parsed and passed validation, by query text, bounded by its share of `DOCUMENT_CACHE_MAX_BYTES`. */
@@ -268,8 +272,8 @@ export class RequestPipeline {
     this.ran('parse', transport);
     const { query, operationName, variables } = request;
     const http = transport === 'http';
-    const persisted = http && query !== undefined ? persistedQueryError(request.extensions, query) : null;
-    if (persisted) return { kind: 'refused', step: 'parse', errors: [persisted], status: 400 };
+    const persisted = http ? persistedQueryRefusal(request.extensions, query) : null;
+    if (persisted) return { kind: 'refused', step: 'parse', ...persisted };
     if (query === undefined || query === '')
       return { kind: 'refused', step: 'parse', errors: [refusalError(http ? NO_HTTP_QUERY : NO_QUERY)], status: 400 };
     const prepared = this.validated.prepare(query, () => {
@@ -310,7 +314,15 @@ export class RequestPipeline {
    */
   apolloOptions<TContext extends BaseContext & ApolloContext>(): ApolloPipelineOptions<TContext> {
     this.documents = new ApolloDocumentStore(documentCacheShares(this.env.settings.documentCacheMaxBytes).apollo);
-    return apolloPhases(PARSE_OPTIONS, this.rules, this.documents, (state) => this.runOperationPhase(state));
+    const phases = apolloPhases<TContext>(PARSE_OPTIONS, this.rules, this.documents, (state) =>
+      this.runOperationPhase(state),
+    );
+    return { ...phases, persistedQueries: { cache: this.persisted.apolloCache } };
+  }
+
+  /** HTTP: `request` with the text of an APQ hash sent without it, from the APQ cache Apollo registers texts in (see {@link PersistedQueries}). */
+  withPersistedText(request: OperationRequest): Promise<OperationRequest> {
+    return this.persisted.textOf(request);
   }
 
   /** HTTP: holds a document {@link prepareAdmitted} prepared in Apollo's document store (see {@link RequestPipeline}) until the returned function is called. */

@@ -21,7 +21,7 @@
  *   redaction, response size, the operation's report).
  *
  * The pipeline runs every phase itself on every transport; over HTTP, Apollo Server
- * executes a document the pipeline accepted (only an APQ hash without its text takes
+ * executes a document the pipeline accepted (only `executeOperation`, in tests, takes
  * Apollo's own path, with `parseOptions`, `validationRules` and one plugin built from
  * this list). A new check is one entry here, in its place.
  */
