@@ -73,6 +73,8 @@ export type Prepared =
       readonly headers?: Readonly<Record<string, string>>;
       /** The operation's name (null when anonymous), when an `operation` step refused it (the report's). */
       readonly operationName?: string | null;
+      /** Its type (query, mutation or subscription), when an `operation` step refused it (the trace's span name). */
+      readonly operationType?: OperationDefinitionNode['operation'];
     };
 
 /** The errors of a refusal after the `request` phase, with their HTTP status and headers when known (400, none: see {@link Prepared}). */

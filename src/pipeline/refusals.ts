@@ -57,7 +57,8 @@ export function clientError(error: GraphQLError, fallbackCode: string): GraphQLE
 /**
  * An error of the `operation` phase as it is refused: its copy for the client
  * ({@link clientError}), and the HTTP status and headers of its `http` extension (as
- * Apollo Server reads them; 500 when it has none), and the operation's name for the report.
+ * Apollo Server reads them; 500 when it has none), and the operation's name and type for
+ * the report and the trace.
  */
 export function httpRefusalOf(
   error: GraphQLError,
@@ -67,6 +68,7 @@ export function httpRefusalOf(
   status: number;
   headers?: Readonly<Record<string, string>>;
   operationName: string | null;
+  operationType: OperationDefinitionNode['operation'];
 } {
   const source = isGatewayError(error.originalError) ? error.originalError : error;
   const http = source.extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
@@ -75,6 +77,7 @@ export function httpRefusalOf(
     status: http?.status ?? 500,
     ...(http?.headers ? { headers: http.headers } : {}),
     operationName: operation.name?.value ?? null,
+    operationType: operation.operation,
   };
 }
 

@@ -122,6 +122,10 @@ export async function handleGraphQLRequest(
   const prepared = pipeline.prepareAdmitted('http', admission, asked, { http });
   if (prepared.kind === 'refused') {
     // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.
+    runtime.tracing?.requested(req.method ?? 'POST', context.session.keyId, {
+      type: prepared.operationType,
+      name: prepared.operationName,
+    });
     const report = reportHttpOperation(runtime.metrics, runtime.logger);
     const answer = pipeline.refuse('http', prepared, {
       execution: context,
