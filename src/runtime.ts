@@ -67,7 +67,7 @@ export interface GatewayRuntime {
   /**
    * The request checks of every transport (src/pipeline/steps.ts), with the public-site
    * policy, built once: the HTTP handler and the subscription transports call it for
-   * every phase (Apollo runs them only for an APQ hash sent without its text).
+   * every phase (Apollo runs them only for `executeOperation`, in tests).
    */
   readonly pipeline: RequestPipeline;
   /** The vault of keys and access tokens, kept current, when `VAULT_MASTER_KEY` is set (`vault`: its lookups and change events); `close` stops watching it. */
@@ -274,7 +274,7 @@ export async function createGatewayRuntime(
   }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
-  const checks = pipeline.apolloOptions<GatewayContext>(config.documentCacheMaxBytes);
+  const checks = pipeline.apolloOptions<GatewayContext>();
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.
   const reportHttp = reportHttpOperation(metrics, logger);
   const results = pipeline.resultPhase((report) => {
@@ -311,6 +311,8 @@ export async function createGatewayRuntime(
     stringifyResult: results.stringifyResult,
     parseOptions: checks.parseOptions,
     validationRules: checks.validationRules,
+    // The APQ cache the pipeline reads a hash's text from (it parses and validates it, and refuses an unknown hash).
+    persistedQueries: checks.persistedQueries,
     plugins: [
       ...(tracing ? [tracing.plugin()] : []),
       checks.plugin,

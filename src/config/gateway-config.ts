@@ -59,9 +59,10 @@ export interface GatewayConfig {
   /** Memory bound of the response cache, bytes (`RESPONSE_CACHE_MAX_BYTES`, default 33554432 = 32 MiB). */
   responseCacheMaxBytes: number;
   /**
-   * Memory bound of Apollo's store of parsed and validated documents, bytes of their
-   * estimated heap, five times their JSON (`DOCUMENT_CACHE_MAX_BYTES`, default 4194304 = 4 MiB;
-   * Apollo's own default is 30 MiB of their JSON, about five times that in heap).
+   * Memory bound of the parsed and validated documents kept (the request pipeline's seven
+   * eighths, Apollo's own store an eighth), bytes of their estimated heap, five times their
+   * JSON (`DOCUMENT_CACHE_MAX_BYTES`, default 4194304 = 4 MiB; Apollo's own default is 30 MiB
+   * of their JSON, about five times that in heap).
    */
   documentCacheMaxBytes: number;
   /** HTTP operations and live-query runs executed with graphql-jit, compiled on a document's second run (`EXECUTION_JIT`, default true; off: graphql-js). */

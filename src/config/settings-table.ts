@@ -309,7 +309,7 @@ export const SETTINGS: readonly SettingDefinition[] = [
       'documentCacheMaxBytes',
       'DOCUMENT_CACHE_MAX_BYTES',
       1024,
-      'memory bound of the documents Apollo parses itself (APQ hashes), bytes',
+      'memory bound of the parsed and validated documents kept (the pipeline 7/8, Apollo 1/8), bytes',
     ),
     setting(
       'executionJit',

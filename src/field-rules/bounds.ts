@@ -161,15 +161,20 @@ function checkInput(type: GraphQLInputObjectType, value: unknown, where: string)
  * Checks every bounded argument of the executed operation (inline values and
  * variables, also inside the fragments it uses) and returns the first violation as a `BAD_USER_INPUT` error, or
  * null. Runs after validation and before execution, so a violation costs no upstream
- * request. Variables that do not coerce are left to the executor's own error.
+ * request. Variables that do not coerce are left to the pipeline's `variables` step.
+ *
+ * @param coercedVariables - `variables` coerced to their declared types, when already done (else coerced here)
  */
 export function checkOperationBounds(
   schema: GraphQLSchema,
   document: DocumentNode,
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | undefined,
+  coercedVariables?: Record<string, unknown>,
 ): GatewayError | null {
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
+  const coerced: ReturnType<typeof getVariableValues> = coercedVariables
+    ? { coerced: coercedVariables }
+    : getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return null;
   const typeInfo = new TypeInfo(schema);
   let found: GatewayError | null = null;

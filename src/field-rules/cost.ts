@@ -210,8 +210,10 @@ export function estimateCost(
 // variables (above), and the error of a cost over `MAX_UPSTREAM_REQUESTS`.
 /**
  * The worst-case upstream cost of one operation with its variables, in upstream
- * requests, or null when the variables do not coerce (the executor reports that as
- * `BAD_USER_INPUT`).
+ * requests, or null when the variables do not coerce (the pipeline's `variables` step
+ * refuses that as `BAD_USER_INPUT`).
+ *
+ * @param coercedVariables - `variables` coerced to their declared types, when already done (else coerced here)
  */
 export function measureCost(
   schema: GraphQLSchema,
@@ -219,7 +221,9 @@ export function measureCost(
   operation: OperationDefinitionNode,
   variables: Readonly<Record<string, unknown>> | null | undefined,
   estimators: ComplexityEstimator[],
+  coercedVariables?: Record<string, unknown>,
 ): number | null {
+  if (coercedVariables) return operationCost(schema, document, operation, coercedVariables, estimators);
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   return coerced.errors ? null : operationCost(schema, document, operation, coerced.coerced, estimators);
 }

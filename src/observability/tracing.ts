@@ -245,6 +245,23 @@ export class GatewayTracing {
   }
 
   /**
+   * Adds the request's HTTP method and the key's HMAC id to the operation's span (the active
+   * one): from {@link plugin}, and for a request the pipeline refused after its `request`
+   * phase, which Apollo never sees; with the operation, when an `operation` step refused it,
+   * the span is named by it as {@link plugin} names it.
+   */
+  requested(
+    method: string,
+    keyId: string | null | undefined,
+    operation?: { readonly type?: string; readonly name?: string | null },
+  ): void {
+    const span = trace.getActiveSpan();
+    if (!span) return;
+    setRequestAttributes(span, method, keyId);
+    if (operation?.type) nameOperationSpan(span, operation.type, operation.name);
+  }
+
+  /**
    * An Apollo plugin that names the operation's span by type and name (`query CompanyPage`,
    * `query` when anonymous) and adds the key's HMAC id, the response cache's answer and
    * the response's error codes (set by {@link answered}).
@@ -254,8 +271,7 @@ export class GatewayTracing {
       async requestDidStart({ request, contextValue }) {
         const span = trace.getActiveSpan();
         if (!span) return;
-        span.setAttribute(ATTR_HTTP_REQUEST_METHOD, request.http?.method ?? 'POST');
-        if (contextValue.session.keyId) span.setAttribute(TRACE_ATTRIBUTES.keyId, contextValue.session.keyId);
+        setRequestAttributes(span, request.http?.method ?? 'POST', contextValue.session.keyId);
         return {
           async didResolveOperation({ operation, operationName }) {
             if (operation) nameOperationSpan(span, operation.operation, operationName);
@@ -362,6 +378,12 @@ export class GatewayTracing {
       span.end();
     }
   }
+}
+
+/** Sets an HTTP operation's span's method and key id (the key's HMAC id, when it has a key). */
+function setRequestAttributes(span: Span, method: string, keyId: string | null | undefined): void {
+  span.setAttribute(ATTR_HTTP_REQUEST_METHOD, method);
+  if (keyId) span.setAttribute(TRACE_ATTRIBUTES.keyId, keyId);
 }
 
 /** Names an operation's span by its type and name (`query CompanyPage`; `query` when anonymous), with the matching attributes. */

@@ -28,8 +28,8 @@ export function queryHashOf(document: DocumentNode, query: string): string {
 /**
  * Apollo Server's `documentStore`: the documents the pipeline prepared for the HTTP
  * requests in flight (held by {@link hold} until the request is answered), and Apollo's own
- * parsed and validated documents for the requests it parses itself (an APQ hash sent
- * without its text: see `RequestPipeline`), bounded by `maxBytes` as before.
+ * parsed and validated documents for the requests it parses itself (`executeOperation`,
+ * in tests: see `RequestPipeline`), bounded by `maxBytes`.
  *
  * Apollo Server 5 looks a document up under `documentStoreKeyPrefix + queryHash`, where
  * `queryHash` is the sha256 hex of the query text, and skips BOTH its parse and its
@@ -104,7 +104,7 @@ export function apolloPhases<TContext extends BaseContext & ApolloContext>(
   validationRules: ValidationRule[],
   documentStore: ApolloDocumentStore,
   runOperationPhase: (state: OperationState) => { error: GraphQLError } | null,
-): ApolloPipelineOptions<TContext> {
+): Omit<ApolloPipelineOptions<TContext>, 'persistedQueries'> {
   return {
     parseOptions,
     validationRules,

@@ -5,10 +5,9 @@
  * `request` steps (steps.ts) with Apollo's statuses and messages, so a refused request
  * never reaches Apollo and answers as it did.
  */
-import { createHash } from 'node:crypto';
 import Negotiator from 'negotiator';
 import { GraphQLError, Kind } from 'graphql';
-import type { DocumentNode, OperationDefinitionNode } from 'graphql';
+import type { OperationDefinitionNode } from 'graphql';
 import type { Refusal } from './refusals';
 
 /**
@@ -168,21 +167,6 @@ export const NO_HTTP_QUERY: Refusal = {
   status: 400,
 };
 
-/**
- * The error for a document with no operation to run by `operationName` (graphql-js's
- * message, as Apollo Server answers it over HTTP: `OPERATION_RESOLUTION_FAILURE`, 400).
- */
-export function operationResolutionError(document: DocumentNode, operationName: string | undefined): GraphQLError {
-  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
-  const message =
-    operationName !== undefined
-      ? `Unknown operation named "${operationName}".`
-      : operations.length === 0
-        ? 'Must provide an operation.'
-        : 'Must provide operation name if query contains multiple operations.';
-  return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
-}
-
 /** Over GET, an operation that is not a query: 405 with `Allow: POST`, as Apollo Server answers it. */
 export function getQueryOnlyError(
   http: HttpRequestFacts | undefined,
@@ -192,19 +176,4 @@ export function getQueryOnlyError(
   return new GraphQLError(`GET requests only support query operations, not ${operation.operation} operations`, {
     extensions: { code: 'BAD_REQUEST', http: { status: 405, headers: { allow: 'POST' } } },
   });
-}
-
-/**
- * An APQ request with query text (`extensions.persistedQuery`), as Apollo Server checks it
- * before the text parses: version 1, and the sha256 of the text as its hash (400, no code).
- */
-export function persistedQueryError(
-  extensions: Record<string, unknown> | undefined,
-  query: string,
-): GraphQLError | null {
-  const persisted = extensions?.persistedQuery as { version?: unknown; sha256Hash?: unknown } | undefined;
-  if (!persisted) return null;
-  if (persisted.version !== 1) return new GraphQLError('Unsupported persisted query version');
-  if (persisted.sha256Hash === createHash('sha256').update(query).digest('hex')) return null;
-  return new GraphQLError('provided sha does not match query');
 }

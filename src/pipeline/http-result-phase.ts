@@ -192,7 +192,7 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
           response.body.singleResult = finish<FormattedExecutionResult>({
             transport: 'http',
             result: response.body.singleResult,
-            // A refusal Apollo answers (variables that do not coerce, an APQ hash's document)
+            // A refusal Apollo answers (an error of execution's start; `executeOperation` in tests)
             // carries extensions.upstream with zeros over HTTP, as documented (docs/errors.md).
             execution: contextValue,
             delivery: contextValue,

@@ -73,6 +73,8 @@ export type Prepared =
       readonly headers?: Readonly<Record<string, string>>;
       /** The operation's name (null when anonymous), when an `operation` step refused it (the report's). */
       readonly operationName?: string | null;
+      /** Its type (query, mutation or subscription), when an `operation` step refused it (the trace's span name). */
+      readonly operationType?: OperationDefinitionNode['operation'];
     };
 
 /** The errors of a refusal after the `request` phase, with their HTTP status and headers when known (400, none: see {@link Prepared}). */
@@ -128,6 +130,8 @@ export interface ApolloPipelineOptions<TContext extends BaseContext> {
   readonly validationRules: ValidationRule[];
   /** Apollo's `documentStore`: the documents the pipeline prepared, and Apollo's own (see `ApolloDocumentStore`). */
   readonly documentStore: KeyValueCache<DocumentNode>;
+  /** Apollo's `persistedQueries`: the APQ cache the pipeline also reads (see `PersistedQueries`). */
+  readonly persistedQueries: { readonly cache: KeyValueCache<string> };
   /** One plugin running every `operation` step, in order, once the operation is known (unless they passed in `prepareAdmitted`). */
   readonly plugin: ApolloServerPlugin<TContext>;
 }

@@ -1,11 +1,8 @@
 /** The one request pipeline: runs {@link STEPS} for every transport; built once per gateway. */
 import type { BaseContext } from '@apollo/server';
-import { getOperationAST, GraphQLError, parse, specifiedRules, validate } from 'graphql';
-import { LRUCache } from 'lru-cache';
-import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
+import { getOperationAST } from 'graphql';
+import type { DocumentNode, GraphQLError, GraphQLSchema, ValidationRule } from 'graphql';
 import { upstreamCostEstimator } from '../field-rules/cost';
-import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
-import { documentHeapBytes } from '../graph/validation/document-heap';
 import { OperationMemo } from '../graph/validation/operation-memo';
 import type { Credential } from './credential';
 import { PublicSite } from './public-site';
@@ -31,22 +28,18 @@ import { runResultSteps } from './result-steps';
 import type { OutgoingResult, ResultEnvironment, ResultPhase, ResultState } from './result-steps';
 import { NO_VAULT } from '../vault';
 import type { TokenResolver } from '../vault';
-import { NO_HTTP_QUERY, operationResolutionError, persistedQueryError } from './http-checks';
-import { clientError, httpRefusalOf, NO_QUERY, refusalError, UNNAMED_OPERATION } from './refusals';
+import { NO_HTTP_QUERY } from './http-checks';
+import { PersistedQueries, persistedQueryRefusal } from './persisted-queries';
+import { httpRefusalOf, NO_QUERY, operationResolutionError, refusalError } from './refusals';
 import type { Refusal } from './refusals';
 import { STEPS } from './steps';
+import { documentCacheShares, PARSE_OPTIONS, ValidatedDocuments } from './validated-documents';
 import type { StepName } from './steps';
 import { PHASES } from './step-types';
 import type { OperationState, PipelineSettings, RequestState, Step, StepEnvironment, Transport } from './step-types';
 
 /** The pipeline's answers, named for its callers (their shapes live in pipeline-types.ts). */
 export type { Prepared, RefusalAnswer, RefusalResult, RequestFacts } from './pipeline-types';
-
-/** Most bytes the validated documents of {@link RequestPipeline.prepare} may hold (their estimated heap, `documentHeapBytes`). */
-const VALIDATED_DOCUMENTS_MAX_BYTES = 4 * 1024 * 1024;
-
-/** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
-const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
 
 /** The errors of a later phase (with their HTTP status, when known), or null for a `request` step's refusal. */
 function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonly GraphQLError[]> | null {
@@ -65,9 +58,10 @@ function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonl
  *   cache). Over HTTP a refusal is written by {@link refuse} and never reaches Apollo; an
  *   accepted document reaches it through its `documentStore` ({@link holdDocument},
  *   `ApolloDocumentStore`), so Apollo neither parses nor validates it, and its plugin runs
- *   no `operation` step again (the context's `passedSteps`). Only an APQ hash sent without
- *   its text (Apollo looks the text up in its own cache) takes Apollo's full path, with the
- *   same parse options, rules and `operation` steps ({@link apolloOptions}).
+ *   no `operation` step again (the context's `passedSteps`). An APQ hash sent without its
+ *   text gets it from the APQ cache Apollo registers texts in ({@link withPersistedText}).
+ *   Only `executeOperation` (tests) takes Apollo's full path, with the same parse options,
+ *   rules and `operation` steps ({@link apolloOptions}).
  * - The result phase: {@link finishResult}, for every transport (over HTTP from Apollo's
  *   `willSendResponse`, see {@link resultPhase}, and for a response cache hit answered
  *   before Apollo; on the streams in `onNext`).
@@ -81,13 +75,12 @@ export class RequestPipeline {
   private readonly resultEnv: ResultEnvironment;
   private readonly rules: ValidationRule[];
   private readonly listeners = new Set<StepListener>();
+  /** The APQ texts by hash, which Apollo registers ({@link apolloOptions}) and {@link withPersistedText} reads. */
+  private readonly persisted = new PersistedQueries();
   /** Apollo's document store, once {@link apolloOptions} built it. */
   private documents: ApolloDocumentStore | null = null;
-  /** Documents that parsed and passed validation, by query text ({@link prepareAdmitted}), bounded by {@link VALIDATED_DOCUMENTS_MAX_BYTES}. */
-  private readonly validated = new LRUCache<string, DocumentNode>({
-    maxSize: VALIDATED_DOCUMENTS_MAX_BYTES,
-    sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,
-  });
+  /** The documents that parsed and passed validation, by query text, bounded by its share of `DOCUMENT_CACHE_MAX_BYTES`. */
+  private readonly validated: ValidatedDocuments;
 
   /**
    * @param schema - the gateway's schema
@@ -121,6 +114,11 @@ export class RequestPipeline {
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));
+    this.validated = new ValidatedDocuments(
+      documentCacheShares(settings.documentCacheMaxBytes).pipeline,
+      schema,
+      this.rules,
+    );
   }
 
   /**
@@ -274,36 +272,22 @@ export class RequestPipeline {
     this.ran('parse', transport);
     const { query, operationName, variables } = request;
     const http = transport === 'http';
-    const persisted = http && query !== undefined ? persistedQueryError(request.extensions, query) : null;
-    if (persisted) return { kind: 'refused', step: 'parse', errors: [persisted], status: 400 };
+    const persisted = http ? persistedQueryRefusal(request.extensions, query) : null;
+    if (persisted) return { kind: 'refused', step: 'parse', ...persisted };
     if (query === undefined || query === '')
       return { kind: 'refused', step: 'parse', errors: [refusalError(http ? NO_HTTP_QUERY : NO_QUERY)], status: 400 };
-    let document = this.validated.get(query);
-    if (document === undefined) {
-      try {
-        document = parse(query, PARSE_OPTIONS);
-      } catch (error) {
-        const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
-        const errors = [clientError(parseError, 'GRAPHQL_PARSE_FAILED')];
-        return { kind: 'refused', step: 'parse', errors, status: 400 };
-      }
+    const prepared = this.validated.prepare(query, () => {
       for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
-      const invalid = validate(this.env.schema, document, [...specifiedRules, ...this.rules]);
-      if (invalid.length > 0) {
-        const errors = invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED'));
-        return { kind: 'refused', step: 'depth', errors, status: 400 };
-      }
-      this.validated.set(query, document);
-    } else {
-      for (const step of STEPS) if (step.phase === 'validate') this.ran(step.name, transport);
-    }
+    });
+    if (!('document' in prepared)) return { kind: 'refused', ...prepared, status: 400 };
+    const { document } = prepared;
 
     // Over HTTP: Apollo's document store finds the document by it, the bounds and cost memos are keyed by it.
     const queryHash = http ? queryHashOf(document, query) : undefined;
     const operation = getOperationAST(document, operationName);
     if (!operation) {
-      const error = http ? operationResolutionError(document, operationName) : refusalError(UNNAMED_OPERATION);
-      return { kind: 'refused', step: 'operation-shape', errors: [error], status: 400 };
+      const errors = [operationResolutionError(document, operationName)];
+      return { kind: 'refused', step: 'operation-shape', errors, status: 400 };
     }
     const token = admission.key?.source === 'token' ? admission.key.token : undefined;
     const operationState: OperationState = {
@@ -325,15 +309,20 @@ export class RequestPipeline {
 
   /**
    * Apollo Server's options for the `parse`, `validate` and `operation` phases (HTTP, and
-   * `executeOperation` in tests), built from {@link STEPS}: see {@link apolloPhases}.
-   *
-   * @param documentCacheMaxBytes - most bytes of the documents Apollo parses itself (see {@link ApolloDocumentStore})
+   * `executeOperation` in tests), built from {@link STEPS}: see {@link apolloPhases}. Apollo's
+   * own documents get their share of `DOCUMENT_CACHE_MAX_BYTES` ({@link documentCacheShares}).
    */
-  apolloOptions<TContext extends BaseContext & ApolloContext>(
-    documentCacheMaxBytes = VALIDATED_DOCUMENTS_MAX_BYTES,
-  ): ApolloPipelineOptions<TContext> {
-    this.documents = new ApolloDocumentStore(documentCacheMaxBytes);
-    return apolloPhases(PARSE_OPTIONS, this.rules, this.documents, (state) => this.runOperationPhase(state));
+  apolloOptions<TContext extends BaseContext & ApolloContext>(): ApolloPipelineOptions<TContext> {
+    this.documents = new ApolloDocumentStore(documentCacheShares(this.env.settings.documentCacheMaxBytes).apollo);
+    const phases = apolloPhases<TContext>(PARSE_OPTIONS, this.rules, this.documents, (state) =>
+      this.runOperationPhase(state),
+    );
+    return { ...phases, persistedQueries: { cache: this.persisted.apolloCache } };
+  }
+
+  /** HTTP: `request` with the text of an APQ hash sent without it, from the APQ cache Apollo registers texts in (see {@link PersistedQueries}). */
+  withPersistedText(request: OperationRequest): Promise<OperationRequest> {
+    return this.persisted.textOf(request);
   }
 
   /** HTTP: holds a document {@link prepareAdmitted} prepared in Apollo's document store (see {@link RequestPipeline}) until the returned function is called. */

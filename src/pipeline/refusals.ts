@@ -5,8 +5,8 @@
  * a refusal is written (the result phase's formatting, redaction and report) is
  * `RequestPipeline.refuse` (pipeline.ts).
  */
-import { GraphQLError } from 'graphql';
-import type { OperationDefinitionNode } from 'graphql';
+import { GraphQLError, Kind } from 'graphql';
+import type { DocumentNode, OperationDefinitionNode } from 'graphql';
 import { isGatewayError } from '../errors/gateway-error';
 import { TOKEN_REFUSALS } from '../vault';
 import type { TokenRefusal } from '../vault';
@@ -57,7 +57,8 @@ export function clientError(error: GraphQLError, fallbackCode: string): GraphQLE
 /**
  * An error of the `operation` phase as it is refused: its copy for the client
  * ({@link clientError}), and the HTTP status and headers of its `http` extension (as
- * Apollo Server reads them; 500 when it has none), and the operation's name for the report.
+ * Apollo Server reads them; 500 when it has none), and the operation's name and type for
+ * the report and the trace.
  */
 export function httpRefusalOf(
   error: GraphQLError,
@@ -67,6 +68,7 @@ export function httpRefusalOf(
   status: number;
   headers?: Readonly<Record<string, string>>;
   operationName: string | null;
+  operationType: OperationDefinitionNode['operation'];
 } {
   const source = isGatewayError(error.originalError) ? error.originalError : error;
   const http = source.extensions.http as { status?: number; headers?: Record<string, string> } | undefined;
@@ -75,6 +77,7 @@ export function httpRefusalOf(
     status: http?.status ?? 500,
     ...(http?.headers ? { headers: http.headers } : {}),
     operationName: operation.name?.value ?? null,
+    operationType: operation.operation,
   };
 }
 
@@ -102,12 +105,21 @@ export const NO_QUERY: Refusal = {
   status: 400,
 };
 
-/** The refusal of a streaming operation whose document has no operation by the name it gave, or several and no name (`operation-shape`), built once. */
-export const UNNAMED_OPERATION: Refusal = {
-  code: 'BAD_REQUEST',
-  message: 'Name the operation to run (operationName).',
-  status: 400,
-};
+/**
+ * The error for a document with no operation to run by `operationName`, on every transport
+ * (`operation-shape`): graphql-js's message, as Apollo Server answered it over HTTP,
+ * `OPERATION_RESOLUTION_FAILURE` (HTTP 400).
+ */
+export function operationResolutionError(document: DocumentNode, operationName: string | undefined): GraphQLError {
+  const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
+  const message =
+    operationName !== undefined
+      ? `Unknown operation named "${operationName}".`
+      : operations.length === 0
+        ? 'Must provide an operation.'
+        : 'Must provide operation name if query contains multiple operations.';
+  return new GraphQLError(message, { extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+}
 
 /** The refusal of each refused token, by reason (HTTP 401 with `WWW-Authenticate: Bearer error="invalid_token"`), built once. */
 export const TOKEN_REFUSED = Object.fromEntries(

@@ -29,6 +29,7 @@ export type PipelineSettings = Pick<
   | 'maxVariablesBytes'
   | 'maxResponseBytes'
   | 'keyHashSecret'
+  | 'documentCacheMaxBytes'
 >;
 
 /** What the steps share, built once per gateway by {@link RequestPipeline}. */
@@ -99,6 +100,8 @@ export interface OperationState {
   readonly operation: OperationDefinitionNode;
   /** The request's variables (after `operation-shape`: only those the operation declares). */
   variables: Record<string, unknown> | undefined;
+  /** The variables coerced to their declared types (set by the `variables` step when the operation declares any). */
+  coerced?: Record<string, unknown>;
   /** sha256 of the document text (Apollo's `queryHash`), when known: the bounds and cost results are remembered by it. */
   readonly queryHash?: string;
   /** The access token it runs with (after the `token` step accepted it), else absent: the `grants` step checks its grants. */

@@ -21,7 +21,7 @@
  *   redaction, response size, the operation's report).
  *
  * The pipeline runs every phase itself on every transport; over HTTP, Apollo Server
- * executes a document the pipeline accepted (only an APQ hash without its text takes
+ * executes a document the pipeline accepted (only `executeOperation`, in tests, takes
  * Apollo's own path, with `parseOptions`, `validationRules` and one plugin built from
  * this list). A new check is one entry here, in its place.
  */
@@ -255,17 +255,23 @@ export const STEPS = [
     },
   },
   {
-    // Variables that do not coerce to their declared types: BAD_USER_INPUT, with
-    // graphql-js's message. Over HTTP, Apollo Server coerces them itself right after this
-    // phase and answers the same code and message, so the step leaves HTTP to it.
+    // Variables that do not coerce to their declared types: BAD_USER_INPUT (HTTP 400), with
+    // graphql-js's message, on every transport. The coerced values go on to `bounds` and
+    // `cost`; the executor (graphql-js or graphql-jit) takes the raw values and coerces them
+    // again (neither accepts coerced ones).
     name: 'variables',
     phase: 'operation',
     run: (state, env) => {
-      if (state.transport === 'http') return null;
-      const coerced = getVariableValues(env.schema, state.operation.variableDefinitions ?? [], state.variables ?? {});
+      const definitions = state.operation.variableDefinitions ?? [];
+      if (definitions.length === 0) return null;
+      const coerced = getVariableValues(env.schema, definitions, state.variables ?? {});
       const [error] = coerced.errors ?? [];
+      if (!error) state.coerced = coerced.coerced;
       return error
-        ? new GraphQLError(error.message, { nodes: error.nodes, extensions: { code: 'BAD_USER_INPUT' } })
+        ? new GraphQLError(error.message, {
+            nodes: error.nodes,
+            extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+          })
         : null;
     },
   },
@@ -311,7 +317,7 @@ export const STEPS = [
     phase: 'operation',
     run: (state, env) => {
       const check = (): GraphQLError | null =>
-        checkOperationBounds(env.schema, state.document, state.operation, state.variables);
+        checkOperationBounds(env.schema, state.document, state.operation, state.variables, state.coerced);
       if (state.queryHash === undefined) return check();
       // Only "within bounds" is remembered: a violation is built afresh for every request.
       return env.boundsMemo.get(
@@ -335,6 +341,7 @@ export const STEPS = [
           state.operation,
           state.variables,
           estimatorsFor(characters, env.costEstimators, env.settings),
+          state.coerced,
         );
       const cost =
         state.queryHash === undefined

@@ -50,8 +50,8 @@ function httpFacts(req: IncomingMessage): HttpRequestFacts {
  * (`RequestPipeline.prepareAdmitted`, as for the streams), writes any refusal as every
  * transport does (`RequestPipeline.refuse`), or runs the operation on Apollo (which
  * neither parses nor validates the document again) with a fresh per-request context and
- * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. Only an APQ hash sent without
- * its text takes Apollo's own path after the `request` phase.
+ * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. An APQ hash sent without its
+ * text gets it from the APQ cache Apollo registers texts in (`withPersistedText`) first.
  *
  * @param search - the request's query string, with its leading `?` (empty when none)
  */
@@ -117,14 +117,15 @@ export async function handleGraphQLRequest(
   // Its result goes out as text: a response cache hit needs no parsed data (see ResponseCacheStore.get).
   context.httpResponse = true;
   if (requestKey !== undefined) context.responseHitKey = requestKey;
-  // An APQ hash without text: Apollo looks its text up in its own cache, then parses it (its own path).
-  const asked = operationRequest(admission.parameters);
-  const prepared =
-    asked.query === undefined && asked.extensions?.persistedQuery
-      ? null
-      : pipeline.prepareAdmitted('http', admission, asked, { http });
-  if (prepared?.kind === 'refused') {
+  // An APQ hash without text: its text from the APQ cache Apollo registers texts in (unknown: refused).
+  const asked = await pipeline.withPersistedText(operationRequest(admission.parameters));
+  const prepared = pipeline.prepareAdmitted('http', admission, asked, { http });
+  if (prepared.kind === 'refused') {
     // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.
+    runtime.tracing?.requested(req.method ?? 'POST', context.session.keyId, {
+      type: prepared.operationType,
+      name: prepared.operationName,
+    });
     const report = reportHttpOperation(runtime.metrics, runtime.logger);
     const answer = pipeline.refuse('http', prepared, {
       execution: context,
@@ -147,8 +148,8 @@ export async function handleGraphQLRequest(
   }
   // Apollo finds the prepared document in its document store: it neither parses nor validates it again.
   const release =
-    prepared?.queryHash !== undefined ? pipeline.holdDocument(prepared.queryHash, prepared.document) : undefined;
-  if (prepared) context.passedSteps = prepared;
+    prepared.queryHash !== undefined ? pipeline.holdDocument(prepared.queryHash, prepared.document) : undefined;
+  context.passedSteps = prepared;
   try {
     await executeOnApollo(runtime.apollo, req, res, {
       headers: request.headers,

@@ -114,6 +114,24 @@ describe('traces of the README page', () => {
     expect(names[1]?.attributes[TRACE_ATTRIBUTES.errorCodes]).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 
+  it('a request refused after the request phase (never seen by Apollo) has the method, key id and operation', async () => {
+    await stack.post({ query: '{ nope }' });
+    const aliases = Array.from({ length: 60 }, (_, i) => `a${i}: factories { options { title } }`).join(' ');
+    await stack.post({ query: `query Costly { ${aliases} }` });
+    await stack.get(`/graphql?query=${encodeURIComponent('{ factories { id }')}`, {
+      authorization: `Bearer ${DEMO_KEYS.premium.key}`,
+    });
+    const spans = exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER);
+    expect(
+      spans.map((span) => [span.name, span.attributes['http.request.method'], span.attributes[TRACE_ATTRIBUTES.keyId]]),
+    ).toEqual([
+      ['graphql', 'POST', premiumKeyId],
+      ['query Costly', 'POST', premiumKeyId],
+      ['graphql', 'GET', premiumKeyId],
+    ]);
+    expect(spans[1]?.attributes[TRACE_ATTRIBUTES.errorCodes]).toBe('QUERY_TOO_EXPENSIVE');
+  });
+
   it('gives background work (a subscription poll) a root span of its own, whatever context it runs in', async () => {
     const within = trace.setSpan(
       ROOT_CONTEXT,

@@ -110,6 +110,14 @@ describe("the gateway's HTTP requests", () => {
       'QUERY_TOO_EXPENSIVE',
       1,
     ],
+    [
+      'a variable that does not coerce to its declared type',
+      { query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } },
+      {},
+      400,
+      'BAD_USER_INPUT',
+      1,
+    ],
     ['no query text', { operationName: 'Q' }, {}, 400, 'BAD_REQUEST', 1],
     [
       'a possible cross-site forgery',
@@ -184,20 +192,55 @@ describe("the gateway's HTTP requests", () => {
     }
   });
 
-  it('an APQ request with its text is parsed by the pipeline; a hash alone is left to Apollo, which parses it', async () => {
+  it('an APQ hash alone gets its text from the APQ cache: Apollo parses neither request', async () => {
     const stored = jest.spyOn(ApolloDocumentStore.prototype, 'set');
+    const ran: string[] = [];
+    const stop = stack.gateway.pipeline.observe((step) => ran.push(step));
     try {
       const query = '{ __typename apq: __typename }';
       const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
       const registered = await stack.post({ query, extensions: { persistedQuery } }, { key: DEMO_KEYS.premium.key });
       expect([registered.status, registered.body.data]).toEqual([200, { __typename: 'Query', apq: 'Query' }]);
-      expect(stored).not.toHaveBeenCalled();
-      // Apollo registered the text in its APQ cache; the hash alone now runs on Apollo's own path.
+      // Apollo registered the text in the APQ cache; the pipeline reads the hash's text from it.
       const byHash = await stack.post({ extensions: { persistedQuery } }, { key: DEMO_KEYS.premium.key });
       expect([byHash.status, byHash.body.data]).toEqual([200, { __typename: 'Query', apq: 'Query' }]);
-      expect(stored).toHaveBeenCalledTimes(1);
+      expect(ran.filter((step) => step === 'parse')).toHaveLength(2);
+      expect(stored).not.toHaveBeenCalled();
     } finally {
+      stop();
       stored.mockRestore();
+    }
+  });
+
+  it('an unknown APQ hash is refused by the pipeline with Apollo Server’s answer, byte for byte', async () => {
+    const apollo = jest.spyOn(stack.gateway.apollo, 'executeHTTPGraphQLRequest');
+    try {
+      const persistedQuery = { version: 1, sha256Hash: 'b'.repeat(64) };
+      const response = await fetch(stack.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${DEMO_KEYS.premium.key}` },
+        body: JSON.stringify({ extensions: { persistedQuery } }),
+      });
+      expect([
+        response.status,
+        response.headers.get('cache-control'),
+        response.headers.get('content-type'),
+        await response.text(),
+      ]).toEqual([
+        200,
+        'private, no-cache, must-revalidate',
+        'application/json; charset=utf-8',
+        '{"errors":[{"message":"PersistedQueryNotFound","extensions":{"code":"PERSISTED_QUERY_NOT_FOUND"}}],' +
+          '"extensions":{"upstream":{"requests":0,"cacheHits":0,"coalesced":0,"stale":0,"maxAgeSeconds":0}}}\n',
+      ]);
+      const v2 = await stack.post({ extensions: { persistedQuery: { ...persistedQuery, version: 2 } } });
+      expect([v2.status, v2.body.errors]).toEqual([
+        400,
+        [{ message: 'Unsupported persisted query version', extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      ]);
+      expect(apollo).not.toHaveBeenCalled();
+    } finally {
+      apollo.mockRestore();
     }
   });
 

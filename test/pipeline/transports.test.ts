@@ -688,6 +688,27 @@ describe('refusals over every transport, byte for byte', () => {
     ],
     ['an unknown field', JSON.stringify({ query: '{ factories { nope } }' }), KEY, 400, 'GRAPHQL_VALIDATION_FAILED'],
     [
+      'a variable that does not coerce to its declared type',
+      JSON.stringify({ query: 'query Q($id: ID!) { factory(id: $id) { id } }', variables: { id: { no: 1 } } }),
+      KEY,
+      400,
+      'BAD_USER_INPUT',
+    ],
+    [
+      'several operations and no operationName',
+      JSON.stringify({ query: 'query A { __typename } query B { __typename }' }),
+      KEY,
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    ],
+    [
+      'an operationName the document does not have',
+      JSON.stringify({ query: 'query A { __typename }', operationName: 'B' }),
+      KEY,
+      400,
+      'OPERATION_RESOLUTION_FAILURE',
+    ],
+    [
       'a variable of the wrong type in the document',
       JSON.stringify({ query: 'query Q($id: Int!) { factory(id: $id) { id } }', variables: { id: 1 } }),
       KEY,
@@ -731,6 +752,23 @@ describe('refusals over every transport, byte for byte', () => {
     const accounting =
       ',"extensions":{"upstream":{"requests":0,"cacheHits":0,"coalesced":0,"stale":0,"maxAgeSeconds":0}}';
     expect((answers.http as RawAnswer).payload).toBe(`${sse.payload.slice(0, -1)}${accounting}}\n`);
+  });
+
+  it('a variable that does not coerce: the same payload over HTTP and graphql-sse, byte for byte, but the accounting', async () => {
+    const body = JSON.stringify({
+      query: 'query Q($id: ID!) { factory(id: $id) { id } }',
+      variables: { id: { no: 1 } },
+    });
+    const answers = await expectSameBytes(body, KEY);
+    const sse = answers['graphql-sse'] as RawAnswer;
+    expect(sse.frame).toBe('next');
+    const accounting =
+      ',"extensions":{"upstream":{"requests":0,"cacheHits":0,"coalesced":0,"stale":0,"maxAgeSeconds":0}}';
+    expect(answers.http).toEqual({
+      frame: 'body',
+      status: 400,
+      payload: `${sse.payload.slice(0, -1)}${accounting}}\n`,
+    });
   });
 
   it('an HTTP parse or validation refusal is logged as rejected, with the key it came with', async () => {
