@@ -1,6 +1,8 @@
 /**
  * The `parse` and `validate` phases of the request pipeline: each query text parsed and
- * validated once, its document remembered in a cache bounded by `DOCUMENT_CACHE_MAX_BYTES`.
+ * validated once, its document remembered in a cache bounded by `DOCUMENT_CACHE_MAX_BYTES`
+ * (a text over `LARGE_DOCUMENT_LENGTH` is first parsed without locations, for the
+ * gateway's own bound rules alone: see `ValidatedDocuments.prepare`).
  */
 import { GraphQLError, isExecutableDefinitionNode, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
@@ -73,7 +75,10 @@ export class ValidatedDocuments {
 
   /**
    * The document of `query`: remembered, else parsed (`GRAPHQL_PARSE_FAILED`) and validated
-   * (`GRAPHQL_VALIDATION_FAILED`) and remembered when it passed.
+   * (`GRAPHQL_VALIDATION_FAILED`) and remembered when it passed. A text over
+   * {@link LARGE_DOCUMENT_LENGTH} is first parsed without locations and refused from that
+   * parse when the bound rules refuse it (see `firstLook`): a parse with locations keeps
+   * every token of the text (a 33 KB text: about 3 MB, copied by young-generation GCs).
    *
    * @param validating - called when the `validate` steps run (the pipeline's step listeners)
    */
