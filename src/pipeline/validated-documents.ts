@@ -1,8 +1,10 @@
 /**
  * The `parse` and `validate` phases of the request pipeline: each query text parsed and
- * validated once, its document remembered in a cache bounded by `DOCUMENT_CACHE_MAX_BYTES`.
+ * validated once, its document remembered in a cache bounded by `DOCUMENT_CACHE_MAX_BYTES`
+ * (a text over `LARGE_DOCUMENT_LENGTH` is first parsed without locations, for the
+ * gateway's own bound rules alone: see `ValidatedDocuments.prepare`).
  */
-import { GraphQLError, parse, specifiedRules, validate } from 'graphql';
+import { GraphQLError, isExecutableDefinitionNode, parse, specifiedRules, validate } from 'graphql';
 import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
@@ -11,6 +13,17 @@ import { clientError } from './refusals';
 
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
 export const PARSE_OPTIONS: ParseOptions = { maxTokens: MAX_DOCUMENT_TOKENS };
+
+/**
+ * Query texts longer than this (UTF-16 code units) are first parsed without locations
+ * and checked by the gateway's own rules alone ({@link ValidatedDocuments.prepare}):
+ * the introspection query has about 1,700, a 33 KB document of hundreds of `__schema`
+ * aliases is refused from that parse.
+ */
+export const LARGE_DOCUMENT_LENGTH = 8 * 1024;
+
+/** The parse of a large text's first look: no locations (every token of the text would be kept by them). */
+const FIRST_LOOK_OPTIONS: ParseOptions = { ...PARSE_OPTIONS, noLocation: true };
 
 /** The share of `DOCUMENT_CACHE_MAX_BYTES` Apollo's own document store gets (see {@link documentCacheShares}). */
 const APOLLO_SHARE = 1 / 8;
@@ -62,7 +75,10 @@ export class ValidatedDocuments {
 
   /**
    * The document of `query`: remembered, else parsed (`GRAPHQL_PARSE_FAILED`) and validated
-   * (`GRAPHQL_VALIDATION_FAILED`) and remembered when it passed.
+   * (`GRAPHQL_VALIDATION_FAILED`) and remembered when it passed. A text over
+   * {@link LARGE_DOCUMENT_LENGTH} is first parsed without locations and refused from that
+   * parse when the bound rules refuse it (see `firstLook`): a parse with locations keeps
+   * every token of the text (a 33 KB text: about 3 MB, copied by young-generation GCs).
    *
    * @param validating - called when the `validate` steps run (the pipeline's step listeners)
    */
@@ -74,16 +90,38 @@ export class ValidatedDocuments {
     }
     let document: DocumentNode;
     try {
+      if (query.length > LARGE_DOCUMENT_LENGTH) {
+        const refused = this.firstLook(query);
+        validating();
+        if (refused) return refused;
+      }
       document = parse(query, PARSE_OPTIONS);
     } catch (error) {
       const parseError = error instanceof GraphQLError ? error : new GraphQLError('The query does not parse.');
       return { step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
     }
-    validating();
+    if (query.length <= LARGE_DOCUMENT_LENGTH) validating();
     const invalid = validate(this.schema, document, [...specifiedRules, ...this.rules]);
     if (invalid.length > 0)
       return { step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
     this.documents.set(query, document);
     return { document };
+  }
+
+  /**
+   * The first look at a large text: parsed without locations (a syntax error, or too many
+   * tokens, throws as the full parse would: its error's locations come from the text) and
+   * checked by the gateway's own rules alone (depth, introspection cost: each measures the
+   * whole document at once and refuses with errors tied to no node). Their refusal is the
+   * answer the full validation would give: graphql-js's rules report nothing before them
+   * but a definition that is not executable (then the full parse answers). Otherwise
+   * `null`: the text is parsed again, with locations, and validated in full.
+   */
+  private firstLook(query: string): ValidatedDocument | null {
+    const document = parse(query, FIRST_LOOK_OPTIONS);
+    if (!document.definitions.every(isExecutableDefinitionNode)) return null;
+    const refused = validate(this.schema, document, this.rules);
+    if (refused.length === 0 || refused.some((error) => error.nodes !== undefined)) return null;
+    return { step: 'depth', errors: refused.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
   }
 }
