@@ -19,6 +19,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
+import { nextSlice } from '../graph/execution/turn-slices';
 
 /** The bounds on one stream's backlog (`STREAM_MAX_QUEUED_BYTES`, `STREAM_DRAIN_TIMEOUT_MS`). */
 export interface StreamBounds {
@@ -158,7 +159,14 @@ export function guardWrites(stream: EventEmitter, method: 'write' | 'send', guar
   stream.once('close', () => guard.close());
 }
 
-/** Guards an SSE response: its writes against `bounds`, destroyed when cut; `onCut` is told why. */
+/**
+ * Guards an SSE response: its writes against `bounds`, destroyed when cut; `onCut` is told why.
+ * The guard closes at once (no result is handed to the stream after the cut); the connection
+ * is destroyed in a slice of a later turn (turn-slices.ts): the streams of one change's write
+ * reach their drain bound together, and fifty of them torn down in one timer's turn (each
+ * stream's operations ended, its places freed, its queued result let go) held the event loop
+ * for 200 ms.
+ */
 export function guardSseResponse(
   res: ServerResponse,
   bounds: StreamBounds,
@@ -169,7 +177,7 @@ export function guardSseResponse(
     () => res.writableLength,
     (reason) => {
       onCut(reason);
-      res.destroy();
+      void nextSlice().then(() => res.destroy());
     },
   );
   guardWrites(res, 'write', guard);

@@ -11,7 +11,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import WebSocket from 'ws';
-import { SlowReaderGuard, guardWrites } from '../../src/subscriptions/slow-readers';
+import { nextSlice } from '../../src/graph/execution/turn-slices';
+import { SlowReaderGuard, guardSseResponse, guardWrites } from '../../src/subscriptions/slow-readers';
 import type { CutReason } from '../../src/subscriptions/slow-readers';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import { ManualClock, turn, useFakeTimersWithRealIo, useStacks } from '../support';
@@ -91,6 +92,27 @@ describe('SlowReaderGuard', () => {
     expect(guard.flushed()).toBeNull();
     jest.advanceTimersByTime(10_000);
     expect(cuts).toEqual([]);
+  });
+});
+
+describe('guardSseResponse', () => {
+  it('closes a cut stream at once and destroys its connection in a later slice, not in the turn of the cut', async () => {
+    const { stream } = stuckWritable();
+    const cuts: CutReason[] = [];
+    const guard = guardSseResponse(
+      stream as unknown as ServerResponse,
+      { maxQueuedBytes: 1024, drainTimeoutMs: 60_000 },
+      (reason) => cuts.push(reason),
+    );
+    stream.write('x'.repeat(1000));
+    stream.write('x'.repeat(100));
+    expect(cuts).toEqual(['queued-bytes']);
+    expect(guard.closed).toBe(true);
+    expect(guard.flushed()).toBeNull();
+    // Many streams reach their bound in one turn: their teardowns go to the queue of sliced work.
+    expect(stream.destroyed).toBe(false);
+    await nextSlice();
+    expect(stream.destroyed).toBe(true);
   });
 });
 

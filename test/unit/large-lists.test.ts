@@ -12,7 +12,7 @@ import {
   LARGE_LIST_ITEMS,
   yieldForLargeLists,
 } from '../../src/graph/execution/large-lists';
-import { JOBS_PER_CHECK, TURN_BUDGET_MS } from '../../src/graph/execution/turn-slices';
+import { JOBS_PER_CHECK, MOST_ITEMS_AT_ONCE, TURN_BUDGET_MS } from '../../src/graph/execution/turn-slices';
 import { turnAfterLargeBody } from '../../src/upstream/response-body';
 
 /** Running turn counters, stopped after each test whatever it asserted. */
@@ -149,6 +149,21 @@ describe.each([
     expect(turnsOf(costly.data as Data)).toBeGreaterThan(100);
     // A turn for each list handed over at most, however many items.
     expect(turnsOf(cheap.data as Data)).toBeLessThanOrEqual(3);
+  });
+
+  it('completes at most MOST_ITEMS_AT_ONCE items at once in a turn, however cheap they were measured', async () => {
+    const clock = fakeClock();
+    const counter = turnCounter();
+    const document = parse(source);
+    // The same document's items at no cost (measured so), then costly ones: those completed at
+    // once are not measured, so a cheap measure must not let a whole list go in one turn.
+    await run(schemaWith(counter, clock, 0), {}, document);
+    const costly = await run(schemaWith(counter, clock, 1), {}, document);
+    counter.stop();
+    const data = costly.data as Data;
+    expect(data.a).toHaveLength(LARGE_LIST_ITEMS);
+    for (const count of itemsPerTurn([data.a, data.b, data.c]).values())
+      expect(count).toBeLessThanOrEqual(MOST_ITEMS_AT_ONCE + JOBS_PER_CHECK);
   });
 
   it('answers large lists as it answers them without slices', async () => {

@@ -13,6 +13,15 @@ export const TURN_BUDGET_MS = 4;
 /** Jobs run between two reads of the clock, each group followed by a microtask checkpoint (what its jobs started runs there, in the same slice). */
 export const JOBS_PER_CHECK = 8;
 
+/**
+ * Most list items {@link itemsThisTurn} promises in one turn, whatever their measured cost. Items
+ * completed at once are not measured (only the queue's groups of items are): without a bound
+ * a cost measured low let a whole list of thousands be completed in one turn, never measured
+ * again, and its true cost (the garbage collection its items' results cause among it) held
+ * the event loop for a hundred milliseconds and more on every run of a live query's list.
+ */
+export const MOST_ITEMS_AT_ONCE = 256;
+
 /** Jobs run from the queue's head are cut off its array once this many have gone. */
 const COMPACT_AFTER = 4096;
 
@@ -44,6 +53,8 @@ export function newItemCost(): ItemCost {
 }
 /** Time of the running turn promised to work done at once by {@link itemsThisTurn}, ms. */
 let reservedMs = 0;
+/** Items of the running turn promised by {@link itemsThisTurn}. */
+let promisedItems = 0;
 
 /** Runs groups of jobs, a microtask checkpoint after each, until the queue is empty or the turn's budget spent. */
 function step(): void {
@@ -91,6 +102,7 @@ function runTurn(): void {
   state = 'running';
   turnStarted = performance.now();
   reservedMs = 0;
+  promisedItems = 0;
   step();
 }
 
@@ -112,7 +124,8 @@ export function overBudget(): boolean {
 
 /**
  * How many of `count` list items the running turn of sliced work can still complete at
- * once, by the measured `cost` of such an item, within its budget; they are promised to the
+ * once, by the measured `cost` of such an item, within its budget (at most
+ * {@link MOST_ITEMS_AT_ONCE} in all); they are promised to the
  * caller (the next caller gets what is left). 0 outside such a turn. A large list's first
  * items are then completed as plain values, without the queue's cost per item.
  */
@@ -120,8 +133,10 @@ export function itemsThisTurn(count: number, cost: ItemCost): number {
   if (state !== 'running') return 0;
   const left = TURN_BUDGET_MS - (performance.now() - turnStarted) - reservedMs;
   if (left <= 0) return 0;
-  const items = cost.ms > 0 ? Math.min(count, Math.floor(left / cost.ms)) : count;
+  const fit = cost.ms > 0 ? Math.floor(left / cost.ms) : count;
+  const items = Math.max(0, Math.min(count, fit, MOST_ITEMS_AT_ONCE - promisedItems));
   reservedMs += items * cost.ms;
+  promisedItems += items;
   return items;
 }
 
