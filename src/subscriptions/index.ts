@@ -115,6 +115,7 @@ export function createGatewaySubscriptions(
     throttleMs: config.liveQueryThrottleMs,
     ...(config.executionJit ? { executeRun: jitExecute(parts.schema) } : {}),
   });
+  liveQueries.prepare(parts.schema);
   const tokenStreams = parts.vault ? new TokenStreams(parts.vault) : undefined;
   const transports = createSubscriptionTransports({
     schema: parts.schema,
