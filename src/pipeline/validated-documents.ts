@@ -51,6 +51,8 @@ export type ValidatedDocument =
  */
 export class ValidatedDocuments {
   private readonly documents: LRUCache<string, DocumentNode>;
+  /** graphql-js's `specifiedRules`, then the `validate` steps' rules: the full validation, made once. */
+  private readonly allRules: readonly ValidationRule[];
 
   /**
    * @param maxBytes - most bytes the documents and their texts may hold (estimated heap)
@@ -62,6 +64,7 @@ export class ValidatedDocuments {
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
   ) {
+    this.allRules = [...specifiedRules, ...rules];
     this.documents = new LRUCache<string, DocumentNode>({
       maxSize: maxBytes,
       sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,
@@ -101,7 +104,7 @@ export class ValidatedDocuments {
       return { step: 'parse', errors: [clientError(parseError, 'GRAPHQL_PARSE_FAILED')] };
     }
     if (query.length <= LARGE_DOCUMENT_LENGTH) validating();
-    const invalid = validate(this.schema, document, [...specifiedRules, ...this.rules]);
+    const invalid = validate(this.schema, document, this.allRules);
     if (invalid.length > 0)
       return { step: 'depth', errors: invalid.map((error) => clientError(error, 'GRAPHQL_VALIDATION_FAILED')) };
     this.documents.set(query, document);
