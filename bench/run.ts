@@ -29,10 +29,13 @@ const NAMES: ScenarioNames = {
 };
 
 function selectedScenarios(args: BenchArgs): Scenario[] {
-  const names = args.profile !== null ? [args.profile] : args.only;
-  return names === null
-    ? SCENARIOS.filter((scenario) => scenario.optIn !== true)
-    : SCENARIOS.filter((scenario) => names.includes(scenario.name));
+  if (args.profile !== null) return SCENARIOS.filter((scenario) => scenario.name === args.profile);
+  const names = args.only;
+  return (
+    names === null
+      ? SCENARIOS.filter((scenario) => scenario.optIn !== true)
+      : SCENARIOS.filter((scenario) => names.includes(scenario.name))
+  ).filter((scenario) => !args.skip.includes(scenario.name));
 }
 
 async function run(args: BenchArgs): Promise<void> {
@@ -63,7 +66,10 @@ async function run(args: BenchArgs): Promise<void> {
   const text = JSON.stringify(summary, null, 2);
   const out = args.out
     ? resolve(args.out)
-    : join(RESULTS, args.only !== null || args.profile !== null ? 'partial.json' : 'latest.json');
+    : join(
+        RESULTS,
+        args.only !== null || args.skip.length > 0 || args.profile !== null ? 'partial.json' : 'latest.json',
+      );
   writeFileSync(out, `${text}\n`);
   process.stdout.write(`${text}\n`);
   log(`summary written to ${out} (${summary.totalSeconds} s)`);

@@ -25,6 +25,8 @@ export interface BenchArgs {
   redisServer: string | null;
   /** Scenarios to run (`--only a,b`; default all). */
   only: string[] | null;
+  /** Scenarios not to run (`--skip a,b`; default none): a run split in parts, as CI's smoke run is. */
+  skip: string[];
   /** Attacks of the hostile scenario to run (`--attacks a,b`; default all). */
   attacks: string[] | null;
   /** Scenario whose server process runs with `--cpu-prof` (`--profile NAME`; runs only that scenario). */
@@ -68,6 +70,7 @@ export function usage(names: ScenarioNames): string {
   --redis-server PATH   redis-server binary for replicas-redis and metrics-keys (default:
                         redis-server on PATH; when missing, the Redis parts are skipped)
   --only A,B            run only these scenarios (${names.all.join(', ')})
+  --skip A,B            run every scenario (or every one of --only) but these
   --attacks A,B         run only these attacks of the hostile scenario (names as in its results)
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
@@ -92,6 +95,7 @@ const FLAGS = {
   'scrape-keys': { type: 'string' },
   'redis-server': { type: 'string' },
   only: { type: 'string' },
+  skip: { type: 'string' },
   attacks: { type: 'string' },
   profile: { type: 'string' },
   'gateway-env': { type: 'string', multiple: true },
@@ -119,15 +123,19 @@ function number(flag: string, raw: string | undefined, fallback: number, min: nu
 export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): BenchArgs {
   const { values } = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false });
   const known = (name: string): boolean => names.all.includes(name);
-  const only =
-    values.only === undefined
-      ? null
-      : values.only
-          .split(',')
-          .map((name) => name.trim())
-          .filter((name) => name !== '');
-  for (const name of only ?? [])
-    if (!known(name)) throw new Error(`Unknown scenario '${name}' in --only (known: ${names.all.join(', ')})`);
+  const list = (text: string): string[] =>
+    text
+      .split(',')
+      .map((name) => name.trim())
+      .filter((name) => name !== '');
+  const only = values.only === undefined ? null : list(values.only);
+  const skip = values.skip === undefined ? [] : list(values.skip);
+  for (const [flag, given] of [
+    ['--only', only ?? []],
+    ['--skip', skip],
+  ] as const)
+    for (const name of given)
+      if (!known(name)) throw new Error(`Unknown scenario '${name}' in ${flag} (known: ${names.all.join(', ')})`);
   const profile = values.profile ?? null;
   if (profile !== null && !known(profile))
     throw new Error(`Unknown scenario '${profile}' for --profile (known: ${names.all.join(', ')})`);
@@ -155,6 +163,7 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
     scrapeKeys: number('scrape-keys', values['scrape-keys'], quick ? 2000 : 10_000, 1, true),
     redisServer: redisServer === undefined || redisServer.trim() === '' ? null : redisServer,
     only,
+    skip,
     attacks:
       values.attacks === undefined
         ? null

@@ -358,25 +358,29 @@ async function halfSentHeaders(gateway: Service): Promise<Outcome> {
   return { connections: sockets.length, closedWithinOneSecond: early, internalErrors: 0 };
 }
 
-/** Keyless graphql-sse reservations the `sse-reservations-50000` attack sends. */
+/** Keyless graphql-sse reservations the `sse-reservations-50000` attack sends (`--quick`: {@link QUICK_SSE_RESERVATIONS}). */
 const SSE_RESERVATIONS = 50_000;
+/** The reservations of a `--quick` run, which gives the hostile gateway {@link QUICK_SSE_RESERVATION_TTL_MS}: a smoke run of the same path. */
+const QUICK_SSE_RESERVATIONS = 10_000;
 /** Client addresses they come from (127.0.0.2 to 127.0.0.101: the gateway listens on 127.0.0.1), so the per-address cap alone does not refuse them. */
 const SSE_RESERVATION_ADDRESSES = 100;
 /** Target of the gateway's RSS growth over the attack, MB. */
 const SSE_RESERVATION_RSS_TARGET_MB = 40;
 /** `SSE_RESERVATION_TTL_MS`'s default: after it, every reservation of the attack has expired and been freed. */
 const SSE_RESERVATION_TTL_MS = 30_000;
+/** `SSE_RESERVATION_TTL_MS` of the hostile gateway in a `--quick` run (CI's smoke run waits this long, not 30 s). */
+const QUICK_SSE_RESERVATION_TTL_MS = 5_000;
 
 /**
- * {@link SSE_RESERVATIONS} keyless `PUT /graphql/stream` (graphql-sse reservations that
+ * `count` keyless `PUT /graphql/stream` (graphql-sse reservations that
  * never connect a stream), 64 at a time over keep-alive connections from
  * {@link SSE_RESERVATION_ADDRESSES} local addresses: statuses (201 reserved, 429 over
  * `SSE_RESERVATIONS_MAX_PER_ADDRESS` or `SSE_RESERVATIONS_MAX`) and the gateway's RSS before,
  * at its peak (sampled every 50 ms) and after; then the wait until they have all expired
- * (`SSE_RESERVATION_TTL_MS`, 30 s, and 2 s more), with its own `/healthz` poller (they are
- * freed at about the same time) and the RSS after it.
+ * (`ttlMs`, the gateway's `SSE_RESERVATION_TTL_MS`, and 2 s more), with its own `/healthz`
+ * poller (they are freed at about the same time) and the RSS after it.
  */
-async function sseReservations(gateway: Service): Promise<Outcome> {
+async function sseReservations(gateway: Service, count: number, ttlMs: number): Promise<Outcome> {
   const { port } = new URL(gateway.origin);
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const statuses: Record<string, number> = {};
@@ -423,7 +427,7 @@ async function sseReservations(gateway: Service): Promise<Outcome> {
   try {
     await Promise.all(
       Array.from({ length: 64 }, async () => {
-        while (next < SSE_RESERVATIONS) {
+        while (next < count) {
           const index = next;
           next += 1;
           await put(index);
@@ -435,18 +439,18 @@ async function sseReservations(gateway: Service): Promise<Outcome> {
   }
   const rssAfterMb = currentRssMb(gateway.pid);
   const expiryPoller = await HealthPoller.start(gateway.origin, 50);
-  await sleep(SSE_RESERVATION_TTL_MS + 2000);
+  await sleep(ttlMs + 2000);
   const expiry = await expiryPoller.stop();
   const rssAfterExpiryMb = currentRssMb(gateway.pid);
   const peakMb = sampler.stop();
   const growthMb = rssBeforeMb === null || peakMb === null ? null : round(peakMb - rssBeforeMb);
   return {
-    requests: SSE_RESERVATIONS,
+    requests: count,
     addresses: SSE_RESERVATION_ADDRESSES,
     statuses,
     refusedBy: limits,
     expiry: {
-      waitedMs: SSE_RESERVATION_TTL_MS + 2000,
+      waitedMs: ttlMs + 2000,
       healthzWorstMs: expiry.worstMs,
       healthzPolls: expiry.polls,
       healthzFailures: expiry.failures,
@@ -587,6 +591,8 @@ function attacks(quick: boolean): Attack[] {
   const introspection = JSON.stringify({ query: introspectionAliases(369) });
   const repeat = quick ? 5 : 20;
   const burstRounds = quick ? QUICK_BURST_ROUNDS : BURST_ROUNDS;
+  const reservations = quick ? QUICK_SSE_RESERVATIONS : SSE_RESERVATIONS;
+  const reservationTtlMs = quick ? QUICK_SSE_RESERVATION_TTL_MS : SSE_RESERVATION_TTL_MS;
   return [
     {
       name: 'introspection-369-aliases',
@@ -679,8 +685,8 @@ function attacks(quick: boolean): Attack[] {
     },
     {
       name: 'sse-reservations-50000',
-      description: `${SSE_RESERVATIONS.toLocaleString('en')} keyless PUT /graphql/stream (graphql-sse reservations never connected) from ${SSE_RESERVATION_ADDRESSES} local addresses, 64 at a time, then 32 s while they expire; RSS growth target ${SSE_RESERVATION_RSS_TARGET_MB} MB`,
-      run: (g) => sseReservations(g),
+      description: `${reservations.toLocaleString('en')} keyless PUT /graphql/stream (graphql-sse reservations never connected) from ${SSE_RESERVATION_ADDRESSES} local addresses, 64 at a time, then ${(reservationTtlMs + 2000) / 1000} s while they expire; RSS growth target ${SSE_RESERVATION_RSS_TARGET_MB} MB`,
+      run: (g) => sseReservations(g, reservations, reservationTtlMs),
     },
     ...burstAndBodyAttacks(quick ? 3 : 10),
     ...streamAttacks(quick),
@@ -702,7 +708,11 @@ export const hostile: Scenario = {
     const documents = await hostileDocuments(bench.args.quick); // the grants attacks (a vault and a token)
     const gateway = await bench.startGateway(
       'gateway-hostile',
-      { STATEV_BASE_URL: `${stub.origin}/req`, ...documents.env },
+      {
+        STATEV_BASE_URL: `${stub.origin}/req`,
+        ...documents.env,
+        ...(bench.args.quick ? { SSE_RESERVATION_TTL_MS: String(QUICK_SSE_RESERVATION_TTL_MS) } : {}),
+      },
       { pinned: true },
     );
     const results: Array<Record<string, unknown>> = [];
