@@ -11,6 +11,16 @@ const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
 /** A JSON content type, as Apollo reads a body as JSON. */
 const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
+/** The last content type {@link isJson} read, and its answer: clients send the same one on every request. */
+let lastContentType: { readonly value: string; readonly json: boolean } | null = null;
+
+/** Whether `value` is a JSON content type ({@link JSON_CONTENT_TYPE}). */
+function isJson(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  if (lastContentType?.value !== value) lastContentType = { value, json: JSON_CONTENT_TYPE.test(value) };
+  return lastContentType.json;
+}
+
 /**
  * One value of a header (repeated ones joined), as Apollo's header map holds it. Called
  * with `req.headers.<name>`, a name written out: V8 then reads each header on its fast
@@ -88,8 +98,7 @@ export function answerFromResponseCache(
   )
     return NOT_ELIGIBLE;
   const headers = req.headers;
-  if (!JSON_CONTENT_TYPE.test(one(headers['content-type']) ?? '') || one(headers.prefer) !== undefined)
-    return NOT_ELIGIBLE;
+  if (!isJson(one(headers['content-type'])) || one(headers.prefer) !== undefined) return NOT_ELIGIBLE;
   const fields = body as Record<string, unknown>;
   for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
   const { query, operationName } = fields;
