@@ -267,7 +267,7 @@ export const RESULT_STEPS = [
     phase: 'delivery',
     run(state) {
       const errors = state.result.errors;
-      if (errors === undefined || !errors.some((error) => error instanceof GraphQLError)) return;
+      if (!errors?.some((error) => error instanceof GraphQLError)) return;
       state.result = withErrors(
         state.result,
         errors.map((error) => (error instanceof GraphQLError ? formatClientError(error) : error)),
