@@ -45,6 +45,7 @@ function singleHeader(value: string | string[] | undefined): string | undefined 
 
 /** True when the request asks for fresh data (`Cache-Control: no-cache` or `Pragma: no-cache`). */
 export function wantsNoCache(cacheControl: string | undefined, pragma: string | undefined): boolean {
+  if (cacheControl === undefined && pragma === undefined) return false;
   return /(^|,)\s*no-cache\s*(,|$)/i.test(cacheControl ?? '') || /no-cache/i.test(pragma ?? '');
 }
 

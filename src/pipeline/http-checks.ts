@@ -30,8 +30,19 @@ const NON_PREFLIGHTED_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'mul
 /** HTTP token code points (a MIME type's type and subtype). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** The last content type {@link mimeEssence} read, and its essence: clients send the same one on every request. */
+let lastMime: { readonly value: string; readonly essence: string | null } | null = null;
+
 /** A content type's essence (`type/subtype`, lower case) as the WHATWG MIME Sniffing Standard parses it, or null when it does not parse. */
 function mimeEssence(value: string): string | null {
+  if (lastMime?.value === value) return lastMime.essence;
+  const essence = parseMimeEssence(value);
+  lastMime = { value, essence };
+  return essence;
+}
+
+/** {@link mimeEssence}, parsed. */
+function parseMimeEssence(value: string): string | null {
   const text = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   const slash = text.indexOf('/');
   if (slash <= 0) return null;

@@ -47,6 +47,10 @@ function laterOf(refused: Refusal | LaterRefusal): Exclude<LaterRefusal, readonl
   return 'errors' in refused ? refused : null;
 }
 
+/** The `request` steps of {@link STEPS}, in order (picked once, not on every request); then the `operation` steps. */
+const REQUEST_STEPS = (STEPS as readonly Step<StepName>[]).filter((step) => step.phase === 'request');
+const OPERATION_STEPS = (STEPS as readonly Step<StepName>[]).filter((step) => step.phase === 'operation');
+
 /**
  * The one driver of {@link STEPS} and `RESULT_STEPS`: every transport calls the same function
  * for each phase, and writes every refusal with {@link refuse}.
@@ -171,8 +175,7 @@ export class RequestPipeline {
     transport: Transport,
     run: (step: Step<StepName>) => R | null,
   ): { step: StepName; found: R } | null {
-    for (const step of STEPS as readonly Step<StepName>[]) {
-      if (step.phase !== phase) continue;
+    for (const step of phase === 'request' ? REQUEST_STEPS : OPERATION_STEPS) {
       this.ran(step.name, transport);
       const found = run(step);
       if (found) return { step: step.name, found };
@@ -217,7 +220,8 @@ export class RequestPipeline {
     parameters: RequestParameters,
     facts: RequestFacts = {},
   ): Admission {
-    const state: RequestState = { transport, input, credential, parameters, key: null, ...facts };
+    // Object.assign, not a spread: V8 (Node 20) copies with it faster, on every request.
+    const state: RequestState = Object.assign({ transport, input, credential, parameters, key: null }, facts);
     const refused = this.runRequestPhase(state);
     if (refused) return { kind: 'refused', ...refused };
     return { kind: 'run', parameters: state.parameters, key: state.key };

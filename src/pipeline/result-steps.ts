@@ -182,9 +182,30 @@ function measuredText(result: object): string {
   return text;
 }
 
+/** The members a result step replaces, writable (see {@link withErrors}, {@link withExtensions}). */
+type Replaceable = { errors?: ReadonlyArray<ResultError>; extensions?: Readonly<Record<string, unknown>> };
+
+/**
+ * A copy of a result's own members (as a spread copies them; no result has a `__proto__`
+ * member), with `Object.assign`: V8 (Node 20) spent microseconds on a spread's copy, and
+ * defined a member written after the spread on a slow path, for every result.
+ */
+function copyOf<T extends object>(value: T): T {
+  return Object.assign({}, value);
+}
+
+/** The result with `extensions` replaced (in its place when it had them, else last). */
+function withExtensions<R extends OutgoingResult>(result: R, extensions: Readonly<Record<string, unknown>>): R {
+  const copy: Replaceable = copyOf(result);
+  copy.extensions = extensions;
+  return copy as R;
+}
+
 /** The result with `errors` replaced (and the rest as it was). */
 function withErrors<R extends OutgoingResult>(result: R, errors: ReadonlyArray<ResultError>): R {
-  return { ...result, errors };
+  const copy: Replaceable = copyOf(result);
+  copy.errors = errors;
+  return copy as R;
 }
 
 /**
@@ -217,15 +238,14 @@ export const RESULT_STEPS = [
         accounting.responseCacheHit = true;
         accounting.noteAge(age * 1000);
       }
-      state.result = {
-        ...state.result,
-        extensions: {
-          ...state.result.extensions,
-          upstream: accounting.toJSON(),
-          ...(accounting.staleFields.length > 0 ? { stale: accounting.staleFields } : {}),
-          ...(age !== null ? { responseCache: { hit: true, ageSeconds: age } } : {}),
-        },
-      };
+      // Built member by member, not spread: the same members in the same order, on V8's
+      // fast paths (see copyOf).
+      const before = state.result.extensions;
+      const extensions: Record<string, unknown> = before === undefined ? {} : copyOf(before);
+      extensions.upstream = accounting.toJSON();
+      if (accounting.staleFields.length > 0) extensions.stale = accounting.staleFields;
+      if (age !== null) extensions.responseCache = { hit: true, ageSeconds: age };
+      state.result = withExtensions(state.result, extensions);
     },
   },
   // extensions.warnings: what the execution noted without failing (e.g. WINDOW_OVERRUN of a

@@ -76,6 +76,9 @@ export class ResponseCacheHits {
     sizeCalculation: (_digest, body) => body.length + DIGEST_BYTES,
   });
 
+  /** The last request {@link requestKey} identified (its session is a hashed key id, never the key). */
+  private lastRequest: { readonly session: string; readonly body: string; readonly requestKey: string } | null = null;
+
   /**
    * The identity of a raw request: the caller's session ({@link responseSession}: its
    * hashed key id, and an access token's id) and the sha256 (base64url) of its body's
@@ -87,13 +90,18 @@ export class ResponseCacheHits {
    * @param body - the request body's text as read (before any parse)
    */
   requestKey(session: string, body: string): string {
+    // The same request as the last one (a client polling one operation): the same key, made once.
+    const last = this.lastRequest;
+    if (last !== null && last.body === body && last.session === session) return last.requestKey;
     let digest = this.digests.get(body);
     if (digest === undefined) {
       digest = hash('sha256', body, 'base64url');
       if (body.length <= DIGEST_MAX_BODY) this.digests.set(body, digest);
     }
     // The digest has a fixed length: the pair is read back unambiguously.
-    return `${session}.${digest}`;
+    const requestKey = `${session}.${digest}`;
+    this.lastRequest = { session, body, requestKey };
+    return requestKey;
   }
 
   /**
