@@ -23,6 +23,7 @@ type Outcome = 'none' | 'skip' | 'break' | 'edit';
 function visitorOf(
   id: number,
   kinds: Array<{ kind: string; form: 'function' | 'enter' | 'leave' | 'both' }>,
+  every: 'none' | 'enter' | 'leave' | 'both',
   choose: (call: number) => Outcome,
   log: string[],
 ): ASTVisitor {
@@ -45,6 +46,9 @@ function visitorOf(
     else if (form === 'leave') visitor[kind] = { leave: handler('leave') };
     else visitor[kind] = { enter: handler('enter'), leave: handler('leave') };
   }
+  // A visitor of every kind it names no handler for (as graphql-js's UniqueDirectivesPerLocationRule).
+  if (every === 'enter' || every === 'both') visitor['enter'] = handler('enter');
+  if (every === 'leave' || every === 'both') visitor['leave'] = handler('leave');
   return visitor as ASTVisitor;
 }
 
@@ -73,6 +77,9 @@ describe('mergeVisitors', () => {
         }),
         { selector: (entry) => entry.kind, maxLength: 5 },
       ),
+      every: fc.constantFrom('none', 'none', 'enter', 'leave', 'both') as fc.Arbitrary<
+        'none' | 'enter' | 'leave' | 'both'
+      >,
       outcomes: fc.array(fc.constantFrom<Outcome>('none', 'none', 'none', 'skip', 'break', 'edit'), {
         minLength: 1,
         maxLength: 30,
@@ -84,7 +91,13 @@ describe('mergeVisitors', () => {
         const run = (merge: (visitors: ASTVisitor[]) => ASTVisitor): { log: string[]; result: unknown } => {
           const log: string[] = [];
           const visitors = specs.map((spec, id) =>
-            visitorOf(id, spec.kinds, (call) => spec.outcomes[(call - 1) % spec.outcomes.length] ?? 'none', log),
+            visitorOf(
+              id,
+              spec.kinds,
+              spec.every,
+              (call) => spec.outcomes[(call - 1) % spec.outcomes.length] ?? 'none',
+              log,
+            ),
           );
           const result = visit(document, merge(visitors));
           return { log, result };
@@ -98,11 +111,15 @@ describe('mergeVisitors', () => {
     );
   });
 
-  it('leaves a visitor of every node (its own enter) to graphql-js', () => {
+  it('leaves a visitor with inherited handlers to graphql-js', () => {
     const log: string[] = [];
-    const merged = mergeVisitors([{ enter: (node: ASTNode) => void log.push(node.kind) }]);
-    visit(parse('{ a }'), merged);
-    expect(log).toEqual(['Document', 'OperationDefinition', 'SelectionSet', 'Field', 'Name']);
+    class Visitor {
+      Field(node: ASTNode): void {
+        log.push(node.kind);
+      }
+    }
+    visit(parse('{ a }'), mergeVisitors([new Visitor() as ASTVisitor]));
+    expect(log).toEqual(['Field']);
   });
 });
 

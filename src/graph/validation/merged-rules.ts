@@ -41,30 +41,42 @@ function handlersOf(value: unknown): { enter?: Handler; leave?: Handler } | null
 }
 
 /**
- * The handlers of `visitors` by kind, or null when one of them is not a plain object of
- * kinds (a visitor of every node, with its own `enter`/`leave`, or inherited handlers):
- * those go to graphql-js's own merge.
+ * The handlers of `visitors` by kind, or null when one of them is not a plain object
+ * (inherited handlers): those go to graphql-js's own merge. A visitor's own `enter` and
+ * `leave` watch every kind it names no handler for (graphql-js's `UniqueDirectivesPerLocationRule`).
  */
 function byKind(visitors: readonly ASTVisitor[]): Map<string, KindHandlers> | null {
   const kinds = new Map<string, KindHandlers>();
+  const add = (kind: string, index: number, handlers: { enter?: Handler; leave?: Handler }): void => {
+    if (handlers.enter === undefined && handlers.leave === undefined) return;
+    let entry = kinds.get(kind);
+    if (!entry) {
+      entry = { visitors: [], enter: [], leave: [] };
+      kinds.set(kind, entry);
+    }
+    entry.visitors.push(index);
+    entry.enter.push(handlers.enter);
+    entry.leave.push(handlers.leave);
+  };
   for (const [index, visitor] of visitors.entries()) {
     const prototype: unknown = Object.getPrototypeOf(visitor);
     if (prototype !== Object.prototype && prototype !== null) return null;
     const record = visitor as Record<string, unknown>;
-    if (record['enter'] !== undefined || record['leave'] !== undefined) return null;
+    const every = handlersOf({ enter: record['enter'], leave: record['leave'] });
+    if (every === null) return null;
+    if (every.enter !== undefined || every.leave !== undefined) {
+      for (const kind of KINDS) {
+        const handlers = record[kind] === undefined ? every : handlersOf(record[kind]);
+        if (handlers === null) return null;
+        add(kind, index, handlers);
+      }
+      continue;
+    }
     for (const key of Object.keys(record)) {
       if (!KINDS.has(key)) continue;
       const handlers = handlersOf(record[key]);
       if (handlers === null) return null;
-      if (handlers.enter === undefined && handlers.leave === undefined) continue;
-      let entry = kinds.get(key);
-      if (!entry) {
-        entry = { visitors: [], enter: [], leave: [] };
-        kinds.set(key, entry);
-      }
-      entry.visitors.push(index);
-      entry.enter.push(handlers.enter);
-      entry.leave.push(handlers.leave);
+      add(key, index, handlers);
     }
   }
   return kinds;
