@@ -15,7 +15,7 @@ import type { Credential } from '../pipeline/credential';
 import type { RefusalResult, RequestFacts } from '../pipeline/pipeline';
 import { BodyTooLargeError, readBody, sendRefusalAnswer } from '../web/apollo-http';
 import { contextOf, prepare } from './admission';
-import { armDeadPeerDetection } from './dead-peers';
+import { armDeadPeerDetection, prepareDeadPeerDetection } from './dead-peers';
 import { livePatchFormat } from './live-operations';
 import type { OperationRuns } from './operation-runs';
 import { guardSseResponse } from './slow-readers';
@@ -135,6 +135,7 @@ export function createSseTransport(
 ): SseTransport {
   const { watch, patchFormats, abandonedChecks, credentials, unlessAbandoned, untilTokenRefused, finish, execute } =
     runs;
+  if ((options.sseDeadPeerTimeoutMs ?? 0) > 0) prepareDeadPeerDetection();
   // Reservations (their connections) whose event stream closed.
   const closedStreams = new WeakSet<SubscriptionConnection>();
   // graphql-sse: one connection per request ("distinct connections"), or per reservation token.
