@@ -9,6 +9,7 @@ import type { DocumentNode, GraphQLSchema, ParseOptions, ValidationRule } from '
 import { LRUCache } from 'lru-cache';
 import { MAX_DOCUMENT_TOKENS } from '../graph/validation/document-limits';
 import { documentHeapBytes } from '../graph/validation/document-heap';
+import { mergedRule } from '../graph/validation/merged-rules';
 import { clientError } from './refusals';
 
 /** The `parse` step's options: at most `MAX_DOCUMENT_TOKENS` tokens. */
@@ -51,7 +52,11 @@ export type ValidatedDocument =
  */
 export class ValidatedDocuments {
   private readonly documents: LRUCache<string, DocumentNode>;
-  /** graphql-js's `specifiedRules`, then the `validate` steps' rules: the full validation, made once. */
+  /**
+   * graphql-js's `specifiedRules`, then the `validate` steps' rules: the full validation,
+   * made once, as one rule (merged-rules.ts: graphql-js's own merge asked each rule for each
+   * kind of node, per document).
+   */
   private readonly allRules: readonly ValidationRule[];
 
   /**
@@ -64,7 +69,7 @@ export class ValidatedDocuments {
     private readonly schema: GraphQLSchema,
     private readonly rules: readonly ValidationRule[],
   ) {
-    this.allRules = [...specifiedRules, ...rules];
+    this.allRules = [mergedRule([...specifiedRules, ...rules])];
     this.documents = new LRUCache<string, DocumentNode>({
       maxSize: maxBytes,
       sizeCalculation: (document, query) => documentHeapBytes(document) + query.length * 2,

@@ -50,6 +50,15 @@ function loadUserTimeoutSetter(): Promise<UserTimeoutSetter | null> {
   return loaded;
 }
 
+/**
+ * Loads the user-timeout setter now (at the transport's start): loading net-keepalive and
+ * ffi-rs's binary took about 50 ms of the turn of the first stream otherwise, a turn that
+ * already opens the streams of a burst of clients.
+ */
+export function prepareDeadPeerDetection(): void {
+  void loadUserTimeoutSetter();
+}
+
 const armed = new WeakMap<Socket, Promise<DeadPeerArming>>();
 
 /**

@@ -15,9 +15,9 @@ import { nextSlice } from '../../src/graph/execution/turn-slices';
 import { SlowReaderGuard, guardSseResponse, guardWrites } from '../../src/subscriptions/slow-readers';
 import type { CutReason } from '../../src/subscriptions/slow-readers';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
-import { ManualClock, turn, useFakeTimersWithRealIo, useStacks } from '../support';
+import { ManualClock, turn, until, useFakeTimersWithRealIo, useStacks } from '../support';
 import type { HttpStack } from '../support';
-import { holdings, open, untilReleased } from './streams';
+import { holdings, open, startNext, untilReleased } from './streams';
 
 /** A writable whose writes never complete (their callbacks are held) until `release()`. */
 function stuckWritable(): { stream: Writable; release(): void } {
@@ -150,6 +150,58 @@ describe('streams whose client does not read', () => {
       await untilReleased(stack, `${transport} stream cut`);
     },
   );
+
+  it('neither prints nor writes the result an SSE stream was cut before it could take', async () => {
+    // The drain bound far off: the stream is cut by the bytes bound (4 MiB), by a write of the test's own.
+    const clock = new ManualClock();
+    const stack = await stacks.start({
+      http: true,
+      config: { subscriptionKeepAliveMs: 60_000, streamDrainTimeoutMs: 60_000, liveQueryThrottleMs: 0 },
+      gateway: { now: clock.now, pollClock: clock },
+    });
+    const streams: ServerResponse[] = [];
+    stack.gateway.httpServer.prependListener('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (req.headers.accept === 'text/event-stream') streams.push(res);
+    });
+    const held = open(stack, 'sse', 'live', 'reset');
+    expect((await held.first).errors).toBeUndefined();
+    const [res] = streams;
+    if (!res?.socket) throw new Error('no SSE stream');
+    // The next result waits for the stream to flush (a backlog the test holds); meanwhile the stream is cut.
+    let release = (): void => undefined;
+    const backlog = new Promise<void>((resolve) => (release = resolve));
+    const waiting = jest.spyOn(SlowReaderGuard.prototype, 'flushed').mockImplementationOnce(() => backlog);
+    await startNext({ stack, clock }, 'live', 1);
+    await until(() => waiting.mock.calls.length > 0, 'a result waiting for the stream');
+    waiting.mockRestore();
+    // From the cut on: what is written to the stream, and JSON.stringify calls on a result.
+    const written: string[] = [];
+    const write = res.write.bind(res) as (chunk: unknown, ...rest: unknown[]) => boolean;
+    res.write = ((chunk: unknown, ...rest: unknown[]) => {
+      written.push(String(chunk));
+      return write(chunk, ...rest);
+    }) as typeof res.write;
+    const stringify = JSON.stringify;
+    let printed = 0;
+    const spy = jest.spyOn(JSON, 'stringify').mockImplementation((...args: Parameters<typeof JSON.stringify>) => {
+      const value = args[0] as { data?: { factory?: unknown } } | null;
+      if (value?.data?.factory !== undefined) printed += 1;
+      return stringify(...args);
+    });
+    try {
+      const closed = once(res, 'close');
+      res.socket.cork();
+      write('x'.repeat(8 * 1024 * 1024));
+      release();
+      await closed;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toEqual([]);
+    expect(printed).toBe(0);
+    await held.ended;
+    await untilReleased(stack, 'sse stream cut with a result waiting');
+  });
 
   it('cuts a WebSocket whose client stopped reading, and frees its subscriptions', async () => {
     // Pings far apart: the cut must come from the unflushed write, not from a missed pong.

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import crypto, { hash } from 'node:crypto';
 import fc from 'fast-check';
 import { ResponseCacheHits, responseSession } from '../../src/graph/response-cache/response-cache-hits';
 import { ResponseCacheStore, responseCacheKey } from '../../src/graph/response-cache/response-cache-store';
@@ -153,6 +153,27 @@ describe('ResponseCacheHits', () => {
     const long = JSON.stringify({ query: `{ a } # ${'x'.repeat(70_000)}` });
     expect(hits.requestKey('k1', long)).toBe(hits.requestKey('k1', long));
     expect(hits.requestKey('k1', long)).toBe(`k1.${hash('sha256', long, 'base64url')}`);
+  });
+
+  it('remembers the digest of an operation-sized body, not of one with large variables', () => {
+    const hits = new ResponseCacheHits(new ResponseCacheStore(1024 * 1024));
+    const hashed = jest.spyOn(crypto, 'hash');
+    try {
+      const small = JSON.stringify({ query: `{ a } # ${'x'.repeat(2_000)}` });
+      hits.requestKey('k1', small);
+      hits.requestKey('k1', small);
+      expect(hashed).toHaveBeenCalledTimes(1);
+      // A text kept outlives its request: distinct 60 KB bodies would each go to the old generation.
+      const large = JSON.stringify({
+        query: 'query($id: ID!) { factory(id: $id) { id } }',
+        variables: { id: 'v'.repeat(60_000) },
+      });
+      hits.requestKey('k1', large);
+      hits.requestKey('k1', large);
+      expect(hashed).toHaveBeenCalledTimes(3);
+    } finally {
+      hashed.mockRestore();
+    }
   });
 });
 
