@@ -30,7 +30,7 @@ export const RESULTS = join(ROOT, 'bench', 'results');
 /**
  * The Node flags of `npm start` (package.json's `scripts.start`, `… && node <flags>
  * dist/src/main.js`), so the bench runs the gateway as its users do; e.g.
- * `--max-semi-space-size=4`.
+ * `--max-semi-space-size=8`.
  */
 export function startNodeFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> })
