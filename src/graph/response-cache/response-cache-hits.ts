@@ -82,7 +82,7 @@ export class ResponseCacheHits {
     sizeCalculation: (_digest, body) => body.length + DIGEST_BYTES,
   });
 
-  /** The last request {@link requestKey} identified (its session is a hashed key id, never the key). */
+  /** The last request {@link requestKey} identified, when its body is remembered (its session is a hashed key id, never the key). */
   private lastRequest: { readonly session: string; readonly body: string; readonly requestKey: string } | null = null;
 
   /**
@@ -99,14 +99,16 @@ export class ResponseCacheHits {
     // The same request as the last one (a client polling one operation): the same key, made once.
     const last = this.lastRequest;
     if (last !== null && last.body === body && last.session === session) return last.requestKey;
-    let digest = this.digests.get(body);
+    const remembered = body.length <= DIGEST_MAX_BODY;
+    let digest = remembered ? this.digests.get(body) : undefined;
     if (digest === undefined) {
       digest = hash('sha256', body, 'base64url');
-      if (body.length <= DIGEST_MAX_BODY) this.digests.set(body, digest);
+      if (remembered) this.digests.set(body, digest);
     }
     // The digest has a fixed length: the pair is read back unambiguously.
     const requestKey = `${session}.${digest}`;
-    this.lastRequest = { session, body, requestKey };
+    // A large body is not kept as the last one either (see DIGEST_MAX_BODY).
+    this.lastRequest = remembered ? { session, body, requestKey } : null;
     return requestKey;
   }
 
