@@ -25,6 +25,8 @@ export class GatewayMetrics {
   private readonly operations: Counter<'outcome'>;
   /** Operations not yet added to {@link operations}, by outcome (added whenever it is read). */
   private readonly operationCounts = new Map<string, number>();
+  /** Operations per access token id and each one's last use (Unix seconds) since the last scrape, added to the metrics when read. */
+  private readonly tokenCounts = new Map<string, { count: number; lastUseSeconds: number }>();
   private readonly operationLatency: Histogram<'outcome'>;
   /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
   private readonly latencyOf = new Map<string, { observe(value: number): void }>();
@@ -121,17 +123,28 @@ export class GatewayMetrics {
         operationCounts.clear();
       },
     });
+    // Counted per token in a plain map and added when read (a scrape), as operations: no label hashing per request.
+    const tokenCounts = this.tokenCounts;
+    const flushTokens = (): void => {
+      for (const [token_id, { count, lastUseSeconds }] of tokenCounts) {
+        this.tokenOperations.inc({ token_id }, count);
+        this.tokenLastUse.set({ token_id }, lastUseSeconds);
+      }
+      tokenCounts.clear();
+    };
     this.tokenOperations = new Counter({
       name: 'statev_token_operations_total',
       help: 'GraphQL operations sent with an access token, by token id (tok_..., never the token).',
       labelNames: ['token_id'],
       registers,
+      collect: flushTokens,
     });
     this.tokenLastUse = new Gauge({
       name: 'statev_token_last_use_seconds',
       help: 'When each access token was last used on this replica, Unix time in seconds, by token id.',
       labelNames: ['token_id'],
       registers,
+      collect: flushTokens,
     });
     this.operationLatency = new Histogram({
       name: 'statev_graphql_operation_duration_seconds',
@@ -227,8 +240,13 @@ export class GatewayMetrics {
 
   /** Records one operation sent with an access token: its count and last use, by the token's id. */
   tokenUsed(tokenId: string, at: number = Date.now()): void {
-    this.tokenOperations.inc({ token_id: tokenId });
-    this.tokenLastUse.set({ token_id: tokenId }, Math.floor(at / 1000));
+    const seconds = Math.floor(at / 1000);
+    const counted = this.tokenCounts.get(tokenId);
+    if (counted === undefined) this.tokenCounts.set(tokenId, { count: 1, lastUseSeconds: seconds });
+    else {
+      counted.count += 1;
+      counted.lastUseSeconds = seconds;
+    }
   }
 
   /** Records one GraphQL operation. */

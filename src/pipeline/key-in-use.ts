@@ -119,7 +119,23 @@ export function siteKey(site: SiteKey, secret: string): KeyInUse {
  * @param secret - `KEY_HASH_SECRET`
  */
 export function tokenKey(token: ActiveToken, secret: string): KeyInUse | null {
+  const known = tokenKeys.get(token);
+  if (known?.secret === secret && known.characters === token.characters) return known.inUse;
   const characters = token.characters.map((character) => ({ character, key: hashedKey(character, secret) }));
   const [first] = characters;
-  return first ? { source: 'token', key: first.key, storedSecret: first.character.apiSecret, token, characters } : null;
+  const inUse: KeyInUse | null = first
+    ? { source: 'token', key: first.key, storedSecret: first.character.apiSecret, token, characters }
+    : null;
+  tokenKeys.set(token, { secret, characters: token.characters, inUse });
+  return inUse;
 }
+
+/**
+ * Each token's keys ({@link tokenKey}), built once per token object of the opened vault (a
+ * new document opens new objects), not once per request. Keyed by the object, never by
+ * the token's text; the vault still checks the token (revocation, expiry) on each request.
+ */
+const tokenKeys = new WeakMap<
+  ActiveToken,
+  { readonly secret: string; readonly characters: ActiveToken['characters']; readonly inUse: KeyInUse | null }
+>();

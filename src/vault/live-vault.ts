@@ -9,7 +9,7 @@ import { VaultView } from './vault-view';
 import type { TokenCharacter, TokenCheck, TokenText } from './vault-view';
 import type { OpenedWebhook } from './webhooks';
 import type { OpenedAlert } from './alert-rules';
-import { tokenChecksumValid } from './token-format';
+import { wellFormed } from './vault-view';
 
 /** Looks bearer tokens up: what the pipeline reads. */
 export interface TokenResolver {
@@ -43,8 +43,8 @@ export class LiveVault implements TokenResolver {
   private stopWatching: (() => void) | null = null;
   private loading: Promise<void> | null = null;
   private again = false;
-  /** Last uses not yet recorded in the storage, by token id. */
-  private uses = new Map<string, string>();
+  /** Last uses not yet recorded in the storage (ms since the epoch; written as ISO text at flush), by token id. */
+  private uses = new Map<string, number>();
   private flushTimer: NodeJS.Timeout | null = null;
   /** Told after each new view (see {@link onChange}). */
   private readonly changeListeners = new Set<() => void>();
@@ -135,8 +135,7 @@ export class LiveVault implements TokenResolver {
    * read the vault per request. An unchanged text is not opened again.
    */
   whenKnown(token: TokenText): Promise<void> | null {
-    if (this.closed || !tokenChecksumValid(typeof token === 'string' ? token : token.token) || this.view.knows(token))
-      return null;
+    if (this.closed || !wellFormed(token) || this.view.knows(token)) return null;
     if (this.reread) return this.reread;
     const wait = Math.max(0, this.lastRereadAt + UNKNOWN_TOKEN_REREAD_MS - Date.now());
     const reread = new Promise<void>((resolve) => {
@@ -173,19 +172,21 @@ export class LiveVault implements TokenResolver {
   /** {@inheritDoc TokenResolver.check}; a usable token's use is noted (see `tokens list`). */
   check(token: TokenText): TokenCheck {
     const checked = this.view.check(token);
-    if (checked.kind === 'ok') this.uses.set(checked.token.id, new Date().toISOString());
+    if (checked.kind === 'ok') this.uses.set(checked.token.id, Date.now());
     return checked;
   }
 
   /** Records the noted last uses in the storage (every 10 s, and at close); a failure keeps them for the next time. */
   async flushUses(): Promise<void> {
     if (this.uses.size === 0) return;
-    const uses = Object.fromEntries(this.uses);
+    const noted = this.uses;
     this.uses = new Map();
+    const uses: Record<string, string> = {};
+    for (const [id, at] of noted) uses[id] = new Date(at).toISOString();
     try {
       await this.storage.recordUsage(uses);
     } catch (error) {
-      for (const [id, at] of Object.entries(uses)) if (!this.uses.has(id)) this.uses.set(id, at);
+      for (const [id, at] of noted) if (!this.uses.has(id)) this.uses.set(id, at);
       this.onError(error);
     }
   }

@@ -77,6 +77,22 @@ function hashOf(hashKey: Buffer, text: TokenText): string {
   return hash;
 }
 
+/** Each holder's token text and whether it is well formed ({@link wellFormed}), keyed by the holder object as {@link tokenHashes}. */
+const tokenShapes = new WeakMap<{ readonly token: string }, { readonly token: string; readonly ok: boolean }>();
+
+/**
+ * True when a bearer value has the token prefix, shape and checksum (see `tokenChecksumValid`):
+ * computed once per holder (a connection's credential), not once per request.
+ */
+export function wellFormed(text: TokenText): boolean {
+  if (typeof text === 'string') return looksLikeToken(text) && tokenChecksumValid(text);
+  const known = tokenShapes.get(text);
+  if (known?.token === text.token) return known.ok;
+  const ok = looksLikeToken(text.token) && tokenChecksumValid(text.token);
+  tokenShapes.set(text, { token: text.token, ok });
+  return ok;
+}
+
 /** What a bearer token is: usable, or refused and why. */
 export type TokenCheck =
   { readonly kind: 'ok'; readonly token: ActiveToken } | { readonly kind: 'refused'; readonly reason: TokenRefusal };
@@ -214,8 +230,7 @@ export class VaultView {
 
   /** Checks a bearer token (one with the token prefix): usable now, or refused and why. */
   check(token: TokenText, now: number = Date.now()): TokenCheck {
-    const text = typeof token === 'string' ? token : token.token;
-    if (!looksLikeToken(text) || !tokenChecksumValid(text)) return { kind: 'refused', reason: 'malformed' };
+    if (!wellFormed(token)) return { kind: 'refused', reason: 'malformed' };
     if (!this.hashKey) return { kind: 'refused', reason: 'unknown' };
     const hash = hashOf(this.hashKey, token);
     const found = this.tokens.get(hash);

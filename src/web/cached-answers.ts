@@ -39,10 +39,17 @@ function one(value: string | string[] | undefined): string | undefined {
  */
 function hitSession(inUse: KeyInUse | null): string | null {
   if (inUse?.source === 'caller') return responseSession(inUse.key.keyId, null);
-  if (inUse?.source === 'token' && inUse.characters.length === 1)
-    return responseSession(inUse.key.keyId, inUse.token.id);
+  if (inUse?.source === 'token' && inUse.characters.length === 1) {
+    // A token's keys are one object per token of the opened vault (see tokenKey): its session is built once.
+    let session = tokenSessions.get(inUse);
+    if (session === undefined) tokenSessions.set(inUse, (session = responseSession(inUse.key.keyId, inUse.token.id)));
+    return session;
+  }
   return null;
 }
+
+/** The session of each token's keys ({@link hitSession}), by the keys' object (never a token's text). */
+const tokenSessions = new WeakMap<KeyInUse, string>();
 
 /** What {@link answerFromResponseCache} decided. */
 export type CachedOutcome =
