@@ -218,7 +218,7 @@ async function stalledSubscriptions(gateway: Service, boundMs: number): Promise<
 
 /** The stream attacks, shorter with `quick`. */
 export function streamAttacks(quick: boolean): StreamAttack[] {
-  const holdMs = quick ? 10_000 : 60_000;
+  const holdMs = quick ? 5_000 : 60_000;
   return [
     {
       name: 'sse-slow-readers-50',

@@ -87,7 +87,7 @@ function slopePerMinute(samples: readonly { seconds: number; rssMb: number }[]):
 
 /**
  * soak: a fresh gateway (caches bounded small, see {@link SOAK_SETTINGS}) under a steady
- * mixed load for minutes (quick: 15 s), with 3,000 distinct documents, large unused variables, fragment fan-outs, paging variables and 200 keys,
+ * mixed load for minutes (quick: 8 s), with 3,000 distinct documents, large unused variables, fragment fan-outs, paging variables and 200 keys,
  * scraped every second at `/metrics` as Prometheus would. It reports the RSS slope over
  * the last half of the run (target within ±1 MB/min: memory flat once the caches are
  * full), the error rate (target 0: an error is a 5xx, a failed connection or
@@ -97,7 +97,7 @@ function slopePerMinute(samples: readonly { seconds: number; rssMb: number }[]):
 export const soak: Scenario = {
   name: 'soak',
   async run(bench) {
-    const seconds = bench.args.quick ? 15 : Math.max(180, bench.args.durationSeconds * 18);
+    const seconds = bench.args.quick ? 8 : Math.max(180, bench.args.durationSeconds * 18);
     const gateway = await bench.startGateway('gateway-soak', SOAK_SETTINGS);
     try {
       const url = `${gateway.origin}/graphql`;
