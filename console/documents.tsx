@@ -14,7 +14,7 @@ import type { FormEvent } from 'react';
 import { ConsoleError, describeError, gql, publicGql } from './api';
 import { checkJson, slotsFor } from './document-json';
 import type { Capacity } from './document-json';
-import { Message, useQuery, when } from './ui';
+import { Message, useQuery, useSubmit, when } from './ui';
 
 interface DocumentInfo {
   name: string;
@@ -59,12 +59,13 @@ export function SiteDocuments(): JSX.Element {
   const [listMessage, setListMessage] = useState<{ text: string; error: boolean } | null>(null);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [text, setText] = useState('');
-  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
   const [conflict, setConflict] = useState<number | null>(null);
-  const [busy, setBusy] = useState(false);
   const [newName, setNewName] = useState('');
   const token = useRef<Minted | null>(null);
   const editor = useRef<HTMLTextAreaElement>(null);
+  // The editor's save, and the open and delete beside it: one busy flag and one message line.
+  const submit = useSubmit(() => save());
+  const { busy, say, run } = submit;
 
   const [character = '', factoryId = ''] = chosen.split('|');
   const checked = checkJson(text);
@@ -115,7 +116,7 @@ export function SiteDocuments(): JSX.Element {
     setChosen(value);
     setListing(null);
     setEditing(null);
-    setMessage(null);
+    say(null);
     setConflict(null);
     token.current = null;
   };
@@ -126,11 +127,10 @@ export function SiteDocuments(): JSX.Element {
     await list();
   };
 
-  const open = async (name: string): Promise<void> => {
-    setBusy(true);
-    setMessage(null);
+  const open = (name: string): Promise<boolean> => {
+    say(null);
     setConflict(null);
-    try {
+    return run(async () => {
       const answer = await onPublic<{
         factory: { siteDocument: { name: string; version: number; slots: number[]; value: unknown } | null } | null;
       }>(name, READ, { id: factoryId, name });
@@ -138,56 +138,51 @@ export function SiteDocuments(): JSX.Element {
       if (!document) throw new Error(`There is no document "${name}" (any more): reload the list.`);
       setEditing({ name, version: document.version, slots: document.slots.length });
       setText(JSON.stringify(document.value, null, 2));
-      setMessage({ text: `Opened ${name}, version ${document.version}.`, error: false });
-    } catch (error) {
-      setMessage({ text: describeError(error), error: true });
-    } finally {
-      setBusy(false);
-    }
+      return `Opened ${name}, version ${document.version}.`;
+    });
   };
 
   const create = (event: FormEvent): void => {
     event.preventDefault();
     const name = newName.trim();
     if (!NAME.test(name)) {
-      setMessage({ text: `"${name}" is not a document name: 1 to 32 of a-z, 0-9, '-', '_' and '.'.`, error: true });
+      say(`"${name}" is not a document name: 1 to 32 of a-z, 0-9, '-', '_' and '.'.`, true);
       return;
     }
     if (listing?.siteDocuments?.some((each) => each.name === name)) {
-      setMessage({ text: `The document "${name}" exists: open it from the list.`, error: true });
+      say(`The document "${name}" exists: open it from the list.`, true);
       return;
     }
     setEditing({ name, version: 0, slots: 0 });
     setText('{}');
     setConflict(null);
-    setMessage({ text: `New document ${name}: not stored until you save it.`, error: false });
+    say(`New document ${name}: not stored until you save it.`);
     setNewName('');
   };
 
-  /** A version conflict shown as one (with the current version); any other failure as its message. */
-  const failed = (error: unknown): void => {
+  /** A version conflict shown as one (with the current version) and no message; any other failure thrown on, to be the message. */
+  const conflictOr = (error: unknown): null => {
     if (
       error instanceof ConsoleError &&
       error.code === 'CONFLICT' &&
       typeof error.extensions.currentVersion === 'number'
     ) {
       setConflict(error.extensions.currentVersion);
-      setMessage(null);
-    } else setMessage({ text: describeError(error), error: true });
+      return null;
+    }
+    throw error;
   };
 
-  const save = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
-    if (!editing) return;
+  /** The editor's save (run by `submit`): the message it answers, null for a conflict. */
+  const save = async (): Promise<string | null> => {
+    if (!editing) return null;
     if (!checked.ok) {
       editor.current?.focus();
       editor.current?.setSelectionRange(checked.position, checked.position);
-      setMessage({ text: 'Not saved: the text is not JSON (see above).', error: true });
-      return;
+      throw new Error('Not saved: the text is not JSON (see above).');
     }
-    setBusy(true);
     setConflict(null);
-    setMessage({ text: `Saving ${editing.name}…`, error: false });
+    say(`Saving ${editing.name}…`);
     try {
       const input = { factoryId, name: editing.name, value: checked.value, expectedVersion: editing.version };
       const { setSiteDocument: saved } = await onPublic<{
@@ -199,17 +194,14 @@ export function SiteDocuments(): JSX.Element {
         };
       }>(editing.name, SAVE, { input });
       setEditing({ ...editing, version: saved.document.version, slots: saved.document.slots.length });
-      setMessage({
-        text: saved.committed
-          ? `Saved: ${editing.name} is version ${saved.document.version} (${saved.upstreamWrites} slot writes).`
-          : `Saving as version ${saved.document.version}: the key's budget paces the writes, which go on in the background and commit in about ${saved.retryAfterSeconds ?? '?'} s. Until then the list shows the previous version.`,
-        error: false,
-      });
+      const done = saved.committed
+        ? `Saved: ${editing.name} is version ${saved.document.version} (${saved.upstreamWrites} slot writes).`
+        : `Saving as version ${saved.document.version}: the key's budget paces the writes, which go on in the background and commit in about ${saved.retryAfterSeconds ?? '?'} s. Until then the list shows the previous version.`;
+      say(done);
       await list();
+      return done;
     } catch (error) {
-      failed(error);
-    } finally {
-      setBusy(false);
+      return conflictOr(error);
     }
   };
 
@@ -217,24 +209,22 @@ export function SiteDocuments(): JSX.Element {
     if (!editing || editing.version === 0) return;
     if (!window.confirm(`Delete ${editing.name} (version ${editing.version})? Its option slots are cleared upstream.`))
       return;
-    setBusy(true);
     setConflict(null);
-    try {
-      const input = { factoryId, name: editing.name, expectedVersion: editing.version };
-      const { deleteSiteDocument: deleted } = await onPublic<{
-        deleteSiteDocument: { freedSlots: number[]; replacedVersion: number };
-      }>(editing.name, DELETE, { input });
-      setMessage({
-        text: `Deleted ${editing.name}: slots ${deleted.freedSlots.join(', ') || 'none'} freed.`,
-        error: false,
-      });
-      setEditing(null);
-      await list();
-    } catch (error) {
-      failed(error);
-    } finally {
-      setBusy(false);
-    }
+    await run(async () => {
+      try {
+        const input = { factoryId, name: editing.name, expectedVersion: editing.version };
+        const { deleteSiteDocument: deleted } = await onPublic<{
+          deleteSiteDocument: { freedSlots: number[]; replacedVersion: number };
+        }>(editing.name, DELETE, { input });
+        const done = `Deleted ${editing.name}: slots ${deleted.freedSlots.join(', ') || 'none'} freed.`;
+        say(done);
+        setEditing(null);
+        await list();
+        return done;
+      } catch (error) {
+        return conflictOr(error);
+      }
+    });
   };
 
   const options = (companies.data?.vaultCharacters ?? []).flatMap((each) =>
@@ -338,7 +328,7 @@ export function SiteDocuments(): JSX.Element {
       )}
 
       {editing && (
-        <form onSubmit={(event) => void save(event)} aria-labelledby="editor-title" className="editor">
+        <form onSubmit={submit.onSubmit} aria-labelledby="editor-title" className="editor">
           <h3 id="editor-title">
             {editing.name}: {editing.version === 0 ? 'new' : `version ${editing.version}`}
           </h3>
@@ -402,7 +392,7 @@ export function SiteDocuments(): JSX.Element {
           </div>
         </form>
       )}
-      {message && <Message text={message.text} error={message.error} />}
+      <Message text={submit.message} error={submit.failed} />
     </section>
   );
 }

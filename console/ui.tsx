@@ -39,17 +39,22 @@ export function useQuery<T>(
   return { data, error, reload };
 }
 
-/** Runs a mutation from a form: busy flag, and the message to show after it. */
+/**
+ * Runs a mutation from a form: busy flag, and the message to show after it (none when the
+ * action answers null). `say` shows a message without running anything (a check before
+ * the action, a step under way).
+ */
 export function useAction(): {
   busy: boolean;
   message: string | null;
   failed: boolean;
-  run: (action: () => Promise<string>) => Promise<boolean>;
+  run: (action: () => Promise<string | null>) => Promise<boolean>;
+  say: (text: string | null, failed?: boolean) => void;
 } {
   const [busy, setBusy] = useState(false);
   const [message, setMessage] = useState<string | null>(null);
   const [failed, setFailed] = useState(false);
-  const run = useCallback(async (action: () => Promise<string>) => {
+  const run = useCallback(async (action: () => Promise<string | null>) => {
     setBusy(true);
     try {
       setMessage(await action());
@@ -63,7 +68,11 @@ export function useAction(): {
       setBusy(false);
     }
   }, []);
-  return { busy, message, failed, run };
+  const say = useCallback((text: string | null, failure = false) => {
+    setMessage(text);
+    setFailed(failure);
+  }, []);
+  return { busy, message, failed, run, say };
 }
 
 /** A form's submit: `useAction`'s state, and `onSubmit`, which keeps the page from reloading and runs the action. */
@@ -73,7 +82,10 @@ export type Submit = ReturnType<typeof useAction> & { onSubmit: (event: FormEven
  * The submit of a form: `action` runs through `useAction` (its message is shown by `SubmitRow`), then
  * `after` with whether it succeeded.
  */
-export function useSubmit(action: () => Promise<string>, after?: (done: boolean) => Promise<void> | void): Submit {
+export function useSubmit(
+  action: () => Promise<string | null>,
+  after?: (done: boolean) => Promise<void> | void,
+): Submit {
   const state = useAction();
   const onSubmit = (event: FormEvent): void => {
     event.preventDefault();

@@ -79,6 +79,18 @@ export const SUBSCRIPTION_KEYWORD = /\bsubscription\b|@live\b/;
 /** A document that says `subscription` (else, matching {@link SUBSCRIPTION_KEYWORD}, it is a live query). */
 const SUBSCRIPTION_WORD = /\bsubscription\b/;
 
+/** What the `subscription-limit` step found in the last text it tested: a burst of subscribes repeats one text. */
+let lastStreamText: { text: string; streams: boolean; live: boolean } = { text: '', streams: false, live: false };
+
+/** Whether `text` may hold a subscription or a live query ({@link SUBSCRIPTION_KEYWORD}), and whether only a live query. */
+function streamsIn(text: string): { streams: boolean; live: boolean } {
+  if (text !== lastStreamText.text) {
+    const streams = SUBSCRIPTION_KEYWORD.test(text);
+    lastStreamText = { text, streams, live: streams && !SUBSCRIPTION_WORD.test(text) };
+  }
+  return lastStreamText;
+}
+
 /**
  * The request checks, in order. The order is this array's: the pipeline refuses to
  * start when a step's phase comes before the previous step's (see {@link PHASES}).
@@ -183,8 +195,9 @@ export const STEPS = [
     run: (state) => {
       if (!state.admitSubscription) return null;
       const text = queryText(state);
-      if (text === null || !SUBSCRIPTION_KEYWORD.test(text)) return null;
-      return state.admitSubscription(state.key?.key.keyId ?? null, !SUBSCRIPTION_WORD.test(text));
+      if (text === null) return null;
+      const { streams, live } = streamsIn(text);
+      return streams ? state.admitSubscription(state.key?.key.keyId ?? null, live) : null;
     },
   },
   {

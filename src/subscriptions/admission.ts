@@ -75,11 +75,14 @@ export function contextOf(
 /** The refusal of each limit error, built once per error (the service builds each error once). */
 const limitRefusals = new WeakMap<GraphQLError, Refusal>();
 
+/** The subscription limits as a pipeline step sees them (`RequestFacts.admitSubscription`). */
+type AdmitSubscription = NonNullable<RequestFacts['admitSubscription']>;
+
+/** Each connection's {@link admitOn}, made once: not a closure per subscribe message. */
+const admitters = new WeakMap<SubscriptionConnection, AdmitSubscription>();
+
 /** The subscription limits of one connection as a pipeline step sees them (`subscription-limit`). */
-function admitOn(
-  options: SubscriptionTransportOptions,
-  connection: SubscriptionConnection,
-): (keyId: string | null, live: boolean) => Refusal | null {
+function admitOn(options: SubscriptionTransportOptions, connection: SubscriptionConnection): AdmitSubscription {
   return (keyId, live) => {
     const starting = connection.starting.size;
     // Counted with those admitted that have not started yet (see SubscriptionConnection.starting).
@@ -146,10 +149,10 @@ export function prepare(
 ): Prepared {
   const body =
     payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : {};
-  return options.pipeline.prepare(transport, body, credential, {
-    ...facts,
-    admitSubscription: admitOn(options, connection),
-  });
+  let admitSubscription = admitters.get(connection);
+  if (!admitSubscription) admitters.set(connection, (admitSubscription = admitOn(options, connection)));
+  // Object.assign, not a spread: V8 (Node 20) copies with it faster, on every subscribe message.
+  return options.pipeline.prepare(transport, body, credential, Object.assign({ admitSubscription }, facts));
 }
 
 /** The operation's context, when `value` is one (not the marker of a subscription refused over a limit). */

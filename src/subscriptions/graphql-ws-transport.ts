@@ -50,6 +50,9 @@ const errorPayloads = new WeakMap<readonly GraphQLError[], readonly GraphQLForma
 /** The size of the message each WebSocket is handling now: graphql-ws calls `onSubscribe` in the same turn as the message's listeners. */
 const messageBytes = new WeakMap<WebSocket, number>();
 
+/** The bytes a client's `complete` message holds (its type), searched for in each message before it is decoded. */
+const COMPLETE_TYPE = Buffer.from('"complete"');
+
 /** Headroom of `ws`'s frame limit over `MAX_BODY_BYTES`: a message a little over the limit is refused as a body is, a far larger one closes the socket (1009). */
 const FRAME_HEADROOM_BYTES = 64 * 1024;
 
@@ -159,13 +162,15 @@ export function createWsTransport(
     scopes?.delete(id);
     options.subscriptions.leave(scope);
   };
-  /** Listens for the client's `complete` messages on a new WebSocket (one text test per message, a parse only for those). */
+  /**
+   * Listens for the client's `complete` messages on a new WebSocket (one search of the
+   * message's bytes, not decoded, per message; a parse only for those that may be one).
+   */
   const watchCompletes = (ctx: WsContext): void => {
-    ctx.extra.socket.on('message', (data: unknown) => {
-      const text = String(data);
-      if (!text.includes('"complete"')) return;
+    ctx.extra.socket.on('message', (data: RawData) => {
+      if (Buffer.isBuffer(data) ? !data.includes(COMPLETE_TYPE) : !String(data).includes('"complete"')) return;
       try {
-        const message = JSON.parse(text) as { type?: unknown; id?: unknown };
+        const message = JSON.parse(String(data)) as { type?: unknown; id?: unknown };
         if (message.type === 'complete' && typeof message.id === 'string') leave(ctx, message.id);
       } catch {
         // Not JSON: graphql-ws closes the socket for it.

@@ -12,6 +12,8 @@ export class SubscriptionMetrics {
   private readonly polls: Counter<'resource' | 'outcome'>;
   private readonly eventCount: Counter<'resource'>;
   private readonly rejected: Counter<'code'>;
+  /** Refusals not yet added to {@link rejected}, by code (added whenever it is read: no label hashing per refusal of a burst). */
+  private readonly rejectedCounts = new Map<string, number>();
   private readonly liveExecutionCount: Gauge;
 
   constructor(registry: Registry) {
@@ -51,11 +53,16 @@ export class SubscriptionMetrics {
       help: 'Distinct live queries executing, each shared by its subscribers (identical operations of one key); the subscribers count in statev_subscriptions_active.',
       registers,
     });
+    const rejectedCounts = this.rejectedCounts;
     this.rejected = new Counter({
       name: 'statev_subscriptions_rejected_total',
       help: 'Subscriptions refused before they started, by error code.',
       labelNames: ['code'],
       registers,
+      collect() {
+        for (const [code, count] of rejectedCounts) this.inc({ code }, count);
+        rejectedCounts.clear();
+      },
     });
   }
 
@@ -92,6 +99,6 @@ export class SubscriptionMetrics {
 
   /** Counts a subscription refused before it started in `statev_subscriptions_rejected_total`, by error code. */
   refused(code: string): void {
-    this.rejected.inc({ code });
+    this.rejectedCounts.set(code, (this.rejectedCounts.get(code) ?? 0) + 1);
   }
 }

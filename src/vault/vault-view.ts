@@ -57,28 +57,40 @@ export type TokenRefusal =
  */
 export type TokenText = string | { readonly token: string };
 
+/** What is known of one holder's token, found once and kept with the holder (see {@link holderFacts}). */
+interface HolderFacts {
+  /** The token text these facts are of: a holder whose text changed starts again. */
+  readonly token: string;
+  /** Whether it is well formed ({@link wellFormed}), once asked. */
+  ok?: boolean;
+  /** Its keyed hash and the vault token key it was computed under ({@link hashOf}), once asked. */
+  hashed?: { readonly hashKey: Buffer; readonly hash: string };
+}
+
 /**
- * Each holder's token hash, by the vault token key it was computed under. Keyed by the
- * holder object, never by the token's text: no token in clear is a map key, and an entry
- * lives only as long as its holder (a connection's credential).
+ * One record per holder of a token: whether the token is well formed, and its hash by the
+ * vault token key it was computed under. Keyed by the holder object, never by the token's
+ * text: no token in clear is a map key, and an entry lives only as long as its holder (a
+ * connection's credential).
  */
-const tokenHashes = new WeakMap<
-  { readonly token: string },
-  { readonly hashKey: Buffer; readonly token: string; readonly hash: string }
->();
+const holders = new WeakMap<{ readonly token: string }, HolderFacts>();
+
+/** The facts kept for `holder`'s token: new ones when it has none, or held another text then. */
+function holderFacts(holder: { readonly token: string }): HolderFacts {
+  let facts = holders.get(holder);
+  if (facts?.token !== holder.token) holders.set(holder, (facts = { token: holder.token }));
+  return facts;
+}
 
 /** The keyed hash of a token under `hashKey` (see `tokenHash`), once per holder and key. */
 function hashOf(hashKey: Buffer, text: TokenText): string {
   if (typeof text === 'string') return tokenHash(hashKey, text);
-  const known = tokenHashes.get(text);
-  if (known && known.token === text.token && known.hashKey.equals(hashKey)) return known.hash;
+  const facts = holderFacts(text);
+  if (facts.hashed?.hashKey.equals(hashKey)) return facts.hashed.hash;
   const hash = tokenHash(hashKey, text.token);
-  tokenHashes.set(text, { hashKey, token: text.token, hash });
+  facts.hashed = { hashKey, hash };
   return hash;
 }
-
-/** Each holder's token text and whether it is well formed ({@link wellFormed}), keyed by the holder object as {@link tokenHashes}. */
-const tokenShapes = new WeakMap<{ readonly token: string }, { readonly token: string; readonly ok: boolean }>();
 
 /**
  * True when a bearer value has the token prefix, shape and checksum (see `tokenChecksumValid`):
@@ -86,11 +98,9 @@ const tokenShapes = new WeakMap<{ readonly token: string }, { readonly token: st
  */
 export function wellFormed(text: TokenText): boolean {
   if (typeof text === 'string') return looksLikeToken(text) && tokenChecksumValid(text);
-  const known = tokenShapes.get(text);
-  if (known?.token === text.token) return known.ok;
-  const ok = looksLikeToken(text.token) && tokenChecksumValid(text.token);
-  tokenShapes.set(text, { token: text.token, ok });
-  return ok;
+  const facts = holderFacts(text);
+  facts.ok ??= looksLikeToken(text.token) && tokenChecksumValid(text.token);
+  return facts.ok;
 }
 
 /** What a bearer token is: usable, or refused and why. */

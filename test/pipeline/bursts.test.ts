@@ -15,7 +15,7 @@ import WebSocket from 'ws';
 import { DEMO_KEYS, FIXTURE_IDS } from '../../src/simulator';
 import type { StepName } from '../../src/pipeline/steps';
 import { MAX_REFUSED_SUBSCRIBES, TOO_MANY_REFUSALS_CLOSE_CODE } from '../../src/subscriptions/admission';
-import { ManualClock, startStack, until } from '../support';
+import { ManualClock, metricValue, startStack, until } from '../support';
 import type { HttpStack } from '../support';
 
 const COUNTER = 'subscription($id: ID!) { counterChanged(factoryId: $id) { factoryId } }';
@@ -175,6 +175,46 @@ describe('a burst of subscribes over the limits', () => {
       errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' } }],
     });
     expect(steps).not.toContain('parse');
+    for (const client of [first, second, third]) client.socket.close();
+  });
+
+  it('tells live queries from subscriptions in a burst that alternates them, and counts every refusal', async () => {
+    const first = await connect(stack, DEMO_KEYS.premium.key);
+    const second = await connect(stack, DEMO_KEYS.premium.key);
+    for (const [client, id] of [
+      [first, 'a'],
+      [second, 'b'],
+    ] as const) {
+      const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
+      client.subscribe(id);
+      await joined;
+    }
+    const rejected = async (): Promise<number> =>
+      metricValue((await stack.get('/metrics')).text, 'statev_subscriptions_rejected_total', {
+        code: 'RATE_LIMITED',
+      }) ?? 0;
+    const rejectedBefore = await rejected();
+    // The key is at its limit: a subscription is refused before it is parsed; a live query may
+    // join an identical one of its key, so it is parsed first (and refused when it would start).
+    const third = await connect(stack, DEMO_KEYS.premium.key);
+    steps.length = 0;
+    const rounds = 3;
+    const ended = (id: string): boolean =>
+      third.received.some((message) => message.id === id && (message.type === 'complete' || message.type === 'error'));
+    for (let i = 0; i < rounds; i += 1) {
+      third.subscribe(`sub-${i}`);
+      await until(() => ended(`sub-${i}`), `the answer to sub-${i}`);
+      third.subscribe(`live-${i}`, 'query Live @live { factories { id } }');
+      await until(() => ended(`live-${i}`), `the answer to live-${i}`);
+    }
+    expect(steps.filter((step) => step === 'subscription-limit')).toHaveLength(2 * rounds);
+    expect(steps.filter((step) => step === 'parse')).toHaveLength(rounds);
+    for (let i = 0; i < rounds; i += 1) {
+      expect(third.received.find((message) => message.id === `sub-${i}`)?.payload).toMatchObject({
+        errors: [{ extensions: { code: 'RATE_LIMITED', setting: 'SUBSCRIPTIONS_MAX_PER_KEY' } }],
+      });
+    }
+    expect((await rejected()) - rejectedBefore).toBe(2 * rounds);
     for (const client of [first, second, third]) client.socket.close();
   });
 
