@@ -143,6 +143,11 @@ export class RequestPipeline {
     return new RequestPipeline(schema, config, PublicSite.fromConfig(config), tokens);
   }
 
+  /** Compiles the large-text path of the parse and validate phases before the first request (`ValidatedDocuments.warmUp`); called once at startup. */
+  warmUp(): void {
+    this.validated.warmUp();
+  }
+
   /**
    * For an access token this gateway does not know yet: a promise that settles once the
    * vault was read again (see `TokenResolver.whenKnown`), so a token printed by `tokens

@@ -134,4 +134,15 @@ describe('the parse and validate phases (ValidatedDocuments)', () => {
     expect(JSON.stringify(errors)).toBe(JSON.stringify(expected));
     expect((errors as unknown[]).length).toBeGreaterThan(0);
   });
+
+  it('warms the large-text path up with a refused document, remembering nothing', () => {
+    const store = new ValidatedDocuments(1 << 24, schema, rules);
+    expect(store.warmUp()).toBe(3);
+    // Each round a first look (no locations) that the introspection bound refuses: never the full parse.
+    expect(parses).toHaveBeenCalledTimes(3);
+    for (const [text, options] of parses.mock.calls) {
+      expect(String(text).length).toBeGreaterThan(LARGE_DOCUMENT_LENGTH);
+      expect(options).toMatchObject({ noLocation: true });
+    }
+  });
 });
