@@ -10,6 +10,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { answeredLargeList } from '../graph/execution/large-lists';
 import { stringifyInSlices } from './sliced-json';
+import { extensionsText } from './result-steps';
 import type { DeliveryContext, ExecutionContext, OutgoingResult, ResultState } from './result-steps';
 import type { ResultText } from './response-size';
 
@@ -100,7 +101,7 @@ function cachedText(result: OutgoingResult, dataText: string): string {
   if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
   return result.extensions === undefined
     ? `{"data":${dataText}}`
-    : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
+    : `{"data":${dataText},"extensions":${extensionsText(result.extensions)}}`;
 }
 
 /**
@@ -110,7 +111,7 @@ function cachedText(result: OutgoingResult, dataText: string): string {
  */
 function cachedParts(result: OutgoingResult, head: Buffer): ResultText {
   if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
-  return { head, tail: result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}` };
+  return { head, tail: result.extensions === undefined ? '}' : `,"extensions":${extensionsText(result.extensions)}}` };
 }
 
 /**
