@@ -1,25 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHitContext, wantsNoCache } from '../context';
 import { singleResultType } from '../pipeline/http-checks';
+import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 import { responseSession } from '../graph/response-cache/response-cache-hits';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
-
-/** A JSON content type, as Apollo reads a body as JSON. */
-const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
-
-/** The last content type {@link isJson} read, and its answer: clients send the same one on every request. */
-let lastContentType: { readonly value: string; readonly json: boolean } | null = null;
-
-/** Whether `value` is a JSON content type ({@link JSON_CONTENT_TYPE}). */
-function isJson(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  if (lastContentType?.value !== value) lastContentType = { value, json: JSON_CONTENT_TYPE.test(value) };
-  return lastContentType.json;
-}
 
 /**
  * One value of a header (repeated ones joined), as Apollo's header map holds it. Called
@@ -80,6 +68,7 @@ const ANSWERED: CachedOutcome = { kind: 'answered' };
  * ran the whole pipeline on the same raw request with the same token (its grants
  * included), so an entry it is answered from holds nothing its grants do not allow.
  *
+ * @param http - the request's facts as the HTTP steps read them (its content type read once)
  * @param body - the request body as admitted (a trusted document's text in place of its hash)
  * @param text - the request body's text as read (undefined: not answered here)
  */
@@ -87,6 +76,7 @@ export function answerFromResponseCache(
   req: IncomingMessage,
   res: ServerResponse,
   runtime: GatewayRuntime,
+  http: HttpRequestFacts,
   inUse: KeyInUse | null,
   body: unknown,
   text: string | undefined,
@@ -105,7 +95,7 @@ export function answerFromResponseCache(
   )
     return NOT_ELIGIBLE;
   const headers = req.headers;
-  if (!isJson(one(headers['content-type'])) || one(headers.prefer) !== undefined) return NOT_ELIGIBLE;
+  if (http.contentType?.json !== true || one(headers.prefer) !== undefined) return NOT_ELIGIBLE;
   const fields = body as Record<string, unknown>;
   for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
   const { query, operationName } = fields;

@@ -3,6 +3,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayConfig } from '../config';
 import { createContext } from '../context';
 import { requestCredential } from '../pipeline/credential';
+import { readContentType } from '../pipeline/http-checks';
 import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { RequestPipeline } from '../pipeline/pipeline';
 import { operationRequest } from '../pipeline/operation-request';
@@ -28,14 +29,16 @@ async function readOrMeasure(
   }
 }
 
-/** The method and headers the HTTP steps read (CSRF, shape, `Accept`, GET queries only). */
+/** The method and headers the HTTP steps read (CSRF, shape, `Accept`, GET queries only), the content type read once. */
 function httpFacts(req: IncomingMessage): HttpRequestFacts {
+  const contentType = req.headers['content-type'];
   return {
     method: req.method === 'POST' ? 'POST' : 'GET',
     header: (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
+    contentType: readContentType(Array.isArray(contentType) ? contentType.join(', ') : contentType),
   };
 }
 
@@ -107,6 +110,7 @@ export async function handleGraphQLRequest(
     req,
     res,
     runtime,
+    http,
     admission.key,
     admission.parameters.body,
     read.kind === 'too-large' ? undefined : read.text,
