@@ -39,6 +39,29 @@ function hitSession(inUse: KeyInUse | null): string | null {
 /** The session of each token's keys ({@link hitSession}), by the keys' object (never a token's text). */
 const tokenSessions = new WeakMap<KeyInUse, string>();
 
+/** Stored answers up to this many bytes are written from one buffer with their extensions ({@link wholeAnswer}). */
+const WHOLE_ANSWER_MAX_BYTES = 32 * 1024;
+/** Most answers {@link wholeAnswer} keeps (then it starts afresh): at most 2 MiB. */
+const WHOLE_ANSWERS_MAX = 64;
+/** The answer last written for each stored head: its text after the head, and both in one buffer. */
+const wholeAnswers = new Map<Buffer, { readonly tail: string; readonly bytes: Buffer }>();
+
+/**
+ * The stored bytes `head` and the text after them in one buffer, kept while the same
+ * entry is answered with the same text (its age changes once a second): written as the
+ * bytes floor writes its answer, one buffer after the headers. Null for a head over
+ * {@link WHOLE_ANSWER_MAX_BYTES} (written in two parts, not copied).
+ */
+function wholeAnswer(head: Buffer, tail: string): Buffer | null {
+  if (head.length > WHOLE_ANSWER_MAX_BYTES) return null;
+  const known = wholeAnswers.get(head);
+  if (known !== undefined && known.tail === tail) return known.bytes;
+  const bytes = Buffer.concat([head, Buffer.from(tail)]);
+  if (known === undefined && wholeAnswers.size >= WHOLE_ANSWERS_MAX) wholeAnswers.clear();
+  wholeAnswers.set(head, { tail, bytes });
+  return bytes;
+}
+
 /** What {@link answerFromResponseCache} decided. */
 export type CachedOutcome =
   /** Answered from the cache: the response is written. */
@@ -124,15 +147,26 @@ export function answerFromResponseCache(
     operationName: stored.operationName,
     started,
   });
-  // The stored bytes as they are, then the extensions: one write of the socket (corked).
-  const split = typeof answer !== 'string';
-  const length = split ? answer.head.length + Buffer.byteLength(answer.tail) : Buffer.byteLength(answer);
+  // The stored bytes and the extensions in one buffer, or a large answer's as they are: one write of the socket (corked).
+  const whole = typeof answer === 'string' ? answer : wholeAnswer(answer.head, answer.tail);
+  if (whole !== null) {
+    const length = typeof whole === 'string' ? Buffer.byteLength(whole) : whole.length;
+    res.writeHead(200, ['age', String(ageSeconds), 'content-type', type, 'content-length', String(length)]);
+    res.end(whole);
+    return ANSWERED;
+  }
+  const split = answer as Exclude<typeof answer, string>;
   res.cork();
-  res.writeHead(200, ['age', String(ageSeconds), 'content-type', type, 'content-length', String(length)]);
-  if (split) {
-    res.write(answer.head);
-    res.end(answer.tail);
-  } else res.end(answer);
+  res.writeHead(200, [
+    'age',
+    String(ageSeconds),
+    'content-type',
+    type,
+    'content-length',
+    String(split.head.length + Buffer.byteLength(split.tail)),
+  ]);
+  res.write(split.head);
+  res.end(split.tail);
   res.uncork();
   return ANSWERED;
 }
