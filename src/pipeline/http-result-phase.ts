@@ -10,7 +10,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { answeredLargeList } from '../graph/execution/large-lists';
 import { stringifyInSlices } from './sliced-json';
-import { extensionsText } from './result-steps';
+import { extensionsText } from './hit-extensions';
 import type { DeliveryContext, ExecutionContext, OutgoingResult, ResultState } from './result-steps';
 import type { ResultText } from './response-size';
 

@@ -29,6 +29,7 @@ import { MIN_REDACTABLE_LENGTH, redactorFor } from '../upstream/redact';
 import type { Redactor } from '../upstream/redact';
 import { tooLargeError, bytesOver } from './response-size';
 import type { ResultText } from './response-size';
+import { emptyBut, hitExtensions } from './hit-extensions';
 import type { Transport } from './step-types';
 
 /** An error of a result: raw (as graphql-js produced it) until `format-errors`, formatted after. */
@@ -208,59 +209,6 @@ function withErrors<R extends OutgoingResult>(result: R, errors: ReadonlyArray<R
   return copy as R;
 }
 
-/** Most ages {@link hitExtensions} keeps an object for (then it starts afresh): a cache entry lives minutes. */
-const HIT_AGES_MAX = 256;
-
-/** The extensions of a plain response-cache hit of each age, and their JSON text ({@link hitExtensions}). */
-const hitExtensionsByAge = new Map<number, Readonly<Record<string, unknown>>>();
-/** The JSON text of each object of {@link hitExtensionsByAge} (a WeakMap: an age dropped from it lets its object go). */
-const hitExtensionsTexts = new WeakMap<object, string>();
-
-/**
- * Whether `accounting` says exactly what a response-cache hit of `age` seconds says and
- * nothing more: no upstream request, cache hit, coalesced or stale answer, no stale field,
- * its oldest answer `age` seconds old.
- */
-function emptyBut(accounting: NonNullable<ExecutionContext['session']['accounting']>, age: number): boolean {
-  return (
-    accounting.requests === 0 &&
-    accounting.cacheHits === 0 &&
-    accounting.coalesced === 0 &&
-    accounting.stale === 0 &&
-    accounting.staleFields.length === 0 &&
-    accounting.maxAgeSeconds === age
-  );
-}
-
-/**
- * The extensions the `upstream` step gives a response-cache hit of `age` seconds whose
- * accounting is otherwise empty ({@link emptyBut}): `{upstream: {requests: 0, cacheHits: 0,
- * coalesced: 0, stale: 0, maxAgeSeconds: age}, responseCache: {hit: true, ageSeconds: age}}`,
- * the members in the order the step writes them. One frozen object per age, shared by
- * every such hit: a later step that adds to the extensions copies them (as `warnings` does).
- */
-function hitExtensions(age: number): Readonly<Record<string, unknown>> {
-  let extensions = hitExtensionsByAge.get(age);
-  if (extensions === undefined) {
-    extensions = Object.freeze({
-      upstream: Object.freeze({ requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: age }),
-      responseCache: Object.freeze({ hit: true, ageSeconds: age }),
-    });
-    hitExtensionsTexts.set(extensions, JSON.stringify(extensions));
-    if (hitExtensionsByAge.size >= HIT_AGES_MAX) hitExtensionsByAge.clear();
-    hitExtensionsByAge.set(age, extensions);
-  }
-  return extensions;
-}
-
-/**
- * `JSON.stringify(extensions)`: made once for a plain response-cache hit's extensions
- * (the `upstream` step's object of its age), serialized for any other.
- */
-export function extensionsText(extensions: Readonly<Record<string, unknown>>): string {
-  return hitExtensionsTexts.get(extensions) ?? JSON.stringify(extensions);
-}
-
 /**
  * THE ordered list of the result phase. HTTP, graphql-ws, graphql-sse and live queries
  * run every step, in this order.
@@ -293,7 +241,7 @@ export const RESULT_STEPS = [
       }
       const before = state.result.extensions;
       // A whole response from the response cache, nothing else in its accounting: the one
-      // object of its age (its text made once, see extensionsText).
+      // object of its age (its text made once, see hit-extensions.ts).
       if (age !== null && before === undefined && emptyBut(accounting, age)) {
         state.result = withExtensions(state.result, hitExtensions(age));
         return;

@@ -15,7 +15,8 @@ import { GatewayError } from '../../src/errors/gateway-error';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
 import type { HttpResultReport } from '../../src/pipeline/http-result-phase';
-import { RESULT_PHASES, RESULT_STEPS, extensionsText, runResultSteps } from '../../src/pipeline/result-steps';
+import { extensionsText } from '../../src/pipeline/hit-extensions';
+import { RESULT_PHASES, RESULT_STEPS, runResultSteps } from '../../src/pipeline/result-steps';
 import type { ResultReport } from '../../src/pipeline/result-steps';
 
 const KEY = 'sk-live-0123456789abcdef';
