@@ -43,23 +43,23 @@ const tokenSessions = new WeakMap<KeyInUse, string>();
 const WHOLE_ANSWER_MAX_BYTES = 32 * 1024;
 /** Most answers {@link wholeAnswer} keeps (then it starts afresh): at most 2 MiB. */
 const WHOLE_ANSWERS_MAX = 64;
-/** The answer last written for each stored head: its text after the head, and both in one buffer. */
-const wholeAnswers = new Map<Buffer, { readonly tail: string; readonly bytes: Buffer }>();
+/** The answer last written for each stored head: its text after the head, and both in one buffer once written twice. */
+const wholeAnswers = new Map<Buffer, { readonly tail: string; bytes: Buffer | null }>();
 
 /**
- * The stored bytes `head` and the text after them in one buffer, kept while the same
- * entry is answered with the same text (its age changes once a second): written as the
- * bytes floor writes its answer, one buffer after the headers. Null for a head over
- * {@link WHOLE_ANSWER_MAX_BYTES} (written in two parts, not copied).
+ * The stored bytes `head` and the text after them in one buffer, made the second time the
+ * same entry is answered with the same text (its age changes once a second) and kept for
+ * the next times: written as the bytes floor writes its answer, one buffer after the
+ * headers. Null the first time (many keys answered in turn copy nothing), and for a head
+ * over {@link WHOLE_ANSWER_MAX_BYTES}: those are written in two parts.
  */
 function wholeAnswer(head: Buffer, tail: string): Buffer | null {
   if (head.length > WHOLE_ANSWER_MAX_BYTES) return null;
   const known = wholeAnswers.get(head);
-  if (known !== undefined && known.tail === tail) return known.bytes;
-  const bytes = Buffer.concat([head, Buffer.from(tail)]);
+  if (known !== undefined && known.tail === tail) return (known.bytes ??= Buffer.concat([head, Buffer.from(tail)]));
   if (known === undefined && wholeAnswers.size >= WHOLE_ANSWERS_MAX) wholeAnswers.clear();
-  wholeAnswers.set(head, { tail, bytes });
-  return bytes;
+  wholeAnswers.set(head, { tail, bytes: null });
+  return null;
 }
 
 /** What {@link answerFromResponseCache} decided. */
