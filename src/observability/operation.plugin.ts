@@ -43,7 +43,11 @@ export function reportOperation(metrics: GatewayMetrics, logger: Logger, report:
   metrics.operation(report.outcome, report.durationMs);
   if (report.tokenId) metrics.tokenUsed(report.tokenId);
   // The line's object is not built when it would not be written (LOG_LEVEL above info).
-  if (!logger.isLevelEnabled('info')) return;
+  if (logger.isLevelEnabled('info')) logOperation(logger, report);
+}
+
+/** The `graphql operation` line of {@link reportOperation}. */
+function logOperation(logger: Logger, report: OperationReport): void {
   logger.info(
     {
       operationName: report.operationName,
@@ -105,8 +109,13 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
             : result.data != null
               ? 'partial'
               : 'error';
+    const tokenId = context.token?.id ?? null;
+    metrics.operation(outcome, durationMs);
+    if (tokenId) metrics.tokenUsed(tokenId);
+    // As reportOperation, without building the report when its line would not be written.
+    if (!logger.isLevelEnabled('info')) return;
     const accounting = context.session.accounting;
-    reportOperation(metrics, logger, {
+    logOperation(logger, {
       operationName,
       outcome,
       durationMs,
@@ -114,7 +123,7 @@ export function reportHttpOperation(metrics: GatewayMetrics, logger: Logger): (r
       stale: accounting.staleFields.length,
       errorCodes,
       keyId: context.session.keyId,
-      tokenId: context.token?.id ?? null,
+      tokenId,
     });
   };
 }

@@ -22,7 +22,26 @@ export interface HttpRequestFacts {
   readonly method: 'GET' | 'POST';
   /** A header's value (repeated ones joined with `, `), or undefined. */
   header(name: string): string | undefined;
+  /** Its `Content-Type` as {@link readContentType} read it (undefined when it has none): read once, handed on with the request. */
+  readonly contentType: ContentType | undefined;
 }
+
+/**
+ * A request's `Content-Type` as the HTTP steps and the response cache's early answer
+ * (src/web/cached-answers.ts) read it: its essence for the CSRF and GET checks, and
+ * whether Apollo Server reads a POST body with it as JSON.
+ */
+export interface ContentType {
+  /** The header's value (repeated ones joined with `, `). */
+  readonly value: string;
+  /** Its essence (`type/subtype`, lower case) as the WHATWG MIME Sniffing Standard parses it, or null when it does not parse. */
+  readonly essence: string | null;
+  /** Whether it is a JSON content type as Apollo Server reads a body as JSON ({@link JSON_CONTENT_TYPE}). */
+  readonly json: boolean;
+}
+
+/** A JSON content type, as Apollo Server reads a body as JSON. */
+const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
 
 /** The content types a browser sends cross-site without a preflight (CORS-safelisted). */
 const NON_PREFLIGHTED_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data', 'text/plain'];
@@ -30,18 +49,21 @@ const NON_PREFLIGHTED_CONTENT_TYPES = ['application/x-www-form-urlencoded', 'mul
 /** HTTP token code points (a MIME type's type and subtype). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
-/** The last content type {@link mimeEssence} read, and its essence: clients send the same one on every request. */
-let lastMime: { readonly value: string; readonly essence: string | null } | null = null;
+/** The last content type {@link readContentType} read: clients send the same one on every request. */
+let lastContentType: ContentType | null = null;
 
-/** A content type's essence (`type/subtype`, lower case) as the WHATWG MIME Sniffing Standard parses it, or null when it does not parse. */
-function mimeEssence(value: string): string | null {
-  if (lastMime?.value === value) return lastMime.essence;
-  const essence = parseMimeEssence(value);
-  lastMime = { value, essence };
-  return essence;
+/**
+ * A `Content-Type` header's value as the HTTP steps read it ({@link ContentType}), made
+ * once per value while requests send the same one; undefined for none.
+ */
+export function readContentType(value: string | undefined): ContentType | undefined {
+  if (value === undefined) return undefined;
+  if (lastContentType?.value !== value)
+    lastContentType = { value, essence: parseMimeEssence(value), json: JSON_CONTENT_TYPE.test(value) };
+  return lastContentType;
 }
 
-/** {@link mimeEssence}, parsed. */
+/** A content type's essence (`type/subtype`, lower case) as the WHATWG MIME Sniffing Standard parses it, or null when it does not parse. */
 function parseMimeEssence(value: string): string | null {
   const text = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
   const slash = text.indexOf('/');
@@ -67,9 +89,9 @@ const CSRF_REFUSAL = badRequest(
  * with no content type, or a CORS-safelisted one, must carry one of {@link CSRF_SAFE_HEADERS}.
  */
 export function csrfRefusal(http: HttpRequestFacts): Refusal | null {
-  const contentType = http.header('content-type');
+  const contentType = http.contentType;
   if (contentType !== undefined) {
-    const essence = mimeEssence(contentType);
+    const essence = contentType.essence;
     if (essence === null || !NON_PREFLIGHTED_CONTENT_TYPES.includes(essence)) return null;
   }
   return CSRF_SAFE_HEADERS.some((name) => (http.header(name) ?? '') !== '') ? null : CSRF_REFUSAL;
@@ -89,9 +111,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return !!value && typeof value === 'object' && !Array.isArray(value) && !Buffer.isBuffer(value);
 }
 
+/** Whether `value` has no own enumerable member (as `Object.keys(value).length === 0`, without the array). */
+function isEmpty(value: Record<string, unknown>): boolean {
+  for (const name in value) if (Object.hasOwn(value, name)) return false;
+  return true;
+}
+
+/** A POST body's `variables` or `extensions` sent as a JSON-encoded string: Apollo Server's refusal. */
+function recursivelyEncoded(name: 'variables' | 'extensions'): Refusal {
+  return once(`\`${name}\` in a POST body should be provided as an object, not a recursively JSON-encoded string.`);
+}
+
 /** A POST body's shape, as Apollo Server checks it. */
 function postShapeRefusal(body: unknown): Refusal | null {
-  if (!isRecord(body) || Object.keys(body).length === 0)
+  if (!isRecord(body) || isEmpty(body))
     return once('POST body missing, invalid Content-Type, or JSON object has no keys.');
   const { query, variables, extensions, operationName } = body;
   if (query && typeof query !== 'string')
@@ -100,12 +133,9 @@ function postShapeRefusal(body: unknown): Refusal | null {
         ? "GraphQL queries must be strings. It looks like you're sending the internal graphql-js representation of a parsed query in your request instead of a request in the GraphQL query language. You can convert an AST to a string using the `print` function from `graphql`, or use a client like `apollo-client` which converts the internal representation to a string for you."
         : 'GraphQL queries must be strings.',
     );
-  for (const [name, value] of [
-    ['variables', variables],
-    ['extensions', extensions],
-  ] as const)
-    if (typeof value === 'string')
-      return once(`\`${name}\` in a POST body should be provided as an object, not a recursively JSON-encoded string.`);
+  // Written out, not a loop over pairs: no arrays made for every request.
+  if (typeof variables === 'string') return recursivelyEncoded('variables');
+  if (typeof extensions === 'string') return recursivelyEncoded('extensions');
   if ('extensions' in body && extensions !== null && !isRecord(extensions))
     return once('`extensions` in a POST body must be an object if provided.');
   if ('variables' in body && variables !== null && !isRecord(variables))
@@ -117,8 +147,8 @@ function postShapeRefusal(body: unknown): Refusal | null {
 
 /** A GET request's content type and query string, as Apollo Server checks them. */
 function getShapeRefusal(search: string, http: HttpRequestFacts): Refusal | null {
-  const contentType = http.header('content-type');
-  if (contentType !== undefined && mimeEssence(contentType) !== 'application/json')
+  const contentType = http.contentType;
+  if (contentType !== undefined && contentType.essence !== 'application/json')
     return once('GET requests may not have a content-type header other than application/json.', 415);
   const params = new URLSearchParams(search);
   for (const name of ['query', 'operationName', 'variables', 'extensions']) {

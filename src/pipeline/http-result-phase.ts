@@ -10,6 +10,7 @@ import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayContext } from '../domains/gateway-context';
 import { answeredLargeList } from '../graph/execution/large-lists';
 import { stringifyInSlices } from './sliced-json';
+import { extensionsText } from './hit-extensions';
 import type { DeliveryContext, ExecutionContext, OutgoingResult, ResultState } from './result-steps';
 import type { ResultText } from './response-size';
 
@@ -100,7 +101,7 @@ function cachedText(result: OutgoingResult, dataText: string): string {
   if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
   return result.extensions === undefined
     ? `{"data":${dataText}}`
-    : `{"data":${dataText},"extensions":${JSON.stringify(result.extensions)}}`;
+    : `{"data":${dataText},"extensions":${extensionsText(result.extensions)}}`;
 }
 
 /**
@@ -110,7 +111,28 @@ function cachedText(result: OutgoingResult, dataText: string): string {
  */
 function cachedParts(result: OutgoingResult, head: Buffer): ResultText {
   if (result.errors !== undefined || result.data === null || typeof result.data !== 'object') return apolloText(result);
-  return { head, tail: result.extensions === undefined ? '}' : `,"extensions":${JSON.stringify(result.extensions)}}` };
+  return { head, tail: result.extensions === undefined ? '}' : extensionsTail(extensionsText(result.extensions)) };
+}
+
+/** The last extensions' text {@link extensionsTail} was given, and the tails made of it. */
+let lastTail = { extensions: '', tail: ',"extensions":}', line: ',"extensions":}\n' };
+
+/**
+ * The text after a cached answer's stored bytes: `,"extensions":` and `extensions`, then
+ * the closing brace. The same string while hits answer with the same extensions (the text
+ * of a plain hit's is one string per age), so the early answer compares it by reference.
+ */
+function extensionsTail(extensions: string): string {
+  if (extensions !== lastTail.extensions) {
+    const tail = `,"extensions":${extensions}}`;
+    lastTail = { extensions, tail, line: `${tail}\n` };
+  }
+  return lastTail.tail;
+}
+
+/** `tail` and the newline Apollo Server's serialization ends with: made once for {@link extensionsTail}'s last tail. */
+function tailLine(tail: string): string {
+  return tail === lastTail.tail ? lastTail.line : `${tail}\n`;
 }
 
 /**
@@ -267,7 +289,7 @@ export function httpResultPhase(finish: FinishResult, report: (report: HttpResul
     // Apollo Server's own serialization ends with a newline.
     if (!same)
       return `${JSON.stringify({ errors: result.errors, data: result.data, extensions: result.extensions })}\n`;
-    return typeof kept.text === 'string' ? `${kept.text}\n` : { head: kept.text.head, tail: `${kept.text.tail}\n` };
+    return typeof kept.text === 'string' ? `${kept.text}\n` : { head: kept.text.head, tail: tailLine(kept.text.tail) };
   };
   return { plugin, stringifyResult, cachedResponse };
 }

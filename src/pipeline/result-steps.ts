@@ -29,6 +29,7 @@ import { MIN_REDACTABLE_LENGTH, redactorFor } from '../upstream/redact';
 import type { Redactor } from '../upstream/redact';
 import { tooLargeError, bytesOver } from './response-size';
 import type { ResultText } from './response-size';
+import { emptyBut, hitExtensions } from './hit-extensions';
 import type { Transport } from './step-types';
 
 /** An error of a result: raw (as graphql-js produced it) until `format-errors`, formatted after. */
@@ -238,9 +239,15 @@ export const RESULT_STEPS = [
         accounting.responseCacheHit = true;
         accounting.noteAge(age * 1000);
       }
+      const before = state.result.extensions;
+      // A whole response from the response cache, nothing else in its accounting: the one
+      // object of its age (its text made once, see hit-extensions.ts).
+      if (age !== null && before === undefined && emptyBut(accounting, age)) {
+        state.result = withExtensions(state.result, hitExtensions(age));
+        return;
+      }
       // Built member by member, not spread: the same members in the same order, on V8's
       // fast paths (see copyOf).
-      const before = state.result.extensions;
       const extensions: Record<string, unknown> = before === undefined ? {} : copyOf(before);
       extensions.upstream = accounting.toJSON();
       if (accounting.staleFields.length > 0) extensions.stale = accounting.staleFields;

@@ -1,25 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHitContext, wantsNoCache } from '../context';
 import { singleResultType } from '../pipeline/http-checks';
+import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 import { responseSession } from '../graph/response-cache/response-cache-hits';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
-
-/** A JSON content type, as Apollo reads a body as JSON. */
-const JSON_CONTENT_TYPE = /^application\/json\s*(;|$)/i;
-
-/** The last content type {@link isJson} read, and its answer: clients send the same one on every request. */
-let lastContentType: { readonly value: string; readonly json: boolean } | null = null;
-
-/** Whether `value` is a JSON content type ({@link JSON_CONTENT_TYPE}). */
-function isJson(value: string | undefined): boolean {
-  if (value === undefined) return false;
-  if (lastContentType?.value !== value) lastContentType = { value, json: JSON_CONTENT_TYPE.test(value) };
-  return lastContentType.json;
-}
 
 /**
  * One value of a header (repeated ones joined), as Apollo's header map holds it. Called
@@ -51,6 +39,29 @@ function hitSession(inUse: KeyInUse | null): string | null {
 /** The session of each token's keys ({@link hitSession}), by the keys' object (never a token's text). */
 const tokenSessions = new WeakMap<KeyInUse, string>();
 
+/** Stored answers up to this many bytes are written from one buffer with their extensions ({@link wholeAnswer}). */
+const WHOLE_ANSWER_MAX_BYTES = 32 * 1024;
+/** Most answers {@link wholeAnswer} keeps (then it starts afresh): at most 2 MiB. */
+const WHOLE_ANSWERS_MAX = 64;
+/** The answer last written for each stored head: its text after the head, and both in one buffer once written twice. */
+const wholeAnswers = new Map<Buffer, { readonly tail: string; bytes: Buffer | null }>();
+
+/**
+ * The stored bytes `head` and the text after them in one buffer, made the second time the
+ * same entry is answered with the same text (its age changes once a second) and kept for
+ * the next times: written as the bytes floor writes its answer, one buffer after the
+ * headers. Null the first time (many keys answered in turn copy nothing), and for a head
+ * over {@link WHOLE_ANSWER_MAX_BYTES}: those are written in two parts.
+ */
+function wholeAnswer(head: Buffer, tail: string): Buffer | null {
+  if (head.length > WHOLE_ANSWER_MAX_BYTES) return null;
+  const known = wholeAnswers.get(head);
+  if (known !== undefined && known.tail === tail) return (known.bytes ??= Buffer.concat([head, Buffer.from(tail)]));
+  if (known === undefined && wholeAnswers.size >= WHOLE_ANSWERS_MAX) wholeAnswers.clear();
+  wholeAnswers.set(head, { tail, bytes: null });
+  return null;
+}
+
 /** What {@link answerFromResponseCache} decided. */
 export type CachedOutcome =
   /** Answered from the cache: the response is written. */
@@ -80,6 +91,7 @@ const ANSWERED: CachedOutcome = { kind: 'answered' };
  * ran the whole pipeline on the same raw request with the same token (its grants
  * included), so an entry it is answered from holds nothing its grants do not allow.
  *
+ * @param http - the request's facts as the HTTP steps read them (its content type read once)
  * @param body - the request body as admitted (a trusted document's text in place of its hash)
  * @param text - the request body's text as read (undefined: not answered here)
  */
@@ -87,6 +99,7 @@ export function answerFromResponseCache(
   req: IncomingMessage,
   res: ServerResponse,
   runtime: GatewayRuntime,
+  http: HttpRequestFacts,
   inUse: KeyInUse | null,
   body: unknown,
   text: string | undefined,
@@ -105,7 +118,7 @@ export function answerFromResponseCache(
   )
     return NOT_ELIGIBLE;
   const headers = req.headers;
-  if (!isJson(one(headers['content-type'])) || one(headers.prefer) !== undefined) return NOT_ELIGIBLE;
+  if (http.contentType?.json !== true || one(headers.prefer) !== undefined) return NOT_ELIGIBLE;
   const fields = body as Record<string, unknown>;
   for (const name in fields) if (!PLAIN_MEMBERS.has(name)) return NOT_ELIGIBLE;
   const { query, operationName } = fields;
@@ -134,15 +147,26 @@ export function answerFromResponseCache(
     operationName: stored.operationName,
     started,
   });
-  // The stored bytes as they are, then the extensions: one write of the socket (corked).
-  const split = typeof answer !== 'string';
-  const length = split ? answer.head.length + Buffer.byteLength(answer.tail) : Buffer.byteLength(answer);
+  // The stored bytes and the extensions in one buffer, or a large answer's as they are: one write of the socket (corked).
+  const whole = typeof answer === 'string' ? answer : wholeAnswer(answer.head, answer.tail);
+  if (whole !== null) {
+    const length = typeof whole === 'string' ? Buffer.byteLength(whole) : whole.length;
+    res.writeHead(200, ['age', String(ageSeconds), 'content-type', type, 'content-length', String(length)]);
+    res.end(whole);
+    return ANSWERED;
+  }
+  const split = answer as Exclude<typeof answer, string>;
   res.cork();
-  res.writeHead(200, ['age', String(ageSeconds), 'content-type', type, 'content-length', String(length)]);
-  if (split) {
-    res.write(answer.head);
-    res.end(answer.tail);
-  } else res.end(answer);
+  res.writeHead(200, [
+    'age',
+    String(ageSeconds),
+    'content-type',
+    type,
+    'content-length',
+    String(split.head.length + Buffer.byteLength(split.tail)),
+  ]);
+  res.write(split.head);
+  res.end(split.tail);
   res.uncork();
   return ANSWERED;
 }

@@ -75,6 +75,19 @@ it('answers a hit before the pipeline with the same bytes and headers as through
   }
 });
 
+it('answers the same entry again, and at its next age, with the bytes Apollo writes then', async () => {
+  const key = 'sim-key-9202';
+  await throughApollo(() => stack.post(page, { key }));
+  for (const step of [1_000, 0, 2_000, 0]) {
+    advanceClock(step);
+    const viaApollo = await throughApollo(() => stack.post(page, { key }));
+    const { answer: front, steps } = await operationSteps(() => stack.post(page, { key }));
+    expect(steps).toEqual([]);
+    expect(headersOf(front)).toEqual(headersOf(viaApollo));
+    expect(front.text).toBe(viaApollo.text);
+  }
+});
+
 it('leaves a different request, a no-cache request and a key after its write to Apollo', async () => {
   const key = 'sim-key-9202';
   await stack.post(page, { key });

@@ -15,6 +15,7 @@ import { GatewayError } from '../../src/errors/gateway-error';
 import { buildGatewaySchema } from '../../src/graph/schema';
 import { RequestPipeline } from '../../src/pipeline/pipeline';
 import type { HttpResultReport } from '../../src/pipeline/http-result-phase';
+import { extensionsText } from '../../src/pipeline/hit-extensions';
 import { RESULT_PHASES, RESULT_STEPS, runResultSteps } from '../../src/pipeline/result-steps';
 import type { ResultReport } from '../../src/pipeline/result-steps';
 
@@ -108,6 +109,54 @@ describe('the result steps', () => {
     });
     expect(JSON.stringify(sent)).not.toContain(KEY);
     expect(reports).toEqual([{ result: sent, errorCodes: ['FORBIDDEN', 'INTERNAL_SERVER_ERROR', 'UPSTREAM_ERROR'] }]);
+  });
+
+  it('give a response-cache hit the extensions of its age, written as the step builds them for any other result', () => {
+    const env = { maxResponseBytes: DEFAULT_CONFIG.maxResponseBytes };
+    const hit = (age: number, accounting = new OperationAccounting()): FormattedExecutionResult => {
+      const context = contextWith(accounting);
+      return runResultSteps<FormattedExecutionResult>(
+        {
+          transport: 'http',
+          result: { data: {} },
+          execution: context,
+          delivery: context,
+          responseCacheAgeSeconds: age,
+        },
+        env,
+      );
+    };
+    const extensionsOf = (age: number): Record<string, unknown> => ({
+      upstream: { requests: 0, cacheHits: 0, coalesced: 0, stale: 0, maxAgeSeconds: age },
+      responseCache: { hit: true, ageSeconds: age },
+    });
+    for (const age of [0, 3, 3, 4000]) {
+      const sent = hit(age);
+      expect(sent.extensions).toEqual(extensionsOf(age));
+      // The same text, member for member, as JSON.stringify of the object built member by member.
+      expect(extensionsText(sent.extensions as Record<string, unknown>)).toBe(JSON.stringify(extensionsOf(age)));
+      // Shared by the hits of one age: frozen, so no request changes another's.
+      expect(Object.isFrozen(sent.extensions)).toBe(true);
+      expect(Object.isFrozen(sent.extensions?.upstream)).toBe(true);
+    }
+    // An accounting with anything else in it gets its own extensions.
+    const worked = new OperationAccounting();
+    worked.cacheHits = 2;
+    const sent = hit(3, worked);
+    expect(sent.extensions).toEqual({
+      upstream: { requests: 0, cacheHits: 2, coalesced: 0, stale: 0, maxAgeSeconds: 3 },
+      responseCache: { hit: true, ageSeconds: 3 },
+    });
+    expect(Object.isFrozen(sent.extensions)).toBe(false);
+    expect(extensionsText(sent.extensions as Record<string, unknown>)).toBe(JSON.stringify(sent.extensions));
+    // A warning added after the step copies the shared object.
+    const context = { ...contextWith(), warnings: new Map([['w', { code: 'WINDOW_OVERRUN' }]]) };
+    const warned = runResultSteps<FormattedExecutionResult>(
+      { transport: 'http', result: { data: {} }, execution: context, delivery: context, responseCacheAgeSeconds: 3 },
+      env,
+    );
+    expect(warned.extensions).toEqual({ ...extensionsOf(3), warnings: [{ code: 'WINDOW_OVERRUN' }] });
+    expect(hit(3).extensions).toEqual(extensionsOf(3));
   });
 
   it("redact messages and extensions, never a path (it names the client's own fields and aliases)", () => {
