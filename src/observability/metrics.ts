@@ -1,6 +1,4 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CountingHistogram } from './counting-histogram';
-import type { HistogramSeries } from './counting-histogram';
 import type { EconomyEvents } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
 
@@ -19,7 +17,7 @@ export class GatewayMetrics {
   private readonly cacheCounts = new Map<string, number>();
   /** Cache lookups since the start, by outcome (never cleared; read by the console's overview). */
   private readonly cacheTotals = { hit: 0, miss: 0, stale: 0 };
-  private readonly servedAge: CountingHistogram;
+  private readonly servedAge: Histogram<'kind'>;
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
@@ -29,9 +27,11 @@ export class GatewayMetrics {
   private readonly operationCounts = new Map<string, number>();
   /** Operations per access token id and each one's last use (Unix seconds) since the last scrape, added to the metrics when read. */
   private readonly tokenCounts = new Map<string, { count: number; lastUseSeconds: number }>();
-  private readonly operationLatency: CountingHistogram;
+  private readonly operationLatency: Histogram<'outcome'>;
+  /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
+  private readonly latencyOf = new Map<string, { observe(value: number): void }>();
   /** {@link servedAge}'s series of whole responses from the response cache, made once. */
-  private readonly responseAge: HistogramSeries;
+  private readonly responseAge: { observe(value: number): void };
   /** Failed Redis operations and connection errors. */
   readonly redisErrors: Counter;
   /** 1 while Redis answers, 0 while the gateway runs without it. */
@@ -81,16 +81,14 @@ export class GatewayMetrics {
         cacheCounts.clear();
       },
     });
-    // Observed on every operation (twice per response-cache hit, with the latency below): counted
-    // in plain arrays, written by the registry as prom-client writes its histograms.
-    this.servedAge = new CountingHistogram(
-      'statev_served_data_age_seconds',
-      'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
-      'kind',
-      [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
-      this.registry,
-    );
-    this.responseAge = this.servedAge.labels('response');
+    this.servedAge = new Histogram({
+      name: 'statev_served_data_age_seconds',
+      help: 'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
+      labelNames: ['kind'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+      registers,
+    });
+    this.responseAge = this.servedAge.labels({ kind: 'response' });
     this.refreshAheadTotal = new Counter({
       name: 'statev_refresh_ahead_total',
       help: 'Refresh-ahead requests: stored (the answer is fresh again) or failed.',
@@ -148,13 +146,13 @@ export class GatewayMetrics {
       registers,
       collect: flushTokens,
     });
-    this.operationLatency = new CountingHistogram(
-      'statev_graphql_operation_duration_seconds',
-      'GraphQL operation latency by outcome, seconds.',
-      'outcome',
-      [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      this.registry,
-    );
+    this.operationLatency = new Histogram({
+      name: 'statev_graphql_operation_duration_seconds',
+      help: 'GraphQL operation latency by outcome, seconds.',
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers,
+    });
     this.redisErrors = new Counter({
       name: 'statev_redis_errors_total',
       help: 'Redis failures (connection errors, timed-out commands); the gateway goes on from process memory.',
@@ -224,7 +222,7 @@ export class GatewayMetrics {
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       unexplained429: () => this.unexplained429Total.inc(),
-      served: (kind, ageSeconds) => this.servedAge.observe(kind, ageSeconds),
+      served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };
@@ -254,6 +252,8 @@ export class GatewayMetrics {
   /** Records one GraphQL operation. */
   operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
     this.operationCounts.set(outcome, (this.operationCounts.get(outcome) ?? 0) + 1);
-    this.operationLatency.observe(outcome, durationMs / 1000);
+    let latency = this.latencyOf.get(outcome);
+    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.labels({ outcome })));
+    latency.observe(durationMs / 1000);
   }
 }
