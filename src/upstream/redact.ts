@@ -29,8 +29,12 @@ export const REDACTED = '[redacted]';
  */
 const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
 
-/** A character the fast path leaves to the per-window lower-casing (only outside ASCII can the two differ). */
-const NOT_ASCII = /[^ -~\t\n\r]/;
+/**
+ * Characters whose lower case depends on what surrounds them or is not one character (`İ`,
+ * `Σ`, surrogate pairs): a text holding one is read through lower-cased copies; any other is
+ * lower-cased character by character, in place, with the same result.
+ */
+const CONTEXT_CASED = /[\u0130\u03a3\ud800-\udfff]/;
 
 /** Every textual form of a secret that the redactor looks for. */
 function encodings(secret: string): string[] {
@@ -97,9 +101,9 @@ export class Redactor {
   redact(text: string): string | null {
     if (this.withholds) return text === '' ? '' : null;
     if (this.windows.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
-    // ASCII text (nearly every text) is scanned in place: nothing is copied unless a window matches.
-    if (this.shortCompacts.length === 0 && !NOT_ASCII.test(text)) {
-      const hits = this.asciiHits(text);
+    // Nearly every text is scanned in place: nothing is copied unless a window matches.
+    if (this.shortCompacts.length === 0 && !CONTEXT_CASED.test(text)) {
+      const hits = this.inPlaceHits(text);
       return hits === null ? text : replaced(text, hits);
     }
     const compacted = compact(text);
@@ -120,12 +124,12 @@ export class Redactor {
   }
 
   /**
-   * The spans of an ASCII `text` that {@link redact} replaces, or null when there are none:
+   * The spans of `text` (holding no {@link CONTEXT_CASED} character) that {@link redact} replaces, or null when there are none:
    * the same windows as the general path (as written, and read without separators), found by
    * their hash over the lower-cased character codes and confirmed against the window sets,
    * so that a text holding no secret costs no string and no copy, whatever its length.
    */
-  private asciiHits(text: string): Array<[number, number]> | null {
+  private inPlaceHits(text: string): Array<[number, number]> | null {
     let hits: Array<[number, number]> | null = null;
     // The last MIN_REDACTABLE_LENGTH characters (lower-cased codes) read without separators, and where each was.
     const codes = new Int32Array(MIN_REDACTABLE_LENGTH);
@@ -134,13 +138,13 @@ export class Redactor {
     for (let i = 0; i < text.length; i += 1) {
       if (i + MIN_REDACTABLE_LENGTH <= text.length) {
         let h = 0;
-        for (let k = i; k < i + MIN_REDACTABLE_LENGTH; k += 1) h = windowHashStep(h, lowerAscii(text.charCodeAt(k)));
+        for (let k = i; k < i + MIN_REDACTABLE_LENGTH; k += 1) h = windowHashStep(h, lowerCode(text.charCodeAt(k)));
         if (this.windowHashes.has(h) && this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
           (hits ??= []).push([i, i + MIN_REDACTABLE_LENGTH]);
       }
       const code = text.charCodeAt(i);
-      if (ASCII_SEPARATORS[code] === 1) continue;
-      codes[kept % MIN_REDACTABLE_LENGTH] = lowerAscii(code);
+      if (isSeparator(code)) continue;
+      codes[kept % MIN_REDACTABLE_LENGTH] = lowerCode(code);
       at[kept % MIN_REDACTABLE_LENGTH] = i;
       kept += 1;
       if (kept < MIN_REDACTABLE_LENGTH) continue;
@@ -183,9 +187,15 @@ const ASCII_SEPARATORS = Uint8Array.from({ length: 128 }, (_, code) =>
   SEPARATORS.test(String.fromCharCode(code)) ? 1 : 0,
 );
 
-/** An ASCII code lower-cased as `toLowerCase` does it. */
-function lowerAscii(code: number): number {
-  return code >= 65 && code <= 90 ? code + 32 : code;
+/** True when {@link SEPARATORS} matches the character of `code`. */
+function isSeparator(code: number): boolean {
+  return code < 128 ? ASCII_SEPARATORS[code] === 1 : SEPARATORS.test(String.fromCharCode(code));
+}
+
+/** The code of a character (not {@link CONTEXT_CASED}) lower-cased as `toLowerCase` does it. */
+function lowerCode(code: number): number {
+  if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  return String.fromCharCode(code).toLowerCase().charCodeAt(0);
 }
 
 /** One step of the hash of a window's character codes (a window is a few characters: no need to roll it). */
