@@ -31,6 +31,25 @@ export interface UpstreamErrorInfo {
 export type GatewayErrorExtensions<C extends GatewayErrorCode> = { code: C } & Record<string, unknown>;
 
 /**
+ * Codes of the refusals the gateway answers on purpose (a missing or insufficient key or grant,
+ * a bound, a limit, an unknown id): their errors carry no stack frames, which say nothing
+ * about them and cost a capture and a formatting per refused request. Upstream failures and
+ * internal errors keep their stacks.
+ */
+const REFUSAL_CODES: ReadonlySet<GatewayErrorCode> = new Set<GatewayErrorCode>([
+  'UNAUTHENTICATED',
+  'BAD_USER_INPUT',
+  'UPSTREAM_BAD_REQUEST',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'QUERY_TOO_EXPENSIVE',
+  'CONFLICT',
+  'SITE_DOCUMENT_TOO_LARGE',
+  'BAD_REQUEST',
+]);
+
+/**
  * Base of every error the gateway reports on purpose. `formatError` passes these
  * through unchanged and masks any other error as `INTERNAL_SERVER_ERROR`.
  *
@@ -48,9 +67,17 @@ export class GatewayError<C extends GatewayErrorCode = GatewayErrorCode> extends
    * @param httpStatus - HTTP status when the error ends the whole operation before execution
    */
   constructor(code: C, message: string, extensions: Record<string, unknown> = {}, httpStatus?: number) {
-    super(message, {
-      extensions: { ...extensions, code, ...(httpStatus ? { http: { status: httpStatus } } : {}) },
-    });
+    // A refusal is an answer, not a fault: no stack frames are captured (nor, later, formatted
+    // when graphql-js copies the stack into the located error). Other codes keep theirs.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (REFUSAL_CODES.has(code)) Error.stackTraceLimit = 0;
+    try {
+      super(message, {
+        extensions: { ...extensions, code, ...(httpStatus ? { http: { status: httpStatus } } : {}) },
+      });
+    } finally {
+      Error.stackTraceLimit = stackTraceLimit;
+    }
     this.name = 'GatewayError';
   }
 

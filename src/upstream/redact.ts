@@ -29,8 +29,12 @@ export const REDACTED = '[redacted]';
  */
 const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
 
-/** A character the fast path leaves to the per-window lower-casing (only outside ASCII can the two differ). */
-const NOT_ASCII = /[^ -~\t\n\r]/;
+/**
+ * Characters whose lower case depends on what surrounds them or is not one character (`İ`,
+ * `Σ`, surrogate pairs): a text holding one is read through lower-cased copies; any other is
+ * lower-cased character by character, in place, with the same result.
+ */
+const CONTEXT_CASED = /[\u0130\u03a3\ud800-\udfff]/;
 
 /** Every textual form of a secret that the redactor looks for. */
 function encodings(secret: string): string[] {
@@ -68,6 +72,10 @@ export class Redactor {
    * texts pass (the upstream's "Inventory is empty" must still be read as such).
    */
   private readonly shortCompacts: string[];
+  /** The hashes of {@link windows}, so that an ASCII text is scanned without a string per window. */
+  private readonly windowHashes = new Set<number>();
+  /** The hashes of {@link compactWindows}. */
+  private readonly compactWindowHashes = new Set<number>();
 
   constructor(secrets: readonly string[]) {
     const present = secrets.filter((secret) => secret.length > 0);
@@ -81,6 +89,8 @@ export class Redactor {
         addWindows(this.compactWindows, compact(form).text.toLowerCase());
       }
     }
+    for (const window of this.windows) this.windowHashes.add(windowHash(window));
+    for (const window of this.compactWindows) this.compactWindowHashes.add(windowHash(window));
   }
 
   /**
@@ -91,44 +101,113 @@ export class Redactor {
   redact(text: string): string | null {
     if (this.withholds) return text === '' ? '' : null;
     if (this.windows.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
+    // Nearly every text is scanned in place: nothing is copied unless a window matches.
+    if (this.shortCompacts.length === 0 && !CONTEXT_CASED.test(text)) {
+      const hits = this.inPlaceHits(text);
+      return hits === null ? text : replaced(text, hits);
+    }
     const compacted = compact(text);
     const lower = compacted.text.toLowerCase();
     if (this.shortCompacts.some((short) => lower.includes(short))) return null;
     // Spans [start, end) of the text to replace: windows found as written, and windows
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
-    // ASCII lower-cases character by character: the whole text once, then its windows (one string each, not two).
-    const asciiLower = NOT_ASCII.test(text) ? null : text.toLowerCase();
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      const window =
-        asciiLower === null
-          ? text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()
-          : asciiLower.slice(i, i + MIN_REDACTABLE_LENGTH);
-      if (this.windows.has(window)) hits.push([i, i + MIN_REDACTABLE_LENGTH]);
+      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
+        hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
       if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
         hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
     }
-    if (hits.length === 0) return text;
-    hits.sort((a, b) => a[0] - b[0]);
-    let out = '';
-    let copiedUpTo = 0;
-    let spanStart = -1;
-    let coveredUpTo = -1;
-    for (const [start, end] of hits) {
-      if (start > coveredUpTo) {
-        if (spanStart >= 0) {
-          out += text.slice(copiedUpTo, spanStart) + REDACTED;
-          copiedUpTo = coveredUpTo;
-        }
-        spanStart = start;
-      }
-      coveredUpTo = Math.max(coveredUpTo, end);
-    }
-    out += text.slice(copiedUpTo, spanStart) + REDACTED;
-    return out + text.slice(coveredUpTo);
+    return hits.length === 0 ? text : replaced(text, hits);
   }
+
+  /**
+   * The spans of `text` (holding no {@link CONTEXT_CASED} character) that {@link redact} replaces, or null when there are none:
+   * the same windows as the general path (as written, and read without separators), found by
+   * their hash over the lower-cased character codes and confirmed against the window sets,
+   * so that a text holding no secret costs no string and no copy, whatever its length.
+   */
+  private inPlaceHits(text: string): Array<[number, number]> | null {
+    let hits: Array<[number, number]> | null = null;
+    // The last MIN_REDACTABLE_LENGTH characters (lower-cased codes) read without separators, and where each was.
+    const codes = new Int32Array(MIN_REDACTABLE_LENGTH);
+    const at = new Int32Array(MIN_REDACTABLE_LENGTH);
+    let kept = 0;
+    for (let i = 0; i < text.length; i += 1) {
+      if (i + MIN_REDACTABLE_LENGTH <= text.length) {
+        let h = 0;
+        for (let k = i; k < i + MIN_REDACTABLE_LENGTH; k += 1) h = windowHashStep(h, lowerCode(text.charCodeAt(k)));
+        if (this.windowHashes.has(h) && this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
+          (hits ??= []).push([i, i + MIN_REDACTABLE_LENGTH]);
+      }
+      const code = text.charCodeAt(i);
+      if (isSeparator(code)) continue;
+      codes[kept % MIN_REDACTABLE_LENGTH] = lowerCode(code);
+      at[kept % MIN_REDACTABLE_LENGTH] = i;
+      kept += 1;
+      if (kept < MIN_REDACTABLE_LENGTH) continue;
+      let h = 0;
+      for (let k = kept - MIN_REDACTABLE_LENGTH; k < kept; k += 1)
+        h = windowHashStep(h, codes[k % MIN_REDACTABLE_LENGTH] ?? 0);
+      if (!this.compactWindowHashes.has(h)) continue;
+      let window = '';
+      for (let k = kept - MIN_REDACTABLE_LENGTH; k < kept; k += 1)
+        window += String.fromCharCode(codes[k % MIN_REDACTABLE_LENGTH] ?? 0);
+      if (this.compactWindows.has(window)) (hits ??= []).push([at[kept % MIN_REDACTABLE_LENGTH] ?? 0, i + 1]);
+    }
+    return hits;
+  }
+}
+
+/** `text` with the union of the spans `hits` replaced by {@link REDACTED} (one marker per run of overlapping spans). */
+function replaced(text: string, hits: Array<[number, number]>): string {
+  hits.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let copiedUpTo = 0;
+  let spanStart = -1;
+  let coveredUpTo = -1;
+  for (const [start, end] of hits) {
+    if (start > coveredUpTo) {
+      if (spanStart >= 0) {
+        out += text.slice(copiedUpTo, spanStart) + REDACTED;
+        copiedUpTo = coveredUpTo;
+      }
+      spanStart = start;
+    }
+    coveredUpTo = Math.max(coveredUpTo, end);
+  }
+  out += text.slice(copiedUpTo, spanStart) + REDACTED;
+  return out + text.slice(coveredUpTo);
+}
+
+/** 1 for each ASCII code that {@link SEPARATORS} matches. */
+const ASCII_SEPARATORS = Uint8Array.from({ length: 128 }, (_, code) =>
+  SEPARATORS.test(String.fromCharCode(code)) ? 1 : 0,
+);
+
+/** True when {@link SEPARATORS} matches the character of `code`. */
+function isSeparator(code: number): boolean {
+  return code < 128 ? ASCII_SEPARATORS[code] === 1 : SEPARATORS.test(String.fromCharCode(code));
+}
+
+/** The code of a character (not {@link CONTEXT_CASED}) lower-cased as `toLowerCase` does it. */
+function lowerCode(code: number): number {
+  if (code < 128) return code >= 65 && code <= 90 ? code + 32 : code;
+  return String.fromCharCode(code).toLowerCase().charCodeAt(0);
+}
+
+/** One step of the hash of a window's character codes (a window is a few characters: no need to roll it). */
+function windowHashStep(hash: number, code: number): number {
+  return (Math.imul(hash, 31) + code) | 0;
+}
+
+/** The hash {@link windowHashStep} gives `window`. */
+function windowHash(window: string): number {
+  let hash = 0;
+  for (let i = 0; i < window.length; i += 1) hash = windowHashStep(hash, window.charCodeAt(i));
+  return hash;
 }
 
 /** Redactors of the secrets seen last (each holds a few hundred windows, about 40 KB): keyed by a sha256 of the secrets, never the secrets. */

@@ -80,6 +80,65 @@ describe('Redactor', () => {
       'Missing scope: factory.counter, see /factory/counter/{id}',
     );
   });
+
+  it('scans a long text that holds no key without copying or lower-casing it', () => {
+    const redactor = new Redactor(['Hostile-Key-0123456789abcdef', 'a-long-enough-secret']);
+    const text = `This access token may not read company "${'v'.repeat(60_000)}…".`;
+    const slice = jest.spyOn(String.prototype, 'slice');
+    const lower = jest.spyOn(String.prototype, 'toLowerCase');
+    const charAt = jest.spyOn(String.prototype, 'charAt');
+    try {
+      expect(redactor.redact(text)).toBe(text);
+      expect(slice).not.toHaveBeenCalled();
+      // Only the character outside ASCII is lower-cased, on its own.
+      expect(lower.mock.contexts.every((context) => String(context).length === 1)).toBe(true);
+      expect(charAt).not.toHaveBeenCalled();
+    } finally {
+      slice.mockRestore();
+      lower.mockRestore();
+      charAt.mockRestore();
+    }
+  });
+
+  it('finds in place exactly what it finds through lower-cased copies', () => {
+    // Pieces of the key's forms, separators and other characters (some outside ASCII: `…`,
+    // a no-break space, the Kelvin sign that lower-cases to `k`) in any order: the in-place
+    // scan must replace the same spans as the general path (a trailing `Σ` sends the text
+    // there and cannot be part of any form of these keys).
+    const forms = (key: string): string[] => [
+      key,
+      key.toUpperCase(),
+      Buffer.from(key).toString('hex'),
+      Buffer.from(`Bearer ${key}`).toString('base64'),
+      encodeURIComponent(key),
+      [...key].reverse().join(''),
+    ];
+    fc.assert(
+      fc.property(
+        keys,
+        fc.array(
+          fc.tuple(fc.nat(), fc.nat(), fc.nat(), separators, fc.stringMatching(/^[ -~\u2026\u00a0\u212a\u00e9]{0,6}$/)),
+          {
+            maxLength: 6,
+          },
+        ),
+        (key, parts) => {
+          const all = forms(key);
+          const text = parts
+            .map(([which, from, length, separator, noise]) => {
+              const form = all[which % all.length] ?? key;
+              const start = from % form.length;
+              const piece = form.slice(start, start + 4 + (length % 12));
+              return (length % 3 === 0 ? spread(piece, separator) : piece) + noise;
+            })
+            .join('');
+          const redactor = new Redactor([key]);
+          expect(redactor.redact(text)).toBe((redactor.redact(`${text}Σ`) ?? '').replace(/Σ$/, ''));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
 
 describe('redactorFor', () => {
