@@ -217,6 +217,8 @@ async function main(): Promise<Started> {
   };
   const token = await seedDemoVault(config, vaultMasterKey);
   const gateway = await explainPortErrors({ name: 'PORT', command: 'npm run demo' }, () => startGateway(config));
+  // As `npm start` does: the large-text path compiled before a client's first large document.
+  gateway.pipeline.warmUp();
   const endpoint = `${gateway.url}/graphql`;
   const body = JSON.stringify({ query: DEMO_QUERY });
   const consoleLink = await consoleSignIn(config, vaultMasterKey, gateway.url);

@@ -48,6 +48,9 @@ if (argv[0] === 'console') {
     // Loaded here, so the vault commands start without loading the server.
     const { startGateway } = await import('./server');
     const gateway = await explainPortErrors({ name: 'PORT', command: 'npm start' }, () => startGateway(config));
+    // The parser and the bound rules compiled for large texts before a client's first (ValidatedDocuments.warmUp):
+    // in the process only, not in every in-process start (the tests start hundreds).
+    gateway.pipeline.warmUp();
     console.log(
       `StateV GraphQL gateway on ${gateway.url}/graphql (upstream ${redactUrlCredentials(config.upstreamBaseUrl)})`,
     );

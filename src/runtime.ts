@@ -273,8 +273,6 @@ export async function createGatewayRuntime(
     payments.closeWith(() => webhooks.close());
   }
   const pipeline = RequestPipeline.fromConfig(schema, config, vault?.vault);
-  // The parser and the bound rules are compiled for large texts before the first client's (ValidatedDocuments.warmUp).
-  pipeline.warmUp();
   // The pipeline's parse, validate and operation phases, in its order (src/pipeline/steps.ts).
   const checks = pipeline.apolloOptions<GatewayContext>();
   // The result phase (src/pipeline/result-steps.ts): list-item errors, extensions.upstream, formatting, redaction, response size, the report.

@@ -138,8 +138,9 @@ export class ValidatedDocuments {
    * ordinary introspection queries (which are parsed once, then remembered), 4–12 ms
    * afterwards; with it, 16–22 ms. Not all of it stays: V8 drops optimized code that holds
    * an object a major collection freed ("weak objects"), the parser's among it, and compiles
-   * it again during the next large parse. Called once at startup (it costs about as much
-   * as that first document).
+   * it again during the next large parse. Called once at startup by the process entry points
+   * (`npm start`, the bin and `npm run demo`; it costs about as much as that first document),
+   * not by in-process starts such as the tests' (it made each of them tens of ms slower).
    *
    * @returns how many times the document was refused (every round, unless a rule lets it pass)
    */

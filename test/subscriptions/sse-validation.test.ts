@@ -21,7 +21,7 @@ describe('graphql-sse operations', () => {
   it.each(['sse', 'sse-single'] as const)('are validated by the pipeline alone (%s)', async (transport) => {
     const validated = jest.mocked(validate);
     const stack = await stacks.start({ http: true });
-    // Counted from here: the start's warm-up validates a document of its own (ValidatedDocuments.warmUp).
+    // Counted from here: only the operations below are validated.
     validated.mockClear();
     // The first run validates the text once (the pipeline keeps it); the second finds it validated.
     for (const expected of [1, 1]) {
