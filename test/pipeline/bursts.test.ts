@@ -156,17 +156,21 @@ describe('a burst of subscribes over the limits', () => {
     client.socket.close();
   });
 
-  it('refuses over the per-key limit the same way, on another connection of the key', async () => {
-    const first = await connect(stack, DEMO_KEYS.premium.key);
-    const second = await connect(stack, DEMO_KEYS.premium.key);
-    for (const [client, id] of [
-      [first, 'a'],
-      [second, 'b'],
-    ] as const) {
+  /** Two connections of the premium key, each holding one of its subscription places (SUBSCRIPTIONS_MAX_PER_KEY is 2 here). */
+  async function holdBothPlaces(): Promise<[Awaited<ReturnType<typeof connect>>, Awaited<ReturnType<typeof connect>>]> {
+    const held: Awaited<ReturnType<typeof connect>>[] = [];
+    for (const id of ['a', 'b']) {
+      const client = await connect(stack, DEMO_KEYS.premium.key);
       const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
       client.subscribe(id);
       await joined;
+      held.push(client);
     }
+    return [held[0]!, held[1]!];
+  }
+
+  it('refuses over the per-key limit the same way, on another connection of the key', async () => {
+    const [first, second] = await holdBothPlaces();
     const third = await connect(stack, DEMO_KEYS.premium.key);
     steps.length = 0;
     third.subscribe('c');
@@ -179,16 +183,7 @@ describe('a burst of subscribes over the limits', () => {
   });
 
   it('tells live queries from subscriptions in a burst that alternates them, and counts every refusal', async () => {
-    const first = await connect(stack, DEMO_KEYS.premium.key);
-    const second = await connect(stack, DEMO_KEYS.premium.key);
-    for (const [client, id] of [
-      [first, 'a'],
-      [second, 'b'],
-    ] as const) {
-      const joined = once(stack.gateway.subscriptions.hub.activity, 'joined');
-      client.subscribe(id);
-      await joined;
-    }
+    const [first, second] = await holdBothPlaces();
     const rejected = async (): Promise<number> =>
       metricValue((await stack.get('/metrics')).text, 'statev_subscriptions_rejected_total', {
         code: 'RATE_LIMITED',
