@@ -190,10 +190,13 @@ export class RequestPipeline {
 
   /** Runs the `request` phase on `state`: the first refusal, or null. */
   private runRequestPhase(state: RequestState): { step: StepName; refusal: Refusal } | null {
-    const refused = this.firstRefusal('request', state.transport, (step) =>
-      step.phase === 'request' ? step.run(state, this.env) : null,
-    );
-    return refused && { step: refused.step, refusal: refused.found };
+    // As firstRefusal, written out: it runs on every request (a closure and a call less per step).
+    for (const step of REQUEST_STEPS) {
+      this.ran(step.name, state.transport);
+      const refusal = step.phase === 'request' ? step.run(state, this.env) : null;
+      if (refusal) return { step: step.name, refusal };
+    }
+    return null;
   }
 
   /** Runs the `operation` phase on `state`: the first error, or null. */

@@ -13,7 +13,8 @@ import type { Request as SseRequest, Response as SseResponse } from 'graphql-sse
 import { requestCredential } from '../pipeline/credential';
 import type { Credential } from '../pipeline/credential';
 import type { RefusalResult, RequestFacts } from '../pipeline/pipeline';
-import { BodyTooLargeError, readBody, sendRefusalAnswer } from '../web/apollo-http';
+import { sendRefusalAnswer } from '../web/apollo-http';
+import { readBody } from '../web/read-body';
 import { contextOf, prepare } from './admission';
 import { armDeadPeerDetection, prepareDeadPeerDetection } from './dead-peers';
 import { livePatchFormat } from './live-operations';
@@ -46,13 +47,16 @@ async function readSseBody(
   maxBodyBytes: number,
 ): Promise<{ text: string | null; facts: RequestFacts | null }> {
   if (req.method !== 'POST') return { text: null, facts: null };
-  let text: string;
-  try {
-    text = (await readBody(req, maxBodyBytes)).toString('utf8');
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) return { text: null, facts: { bodyBytes: error.bytes } };
-    throw error;
-  }
+  // The bytes, or how many were read when the body went over the limit.
+  const read = await readBody<Buffer | number>(req, maxBodyBytes, {
+    body: (bytes) => bytes,
+    tooLarge: (bytes) => bytes,
+    failed: (error) => {
+      throw error;
+    },
+  });
+  if (typeof read === 'number') return { text: null, facts: { bodyBytes: read } };
+  const text = read.toString('utf8');
   if (!text.trimStart().startsWith('[')) return { text, facts: null };
   try {
     const parsed = JSON.parse(text) as unknown;

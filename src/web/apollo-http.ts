@@ -6,6 +6,7 @@ import Negotiator from 'negotiator';
 import { nextSlice } from '../graph/execution/turn-slices';
 import { checkRequestShape } from '../graph/validation/document-limits';
 import type { RefusalAnswer } from '../pipeline/pipeline';
+import { readBody } from './read-body';
 
 /**
  * The bridge between `node:http` and Apollo Server 5's `executeHTTPGraphQLRequest`:
@@ -85,54 +86,6 @@ export function sendGraphQLErrors(
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
-}
-
-/**
- * Reads a request's body, at most `limit` bytes.
- *
- * @throws BodyTooLargeError past `limit` (the rest is not read).
- */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  // Events, not `for await`: an async iterator costs a promise and a turn per chunk (most bodies are one chunk).
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        // As `for await` leaving the stream: destroyed once what arrived with this chunk is
-        // parsed, so a request that arrived whole keeps its socket (its 413 is sent), an
-        // unfinished one loses it.
-        setImmediate(() => req.destroy());
-        reject(new BodyTooLargeError(size));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => {
-      done();
-      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const onClose = (): void => {
-      // Closed before its end (the client went away): what `for await` would have thrown.
-      if (!req.complete) onError(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
-    };
-    const done = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
 }
 
 /** Limits applied while reading a request, before anything parses its document. */
@@ -265,18 +218,43 @@ function readRequest(req: IncomingMessage, body: unknown, text?: string): ReadRe
  * @throws BodyTooLargeError past `maxBodyBytes`.
  */
 export async function readGraphQLRequest(req: IncomingMessage, limits: RequestLimits): Promise<ReadRequest | Refusal> {
+  const read = await readMeasuredRequest(req, limits);
+  if (read.kind === 'too-large') throw new BodyTooLargeError(read.bodyBytes, read.request);
+  return read;
+}
+
+/** A POST body over `maxBodyBytes` as {@link readMeasuredRequest} answers it: the bytes read, and the headers. */
+export interface TooLargeRead {
+  /** Always `too-large`. */
+  kind: 'too-large';
+  /** The bytes read when reading stopped (more than the limit). */
+  bodyBytes: number;
+  /** The request's headers (no body). */
+  request: ReadRequest;
+}
+
+/**
+ * {@link readGraphQLRequest}, with a body over `maxBodyBytes` answered as a {@link TooLargeRead}
+ * instead of thrown: its promise settles as the body ends, with no turn between.
+ */
+export function readMeasuredRequest(
+  req: IncomingMessage,
+  limits: RequestLimits,
+): Promise<ReadRequest | Refusal | TooLargeRead> {
   if (req.method !== 'POST') {
     const params = new URL(req.url ?? '/', 'http://gateway.invalid').searchParams;
     const refusal = shapeRefusal(params.get('query'), params.get('variables') ?? undefined, limits);
-    return refusal ?? readRequest(req, undefined);
+    return Promise.resolve(refusal ?? readRequest(req, undefined));
   }
-  let bytes: Buffer;
-  try {
-    bytes = await readBody(req, limits.maxBodyBytes);
-  } catch (error) {
-    if (error instanceof BodyTooLargeError) throw new BodyTooLargeError(error.bytes, readRequest(req, undefined));
-    return refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.');
-  }
+  return readBody<ReadRequest | Refusal | TooLargeRead>(req, limits.maxBodyBytes, {
+    body: (bytes) => postRequest(req, bytes, limits),
+    tooLarge: (bodyBytes) => ({ kind: 'too-large', bodyBytes, request: readRequest(req, undefined) }),
+    failed: () => refuse(400, 'BAD_REQUEST', 'The request body is not valid UTF-8.'),
+  });
+}
+
+/** A POST request of {@link readMeasuredRequest}, its body's bytes read. */
+function postRequest(req: IncomingMessage, bytes: Buffer, limits: RequestLimits): ReadRequest | Refusal {
   const contentType = req.headers['content-type'];
   const socket = req.socket as BodySocket;
   const last = socket[LAST_BODY];

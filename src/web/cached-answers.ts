@@ -5,6 +5,7 @@ import type { HttpRequestFacts } from '../pipeline/http-checks';
 import type { KeyInUse } from '../pipeline/key-in-use';
 import type { GatewayRuntime } from '../runtime';
 import { responseSession } from '../graph/response-cache/response-cache-hits';
+import type { ResponseCacheHits } from '../graph/response-cache/response-cache-hits';
 
 /** Members a body may have to be answered before Apollo (any other, e.g. `extensions`, goes through Apollo). */
 const PLAIN_MEMBERS = new Set(['query', 'operationName', 'variables']);
@@ -38,6 +39,31 @@ function hitSession(inUse: KeyInUse | null): string | null {
 
 /** The session of each token's keys ({@link hitSession}), by the keys' object (never a token's text). */
 const tokenSessions = new WeakMap<KeyInUse, string>();
+
+/** Bodies up to this many characters have their request key kept on their connection ({@link requestKeyOf}). */
+const KEPT_KEY_MAX_CHARS = 8 * 1024;
+/** Where a connection keeps its last request's key (see {@link requestKeyOf}). */
+const LAST_KEY = Symbol('lastRequestKey');
+/** A connection with its last request's body text, session and request key. */
+type KeySocket = IncomingMessage['socket'] & {
+  [LAST_KEY]?: { readonly text: string; readonly session: string; readonly requestKey: string };
+};
+
+/**
+ * `hits.requestKey(session, text)`, kept on the connection for its next request: a client
+ * polling one operation sends the same text (the same string, kept by the body's reader)
+ * with the same session, and finds the same key string at once (no text compared, joined or
+ * hashed). Only for a text of at most {@link KEPT_KEY_MAX_CHARS}: such a body is kept on its
+ * connection by its reader too (see `readGraphQLRequest`), a larger one is not kept at all.
+ */
+function requestKeyOf(req: IncomingMessage, hits: ResponseCacheHits, session: string, text: string): string {
+  const socket = req.socket as KeySocket;
+  const last = socket[LAST_KEY];
+  if (last !== undefined && last.text === text && last.session === session) return last.requestKey;
+  const requestKey = hits.requestKey(session, text);
+  if (text.length <= KEPT_KEY_MAX_CHARS) socket[LAST_KEY] = { text, session, requestKey };
+  return requestKey;
+}
 
 /** Stored answers up to this many bytes are written from one buffer with their extensions ({@link wholeAnswer}). */
 const WHOLE_ANSWER_MAX_BYTES = 32 * 1024;
@@ -128,7 +154,7 @@ export function answerFromResponseCache(
   )
     return NOT_ELIGIBLE;
   const key = inUse.key;
-  const requestKey = answers.hits.requestKey(session, text);
+  const requestKey = requestKeyOf(req, answers.hits, session, text);
   const type = singleResultType(one(headers.accept));
   if (
     type === null ||

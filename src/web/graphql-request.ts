@@ -11,8 +11,7 @@ import { operationRequest } from '../pipeline/operation-request';
 import type { GraphQLRequestInput } from '../pipeline/public-site';
 import { reportHttpOperation, reportRefusal } from '../observability/operation.plugin';
 import type { GatewayRuntime } from '../runtime';
-import { BodyTooLargeError, executeOnApollo, readGraphQLRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
-import type { ReadRequest } from './apollo-http';
+import { executeOnApollo, readMeasuredRequest, sendRefusal, sendRefusalAnswer } from './apollo-http';
 import { answerFromResponseCache } from './cached-answers';
 
 /**
@@ -21,23 +20,6 @@ import { answerFromResponseCache } from './cached-answers';
  * any ordinary operation (the introspection query is about 2 KB).
  */
 export const LARGE_BODY_CHARS = 16 * 1024;
-
-/**
- * The request's body as read, or its bytes when it was over `maxBodyBytes` (the `body-size`
- * step refuses it). A promise chained on the read's, not an async function awaiting it: one
- * promise and turn less on every request.
- */
-function readOrMeasure(
-  req: IncomingMessage,
-  maxBodyBytes: number,
-): Promise<
-  Awaited<ReturnType<typeof readGraphQLRequest>> | { kind: 'too-large'; bodyBytes: number; request: ReadRequest }
-> {
-  return readGraphQLRequest(req, { maxBodyBytes }).catch((error: unknown) => {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    return { kind: 'too-large' as const, bodyBytes: error.bytes, request: error.request };
-  });
-}
 
 /** The method and headers the HTTP steps read (CSRF, shape, `Accept`, GET queries only), the content type read once. */
 function httpFacts(req: IncomingMessage): HttpRequestFacts {
@@ -80,7 +62,8 @@ export async function handleGraphQLRequest(
   const started = performance.now();
   // Read before the body: a body over the limit is not read to its end, and its request loses its socket.
   const credential = requestCredential(req);
-  const read = await readOrMeasure(req, config.maxBodyBytes);
+  // The body as read, or its bytes when it was over the limit (the `body-size` step refuses it).
+  const read = await readMeasuredRequest(req, { maxBodyBytes: config.maxBodyBytes });
   if (read.kind === 'refused') {
     sendRefusal(req, res, read);
     return;

@@ -59,10 +59,14 @@ export function createRouter(
   const applyCors = createCors(config.corsOrigins, vault ? (origin) => vault.allowsOrigin(origin) : undefined);
   const examplesRoot = join(projectRoot(), 'examples');
 
-  const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  // `preflight`: what CORS made of the request (a promise while it decides), before anything else.
+  const route = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    preflight: Promise<boolean> | false,
+  ): Promise<void> => {
     // The GraphQL endpoint's own address (nearly every request) is not parsed: it is its path, with no query string.
     const url = req.url === '/graphql' ? null : new URL(req.url ?? '/', 'http://gateway.invalid');
-    const preflight = applyCors(req, res);
     if (preflight !== false && (await preflight)) return; // a CORS preflight, answered
     const path = url === null ? '/graphql' : url.pathname;
     const search = url === null ? '' : url.search;
@@ -142,21 +146,28 @@ export function createRouter(
     sendJson(res, 404, { error: 'Not found. The GraphQL endpoint is /graphql.' });
   };
 
+  const failed = (req: IncomingMessage, res: ServerResponse, error: unknown): void => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    if (error instanceof BodyTooLargeError) {
+      // The rest of the upload is not read: close the connection after answering.
+      res.setHeader('connection', 'close');
+      sendGraphQLErrors(req, res, 413, [
+        { message: `The request body exceeds ${config.maxBodyBytes} bytes.`, code: 'BAD_REQUEST' },
+      ]);
+      return;
+    }
+    sendGraphQLErrors(req, res, 500, [{ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }]);
+  };
+
   return (req, res) => {
-    route(req, res).catch((error: unknown) => {
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      if (error instanceof BodyTooLargeError) {
-        // The rest of the upload is not read: close the connection after answering.
-        res.setHeader('connection', 'close');
-        sendGraphQLErrors(req, res, 413, [
-          { message: `The request body exceeds ${config.maxBodyBytes} bytes.`, code: 'BAD_REQUEST' },
-        ]);
-        return;
-      }
-      sendGraphQLErrors(req, res, 500, [{ message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' }]);
-    });
+    const preflight = applyCors(req, res);
+    // A POST to the GraphQL endpoint (nearly every request) without CORS to answer or a span:
+    // handled at once, without going through `route` (a promise and two turns less).
+    if (preflight === false && req.url === '/graphql' && req.method === 'POST' && !runtime.tracing)
+      handleGraphQLRequest(req, res, '', runtime, config).catch((error: unknown) => failed(req, res, error));
+    else route(req, res, preflight).catch((error: unknown) => failed(req, res, error));
   };
 }
