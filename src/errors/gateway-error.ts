@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import type { GraphQLErrorOptions } from 'graphql';
 
 /** Every `extensions.code` the gateway itself produces (see docs/errors.md). */
 export type GatewayErrorCode =
@@ -84,6 +85,26 @@ export class GatewayError<C extends GatewayErrorCode = GatewayErrorCode> extends
   /** The literal code, e.g. `NOT_FOUND`. */
   get code(): C {
     return this.extensions.code;
+  }
+}
+
+/**
+ * A `GraphQLError` over an error that already has its stack (`options.originalError`): a
+ * resolver's error located in the result (a list item's, or one graphql-jit reported). graphql-js
+ * captures the new error's own stack frames and then replaces them with the original's stack, and
+ * V8 formats them on the way (about 10 frames per error, per refused field of a page); here they
+ * are neither captured nor formatted. The result is the one `new GraphQLError` gives: the
+ * original's stack, message, path, nodes and extensions. Without an original, or with one that
+ * has no stack, it is `new GraphQLError` as it is (the new error's own frames are its stack).
+ */
+export function errorOver(message: string, options: GraphQLErrorOptions): GraphQLError {
+  if (!options.originalError?.stack) return new GraphQLError(message, options);
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new GraphQLError(message, options);
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
   }
 }
 

@@ -29,6 +29,9 @@ export const REDACTED = '[redacted]';
  */
 const SEPARATORS = /[\s\-._,:;|/\\'"`+*~=()[\]{}<>]/;
 
+/** {@link SEPARATORS}, every match: a text read without its separators is `text.replace(EVERY_SEPARATOR, '')`. */
+const EVERY_SEPARATOR = new RegExp(SEPARATORS.source, 'g');
+
 /**
  * Characters whose lower case depends on what surrounds them or is not one character (`İ`,
  * `Σ`, surrogate pairs): a text holding one is read through lower-cased copies; any other is
@@ -59,10 +62,12 @@ function encodings(secret: string): string[] {
  * {@link redact} on each text; building costs O(total length of the secrets).
  */
 export class Redactor {
-  /** Every window of {@link MIN_REDACTABLE_LENGTH} characters of every form, lower-cased. */
-  private readonly windows = new Set<string>();
-  /** The same of every form without its {@link SEPARATORS}, for texts read without theirs. */
-  private readonly compactWindows = new Set<string>();
+  /** Every form of every secret, lower-cased (their windows are what the redactor looks for). */
+  private readonly forms: string[] = [];
+  /** The same without their {@link SEPARATORS}, for texts read without theirs. */
+  private readonly compactForms: string[] = [];
+  /** The windows of {@link forms} and {@link compactForms} as texts, made when a text first needs them (see {@link windowSets}). */
+  private sets: { windows: Set<string>; compactWindows: Set<string> } | null = null;
   /** True when some secret is too short to be found: texts are then withheld. */
   readonly withholds: boolean;
   /**
@@ -83,14 +88,31 @@ export class Redactor {
     this.shortCompacts = present
       .map((secret) => compact(secret).text.toLowerCase())
       .filter((text) => text.length < MIN_REDACTABLE_LENGTH);
+    // Only the windows' hashes are made here, from the forms' character codes: a redactor is
+    // built for each new key whose result has an error, at the end of its first answer, and
+    // most texts are then scanned by hash alone (the window texts confirm a hash that matches).
     for (const secret of present) {
       for (const form of encodings(secret)) {
-        addWindows(this.windows, form.toLowerCase());
-        addWindows(this.compactWindows, compact(form).text.toLowerCase());
+        const lower = form.toLowerCase();
+        const compactLower = form.replace(EVERY_SEPARATOR, '').toLowerCase();
+        this.forms.push(lower);
+        this.compactForms.push(compactLower);
+        addWindowHashes(this.windowHashes, lower);
+        addWindowHashes(this.compactWindowHashes, compactLower);
       }
     }
-    for (const window of this.windows) this.windowHashes.add(windowHash(window));
-    for (const window of this.compactWindows) this.compactWindowHashes.add(windowHash(window));
+  }
+
+  /** Every window of {@link MIN_REDACTABLE_LENGTH} characters of every form (and of every form read without separators), lower-cased: made once, on first need. */
+  private windowSets(): { windows: Set<string>; compactWindows: Set<string> } {
+    if (this.sets === null) {
+      const windows = new Set<string>();
+      const compactWindows = new Set<string>();
+      for (const form of this.forms) addWindows(windows, form);
+      for (const form of this.compactForms) addWindows(compactWindows, form);
+      this.sets = { windows, compactWindows };
+    }
+    return this.sets;
   }
 
   /**
@@ -100,7 +122,7 @@ export class Redactor {
    */
   redact(text: string): string | null {
     if (this.withholds) return text === '' ? '' : null;
-    if (this.windows.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
+    if (this.windowHashes.size === 0 || text.length < MIN_REDACTABLE_LENGTH) return text;
     // Nearly every text is scanned in place: nothing is copied unless a window matches.
     if (this.shortCompacts.length === 0 && !CONTEXT_CASED.test(text)) {
       const hits = this.inPlaceHits(text);
@@ -112,12 +134,13 @@ export class Redactor {
     // Spans [start, end) of the text to replace: windows found as written, and windows
     // found in the text read without separators (mapped back to where their characters are).
     const hits: Array<[number, number]> = [];
+    const { windows, compactWindows } = this.windowSets();
     for (let i = 0; i + MIN_REDACTABLE_LENGTH <= text.length; i += 1) {
-      if (this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
+      if (windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
         hits.push([i, i + MIN_REDACTABLE_LENGTH]);
     }
     for (let j = 0; j + MIN_REDACTABLE_LENGTH <= lower.length; j += 1) {
-      if (this.compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
+      if (compactWindows.has(lower.slice(j, j + MIN_REDACTABLE_LENGTH)))
         hits.push([compacted.at[j] ?? 0, (compacted.at[j + MIN_REDACTABLE_LENGTH - 1] ?? 0) + 1]);
     }
     return hits.length === 0 ? text : replaced(text, hits);
@@ -139,7 +162,10 @@ export class Redactor {
       if (i + MIN_REDACTABLE_LENGTH <= text.length) {
         let h = 0;
         for (let k = i; k < i + MIN_REDACTABLE_LENGTH; k += 1) h = windowHashStep(h, lowerCode(text.charCodeAt(k)));
-        if (this.windowHashes.has(h) && this.windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase()))
+        if (
+          this.windowHashes.has(h) &&
+          this.windowSets().windows.has(text.slice(i, i + MIN_REDACTABLE_LENGTH).toLowerCase())
+        )
           (hits ??= []).push([i, i + MIN_REDACTABLE_LENGTH]);
       }
       const code = text.charCodeAt(i);
@@ -155,7 +181,8 @@ export class Redactor {
       let window = '';
       for (let k = kept - MIN_REDACTABLE_LENGTH; k < kept; k += 1)
         window += String.fromCharCode(codes[k % MIN_REDACTABLE_LENGTH] ?? 0);
-      if (this.compactWindows.has(window)) (hits ??= []).push([at[kept % MIN_REDACTABLE_LENGTH] ?? 0, i + 1]);
+      if (this.windowSets().compactWindows.has(window))
+        (hits ??= []).push([at[kept % MIN_REDACTABLE_LENGTH] ?? 0, i + 1]);
     }
     return hits;
   }
@@ -203,11 +230,13 @@ function windowHashStep(hash: number, code: number): number {
   return (Math.imul(hash, 31) + code) | 0;
 }
 
-/** The hash {@link windowHashStep} gives `window`. */
-function windowHash(window: string): number {
-  let hash = 0;
-  for (let i = 0; i < window.length; i += 1) hash = windowHashStep(hash, window.charCodeAt(i));
-  return hash;
+/** Adds the hash ({@link windowHashStep} over its character codes) of every window of {@link MIN_REDACTABLE_LENGTH} characters of `form` to `hashes`, making no string. */
+function addWindowHashes(hashes: Set<number>, form: string): void {
+  for (let i = 0; i + MIN_REDACTABLE_LENGTH <= form.length; i += 1) {
+    let hash = 0;
+    for (let k = i; k < i + MIN_REDACTABLE_LENGTH; k += 1) hash = windowHashStep(hash, form.charCodeAt(k));
+    hashes.add(hash);
+  }
 }
 
 /** Redactors of the secrets seen last (each holds a few hundred windows, about 40 KB): keyed by a sha256 of the secrets, never the secrets. */

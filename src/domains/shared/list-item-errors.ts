@@ -1,4 +1,5 @@
 import { GraphQLError, responsePathAsArray } from 'graphql';
+import { errorOver } from '../../errors/gateway-error';
 import type { GraphQLFormattedError, GraphQLResolveInfo } from 'graphql';
 
 /**
@@ -29,7 +30,7 @@ export class ListItemErrors {
     const path = [...responsePathAsArray(info.path), index];
     const original = error instanceof GraphQLError ? error : undefined;
     this.reported.push(
-      new GraphQLError(error.message, {
+      errorOver(error.message, {
         nodes: info.fieldNodes,
         path,
         originalError: error,
@@ -46,7 +47,7 @@ export class ListItemErrors {
   reportField(info: GraphQLResolveInfo, error: Error, extensions: Record<string, unknown> = {}): void {
     const original = error instanceof GraphQLError ? error : undefined;
     this.reported.push(
-      new GraphQLError(error.message, {
+      errorOver(error.message, {
         nodes: info.fieldNodes,
         path: responsePathAsArray(info.path),
         originalError: error,

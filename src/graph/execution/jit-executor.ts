@@ -1,5 +1,12 @@
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLFormattedError, GraphQLSchema } from 'graphql';
-import { execute, GraphQLError, printSchema } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionArgs,
+  ExecutionResult,
+  GraphQLError,
+  GraphQLFormattedError,
+  GraphQLSchema,
+} from 'graphql';
+import { execute, printSchema } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { LRUCache } from 'lru-cache';
@@ -12,6 +19,7 @@ import type {
   GraphQLResponse,
 } from '@apollo/server';
 
+import { errorOver } from '../../errors/gateway-error';
 import { afterLargeLists } from './large-lists';
 
 /** Apollo Server's public hook for an executor of its own (the `gateway` option, as `@apollo/server` exports its type). */
@@ -97,7 +105,8 @@ class JitExecutor {
  */
 function asGraphQLError(error: GraphQLError): GraphQLError {
   const original = error.originalError ?? new Error(error.message);
-  const rebuilt = new GraphQLError(error.message, {
+  // Its stack is the original's: no frames of its own are captured (see errorOver).
+  const rebuilt = errorOver(error.message, {
     path: error.path,
     originalError: original,
     extensions: error.extensions,
