@@ -25,7 +25,8 @@ import { getIntrospectionQuery } from 'graphql';
 import WebSocket from 'ws';
 import type { Bench, Scenario } from '../lib/bench';
 import { log, PREMIUM_KEY, ROOT, round } from '../lib/bench';
-import { graphqlHeaders, postGraphQL, sleep } from '../lib/http';
+import { Bystander } from '../lib/bystander';
+import { graphqlHeaders, sleep } from '../lib/http';
 import { summarizeLatencies } from '../lib/load';
 import { HOST, startService, stopService } from '../lib/processes';
 import type { Service } from '../lib/processes';
@@ -317,33 +318,32 @@ async function oneSubscribeBurst(gateway: Service, count: number): Promise<Outco
   };
 }
 
-/** Latency of one bystander request (`no-cache`: it goes upstream), ms. */
-async function bystanderRequest(gateway: Service): Promise<number> {
-  const started = performance.now();
-  await postGraphQL(
+/**
+ * An upstream attack with a bystander key's requests beside it (`no-cache`: they go
+ * upstream): how much later they answered than before the attack. The bystander's
+ * requests are timed from a worker thread (bench/lib/bystander.ts), as `/healthz` is:
+ * reading the attack's answers of a megabyte and more on the bench's own thread delayed
+ * them by tens of milliseconds on a loaded machine, which is not the gateway's delay.
+ */
+async function withBystander(gateway: Service, attack: () => Promise<Outcome>): Promise<Outcome> {
+  const bystander = await Bystander.start(
     `${gateway.origin}/graphql`,
     JSON.stringify({ query: '{ factories { id } }' }),
     graphqlHeaders(BYSTANDER_KEY, true),
-    30_000,
   );
-  return performance.now() - started;
-}
-
-/** An upstream attack with a bystander key's requests beside it: how much later they answered than before the attack. */
-async function withBystander(gateway: Service, attack: () => Promise<Outcome>): Promise<Outcome> {
-  const before: number[] = [];
-  for (let i = 0; i < 20; i += 1) before.push(await bystanderRequest(gateway));
-  const during: number[] = [];
-  let attacking = true;
-  const bystander = (async () => {
-    while (attacking) during.push(await bystanderRequest(gateway));
-  })();
+  let before: number[];
+  let during: number[];
   let outcome: Outcome;
   try {
-    outcome = await attack();
+    before = await bystander.times(20);
+    bystander.begin();
+    try {
+      outcome = await attack();
+    } finally {
+      during = await bystander.stop();
+    }
   } finally {
-    attacking = false;
-    await bystander;
+    await bystander.close();
   }
   const baseline = summarizeLatencies(Float64Array.from(before));
   const worst = Math.max(0, ...during);

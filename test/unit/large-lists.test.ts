@@ -147,8 +147,28 @@ describe.each([
     counter.stop();
     const turnsOf = (data: Data): number => itemsPerTurn([data.a, data.b, data.c]).size;
     expect(turnsOf(costly.data as Data)).toBeGreaterThan(100);
-    // A turn for each list handed over at most, however many items.
-    expect(turnsOf(cheap.data as Data)).toBeLessThanOrEqual(3);
+    // However many items: a turn for each list handed over (its first items), one for the rest.
+    expect(turnsOf(cheap.data as Data)).toBeLessThanOrEqual(4);
+  });
+
+  it('hands each large list to the engine in a turn of its own, even lists resolved together', async () => {
+    const clock = fakeClock();
+    const counter = turnCounter();
+    const document = parse(source);
+    // The items measured at no cost first: the clock never says the budget is spent, so only
+    // the hand-overs' own turns keep the lists' first items apart.
+    await run(schemaWith(counter, clock, 0), {}, document);
+    const cheap = await run(schemaWith(counter, clock, 0), {}, document);
+    counter.stop();
+    const data = cheap.data as Data;
+    const firstTurns = [data.a, data.b, data.c].map((list) => list[0]?.turn);
+    expect(new Set(firstTurns).size).toBe(3);
+    // Each hand-over's turn completes that list's first items at once, and none of another list.
+    for (const [index, list] of [data.a, data.b, data.c].entries()) {
+      const others = [data.a, data.b, data.c].filter((_, other) => other !== index).flat();
+      expect(others.some((item) => item.turn === list[0]?.turn)).toBe(false);
+      expect(list.filter((item) => item.turn === list[0]?.turn).length).toBe(MOST_ITEMS_AT_ONCE);
+    }
   });
 
   it('completes at most MOST_ITEMS_AT_ONCE items at once in a turn, however cheap they were measured', async () => {

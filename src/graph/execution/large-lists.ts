@@ -1,7 +1,7 @@
 import type { FieldNode, GraphQLFieldResolver, GraphQLSchema } from 'graphql';
 import { getNullableType, isListType, isObjectType } from 'graphql';
 
-import { inSlice, itemsThisTurn, newItemCost, SlicedValue } from './turn-slices';
+import { inSlice, inTurnOfItsOwn, itemsThisTurn, newItemCost, SlicedValue } from './turn-slices';
 import type { ItemCost } from './turn-slices';
 
 /** From this many items on, a list field's items are completed in slices of turns of the event loop of their own. */
@@ -39,15 +39,16 @@ function slicedItems(list: readonly unknown[], cost: ItemCost): readonly unknown
 
 /**
  * A large list as sliced items (its operation's context noted); anything else as it is.
- * The items are handed to the engine in a slice too: the engine's pass over them (a
- * callback per item) is as long as a slice, and the lists of one operation (aliases of one
- * list) would otherwise all be passed over in one turn.
+ * The items are handed to the engine in a turn of sliced work of their own: the engine's
+ * pass over them (a callback per item) is as long as a slice, and the lists of one
+ * operation (aliases of one list, resolved together) would otherwise all be passed over
+ * in one turn.
  */
 function largeInSlices(value: unknown, context: unknown, node: FieldNode | undefined): unknown {
   if (!Array.isArray(value) || value.length < LARGE_LIST_ITEMS) return value;
   if (context !== null && typeof context === 'object') withLargeLists.add(context);
   const cost = costOf(node);
-  return inSlice(value).then((list) => slicedItems(list, cost));
+  return inTurnOfItsOwn(value).then((list) => slicedItems(list, cost));
 }
 
 /** True when the operation of this context answered a large list (its result is large too). */

@@ -28,6 +28,8 @@ const COMPACT_AFTER = 4096;
 /** Work waiting in the queue. */
 interface Job {
   run(): void;
+  /** Run as the only job of its turn (see {@link inTurnOfItsOwn}). */
+  readonly alone?: boolean;
 }
 
 /** The queue: jobs from `head` on are waiting. */
@@ -37,6 +39,10 @@ let head = 0;
 let state: 'idle' | 'scheduled' | 'running' = 'idle';
 /** When the running turn began (`performance.now()`); minus infinity between turns. */
 let turnStarted = Number.NEGATIVE_INFINITY;
+/** Jobs run in the running turn. */
+let ranThisTurn = 0;
+/** The running turn ran a job that runs alone: it runs no other job, what that job started finishes in it. */
+let turnClosed = false;
 /**
  * What completing one item of a list costs, ms, as measured over the last groups of its
  * items' jobs (a moving average, quicker up than down); one per list field of a document
@@ -58,18 +64,26 @@ let promisedItems = 0;
 
 /** Runs groups of jobs, a microtask checkpoint after each, until the queue is empty or the turn's budget spent. */
 function step(): void {
+  if (turnClosed) return;
   const groupStarted = performance.now();
   let ran = 0;
   // The cost all jobs of this group were items of, if they were (null: mixed).
   let cost: ItemCost | null | undefined;
   while (ran < JOBS_PER_CHECK && head < jobs.length) {
     const job = jobs[head] as Job;
+    // A job that runs alone waits for a turn of its own, the first job there.
+    if (job.alone === true && ranThisTurn > 0) break;
     jobs[head] = undefined;
     head += 1;
     ran += 1;
     const itemCost = job instanceof SlicedCall ? job.cost : null;
     cost = cost === undefined || cost === itemCost ? itemCost : null;
     job.run();
+    ranThisTurn += 1;
+    if (job.alone === true) {
+      turnClosed = true;
+      break;
+    }
   }
   if (cost && ran === JOBS_PER_CHECK) {
     const measured = (performance.now() - groupStarted) / ran;
@@ -88,7 +102,14 @@ function step(): void {
     jobs = jobs.slice(head);
     head = 0;
   }
-  if (!overBudget()) {
+  if (turnClosed) {
+    // The turn stays running while the job's microtasks run (the first items of a list
+    // handed over are completed at once, within its budget); the next job has a turn of its own.
+    setImmediate(runTurn);
+    return;
+  }
+  // A job that runs alone next: this turn ran others, it waits for the next turn.
+  if (!overBudget() && jobs[head]?.alone !== true) {
     queueMicrotask(step);
     return;
   }
@@ -101,6 +122,8 @@ function step(): void {
 function runTurn(): void {
   state = 'running';
   turnStarted = performance.now();
+  ranThisTurn = 0;
+  turnClosed = false;
   reservedMs = 0;
   promisedItems = 0;
   step();
@@ -146,6 +169,18 @@ export function itemsThisTurn(count: number, cost: ItemCost): number {
  */
 export function inSlice<T>(value: T): Promise<T> {
   return new Promise<T>((resolve) => enqueue({ run: () => resolve(value) }));
+}
+
+/**
+ * `value`, handed on as the only job of a later turn of sliced work (in the queue's
+ * order): what waits for it runs there, in microtasks, with no other job before or after
+ * it in that turn. For a hand-over that starts long work the queue's clock does not see,
+ * such as the engine's pass over the thousands of items of a large list (a callback per
+ * item): two such lists (two aliases of one list) never pass in one turn, nor after a
+ * turn's budget was spent on other jobs.
+ */
+export function inTurnOfItsOwn<T>(value: T): Promise<T> {
+  return new Promise<T>((resolve) => enqueue({ run: () => resolve(value), alone: true }));
 }
 
 /** A slice of a later turn, for work that checks {@link overBudget} as it goes (see {@link inSlice}). */
