@@ -25,9 +25,10 @@ export const MOST_ITEMS_AT_ONCE = 256;
 /** Jobs run from the queue's head are cut off its array once this many have gone. */
 const COMPACT_AFTER = 4096;
 
-/** Work waiting in the queue. */
+/** Work waiting in the queue; a `heavy` job ends its turn (see {@link heavySlice}). */
 interface Job {
   run(): void;
+  heavy?: boolean;
 }
 
 /** The queue: jobs from `head` on are waiting. */
@@ -62,13 +63,15 @@ function step(): void {
   let ran = 0;
   // The cost all jobs of this group were items of, if they were (null: mixed).
   let cost: ItemCost | null | undefined;
-  while (ran < JOBS_PER_CHECK && head < jobs.length) {
+  let heavy = false;
+  while (ran < JOBS_PER_CHECK && head < jobs.length && !heavy) {
     const job = jobs[head] as Job;
     jobs[head] = undefined;
     head += 1;
     ran += 1;
     const itemCost = job instanceof SlicedCall ? job.cost : null;
     cost = cost === undefined || cost === itemCost ? itemCost : null;
+    heavy = job.heavy === true;
     job.run();
   }
   if (cost && ran === JOBS_PER_CHECK) {
@@ -88,7 +91,8 @@ function step(): void {
     jobs = jobs.slice(head);
     head = 0;
   }
-  if (!overBudget()) {
+  // A heavy job's work runs in the microtasks after it, unmeasured here: the rest waits for the next turn.
+  if (!heavy && !overBudget()) {
     queueMicrotask(step);
     return;
   }
@@ -151,6 +155,17 @@ export function inSlice<T>(value: T): Promise<T> {
 /** A slice of a later turn, for work that checks {@link overBudget} as it goes (see {@link inSlice}). */
 export function nextSlice(): Promise<void> {
   return inSlice(undefined);
+}
+
+/**
+ * A slice of a later turn for heavy work, at most one a turn: the turn ends after it (its
+ * work, and all it starts before its next real wait, runs in that turn's microtasks), the
+ * queue's next jobs run in the next turn, after other requests' I/O. For work whose cost
+ * the queue cannot measure, as the checks and the run of a request with a large body
+ * (several connections' large requests in one turn held it 50 ms and more).
+ */
+export function heavySlice(): Promise<void> {
+  return new Promise<void>((resolve) => enqueue({ run: () => resolve(), heavy: true }));
 }
 
 /**
