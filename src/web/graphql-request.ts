@@ -139,7 +139,7 @@ export async function handleGraphQLRequest(
   // so that several connections' large requests are not all prepared and run in one turn
   // (8 connections sending 60 KB variables held each turn 30 ms and more).
   const large = read.kind !== 'too-large' && (read.text?.length ?? 0) > LARGE_BODY_CHARS;
-  if (large) await heavySlice();
+  if (large) await heavySlice(true);
   const prepared = pipeline.prepareAdmitted('http', admission, asked, { http });
   if (prepared.kind === 'refused') {
     // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.

@@ -1,9 +1,10 @@
 /**
  * Heavy slices of sliced work (`heavySlice`, used for the checks and the run of a request
- * with a large body): at most one a turn, the queue's next jobs in a later turn, where
- * ordinary slices (`nextSlice`) run several in one turn within the budget.
+ * with a large body): by default at most one a turn, the queue's next jobs in a later turn,
+ * where ordinary slices (`nextSlice`) run several in one turn within the budget; a measured
+ * one has its synchronous work done before the queue's next job starts.
  */
-import { heavySlice, nextSlice } from '../../src/graph/execution/turn-slices';
+import { heavySlice, nextSlice, TURN_BUDGET_MS } from '../../src/graph/execution/turn-slices';
 
 /** A counter of event-loop turns (one a check phase), and a way to stop it. */
 function countTurns(): { now: () => number; stop: () => void } {
@@ -45,6 +46,36 @@ describe('heavy slices', () => {
     const next = nextSlice().then(() => order.push('next'));
     await Promise.all([heavy, next]);
     expect(order).toEqual(['heavy', 'heavy done', 'next']);
+  });
+
+  describe('measured', () => {
+    // The queue's clock (performance.now) faked, the turns real.
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['setImmediate', 'queueMicrotask', 'nextTick'] }));
+    afterEach(() => jest.useRealTimers());
+
+    /** The turn each of three measured slices ran in, each working `ms` of the fake clock. */
+    async function turnsOf(ms: number): Promise<number[]> {
+      const turns = countTurns();
+      const seen: number[] = [];
+      await Promise.all(
+        [0, 1, 2].map(() =>
+          heavySlice(true).then(() => {
+            seen.push(turns.now());
+            jest.advanceTimersByTime(ms);
+          }),
+        ),
+      );
+      turns.stop();
+      return seen;
+    }
+
+    it('goes on in the same turn while the work after them leaves budget', async () => {
+      expect(new Set(await turnsOf(0)).size).toBe(1);
+    });
+
+    it('leaves the next one for a later turn once the work after one spent the budget', async () => {
+      expect(new Set(await turnsOf(TURN_BUDGET_MS + 1)).size).toBe(3);
+    });
   });
 
   it('leaves ordinary slices several to a turn', async () => {

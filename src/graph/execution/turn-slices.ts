@@ -25,10 +25,13 @@ export const MOST_ITEMS_AT_ONCE = 256;
 /** Jobs run from the queue's head are cut off its array once this many have gone. */
 const COMPACT_AFTER = 4096;
 
-/** Work waiting in the queue; a `heavy` job ends its turn (see {@link heavySlice}). */
+/**
+ * Work waiting in the queue. A `heavy` job ends its group: `'turn'` ends its turn, `'measured'`
+ * lets the queue read the clock after the synchronous work it starts (see {@link heavySlice}).
+ */
 interface Job {
   run(): void;
-  heavy?: boolean;
+  heavy?: 'turn' | 'measured';
 }
 
 /** The queue: jobs from `head` on are waiting. */
@@ -63,15 +66,15 @@ function step(): void {
   let ran = 0;
   // The cost all jobs of this group were items of, if they were (null: mixed).
   let cost: ItemCost | null | undefined;
-  let heavy = false;
-  while (ran < JOBS_PER_CHECK && head < jobs.length && !heavy) {
+  let heavy: Job['heavy'];
+  while (ran < JOBS_PER_CHECK && head < jobs.length && heavy === undefined) {
     const job = jobs[head] as Job;
     jobs[head] = undefined;
     head += 1;
     ran += 1;
     const itemCost = job instanceof SlicedCall ? job.cost : null;
     cost = cost === undefined || cost === itemCost ? itemCost : null;
-    heavy = job.heavy === true;
+    heavy = job.heavy;
     job.run();
   }
   if (cost && ran === JOBS_PER_CHECK) {
@@ -91,12 +94,28 @@ function step(): void {
     jobs = jobs.slice(head);
     head = 0;
   }
+  // A measured job's work runs in the microtask queued before this one: the clock is read after it.
+  if (heavy === 'measured') {
+    queueMicrotask(stepWithinBudget);
+    return;
+  }
   // A heavy job's work runs in the microtasks after it, unmeasured here: the rest waits for the next turn.
-  if (!heavy && !overBudget()) {
+  if (heavy === undefined && !overBudget()) {
     queueMicrotask(step);
     return;
   }
   // An immediate queued from an immediate's callback (or its microtasks) runs in the next turn, after its I/O.
+  state = 'scheduled';
+  turnStarted = Number.NEGATIVE_INFINITY;
+  setImmediate(runTurn);
+}
+
+/** The next group of jobs in this turn when its budget is not spent, or in the next turn. */
+function stepWithinBudget(): void {
+  if (!overBudget()) {
+    step();
+    return;
+  }
   state = 'scheduled';
   turnStarted = Number.NEGATIVE_INFINITY;
   setImmediate(runTurn);
@@ -158,14 +177,19 @@ export function nextSlice(): Promise<void> {
 }
 
 /**
- * A slice of a later turn for heavy work, at most one a turn: the turn ends after it (its
- * work, and all it starts before its next real wait, runs in that turn's microtasks), the
- * queue's next jobs run in the next turn, after other requests' I/O. For work whose cost
- * the queue cannot measure, as the checks and the run of a request with a large body
- * (several connections' large requests in one turn held it 50 ms and more).
+ * A slice of a later turn for heavy work, in the queue's order. By default the turn ends
+ * after it (its work, and all it starts before its next real wait, runs in that turn's
+ * microtasks) and the queue's next jobs run in the next turn, after other requests' I/O: for
+ * work whose cost the queue cannot measure, as a request's run on Apollo (awaits all along).
+ * `measured`: the work after it is synchronous (up to its next wait), so the queue reads the
+ * clock once it is done and goes on in the same turn while the budget lasts, as for a
+ * request's checks. For requests with a large body: several connections' large requests
+ * prepared and run in one turn held it 50 ms and more.
+ *
+ * @param measured - the work after it is synchronous: the queue measures it
  */
-export function heavySlice(): Promise<void> {
-  return new Promise<void>((resolve) => enqueue({ run: () => resolve(), heavy: true }));
+export function heavySlice(measured = false): Promise<void> {
+  return new Promise<void>((resolve) => enqueue({ run: () => resolve(), heavy: measured ? 'measured' : 'turn' }));
 }
 
 /**
