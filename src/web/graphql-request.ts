@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FormattedExecutionResult } from 'graphql';
 import type { GatewayConfig } from '../config';
 import { createContext } from '../context';
-import { nextSlice } from '../graph/execution/turn-slices';
+import { heavySlice } from '../graph/execution/turn-slices';
 import { requestCredential } from '../pipeline/credential';
 import { readContentType } from '../pipeline/http-checks';
 import type { HttpRequestFacts } from '../pipeline/http-checks';
@@ -47,8 +47,8 @@ function httpFacts(req: IncomingMessage): HttpRequestFacts {
  * neither parses nor validates the document again) with a fresh per-request context and
  * writes Apollo's response, bounded by `MAX_RESPONSE_BYTES`. An APQ hash sent without its
  * text gets it from the APQ cache Apollo registers texts in (`withPersistedText`) first.
- * A POST body over {@link LARGE_BODY_CHARS} waits for a turn of sliced work before its
- * parse, validate and operation phases, and again before it runs on Apollo.
+ * A POST body over {@link LARGE_BODY_CHARS} waits for a turn of sliced work of its own
+ * (`heavySlice`) before its parse, validate and operation phases, and again before it runs on Apollo.
  *
  * @param search - the request's query string, with its leading `?` (empty when none)
  */
@@ -118,11 +118,11 @@ export async function handleGraphQLRequest(
   if (requestKey !== undefined) context.responseHitKey = requestKey;
   // An APQ hash without text: its text from the APQ cache Apollo registers texts in (unknown: refused).
   const asked = await pipeline.withPersistedText(operationRequest(admission.parameters));
-  // A large body: its checks and its run each wait for a turn of sliced work (turn-slices.ts),
-  // so that several connections' large requests are not all prepared and run in the turn
-  // their bodies arrived in (8 connections sending 60 KB variables held each turn 30 ms and more).
+  // A large body: its checks and its run each wait for a turn of sliced work of their own (turn-slices.ts),
+  // so that several connections' large requests are not all prepared and run in one turn
+  // (8 connections sending 60 KB variables held each turn 30 ms and more).
   const large = read.kind !== 'too-large' && (read.text?.length ?? 0) > LARGE_BODY_CHARS;
-  if (large) await nextSlice();
+  if (large) await heavySlice(true);
   const prepared = pipeline.prepareAdmitted('http', admission, asked, { http });
   if (prepared.kind === 'refused') {
     // Refused by the parse, validate or operation phase: answered here, Apollo never sees it.
@@ -150,7 +150,7 @@ export async function handleGraphQLRequest(
     sendRefusalAnswer(req, res, answer);
     return;
   }
-  if (large) await nextSlice();
+  if (large) await heavySlice();
   // Apollo finds the prepared document in its document store: it neither parses nor validates it again.
   const release =
     prepared.queryHash !== undefined ? pipeline.holdDocument(prepared.queryHash, prepared.document) : undefined;

@@ -26,7 +26,7 @@ describe('requests with large bodies', () => {
   }
 
   it('waits for a turn of sliced work before the checks and again before the run', async () => {
-    const turns = jest.spyOn(slices, 'nextSlice');
+    const turns = jest.spyOn(slices, 'heavySlice');
     const small = await ask(10);
     expect(turns).not.toHaveBeenCalled();
     const large = await ask(LARGE_BODY_CHARS);
@@ -37,7 +37,7 @@ describe('requests with large bodies', () => {
   });
 
   it('answers a refused large request after one turn, never running it', async () => {
-    const turns = jest.spyOn(slices, 'nextSlice');
+    const turns = jest.spyOn(slices, 'heavySlice');
     const response = await fetch(stack.endpoint ?? '', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -25,11 +25,15 @@ export const MOST_ITEMS_AT_ONCE = 256;
 /** Jobs run from the queue's head are cut off its array once this many have gone. */
 const COMPACT_AFTER = 4096;
 
-/** Work waiting in the queue. */
+/**
+ * Work waiting in the queue. A `heavy` job ends its group: `'turn'` ends its turn, `'measured'`
+ * lets the queue read the clock after the synchronous work it starts (see {@link heavySlice}).
+ */
 interface Job {
   run(): void;
   /** Run as the only job of its turn (see {@link inTurnOfItsOwn}). */
   readonly alone?: boolean;
+  readonly heavy?: 'turn' | 'measured';
 }
 
 /** The queue: jobs from `head` on are waiting. */
@@ -69,7 +73,8 @@ function step(): void {
   let ran = 0;
   // The cost all jobs of this group were items of, if they were (null: mixed).
   let cost: ItemCost | null | undefined;
-  while (ran < JOBS_PER_CHECK && head < jobs.length) {
+  let heavy: Job['heavy'];
+  while (ran < JOBS_PER_CHECK && head < jobs.length && heavy === undefined) {
     const job = jobs[head] as Job;
     // A job that runs alone waits for a turn of its own, the first job there.
     if (job.alone === true && ranThisTurn > 0) break;
@@ -78,6 +83,7 @@ function step(): void {
     ran += 1;
     const itemCost = job instanceof SlicedCall ? job.cost : null;
     cost = cost === undefined || cost === itemCost ? itemCost : null;
+    heavy = job.heavy;
     job.run();
     ranThisTurn += 1;
     if (job.alone === true) {
@@ -108,12 +114,29 @@ function step(): void {
     setImmediate(runTurn);
     return;
   }
+  // A measured job's work runs in the microtask queued before this one: the clock is read after it.
+  if (heavy === 'measured') {
+    queueMicrotask(stepWithinBudget);
+    return;
+  }
+  // A heavy job's work runs in the microtasks after it, unmeasured here: the rest waits for the next turn.
   // A job that runs alone next: this turn ran others, it waits for the next turn.
-  if (!overBudget() && jobs[head]?.alone !== true) {
+  if (heavy === undefined && !overBudget() && jobs[head]?.alone !== true) {
     queueMicrotask(step);
     return;
   }
   // An immediate queued from an immediate's callback (or its microtasks) runs in the next turn, after its I/O.
+  state = 'scheduled';
+  turnStarted = Number.NEGATIVE_INFINITY;
+  setImmediate(runTurn);
+}
+
+/** The next group of jobs in this turn when its budget is not spent, or in the next turn. */
+function stepWithinBudget(): void {
+  if (!overBudget()) {
+    step();
+    return;
+  }
   state = 'scheduled';
   turnStarted = Number.NEGATIVE_INFINITY;
   setImmediate(runTurn);
@@ -186,6 +209,22 @@ export function inTurnOfItsOwn<T>(value: T): Promise<T> {
 /** A slice of a later turn, for work that checks {@link overBudget} as it goes (see {@link inSlice}). */
 export function nextSlice(): Promise<void> {
   return inSlice(undefined);
+}
+
+/**
+ * A slice of a later turn for heavy work, in the queue's order. By default the turn ends
+ * after it (its work, and all it starts before its next real wait, runs in that turn's
+ * microtasks) and the queue's next jobs run in the next turn, after other requests' I/O: for
+ * work whose cost the queue cannot measure, as a request's run on Apollo (awaits all along).
+ * `measured`: the work after it is synchronous (up to its next wait), so the queue reads the
+ * clock once it is done and goes on in the same turn while the budget lasts, as for a
+ * request's checks. For requests with a large body: several connections' large requests
+ * prepared and run in one turn held it 50 ms and more.
+ *
+ * @param measured - the work after it is synchronous: the queue measures it
+ */
+export function heavySlice(measured = false): Promise<void> {
+  return new Promise<void>((resolve) => enqueue({ run: () => resolve(), heavy: measured ? 'measured' : 'turn' }));
 }
 
 /**
