@@ -110,6 +110,20 @@ describe.each([
     },
   ],
 ])('yieldForLargeLists, %s', (_name, run) => {
+  /**
+   * Runs the document twice on one clock and turn counter, its items costing `first` ms each on
+   * the clock, then `second`: the second run's data (its items measured as the first's were).
+   */
+  async function secondRun(first: number, second: number): Promise<Data> {
+    const clock = fakeClock();
+    const counter = turnCounter();
+    const document = parse(source);
+    await run(schemaWith(counter, clock, first), {}, document);
+    const result = await run(schemaWith(counter, clock, second), {}, document);
+    counter.stop();
+    return result.data as Data;
+  }
+
   it('completes large lists in slices of later turns, as many items a turn as the budget allows, a small one at once', async () => {
     const clock = fakeClock();
     const counter = turnCounter();
@@ -152,15 +166,9 @@ describe.each([
   });
 
   it('hands each large list to the engine in a turn of its own, even lists resolved together', async () => {
-    const clock = fakeClock();
-    const counter = turnCounter();
-    const document = parse(source);
     // The items measured at no cost first: the clock never says the budget is spent, so only
     // the hand-overs' own turns keep the lists' first items apart.
-    await run(schemaWith(counter, clock, 0), {}, document);
-    const cheap = await run(schemaWith(counter, clock, 0), {}, document);
-    counter.stop();
-    const data = cheap.data as Data;
+    const data = await secondRun(0, 0);
     const firstTurns = [data.a, data.b, data.c].map((list) => list[0]?.turn);
     expect(new Set(firstTurns).size).toBe(3);
     // Each hand-over's turn completes that list's first items at once, and none of another list.
@@ -172,15 +180,9 @@ describe.each([
   });
 
   it('completes at most MOST_ITEMS_AT_ONCE items at once in a turn, however cheap they were measured', async () => {
-    const clock = fakeClock();
-    const counter = turnCounter();
-    const document = parse(source);
     // The same document's items at no cost (measured so), then costly ones: those completed at
     // once are not measured, so a cheap measure must not let a whole list go in one turn.
-    await run(schemaWith(counter, clock, 0), {}, document);
-    const costly = await run(schemaWith(counter, clock, 1), {}, document);
-    counter.stop();
-    const data = costly.data as Data;
+    const data = await secondRun(0, 1);
     expect(data.a).toHaveLength(LARGE_LIST_ITEMS);
     for (const count of itemsPerTurn([data.a, data.b, data.c]).values())
       expect(count).toBeLessThanOrEqual(MOST_ITEMS_AT_ONCE + JOBS_PER_CHECK);
