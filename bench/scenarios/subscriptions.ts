@@ -116,8 +116,12 @@ export const subscriptions: Scenario = {
       const p50 = percentile(latencies, 50);
       const p99 = percentile(latencies, 99);
       const ratio = round(perMinute / expected, 3);
+      // Each key polls once per interval, at a phase of its own: a window holds as many of a
+      // key's polls as whole intervals fit in it, or one more. The ratio's target (1.05) is judged
+      // in the summary; `ok` fails only on more polls than that (8 s in --quick: 4 or 5 a key).
+      const mostPolls = keys * (Math.floor(windowSeconds / intervalSeconds) + 1);
       const result = {
-        ok: active === wanted && ratio <= 1.05 && errors === 0,
+        ok: active === wanted && polls <= mostPolls && errors === 0,
         description: `${wanted} counterChanged subscribers over ${keys} keys (${PER_KEY} per key on one WebSocket), interval ${intervalSeconds} s, a counter change every ${intervalSeconds * 1.5} s for ${windowSeconds} s`,
         subscribers: active,
         keys,
