@@ -82,9 +82,6 @@ export class ResponseCacheHits {
     sizeCalculation: (_digest, body) => body.length + DIGEST_BYTES,
   });
 
-  /** The last request {@link requestKey} identified, when its body is remembered (its session is a hashed key id, never the key). */
-  private lastRequest: { readonly session: string; readonly body: string; readonly requestKey: string } | null = null;
-
   /**
    * The identity of a raw request: the caller's session ({@link responseSession}: its
    * hashed key id, and an access token's id) and the sha256 (base64url) of its body's
@@ -96,9 +93,7 @@ export class ResponseCacheHits {
    * @param body - the request body's text as read (before any parse)
    */
   requestKey(session: string, body: string): string {
-    // The same request as the last one (a client polling one operation): the same key, made once.
-    const last = this.lastRequest;
-    if (last !== null && last.body === body && last.session === session) return last.requestKey;
+    // A connection's repeated request (a client polling one operation) is answered by its caller from the connection (cached-answers.ts).
     const remembered = body.length <= DIGEST_MAX_BODY;
     let digest = remembered ? this.digests.get(body) : undefined;
     if (digest === undefined) {
@@ -106,10 +101,7 @@ export class ResponseCacheHits {
       if (remembered) this.digests.set(body, digest);
     }
     // The digest has a fixed length: the pair is read back unambiguously.
-    const requestKey = `${session}.${digest}`;
-    // A large body is not kept as the last one either (see DIGEST_MAX_BODY).
-    this.lastRequest = remembered ? { session, body, requestKey } : null;
-    return requestKey;
+    return `${session}.${digest}`;
   }
 
   /**
