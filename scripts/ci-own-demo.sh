@@ -4,7 +4,9 @@
 # on two free ports, with no cache or payments file, in a process group of its own, and waits
 # for its /healthz. It sets `port`, `sim_port` and `demo_pid` (the group's id, for the caller's
 # cleanup), and exits 1 naming <label> when the build is missing or the demo exits.
-free_port() { node -e 'const s = require("node:net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'; }
+# A port below the kernel's ephemeral range, free now (scripts/listener-port.ts says why: a port 0
+# pick can be handed to a client's connection, the bench's say, before the server listens on it).
+free_port() { node -r ts-node/register/transpile-only scripts/listener-port.ts; }
 own_demo() {
   local label=$1 folder=$2
   [ -f dist/src/demo.js ] || { echo "$label: dist/src/demo.js is missing: npm run build first"; exit 1; }

@@ -25,12 +25,12 @@ import { randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import ts from 'typescript';
 import { DEMO_LINE, readDocPages, unsafeToRun } from './doctest-blocks';
+import { listenerPort } from './listener-port';
 import type { DocBlock, DocPage } from './doctest-blocks';
 
 const root = resolve(__dirname, '..');
@@ -44,15 +44,6 @@ interface Outcome {
   failures: string[];
   log: string[];
   seconds: number;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? done(address.port) : fail(new Error('no port'))));
-    });
-  });
 }
 
 /** A started process in a group of its own, with its output collected. */
@@ -233,12 +224,26 @@ class PageRun {
     };
   }
 
+  /**
+   * Starts the page's demo on two free ports (again on two others, up to three times, when one
+   * was taken between the pick and the demo's listen) and waits for its `/healthz`: undefined when
+   * it answers, else what went wrong.
+   */
   async startDemo(env: Record<string, string>): Promise<string | undefined> {
     const key = JSON.stringify(env);
     if (this.demo?.running && key === this.demoKey) return undefined;
+    let problem: string | undefined;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      problem = await this.startDemoOnce(env, key);
+      if (!problem?.includes('already in use')) return problem;
+    }
+    return problem;
+  }
+
+  private async startDemoOnce(env: Record<string, string>, key: string): Promise<string | undefined> {
     if (this.demo) await this.demo.stop();
-    this.port = await freePort();
-    this.simPort = await freePort();
+    this.port = await listenerPort();
+    this.simPort = await listenerPort();
     this.demoKey = key;
     this.demo = new Proc(
       'node',

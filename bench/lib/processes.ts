@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { listenerPort } from '../../scripts/listener-port';
 
 /** A started child process. */
 export interface Service {
@@ -34,19 +35,8 @@ const running = new Map<number, Running>();
 /** Host everything binds to. */
 export const HOST = '127.0.0.1';
 
-/** A port that was free a moment ago: a temporary server on port 0 tells which. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A port that was free a moment ago, below the kernel's ephemeral range (scripts/listener-port.ts says why). */
+export const freePort = (): Promise<number> => listenerPort(HOST);
 
 /**
  * Checks that `port` is free on 127.0.0.1.

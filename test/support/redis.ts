@@ -9,8 +9,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { listenerPort } from '../../scripts/listener-port';
 import { CHILDREN_VARIABLE, describeWithTool, toolUnavailable } from './tools';
 import type { Tool } from './tools';
 
@@ -40,18 +40,6 @@ export interface TestRedisOptions {
    * when `REDIS_URL` names one (default false).
    */
   own?: boolean;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function redisServerOnPath(): boolean {
@@ -117,7 +105,7 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
     throw new Error(
       `Redis tests need a Redis: ${reason}. Start it inside describeWithRedis, which skips the tests then (${REDIS_TOOL.install} enables them).`,
     );
-  const port = await freePort();
+  const port = await listenerPort();
   let child: ChildProcess | null = null;
   const start = (): Promise<void> =>
     new Promise((resolve, reject) => {
