@@ -12,20 +12,21 @@ interface EndpointKeys {
 }
 
 /** Default bound of the keys kept over all API keys (then all are forgotten and made again). */
-const MAX_KEYS = 200_000;
+const MAX_KEYS = 50_000;
 
 /**
  * The cache keys of reads (`cacheKey(keyId, buildPath(endpoint, params))`), made once per
  * hashed key, endpoint and parameter values and then looked up, as the one shared copy of
  * each key (see `sharedKey`). Why: a dashboard reads about 86 cached answers; building each
  * one's path and key per read, then hashing that new string in every table it looks in (the
- * process cache, refresh-ahead), was a tenth of a warm operation's CPU time. A key kept here
+ * process cache, refresh-ahead), was about a twentieth of a warm operation's CPU time. A key kept here
  * is the copy those tables hold, so their lookups compare it by identity.
  *
  * Keys are kept per hashed key (a key's table is never asked for another's), by the
  * endpoint object, then by each placeholder's value: `1` and `'1'` are two entries with the
- * same key text. At most `maxKeys` keys are kept over all API keys; past that all are
- * dropped and made again as they are read.
+ * same key text. At most `maxKeys` keys are kept over all API keys (a key costs about 50
+ * bytes, and its text, about 90 more, once the process cache no longer shares it: the
+ * default 50,000 are 3 to 7 MB; 500 keys of a dashboard are 43,000); past that all are dropped and made again as they are read.
  *
  * When to use: the read path owns one; nothing else needs it.
  */
@@ -36,7 +37,7 @@ export class CacheKeys {
   private lastTable: Map<Endpoint, EndpointKeys> | undefined;
   private count = 0;
 
-  /** @param maxKeys - most keys kept over all API keys (default 200,000) */
+  /** @param maxKeys - most keys kept over all API keys (default 50,000) */
   constructor(private readonly maxKeys = MAX_KEYS) {}
 
   /** Keys kept now (tests). */
