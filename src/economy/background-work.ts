@@ -140,8 +140,15 @@ export class BackgroundWork {
     if (typeof told !== 'number' || told < seconds) error.extensions.retryAfterSeconds = seconds;
   }
 
-  /** A read of an answer stored at `entry.storedAt`, fresh for `ttlMs`: refresh-ahead counts it (not for `no-cache` readers). */
-  noteServed(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry, ttlMs: number): void {
+  /** A read of an answer stored at `entry.storedAt`, fresh for `ttlMs`, at `at` (default: now): refresh-ahead counts it (not for `no-cache` readers). */
+  noteServed(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    key: string,
+    entry: CacheEntry,
+    ttlMs: number,
+    at?: number,
+  ): void {
     if (!this.refreshAhead || caller.noCache) return;
     this.refreshAhead.noteRead({
       keyId: caller.keyId,
@@ -150,6 +157,7 @@ export class BackgroundWork {
       endpoint,
       storedAt: entry.storedAt,
       ttlMs,
+      at,
     });
     if (!this.refreshTimer) {
       this.refreshTimer = setInterval(() => void this.runRefreshes(), this.tickMs);

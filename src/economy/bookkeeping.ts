@@ -24,16 +24,25 @@ export class Bookkeeping {
     private readonly background: BackgroundWork,
   ) {}
 
-  /** A fresh cached answer served at no cost. */
-  hit(caller: EconomyCaller, endpoint: Endpoint, key: string, entry: CacheEntry): void {
-    // The most frequent outcome: its age and TTL are read once for every figure below.
+  /**
+   * A fresh cached answer served at no cost. The most frequent outcome: its age and TTL are
+   * read once for every figure below, or given with the time they were read at (`at`,
+   * epoch ms on the economy's clock) when the caller has read them already.
+   */
+  hit(
+    caller: EconomyCaller,
+    endpoint: Endpoint,
+    key: string,
+    entry: CacheEntry,
+    ageMs = this.freshness.ageMs(entry),
+    ttlMs = this.freshness.ttlMs(endpoint),
+    at?: number,
+  ): void {
     const accounting = caller.accounting;
-    const ageMs = this.freshness.ageMs(entry);
-    const ttlMs = this.freshness.ttlMs(endpoint);
     accounting.cacheHits += 1;
     accounting.noteFreshness(ttlMs - ageMs);
     this.events.cache?.('hit');
-    this.servedAged(caller, endpoint, key, entry, ageMs, ttlMs);
+    this.servedAged(caller, endpoint, key, entry, ageMs, ttlMs, at);
     this.traced(caller, endpoint, 'hit', null, false);
   }
 
@@ -62,10 +71,11 @@ export class Bookkeeping {
     entry: CacheEntry,
     ageMs: number,
     ttlMs: number,
+    at?: number,
   ): void {
     caller.accounting.noteAge(ageMs);
     this.events.served?.(endpoint.cacheKind, ageMs / 1000);
-    this.background.noteServed(caller, endpoint, key, entry, ttlMs);
+    this.background.noteServed(caller, endpoint, key, entry, ttlMs, at);
   }
 
   /** The caller joined a flight (here or on another replica) at no cost. */

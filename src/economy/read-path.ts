@@ -1,9 +1,9 @@
 import type { Endpoint, PathParams } from '../upstream/endpoints';
-import { buildPath } from '../upstream/endpoints';
 import type { BackgroundWork } from './background-work';
 import type { Bookkeeping } from './bookkeeping';
 import { rateLimited } from './limit-exceeded';
-import { cacheKey } from './cache/cache-entry';
+import { pathOfCacheKey } from './cache/cache-entry';
+import { CacheKeys } from './cache/cache-keys';
 import type { CacheEntry } from './cache/cache-entry';
 import type { Freshness } from './cache/freshness';
 import type { UpstreamCache } from './cache/upstream-cache';
@@ -55,6 +55,9 @@ export interface ReadPathParts {
  * When to use: the economy owns one; `get` is `UpstreamEconomy.get`.
  */
 export class ReadPath {
+  /** Each read's cache key, made once (see {@link CacheKeys}). */
+  private readonly keys = new CacheKeys();
+
   /** @param parts - the economy's parts (see {@link ReadPathParts}) */
   constructor(private readonly parts: ReadPathParts) {}
 
@@ -67,12 +70,11 @@ export class ReadPath {
    *   spent, whenever no stale value can stand in.
    */
   async get(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): Promise<UpstreamReply> {
-    const path = buildPath(endpoint, params);
-    const key = cacheKey(caller.keyId, path);
-    if (!caller.reads) return this.read(caller, endpoint, params, path, key);
+    const key = this.keys.key(caller.keyId, endpoint, params);
+    if (!caller.reads) return this.read(caller, endpoint, params, key);
     // Recorded once answered: an answer this read stored itself is not new data to it.
     const reads = caller.reads;
-    return this.read(caller, endpoint, params, path, key).finally(() => reads.set(key, { endpoint, params }));
+    return this.read(caller, endpoint, params, key).finally(() => reads.set(key, { endpoint, params }));
   }
 
   /**
@@ -84,16 +86,15 @@ export class ReadPath {
    */
   freshHit(caller: EconomyCaller, endpoint: Endpoint, params?: PathParams): UpstreamReply | undefined {
     if (!this.parts.cacheEnabled || caller.noCache || this.parts.events.traced) return undefined;
-    const path = buildPath(endpoint, params);
-    const key = cacheKey(caller.keyId, path);
+    const key = this.keys.key(caller.keyId, endpoint, params);
     const cached = this.parts.cache.get(key);
     if (!cached) return undefined;
-    if (
-      !caller.cacheOnly &&
-      (!this.parts.freshness.isFresh(cached, endpoint) || this.parts.invalidation.inDoubtFor(endpoint))
-    )
-      return undefined;
-    this.parts.notes.hit(caller, endpoint, key, cached);
+    // The clock, its age and TTL, read once for the test of freshness and every figure of the hit.
+    const at = this.parts.now();
+    const ageMs = Math.max(0, at - cached.storedAt); // as Freshness.ageMs, on the same clock
+    const ttlMs = this.parts.freshness.ttlMs(endpoint);
+    if (!caller.cacheOnly && (ageMs >= ttlMs || this.parts.invalidation.inDoubtFor(endpoint))) return undefined;
+    this.parts.notes.hit(caller, endpoint, key, cached, ageMs, ttlMs, at);
     caller.reads?.set(key, { endpoint, params });
     return reply(cached, null);
   }
@@ -102,7 +103,6 @@ export class ReadPath {
     caller: EconomyCaller,
     endpoint: Endpoint,
     params: PathParams | undefined,
-    path: string,
     key: string,
   ): Promise<UpstreamReply> {
     // A no-cache read neither serves nor holds on to what is cached (a failure reads it again
@@ -135,7 +135,13 @@ export class ReadPath {
     // An access token's share counted across replicas is asked before a flight starts, so that its refusal is never a joiner's.
     if (caller.accounting.admitShared && !this.parts.inflight.running(key))
       await caller.accounting.admitShared(endpoint, caller.keyId);
-    const started = flightOf(caller, endpoint, path, key, new QueueTicket(servable ? 'stale' : priority));
+    const started = flightOf(
+      caller,
+      endpoint,
+      pathOfCacheKey(caller.keyId, key),
+      key,
+      new QueueTicket(servable ? 'stale' : priority),
+    );
     const {
       flight,
       joined,

@@ -13,11 +13,13 @@ export class GatewayMetrics {
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
   private readonly cacheEvents: Counter<'outcome'>;
-  /** Cache lookups not yet added to {@link cacheEvents}, by outcome. */
-  private readonly cacheCounts = new Map<string, number>();
+  /** Cache lookups not yet added to {@link cacheEvents}, by outcome (fixed fields: one increment per lookup). */
+  private readonly cacheCounts = { hit: 0, miss: 0, stale: 0 };
   /** Cache lookups since the start, by outcome (never cleared; read by the console's overview). */
   private readonly cacheTotals = { hit: 0, miss: 0, stale: 0 };
   private readonly servedAge: Histogram<'kind'>;
+  /** {@link servedAge}'s series of each cache kind, made once (no label object per served answer). */
+  private readonly servedAgeOf = new Map<string, { observe(value: number): void }>();
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
@@ -77,8 +79,12 @@ export class GatewayMetrics {
       labelNames: ['outcome'],
       registers,
       collect() {
-        for (const [outcome, count] of cacheCounts) this.inc({ outcome }, count);
-        cacheCounts.clear();
+        for (const outcome of ['hit', 'miss', 'stale'] as const) {
+          const count = cacheCounts[outcome];
+          if (count === 0) continue;
+          this.inc({ outcome }, count);
+          cacheCounts[outcome] = 0;
+        }
       },
     });
     this.servedAge = new Histogram({
@@ -216,13 +222,17 @@ export class GatewayMetrics {
   economyEvents(): EconomyEvents {
     return {
       cache: (outcome) => {
-        this.cacheCounts.set(outcome, (this.cacheCounts.get(outcome) ?? 0) + 1);
+        this.cacheCounts[outcome] += 1;
         this.cacheTotals[outcome] += 1;
       },
       coalesced: () => this.coalescedTotal.inc(),
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       unexplained429: () => this.unexplained429Total.inc(),
-      served: (kind, ageSeconds) => this.servedAge.observe({ kind }, ageSeconds),
+      served: (kind, ageSeconds) => {
+        let series = this.servedAgeOf.get(kind);
+        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.labels({ kind })));
+        series.observe(ageSeconds);
+      },
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };

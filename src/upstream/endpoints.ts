@@ -132,6 +132,19 @@ export function buildPath(target: Endpoint, params: PathParams = {}): string {
 /** Each pattern split once (every read builds a path): literal text at even indices, placeholder names at odd ones. */
 const PATTERN_PARTS = new Map<string, readonly string[]>();
 
+/** {@link placeholderNames} of each endpoint asked about. */
+const PLACEHOLDERS = new WeakMap<Endpoint, readonly string[]>();
+
+/** The names of an endpoint's `{name}` placeholders, in pattern order (`['id', 'slot']`); kept per endpoint. */
+export function placeholderNames(target: Endpoint): readonly string[] {
+  let names = PLACEHOLDERS.get(target);
+  if (names === undefined) {
+    names = patternParts(target.pattern).filter((_, i) => i % 2 === 1);
+    PLACEHOLDERS.set(target, names);
+  }
+  return names;
+}
+
 function patternParts(pattern: string): readonly string[] {
   let parts = PATTERN_PARTS.get(pattern);
   if (parts === undefined) {

@@ -19,8 +19,8 @@ export interface UpstreamCacheOptions {
 
 /** A stored body decoded: the parsed JSON and its memo, shared by the reads that follow. */
 interface Decoded {
-  readonly body: unknown;
-  readonly memo: AnswerMemo;
+  /** The entry every read of it gets (one object, not one per read: readers never change it). */
+  readonly entry: CacheEntry & { kind: 'body' };
   /** Bytes of its JSON text. */
   readonly bytes: number;
 }
@@ -95,14 +95,7 @@ export class UpstreamCache {
     if (stored.failure)
       return { kind: 'failure', failure: stored.failure, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
     const known = this.decoded.get(stored);
-    if (known)
-      return {
-        kind: 'body',
-        body: known.body,
-        storedAt: stored.storedAt,
-        bytes: storedBytes(key, stored),
-        memo: known.memo,
-      };
+    if (known) return known.entry;
     let body: unknown;
     try {
       body = parseCompactJson(stored.json);
@@ -110,25 +103,23 @@ export class UpstreamCache {
       this.lru.delete(key);
       return undefined;
     }
-    const memo = this.keepDecoded(stored, body);
-    return memo
-      ? { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored), memo }
-      : { kind: 'body', body, storedAt: stored.storedAt, bytes: storedBytes(key, stored) };
+    return this.keepDecoded(stored, body, storedBytes(key, stored));
   }
 
-  /** Keeps a decoded body for the next reads (dropping the first decoded beyond the bound); its memo, or undefined when it is not kept. */
-  private keepDecoded(stored: StoredEntry & { json: CompactJson }, body: unknown): AnswerMemo | undefined {
+  /** Keeps a decoded body for the next reads (dropping the first decoded beyond the bound); its entry, with a memo when it is kept. */
+  private keepDecoded(stored: StoredEntry & { json: CompactJson }, body: unknown, entryBytes: number): CacheEntry {
     const bytes = compactBytes(stored.json);
-    if (bytes > this.decodedMaxBytes) return undefined;
+    if (bytes > this.decodedMaxBytes) return { kind: 'body', body, storedAt: stored.storedAt, bytes: entryBytes };
     const memo: AnswerMemo = {};
-    this.decoded.set(stored, { body, memo, bytes });
+    const entry = { kind: 'body' as const, body, storedAt: stored.storedAt, bytes: entryBytes, memo };
+    this.decoded.set(stored, { entry, bytes });
     this.decodedBytes += bytes;
     for (const [first, { bytes: firstBytes }] of this.decoded) {
       if (this.decodedBytes <= this.decodedMaxBytes) break;
       this.decoded.delete(first);
       this.decodedBytes -= firstBytes;
     }
-    return memo;
+    return entry;
   }
 
   private forgetDecoded(stored: StoredEntry): void {

@@ -20,6 +20,8 @@ export interface ResourceRead {
   storedAt: number;
   /** How long it is fresh, ms. */
   ttlMs: number;
+  /** When it was read, epoch ms on this clock, when the reader has read the clock already (else now). */
+  at?: number | undefined;
 }
 
 /** One refresh the scheduler asks for: fetch `path` for this key now and store the answer. */
@@ -102,7 +104,7 @@ export class RefreshAhead {
 
   /** Records a read of a cached resource (fresh or stale). */
   noteRead(read: ResourceRead): void {
-    const now = this.now();
+    const now = read.at ?? this.now();
     // The reads of one operation come in a row for one key: that key is the LRU's most
     // recent already, so it is taken as it is (a tick's `delete` forgets it here too).
     let tracked = this.lastKeyId === read.keyId ? this.lastTracked : this.keys.get(read.keyId);
