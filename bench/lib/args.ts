@@ -29,6 +29,8 @@ export interface BenchArgs {
   skip: string[];
   /** Attacks of the hostile scenario to run (`--attacks a,b`; default all). */
   attacks: string[] | null;
+  /** Requests of the hostile `grants-memo-60kb-variables` attack (`--memo-requests`; default 5120, quick 300). */
+  memoRequests: number;
   /** Scenario whose server process runs with `--cpu-prof` (`--profile NAME`; runs only that scenario). */
   profile: string | null;
   /** Extra environment of every gateway process (`--gateway-env NAME=VALUE`, repeatable). */
@@ -72,6 +74,8 @@ export function usage(names: ScenarioNames): string {
   --only A,B            run only these scenarios (${names.all.join(', ')})
   --skip A,B            run every scenario (or every one of --only) but these
   --attacks A,B         run only these attacks of the hostile scenario (names as in its results)
+  --memo-requests N     requests of the hostile grants-memo-60kb-variables attack (default
+                        5120, --quick 300)
   --profile NAME        run only scenario NAME, its server with --cpu-prof; writes
                         bench/results/NAME.cpuprofile and prints the hottest functions
   --gateway-env K=V     extra environment for every gateway process (repeatable)
@@ -97,6 +101,7 @@ const FLAGS = {
   only: { type: 'string' },
   skip: { type: 'string' },
   attacks: { type: 'string' },
+  'memo-requests': { type: 'string' },
   profile: { type: 'string' },
   'gateway-env': { type: 'string', multiple: true },
   'gateway-root': { type: 'string' },
@@ -171,6 +176,7 @@ export function parseBenchArgs(argv: readonly string[], names: ScenarioNames): B
             .split(',')
             .map((name) => name.trim())
             .filter((name) => name !== ''),
+    memoRequests: number('memo-requests', values['memo-requests'], quick ? 300 : 5120, 1, true),
     profile,
     gatewayEnv,
     gatewayRoot: values['gateway-root'] ?? null,

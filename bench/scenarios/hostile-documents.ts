@@ -126,9 +126,11 @@ async function liveOverWs(gateway: Service, token: string, query: string): Promi
  * returns the gateway environment it needs and the attacks.
  *
  * @param quick - fewer repetitions (`--quick`)
+ * @param memoRequests - requests of the memo attack (`--memo-requests`)
  */
 export async function hostileDocuments(
   quick: boolean,
+  memoRequests: number,
 ): Promise<{ env: Record<string, string>; attacks: DocumentAttack[] }> {
   const folder = mkdtempSync(join(tmpdir(), 'bench-hostile-vault-'));
   const vaultFile = join(folder, 'vault.json');
@@ -141,7 +143,6 @@ export async function hostileDocuments(
     expiresInMs: 86_400_000,
   });
   const repeat = quick ? 5 : 20;
-  const memoRequests = quick ? 300 : 5120;
   return {
     // The payment store beside it: each run starts empty (the project's .data/ would keep the last run's requests).
     env: { VAULT_FILE: vaultFile, VAULT_MASTER_KEY: masterKey, PAYMENTS_FILE: join(folder, 'payments.json') },

@@ -726,7 +726,7 @@ export const hostile: Scenario = {
   name: 'hostile',
   async run(bench) {
     const stub = await startStub(bench);
-    const documents = await hostileDocuments(bench.args.quick); // the grants attacks (a vault and a token)
+    const documents = await hostileDocuments(bench.args.quick, bench.args.memoRequests); // the grants attacks (a vault and a token)
     const gateway = await bench.startGateway(
       'gateway-hostile',
       {

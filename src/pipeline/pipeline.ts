@@ -106,15 +106,17 @@ export class RequestPipeline {
         throw new Error(`The request step ${step.name} (${step.phase}) comes after a step of a later phase.`);
       phase = index;
     }
+    // One bound for the three checks' memos.
+    const memo = new OperationMemo<never>();
     this.env = {
       schema,
       publicSite,
       settings,
-      boundsMemo: new OperationMemo(),
-      costMemo: new OperationMemo(),
+      boundsMemo: memo.scoped('bounds'),
+      costMemo: memo.scoped('cost'),
       costEstimators: [upstreamCostEstimator(settings.costAssumptions, settings.optionSlots)],
       tokens,
-      grantsMemo: new OperationMemo(),
+      grantsMemo: memo.scoped('grants'),
     };
     this.resultEnv = { maxResponseBytes: settings.maxResponseBytes };
     this.rules = (STEPS as readonly Step[]).flatMap((step) => (step.phase === 'validate' ? step.rules(this.env) : []));

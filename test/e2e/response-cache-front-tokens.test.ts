@@ -104,3 +104,28 @@ it('never answers a request the grants refuse before the pipeline, however often
     expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
   }
 });
+
+it('links a raw request to an entry only once its answer is stored or read back', async () => {
+  const hits = stack.runtime.responseCacheHits?.hits;
+  if (!hits) throw new Error('the response cache is off');
+  const shop = await tokenWith([`factory:${FIXTURE_IDS.shop}`]);
+  const before = hits.linked;
+  // Distinct requests the grants let through but the resolver refuses: never stored, so no link
+  // (each one linked filled the links' bound with links to nothing).
+  for (let i = 0; i < 3; i += 1) {
+    const { answer } = await post(
+      { query: `query Other${i}($id: ID!) { factory(id: $id) { id } }`, variables: { id: `other-${i}` } },
+      shop,
+    );
+    expect(answer.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN' });
+  }
+  expect(hits.linked).toBe(before);
+  const own = { query: 'query Own($id: ID!) { factory(id: $id) { id } }', variables: { id: FIXTURE_IDS.shop } };
+  expect((await post(own, shop)).early).toBe(false);
+  expect(hits.linked).toBe(before + 1);
+  // Another text of the same request reads the stored entry back through Apollo: linked too.
+  const spaced = { variables: own.variables, query: own.query };
+  expect((await post(spaced, shop)).answer.body.extensions?.responseCache).toMatchObject({ hit: true });
+  expect(hits.linked).toBe(before + 2);
+  expect((await post(spaced, shop)).early).toBe(true);
+});

@@ -123,7 +123,7 @@ describe("an access token's grants check against hostile documents and variables
     expect(error?.extensions.requiredGrant).toBe(`factory:${huge.slice(0, QUOTED_VALUE_CHARS)}…`);
   });
 
-  it('remembers only allowed results, in a memo bounded in bytes with hashed keys', () => {
+  it('remembers only allowed results, in a memo bounded in bytes with hashed keys, shared with the other checks', () => {
     const memo = (pipeline as unknown as { env: StepEnvironment }).env.grantsMemo;
     expect(memo).toBeInstanceOf(OperationMemo);
     const query = 'subscription Watch($id: ID!) { counterChanged(factoryId: $id) { __typename } } ';
@@ -143,6 +143,9 @@ describe("an access token's grants check against hostile documents and variables
       expect(refused).toMatchObject({ kind: 'refused', step: 'grants' });
     }
     expect(memo.size - before).toBe(5);
+    // One bound for the grants, bounds and cost checks: their memos count the same entries.
+    const { boundsMemo, costMemo } = (pipeline as unknown as { env: StepEnvironment }).env;
+    expect([boundsMemo.size, costMemo.size]).toEqual([memo.size, memo.size]);
   });
 
   it("refuses a slot title in the site documents' namespace without write:siteDocument:<name>", () => {

@@ -53,6 +53,24 @@ describe('OperationMemo', () => {
     );
   });
 
+  it('shares one bound between the memos scoped from it, their keys apart', () => {
+    const memo = new OperationMemo<never>(64 * 1024);
+    const bounds = memo.scoped<string>('bounds');
+    const cost = memo.scoped<string>('cost');
+    const request = { queryHash: 'h', operation, variables: { n: 1 } };
+    expect(bounds.get(request, () => 'bounds')).toBe('bounds');
+    expect(cost.get(request, () => 'cost')).toBe('cost');
+    expect(bounds.get(request, () => 'again')).toBe('bounds');
+    expect(memo.size).toBe(2);
+    for (let i = 0; i < 100_000; i += 1) {
+      bounds.get({ queryHash: `h${i}`, operation, variables: { n: i } }, () => 'b');
+      cost.get({ queryHash: `h${i}`, operation, variables: { n: i } }, () => 'c');
+    }
+    // One bound of 64 KiB for both (256 entries), not one each.
+    expect(memo.size).toBe(256);
+    expect(cost.size).toBe(256);
+  });
+
   it('is bounded in bytes: 100,000 distinct requests keep only what fits', () => {
     const memo = new OperationMemo<number>(64 * 1024);
     for (let i = 0; i < 100_000; i += 1) memo.get({ queryHash: `h${i}`, operation, variables: { n: i } }, () => i);

@@ -82,6 +82,11 @@ export class ResponseCacheHits {
     sizeCalculation: (_digest, body) => body.length + DIGEST_BYTES,
   });
 
+  /** Requests linked now (tests). */
+  get linked(): number {
+    return this.links.size;
+  }
+
   /**
    * The identity of a raw request: the caller's session ({@link responseSession}: its
    * hashed key id, and an access token's id) and the sha256 (base64url) of its body's

@@ -5,6 +5,7 @@
  * answer is read from or written to the cache.
  */
 import type { ApolloServerPlugin } from '@apollo/server';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import type { GatewayContext } from '../../domains/gateway-context';
 import type { UpstreamEconomy } from '../../economy';
@@ -24,32 +25,41 @@ export function responseCachePlugin(
 ): { plugin: ApolloServerPlugin<GatewayContext>; hits: ResponseCacheHits } {
   const store = new ResponseCacheStore(maxBytes);
   const hits = new ResponseCacheHits(store);
+  // The link the key just made may become: made only once its entry is read back (a hit) or
+  // written, so that an answer never stored (an error, a refusal, no-store) leaves no link.
+  let pending: PendingLink | null = null;
   const plugin = ApolloServerPluginResponseCache<GatewayContext>({
-    cache: store,
+    cache: linkingCache(store, hits, () => {
+      const taken = pending;
+      pending = null;
+      return taken;
+    }),
     // The query's hash in place of its text: a read hashes a few hundred bytes, not the
     // document. The plugin reads the key at once: a hit tells the context its data's text.
     generateCacheKey: (requestContext, data) => {
       const key = responseCacheKey(requestContext, data);
       const context = requestContext.contextValue;
       store.expectRead(key, context);
-      // A key's own private entry, read for a raw request the HTTP layer identified: linked, so
-      // the same request is answered before Apollo next time (src/web/cached-answers.ts).
+      // A key's own private entry, read or written for a raw request the HTTP layer identified:
+      // linked, so the same request is answered before Apollo next time (src/web/cached-answers.ts).
       // An access token's (over one character) too: its session is its own, and Apollo ran its grants before this read.
       const keyId = context.session.keyId;
-      if (
+      // The write generation the key was made under (the plugin's `extra`, from `extraCacheKeyData`).
+      const generation = (data as { extra?: unknown } | null)?.extra;
+      pending =
         context.responseHitKey !== undefined &&
         keyId !== null &&
+        typeof generation === 'number' &&
         !context.owners &&
         !context.serverCredentials &&
         isPrivateRead(data, responseSession(keyId, context.token?.id ?? null))
-      ) {
-        hits.link(
-          context.responseHitKey,
-          `${RESPONSE_CACHE_PREFIX}${key}`,
-          economy.generation(keyId),
-          requestContext.operationName ?? null,
-        );
-      }
+          ? {
+              requestKey: context.responseHitKey,
+              entryKey: `${RESPONSE_CACHE_PREFIX}${key}`,
+              generation,
+              operationName: requestContext.operationName ?? null,
+            }
+          : null;
       return key;
     },
     // An access token's answers are its own: its grants may shape them.
@@ -79,6 +89,46 @@ export function responseCachePlugin(
     },
   });
   return { plugin, hits };
+}
+
+/** A link {@link ResponseCacheHits.link} makes once its entry is read back or written. */
+interface PendingLink {
+  readonly requestKey: string;
+  readonly entryKey: string;
+  readonly generation: number;
+  readonly operationName: string | null;
+}
+
+/**
+ * The plugin's cache: the store, linking the pending link (`take`, the one `generateCacheKey`
+ * made for this very key; the plugin calls `get` or `set` right after it, in the same turn)
+ * when the `get` finds the entry or the `set` stored it. Before, every private read was
+ * linked: a stream of distinct requests answered with errors (never stored) filled the
+ * links' 4 MiB with links to nothing.
+ */
+function linkingCache(
+  store: ResponseCacheStore,
+  hits: ResponseCacheHits,
+  take: () => PendingLink | null,
+): KeyValueCache<string> {
+  const linkIf = (link: PendingLink | null, key: string, found: boolean): void => {
+    if (link !== null && found && link.entryKey === key)
+      hits.link(link.requestKey, link.entryKey, link.generation, link.operationName);
+  };
+  return {
+    get: async (key) => {
+      const link = take();
+      const text = await store.get(key);
+      linkIf(link, key, text !== undefined);
+      return text;
+    },
+    set: async (key, value, options) => {
+      const link = take();
+      await store.set(key, value, options);
+      linkIf(link, key, store.has(key));
+    },
+    delete: (key) => store.delete(key),
+  };
 }
 
 /** The prefix the response-cache plugin puts before each key it hands its store. */

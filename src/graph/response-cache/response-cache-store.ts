@@ -189,6 +189,11 @@ export class ResponseCacheStore implements KeyValueCache<string> {
     this.lru.set(key, stored, ttl ? { ttl } : {});
   }
 
+  /** True when an entry of `key` is held (and not expired). */
+  has(key: string): boolean {
+    return this.lru.has(key);
+  }
+
   /** Forgets one entry. */
   async delete(key: string): Promise<boolean> {
     return this.lru.delete(key);
