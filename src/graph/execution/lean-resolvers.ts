@@ -1,5 +1,5 @@
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
-import { getNamedType, isLeafType, isObjectType } from 'graphql';
+import { getNamedType, getNullableType, isLeafType, isObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import type { ResolverClass } from '../../domains';
 
@@ -130,4 +130,62 @@ function readerOf(param: NonNullable<HandlerMetadata['params']>[number], scalarA
     default:
       return undefined;
   }
+}
+
+/** A field as TypeGraphQL's metadata describes it (what {@link directPropertyReads} reads of it). */
+interface FieldMetadata {
+  readonly target: object;
+  readonly name: string;
+  readonly schemaName: string;
+  readonly middlewares?: readonly unknown[];
+  readonly roles?: readonly unknown[];
+}
+
+/**
+ * Leaves graphql-jit and graphql-js to read a scalar or enum field from its object
+ * themselves: TypeGraphQL gives every field of an object type a resolver, one that only
+ * reads the object's property of the same name (through an empty middleware chain, an
+ * object allocated per call), so graphql-jit called a resolver, built its info and two
+ * callbacks for every leaf value of an answer (364 of a dashboard) instead of reading
+ * the property in its compiled code.
+ *
+ * Only such a resolver is dropped: a field declared with `@Field` on a property of the
+ * same name (no `name` of its own), with no resolver method, no middleware, no roles and
+ * no arguments, whose type is a scalar or enum (not a list: a large list keeps its
+ * resolver, see large-lists.ts). The value read is the same property: the answer is the same.
+ * Call it on the schema as `buildSchema` gives it, before any resolver is wrapped.
+ *
+ * @returns the same schema, those fields without a resolver
+ */
+export function directPropertyReads(schema: GraphQLSchema): GraphQLSchema {
+  const storage = getMetadataStorage();
+  const withMethod = (field: FieldMetadata): boolean =>
+    storage.fieldResolvers.some(
+      (handler) => handler.methodName === field.name && handler.getObjectType?.() === field.target,
+    );
+  for (const objectType of storage.objectTypes) {
+    const type = schema.getType(objectType.name);
+    if (!isObjectType(type)) continue;
+    const interfaces = storage.interfaceTypes.filter((it) => objectType.interfaceClasses?.includes(it.target));
+    const declared: readonly FieldMetadata[] = [
+      ...interfaces.flatMap((it) => it.fields ?? []),
+      ...(objectType.fields ?? []),
+    ];
+    const fields = type.getFields();
+    for (const metadata of declared) {
+      const field = fields[metadata.schemaName];
+      if (
+        !field?.resolve ||
+        metadata.name !== metadata.schemaName ||
+        field.args.length > 0 ||
+        (metadata.middlewares?.length ?? 0) > 0 ||
+        (metadata.roles?.length ?? 0) > 0 ||
+        !isLeafType(getNullableType(field.type)) ||
+        withMethod(metadata)
+      )
+        continue;
+      field.resolve = undefined;
+    }
+  }
+  return schema;
 }
