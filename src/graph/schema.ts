@@ -5,7 +5,7 @@ import { buildSchema, emitSchemaDefinitionFile } from 'type-graphql';
 import { domainResolvers } from '../domains';
 import { rememberDateTimeText } from './execution/date-time-text';
 import { yieldForLargeLists } from './execution/large-lists';
-import { leanResolvers } from './execution/lean-resolvers';
+import { directPropertyReads, leanResolvers } from './execution/lean-resolvers';
 import { perCharacterResolvers } from './execution/per-character';
 import { noteStaleFields } from './execution/stale-fields';
 
@@ -40,7 +40,9 @@ export function buildGatewaySchema(): Promise<GraphQLSchema> {
         validate: false,
         pubSub: NO_PUBSUB,
         directives: [...specifiedDirectives, GraphQLLiveDirective],
-      }).then((schema) => perCharacterResolvers(leanResolvers(schema, [first, ...rest]), [first, ...rest]));
+      }).then((schema) =>
+        perCharacterResolvers(leanResolvers(directPropertyReads(schema), [first, ...rest]), [first, ...rest]),
+      );
     })
     .then(describeRootTypes)
     .then(noteStaleFields)

@@ -31,6 +31,21 @@ describe('OperationMemo', () => {
     expect(calls).toBe(4);
   });
 
+  it('keeps requests apart when they alternate on one operation node (its last key is reused only for the same request)', () => {
+    const memo = new OperationMemo<number>();
+    let calls = 0;
+    const compute = (): number => (calls += 1);
+    const asked = [
+      { queryHash: 'h1', variables: { n: 1 } },
+      { queryHash: 'h1', variables: { n: 2 } },
+      { queryHash: 'h1', variables: { n: 1 } },
+      { queryHash: 'h2', variables: { n: 2 } },
+      { queryHash: 'h1', variables: { n: 2 } },
+    ];
+    expect(asked.map((request) => memo.get({ ...request, operation }, compute))).toEqual([1, 2, 1, 3, 2]);
+    expect(calls).toBe(3);
+  });
+
   it('ignores variables the operation does not declare', () => {
     const memo = new OperationMemo<number>();
     let calls = 0;

@@ -1,5 +1,5 @@
 import type { GraphQLField, GraphQLFieldResolver, GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
-import { getNamedType, isLeafType, isObjectType } from 'graphql';
+import { getNamedType, getNullableType, isLeafType, isObjectType } from 'graphql';
 import { getMetadataStorage } from 'type-graphql';
 import type { ResolverClass } from '../../domains';
 
@@ -99,12 +99,37 @@ function directResolver(
   // graphql called its resolver. The same wait here keeps the order in which a view's
   // upstream reads are queued, which the rate-limited page's floor depends on.
   const deferred = params.some((param) => param.kind === 'args' || param.kind === 'arg');
+  const direct = deferred ? undefined : directCall(params, call, target);
+  if (direct) return direct;
   return (root, args, context, info) => {
     const values = new Array<unknown>(readers.length);
     for (let i = 0; i < readers.length; i += 1) values[i] = readers[i]?.(root, args, context, info);
     if (deferred) return Promise.all(values).then((ready) => call.apply(target, ready));
     return call.apply(target, values);
   };
+}
+
+/**
+ * The resolver of the common parameter lists (`@Ctx()`; `@Root(), @Ctx()`; `@Root(), @Ctx(),
+ * @Info()`, each whole) as one direct call: no array of values and no reader called per
+ * parameter, for each of the resolver calls of an operation. Undefined for any other list.
+ */
+function directCall(
+  params: NonNullable<HandlerMetadata['params']>,
+  call: (...values: unknown[]) => unknown,
+  target: object,
+): Resolve | undefined {
+  if (params.some((param) => param.propertyName !== undefined)) return undefined;
+  switch (params.map((param) => param.kind).join(',')) {
+    case 'context':
+      return (_root, _args, context) => call.call(target, context);
+    case 'root,context':
+      return (root, _args, context) => call.call(target, root, context);
+    case 'root,context,info':
+      return (root, _args, context, info) => call.call(target, root, context, info);
+    default:
+      return undefined;
+  }
 }
 
 function readerOf(param: NonNullable<HandlerMetadata['params']>[number], scalarArgs: boolean): ParamReader | undefined {
@@ -130,4 +155,66 @@ function readerOf(param: NonNullable<HandlerMetadata['params']>[number], scalarA
     default:
       return undefined;
   }
+}
+
+/** A field as TypeGraphQL's metadata describes it (what {@link directPropertyReads} reads of it). */
+interface FieldMetadata {
+  readonly target: object;
+  readonly name: string;
+  readonly schemaName: string;
+  readonly middlewares?: readonly unknown[];
+  readonly roles?: readonly unknown[];
+}
+
+/** A resolver reading `root[name]`, as TypeGraphQL's resolver of a plain `@Field` property reads it, without its per-call middleware chain. */
+function propertyReader(name: string): Resolve {
+  return (root) => (root as Record<string, unknown>)[name];
+}
+
+/**
+ * Reads the fields TypeGraphQL resolves by reading their object's property of the same
+ * name without TypeGraphQL's resolver: it reads the property through an empty
+ * middleware chain, an object allocated per call, for every field of an object type.
+ * A scalar or enum field gets no resolver at all, so graphql-jit reads the property in
+ * its compiled code (it called a resolver, built its info and two callbacks for each of
+ * the 364 leaf values of a dashboard); an object or list field gets a plain reader of
+ * the property (the stale-data notes and large-list slices wrap fields with a resolver).
+ *
+ * Only such a resolver is replaced: a field declared with `@Field` on a property of the
+ * same name (no `name` of its own), with no resolver method or getter, no middleware, no
+ * roles and no arguments. The value read is the same property: the answer is the same.
+ * Call it on the schema as `buildSchema` gives it, before any resolver is wrapped.
+ *
+ * @returns the same schema, those fields' resolvers replaced
+ */
+export function directPropertyReads(schema: GraphQLSchema): GraphQLSchema {
+  const storage = getMetadataStorage();
+  const withMethod = (field: FieldMetadata): boolean =>
+    storage.fieldResolvers.some(
+      (handler) => handler.methodName === field.name && handler.getObjectType?.() === field.target,
+    );
+  for (const objectType of storage.objectTypes) {
+    const type = schema.getType(objectType.name);
+    if (!isObjectType(type)) continue;
+    const interfaces = storage.interfaceTypes.filter((it) => objectType.interfaceClasses?.includes(it.target));
+    const declared: readonly FieldMetadata[] = [
+      ...interfaces.flatMap((it) => it.fields ?? []),
+      ...(objectType.fields ?? []),
+    ];
+    const fields = type.getFields();
+    for (const metadata of declared) {
+      const field = fields[metadata.schemaName];
+      if (
+        !field?.resolve ||
+        metadata.name !== metadata.schemaName ||
+        field.args.length > 0 ||
+        (metadata.middlewares?.length ?? 0) > 0 ||
+        (metadata.roles?.length ?? 0) > 0 ||
+        withMethod(metadata)
+      )
+        continue;
+      field.resolve = isLeafType(getNullableType(field.type)) ? undefined : propertyReader(metadata.name);
+    }
+  }
+  return schema;
 }

@@ -104,10 +104,16 @@ function onlyDeclared(operation: OperationDefinitionNode, variables: Readonly<Re
   return true;
 }
 
+/** The last identity hashed for each operation node, and its hash (see {@link memoKey}). */
+const lastKeys = new WeakMap<OperationDefinitionNode, { readonly identity: string; readonly key: string }>();
+
 /**
- * sha256 of the request's identity, or null when its variables cannot be serialized (then
+ * The memo's scope and the sha256 of the request's identity, or null when its variables cannot be serialized (then
  * nothing is remembered). The variables enter as their digest ({@link variablesDigest}):
  * the same variables object is serialized and hashed once for all the memos of a request.
+ * The identity last hashed for an operation node (a document's requests share it) is
+ * remembered with its hash: a request of the same document, operation and variables
+ * gets the same key without hashing again; the memos of one bound (their scopes) share that hash.
  */
 function memoKey(request: MemoRequest, scope: string): string | null {
   const { operation, variables } = request;
@@ -115,10 +121,11 @@ function memoKey(request: MemoRequest, scope: string): string | null {
     variables === undefined || onlyDeclared(operation, variables) ? variables : declaredVariables(operation, variables),
   );
   if (digest === null) return null;
+  const identity = `${request.queryHash}\0${operation.name?.value ?? ''}\0${operation.loc ? String(operation.loc.start) : ''}\0${digest}`;
+  const last = lastKeys.get(operation);
+  if (last?.identity === identity) return `${scope}\0${last.key}`;
   // One-shot hashing: no Hash object per request.
-  return hash(
-    'sha256',
-    `${scope}\0${request.queryHash}\0${operation.name?.value ?? ''}\0${operation.loc ? String(operation.loc.start) : ''}\0${digest}`,
-    'base64url',
-  );
+  const key = hash('sha256', identity, 'base64url');
+  lastKeys.set(operation, { identity, key });
+  return `${scope}\0${key}`;
 }
