@@ -12,7 +12,7 @@ interface EndpointKeys {
 }
 
 /** Default bound of the keys kept over all API keys (then all are forgotten and made again). */
-const MAX_KEYS = 50_000;
+const MAX_KEYS = 10_000;
 
 /**
  * The cache keys of reads (`cacheKey(keyId, buildPath(endpoint, params))`), made once per
@@ -26,7 +26,10 @@ const MAX_KEYS = 50_000;
  * endpoint object, then by each placeholder's value: `1` and `'1'` are two entries with the
  * same key text. At most `maxKeys` keys are kept over all API keys (a key costs about 50
  * bytes, and its text, about 90 more, once the process cache no longer shares it: the
- * default 50,000 are 3 to 7 MB; 500 keys of a dashboard are 43,000); past that all are dropped and made again as they are read.
+ * default 10,000 are 0.5 to 1.4 MB, the reads of about 116 keys' dashboards of 86 reads); past
+ * that all are dropped and made again as they are read. The bound is low on purpose: with 500
+ * keys rotating (the bench's `many-keys`, 43,000 keys) a bound of 50,000 added about 5 MB to a
+ * peak RSS that must stay under 200 MB, while a key's own dashboard needs only its 86.
  *
  * When to use: the read path owns one; nothing else needs it.
  */
@@ -37,7 +40,7 @@ export class CacheKeys {
   private lastTable: Map<Endpoint, EndpointKeys> | undefined;
   private count = 0;
 
-  /** @param maxKeys - most keys kept over all API keys (default 50,000) */
+  /** @param maxKeys - most keys kept over all API keys (default 10,000) */
   constructor(private readonly maxKeys = MAX_KEYS) {}
 
   /** Keys kept now (tests). */
