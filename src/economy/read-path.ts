@@ -91,7 +91,7 @@ export class ReadPath {
     if (!cached) return undefined;
     // The clock, its age and TTL, read once for the test of freshness and every figure of the hit.
     const at = this.parts.now();
-    const ageMs = Math.max(0, at - cached.storedAt); // as Freshness.ageMs, on the same clock
+    const ageMs = this.parts.freshness.ageMs(cached, at);
     const ttlMs = this.parts.freshness.ttlMs(endpoint);
     if (!caller.cacheOnly && (ageMs >= ttlMs || this.parts.invalidation.inDoubtFor(endpoint))) return undefined;
     this.parts.notes.hit(caller, endpoint, key, cached, ageMs, ttlMs, at);

@@ -39,9 +39,9 @@ export class Freshness {
     return this.options.staleMaxAgeSeconds * 1000;
   }
 
-  /** Age of an entry, ms (never negative). */
-  ageMs(entry: CacheEntry): number {
-    return Math.max(0, this.options.now() - entry.storedAt);
+  /** Age of an entry, ms (never negative), at `at` (epoch ms on this clock; default: now). */
+  ageMs(entry: CacheEntry, at = this.options.now()): number {
+    return Math.max(0, at - entry.storedAt);
   }
 
   /** Whether an entry of this endpoint is still fresh. */
