@@ -3,6 +3,9 @@
  * key: the shop's catalogue (a site document in its option slots) is seeded as the demo
  * seeds it, so the page reads the company and the catalogue's slots. The page fills itself in
  * over Server-Sent Events without a reload, within 1.15 x the floor, with no upstream 429.
+ * The time runs from the page's first upstream request, when the budget's first window opens:
+ * how long Chromium takes to load the page before it asks is not the gateway's (on a busy CI
+ * machine it was several hundred milliseconds).
  *
  * The floor: a plain run of the same document (without `@live`) counts the page's upstream
  * requests N; under a budget of L requests per window W, a fresh key needs
@@ -114,9 +117,11 @@ describeWithBrowser('the live company site on the limited simulator', () => {
         `not complete: "${await page.locator('#message').textContent()}"; upstream: ${sent.join(', ')}; ${String(error)}`,
       );
     }
-    const elapsedMs = Date.now() - started;
+    const completed = Date.now();
+    const firstUpstream = Math.min(...stack.simulator.requests.map((request) => request.at));
+    const elapsedMs = completed - firstUpstream;
     console.log(
-      `live company site: ${requests} upstream requests, floor ${floorMs} ms, complete after ${elapsedMs} ms (${(elapsedMs / floorMs).toFixed(2)} x)`,
+      `live company site: ${requests} upstream requests, floor ${floorMs} ms, first upstream request after ${firstUpstream - started} ms, complete ${elapsedMs} ms later (${(elapsedMs / floorMs).toFixed(2)} x); upstream at ${stack.simulator.requests.map((request) => request.at - firstUpstream).join(', ')} ms`,
     );
 
     expect(elapsedMs).toBeLessThanOrEqual(1.15 * floorMs);
