@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedHistogram } from './tallied-histogram';
+import type { TallySeries } from './tallied-histogram';
 import type { EconomyEvents } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
 
@@ -8,7 +10,10 @@ import type { UpstreamObservation } from '../upstream/client';
  * statuses, outcomes and error codes: never a key, a secret or a concrete path.
  */
 export class GatewayMetrics {
-  /** The registry `GET /metrics` serializes; every metric of the gateway (and the subscription metrics) registers here, never on prom-client's global one. */
+  /**
+   * Every metric of the gateway (and the subscription metrics) registers here, never on
+   * prom-client's global one; all but the served-data age, which {@link text} adds.
+   */
   readonly registry = new Registry();
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
@@ -17,9 +22,15 @@ export class GatewayMetrics {
   private readonly cacheCounts = { hit: 0, miss: 0, stale: 0 };
   /** Cache lookups since the start, by outcome (never cleared; read by the console's overview). */
   private readonly cacheTotals = { hit: 0, miss: 0, stale: 0 };
-  private readonly servedAge: Histogram<'kind'>;
-  /** {@link servedAge}'s series of each cache kind, made once (no label object per served answer). */
-  private readonly servedAgeOf = new Map<string, { observe(value: number): void }>();
+  /** `statev_served_data_age_seconds`, observed once per answer served: counted in plain numbers, written by {@link text}. */
+  private readonly servedAge = new TalliedHistogram(
+    'statev_served_data_age_seconds',
+    'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
+    'kind',
+    [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+  );
+  /** {@link servedAge}'s series of each cache kind, made once. */
+  private readonly servedAgeOf = new Map<string, TallySeries>();
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
@@ -33,7 +44,7 @@ export class GatewayMetrics {
   /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
   private readonly latencyOf = new Map<string, { observe(value: number): void }>();
   /** {@link servedAge}'s series of whole responses from the response cache, made once. */
-  private readonly responseAge: { observe(value: number): void };
+  private readonly responseAge: TallySeries;
   /** Failed Redis operations and connection errors. */
   readonly redisErrors: Counter;
   /** 1 while Redis answers, 0 while the gateway runs without it. */
@@ -87,14 +98,7 @@ export class GatewayMetrics {
         }
       },
     });
-    this.servedAge = new Histogram({
-      name: 'statev_served_data_age_seconds',
-      help: 'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
-      labelNames: ['kind'],
-      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
-      registers,
-    });
-    this.responseAge = this.servedAge.labels({ kind: 'response' });
+    this.responseAge = this.servedAge.series('response');
     this.refreshAheadTotal = new Counter({
       name: 'statev_refresh_ahead_total',
       help: 'Refresh-ahead requests: stored (the answer is fresh again) or failed.',
@@ -230,12 +234,21 @@ export class GatewayMetrics {
       unexplained429: () => this.unexplained429Total.inc(),
       served: (kind, ageSeconds) => {
         let series = this.servedAgeOf.get(kind);
-        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.labels({ kind })));
+        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.series(kind)));
         series.observe(ageSeconds);
       },
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };
+  }
+
+  /**
+   * The Prometheus text of every metric (`GET /metrics`): the registry's, and the served-data
+   * age histogram, counted outside prom-client and handed to it as a registry of its own
+   * (see {@link TalliedHistogram}), merged with prom-client's `Registry.merge`.
+   */
+  text(): Promise<string> {
+    return Registry.merge([this.registry, this.servedAge.registry()]).metrics();
   }
 
   /** Upstream-answer cache lookups since the start: hits, misses and stale answers. */

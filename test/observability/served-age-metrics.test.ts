@@ -1,9 +1,10 @@
 /**
  * The economy's metric events as `GET /metrics` shows them (src/observability/metrics.ts):
  * every served upstream answer is one observation of `statev_served_data_age_seconds` in
- * its kind's series (the same buckets, counts and sums as a histogram observed once per
- * answer with a label object), and every cache lookup one count of
- * `statev_cache_events_total`, added once however often the metrics are read.
+ * its kind's series (the same lines, buckets, counts and sums as a prom-client histogram
+ * observed once per answer with a label object, though it is counted outside prom-client),
+ * and every cache lookup one count of `statev_cache_events_total`, added once however often
+ * the metrics are read.
  */
 import { Histogram, Registry } from 'prom-client';
 import { GatewayMetrics } from '../../src/observability/metrics';
@@ -15,39 +16,88 @@ function family(text: string, name: string): string[] {
 }
 
 describe('served-age and cache-event metrics', () => {
-  it('observes every served answer once, in the series of its kind', async () => {
-    const metrics = new GatewayMetrics({ defaultMetrics: false });
-    const events = metrics.economyEvents();
-    // A reference histogram, observed the plain way: one call with a label object per answer.
+  /** A prom-client histogram of the same name, labels and buckets, observed the plain way. */
+  function referenceHistogram(): { registry: Registry; histogram: Histogram<'kind'> } {
     const registry = new Registry();
-    const reference = new Histogram({
+    const histogram = new Histogram({
       name: 'statev_served_data_age_seconds',
       help: 'reference',
       labelNames: ['kind'],
       buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
       registers: [registry],
     });
+    return { registry, histogram };
+  }
+
+  it('observes every served answer once, in the series of its kind', async () => {
+    const metrics = new GatewayMetrics({ defaultMetrics: false });
+    const events = metrics.economyEvents();
+    // A reference histogram, observed the plain way: one call with a label object per answer.
+    const reference = referenceHistogram();
     const kinds: CacheKind[] = ['lists', 'details', 'options', 'stock', 'activity', 'bankAccounts'];
     let served = 0;
+    // Before any observation: the family's comments only, as prom-client writes it.
+    expect(family(await metrics.text(), 'statev_served_data_age_seconds')).toEqual([]);
     for (let i = 0; i < 1000; i += 1) {
-      const kind = kinds[i % kinds.length] as CacheKind;
-      const ageSeconds = ((i * 7919) % 400_000) / 100; // 0 to 3999.99 s: every bucket, +Inf too
+      const kind = kinds[(i * 5) % kinds.length] as CacheKind;
+      const ageSeconds = ((i * 7919) % 400_000) / 1000 + (i % 3 === 0 ? 0 : i * 3.7); // 0 to over 3600 s: every bucket, +Inf too
       events.served?.(kind, ageSeconds);
-      reference.observe({ kind }, ageSeconds);
+      reference.histogram.observe({ kind }, ageSeconds);
+      served += 1;
+    }
+    // The bounds themselves (counted in the bucket they bound), zero and fractions of ms.
+    for (const ageSeconds of [0, 1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 3600.001, 0.001, 1e6]) {
+      events.served?.('lists', ageSeconds);
+      reference.histogram.observe({ kind: 'lists' }, ageSeconds);
       served += 1;
     }
     metrics.servedFromResponseCache(2.5);
-    reference.observe({ kind: 'response' }, 2.5);
+    reference.histogram.observe({ kind: 'response' }, 2.5);
 
-    const text = await metrics.registry.metrics();
+    const text = await metrics.text();
     const lines = family(text, 'statev_served_data_age_seconds');
-    expect(lines).toEqual(family(await registry.metrics(), 'statev_served_data_age_seconds'));
+    expect(lines).toEqual(family(await reference.registry.metrics(), 'statev_served_data_age_seconds'));
+    expect(text).toContain('# TYPE statev_served_data_age_seconds histogram');
     const counts = lines
       .filter((line) => line.startsWith('statev_served_data_age_seconds_count'))
       .map((line) => Number(line.split(' ').at(-1)));
     expect(counts.reduce((sum, count) => sum + count, 0)).toBe(served + 1);
-    // A second read adds nothing.
-    expect(family(await metrics.registry.metrics(), 'statev_served_data_age_seconds')).toEqual(lines);
+    // A second read adds nothing; the other metrics are in the same text.
+    const again = await metrics.text();
+    expect(family(again, 'statev_served_data_age_seconds')).toEqual(lines);
+    expect(again).toContain('statev_graphql_operations_total');
+  });
+
+  it('writes a series from its first observation on, in the order first observed', async () => {
+    const metrics = new GatewayMetrics({ defaultMetrics: false });
+    const events = metrics.economyEvents();
+    const reference = referenceHistogram();
+    // The response series exists from the start but has not been observed: not written yet.
+    events.served?.('stock', 61);
+    reference.histogram.observe({ kind: 'stock' }, 61);
+    expect(family(await metrics.text(), 'statev_served_data_age_seconds')).toEqual(
+      family(await reference.registry.metrics(), 'statev_served_data_age_seconds'),
+    );
+    metrics.servedFromResponseCache(0.25);
+    reference.histogram.observe({ kind: 'response' }, 0.25);
+    events.served?.('lists', 7);
+    reference.histogram.observe({ kind: 'lists' }, 7);
+    const lines = family(await metrics.text(), 'statev_served_data_age_seconds');
+    expect(lines).toEqual(family(await reference.registry.metrics(), 'statev_served_data_age_seconds'));
+    expect(lines.filter((line) => line.includes('_count'))).toEqual([
+      'statev_served_data_age_seconds_count{kind="stock"} 1',
+      'statev_served_data_age_seconds_count{kind="response"} 1',
+      'statev_served_data_age_seconds_count{kind="lists"} 1',
+    ]);
+  });
+
+  it('refuses an age that is not a finite number, as prom-client does', () => {
+    const metrics = new GatewayMetrics({ defaultMetrics: false });
+    const events = metrics.economyEvents();
+    const reference = referenceHistogram();
+    expect(() => reference.histogram.observe({ kind: 'lists' }, Number.NaN)).toThrow(TypeError);
+    expect(() => events.served?.('lists', Number.NaN)).toThrow(TypeError);
+    expect(() => events.served?.('lists', Number.POSITIVE_INFINITY)).toThrow(TypeError);
   });
 
   it('counts every cache lookup once, whenever the metrics are read', async () => {
