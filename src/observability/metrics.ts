@@ -12,7 +12,8 @@ import type { UpstreamObservation } from '../upstream/client';
 export class GatewayMetrics {
   /**
    * Every metric of the gateway (and the subscription metrics) registers here, never on
-   * prom-client's global one; all but the served-data age, which {@link text} adds.
+   * prom-client's global one; all but the served-data age and the operation latency, which
+   * {@link text} adds.
    */
   readonly registry = new Registry();
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
@@ -40,9 +41,15 @@ export class GatewayMetrics {
   private readonly operationCounts = new Map<string, number>();
   /** Operations per access token id and each one's last use (Unix seconds) since the last scrape, added to the metrics when read. */
   private readonly tokenCounts = new Map<string, { count: number; lastUseSeconds: number }>();
-  private readonly operationLatency: Histogram<'outcome'>;
-  /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
-  private readonly latencyOf = new Map<string, { observe(value: number): void }>();
+  /** `statev_graphql_operation_duration_seconds`, observed once per operation: counted as {@link servedAge}. */
+  private readonly operationLatency = new TalliedHistogram(
+    'statev_graphql_operation_duration_seconds',
+    'GraphQL operation latency by outcome, seconds.',
+    'outcome',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  /** {@link operationLatency}'s series of each outcome, made once. */
+  private readonly latencyOf = new Map<string, TallySeries>();
   /** {@link servedAge}'s series of whole responses from the response cache, made once. */
   private readonly responseAge: TallySeries;
   /** Failed Redis operations and connection errors. */
@@ -156,13 +163,6 @@ export class GatewayMetrics {
       registers,
       collect: flushTokens,
     });
-    this.operationLatency = new Histogram({
-      name: 'statev_graphql_operation_duration_seconds',
-      help: 'GraphQL operation latency by outcome, seconds.',
-      labelNames: ['outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
-    });
     this.redisErrors = new Counter({
       name: 'statev_redis_errors_total',
       help: 'Redis failures (connection errors, timed-out commands); the gateway goes on from process memory.',
@@ -244,11 +244,12 @@ export class GatewayMetrics {
 
   /**
    * The Prometheus text of every metric (`GET /metrics`): the registry's, and the served-data
-   * age histogram, counted outside prom-client and handed to it as a registry of its own
-   * (see {@link TalliedHistogram}), merged with prom-client's `Registry.merge`.
+   * age and operation latency histograms, counted outside prom-client and each handed to it
+   * as a registry of its own (see {@link TalliedHistogram}), merged with prom-client's
+   * `Registry.merge`.
    */
   text(): Promise<string> {
-    return Registry.merge([this.registry, this.servedAge.registry()]).metrics();
+    return Registry.merge([this.registry, this.servedAge.registry(), this.operationLatency.registry()]).metrics();
   }
 
   /** Upstream-answer cache lookups since the start: hits, misses and stale answers. */
@@ -276,7 +277,7 @@ export class GatewayMetrics {
   operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
     this.operationCounts.set(outcome, (this.operationCounts.get(outcome) ?? 0) + 1);
     let latency = this.latencyOf.get(outcome);
-    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.labels({ outcome })));
+    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.series(outcome)));
     latency.observe(durationMs / 1000);
   }
 }

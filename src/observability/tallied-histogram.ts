@@ -66,8 +66,9 @@ interface MetricLine {
  * it has no way to add counted observations. For a histogram observed dozens of times per
  * request that was the largest share of a cached read's bookkeeping.
  *
- * When to use: a histogram observed many times per request (the served-data age, once per
- * upstream answer served); any other metric is prom-client's own, on the gateway's registry.
+ * When to use: a histogram observed on every request or more often (the served-data age,
+ * once per upstream answer served; the operation latency); any other metric is
+ * prom-client's own, on the gateway's registry.
  */
 export class TalliedHistogram {
   /** The series by label value, made by {@link series}. */

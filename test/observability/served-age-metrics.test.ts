@@ -3,8 +3,9 @@
  * every served upstream answer is one observation of `statev_served_data_age_seconds` in
  * its kind's series (the same lines, buckets, counts and sums as a prom-client histogram
  * observed once per answer with a label object, though it is counted outside prom-client),
- * and every cache lookup one count of `statev_cache_events_total`, added once however often
- * the metrics are read.
+ * every operation one observation of `statev_graphql_operation_duration_seconds` (counted
+ * the same way), and every cache lookup one count of `statev_cache_events_total`, added once
+ * however often the metrics are read.
  */
 import { Histogram, Registry } from 'prom-client';
 import { GatewayMetrics } from '../../src/observability/metrics';
@@ -98,6 +99,38 @@ describe('served-age and cache-event metrics', () => {
     expect(() => reference.histogram.observe({ kind: 'lists' }, Number.NaN)).toThrow(TypeError);
     expect(() => events.served?.('lists', Number.NaN)).toThrow(TypeError);
     expect(() => events.served?.('lists', Number.POSITIVE_INFINITY)).toThrow(TypeError);
+  });
+
+  it('observes every operation once in the latency histogram of its outcome, as prom-client would', async () => {
+    const metrics = new GatewayMetrics({ defaultMetrics: false });
+    const registry = new Registry();
+    const reference = new Histogram({
+      name: 'statev_graphql_operation_duration_seconds',
+      help: 'GraphQL operation latency by outcome, seconds.',
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    const outcomes = ['success', 'partial', 'error', 'rejected'] as const;
+    for (let i = 0; i < 500; i += 1) {
+      const outcome = outcomes[(i * 3) % outcomes.length] ?? 'success';
+      // 0 to 7.5 s in steps of a third of a ms, the bounds (1, 5, 10 ms ...) among them.
+      const durationMs = (i * i * 0.3) % 7500;
+      metrics.operation(outcome, durationMs);
+      reference.observe({ outcome }, durationMs / 1000);
+    }
+    for (const durationMs of [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 0]) {
+      metrics.operation('success', durationMs);
+      reference.observe({ outcome: 'success' }, durationMs / 1000);
+    }
+    const name = 'statev_graphql_operation_duration_seconds';
+    const text = await metrics.text();
+    expect(family(text, name)).toEqual(family(await registry.metrics(), name));
+    expect(text).toContain(`# TYPE ${name} histogram`);
+    expect(family(text, `${name}_count`).map((line) => Number(line.split(' ').at(-1)))).toEqual([
+      // success first (i = 0), then error (i = 1: 3 % 4), partial, rejected; 125 each, success 12 more.
+      137, 125, 125, 125,
+    ]);
   });
 
   it('counts every cache lookup once, whenever the metrics are read', async () => {
