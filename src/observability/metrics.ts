@@ -1,4 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { TalliedHistogram } from './tallied-histogram';
+import type { TallySeries } from './tallied-histogram';
 import type { EconomyEvents } from '../economy';
 import type { UpstreamObservation } from '../upstream/client';
 
@@ -8,7 +10,11 @@ import type { UpstreamObservation } from '../upstream/client';
  * statuses, outcomes and error codes: never a key, a secret or a concrete path.
  */
 export class GatewayMetrics {
-  /** The registry `GET /metrics` serializes; every metric of the gateway (and the subscription metrics) registers here, never on prom-client's global one. */
+  /**
+   * Every metric of the gateway (and the subscription metrics) registers here, never on
+   * prom-client's global one; all but the served-data age and the operation latency, which
+   * {@link text} adds.
+   */
   readonly registry = new Registry();
   private readonly upstreamRequests: Counter<'endpoint' | 'status'>;
   private readonly upstreamLatency: Histogram<'endpoint'>;
@@ -17,9 +23,15 @@ export class GatewayMetrics {
   private readonly cacheCounts = { hit: 0, miss: 0, stale: 0 };
   /** Cache lookups since the start, by outcome (never cleared; read by the console's overview). */
   private readonly cacheTotals = { hit: 0, miss: 0, stale: 0 };
-  private readonly servedAge: Histogram<'kind'>;
-  /** {@link servedAge}'s series of each cache kind, made once (no label object per served answer). */
-  private readonly servedAgeOf = new Map<string, { observe(value: number): void }>();
+  /** `statev_served_data_age_seconds`, observed once per answer served: counted in plain numbers, written by {@link text}. */
+  private readonly servedAge = new TalliedHistogram(
+    'statev_served_data_age_seconds',
+    'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
+    'kind',
+    [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+  );
+  /** {@link servedAge}'s series of each cache kind, made once. */
+  private readonly servedAgeOf = new Map<string, TallySeries>();
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
@@ -29,11 +41,17 @@ export class GatewayMetrics {
   private readonly operationCounts = new Map<string, number>();
   /** Operations per access token id and each one's last use (Unix seconds) since the last scrape, added to the metrics when read. */
   private readonly tokenCounts = new Map<string, { count: number; lastUseSeconds: number }>();
-  private readonly operationLatency: Histogram<'outcome'>;
-  /** {@link operationLatency}'s series of each outcome, made once (no label object per operation). */
-  private readonly latencyOf = new Map<string, { observe(value: number): void }>();
+  /** `statev_graphql_operation_duration_seconds`, observed once per operation: counted as {@link servedAge}. */
+  private readonly operationLatency = new TalliedHistogram(
+    'statev_graphql_operation_duration_seconds',
+    'GraphQL operation latency by outcome, seconds.',
+    'outcome',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  /** {@link operationLatency}'s series of each outcome, made once. */
+  private readonly latencyOf = new Map<string, TallySeries>();
   /** {@link servedAge}'s series of whole responses from the response cache, made once. */
-  private readonly responseAge: { observe(value: number): void };
+  private readonly responseAge: TallySeries;
   /** Failed Redis operations and connection errors. */
   readonly redisErrors: Counter;
   /** 1 while Redis answers, 0 while the gateway runs without it. */
@@ -87,14 +105,7 @@ export class GatewayMetrics {
         }
       },
     });
-    this.servedAge = new Histogram({
-      name: 'statev_served_data_age_seconds',
-      help: 'Age of the upstream data served to operations, seconds, by cache kind (lists, details, options, bankAccounts, stock, activity; response = a whole-response cache hit, by the age of the cached response).',
-      labelNames: ['kind'],
-      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
-      registers,
-    });
-    this.responseAge = this.servedAge.labels({ kind: 'response' });
+    this.responseAge = this.servedAge.series('response');
     this.refreshAheadTotal = new Counter({
       name: 'statev_refresh_ahead_total',
       help: 'Refresh-ahead requests: stored (the answer is fresh again) or failed.',
@@ -151,13 +162,6 @@ export class GatewayMetrics {
       labelNames: ['token_id'],
       registers,
       collect: flushTokens,
-    });
-    this.operationLatency = new Histogram({
-      name: 'statev_graphql_operation_duration_seconds',
-      help: 'GraphQL operation latency by outcome, seconds.',
-      labelNames: ['outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers,
     });
     this.redisErrors = new Counter({
       name: 'statev_redis_errors_total',
@@ -230,12 +234,22 @@ export class GatewayMetrics {
       unexplained429: () => this.unexplained429Total.inc(),
       served: (kind, ageSeconds) => {
         let series = this.servedAgeOf.get(kind);
-        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.labels({ kind })));
+        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.series(kind)));
         series.observe(ageSeconds);
       },
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
     };
+  }
+
+  /**
+   * The Prometheus text of every metric (`GET /metrics`): the registry's, and the served-data
+   * age and operation latency histograms, counted outside prom-client and each handed to it
+   * as a registry of its own (see {@link TalliedHistogram}), merged with prom-client's
+   * `Registry.merge`.
+   */
+  text(): Promise<string> {
+    return Registry.merge([this.registry, this.servedAge.registry(), this.operationLatency.registry()]).metrics();
   }
 
   /** Upstream-answer cache lookups since the start: hits, misses and stale answers. */
@@ -263,7 +277,7 @@ export class GatewayMetrics {
   operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
     this.operationCounts.set(outcome, (this.operationCounts.get(outcome) ?? 0) + 1);
     let latency = this.latencyOf.get(outcome);
-    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.labels({ outcome })));
+    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.series(outcome)));
     latency.observe(durationMs / 1000);
   }
 }

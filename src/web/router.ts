@@ -91,7 +91,7 @@ export function createRouter(
       metrics.budgetWindowRequests.set(stats.windowRequests);
       metrics.budgetReducedKeys.set(stats.reducedKeys);
       for (const [priority, count] of Object.entries(stats.queued)) metrics.budgetQueued.set({ priority }, count);
-      const text = await metrics.registry.metrics();
+      const text = await metrics.text();
       res.writeHead(200, { 'content-type': metrics.registry.contentType });
       res.end(text);
       return;
