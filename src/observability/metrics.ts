@@ -30,8 +30,6 @@ export class GatewayMetrics {
     'kind',
     [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
   );
-  /** {@link servedAge}'s series of each cache kind, made once. */
-  private readonly servedAgeOf = new Map<string, TallySeries>();
   private readonly refreshAheadTotal: Counter<'outcome'>;
   private readonly coalescedTotal: Counter;
   private readonly rateLimitedTotal: Counter<'source'>;
@@ -48,8 +46,6 @@ export class GatewayMetrics {
     'outcome',
     [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
-  /** {@link operationLatency}'s series of each outcome, made once. */
-  private readonly latencyOf = new Map<string, TallySeries>();
   /** {@link servedAge}'s series of whole responses from the response cache, made once. */
   private readonly responseAge: TallySeries;
   /** Failed Redis operations and connection errors. */
@@ -233,9 +229,7 @@ export class GatewayMetrics {
       rateLimited: (source) => this.rateLimitedTotal.inc({ source }),
       unexplained429: () => this.unexplained429Total.inc(),
       served: (kind, ageSeconds) => {
-        let series = this.servedAgeOf.get(kind);
-        if (series === undefined) this.servedAgeOf.set(kind, (series = this.servedAge.series(kind)));
-        series.observe(ageSeconds);
+        this.servedAge.series(kind).observe(ageSeconds);
       },
       refreshed: (outcome) => this.refreshAheadTotal.inc({ outcome }),
       queueDropped: (priority) => this.budgetDropped.inc({ priority }),
@@ -276,8 +270,6 @@ export class GatewayMetrics {
   /** Records one GraphQL operation. */
   operation(outcome: 'success' | 'partial' | 'error' | 'rejected', durationMs: number): void {
     this.operationCounts.set(outcome, (this.operationCounts.get(outcome) ?? 0) + 1);
-    let latency = this.latencyOf.get(outcome);
-    if (latency === undefined) this.latencyOf.set(outcome, (latency = this.operationLatency.series(outcome)));
-    latency.observe(durationMs / 1000);
+    this.operationLatency.series(outcome).observe(durationMs / 1000);
   }
 }

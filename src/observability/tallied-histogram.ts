@@ -90,7 +90,7 @@ export class TalliedHistogram {
   ) {}
 
   /**
-   * The series of `labelValue`, made once: observe through it. As with prom-client's
+   * The series of `labelValue`, made once and kept (a call per observation costs one map read). As with prom-client's
    * `labels()`, it is in the scrape from its first observation on.
    */
   series(labelValue: string): TallySeries {
