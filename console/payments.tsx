@@ -45,14 +45,14 @@ export function Payments(): JSX.Element {
         (request.status === 'PENDING' || request.status === 'PARTIALLY_PAID'),
     );
   const onAssign = (transfer: Transfer, reference: string): void => {
-    void assign
-      .run(async () => {
-        const answer = await gql<{ assignTransfer: { reference: string; status: string; paid: number } }>(ASSIGN, {
-          input: { character: transfer.character, factoryId: transfer.factoryId, transferId: transfer.id, reference },
-        });
-        return `Assigned to ${answer.assignTransfer.reference}: now ${answer.assignTransfer.status} (paid ${answer.assignTransfer.paid}).`;
-      })
-      .then((done) => (done ? reload() : undefined));
+    // As on the other pages: the lists are read again first, so the message and the lists agree.
+    void assign.run(async () => {
+      const answer = await gql<{ assignTransfer: { reference: string; status: string; paid: number } }>(ASSIGN, {
+        input: { character: transfer.character, factoryId: transfer.factoryId, transferId: transfer.id, reference },
+      });
+      await reload();
+      return `Assigned to ${answer.assignTransfer.reference}: now ${answer.assignTransfer.status} (paid ${answer.assignTransfer.paid}).`;
+    });
   };
   const requests = (data?.paymentRequests ?? []).filter((request) => status === 'ALL' || request.status === status);
   const count = (each: string): number =>
