@@ -23,23 +23,17 @@ export function Keys(): JSX.Element {
   const [key, setKey] = useState('');
   const [secret, setSecret] = useState('');
 
-  const add = useSubmit(
-    async () => {
-      // The key and secret leave the page as they are sent, whatever the answer: never kept in the form.
-      setKey('');
-      setSecret('');
-      const answer = await gql<{ addVaultKey: { name: string; companies: string[] | null } }>(ADD, {
-        input: { name, key, secret: secret === '' ? null : secret },
-      });
-      return `Key "${answer.addVaultKey.name}" stored (it owns ${answer.addVaultKey.companies?.length ?? 0} companies). The key and secret are not shown again.`;
-    },
-    async (done) => {
-      if (done) {
-        setName('');
-        await reload();
-      }
-    },
-  );
+  const add = useSubmit(async () => {
+    // The key and secret leave the page as they are sent, whatever the answer: never kept in the form.
+    setKey('');
+    setSecret('');
+    const answer = await gql<{ addVaultKey: { name: string; companies: string[] | null } }>(ADD, {
+      input: { name, key, secret: secret === '' ? null : secret },
+    });
+    setName('');
+    await reload();
+    return `Key "${answer.addVaultKey.name}" stored (it owns ${answer.addVaultKey.companies?.length ?? 0} companies). The key and secret are not shown again.`;
+  });
 
   return (
     <section aria-labelledby="keys-title">

@@ -79,17 +79,15 @@ export function useAction(): {
 export type Submit = ReturnType<typeof useAction> & { onSubmit: (event: FormEvent) => void };
 
 /**
- * The submit of a form: `action` runs through `useAction` (its message is shown by `SubmitRow`), then
- * `after` with whether it succeeded.
+ * The submit of a form: `action` runs through `useAction` (its message is shown by `SubmitRow`).
+ * An action that changes what the page lists reads it again before it answers its message, so
+ * the message and the lists agree.
  */
-export function useSubmit(
-  action: () => Promise<string | null>,
-  after?: (done: boolean) => Promise<void> | void,
-): Submit {
+export function useSubmit(action: () => Promise<string | null>): Submit {
   const state = useAction();
   const onSubmit = (event: FormEvent): void => {
     event.preventDefault();
-    void state.run(action).then(after);
+    void state.run(action);
   };
   return { ...state, onSubmit };
 }
